@@ -1,0 +1,72 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { BUCKETING_VERSION, bucketOf, encodeUtf8, hashUser, murmur3x86_32 } from '../src/index.ts';
+
+// The one copy of the shared vectors, read by every implementation.
+const testdata = (name: string) =>
+  JSON.parse(
+    readFileSync(fileURLToPath(new URL(`../../../testdata/${name}`, import.meta.url)), 'utf8'),
+  );
+
+interface HashCase {
+  input_hex: string;
+  seed: number;
+  hash: number;
+}
+interface BucketCase {
+  salt: string;
+  user_id: string;
+  bucket_count: number;
+  hash: number;
+  bucket: number;
+}
+
+describe('murmur3_x86_32 reference vectors', () => {
+  const file = testdata('murmur3_x86_32.json');
+  it('describes the same algorithm version', () => {
+    expect(file.specVersion).toBe(BUCKETING_VERSION);
+    expect(file.cases.length).toBeGreaterThan(40);
+  });
+  for (const c of file.cases as HashCase[]) {
+    it(`len ${c.input_hex.length / 2} seed ${c.seed}`, () => {
+      const bytes = Buffer.from(c.input_hex, 'hex');
+      expect(murmur3x86_32(new Uint8Array(bytes), bytes.length, c.seed)).toBe(c.hash);
+    });
+  }
+});
+
+describe('bucketing vectors', () => {
+  const file = testdata('bucketing.json');
+  it('describes the same algorithm version', () => {
+    expect(file.specVersion).toBe(BUCKETING_VERSION);
+  });
+  (file.cases as BucketCase[]).forEach((c, i) => {
+    it(`case ${i}: bucket_count ${c.bucket_count}`, () => {
+      expect(hashUser(c.salt, c.user_id)).toBe(c.hash);
+      expect(bucketOf(c.salt, c.user_id, c.bucket_count)).toBe(c.bucket);
+    });
+  });
+});
+
+describe('UTF-8 encoding', () => {
+  it('matches TextEncoder, including lone surrogates replaced by U+FFFD', () => {
+    const samples = [
+      'plain',
+      'é',
+      'e\u0301',
+      '\u{1F600}',
+      '\uD800',
+      'a\uDC00b',
+      '\uDBFF\uDFFF',
+      '\u0000',
+    ];
+    for (const s of samples) {
+      const n = encodeUtf8(s);
+      const expected = new TextEncoder().encode(s);
+      // encodeUtf8 writes into a scratch buffer; hashing both must agree byte for byte
+      expect(n).toBe(expected.length);
+      expect(hashUser('', s)).toBe(murmur3x86_32(new TextEncoder().encode(`:${s}`)));
+    }
+  });
+});
