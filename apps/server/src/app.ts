@@ -1,0 +1,61 @@
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify from 'fastify';
+import type { Context } from './context.ts';
+import type { App } from './http/app-types.ts';
+import { registerErrorHandling } from './http/error-handler.ts';
+import { validatorCompiler } from './http/validators.ts';
+import { dashboardRoutes } from './routes/dashboard/index.ts';
+import * as problemDocs from './routes/public/problem-docs.ts';
+
+export const API_VERSION = '1.0.0';
+
+export interface AppOptions {
+  /** Pino logging; tests pass false. */
+  logger?: boolean;
+}
+
+/** Builds the HTTP app from a context; only main.ts listens. Tests call this with inject(). */
+export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<App> {
+  const app = Fastify({
+    logger: options.logger === false ? false : { level: ctx.config.logLevel },
+    bodyLimit: ctx.config.bodyLimitBytes,
+    connectionTimeout: 30_000,
+    requestTimeout: 60_000,
+    keepAliveTimeout: 72_000,
+    requestIdHeader: 'x-request-id',
+    trustProxy: false,
+  }).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
+
+  app.setValidatorCompiler(validatorCompiler);
+  // JSON only unless a route adds its own parser (import adds CSV and NDJSON).
+  app.removeContentTypeParser('text/plain');
+  registerErrorHandling(app);
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Arbiter API',
+        version: API_VERSION,
+        description:
+          'Experiments for LLM-backed features: assignment, ingest, results. Errors are RFC 9457 problems.',
+      },
+      components: {
+        securitySchemes: {
+          session: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+          apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+        },
+      },
+      security: [{ session: [] }],
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs' });
+
+  app.get('/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  problemDocs.register(app);
+  await app.register(async (plane) => dashboardRoutes(plane as unknown as App, ctx));
+
+  return app;
+}

@@ -1,0 +1,52 @@
+import { readFileSync } from 'node:fs';
+import {
+  createLocalJWKSet,
+  createRemoteJWKSet,
+  type JSONWebKeySet,
+  type JWTVerifyGetKey,
+  jwtVerify,
+} from 'jose';
+import type { Config } from '../config.ts';
+import { loadOrCreateDevKeys } from './dev-keys.ts';
+import { parseRole, type SessionClaims } from './session-claims.ts';
+
+export interface SessionVerifier {
+  /** Resolves the claims of a valid token; rejects for anything else. */
+  verify(token: string): Promise<SessionClaims>;
+}
+
+async function keySource(config: Config): Promise<JWTVerifyGetKey> {
+  const source = config.sessionJwksUrl;
+  if (source === null) {
+    const pair = await loadOrCreateDevKeys(config.dataDir);
+    return createLocalJWKSet({ keys: [pair.publicJwk] });
+  }
+  if (/^https?:\/\//.test(source)) return createRemoteJWKSet(new URL(source));
+  // A file path: self-hosting and tests. Read on every miss so a rotated file is picked up.
+  const path = source.replace(/^file:\/\//, '');
+  return (header, token) => {
+    const jwks = JSON.parse(readFileSync(path, 'utf8')) as JSONWebKeySet;
+    return createLocalJWKSet(jwks)(header, token);
+  };
+}
+
+export async function createSessionVerifier(config: Config): Promise<SessionVerifier> {
+  const keys = await keySource(config);
+  return {
+    async verify(token) {
+      const { payload } = await jwtVerify(token, keys, {
+        issuer: config.sessionIssuer,
+        requiredClaims: ['sub', 'exp'],
+        clockTolerance: 5,
+      });
+      const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : null);
+      return {
+        sub: payload.sub as string,
+        email: str(payload.email)?.toLowerCase() ?? null,
+        name: str(payload.name),
+        orgExternalId: str(payload.org_id),
+        role: parseRole(payload.org_role),
+      };
+    },
+  };
+}

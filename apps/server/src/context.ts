@@ -1,0 +1,71 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createSessionVerifier, type SessionVerifier } from './auth/session-verifier.ts';
+import { type Config, isDevelopmentSessions } from './config.ts';
+import { createSecretBox, type SecretBox } from './crypto/secret-box.ts';
+import { type Database, type DatabaseHandle, openDatabase } from './db/connect.ts';
+import { IdentityResolver } from './domain/identity.ts';
+
+export interface Clock {
+  now(): Date;
+}
+
+/** Every service a route may use, passed in; tests build one with their own parts. */
+export interface Context {
+  config: Config;
+  db: Database;
+  dbKind: DatabaseHandle['kind'];
+  sessions: SessionVerifier;
+  identity: IdentityResolver;
+  secretBox: SecretBox | null;
+  clock: Clock;
+  close(): Promise<void>;
+}
+
+export const systemClock: Clock = { now: () => new Date() };
+
+/**
+ * Development mode keeps its own secret key in the data dir so reveal works out of the box;
+ * a real deployment sets ARBITER_SECRET_KEY or has non-revealable keys.
+ */
+function secretKeyOf(config: Config): string | null {
+  if (config.secretKey !== null || !isDevelopmentSessions(config)) return config.secretKey;
+  const file = join(config.dataDir, 'dev-secret.key');
+  if (!existsSync(file)) {
+    mkdirSync(config.dataDir, { recursive: true });
+    try {
+      writeFileSync(file, randomBytes(32).toString('base64url'), { mode: 0o600, flag: 'wx' });
+    } catch {
+      // another process wrote it first; read theirs
+    }
+  }
+  return readFileSync(file, 'utf8').trim();
+}
+
+export interface ContextParts {
+  clock?: Clock;
+  /** An already open database (tests pass an in-memory PGlite). */
+  database?: DatabaseHandle;
+}
+
+export async function createContext(config: Config, parts: ContextParts = {}): Promise<Context> {
+  const handle =
+    parts.database ??
+    (await openDatabase(
+      config.databaseUrl === null
+        ? { kind: 'pglite', dataDir: config.dataDir }
+        : { kind: 'postgres', url: config.databaseUrl },
+    ));
+  const secretKey = secretKeyOf(config);
+  return {
+    config,
+    db: handle.db,
+    dbKind: handle.kind,
+    sessions: await createSessionVerifier(config),
+    identity: new IdentityResolver(handle.db),
+    secretBox: secretKey === null ? null : createSecretBox(secretKey),
+    clock: parts.clock ?? systemClock,
+    close: () => handle.close(),
+  };
+}

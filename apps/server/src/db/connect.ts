@@ -1,0 +1,64 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { PGlite } from '@electric-sql/pglite';
+import type { sql } from 'drizzle-orm';
+import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
+import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
+import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
+import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
+import pg from 'pg';
+import * as schema from './schema.ts';
+
+/** The one database type the services see, whether PGlite or a PostgreSQL server sits below. */
+export type Database = PgDatabase<PgQueryResultHKT, typeof schema>;
+
+export interface DatabaseHandle {
+  db: Database;
+  kind: 'pglite' | 'postgres';
+  close(): Promise<void>;
+}
+
+const MIGRATIONS = fileURLToPath(new URL('./migrations', import.meta.url));
+/** Serialises migrations of several processes starting at once against one server. */
+const MIGRATION_LOCK = 7_227_001;
+
+export type DatabaseTarget =
+  | { kind: 'pglite'; dataDir: string | null }
+  | { kind: 'postgres'; url: string };
+
+export async function openDatabase(target: DatabaseTarget): Promise<DatabaseHandle> {
+  if (target.kind === 'pglite') {
+    let dataDir: string | undefined;
+    if (target.dataDir !== null) {
+      dataDir = join(target.dataDir, 'pgdata');
+      mkdirSync(dataDir, { recursive: true });
+    }
+    const client = await PGlite.create(dataDir === undefined ? {} : { dataDir });
+    const db = drizzlePglite(client, { schema }) as unknown as Database;
+    await migratePglite(db as never, { migrationsFolder: MIGRATIONS });
+    return { db, kind: 'pglite', close: () => client.close() };
+  }
+  const pool = new pg.Pool({ connectionString: target.url, max: 10 });
+  const db = drizzlePg(pool, { schema }) as unknown as Database;
+  const conn = await pool.connect();
+  try {
+    await conn.query('select pg_advisory_lock($1)', [MIGRATION_LOCK]);
+    await migratePg(drizzlePg(conn, { schema }) as never, { migrationsFolder: MIGRATIONS });
+    await conn.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK]);
+  } finally {
+    conn.release();
+  }
+  return { db, kind: 'postgres', close: () => pool.end() };
+}
+
+/** `pg` returns int8 and numeric as strings, PGlite as numbers: raw queries normalise here. */
+export function toNumber(value: unknown): number {
+  return typeof value === 'number' ? value : Number(value);
+}
+
+export async function rows<T>(db: Database, query: ReturnType<typeof sql>): Promise<T[]> {
+  const result = (await db.execute(query)) as unknown as { rows: T[] };
+  return result.rows;
+}

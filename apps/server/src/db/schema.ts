@@ -1,0 +1,153 @@
+import { sql } from 'drizzle-orm';
+import {
+  bigint,
+  bigserial,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from 'drizzle-orm/pg-core';
+
+const createdAt = () => timestamp('created_at', { withTimezone: true }).notNull().defaultNow();
+
+/** Internal ids are UUIDs; the identity provider's ids live in external_id columns. */
+export const orgs = pgTable('orgs', {
+  id: uuid('id').primaryKey().defaultRandom(),
+  externalId: text('external_id').notNull().unique(),
+  name: text('name'),
+  /** Rises with every experiment change of the org; clients compare it to their cache. */
+  configVersion: bigint('config_version', { mode: 'number' }).notNull().default(0),
+  createdAt: createdAt(),
+});
+
+export const users = pgTable('users', {
+  id: uuid('id').primaryKey().defaultRandom(),
+  externalId: text('external_id').notNull().unique(),
+  email: text('email'),
+  name: text('name'),
+  createdAt: createdAt(),
+  updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+});
+
+export const memberships = pgTable(
+  'memberships',
+  {
+    orgId: uuid('org_id')
+      .notNull()
+      .references(() => orgs.id),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => users.id),
+    role: text('role').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.orgId, t.userId] })],
+);
+
+export const experiments = pgTable(
+  'experiments',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    orgId: uuid('org_id')
+      .notNull()
+      .references(() => orgs.id),
+    name: text('name').notNull(),
+    salt: text('salt').notNull(),
+    bucketCount: integer('bucket_count').notNull(),
+    currentVersion: integer('current_version').notNull(),
+    createdAt: createdAt(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex('experiments_org_name').on(t.orgId, t.name)],
+);
+
+/** Every version of an experiment, whole: its config and the bucket map computed for it. */
+export const experimentVersions = pgTable(
+  'experiment_versions',
+  {
+    experimentId: uuid('experiment_id')
+      .notNull()
+      .references(() => experiments.id),
+    version: integer('version').notNull(),
+    config: jsonb('config').notNull(),
+    bucketMap: jsonb('bucket_map').notNull(),
+    createdBy: uuid('created_by').references(() => users.id),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.experimentId, t.version] })],
+);
+
+export const apiKeys = pgTable(
+  'api_keys',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    orgId: uuid('org_id')
+      .notNull()
+      .references(() => orgs.id),
+    scope: text('scope').notNull(),
+    keyHash: text('key_hash').notNull().unique(),
+    /** AES-256-GCM of the raw key; null when no secret key was configured at creation. */
+    keyCiphertext: text('key_ciphertext'),
+    keyHint: text('key_hint').notNull(),
+    createdBy: uuid('created_by').references(() => users.id),
+    createdAt: createdAt(),
+    revokedAt: timestamp('revoked_at', { withTimezone: true }),
+  },
+  // One active key per scope, enforced by the database as well as by the rotation.
+  (t) => [
+    uniqueIndex('api_keys_one_active_per_scope')
+      .on(t.orgId, t.scope)
+      .where(sql`revoked_at is null`),
+  ],
+);
+
+export const webhookSecrets = pgTable(
+  'webhook_secrets',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    orgId: uuid('org_id')
+      .notNull()
+      .references(() => orgs.id),
+    secretCiphertext: text('secret_ciphertext').notNull(),
+    createdBy: uuid('created_by').references(() => users.id),
+    createdAt: createdAt(),
+    revokedAt: timestamp('revoked_at', { withTimezone: true }),
+  },
+  (t) => [uniqueIndex('webhook_secrets_one_active').on(t.orgId).where(sql`revoked_at is null`)],
+);
+
+export const auditLog = pgTable(
+  'audit_log',
+  {
+    /** Orders entries made within the same instant. */
+    seq: bigserial('seq', { mode: 'number' }).primaryKey(),
+    id: uuid('id').notNull().defaultRandom().unique(),
+    orgId: uuid('org_id')
+      .notNull()
+      .references(() => orgs.id),
+    actorUserId: uuid('actor_user_id').references(() => users.id),
+    action: text('action').notNull(),
+    targetType: text('target_type').notNull(),
+    targetId: text('target_id').notNull(),
+    details: jsonb('details').notNull().default({}),
+    createdAt: createdAt(),
+  },
+  (t) => [index('audit_log_org_target').on(t.orgId, t.targetId)],
+);
+
+export const feedback = pgTable('feedback', {
+  id: uuid('id').primaryKey().defaultRandom(),
+  orgId: uuid('org_id')
+    .notNull()
+    .references(() => orgs.id),
+  userId: uuid('user_id').references(() => users.id),
+  category: text('category').notNull(),
+  message: text('message').notNull(),
+  page: text('page'),
+  createdAt: createdAt(),
+});

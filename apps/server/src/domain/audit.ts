@@ -1,0 +1,72 @@
+import { and, desc, eq } from 'drizzle-orm';
+import type { Database } from '../db/connect.ts';
+import { auditLog, users } from '../db/schema.ts';
+
+export type AuditAction =
+  | 'experiment.created'
+  | 'experiment.updated'
+  | 'experiment.method_overridden'
+  | 'experiment.test_event'
+  | 'key.rotated'
+  | 'key.revealed'
+  | 'webhook_secret.rotated'
+  | 'plan.changed';
+
+export interface AuditInput {
+  orgId: string;
+  actorUserId: string | null;
+  action: AuditAction;
+  targetType: string;
+  targetId: string;
+  details?: Record<string, unknown>;
+}
+
+/** Written inside the caller's transaction, so a mutation and its trail land together. */
+export async function recordAudit(db: Pick<Database, 'insert'>, entry: AuditInput): Promise<void> {
+  await db.insert(auditLog).values({
+    orgId: entry.orgId,
+    actorUserId: entry.actorUserId,
+    action: entry.action,
+    targetType: entry.targetType,
+    targetId: entry.targetId,
+    details: entry.details ?? {},
+  });
+}
+
+export async function listAudit(
+  db: Database,
+  orgId: string,
+  targetId: string | undefined,
+  limit: number,
+) {
+  const where =
+    targetId === undefined
+      ? eq(auditLog.orgId, orgId)
+      : and(eq(auditLog.orgId, orgId), eq(auditLog.targetId, targetId));
+  const found = await db
+    .select({
+      id: auditLog.id,
+      action: auditLog.action,
+      targetType: auditLog.targetType,
+      targetId: auditLog.targetId,
+      details: auditLog.details,
+      createdAt: auditLog.createdAt,
+      actorId: users.id,
+      actorName: users.name,
+      actorEmail: users.email,
+    })
+    .from(auditLog)
+    .leftJoin(users, eq(users.id, auditLog.actorUserId))
+    .where(where)
+    .orderBy(desc(auditLog.seq))
+    .limit(limit);
+  return found.map((r) => ({
+    id: r.id,
+    action: r.action,
+    target_type: r.targetType,
+    target_id: r.targetId,
+    details: r.details as Record<string, unknown>,
+    created_at: r.createdAt.toISOString(),
+    actor: r.actorId === null ? null : { id: r.actorId, name: r.actorName, email: r.actorEmail },
+  }));
+}

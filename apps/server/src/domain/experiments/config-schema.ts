@@ -1,0 +1,116 @@
+import { type Static, Type } from 'typebox';
+
+/** Field shapes of ExperimentConfig that SPEC.md leaves open are decided here (docs/experiments.md). */
+export const METRIC_KINDS = [
+  'latency',
+  'tokens',
+  'cost',
+  'error_rate',
+  'conversion',
+  'retention',
+  'revenue',
+  'value',
+  'judge',
+] as const;
+/** Kinds whose per-user value is 0 or 1. */
+export const BINARY_KINDS: readonly string[] = ['conversion', 'retention'];
+export const METRIC_CATEGORIES = ['primary', 'secondary', 'guardrail'] as const;
+export const METHODS = ['welch_t', 'mann_whitney', 'permutation', 'two_proportion_z'] as const;
+
+export const VariantKey = Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$' });
+
+export const VariantSchema = Type.Object(
+  {
+    key: VariantKey,
+    prompt: Type.Optional(Type.String({ maxLength: 100_000 })),
+    variables: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+  },
+  { additionalProperties: false },
+);
+
+export const AllocationSliceSchema = Type.Object(
+  {
+    variant: VariantKey,
+    /** Percent of all users, in steps of 0.01. */
+    weight: Type.Number({ minimum: 0, maximum: 100 }),
+  },
+  { additionalProperties: false },
+);
+
+export const MetricDefinitionSchema = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9][A-Za-z0-9_.:-]*$' }),
+    kind: Type.Enum(METRIC_KINDS),
+    category: Type.Enum(METRIC_CATEGORIES),
+    method_default: Type.Enum(METHODS),
+    metric_version: Type.Integer({ minimum: 1 }),
+    shared_org_wide: Type.Boolean(),
+    description: Type.Optional(Type.String({ maxLength: 2000 })),
+    /** Instructions for the judge model; required for `judge` metrics. */
+    rubric: Type.Optional(Type.String({ minLength: 1, maxLength: 20_000 })),
+  },
+  { additionalProperties: false },
+);
+
+const nameSchema = Type.String({
+  minLength: 1,
+  maxLength: 128,
+  pattern: '^[A-Za-z0-9][A-Za-z0-9 _.-]*$',
+  description: 'Unique in the org; letters, digits, space, `_`, `.`, `-`; not shaped like a UUID',
+});
+const saltSchema = Type.String({
+  minLength: 1,
+  maxLength: 64,
+  pattern: '^[^:]+$',
+  description: 'Frozen bucketing input; may not contain ":"',
+});
+const bucketCountSchema = Type.Integer({
+  minimum: 1,
+  maximum: 1_000_000,
+  description: 'Frozen bucketing input',
+});
+
+const configFields = {
+  name: nameSchema,
+  salt: saltSchema,
+  bucket_count: bucketCountSchema,
+  allocation: Type.Array(AllocationSliceSchema, { maxItems: 100 }),
+  metrics: Type.Array(MetricDefinitionSchema, { maxItems: 100 }),
+  variants: Type.Optional(Type.Array(VariantSchema, { maxItems: 100 })),
+  description: Type.Optional(Type.String({ maxLength: 5000 })),
+};
+
+export const ExperimentConfigSchema = Type.Object(configFields, {
+  additionalProperties: false,
+});
+export type ExperimentConfigInput = Static<typeof ExperimentConfigSchema>;
+
+/** A PUT changes any subset of the config; salt and bucket_count may be sent but must not change. */
+export const ExperimentChangeSchema = Type.Object(
+  {
+    name: Type.Optional(nameSchema),
+    salt: Type.Optional(saltSchema),
+    bucket_count: Type.Optional(bucketCountSchema),
+    allocation: Type.Optional(configFields.allocation),
+    metrics: Type.Optional(configFields.metrics),
+    variants: configFields.variants,
+    description: configFields.description,
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
+export type ExperimentChange = Static<typeof ExperimentChangeSchema>;
+
+export type Variant = Static<typeof VariantSchema>;
+export type AllocationSlice = Static<typeof AllocationSliceSchema>;
+export type MetricDefinition = Static<typeof MetricDefinitionSchema>;
+
+/** The stored, normalised config of one version: variants always listed. */
+export interface ExperimentConfig {
+  name: string;
+  salt: string;
+  bucket_count: number;
+  allocation: AllocationSlice[];
+  metrics: MetricDefinition[];
+  variants: Variant[];
+  description?: string;
+}

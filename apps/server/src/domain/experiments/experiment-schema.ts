@@ -1,0 +1,24 @@
+import { Type } from 'typebox';
+import { AllocationSliceSchema, MetricDefinitionSchema, VariantSchema } from './config-schema.ts';
+
+/** The Experiment as served: its config plus server-set fields. */
+export const ExperimentSchema = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  version: Type.Integer({ minimum: 1 }),
+  name: Type.String(),
+  description: Type.Optional(Type.String()),
+  salt: Type.String(),
+  bucket_count: Type.Integer(),
+  allocation: Type.Array(AllocationSliceSchema),
+  metrics: Type.Array(MetricDefinitionSchema),
+  variants: Type.Array(VariantSchema),
+  bucket_ranges: Type.Array(
+    Type.Object({ variant: Type.String(), start: Type.Integer(), end: Type.Integer() }),
+    {
+      description:
+        'Half-open bucket runs each variant owns in this version; a bucket in none is not enrolled',
+    },
+  ),
+  created_at: Type.String({ format: 'date-time' }),
+  updated_at: Type.String({ format: 'date-time', description: 'When this version was minted' }),
+});

@@ -1,0 +1,252 @@
+import { and, desc, eq, sql } from 'drizzle-orm';
+import type { Database } from '../../db/connect.ts';
+import { experiments, experimentVersions, orgs } from '../../db/schema.ts';
+import { ProblemError } from '../../http/problems.ts';
+import { recordAudit } from '../audit.ts';
+import type { Caller } from '../identity.ts';
+import { type BucketMap, clientRanges, initialBucketMap, relayout } from './bucket-map.ts';
+import type { ExperimentChange, ExperimentConfig, ExperimentConfigInput } from './config-schema.ts';
+import { checkConfig, normaliseConfig } from './validate.ts';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export type Experiment = ExperimentConfig & {
+  id: string;
+  version: number;
+  bucket_ranges: ReturnType<typeof clientRanges>;
+  created_at: string;
+  updated_at: string;
+};
+
+type Tx = Parameters<Parameters<Database['transaction']>[0]>[0];
+
+function present(
+  row: { id: string; createdAt: Date },
+  version: { version: number; config: unknown; bucketMap: unknown; createdAt: Date },
+): Experiment {
+  return {
+    ...(version.config as ExperimentConfig),
+    id: row.id,
+    version: version.version,
+    bucket_ranges: clientRanges(version.bucketMap as BucketMap),
+    created_at: row.createdAt.toISOString(),
+    updated_at: version.createdAt.toISOString(),
+  };
+}
+
+function notFound(id: string): ProblemError {
+  return new ProblemError('experiment-not-found', `No experiment ${id} in your org`);
+}
+
+function isUniqueViolation(error: unknown): boolean {
+  for (
+    let e: unknown = error;
+    e instanceof Error || (typeof e === 'object' && e !== null);
+    e = (e as { cause?: unknown }).cause
+  ) {
+    if ((e as { code?: unknown }).code === '23505') return true;
+    if (!(e as { cause?: unknown }).cause) break;
+  }
+  return false;
+}
+
+function nameTaken(name: string): ProblemError {
+  return new ProblemError(
+    'experiment-name-taken',
+    `An experiment named "${name}" already exists in your org`,
+    {
+      errors: [{ pointer: '#/name', detail: 'is already used in this org' }],
+    },
+  );
+}
+
+async function bumpConfigVersion(tx: Tx, orgId: string): Promise<void> {
+  await tx
+    .update(orgs)
+    .set({ configVersion: sql`${orgs.configVersion} + 1` })
+    .where(eq(orgs.id, orgId));
+}
+
+export async function createExperiment(
+  db: Database,
+  caller: Caller,
+  input: ExperimentConfigInput,
+): Promise<Experiment> {
+  const config = normaliseConfig(input);
+  checkConfig(config);
+  const bucketMap = initialBucketMap(config.allocation, config.bucket_count);
+  try {
+    return await db.transaction(async (tx) => {
+      const [row] = await tx
+        .insert(experiments)
+        .values({
+          orgId: caller.orgId,
+          name: config.name,
+          salt: config.salt,
+          bucketCount: config.bucket_count,
+          currentVersion: 1,
+        })
+        .returning();
+      const [version] = await tx
+        .insert(experimentVersions)
+        .values({ experimentId: row!.id, version: 1, config, bucketMap, createdBy: caller.userId })
+        .returning();
+      await bumpConfigVersion(tx, caller.orgId);
+      await recordAudit(tx, {
+        orgId: caller.orgId,
+        actorUserId: caller.userId,
+        action: 'experiment.created',
+        targetType: 'experiment',
+        targetId: row!.id,
+        details: { name: config.name, version: 1 },
+      });
+      return present(row!, version!);
+    });
+  } catch (error) {
+    if (isUniqueViolation(error)) throw nameTaken(config.name);
+    throw error;
+  }
+}
+
+function changedFields(before: ExperimentConfig, after: ExperimentConfig): string[] {
+  const keys = new Set([...Object.keys(before), ...Object.keys(after)]) as Set<
+    keyof ExperimentConfig
+  >;
+  return [...keys].filter((k) => JSON.stringify(before[k]) !== JSON.stringify(after[k])).sort();
+}
+
+export async function updateExperiment(
+  db: Database,
+  caller: Caller,
+  id: string,
+  change: ExperimentChange,
+): Promise<Experiment> {
+  if (!UUID.test(id)) throw notFound(id);
+  try {
+    return await db.transaction(async (tx) => {
+      const [row] = await tx
+        .select()
+        .from(experiments)
+        .where(and(eq(experiments.id, id), eq(experiments.orgId, caller.orgId)))
+        .for('update');
+      if (!row) throw notFound(id);
+      const [current] = await tx
+        .select()
+        .from(experimentVersions)
+        .where(
+          and(
+            eq(experimentVersions.experimentId, id),
+            eq(experimentVersions.version, row.currentVersion),
+          ),
+        );
+      const before = current!.config as ExperimentConfig;
+      for (const field of ['salt', 'bucket_count'] as const) {
+        if (change[field] !== undefined && change[field] !== before[field]) {
+          throw new ProblemError(
+            'frozen-field',
+            `${field} is frozen at ${JSON.stringify(before[field])} for the life of the experiment`,
+            {
+              errors: [
+                { pointer: `#/${field}`, detail: `must stay ${JSON.stringify(before[field])}` },
+              ],
+            },
+          );
+        }
+      }
+      const { variants: newVariants, ...rest } = change;
+      const after = normaliseConfig({
+        ...before,
+        ...rest,
+        variants: newVariants ?? before.variants,
+        salt: before.salt,
+        bucket_count: before.bucket_count,
+      });
+      checkConfig(after);
+      const layout = relayout(current!.bucketMap as BucketMap, after.allocation);
+      if (!layout.ok) {
+        throw new ProblemError(
+          'allocation-not-sticky',
+          `This allocation would move users between variants: ${layout.reason}`,
+          {
+            errors: [{ pointer: '#/allocation', detail: layout.reason }],
+          },
+        );
+      }
+      const nextVersion = row.currentVersion + 1;
+      const [version] = await tx
+        .insert(experimentVersions)
+        .values({
+          experimentId: id,
+          version: nextVersion,
+          config: after,
+          bucketMap: layout.map,
+          createdBy: caller.userId,
+        })
+        .returning();
+      const [updated] = await tx
+        .update(experiments)
+        .set({ name: after.name, currentVersion: nextVersion, updatedAt: sql`now()` })
+        .where(eq(experiments.id, id))
+        .returning();
+      await bumpConfigVersion(tx, caller.orgId);
+      await recordAudit(tx, {
+        orgId: caller.orgId,
+        actorUserId: caller.userId,
+        action: 'experiment.updated',
+        targetType: 'experiment',
+        targetId: id,
+        details: { version: nextVersion, changed: changedFields(before, after) },
+      });
+      return present(updated!, version!);
+    });
+  } catch (error) {
+    if (!(error instanceof ProblemError) && isUniqueViolation(error))
+      throw nameTaken(change.name ?? '');
+    throw error;
+  }
+}
+
+export async function getExperiment(db: Database, orgId: string, id: string): Promise<Experiment> {
+  if (!UUID.test(id)) throw notFound(id);
+  const [found] = await db
+    .select({ row: experiments, version: experimentVersions })
+    .from(experiments)
+    .innerJoin(
+      experimentVersions,
+      and(
+        eq(experimentVersions.experimentId, experiments.id),
+        eq(experimentVersions.version, experiments.currentVersion),
+      ),
+    )
+    .where(and(eq(experiments.id, id), eq(experiments.orgId, orgId)));
+  if (!found) throw notFound(id);
+  return present(found.row, found.version);
+}
+
+export async function listExperiments(db: Database, orgId: string): Promise<Experiment[]> {
+  const found = await db
+    .select({ row: experiments, version: experimentVersions })
+    .from(experiments)
+    .innerJoin(
+      experimentVersions,
+      and(
+        eq(experimentVersions.experimentId, experiments.id),
+        eq(experimentVersions.version, experiments.currentVersion),
+      ),
+    )
+    .where(eq(experiments.orgId, orgId))
+    .orderBy(desc(experiments.createdAt), desc(experiments.id));
+  return found.map((f) => present(f.row, f.version));
+}
+
+export async function listVersions(db: Database, orgId: string, id: string): Promise<Experiment[]> {
+  if (!UUID.test(id)) throw notFound(id);
+  const found = await db
+    .select({ row: experiments, version: experimentVersions })
+    .from(experiments)
+    .innerJoin(experimentVersions, eq(experimentVersions.experimentId, experiments.id))
+    .where(and(eq(experiments.id, id), eq(experiments.orgId, orgId)))
+    .orderBy(desc(experimentVersions.version));
+  if (found.length === 0) throw notFound(id);
+  return found.map((f) => present(f.row, f.version));
+}

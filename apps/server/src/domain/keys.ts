@@ -1,0 +1,120 @@
+import { and, eq, isNull } from 'drizzle-orm';
+import type { SecretBox } from '../crypto/secret-box.ts';
+import { randomToken, sha256Hex } from '../crypto/tokens.ts';
+import type { Database } from '../db/connect.ts';
+import { apiKeys } from '../db/schema.ts';
+import { ProblemError } from '../http/problems.ts';
+import { recordAudit } from './audit.ts';
+import type { Caller } from './identity.ts';
+
+export const KEY_SCOPES = ['publishable', 'secret'] as const;
+export type KeyScope = (typeof KEY_SCOPES)[number];
+export const KEY_PREFIX: Record<KeyScope, string> = { publishable: 'svc_pk_', secret: 'svc_sk_' };
+
+function hint(raw: string): string {
+  return `${raw.slice(0, 7)}…${raw.slice(-4)}`;
+}
+
+/** Mints the scope's new key; the previous one stops working in the same transaction. */
+export async function rotateKey(
+  db: Database,
+  box: SecretBox | null,
+  caller: Caller,
+  scope: KeyScope,
+) {
+  const raw = randomToken(KEY_PREFIX[scope]);
+  return db.transaction(async (tx) => {
+    await tx
+      .update(apiKeys)
+      .set({ revokedAt: new Date() })
+      .where(
+        and(eq(apiKeys.orgId, caller.orgId), eq(apiKeys.scope, scope), isNull(apiKeys.revokedAt)),
+      );
+    const [row] = await tx
+      .insert(apiKeys)
+      .values({
+        orgId: caller.orgId,
+        scope,
+        keyHash: sha256Hex(raw),
+        keyCiphertext: box?.seal(raw) ?? null,
+        keyHint: hint(raw),
+        createdBy: caller.userId,
+      })
+      .returning();
+    await recordAudit(tx, {
+      orgId: caller.orgId,
+      actorUserId: caller.userId,
+      action: 'key.rotated',
+      targetType: 'api_key',
+      targetId: scope,
+      details: { key_id: row!.id, hint: row!.keyHint, revealable: row!.keyCiphertext !== null },
+    });
+    return { scope, key: raw, created_at: row!.createdAt.toISOString() };
+  });
+}
+
+export async function listKeys(db: Database, orgId: string) {
+  const found = await db
+    .select()
+    .from(apiKeys)
+    .where(and(eq(apiKeys.orgId, orgId), isNull(apiKeys.revokedAt)))
+    .orderBy(apiKeys.scope);
+  return found.map((k) => ({
+    scope: k.scope as KeyScope,
+    created_at: k.createdAt.toISOString(),
+    revealable: k.keyCiphertext !== null,
+    hint: k.keyHint,
+  }));
+}
+
+export async function revealKey(
+  db: Database,
+  box: SecretBox | null,
+  caller: Caller,
+  scope: KeyScope,
+) {
+  const [key] = await db
+    .select()
+    .from(apiKeys)
+    .where(
+      and(eq(apiKeys.orgId, caller.orgId), eq(apiKeys.scope, scope), isNull(apiKeys.revokedAt)),
+    );
+  if (!key)
+    throw new ProblemError(
+      'key-not-revealable',
+      `No ${scope} key is active in your org; create one with POST /v1/keys`,
+    );
+  if (key.keyCiphertext === null || box === null) {
+    throw new ProblemError(
+      'key-not-revealable',
+      `The active ${scope} key predates raw-key storage; rotate it to get a revealable one`,
+    );
+  }
+  await recordAudit(db, {
+    orgId: caller.orgId,
+    actorUserId: caller.userId,
+    action: 'key.revealed',
+    targetType: 'api_key',
+    targetId: scope,
+    details: { key_id: key.id, hint: key.keyHint },
+  });
+  return { scope, key: box.open(key.keyCiphertext), created_at: key.createdAt.toISOString() };
+}
+
+export interface ActiveKey {
+  orgId: string;
+  scope: KeyScope;
+}
+
+/** The org and scope of an active key, or null for an unknown or rotated-away key. */
+export async function findActiveKey(
+  db: Database,
+  raw: string,
+): Promise<(ActiveKey & { revoked: boolean }) | null> {
+  const [key] = await db
+    .select({ orgId: apiKeys.orgId, scope: apiKeys.scope, revokedAt: apiKeys.revokedAt })
+    .from(apiKeys)
+    .where(eq(apiKeys.keyHash, sha256Hex(raw)));
+  if (!key) return null;
+  return { orgId: key.orgId, scope: key.scope as KeyScope, revoked: key.revokedAt !== null };
+}

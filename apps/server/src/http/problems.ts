@@ -1,0 +1,115 @@
+/**
+ * The closed catalogue of problems a client can see. Each has a stable `type` URI
+ * (`/problems/<slug>`, documented at that path on the server), a status and a title.
+ */
+export const PROBLEMS = {
+  'validation-error': {
+    status: 400,
+    title: 'The request is not valid',
+    about:
+      'A field of the body, query or path is missing or malformed. `errors` lists each one with a JSON pointer.',
+  },
+  'malformed-json': {
+    status: 400,
+    title: 'The body is not valid JSON',
+    about: 'The request body could not be parsed as JSON.',
+  },
+  'experiment-name-taken': {
+    status: 400,
+    title: 'Experiment name already used',
+    about: 'Experiment names are unique within an org; choose another name.',
+  },
+  'frozen-field': {
+    status: 400,
+    title: 'A frozen field cannot change',
+    about:
+      '`salt` and `bucket_count` are set at creation and frozen for the life of the experiment.',
+  },
+  'allocation-not-sticky': {
+    status: 400,
+    title: 'The allocation cannot be met without moving users',
+    about:
+      'A bucket once given to a variant never moves to another. Growing a slice or adding a variant takes never-used buckets; when too few remain, the change is refused.',
+  },
+  'missing-credential': {
+    status: 401,
+    title: 'Credential missing',
+    about:
+      'Send a session token as `Authorization: Bearer <jwt>` (dashboard) or a key in `X-API-Key` (ingest).',
+  },
+  'invalid-credential': {
+    status: 401,
+    title: 'Credential not valid',
+    about:
+      'The token or key was not accepted: malformed, expired, from another issuer, unknown or rotated away.',
+  },
+  'insufficient-role': {
+    status: 403,
+    title: 'Your role does not allow this',
+    about: 'The operation needs a higher role in the org (admin or owner).',
+  },
+  'no-active-org': {
+    status: 403,
+    title: 'No active organization',
+    about:
+      'The session token carries no `org_id`; select an organization in the identity provider.',
+  },
+  'not-found': {
+    status: 404,
+    title: 'Not found',
+    about: 'No such route.',
+  },
+  'experiment-not-found': {
+    status: 404,
+    title: 'Experiment not found',
+    about: 'No experiment with this id exists in your org.',
+  },
+  'key-not-revealable': {
+    status: 404,
+    title: 'No revealable key',
+    about:
+      'No key of this scope is active, or it was made before raw-key storage was configured: rotate it to get a revealable one.',
+  },
+  'payload-too-large': {
+    status: 413,
+    title: 'Body too large',
+    about: 'The request body exceeds the stated size limit.',
+  },
+  'unsupported-media-type': {
+    status: 415,
+    title: 'Unsupported content type',
+    about: 'Send the body with a content type this route accepts (usually `application/json`).',
+  },
+  'secret-key-not-configured': {
+    status: 409,
+    title: 'Encryption key not configured',
+    about:
+      'This deployment has no `ARBITER_SECRET_KEY`, so secrets cannot be stored for later use.',
+  },
+  'internal-error': {
+    status: 500,
+    title: 'Internal error',
+    about:
+      'Something failed on our side. The `instance` identifies the request in the server logs.',
+  },
+} as const satisfies Record<string, { status: number; title: string; about: string }>;
+
+export type ProblemSlug = keyof typeof PROBLEMS;
+
+export function problemType(slug: ProblemSlug): string {
+  return `/problems/${slug}`;
+}
+
+/** An expected failure the client should see; anything else thrown is a bug and answers 500. */
+export class ProblemError extends Error {
+  readonly status: number;
+  constructor(
+    readonly slug: ProblemSlug,
+    readonly detail: string,
+    readonly extra: Record<string, unknown> = {},
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(detail);
+    this.status = PROBLEMS[slug].status;
+  }
+}

@@ -1,0 +1,36 @@
+import { buildApp } from './app.ts';
+import type { Config } from './config.ts';
+import { isDevelopmentSessions } from './config.ts';
+import { createContext } from './context.ts';
+
+/** The process: config → context → app → listen; signals end it gracefully. */
+export async function serve(config: Config): Promise<void> {
+  const ctx = await createContext(config);
+  const app = await buildApp(ctx);
+  let closing = false;
+  const shutdown = async (signal: string) => {
+    if (closing) return;
+    closing = true;
+    app.log.info({ signal }, 'shutting down');
+    await app.close();
+    await ctx.close();
+    process.exit(0);
+  };
+  process.once('SIGINT', () => void shutdown('SIGINT'));
+  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+  const address = await app.listen({ port: config.port, host: config.host });
+  const url = address.replace('[::1]', 'localhost').replace('127.0.0.1', 'localhost');
+  const lines = [
+    `Arbiter is running at ${url}`,
+    `  API reference: ${url}/docs   OpenAPI: ${url}/v1/openapi.json`,
+    `  Database: ${ctx.dbKind === 'pglite' ? `embedded PGlite in ${config.dataDir}` : 'PostgreSQL server'}`,
+  ];
+  if (isDevelopmentSessions(config)) {
+    lines.push(
+      '  Development sessions: get a token with',
+      '    npx arbiter token --email you@example.com --org my-org --role admin',
+      `  and send it as: curl -H "Authorization: Bearer $TOKEN" ${url}/v1/whoami`,
+    );
+  }
+  process.stdout.write(`${lines.join('\n')}\n`);
+}

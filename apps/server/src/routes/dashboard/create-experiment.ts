@@ -1,0 +1,26 @@
+import type { Context } from '../../context.ts';
+import { ExperimentConfigSchema } from '../../domain/experiments/config-schema.ts';
+import { ExperimentSchema } from '../../domain/experiments/experiment-schema.ts';
+import { createExperiment } from '../../domain/experiments/service.ts';
+import type { App } from '../../http/app-types.ts';
+import { problemResponses } from '../../http/responses.ts';
+import { callerOf } from '../../http/session-auth.ts';
+
+export function register(app: App, ctx: Context): void {
+  app.post(
+    '/v1/experiments',
+    {
+      schema: {
+        tags: ['experiments'],
+        summary: 'Create an experiment (version 1)',
+        body: ExperimentConfigSchema,
+        response: { 201: ExperimentSchema, ...problemResponses(400, 401, 403, 413, 415) },
+      },
+    },
+    async (request, reply) => {
+      const experiment = await createExperiment(ctx.db, callerOf(request), request.body);
+      reply.status(201).header('location', `/v1/experiments/${experiment.id}`);
+      return experiment;
+    },
+  );
+}

@@ -1,0 +1,24 @@
+import type { Context } from '../../context.ts';
+import { ExperimentChangeSchema } from '../../domain/experiments/config-schema.ts';
+import { ExperimentSchema } from '../../domain/experiments/experiment-schema.ts';
+import { updateExperiment } from '../../domain/experiments/service.ts';
+import type { App } from '../../http/app-types.ts';
+import { problemResponses } from '../../http/responses.ts';
+import { callerOf } from '../../http/session-auth.ts';
+import { ExperimentParams } from './get-experiment.ts';
+
+export function register(app: App, ctx: Context): void {
+  app.put(
+    '/v1/experiments/:id',
+    {
+      schema: {
+        tags: ['experiments'],
+        summary: 'Change an experiment; mints a new version, keeps salt, bucketing and assignments',
+        params: ExperimentParams,
+        body: ExperimentChangeSchema,
+        response: { 200: ExperimentSchema, ...problemResponses(400, 401, 403, 404, 413, 415) },
+      },
+    },
+    async (request) => updateExperiment(ctx.db, callerOf(request), request.params.id, request.body),
+  );
+}

@@ -1,0 +1,28 @@
+import { Type } from 'typebox';
+import type { App } from '../../http/app-types.ts';
+import { PROBLEMS, ProblemError, type ProblemSlug } from '../../http/problems.ts';
+
+function escape(text: string): string {
+  return text.replace(
+    /[&<>"]/g,
+    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c] as string,
+  );
+}
+
+/** Each problem `type` URI resolves to a page that explains it. */
+export function register(app: App): void {
+  app.get(
+    '/problems/:slug',
+    {
+      schema: { hide: true, params: Type.Object({ slug: Type.String({ maxLength: 100 }) }) },
+    },
+    async (request, reply) => {
+      const slug = request.params.slug;
+      if (!Object.hasOwn(PROBLEMS, slug))
+        throw new ProblemError('not-found', `No problem type ${slug}`);
+      const p = PROBLEMS[slug as ProblemSlug];
+      reply.type('text/html; charset=utf-8');
+      return `<!doctype html><html><head><title>${escape(p.title)}</title></head><body><h1>${escape(p.title)}</h1><p>HTTP status ${p.status}. Type <code>/problems/${escape(slug)}</code>.</p><p>${escape(p.about)}</p></body></html>`;
+    },
+  );
+}

@@ -1,0 +1,45 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { type DatabaseHandle, openDatabase } from '../../src/db/connect.ts';
+
+/** Which database the server tests run on: the test command runs them once on each. */
+export const TEST_DB = (process.env.ARBITER_TEST_DB ?? 'pglite') as 'pglite' | 'postgres';
+
+function adminUrl(): string {
+  const url = process.env.ARBITER_TEST_DATABASE_URL;
+  if (!url)
+    throw new Error(
+      'ARBITER_TEST_DB=postgres needs ARBITER_TEST_DATABASE_URL (scripts/test.sh sets it)',
+    );
+  return url;
+}
+
+function withDatabase(url: string, name: string): string {
+  const u = new URL(url);
+  u.pathname = `/${name}`;
+  return u.toString();
+}
+
+/** A fresh, migrated database for one test file: in-memory PGlite, or a new database on the server. */
+export async function freshDatabase(): Promise<DatabaseHandle & { url: string | null }> {
+  if (TEST_DB === 'pglite')
+    return { ...(await openDatabase({ kind: 'pglite', dataDir: null })), url: null };
+  const name = `arbiter_t_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: adminUrl() });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const url = withDatabase(adminUrl(), name);
+  const handle = await openDatabase({ kind: 'postgres', url });
+  return {
+    ...handle,
+    url,
+    close: async () => {
+      await handle.close();
+      const cleanup = new pg.Client({ connectionString: adminUrl() });
+      await cleanup.connect();
+      await cleanup.query(`drop database if exists ${name} with (force)`);
+      await cleanup.end();
+    },
+  };
+}

@@ -1,0 +1,90 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { InjectOptions } from 'fastify';
+import { buildApp } from '../../src/app.ts';
+import { loadConfig } from '../../src/config.ts';
+import { type Context, createContext } from '../../src/context.ts';
+import type { App } from '../../src/http/app-types.ts';
+import { freshDatabase } from './database.ts';
+import { TEST_ISSUER, type TokenClaims, testIdentityProvider } from './sessions.ts';
+
+export const TEST_SECRET_KEY = 'test-secret-key-0123456789abcdef0123456789';
+
+export interface Harness {
+  app: App;
+  ctx: Context;
+  token(claims: TokenClaims): Promise<string>;
+  idp: Awaited<ReturnType<typeof testIdentityProvider>>;
+  /** inject() with a bearer token (or none). */
+  call(token: string | null, options: InjectOptions): ReturnType<App['inject']>;
+  close(): Promise<void>;
+}
+
+/** One app on a fresh database per test file, configured as a real deployment would be. */
+export async function startHarness(env: Record<string, string> = {}): Promise<Harness> {
+  const idp = await testIdentityProvider();
+  const config = loadConfig({
+    ARBITER_DATA_DIR: mkdtempSync(join(tmpdir(), 'arbiter-data-')),
+    ARBITER_SESSION_JWKS_URL: idp.jwksPath,
+    ARBITER_SESSION_ISSUER: TEST_ISSUER,
+    ARBITER_SECRET_KEY: TEST_SECRET_KEY,
+    ARBITER_LOG_LEVEL: 'silent',
+    ...env,
+  });
+  const database = await freshDatabase();
+  const ctx = await createContext(config, { database });
+  const app = await buildApp(ctx, { logger: false });
+  await app.ready();
+  return {
+    app,
+    ctx,
+    idp,
+    token: (claims) => idp.sign(claims),
+    call(token, options) {
+      const headers = { ...(options.headers ?? {}) } as Record<string, string>;
+      if (token !== null) headers.authorization = `Bearer ${token}`;
+      return app.inject({ ...options, headers });
+    },
+    async close() {
+      await app.close();
+      await ctx.close();
+    },
+  };
+}
+
+/** A valid config for tests to vary. */
+export function experimentConfig(overrides: Record<string, unknown> = {}) {
+  return {
+    name: `exp-${Math.random().toString(36).slice(2, 10)}`,
+    salt: 'salt-1',
+    bucket_count: 1000,
+    allocation: [
+      { variant: 'control', weight: 50 },
+      { variant: 'treatment', weight: 50 },
+    ],
+    variants: [
+      { key: 'control', prompt: 'You are helpful.', variables: { temperature: 0.7 } },
+      { key: 'treatment', prompt: 'Be concise.', variables: { temperature: 0.2 } },
+    ],
+    metrics: [
+      {
+        name: 'latency',
+        kind: 'latency',
+        category: 'guardrail',
+        method_default: 'welch_t',
+        metric_version: 1,
+        shared_org_wide: false,
+      },
+      {
+        name: 'checkout',
+        kind: 'conversion',
+        category: 'primary',
+        method_default: 'two_proportion_z',
+        metric_version: 1,
+        shared_org_wide: true,
+      },
+    ],
+    ...overrides,
+  };
+}

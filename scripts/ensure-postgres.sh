@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Prints a PostgreSQL admin URL for the server test pass. Uses ARBITER_TEST_DATABASE_URL when it
+# answers; otherwise installs Debian's PostgreSQL when missing and starts a throwaway cluster.
+set -euo pipefail
+
+if [ -n "${ARBITER_TEST_DATABASE_URL:-}" ] && pg_isready -d "$ARBITER_TEST_DATABASE_URL" >/dev/null 2>&1; then
+  echo "$ARBITER_TEST_DATABASE_URL"
+  exit 0
+fi
+
+bindir=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1 || true)
+if [ -z "$bindir" ] || [ ! -x "$bindir/postgres" ]; then
+  echo "installing PostgreSQL from Debian's packages" >&2
+  as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
+  as_root apt-get update -qq >&2
+  DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq postgresql >&2
+  bindir=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1)
+fi
+
+port=${ARBITER_TEST_PG_PORT:-54329}
+url="postgres://postgres@127.0.0.1:$port/postgres"
+if "$bindir/pg_isready" -h 127.0.0.1 -p "$port" >/dev/null 2>&1; then
+  echo "$url"
+  exit 0
+fi
+
+# PostgreSQL refuses to run as root: the cluster belongs to the postgres user when we are root.
+dir=$(mktemp -d /tmp/arbiter-test-pg.XXXXXX)
+run() { if [ "$(id -u)" = 0 ]; then su postgres -s /bin/sh -c "$*"; else sh -c "$*"; fi; }
+if [ "$(id -u)" = 0 ]; then chown postgres "$dir"; fi
+run "'$bindir/initdb' -D '$dir/data' -U postgres -A trust --no-sync -E UTF8 >'$dir/initdb.log' 2>&1"
+run "'$bindir/pg_ctl' -D '$dir/data' -l '$dir/server.log' -w -o \"-p $port -k '$dir' -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200\" start >/dev/null"
+echo "$url"
