@@ -1,7 +1,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { InjectOptions } from 'fastify';
+import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import { type Context, createContext } from '../../src/context.ts';
@@ -17,7 +17,7 @@ export interface Harness {
   token(claims: TokenClaims): Promise<string>;
   idp: Awaited<ReturnType<typeof testIdentityProvider>>;
   /** inject() with a bearer token (or none). */
-  call(token: string | null, options: InjectOptions): ReturnType<App['inject']>;
+  call(token: string | null, options: InjectOptions): Promise<LightMyRequestResponse>;
   close(): Promise<void>;
 }
 

@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import type { App } from '../../http/app-types.ts';
 import { PROBLEMS, ProblemError, type ProblemSlug } from '../../http/problems.ts';
 
-function escape(text: string): string {
+function escapeHtml(text: string): string {
   return text.replace(
     /[&<>"]/g,
     (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c] as string,
@@ -22,7 +22,7 @@ export function register(app: App): void {
         throw new ProblemError('not-found', `No problem type ${slug}`);
       const p = PROBLEMS[slug as ProblemSlug];
       reply.type('text/html; charset=utf-8');
-      return `<!doctype html><html><head><title>${escape(p.title)}</title></head><body><h1>${escape(p.title)}</h1><p>HTTP status ${p.status}. Type <code>/problems/${escape(slug)}</code>.</p><p>${escape(p.about)}</p></body></html>`;
+      return `<!doctype html><html><head><title>${escapeHtml(p.title)}</title></head><body><h1>${escapeHtml(p.title)}</h1><p>HTTP status ${p.status}. Type <code>/problems/${escapeHtml(slug)}</code>.</p><p>${escapeHtml(p.about)}</p></body></html>`;
     },
   );
 }

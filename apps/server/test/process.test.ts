@@ -1,0 +1,88 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { experimentConfig } from './support/harness.ts';
+import { runCli, startServer } from './support/process.ts';
+
+/** Only the variables a bare machine would have: no test JWKS, the embedded database. */
+function devEnv(dataDir: string): Record<string, string> {
+  return {
+    ARBITER_DATA_DIR: dataDir,
+    ARBITER_SESSION_JWKS_URL: '',
+    ARBITER_DATABASE_URL: '',
+    ARBITER_SECRET_KEY: '',
+  };
+}
+
+describe('the arbiter command on the embedded database', () => {
+  it('serves, mints development tokens, and keeps an experiment across a SIGKILL and restart', async () => {
+    const env = devEnv(mkdtempSync(join(tmpdir(), 'arbiter-restart-')));
+    const first = await startServer(env);
+    expect(first.output()).toContain('npx arbiter token --email');
+    const token = runCli(
+      ['token', '--email', 'dev@example.com', '--org', 'dev-org', '--role', 'admin'],
+      env,
+    );
+    expect(token.code).toBe(0);
+    const auth = { authorization: `Bearer ${token.stdout}`, 'content-type': 'application/json' };
+
+    const created = await fetch(`${first.url}/v1/experiments`, {
+      method: 'POST',
+      headers: auth,
+      body: JSON.stringify(experimentConfig({ name: 'survives-restart' })),
+    });
+    expect(created.status).toBe(201);
+    const { id } = (await created.json()) as { id: string };
+    first.child.kill('SIGKILL');
+    await first.exited;
+
+    const second = await startServer(env);
+    try {
+      const read = await fetch(`${second.url}/v1/experiments/${id}`, { headers: auth });
+      expect(read.status).toBe(200);
+      expect(await read.json()).toMatchObject({ id, name: 'survives-restart', version: 1 });
+      const who = await fetch(`${second.url}/v1/whoami`, { headers: auth });
+      expect(await who.json()).toMatchObject({ role: 'admin', email: 'dev@example.com' });
+    } finally {
+      second.child.kill('SIGTERM');
+      expect(await second.exited).toBe(0);
+    }
+  }, 120_000);
+
+  it('refuses to start with a bad setting and names it', async () => {
+    const env = { ...devEnv(mkdtempSync(join(tmpdir(), 'arbiter-bad-'))), ARBITER_PORT: 'eighty' };
+    const result = runCli(['serve'], env);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(
+      'arbiter: invalid setting ARBITER_PORT: expected a whole number, got "eighty"\n',
+    );
+  });
+
+  it('refuses development sessions on a non-loopback host', async () => {
+    const env = { ...devEnv(mkdtempSync(join(tmpdir(), 'arbiter-bad-'))), ARBITER_HOST: '0.0.0.0' };
+    const result = runCli(['serve'], env);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(
+      'ARBITER_SESSION_JWKS_URL: required when ARBITER_HOST (0.0.0.0) is not a loopback address',
+    );
+  });
+
+  it('token refuses when sessions come from an identity provider', () => {
+    const env = {
+      ...devEnv(mkdtempSync(join(tmpdir(), 'arbiter-idp-'))),
+      ARBITER_SESSION_JWKS_URL: 'https://idp.example/jwks.json',
+      ARBITER_SESSION_ISSUER: 'https://idp.example',
+    };
+    const result = runCli(['token', '--email', 'a@b.c', '--org', 'o'], env);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('sessions come from your identity provider');
+  });
+
+  it('migrate applies migrations and exits', () => {
+    const env = devEnv(mkdtempSync(join(tmpdir(), 'arbiter-migrate-')));
+    const result = runCli(['migrate'], env);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe('migrations applied (pglite)');
+  });
+});

@@ -1,0 +1,42 @@
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+export const ARBITER_BIN = fileURLToPath(new URL('../../bin/arbiter.js', import.meta.url));
+
+export interface RunningServer {
+  url: string;
+  child: ChildProcess;
+  output(): string;
+  /** Resolves when the process has exited. */
+  exited: Promise<number | null>;
+}
+
+/** Starts `arbiter serve` as its own process and resolves once it prints its URL. */
+export function startServer(env: Record<string, string>): Promise<RunningServer> {
+  const child = spawn(process.execPath, [ARBITER_BIN, 'serve'], {
+    env: { ...process.env, ARBITER_PORT: '0', ARBITER_LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const exited = new Promise<number | null>((resolve) =>
+    child.once('exit', (code) => resolve(code)),
+  );
+  return new Promise((resolve, reject) => {
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /Arbiter is running at (http:\/\/\S+)/.exec(output);
+      if (match) resolve({ url: match[1] as string, child, output: () => output, exited });
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    void exited.then((code) => reject(new Error(`arbiter serve exited with ${code}:\n${output}`)));
+  });
+}
+
+export function runCli(args: string[], env: Record<string, string>) {
+  const result = spawnSync(process.execPath, [ARBITER_BIN, ...args], {
+    env: { ...process.env, ...env },
+    encoding: 'utf8',
+  });
+  return { code: result.status, stdout: result.stdout.trim(), stderr: result.stderr };
+}
