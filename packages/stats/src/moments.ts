@@ -1,0 +1,92 @@
+import { tQuantile975 } from './distributions.ts';
+import type { StatReason } from './result.ts';
+import type { ArmSummary } from './summary.ts';
+
+/** Mean and standard deviation (ddof = 1) of one arm; carried as sd so that it never overflows as a variance would. */
+export interface Moments {
+  n: number;
+  mean: number;
+  sd: number;
+}
+
+export interface WelchCore {
+  diff: number;
+  se: number;
+  t: number;
+  df: number;
+  ciLow: number;
+  ciHigh: number;
+}
+
+/**
+ * Moments from {n, sum, sumSquares}. The one-pass variance cancels catastrophically when the
+ * spread is tiny against the mean, leaving rounding noise (which would make two identical
+ * constant arms look "significant"); anything below the rounding bound of sumSquares is zero.
+ */
+export function momentsFromSummary(s: ArmSummary): Moments | StatReason {
+  if (!Number.isFinite(s.n) || s.n < 0 || !Number.isFinite(s.sum) || !Number.isFinite(s.sumSquares))
+    return 'non_finite';
+  if (s.n === 0) return { n: 0, mean: 0, sd: 0 };
+  const mean = s.sum / s.n;
+  if (s.n < 2) return { n: s.n, mean, sd: 0 };
+  const raw = s.sumSquares - s.sum * mean;
+  const noise = 4 * s.n * Number.EPSILON * Math.abs(s.sumSquares);
+  const sd = raw <= noise ? 0 : Math.sqrt(raw / (s.n - 1));
+  return Number.isFinite(sd) ? { n: s.n, mean, sd } : 'non_finite';
+}
+
+/**
+ * Two-pass moments of a sample (what numpy does). Values beyond 2^500 are scaled by an exact
+ * power of two first, so 1e300-sized data keep a finite mean and sd.
+ */
+export function momentsFromSample(values: ArrayLike<number>): Moments | StatReason {
+  const n = values.length;
+  if (n === 0) return { n: 0, mean: 0, sd: 0 };
+  let maxAbs = 0;
+  let min = Number.POSITIVE_INFINITY;
+  let max = Number.NEGATIVE_INFINITY;
+  for (let i = 0; i < n; i++) {
+    const v = values[i] as number;
+    if (!Number.isFinite(v)) return 'non_finite';
+    maxAbs = Math.max(maxAbs, Math.abs(v));
+    min = Math.min(min, v);
+    max = Math.max(max, v);
+  }
+  const scale = maxAbs > 2 ** 500 ? 2 ** Math.ceil(Math.log2(maxAbs)) : 1;
+  let sum = 0;
+  for (let i = 0; i < n; i++) sum += (values[i] as number) / scale;
+  const scaledMean = sum / n;
+  // Identical values have exactly zero spread; the rounded mean would otherwise invent some.
+  if (n < 2 || min === max) return { n, mean: min === max ? min : scaledMean * scale, sd: 0 };
+  let m2 = 0;
+  for (let i = 0; i < n; i++) {
+    const d = (values[i] as number) / scale - scaledMean;
+    m2 += d * d;
+  }
+  const sd = Math.sqrt(m2 / (n - 1)) * scale;
+  const mean = scaledMean * scale;
+  return Number.isFinite(sd) && Number.isFinite(mean) ? { n, mean, sd } : 'non_finite';
+}
+
+/**
+ * Welch's statistic, Welch–Satterthwaite df and the 95% CI of treatment − control.
+ * Variances enter as (sd/S)² with S the larger sd, so the arithmetic is scale-free.
+ */
+export function welchCore(control: Moments, treatment: Moments): WelchCore | StatReason {
+  if (control.n === 0 || treatment.n === 0) return 'empty_arm';
+  if (control.n < 2 || treatment.n < 2) return 'too_few_users';
+  const diff = treatment.mean - control.mean;
+  if (!Number.isFinite(diff)) return 'non_finite';
+  const scale = Math.max(control.sd, treatment.sd);
+  if (scale === 0) return 'zero_variance';
+  const a = (control.sd / scale) ** 2 / control.n;
+  const b = (treatment.sd / scale) ** 2 / treatment.n;
+  const se = scale * Math.sqrt(a + b);
+  const df = (a + b) ** 2 / ((a * a) / (control.n - 1) + (b * b) / (treatment.n - 1));
+  const t = diff / se;
+  const half = tQuantile975(df) * se;
+  const ciLow = diff - half;
+  const ciHigh = diff + half;
+  if (![se, df, t, ciLow, ciHigh].every(Number.isFinite) || se === 0) return 'non_finite';
+  return { diff, se, t, df, ciLow, ciHigh };
+}

@@ -1,0 +1,45 @@
+import { studentTTwoSidedP } from './distributions.ts';
+import { type Moments, momentsFromSummary, welchCore } from './moments.ts';
+import { degenerate, liftOf, type TwoSampleResult } from './result.ts';
+import type { ArmSummary } from './summary.ts';
+
+export interface WelchResult extends TwoSampleResult<'welch_t'> {
+  /** Welch–Satterthwaite degrees of freedom (0 when not computable). */
+  df: number;
+}
+
+/**
+ * Welch's unequal-variance t-test of treatment − control over mergeable summaries
+ * (scipy.stats.ttest_ind(treatment, control, equal_var=False)), with the 95% t-interval
+ * of the difference in means on the Welch–Satterthwaite df.
+ */
+export function welchTest(control: ArmSummary, treatment: ArmSummary): WelchResult {
+  const c = momentsFromSummary(control);
+  const t = momentsFromSummary(treatment);
+  if (typeof c === 'string' || typeof t === 'string') {
+    return { ...degenerate('welch_t', 'non_finite', control.n, treatment.n), df: 0 };
+  }
+  return welchFromMoments(c, t);
+}
+
+export function welchFromMoments(c: Moments, t: Moments): WelchResult {
+  const core = welchCore(c, t);
+  if (typeof core === 'string') {
+    const means = { control: c.mean, treatment: t.mean };
+    return { ...degenerate('welch_t', core, c.n, t.n, means), df: 0 };
+  }
+  return {
+    test: 'welch_t',
+    ok: true,
+    reason: null,
+    statistic: core.t,
+    p_value: studentTTwoSidedP(core.t, core.df),
+    effect: core.diff,
+    ci_low: core.ciLow,
+    ci_high: core.ciHigh,
+    lift: liftOf(core.diff, c.mean),
+    n_control: c.n,
+    n_treatment: t.n,
+    df: core.df,
+  };
+}

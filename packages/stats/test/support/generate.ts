@@ -1,0 +1,129 @@
+import { createRng, type Rng } from '../../src/rng.ts';
+
+/** Seeded draws for the oracle data sets; reproducible so a failing case can be replayed. */
+export class Draw {
+  private readonly rng: Rng;
+  private spare: number | null = null;
+
+  constructor(seed: number) {
+    this.rng = createRng(seed);
+  }
+
+  /** Uniform in [0, 1) with 53 random bits. */
+  uniform(): number {
+    const a = this.rng.nextUint32() >>> 5;
+    const b = this.rng.nextUint32() >>> 6;
+    return (a * 67108864 + b) / 9007199254740992;
+  }
+
+  int(lo: number, hi: number): number {
+    return lo + this.rng.nextInt(hi - lo + 1);
+  }
+
+  pick<T>(items: readonly T[]): T {
+    return items[this.rng.nextInt(items.length)] as T;
+  }
+
+  /** Box–Muller; the second variate is kept for the next call. */
+  normal(mean = 0, sd = 1): number {
+    if (this.spare !== null) {
+      const z = this.spare;
+      this.spare = null;
+      return mean + sd * z;
+    }
+    let u = 0;
+    while (u === 0) u = this.uniform();
+    const r = Math.sqrt(-2 * Math.log(u));
+    const theta = 2 * Math.PI * this.uniform();
+    this.spare = r * Math.sin(theta);
+    return mean + sd * r * Math.cos(theta);
+  }
+
+  lognormal(mu: number, sigma: number): number {
+    return Math.exp(this.normal(mu, sigma));
+  }
+
+  /** Knuth's product method for small λ, a rounded normal approximation past 500. */
+  poisson(lambda: number): number {
+    if (lambda > 500) return Math.max(0, Math.round(this.normal(lambda, Math.sqrt(lambda))));
+    const limit = Math.exp(-lambda);
+    let k = 0;
+    let p = this.uniform();
+    while (p > limit) {
+      k++;
+      p *= this.uniform();
+    }
+    return k;
+  }
+
+  bernoulli(p: number): number {
+    return this.uniform() < p ? 1 : 0;
+  }
+
+  many(n: number, f: () => number): number[] {
+    return Array.from({ length: n }, f);
+  }
+}
+
+export type DatasetKind = 'normal' | 'latency' | 'tokens' | 'conversion' | 'revenue';
+
+export interface Dataset {
+  name: string;
+  kind: DatasetKind;
+  control: number[];
+  treatment: number[];
+}
+
+/** One two-arm data set shaped like a metric the pipeline analyses; effect sometimes zero. */
+export function dataset(d: Draw, kind: DatasetKind, index: number): Dataset {
+  const nC = d.int(20, 600);
+  const nT = d.pick([nC, d.int(20, 600)]);
+  const lift = d.pick([0, 0, 0.02, 0.1, 0.3]);
+  let control: number[];
+  let treatment: number[];
+  switch (kind) {
+    case 'normal': {
+      const sdC = d.pick([1, 15, 250]);
+      const sdT = sdC * d.pick([1, 1, 0.5, 2]);
+      control = d.many(nC, () => d.normal(100, sdC));
+      treatment = d.many(nT, () => d.normal(100 * (1 + lift), sdT));
+      break;
+    }
+    case 'latency': {
+      const sigma = d.pick([0.4, 0.8, 1.2]);
+      control = d.many(nC, () => Math.round(d.lognormal(Math.log(300), sigma) * 10) / 10);
+      treatment = d.many(
+        nT,
+        () => Math.round(d.lognormal(Math.log(300 * (1 + lift)), sigma) * 10) / 10,
+      );
+      break;
+    }
+    case 'tokens': {
+      const lambda = d.pick([3, 40, 400, 900]);
+      control = d.many(nC, () => d.poisson(lambda));
+      treatment = d.many(nT, () => d.poisson(lambda * (1 + lift)));
+      break;
+    }
+    case 'conversion': {
+      const p = 0.01 + 0.04 * d.uniform();
+      const scale = d.int(3, 10);
+      control = d.many(nC * scale, () => d.bernoulli(p));
+      treatment = d.many(nT * scale, () => d.bernoulli(Math.min(1, p * (1 + lift))));
+      break;
+    }
+    case 'revenue': {
+      const zero = d.pick([0.8, 0.9, 0.97]);
+      const value = (m: number) =>
+        d.uniform() < zero ? 0 : Math.round(d.lognormal(Math.log(m), 1) * 100) / 100;
+      control = d.many(nC, () => value(20));
+      treatment = d.many(nT, () => value(20 * (1 + lift)));
+      break;
+    }
+  }
+  return {
+    name: `${kind} #${index} (n ${control.length}/${treatment.length}, lift ${lift})`,
+    kind,
+    control,
+    treatment,
+  };
+}

@@ -1,0 +1,39 @@
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const ORACLE = fileURLToPath(new URL('../../oracle/oracle.py', import.meta.url));
+
+export interface OracleReply {
+  versions: Record<string, string>;
+  results: Record<string, unknown>[];
+}
+
+/**
+ * Runs oracle/oracle.py once for every case. A missing interpreter or missing scipy is a
+ * failure, never a skip: the golden comparisons are the point of this package's tests.
+ */
+export function runOracle(cases: readonly Record<string, unknown>[]): OracleReply {
+  const python = process.env.ARBITER_PYTHON || 'python3';
+  const run = spawnSync(python, [ORACLE], {
+    input: JSON.stringify({ cases }),
+    encoding: 'utf8',
+    maxBuffer: 256 * 1024 * 1024,
+  });
+  if (run.error || run.status !== 0) {
+    const why = run.error ? `${run.error.message}; ` : '';
+    throw new Error(
+      `stats oracle failed: ${python} ${ORACLE} (${why}exit status ${run.status}).\n${(run.stderr ?? '').trim()}\nSet ARBITER_PYTHON to a Python with packages/stats/oracle/requirements.txt installed.`,
+    );
+  }
+  const reply = JSON.parse(run.stdout) as OracleReply;
+  if (reply.results.length !== cases.length) {
+    throw new Error(`stats oracle: ${reply.results.length} results for ${cases.length} cases`);
+  }
+  return reply;
+}
+
+/** |actual − expected| <= abs + rel·|expected|, with the tolerance in the failure message. */
+export function closeTo(actual: number, expected: unknown, rel: number, abs = 0): boolean {
+  if (typeof expected !== 'number') return false;
+  return Math.abs(actual - expected) <= abs + rel * Math.abs(expected);
+}
