@@ -1,3 +1,12 @@
 import { defineConfig } from 'vitest/config';
 
-export default defineConfig({ test: { name: 'server', include: ['test/**/*.test.ts'] } });
+// Generous guards: some tests start real server processes on a shared 2-core machine.
+// They bound a hung test; no test asserts on time.
+export default defineConfig({
+  test: {
+    name: 'server',
+    include: ['test/**/*.test.ts'],
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
+  },
+});

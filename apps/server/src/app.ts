@@ -7,7 +7,9 @@ import type { App } from './http/app-types.ts';
 import { registerErrorHandling } from './http/error-handler.ts';
 import { validatorCompiler } from './http/validators.ts';
 import { dashboardRoutes } from './routes/dashboard/index.ts';
+import { ingestRoutes } from './routes/ingest/index.ts';
 import * as problemDocs from './routes/public/problem-docs.ts';
+import { webhookRoutes } from './routes/webhooks/index.ts';
 
 export const API_VERSION = '1.0.0';
 
@@ -56,6 +58,8 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
   app.get('/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   problemDocs.register(app);
   await app.register(async (plane) => dashboardRoutes(plane as unknown as App, ctx));
+  await app.register(async (plane) => ingestRoutes(plane as unknown as App, ctx));
+  await app.register(async (plane) => webhookRoutes(plane as unknown as App, ctx));
 
   return app;
 }

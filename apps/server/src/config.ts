@@ -18,6 +18,13 @@ export interface Config {
   platformOwnerEmails: string[];
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   bodyLimitBytes: number;
+  /** Plan limits (allowances) are applied; false for self-hosting without billing. */
+  enforceLimits: boolean;
+  /** Requests per minute per key on the ingest plane. */
+  rateLimitPublishablePerMinute: number;
+  rateLimitSecretPerMinute: number;
+  /** Start the ingest drain worker in this process. */
+  ingestWorker: boolean;
 }
 
 export class ConfigError extends Error {
@@ -47,6 +54,14 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
   if (n < min || n > max)
     throw new ConfigError(name, `must be between ${min} and ${max}, got ${n}`);
   return n;
+}
+
+function flag(env: Env, name: string, fallback: boolean): boolean {
+  const raw = text(env, name);
+  if (raw === null) return fallback;
+  if (['true', '1', 'yes'].includes(raw.toLowerCase())) return true;
+  if (['false', '0', 'no'].includes(raw.toLowerCase())) return false;
+  throw new ConfigError(name, `expected true or false, got "${raw}"`);
 }
 
 function isLoopback(host: string): boolean {
@@ -93,6 +108,22 @@ export function loadConfig(env: Env, cwd = process.cwd()): Config {
       .filter((e) => e !== ''),
     logLevel: logLevel as Config['logLevel'],
     bodyLimitBytes: integer(env, 'ARBITER_BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
+    enforceLimits: flag(env, 'ARBITER_ENFORCE_LIMITS', true),
+    rateLimitPublishablePerMinute: integer(
+      env,
+      'ARBITER_RATE_LIMIT_PUBLISHABLE_PER_MINUTE',
+      6_000,
+      1,
+      100_000_000,
+    ),
+    rateLimitSecretPerMinute: integer(
+      env,
+      'ARBITER_RATE_LIMIT_SECRET_PER_MINUTE',
+      60_000,
+      1,
+      100_000_000,
+    ),
+    ingestWorker: flag(env, 'ARBITER_INGEST_WORKER', true),
   };
 }
 

@@ -5,7 +5,12 @@ import { createSessionVerifier, type SessionVerifier } from './auth/session-veri
 import { type Config, isDevelopmentSessions } from './config.ts';
 import { createSecretBox, type SecretBox } from './crypto/secret-box.ts';
 import { type Database, type DatabaseHandle, openDatabase } from './db/connect.ts';
+import { ApiKeyCache } from './domain/api-key-cache.ts';
+import { OrgStateCache } from './domain/client-config.ts';
 import { IdentityResolver } from './domain/identity.ts';
+import { DrainWorker } from './ingest/drain-worker.ts';
+import { PostgresQueue } from './ingest/postgres-queue.ts';
+import type { IngestQueue } from './ingest/queue.ts';
 
 export interface Clock {
   now(): Date;
@@ -20,6 +25,10 @@ export interface Context {
   identity: IdentityResolver;
   secretBox: SecretBox | null;
   clock: Clock;
+  apiKeys: ApiKeyCache;
+  orgState: OrgStateCache;
+  queue: IngestQueue;
+  worker: DrainWorker;
   close(): Promise<void>;
 }
 
@@ -58,6 +67,9 @@ export async function createContext(config: Config, parts: ContextParts = {}): P
         : { kind: 'postgres', url: config.databaseUrl },
     ));
   const secretKey = secretKeyOf(config);
+  const clock = parts.clock ?? systemClock;
+  const queue = new PostgresQueue(handle.db);
+  const worker = new DrainWorker(queue);
   return {
     config,
     db: handle.db,
@@ -65,7 +77,14 @@ export async function createContext(config: Config, parts: ContextParts = {}): P
     sessions: await createSessionVerifier(config),
     identity: new IdentityResolver(handle.db),
     secretBox: secretKey === null ? null : createSecretBox(secretKey),
-    clock: parts.clock ?? systemClock,
-    close: () => handle.close(),
+    clock,
+    apiKeys: new ApiKeyCache(handle.db, clock),
+    orgState: new OrgStateCache(handle.db, clock),
+    queue,
+    worker,
+    close: async () => {
+      await worker.stop();
+      await handle.close();
+    },
   };
 }

@@ -7,6 +7,7 @@ import { createContext } from './context.ts';
 export async function serve(config: Config): Promise<void> {
   const ctx = await createContext(config);
   const app = await buildApp(ctx);
+  if (config.ingestWorker) ctx.worker.start();
   let closing = false;
   const shutdown = async (signal: string) => {
     if (closing) return;

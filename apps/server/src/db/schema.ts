@@ -2,6 +2,9 @@ import { sql } from 'drizzle-orm';
 import {
   bigint,
   bigserial,
+  boolean,
+  date,
+  doublePrecision,
   index,
   integer,
   jsonb,
@@ -22,6 +25,8 @@ export const orgs = pgTable('orgs', {
   name: text('name'),
   /** Rises with every experiment change of the org; clients compare it to their cache. */
   configVersion: bigint('config_version', { mode: 'number' }).notNull().default(0),
+  /** Plan from the billing provider; an org that never checked out is on free. */
+  plan: text('plan').notNull().default('free'),
   createdAt: createdAt(),
 });
 
@@ -151,3 +156,87 @@ export const feedback = pgTable('feedback', {
   page: text('page'),
   createdAt: createdAt(),
 });
+
+/**
+ * The ledger of accepted event ids: the acceptance transaction checks it, so a retried event
+ * is acknowledged but queued and metered once.
+ */
+export const acceptedEvents = pgTable(
+  'accepted_events',
+  {
+    orgId: uuid('org_id').notNull(),
+    eventId: text('event_id').notNull(),
+    acceptedAt: timestamp('accepted_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.orgId, t.eventId] })],
+);
+
+/** The durable ingest queue: one row per accepted batch, deleted by the worker that stores it. */
+export const ingestQueue = pgTable('ingest_queue', {
+  seq: bigserial('seq', { mode: 'number' }).primaryKey(),
+  orgId: uuid('org_id').notNull(),
+  events: jsonb('events').notNull(),
+  enqueuedAt: timestamp('enqueued_at', { withTimezone: true }).notNull().defaultNow(),
+});
+
+/** Raw events, kept for the plan's retention. */
+export const events = pgTable(
+  'events',
+  {
+    orgId: uuid('org_id').notNull(),
+    eventId: text('event_id').notNull(),
+    type: text('type').notNull(),
+    experimentId: uuid('experiment_id').notNull(),
+    userId: text('user_id').notNull(),
+    variant: text('variant'),
+    occurredAt: timestamp('occurred_at', { withTimezone: true }).notNull(),
+    receivedAt: timestamp('received_at', { withTimezone: true }).notNull(),
+    latencyMs: doublePrecision('latency_ms'),
+    inputTokens: doublePrecision('input_tokens'),
+    outputTokens: doublePrecision('output_tokens'),
+    costUsd: doublePrecision('cost_usd'),
+    model: text('model'),
+    error: text('error'),
+    prompt: text('prompt'),
+    response: text('response'),
+    businessMetric: text('business_metric'),
+    value: doublePrecision('value'),
+    metadata: jsonb('metadata'),
+    isTest: boolean('is_test').notNull().default(false),
+  },
+  (t) => [
+    primaryKey({ columns: [t.orgId, t.eventId] }),
+    index('events_experiment_time').on(t.experimentId, t.occurredAt),
+  ],
+);
+
+/**
+ * Per user, per UTC day, per measure: count, sum and sum of squares. The analysis reads
+ * these, never a scan of raw events, so retention never shortens an analysis window.
+ */
+export const userDayAggregates = pgTable(
+  'user_day_aggregates',
+  {
+    experimentId: uuid('experiment_id').notNull(),
+    day: date('day', { mode: 'string' }).notNull(),
+    userId: text('user_id').notNull(),
+    measure: text('measure').notNull(),
+    variant: text('variant').notNull(),
+    n: bigint('n', { mode: 'number' }).notNull(),
+    sum: doublePrecision('sum').notNull(),
+    sumSquares: doublePrecision('sum_squares').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.experimentId, t.day, t.measure, t.variant, t.userId] })],
+);
+
+/** Metered usage per org per UTC calendar month (YYYY-MM). */
+export const usageCounters = pgTable(
+  'usage_counters',
+  {
+    orgId: uuid('org_id').notNull(),
+    month: text('month').notNull(),
+    events: bigint('events', { mode: 'number' }).notNull().default(0),
+    judgeEvaluations: bigint('judge_evaluations', { mode: 'number' }).notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.orgId, t.month] })],
+);

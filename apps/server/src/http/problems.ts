@@ -86,6 +86,33 @@ export const PROBLEMS = {
     about:
       'This deployment has no `ARBITER_SECRET_KEY`, so secrets cannot be stored for later use.',
   },
+  'import-format': {
+    status: 400,
+    title: 'The import payload cannot be read',
+    about:
+      'The payload as a whole is unusable (no CSV header, JSON that is not an array, too many rows). Rows are otherwise checked one by one.',
+  },
+  'rate-limited': {
+    status: 429,
+    title: 'Too many requests',
+    about: 'This key sent more requests than its per-minute limit. Wait for `Retry-After` seconds.',
+  },
+  'allowance-exceeded': {
+    status: 429,
+    title: 'Monthly event allowance used up',
+    about:
+      "The org's plan does not bill overage and this UTC month's event allowance is used. Counters reset at 00:00 UTC on the 1st; `Retry-After` says when.",
+  },
+  'test-event-limit': {
+    status: 429,
+    title: 'Too many test events',
+    about: 'At most 5 test events per experiment per hour.',
+  },
+  'invalid-signature': {
+    status: 401,
+    title: 'Signature not valid',
+    about: 'The webhook signature is missing, malformed, too old or does not match the body.',
+  },
   'internal-error': {
     status: 500,
     title: 'Internal error',

@@ -29,3 +29,8 @@ export function validatorCompiler({
   const compiler = byPart[(httpPart ?? 'body') as keyof typeof byPart] ?? byPart.body;
   return compiler.compile(schema as object);
 }
+
+/** A standalone validator with the body rules, for records checked one by one (events, import rows). */
+export function compileBodyValidator(schema: object) {
+  return byPart.body.compile(schema);
+}

@@ -18,7 +18,9 @@ export function register(app: App, ctx: Context): void {
       },
     },
     async (request, reply) => {
-      const experiment = await createExperiment(ctx.db, callerOf(request), request.body);
+      const caller = callerOf(request);
+      const experiment = await createExperiment(ctx.db, caller, request.body);
+      ctx.orgState.invalidate(caller.orgId);
       reply.status(201).header('location', `/v1/experiments/${experiment.id}`);
       return experiment;
     },

@@ -8,7 +8,11 @@ import * as getExperiment from './get-experiment.ts';
 import * as keys from './keys.ts';
 import * as listExperimentVersions from './list-experiment-versions.ts';
 import * as listExperiments from './list-experiments.ts';
+import * as live from './live.ts';
+import * as testEvent from './test-event.ts';
+import * as traffic from './traffic.ts';
 import * as updateExperiment from './update-experiment.ts';
+import * as usage from './usage.ts';
 import * as webhookSecrets from './webhook-secrets.ts';
 import * as whoami from './whoami.ts';
 
@@ -21,6 +25,10 @@ export async function dashboardRoutes(app: App, ctx: Context): Promise<void> {
   getExperiment.register(app, ctx);
   updateExperiment.register(app, ctx);
   listExperimentVersions.register(app, ctx);
+  testEvent.register(app, ctx);
+  live.register(app, ctx);
+  traffic.register(app, ctx);
+  usage.register(app, ctx);
   whoami.register(app, ctx);
   feedback.registerList(app, ctx);
   feedback.registerSubmit(app, ctx);

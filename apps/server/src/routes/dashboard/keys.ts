@@ -50,8 +50,11 @@ export function registerRotate(app: App, ctx: Context): void {
       },
     },
     async (request, reply) => {
+      const key = await rotateKey(ctx.db, ctx.secretBox, callerOf(request), request.body.scope);
+      // The previous key must stop working at once, also for cached lookups.
+      ctx.apiKeys.clear();
       reply.status(201);
-      return rotateKey(ctx.db, ctx.secretBox, callerOf(request), request.body.scope);
+      return key;
     },
   );
 }

@@ -19,6 +19,11 @@ export function register(app: App, ctx: Context): void {
         response: { 200: ExperimentSchema, ...problemResponses(400, 401, 403, 404, 413, 415) },
       },
     },
-    async (request) => updateExperiment(ctx.db, callerOf(request), request.params.id, request.body),
+    async (request) => {
+      const caller = callerOf(request);
+      const experiment = await updateExperiment(ctx.db, caller, request.params.id, request.body);
+      ctx.orgState.invalidate(caller.orgId);
+      return experiment;
+    },
   );
 }

@@ -1,0 +1,132 @@
+import { and, eq } from 'drizzle-orm';
+import type { Clock } from '../context.ts';
+import type { Database } from '../db/connect.ts';
+import { experiments, experimentVersions, orgs } from '../db/schema.ts';
+import { type BucketMap, clientRanges } from './experiments/bucket-map.ts';
+import type { ExperimentConfig, Variant } from './experiments/config-schema.ts';
+import { type Plan, planOf } from './plans.ts';
+
+/** One experiment as the client libraries receive it (docs/wire-format.md). */
+export interface ClientExperiment {
+  id: string;
+  name: string;
+  version: number;
+  salt: string;
+  bucket_count: number;
+  ranges: Array<{ variant: string; start: number; end: number }>;
+  variants: Variant[];
+}
+
+export interface OrgState {
+  orgId: string;
+  configVersion: number;
+  plan: Plan;
+  etag: string;
+  body: { config_version: number; bucketing_version: '1'; experiments: ClientExperiment[] };
+  /** By id and by name: both address the same experiment. */
+  lookup: Map<string, ClientExperiment & { control: string | null; variantKeys: Set<string> }>;
+}
+
+async function loadExperiments(
+  db: Database,
+  orgId: string,
+): Promise<Array<{ client: ClientExperiment; control: string | null }>> {
+  const found = await db
+    .select({ row: experiments, version: experimentVersions })
+    .from(experiments)
+    .innerJoin(
+      experimentVersions,
+      and(
+        eq(experimentVersions.experimentId, experiments.id),
+        eq(experimentVersions.version, experiments.currentVersion),
+      ),
+    )
+    .where(eq(experiments.orgId, orgId))
+    .orderBy(experiments.createdAt, experiments.id);
+  return found.map(({ row, version }) => {
+    const config = version.config as ExperimentConfig;
+    const client: ClientExperiment = {
+      id: row.id,
+      name: config.name,
+      version: version.version,
+      salt: config.salt,
+      bucket_count: config.bucket_count,
+      ranges: clientRanges(version.bucketMap as BucketMap),
+      variants: config.variants,
+    };
+    // The control arm is the first slice of the allocation.
+    return { client, control: config.allocation[0]?.variant ?? null };
+  });
+}
+
+/**
+ * The org's client config and plan, kept in memory so assign and ingest make no database round
+ * trip per request. An entry is re-validated against orgs.config_version once it is older than
+ * `maxAgeMs`, so a change made by another process is followed within that time; changes made
+ * in this process invalidate at once.
+ */
+export class OrgStateCache {
+  private readonly entries = new Map<string, { state: OrgState; checkedAt: number }>();
+  private readonly inflight = new Map<string, Promise<OrgState>>();
+
+  constructor(
+    private readonly db: Database,
+    private readonly clock: Clock,
+    private readonly maxAgeMs = 1000,
+  ) {}
+
+  invalidate(orgId: string): void {
+    this.entries.delete(orgId);
+  }
+
+  async get(orgId: string): Promise<OrgState> {
+    const entry = this.entries.get(orgId);
+    const now = this.clock.now().getTime();
+    if (entry && now - entry.checkedAt < this.maxAgeMs) return entry.state;
+    let pending = this.inflight.get(orgId);
+    if (!pending) {
+      pending = this.refresh(orgId, entry?.state).finally(() => this.inflight.delete(orgId));
+      this.inflight.set(orgId, pending);
+    }
+    return pending;
+  }
+
+  private async refresh(orgId: string, previous: OrgState | undefined): Promise<OrgState> {
+    const [org] = await this.db
+      .select({ configVersion: orgs.configVersion, plan: orgs.plan })
+      .from(orgs)
+      .where(eq(orgs.id, orgId));
+    const configVersion = org?.configVersion ?? 0;
+    const plan = planOf(org?.plan ?? 'free');
+    let state: OrgState;
+    if (previous && previous.configVersion === configVersion) {
+      state = { ...previous, plan };
+    } else {
+      const list = await loadExperiments(this.db, orgId);
+      const lookup: OrgState['lookup'] = new Map();
+      for (const { client, control } of list) {
+        const enriched = {
+          ...client,
+          control,
+          variantKeys: new Set(client.variants.map((v) => v.key)),
+        };
+        lookup.set(client.id, enriched);
+        lookup.set(client.name, enriched);
+      }
+      state = {
+        orgId,
+        configVersion,
+        plan,
+        etag: `"${configVersion}"`,
+        body: {
+          config_version: configVersion,
+          bucketing_version: '1',
+          experiments: list.map((e) => e.client),
+        },
+        lookup,
+      };
+    }
+    this.entries.set(orgId, { state, checkedAt: this.clock.now().getTime() });
+    return state;
+  }
+}

@@ -1,0 +1,70 @@
+import { randomUUID } from 'node:crypto';
+import { and, asc, eq, gt } from 'drizzle-orm';
+import type { Context } from '../context.ts';
+import { auditLog } from '../db/schema.ts';
+import { ProblemError } from '../http/problems.ts';
+import { acceptEvents } from '../ingest/accept.ts';
+import { refuseIfNothingAccepted } from '../ingest/refusal.ts';
+import { recordAudit } from './audit.ts';
+import type { Caller } from './identity.ts';
+
+export const TEST_EVENTS_PER_HOUR = 5;
+export const TEST_USER_PREFIX = 'svc-test-';
+const HOUR_MS = 3600_000;
+
+/**
+ * One exposure through the real ingest path, for the control arm, by a reserved test user.
+ * The hourly cap is counted from the audit trail, which records every test event anyway.
+ */
+export async function sendTestEvent(ctx: Context, caller: Caller, experimentId: string) {
+  const now = ctx.clock.now();
+  const state = await ctx.orgState.get(caller.orgId);
+  const experiment = state.lookup.get(experimentId);
+  if (!experiment || experiment.id !== experimentId) {
+    throw new ProblemError('experiment-not-found', `No experiment ${experimentId} in your org`);
+  }
+  const recent = await ctx.db
+    .select({ at: auditLog.createdAt })
+    .from(auditLog)
+    .where(
+      and(
+        eq(auditLog.orgId, caller.orgId),
+        eq(auditLog.targetId, experimentId),
+        eq(auditLog.action, 'experiment.test_event'),
+        gt(auditLog.createdAt, new Date(now.getTime() - HOUR_MS)),
+      ),
+    )
+    .orderBy(asc(auditLog.createdAt));
+  if (recent.length >= TEST_EVENTS_PER_HOUR) {
+    const freesAt =
+      (recent[recent.length - TEST_EVENTS_PER_HOUR] as { at: Date }).at.getTime() + HOUR_MS;
+    throw new ProblemError(
+      'test-event-limit',
+      `At most ${TEST_EVENTS_PER_HOUR} test events per experiment per hour; the next one is possible at ${new Date(freesAt).toISOString()}`,
+      {},
+      { 'retry-after': String(Math.max(1, Math.ceil((freesAt - now.getTime()) / 1000))) },
+    );
+  }
+  const event = {
+    event_id: randomUUID(),
+    type: 'exposure',
+    experiment_id: experimentId,
+    user_id: `${TEST_USER_PREFIX}${randomUUID()}`,
+    timestamp: now.toISOString(),
+    variant: experiment.control,
+    metadata: { arbiter_test: true },
+  };
+  const outcome = await acceptEvents(ctx, caller.orgId, [event]);
+  if (outcome.accepted !== 1) {
+    refuseIfNothingAccepted(outcome, () => '#');
+  }
+  await recordAudit(ctx.db, {
+    orgId: caller.orgId,
+    actorUserId: caller.userId,
+    action: 'experiment.test_event',
+    targetType: 'experiment',
+    targetId: experimentId,
+    details: { event_id: event.event_id, user_id: event.user_id, variant: event.variant },
+  });
+  return { event_id: event.event_id, user_id: event.user_id, variant: event.variant };
+}

@@ -1,0 +1,28 @@
+import { and, eq } from 'drizzle-orm';
+import type { Database } from '../db/connect.ts';
+import { orgs, usageCounters } from '../db/schema.ts';
+import { PLAN_LIMITS, planOf } from './plans.ts';
+import { monthResetsAt, usageMonth } from './usage-month.ts';
+
+/** This UTC month's metered usage against the plan's allowances. */
+export async function usageSummary(db: Database, orgId: string, now: Date, enforced: boolean) {
+  const month = usageMonth(now);
+  const [org] = await db.select({ plan: orgs.plan }).from(orgs).where(eq(orgs.id, orgId));
+  const [counter] = await db
+    .select()
+    .from(usageCounters)
+    .where(and(eq(usageCounters.orgId, orgId), eq(usageCounters.month, month)));
+  const limits = PLAN_LIMITS[planOf(org?.plan ?? 'free')];
+  return {
+    plan: limits.plan,
+    month,
+    events: { used: counter?.events ?? 0, included: limits.monthly_event_allowance },
+    judge_evaluations: {
+      used: counter?.judgeEvaluations ?? 0,
+      included: limits.monthly_judge_allowance,
+    },
+    overage_billed: limits.bills_overage,
+    resets_at: monthResetsAt(now).toISOString(),
+    enforced,
+  };
+}

@@ -1,0 +1,74 @@
+import type { Context } from '../context.ts';
+import { PLAN_LIMITS } from '../domain/plans.ts';
+import { monthResetsAt, usageMonth } from '../domain/usage-month.ts';
+import { checkEvent } from './validate-event.ts';
+
+export interface Rejection {
+  /** Index in the submitted batch (or 1-based line for imports, mapped by the caller). */
+  index: number;
+  detail: string;
+}
+
+export interface AcceptOutcome {
+  /** Events acknowledged: newly queued plus retries of events already accepted. */
+  accepted: number;
+  rejected: Rejection[];
+  configVersion: number;
+  /** Valid events refused only because the monthly allowance is used up. */
+  overAllowance: number;
+  allowance: number;
+  resetsAt: Date;
+  now: Date;
+}
+
+/**
+ * The whole acceptance path of every ingest route: check each event on its own, then meter,
+ * de-duplicate and queue the valid ones durably in one step. Returns once they survive a crash.
+ */
+export async function acceptEvents(
+  ctx: Context,
+  orgId: string,
+  raw: readonly unknown[],
+): Promise<AcceptOutcome> {
+  const now = ctx.clock.now();
+  const state = await ctx.orgState.get(orgId);
+  const limits = PLAN_LIMITS[state.plan];
+  const rejected: Rejection[] = [];
+  const valid = [];
+  const indexOf = new Map<string, number[]>();
+  for (const [index, item] of raw.entries()) {
+    const check = checkEvent(item, state, now);
+    if (!check.ok) {
+      rejected.push({ index, detail: check.detail });
+      continue;
+    }
+    valid.push(check.event);
+    indexOf.set(check.event.event_id, [...(indexOf.get(check.event.event_id) ?? []), index]);
+  }
+  const enforce = ctx.config.enforceLimits && !limits.bills_overage;
+  const base = {
+    configVersion: state.configVersion,
+    allowance: limits.monthly_event_allowance,
+    resetsAt: monthResetsAt(now),
+    now,
+  };
+  if (valid.length === 0) return { ...base, accepted: 0, rejected, overAllowance: 0 };
+  const result = await ctx.queue.enqueue({
+    orgId,
+    events: valid,
+    month: usageMonth(now),
+    allowance: enforce ? limits.monthly_event_allowance : null,
+  });
+  if (result.queued.length > 0) ctx.worker.kick();
+  const refusal = `over the monthly allowance of ${limits.monthly_event_allowance} events on the ${state.plan} plan; it resets at ${base.resetsAt.toISOString()}`;
+  for (const id of result.refused) {
+    for (const index of indexOf.get(id) ?? []) rejected.push({ index, detail: refusal });
+  }
+  rejected.sort((a, b) => a.index - b.index);
+  return {
+    ...base,
+    accepted: result.queued.length + result.duplicates.length,
+    rejected,
+    overAllowance: result.refused.length,
+  };
+}

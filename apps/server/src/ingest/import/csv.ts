@@ -1,0 +1,155 @@
+import { type CsvRecord, csvRecords } from './csv-records.ts';
+import { describeJsonValue, isJsonObject, jsonErrorMessage } from './json-object.ts';
+import {
+  checkRowCap,
+  ImportFormatError,
+  type ImportRow,
+  type ImportRowError,
+  type ParsedImport,
+} from './types.ts';
+
+/** The Event fields a CSV header may name (docs/wire-format.md); any subset, in any order. */
+export const CSV_COLUMNS = [
+  'event_id',
+  'type',
+  'experiment_id',
+  'user_id',
+  'timestamp',
+  'variant',
+  'latency_ms',
+  'input_tokens',
+  'output_tokens',
+  'cost_usd',
+  'model',
+  'error',
+  'prompt',
+  'response',
+  'business_metric',
+  'value',
+  'metadata',
+] as const;
+
+export type CsvColumn = (typeof CSV_COLUMNS)[number];
+
+const KNOWN = new Set<string>(CSV_COLUMNS);
+const NUMERIC = new Set<CsvColumn>([
+  'latency_ms',
+  'input_tokens',
+  'output_tokens',
+  'cost_usd',
+  'value',
+]);
+// Plain decimal notation only: Number() would also take "0x1f", "Infinity" and "1_000"-like
+// typos that a spreadsheet never writes on purpose.
+const DECIMAL = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
+
+function plural(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? '' : 's'}`;
+}
+
+/** Quotes a cell for an error detail without echoing a whole misplaced prompt back. */
+function snippet(cell: string): string {
+  return JSON.stringify(cell.length > 40 ? `${cell.slice(0, 40)}…` : cell);
+}
+
+function readHeader(record: CsvRecord): CsvColumn[] {
+  if (record.problem) {
+    throw new ImportFormatError(
+      `header row, column ${record.problem.field + 1}: ${record.problem.problem}`,
+      record.line,
+    );
+  }
+  // Surrounding spaces in a name are a typing habit ("event_id, type"), never meaningful.
+  const names = record.fields.map((f) => f.trim());
+  const unknown = names.filter((name) => !KNOWN.has(name));
+  if (unknown.length > 0) {
+    throw new ImportFormatError(
+      `the header row must name the columns; unknown column names ${unknown
+        .map((name) => JSON.stringify(name))
+        .join(', ')} (known: ${CSV_COLUMNS.join(', ')})`,
+      record.line,
+    );
+  }
+  const duplicated = names.filter((name, i) => names.indexOf(name) !== i);
+  if (duplicated.length > 0) {
+    throw new ImportFormatError(
+      `duplicate column names in the header row: ${[...new Set(duplicated)]
+        .map((name) => JSON.stringify(name))
+        .join(', ')}`,
+      record.line,
+    );
+  }
+  return names as CsvColumn[];
+}
+
+/** The reason a record cannot become an event at all, before its cells are looked at. */
+function recordProblem(record: CsvRecord, header: readonly CsvColumn[]): string | undefined {
+  if (record.problem) {
+    const { field, problem } = record.problem;
+    return `${header[field] ?? `field ${field + 1}`}: ${problem}`;
+  }
+  if (record.fields.length !== header.length) {
+    return `expected ${plural(header.length, 'field')}, found ${record.fields.length}`;
+  }
+  return undefined;
+}
+
+function convertCell(column: CsvColumn, cell: string): { value: unknown } | { problem: string } {
+  if (NUMERIC.has(column)) {
+    const trimmed = cell.trim();
+    const value = DECIMAL.test(trimmed) ? Number(trimmed) : Number.NaN;
+    if (!Number.isFinite(value)) return { problem: `${column}: not a number: ${snippet(cell)}` };
+    return { value };
+  }
+  if (column === 'metadata') {
+    let value: unknown;
+    try {
+      value = JSON.parse(cell);
+    } catch (err) {
+      return { problem: `metadata: not valid JSON (${jsonErrorMessage(err)})` };
+    }
+    if (!isJsonObject(value)) {
+      return { problem: `metadata: must be a JSON object, found ${describeJsonValue(value)}` };
+    }
+    return { value };
+  }
+  return { value: cell };
+}
+
+/**
+ * Parses an RFC 4180 CSV import. Empty cells leave the field out; numeric columns become
+ * numbers and `metadata` a parsed object. Every bad cell of a row is named in one error.
+ */
+export function parseCsvImport(text: string): ParsedImport {
+  const records = csvRecords(text);
+  const first = records.next();
+  if (first.done) {
+    throw new ImportFormatError(
+      `no header row: the first line must name the columns (${CSV_COLUMNS.join(', ')})`,
+    );
+  }
+  const header = readHeader(first.value);
+  const rows: ImportRow[] = [];
+  const errors: ImportRowError[] = [];
+  let count = 0;
+  for (const record of records) {
+    checkRowCap(++count);
+    const broken = recordProblem(record, header);
+    if (broken !== undefined) {
+      errors.push({ line: record.line, detail: broken });
+      continue;
+    }
+    const event: Record<string, unknown> = {};
+    const problems: string[] = [];
+    for (const [i, column] of header.entries()) {
+      const cell = record.fields[i] ?? '';
+      if (cell === '') continue;
+      const converted = convertCell(column, cell);
+      if ('problem' in converted) problems.push(converted.problem);
+      else event[column] = converted.value;
+    }
+    if (problems.length > 0) errors.push({ line: record.line, detail: problems.join('; ') });
+    else rows.push({ line: record.line, event });
+  }
+  return { rows, errors };
+}

@@ -1,0 +1,42 @@
+import type { AcceptedEvent } from './event-schema.ts';
+
+export interface EnqueueRequest {
+  orgId: string;
+  events: AcceptedEvent[];
+  /** The UTC month the events are metered in (YYYY-MM). */
+  month: string;
+  /** Events the org may still be metered this month; null when nothing is refused (overage billed or limits off). */
+  allowance: number | null;
+}
+
+export interface EnqueueResult {
+  /** New events, now durably queued and metered. */
+  queued: string[];
+  /** Already accepted earlier (a retry): acknowledged, not queued or metered again. */
+  duplicates: string[];
+  /** New events past the monthly allowance: not queued, not metered. */
+  refused: string[];
+}
+
+export interface DrainBatch {
+  orgId: string;
+  events: AcceptedEvent[];
+}
+
+/**
+ * The durable ingest queue. `enqueue` returns only once the events survive a crash; metering
+ * and de-duplication happen in the same step so a retried event is counted once.
+ */
+export interface IngestQueue {
+  enqueue(request: EnqueueRequest): Promise<EnqueueResult>;
+  /**
+   * Hands up to `maxBatches` queued batches to `store`, removing them only if `store`
+   * succeeds; returns how many events were handed over.
+   */
+  drain(
+    maxBatches: number,
+    store: (batches: DrainBatch[], tx: unknown) => Promise<void>,
+  ): Promise<number>;
+  /** Events waiting in the queue. */
+  depth(): Promise<number>;
+}

@@ -1,0 +1,28 @@
+import { ProblemError } from '../http/problems.ts';
+import type { AcceptOutcome } from './accept.ts';
+
+/** Nothing acceptable in the request: a problem that says why, instead of an empty ack. */
+export function refuseIfNothingAccepted(
+  outcome: AcceptOutcome,
+  pointerOf: (index: number) => string,
+): void {
+  if (outcome.accepted > 0) return;
+  if (outcome.overAllowance > 0) {
+    const seconds = Math.max(
+      1,
+      Math.ceil((outcome.resetsAt.getTime() - outcome.now.getTime()) / 1000),
+    );
+    throw new ProblemError(
+      'allowance-exceeded',
+      `The monthly allowance of ${outcome.allowance} events is used up; it resets at ${outcome.resetsAt.toISOString()}`,
+      { allowance: outcome.allowance, resets_at: outcome.resetsAt.toISOString() },
+      { 'retry-after': String(seconds) },
+    );
+  }
+  const errors = outcome.rejected.map((r) => ({ pointer: pointerOf(r.index), detail: r.detail }));
+  throw new ProblemError(
+    'validation-error',
+    `No event in the request is valid; first: ${errors[0]?.pointer ?? ''} ${errors[0]?.detail ?? ''}`.trim(),
+    { errors },
+  );
+}

@@ -1,0 +1,88 @@
+import { bucketOf, variantForBucket } from '@arbiter/bucketing';
+import type { OrgState } from '../domain/client-config.ts';
+import { compileBodyValidator } from '../http/validators.ts';
+import {
+  type AcceptedEvent,
+  EventSchema,
+  type IncomingEvent,
+  MAX_FUTURE_SKEW_MS,
+} from './event-schema.ts';
+
+const checkShape = compileBodyValidator(EventSchema);
+const BUSINESS_FIELDS = ['business_metric', 'value'] as const;
+const MODEL_CALL_FIELDS = [
+  'latency_ms',
+  'input_tokens',
+  'output_tokens',
+  'cost_usd',
+  'model',
+  'error',
+  'prompt',
+  'response',
+] as const;
+
+export type EventCheck = { ok: true; event: AcceptedEvent } | { ok: false; detail: string };
+
+/** `metadata.arbiter_test` marks test events (DESIGN §1). */
+export function isTestEvent(metadata: Record<string, unknown> | undefined): boolean {
+  return metadata?.arbiter_test === true;
+}
+
+/** Checks one event against the org's config; the variant is computed when the event has none. */
+export function checkEvent(raw: unknown, state: OrgState, receivedAt: Date): EventCheck {
+  if (!checkShape(raw)) {
+    const issue = checkShape.errors?.[0];
+    const path =
+      issue?.keyword === 'required'
+        ? `${issue.instancePath}/${String(issue.params.missingProperty)}`
+        : (issue?.instancePath ?? '');
+    const detail =
+      issue?.keyword === 'required'
+        ? 'is required'
+        : issue?.keyword === 'additionalProperties'
+          ? `${String(issue.params.additionalProperty)} is not a known field`
+          : (issue?.message ?? 'is not valid');
+    return { ok: false, detail: `${path.replace(/^\//, '') || 'event'}: ${detail}` };
+  }
+  const e = raw as IncomingEvent;
+  const experiment = state.lookup.get(e.experiment_id);
+  if (!experiment)
+    return { ok: false, detail: `experiment_id: no experiment "${e.experiment_id}" in this org` };
+  const occurred = Date.parse(e.timestamp);
+  if (occurred - receivedAt.getTime() > MAX_FUTURE_SKEW_MS) {
+    return { ok: false, detail: 'timestamp: more than 24 hours in the future' };
+  }
+  if (e.type === 'business_event') {
+    for (const f of BUSINESS_FIELDS)
+      if (e[f] === undefined) return { ok: false, detail: `${f}: is required for business_event` };
+  } else {
+    for (const f of BUSINESS_FIELDS)
+      if (e[f] !== undefined) return { ok: false, detail: `${f}: only business_event carries it` };
+  }
+  if (e.type !== 'model_call') {
+    for (const f of MODEL_CALL_FIELDS)
+      if (e[f] !== undefined) return { ok: false, detail: `${f}: only model_call carries it` };
+  }
+  let variant = e.variant ?? null;
+  if (variant !== null && !experiment.variantKeys.has(variant)) {
+    return { ok: false, detail: `variant: "${variant}" is not a variant of ${experiment.name}` };
+  }
+  if (variant === null) {
+    variant = variantForBucket(
+      experiment.ranges,
+      bucketOf(experiment.salt, e.user_id, experiment.bucket_count),
+    );
+  }
+  const { experiment_id: _named, variant: _sent, timestamp, ...rest } = e;
+  return {
+    ok: true,
+    event: {
+      ...rest,
+      experiment_id: experiment.id,
+      variant,
+      timestamp: new Date(occurred).toISOString(),
+      received_at: receivedAt.toISOString(),
+      is_test: isTestEvent(e.metadata),
+    },
+  };
+}

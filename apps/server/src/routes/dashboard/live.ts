@@ -1,0 +1,41 @@
+import { Type } from 'typebox';
+import type { Context } from '../../context.ts';
+import { getExperiment } from '../../domain/experiments/service.ts';
+import { liveCounts } from '../../domain/traffic.ts';
+import type { App } from '../../http/app-types.ts';
+import { problemResponses } from '../../http/responses.ts';
+import { callerOf } from '../../http/session-auth.ts';
+import { ExperimentParams } from './get-experiment.ts';
+
+export function register(app: App, ctx: Context): void {
+  app.get(
+    '/v1/experiments/:id/live',
+    {
+      schema: {
+        tags: ['results'],
+        summary:
+          'Uncorrected in-flight exposure counts per variant. No p-values: not a basis for decisions',
+        params: ExperimentParams,
+        response: {
+          200: Type.Object({
+            experiment_id: Type.String(),
+            note: Type.String(),
+            arms: Type.Record(
+              Type.String(),
+              Type.Object({ exposures: Type.Integer(), users: Type.Integer() }),
+            ),
+          }),
+          ...problemResponses(401, 403, 404),
+        },
+      },
+    },
+    async (request) => {
+      const experiment = await getExperiment(ctx.db, callerOf(request).orgId, request.params.id);
+      return {
+        experiment_id: experiment.id,
+        note: 'Live counts are uncorrected: no SRM gate, no significance, no FDR. Wait for the results.',
+        arms: await liveCounts(ctx.db, experiment.id),
+      };
+    },
+  );
+}

@@ -1,0 +1,35 @@
+import { Type } from 'typebox';
+import type { Context } from '../../context.ts';
+import { usageSummary } from '../../domain/usage.ts';
+import type { App } from '../../http/app-types.ts';
+import { problemResponses } from '../../http/responses.ts';
+import { callerOf } from '../../http/session-auth.ts';
+
+const Meter = Type.Object({ used: Type.Integer(), included: Type.Integer() });
+
+export function register(app: App, ctx: Context): void {
+  app.get(
+    '/v1/usage',
+    {
+      schema: {
+        tags: ['billing'],
+        summary:
+          'Events and judge evaluations used this UTC calendar month against the included allowance',
+        response: {
+          200: Type.Object({
+            plan: Type.String(),
+            month: Type.String({ description: 'YYYY-MM, UTC' }),
+            events: Meter,
+            judge_evaluations: Meter,
+            overage_billed: Type.Boolean(),
+            resets_at: Type.String({ format: 'date-time' }),
+            enforced: Type.Boolean({ description: 'Plan limits are applied in this environment' }),
+          }),
+          ...problemResponses(401, 403),
+        },
+      },
+    },
+    async (request) =>
+      usageSummary(ctx.db, callerOf(request).orgId, ctx.clock.now(), ctx.config.enforceLimits),
+  );
+}

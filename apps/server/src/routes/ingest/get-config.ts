@@ -1,0 +1,58 @@
+import { Type } from 'typebox';
+import type { Context } from '../../context.ts';
+import { keyCallerOf } from '../../http/api-key-auth.ts';
+import type { App } from '../../http/app-types.ts';
+import { problemResponses } from '../../http/responses.ts';
+
+const ClientExperiment = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  version: Type.Integer(),
+  salt: Type.String(),
+  bucket_count: Type.Integer(),
+  ranges: Type.Array(
+    Type.Object({ variant: Type.String(), start: Type.Integer(), end: Type.Integer() }),
+  ),
+  variants: Type.Array(
+    Type.Object({
+      key: Type.String(),
+      prompt: Type.Optional(Type.String()),
+      variables: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    }),
+  ),
+});
+
+export function register(app: App, ctx: Context): void {
+  app.get(
+    '/v1/config',
+    {
+      config: { rateLimit: false },
+      schema: {
+        tags: ['ingest'],
+        summary: "The org's client config; 304 when If-None-Match carries the current ETag",
+        security: [{ apiKey: [] }],
+        response: {
+          200: Type.Object({
+            config_version: Type.Integer(),
+            bucketing_version: Type.String(),
+            experiments: Type.Array(ClientExperiment),
+          }),
+          304: Type.Null({ description: 'Unchanged since the ETag in If-None-Match' }),
+          ...problemResponses(401),
+        },
+      },
+    },
+    async (request, reply) => {
+      const state = await ctx.orgState.get(keyCallerOf(request).orgId);
+      reply.header('etag', state.etag).header('cache-control', 'no-cache');
+      const sent = request.headers['if-none-match'];
+      if (
+        sent !== undefined &&
+        sent.split(',').some((tag) => tag.trim().replace(/^W\//, '') === state.etag)
+      ) {
+        return reply.status(304).send(null);
+      }
+      return state.body;
+    },
+  );
+}

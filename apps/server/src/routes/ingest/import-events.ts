@@ -1,0 +1,96 @@
+import { Type } from 'typebox';
+import type { Context } from '../../context.ts';
+import { apiKeyHook, keyCallerOf } from '../../http/api-key-auth.ts';
+import type { App } from '../../http/app-types.ts';
+import { ProblemError } from '../../http/problems.ts';
+import { problemResponses } from '../../http/responses.ts';
+import { acceptEvents } from '../../ingest/accept.ts';
+import {
+  ImportFormatError,
+  type ParsedImport,
+  parseCsvImport,
+  parseJsonArrayImport,
+  parseNdjsonImport,
+} from '../../ingest/import/index.ts';
+import { refuseIfNothingAccepted } from '../../ingest/refusal.ts';
+
+export const IMPORT_MAX_BYTES = 10 * 1024 * 1024;
+/** Rows are accepted in slices, each durably queued before the next is read. */
+const ACCEPT_SLICE = 5000;
+
+const PARSERS: Record<string, (text: string) => ParsedImport> = {
+  'text/csv': parseCsvImport,
+  'application/json': parseJsonArrayImport,
+  'application/x-ndjson': parseNdjsonImport,
+};
+
+export async function register(app: App, ctx: Context): Promise<void> {
+  // This route reads its body as text and picks the parser by Content-Type.
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser(
+    Object.keys(PARSERS),
+    { parseAs: 'string', bodyLimit: IMPORT_MAX_BYTES },
+    (_req, body, done) => done(null, body),
+  );
+  app.post(
+    '/v1/events/import',
+    {
+      onRequest: apiKeyHook(ctx, { secretOnly: true }),
+      bodyLimit: IMPORT_MAX_BYTES,
+      schema: {
+        tags: ['ingest'],
+        summary:
+          'Bulk import (secret key): CSV, JSON array or NDJSON by Content-Type, at most 10 MiB and 100,000 rows',
+        description:
+          'Rows are independent: each bad row is reported with the 1-based line where it starts and skipped; rows past the monthly allowance are reported the same way.',
+        security: [{ apiKey: [] }],
+        consumes: Object.keys(PARSERS),
+        body: Type.String({
+          description:
+            'The payload: text/csv (header row), application/json (array) or application/x-ndjson',
+        }),
+        response: {
+          200: Type.Object({
+            events: Type.Integer({ description: 'Rows accepted and enqueued' }),
+            errors: Type.Array(Type.Object({ line: Type.Integer(), detail: Type.String() })),
+          }),
+          ...problemResponses(400, 401, 413, 415, 429),
+        },
+      },
+    },
+    async (request) => {
+      const type = (request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+      const parse = PARSERS[type] as (text: string) => ParsedImport;
+      let parsed: ParsedImport;
+      try {
+        parsed = parse(request.body);
+      } catch (error) {
+        if (error instanceof ImportFormatError)
+          throw new ProblemError('import-format', error.message);
+        throw error;
+      }
+      const orgId = keyCallerOf(request).orgId;
+      const errors = [...parsed.errors];
+      let events = 0;
+      let lastOutcome: Awaited<ReturnType<typeof acceptEvents>> | null = null;
+      for (let i = 0; i < parsed.rows.length; i += ACCEPT_SLICE) {
+        const slice = parsed.rows.slice(i, i + ACCEPT_SLICE);
+        const outcome = await acceptEvents(
+          ctx,
+          orgId,
+          slice.map((r) => r.event),
+        );
+        events += outcome.accepted;
+        for (const r of outcome.rejected)
+          errors.push({ line: slice[r.index]!.line, detail: r.detail });
+        lastOutcome = outcome;
+      }
+      // An import into a month whose allowance was already used up is refused as a whole.
+      if (lastOutcome !== null && events === 0 && lastOutcome.overAllowance > 0) {
+        refuseIfNothingAccepted(lastOutcome, () => '');
+      }
+      errors.sort((a, b) => a.line - b.line);
+      return { events, errors };
+    },
+  );
+}

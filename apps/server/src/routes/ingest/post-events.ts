@@ -1,0 +1,43 @@
+import { Type } from 'typebox';
+import type { Context } from '../../context.ts';
+import { keyCallerOf } from '../../http/api-key-auth.ts';
+import type { App } from '../../http/app-types.ts';
+import { problemResponses } from '../../http/responses.ts';
+import { acceptEvents } from '../../ingest/accept.ts';
+import { MAX_EVENTS_BODY_BYTES, MAX_EVENTS_PER_BATCH } from '../../ingest/event-schema.ts';
+import { refuseIfNothingAccepted } from '../../ingest/refusal.ts';
+import { IngestAckSchema } from './ack.ts';
+
+export function register(app: App, ctx: Context): void {
+  app.post(
+    '/v1/events',
+    {
+      bodyLimit: MAX_EVENTS_BODY_BYTES,
+      schema: {
+        tags: ['ingest'],
+        summary: `Report a batch of at most ${MAX_EVENTS_PER_BATCH} events (1 MiB); 202 once durably queued`,
+        description:
+          'Each event is checked on its own; invalid ones are listed by index in `rejected`.',
+        security: [{ apiKey: [] }],
+        body: Type.Object(
+          {
+            // Items are checked one by one in the handler, so a bad event never sinks the batch.
+            events: Type.Array(Type.Unknown(), { minItems: 1, maxItems: MAX_EVENTS_PER_BATCH }),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 202: IngestAckSchema, ...problemResponses(400, 401, 413, 415, 429) },
+      },
+    },
+    async (request, reply) => {
+      const outcome = await acceptEvents(ctx, keyCallerOf(request).orgId, request.body.events);
+      refuseIfNothingAccepted(outcome, (i) => `#/events/${i}`);
+      reply.status(202);
+      return {
+        accepted: outcome.accepted,
+        config_version: outcome.configVersion,
+        rejected: outcome.rejected,
+      };
+    },
+  );
+}
