@@ -18,6 +18,12 @@ export interface Harness {
   idp: Awaited<ReturnType<typeof testIdentityProvider>>;
   /** inject() with a bearer token (or none). */
   call(token: string | null, options: InjectOptions): Promise<LightMyRequestResponse>;
+  /** inject() with an API key in X-API-Key (or none). */
+  ingest(key: string | null, options: InjectOptions): Promise<LightMyRequestResponse>;
+  /** Creates an org (if new) with an admin session, an experiment-ready key of each scope. */
+  org(
+    externalId: string,
+  ): Promise<{ admin: string; publishable: string; secret: string; orgId: string }>;
   close(): Promise<void>;
 }
 
@@ -45,6 +51,37 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Ha
       const headers = { ...(options.headers ?? {}) } as Record<string, string>;
       if (token !== null) headers.authorization = `Bearer ${token}`;
       return app.inject({ ...options, headers });
+    },
+    ingest(key, options) {
+      const headers = { ...(options.headers ?? {}) } as Record<string, string>;
+      if (key !== null) headers['x-api-key'] = key;
+      return app.inject({ ...options, headers });
+    },
+    async org(externalId) {
+      const admin = await idp.sign({
+        sub: `admin-of-${externalId}`,
+        org_id: externalId,
+        org_role: 'admin',
+      });
+      const make = async (scope: string) =>
+        (
+          await app.inject({
+            method: 'POST',
+            url: '/v1/keys',
+            headers: { authorization: `Bearer ${admin}` },
+            payload: { scope },
+          })
+        ).json().key as string;
+      const publishable = await make('publishable');
+      const secret = await make('secret');
+      const orgId = (
+        await app.inject({
+          method: 'GET',
+          url: '/v1/whoami',
+          headers: { authorization: `Bearer ${admin}` },
+        })
+      ).json().org_id as string;
+      return { admin, publishable, secret, orgId };
     },
     async close() {
       await app.close();

@@ -1,0 +1,164 @@
+import { and, eq, inArray } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { events, usageCounters } from '../src/db/schema.ts';
+import { usageMonth } from '../src/domain/usage-month.ts';
+import { experimentConfig, type Harness, startHarness } from './support/harness.ts';
+
+let h: Harness;
+let acme: Awaited<ReturnType<Harness['org']>>;
+let exp: string;
+
+beforeAll(async () => {
+  h = await startHarness();
+  acme = await h.org('acme');
+  exp = (
+    await h.call(acme.admin, {
+      method: 'POST',
+      url: '/v1/experiments',
+      payload: experimentConfig({ name: 'imp' }),
+    })
+  ).json().id;
+});
+afterAll(() => h.close());
+
+const importAs = (type: string, payload: string, key = acme.secret) =>
+  h.ingest(key, {
+    method: 'POST',
+    url: '/v1/events/import',
+    headers: { 'content-type': type },
+    payload,
+  });
+
+async function storedIds(ids: string[]) {
+  await h.ctx.worker.drainAll();
+  const rows = await h.ctx.db.select().from(events).where(inArray(events.eventId, ids));
+  return new Map(rows.map((r) => [r.eventId, r]));
+}
+
+const HEADER = 'event_id,type,experiment_id,user_id,timestamp,business_metric,value,metadata';
+
+describe('CSV import (RFC 4180)', () => {
+  it('reads quoted fields, doubled quotes, newlines inside quotes, CRLF and a BOM', async () => {
+    const csv =
+      `\uFEFF${HEADER}\r\n` +
+      `csv-1,business_event,${exp},"user, with comma",2026-11-20T10:00:00Z,revenue,12.5,"{""source"":""crm""}"\r\n` +
+      `csv-2,business_event,imp,"multi\r\nline ""user""",2026-11-20T11:00:00Z,conversion,1,\r\n` +
+      `csv-3,exposure,imp,plain,2026-11-20T12:00:00Z,,,\r\n`;
+    const res = await importAs('text/csv', csv);
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({ events: 3, errors: [] });
+    const rows = await storedIds(['csv-1', 'csv-2', 'csv-3']);
+    expect(rows.get('csv-1')).toMatchObject({
+      userId: 'user, with comma',
+      value: 12.5,
+      metadata: { source: 'crm' },
+    });
+    expect(rows.get('csv-2')?.userId).toBe('multi\r\nline "user"');
+    expect(rows.get('csv-3')?.type).toBe('exposure');
+  });
+
+  it('reports a malformed row amid good ones by the line it starts on, and stores the good ones', async () => {
+    const csv = [
+      HEADER,
+      `g-1,exposure,imp,u1,2026-11-20T10:00:00Z,,,`,
+      `g-2,exposure,imp,"spans`,
+      `two lines",2026-11-20T10:00:00Z,,,`,
+      `bad-fields,exposure,imp,u3`,
+      `bad-value,business_event,imp,u4,2026-11-20T10:00:00Z,revenue,twelve,`,
+      `bad-type,purchase,imp,u5,2026-11-20T10:00:00Z,,,`,
+      `g-3,exposure,imp,u6,2026-11-20T10:00:00Z,,,`,
+    ].join('\n');
+    const res = await importAs('text/csv', csv);
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({
+      events: 3,
+      errors: [
+        { line: 5, detail: 'expected 8 fields, found 4' },
+        { line: 6, detail: 'value: not a number: "twelve"' },
+        { line: 7, detail: 'type: must be equal to one of the allowed values' },
+      ],
+    });
+    const rows = await storedIds(['g-1', 'g-2', 'g-3', 'bad-fields', 'bad-value', 'bad-type']);
+    expect([...rows.keys()].sort()).toEqual(['g-1', 'g-2', 'g-3']);
+  });
+
+  it('answers 400 for a payload without a usable header', async () => {
+    const res = await importAs('text/csv', 'who,what\n1,2\n');
+    expect(res.statusCode).toBe(400);
+    expect(res.json().type).toBe('/problems/import-format');
+  });
+});
+
+describe('JSON and NDJSON import', () => {
+  it('reports bad JSON array elements by the line where each starts', async () => {
+    const payload = `[
+  {"event_id": "j-1", "type": "exposure", "experiment_id": "imp", "user_id": "a", "timestamp": "2026-11-20T10:00:00Z"},
+  {"event_id": "j-2", "type": "exposure", "experiment_id": "imp",
+   "user_id": "", "timestamp": "2026-11-20T10:00:00Z"},
+  42,
+  {"event_id": "j-3", "type": "exposure", "experiment_id": "imp", "user_id": "c", "timestamp": "2026-11-20T10:00:00Z"}
+]`;
+    const res = await importAs('application/json', payload);
+    expect(res.json()).toEqual({
+      events: 2,
+      errors: [
+        { line: 3, detail: 'user_id: must NOT have fewer than 1 characters' },
+        { line: 5, detail: 'must be a JSON object, found a number' },
+      ],
+    });
+    expect([...(await storedIds(['j-1', 'j-2', 'j-3'])).keys()].sort()).toEqual(['j-1', 'j-3']);
+  });
+
+  it('reports bad NDJSON lines', async () => {
+    const payload = [
+      '{"event_id":"n-1","type":"exposure","experiment_id":"imp","user_id":"a","timestamp":"2026-11-20T10:00:00Z"}',
+      '',
+      '{"event_id":"n-2",',
+      '{"event_id":"n-3","type":"exposure","experiment_id":"imp","user_id":"b","timestamp":"2026-11-20T10:00:00Z"}',
+    ].join('\n');
+    const res = await importAs('application/x-ndjson', payload);
+    expect(res.json().events).toBe(2);
+    expect(res.json().errors).toHaveLength(1);
+    expect(res.json().errors[0].line).toBe(3);
+    expect([...(await storedIds(['n-1', 'n-3'])).keys()].sort()).toEqual(['n-1', 'n-3']);
+  });
+
+  it('refuses another content type with 415', async () => {
+    const res = await importAs('text/plain', 'x');
+    expect(res.statusCode).toBe(415);
+    expect(res.json().type).toBe('/problems/unsupported-media-type');
+  });
+});
+
+describe('import and the allowance', () => {
+  it('reports rows past the remaining allowance as row errors, and refuses a used-up month with 429', async () => {
+    const capped = await h.org('import-capped');
+    const e = (
+      await h.call(capped.admin, {
+        method: 'POST',
+        url: '/v1/experiments',
+        payload: experimentConfig({ name: 'cap' }),
+      })
+    ).json().id;
+    const month = usageMonth(new Date());
+    await h.ctx.db.insert(usageCounters).values({ orgId: capped.orgId, month, events: 49_998 });
+    const lines = ['event_id,type,experiment_id,user_id,timestamp'];
+    for (let i = 1; i <= 4; i++) lines.push(`cap-${i},exposure,${e},u${i},2026-11-20T10:00:00Z`);
+    const res = await importAs('text/csv', lines.join('\n'), capped.secret);
+    expect(res.statusCode).toBe(200);
+    expect(res.json().events).toBe(2);
+    expect(res.json().errors.map((x: { line: number }) => x.line)).toEqual([4, 5]);
+    expect(res.json().errors[0].detail).toMatch(/^over the monthly allowance of 50000 events/);
+    const again = await importAs(
+      'text/csv',
+      `${lines[0]}\ncap-9,exposure,${e},u9,2026-11-20T10:00:00Z`,
+      capped.secret,
+    );
+    expect(again.statusCode).toBe(429);
+    const [counter] = await h.ctx.db
+      .select()
+      .from(usageCounters)
+      .where(and(eq(usageCounters.orgId, capped.orgId), eq(usageCounters.month, month)));
+    expect(counter?.events).toBe(50_000);
+  });
+});
