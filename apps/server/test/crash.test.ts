@@ -53,22 +53,16 @@ describe(`crash safety on ${TEST_DB}`, () => {
     ).stdout;
     const session = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
     const base = server.url;
-    const exp = await (
-      await fetch(`${base}/v1/experiments`, {
-        method: 'POST',
-        headers: session,
-        body: JSON.stringify(experimentConfig({ name: 'crash' })),
-      })
-    ).json();
-    const key = (
-      await (
-        await fetch(`${base}/v1/keys`, {
+    const post = async <T>(path: string, body: unknown): Promise<T> =>
+      (await (
+        await fetch(`${base}${path}`, {
           method: 'POST',
           headers: session,
-          body: JSON.stringify({ scope: 'secret' }),
+          body: JSON.stringify(body),
         })
-      ).json()
-    ).key as string;
+      ).json()) as T;
+    const exp = await post<{ id: string }>('/v1/experiments', experimentConfig({ name: 'crash' }));
+    const { key } = await post<{ key: string }>('/v1/keys', { scope: 'secret' });
 
     // A client that retries each batch, with the same event ids, until it is acknowledged.
     let acked = 0;
@@ -126,10 +120,13 @@ describe(`crash safety on ${TEST_DB}`, () => {
 
     // The worker drains in the background; wait for it through the public API.
     const total = async () => {
-      const traffic = await (
-        await fetch(`${base}/v1/experiments/${exp.id}/traffic`, { headers: session })
-      ).json();
-      return (traffic.days as Array<{ exposures: Record<string, number> }>).reduce(
+      const response = await fetch(`${base}/v1/experiments/${exp.id}/traffic`, {
+        headers: session,
+      });
+      const traffic = (await response.json()) as {
+        days: Array<{ exposures: Record<string, number> }>;
+      };
+      return traffic.days.reduce(
         (n, d) => n + Object.values(d.exposures).reduce((a, b) => a + b, 0),
         0,
       );
@@ -141,7 +138,9 @@ describe(`crash safety on ${TEST_DB}`, () => {
       stored = await total();
     }
     expect(stored).toBe(BATCHES * PER_BATCH);
-    const usage = await (await fetch(`${base}/v1/usage`, { headers: session })).json();
+    const usage = (await (await fetch(`${base}/v1/usage`, { headers: session })).json()) as {
+      events: { used: number };
+    };
     expect(usage.events.used).toBe(BATCHES * PER_BATCH);
   }, 300_000);
 });

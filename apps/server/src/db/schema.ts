@@ -211,32 +211,61 @@ export const events = pgTable(
 );
 
 /**
- * Per user, per UTC day, per measure: count, sum and sum of squares. The analysis reads
- * these, never a scan of raw events, so retention never shortens an analysis window.
+ * Per user, per UTC day: the built-in measures as count / sum / sum of squares. One wide row
+ * per user-day keeps ingest to one aggregate write per event. The analysis reads these, never
+ * a scan of raw events, so retention never shortens an analysis window.
  */
-export const userDayAggregates = pgTable(
-  'user_day_aggregates',
+export const userDayStats = pgTable(
+  'user_day_stats',
   {
     experimentId: uuid('experiment_id').notNull(),
     day: date('day', { mode: 'string' }).notNull(),
-    userId: text('user_id').notNull(),
-    measure: text('measure').notNull(),
     variant: text('variant').notNull(),
+    userId: text('user_id').notNull(),
+    exposures: bigint('exposures', { mode: 'number' }).notNull().default(0),
+    calls: bigint('calls', { mode: 'number' }).notNull().default(0),
+    errors: bigint('errors', { mode: 'number' }).notNull().default(0),
+    latencyN: bigint('latency_n', { mode: 'number' }).notNull().default(0),
+    latencySum: doublePrecision('latency_sum').notNull().default(0),
+    latencySq: doublePrecision('latency_sq').notNull().default(0),
+    tokensN: bigint('tokens_n', { mode: 'number' }).notNull().default(0),
+    tokensSum: doublePrecision('tokens_sum').notNull().default(0),
+    tokensSq: doublePrecision('tokens_sq').notNull().default(0),
+    costN: bigint('cost_n', { mode: 'number' }).notNull().default(0),
+    costSum: doublePrecision('cost_sum').notNull().default(0),
+    costSq: doublePrecision('cost_sq').notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.experimentId, t.day, t.variant, t.userId] })],
+);
+
+/** Per user, per UTC day, per business metric: count, sum and sum of squares of `value`. */
+export const userDayBusiness = pgTable(
+  'user_day_business',
+  {
+    experimentId: uuid('experiment_id').notNull(),
+    day: date('day', { mode: 'string' }).notNull(),
+    metric: text('metric').notNull(),
+    variant: text('variant').notNull(),
+    userId: text('user_id').notNull(),
     n: bigint('n', { mode: 'number' }).notNull(),
     sum: doublePrecision('sum').notNull(),
     sumSquares: doublePrecision('sum_squares').notNull(),
   },
-  (t) => [primaryKey({ columns: [t.experimentId, t.day, t.measure, t.variant, t.userId] })],
+  (t) => [primaryKey({ columns: [t.experimentId, t.day, t.metric, t.variant, t.userId] })],
 );
 
-/** Metered usage per org per UTC calendar month (YYYY-MM). */
+/**
+ * Metered usage per org per UTC calendar month (YYYY-MM), split over a few shard rows so
+ * concurrent batches of one org do not queue on one row lock; usage is the sum of the shards.
+ */
 export const usageCounters = pgTable(
   'usage_counters',
   {
     orgId: uuid('org_id').notNull(),
     month: text('month').notNull(),
+    shard: integer('shard').notNull().default(0),
     events: bigint('events', { mode: 'number' }).notNull().default(0),
     judgeEvaluations: bigint('judge_evaluations', { mode: 'number' }).notNull().default(0),
   },
-  (t) => [primaryKey({ columns: [t.orgId, t.month] })],
+  (t) => [primaryKey({ columns: [t.orgId, t.month, t.shard] })],
 );

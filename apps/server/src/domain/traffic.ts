@@ -1,26 +1,23 @@
-import { and, asc, eq, sql } from 'drizzle-orm';
+import { asc, eq, sql } from 'drizzle-orm';
 import type { Database } from '../db/connect.ts';
-import { userDayAggregates } from '../db/schema.ts';
-import { MEASURES } from '../ingest/aggregate.ts';
+import { userDayStats } from '../db/schema.ts';
+
+const exposed = sql`${userDayStats.exposures} > 0`;
 
 /** Exposures per UTC day per variant, oldest first, from the daily aggregates. */
 export async function trafficSeries(db: Database, experimentId: string) {
   const rows = await db
     .select({
-      day: userDayAggregates.day,
-      variant: userDayAggregates.variant,
-      exposures: sql<number>`sum(${userDayAggregates.n})`,
-      users: sql<number>`count(*)`,
+      day: userDayStats.day,
+      variant: userDayStats.variant,
+      exposures: sql<number>`sum(${userDayStats.exposures})`,
+      users: sql<number>`count(*) filter (where ${exposed})`,
     })
-    .from(userDayAggregates)
-    .where(
-      and(
-        eq(userDayAggregates.experimentId, experimentId),
-        eq(userDayAggregates.measure, MEASURES.exposure),
-      ),
-    )
-    .groupBy(userDayAggregates.day, userDayAggregates.variant)
-    .orderBy(asc(userDayAggregates.day), asc(userDayAggregates.variant));
+    .from(userDayStats)
+    .where(eq(userDayStats.experimentId, experimentId))
+    .groupBy(userDayStats.day, userDayStats.variant)
+    .having(sql`sum(${userDayStats.exposures}) > 0`)
+    .orderBy(asc(userDayStats.day), asc(userDayStats.variant));
   const days = new Map<
     string,
     { day: string; exposures: Record<string, number>; users: Record<string, number> }
@@ -38,18 +35,14 @@ export async function trafficSeries(db: Database, experimentId: string) {
 export async function liveCounts(db: Database, experimentId: string) {
   const rows = await db
     .select({
-      variant: userDayAggregates.variant,
-      exposures: sql<number>`sum(${userDayAggregates.n})`,
-      users: sql<number>`count(distinct ${userDayAggregates.userId})`,
+      variant: userDayStats.variant,
+      exposures: sql<number>`sum(${userDayStats.exposures})`,
+      users: sql<number>`count(distinct ${userDayStats.userId}) filter (where ${exposed})`,
     })
-    .from(userDayAggregates)
-    .where(
-      and(
-        eq(userDayAggregates.experimentId, experimentId),
-        eq(userDayAggregates.measure, MEASURES.exposure),
-      ),
-    )
-    .groupBy(userDayAggregates.variant);
+    .from(userDayStats)
+    .where(eq(userDayStats.experimentId, experimentId))
+    .groupBy(userDayStats.variant)
+    .having(sql`sum(${userDayStats.exposures}) > 0`);
   return Object.fromEntries(
     rows.map((r) => [r.variant, { exposures: Number(r.exposures), users: Number(r.users) }]),
   );

@@ -1,4 +1,4 @@
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import type { Database } from '../db/connect.ts';
 import { orgs, usageCounters } from '../db/schema.ts';
 import { PLAN_LIMITS, planOf } from './plans.ts';
@@ -9,7 +9,10 @@ export async function usageSummary(db: Database, orgId: string, now: Date, enfor
   const month = usageMonth(now);
   const [org] = await db.select({ plan: orgs.plan }).from(orgs).where(eq(orgs.id, orgId));
   const [counter] = await db
-    .select()
+    .select({
+      events: sql<number>`coalesce(sum(${usageCounters.events}), 0)`,
+      judgeEvaluations: sql<number>`coalesce(sum(${usageCounters.judgeEvaluations}), 0)`,
+    })
     .from(usageCounters)
     .where(and(eq(usageCounters.orgId, orgId), eq(usageCounters.month, month)));
   const limits = PLAN_LIMITS[planOf(org?.plan ?? 'free')];

@@ -1,9 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { Database } from '../db/connect.ts';
-import { storeBatches } from './event-store.ts';
 import type { IngestQueue } from './queue.ts';
 
-const BATCHES_PER_TRANSACTION = 20;
+const BATCHES_PER_TRANSACTION = 50;
 const IDLE_POLL_MS = 250;
 
 /**
@@ -24,9 +22,7 @@ export class DrainWorker {
   async drainAll(): Promise<number> {
     let total = 0;
     for (;;) {
-      const n = await this.queue.drain(BATCHES_PER_TRANSACTION, (batches, tx) =>
-        storeBatches(tx as Database, batches),
-      );
+      const n = await this.queue.drain(BATCHES_PER_TRANSACTION);
       if (n === 0) return total;
       total += n;
     }

@@ -5,7 +5,7 @@ export interface EnqueueRequest {
   events: AcceptedEvent[];
   /** The UTC month the events are metered in (YYYY-MM). */
   month: string;
-  /** Events the org may still be metered this month; null when nothing is refused (overage billed or limits off). */
+  /** Events the org may be metered this month in all; null when nothing is refused (overage billed or limits off). */
   allowance: number | null;
 }
 
@@ -18,25 +18,15 @@ export interface EnqueueResult {
   refused: string[];
 }
 
-export interface DrainBatch {
-  orgId: string;
-  events: AcceptedEvent[];
-}
-
 /**
  * The durable ingest queue. `enqueue` returns only once the events survive a crash; metering
- * and de-duplication happen in the same step so a retried event is counted once.
+ * and de-duplication happen in the same step so a retried event is counted once. `drain`
+ * moves queued batches into the event store exactly once.
  */
 export interface IngestQueue {
   enqueue(request: EnqueueRequest): Promise<EnqueueResult>;
-  /**
-   * Hands up to `maxBatches` queued batches to `store`, removing them only if `store`
-   * succeeds; returns how many events were handed over.
-   */
-  drain(
-    maxBatches: number,
-    store: (batches: DrainBatch[], tx: unknown) => Promise<void>,
-  ): Promise<number>;
+  /** Moves up to `maxBatches` batches into the event store; returns the number of events moved. */
+  drain(maxBatches: number): Promise<number>;
   /** Events waiting in the queue. */
   depth(): Promise<number>;
 }

@@ -39,22 +39,45 @@ CREATE TABLE "ingest_queue" (
 CREATE TABLE "usage_counters" (
 	"org_id" uuid NOT NULL,
 	"month" text NOT NULL,
+	"shard" integer DEFAULT 0 NOT NULL,
 	"events" bigint DEFAULT 0 NOT NULL,
 	"judge_evaluations" bigint DEFAULT 0 NOT NULL,
-	CONSTRAINT "usage_counters_org_id_month_pk" PRIMARY KEY("org_id","month")
+	CONSTRAINT "usage_counters_org_id_month_shard_pk" PRIMARY KEY("org_id","month","shard")
 );
 --> statement-breakpoint
-CREATE TABLE "user_day_aggregates" (
+CREATE TABLE "user_day_business" (
 	"experiment_id" uuid NOT NULL,
 	"day" date NOT NULL,
-	"user_id" text NOT NULL,
-	"measure" text NOT NULL,
+	"metric" text NOT NULL,
 	"variant" text NOT NULL,
+	"user_id" text NOT NULL,
 	"n" bigint NOT NULL,
 	"sum" double precision NOT NULL,
 	"sum_squares" double precision NOT NULL,
-	CONSTRAINT "user_day_aggregates_experiment_id_day_measure_variant_user_id_pk" PRIMARY KEY("experiment_id","day","measure","variant","user_id")
+	CONSTRAINT "user_day_business_experiment_id_day_metric_variant_user_id_pk" PRIMARY KEY("experiment_id","day","metric","variant","user_id")
+);
+--> statement-breakpoint
+CREATE TABLE "user_day_stats" (
+	"experiment_id" uuid NOT NULL,
+	"day" date NOT NULL,
+	"variant" text NOT NULL,
+	"user_id" text NOT NULL,
+	"exposures" bigint DEFAULT 0 NOT NULL,
+	"calls" bigint DEFAULT 0 NOT NULL,
+	"errors" bigint DEFAULT 0 NOT NULL,
+	"latency_n" bigint DEFAULT 0 NOT NULL,
+	"latency_sum" double precision DEFAULT 0 NOT NULL,
+	"latency_sq" double precision DEFAULT 0 NOT NULL,
+	"tokens_n" bigint DEFAULT 0 NOT NULL,
+	"tokens_sum" double precision DEFAULT 0 NOT NULL,
+	"tokens_sq" double precision DEFAULT 0 NOT NULL,
+	"cost_n" bigint DEFAULT 0 NOT NULL,
+	"cost_sum" double precision DEFAULT 0 NOT NULL,
+	"cost_sq" double precision DEFAULT 0 NOT NULL,
+	CONSTRAINT "user_day_stats_experiment_id_day_variant_user_id_pk" PRIMARY KEY("experiment_id","day","variant","user_id")
 );
 --> statement-breakpoint
 ALTER TABLE "orgs" ADD COLUMN "plan" text DEFAULT 'free' NOT NULL;--> statement-breakpoint
-CREATE INDEX "events_experiment_time" ON "events" USING btree ("experiment_id","occurred_at");
+CREATE INDEX "events_experiment_time" ON "events" USING btree ("experiment_id","occurred_at");--> statement-breakpoint
+-- Queued batches are written once and read once: compressing them costs more than it saves.
+ALTER TABLE "ingest_queue" ALTER COLUMN "events" SET STORAGE EXTERNAL;

@@ -1,0 +1,132 @@
+/**
+ * Benchmark (a) of issue 3: events accepted and drained per second through POST /v1/events in
+ * batches of 100 on PostgreSQL, against a plain multi-row INSERT of the same rows into the same
+ * database, measured in one run. Run: npx tsx bench/server/ingest-throughput.bench.ts
+ */
+import pg from 'pg';
+import { freshPostgres, startBenchServer } from './setup.ts';
+
+const TOTAL = Number(process.env.BENCH_EVENTS ?? 100_000);
+const PER_BATCH = 100;
+const CONCURRENCY = 8;
+
+function batch(experimentId: string, b: number, prefix: string) {
+  const ts = new Date().toISOString();
+  return Array.from({ length: PER_BATCH }, (_, i) => ({
+    event_id: `${prefix}-${b}-${i}`,
+    type: 'model_call',
+    experiment_id: experimentId,
+    user_id: `user-${(b * PER_BATCH + i) % 50_000}`,
+    timestamp: ts,
+    latency_ms: 100 + (i % 50),
+    input_tokens: 200,
+    output_tokens: 50,
+    model: 'gpt-4o-mini',
+  }));
+}
+
+async function pool<T>(n: number, work: (i: number) => Promise<T>): Promise<void> {
+  let next = 0;
+  const batches = TOTAL / PER_BATCH;
+  await Promise.all(
+    Array.from({ length: n }, async () => {
+      while (next < batches) await work(next++);
+    }),
+  );
+}
+
+async function main() {
+  const db = await freshPostgres();
+  const bench = await startBenchServer(db.url);
+  const client = new pg.Client({ connectionString: db.url });
+  await client.connect();
+  try {
+    // warm-up: JIT and connection pools
+    await fetch(`${bench.server.url}/v1/events`, {
+      method: 'POST',
+      headers: { 'x-api-key': bench.secretKey, 'content-type': 'application/json' },
+      body: JSON.stringify({ events: batch(bench.experimentId, 0, 'warm') }),
+    });
+
+    const started = performance.now();
+    await pool(CONCURRENCY, async (b) => {
+      const res = await fetch(`${bench.server.url}/v1/events`, {
+        method: 'POST',
+        headers: { 'x-api-key': bench.secretKey, 'content-type': 'application/json' },
+        body: JSON.stringify({ events: batch(bench.experimentId, b, 'api') }),
+      });
+      if (res.status !== 202) throw new Error(`status ${res.status}: ${await res.text()}`);
+      await res.arrayBuffer();
+    });
+    const accepted = performance.now();
+    for (;;) {
+      const { rows } = await client.query(
+        "select count(*)::int as n from events where event_id like 'api-%'",
+      );
+      if (rows[0].n >= TOTAL) break;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const drained = performance.now();
+
+    // Baseline: the same rows, multi-row INSERT of 100 into a copy of the events table.
+    await client.query('create table events_baseline (like events including all)');
+    const conns = await Promise.all(
+      Array.from({ length: CONCURRENCY }, async () => {
+        const c = new pg.Client({ connectionString: db.url });
+        await c.connect();
+        return c;
+      }),
+    );
+    const orgId = (await client.query('select id from orgs limit 1')).rows[0].id;
+    const baseStart = performance.now();
+    let nextConn = 0;
+    await pool(CONCURRENCY, async (b) => {
+      const c = conns[nextConn++ % CONCURRENCY] as pg.Client;
+      const rows = batch(bench.experimentId, b, 'base');
+      const values: unknown[] = [];
+      const tuples = rows.map((e, i) => {
+        values.push(
+          orgId,
+          e.event_id,
+          e.type,
+          e.experiment_id,
+          e.user_id,
+          'control',
+          e.timestamp,
+          e.timestamp,
+          e.latency_ms,
+          e.input_tokens,
+          e.output_tokens,
+          e.model,
+        );
+        const o = i * 12;
+        return `(${Array.from({ length: 12 }, (_, k) => `$${o + k + 1}`).join(',')})`;
+      });
+      await c.query(
+        `insert into events_baseline (org_id, event_id, type, experiment_id, user_id, variant, occurred_at, received_at, latency_ms, input_tokens, output_tokens, model) values ${tuples.join(',')}`,
+        values,
+      );
+    });
+    const baseEnd = performance.now();
+    await Promise.all(conns.map((c) => c.end()));
+
+    const apiRate = TOTAL / ((drained - started) / 1000);
+    const acceptRate = TOTAL / ((accepted - started) / 1000);
+    const baseRate = TOTAL / ((baseEnd - baseStart) / 1000);
+    console.log(
+      `events: ${TOTAL} in batches of ${PER_BATCH}, ${CONCURRENCY} concurrent senders, PostgreSQL`,
+    );
+    console.log(`POST /v1/events accepted (202s):        ${Math.round(acceptRate)} events/s`);
+    console.log(`POST /v1/events accepted and drained:   ${Math.round(apiRate)} events/s`);
+    console.log(`plain multi-row INSERT (baseline):      ${Math.round(baseRate)} events/s`);
+    console.log(
+      `ratio (accepted and drained / baseline): ${(apiRate / baseRate).toFixed(2)}  (goal >= 0.5; absolute goal >= 50000 events/s)`,
+    );
+  } finally {
+    await client.end();
+    await bench.stop();
+    await db.drop();
+  }
+}
+
+await main();

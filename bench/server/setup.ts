@@ -1,0 +1,97 @@
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { type RunningServer, runCli, startServer } from '../../apps/server/test/support/process.ts';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+/** A fresh database on the local PostgreSQL server the test command also uses. */
+export async function freshPostgres(): Promise<{ url: string; drop(): Promise<void> }> {
+  const admin = execFileSync('bash', [join(ROOT, 'scripts/ensure-postgres.sh')], {
+    encoding: 'utf8',
+  }).trim();
+  const name = `arbiter_bench_${randomBytes(4).toString('hex')}`;
+  const client = new pg.Client({ connectionString: admin });
+  await client.connect();
+  await client.query(`create database ${name}`);
+  await client.end();
+  const url = new URL(admin);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      const c = new pg.Client({ connectionString: admin });
+      await c.connect();
+      await c.query(`drop database if exists ${name} with (force)`);
+      await c.end();
+    },
+  };
+}
+
+export interface BenchServer {
+  server: RunningServer;
+  session: Record<string, string>;
+  experimentId: string;
+  secretKey: string;
+  stop(): Promise<void>;
+}
+
+/** `arbiter serve` as its own process on PostgreSQL, with an org, an experiment and a secret key. */
+export async function startBenchServer(
+  databaseUrl: string,
+  extraEnv: Record<string, string> = {},
+): Promise<BenchServer> {
+  const env = {
+    ARBITER_DATA_DIR: mkdtempSync(join(tmpdir(), 'arbiter-bench-')),
+    ARBITER_SESSION_JWKS_URL: '',
+    ARBITER_DATABASE_URL: databaseUrl,
+    ARBITER_ENFORCE_LIMITS: 'false',
+    ARBITER_RATE_LIMIT_SECRET_PER_MINUTE: '100000000',
+    ARBITER_RATE_LIMIT_PUBLISHABLE_PER_MINUTE: '100000000',
+    ARBITER_LOG_LEVEL: 'warn',
+    ...extraEnv,
+  };
+  const server = await startServer(env);
+  const token = runCli(
+    ['token', '--email', 'bench@example.com', '--org', 'bench', '--role', 'admin'],
+    env,
+  ).stdout;
+  const session = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+  const exp = (await (
+    await fetch(`${server.url}/v1/experiments`, {
+      method: 'POST',
+      headers: session,
+      body: JSON.stringify({
+        name: 'bench',
+        salt: 'bench-salt',
+        bucket_count: 10_000,
+        allocation: [
+          { variant: 'control', weight: 50 },
+          { variant: 'treatment', weight: 50 },
+        ],
+        metrics: [],
+      }),
+    })
+  ).json()) as { id: string };
+  const key = (await (
+    await fetch(`${server.url}/v1/keys`, {
+      method: 'POST',
+      headers: session,
+      body: JSON.stringify({ scope: 'secret' }),
+    })
+  ).json()) as { key: string };
+  return {
+    server,
+    session,
+    experimentId: exp.id,
+    secretKey: key.key,
+    async stop() {
+      server.child.kill('SIGTERM');
+      await server.exited;
+    },
+  };
+}
