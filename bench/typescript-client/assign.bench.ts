@@ -1,0 +1,178 @@
+/**
+ * assign() calls per second of @arbiter/client against the GrowthBook JS SDK evaluating the
+ * same two-arm 50/50 experiment through its multi-user path (GrowthBookClient.evalFeature with
+ * a per-call user context). Both run in one process, interleaved round by round, over the same
+ * 16 384 users; the median round is reported.
+ *
+ *   npx tsx bench/typescript-client/assign.bench.ts [roundMs=1000] [rounds=7]
+ */
+import { GrowthBookClient, type UserContext } from '@growthbook/growthbook';
+import { Arbiter } from '../../clients/typescript/src/index.ts';
+
+const ROUND_MS = Number(process.argv[2] ?? 1_000);
+const ROUNDS = Number(process.argv[3] ?? 7);
+const USERS = 1 << 14;
+const CHUNK = 4_096;
+const EXPERIMENT = 'checkout-prompt';
+
+const config = {
+  config_version: 1,
+  bucketing_version: '1',
+  experiments: [
+    {
+      id: '0b6f1c9e-7c1a-4d3e-9a43-0c1a2b3c4d5e',
+      name: EXPERIMENT,
+      version: 1,
+      salt: 's-8f2a',
+      bucket_count: 10_000,
+      ranges: [
+        { variant: 'control', start: 0, end: 5_000 },
+        { variant: 'concise', start: 5_000, end: 10_000 },
+      ],
+      variants: [{ key: 'control' }, { key: 'concise' }],
+    },
+  ],
+};
+
+/** A client whose only "network" is this config, so the bench measures assign and nothing else. */
+async function arbiterClient(trackExposures: boolean): Promise<Arbiter> {
+  const client = new Arbiter({
+    apiKey: 'svc_pk_bench',
+    trackExposures,
+    queueCapacity: USERS * 2,
+    flushIntervalMs: 3_600_000,
+    fetch: async (_url, init) =>
+      init?.method === 'POST'
+        ? new Response('{"accepted":0,"config_version":1}', { status: 202 })
+        : new Response(JSON.stringify(config), { status: 200, headers: { etag: '"1"' } }),
+  });
+  if (!(await client.ready())) throw new Error('config not loaded');
+  return client;
+}
+
+function growthBook(): GrowthBookClient {
+  return new GrowthBookClient().initSync({
+    payload: {
+      features: {
+        [EXPERIMENT]: {
+          defaultValue: 'control',
+          rules: [
+            {
+              key: EXPERIMENT,
+              seed: 's-8f2a',
+              hashAttribute: 'id',
+              hashVersion: 2,
+              coverage: 1,
+              weights: [0.5, 0.5],
+              variations: ['control', 'concise'],
+            },
+          ],
+        },
+      },
+    },
+  });
+}
+
+/**
+ * Calls per second over the inputs, cycling, for about ROUND_MS. One loop per contender, not a
+ * shared loop taking a callback: a shared call site would see every contender, turn
+ * megamorphic and slow them all by the same few nanoseconds.
+ */
+function roundArbiter(client: Arbiter, ids: readonly string[]): number {
+  const mask = ids.length - 1;
+  let calls = 0;
+  let control = 0;
+  const start = performance.now();
+  let now = start;
+  while (now - start < ROUND_MS) {
+    for (let i = 0; i < CHUNK; i++) {
+      if (client.assign(EXPERIMENT, ids[(calls + i) & mask] as string) === 'control') control++;
+    }
+    calls += CHUNK;
+    now = performance.now();
+  }
+  keep(control);
+  return calls / ((now - start) / 1_000);
+}
+
+function roundGrowthBook(gb: GrowthBookClient, contexts: readonly UserContext[]): number {
+  const mask = contexts.length - 1;
+  let calls = 0;
+  let control = 0;
+  const start = performance.now();
+  let now = start;
+  while (now - start < ROUND_MS) {
+    for (let i = 0; i < CHUNK; i++) {
+      const context = contexts[(calls + i) & mask] as UserContext;
+      if (gb.evalFeature(EXPERIMENT, context).value === 'control') control++;
+    }
+    calls += CHUNK;
+    now = performance.now();
+  }
+  keep(control);
+  return calls / ((now - start) / 1_000);
+}
+
+/** Uses a result so that no engine can discard the calls that made it. */
+function keep(count: number): void {
+  if (count < 0) console.log(count);
+}
+
+function controlShare<T>(inputs: readonly T[], call: (input: T) => unknown): number {
+  return inputs.filter((input) => call(input) === 'control').length / inputs.length;
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
+const fmt = (n: number) => `${(n / 1e6).toFixed(2)} M/s`;
+
+async function main(): Promise<void> {
+  const ids = Array.from({ length: USERS }, (_, i) => `user-${i}-${(i * 2_654_435_761) >>> 0}`);
+  const contexts: UserContext[] = ids.map((id) => ({ attributes: { id } }));
+  const plain = await arbiterClient(false);
+  const exposing = await arbiterClient(true);
+  const gb = growthBook();
+
+  const contenders: [string, () => number, number][] = [
+    [
+      'Arbiter assign()',
+      () => roundArbiter(plain, ids),
+      controlShare(ids, (u) => plain.assign(EXPERIMENT, u)),
+    ],
+    [
+      'Arbiter assign(), exposures on (users already exposed)',
+      () => roundArbiter(exposing, ids),
+      controlShare(ids, (u) => exposing.assign(EXPERIMENT, u)),
+    ],
+    [
+      'GrowthBook evalFeature()',
+      () => roundGrowthBook(gb, contexts),
+      controlShare(contexts, (c) => gb.evalFeature(EXPERIMENT, c).value),
+    ],
+  ];
+  for (const [name, , share] of contenders) {
+    console.log(`${name}: control share ${(share * 100).toFixed(1)} %`);
+  }
+  // Warm-up, then interleaved rounds so that drift of the machine hits every contender alike.
+  for (const [, run] of contenders) run();
+  const rates = contenders.map(() => [] as number[]);
+  for (let r = 0; r < ROUNDS; r++) {
+    contenders.forEach(([, run], i) => {
+      rates[i]?.push(run());
+    });
+  }
+
+  const medians = rates.map(median);
+  console.log(`\nnode ${process.version}, ${ROUNDS} rounds of ${ROUND_MS} ms, ${USERS} users`);
+  contenders.forEach(([name], i) => {
+    const xs = rates[i] ?? [];
+    console.log(
+      `${name.padEnd(56)} median ${fmt(medians[i] ?? 0)}  (min ${fmt(Math.min(...xs))}, max ${fmt(Math.max(...xs))})`,
+    );
+  });
+  const [arbiter, withExposures, growthbook] = medians as [number, number, number];
+  console.log(`\nArbiter / GrowthBook: ${(arbiter / growthbook).toFixed(1)}x`);
+  console.log(`Arbiter (exposures on) / GrowthBook: ${(withExposures / growthbook).toFixed(1)}x`);
+  await Promise.all([plain.close(), exposing.close()]);
+}
+
+await main();

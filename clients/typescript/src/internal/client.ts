@@ -1,0 +1,277 @@
+import type {
+  ArbiterEvent,
+  ArbiterOptions,
+  ClientStats,
+  EventType,
+  Logger,
+  PromptResult,
+  TrackPayload,
+} from '../types.ts';
+import { type CompiledExperiment, ConfigStore } from './config-store.ts';
+import * as C from './constants.ts';
+import { EventPipeline } from './event-pipeline.ts';
+import { EventQueue } from './event-queue.ts';
+import { isWireUserId, trackProblem } from './event-validation.ts';
+import { defaultLogger, safeLogger } from './logger.ts';
+import { ModelCallRecorder } from './model-call-recorder.ts';
+import type { Platform } from './platform.ts';
+import { ConfigPoller } from './poller.ts';
+import { Transport } from './transport.ts';
+import type { UserContext } from './user-context.ts';
+import { ANY_PROVIDER, wrapProviderClient } from './wrap.ts';
+
+/**
+ * The client. `assign`, `getPrompt`, `getVariables` and `track` answer from memory and never
+ * throw; the network is touched only by the background poller and the event pipeline.
+ */
+export class ArbiterClient {
+  private readonly logger: Logger;
+  private readonly store = new ConfigStore();
+  private readonly queue: EventQueue;
+  private readonly poller: ConfigPoller;
+  private readonly pipeline: EventPipeline;
+  private readonly users: UserContext;
+  private readonly uuid: () => string;
+  private readonly trackExposures: boolean;
+  private readonly prefetch: readonly string[];
+  private readonly readyPromise: Promise<boolean>;
+  private readonly unhook: () => void;
+  private closing: Promise<void> | null = null;
+  /** One log line per stretch of drops from a full queue. */
+  private overflowing = false;
+  private droppedAfterClose = 0;
+  /** Warnings that would otherwise repeat on every call. */
+  private readonly warned = new Set<string>();
+  private readonly recorder: ModelCallRecorder;
+
+  /** @internal The entry points (Node, browser) pass their platform. */
+  constructor(options: ArbiterOptions, platform: Platform) {
+    this.logger = safeLogger(options.logger ?? defaultLogger());
+    const apiKey = options.apiKey ?? platform.env('ARBITER_API_KEY');
+    if (apiKey === undefined || apiKey === '') {
+      throw new Error('Arbiter: no API key. Pass { apiKey } or set ARBITER_API_KEY.');
+    }
+    const fetchImpl = options.fetch ?? globalThis.fetch?.bind(globalThis);
+    if (typeof fetchImpl !== 'function') {
+      throw new Error('Arbiter: no fetch in this runtime. Pass { fetch }.');
+    }
+    const transport = new Transport({
+      baseUrl: options.baseUrl ?? platform.env('ARBITER_BASE_URL') ?? C.DEFAULT_BASE_URL,
+      apiKey,
+      fetch: fetchImpl,
+      timeoutMs: options.requestTimeoutMs ?? C.REQUEST_TIMEOUT_MS,
+      maxAttempts: Math.max(1, options.maxAttempts ?? C.MAX_ATTEMPTS),
+      baseDelayMs: options.retryBaseDelayMs ?? C.RETRY_BASE_DELAY_MS,
+      maxDelayMs: options.retryMaxDelayMs ?? C.RETRY_MAX_DELAY_MS,
+      retryAfterCapMs: options.retryAfterCapMs ?? C.RETRY_AFTER_CAP_MS,
+    });
+    this.users = platform.userContext();
+    this.uuid = () => platform.randomUUID();
+    this.trackExposures = options.trackExposures ?? true;
+    this.prefetch = [...(options.experiments ?? [])];
+    this.queue = new EventQueue(options.queueCapacity ?? C.EVENT_QUEUE_CAPACITY);
+    this.poller = new ConfigPoller({
+      transport,
+      store: this.store,
+      intervalMs: options.pollIntervalMs ?? C.CONFIG_POLL_INTERVAL_MS,
+      logger: this.logger,
+    });
+    this.pipeline = new EventPipeline({
+      transport,
+      queue: this.queue,
+      store: platform.offlineStore(options, apiKey),
+      logger: this.logger,
+      batchSize: Math.min(
+        Math.max(1, options.batchSize ?? C.EVENT_BATCH_SIZE),
+        C.MAX_EVENT_BATCH_SIZE,
+      ),
+      flushIntervalMs: options.flushIntervalMs ?? C.FLUSH_INTERVAL_MS,
+      onAck: (version) => this.poller.noteServerVersion(version),
+    });
+    this.recorder = new ModelCallRecorder({
+      store: this.store,
+      enqueue: (type, payload) => this.enqueue(type, payload),
+      warnOnce: (key, message) => this.warnOnce(key, message),
+    });
+    this.readyPromise = this.poller.start().then(() => this.prefetched());
+    this.pipeline.start();
+    this.unhook = platform.onShutdown((urgent) => {
+      if (this.closing === null && this.queue.length > 0) {
+        void this.pipeline.flush({ keepalive: urgent });
+      }
+    });
+  }
+
+  /**
+   * Resolves after the first config load: true when every experiment named in `experiments`
+   * is in the config, false when the config could not be loaded or lacks one (logged). Never
+   * rejects; polling goes on either way.
+   */
+  ready(): Promise<boolean> {
+    return this.readyPromise;
+  }
+
+  /**
+   * The variant key of `user` in `experiment` (name or id), or null: not enrolled, unknown
+   * experiment, or no config yet. Null means the control behaviour. Local, synchronous; the
+   * first assignment of a user sends one `exposure` event in the background.
+   */
+  assign(experiment: string, user: string): string | null {
+    try {
+      const entry = this.store.lookup(experiment);
+      if (entry === undefined || typeof user !== 'string') return null;
+      const variant = this.store.variantOf(entry, user);
+      if (variant !== null && this.trackExposures && isWireUserId(user)) {
+        this.exposeOnce(entry, user, variant);
+      }
+      return variant;
+    } catch (err) {
+      this.warnOnce('assign', `assign failed, returning null: ${String(err)}`);
+      return null;
+    }
+  }
+
+  /** The prompt of the user's variant, or `defaultPrompt` (with `fallback: true`) when there is none. */
+  getPrompt(experiment: string, user: string, defaultPrompt: string): PromptResult {
+    const variant = this.assign(experiment, user);
+    const prompt =
+      variant === null ? undefined : this.store.lookup(experiment)?.variants.get(variant)?.prompt;
+    return typeof prompt === 'string'
+      ? { variant, prompt, fallback: false }
+      : { variant, prompt: defaultPrompt, fallback: true };
+  }
+
+  /** The variables of the user's variant merged over `defaults` (a new object; `defaults` is untouched). */
+  getVariables<T extends Record<string, unknown>>(
+    experiment: string,
+    user: string,
+    defaults: T,
+  ): T {
+    const variant = this.assign(experiment, user);
+    const variables =
+      variant === null
+        ? undefined
+        : this.store.lookup(experiment)?.variants.get(variant)?.variables;
+    const merged = { ...defaults };
+    if (typeof variables === 'object' && variables !== null) Object.assign(merged, variables);
+    return merged;
+  }
+
+  /**
+   * Queues an event with a fresh `event_id` and the current time, and returns at once. Sent in
+   * background batches; see the README for retries and the offline store. Never throws.
+   */
+  track(event: EventType, payload: TrackPayload): void {
+    try {
+      const problem = trackProblem(event, payload);
+      if (problem !== null) {
+        this.logger.warn(`track(${event}): ${problem}, event dropped`);
+        return;
+      }
+      // The canonical id keeps an experiment's events together should it ever be renamed.
+      const entry = this.store.lookup(payload.experiment_id);
+      this.enqueue(event, { ...payload, experiment_id: entry?.id ?? payload.experiment_id });
+    } catch (err) {
+      this.warnOnce('track', `track failed: ${String(err)}`);
+    }
+  }
+
+  /**
+   * A view of an OpenAI or Anthropic client: calls to `chat.completions.create`,
+   * `responses.create` and `messages.create` (streaming included) made inside
+   * `withUser(user, fn)` record an `exposure` and a `model_call` event. Calls outside
+   * `withUser`, or for users not enrolled, pass through unrecorded.
+   */
+  wrap<T extends object>(providerClient: T, experiment: string): T {
+    if (typeof providerClient !== 'object' || providerClient === null) return providerClient;
+    return wrapProviderClient(providerClient, (reader, params, invoke) =>
+      this.recorder.throughWrap(experiment, this.users.current(), reader, params, invoke),
+    );
+  }
+
+  /** Runs `fn` with `user` as the user of the wrapped clients' calls it makes. */
+  withUser<R>(user: string, fn: () => R): R {
+    return this.users.run(user, fn);
+  }
+
+  /**
+   * The explicit form of `wrap`: runs `fn` with the user's variant (null when not enrolled or
+   * no config yet), recording an `exposure` and a `model_call` with the latency of `fn` and the
+   * tokens and model found in its result (OpenAI and Anthropic shapes, streams included).
+   * Errors of `fn` are recorded, then rethrown.
+   */
+  interceptModelCall<T>(
+    experiment: string,
+    user: string,
+    fn: (variant: string | null) => T | PromiseLike<T>,
+  ): Promise<T> {
+    return this.recorder.explicit(experiment, user, ANY_PROVIDER, fn);
+  }
+
+  /** Sends everything queued so far (or spills it); resolves when done. Never rejects. */
+  flush(): Promise<void> {
+    return this.pipeline.flush();
+  }
+
+  /** Stops polling, delivers what is queued, and releases timers and listeners. Never rejects. */
+  close(): Promise<void> {
+    if (this.closing === null) {
+      this.poller.close();
+      this.unhook();
+      this.closing = this.pipeline.close();
+    }
+    return this.closing;
+  }
+
+  stats(): ClientStats {
+    return { queued: this.queue.length, ...this.pipeline.counts, dropped: this.dropped() };
+  }
+
+  private dropped(): number {
+    return this.queue.dropped + this.pipeline.counts.dropped + this.droppedAfterClose;
+  }
+
+  private async prefetched(): Promise<boolean> {
+    if (!this.store.loaded) return false;
+    const missing = this.prefetch.filter((name) => this.store.lookup(name) === undefined);
+    if (missing.length > 0) this.logger.warn(`ready(): not in the config: ${missing.join(', ')}`);
+    return missing.length === 0;
+  }
+
+  private exposeOnce(entry: CompiledExperiment, user: string, variant: string): void {
+    if (entry.exposed.get(user) === variant) return;
+    // Forgetting everyone at once keeps the cache bounded at the price of a repeat exposure.
+    if (entry.exposed.size >= C.EXPOSURE_CACHE_SIZE) entry.exposed.clear();
+    entry.exposed.set(user, variant);
+    this.enqueue('exposure', { experiment_id: entry.id, user_id: user, variant });
+  }
+
+  private enqueue(type: EventType, payload: TrackPayload): void {
+    if (this.closing !== null) {
+      this.droppedAfterClose++;
+      this.warnOnce('closed', 'events after close() are dropped');
+      return;
+    }
+    const event: ArbiterEvent = {
+      ...payload,
+      event_id: this.uuid(),
+      type,
+      timestamp: new Date().toISOString(),
+    };
+    if (!this.queue.push(event)) {
+      if (!this.overflowing) {
+        this.logger.warn(`event queue full (${this.queue.length}): dropping events, see stats()`);
+      }
+      this.overflowing = true;
+      return;
+    }
+    this.overflowing = false;
+    this.pipeline.notify();
+  }
+
+  private warnOnce(key: string, message: string): void {
+    if (this.warned.has(key)) return;
+    this.warned.add(key);
+    this.logger.warn(message);
+  }
+}

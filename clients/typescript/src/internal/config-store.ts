@@ -1,0 +1,119 @@
+import { BUCKETING_VERSION, bucketOf, variantForBucket } from '@arbiter/bucketing';
+import type { ConfigDocument, ExperimentConfig, WireRange, WireVariant } from './wire.ts';
+
+/** One experiment of the config, prepared for lookups on the hot path. */
+export interface CompiledExperiment {
+  readonly id: string;
+  readonly name: string;
+  readonly salt: string;
+  readonly bucketCount: number;
+  readonly ranges: readonly WireRange[];
+  readonly variants: ReadonlyMap<string, WireVariant>;
+  /** Users already sent an exposure, with the variant they got; survives config refreshes. */
+  readonly exposed: Map<string, string>;
+}
+
+/**
+ * The last config the API served. Name and id map to the same compiled entry, so both address
+ * forms bucket identically (SPEC, "Experiment addressing"). A document that cannot be used
+ * never replaces a good one: the last known config keeps serving.
+ */
+export class ConfigStore {
+  private byKey = new Map<string, CompiledExperiment>();
+  private current: { version: number; etag: string } | null = null;
+
+  get loaded(): boolean {
+    return this.current !== null;
+  }
+
+  get version(): number | null {
+    return this.current?.version ?? null;
+  }
+
+  get etag(): string | null {
+    return this.current?.etag ?? null;
+  }
+
+  lookup(experiment: string): CompiledExperiment | undefined {
+    return this.byKey.get(experiment);
+  }
+
+  /** The variant of `userId`, or null when not enrolled or the experiment is unknown. */
+  variantOf(experiment: CompiledExperiment, userId: string): string | null {
+    return variantForBucket(
+      experiment.ranges,
+      bucketOf(experiment.salt, userId, experiment.bucketCount),
+    );
+  }
+
+  /**
+   * Installs a fetched document. Returns the problems found: a fatal one leaves the previous
+   * config in place; a malformed experiment is left out and the rest is used.
+   */
+  replace(body: unknown, etag: string | null): { fatal: string | null; skipped: string[] } {
+    if (!isObject(body) || !Array.isArray(body.experiments)) {
+      return { fatal: 'config document has no experiments array', skipped: [] };
+    }
+    const doc = body as unknown as ConfigDocument;
+    // A hash version this build does not know would put users in the wrong arm; serving
+    // nothing (control behaviour) is the safe answer.
+    if (String(doc.bucketing_version) !== BUCKETING_VERSION) {
+      return {
+        fatal: `config uses bucketing version ${String(doc.bucketing_version)}, this client knows ${BUCKETING_VERSION}`,
+        skipped: [],
+      };
+    }
+    const next = new Map<string, CompiledExperiment>();
+    const skipped: string[] = [];
+    for (const raw of doc.experiments) {
+      const compiled = compile(raw, this.byKey);
+      if (compiled === null) {
+        skipped.push(isObject(raw) ? String(raw.name ?? raw.id) : String(raw));
+        continue;
+      }
+      next.set(compiled.name, compiled);
+    }
+    // Ids are set after names so that an id wins should a name ever equal another id.
+    for (const compiled of [...next.values()]) next.set(compiled.id, compiled);
+    this.byKey = next;
+    const version = typeof doc.config_version === 'number' ? doc.config_version : 0;
+    this.current = { version, etag: etag ?? `"${version}"` };
+    return { fatal: null, skipped };
+  }
+}
+
+function compile(
+  raw: ExperimentConfig,
+  previous: ReadonlyMap<string, CompiledExperiment>,
+): CompiledExperiment | null {
+  if (!isObject(raw)) return null;
+  const { id, name, salt, bucket_count: bucketCount } = raw;
+  if (typeof id !== 'string' || typeof name !== 'string' || typeof salt !== 'string') return null;
+  if (!Number.isInteger(bucketCount) || bucketCount < 1 || bucketCount > 0xffffffff) return null;
+  if (!Array.isArray(raw.ranges) || !Array.isArray(raw.variants)) return null;
+  const ranges: WireRange[] = [];
+  for (const r of raw.ranges) {
+    if (!isObject(r) || typeof r.variant !== 'string') return null;
+    if (!Number.isInteger(r.start) || !Number.isInteger(r.end)) return null;
+    ranges.push({ variant: r.variant, start: r.start, end: r.end });
+  }
+  // The lookup is a binary search over ranges ordered by start.
+  ranges.sort((a, b) => a.start - b.start);
+  const variants = new Map<string, WireVariant>();
+  for (const v of raw.variants) {
+    if (isObject(v) && typeof v.key === 'string') variants.set(v.key, v);
+  }
+  return {
+    id,
+    name,
+    salt,
+    bucketCount,
+    ranges,
+    variants,
+    exposed: previous.get(id)?.exposed ?? new Map(),
+  };
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,111 @@
+import type { EventType, TrackPayload } from '../types.ts';
+import type { ConfigStore } from './config-store.ts';
+import { isWireUserId } from './event-validation.ts';
+import { ModelCall } from './model-call.ts';
+import type { CallMeasure, ProviderReader } from './model-call-measure.ts';
+
+export interface RecorderDeps {
+  store: ConfigStore;
+  enqueue: (type: EventType, payload: TrackPayload) => void;
+  warnOnce: (key: string, message: string) => void;
+}
+
+/**
+ * Turns one model call into an `exposure` (when it starts) and a `model_call` (when it ends),
+ * for both `wrap` and `interceptModelCall`. A call outside the experiment — user not enrolled,
+ * experiment unknown — runs unrecorded. Recording never changes what the caller gets back.
+ */
+export class ModelCallRecorder {
+  constructor(private readonly deps: RecorderDeps) {}
+
+  /** One call through a wrapped provider client; `user` comes from `withUser`. */
+  throughWrap(
+    experiment: string,
+    user: string | undefined,
+    reader: ProviderReader,
+    params: unknown,
+    invoke: () => unknown,
+  ): unknown {
+    let call: ReturnType<ModelCallRecorder['begin']> = null;
+    if (user === undefined) {
+      this.deps.warnOnce('wrap-user', 'wrap: model call outside withUser(), not recorded');
+    } else {
+      const model = (params as { model?: unknown } | null | undefined)?.model;
+      call = this.begin(experiment, user, [reader], model);
+    }
+    if (call === null) return invoke();
+    let result: unknown;
+    try {
+      result = invoke();
+    } catch (err) {
+      call.observer.fail(err);
+      throw err;
+    }
+    return call.observer.observe(result);
+  }
+
+  async explicit<T>(
+    experiment: string,
+    user: string,
+    readers: readonly ProviderReader[],
+    fn: (variant: string | null) => T | PromiseLike<T>,
+  ): Promise<T> {
+    const call = this.begin(experiment, user, readers, undefined);
+    if (call === null) return fn(this.variantOf(experiment, user));
+    let value: T;
+    try {
+      value = await fn(call.variant);
+    } catch (err) {
+      call.observer.fail(err);
+      throw err;
+    }
+    return call.observer.observeValue(value);
+  }
+
+  /**
+   * Records the exposure and returns the timer of the model_call, or null when the call is not
+   * part of the experiment. Without a config yet, the server works the variant out itself.
+   */
+  private begin(
+    experiment: string,
+    user: string,
+    readers: readonly ProviderReader[],
+    requestedModel: unknown,
+  ): { variant: string | null; observer: ModelCall } | null {
+    const { store, enqueue, warnOnce } = this.deps;
+    try {
+      if (typeof user !== 'string' || !isWireUserId(user)) return null;
+      const entry = store.lookup(experiment);
+      if (entry === undefined && store.loaded) {
+        warnOnce(`unknown:${experiment}`, `experiment ${experiment} is not in the config`);
+        return null;
+      }
+      const variant = entry === undefined ? null : store.variantOf(entry, user);
+      if (entry !== undefined && variant === null) return null;
+      const base = { experiment_id: entry?.id ?? experiment, user_id: user };
+      enqueue('exposure', variant === null ? base : { ...base, variant });
+      const observer = new ModelCall(readers, requestedModel, (measure, latencyMs) =>
+        enqueue('model_call', { ...base, ...modelCallFields(measure), latency_ms: latencyMs }),
+      );
+      return { variant, observer };
+    } catch (err) {
+      warnOnce('model-call', `model call not recorded: ${String(err)}`);
+      return null;
+    }
+  }
+
+  private variantOf(experiment: string, user: string): string | null {
+    const entry = this.deps.store.lookup(experiment);
+    return entry === undefined || typeof user !== 'string'
+      ? null
+      : this.deps.store.variantOf(entry, user);
+  }
+}
+
+function modelCallFields(m: CallMeasure): Partial<TrackPayload> {
+  const out: Partial<TrackPayload> = { error: m.error ?? null };
+  if (m.model !== undefined) out.model = m.model;
+  if (m.input_tokens !== undefined) out.input_tokens = m.input_tokens;
+  if (m.output_tokens !== undefined) out.output_tokens = m.output_tokens;
+  return out;
+}

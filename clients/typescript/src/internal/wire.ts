@@ -1,0 +1,36 @@
+/** `GET /v1/config` as docs/wire-format.md defines it. */
+export interface ConfigDocument {
+  config_version: number;
+  bucketing_version: string;
+  experiments: ExperimentConfig[];
+}
+
+export interface ExperimentConfig {
+  id: string;
+  name: string;
+  version?: number;
+  salt: string;
+  bucket_count: number;
+  ranges: WireRange[];
+  variants: WireVariant[];
+}
+
+/** Half-open `[start, end)`, sorted by start, never overlapping. */
+export interface WireRange {
+  variant: string;
+  start: number;
+  end: number;
+}
+
+export interface WireVariant {
+  key: string;
+  prompt?: string;
+  variables?: Record<string, unknown>;
+}
+
+/** `202` answer of `POST /v1/events`. */
+export interface IngestAck {
+  accepted: number;
+  config_version: number;
+  rejected?: { index: number; detail: string }[];
+}

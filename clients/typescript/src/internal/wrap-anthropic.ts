@@ -1,0 +1,36 @@
+import {
+  asObject,
+  type CallMeasure,
+  type ProviderReader,
+  setCount,
+  setModel,
+} from './model-call-measure.ts';
+
+/** The Anthropic SDK method `wrap` intercepts, by its path on the client. */
+export const ANTHROPIC_METHODS = ['messages.create'] as const;
+
+/**
+ * A Message carries `usage.input_tokens`/`output_tokens`. A stream opens with `message_start`
+ * (model and input tokens) and its `message_delta` events carry cumulative output tokens.
+ */
+export const anthropicReader: ProviderReader = {
+  readResult(result, into) {
+    const r = asObject(result);
+    if (r === null || r.type !== 'message') return;
+    setModel(into, r.model);
+    readUsage(r.usage, into);
+  },
+  readChunk(chunk, into) {
+    const c = asObject(chunk);
+    if (c === null) return;
+    if (c.type === 'message_start') this.readResult(c.message, into);
+    else if (c.type === 'message_delta') readUsage(c.usage, into);
+  },
+};
+
+function readUsage(usage: unknown, into: CallMeasure): void {
+  const u = asObject(usage);
+  if (u === null) return;
+  setCount(into, 'input_tokens', u.input_tokens);
+  setCount(into, 'output_tokens', u.output_tokens);
+}

@@ -1,0 +1,49 @@
+import {
+  asObject,
+  type CallMeasure,
+  type ProviderReader,
+  setCount,
+  setModel,
+} from './model-call-measure.ts';
+
+/** The OpenAI SDK methods `wrap` intercepts, by their path on the client. */
+export const OPENAI_METHODS = ['chat.completions.create', 'responses.create'] as const;
+
+/**
+ * Chat Completions report `usage.prompt_tokens`/`completion_tokens`; a stream reports them only
+ * in its last chunk, and only when the request set `stream_options.include_usage`. The
+ * Responses API reports `usage.input_tokens`/`output_tokens`, streamed inside the final
+ * `response.completed` (or `.incomplete`/`.failed`) event.
+ */
+export const openAIReader: ProviderReader = {
+  readResult(result, into) {
+    const r = asObject(result);
+    if (r === null) return;
+    setModel(into, r.model);
+    readUsage(r.usage, into);
+    const error = asObject(r.error);
+    if (r.object === 'response' && r.status === 'failed' && error !== null) {
+      into.error = `ResponseFailed: ${String(error.message ?? error.code ?? 'failed')}`;
+    }
+  },
+  readChunk(chunk, into) {
+    const c = asObject(chunk);
+    if (c === null) return;
+    const response = asObject(c.response);
+    if (typeof c.type === 'string' && c.type.startsWith('response.') && response !== null) {
+      this.readResult(response, into);
+      return;
+    }
+    if (c.object === 'chat.completion.chunk') {
+      setModel(into, c.model);
+      readUsage(c.usage, into);
+    }
+  },
+};
+
+function readUsage(usage: unknown, into: CallMeasure): void {
+  const u = asObject(usage);
+  if (u === null) return;
+  setCount(into, 'input_tokens', u.prompt_tokens ?? u.input_tokens);
+  setCount(into, 'output_tokens', u.completion_tokens ?? u.output_tokens);
+}

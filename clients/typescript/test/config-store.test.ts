@@ -1,0 +1,62 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigStore } from '../src/internal/config-store.ts';
+import { configOf, twoArms } from './support/fixtures.ts';
+
+describe('ConfigStore', () => {
+  it('addresses an experiment by name and by id, as one entry', () => {
+    const store = new ConfigStore();
+    store.replace(configOf(3, twoArms()), '"3"');
+    const byName = store.lookup('checkout-prompt');
+    expect(byName).toBeDefined();
+    expect(store.lookup('0b6f1c9e-7c1a-4d3e-9a43-0c1a2b3c4d5e')).toBe(byName);
+    expect(store.version).toBe(3);
+    expect(store.etag).toBe('"3"');
+  });
+
+  it('searches ranges in start order even when the document lists them otherwise', () => {
+    const store = new ConfigStore();
+    const exp = twoArms({ bucket_count: 1 });
+    exp.ranges = [
+      { variant: 'b', start: 1, end: 1 },
+      { variant: 'a', start: 0, end: 1 },
+    ];
+    store.replace(configOf(1, exp), null);
+    const entry = store.lookup('checkout-prompt');
+    expect(entry && store.variantOf(entry, 'anyone')).toBe('a');
+  });
+
+  it('answers null for a bucket in no range', () => {
+    const store = new ConfigStore();
+    store.replace(configOf(1, { ...twoArms(), ranges: [] }), null);
+    const entry = store.lookup('checkout-prompt');
+    expect(entry && store.variantOf(entry, 'user-1')).toBeNull();
+  });
+
+  it('keeps the last config when a document is unusable', () => {
+    const store = new ConfigStore();
+    store.replace(configOf(1, twoArms()), null);
+    expect(store.replace({ nope: true }, null).fatal).toMatch(/experiments/);
+    expect(
+      store.replace({ ...configOf(2, twoArms()), bucketing_version: '2' }, null).fatal,
+    ).toMatch(/bucketing version 2/);
+    expect(store.version).toBe(1);
+    expect(store.lookup('checkout-prompt')).toBeDefined();
+  });
+
+  it('leaves out a malformed experiment and keeps the others', () => {
+    const store = new ConfigStore();
+    const broken = { ...twoArms({ id: 'x', name: 'broken' }), bucket_count: 0 };
+    const result = store.replace(configOf(1, twoArms(), broken), null);
+    expect(result).toEqual({ fatal: null, skipped: ['broken'] });
+    expect(store.lookup('broken')).toBeUndefined();
+    expect(store.lookup('checkout-prompt')).toBeDefined();
+  });
+
+  it('keeps who was exposed across a refresh', () => {
+    const store = new ConfigStore();
+    store.replace(configOf(1, twoArms()), null);
+    store.lookup('checkout-prompt')?.exposed.set('user-1', 'control');
+    store.replace(configOf(2, twoArms()), null);
+    expect(store.lookup('checkout-prompt')?.exposed.get('user-1')).toBe('control');
+  });
+});

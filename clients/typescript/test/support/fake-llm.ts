@@ -1,0 +1,224 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** Answers are held back this long, so a measured latency has a known floor. */
+export const RESPONSE_DELAY_MS = 30;
+/** Gap between streamed events. */
+export const STREAM_GAP_MS = 5;
+/** A request for this model fails with 400, in the provider's error format. */
+export const FAILING_MODEL = 'model-that-fails';
+
+export const USAGE = { input: 11, output: 7 };
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Speaks just enough of the OpenAI (Chat Completions, Responses) and Anthropic (Messages) HTTP
+ * protocols, JSON and SSE, for the real SDKs to parse its answers.
+ */
+export async function startFakeLlm(): Promise<{ url: string; close(): Promise<void> }> {
+  const server = createServer((req, res) => void handle(req, res));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  let text = '';
+  for await (const chunk of req) text += chunk;
+  const body = JSON.parse(text) as Record<string, unknown>;
+  const model = String(body.model);
+  await sleep(RESPONSE_DELAY_MS);
+  const anthropic = req.url === '/v1/messages';
+  if (model === FAILING_MODEL) {
+    const error = anthropic
+      ? { type: 'error', error: { type: 'invalid_request_error', message: 'bad model' } }
+      : { error: { message: 'bad model', type: 'invalid_request_error', code: null } };
+    res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify(error));
+    return;
+  }
+  const events =
+    req.url === '/v1/chat/completions'
+      ? chat(model, body)
+      : req.url === '/v1/responses'
+        ? responses(model)
+        : anthropic
+          ? messages(model)
+          : null;
+  if (events === null) {
+    res.writeHead(404).end();
+    return;
+  }
+  if (body.stream !== true) {
+    res
+      .writeHead(200, { 'content-type': 'application/json', 'x-request-id': 'req_1' })
+      .end(JSON.stringify(events.json));
+    return;
+  }
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'x-request-id': 'req_1' });
+  for (const e of events.stream) {
+    await sleep(STREAM_GAP_MS);
+    const head = e.event === undefined ? '' : `event: ${e.event}\n`;
+    res.write(`${head}data: ${typeof e.data === 'string' ? e.data : JSON.stringify(e.data)}\n\n`);
+  }
+  res.end();
+}
+
+interface Answer {
+  json: unknown;
+  stream: { event?: string; data: unknown }[];
+}
+
+function chat(model: string, body: Record<string, unknown>): Answer {
+  const usage = {
+    prompt_tokens: USAGE.input,
+    completion_tokens: USAGE.output,
+    total_tokens: USAGE.input + USAGE.output,
+  };
+  const base = { id: 'chatcmpl-1', created: 1, model };
+  const chunk = (delta: object, finish: string | null) => ({
+    ...base,
+    object: 'chat.completion.chunk',
+    choices: [{ index: 0, delta, finish_reason: finish }],
+  });
+  const includeUsage = (body.stream_options as { include_usage?: boolean } | undefined)
+    ?.include_usage;
+  return {
+    json: {
+      ...base,
+      object: 'chat.completion',
+      choices: [
+        {
+          index: 0,
+          message: { role: 'assistant', content: 'Hi there.' },
+          finish_reason: 'stop',
+        },
+      ],
+      usage,
+    },
+    stream: [
+      { data: chunk({ role: 'assistant', content: 'Hi' }, null) },
+      { data: chunk({ content: ' there.' }, null) },
+      { data: chunk({}, 'stop') },
+      ...(includeUsage
+        ? [{ data: { ...base, object: 'chat.completion.chunk', choices: [], usage } }]
+        : []),
+      { data: '[DONE]' },
+    ],
+  };
+}
+
+function responses(model: string): Answer {
+  const response = (status: string, usage: object | null) => ({
+    id: 'resp_1',
+    object: 'response',
+    created_at: 1,
+    model,
+    status,
+    output:
+      status === 'completed'
+        ? [
+            {
+              type: 'message',
+              id: 'msg_1',
+              status: 'completed',
+              role: 'assistant',
+              content: [{ type: 'output_text', text: 'Hi there.', annotations: [] }],
+            },
+          ]
+        : [],
+    usage,
+  });
+  const usage = {
+    input_tokens: USAGE.input,
+    output_tokens: USAGE.output,
+    total_tokens: USAGE.input + USAGE.output,
+  };
+  const done = response('completed', usage);
+  return {
+    json: done,
+    stream: [
+      {
+        event: 'response.created',
+        data: {
+          type: 'response.created',
+          sequence_number: 0,
+          response: response('in_progress', null),
+        },
+      },
+      {
+        event: 'response.output_text.delta',
+        data: {
+          type: 'response.output_text.delta',
+          sequence_number: 1,
+          item_id: 'msg_1',
+          output_index: 0,
+          content_index: 0,
+          delta: 'Hi there.',
+        },
+      },
+      {
+        event: 'response.completed',
+        data: { type: 'response.completed', sequence_number: 2, response: done },
+      },
+    ],
+  };
+}
+
+function messages(model: string): Answer {
+  const message = (usage: object) => ({
+    id: 'msg_1',
+    type: 'message',
+    role: 'assistant',
+    model,
+    content: [{ type: 'text', text: 'Hi there.' }],
+    stop_reason: 'end_turn',
+    stop_sequence: null,
+    usage,
+  });
+  return {
+    json: message({ input_tokens: USAGE.input, output_tokens: USAGE.output }),
+    stream: [
+      {
+        event: 'message_start',
+        data: {
+          type: 'message_start',
+          message: {
+            ...message({ input_tokens: USAGE.input, output_tokens: 1 }),
+            content: [],
+            stop_reason: null,
+          },
+        },
+      },
+      {
+        event: 'content_block_start',
+        data: { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } },
+      },
+      {
+        event: 'content_block_delta',
+        data: {
+          type: 'content_block_delta',
+          index: 0,
+          delta: { type: 'text_delta', text: 'Hi there.' },
+        },
+      },
+      { event: 'content_block_stop', data: { type: 'content_block_stop', index: 0 } },
+      {
+        event: 'message_delta',
+        data: {
+          type: 'message_delta',
+          delta: { stop_reason: 'end_turn', stop_sequence: null },
+          usage: { output_tokens: USAGE.output },
+        },
+      },
+      { event: 'message_stop', data: { type: 'message_stop' } },
+    ],
+  };
+}

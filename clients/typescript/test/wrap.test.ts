@@ -1,0 +1,361 @@
+import Anthropic from '@anthropic-ai/sdk';
+import OpenAI from 'openai';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { Arbiter } from '../src/index.ts';
+import type { ArbiterEvent } from '../src/types.ts';
+import { type FakeArbiter, startFakeArbiter } from './support/fake-arbiter.ts';
+import {
+  FAILING_MODEL,
+  RESPONSE_DELAY_MS,
+  STREAM_GAP_MS,
+  startFakeLlm,
+  USAGE,
+} from './support/fake-llm.ts';
+import { configOf, twoArms } from './support/fixtures.ts';
+import { memoryLogger } from './support/logger.ts';
+
+const EXPERIMENT = 'checkout-prompt';
+const EXPERIMENT_ID = '0b6f1c9e-7c1a-4d3e-9a43-0c1a2b3c4d5e';
+
+let fake: FakeArbiter;
+let llm: Awaited<ReturnType<typeof startFakeLlm>>;
+let arbiter: Arbiter;
+let openai: OpenAI;
+let anthropic: Anthropic;
+
+beforeAll(async () => {
+  fake = await startFakeArbiter({ config: configOf(1, twoArms()) });
+  llm = await startFakeLlm();
+  openai = new OpenAI({ apiKey: 'sk-test', baseURL: `${llm.url}/v1`, maxRetries: 0 });
+  anthropic = new Anthropic({ apiKey: 'sk-ant-test', baseURL: llm.url, maxRetries: 0 });
+});
+afterAll(async () => {
+  await llm.close();
+  await fake.close();
+});
+beforeEach(async () => {
+  fake.events.clear();
+  arbiter = new Arbiter({
+    apiKey: fake.apiKey,
+    baseUrl: fake.baseUrl,
+    logger: memoryLogger(),
+    flushIntervalMs: 3_600_000,
+    trackExposures: false,
+  });
+  await arbiter.ready();
+});
+afterEach(() => arbiter.close());
+
+/** Everything the fake server stored, after a flush. */
+async function recorded(): Promise<ArbiterEvent[]> {
+  await arbiter.flush();
+  return [...fake.events.values()];
+}
+
+/** One exposure and one model_call for `user`, the model_call measured as expected. */
+async function expectOneCall(
+  user: string,
+  expected: { model: string; input?: number; output?: number; error?: RegExp; minLatency: number },
+): Promise<void> {
+  const events = await recorded();
+  expect(events.map((e) => e.type).sort()).toEqual(['exposure', 'model_call']);
+  const variant = arbiter.assign(EXPERIMENT, user);
+  expect(variant).not.toBeNull();
+  expect(events.find((e) => e.type === 'exposure')).toMatchObject({
+    experiment_id: EXPERIMENT_ID,
+    user_id: user,
+    variant,
+  });
+  const call = events.find((e) => e.type === 'model_call');
+  expect(call).toMatchObject({
+    experiment_id: EXPERIMENT_ID,
+    user_id: user,
+    model: expected.model,
+  });
+  expect(call?.input_tokens).toBe(expected.input);
+  expect(call?.output_tokens).toBe(expected.output);
+  if (expected.error === undefined) expect(call?.error).toBeNull();
+  else expect(call?.error).toMatch(expected.error);
+  expect(call?.latency_ms).toBeGreaterThanOrEqual(expected.minLatency);
+}
+
+const chatParams = { model: 'gpt-test', messages: [{ role: 'user' as const, content: 'Hi' }] };
+const streamFloor = RESPONSE_DELAY_MS + 3 * STREAM_GAP_MS;
+
+describe('wrap(openai)', () => {
+  it('chat.completions.create: records latency, tokens and model', async () => {
+    const client = arbiter.wrap(openai, EXPERIMENT);
+    const completion = await arbiter.withUser('user-1', () =>
+      client.chat.completions.create(chatParams),
+    );
+    expect(completion.choices[0]?.message.content).toBe('Hi there.');
+    await expectOneCall('user-1', {
+      model: 'gpt-test',
+      input: USAGE.input,
+      output: USAGE.output,
+      minLatency: RESPONSE_DELAY_MS,
+    });
+  });
+
+  it('chat.completions.create with stream: measured to the end of the stream', async () => {
+    const client = arbiter.wrap(openai, EXPERIMENT);
+    let text = '';
+    await arbiter.withUser('user-2', async () => {
+      const stream = await client.chat.completions.create({
+        ...chatParams,
+        stream: true,
+        stream_options: { include_usage: true },
+      });
+      for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
+    });
+    expect(text).toBe('Hi there.');
+    await expectOneCall('user-2', {
+      model: 'gpt-test',
+      input: USAGE.input,
+      output: USAGE.output,
+      minLatency: streamFloor,
+    });
+  });
+
+  it('a stream without usage still records model and latency', async () => {
+    const client = arbiter.wrap(openai, EXPERIMENT);
+    await arbiter.withUser('user-3', async () => {
+      const stream = await client.chat.completions.create({ ...chatParams, stream: true });
+      for await (const _ of stream) {
+      }
+    });
+    await expectOneCall('user-3', { model: 'gpt-test', minLatency: streamFloor });
+  });
+
+  it('responses.create, plain and streamed', async () => {
+    const client = arbiter.wrap(openai, EXPERIMENT);
+    const response = await arbiter.withUser('user-4', () =>
+      client.responses.create({ model: 'gpt-resp', input: 'Hi' }),
+    );
+    expect(response.output_text).toBe('Hi there.');
+    await expectOneCall('user-4', {
+      model: 'gpt-resp',
+      input: USAGE.input,
+      output: USAGE.output,
+      minLatency: RESPONSE_DELAY_MS,
+    });
+    fake.events.clear();
+    await arbiter.withUser('user-5', async () => {
+      const stream = await client.responses.create({
+        model: 'gpt-resp',
+        input: 'Hi',
+        stream: true,
+      });
+      const types: string[] = [];
+      for await (const event of stream) types.push(event.type);
+      expect(types).toContain('response.completed');
+    });
+    await expectOneCall('user-5', {
+      model: 'gpt-resp',
+      input: USAGE.input,
+      output: USAGE.output,
+      minLatency: RESPONSE_DELAY_MS + 2 * STREAM_GAP_MS,
+    });
+  });
+
+  it('records a failed call and rethrows the SDK error', async () => {
+    const client = arbiter.wrap(openai, EXPERIMENT);
+    await expect(
+      arbiter.withUser('user-6', () =>
+        client.chat.completions.create({ ...chatParams, model: FAILING_MODEL }),
+      ),
+    ).rejects.toBeInstanceOf(OpenAI.BadRequestError);
+    await expectOneCall('user-6', {
+      model: FAILING_MODEL,
+      error: /^BadRequestError: 400/,
+      minLatency: RESPONSE_DELAY_MS,
+    });
+  });
+
+  it('keeps the SDK promise: withResponse() still works', async () => {
+    const client = arbiter.wrap(openai, EXPERIMENT);
+    const { data, response } = await arbiter.withUser('user-7', () =>
+      client.chat.completions.create(chatParams).withResponse(),
+    );
+    expect(response.status).toBe(200);
+    expect(data.usage?.completion_tokens).toBe(USAGE.output);
+    await expectOneCall('user-7', {
+      model: 'gpt-test',
+      input: USAGE.input,
+      output: USAGE.output,
+      minLatency: RESPONSE_DELAY_MS,
+    });
+  });
+
+  it('records a stream the caller stops reading early', async () => {
+    const client = arbiter.wrap(openai, EXPERIMENT);
+    await arbiter.withUser('user-8', async () => {
+      const stream = await client.chat.completions.create({ ...chatParams, stream: true });
+      for await (const _ of stream) break;
+    });
+    await expectOneCall('user-8', { model: 'gpt-test', minLatency: RESPONSE_DELAY_MS });
+  });
+
+  it('passes calls outside withUser through, unrecorded', async () => {
+    const client = arbiter.wrap(openai, EXPERIMENT);
+    const completion = await client.chat.completions.create(chatParams);
+    expect(completion.choices[0]?.message.content).toBe('Hi there.');
+    expect(await recorded()).toEqual([]);
+  });
+
+  it('attributes concurrent calls to their own users', async () => {
+    const client = arbiter.wrap(openai, EXPERIMENT);
+    const users = ['c-1', 'c-2', 'c-3', 'c-4'];
+    await Promise.all(
+      users.map((u) =>
+        arbiter.withUser(u, async () => {
+          await new Promise((r) => setTimeout(r, 1));
+          await client.chat.completions.create(chatParams);
+        }),
+      ),
+    );
+    const calls = (await recorded()).filter((e) => e.type === 'model_call');
+    expect(calls.map((e) => e.user_id).sort()).toEqual(users);
+  });
+
+  it('leaves the original client and its other methods alone', async () => {
+    const client = arbiter.wrap(openai, EXPERIMENT);
+    expect(client.chat.completions).toBe(client.chat.completions);
+    expect(client.baseURL).toBe(openai.baseURL);
+    const models = await arbiter.withUser('user-9', () =>
+      openai.chat.completions.create(chatParams),
+    );
+    expect(models.id).toBe('chatcmpl-1');
+    expect(await recorded()).toEqual([]);
+  });
+});
+
+describe('wrap(anthropic)', () => {
+  const params = {
+    model: 'claude-test',
+    max_tokens: 20,
+    messages: [{ role: 'user' as const, content: 'Hi' }],
+  };
+
+  it('messages.create: records latency, tokens and model', async () => {
+    const client = arbiter.wrap(anthropic, EXPERIMENT);
+    const message = await arbiter.withUser('a-1', () => client.messages.create(params));
+    expect(message.content[0]).toMatchObject({ type: 'text', text: 'Hi there.' });
+    await expectOneCall('a-1', {
+      model: 'claude-test',
+      input: USAGE.input,
+      output: USAGE.output,
+      minLatency: RESPONSE_DELAY_MS,
+    });
+  });
+
+  it('messages.create with stream: tokens from message_start and message_delta', async () => {
+    const client = arbiter.wrap(anthropic, EXPERIMENT);
+    let text = '';
+    await arbiter.withUser('a-2', async () => {
+      const stream = await client.messages.create({ ...params, stream: true });
+      for await (const event of stream) {
+        if (event.type === 'content_block_delta' && event.delta.type === 'text_delta') {
+          text += event.delta.text;
+        }
+      }
+    });
+    expect(text).toBe('Hi there.');
+    await expectOneCall('a-2', {
+      model: 'claude-test',
+      input: USAGE.input,
+      output: USAGE.output,
+      minLatency: RESPONSE_DELAY_MS + 6 * STREAM_GAP_MS,
+    });
+  });
+
+  it('the messages.stream() helper goes through the wrapped create', async () => {
+    const client = arbiter.wrap(anthropic, EXPERIMENT);
+    const final = await arbiter.withUser('a-3', () =>
+      client.messages.stream(params).finalMessage(),
+    );
+    expect(final.usage.output_tokens).toBe(USAGE.output);
+    await expectOneCall('a-3', {
+      model: 'claude-test',
+      input: USAGE.input,
+      output: USAGE.output,
+      minLatency: RESPONSE_DELAY_MS,
+    });
+  });
+
+  it('records a failed call and rethrows the SDK error', async () => {
+    const client = arbiter.wrap(anthropic, EXPERIMENT);
+    await expect(
+      arbiter.withUser('a-4', () => client.messages.create({ ...params, model: FAILING_MODEL })),
+    ).rejects.toBeInstanceOf(Anthropic.BadRequestError);
+    await expectOneCall('a-4', {
+      model: FAILING_MODEL,
+      error: /^BadRequestError: 400/,
+      minLatency: RESPONSE_DELAY_MS,
+    });
+  });
+});
+
+describe('interceptModelCall', () => {
+  it('hands the variant to fn and records what the call returned', async () => {
+    const variant = arbiter.assign(EXPERIMENT, 'i-1');
+    let given: string | null | undefined;
+    const message = await arbiter.interceptModelCall(EXPERIMENT, 'i-1', (v) => {
+      given = v;
+      return anthropic.messages.create({
+        model: 'claude-test',
+        max_tokens: 5,
+        messages: [{ role: 'user', content: 'Hi' }],
+      });
+    });
+    expect(given).toBe(variant);
+    expect(message.type).toBe('message');
+    await expectOneCall('i-1', {
+      model: 'claude-test',
+      input: USAGE.input,
+      output: USAGE.output,
+      minLatency: RESPONSE_DELAY_MS,
+    });
+  });
+
+  it('records a streamed result once the stream ends', async () => {
+    const stream = await arbiter.interceptModelCall(EXPERIMENT, 'i-2', () =>
+      openai.chat.completions.create({
+        ...chatParams,
+        stream: true,
+        stream_options: { include_usage: true },
+      }),
+    );
+    expect(await recorded()).toEqual([
+      expect.objectContaining({ type: 'exposure', user_id: 'i-2' }),
+    ]);
+    for await (const _ of stream) {
+    }
+    fake.events.clear();
+    await arbiter.flush();
+    const events = await recorded();
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({
+      type: 'model_call',
+      input_tokens: USAGE.input,
+      output_tokens: USAGE.output,
+    });
+  });
+
+  it('records an error thrown by fn and rethrows it', async () => {
+    class QuotaError extends Error {}
+    await expect(
+      arbiter.interceptModelCall(EXPERIMENT, 'i-3', async () => {
+        throw new QuotaError('out of quota');
+      }),
+    ).rejects.toThrow('out of quota');
+    const call = (await recorded()).find((e) => e.type === 'model_call');
+    expect(call?.error).toBe('QuotaError: out of quota');
+  });
+
+  it('runs fn unrecorded for an experiment the config does not have', async () => {
+    const out = await arbiter.interceptModelCall('nope', 'i-4', (v) => `variant ${v}`);
+    expect(out).toBe('variant null');
+    expect(await recorded()).toEqual([]);
+  });
+});

@@ -1,0 +1,22 @@
+import { defineConfig, type Options } from 'tsup';
+
+// @arbiter/bucketing is a workspace package: it is bundled, so the published library has no
+// runtime dependencies.
+const shared: Options = {
+  format: ['esm', 'cjs'],
+  // The platform parameter of the shared client class is not part of the public surface.
+  dts: { compilerOptions: { stripInternal: true } },
+  sourcemap: true,
+  splitting: false,
+  treeshake: true,
+  noExternal: ['@arbiter/bucketing'],
+  outDir: 'dist',
+  // Node 18 knows the node: scheme, and it tells bundlers these are built-ins.
+  removeNodeProtocol: false,
+};
+
+export default defineConfig([
+  { ...shared, entry: { index: 'src/index.ts' }, platform: 'node', target: 'node18' },
+  // The browser entry also serves runtimes without Node built-ins (workers, Deno, edge).
+  { ...shared, entry: { browser: 'src/browser.ts' }, platform: 'browser', target: 'es2020' },
+]);
