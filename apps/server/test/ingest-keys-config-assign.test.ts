@@ -209,3 +209,26 @@ describe('POST /v1/assign', () => {
     expect(res.json().errors).toEqual([{ pointer: '#/user_id', detail: 'is required' }]);
   });
 });
+
+describe('CORS for browser clients', () => {
+  it('answers a preflight without a key and exposes ETag and Retry-After', async () => {
+    const preflight = await h.app.inject({
+      method: 'OPTIONS',
+      url: '/v1/events',
+      headers: {
+        origin: 'https://shop.example',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'x-api-key,content-type',
+      },
+    });
+    expect(preflight.statusCode).toBe(204);
+    expect(preflight.headers['access-control-allow-origin']).toBe('*');
+    expect(String(preflight.headers['access-control-allow-headers'])).toContain('x-api-key');
+    const config = await h.ingest(acme.publishable, {
+      method: 'GET',
+      url: '/v1/config',
+      headers: { origin: 'https://shop.example' },
+    });
+    expect(config.headers['access-control-expose-headers']).toBe('etag, retry-after');
+  });
+});

@@ -7,9 +7,22 @@ let scratch = new Uint8Array(256);
 
 /** Encodes `text` and returns the byte length; the bytes are in `scratchBytes()` until the next call. */
 export function encodeUtf8(text: string): number {
-  if (scratch.length < text.length * 3) scratch = new Uint8Array(text.length * 3);
+  return encodeUtf8At(text, 0);
+}
+
+/**
+ * Encodes `text` into the scratch buffer from `offset` on, keeping the bytes before it, and
+ * returns the end offset.
+ */
+export function encodeUtf8At(text: string, offset: number): number {
+  const needed = offset + text.length * 3;
+  if (scratch.length < needed) {
+    const grown = new Uint8Array(needed * 2);
+    grown.set(scratch.subarray(0, offset));
+    scratch = grown;
+  }
   const out = scratch;
-  let n = 0;
+  let n = offset;
   for (let i = 0; i < text.length; i++) {
     let c = text.charCodeAt(i);
     if (c < 0x80) {

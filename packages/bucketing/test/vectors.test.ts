@@ -1,7 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { BUCKETING_VERSION, bucketOf, encodeUtf8, hashUser, murmur3x86_32 } from '../src/index.ts';
+import {
+  BUCKETING_VERSION,
+  bucketOf,
+  createBucketer,
+  encodeUtf8,
+  hashUser,
+  murmur3x86_32,
+} from '../src/index.ts';
 
 // The one copy of the shared vectors, read by every implementation.
 const testdata = (name: string) =>
@@ -45,6 +52,7 @@ describe('bucketing vectors', () => {
     it(`case ${i}: bucket_count ${c.bucket_count}`, () => {
       expect(hashUser(c.salt, c.user_id)).toBe(c.hash);
       expect(bucketOf(c.salt, c.user_id, c.bucket_count)).toBe(c.bucket);
+      expect(createBucketer(c.salt, c.bucket_count)(c.user_id)).toBe(c.bucket);
     });
   });
 });
@@ -67,6 +75,17 @@ describe('UTF-8 encoding', () => {
       // encodeUtf8 writes into a scratch buffer; hashing both must agree byte for byte
       expect(n).toBe(expected.length);
       expect(hashUser('', s)).toBe(murmur3x86_32(new TextEncoder().encode(`:${s}`)));
+    }
+  });
+});
+
+describe('createBucketer', () => {
+  it('agrees with bucketOf for every salt length mod 4 and ids long enough to grow the buffer', () => {
+    const salts = ['', 'a', 'ab', 'abc', 'abcd', 'sälté', '\u{1F600}x'];
+    const users = ['', 'u', 'user-1', 'é\u{1F600}', 'x'.repeat(5000), '\uD800lone'];
+    for (const salt of salts) {
+      const bucketer = createBucketer(salt, 9973);
+      for (const user of users) expect(bucketer(user)).toBe(bucketOf(salt, user, 9973));
     }
   });
 });

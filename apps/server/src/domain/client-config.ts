@@ -1,3 +1,4 @@
+import { createBucketer } from '@arbiter/bucketing';
 import { and, eq } from 'drizzle-orm';
 import type { Clock } from '../context.ts';
 import type { Database } from '../db/connect.ts';
@@ -24,7 +25,14 @@ export interface OrgState {
   etag: string;
   body: { config_version: number; bucketing_version: '1'; experiments: ClientExperiment[] };
   /** By id and by name: both address the same experiment. */
-  lookup: Map<string, ClientExperiment & { control: string | null; variantKeys: Set<string> }>;
+  lookup: Map<
+    string,
+    ClientExperiment & {
+      control: string | null;
+      variantKeys: Set<string>;
+      bucketOf: (userId: string) => number;
+    }
+  >;
 }
 
 async function loadExperiments(
@@ -109,6 +117,7 @@ export class OrgStateCache {
           ...client,
           control,
           variantKeys: new Set(client.variants.map((v) => v.key)),
+          bucketOf: createBucketer(client.salt, client.bucket_count),
         };
         lookup.set(client.id, enriched);
         lookup.set(client.name, enriched);

@@ -1,4 +1,4 @@
-import { bucketOf, variantForBucket } from '@arbiter/bucketing';
+import { variantForBucket } from '@arbiter/bucketing';
 import type { OrgState } from '../domain/client-config.ts';
 import { compileBodyValidator } from '../http/validators.ts';
 import {
@@ -68,10 +68,7 @@ export function checkEvent(raw: unknown, state: OrgState, receivedAt: Date): Eve
     return { ok: false, detail: `variant: "${variant}" is not a variant of ${experiment.name}` };
   }
   if (variant === null) {
-    variant = variantForBucket(
-      experiment.ranges,
-      bucketOf(experiment.salt, e.user_id, experiment.bucket_count),
-    );
+    variant = variantForBucket(experiment.ranges, experiment.bucketOf(e.user_id));
   }
   const { experiment_id: _named, variant: _sent, timestamp, ...rest } = e;
   return {

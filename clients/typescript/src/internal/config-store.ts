@@ -1,4 +1,4 @@
-import { BUCKETING_VERSION, bucketOf, variantForBucket } from '@arbiter/bucketing';
+import { BUCKETING_VERSION, createBucketer, variantForBucket } from '@arbiter/bucketing';
 import type { ConfigDocument, ExperimentConfig, WireRange, WireVariant } from './wire.ts';
 
 /** One experiment of the config, prepared for lookups on the hot path. */
@@ -7,6 +7,8 @@ export interface CompiledExperiment {
   readonly name: string;
   readonly salt: string;
   readonly bucketCount: number;
+  /** The experiment's bucket function, with `salt:` pre-hashed once. */
+  readonly bucketOf: (userId: string) => number;
   readonly ranges: readonly WireRange[];
   readonly variants: ReadonlyMap<string, WireVariant>;
   /** Users already sent an exposure, with the variant they got; survives config refreshes. */
@@ -40,10 +42,7 @@ export class ConfigStore {
 
   /** The variant of `userId`, or null when not enrolled or the experiment is unknown. */
   variantOf(experiment: CompiledExperiment, userId: string): string | null {
-    return variantForBucket(
-      experiment.ranges,
-      bucketOf(experiment.salt, userId, experiment.bucketCount),
-    );
+    return variantForBucket(experiment.ranges, experiment.bucketOf(userId));
   }
 
   /**
@@ -108,6 +107,7 @@ function compile(
     name,
     salt,
     bucketCount,
+    bucketOf: createBucketer(salt, bucketCount),
     ranges,
     variants,
     exposed: previous.get(id)?.exposed ?? new Map(),

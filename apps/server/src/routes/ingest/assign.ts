@@ -1,4 +1,4 @@
-import { bucketOf, variantForBucket } from '@arbiter/bucketing';
+import { variantForBucket } from '@arbiter/bucketing';
 import { Type } from 'typebox';
 import type { Context } from '../../context.ts';
 import { keyCallerOf } from '../../http/api-key-auth.ts';
@@ -49,7 +49,7 @@ export function register(app: App, ctx: Context): void {
         };
       const variant = variantForBucket(
         experiment.ranges,
-        bucketOf(experiment.salt, request.body.user_id, experiment.bucket_count),
+        experiment.bucketOf(request.body.user_id),
       );
       return variant === null
         ? { variant: null, config_version: state.configVersion, reason: 'not_enrolled' as const }

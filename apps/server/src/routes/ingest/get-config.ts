@@ -46,10 +46,7 @@ export function register(app: App, ctx: Context): void {
       const state = await ctx.orgState.get(keyCallerOf(request).orgId);
       reply.header('etag', state.etag).header('cache-control', 'no-cache');
       const sent = request.headers['if-none-match'];
-      if (
-        sent !== undefined &&
-        sent.split(',').some((tag) => tag.trim().replace(/^W\//, '') === state.etag)
-      ) {
+      if (sent?.split(',').some((tag) => tag.trim().replace(/^W\//, '') === state.etag)) {
         return reply.status(304).send(null);
       }
       return state.body;

@@ -1,6 +1,7 @@
+import cors from '@fastify/cors';
 import rateLimit from '@fastify/rate-limit';
 import type { Context } from '../../context.ts';
-import { apiKeyHook, keyCallerOf } from '../../http/api-key-auth.ts';
+import { apiKeyHook } from '../../http/api-key-auth.ts';
 import type { App } from '../../http/app-types.ts';
 import { ProblemError } from '../../http/problems.ts';
 import * as assign from './assign.ts';
@@ -13,9 +14,10 @@ async function limitPerKey(app: App, ctx: Context): Promise<void> {
   await app.register(rateLimit, {
     hook: 'preHandler',
     timeWindow: 60_000,
-    keyGenerator: (request) => keyCallerOf(request).keyHash,
+    // CORS preflights carry no key: they are limited per address instead.
+    keyGenerator: (request) => request.keyCaller?.keyHash ?? `ip:${request.ip}`,
     max: async (request) =>
-      keyCallerOf(request).scope === 'secret'
+      request.keyCaller?.scope === 'secret'
         ? ctx.config.rateLimitSecretPerMinute
         : ctx.config.rateLimitPublishablePerMinute,
     errorResponseBuilder: (_request, context) =>
@@ -29,6 +31,14 @@ async function limitPerKey(app: App, ctx: Context): Promise<void> {
 /** The ingest plane: every route behind an API key; the org comes from the key. */
 export async function ingestRoutes(app: App, ctx: Context): Promise<void> {
   app.decorateRequest('keyCaller', null);
+  // Browsers call the ingest plane from any site with a publishable key.
+  await app.register(cors, {
+    origin: '*',
+    methods: ['GET', 'POST'],
+    allowedHeaders: ['x-api-key', 'content-type', 'if-none-match'],
+    exposedHeaders: ['etag', 'retry-after'],
+    maxAge: 600,
+  });
   await limitPerKey(app, ctx);
   await app.register(async (keyed) => {
     const plane = keyed as unknown as App;
