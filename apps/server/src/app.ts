@@ -6,6 +6,7 @@ import type { Context } from './context.ts';
 import type { App } from './http/app-types.ts';
 import { registerErrorHandling } from './http/error-handler.ts';
 import { validatorCompiler } from './http/validators.ts';
+import { adminRoutes } from './routes/admin/index.ts';
 import { dashboardRoutes } from './routes/dashboard/index.ts';
 import { ingestRoutes } from './routes/ingest/index.ts';
 import * as problemDocs from './routes/public/problem-docs.ts';
@@ -60,6 +61,7 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
   await app.register(async (plane) => dashboardRoutes(plane as unknown as App, ctx));
   await app.register(async (plane) => ingestRoutes(plane as unknown as App, ctx));
   await app.register(async (plane) => webhookRoutes(plane as unknown as App, ctx));
+  await app.register(async (plane) => adminRoutes(plane as unknown as App, ctx));
 
   return app;
 }

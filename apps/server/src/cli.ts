@@ -1,7 +1,11 @@
 import { parseArgs } from 'node:util';
+import { previousUtcDay, runNightly } from './analysis/nightly.ts';
 import { mintDevToken } from './auth/mint-dev-token.ts';
 import { type Config, ConfigError, isDevelopmentSessions, loadConfig } from './config.ts';
+import { createContext } from './context.ts';
+import { readControlFile } from './control-file.ts';
 import { openDatabase } from './db/connect.ts';
+import { CONTROL_HEADER } from './http/platform-owner-auth.ts';
 import { serve } from './main.ts';
 
 const USAGE = `Usage: arbiter <command> [options]
@@ -11,6 +15,9 @@ Commands:
   migrate                    apply database migrations and exit
   token --email E --org O [--role member|admin|owner] [--name N]
                              print a development session token (only without ARBITER_SESSION_JWKS_URL)
+  pipeline run [--day YYYY-MM-DD]
+                             run the nightly analysis for one UTC day (default: yesterday); on the
+                             embedded database it asks the running server instead of opening it
 `;
 
 async function migrate(config: Config): Promise<void> {
@@ -52,6 +59,33 @@ async function token(config: Config, args: string[]): Promise<void> {
   process.stdout.write(`${jwt}\n`);
 }
 
+async function pipeline(config: Config, args: string[]): Promise<void> {
+  const [sub, ...rest] = args;
+  if (sub !== 'run') throw new UsageError('pipeline needs a subcommand: run');
+  const { values } = parseArgs({ args: rest, options: { day: { type: 'string' } } });
+  if (values.day !== undefined && !/^\d{4}-\d\d-\d\d$/.test(values.day))
+    throw new UsageError('--day is YYYY-MM-DD');
+  const running = config.databaseUrl === null ? readControlFile(config.dataDir) : null;
+  if (running) {
+    const res = await fetch(`${running.url}/v1/admin/pipeline/run`, {
+      method: 'POST',
+      headers: { [CONTROL_HEADER]: running.token, 'content-type': 'application/json' },
+      body: JSON.stringify(values.day === undefined ? {} : { day: values.day }),
+    });
+    const body = await res.text();
+    if (!res.ok) throw new UsageError(`the running server answered ${res.status}: ${body}`);
+    process.stdout.write(`${body}\n`);
+    return;
+  }
+  const ctx = await createContext(config);
+  try {
+    const summary = await runNightly(ctx, values.day ?? previousUtcDay(new Date()), ctx.judgeStep);
+    process.stdout.write(`${JSON.stringify(summary)}\n`);
+  } finally {
+    await ctx.close();
+  }
+}
+
 class UsageError extends Error {}
 
 export async function main(argv: string[]): Promise<number> {
@@ -67,6 +101,9 @@ export async function main(argv: string[]): Promise<number> {
         return 0;
       case 'token':
         await token(config, rest);
+        return 0;
+      case 'pipeline':
+        await pipeline(config, rest);
         return 0;
       default:
         process.stderr.write(USAGE);

@@ -25,6 +25,18 @@ export interface Config {
   rateLimitSecretPerMinute: number;
   /** Start the ingest drain worker in this process. */
   ingestWorker: boolean;
+  /** Cron expression (UTC) of the nightly analysis of the previous UTC day. */
+  nightlyCron: string;
+  /** Start the nightly scheduler in this process (one runner at a time across processes). */
+  scheduler: boolean;
+  /** Results exist once every arm has this many evaluated events (exposures in the window). */
+  minEventsPerArm: number;
+  /** OpenAI-compatible chat-completions endpoint of the judge model; null = judge metrics not scored. */
+  judgeBaseUrl: string | null;
+  judgeApiKey: string | null;
+  judgeModel: string;
+  /** Model calls scored per judge metric per run, at most. */
+  judgeSamplePerRun: number;
 }
 
 export class ConfigError extends Error {
@@ -62,6 +74,22 @@ function flag(env: Env, name: string, fallback: boolean): boolean {
   if (['true', '1', 'yes'].includes(raw.toLowerCase())) return true;
   if (['false', '0', 'no'].includes(raw.toLowerCase())) return false;
   throw new ConfigError(name, `expected true or false, got "${raw}"`);
+}
+
+function url(env: Env, name: string): string | null {
+  const raw = text(env, name);
+  if (raw === null) return null;
+  if (!/^https?:\/\/[^\s]+$/.test(raw))
+    throw new ConfigError(name, `expected an http(s) URL, got "${raw}"`);
+  return raw.replace(/\/+$/, '');
+}
+
+/** Five fields, minute to weekday; checked for shape here, fully by the scheduler at start. */
+function cron(env: Env, name: string, fallback: string): string {
+  const raw = text(env, name) ?? fallback;
+  if (raw.split(/\s+/).length !== 5)
+    throw new ConfigError(name, `expected a 5-field cron expression, got "${raw}"`);
+  return raw;
 }
 
 function isLoopback(host: string): boolean {
@@ -124,6 +152,13 @@ export function loadConfig(env: Env, cwd = process.cwd()): Config {
       100_000_000,
     ),
     ingestWorker: flag(env, 'ARBITER_INGEST_WORKER', true),
+    nightlyCron: cron(env, 'ARBITER_NIGHTLY_CRON', '15 0 * * *'),
+    scheduler: flag(env, 'ARBITER_SCHEDULER', true),
+    minEventsPerArm: integer(env, 'ARBITER_MIN_EVENTS_PER_ARM', 200, 1, 1_000_000_000),
+    judgeBaseUrl: url(env, 'ARBITER_JUDGE_BASE_URL'),
+    judgeApiKey: text(env, 'ARBITER_JUDGE_API_KEY'),
+    judgeModel: text(env, 'ARBITER_JUDGE_MODEL') ?? 'gpt-4o-mini',
+    judgeSamplePerRun: integer(env, 'ARBITER_JUDGE_SAMPLE_PER_RUN', 200, 1, 100_000),
   };
 }
 

@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { judgeStepFor } from './analysis/judge-step.ts';
+import type { JudgeStep } from './analysis/nightly.ts';
 import { createSessionVerifier, type SessionVerifier } from './auth/session-verifier.ts';
 import { type Config, isDevelopmentSessions } from './config.ts';
 import { createSecretBox, type SecretBox } from './crypto/secret-box.ts';
@@ -29,6 +31,10 @@ export interface Context {
   orgState: OrgStateCache;
   queue: IngestQueue;
   worker: DrainWorker;
+  /** Lets the local `arbiter` command reach this process's admin routes (written to the data dir). */
+  controlToken: string;
+  /** Scores judge metrics before the nightly analysis; null without a judge endpoint. */
+  judgeStep: JudgeStep | null;
   close(): Promise<void>;
 }
 
@@ -82,6 +88,8 @@ export async function createContext(config: Config, parts: ContextParts = {}): P
     orgState: new OrgStateCache(handle.db, clock),
     queue,
     worker,
+    controlToken: randomBytes(32).toString('base64url'),
+    judgeStep: judgeStepFor(config),
     close: async () => {
       await worker.stop();
       await handle.close();

@@ -1,18 +1,23 @@
+import { startNightlyScheduler } from './analysis/scheduler.ts';
 import { buildApp } from './app.ts';
 import type { Config } from './config.ts';
 import { isDevelopmentSessions } from './config.ts';
 import { createContext } from './context.ts';
+import { removeControlFile, writeControlFile } from './control-file.ts';
 
 /** The process: config → context → app → listen; signals end it gracefully. */
 export async function serve(config: Config): Promise<void> {
   const ctx = await createContext(config);
   const app = await buildApp(ctx);
   if (config.ingestWorker) ctx.worker.start();
+  const scheduler = config.scheduler ? startNightlyScheduler(ctx, ctx.judgeStep, app.log) : null;
   let closing = false;
   const shutdown = async (signal: string) => {
     if (closing) return;
     closing = true;
     app.log.info({ signal }, 'shutting down');
+    scheduler?.stop();
+    removeControlFile(config.dataDir);
     await app.close();
     await ctx.close();
     process.exit(0);
@@ -21,6 +26,8 @@ export async function serve(config: Config): Promise<void> {
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
   const address = await app.listen({ port: config.port, host: config.host });
   const url = address.replace('[::1]', 'localhost').replace('127.0.0.1', 'localhost');
+  if (ctx.dbKind === 'pglite')
+    writeControlFile(config.dataDir, { url: address, pid: process.pid, token: ctx.controlToken });
   const lines = [
     `Arbiter is running at ${url}`,
     `  API reference: ${url}/docs   OpenAPI: ${url}/v1/openapi.json`,

@@ -85,4 +85,27 @@ describe('the arbiter command on the embedded database', () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toBe('migrations applied (pglite)');
   });
+
+  it('pipeline run asks the running server on the embedded database, and opens it itself when none runs', async () => {
+    const env = devEnv(mkdtempSync(join(tmpdir(), 'arbiter-pipeline-')));
+    const server = await startServer(env);
+    try {
+      const viaServer = runCli(['pipeline', 'run', '--day', '2026-11-20'], env);
+      expect(viaServer.stderr).toBe('');
+      expect(viaServer.code).toBe(0);
+      expect(JSON.parse(viaServer.stdout)).toEqual({
+        day: '2026-11-20',
+        ran: true,
+        experiments: [],
+        purged_events: 0,
+      });
+    } finally {
+      server.child.kill('SIGTERM');
+      expect(await server.exited).toBe(0);
+    }
+    const direct = runCli(['pipeline', 'run', '--day', '2026-11-19'], env);
+    expect(direct.code).toBe(0);
+    expect(JSON.parse(direct.stdout)).toMatchObject({ day: '2026-11-19', ran: true });
+    expect(runCli(['pipeline', 'run', '--day', 'soon'], env).code).toBe(2);
+  });
 });

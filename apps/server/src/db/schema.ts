@@ -269,3 +269,76 @@ export const usageCounters = pgTable(
   },
   (t) => [primaryKey({ columns: [t.orgId, t.month, t.shard] })],
 );
+
+/**
+ * One analysis run of one experiment: a nightly day (label `YYYY-MM-DD`, replaced when the
+ * day is re-run) or a manual preliminary run (label `manual-<ISO instant>`, kept for good).
+ */
+export const analysisRuns = pgTable(
+  'analysis_runs',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    orgId: uuid('org_id').notNull(),
+    experimentId: uuid('experiment_id').notNull(),
+    label: text('label').notNull(),
+    kind: text('kind').notNull(),
+    windowStart: timestamp('window_start', { withTimezone: true }).notNull(),
+    windowEnd: timestamp('window_end', { withTimezone: true }).notNull(),
+    computedAt: timestamp('computed_at', { withTimezone: true }).notNull().defaultNow(),
+    /** Whether every arm had enough evaluated events for results (the run has computed rows). */
+    hasResults: boolean('has_results').notNull(),
+    srm: jsonb('srm').notNull(),
+    results: jsonb('results').notNull(),
+    arms: jsonb('arms').notNull(),
+  },
+  (t) => [
+    uniqueIndex('analysis_runs_experiment_label').on(t.experimentId, t.label),
+    index('analysis_runs_experiment_computed').on(t.experimentId, t.computedAt),
+  ],
+);
+
+/** A metric's test chosen over its method_default; changing it is audit-logged. */
+export const metricMethodOverrides = pgTable(
+  'metric_method_overrides',
+  {
+    experimentId: uuid('experiment_id').notNull(),
+    metric: text('metric').notNull(),
+    method: text('method').notNull(),
+    setBy: uuid('set_by'),
+    setAt: timestamp('set_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.experimentId, t.metric] })],
+);
+
+/** A judge model's score of one model call for one judge metric. */
+export const judgeScores = pgTable(
+  'judge_scores',
+  {
+    orgId: uuid('org_id').notNull(),
+    experimentId: uuid('experiment_id').notNull(),
+    metric: text('metric').notNull(),
+    eventId: text('event_id').notNull(),
+    userId: text('user_id').notNull(),
+    variant: text('variant').notNull(),
+    day: date('day', { mode: 'string' }).notNull(),
+    score: doublePrecision('score').notNull(),
+    scoredAt: timestamp('scored_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.orgId, t.experimentId, t.metric, t.eventId] }),
+    index('judge_scores_experiment_day').on(t.experimentId, t.metric, t.day),
+  ],
+);
+
+/** Raw events before this instant were purged by retention (aggregates stay). */
+export const retentionWatermarks = pgTable('retention_watermarks', {
+  orgId: uuid('org_id').primaryKey(),
+  purgedBefore: timestamp('purged_before', { withTimezone: true }).notNull(),
+});
+
+/** Who runs a singleton job (the nightly pipeline) until when. */
+export const pipelineLeases = pgTable('pipeline_leases', {
+  name: text('name').primaryKey(),
+  holder: text('holder').notNull(),
+  expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+});

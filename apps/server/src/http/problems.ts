@@ -31,6 +31,12 @@ export const PROBLEMS = {
     about:
       'A bucket once given to a variant never moves to another. Growing a slice or adding a variant takes never-used buckets; when too few remain, the change is refused.',
   },
+  'plan-required': {
+    status: 400,
+    title: 'Your plan does not include this',
+    about:
+      'Judge evaluations (quality metrics scored by a judge model) need the pro plan or higher. `plan_required` names the plan.',
+  },
   'missing-credential': {
     status: 401,
     title: 'Credential missing',
@@ -63,6 +69,12 @@ export const PROBLEMS = {
     status: 404,
     title: 'Experiment not found',
     about: 'No experiment with this id exists in your org.',
+  },
+  'results-collecting': {
+    status: 404,
+    title: 'Collecting',
+    about:
+      'No computed results yet: they appear after the nightly run once every arm has enough evaluated events (about 200). Live counts are on the live route meanwhile.',
   },
   'key-not-revealable': {
     status: 404,

@@ -4,6 +4,7 @@ import { experiments, experimentVersions, orgs } from '../../db/schema.ts';
 import { ProblemError } from '../../http/problems.ts';
 import { recordAudit } from '../audit.ts';
 import type { Caller } from '../identity.ts';
+import { PLAN_LIMITS, planOf } from '../plans.ts';
 import { type BucketMap, clientRanges, initialBucketMap, relayout } from './bucket-map.ts';
 import type { ExperimentChange, ExperimentConfig, ExperimentConfigInput } from './config-schema.ts';
 import { checkConfig, normaliseConfig } from './validate.ts';
@@ -60,6 +61,28 @@ function nameTaken(name: string): ProblemError {
   );
 }
 
+/** Judge evaluations unlock on pro (SPEC §1 behaviour 9): refused on free with the plan needed. */
+async function checkPlanAllows(tx: Tx, orgId: string, config: ExperimentConfig): Promise<void> {
+  const judgeIndex = config.metrics.findIndex((m) => m.kind === 'judge');
+  if (judgeIndex < 0) return;
+  const [org] = await tx.select({ plan: orgs.plan }).from(orgs).where(eq(orgs.id, orgId));
+  const plan = planOf(org?.plan ?? 'free');
+  if (PLAN_LIMITS[plan].monthly_judge_allowance > 0) return;
+  throw new ProblemError(
+    'plan-required',
+    `Judge metrics need the pro plan or higher; your org is on ${plan}`,
+    {
+      plan_required: 'pro',
+      errors: [
+        {
+          pointer: `#/metrics/${judgeIndex}/kind`,
+          detail: 'judge metrics need the pro plan or higher',
+        },
+      ],
+    },
+  );
+}
+
 async function bumpConfigVersion(tx: Tx, orgId: string): Promise<void> {
   await tx
     .update(orgs)
@@ -77,6 +100,7 @@ export async function createExperiment(
   const bucketMap = initialBucketMap(config.allocation, config.bucket_count);
   try {
     return await db.transaction(async (tx) => {
+      await checkPlanAllows(tx, caller.orgId, config);
       const [row] = await tx
         .insert(experiments)
         .values({
@@ -162,6 +186,7 @@ export async function updateExperiment(
         bucket_count: before.bucket_count,
       });
       checkConfig(after);
+      await checkPlanAllows(tx, caller.orgId, after);
       const layout = relayout(current!.bucketMap as BucketMap, after.allocation);
       if (!layout.ok) {
         throw new ProblemError(

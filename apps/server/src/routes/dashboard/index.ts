@@ -1,6 +1,7 @@
 import type { Context } from '../../context.ts';
 import type { App } from '../../http/app-types.ts';
 import { sessionHook } from '../../http/session-auth.ts';
+import * as analyze from './analyze.ts';
 import * as audit from './audit.ts';
 import * as createExperiment from './create-experiment.ts';
 import * as feedback from './feedback.ts';
@@ -9,6 +10,8 @@ import * as keys from './keys.ts';
 import * as listExperimentVersions from './list-experiment-versions.ts';
 import * as listExperiments from './list-experiments.ts';
 import * as live from './live.ts';
+import * as metricMethod from './metric-method.ts';
+import * as results from './results.ts';
 import * as testEvent from './test-event.ts';
 import * as traffic from './traffic.ts';
 import * as updateExperiment from './update-experiment.ts';
@@ -29,6 +32,10 @@ export async function dashboardRoutes(app: App, ctx: Context): Promise<void> {
   live.register(app, ctx);
   traffic.register(app, ctx);
   usage.register(app, ctx);
+  results.registerResults(app, ctx);
+  results.registerSummary(app, ctx);
+  analyze.register(app, ctx);
+  metricMethod.register(app, ctx);
   whoami.register(app, ctx);
   feedback.registerList(app, ctx);
   feedback.registerSubmit(app, ctx);

@@ -1,4 +1,6 @@
 import { Type } from 'typebox';
+import { liveDistributions } from '../../analysis/live-distributions.ts';
+import { DistributionSchema } from '../../analysis/results-schema.ts';
 import type { Context } from '../../context.ts';
 import { getExperiment } from '../../domain/experiments/service.ts';
 import { liveCounts } from '../../domain/traffic.ts';
@@ -24,6 +26,9 @@ export function register(app: App, ctx: Context): void {
               Type.String(),
               Type.Object({ exposures: Type.Integer(), users: Type.Integer() }),
             ),
+            distributions: Type.Record(Type.String(), DistributionSchema, {
+              description: 'Per metric, the per-arm histogram of users’ values so far',
+            }),
           }),
           ...problemResponses(401, 403, 404),
         },
@@ -35,6 +40,7 @@ export function register(app: App, ctx: Context): void {
         experiment_id: experiment.id,
         note: 'Live counts are uncorrected: no SRM gate, no significance, no FDR. Wait for the results.',
         arms: await liveCounts(ctx.db, experiment.id),
+        distributions: await liveDistributions(ctx, experiment),
       };
     },
   );

@@ -1,0 +1,99 @@
+import type { Context } from '../../context.ts';
+import { usageMonth } from '../../domain/usage-month.ts';
+import type { Judge } from '../../integrations/judge/chat-completions-judge.ts';
+import { type OrgMonth, remainingAllowance, type ScoreRow, storeScores } from './judge-metering.ts';
+import { type JudgeCandidate, sampleUnscored } from './judge-sample.ts';
+import { type JudgeMetric, type JudgeTarget, judgeTargets } from './judge-targets.ts';
+
+export interface JudgeJobCounts {
+  experimentId: string;
+  /** Scores stored and metered in this run. */
+  scored: number;
+  /** Judge calls that gave no score (not metered; the event is tried again next run). */
+  failed: number;
+  /** Sampled model calls left unscored because the org's monthly allowance ran out. */
+  skippedForAllowance: number;
+  /** The first failure's reason, so a misconfigured endpoint is visible in the run's result. */
+  firstFailure: string | null;
+}
+
+/** Judge calls in flight at once; scores are committed after each such batch. */
+export const JUDGE_CONCURRENCY = 4;
+
+type JobContext = Pick<Context, 'db' | 'config'>;
+
+function scoreRow(target: JudgeTarget, metric: string, e: JudgeCandidate, score: number): ScoreRow {
+  return {
+    orgId: target.orgId,
+    experimentId: target.experimentId,
+    metric,
+    eventId: e.eventId,
+    userId: e.userId,
+    variant: e.variant,
+    day: e.occurredAt.toISOString().slice(0, 10),
+    score,
+  };
+}
+
+async function judgeMetric(
+  ctx: JobContext,
+  judge: Judge,
+  target: JudgeTarget,
+  metric: JudgeMetric,
+  org: OrgMonth,
+  counts: JudgeJobCounts,
+): Promise<void> {
+  const sample = await sampleUnscored(ctx.db, target, metric.name, ctx.config.judgeSamplePerRun);
+  let room = await remainingAllowance(ctx.db, org);
+  let next = 0;
+  // Only calls that fit are made: a judge call costs money even when its score is dropped.
+  while (next < sample.length && room > 0) {
+    const batch = sample.slice(next, next + Math.min(JUDGE_CONCURRENCY, room));
+    next += batch.length;
+    const outcomes = await Promise.all(
+      batch.map((e) =>
+        judge.score({ rubric: metric.rubric, prompt: e.prompt, response: e.response }),
+      ),
+    );
+    const rows: ScoreRow[] = [];
+    outcomes.forEach((outcome, k) => {
+      if (outcome.ok) rows.push(scoreRow(target, metric.name, batch[k]!, outcome.score));
+      else {
+        counts.failed += 1;
+        counts.firstFailure ??= outcome.reason;
+      }
+    });
+    const stored = await storeScores(ctx.db, org, rows);
+    counts.scored += stored.stored;
+    counts.skippedForAllowance += stored.overAllowance;
+    room = stored.remaining;
+  }
+  counts.skippedForAllowance += sample.length - next;
+}
+
+/**
+ * Scores a deterministic sample of unscored model calls for every judge metric of the
+ * current experiment versions, within each org's monthly judge allowance. Idempotent: an
+ * event is scored at most once per metric (judge_scores' key), so re-runs only add.
+ */
+export async function runJudgeJob(
+  ctx: JobContext,
+  judge: Judge,
+  options: { experimentId?: string; now: Date },
+): Promise<JudgeJobCounts[]> {
+  const month = usageMonth(options.now);
+  const results: JudgeJobCounts[] = [];
+  for (const target of await judgeTargets(ctx.db, options.experimentId)) {
+    const counts: JudgeJobCounts = {
+      experimentId: target.experimentId,
+      scored: 0,
+      failed: 0,
+      skippedForAllowance: 0,
+      firstFailure: null,
+    };
+    const org = { orgId: target.orgId, month, allowance: target.allowance };
+    for (const metric of target.metrics) await judgeMetric(ctx, judge, target, metric, org, counts);
+    results.push(counts);
+  }
+  return results;
+}

@@ -1,0 +1,60 @@
+import { and, eq, isNotNull, notExists, sql } from 'drizzle-orm';
+import type { Database } from '../../db/connect.ts';
+import { events, judgeScores } from '../../db/schema.ts';
+
+export interface JudgeCandidate {
+  eventId: string;
+  userId: string;
+  variant: string;
+  occurredAt: Date;
+  prompt: string;
+  response: string;
+}
+
+/**
+ * Model calls of the experiment not yet scored for the metric, in md5(event_id) order: a
+ * fixed pseudo-random order, so a re-run picks the same sample and arms are drawn alike.
+ */
+export async function sampleUnscored(
+  db: Database,
+  target: { orgId: string; experimentId: string },
+  metric: string,
+  limit: number,
+): Promise<JudgeCandidate[]> {
+  const rows = await db
+    .select({
+      eventId: events.eventId,
+      userId: events.userId,
+      variant: events.variant,
+      occurredAt: events.occurredAt,
+      prompt: events.prompt,
+      response: events.response,
+    })
+    .from(events)
+    .where(
+      and(
+        eq(events.orgId, target.orgId),
+        eq(events.experimentId, target.experimentId),
+        eq(events.type, 'model_call'),
+        isNotNull(events.prompt),
+        isNotNull(events.response),
+        isNotNull(events.variant),
+        notExists(
+          db
+            .select({ one: sql`1` })
+            .from(judgeScores)
+            .where(
+              and(
+                eq(judgeScores.orgId, events.orgId),
+                eq(judgeScores.experimentId, events.experimentId),
+                eq(judgeScores.metric, metric),
+                eq(judgeScores.eventId, events.eventId),
+              ),
+            ),
+        ),
+      ),
+    )
+    .orderBy(sql`md5(${events.eventId})`, events.eventId)
+    .limit(limit);
+  return rows as JudgeCandidate[];
+}

@@ -1,0 +1,62 @@
+import { and, eq, sql } from 'drizzle-orm';
+import type { Database } from '../../db/connect.ts';
+import { experiments, experimentVersions, orgs } from '../../db/schema.ts';
+import type { ExperimentConfig } from '../../domain/experiments/config-schema.ts';
+import { PLAN_LIMITS, type Plan, planOf } from '../../domain/plans.ts';
+
+export interface JudgeMetric {
+  name: string;
+  rubric: string;
+}
+
+export interface JudgeTarget {
+  experimentId: string;
+  orgId: string;
+  plan: Plan;
+  allowance: number;
+  metrics: JudgeMetric[];
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * Experiments whose current version has judge metrics, in orgs whose plan includes judge
+ * evaluations. Older versions do not count: a metric removed from the config stops costing.
+ */
+export async function judgeTargets(db: Database, experimentId?: string): Promise<JudgeTarget[]> {
+  if (experimentId !== undefined && !UUID.test(experimentId)) return [];
+  const rows = await db
+    .select({
+      experimentId: experiments.id,
+      orgId: experiments.orgId,
+      plan: orgs.plan,
+      config: experimentVersions.config,
+    })
+    .from(experiments)
+    .innerJoin(
+      experimentVersions,
+      and(
+        eq(experimentVersions.experimentId, experiments.id),
+        eq(experimentVersions.version, experiments.currentVersion),
+      ),
+    )
+    .innerJoin(orgs, eq(orgs.id, experiments.orgId))
+    .where(
+      and(
+        sql`${experimentVersions.config}->'metrics' @> '[{"kind":"judge"}]'::jsonb`,
+        experimentId === undefined ? undefined : eq(experiments.id, experimentId),
+      ),
+    )
+    .orderBy(experiments.id);
+  const targets: JudgeTarget[] = [];
+  for (const row of rows) {
+    const plan = planOf(row.plan);
+    const allowance = PLAN_LIMITS[plan].monthly_judge_allowance;
+    if (allowance <= 0) continue;
+    const metrics = (row.config as ExperimentConfig).metrics.flatMap((m) =>
+      m.kind === 'judge' && m.rubric !== undefined ? [{ name: m.name, rubric: m.rubric }] : [],
+    );
+    if (metrics.length > 0) targets.push({ ...row, plan, allowance, metrics });
+  }
+  return targets;
+}

@@ -1,0 +1,84 @@
+import { and, asc, desc, eq } from 'drizzle-orm';
+import type { Database } from '../db/connect.ts';
+import { analysisRuns } from '../db/schema.ts';
+import { ProblemError } from '../http/problems.ts';
+import type { RunRecord } from './run-record.ts';
+
+type RunRow = typeof analysisRuns.$inferSelect;
+
+const MANUAL_LABEL = /^manual-\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/;
+const DAY_LABEL = /^\d{4}-\d\d-\d\d$/;
+
+export function isRunLabel(label: string): boolean {
+  return DAY_LABEL.test(label) || MANUAL_LABEL.test(label);
+}
+
+/** The Results response of one stored run (SPEC §2, DESIGN §8). */
+export function presentRun(run: RunRow, availableDays: string[]) {
+  return {
+    experiment_id: run.experimentId,
+    computed_for: run.label,
+    computed_at: run.computedAt.toISOString(),
+    preliminary: run.kind === 'manual',
+    available_days: availableDays,
+    window: { start: run.windowStart.toISOString(), end: run.windowEnd.toISOString() },
+    srm: run.srm as { p_value: number | null; halted: boolean },
+    arms: run.arms as RunRecord['arms'],
+    results: run.results as RunRecord['results'],
+  };
+}
+
+/** Days first (oldest first), then manual runs in the order they were made. */
+async function availableLabels(db: Database, experimentId: string): Promise<string[]> {
+  const rows = await db
+    .select({ label: analysisRuns.label, kind: analysisRuns.kind })
+    .from(analysisRuns)
+    .where(and(eq(analysisRuns.experimentId, experimentId), eq(analysisRuns.hasResults, true)))
+    .orderBy(asc(analysisRuns.computedAt));
+  const days = rows
+    .filter((r) => r.kind === 'nightly')
+    .map((r) => r.label)
+    .sort();
+  const manual = rows
+    .filter((r) => r.kind === 'manual')
+    .map((r) => r.label)
+    .sort();
+  return [...days, ...manual];
+}
+
+function collecting(experimentId: string, label?: string): ProblemError {
+  return new ProblemError(
+    'results-collecting',
+    label === undefined
+      ? `Experiment ${experimentId} is collecting: results appear after the nightly run once every arm has enough evaluated events`
+      : `No computed results for ${label}; see available_days of the default view`,
+  );
+}
+
+/**
+ * The run the results route serves: the one named by `label`, else the most recently
+ * computed run (so a nightly run landing after a manual one becomes the default view).
+ */
+export async function readResults(db: Database, experimentId: string, label: string | undefined) {
+  const base = and(eq(analysisRuns.experimentId, experimentId), eq(analysisRuns.hasResults, true));
+  const [run] = await db
+    .select()
+    .from(analysisRuns)
+    .where(label === undefined ? base : and(base, eq(analysisRuns.label, label)))
+    .orderBy(desc(analysisRuns.computedAt))
+    .limit(1);
+  if (!run) throw collecting(experimentId, label);
+  return presentRun(run, await availableLabels(db, experimentId));
+}
+
+/** The default view of every experiment of the org that has computed results. */
+export async function readSummary(db: Database, orgId: string) {
+  const runs = await db
+    .selectDistinctOn([analysisRuns.experimentId])
+    .from(analysisRuns)
+    .where(and(eq(analysisRuns.orgId, orgId), eq(analysisRuns.hasResults, true)))
+    .orderBy(analysisRuns.experimentId, desc(analysisRuns.computedAt));
+  return Promise.all(
+    runs.map(async (run) => presentRun(run, await availableLabels(db, run.experimentId))),
+  );
+}

@@ -1,0 +1,40 @@
+import { and, eq, lt, sql } from 'drizzle-orm';
+import type { Context } from '../context.ts';
+import { acceptedEvents, events, orgs, retentionWatermarks } from '../db/schema.ts';
+import { PLAN_LIMITS, planOf } from '../domain/plans.ts';
+
+const DAY_MS = 86_400_000;
+/** Retries arrive within a day; the ledger is kept well past the usage month they count in. */
+const LEDGER_DAYS = 40;
+
+/**
+ * Deletes raw events older than each org's plan retention. The per-user daily aggregates stay,
+ * so an analysis window is never shortened; the watermark lets a run say its window reaches
+ * before the oldest raw event (`retention_truncated`).
+ */
+export async function purgeExpiredEvents(ctx: Context, now: Date): Promise<number> {
+  let purged = 0;
+  for (const org of await ctx.db.select({ id: orgs.id, plan: orgs.plan }).from(orgs)) {
+    const cutoff = new Date(now.getTime() - PLAN_LIMITS[planOf(org.plan)].retention_days * DAY_MS);
+    const deleted = await ctx.db
+      .delete(events)
+      .where(and(eq(events.orgId, org.id), lt(events.occurredAt, cutoff)))
+      .returning({ id: events.eventId });
+    purged += deleted.length;
+    if (deleted.length > 0) {
+      await ctx.db
+        .insert(retentionWatermarks)
+        .values({ orgId: org.id, purgedBefore: cutoff })
+        .onConflictDoUpdate({
+          target: retentionWatermarks.orgId,
+          set: {
+            purgedBefore: sql`greatest(${retentionWatermarks.purgedBefore}, excluded.purged_before)`,
+          },
+        });
+    }
+  }
+  await ctx.db
+    .delete(acceptedEvents)
+    .where(lt(acceptedEvents.acceptedAt, new Date(now.getTime() - LEDGER_DAYS * DAY_MS)));
+  return purged;
+}

@@ -1,0 +1,45 @@
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/**
+ * A running server leaves its URL and control token in the data dir, so the `arbiter`
+ * command asks it rather than opening an embedded database a second time (PGlite admits one
+ * process).
+ */
+export interface ControlFile {
+  url: string;
+  pid: number;
+  token: string;
+}
+
+function pathOf(dataDir: string): string {
+  return join(dataDir, 'server.json');
+}
+
+export function writeControlFile(dataDir: string, file: ControlFile): void {
+  writeFileSync(pathOf(dataDir), JSON.stringify(file), { mode: 0o600 });
+}
+
+export function removeControlFile(dataDir: string): void {
+  rmSync(pathOf(dataDir), { force: true });
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The live server of this data dir, or null when none runs (a stale file is ignored). */
+export function readControlFile(dataDir: string): ControlFile | null {
+  if (!existsSync(pathOf(dataDir))) return null;
+  try {
+    const file = JSON.parse(readFileSync(pathOf(dataDir), 'utf8')) as ControlFile;
+    return alive(file.pid) ? file : null;
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,47 @@
+import { timingSafeEqual } from 'node:crypto';
+import type { FastifyRequest } from 'fastify';
+import type { Context } from '../context.ts';
+import { ProblemError } from './problems.ts';
+
+export const CONTROL_HEADER = 'x-arbiter-control';
+
+function sameSecret(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+/**
+ * Platform-owner routes: a session whose sign-in email is in ARBITER_PLATFORM_OWNER_EMAILS
+ * (SPEC §5 rule 5), or the local control token that a running server shares with the
+ * `arbiter` command through its data dir (so the CLI never opens an embedded database
+ * beside the server).
+ */
+export function platformOwnerHook(ctx: Context) {
+  return async (request: FastifyRequest): Promise<void> => {
+    const control = request.headers[CONTROL_HEADER];
+    if (typeof control === 'string') {
+      if (sameSecret(control, ctx.controlToken)) return;
+      throw new ProblemError('invalid-credential', 'The control token is not this server’s');
+    }
+    const header = request.headers.authorization;
+    const token = header && /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
+    if (!token)
+      throw new ProblemError(
+        'missing-credential',
+        'Send a platform owner’s session token as Authorization: Bearer <token>',
+      );
+    let email: string | null;
+    try {
+      email = (await ctx.sessions.verify(token)).email;
+    } catch {
+      throw new ProblemError(
+        'invalid-credential',
+        'The session token is malformed, expired or not from a trusted issuer',
+      );
+    }
+    if (email === null || !ctx.config.platformOwnerEmails.includes(email)) {
+      throw new ProblemError('insufficient-role', 'Only platform owners may use this route');
+    }
+  };
+}

@@ -1,0 +1,40 @@
+import { Type } from 'typebox';
+import { previousUtcDay, runNightly } from '../../analysis/nightly.ts';
+import type { Context } from '../../context.ts';
+import type { App } from '../../http/app-types.ts';
+import { problemResponses } from '../../http/responses.ts';
+
+export function register(app: App, ctx: Context): void {
+  app.post(
+    '/v1/admin/pipeline/run',
+    {
+      schema: {
+        tags: ['admin'],
+        summary:
+          'Run the nightly pipeline for one UTC day now (default: yesterday); re-running a day replaces it',
+        body: Type.Union([
+          Type.Object(
+            { day: Type.Optional(Type.String({ format: 'date' })) },
+            { additionalProperties: false },
+          ),
+          Type.Null(),
+        ]),
+        response: {
+          200: Type.Object({
+            day: Type.String(),
+            ran: Type.Boolean({
+              description: 'false when another process holds the nightly lease',
+            }),
+            experiments: Type.Array(
+              Type.Object({ experiment_id: Type.String(), status: Type.String() }),
+            ),
+            purged_events: Type.Integer(),
+          }),
+          ...problemResponses(400, 401, 403),
+        },
+      },
+    },
+    async (request) =>
+      runNightly(ctx, request.body?.day ?? previousUtcDay(ctx.clock.now()), ctx.judgeStep),
+  );
+}

@@ -1,0 +1,61 @@
+import { Type } from 'typebox';
+import { isRunLabel, readResults, readSummary } from '../../analysis/results.ts';
+import { ResultsSchema } from '../../analysis/results-schema.ts';
+import type { Context } from '../../context.ts';
+import { getExperiment } from '../../domain/experiments/service.ts';
+import type { App } from '../../http/app-types.ts';
+import { ProblemError } from '../../http/problems.ts';
+import { problemResponses } from '../../http/responses.ts';
+import { callerOf } from '../../http/session-auth.ts';
+import { ExperimentParams } from './get-experiment.ts';
+
+export function registerResults(app: App, ctx: Context): void {
+  app.get(
+    '/v1/experiments/:id/results',
+    {
+      schema: {
+        tags: ['results'],
+        summary: 'Computed results; 404 while collecting. Default: the most recently computed run',
+        params: ExperimentParams,
+        querystring: Type.Object(
+          {
+            day: Type.Optional(
+              Type.String({ description: 'A day YYYY-MM-DD or a label manual-<ISO instant>' }),
+            ),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 200: ResultsSchema, ...problemResponses(400, 401, 403, 404) },
+      },
+    },
+    async (request) => {
+      const experiment = await getExperiment(ctx.db, callerOf(request).orgId, request.params.id);
+      const { day } = request.query;
+      if (day !== undefined && !isRunLabel(day)) {
+        throw new ProblemError(
+          'validation-error',
+          'day must be YYYY-MM-DD or manual-<ISO instant>',
+          {
+            errors: [{ parameter: 'day', detail: 'must be YYYY-MM-DD or manual-<ISO instant>' }],
+          },
+        );
+      }
+      return readResults(ctx.db, experiment.id, day);
+    },
+  );
+}
+
+export function registerSummary(app: App, ctx: Context): void {
+  app.get(
+    '/v1/results/summary',
+    {
+      schema: {
+        tags: ['results'],
+        summary:
+          'One entry per experiment that has computed results, each in the shape of the results response',
+        response: { 200: Type.Array(ResultsSchema), ...problemResponses(401, 403) },
+      },
+    },
+    async (request) => readSummary(ctx.db, callerOf(request).orgId),
+  );
+}

@@ -1,0 +1,46 @@
+import type { Harness } from './harness.ts';
+
+/** A seeded generator so every run of the analysis tests sees the same data. */
+export function seeded(seed: number) {
+  let a = seed >>> 0;
+  const next = () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const normal = (mean: number, sd: number) => {
+    const u = Math.max(next(), 1e-12);
+    return mean + sd * Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * next());
+  };
+  return { next, normal };
+}
+
+/** Sends events through the real ingest path in batches and drains them into the store. */
+export async function ingestAll(h: Harness, key: string, events: object[]): Promise<void> {
+  for (let i = 0; i < events.length; i += 1000) {
+    const res = await h.ingest(key, {
+      method: 'POST',
+      url: '/v1/events',
+      payload: { events: events.slice(i, i + 1000) },
+    });
+    if (res.statusCode !== 202 || res.json().rejected.length > 0)
+      throw new Error(`ingest failed: ${res.body.slice(0, 500)}`);
+  }
+  await h.ctx.worker.drainAll();
+}
+
+export const today = () => new Date().toISOString().slice(0, 10);
+
+/** The nightly run of one day through the platform-owner route, as `arbiter pipeline run` does. */
+export async function runNightlyFor(h: Harness, day: string) {
+  const res = await h.app.inject({
+    method: 'POST',
+    url: '/v1/admin/pipeline/run',
+    headers: { 'x-arbiter-control': h.ctx.controlToken },
+    payload: { day },
+  });
+  if (res.statusCode !== 200) throw new Error(`pipeline run failed: ${res.body}`);
+  return res.json();
+}

@@ -1,0 +1,76 @@
+import { createHash } from 'node:crypto';
+import { eq } from 'drizzle-orm';
+import { orgs } from '../../src/db/schema.ts';
+import { experimentConfig, type Harness } from './harness.ts';
+
+export const RUBRIC = 'Rate how helpful and correct the answer is.';
+
+/** `rubric: null` leaves the rubric out. */
+export const judgeMetric = (name = 'helpfulness', rubric: string | null = RUBRIC) => ({
+  name,
+  kind: 'judge',
+  category: 'primary',
+  method_default: 'welch_t',
+  metric_version: 1,
+  shared_org_wide: false,
+  ...(rubric === null ? {} : { rubric }),
+});
+
+export async function setPlan(h: Harness, orgId: string, plan: string): Promise<void> {
+  await h.ctx.db.update(orgs).set({ plan }).where(eq(orgs.id, orgId));
+}
+
+export async function createJudgeExperiment(h: Harness, admin: string, name: string) {
+  const res = await h.call(admin, {
+    method: 'POST',
+    url: '/v1/experiments',
+    payload: experimentConfig({ name, metrics: [judgeMetric()] }),
+  });
+  if (res.statusCode !== 201) throw new Error(`create ${name}: ${res.statusCode} ${res.body}`);
+  return res.json().id as string;
+}
+
+/** A model call whose response names its event id and the quality the fake judge returns. */
+export function modelCall(
+  experimentId: string,
+  eventId: string,
+  user: string,
+  variant: string,
+  quality: number,
+  timestamp: string,
+) {
+  return {
+    event_id: eventId,
+    type: 'model_call',
+    experiment_id: experimentId,
+    user_id: user,
+    variant,
+    timestamp,
+    latency_ms: 300,
+    prompt: `Question from ${user}`,
+    response: `Answer id=${eventId} quality=${quality}`,
+  };
+}
+
+/** Through the real ingest path: POST /v1/events, then the drain worker stores them. */
+export async function ingest(h: Harness, secret: string, events: unknown[]): Promise<void> {
+  const res = await h.ingest(secret, { method: 'POST', url: '/v1/events', payload: { events } });
+  if (res.statusCode !== 202 || res.json().rejected.length > 0)
+    throw new Error(`ingest: ${res.statusCode} ${res.body}`);
+  await h.ctx.worker.drainAll();
+}
+
+/** The order the job samples in, computed independently of the database. */
+export function md5Order(ids: readonly string[]): string[] {
+  const md5 = (s: string) => createHash('md5').update(s).digest('hex');
+  return [...ids].sort((a, b) => md5(a).localeCompare(md5(b)) || a.localeCompare(b));
+}
+
+export function utcDay(daysAgo: number): string {
+  return new Date(Date.now() - daysAgo * 86_400_000).toISOString().slice(0, 10);
+}
+
+export async function judgeUsed(h: Harness, admin: string): Promise<number> {
+  const res = await h.call(admin, { method: 'GET', url: '/v1/usage' });
+  return res.json().judge_evaluations.used as number;
+}
