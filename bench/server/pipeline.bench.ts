@@ -1,0 +1,136 @@
+/**
+ * Benchmark of issue 4: the nightly pipeline over 10 experiments × 100,000 users × 3 metrics on
+ * PostgreSQL, against one plain SQL aggregate over the same rows, measured in one run. Prints
+ * time, peak memory and the ratio. Run: npx tsx bench/server/pipeline.bench.ts
+ */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sql } from 'drizzle-orm';
+import { runNightly } from '../../apps/server/src/analysis/nightly.ts';
+import { loadConfig } from '../../apps/server/src/config.ts';
+import { createContext } from '../../apps/server/src/context.ts';
+import { createExperiment } from '../../apps/server/src/domain/experiments/service.ts';
+import { freshPostgres } from './setup.ts';
+
+const EXPERIMENTS = Number(process.env.BENCH_EXPERIMENTS ?? 10);
+const USERS = Number(process.env.BENCH_USERS ?? 100_000);
+const DAY = '2026-11-20';
+
+async function main() {
+  const db = await freshPostgres();
+  const config = loadConfig({
+    ARBITER_DATABASE_URL: db.url,
+    ARBITER_DATA_DIR: mkdtempSync(join(tmpdir(), 'arbiter-bench-')),
+    ARBITER_LOG_LEVEL: 'silent',
+  });
+  const ctx = await createContext(config);
+  try {
+    const caller = await ctx.identity.resolve({
+      sub: 'bench',
+      email: 'bench@example.com',
+      name: 'Bench',
+      orgExternalId: 'bench-org',
+      role: 'admin',
+    });
+    // Business plan: its caps do not shrink the samples the tests see.
+    await ctx.db.execute(sql`update orgs set plan = 'business' where id = ${caller.orgId}`);
+    const ids: string[] = [];
+    for (let e = 0; e < EXPERIMENTS; e++) {
+      const exp = await createExperiment(ctx.db, caller, {
+        name: `bench-${e}`,
+        salt: `bench-${e}`,
+        bucket_count: 10_000,
+        allocation: [
+          { variant: 'control', weight: 50 },
+          { variant: 'treatment', weight: 50 },
+        ],
+        metrics: [
+          {
+            name: 'latency',
+            kind: 'latency',
+            category: 'guardrail',
+            method_default: 'welch_t',
+            metric_version: 1,
+            shared_org_wide: false,
+          },
+          {
+            name: 'tokens',
+            kind: 'tokens',
+            category: 'secondary',
+            method_default: 'welch_t',
+            metric_version: 1,
+            shared_org_wide: false,
+          },
+          {
+            name: 'checkout',
+            kind: 'conversion',
+            category: 'primary',
+            method_default: 'two_proportion_z',
+            metric_version: 1,
+            shared_org_wide: false,
+          },
+        ],
+      });
+      ids.push(exp.id);
+    }
+    // Experiments "began" on the analysed day, so the window is that one day.
+    await ctx.db.execute(
+      sql`update experiments set created_at = ${`${DAY}T00:00:00Z`}::timestamptz`,
+    );
+    const loadStart = performance.now();
+    for (const id of ids) {
+      await ctx.db.execute(sql`
+        insert into user_day_stats (experiment_id, day, variant, user_id, exposures, calls, errors,
+          latency_n, latency_sum, latency_sq, tokens_n, tokens_sum, tokens_sq, cost_n, cost_sum, cost_sq)
+        select ${id}::uuid, ${DAY}::date, case when g % 2 = 0 then 'control' else 'treatment' end, 'user-' || g,
+          1, 2, 0, 2, 2 * (400 + (g % 97)), 2 * (400 + (g % 97))^2, 2, 2 * (300 + (g % 53)), 2 * (300 + (g % 53))^2, 0, 0, 0
+        from generate_series(1, ${USERS}) g`);
+      await ctx.db.execute(sql`
+        insert into user_day_business (experiment_id, day, metric, variant, user_id, n, sum, sum_squares)
+        select ${id}::uuid, ${DAY}::date, 'checkout', case when g % 2 = 0 then 'control' else 'treatment' end, 'user-' || g, 1, 1, 1
+        from generate_series(1, ${USERS}) g where g % 10 = 0`);
+    }
+    await ctx.db.execute(sql`analyze`);
+    const loaded = performance.now();
+
+    // Baseline: one plain aggregate over the same rows (per experiment and arm).
+    const baseStart = performance.now();
+    await ctx.db.execute(sql`
+      select s.experiment_id, s.variant, count(*), sum(s.latency_sum / nullif(s.latency_n, 0)), sum(s.tokens_sum / nullif(s.tokens_n, 0)),
+        count(b.user_id)
+      from user_day_stats s
+      left join user_day_business b on b.experiment_id = s.experiment_id and b.user_id = s.user_id and b.variant = s.variant and b.metric = 'checkout'
+      group by s.experiment_id, s.variant`);
+    const baseline = performance.now() - baseStart;
+
+    const rssBefore = process.memoryUsage().rss;
+    let peak = rssBefore;
+    const sampler = setInterval(() => {
+      peak = Math.max(peak, process.memoryUsage().rss);
+    }, 20);
+    const start = performance.now();
+    const summary = await runNightly(ctx, DAY);
+    const elapsed = performance.now() - start;
+    clearInterval(sampler);
+    peak = Math.max(peak, process.memoryUsage().rss);
+    const statuses = summary.experiments.map((e) => e.status);
+    if (statuses.length !== EXPERIMENTS || statuses.some((s) => s !== 'computed'))
+      throw new Error(`unexpected run: ${JSON.stringify(summary)}`);
+
+    console.log(
+      `data: ${EXPERIMENTS} experiments × ${USERS} users × 3 metrics, loaded in ${((loaded - loadStart) / 1000).toFixed(1)} s (PostgreSQL)`,
+    );
+    console.log(`nightly pipeline:          ${(elapsed / 1000).toFixed(2)} s   (goal <= 20 s)`);
+    console.log(`plain SQL aggregate:       ${(baseline / 1000).toFixed(2)} s`);
+    console.log(`ratio pipeline/aggregate:  ${(elapsed / baseline).toFixed(1)}`);
+    console.log(
+      `peak RSS during the run:   ${Math.round(peak / 1048576)} MiB (${Math.round(rssBefore / 1048576)} MiB before)`,
+    );
+  } finally {
+    await ctx.close();
+    await db.drop();
+  }
+}
+
+await main();
