@@ -25,12 +25,13 @@ function batch(experimentId: string, b: number, prefix: string) {
   }));
 }
 
-async function pool<T>(n: number, work: (i: number) => Promise<T>): Promise<void> {
+/** `n` senders share the batches; `work` gets the batch number and the sender's index. */
+async function pool<T>(n: number, work: (i: number, sender: number) => Promise<T>): Promise<void> {
   let next = 0;
   const batches = TOTAL / PER_BATCH;
   await Promise.all(
-    Array.from({ length: n }, async () => {
-      while (next < batches) await work(next++);
+    Array.from({ length: n }, async (_, sender) => {
+      while (next < batches) await work(next++, sender);
     }),
   );
 }
@@ -79,9 +80,9 @@ async function main() {
     );
     const orgId = (await client.query('select id from orgs limit 1')).rows[0].id;
     const baseStart = performance.now();
-    let nextConn = 0;
-    await pool(CONCURRENCY, async (b) => {
-      const c = conns[nextConn++ % CONCURRENCY] as pg.Client;
+    // each sender has its own connection, as each API sender has its own keep-alive socket
+    await pool(CONCURRENCY, async (b, sender) => {
+      const c = conns[sender] as pg.Client;
       const rows = batch(bench.experimentId, b, 'base');
       const values: unknown[] = [];
       const tuples = rows.map((e, i) => {

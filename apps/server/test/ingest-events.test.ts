@@ -38,7 +38,7 @@ async function stored(eventId: string) {
 }
 
 describe('POST /v1/events', () => {
-  it('acknowledges 202 once queued; the worker stores every type with its fields', async () => {
+  it('acknowledges 202 once stored and queued; every type is stored with its fields', async () => {
     const res = await send(acme.secret, [
       exposure('e-1', 'alice'),
       {
@@ -69,8 +69,10 @@ describe('POST /v1/events', () => {
     ]);
     expect(res.statusCode).toBe(202);
     expect(res.json()).toMatchObject({ accepted: 3, rejected: [] });
-    expect(await stored('m-1')).toBeUndefined();
+    // Stored at acceptance; the worker then folds the three into the daily aggregates.
+    expect(await h.ctx.queue.depth()).toBe(3);
     expect(await h.ctx.worker.drainAll()).toBe(3);
+    expect(await h.ctx.queue.depth()).toBe(0);
     const call = await stored('m-1');
     expect(call).toMatchObject({
       type: 'model_call',

@@ -1,11 +1,9 @@
 import { and, eq, lt, sql } from 'drizzle-orm';
 import type { Context } from '../context.ts';
-import { acceptedEvents, events, orgs, retentionWatermarks } from '../db/schema.ts';
+import { events, orgs, retentionWatermarks } from '../db/schema.ts';
 import { PLAN_LIMITS, planOf } from '../domain/plans.ts';
 
 const DAY_MS = 86_400_000;
-/** Retries arrive within a day; the ledger is kept well past the usage month they count in. */
-const LEDGER_DAYS = 40;
 
 /**
  * Deletes raw events older than each org's plan retention. The per-user daily aggregates stay,
@@ -33,8 +31,5 @@ export async function purgeExpiredEvents(ctx: Context, now: Date): Promise<numbe
         });
     }
   }
-  await ctx.db
-    .delete(acceptedEvents)
-    .where(lt(acceptedEvents.acceptedAt, new Date(now.getTime() - LEDGER_DAYS * DAY_MS)));
   return purged;
 }

@@ -158,20 +158,9 @@ export const feedback = pgTable('feedback', {
 });
 
 /**
- * The ledger of accepted event ids: the acceptance transaction checks it, so a retried event
- * is acknowledged but queued and metered once.
+ * Accepted events waiting to be folded into the per-user daily aggregates: one row per batch
+ * holding only the fields aggregation needs, deleted by the worker that folds it.
  */
-export const acceptedEvents = pgTable(
-  'accepted_events',
-  {
-    orgId: uuid('org_id').notNull(),
-    eventId: text('event_id').notNull(),
-    acceptedAt: timestamp('accepted_at', { withTimezone: true }).notNull().defaultNow(),
-  },
-  (t) => [primaryKey({ columns: [t.orgId, t.eventId] })],
-);
-
-/** The durable ingest queue: one row per accepted batch, deleted by the worker that stores it. */
 export const ingestQueue = pgTable('ingest_queue', {
   seq: bigserial('seq', { mode: 'number' }).primaryKey(),
   orgId: uuid('org_id').notNull(),

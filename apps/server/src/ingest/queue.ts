@@ -10,7 +10,7 @@ export interface EnqueueRequest {
 }
 
 export interface EnqueueResult {
-  /** New events, now durably queued and metered. */
+  /** New events, now durably stored, queued for aggregation and metered. */
   queued: string[];
   /** Already accepted earlier (a retry): acknowledged, not queued or metered again. */
   duplicates: string[];
@@ -19,13 +19,13 @@ export interface EnqueueResult {
 }
 
 /**
- * The durable ingest queue. `enqueue` returns only once the events survive a crash; metering
- * and de-duplication happen in the same step so a retried event is counted once. `drain`
- * moves queued batches into the event store exactly once.
+ * The durable ingest path. `enqueue` returns only once the events survive a crash; storing,
+ * metering and de-duplication happen in the same step so a retried event is counted once.
+ * `drain` folds queued events into the per-user daily aggregates exactly once.
  */
 export interface IngestQueue {
   enqueue(request: EnqueueRequest): Promise<EnqueueResult>;
-  /** Moves up to `maxBatches` batches into the event store; returns the number of events moved. */
+  /** Folds up to `maxBatches` queued batches into the aggregates; returns the number of events folded. */
   drain(maxBatches: number): Promise<number>;
   /** Events waiting in the queue. */
   depth(): Promise<number>;

@@ -1,0 +1,277 @@
+/**
+ * Benchmark (b) of issue 3: POST /v1/assign requests per second and p99 latency under
+ * keep-alive load, against a bare Fastify route answering a constant JSON body, measured side
+ * by side in one run on the same machine. Goals: ratio >= 0.6, p99 <= 10 ms.
+ *
+ * Arbiter: `arbiter serve` as its own process on a fresh PostgreSQL database (startBenchServer);
+ * rate limits raised there. Baseline: Fastify 5 in its own child process. Load: autocannon in
+ * this process, keep-alive, pipelining 1; every request carries another user id (setupRequest).
+ *
+ * Run: npx tsx bench/server/assign-latency.bench.ts
+ * The measured time of each target is split into BENCH_ROUNDS alternating rounds (baseline,
+ * Arbiter, baseline, ...), so that load from other work on a shared machine falls on both.
+ * Env: BENCH_CONNECTIONS (10), BENCH_DURATION seconds per target (10), BENCH_ROUNDS (2),
+ * BENCH_WARMUP seconds (3).
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+// @ts-expect-error autocannon ships no type declarations; the shape used is typed below.
+import autocannonUntyped from 'autocannon';
+import { freshPostgres, startBenchServer } from './setup.ts';
+
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
+const DURATION = Number(process.env.BENCH_DURATION ?? 10);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 3);
+const GOAL_RATIO = 0.6;
+const GOAL_P99_MS = 10;
+const USERS = 1_000_000;
+
+interface AutocannonResult {
+  duration: number;
+  errors: number;
+  timeouts: number;
+  non2xx: number;
+  '2xx': number;
+}
+interface AutocannonRequest {
+  method?: string;
+  path?: string;
+  body?: string;
+  headers?: Record<string, string>;
+}
+interface AutocannonOptions {
+  url: string;
+  connections: number;
+  duration: number;
+  pipelining: number;
+  method: string;
+  headers: Record<string, string>;
+  requests: Array<{ setupRequest(request: AutocannonRequest): AutocannonRequest }>;
+}
+interface AutocannonInstance extends PromiseLike<AutocannonResult> {
+  on(
+    event: 'response',
+    listener: (client: unknown, status: number, bytes: number, ms: number) => void,
+  ): void;
+}
+const autocannon = autocannonUntyped as (options: AutocannonOptions) => AutocannonInstance;
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+/** The baseline: a bare Fastify 5 route with a constant JSON answer, in its own process. */
+const BASELINE_SCRIPT = `
+import Fastify from 'fastify';
+const app = Fastify({ logger: false });
+app.post('/v1/assign', async () => ({ variant: 'control', config_version: 1 }));
+const address = await app.listen({ port: 0, host: '127.0.0.1' });
+console.log('BASELINE ' + address);
+process.on('SIGTERM', () => app.close().then(() => process.exit(0)));
+`;
+
+function startBaseline(): Promise<{ url: string; child: ChildProcess; stop(): Promise<void> }> {
+  const child = spawn(process.execPath, ['--input-type=module', '-e', BASELINE_SCRIPT], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  let output = '';
+  return new Promise((resolve, reject) => {
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /BASELINE (http:\/\/\S+)/.exec(output);
+      if (match)
+        resolve({
+          url: match[1] as string,
+          child,
+          async stop() {
+            child.kill('SIGTERM');
+            await exited;
+          },
+        });
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    void exited.then(() => reject(new Error(`baseline exited:\n${output}`)));
+  });
+}
+
+interface Target {
+  url: string;
+  apiKey: string;
+  /** Experiment ids/names the requests cycle through. */
+  experiment: string[];
+  /** The server process, for its CPU time. */
+  pid: number | undefined;
+}
+
+interface Run {
+  result: AutocannonResult;
+  /** 2xx response times in ms, sorted: autocannon's own histogram keeps whole milliseconds. */
+  times: Float64Array;
+  /** CPU seconds (user + system) the server process used during the run; NaN without /proc. */
+  cpuSeconds: number;
+}
+
+/** User + system CPU seconds of a process so far (Linux /proc; NaN elsewhere). */
+function cpuSecondsOf(pid: number | undefined): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the ")" that closes the command name: utime and stime are the 12th and 13th.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100; // USER_HZ is 100 on Linux
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** Keep-alive load with a different user (and alternately name or id) on every request. */
+async function load(target: Target, seconds: number): Promise<Run> {
+  const { url, apiKey, experiment } = target;
+  let n = 0;
+  const times: number[] = [];
+  const cpuBefore = cpuSecondsOf(target.pid);
+  const instance = autocannon({
+    url: `${url}/v1/assign`,
+    connections: CONNECTIONS,
+    duration: seconds,
+    pipelining: 1,
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
+    requests: [
+      {
+        setupRequest(request) {
+          n++;
+          request.body = JSON.stringify({
+            experiment_id: experiment[n % experiment.length],
+            user_id: `user-${(n * 7919) % USERS}`,
+          });
+          return request;
+        },
+      },
+    ],
+  });
+  instance.on('response', (_client, status, _bytes, ms) => {
+    if (status >= 200 && status < 300) times.push(ms);
+  });
+  const result = await instance;
+  const cpuSeconds = cpuSecondsOf(target.pid) - cpuBefore;
+  return { result, times: Float64Array.from(times).sort(), cpuSeconds };
+}
+
+/** The rounds of one target as one run: counts and durations summed, response times merged. */
+function combine(runs: Run[]): Run {
+  const sum = (f: (r: AutocannonResult) => number) => runs.reduce((n, r) => n + f(r.result), 0);
+  const all: number[] = [];
+  for (const r of runs) for (const t of r.times) all.push(t);
+  return {
+    result: {
+      duration: sum((r) => r.duration),
+      errors: sum((r) => r.errors),
+      timeouts: sum((r) => r.timeouts),
+      non2xx: sum((r) => r.non2xx),
+      '2xx': sum((r) => r['2xx']),
+    },
+    times: Float64Array.from(all).sort(),
+    cpuSeconds: runs.reduce((n, r) => n + r.cpuSeconds, 0),
+  };
+}
+
+function percentile(sorted: Float64Array, p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] as number;
+}
+
+function check(label: string, run: Run): void {
+  const r = run.result;
+  if (r.errors > 0 || r.timeouts > 0 || r.non2xx > 0 || r['2xx'] === 0) {
+    throw new Error(
+      `${label}: ${r['2xx']} 2xx, ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts`,
+    );
+  }
+}
+
+const rate = (run: Run) => run.result['2xx'] / run.result.duration;
+/** Server CPU microseconds per answered request: less sensitive to a shared machine than req/s. */
+const cpuPerRequest = (run: Run) => (run.cpuSeconds * 1e6) / run.result['2xx'];
+const ms = (v: number) => `${v.toFixed(2)} ms`;
+
+async function main() {
+  const db = await freshPostgres();
+  const bench = await startBenchServer(db.url);
+  const baseline = await startBaseline();
+  try {
+    const arbiter: Target = {
+      url: bench.server.url,
+      apiKey: bench.secretKey,
+      experiment: [bench.experimentId, 'bench'],
+      pid: bench.server.child.pid,
+    };
+    const base: Target = {
+      url: baseline.url,
+      apiKey: 'none',
+      experiment: ['x'],
+      pid: baseline.child.pid,
+    };
+    // One real answer first: the route works and the experiment enrols users.
+    const probe = await fetch(`${bench.server.url}/v1/assign`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': bench.secretKey },
+      body: JSON.stringify({ experiment_id: bench.experimentId, user_id: 'user-1' }),
+    });
+    const answer = (await probe.json()) as { variant?: unknown };
+    if (probe.status !== 200 || typeof answer.variant !== 'string') {
+      throw new Error(`assign probe: ${probe.status} ${JSON.stringify(answer)}`);
+    }
+
+    // Warm-up (JIT, keep-alive sockets, caches), then the measured runs, baseline first.
+    if (WARMUP > 0) {
+      check('warm-up baseline', await load(base, WARMUP));
+      check('warm-up arbiter', await load(arbiter, WARMUP));
+    }
+    const baseRuns: Run[] = [];
+    const arbRuns: Run[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      baseRuns.push(await load(base, DURATION / ROUNDS));
+      arbRuns.push(await load(arbiter, DURATION / ROUNDS));
+    }
+    const baseRun = combine(baseRuns);
+    const arbRun = combine(arbRuns);
+    check('baseline', baseRun);
+    check('arbiter', arbRun);
+
+    const ratio = rate(arbRun) / rate(baseRun);
+    console.log(
+      `POST /v1/assign, ${CONNECTIONS} keep-alive connections, pipelining 1, ${DURATION} s each in ${ROUNDS} alternating rounds after ${WARMUP} s warm-up; Arbiter on PostgreSQL`,
+    );
+    for (const [label, run, rounds] of [
+      ['bare Fastify (baseline)', baseRun, baseRuns],
+      ['arbiter serve /v1/assign', arbRun, arbRuns],
+    ] as const) {
+      const t = run.times;
+      const perRound = rounds.map((r) => Math.round(rate(r))).join(', ');
+      console.log(
+        `${label.padEnd(26)} ${Math.round(rate(run)).toString().padStart(6)} req/s   p50 ${ms(percentile(t, 50))}   p90 ${ms(percentile(t, 90))}   p99 ${ms(percentile(t, 99))}   max ${ms(percentile(t, 100))}   server CPU ${cpuPerRequest(run).toFixed(0)} µs/req   (${run.result['2xx']} requests; per round ${perRound} req/s)`,
+      );
+    }
+    const arbP99 = percentile(arbRun.times, 99);
+    const ratioOk = ratio >= GOAL_RATIO;
+    const p99Ok = arbP99 <= GOAL_P99_MS;
+    console.log(
+      `ratio (arbiter / baseline req/s): ${ratio.toFixed(2)}  goal >= ${GOAL_RATIO}: ${ratioOk ? 'met' : 'NOT met'}`,
+    );
+    console.log(
+      `ratio of server CPU per request (baseline / arbiter): ${(cpuPerRequest(baseRun) / cpuPerRequest(arbRun)).toFixed(2)}  (for reading the above on a shared machine)`,
+    );
+    console.log(
+      `arbiter p99: ${ms(arbP99)}  goal <= ${GOAL_P99_MS} ms: ${p99Ok ? 'met' : 'NOT met'}`,
+    );
+  } finally {
+    await baseline.stop();
+    await bench.stop();
+    await db.drop();
+  }
+}
+
+await main();
