@@ -15,8 +15,17 @@ async function limitPerKey(app: App, ctx: Context): Promise<void> {
     hook: 'preHandler',
     timeWindow: 60_000,
     // Only a refusal carries its headers: three headers on every assign cost more than they say.
-    addHeadersOnExceeding: { 'x-ratelimit-limit': false, 'x-ratelimit-remaining': false, 'x-ratelimit-reset': false },
-    addHeaders: { 'x-ratelimit-limit': true, 'x-ratelimit-remaining': true, 'x-ratelimit-reset': true, 'retry-after': true },
+    addHeadersOnExceeding: {
+      'x-ratelimit-limit': false,
+      'x-ratelimit-remaining': false,
+      'x-ratelimit-reset': false,
+    },
+    addHeaders: {
+      'x-ratelimit-limit': true,
+      'x-ratelimit-remaining': true,
+      'x-ratelimit-reset': true,
+      'retry-after': true,
+    },
     // CORS preflights carry no key: they are limited per address instead.
     keyGenerator: (request) => request.keyCaller?.keyHash ?? `ip:${request.ip}`,
     max: async (request) =>
