@@ -56,7 +56,17 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
 
-  app.get('/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  app.get(
+    '/v1/openapi.json',
+    {
+      schema: {
+        tags: ['meta'],
+        summary: 'This OpenAPI 3.1 document (the readiness probe)',
+        security: [],
+      },
+    },
+    async () => app.swagger(),
+  );
   problemDocs.register(app);
   await app.register(async (plane) => dashboardRoutes(plane as unknown as App, ctx));
   await app.register(async (plane) => ingestRoutes(plane as unknown as App, ctx));

@@ -14,7 +14,13 @@ export function register(app: App): void {
   app.get(
     '/problems/:slug',
     {
-      schema: { hide: true, params: Type.Object({ slug: Type.String({ maxLength: 100 }) }) },
+      schema: {
+        tags: ['meta'],
+        summary: 'What a problem `type` means (an HTML page per catalogue entry)',
+        security: [],
+        params: Type.Object({ slug: Type.String({ maxLength: 100 }) }),
+        produces: ['text/html'],
+      },
     },
     async (request, reply) => {
       const slug = request.params.slug;
