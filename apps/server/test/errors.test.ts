@@ -135,6 +135,16 @@ describe('OpenAPI', () => {
       type: 'http',
       scheme: 'bearer',
     });
+    // the document covers itself, the problem pages and every plane
+    for (const path of [
+      '/v1/openapi.json',
+      '/problems/{slug}',
+      '/v1/events/import',
+      '/v1/business-events',
+      '/v1/admin/pipeline/run',
+    ]) {
+      expect(Object.keys(doc.paths)).toContain(path);
+    }
   });
 
   it('serves a readable docs page', async () => {
