@@ -1,5 +1,5 @@
 import { benjaminiHochberg, chiSquareGoodnessOfFit } from '@arbiter/stats';
-import { and, eq, sql } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import type { Context } from '../context.ts';
 import {
   analysisRuns,
@@ -11,6 +11,7 @@ import {
 } from '../db/schema.ts';
 import { type BucketMap, clientRanges } from '../domain/experiments/bucket-map.ts';
 import type { ExperimentConfig } from '../domain/experiments/config-schema.ts';
+import { currentVersionOf } from '../domain/experiments/current-version.ts';
 import { PLAN_LIMITS, planOf } from '../domain/plans.ts';
 import { judgeUserValues } from './judge/judge-values.ts';
 import { distributionOf, type Method, mean, type PairOutcome, testPair } from './metric-test.ts';
@@ -55,13 +56,7 @@ async function loadExperiment(ctx: Context, experimentId: string) {
   const [found] = await ctx.db
     .select({ row: experiments, version: experimentVersions, plan: orgs.plan })
     .from(experiments)
-    .innerJoin(
-      experimentVersions,
-      and(
-        eq(experimentVersions.experimentId, experiments.id),
-        eq(experimentVersions.version, experiments.currentVersion),
-      ),
-    )
+    .innerJoin(experimentVersions, currentVersionOf)
     .innerJoin(orgs, eq(orgs.id, experiments.orgId))
     .where(eq(experiments.id, experimentId));
   return found;

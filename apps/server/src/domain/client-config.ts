@@ -1,10 +1,11 @@
 import { createBucketer } from '@arbiter/bucketing';
-import { and, eq } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import type { Clock } from '../context.ts';
 import type { Database } from '../db/connect.ts';
 import { experiments, experimentVersions, orgs } from '../db/schema.ts';
 import { type BucketMap, clientRanges } from './experiments/bucket-map.ts';
 import type { ExperimentConfig, Variant } from './experiments/config-schema.ts';
+import { currentVersionOf } from './experiments/current-version.ts';
 import { type Plan, planOf } from './plans.ts';
 
 /** One experiment as the client libraries receive it (docs/wire-format.md). */
@@ -42,13 +43,7 @@ async function loadExperiments(
   const found = await db
     .select({ row: experiments, version: experimentVersions })
     .from(experiments)
-    .innerJoin(
-      experimentVersions,
-      and(
-        eq(experimentVersions.experimentId, experiments.id),
-        eq(experimentVersions.version, experiments.currentVersion),
-      ),
-    )
+    .innerJoin(experimentVersions, currentVersionOf)
     .where(eq(experiments.orgId, orgId))
     .orderBy(experiments.createdAt, experiments.id);
   return found.map(({ row, version }) => {

@@ -2,6 +2,7 @@ import { and, eq, sql } from 'drizzle-orm';
 import type { Database } from '../../db/connect.ts';
 import { experiments, experimentVersions, orgs } from '../../db/schema.ts';
 import type { ExperimentConfig } from '../../domain/experiments/config-schema.ts';
+import { currentVersionOf } from '../../domain/experiments/current-version.ts';
 import { PLAN_LIMITS, type Plan, planOf } from '../../domain/plans.ts';
 
 export interface JudgeMetric {
@@ -33,13 +34,7 @@ export async function judgeTargets(db: Database, experimentId?: string): Promise
       config: experimentVersions.config,
     })
     .from(experiments)
-    .innerJoin(
-      experimentVersions,
-      and(
-        eq(experimentVersions.experimentId, experiments.id),
-        eq(experimentVersions.version, experiments.currentVersion),
-      ),
-    )
+    .innerJoin(experimentVersions, currentVersionOf)
     .innerJoin(orgs, eq(orgs.id, experiments.orgId))
     .where(
       and(

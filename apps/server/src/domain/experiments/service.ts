@@ -7,6 +7,7 @@ import type { Caller } from '../identity.ts';
 import { PLAN_LIMITS, planOf } from '../plans.ts';
 import { type BucketMap, clientRanges, initialBucketMap, relayout } from './bucket-map.ts';
 import type { ExperimentChange, ExperimentConfig, ExperimentConfigInput } from './config-schema.ts';
+import { currentVersionOf } from './current-version.ts';
 import { checkConfig, normaliseConfig } from './validate.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -236,13 +237,7 @@ export async function getExperiment(db: Database, orgId: string, id: string): Pr
   const [found] = await db
     .select({ row: experiments, version: experimentVersions })
     .from(experiments)
-    .innerJoin(
-      experimentVersions,
-      and(
-        eq(experimentVersions.experimentId, experiments.id),
-        eq(experimentVersions.version, experiments.currentVersion),
-      ),
-    )
+    .innerJoin(experimentVersions, currentVersionOf)
     .where(and(eq(experiments.id, id), eq(experiments.orgId, orgId)));
   if (!found) throw notFound(id);
   return present(found.row, found.version);
@@ -252,13 +247,7 @@ export async function listExperiments(db: Database, orgId: string): Promise<Expe
   const found = await db
     .select({ row: experiments, version: experimentVersions })
     .from(experiments)
-    .innerJoin(
-      experimentVersions,
-      and(
-        eq(experimentVersions.experimentId, experiments.id),
-        eq(experimentVersions.version, experiments.currentVersion),
-      ),
-    )
+    .innerJoin(experimentVersions, currentVersionOf)
     .where(eq(experiments.orgId, orgId))
     .orderBy(desc(experiments.createdAt), desc(experiments.id));
   return found.map((f) => present(f.row, f.version));
