@@ -79,6 +79,11 @@ export interface ArbiterOptions {
   offlineStore?: boolean;
   /** Send one `exposure` per user and experiment from `assign`/`getPrompt`/`getVariables`. Default true. */
   trackExposures?: boolean;
+  /**
+   * Keep the prompt and response text of wrapped model calls on their `model_call` events, so
+   * judge metrics can grade them. Default true; false sends measurements only.
+   */
+  recordModelText?: boolean;
   /** Default 60 000. */
   pollIntervalMs?: number;
   /** Default 5 000. */

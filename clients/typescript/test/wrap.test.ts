@@ -55,7 +55,15 @@ async function recorded(): Promise<ArbiterEvent[]> {
 /** One exposure and one model_call for `user`, the model_call measured as expected. */
 async function expectOneCall(
   user: string,
-  expected: { model: string; input?: number; output?: number; error?: RegExp; minLatency: number },
+  expected: {
+    model: string;
+    input?: number;
+    output?: number;
+    error?: RegExp;
+    minLatency: number;
+    prompt?: string;
+    response?: string;
+  },
 ): Promise<void> {
   const events = await recorded();
   expect(events.map((e) => e.type).sort()).toEqual(['exposure', 'model_call']);
@@ -77,6 +85,8 @@ async function expectOneCall(
   if (expected.error === undefined) expect(call?.error).toBeNull();
   else expect(call?.error).toMatch(expected.error);
   expect(call?.latency_ms).toBeGreaterThanOrEqual(expected.minLatency);
+  expect(call?.prompt).toBe(expected.prompt);
+  expect(call?.response).toBe(expected.response);
 }
 
 const chatParams = { model: 'gpt-test', messages: [{ role: 'user' as const, content: 'Hi' }] };
@@ -94,6 +104,8 @@ describe('wrap(openai)', () => {
       input: USAGE.input,
       output: USAGE.output,
       minLatency: RESPONSE_DELAY_MS,
+      prompt: 'user: Hi',
+      response: 'Hi there.',
     });
   });
 
@@ -114,6 +126,8 @@ describe('wrap(openai)', () => {
       input: USAGE.input,
       output: USAGE.output,
       minLatency: streamFloor,
+      prompt: 'user: Hi',
+      response: 'Hi there.',
     });
   });
 
@@ -124,7 +138,12 @@ describe('wrap(openai)', () => {
       for await (const _ of stream) {
       }
     });
-    await expectOneCall('user-3', { model: 'gpt-test', minLatency: streamFloor });
+    await expectOneCall('user-3', {
+      model: 'gpt-test',
+      minLatency: streamFloor,
+      prompt: 'user: Hi',
+      response: 'Hi there.',
+    });
   });
 
   it('responses.create, plain and streamed', async () => {
@@ -138,6 +157,8 @@ describe('wrap(openai)', () => {
       input: USAGE.input,
       output: USAGE.output,
       minLatency: RESPONSE_DELAY_MS,
+      prompt: 'user: Hi',
+      response: 'Hi there.',
     });
     fake.events.clear();
     await arbiter.withUser('user-5', async () => {
@@ -155,6 +176,8 @@ describe('wrap(openai)', () => {
       input: USAGE.input,
       output: USAGE.output,
       minLatency: RESPONSE_DELAY_MS + 2 * STREAM_GAP_MS,
+      prompt: 'user: Hi',
+      response: 'Hi there.',
     });
   });
 
@@ -169,6 +192,7 @@ describe('wrap(openai)', () => {
       model: FAILING_MODEL,
       error: /^BadRequestError: 400/,
       minLatency: RESPONSE_DELAY_MS,
+      prompt: 'user: Hi',
     });
   });
 
@@ -184,6 +208,8 @@ describe('wrap(openai)', () => {
       input: USAGE.input,
       output: USAGE.output,
       minLatency: RESPONSE_DELAY_MS,
+      prompt: 'user: Hi',
+      response: 'Hi there.',
     });
   });
 
@@ -193,7 +219,13 @@ describe('wrap(openai)', () => {
       const stream = await client.chat.completions.create({ ...chatParams, stream: true });
       for await (const _ of stream) break;
     });
-    await expectOneCall('user-8', { model: 'gpt-test', minLatency: RESPONSE_DELAY_MS });
+    // the text read before the caller stopped: the first chunk
+    await expectOneCall('user-8', {
+      model: 'gpt-test',
+      minLatency: RESPONSE_DELAY_MS,
+      prompt: 'user: Hi',
+      response: 'Hi',
+    });
   });
 
   it('passes calls outside withUser through, unrecorded', async () => {
@@ -246,6 +278,8 @@ describe('wrap(anthropic)', () => {
       input: USAGE.input,
       output: USAGE.output,
       minLatency: RESPONSE_DELAY_MS,
+      prompt: 'user: Hi',
+      response: 'Hi there.',
     });
   });
 
@@ -266,6 +300,8 @@ describe('wrap(anthropic)', () => {
       input: USAGE.input,
       output: USAGE.output,
       minLatency: RESPONSE_DELAY_MS + 6 * STREAM_GAP_MS,
+      prompt: 'user: Hi',
+      response: 'Hi there.',
     });
   });
 
@@ -280,7 +316,29 @@ describe('wrap(anthropic)', () => {
       input: USAGE.input,
       output: USAGE.output,
       minLatency: RESPONSE_DELAY_MS,
+      prompt: 'user: Hi',
+      response: 'Hi there.',
     });
+  });
+
+  it('renders a system prompt and a conversation as role lines, text parts only', async () => {
+    const client = arbiter.wrap(anthropic, EXPERIMENT);
+    await arbiter.withUser('a-5', () =>
+      client.messages.create({
+        ...params,
+        system: 'Be brief.',
+        messages: [
+          { role: 'user', content: 'Where is my order?' },
+          { role: 'assistant', content: [{ type: 'text', text: 'Which one?' }] },
+          { role: 'user', content: [{ type: 'text', text: 'The blue one.' }] },
+        ],
+      }),
+    );
+    const call = (await recorded()).find((e) => e.type === 'model_call');
+    expect(call?.prompt).toBe(
+      'system: Be brief.\nuser: Where is my order?\nassistant: Which one?\nuser: The blue one.',
+    );
+    expect(call?.response).toBe('Hi there.');
   });
 
   it('records a failed call and rethrows the SDK error', async () => {
@@ -292,7 +350,35 @@ describe('wrap(anthropic)', () => {
       model: FAILING_MODEL,
       error: /^BadRequestError: 400/,
       minLatency: RESPONSE_DELAY_MS,
+      prompt: 'user: Hi',
     });
+  });
+});
+
+describe('recordModelText: false', () => {
+  it('sends the measurements without prompt or response text', async () => {
+    const quiet = new Arbiter({
+      apiKey: fake.apiKey,
+      baseUrl: fake.baseUrl,
+      logger: memoryLogger(),
+      flushIntervalMs: 3_600_000,
+      trackExposures: false,
+      recordModelText: false,
+    });
+    await quiet.ready();
+    try {
+      const client = quiet.wrap(openai, EXPERIMENT);
+      await quiet.withUser('private-1', () => client.chat.completions.create(chatParams));
+      await quiet.flush();
+      const call = [...fake.events.values()].find(
+        (e) => e.type === 'model_call' && e.user_id === 'private-1',
+      );
+      expect(call).toMatchObject({ model: 'gpt-test', input_tokens: USAGE.input });
+      expect(call).not.toHaveProperty('prompt');
+      expect(call).not.toHaveProperty('response');
+    } finally {
+      await quiet.close();
+    }
   });
 });
 
@@ -310,11 +396,13 @@ describe('interceptModelCall', () => {
     });
     expect(given).toBe(variant);
     expect(message.type).toBe('message');
+    // the explicit form sees the result, not the request: response text only
     await expectOneCall('i-1', {
       model: 'claude-test',
       input: USAGE.input,
       output: USAGE.output,
       minLatency: RESPONSE_DELAY_MS,
+      response: 'Hi there.',
     });
   });
 

@@ -90,6 +90,7 @@ export class ArbiterClient {
     });
     this.recorder = new ModelCallRecorder({
       store: this.store,
+      recordText: options.recordModelText ?? true,
       enqueue: (type, payload) => this.enqueue(type, payload),
       warnOnce: (key, message) => this.warnOnce(key, message),
     });

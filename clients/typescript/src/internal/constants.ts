@@ -49,5 +49,7 @@ export const EXPOSURE_CACHE_SIZE = 100_000;
 export const MAX_USER_ID_LENGTH = 256;
 /** A model-call error message is cut to this many characters. */
 export const MAX_ERROR_LENGTH = 500;
+/** Prompt and response text kept per model call: the server's field limit. */
+export const MAX_MODEL_TEXT_LENGTH = 200_000;
 /** `fetch` with `keepalive` (page unload) refuses bodies over 64 KiB. */
 export const KEEPALIVE_MAX_BYTES = 60_000;

@@ -1,14 +1,22 @@
-/** What a model call reports, gathered from the provider's response or stream. */
+import { MAX_MODEL_TEXT_LENGTH } from './constants.ts';
+
+/** What a model call reports, gathered from the request and the provider's response or stream. */
 export interface CallMeasure {
   model?: string;
   input_tokens?: number;
   output_tokens?: number;
   /** Error class and message when the call failed; null when it succeeded. */
   error?: string | null;
+  /** The request's messages as text (`role: content` lines): what a judge model grades. */
+  prompt?: string;
+  /** The text the model answered, streamed parts joined. */
+  response?: string;
 }
 
-/** Reads one provider's response shapes. Readers ignore shapes that are not theirs. */
+/** Reads one provider's request and response shapes. Readers ignore shapes that are not theirs. */
 export interface ProviderReader {
+  /** The parameters the caller passed to the SDK method. */
+  readRequest(params: unknown, into: CallMeasure): void;
   /** A complete, non-streamed response. */
   readResult(result: unknown, into: CallMeasure): void;
   /** One item of a streamed response. */
@@ -32,4 +40,51 @@ export function setCount(
 
 export function setModel(into: CallMeasure, value: unknown) {
   if (typeof value === 'string' && value !== '') into.model = value;
+}
+
+/** Plain text of a message content: a string, or the `text` of its parts (images and tools skipped). */
+export function textOf(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return content
+    .map((part) => {
+      const p = asObject(part);
+      return p !== null && typeof p.text === 'string' ? p.text : '';
+    })
+    .filter((t) => t !== '')
+    .join('\n');
+}
+
+/** `role: content` lines of a message list, the way a person would read the conversation. */
+export function conversationText(messages: unknown, system?: unknown): string {
+  const lines: string[] = [];
+  const sys = textOf(system);
+  if (sys !== '') lines.push(`system: ${sys}`);
+  if (typeof messages === 'string') lines.push(`user: ${messages}`);
+  else if (Array.isArray(messages)) {
+    for (const m of messages) {
+      const o = asObject(m);
+      if (o === null) continue;
+      const text = textOf(o.content);
+      if (text !== '') lines.push(`${typeof o.role === 'string' ? o.role : 'user'}: ${text}`);
+    }
+  }
+  return lines.join('\n');
+}
+
+function capped(text: string): string {
+  return text.length > MAX_MODEL_TEXT_LENGTH ? text.slice(0, MAX_MODEL_TEXT_LENGTH) : text;
+}
+
+export function setPrompt(into: CallMeasure, text: string) {
+  if (text !== '') into.prompt = capped(text);
+}
+
+/** A complete response replaces what streamed parts had gathered. */
+export function setResponse(into: CallMeasure, text: string) {
+  if (text !== '') into.response = capped(text);
+}
+
+export function appendResponse(into: CallMeasure, part: unknown) {
+  if (typeof part === 'string' && part !== '') into.response = capped((into.response ?? '') + part);
 }

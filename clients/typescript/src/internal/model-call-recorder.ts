@@ -6,6 +6,8 @@ import type { CallMeasure, ProviderReader } from './model-call-measure.ts';
 
 export interface RecorderDeps {
   store: ConfigStore;
+  /** Keep prompt and response text on model_call events (judge metrics grade them). */
+  recordText: boolean;
   enqueue: (type: EventType, payload: TrackPayload) => void;
   warnOnce: (key: string, message: string) => void;
 }
@@ -30,8 +32,7 @@ export class ModelCallRecorder {
     if (user === undefined) {
       this.deps.warnOnce('wrap-user', 'wrap: model call outside withUser(), not recorded');
     } else {
-      const model = (params as { model?: unknown } | null | undefined)?.model;
-      call = this.begin(experiment, user, [reader], model);
+      call = this.begin(experiment, user, [reader], params);
     }
     if (call === null) return invoke();
     let result: unknown;
@@ -70,7 +71,7 @@ export class ModelCallRecorder {
     experiment: string,
     user: string,
     readers: readonly ProviderReader[],
-    requestedModel: unknown,
+    params: unknown,
   ): { variant: string | null; observer: ModelCall } | null {
     const { store, enqueue, warnOnce } = this.deps;
     try {
@@ -84,8 +85,12 @@ export class ModelCallRecorder {
       if (entry !== undefined && variant === null) return null;
       const base = { experiment_id: entry?.id ?? experiment, user_id: user };
       enqueue('exposure', variant === null ? base : { ...base, variant });
-      const observer = new ModelCall(readers, requestedModel, (measure, latencyMs) =>
-        enqueue('model_call', { ...base, ...modelCallFields(measure), latency_ms: latencyMs }),
+      const observer = new ModelCall(readers, params, (measure, latencyMs) =>
+        enqueue('model_call', {
+          ...base,
+          ...modelCallFields(measure, this.deps.recordText),
+          latency_ms: latencyMs,
+        }),
       );
       return { variant, observer };
     } catch (err) {
@@ -102,10 +107,12 @@ export class ModelCallRecorder {
   }
 }
 
-function modelCallFields(m: CallMeasure): Partial<TrackPayload> {
+function modelCallFields(m: CallMeasure, recordText: boolean): Partial<TrackPayload> {
   const out: Partial<TrackPayload> = { error: m.error ?? null };
   if (m.model !== undefined) out.model = m.model;
   if (m.input_tokens !== undefined) out.input_tokens = m.input_tokens;
   if (m.output_tokens !== undefined) out.output_tokens = m.output_tokens;
+  if (recordText && m.prompt !== undefined) out.prompt = m.prompt;
+  if (recordText && m.response !== undefined) out.response = m.response;
   return out;
 }

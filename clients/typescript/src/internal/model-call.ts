@@ -15,10 +15,14 @@ export class ModelCall {
 
   constructor(
     private readonly readers: readonly ProviderReader[],
-    requestedModel: unknown,
+    params: unknown,
     private readonly finish: FinishModelCall,
   ) {
+    const requestedModel = (params as { model?: unknown } | null | undefined)?.model;
     if (typeof requestedModel === 'string') this.measure.model = requestedModel;
+    try {
+      for (const reader of readers) reader.readRequest(params, this.measure);
+    } catch {}
   }
 
   /** Observes what the provider method returned (a value, a promise, or the SDKs' APIPromise). */

@@ -1,9 +1,14 @@
 import {
+  appendResponse,
   asObject,
   type CallMeasure,
+  conversationText,
   type ProviderReader,
   setCount,
   setModel,
+  setPrompt,
+  setResponse,
+  textOf,
 } from './model-call-measure.ts';
 
 /** The Anthropic SDK method `wrap` intercepts, by its path on the client. */
@@ -14,17 +19,26 @@ export const ANTHROPIC_METHODS = ['messages.create'] as const;
  * (model and input tokens) and its `message_delta` events carry cumulative output tokens.
  */
 export const anthropicReader: ProviderReader = {
+  readRequest(params, into) {
+    const p = asObject(params);
+    if (p !== null) setPrompt(into, conversationText(p.messages, p.system));
+  },
   readResult(result, into) {
     const r = asObject(result);
     if (r === null || r.type !== 'message') return;
     setModel(into, r.model);
     readUsage(r.usage, into);
+    setResponse(into, textOf(r.content));
   },
   readChunk(chunk, into) {
     const c = asObject(chunk);
     if (c === null) return;
     if (c.type === 'message_start') this.readResult(c.message, into);
     else if (c.type === 'message_delta') readUsage(c.usage, into);
+    else if (c.type === 'content_block_delta') {
+      const delta = asObject(c.delta);
+      if (delta?.type === 'text_delta') appendResponse(into, delta.text);
+    }
   },
 };
 

@@ -1,9 +1,14 @@
 import {
+  appendResponse,
   asObject,
   type CallMeasure,
+  conversationText,
   type ProviderReader,
   setCount,
   setModel,
+  setPrompt,
+  setResponse,
+  textOf,
 } from './model-call-measure.ts';
 
 /** The OpenAI SDK methods `wrap` intercepts, by their path on the client. */
@@ -16,11 +21,23 @@ export const OPENAI_METHODS = ['chat.completions.create', 'responses.create'] as
  * `response.completed` (or `.incomplete`/`.failed`) event.
  */
 export const openAIReader: ProviderReader = {
+  readRequest(params, into) {
+    const p = asObject(params);
+    if (p === null) return;
+    // Chat Completions send `messages`; the Responses API `input` (text or items) and `instructions`.
+    setPrompt(
+      into,
+      p.messages !== undefined
+        ? conversationText(p.messages)
+        : conversationText(p.input, p.instructions),
+    );
+  },
   readResult(result, into) {
     const r = asObject(result);
     if (r === null) return;
     setModel(into, r.model);
     readUsage(r.usage, into);
+    setResponse(into, responseText(r));
     const error = asObject(r.error);
     if (r.object === 'response' && r.status === 'failed' && error !== null) {
       into.error = `ResponseFailed: ${String(error.message ?? error.code ?? 'failed')}`;
@@ -34,9 +51,15 @@ export const openAIReader: ProviderReader = {
       this.readResult(response, into);
       return;
     }
+    if (c.type === 'response.output_text.delta') {
+      appendResponse(into, c.delta);
+      return;
+    }
     if (c.object === 'chat.completion.chunk') {
       setModel(into, c.model);
       readUsage(c.usage, into);
+      const choice = Array.isArray(c.choices) ? asObject(c.choices[0]) : null;
+      appendResponse(into, asObject(choice?.delta)?.content);
     }
   },
 };
@@ -46,4 +69,15 @@ function readUsage(usage: unknown, into: CallMeasure): void {
   if (u === null) return;
   setCount(into, 'input_tokens', u.prompt_tokens ?? u.input_tokens);
   setCount(into, 'output_tokens', u.completion_tokens ?? u.output_tokens);
+}
+
+/** The assistant text of a chat completion or a Responses API response. */
+function responseText(r: Record<string, unknown>): string {
+  if (Array.isArray(r.choices)) return textOf(asObject(asObject(r.choices[0])?.message)?.content);
+  if (typeof r.output_text === 'string') return r.output_text;
+  if (!Array.isArray(r.output)) return '';
+  return r.output
+    .map((item) => textOf(asObject(item)?.content))
+    .filter((t) => t !== '')
+    .join('\n');
 }
