@@ -1,5 +1,5 @@
 import { normalTwoSidedP } from './distributions.ts';
-import { momentsFromSample, welchCore } from './moments.ts';
+import { sampleArms, welchCore } from './moments.ts';
 import { degenerate, liftOf, type TwoSampleResult } from './result.ts';
 
 export interface MannWhitneyResult extends TwoSampleResult<'mann_whitney'> {
@@ -21,12 +21,9 @@ export function mannWhitneyTest(
 ): MannWhitneyResult {
   const nC = control.length;
   const nT = treatment.length;
-  const mc = momentsFromSample(control);
-  const mt = momentsFromSample(treatment);
-  if (typeof mc === 'string' || typeof mt === 'string') return fail('non_finite', nC, nT);
-  const means = { control: mc.mean, treatment: mt.mean };
-  if (nC === 0 || nT === 0) return fail('empty_arm', nC, nT, means);
-  if (nC < 2 || nT < 2) return fail('too_few_users', nC, nT, means);
+  const arms = sampleArms(control, treatment);
+  if (!arms.ok) return fail(arms.reason, nC, nT, arms.means);
+  const { control: mc, treatment: mt, means } = arms;
 
   const { rankSumTreatment, tieTerm } = rankSums(control, treatment);
   const u = rankSumTreatment - (nT * (nT + 1)) / 2;

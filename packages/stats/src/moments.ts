@@ -90,3 +90,26 @@ export function welchCore(control: Moments, treatment: Moments): WelchCore | Sta
   if (![se, df, t, ciLow, ciHigh].every(Number.isFinite) || se === 0) return 'non_finite';
   return { diff, se, t, df, ciLow, ciHigh };
 }
+
+export type SampleArms =
+  | {
+      ok: true;
+      control: Moments;
+      treatment: Moments;
+      means: { control: number; treatment: number };
+    }
+  | { ok: false; reason: StatReason; means?: { control: number; treatment: number } };
+
+/**
+ * The guard every sample-based two-arm test applies first: finite values, no empty arm, at
+ * least two users per arm. The means travel with a refusal so degenerate results still say them.
+ */
+export function sampleArms(control: ArrayLike<number>, treatment: ArrayLike<number>): SampleArms {
+  const mc = momentsFromSample(control);
+  const mt = momentsFromSample(treatment);
+  if (typeof mc === 'string' || typeof mt === 'string') return { ok: false, reason: 'non_finite' };
+  const means = { control: mc.mean, treatment: mt.mean };
+  if (mc.n === 0 || mt.n === 0) return { ok: false, reason: 'empty_arm', means };
+  if (mc.n < 2 || mt.n < 2) return { ok: false, reason: 'too_few_users', means };
+  return { ok: true, control: mc, treatment: mt, means };
+}

@@ -1,4 +1,4 @@
-import { momentsFromSample, welchCore } from './moments.ts';
+import { sampleArms, welchCore } from './moments.ts';
 import { degenerate, liftOf, type StatReason, type TwoSampleResult } from './result.ts';
 import { createRng, type Rng } from './rng.ts';
 
@@ -41,12 +41,9 @@ export function permutationTest(
   const maxPerm = Math.floor(options.maxPermutations);
   const cap = Math.floor(options.maxSamplePerArm);
   if (!(maxPerm >= 1) || !(cap >= 2)) return fail('invalid_input', nC, nT);
-  const mc = momentsFromSample(control);
-  const mt = momentsFromSample(treatment);
-  if (typeof mc === 'string' || typeof mt === 'string') return fail('non_finite', nC, nT);
-  const means = { control: mc.mean, treatment: mt.mean };
-  if (nC === 0 || nT === 0) return fail('empty_arm', nC, nT, means);
-  if (nC < 2 || nT < 2) return fail('too_few_users', nC, nT, means);
+  const arms = sampleArms(control, treatment);
+  if (!arms.ok) return fail(arms.reason, nC, nT, arms.means);
+  const { control: mc, treatment: mt, means } = arms;
 
   const rng = createRng(options.seed ?? DEFAULT_PERMUTATION_SEED);
   const c = sampleDown(control, cap, rng);
