@@ -33,11 +33,12 @@ export async function acceptEvents(
   const now = ctx.clock.now();
   const state = await ctx.orgState.get(orgId);
   const limits = PLAN_LIMITS[state.plan];
+  const nowText = now.toISOString();
   const rejected: Rejection[] = [];
   const valid = [];
   const indexOf = new Map<string, number[]>();
   for (const [index, item] of raw.entries()) {
-    const check = checkEvent(item, state, now);
+    const check = checkEvent(item, state, now, nowText);
     if (!check.ok) {
       rejected.push({ index, detail: check.detail });
       continue;
