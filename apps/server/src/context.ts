@@ -10,6 +10,7 @@ import { type Database, type DatabaseHandle, openDatabase } from './db/connect.t
 import { ApiKeyCache } from './domain/api-key-cache.ts';
 import { OrgStateCache } from './domain/client-config.ts';
 import { IdentityResolver } from './domain/identity.ts';
+import { CopyEventStore } from './ingest/copy-store.ts';
 import { DrainWorker } from './ingest/drain-worker.ts';
 import { PostgresQueue } from './ingest/postgres-queue.ts';
 import type { IngestQueue } from './ingest/queue.ts';
@@ -74,7 +75,10 @@ export async function createContext(config: Config, parts: ContextParts = {}): P
     ));
   const secretKey = secretKeyOf(config);
   const clock = parts.clock ?? systemClock;
-  const queue = new PostgresQueue(handle.db);
+  const queue = new PostgresQueue(
+    handle.db,
+    handle.pool === null ? null : new CopyEventStore(handle.pool),
+  );
   const worker = new DrainWorker(queue);
   return {
     config,

@@ -1,5 +1,7 @@
+import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { purgeExpiredEvents } from '../src/analysis/retention.ts';
+import { rows } from '../src/db/connect.ts';
 import { ingestAll, runNightlyFor, seeded, today } from './support/analysis-data.ts';
 import { type Harness, startHarness } from './support/harness.ts';
 
@@ -432,5 +434,39 @@ describe('retention', () => {
     expect(r.retention_truncated).toBe(true);
     expect(r.n_per_arm).toEqual(before.results['latency::treatment'].n_per_arm);
     expect(r.effect).toBeCloseTo(before.results['latency::treatment'].effect, 9);
+  });
+
+  it('keeps an expired event that is not folded yet until the fold has counted it', async () => {
+    const { id } = await createExperiment(
+      'late-import',
+      [{ variant: 'control', weight: 100 }],
+      [metric('latency', 'latency', 'welch_t')],
+    );
+    const old = new Date(Date.now() - 30 * 86_400_000).toISOString();
+    const res = await h.ingest(acme.secret, {
+      method: 'POST',
+      url: '/v1/events',
+      payload: {
+        events: [
+          {
+            event_id: 'late-1',
+            type: 'model_call',
+            experiment_id: id,
+            user_id: 'late-user',
+            timestamp: old,
+            latency_ms: 250,
+          },
+        ],
+      },
+    });
+    expect(res.statusCode).toBe(202);
+    expect(await purgeExpiredEvents(h.ctx, new Date())).toBe(0);
+    expect(await h.ctx.worker.drainAll()).toBe(1);
+    expect(await purgeExpiredEvents(h.ctx, new Date())).toBe(1);
+    const [row] = await rows<{ calls: number; latency_sum: number }>(
+      h.ctx.db,
+      sql`select calls::int, latency_sum from user_day_stats where user_id = 'late-user'`,
+    );
+    expect(row).toEqual({ calls: 1, latency_sum: 250 });
   });
 });

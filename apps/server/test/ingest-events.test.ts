@@ -166,6 +166,69 @@ describe('POST /v1/events', () => {
     expect((await send(acme.secret, big)).statusCode).toBe(413);
   });
 
+  it('stores text exactly as sent: tabs, newlines, backslashes, quotes, \\N, emoji, nested metadata', async () => {
+    const tricky =
+      'tab\there\nnew line\r\nback\\slash \\N "quoted" \'single\' 😀 naïve \\\\t end\\';
+    const metadata = {
+      note: tricky,
+      nested: { list: [tricky, 1.5, true, null] },
+      'key\twith\ttabs': 'v',
+    };
+    const res = await send(acme.secret, [
+      {
+        event_id: 'text\t1',
+        type: 'model_call',
+        experiment_id: experimentId,
+        user_id: 'user\\with\nbreaks',
+        timestamp: now(),
+        model: tricky,
+        error: tricky,
+        prompt: tricky,
+        response: tricky,
+        metadata,
+      },
+    ]);
+    expect(res.json()).toMatchObject({ accepted: 1, rejected: [] });
+    expect(await stored('text\t1')).toMatchObject({
+      userId: 'user\\with\nbreaks',
+      model: tricky,
+      error: tricky,
+      prompt: tricky,
+      response: tricky,
+      metadata,
+    });
+  });
+
+  it('rejects, event by event, text PostgreSQL cannot store: NUL and unpaired surrogates', async () => {
+    const res = await send(acme.secret, [
+      exposure('nul-ok'),
+      { ...exposure('nul-1'), user_id: 'a\u0000b' },
+      { ...exposure('nul-2'), metadata: { deep: { k: 'x\ud800' } } },
+      { ...exposure('nul-3'), metadata: { 'key\udc00': 1 } },
+      { ...exposure('nul-4'), user_id: '\ud83d\ude00 paired is fine' },
+    ]);
+    expect(res.statusCode).toBe(202);
+    expect(res.json().accepted).toBe(2);
+    expect(res.json().rejected).toEqual([
+      { index: 1, detail: 'user_id: contains a NUL character or an unpaired surrogate' },
+      { index: 2, detail: 'metadata/deep/k: contains a NUL character or an unpaired surrogate' },
+      { index: 3, detail: 'metadata/key\udc00: contains a NUL character or an unpaired surrogate' },
+    ]);
+    expect((await stored('nul-4'))?.userId).toBe('😀 paired is fine');
+    expect(await stored('nul-1')).toBeUndefined();
+  });
+
+  it('stores the instant of an offset timestamp and rejects one that names no instant', async () => {
+    const res = await send(acme.secret, [
+      { ...exposure('tz-1'), timestamp: '2026-11-20T12:00:00+02:00' },
+      { ...exposure('tz-2'), timestamp: '2026-06-30T23:59:60Z' },
+    ]);
+    expect(res.json().rejected).toEqual([
+      { index: 1, detail: 'timestamp: is not a valid instant' },
+    ]);
+    expect((await stored('tz-1'))?.occurredAt.toISOString()).toBe('2026-11-20T10:00:00.000Z');
+  });
+
   it('is idempotent per event_id: a retry is acknowledged, stored once and metered once', async () => {
     const used = async () =>
       (await h.call(acme.admin, { method: 'GET', url: '/v1/usage' })).json().events.used as number;
@@ -177,6 +240,11 @@ describe('POST /v1/events', () => {
     expect(retry.json().accepted).toBe(3);
     await h.ctx.worker.drainAll();
     expect(await used()).toBe(before + 2);
+    // a batch mixing an event stored before with a new one: the new one is stored and metered
+    const mixed = await send(acme.secret, [exposure('idem-2'), exposure('idem-3')]);
+    expect(mixed.json()).toMatchObject({ accepted: 2, rejected: [] });
+    expect(await stored('idem-3')).toBeDefined();
+    expect(await used()).toBe(before + 3);
     const [row] = await h.ctx.db
       .select({ n: count() })
       .from(events)

@@ -6,7 +6,8 @@ import { PLAN_LIMITS, planOf } from '../domain/plans.ts';
 const DAY_MS = 86_400_000;
 
 /**
- * Deletes raw events older than each org's plan retention. The per-user daily aggregates stay,
+ * Deletes raw events older than each org's plan retention once they are folded. The per-user
+ * daily aggregates stay,
  * so an analysis window is never shortened; the watermark lets a run say its window reaches
  * before the oldest raw event (`retention_truncated`).
  */
@@ -16,7 +17,14 @@ export async function purgeExpiredEvents(ctx: Context, now: Date): Promise<numbe
     const cutoff = new Date(now.getTime() - PLAN_LIMITS[planOf(org.plan)].retention_days * DAY_MS);
     const deleted = await ctx.db
       .delete(events)
-      .where(and(eq(events.orgId, org.id), lt(events.occurredAt, cutoff)))
+      .where(
+        and(
+          eq(events.orgId, org.id),
+          lt(events.occurredAt, cutoff),
+          // an event not folded yet (e.g. an old one just imported) waits for the fold
+          lt(events.txid, sql`(select folded_below from ingest_watermark where id = 1)`),
+        ),
+      )
       .returning({ id: events.eventId });
     purged += deleted.length;
     if (deleted.length > 0) {

@@ -17,6 +17,8 @@ export type Database = PgDatabase<PgQueryResultHKT, typeof schema>;
 export interface DatabaseHandle {
   db: Database;
   kind: 'pglite' | 'postgres';
+  /** The server's connection pool, for what Drizzle does not speak (COPY); null on PGlite. */
+  pool: pg.Pool | null;
   close(): Promise<void>;
 }
 
@@ -38,7 +40,7 @@ export async function openDatabase(target: DatabaseTarget): Promise<DatabaseHand
     const client = await PGlite.create(dataDir === undefined ? {} : { dataDir });
     const db = drizzlePglite(client, { schema }) as unknown as Database;
     await migratePglite(db as never, { migrationsFolder: MIGRATIONS });
-    return { db, kind: 'pglite', close: () => client.close() };
+    return { db, kind: 'pglite', pool: null, close: () => client.close() };
   }
   const pool = new pg.Pool({ connectionString: target.url, max: 10 });
   const db = drizzlePg(pool, { schema }) as unknown as Database;
@@ -50,7 +52,7 @@ export async function openDatabase(target: DatabaseTarget): Promise<DatabaseHand
   } finally {
     conn.release();
   }
-  return { db, kind: 'postgres', close: () => pool.end() };
+  return { db, kind: 'postgres', pool, close: () => pool.end() };
 }
 
 /** `pg` returns int8 and numeric as strings, PGlite as numbers: raw queries normalise here. */

@@ -158,17 +158,18 @@ export const feedback = pgTable('feedback', {
 });
 
 /**
- * Accepted events waiting to be folded into the per-user daily aggregates: one row per batch
- * holding only the fields aggregation needs, deleted by the worker that folds it.
+ * How far the aggregation worker has folded the event log: every event stored by a transaction
+ * with an id below `folded_below` is in the per-user daily aggregates. One row.
  */
-export const ingestQueue = pgTable('ingest_queue', {
-  seq: bigserial('seq', { mode: 'number' }).primaryKey(),
-  orgId: uuid('org_id').notNull(),
-  events: jsonb('events').notNull(),
-  enqueuedAt: timestamp('enqueued_at', { withTimezone: true }).notNull().defaultNow(),
+export const ingestWatermark = pgTable('ingest_watermark', {
+  id: integer('id').primaryKey().default(1),
+  foldedBelow: bigint('folded_below', { mode: 'number' }).notNull(),
 });
 
-/** Raw events, kept for the plan's retention. */
+/**
+ * Raw events, kept for the plan's retention, and the ingest log: `txid` is the id of the
+ * transaction that stored the row, so the aggregation worker reads new events by range.
+ */
 export const events = pgTable(
   'events',
   {
@@ -192,10 +193,14 @@ export const events = pgTable(
     value: doublePrecision('value'),
     metadata: jsonb('metadata'),
     isTest: boolean('is_test').notNull().default(false),
+    txid: bigint('txid', { mode: 'number' })
+      .notNull()
+      .default(sql`(pg_current_xact_id()::text::bigint)`),
   },
   (t) => [
     primaryKey({ columns: [t.orgId, t.eventId] }),
     index('events_experiment_time').on(t.experimentId, t.occurredAt),
+    index('events_txid').on(t.txid),
   ],
 );
 

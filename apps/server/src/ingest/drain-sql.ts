@@ -1,25 +1,44 @@
 import { sql } from 'drizzle-orm';
 
 /**
- * One statement folds up to `limit` queued batches into the per-user daily aggregates and
- * deletes them from the queue: atomic, so a crash leaves a batch either queued or folded,
- * never both. SKIP LOCKED lets several workers run side by side; rows are upserted in key
- * order so concurrent workers lock them in the same order. Exposures and model calls fold
- * into one user_day_stats row per user-day (tokens = input + output; an error is a non-empty
- * `error`); business events into user_day_business per metric.
+ * Taken first, in its own statement, so the fold that follows in the same transaction reads a
+ * snapshot from after any other worker's fold: two workers never fold the same range.
  */
-export function drainStatement(limit: number) {
+export const lockWatermark = sql`select folded_below from ingest_watermark where id = 1 for update`;
+
+/**
+ * Folds the next stretch of the event log into the per-user daily aggregates and moves the
+ * watermark past it, atomically: a crash leaves the stretch either folded or not.
+ *
+ * The log is `events` ordered by `txid`, the id of the transaction that stored each row. The
+ * fold stops below the oldest transaction still running (`pg_snapshot_xmin`): everything below
+ * it has committed or aborted, so no row can appear behind the watermark later. At most
+ * `span` transaction ids are taken at once, starting from the first that stored an event.
+ *
+ * Exposures and model calls fold into one user_day_stats row per user-day (tokens = input +
+ * output; an error is a non-empty `error`); business events into user_day_business per metric.
+ * Events without a variant (the user is not enrolled) are stored but not aggregated. Only the
+ * fold writes the aggregate tables, one worker at a time (the watermark lock), so upserts need
+ * no lock order.
+ */
+export function foldStatement(span: number) {
   return sql`
-    with claimed as (
-      delete from ingest_queue
-      where seq in (select seq from ingest_queue order by seq limit ${limit} for update skip locked)
-      returning events
+    with mark as (
+      select folded_below as lo from ingest_watermark where id = 1
+    ),
+    bounds as (
+      select lo, greatest(lo, least(pg_snapshot_xmin(pg_current_snapshot())::text::bigint,
+        coalesce((select min(txid) from events where txid >= lo), lo) + ${span}::bigint)) as hi
+      from mark
     ),
     items as (
-      select e.*
-      from claimed c
-      cross join lateral jsonb_to_recordset(c.events) as e(t text, x uuid, u text, v text, d date, err boolean,
-        lat float8, tok float8, cost float8, bm text, val float8)
+      select e.type as t, e.experiment_id as x, e.user_id as u, e.variant as v,
+        (e.occurred_at at time zone 'UTC')::date as d, coalesce(e.error, '') <> '' as err,
+        e.latency_ms as lat, e.cost_usd as cost, e.business_metric as bm, e.value as val,
+        case when e.input_tokens is not null or e.output_tokens is not null
+          then coalesce(e.input_tokens, 0) + coalesce(e.output_tokens, 0) end as tok
+      from bounds b
+      join events e on e.txid >= b.lo and e.txid < b.hi
     ),
     stats as (
       insert into user_day_stats (experiment_id, day, variant, user_id, exposures, calls, errors,
@@ -32,9 +51,8 @@ export function drainStatement(limit: number) {
         count(tok), coalesce(sum(tok), 0), coalesce(sum(tok * tok), 0),
         count(cost), coalesce(sum(cost), 0), coalesce(sum(cost * cost), 0)
       from items
-      where t in ('exposure', 'model_call')
+      where t in ('exposure', 'model_call') and v is not null
       group by x, d, v, u
-      order by x, d, v, u
       on conflict (experiment_id, day, variant, user_id) do update set
         exposures = user_day_stats.exposures + excluded.exposures,
         calls = user_day_stats.calls + excluded.calls,
@@ -54,15 +72,23 @@ export function drainStatement(limit: number) {
       insert into user_day_business (experiment_id, day, metric, variant, user_id, n, sum, sum_squares)
       select x, d, bm, v, u, count(*), sum(val), sum(val * val)
       from items
-      where t = 'business_event'
+      where t = 'business_event' and v is not null
       group by x, d, bm, v, u
-      order by x, d, bm, v, u
       on conflict (experiment_id, day, metric, variant, user_id) do update set
         n = user_day_business.n + excluded.n,
         sum = user_day_business.sum + excluded.sum,
         sum_squares = user_day_business.sum_squares + excluded.sum_squares
       returning 1
+    ),
+    moved as (
+      update ingest_watermark set folded_below = (select hi from bounds) where id = 1 returning 1
     )
     select (select count(*) from items)::int as events,
-      (select count(*) from stats)::int + (select count(*) from business)::int as aggregates`;
+      (select count(*) from stats)::int + (select count(*) from business)::int as aggregates,
+      (select count(*) from moved)::int as moved`;
 }
+
+/** Events stored but not folded yet. */
+export const unfoldedCount = sql`
+  select count(*)::int as n from events
+  where txid >= (select folded_below from ingest_watermark where id = 1)`;

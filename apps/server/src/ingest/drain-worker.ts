@@ -1,12 +1,13 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { IngestQueue } from './queue.ts';
 
-const BATCHES_PER_TRANSACTION = 50;
+/** Acceptances (transactions) one fold takes at most: bounds the fold's memory after a backlog. */
+const ACCEPTANCES_PER_FOLD = 500;
 const IDLE_POLL_MS = 250;
 
 /**
- * Moves queued batches into the event store. Runs in every server process; the queue's
- * locking lets several drain side by side. `kick()` wakes it when this process enqueued.
+ * Folds stored events into the aggregates. Runs in every server process; the queue's lock
+ * makes them take turns. `kick()` wakes it when this process enqueued.
  */
 export class DrainWorker {
   private running = false;
@@ -18,11 +19,11 @@ export class DrainWorker {
     private readonly log: Pick<FastifyBaseLogger, 'error'> | null = null,
   ) {}
 
-  /** Drains until the queue is empty; returns the number of events moved. */
+  /** Drains until nothing stored is left to fold; returns the number of events folded. */
   async drainAll(): Promise<number> {
     let total = 0;
     for (;;) {
-      const n = await this.queue.drain(BATCHES_PER_TRANSACTION);
+      const n = await this.queue.drain(ACCEPTANCES_PER_FOLD);
       if (n === 0) return total;
       total += n;
     }

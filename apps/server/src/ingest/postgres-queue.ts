@@ -1,10 +1,11 @@
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import { type Database, rows } from '../db/connect.ts';
-import { events as eventsTable, ingestQueue, usageCounters } from '../db/schema.ts';
-import { drainStatement } from './drain-sql.ts';
+import { events as eventsTable, usageCounters } from '../db/schema.ts';
+import type { CopyEventStore } from './copy-store.ts';
+import { foldStatement, lockWatermark, unfoldedCount } from './drain-sql.ts';
 import type { AcceptedEvent } from './event-schema.ts';
 import type { EnqueueRequest, EnqueueResult, IngestQueue } from './queue.ts';
-import { storeQueueAndMeter } from './store-sql.ts';
+import { storeAndMeter } from './store-sql.ts';
 
 /** Rows the unmetered path spreads its meter increments over. */
 const METER_SHARDS = 16;
@@ -35,30 +36,33 @@ async function store(
 ) {
   const [result] = await rows<{ fresh: string[] }>(
     db as Database,
-    storeQueueAndMeter(orgId, month, shard, events),
+    storeAndMeter(orgId, month, shard, events),
   );
   return new Set(result?.fresh ?? []);
 }
 
 /**
- * The default: the event store itself is written at acceptance (durable before the 202), and
- * a queue table in the same PostgreSQL (PGlite or server) carries the new events to the
- * aggregation worker. Store, queue and meter are one statement; fold and dequeue another.
+ * The default: the event store is the durable log. Acceptance stores and meters a batch in one
+ * transaction (the 202 follows its commit); each stored row carries its transaction's id, and
+ * the drain folds the log into the per-user daily aggregates behind a watermark. On a
+ * PostgreSQL server first deliveries are written with COPY (`copy`); PGlite and retries take
+ * one INSERT statement that skips events already stored.
  */
 export class PostgresQueue implements IngestQueue {
-  constructor(private readonly db: Database) {}
+  constructor(
+    private readonly db: Database,
+    private readonly copy: CopyEventStore | null = null,
+  ) {}
 
   async enqueue({ orgId, events, month, allowance }: EnqueueRequest): Promise<EnqueueResult> {
     const { unique, repeats } = uniqueById(events);
     if (allowance !== null)
       return this.enqueueWithinAllowance(orgId, month, allowance, unique, repeats);
-    const fresh = await store(
-      this.db,
-      orgId,
-      month,
-      Math.floor(Math.random() * METER_SHARDS),
-      unique,
-    );
+    const shard = Math.floor(Math.random() * METER_SHARDS);
+    if (this.copy !== null && (await this.copy.store(orgId, month, shard, unique))) {
+      return { queued: unique.map((e) => e.event_id), duplicates: repeats, refused: [] };
+    }
+    const fresh = await store(this.db, orgId, month, shard, unique);
     return {
       queued: unique.filter((e) => fresh.has(e.event_id)).map((e) => e.event_id),
       duplicates: [
@@ -120,15 +124,19 @@ export class PostgresQueue implements IngestQueue {
     });
   }
 
-  async drain(maxBatches: number): Promise<number> {
-    const [result] = await rows<{ events: number }>(this.db, drainStatement(maxBatches));
-    return Number(result?.events ?? 0);
+  async drain(maxTransactions: number): Promise<number> {
+    return this.db.transaction(async (tx) => {
+      await tx.execute(lockWatermark);
+      const [result] = await rows<{ events: number }>(
+        tx as unknown as Database,
+        foldStatement(maxTransactions),
+      );
+      return Number(result?.events ?? 0);
+    });
   }
 
   async depth(): Promise<number> {
-    const [row] = await this.db
-      .select({ n: sql<number>`coalesce(sum(jsonb_array_length(${ingestQueue.events})), 0)` })
-      .from(ingestQueue);
+    const [row] = await rows<{ n: number }>(this.db, unfoldedCount);
     return Number(row?.n ?? 0);
   }
 }

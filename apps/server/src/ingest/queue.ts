@@ -10,7 +10,7 @@ export interface EnqueueRequest {
 }
 
 export interface EnqueueResult {
-  /** New events, now durably stored, queued for aggregation and metered. */
+  /** New events, now durably stored (and so queued for aggregation) and metered. */
   queued: string[];
   /** Already accepted earlier (a retry): acknowledged, not queued or metered again. */
   duplicates: string[];
@@ -25,8 +25,8 @@ export interface EnqueueResult {
  */
 export interface IngestQueue {
   enqueue(request: EnqueueRequest): Promise<EnqueueResult>;
-  /** Folds up to `maxBatches` queued batches into the aggregates; returns the number of events folded. */
-  drain(maxBatches: number): Promise<number>;
-  /** Events waiting in the queue. */
+  /** Folds the next stored events (up to `maxTransactions` acceptances) into the aggregates; returns how many. */
+  drain(maxTransactions: number): Promise<number>;
+  /** Events stored but not yet folded. */
   depth(): Promise<number>;
 }

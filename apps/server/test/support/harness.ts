@@ -14,6 +14,8 @@ export const TEST_SECRET_KEY = 'test-secret-key-0123456789abcdef0123456789';
 export interface Harness {
   app: App;
   ctx: Context;
+  /** The test database's URL on a PostgreSQL server; null on PGlite. */
+  databaseUrl: string | null;
   token(claims: TokenClaims): Promise<string>;
   idp: Awaited<ReturnType<typeof testIdentityProvider>>;
   /** inject() with a bearer token (or none). */
@@ -45,6 +47,7 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Ha
   return {
     app,
     ctx,
+    databaseUrl: database.url,
     idp,
     token: (claims) => idp.sign(claims),
     call(token, options) {

@@ -12,8 +12,11 @@ export interface RunningServer {
 }
 
 /** Starts `arbiter serve` as its own process and resolves once it prints its URL. */
-export function startServer(env: Record<string, string>): Promise<RunningServer> {
-  const child = spawn(process.execPath, [ARBITER_BIN, 'serve'], {
+export function startServer(
+  env: Record<string, string>,
+  nodeArgs: readonly string[] = [],
+): Promise<RunningServer> {
+  const child = spawn(process.execPath, [...nodeArgs, ARBITER_BIN, 'serve'], {
     env: { ...process.env, ARBITER_PORT: '0', ARBITER_LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
