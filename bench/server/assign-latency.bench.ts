@@ -14,11 +14,10 @@
  * BENCH_WARMUP seconds (3).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 // @ts-expect-error autocannon ships no type declarations; the shape used is typed below.
 import autocannonUntyped from 'autocannon';
-import { freshPostgres, startBenchServer } from './setup.ts';
+import { cpuSecondsOf, freshPostgres, startBenchServer } from './setup.ts';
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
@@ -112,18 +111,6 @@ interface Run {
   times: Float64Array;
   /** CPU seconds (user + system) the server process used during the run; NaN without /proc. */
   cpuSeconds: number;
-}
-
-/** User + system CPU seconds of a process so far (Linux /proc; NaN elsewhere). */
-function cpuSecondsOf(pid: number | undefined): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // Fields after the ")" that closes the command name: utime and stime are the 12th and 13th.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100; // USER_HZ is 100 on Linux
-  } catch {
-    return Number.NaN;
-  }
 }
 
 /** Keep-alive load with a different user (and alternately name or id) on every request. */

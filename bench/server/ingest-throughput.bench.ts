@@ -5,7 +5,7 @@
  */
 import { Agent, request } from 'node:http';
 import pg from 'pg';
-import { freshPostgres, startBenchServer } from './setup.ts';
+import { cpuSecondsOf, freshPostgres, postgresCpuSeconds, startBenchServer } from './setup.ts';
 
 const TOTAL = Number(process.env.BENCH_EVENTS ?? 100_000);
 const PER_BATCH = 100;
@@ -75,6 +75,12 @@ async function main() {
       body: JSON.stringify({ events: batch(bench.experimentId, 0, 'warm') }),
     });
 
+    const cpu = () => ({
+      server: cpuSecondsOf(bench.server.child.pid),
+      postgres: postgresCpuSeconds(),
+      sender: process.cpuUsage().user / 1e6 + process.cpuUsage().system / 1e6,
+    });
+    const cpuStart = cpu();
     const started = performance.now();
     await pool(CONCURRENCY, async (b) => {
       const status = await post(
@@ -86,12 +92,23 @@ async function main() {
     });
     const accepted = performance.now();
     for (;;) {
-      // stored at acceptance; drained once the aggregation queue is empty
-      const { rows } = await client.query('select count(*)::int as n from ingest_queue');
+      // stored at acceptance; drained once the aggregates hold every stored event
+      const { rows } = await client.query(
+        'select count(*)::int as n from events where txid >= (select folded_below from ingest_watermark)',
+      );
       if (rows[0].n === 0) break;
       await new Promise((r) => setTimeout(r, 20));
     }
     const drained = performance.now();
+    const cpuApi = cpu();
+    // each fold moves the watermark once: how finely the worker sliced the stream
+    const folds = Number(
+      (
+        await client.query(
+          "select n_tup_upd from pg_stat_user_tables where relname = 'ingest_watermark'",
+        )
+      ).rows[0]?.n_tup_upd ?? 0,
+    );
 
     // Baseline: the same rows, multi-row INSERT of 100 into a copy of the events table.
     await client.query('create table events_baseline (like events including all)');
@@ -103,6 +120,7 @@ async function main() {
       }),
     );
     const orgId = (await client.query('select id from orgs limit 1')).rows[0].id;
+    const cpuBase = cpu();
     const baseStart = performance.now();
     // each sender has its own connection, as each API sender has its own keep-alive socket
     await pool(CONCURRENCY, async (b, sender) => {
@@ -133,6 +151,7 @@ async function main() {
       );
     });
     const baseEnd = performance.now();
+    const cpuEnd = cpu();
     await Promise.all(conns.map((c) => c.end()));
 
     const apiRate = TOTAL / ((drained - started) / 1000);
@@ -143,7 +162,18 @@ async function main() {
     );
     console.log(`POST /v1/events accepted (202s):        ${Math.round(acceptRate)} events/s`);
     console.log(`POST /v1/events accepted and drained:   ${Math.round(apiRate)} events/s`);
+    console.log(
+      `folds by the drain worker:              ${folds} (${Math.round(TOTAL / Math.max(folds, 1))} events each on average)`,
+    );
     console.log(`plain multi-row INSERT (baseline):      ${Math.round(baseRate)} events/s`);
+    const perEvent = (a: Record<string, number>, b: Record<string, number>, k: string) =>
+      ((((b[k] as number) - (a[k] as number)) * 1e6) / TOTAL).toFixed(1);
+    console.log(
+      `CPU µs per event, API (server / PostgreSQL / sender): ${perEvent(cpuStart, cpuApi, 'server')} / ${perEvent(cpuStart, cpuApi, 'postgres')} / ${perEvent(cpuStart, cpuApi, 'sender')}`,
+    );
+    console.log(
+      `CPU µs per event, baseline (PostgreSQL / sender):     ${perEvent(cpuBase, cpuEnd, 'postgres')} / ${perEvent(cpuBase, cpuEnd, 'sender')}`,
+    );
     console.log(
       `ratio (accepted and drained / baseline): ${(apiRate / baseRate).toFixed(2)}  (goal >= 0.5; absolute goal >= 50000 events/s)`,
     );

@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -55,7 +55,9 @@ export async function startBenchServer(
     ARBITER_LOG_LEVEL: 'warn',
     ...extraEnv,
   };
-  const server = await startServer(env);
+  // e.g. BENCH_SERVER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" to profile the server
+  const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const server = await startServer(env, nodeArgs);
   const token = runCli(
     ['token', '--email', 'bench@example.com', '--org', 'bench', '--role', 'admin'],
     env,
@@ -94,4 +96,36 @@ export async function startBenchServer(
       await server.exited;
     },
   };
+}
+
+/** User + system CPU seconds of a process so far (Linux /proc; NaN elsewhere). */
+export function cpuSecondsOf(pid: number | undefined): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the ")" that closes the command name: utime and stime are the 12th and 13th.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100; // USER_HZ is 100 on Linux
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** CPU seconds of every PostgreSQL process on the machine (postmaster, backends, workers). */
+export function postgresCpuSeconds(): number {
+  let total = 0;
+  try {
+    for (const pid of readdirSync('/proc')) {
+      if (!/^\d+$/.test(pid)) continue;
+      try {
+        const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+        if (cmd.startsWith('postgres') || cmd.includes('/bin/postgres\0'))
+          total += cpuSecondsOf(Number(pid));
+      } catch {
+        // the process ended while we looked
+      }
+    }
+  } catch {
+    return Number.NaN;
+  }
+  return total;
 }
