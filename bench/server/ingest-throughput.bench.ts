@@ -7,7 +7,7 @@ import { Agent, request } from 'node:http';
 import pg from 'pg';
 import { cpuSecondsOf, freshPostgres, postgresCpuSeconds, startBenchServer } from './setup.ts';
 
-const TOTAL = Number(process.env.BENCH_EVENTS ?? 100_000);
+const TOTAL = Number(process.env.BENCH_EVENTS ?? 400_000);
 const PER_BATCH = 100;
 const CONCURRENCY = 8;
 
