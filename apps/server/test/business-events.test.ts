@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { events } from '../src/db/schema.ts';
 import { signBusinessEvent } from '../src/http/business-signature.ts';
-import { experimentConfig, type Harness, startHarness } from './support/harness.ts';
+import { type Harness, startHarness } from './support/harness.ts';
 
 let h: Harness;
 let acme: Awaited<ReturnType<Harness['org']>>;
@@ -12,13 +12,7 @@ let secret: string;
 beforeAll(async () => {
   h = await startHarness();
   acme = await h.org('acme');
-  exp = (
-    await h.call(acme.admin, {
-      method: 'POST',
-      url: '/v1/experiments',
-      payload: experimentConfig({ name: 'biz' }),
-    })
-  ).json().id;
+  exp = await h.experiment(acme.admin, { name: 'biz' });
   secret = (await h.call(acme.admin, { method: 'POST', url: '/v1/webhook-secrets' })).json().secret;
 });
 afterAll(() => h.close());
@@ -132,13 +126,7 @@ describe('POST /v1/business-events', () => {
 
   it('answers 401 for an org without a webhook secret and 400 for a bad body', async () => {
     const other = await h.org('no-secret');
-    const e = (
-      await h.call(other.admin, {
-        method: 'POST',
-        url: '/v1/experiments',
-        payload: experimentConfig(),
-      })
-    ).json().id;
+    const e = await h.experiment(other.admin);
     const res = await post({ ...outcome('x'), experiment_id: e }, (raw) =>
       signBusinessEvent('whsec_any', raw, nowSeconds()),
     );

@@ -2,7 +2,7 @@ import { and, count, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { events, usageCounters } from '../src/db/schema.ts';
 import { usageMonth } from '../src/domain/usage-month.ts';
-import { experimentConfig, type Harness, startHarness } from './support/harness.ts';
+import { type Harness, startHarness } from './support/harness.ts';
 
 let h: Harness;
 let acme: Awaited<ReturnType<Harness['org']>>;
@@ -12,13 +12,7 @@ const now = () => new Date().toISOString();
 beforeAll(async () => {
   h = await startHarness({ ARBITER_RATE_LIMIT_PUBLISHABLE_PER_MINUTE: '40' });
   acme = await h.org('acme');
-  experimentId = (
-    await h.call(acme.admin, {
-      method: 'POST',
-      url: '/v1/experiments',
-      payload: experimentConfig({ name: 'ingest-exp' }),
-    })
-  ).json().id;
+  experimentId = await h.experiment(acme.admin, { name: 'ingest-exp' });
 });
 afterAll(() => h.close());
 
@@ -256,13 +250,7 @@ describe('POST /v1/events', () => {
 describe('metering and the allowance', () => {
   it('meters exposures, model calls and business events; past the free allowance it refuses with 429', async () => {
     const capped = await h.org('capped');
-    const exp = (
-      await h.call(capped.admin, {
-        method: 'POST',
-        url: '/v1/experiments',
-        payload: experimentConfig({ name: 'capped-exp' }),
-      })
-    ).json().id;
+    const exp = await h.experiment(capped.admin, { name: 'capped-exp' });
     const ev = (id: string) => ({
       event_id: id,
       type: 'exposure',

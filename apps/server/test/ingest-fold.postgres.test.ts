@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rows } from '../src/db/connect.ts';
 import * as schema from '../src/db/schema.ts';
 import { PostgresQueue } from '../src/ingest/postgres-queue.ts';
-import { experimentConfig, type Harness, startHarness } from './support/harness.ts';
+import { type Harness, startHarness } from './support/harness.ts';
 
 // Needs concurrent transactions, which only a PostgreSQL server has (PGlite is one connection):
 // the test command runs files named *.postgres.test.ts in the PostgreSQL pass only.
@@ -20,13 +20,7 @@ beforeAll(async () => {
   if (h.databaseUrl === null) throw new Error('run with ARBITER_TEST_DB=postgres');
   url = h.databaseUrl;
   org = await h.org('fold');
-  experimentId = (
-    await h.call(org.admin, {
-      method: 'POST',
-      url: '/v1/experiments',
-      payload: experimentConfig({ name: 'fold-exp' }),
-    })
-  ).json().id;
+  experimentId = await h.experiment(org.admin, { name: 'fold-exp' });
 });
 afterAll(() => h.close());
 

@@ -2,7 +2,7 @@ import { and, eq, inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { events, usageCounters } from '../src/db/schema.ts';
 import { usageMonth } from '../src/domain/usage-month.ts';
-import { experimentConfig, type Harness, startHarness } from './support/harness.ts';
+import { type Harness, startHarness } from './support/harness.ts';
 
 let h: Harness;
 let acme: Awaited<ReturnType<Harness['org']>>;
@@ -11,13 +11,7 @@ let exp: string;
 beforeAll(async () => {
   h = await startHarness();
   acme = await h.org('acme');
-  exp = (
-    await h.call(acme.admin, {
-      method: 'POST',
-      url: '/v1/experiments',
-      payload: experimentConfig({ name: 'imp' }),
-    })
-  ).json().id;
+  exp = await h.experiment(acme.admin, { name: 'imp' });
 });
 afterAll(() => h.close());
 
@@ -133,13 +127,7 @@ describe('JSON and NDJSON import', () => {
 describe('import and the allowance', () => {
   it('reports rows past the remaining allowance as row errors, and refuses a used-up month with 429', async () => {
     const capped = await h.org('import-capped');
-    const e = (
-      await h.call(capped.admin, {
-        method: 'POST',
-        url: '/v1/experiments',
-        payload: experimentConfig({ name: 'cap' }),
-      })
-    ).json().id;
+    const e = await h.experiment(capped.admin, { name: 'cap' });
     const month = usageMonth(new Date());
     await h.ctx.db.insert(usageCounters).values({ orgId: capped.orgId, month, events: 49_998 });
     const lines = ['event_id,type,experiment_id,user_id,timestamp'];

@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { events } from '../src/db/schema.ts';
-import { experimentConfig, type Harness, startHarness } from './support/harness.ts';
+import { type Harness, startHarness } from './support/harness.ts';
 
 let h: Harness;
 let member: string;
@@ -17,13 +17,7 @@ beforeAll(async () => {
     org_id: 'acme',
     org_role: 'member',
   });
-  exp = (
-    await h.call(acme.admin, {
-      method: 'POST',
-      url: '/v1/experiments',
-      payload: experimentConfig({ name: 'te' }),
-    })
-  ).json().id;
+  exp = await h.experiment(acme.admin, { name: 'te' });
 });
 afterAll(() => h.close());
 

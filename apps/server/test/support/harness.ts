@@ -22,6 +22,8 @@ export interface Harness {
   call(token: string | null, options: InjectOptions): Promise<LightMyRequestResponse>;
   /** inject() with an API key in X-API-Key (or none). */
   ingest(key: string | null, options: InjectOptions): Promise<LightMyRequestResponse>;
+  /** Creates an experiment (experimentConfig with `overrides`) as `token`; returns its id. */
+  experiment(token: string, overrides?: Record<string, unknown>): Promise<string>;
   /** Creates an org (if new) with an admin session, an experiment-ready key of each scope. */
   org(
     externalId: string,
@@ -44,16 +46,26 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Ha
   const ctx = await createContext(config, { database });
   const app = await buildApp(ctx, { logger: false });
   await app.ready();
+  const call: Harness['call'] = (token, options) => {
+    const headers = { ...(options.headers ?? {}) } as Record<string, string>;
+    if (token !== null) headers.authorization = `Bearer ${token}`;
+    return app.inject({ ...options, headers });
+  };
   return {
     app,
     ctx,
     databaseUrl: database.url,
     idp,
     token: (claims) => idp.sign(claims),
-    call(token, options) {
-      const headers = { ...(options.headers ?? {}) } as Record<string, string>;
-      if (token !== null) headers.authorization = `Bearer ${token}`;
-      return app.inject({ ...options, headers });
+    call,
+    async experiment(token, overrides = {}) {
+      const res = await call(token, {
+        method: 'POST',
+        url: '/v1/experiments',
+        payload: experimentConfig(overrides),
+      });
+      if (res.statusCode !== 201) throw new Error(`experiment not created: ${res.body}`);
+      return res.json().id;
     },
     ingest(key, options) {
       const headers = { ...(options.headers ?? {}) } as Record<string, string>;
