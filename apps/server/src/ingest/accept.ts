@@ -36,7 +36,7 @@ export async function acceptEvents(
   const nowText = now.toISOString();
   const rejected: Rejection[] = [];
   const valid = [];
-  const indexOf = new Map<string, number[]>();
+  const validIndex: number[] = [];
   for (const [index, item] of raw.entries()) {
     const check = checkEvent(item, state, now, nowText);
     if (!check.ok) {
@@ -44,7 +44,7 @@ export async function acceptEvents(
       continue;
     }
     valid.push(check.event);
-    indexOf.set(check.event.event_id, [...(indexOf.get(check.event.event_id) ?? []), index]);
+    validIndex.push(index);
   }
   const enforce = ctx.config.enforceLimits && !limits.bills_overage;
   const base = {
@@ -62,8 +62,12 @@ export async function acceptEvents(
   });
   if (result.queued.length > 0) ctx.worker.kick();
   const refusal = `over the monthly allowance of ${limits.monthly_event_allowance} events on the ${state.plan} plan; it resets at ${base.resetsAt.toISOString()}`;
-  for (const id of result.refused) {
-    for (const index of indexOf.get(id) ?? []) rejected.push({ index, detail: refusal });
+  if (result.refused.length > 0) {
+    const refused = new Set(result.refused);
+    for (const [i, event] of valid.entries()) {
+      if (refused.has(event.event_id))
+        rejected.push({ index: validIndex[i] as number, detail: refusal });
+    }
   }
   rejected.sort((a, b) => a.index - b.index);
   return {

@@ -1,3 +1,4 @@
+import { EventSchema, type IncomingEvent } from '../event-schema.ts';
 import { type CsvRecord, csvRecords } from './csv-records.ts';
 import { describeJsonValue, isJsonObject, jsonErrorMessage } from './json-object.ts';
 import {
@@ -8,26 +9,8 @@ import {
   type ParsedImport,
 } from './types.ts';
 
-/** The Event fields a CSV header may name (docs/wire-format.md); any subset, in any order. */
-export const CSV_COLUMNS = [
-  'event_id',
-  'type',
-  'experiment_id',
-  'user_id',
-  'timestamp',
-  'variant',
-  'latency_ms',
-  'input_tokens',
-  'output_tokens',
-  'cost_usd',
-  'model',
-  'error',
-  'prompt',
-  'response',
-  'business_metric',
-  'value',
-  'metadata',
-] as const;
+/** The Event fields a CSV header may name (docs/wire-format.md): any subset, in any order. */
+export const CSV_COLUMNS = Object.keys(EventSchema.properties) as (keyof IncomingEvent)[];
 
 export type CsvColumn = (typeof CSV_COLUMNS)[number];
 
