@@ -22,7 +22,7 @@ export interface AppOptions {
 /** Builds the HTTP app from a context; only main.ts listens. Tests call this with inject(). */
 export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<App> {
   const app = Fastify({
-    logger: options.logger === false ? false : { level: ctx.config.logLevel },
+    ...(options.logger === false ? { logger: false } : { loggerInstance: ctx.log }),
     bodyLimit: ctx.config.bodyLimitBytes,
     connectionTimeout: 30_000,
     requestTimeout: 60_000,

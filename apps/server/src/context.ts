@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { type Logger, pino } from 'pino';
 import { judgeStepFor } from './analysis/judge-step.ts';
 import type { JudgeStep } from './analysis/nightly.ts';
 import { createSessionVerifier, type SessionVerifier } from './auth/session-verifier.ts';
@@ -28,6 +29,8 @@ export interface Context {
   identity: IdentityResolver;
   secretBox: SecretBox | null;
   clock: Clock;
+  /** The process's logger; the HTTP app logs through it too. */
+  log: Logger;
   apiKeys: ApiKeyCache;
   orgState: OrgStateCache;
   queue: IngestQueue;
@@ -66,12 +69,18 @@ export interface ContextParts {
 }
 
 export async function createContext(config: Config, parts: ContextParts = {}): Promise<Context> {
+  const log = pino({ level: config.logLevel });
   const handle =
     parts.database ??
     (await openDatabase(
       config.databaseUrl === null
         ? { kind: 'pglite', dataDir: config.dataDir }
         : { kind: 'postgres', url: config.databaseUrl },
+      (err) =>
+        log.warn(
+          { err },
+          'a pooled PostgreSQL connection was lost; the next query opens a new one',
+        ),
     ));
   const secretKey = secretKeyOf(config);
   const clock = parts.clock ?? systemClock;
@@ -79,7 +88,7 @@ export async function createContext(config: Config, parts: ContextParts = {}): P
     handle.db,
     handle.pool === null ? null : new CopyEventStore(handle.pool),
   );
-  const worker = new DrainWorker(queue);
+  const worker = new DrainWorker(queue, log);
   return {
     config,
     db: handle.db,
@@ -88,6 +97,7 @@ export async function createContext(config: Config, parts: ContextParts = {}): P
     identity: new IdentityResolver(handle.db),
     secretBox: secretKey === null ? null : createSecretBox(secretKey),
     clock,
+    log,
     apiKeys: new ApiKeyCache(handle.db, clock),
     orgState: new OrgStateCache(handle.db, clock),
     queue,

@@ -30,7 +30,17 @@ export type DatabaseTarget =
   | { kind: 'pglite'; dataDir: string | null }
   | { kind: 'postgres'; url: string };
 
-export async function openDatabase(target: DatabaseTarget): Promise<DatabaseHandle> {
+/** Called when PostgreSQL ends a pooled connection that was idle (restart, failover, admin). */
+export type ConnectionLostHandler = (error: Error) => void;
+
+const reportOnStderr: ConnectionLostHandler = (error) => {
+  process.stderr.write(`arbiter: a pooled PostgreSQL connection was lost: ${error.message}\n`);
+};
+
+export async function openDatabase(
+  target: DatabaseTarget,
+  onConnectionLost: ConnectionLostHandler = reportOnStderr,
+): Promise<DatabaseHandle> {
   if (target.kind === 'pglite') {
     let dataDir: string | undefined;
     if (target.dataDir !== null) {
@@ -43,6 +53,9 @@ export async function openDatabase(target: DatabaseTarget): Promise<DatabaseHand
     return { db, kind: 'pglite', pool: null, close: () => client.close() };
   }
   const pool = new pg.Pool({ connectionString: target.url, max: 10 });
+  // Without a listener the pool's 'error' event would end the process; the pool has already
+  // dropped the connection and opens a new one for the next query.
+  pool.on('error', onConnectionLost);
   const db = drizzlePg(pool, { schema }) as unknown as Database;
   const conn = await pool.connect();
   try {

@@ -30,7 +30,8 @@ export async function freshDatabase(): Promise<DatabaseHandle & { url: string | 
   await admin.query(`create database ${name}`);
   await admin.end();
   const url = withDatabase(adminUrl(), name);
-  const handle = await openDatabase({ kind: 'postgres', url });
+  // close() drops the database with (force), which may end connections pg is still closing.
+  const handle = await openDatabase({ kind: 'postgres', url }, () => {});
   return {
     ...handle,
     url,
