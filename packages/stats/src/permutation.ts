@@ -43,7 +43,7 @@ export function permutationTest(
   if (!(maxPerm >= 1) || !(cap >= 2)) return fail('invalid_input', nC, nT);
   const arms = sampleArms(control, treatment);
   if (!arms.ok) return fail(arms.reason, nC, nT, arms.means);
-  const { control: mc, treatment: mt, means } = arms;
+  const { control: mc, treatment: mt } = arms;
 
   const rng = createRng(options.seed ?? DEFAULT_PERMUTATION_SEED);
   const c = sampleDown(control, cap, rng);
