@@ -181,6 +181,101 @@ describe('wrap(openai)', () => {
     });
   });
 
+  it('the chat.completions.stream() helper goes through the wrapped create', async () => {
+    const client = arbiter.wrap(openai, EXPERIMENT);
+    const final = await arbiter.withUser('user-h1', () =>
+      client.chat.completions
+        .stream({ ...chatParams, stream_options: { include_usage: true } })
+        .finalChatCompletion(),
+    );
+    expect(final.choices[0]?.message.content).toBe('Hi there.');
+    await expectOneCall('user-h1', {
+      model: 'gpt-test',
+      input: USAGE.input,
+      output: USAGE.output,
+      minLatency: streamFloor,
+      prompt: 'user: Hi',
+      response: 'Hi there.',
+    });
+  });
+
+  it('chat.completions.parse(), responses.parse() and responses.stream() are recorded too', async () => {
+    const client = arbiter.wrap(openai, EXPERIMENT);
+    const parsed = await arbiter.withUser('user-h2', () =>
+      client.chat.completions.parse(chatParams),
+    );
+    expect(parsed.choices[0]?.message.content).toBe('Hi there.');
+    await expectOneCall('user-h2', {
+      model: 'gpt-test',
+      input: USAGE.input,
+      output: USAGE.output,
+      minLatency: RESPONSE_DELAY_MS,
+      prompt: 'user: Hi',
+      response: 'Hi there.',
+    });
+    fake.events.clear();
+    const parsedResponse = await arbiter.withUser('user-h5', () =>
+      client.responses.parse({ model: 'gpt-resp', input: 'Hi' }),
+    );
+    expect(parsedResponse.output_text).toBe('Hi there.');
+    await expectOneCall('user-h5', {
+      model: 'gpt-resp',
+      input: USAGE.input,
+      output: USAGE.output,
+      minLatency: RESPONSE_DELAY_MS,
+      prompt: 'user: Hi',
+      response: 'Hi there.',
+    });
+    fake.events.clear();
+    const final = await arbiter.withUser('user-h3', () =>
+      client.responses.stream({ model: 'gpt-resp', input: 'Hi' }).finalResponse(),
+    );
+    expect(final.output_text).toBe('Hi there.');
+    await expectOneCall('user-h3', {
+      model: 'gpt-resp',
+      input: USAGE.input,
+      output: USAGE.output,
+      minLatency: RESPONSE_DELAY_MS + 2 * STREAM_GAP_MS,
+      prompt: 'user: Hi',
+      response: 'Hi there.',
+    });
+  });
+
+  it('runTools() records each completion it asks for, the tool round included', async () => {
+    const client = arbiter.wrap(openai, EXPERIMENT);
+    let toolRuns = 0;
+    const runner = arbiter.withUser('user-h4', () =>
+      client.chat.completions.runTools({
+        ...chatParams,
+        tools: [
+          {
+            type: 'function',
+            function: {
+              name: 'lookup',
+              parameters: { type: 'object', properties: {} },
+              function: () => {
+                toolRuns++;
+                return 'found';
+              },
+            },
+          },
+        ],
+      }),
+    );
+    expect(await runner.finalContent()).toBe('Hi there.');
+    expect(toolRuns).toBe(1);
+    const events = await recorded();
+    const calls = events.filter((e) => e.type === 'model_call');
+    expect(calls).toHaveLength(2);
+    for (const call of calls) {
+      expect(call).toMatchObject({ user_id: 'user-h4', model: 'gpt-test', error: null });
+      expect(call.latency_ms).toBeGreaterThanOrEqual(RESPONSE_DELAY_MS);
+    }
+    // The first answer is the tool call (no text); the second sees the tool's result.
+    expect(calls.map((c) => c.response ?? null).sort()).toEqual(['Hi there.', null]);
+    expect(calls.some((c) => c.prompt?.includes('tool: found'))).toBe(true);
+  });
+
   it('records a failed call and rethrows the SDK error', async () => {
     const client = arbiter.wrap(openai, EXPERIMENT);
     await expect(

@@ -35,7 +35,17 @@ export class ModelCall {
       const derived = (apiPromise._thenUnwrap as (f: (data: unknown) => unknown) => unknown).call(
         result,
         (data) => this.observeValue(data),
-      ) as PromiseLike<unknown>;
+      ) as PromiseLike<unknown> & { parseResponse?: unknown };
+      // An SDK helper (`parse()`) may derive again with `_thenUnwrap`, which calls
+      // `parseResponse` anew and would read the body a second time: it gets the first parse.
+      const parseResponse = derived.parseResponse;
+      if (typeof parseResponse === 'function') {
+        let parsed: unknown;
+        derived.parseResponse = function parseOnce(this: unknown, ...args: unknown[]) {
+          if (parsed === undefined) parsed = Reflect.apply(parseResponse, this, args);
+          return parsed;
+        };
+      }
       // Awaiting it now also starts parsing at once, so the latency ends when the response does.
       derived.then(undefined, (err: unknown) => this.fail(err));
       return derived;

@@ -26,10 +26,17 @@ export const ANY_PROVIDER: readonly ProviderReader[] = [openAIReader, anthropicR
  * client itself is not modified, so unwrapped uses elsewhere in the host stay as they were.
  */
 export function wrapProviderClient<T extends object>(client: T, hook: CallHook): T {
-  return proxyAt(client, '', hook);
+  const root: Root = { client, view: client };
+  root.view = proxyAt(client, '', hook, root);
+  return root.view as T;
 }
 
-function proxyAt<T extends object>(target: T, path: string, hook: CallHook): T {
+interface Root {
+  client: object;
+  view: object;
+}
+
+function proxyAt<T extends object>(target: T, path: string, hook: CallHook, root: Root): T {
   // Repeated property reads return the same wrapper, as they would on the real client.
   const made = new Map<string, { source: unknown; view: unknown }>();
   const remember = (key: string, source: unknown, build: () => unknown) => {
@@ -43,6 +50,9 @@ function proxyAt<T extends object>(target: T, path: string, hook: CallHook): T {
     get(obj, prop) {
       const value: unknown = Reflect.get(obj, prop);
       if (typeof prop !== 'string') return value;
+      // Resources reach the client through `this._client`; SDK helpers (OpenAI's `stream()`,
+      // `parse()`, `runTools()`) call `this._client.chat.completions.create`, which must be ours.
+      if (value === root.client && path !== '') return root.view;
       const at = path === '' ? prop : `${path}.${prop}`;
       const reader = READERS.get(at);
       if (reader !== undefined && typeof value === 'function') {
@@ -58,7 +68,7 @@ function proxyAt<T extends object>(target: T, path: string, hook: CallHook): T {
         );
       }
       if (PARENTS.has(at) && typeof value === 'object' && value !== null) {
-        return remember(at, value, () => proxyAt(value, at, hook));
+        return remember(at, value, () => proxyAt(value, at, hook, root));
       }
       // The client classes keep state in #private fields, reachable only with the real `this`.
       if (path === '' && typeof value === 'function' && prop !== 'constructor') {

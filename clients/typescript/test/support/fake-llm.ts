@@ -90,17 +90,14 @@ function chat(model: string, body: Record<string, unknown>): Answer {
   });
   const includeUsage = (body.stream_options as { include_usage?: boolean } | undefined)
     ?.include_usage;
+  const answer = toolCallDue(body)
+    ? { message: toolCall(body), finish_reason: 'tool_calls' }
+    : { message: { role: 'assistant', content: 'Hi there.' }, finish_reason: 'stop' };
   return {
     json: {
       ...base,
       object: 'chat.completion',
-      choices: [
-        {
-          index: 0,
-          message: { role: 'assistant', content: 'Hi there.' },
-          finish_reason: 'stop',
-        },
-      ],
+      choices: [{ index: 0, ...answer }],
       usage,
     },
     stream: [
@@ -111,6 +108,30 @@ function chat(model: string, body: Record<string, unknown>): Answer {
         ? [{ data: { ...base, object: 'chat.completion.chunk', choices: [], usage } }]
         : []),
       { data: '[DONE]' },
+    ],
+  };
+}
+
+/** A request offering tools and holding no tool result yet is answered with a call of the first. */
+function toolCallDue(body: Record<string, unknown>): boolean {
+  const tools = body.tools as unknown[] | undefined;
+  const messages = body.messages as { role?: string }[] | undefined;
+  return (
+    Array.isArray(tools) && tools.length > 0 && !(messages ?? []).some((m) => m.role === 'tool')
+  );
+}
+
+function toolCall(body: Record<string, unknown>) {
+  const [first] = body.tools as { function: { name: string } }[];
+  return {
+    role: 'assistant',
+    content: null,
+    tool_calls: [
+      {
+        id: 'call_1',
+        type: 'function',
+        function: { name: first?.function.name, arguments: '{}' },
+      },
     ],
   };
 }
@@ -142,33 +163,32 @@ function responses(model: string): Answer {
     total_tokens: USAGE.input + USAGE.output,
   };
   const done = response('completed', usage);
+  const item = (status: string, text: string) => ({
+    type: 'message',
+    id: 'msg_1',
+    status,
+    role: 'assistant',
+    content: text === '' ? [] : [{ type: 'output_text', text, annotations: [] }],
+  });
+  const part = (text: string) => ({ type: 'output_text', text, annotations: [] });
+  const at = { item_id: 'msg_1', output_index: 0, content_index: 0 };
+  // The event sequence of the real API: the SDK's stream() helper builds its snapshot from it.
+  const sequence: { type: string; [field: string]: unknown }[] = [
+    { type: 'response.created', response: response('in_progress', null) },
+    { type: 'response.output_item.added', output_index: 0, item: item('in_progress', '') },
+    { type: 'response.content_part.added', ...at, part: part('') },
+    { type: 'response.output_text.delta', ...at, delta: 'Hi there.' },
+    { type: 'response.output_text.done', ...at, text: 'Hi there.' },
+    { type: 'response.content_part.done', ...at, part: part('Hi there.') },
+    { type: 'response.output_item.done', output_index: 0, item: item('completed', 'Hi there.') },
+    { type: 'response.completed', response: done },
+  ];
   return {
     json: done,
-    stream: [
-      {
-        event: 'response.created',
-        data: {
-          type: 'response.created',
-          sequence_number: 0,
-          response: response('in_progress', null),
-        },
-      },
-      {
-        event: 'response.output_text.delta',
-        data: {
-          type: 'response.output_text.delta',
-          sequence_number: 1,
-          item_id: 'msg_1',
-          output_index: 0,
-          content_index: 0,
-          delta: 'Hi there.',
-        },
-      },
-      {
-        event: 'response.completed',
-        data: { type: 'response.completed', sequence_number: 2, response: done },
-      },
-    ],
+    stream: sequence.map((data, sequence_number) => ({
+      event: data.type,
+      data: { ...data, sequence_number },
+    })),
   };
 }
 
