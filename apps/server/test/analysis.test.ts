@@ -1,5 +1,7 @@
 import { sql } from 'drizzle-orm';
+import type { Static } from 'typebox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ResultsSchema } from '../src/analysis/results-schema.ts';
 import { purgeExpiredEvents } from '../src/analysis/retention.ts';
 import { rows } from '../src/db/connect.ts';
 import { ingestAll, runNightlyFor, seeded, today } from './support/analysis-data.ts';
@@ -45,7 +47,7 @@ const results = (id: string, day?: string) =>
 
 describe('a 3-arm experiment with one real effect, end to end through the HTTP API', () => {
   let id: string;
-  let body: Record<string, any>;
+  let body: Static<typeof ResultsSchema>;
 
   beforeAll(async () => {
     id = (
@@ -159,28 +161,24 @@ describe('a 3-arm experiment with one real effect, end to end through the HTTP A
   });
 
   it('finds the real effect and decides significance on the corrected p-value alone', () => {
-    const latency = body.results['latency::fast'];
+    const latency = body.results['latency::fast']!;
     expect(latency.significant).toBe(true);
     expect(latency.effect).toBeLessThan(-60);
     expect(latency.ci_high).toBeLessThan(0);
     expect(latency.test).toBe('welch_t');
-    expect(body.results['checkout::fast'].test).toBe('two_proportion_z');
-    for (const r of Object.values(body.results) as Array<{
-      p_value_fdr: number;
-      significant: boolean;
-      p_value: number;
-    }>) {
-      expect(r.significant).toBe(r.p_value_fdr < 0.05);
-      expect(r.p_value_fdr).toBeGreaterThanOrEqual(r.p_value);
+    expect(body.results['checkout::fast']?.test).toBe('two_proportion_z');
+    for (const r of Object.values(body.results)) {
+      expect(r.significant).toBe(r.p_value_fdr! < 0.05);
+      expect(r.p_value_fdr).toBeGreaterThanOrEqual(r.p_value!);
     }
     const significant = Object.entries(body.results)
-      .filter(([, r]) => (r as { significant: boolean }).significant)
+      .filter(([, r]) => r.significant)
       .map(([k]) => k);
     expect(significant).toEqual(['latency::fast']);
   });
 
   it('has a pair whose raw p is below 0.05 but which is not significant after correction', () => {
-    const tokens = body.results['tokens::chatty'];
+    const tokens = body.results['tokens::chatty']!;
     expect(tokens.p_value).toBeLessThan(0.05);
     expect(tokens.p_value_fdr).toBeGreaterThanOrEqual(0.05);
     expect(tokens.significant).toBe(false);
