@@ -89,6 +89,16 @@ async function expectOneCall(
   expect(call?.response).toBe(expected.response);
 }
 
+/** The fake model's full answer to 'Hi', as one model_call records it. */
+const answered = (model: string, minLatency: number) => ({
+  model,
+  input: USAGE.input,
+  output: USAGE.output,
+  minLatency,
+  prompt: 'user: Hi',
+  response: 'Hi there.',
+});
+
 const chatParams = { model: 'gpt-test', messages: [{ role: 'user' as const, content: 'Hi' }] };
 const streamFloor = RESPONSE_DELAY_MS + 3 * STREAM_GAP_MS;
 
@@ -99,14 +109,7 @@ describe('wrap(openai)', () => {
       client.chat.completions.create(chatParams),
     );
     expect(completion.choices[0]?.message.content).toBe('Hi there.');
-    await expectOneCall('user-1', {
-      model: 'gpt-test',
-      input: USAGE.input,
-      output: USAGE.output,
-      minLatency: RESPONSE_DELAY_MS,
-      prompt: 'user: Hi',
-      response: 'Hi there.',
-    });
+    await expectOneCall('user-1', answered('gpt-test', RESPONSE_DELAY_MS));
   });
 
   it('chat.completions.create with stream: measured to the end of the stream', async () => {
@@ -121,14 +124,7 @@ describe('wrap(openai)', () => {
       for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
     });
     expect(text).toBe('Hi there.');
-    await expectOneCall('user-2', {
-      model: 'gpt-test',
-      input: USAGE.input,
-      output: USAGE.output,
-      minLatency: streamFloor,
-      prompt: 'user: Hi',
-      response: 'Hi there.',
-    });
+    await expectOneCall('user-2', answered('gpt-test', streamFloor));
   });
 
   it('a stream without usage still records model and latency', async () => {
@@ -152,14 +148,7 @@ describe('wrap(openai)', () => {
       client.responses.create({ model: 'gpt-resp', input: 'Hi' }),
     );
     expect(response.output_text).toBe('Hi there.');
-    await expectOneCall('user-4', {
-      model: 'gpt-resp',
-      input: USAGE.input,
-      output: USAGE.output,
-      minLatency: RESPONSE_DELAY_MS,
-      prompt: 'user: Hi',
-      response: 'Hi there.',
-    });
+    await expectOneCall('user-4', answered('gpt-resp', RESPONSE_DELAY_MS));
     fake.events.clear();
     await arbiter.withUser('user-5', async () => {
       const stream = await client.responses.create({
@@ -171,14 +160,7 @@ describe('wrap(openai)', () => {
       for await (const event of stream) types.push(event.type);
       expect(types).toContain('response.completed');
     });
-    await expectOneCall('user-5', {
-      model: 'gpt-resp',
-      input: USAGE.input,
-      output: USAGE.output,
-      minLatency: RESPONSE_DELAY_MS + 2 * STREAM_GAP_MS,
-      prompt: 'user: Hi',
-      response: 'Hi there.',
-    });
+    await expectOneCall('user-5', answered('gpt-resp', RESPONSE_DELAY_MS + 2 * STREAM_GAP_MS));
   });
 
   it('the chat.completions.stream() helper goes through the wrapped create', async () => {
@@ -189,14 +171,7 @@ describe('wrap(openai)', () => {
         .finalChatCompletion(),
     );
     expect(final.choices[0]?.message.content).toBe('Hi there.');
-    await expectOneCall('user-h1', {
-      model: 'gpt-test',
-      input: USAGE.input,
-      output: USAGE.output,
-      minLatency: streamFloor,
-      prompt: 'user: Hi',
-      response: 'Hi there.',
-    });
+    await expectOneCall('user-h1', answered('gpt-test', streamFloor));
   });
 
   it('chat.completions.parse(), responses.parse() and responses.stream() are recorded too', async () => {
@@ -205,40 +180,19 @@ describe('wrap(openai)', () => {
       client.chat.completions.parse(chatParams),
     );
     expect(parsed.choices[0]?.message.content).toBe('Hi there.');
-    await expectOneCall('user-h2', {
-      model: 'gpt-test',
-      input: USAGE.input,
-      output: USAGE.output,
-      minLatency: RESPONSE_DELAY_MS,
-      prompt: 'user: Hi',
-      response: 'Hi there.',
-    });
+    await expectOneCall('user-h2', answered('gpt-test', RESPONSE_DELAY_MS));
     fake.events.clear();
     const parsedResponse = await arbiter.withUser('user-h5', () =>
       client.responses.parse({ model: 'gpt-resp', input: 'Hi' }),
     );
     expect(parsedResponse.output_text).toBe('Hi there.');
-    await expectOneCall('user-h5', {
-      model: 'gpt-resp',
-      input: USAGE.input,
-      output: USAGE.output,
-      minLatency: RESPONSE_DELAY_MS,
-      prompt: 'user: Hi',
-      response: 'Hi there.',
-    });
+    await expectOneCall('user-h5', answered('gpt-resp', RESPONSE_DELAY_MS));
     fake.events.clear();
     const final = await arbiter.withUser('user-h3', () =>
       client.responses.stream({ model: 'gpt-resp', input: 'Hi' }).finalResponse(),
     );
     expect(final.output_text).toBe('Hi there.');
-    await expectOneCall('user-h3', {
-      model: 'gpt-resp',
-      input: USAGE.input,
-      output: USAGE.output,
-      minLatency: RESPONSE_DELAY_MS + 2 * STREAM_GAP_MS,
-      prompt: 'user: Hi',
-      response: 'Hi there.',
-    });
+    await expectOneCall('user-h3', answered('gpt-resp', RESPONSE_DELAY_MS + 2 * STREAM_GAP_MS));
   });
 
   it('runTools() records each completion it asks for, the tool round included', async () => {
@@ -298,14 +252,7 @@ describe('wrap(openai)', () => {
     );
     expect(response.status).toBe(200);
     expect(data.usage?.completion_tokens).toBe(USAGE.output);
-    await expectOneCall('user-7', {
-      model: 'gpt-test',
-      input: USAGE.input,
-      output: USAGE.output,
-      minLatency: RESPONSE_DELAY_MS,
-      prompt: 'user: Hi',
-      response: 'Hi there.',
-    });
+    await expectOneCall('user-7', answered('gpt-test', RESPONSE_DELAY_MS));
   });
 
   it('records a stream the caller stops reading early', async () => {
@@ -368,14 +315,7 @@ describe('wrap(anthropic)', () => {
     const client = arbiter.wrap(anthropic, EXPERIMENT);
     const message = await arbiter.withUser('a-1', () => client.messages.create(params));
     expect(message.content[0]).toMatchObject({ type: 'text', text: 'Hi there.' });
-    await expectOneCall('a-1', {
-      model: 'claude-test',
-      input: USAGE.input,
-      output: USAGE.output,
-      minLatency: RESPONSE_DELAY_MS,
-      prompt: 'user: Hi',
-      response: 'Hi there.',
-    });
+    await expectOneCall('a-1', answered('claude-test', RESPONSE_DELAY_MS));
   });
 
   it('messages.create with stream: tokens from message_start and message_delta', async () => {
@@ -390,14 +330,7 @@ describe('wrap(anthropic)', () => {
       }
     });
     expect(text).toBe('Hi there.');
-    await expectOneCall('a-2', {
-      model: 'claude-test',
-      input: USAGE.input,
-      output: USAGE.output,
-      minLatency: RESPONSE_DELAY_MS + 6 * STREAM_GAP_MS,
-      prompt: 'user: Hi',
-      response: 'Hi there.',
-    });
+    await expectOneCall('a-2', answered('claude-test', RESPONSE_DELAY_MS + 6 * STREAM_GAP_MS));
   });
 
   it('the messages.stream() helper goes through the wrapped create', async () => {
@@ -406,14 +339,7 @@ describe('wrap(anthropic)', () => {
       client.messages.stream(params).finalMessage(),
     );
     expect(final.usage.output_tokens).toBe(USAGE.output);
-    await expectOneCall('a-3', {
-      model: 'claude-test',
-      input: USAGE.input,
-      output: USAGE.output,
-      minLatency: RESPONSE_DELAY_MS,
-      prompt: 'user: Hi',
-      response: 'Hi there.',
-    });
+    await expectOneCall('a-3', answered('claude-test', RESPONSE_DELAY_MS));
   });
 
   it('renders a system prompt and a conversation as role lines, text parts only', async () => {
