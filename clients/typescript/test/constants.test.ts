@@ -21,6 +21,23 @@ describe('constants', () => {
       expect(table.get(name)).toBe(String(value));
   });
 
+  it('equal the defaults every client library shares (testdata/client-defaults.json)', () => {
+    const shared = JSON.parse(
+      readFileSync(new URL('../../../testdata/client-defaults.json', import.meta.url), 'utf8'),
+    ) as {
+      constants: Record<string, unknown>;
+      options: Record<string, string>;
+      optionsWithoutConstant: string[];
+    };
+    const ours = constants as Record<string, unknown>;
+    for (const [name, value] of Object.entries(shared.constants))
+      expect(ours[name], name).toBe(value);
+    // Every shared option is documented in the README under its TypeScript name.
+    const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+    for (const option of [...Object.keys(shared.options), ...shared.optionsWithoutConstant])
+      expect(readme, option).toContain(`| \`${option}\` |`);
+  });
+
   it('hold the values SPEC §8 fixes', () => {
     expect(constants.CONFIG_POLL_INTERVAL_MS).toBe(60_000);
     expect(constants.OFFLINE_REPLAY_WINDOW_MS).toBe(24 * 3_600_000);
