@@ -31,7 +31,10 @@ function junitCounts(xml) {
 
 for (const file of files.filter((f) => f.endsWith('.xml'))) {
   const counts = junitCounts(readFileSync(join(dir, file), 'utf8'));
-  process.stdout.write(`${file.replace(/\.xml$/, '')}: ${counts.passed} passed, ${counts.failed} failed\n`);
+  const suite = file.replace(/\.xml$/, '');
+  process.stdout.write(
+    `suite ${suite} reported ${counts.passed} tests passed and ${counts.failed} failed\n`,
+  );
   passed += counts.passed;
   failed += counts.failed;
 }
