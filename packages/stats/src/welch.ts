@@ -1,7 +1,7 @@
 import { studentTTwoSidedP } from './distributions.ts';
 import { type Moments, momentsFromSummary, welchCore } from './moments.ts';
 import { degenerate, liftOf, type TwoSampleResult } from './result.ts';
-import type { ArmSummary } from './summary.ts';
+import { type ArmSummary, meanDifference } from './summary.ts';
 
 export interface WelchResult extends TwoSampleResult<'welch_t'> {
   /** Welch–Satterthwaite degrees of freedom (0 when not computable). */
@@ -19,11 +19,11 @@ export function welchTest(control: ArmSummary, treatment: ArmSummary): WelchResu
   if (typeof c === 'string' || typeof t === 'string') {
     return { ...degenerate('welch_t', 'non_finite', control.n, treatment.n), df: 0 };
   }
-  return welchFromMoments(c, t);
+  return welchFromMoments(c, t, meanDifference(control, treatment));
 }
 
-export function welchFromMoments(c: Moments, t: Moments): WelchResult {
-  const core = welchCore(c, t);
+export function welchFromMoments(c: Moments, t: Moments, diff = t.mean - c.mean): WelchResult {
+  const core = welchCore(c, t, diff);
   if (typeof core === 'string') {
     const means = { control: c.mean, treatment: t.mean };
     return { ...degenerate('welch_t', core, c.n, t.n, means), df: 0 };
