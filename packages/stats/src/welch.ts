@@ -1,6 +1,7 @@
 import { studentTTwoSidedP } from './distributions.ts';
 import { type Moments, momentsFromSummary, welchCore } from './moments.ts';
 import { degenerate, liftOf, type TwoSampleResult } from './result.ts';
+import type { Estimate } from './sequential.ts';
 import { type ArmSummary, meanDifference } from './summary.ts';
 
 export interface WelchResult extends TwoSampleResult<'welch_t'> {
@@ -42,4 +43,20 @@ export function welchFromMoments(c: Moments, t: Moments, diff = t.mean - c.mean)
     n_treatment: t.n,
     df: core.df,
   };
+}
+
+/**
+ * The difference in means and its variance s²_C/n_C + s²_T/n_T, for the confidence sequence;
+ * null where Welch itself is degenerate (an empty or one-user arm, zero or non-finite spread).
+ */
+export function welchEstimate(control: ArmSummary, treatment: ArmSummary): Estimate | null {
+  const c = momentsFromSummary(control);
+  const t = momentsFromSummary(treatment);
+  if (typeof c === 'string' || typeof t === 'string') return null;
+  return estimateFromMoments(c, t, meanDifference(control, treatment));
+}
+
+export function estimateFromMoments(c: Moments, t: Moments, diff: number): Estimate | null {
+  if (typeof welchCore(c, t, diff) === 'string') return null;
+  return { effect: diff, variance: (c.sd * c.sd) / c.n + (t.sd * t.sd) / t.n, n: c.n + t.n };
 }
