@@ -51,6 +51,11 @@ export {
   summarize,
 } from './summary.ts';
 export {
+  type SummaryPairInput,
+  type SummaryPairResult,
+  testSummaryPair,
+} from './summary-pair.ts';
+export {
   type ProportionArm,
   proportionArm,
   proportionEstimate,

@@ -74,6 +74,24 @@ export interface Dataset {
   treatment: number[];
 }
 
+export const DATASET_KINDS: DatasetKind[] = [
+  'normal',
+  'latency',
+  'tokens',
+  'conversion',
+  'revenue',
+];
+
+/** The seed of the scipy oracle's data sets (test/oracle.test.ts). */
+export const ORACLE_SEED = 20240917;
+
+/** The scipy oracle's data sets: `rounds` of every kind, drawn in a fixed order from `d`. */
+export function oracleDatasets(d: Draw, rounds = 60): Dataset[] {
+  const out: Dataset[] = [];
+  for (let i = 0; i < rounds; i++) for (const kind of DATASET_KINDS) out.push(dataset(d, kind, i));
+  return out;
+}
+
 /** One two-arm data set shaped like a metric the pipeline analyses; effect sometimes zero. */
 export function dataset(d: Draw, kind: DatasetKind, index: number): Dataset {
   const nC = d.int(20, 600);
