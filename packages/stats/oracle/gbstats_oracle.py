@@ -7,10 +7,9 @@ data are summed here with numpy, so our summaries are checked too, not only the 
 Every comparison uses difference_type="absolute" (our `effect` is treatment - control); the
 relative point estimate is returned as well, to check our `lift`.
 """
-import json
-import math
 import sys
-import warnings
+
+from oracle_io import answer, num
 
 REQUEST = sys.stdin.read()
 
@@ -35,15 +34,6 @@ except ImportError as err:  # the test turns this exit code and message into a f
         "Python <= 3.11: it pins numpy<2 and pandas<2)\n" % (sys.executable, err, sys.executable)
     )
     sys.exit(3)
-
-
-def num(x):
-    x = float(x)
-    if math.isnan(x):
-        return "nan"
-    if math.isinf(x):
-        return "inf" if x > 0 else "-inf"
-    return x
 
 
 def mean_stat(y):
@@ -130,14 +120,7 @@ HANDLERS = {
 
 
 def main():
-    request = json.loads(REQUEST)
-    results = []
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        for case in request["cases"]:
-            results.append(HANDLERS[case["kind"]](case))
-    versions = {"python": sys.version.split()[0], "numpy": np.__version__, "gbstats": gbstats.__version__}
-    json.dump({"versions": versions, "results": results}, sys.stdout, allow_nan=False)
+    answer(REQUEST, HANDLERS, {"numpy": np.__version__, "gbstats": gbstats.__version__})
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-import { CompensatedSum, centred, recentre } from './summary.ts';
+import { CompensatedSum, centred, centreOf, recentre } from './summary.ts';
 
 /**
  * The mergeable per-arm summary CUPED runs on: y is the metric over the analysis window, x
@@ -65,8 +65,9 @@ export function summarizeWithCovariate(
   if (n === 0 || covariate.length !== n) return { ...EMPTY_COVARIATE_SUMMARY, n };
   const xs = covariate.map((x) => (x === null || Number.isNaN(x) ? 0 : x));
   const nWithCovariate = covariate.filter((x) => x !== null && !Number.isNaN(x)).length;
-  const shiftX = centreOf(xs);
-  const shiftY = centreOf(metric);
+  const finiteOr0 = (v: number) => (Number.isFinite(v) ? v : 0);
+  const shiftX = finiteOr0(centreOf(xs));
+  const shiftY = finiteOr0(centreOf(metric));
   const sums = [new CompensatedSum(), new CompensatedSum(), new CompensatedSum()];
   const squares = [new CompensatedSum(), new CompensatedSum()];
   for (let i = 0; i < n; i++) {
@@ -91,20 +92,6 @@ export function summarizeWithCovariate(
     shiftX,
     shiftY,
   };
-}
-
-/** The mean, or the common value when all are equal (its rounded mean could differ from it). */
-function centreOf(values: readonly number[]): number {
-  let min = Number.POSITIVE_INFINITY;
-  let max = Number.NEGATIVE_INFINITY;
-  const total = new CompensatedSum();
-  for (const v of values) {
-    total.add(v);
-    if (v < min) min = v;
-    if (v > max) max = v;
-  }
-  const centre = min === max ? min : total.value() / values.length;
-  return Number.isFinite(centre) ? centre : 0;
 }
 
 export function covariateMoments(s: CovariateSummary): CovariateMoments {

@@ -35,18 +35,9 @@ export interface Centred {
 export function summarize(values: readonly number[]): ArmSummary {
   const n = values.length;
   if (n === 0) return { ...EMPTY_SUMMARY };
-  let min = Number.POSITIVE_INFINITY;
-  let max = Number.NEGATIVE_INFINITY;
-  const total = new CompensatedSum();
-  for (const v of values) {
-    total.add(v);
-    if (v < min) min = v;
-    if (v > max) max = v;
-  }
-  // Identical values have exactly zero spread; the rounded mean would otherwise invent some.
-  const shift = min === max ? min : total.value() / n;
+  const shift = centreOf(values);
   if (!Number.isFinite(shift))
-    return { n, sum: total.value(), sumSquares: Number.POSITIVE_INFINITY, shift: 0 };
+    return { n, sum: shift, sumSquares: Number.POSITIVE_INFINITY, shift: 0 };
   const sum = new CompensatedSum();
   const sumSquares = new CompensatedSum();
   for (const v of values) {
@@ -55,6 +46,23 @@ export function summarize(values: readonly number[]): ArmSummary {
     sumSquares.add(d * d);
   }
   return { n, sum: sum.value(), sumSquares: sumSquares.value(), shift };
+}
+
+/**
+ * The compensated mean, or the common value when all are equal: identical values have
+ * exactly zero spread, and their rounded mean could differ from them and invent some.
+ * Non-finite when a value is.
+ */
+export function centreOf(values: readonly number[]): number {
+  let min = Number.POSITIVE_INFINITY;
+  let max = Number.NEGATIVE_INFINITY;
+  const total = new CompensatedSum();
+  for (const v of values) {
+    total.add(v);
+    if (v < min) min = v;
+    if (v > max) max = v;
+  }
+  return min === max ? min : total.value() / values.length;
 }
 
 /** n, mean and M2 of a summary; M2 below the rounding bound of sumSquares is 0. */
