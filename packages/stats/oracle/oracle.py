@@ -3,10 +3,10 @@
 Reads {"cases": [...]} as JSON on stdin, writes {"results": [...]} on stdout, one result per
 case in the same order. Spawned once per test run by test/oracle.test.ts. Python 3.8+ syntax.
 """
-import json
 import math
 import sys
-import warnings
+
+from oracle_io import answer, num
 
 # Read the request before importing scipy: if the import fails, the test still gets to write
 # all of stdin and then reports this script's message instead of a broken pipe.
@@ -24,16 +24,6 @@ except ImportError as err:  # the test turns this exit code and message into a f
         % (sys.executable, err, sys.executable)
     )
     sys.exit(3)
-
-
-def num(x):
-    """A JSON-safe float: NaN and infinities become strings the test can recognise."""
-    x = float(x)
-    if math.isnan(x):
-        return "nan"
-    if math.isinf(x):
-        return "inf" if x > 0 else "-inf"
-    return x
 
 
 def welch(case):
@@ -127,19 +117,11 @@ HANDLERS = {
 
 
 def main():
-    request = json.loads(REQUEST)
-    results = []
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        for case in request["cases"]:
-            results.append(HANDLERS[case["kind"]](case))
-    versions = {"python": sys.version.split()[0], "numpy": np.__version__}
     import scipy
     import statsmodels
 
-    versions["scipy"] = scipy.__version__
-    versions["statsmodels"] = statsmodels.__version__
-    json.dump({"versions": versions, "results": results}, sys.stdout, allow_nan=False)
+    versions = {"numpy": np.__version__, "scipy": scipy.__version__, "statsmodels": statsmodels.__version__}
+    answer(REQUEST, HANDLERS, versions)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,23 @@
 export { benjaminiHochberg } from './bh.ts';
 export { type ChiSquareResult, chiSquareGoodnessOfFit } from './chi-square.ts';
 export {
+  type CovariateMoments,
+  type CovariateSummary,
+  covariateMoments,
+  covariateSummary,
+  EMPTY_COVARIATE_SUMMARY,
+  mergeCovariateSummaries,
+  metricSummary,
+  summarizeWithCovariate,
+} from './covariate-summary.ts';
+export { type CupedReport, type CupedResult, cupedTest } from './cuped.ts';
+export {
+  decidePairs,
+  type PairDecision,
+  type PairPValues,
+  SIGNIFICANCE_LEVEL,
+} from './decisions.ts';
+export {
   chiSquareUpperP,
   normalTwoSidedP,
   studentTTwoSidedP,
@@ -16,10 +33,33 @@ export {
   permutationTest,
 } from './permutation.ts';
 export type { StatReason, TestName, TwoSampleResult } from './result.ts';
-export { type ArmSummary, EMPTY_SUMMARY, mergeSummaries, summarize } from './summary.ts';
+export {
+  confidenceSequence,
+  DEFAULT_SEQUENTIAL_TUNING,
+  type Estimate,
+  type SequentialOptions,
+  type SequentialResult,
+} from './sequential.ts';
+export { SRM_HALT_P, type SrmResult, srmGate } from './srm.ts';
+export {
+  type ArmSummary,
+  type Centred,
+  centred,
+  EMPTY_SUMMARY,
+  meanDifference,
+  mergeSummaries,
+  summarize,
+} from './summary.ts';
+export {
+  type SummaryPairInput,
+  type SummaryPairResult,
+  testSummaryPair,
+} from './summary-pair.ts';
 export {
   type ProportionArm,
+  proportionArm,
+  proportionEstimate,
   type TwoProportionResult,
   twoProportionZTest,
 } from './two-proportion.ts';
-export { type WelchResult, welchTest } from './welch.ts';
+export { type WelchResult, welchEstimate, welchTest } from './welch.ts';

@@ -1,6 +1,6 @@
 import { tQuantile975 } from './distributions.ts';
 import type { StatReason } from './result.ts';
-import type { ArmSummary } from './summary.ts';
+import { type ArmSummary, centred } from './summary.ts';
 
 /** Mean and standard deviation (ddof = 1) of one arm; carried as sd so that it never overflows as a variance would. */
 export interface Moments {
@@ -19,20 +19,25 @@ export interface WelchCore {
 }
 
 /**
- * Moments from {n, sum, sumSquares}. The one-pass variance cancels catastrophically when the
- * spread is tiny against the mean, leaving rounding noise (which would make two identical
- * constant arms look "significant"); anything below the rounding bound of sumSquares is zero.
+ * Moments from a (possibly shifted) summary. Rounding noise in a spread that is really zero
+ * is already removed by `centred`.
  */
 export function momentsFromSummary(s: ArmSummary): Moments | StatReason {
-  if (!Number.isFinite(s.n) || s.n < 0 || !Number.isFinite(s.sum) || !Number.isFinite(s.sumSquares))
+  const shift = s.shift ?? 0;
+  if (
+    !Number.isFinite(s.n) ||
+    s.n < 0 ||
+    !Number.isFinite(s.sum) ||
+    !Number.isFinite(s.sumSquares) ||
+    !Number.isFinite(shift)
+  )
     return 'non_finite';
-  if (s.n === 0) return { n: 0, mean: 0, sd: 0 };
-  const mean = s.sum / s.n;
-  if (s.n < 2) return { n: s.n, mean, sd: 0 };
-  const raw = s.sumSquares - s.sum * mean;
-  const noise = 4 * s.n * Number.EPSILON * Math.abs(s.sumSquares);
-  const sd = raw <= noise ? 0 : Math.sqrt(raw / (s.n - 1));
-  return Number.isFinite(sd) ? { n: s.n, mean, sd } : 'non_finite';
+  const c = centred(s);
+  if (s.n < 2) return { n: s.n, mean: c.mean, sd: 0 };
+  const sd = Math.sqrt(c.m2 / (s.n - 1));
+  return Number.isFinite(sd) && Number.isFinite(c.mean)
+    ? { n: s.n, mean: c.mean, sd }
+    : 'non_finite';
 }
 
 /**
@@ -70,12 +75,16 @@ export function momentsFromSample(values: ArrayLike<number>): Moments | StatReas
 
 /**
  * Welch's statistic, Welch–Satterthwaite df and the 95% CI of treatment − control.
+ * `diff` defaults to the difference of the means; summaries pass a more precise one.
  * Variances enter as (sd/S)² with S the larger sd, so the arithmetic is scale-free.
  */
-export function welchCore(control: Moments, treatment: Moments): WelchCore | StatReason {
+export function welchCore(
+  control: Moments,
+  treatment: Moments,
+  diff: number = treatment.mean - control.mean,
+): WelchCore | StatReason {
   if (control.n === 0 || treatment.n === 0) return 'empty_arm';
   if (control.n < 2 || treatment.n < 2) return 'too_few_users';
-  const diff = treatment.mean - control.mean;
   if (!Number.isFinite(diff)) return 'non_finite';
   const scale = Math.max(control.sd, treatment.sd);
   if (scale === 0) return 'zero_variance';

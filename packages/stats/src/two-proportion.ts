@@ -1,7 +1,9 @@
 import { normalTwoSidedP, Z_975 } from './distributions.ts';
 import { degenerate, liftOf, type TwoSampleResult } from './result.ts';
+import type { Estimate } from './sequential.ts';
+import type { ArmSummary } from './summary.ts';
 
-/** One arm of a binary metric: users and users with the outcome. A conversion ArmSummary is {n, successes: sum}. */
+/** One arm of a binary metric: users and users with the outcome (`proportionArm` reads it off a summary of 0/1 values). */
 export interface ProportionArm {
   n: number;
   successes: number;
@@ -59,4 +61,25 @@ function validArm(a: ProportionArm): boolean {
     a.successes >= 0 &&
     a.successes <= a.n
   );
+}
+
+/** The arm of a 0/1 metric from its summary: successes = Σx = n·shift + Σ(x − shift), rounded. */
+export function proportionArm(summary: ArmSummary): ProportionArm {
+  const successes = Math.round(summary.n * (summary.shift ?? 0) + summary.sum);
+  return { n: summary.n, successes: Object.is(successes, -0) ? 0 : successes };
+}
+
+/**
+ * p_T − p_C with its unpooled variance p_C(1 − p_C)/n_C + p_T(1 − p_T)/n_T (gbstats'
+ * ProportionStatistic), for the confidence sequence; null where the z-test is degenerate.
+ */
+export function proportionEstimate(
+  control: ProportionArm,
+  treatment: ProportionArm,
+): Estimate | null {
+  if (!twoProportionZTest(control, treatment).ok) return null;
+  const pC = control.successes / control.n;
+  const pT = treatment.successes / treatment.n;
+  const variance = (pC * (1 - pC)) / control.n + (pT * (1 - pT)) / treatment.n;
+  return { effect: pT - pC, variance, n: control.n + treatment.n };
 }

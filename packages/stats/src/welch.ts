@@ -1,7 +1,8 @@
 import { studentTTwoSidedP } from './distributions.ts';
 import { type Moments, momentsFromSummary, welchCore } from './moments.ts';
 import { degenerate, liftOf, type TwoSampleResult } from './result.ts';
-import type { ArmSummary } from './summary.ts';
+import type { Estimate } from './sequential.ts';
+import { type ArmSummary, meanDifference } from './summary.ts';
 
 export interface WelchResult extends TwoSampleResult<'welch_t'> {
   /** Welch–Satterthwaite degrees of freedom (0 when not computable). */
@@ -19,11 +20,11 @@ export function welchTest(control: ArmSummary, treatment: ArmSummary): WelchResu
   if (typeof c === 'string' || typeof t === 'string') {
     return { ...degenerate('welch_t', 'non_finite', control.n, treatment.n), df: 0 };
   }
-  return welchFromMoments(c, t);
+  return welchFromMoments(c, t, meanDifference(control, treatment));
 }
 
-export function welchFromMoments(c: Moments, t: Moments): WelchResult {
-  const core = welchCore(c, t);
+export function welchFromMoments(c: Moments, t: Moments, diff = t.mean - c.mean): WelchResult {
+  const core = welchCore(c, t, diff);
   if (typeof core === 'string') {
     const means = { control: c.mean, treatment: t.mean };
     return { ...degenerate('welch_t', core, c.n, t.n, means), df: 0 };
@@ -42,4 +43,20 @@ export function welchFromMoments(c: Moments, t: Moments): WelchResult {
     n_treatment: t.n,
     df: core.df,
   };
+}
+
+/**
+ * The difference in means and its variance s²_C/n_C + s²_T/n_T, for the confidence sequence;
+ * null where Welch itself is degenerate (an empty or one-user arm, zero or non-finite spread).
+ */
+export function welchEstimate(control: ArmSummary, treatment: ArmSummary): Estimate | null {
+  const c = momentsFromSummary(control);
+  const t = momentsFromSummary(treatment);
+  if (typeof c === 'string' || typeof t === 'string') return null;
+  return estimateFromMoments(c, t, meanDifference(control, treatment));
+}
+
+export function estimateFromMoments(c: Moments, t: Moments, diff: number): Estimate | null {
+  if (typeof welchCore(c, t, diff) === 'string') return null;
+  return { effect: diff, variance: (c.sd * c.sd) / c.n + (t.sd * t.sd) / t.n, n: c.n + t.n };
 }

@@ -9,17 +9,15 @@ import {
   twoProportionZTest,
   welchTest,
 } from '../src/index.ts';
-import { type Dataset, type DatasetKind, Draw, dataset } from './support/generate.ts';
+import { type Dataset, Draw, ORACLE_SEED, oracleDatasets } from './support/generate.ts';
 import { runOracle } from './support/oracle.ts';
 
 // Golden comparisons against scipy / statsmodels / numpy (oracle/oracle.py, versions pinned
 // in oracle/requirements.txt). Every data set is generated here from a fixed seed and the
 // oracle is spawned once for all of them.
 
-const draw = new Draw(20240917);
-const KINDS: DatasetKind[] = ['normal', 'latency', 'tokens', 'conversion', 'revenue'];
-const datasets: Dataset[] = [];
-for (let i = 0; i < 60; i++) for (const kind of KINDS) datasets.push(dataset(draw, kind, i));
+const draw = new Draw(ORACLE_SEED);
+const datasets: Dataset[] = oracleDatasets(draw);
 
 /** Extreme effects: true p-values near 1e-80, where 1 − cdf would already be exactly 0. */
 const extreme = new Draw(7);

@@ -74,6 +74,24 @@ export interface Dataset {
   treatment: number[];
 }
 
+export const DATASET_KINDS: DatasetKind[] = [
+  'normal',
+  'latency',
+  'tokens',
+  'conversion',
+  'revenue',
+];
+
+/** The seed of the scipy oracle's data sets (test/oracle.test.ts). */
+export const ORACLE_SEED = 20240917;
+
+/** The scipy oracle's data sets: `rounds` of every kind, drawn in a fixed order from `d`. */
+export function oracleDatasets(d: Draw, rounds = 60): Dataset[] {
+  const out: Dataset[] = [];
+  for (let i = 0; i < rounds; i++) for (const kind of DATASET_KINDS) out.push(dataset(d, kind, i));
+  return out;
+}
+
 /** One two-arm data set shaped like a metric the pipeline analyses; effect sometimes zero. */
 export function dataset(d: Draw, kind: DatasetKind, index: number): Dataset {
   const nC = d.int(20, 600);
@@ -125,5 +143,64 @@ export function dataset(d: Draw, kind: DatasetKind, index: number): Dataset {
     kind,
     control,
     treatment,
+  };
+}
+
+export interface CovariateArm {
+  /** The metric over the analysis window. */
+  y: number[];
+  /** The same metric over the pre-period; null for users without pre-period data. */
+  x: (number | null)[];
+}
+
+export interface CovariateDataset {
+  name: string;
+  control: CovariateArm;
+  treatment: CovariateArm;
+}
+
+/**
+ * A CUPED data set: each user has a latent level that drives both the pre-period value x and
+ * the in-experiment value y, so x predicts y with a chosen strength; some users have no
+ * pre-period data (new users), and the treatment may shift y.
+ */
+export function covariateDataset(d: Draw, index: number): CovariateDataset {
+  const nC = d.int(30, 2000);
+  const nT = d.pick([nC, d.int(30, 2000)]);
+  const shape = d.pick(['normal', 'revenue', 'counts'] as const);
+  const signal = d.pick([0, 0.3, 0.8, 0.95]);
+  const coverage = d.pick([1, 0.9, 0.6]);
+  const lift = d.pick([0, 0.02, 0.1]);
+  const arm = (n: number, shiftBy: number): CovariateArm => {
+    const y: number[] = [];
+    const x: (number | null)[] = [];
+    for (let i = 0; i < n; i++) {
+      const level = d.normal(0, 1);
+      const noise = () => signal * level + Math.sqrt(1 - signal * signal) * d.normal(0, 1);
+      let pre: number;
+      let post: number;
+      switch (shape) {
+        case 'normal':
+          pre = 100 + 15 * noise();
+          post = 100 * (1 + shiftBy) + 15 * noise();
+          break;
+        case 'revenue':
+          pre = Math.round(Math.exp(3 + 0.8 * noise()) * 100) / 100;
+          post = Math.round(Math.exp(3 + 0.8 * noise()) * (1 + shiftBy) * 100) / 100;
+          break;
+        case 'counts':
+          pre = Math.max(0, Math.round(20 + 6 * noise()));
+          post = Math.max(0, Math.round(20 * (1 + shiftBy) + 6 * noise()));
+          break;
+      }
+      y.push(post);
+      x.push(d.uniform() < coverage ? pre : null);
+    }
+    return { y, x };
+  };
+  return {
+    name: `cuped ${shape} #${index} (n ${nC}/${nT}, signal ${signal}, coverage ${coverage}, lift ${lift})`,
+    control: arm(nC, 0),
+    treatment: arm(nT, lift),
   };
 }

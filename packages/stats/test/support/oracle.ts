@@ -2,6 +2,10 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 const ORACLE = fileURLToPath(new URL('../../oracle/oracle.py', import.meta.url));
+/** GrowthBook's gbstats, for CUPED and the confidence sequences. */
+export const GBSTATS_ORACLE = fileURLToPath(
+  new URL('../../oracle/gbstats_oracle.py', import.meta.url),
+);
 
 export interface OracleReply {
   versions: Record<string, string>;
@@ -12,9 +16,12 @@ export interface OracleReply {
  * Runs oracle/oracle.py once for every case. A missing interpreter or missing scipy is a
  * failure, never a skip: the golden comparisons are the point of this package's tests.
  */
-export function runOracle(cases: readonly Record<string, unknown>[]): OracleReply {
+export function runOracle(
+  cases: readonly Record<string, unknown>[],
+  script: string = ORACLE,
+): OracleReply {
   const python = process.env.ARBITER_PYTHON || 'python3';
-  const run = spawnSync(python, [ORACLE], {
+  const run = spawnSync(python, [script], {
     input: JSON.stringify({ cases }),
     encoding: 'utf8',
     maxBuffer: 256 * 1024 * 1024,
@@ -22,7 +29,7 @@ export function runOracle(cases: readonly Record<string, unknown>[]): OracleRepl
   if (run.error || run.status !== 0) {
     const why = run.error ? `${run.error.message}; ` : '';
     throw new Error(
-      `stats oracle failed: ${python} ${ORACLE} (${why}exit status ${run.status}).\n${(run.stderr ?? '').trim()}\nSet ARBITER_PYTHON to a Python with packages/stats/oracle/requirements.txt installed.`,
+      `stats oracle failed: ${python} ${script} (${why}exit status ${run.status}).\n${(run.stderr ?? '').trim()}\nSet ARBITER_PYTHON to a Python with packages/stats/oracle/requirements.txt installed.`,
     );
   }
   const reply = JSON.parse(run.stdout) as OracleReply;
