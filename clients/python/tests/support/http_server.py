@@ -5,6 +5,12 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Optional, Type
 
 
+class _Server(ThreadingHTTPServer):
+    # The default backlog of 5 resets connections when a test opens dozens at once.
+    request_queue_size = 128
+    daemon_threads = True
+
+
 class LoopbackServer:
     def __init__(self, handler: Type[BaseHTTPRequestHandler], port: int = 0) -> None:
         self._handler = handler
@@ -12,8 +18,7 @@ class LoopbackServer:
         self._httpd: Optional[ThreadingHTTPServer] = None
 
     def start(self) -> "LoopbackServer":
-        httpd = ThreadingHTTPServer(("127.0.0.1", self._port), self._handler)
-        httpd.daemon_threads = True
+        httpd = _Server(("127.0.0.1", self._port), self._handler)
         httpd.owner = self  # type: ignore[attr-defined]
         self._port = httpd.server_address[1]
         self._httpd = httpd
