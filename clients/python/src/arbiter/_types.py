@@ -1,12 +1,6 @@
 """The public value types."""
 
-import sys
-from typing import Any, Dict, NamedTuple, Optional
-
-if sys.version_info >= (3, 8):
-    from typing import Literal, TypedDict
-else:  # pragma: no cover - the package requires 3.8
-    from typing_extensions import Literal, TypedDict
+from typing import Any, Dict, Literal, NamedTuple, Optional, TypedDict
 
 #: The three event types ``POST /v1/events`` accepts (SPEC §6).
 EventType = Literal["exposure", "model_call", "business_event"]
