@@ -51,9 +51,13 @@ def test_assign_by_name_or_id_one_exposure_per_user(fake: FakeArbiter, make_clie
 
 
 def test_prompts_and_variables(fake: FakeArbiter, make_client: Any) -> None:
+    fake.config_released.clear()
     client = make_client(base_url=fake.url, track_exposures=False)
     assert client.get_prompt(EXPERIMENT_NAME, "u", "DEFAULT") == PromptResult(None, "DEFAULT", True)
-    client.ready(timeout=30)
+    assert client.assign(EXPERIMENT_NAME, "u") is None
+    assert client.ready(timeout=0.05) is False  # still loading
+    fake.config_released.set()
+    assert client.ready(timeout=30) is True
     concise = next(u for u in ("u-%d" % i for i in range(100)) if client.assign(EXPERIMENT_NAME, u) == "concise")
     variant, prompt, fallback = client.get_prompt(EXPERIMENT_NAME, concise, "DEFAULT")
     assert (variant, prompt, fallback) == ("concise", "Answer in one sentence.", False)

@@ -58,6 +58,9 @@ class FakeArbiter:
         self.config = config_document()
         self.config_statuses: List[int] = []
         self.api_keys: List[Optional[str]] = []
+        #: While not set, config requests wait: a test sees the client before its first load.
+        self.config_released = threading.Event()
+        self.config_released.set()
         self._server = LoopbackServer(_Handler, port)
 
     def start(self) -> "FakeArbiter":
@@ -104,6 +107,7 @@ class _Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         fake = self.fake
         fake.api_keys.append(self.headers.get("X-API-Key"))
+        fake.config_released.wait()
         if self.path != "/v1/config":
             return self._json(404, {"title": "not found"})
         etag = '"%d"' % fake.config["config_version"]
