@@ -26,7 +26,7 @@ def make_assigner(
 
     The whole 4-byte blocks of ``salt:`` are mixed here, once, so a call hashes only the
     prefix's 0-3 leftover bytes and the user id. Everything the call needs is a local of the
-    closure: attribute and global lookups would cost as much as the hash saves.
+    closure: attribute and global lookups would cost as much as the pre-hashing saves.
     """
     prefix = encode_utf8(salt + ":")
     mixed = len(prefix) & ~3
@@ -36,16 +36,17 @@ def make_assigner(
     starts = [r[1] for r in ordered]
     ends = [r[2] for r in ordered]
     variants = [r[0] for r in ordered]
+    hash_from, lookup, encode = finish, bisect_right, encode_utf8
 
     def assign(user_id: str) -> Optional[str]:
         try:
             data = user_id.encode("utf-8")
         except UnicodeEncodeError:
-            data = encode_utf8(user_id)
+            data = encode(user_id)
         if tail:
             data = tail + data
-        bucket = finish(state, data, mixed + len(data)) % bucket_count
-        i = bisect_right(starts, bucket) - 1
+        bucket = hash_from(state, data, mixed + len(data)) % bucket_count
+        i = lookup(starts, bucket) - 1
         if i >= 0 and bucket < ends[i]:
             return variants[i]
         return None

@@ -1,8 +1,8 @@
 """MurmurHash3_x86_32 (aappleby/smhasher), frozen as bucketing hash version 1.
 
 Split in two steps, like the TypeScript package, so that a fixed prefix (an experiment's
-``salt:``) is mixed once and each user continues from that state. Written out by hand and
-inlined: a call per block would cost more than the block's arithmetic.
+``salt:``) is mixed once and each user continues from that state. Written out by hand, every
+step inline: in CPython a function call per block would cost more than the block's arithmetic.
 """
 
 import struct
@@ -16,26 +16,23 @@ _LITTLE_ENDIAN = sys.byteorder == "little"
 _STRUCTS: Dict[int, struct.Struct] = {}
 
 
-def _words(data: bytes, blocks: int) -> Sequence[int]:
-    """The whole 4-byte blocks of ``data`` as little-endian unsigned integers."""
+def _words(data: bytes, end: int) -> Sequence[int]:
+    """The 4-byte blocks of ``data[:end]`` as little-endian unsigned integers."""
     if _LITTLE_ENDIAN:
         # A memoryview cast reads the blocks in C without copying them.
-        return memoryview(data)[: blocks << 2].cast("I")
-    unpacker = _STRUCTS.get(blocks)
-    if unpacker is None:
-        unpacker = _STRUCTS[blocks] = struct.Struct("<%dI" % blocks)
+        return memoryview(data)[:end].cast("I")
+    unpacker = _STRUCTS.get(end)
+    if unpacker is None:  # pragma: no cover - big-endian machines
+        unpacker = _STRUCTS[end] = struct.Struct("<%dI" % (end >> 2))
     return unpacker.unpack_from(data)
 
 
 def mix_blocks(h: int, data: bytes) -> int:
     """Mixes the whole 4-byte blocks of ``data`` into state ``h``; a tail of 1-3 bytes is ignored."""
-    for k in _words(data, len(data) >> 2):
+    for k in _words(data, len(data) & ~3):
         k = (k * _C1) & _MASK
-        k = ((k << 15) | (k >> 17)) & _MASK
-        k = (k * _C2) & _MASK
-        h ^= k
-        h = ((h << 13) | (h >> 19)) & _MASK
-        h = (h * 5 + 0xE6546B64) & _MASK
+        h ^= ((k << 15) | (k >> 17)) * _C2 & _MASK
+        h = (((h << 13) | (h >> 19)) * 5 + 0xE6546B64) & _MASK
     return h
 
 
@@ -43,27 +40,23 @@ def finish(h: int, data: bytes, total_length: int) -> int:
     """Continues from state ``h`` over ``data`` and finalises.
 
     ``total_length`` counts every byte hashed, those mixed into ``h`` before included.
+    A rotation's bits above 32 only reach bits above 32 of the product that follows, which the
+    next mask drops: one mask per multiply is enough.
     """
-    length = len(data)
-    blocks = length >> 2
-    for k in _words(data, blocks):
+    n = len(data)
+    whole = n & ~3
+    for k in _words(data, whole):
         k = (k * _C1) & _MASK
-        k = ((k << 15) | (k >> 17)) & _MASK
-        k = (k * _C2) & _MASK
-        h ^= k
-        h = ((h << 13) | (h >> 19)) & _MASK
-        h = (h * 5 + 0xE6546B64) & _MASK
-    tail = length & 3
-    if tail:
-        i = blocks << 2
-        k = data[i]
-        if tail > 1:
-            k |= data[i + 1] << 8
-            if tail > 2:
-                k |= data[i + 2] << 16
+        h ^= ((k << 15) | (k >> 17)) * _C2 & _MASK
+        h = (((h << 13) | (h >> 19)) * 5 + 0xE6546B64) & _MASK
+    if n != whole:
+        k = data[whole]
+        if n - whole > 1:
+            k |= data[whole + 1] << 8
+            if n - whole > 2:
+                k |= data[whole + 2] << 16
         k = (k * _C1) & _MASK
-        k = ((k << 15) | (k >> 17)) & _MASK
-        h ^= (k * _C2) & _MASK
+        h ^= ((k << 15) | (k >> 17)) * _C2 & _MASK
     h ^= total_length
     h ^= h >> 16
     h = (h * 0x85EBCA6B) & _MASK
