@@ -113,8 +113,7 @@ class Arbiter:
 
     async def aready(self, timeout: Optional[float] = None) -> bool:
         """``ready`` for asyncio: waits without blocking the event loop."""
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(None, self.ready, timeout)
+        return await _off_loop(self.ready, timeout)
 
     # -- assignment ------------------------------------------------------------------------
 
@@ -198,8 +197,7 @@ class Arbiter:
             self._log.error("flush failed: %r", err)
 
     async def aflush(self, timeout: Optional[float] = None) -> None:
-        loop = asyncio.get_running_loop()
-        await loop.run_in_executor(None, self.flush, timeout)
+        await _off_loop(self.flush, timeout)
 
     def close(self, timeout: Optional[float] = None) -> None:
         """Stops polling and delivers what is queued (within ``timeout`` seconds when given).
@@ -216,8 +214,7 @@ class Arbiter:
             self._log.error("close failed: %r", err)
 
     async def aclose(self, timeout: Optional[float] = None) -> None:
-        loop = asyncio.get_running_loop()
-        await loop.run_in_executor(None, self.close, timeout)
+        await _off_loop(self.close, timeout)
 
     def stats(self) -> ClientStats:
         counts = self._pipeline.counts
@@ -343,6 +340,11 @@ class Arbiter:
             store.reset_after_fork()
         self._poller.restart_after_fork()
         self._pipeline.restart_after_fork()
+
+
+async def _off_loop(wait: Callable[[Optional[float]], R], timeout: Optional[float]) -> R:
+    """Runs a blocking wait in the loop's default executor, so the event loop keeps running."""
+    return await asyncio.get_running_loop().run_in_executor(None, wait, timeout)
 
 
 def _now_iso() -> str:
