@@ -199,3 +199,13 @@ def test_nothing_raises_into_the_caller_whatever_it_passes(make_client: Any) -> 
     client.track("business_event", {"experiment_id": "e", "user_id": "u", "business_metric": "m", "value": 1})
     stats = client.stats()
     assert stats["queued"] == 0 and stats["dropped"] == 1  # the one tracked after close()
+
+
+def test_a_batch_over_1_mib_is_split_into_requests_under_it(fake: FakeArbiter, make_client: Any) -> None:
+    client = make_client(base_url=fake.url)
+    for i in range(20):
+        client.track("model_call", experiment_id=EXPERIMENT_NAME, user_id="u-%d" % i, response="é" * 60_000)
+    client.flush()
+    sizes = [len(json.dumps({"events": a}, ensure_ascii=False, separators=(",", ":")).encode()) for a in fake.attempts]
+    assert len(sizes) > 1 and max(sizes) <= 1_048_576
+    assert_stored_once_unchanged(fake, 20)
