@@ -188,6 +188,8 @@ def test_nothing_raises_into_the_caller_whatever_it_passes(make_client: Any) -> 
             assert client.assign(experiment, user) is None
             assert client.get_prompt(experiment, user, "d").prompt == "d"
             assert client.get_variables(experiment, user, {"a": 1}) == {"a": 1}
+    assert client.get_variables("e", "u", None) == {}  # type: ignore[arg-type]
+    assert client.get_variables("e", "u", 42) == {}  # type: ignore[arg-type]
     client.track("nonsense", {})  # type: ignore[arg-type]
     client.track("business_event", None)
     client.track("business_event", {"experiment_id": "e", "user_id": "u", "business_metric": "m", "value": float("nan")})

@@ -151,7 +151,11 @@ class Arbiter:
 
     def get_variables(self, experiment: str, user: str, defaults: Mapping[str, Any]) -> Dict[str, Any]:
         """The variables of the user's variant merged over ``defaults``, as a new dict."""
-        merged = dict(defaults)
+        try:
+            merged = dict(defaults)
+        except Exception as err:  # not a mapping: the caller still gets the variant's variables
+            self._warn_once("get_variables", "get_variables: defaults is not a mapping: %r" % (err,))
+            merged = {}
         variables = self._variant_field(experiment, self.assign(experiment, user), "variables")
         if isinstance(variables, dict):
             merged.update(variables)
