@@ -4,7 +4,7 @@ pure-Python hash alone over the same keys. One process, the same 16,384 users, r
 interleaved and short so that drift of the (shared, noisy) machine hits every contender alike;
 medians reported.
 
-    .venv/bin/python bench/python-client/assign_bench.py [round_seconds=0.25] [rounds=15]
+    .venv/bin/python bench/python-client/assign_bench.py [round_seconds=0.25] [rounds=24]
 """
 
 import asyncio
@@ -26,7 +26,7 @@ from arbiter import Arbiter
 from arbiter._murmur3 import murmur3_x86_32
 
 ROUND_S = float(sys.argv[1]) if len(sys.argv) > 1 else 0.25
-ROUNDS = int(sys.argv[2]) if len(sys.argv) > 2 else 15
+ROUNDS = int(sys.argv[2]) if len(sys.argv) > 2 else 24
 USERS = 1 << 14
 EXPERIMENT = "checkout-prompt"
 SALT = "s-8f2a"
@@ -176,12 +176,13 @@ def main() -> None:
     for name, loop in contenders:
         print("%-58s control share %.1f %%" % (name, 100.0 * loop() / USERS))  # also the warm-up
     rates: Dict[str, List[float]] = {name: [] for name, _ in contenders}
-    for _ in range(ROUNDS):
-        for name, loop in contenders:
+    for r in range(ROUNDS):
+        # The order rotates per round, so no contender always runs right after the same one.
+        for name, loop in contenders[r % len(contenders):] + contenders[:r % len(contenders)]:
             rates[name].append(rate(loop))
     medians = {name: statistics.median(xs) for name, xs in rates.items()}
 
-    print("\nPython %s (%s), %d rounds of %.1f s, %d users, load average %s" % (
+    print("\nPython %s (%s), %d rounds of %.2f s, %d users, load average %s" % (
         platform.python_version(), platform.machine(), ROUNDS, ROUND_S, USERS,
         " ".join("%.2f" % x for x in os.getloadavg())))
     for name, xs in rates.items():
