@@ -17,7 +17,9 @@ from .http_server import LoopbackServer
 #: Faults for ``POST /v1/events``, consumed one per request:
 #:   "ok" (202), ("status", code, headers), ("hang", seconds): no answer for that long,
 #:   "drop": read the body and close the connection without an answer,
-#:   "store-then-drop": store the events, then close without an answer (the ack is lost).
+#:   "store-then-drop": store the events, then close without an answer (the ack is lost),
+#:   "store-then-die": store the events, stop listening and close without an answer: the
+#:   server dies mid-flush, and every later connection is refused.
 Action = Union[str, Tuple[Any, ...]]
 
 EXPERIMENT_ID = "0b6f1c9e-7c1a-4d3e-9a43-0c1a2b3c4d5e"
@@ -128,9 +130,12 @@ class _Handler(BaseHTTPRequestHandler):
         with fake.lock:
             fake.attempts.append(events)
         action = fake.next_action()
-        if action == "drop" or action == "store-then-drop":
-            if action == "store-then-drop":
+        if action in ("drop", "store-then-drop", "store-then-die"):
+            if action != "drop":
                 fake.store(events)
+            if action == "store-then-die":
+                self.server.socket.close()  # refused from now on
+                threading.Thread(target=fake.stop, daemon=True).start()
             self.close_connection = True
             self.connection.close()
             return
