@@ -1,0 +1,205 @@
+"""assign() calls per second of the Python client against the GrowthBook Python SDK evaluating
+the same two-arm 50/50 experiment through its multi-user paths, and against the floor: the
+pure-Python hash alone over the same keys. One process, the same 16,384 users, rounds
+interleaved and short so that drift of the (shared, noisy) machine hits every contender alike;
+medians reported.
+
+    .venv/bin/python bench/python-client/assign_bench.py [round_seconds=0.25] [rounds=24]
+"""
+
+import asyncio
+import json
+import os
+import platform
+import statistics
+import sys
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Callable, Dict, List, Tuple
+
+from growthbook import Experiment, GrowthBook, GrowthBookClient, Options, UserContext
+from growthbook.common_types import EvaluationContext, GlobalContext, StackContext
+from growthbook.core import run_experiment
+
+from arbiter import Arbiter
+from arbiter._murmur3 import murmur3_x86_32
+
+ROUND_S = float(sys.argv[1]) if len(sys.argv) > 1 else 0.25
+ROUNDS = int(sys.argv[2]) if len(sys.argv) > 2 else 24
+USERS = 1 << 14
+EXPERIMENT = "checkout-prompt"
+SALT = "s-8f2a"
+CONFIG = {
+    "config_version": 1,
+    "bucketing_version": "1",
+    "experiments": [{
+        "id": "0b6f1c9e-7c1a-4d3e-9a43-0c1a2b3c4d5e", "name": EXPERIMENT, "version": 1, "salt": SALT,
+        "bucket_count": 10_000,
+        "ranges": [{"variant": "control", "start": 0, "end": 5_000}, {"variant": "concise", "start": 5_000, "end": 10_000}],
+        "variants": [{"key": "control"}, {"key": "concise"}],
+    }],
+}
+
+
+class _Api(BaseHTTPRequestHandler):
+    """The client's only network: this config, and 202 for events. Nothing else is measured."""
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+    def _send(self, status: int, body: Dict[str, Any]) -> None:
+        data = json.dumps(body).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.send_header("ETag", '"1"')
+        self.end_headers()
+        self.wfile.write(data)
+
+    def do_GET(self) -> None:
+        self._send(200, CONFIG)
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers["Content-Length"]))
+        self._send(202, {"accepted": 0, "config_version": 1})
+
+
+def ids() -> List[str]:
+    return ["user-%d-%d" % (i, (i * 2_654_435_761) & 0xFFFFFFFF) for i in range(USERS)]
+
+
+def rate(loop: Callable[[], int]) -> float:
+    """Calls per second of ``loop`` (one pass over the users, returning the control count),
+    repeated for about ROUND_S."""
+    calls = 0
+    start = time.perf_counter()
+    now = start
+    while now - start < ROUND_S:
+        loop()
+        calls += USERS
+        now = time.perf_counter()
+    return calls / (now - start)
+
+
+def main() -> None:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Api)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = "http://127.0.0.1:%d" % server.server_address[1]
+    users = ids()
+
+    def client(track_exposures: bool) -> Arbiter:
+        c = Arbiter(api_key="svc_pk_bench", base_url=url, experiments=[EXPERIMENT], track_exposures=track_exposures,
+                    queue_capacity=USERS * 2, flush_interval_ms=3_600_000, poll_interval_ms=3_600_000)
+        assert c.ready(timeout=30)
+        return c
+
+    plain, exposing = client(False), client(True)
+    for u in users:  # every user exposed once: the steady state
+        exposing.assign(EXPERIMENT, u)
+    exposing.flush()
+
+    def arbiter_loop(c: Arbiter) -> Callable[[], int]:
+        assign = c.assign
+
+        def loop() -> int:
+            control = 0
+            for u in users:
+                if assign(EXPERIMENT, u) == "control":
+                    control += 1
+            return control
+        return loop
+
+    keys = [(SALT + ":" + u).encode("utf-8") for u in users]
+
+    def bare_hash() -> int:
+        h = murmur3_x86_32
+        control = 0
+        for k in keys:
+            if h(k) % 10_000 < 5_000:
+                control += 1
+        return control
+
+    # GrowthBook: the same experiment (seed = our salt, hash version 2, 50/50), no tracking.
+    experiment = Experiment(key=EXPERIMENT, variations=["control", "concise"], weights=[0.5, 0.5],
+                            coverage=1.0, seed=SALT, hashVersion=2, hashAttribute="id")
+    features = {EXPERIMENT: {"defaultValue": "control", "rules": [{
+        "key": EXPERIMENT, "seed": SALT, "hashAttribute": "id", "hashVersion": 2, "coverage": 1,
+        "weights": [0.5, 0.5], "variations": ["control", "concise"]}]}}
+
+    gb = GrowthBook(features=features)
+
+    def gb_set_attributes_run() -> int:
+        control = 0
+        for u in users:
+            gb.set_attributes({"id": u})
+            if gb.run(experiment).value == "control":
+                control += 1
+        return control
+
+    contexts = [UserContext(attributes={"id": u}) for u in users]
+    gb_client = GrowthBookClient(Options(refresh_strategy=None))
+    runner = asyncio.new_event_loop()
+    runner.run_until_complete(gb_client.set_features(features))
+    gb_client._global_context = GlobalContext(options=gb_client.options, features=gb_client._global_context.features)
+
+    async def gb_client_pass() -> int:
+        control = 0
+        for c in contexts:
+            if (await gb_client.eval_feature(EXPERIMENT, c)).value == "control":
+                control += 1
+        return control
+
+    def gb_client_eval_feature() -> int:
+        return runner.run_until_complete(gb_client_pass())
+
+    # The lowest level the SDK has: core.run_experiment on an evaluation context per user, all
+    # built before the loop (GrowthBook's best case: no per-call setup at all).
+    global_ctx = GlobalContext(options=Options(refresh_strategy=None))
+    eval_contexts = [EvaluationContext(user=c, global_ctx=global_ctx, stack=StackContext()) for c in contexts]
+
+    def gb_core_run_experiment() -> int:
+        control = 0
+        for ctx in eval_contexts:
+            if run_experiment(experiment, evalContext=ctx).value == "control":
+                control += 1
+        return control
+
+    contenders: List[Tuple[str, Callable[[], int]]] = [
+        ("Arbiter assign()", arbiter_loop(plain)),
+        ("Arbiter assign(), exposures on (users already exposed)", arbiter_loop(exposing)),
+        ("bare hash: murmur3_x86_32(key bytes) % 10000", bare_hash),
+        ("GrowthBook core.run_experiment(ctx per user)", gb_core_run_experiment),
+        ("GrowthBook set_attributes() + run()", gb_set_attributes_run),
+        ("GrowthBookClient.eval_feature() (async)", gb_client_eval_feature),
+    ]
+    for name, loop in contenders:
+        print("%-58s control share %.1f %%" % (name, 100.0 * loop() / USERS))  # also the warm-up
+    rates: Dict[str, List[float]] = {name: [] for name, _ in contenders}
+    for r in range(ROUNDS):
+        # The order rotates per round, so no contender always runs right after the same one.
+        for name, loop in contenders[r % len(contenders):] + contenders[:r % len(contenders)]:
+            rates[name].append(rate(loop))
+    medians = {name: statistics.median(xs) for name, xs in rates.items()}
+
+    print("\nPython %s (%s), %d rounds of %.2f s, %d users, load average %s" % (
+        platform.python_version(), platform.machine(), ROUNDS, ROUND_S, USERS,
+        " ".join("%.2f" % x for x in os.getloadavg())))
+    for name, xs in rates.items():
+        print("%-58s median %8.0f /s  (min %.0f, max %.0f)" % (name, medians[name], min(xs), max(xs)))
+    arbiter, exposing_rate = medians["Arbiter assign()"], medians["Arbiter assign(), exposures on (users already exposed)"]
+    fastest_gb_name = max((n for n in medians if n.startswith("GrowthBook")), key=lambda n: medians[n])
+    floor = medians["bare hash: murmur3_x86_32(key bytes) % 10000"]
+    print("\nfastest GrowthBook path: %s" % fastest_gb_name)
+    print("Arbiter / GrowthBook (fastest path): %.1fx   (goal >= 5x)" % (arbiter / medians[fastest_gb_name]))
+    print("Arbiter, exposures on / GrowthBook:   %.1fx" % (exposing_rate / medians[fastest_gb_name]))
+    print("Arbiter / bare hash:                  %.2fx  (goal >= 0.8x)" % (arbiter / floor))
+    print("Arbiter, exposures on / bare hash:    %.2fx" % (exposing_rate / floor))
+    plain.close()
+    exposing.close()
+    runner.close()
+    server.shutdown()
+
+
+if __name__ == "__main__":
+    main()

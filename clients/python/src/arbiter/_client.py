@@ -1,0 +1,356 @@
+"""The client. ``assign``, ``get_prompt``, ``get_variables`` and ``track`` answer from memory and
+never raise; the network is touched only by the background poller and the event pipeline."""
+
+import asyncio
+import logging
+import os
+import threading
+import time
+import uuid
+from datetime import datetime, timezone
+from types import TracebackType
+from typing import Any, Callable, Dict, Iterable, Mapping, Optional, Set, Type, TypeVar
+
+from . import _constants as C
+from ._config_store import CompiledExperiment, ConfigStore
+from ._errors import ArbiterError
+from ._event_pipeline import EventPipeline
+from ._event_queue import EventQueue
+from ._event_validation import is_wire_user_id, track_problem
+from ._lifecycle import forget_client, track_client
+from ._model_call_recorder import ModelCallRecorder
+from ._offline_store import FileOfflineStore
+from ._poller import ConfigPoller
+from ._queued_event import serialize
+from ._retry_policy import RetryPolicy
+from ._transport import Transport
+from ._types import ClientStats, EventType, PromptResult
+from ._user_context import AsUser, current_user
+from ._wrap import ANY_PROVIDER, wrap_provider_client
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+class Arbiter:
+    """Arbiter's Python client. See the README for every option and its default."""
+
+    def __init__(
+        self,
+        api_key: Optional[str] = None,
+        base_url: Optional[str] = None,
+        experiments: Optional[Iterable[str]] = None,
+        *,
+        offline_store_path: Optional[str] = None,
+        track_exposures: bool = True,
+        record_model_text: bool = True,
+        poll_interval_ms: float = C.CONFIG_POLL_INTERVAL_MS,
+        flush_interval_ms: float = C.FLUSH_INTERVAL_MS,
+        batch_size: int = C.EVENT_BATCH_SIZE,
+        queue_capacity: int = C.EVENT_QUEUE_CAPACITY,
+        max_attempts: int = C.MAX_ATTEMPTS,
+        retry_base_delay_ms: float = C.RETRY_BASE_DELAY_MS,
+        retry_max_delay_ms: float = C.RETRY_MAX_DELAY_MS,
+        retry_after_cap_ms: float = C.RETRY_AFTER_CAP_MS,
+        request_timeout_ms: float = C.REQUEST_TIMEOUT_MS,
+        logger: Optional[logging.Logger] = None,
+    ) -> None:
+        # Read at construction, never at import: a test or a host may set them late.
+        key = api_key if api_key is not None else os.environ.get("ARBITER_API_KEY")
+        if not key:
+            raise ArbiterError(
+                "No API key: pass Arbiter(api_key=...) or set the ARBITER_API_KEY environment variable."
+            )
+        url = base_url or os.environ.get("ARBITER_BASE_URL") or C.DEFAULT_BASE_URL
+        self._log = logger if logger is not None else logging.getLogger("arbiter")
+        self._prefetch = list(experiments or [])
+        self._track_exposures = track_exposures
+        self._store = ConfigStore()
+        #: The store's dict itself (it never replaces it), one attribute read from ``assign``.
+        self._experiments = self._store.experiments
+        self._queue = EventQueue(queue_capacity)
+        transport = Transport(
+            url,
+            key,
+            request_timeout_ms,
+            RetryPolicy(max(1, max_attempts), retry_base_delay_ms, retry_max_delay_ms, retry_after_cap_ms),
+        )
+        self._poller = ConfigPoller(transport, self._store, poll_interval_ms, self._log)
+        self._pipeline = EventPipeline(
+            transport,
+            self._queue,
+            FileOfflineStore(offline_store_path, C.OFFLINE_STORE_CAPACITY) if offline_store_path else None,
+            self._log,
+            min(max(1, batch_size), C.MAX_EVENT_BATCH_SIZE),
+            flush_interval_ms,
+            self._poller.note_server_version,
+        )
+        self._recorder = ModelCallRecorder(self._store, record_model_text, self._enqueue, self._warn_once)
+        self._closed = False
+        self._close_lock = threading.Lock()
+        #: One log line per stretch of drops from a full queue.
+        self._overflowing = False
+        self._dropped_after_close = 0
+        self._unstorable = 0
+        #: Warnings that would otherwise repeat on every call.
+        self._warned: Set[str] = set()
+        self._poller.start()
+        self._pipeline.start()
+        track_client(self)
+
+    # -- configuration ---------------------------------------------------------------------
+
+    def ready(self, timeout: Optional[float] = None) -> bool:
+        """Waits up to ``timeout`` seconds (forever when None) for the first config load. True
+        when every experiment named in ``experiments`` is in the config; False when the load
+        failed, timed out, or one is missing (logged). Never raises; polling goes on either way."""
+        if not self._poller.first_attempt.wait(timeout) or not self._store.loaded:
+            return False
+        missing = [name for name in self._prefetch if name not in self._experiments]
+        if missing:
+            self._warn_once("ready-missing", "ready(): not in the config: %s" % ", ".join(missing))
+        return not missing
+
+    async def aready(self, timeout: Optional[float] = None) -> bool:
+        """``ready`` for asyncio: waits without blocking the event loop."""
+        return await _off_loop(self.ready, timeout)
+
+    # -- assignment ------------------------------------------------------------------------
+
+    def assign(self, experiment: str, user: str) -> Optional[str]:
+        """The variant key of ``user`` in ``experiment`` (name or id), or None: not enrolled,
+        unknown experiment, or no config yet. None means the control behaviour. Local, no network
+        call, never raises; the first assignment of a user queues one ``exposure`` event."""
+        try:
+            entry = self._experiments.get(experiment)
+            if entry is None or not isinstance(user, str):
+                return None
+            variant = entry.variant_of(user)
+            if variant is not None and self._track_exposures and entry.exposed.get(user) != variant:
+                self._expose(entry, user, variant)
+            return variant
+        except Exception as err:
+            self._warn_once("assign", "assign failed, returning None: %r" % (err,))
+            return None
+
+    async def aassign(self, experiment: str, user: str) -> Optional[str]:
+        """``assign`` for symmetry in async code; it never waits."""
+        return self.assign(experiment, user)
+
+    def get_prompt(self, experiment: str, user: str, default: str) -> PromptResult:
+        """The prompt of the user's variant, or ``default`` (with ``fallback=True``) when there
+        is no config, no variant, or the variant has no prompt."""
+        variant = self.assign(experiment, user)
+        prompt = self._variant_field(experiment, variant, "prompt")
+        if isinstance(prompt, str):
+            return PromptResult(variant, prompt, False)
+        return PromptResult(variant, default, True)
+
+    async def aget_prompt(self, experiment: str, user: str, default: str) -> PromptResult:
+        return self.get_prompt(experiment, user, default)
+
+    def get_variables(self, experiment: str, user: str, defaults: Mapping[str, Any]) -> Dict[str, Any]:
+        """The variables of the user's variant merged over ``defaults``, as a new dict."""
+        try:
+            merged = dict(defaults)
+        except Exception as err:  # not a mapping: the caller still gets the variant's variables
+            self._warn_once("get_variables", "get_variables: defaults is not a mapping: %r" % (err,))
+            merged = {}
+        variables = self._variant_field(experiment, self.assign(experiment, user), "variables")
+        if isinstance(variables, dict):
+            merged.update(variables)
+        return merged
+
+    async def aget_variables(self, experiment: str, user: str, defaults: Mapping[str, Any]) -> Dict[str, Any]:
+        return self.get_variables(experiment, user, defaults)
+
+    # -- events ----------------------------------------------------------------------------
+
+    def track(self, event: EventType, payload: Optional[Mapping[str, Any]] = None, **fields: Any) -> None:
+        """Queues an event with a fresh ``event_id`` and the current time, and returns at once.
+
+        ``payload`` and keyword ``fields`` (which win) hold the wire fields: ``experiment_id``
+        (name or id), ``user_id`` and, for a business event, ``business_metric`` and ``value``.
+        Sent in background batches; see the README for retries and the offline store. Never
+        raises: an event the API would refuse is dropped with a log line.
+        """
+        try:
+            merged: Dict[str, Any] = dict(payload or {}, **fields)
+            problem = track_problem(event, merged)
+            if problem is not None:
+                self._log.warning("track(%s): %s, event dropped", event, problem)
+                return
+            # The canonical id keeps an experiment's events together should it ever be renamed.
+            entry = self._experiments.get(merged["experiment_id"])
+            if entry is not None:
+                merged["experiment_id"] = entry.id
+            self._enqueue(event, merged)
+        except Exception as err:
+            self._warn_once("track", "track failed: %r" % (err,))
+
+    async def atrack(self, event: EventType, payload: Optional[Mapping[str, Any]] = None, **fields: Any) -> None:
+        """``track`` for symmetry in async code; it never waits."""
+        self.track(event, payload, **fields)
+
+    def flush(self, timeout: Optional[float] = None) -> None:
+        """Sends everything queued so far (or spills it) and returns when done. With a
+        ``timeout`` in seconds, what is not delivered by then is spilled or dropped. Never raises."""
+        try:
+            self._pipeline.flush(None if timeout is None else time.monotonic() + timeout)
+        except Exception as err:
+            self._log.error("flush failed: %r", err)
+
+    async def aflush(self, timeout: Optional[float] = None) -> None:
+        await _off_loop(self.flush, timeout)
+
+    def close(self, timeout: Optional[float] = None) -> None:
+        """Stops polling and delivers what is queued (within ``timeout`` seconds when given).
+        Events tracked afterwards are dropped. Idempotent; never raises."""
+        with self._close_lock:
+            if self._closed:
+                return
+            self._closed = True
+        try:
+            forget_client(self)
+            self._poller.close()
+            self._pipeline.close(None if timeout is None else time.monotonic() + timeout)
+        except Exception as err:
+            self._log.error("close failed: %r", err)
+
+    async def aclose(self, timeout: Optional[float] = None) -> None:
+        await _off_loop(self.close, timeout)
+
+    def stats(self) -> ClientStats:
+        counts = self._pipeline.counts
+        return ClientStats(
+            queued=len(self._queue),
+            sent=counts["sent"],
+            dropped=self._queue.dropped + counts["dropped"] + self._dropped_after_close,
+            spilled=counts["spilled"],
+            replayed=counts["replayed"],
+            expired=counts["expired"],
+        )
+
+    # -- model calls -----------------------------------------------------------------------
+
+    def wrap(self, client: T, experiment: str) -> T:
+        """A view of an ``OpenAI``, ``AsyncOpenAI``, ``Anthropic`` or ``AsyncAnthropic`` client:
+        calls to ``chat.completions.create``, ``responses.create`` and ``messages.create``
+        (streaming included) made inside ``as_user(user)`` record an ``exposure`` and a
+        ``model_call``. Calls outside ``as_user``, or for users not enrolled, pass through
+        unrecorded. The client itself is not changed."""
+
+        def hook(reader: Any, params: Dict[str, Any], invoke: Callable[[], Any]) -> Any:
+            return self._recorder.through_wrap(experiment, current_user.get(), reader, params, invoke)
+
+        result: T = wrap_provider_client(client, hook)
+        return result
+
+    def as_user(self, user: str) -> AsUser:
+        """``with arbiter.as_user(user):`` makes ``user`` the user of wrapped-client calls inside,
+        across ``await`` and per thread and asyncio task (``contextvars``)."""
+        return AsUser(user)
+
+    def intercept_model_call(self, experiment: str, user: str, fn: Callable[[Optional[str]], R]) -> R:
+        """The explicit form of ``wrap``: calls ``fn(variant)`` (None when not enrolled or no
+        config yet) and records an ``exposure`` and a ``model_call`` with the latency of ``fn``
+        and the tokens and model found in its result (OpenAI and Anthropic shapes, streams
+        included). An ``fn`` that returns an awaitable gives an awaitable. Errors of ``fn`` are
+        recorded, then raised."""
+        result: R = self._recorder.explicit(experiment, user, ANY_PROVIDER, fn)
+        return result
+
+    # -- context managers ------------------------------------------------------------------
+
+    def __enter__(self) -> "Arbiter":
+        return self
+
+    def __exit__(
+        self, exc_type: Optional[Type[BaseException]], exc: Optional[BaseException], tb: Optional[TracebackType]
+    ) -> None:
+        self.close()
+
+    async def __aenter__(self) -> "Arbiter":
+        return self
+
+    async def __aexit__(
+        self, exc_type: Optional[Type[BaseException]], exc: Optional[BaseException], tb: Optional[TracebackType]
+    ) -> None:
+        await self.aclose()
+
+    # -- internals -------------------------------------------------------------------------
+
+    def _variant_field(self, experiment: str, variant: Optional[str], name: str) -> Any:
+        if variant is None:
+            return None
+        entry = self._experiments.get(experiment)
+        spec = None if entry is None else entry.variants.get(variant)
+        return None if spec is None else spec.get(name)
+
+    def _expose(self, entry: CompiledExperiment, user: str, variant: str) -> None:
+        if not is_wire_user_id(user):
+            self._warn_once(
+                "unstorable-user",
+                "assign: a user id the API cannot store (empty, over %d characters, NUL or an unpaired"
+                " surrogate) is bucketed but sends no exposure" % C.MAX_USER_ID_LENGTH,
+            )
+            return
+        # Forgetting everyone at once keeps the cache bounded at the price of a repeat exposure.
+        if len(entry.exposed) >= C.EXPOSURE_CACHE_SIZE:
+            entry.exposed.clear()
+        entry.exposed[user] = variant
+        self._enqueue("exposure", {"experiment_id": entry.id, "user_id": user, "variant": variant})
+
+    def _enqueue(self, event_type: str, payload: Dict[str, Any]) -> None:
+        if self._closed:
+            self._dropped_after_close += 1
+            self._warn_once("closed", "events after close() are dropped")
+            return
+        event = dict(payload)
+        event["event_id"] = str(uuid.uuid4())
+        event["type"] = event_type
+        event["timestamp"] = _now_iso()
+        try:
+            queued = serialize(event)
+        except (TypeError, ValueError) as err:
+            self._log.warning("track(%s): the payload is not JSON (%s), event dropped", event_type, err)
+            return
+        if not self._queue.push(queued):
+            if not self._overflowing:
+                self._log.warning("event queue full (%d): dropping events, see stats()", len(self._queue))
+            self._overflowing = True
+            return
+        self._overflowing = False
+        self._pipeline.notify()
+
+    def _warn_once(self, key: str, message: str) -> None:
+        if key in self._warned:
+            return
+        self._warned.add(key)
+        self._log.warning(message)
+
+    def _at_exit(self) -> None:
+        """Delivers the queue of a host that never called ``close()``, within a deadline."""
+        self.close(C.EXIT_FLUSH_DEADLINE_MS / 1000)
+
+    def _after_fork_in_child(self) -> None:
+        """A client used after ``os.fork()`` starts its own threads; the parent's queued events
+        stay the parent's to deliver."""
+        self._close_lock = threading.Lock()
+        self._store.reset_after_fork()
+        self._queue.reset_after_fork()
+        store = self._pipeline._store
+        if store is not None:
+            store.reset_after_fork()
+        self._poller.restart_after_fork()
+        self._pipeline.restart_after_fork()
+
+
+async def _off_loop(wait: Callable[[Optional[float]], R], timeout: Optional[float]) -> R:
+    """Runs a blocking wait in the loop's default executor, so the event loop keeps running."""
+    return await asyncio.get_running_loop().run_in_executor(None, wait, timeout)
+
+
+def _now_iso() -> str:
+    """ISO 8601 in UTC with milliseconds, as JavaScript's ``toISOString`` writes it."""
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")[:-6] + "Z"

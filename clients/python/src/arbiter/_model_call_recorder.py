@@ -1,0 +1,112 @@
+"""Turns one model call into an ``exposure`` (when it starts) and a ``model_call`` (when it ends)."""
+
+from typing import Any, Callable, Dict, NamedTuple, Optional, Sequence
+
+from ._config_store import ConfigStore
+from ._event_validation import is_wire_user_id
+from ._model_call import ModelCall
+from ._model_call_measure import Measure, ProviderReader
+
+Enqueue = Callable[[str, Dict[str, Any]], None]
+WarnOnce = Callable[[str, str], None]
+
+
+class _Begun(NamedTuple):
+    variant: Optional[str]
+    call: ModelCall
+
+
+class ModelCallRecorder:
+    """For both ``wrap`` and ``intercept_model_call``. A call outside the experiment (user not
+    enrolled, experiment unknown) runs unrecorded. Recording never changes what the caller gets
+    back, errors included."""
+
+    def __init__(self, store: ConfigStore, record_text: bool, enqueue: Enqueue, warn_once: WarnOnce) -> None:
+        self._store = store
+        self._record_text = record_text
+        self._enqueue = enqueue
+        self._warn_once = warn_once
+
+    def through_wrap(
+        self,
+        experiment: str,
+        user: Optional[str],
+        reader: ProviderReader,
+        params: Dict[str, Any],
+        invoke: Callable[[], Any],
+    ) -> Any:
+        """One call through a wrapped provider client; ``user`` comes from ``as_user``."""
+        begun = None
+        if user is None:
+            self._warn_once("wrap-user", "wrap: model call outside as_user(), not recorded")
+        else:
+            begun = self._begin(experiment, user, (reader,), params)
+        if begun is None:
+            return invoke()
+        try:
+            result = invoke()
+        except BaseException as err:
+            begun.call.fail(err)
+            raise
+        return begun.call.observe(result)
+
+    def explicit(
+        self,
+        experiment: str,
+        user: str,
+        readers: Sequence[ProviderReader],
+        fn: Callable[[Optional[str]], Any],
+    ) -> Any:
+        begun = self._begin(experiment, user, readers, None)
+        if begun is None:
+            return fn(self._variant_of(experiment, user))
+        try:
+            result = fn(begun.variant)
+        except BaseException as err:
+            begun.call.fail(err)
+            raise
+        return begun.call.observe(result)
+
+    def _begin(
+        self, experiment: str, user: str, readers: Sequence[ProviderReader], params: Any
+    ) -> Optional[_Begun]:
+        """Records the exposure and returns the timer of the model_call, or None when the call is
+        not part of the experiment. Without a config yet, the server works the variant out."""
+        try:
+            if not isinstance(user, str) or not is_wire_user_id(user):
+                return None
+            entry = self._store.experiments.get(experiment)
+            if entry is None and self._store.loaded:
+                self._warn_once("unknown:" + experiment, "experiment %s is not in the config" % experiment)
+                return None
+            variant = None if entry is None else entry.variant_of(user)
+            if entry is not None and variant is None:
+                return None
+            base: Dict[str, Any] = {"experiment_id": experiment if entry is None else entry.id, "user_id": user}
+            self._enqueue("exposure", base if variant is None else dict(base, variant=variant))
+
+            def finish(measure: Measure, latency_ms: float) -> None:
+                fields = dict(base, **_model_call_fields(measure, self._record_text))
+                fields["latency_ms"] = latency_ms
+                self._enqueue("model_call", fields)
+
+            return _Begun(variant, ModelCall(readers, params, finish))
+        except Exception as err:
+            self._warn_once("model-call", "model call not recorded: %s" % err)
+            return None
+
+    def _variant_of(self, experiment: str, user: str) -> Optional[str]:
+        entry = self._store.experiments.get(experiment)
+        return None if entry is None or not isinstance(user, str) else entry.variant_of(user)
+
+
+def _model_call_fields(m: Measure, record_text: bool) -> Dict[str, Any]:
+    out: Dict[str, Any] = {"error": m.get("error")}
+    for name in ("model", "input_tokens", "output_tokens"):
+        if name in m:
+            out[name] = m[name]
+    if record_text:
+        for name in ("prompt", "response"):
+            if name in m:
+                out[name] = m[name]
+    return out

@@ -1,0 +1,92 @@
+"""Keeps the ConfigStore fresh on a background thread."""
+
+import logging
+import threading
+from typing import Any, Optional
+
+from ._config_store import ConfigStore
+from ._transport import Transport
+
+
+class ConfigPoller:
+    """``GET /v1/config`` every interval with ``If-None-Match``, so an unchanged config costs a
+    304 and no parsing. A failed poll leaves the last config serving."""
+
+    def __init__(self, transport: Transport, store: ConfigStore, interval_ms: float, logger: logging.Logger) -> None:
+        self._transport = transport
+        self._store = store
+        self._interval_s = interval_ms / 1000
+        self._log = logger
+        self._wake = threading.Event()
+        self._closed = False
+        #: Set once the first load attempt has ended, whatever its outcome.
+        self.first_attempt = threading.Event()
+        #: Last problem logged, so that an outage gives one line, not one per poll.
+        self._last_problem: Optional[str] = None
+
+    def start(self) -> None:
+        threading.Thread(target=self._run, name="arbiter-config", daemon=True).start()
+
+    def restart_after_fork(self) -> None:
+        self._wake = threading.Event()
+        if not self._closed:
+            self.start()
+
+    def note_server_version(self, version: Any) -> None:
+        """An ingest ack carries the server's config version; a newer one means ours is stale.
+        A wake-up during a fetch makes another fetch right after it: the running one may have
+        left before the change it is asked about."""
+        if not isinstance(version, int) or isinstance(version, bool):
+            return
+        mine = self._store.version
+        if mine is None or version > mine:
+            self._wake.set()
+
+    def close(self) -> None:
+        self._closed = True
+        self._wake.set()
+
+    def _run(self) -> None:
+        while not self._closed:
+            self._wake.clear()
+            try:
+                self._fetch_once()
+            except Exception as err:  # a bug must not end polling
+                self._problem("config refresh failed: %s" % err)
+            finally:
+                self.first_attempt.set()
+            self._wake.wait(self._interval_s)
+
+    def _fetch_once(self) -> None:
+        etag = self._store.etag
+        result = self._transport.request("GET", "/v1/config", headers={} if etag is None else {"If-None-Match": etag})
+        if result.kind == "not-modified":
+            return self._recovered()
+        if result.kind == "ok":
+            fatal, skipped = self._store.replace(result.body, _header(result.headers, "etag"))
+            if fatal is not None:
+                return self._problem("config not used: %s" % fatal)
+            if skipped:
+                self._log.warning("config: malformed experiments left out: %s", ", ".join(skipped))
+            return self._recovered()
+        if self._store.loaded:
+            self._problem("config refresh failed, serving config version %s: %s" % (self._store.version, result.detail))
+        else:
+            self._problem("config could not be loaded, assign() returns None until it is: %s" % result.detail)
+
+    def _problem(self, message: str) -> None:
+        if message != self._last_problem:
+            self._log.warning(message)
+        self._last_problem = message
+
+    def _recovered(self) -> None:
+        if self._last_problem is not None:
+            self._log.warning("config: API reachable again")
+        self._last_problem = None
+
+
+def _header(headers: Any, name: str) -> Optional[str]:
+    for key, value in headers.items():
+        if key.lower() == name:
+            return str(value)
+    return None

@@ -1,0 +1,59 @@
+import logging
+import os
+import sys
+from typing import Any, Iterator, List
+
+import pytest
+
+sys.path.insert(0, os.path.dirname(__file__))
+
+from arbiter import Arbiter  # noqa: E402
+from support.fake_arbiter import FakeArbiter  # noqa: E402
+
+REPO_ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
+
+#: Small delays so that retries, backoff and timeouts play out in milliseconds.
+FAST = dict(
+    request_timeout_ms=300,
+    retry_base_delay_ms=5,
+    retry_max_delay_ms=20,
+    retry_after_cap_ms=50,
+    flush_interval_ms=3_600_000,  # flushes come from flush(), so every test decides when
+    poll_interval_ms=3_600_000,
+)
+
+
+@pytest.fixture
+def fake() -> Iterator[FakeArbiter]:
+    server = FakeArbiter().start()
+    yield server
+    server.stop()
+
+
+class Clients:
+    """Makes clients and closes them after the test."""
+
+    def __init__(self) -> None:
+        self.made: List[Arbiter] = []
+
+    def __call__(self, **options: Any) -> Arbiter:
+        merged = dict(FAST)
+        merged.update(options)
+        merged.setdefault("api_key", "svc_pk_test")
+        client = Arbiter(**merged)
+        self.made.append(client)
+        return client
+
+
+@pytest.fixture
+def make_client() -> Iterator[Clients]:
+    clients = Clients()
+    yield clients
+    for c in clients.made:
+        c.close(timeout=5)
+
+
+@pytest.fixture
+def warnings_log(caplog: pytest.LogCaptureFixture) -> pytest.LogCaptureFixture:
+    caplog.set_level(logging.WARNING, logger="arbiter")
+    return caplog

@@ -1,0 +1,50 @@
+"""The defaults equal the ones every client library shares (testdata/client-defaults.json)."""
+
+import inspect
+import json
+import os
+import re
+from typing import Any, Dict
+
+from conftest import REPO_ROOT
+
+from arbiter import Arbiter
+from arbiter import _constants as C
+
+with open(os.path.join(REPO_ROOT, "testdata", "client-defaults.json"), encoding="utf-8") as f:
+    SHARED: Dict[str, Any] = json.load(f)
+
+README = open(os.path.join(REPO_ROOT, "clients", "python", "README.md"), encoding="utf-8").read()
+
+
+def snake(name: str) -> str:
+    return re.sub(r"([A-Z])", lambda m: "_" + m.group(1).lower(), name)
+
+
+def test_constants_carry_the_shared_names_and_values() -> None:
+    for name, value in SHARED["constants"].items():
+        assert getattr(C, name) == value, name
+        assert type(getattr(C, name)) is type(value), name
+
+
+def test_every_shared_option_is_a_keyword_of_arbiter_defaulting_to_its_constant() -> None:
+    parameters = inspect.signature(Arbiter.__init__).parameters
+    for option, constant in SHARED["options"].items():
+        assert parameters[snake(option)].default == SHARED["constants"][constant], option
+    for option in SHARED["optionsWithoutConstant"]:
+        assert snake(option) in parameters, option
+
+
+def test_the_readme_lists_every_option_and_every_constant_with_its_value() -> None:
+    parameters = [p for p in inspect.signature(Arbiter.__init__).parameters if p != "self"]
+    for name in parameters:
+        assert "| `%s` |" % name in README, name
+    public = {k: v for k, v in vars(C).items() if k.isupper()}
+    rows = dict(re.findall(r"^\| `([A-Z0-9_]+)` \| `([^`]*)` \|$", README, re.M))
+    assert rows == {k: str(v) for k, v in public.items()}
+
+
+def test_spec_section_8_values() -> None:
+    assert C.CONFIG_POLL_INTERVAL_MS == 60_000
+    assert C.OFFLINE_REPLAY_WINDOW_MS == 24 * 3_600_000
+    assert 2 <= C.MAX_ATTEMPTS <= 3

@@ -1,0 +1,197 @@
+"""Against the real server (``arbiter serve``, started once per session): local assign equal to
+``POST /v1/assign`` for 10,000 users, tracked events stored exactly once, and a PUT seen through
+polling and through an ingest ack."""
+
+import itertools
+import uuid
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Dict, Iterator, List, NamedTuple, Optional, Tuple
+
+import pytest
+from conftest import REPO_ROOT
+from support.arbiter_server import Api, ArbiterServer, AssignCaller, experiment_config
+from support.wait import wait_until
+
+from arbiter import Arbiter
+from arbiter._bucketing import bucket_of
+
+
+@pytest.fixture(scope="session")
+def server() -> Iterator[ArbiterServer]:
+    running = ArbiterServer(REPO_ROOT).start()
+    yield running
+    running.stop()
+
+
+class Org(NamedTuple):
+    session: Api
+    publishable: str
+    secret: str
+
+
+def new_org(server: ArbiterServer) -> Org:
+    session = Api(server.url, session=server.token("org-%s" % uuid.uuid4().hex[:8]))
+    keys = {}
+    for scope in ("publishable", "secret"):
+        status, body = session.call("POST", "/v1/keys", {"scope": scope})
+        assert status == 201, body
+        keys[scope] = body["key"]
+    return Org(session, keys["publishable"], keys["secret"])
+
+
+def create_experiment(org: Org, **overrides: Any) -> Dict[str, Any]:
+    status, body = org.session.call("POST", "/v1/experiments", experiment_config(**overrides))
+    assert status == 201, body
+    return body  # type: ignore[no-any-return]
+
+
+def user_ids() -> List[str]:
+    """10,000 ids: ASCII, CJK, astral (emoji), NFC and NFD accents, spaces and tabs."""
+    shapes = ["user-%d", "用户-%d", "\U0001f600-%d-\U0001f680", "caf\u00e9-%d", "cafe\u0301-%d", " Ünï cödé\t%d "]
+    return [shapes[i % len(shapes)] % i for i in range(10_000)]
+
+
+def server_assign(caller: AssignCaller, experiment: str, users: List[str]) -> Dict[str, Optional[str]]:
+    def one(user: str) -> Tuple[str, Optional[str]]:
+        status, body = caller.assign(experiment, user)
+        assert status == 200, (user, body)
+        return user, body["variant"]
+
+    with ThreadPoolExecutor(4) as pool:
+        return dict(pool.map(one, users))
+
+
+def rule_variant(experiment: Dict[str, Any], user: str) -> Optional[str]:
+    """DESIGN §3 written out: the whole key hashed, the range of the server's bucket map."""
+    bucket = bucket_of(experiment["salt"], user, experiment["bucket_count"])
+    for run in experiment["bucket_ranges"]:
+        if run["start"] <= bucket < run["end"]:
+            return str(run["variant"])
+    return None
+
+
+def test_assign_equals_the_server_for_10000_users_by_name_and_by_id(server: ArbiterServer) -> None:
+    org = new_org(server)
+    experiment = create_experiment(
+        org, name="parity", salt="parity-salt", bucket_count=10_000,
+        allocation=[{"variant": "control", "weight": 30}, {"variant": "concise", "weight": 30},
+                    {"variant": "formal", "weight": 30}],
+        variants=[{"key": "control", "prompt": "P-control"}, {"key": "concise", "prompt": "P-concise"},
+                  {"key": "formal", "prompt": "P-formal", "variables": {"style": {"register": "formal"}}}],
+    )
+    client = Arbiter(api_key=org.publishable, base_url=server.url, experiments=["parity"], track_exposures=False)
+    try:
+        assert client.ready(timeout=60) is True
+        users = user_ids()
+        caller = AssignCaller(server.url, org.secret)
+        by_name = server_assign(caller, "parity", users)
+        by_id = server_assign(caller, experiment["id"], users)
+        mismatches = [
+            u for u in users
+            if not by_name[u] == by_id[u] == client.assign("parity", u) == client.assign(experiment["id"], u)
+        ]
+        assert mismatches == []
+        counts = {v: sum(1 for u in users if by_name[u] == v) for v in ("control", "concise", "formal", None)}
+        assert all(2_700 < counts[v] < 3_300 for v in ("control", "concise", "formal")), counts
+        assert 850 < counts[None] < 1_150, counts
+
+        # Prompts and variables are the variant's; the rule written out agrees with the server.
+        for user in users[:300]:
+            assert rule_variant(experiment, user) == by_name[user]
+            variant = by_name[user]
+            prompt = client.get_prompt("parity", user, "DEFAULT")
+            assert prompt == (variant, "P-" + variant, False) if variant else prompt == (None, "DEFAULT", True)
+        formal = next(u for u in users if by_name[u] == "formal")
+        assert client.get_variables("parity", formal, {"t": 1}) == {"t": 1, "style": {"register": "formal"}}
+
+        # Ids the server refuses are checked against the vectors' rule: a lone surrogate is
+        # U+FFFD; an id over 256 characters buckets like any other.
+        for user in ("x\ud800y", "\udc00", "a\ud83d", "\ud83d\ude00".encode("utf-16-le", "surrogatepass").decode("utf-16-le")):
+            replaced = user.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+            assert client.assign("parity", user) == server_assign(caller, "parity", [replaced])[replaced]
+        long_ids = ["L%d-" % i + "\u00e9" * 300 for i in range(50)]
+        assert [client.assign("parity", u) for u in long_ids] == [rule_variant(experiment, u) for u in long_ids]
+        status, _ = caller.assign("parity", long_ids[0])
+        assert status == 400
+    finally:
+        client.close()
+
+
+def test_tracked_events_are_stored_exactly_once(server: ArbiterServer, caplog: Any) -> None:
+    org = new_org(server)
+    experiment = create_experiment(org, name="once")
+    client = Arbiter(api_key=org.publishable, base_url=server.url, experiments=["once"],
+                     flush_interval_ms=3_600_000, batch_size=50)
+    try:
+        assert client.ready(timeout=60) is True
+        users = ["person-%d" % i for i in range(400)]
+        variants = {u: client.assign("once", u) for u in users}
+        for u in users:  # repeat assignments send no further exposure
+            client.assign(experiment["id"], u)
+        enrolled = [u for u in users if variants[u] is not None]
+        for u in enrolled[:30]:
+            client.track("business_event", experiment_id="once", user_id=u, business_metric="checkout", value=1)
+        for u in enrolled[30:40]:
+            client.track("model_call", {"experiment_id": experiment["id"], "user_id": u, "latency_ms": 12.5,
+                                        "input_tokens": 10, "output_tokens": 3, "model": "gpt-4o-mini", "error": None})
+        # Events the server would refuse are never queued: one log line each instead.
+        client.track("business_event", experiment_id="once", user_id="nul\x00", business_metric="checkout", value=1)
+        client.track("business_event", experiment_id="once", user_id="x" * 257, business_metric="checkout", value=1)
+        client.track("business_event", experiment_id="once", user_id=enrolled[0], business_metric="lone\udc00", value=1)
+        long_user = "y" * 300
+        client.assign("once", long_user)  # buckets, but sends no exposure the server would refuse
+        client.flush()
+        stats = client.stats()
+        expected = len(enrolled) + 40
+        assert stats == {"queued": 0, "sent": expected, "dropped": 0, "spilled": 0, "replayed": 0, "expired": 0}
+        assert sum("event dropped" in r.getMessage() for r in caplog.records) == 3
+
+        status, usage = org.session.call("GET", "/v1/usage")
+        assert status == 200 and usage["events"]["used"] == expected
+
+        def live_exposures() -> Dict[str, int]:
+            status, live = org.session.call("GET", "/v1/experiments/%s/live" % experiment["id"])
+            assert status == 200
+            return {arm: v["exposures"] for arm, v in live["arms"].items() if v["exposures"]}
+
+        want = {v: sum(1 for u in enrolled if variants[u] == v) for v in ("control", "treatment")}
+        wait_until(lambda: live_exposures() == want, "the live view counts each exposure once")
+    finally:
+        client.close()
+
+
+def test_a_put_is_seen_through_polling_and_through_an_ingest_ack(server: ArbiterServer) -> None:
+    org = new_org(server)
+    allocation = [{"variant": "control", "weight": 45}, {"variant": "treatment", "weight": 45}]
+    experiment = create_experiment(org, name="moving", allocation=allocation)
+    watcher = Arbiter(api_key=org.publishable, base_url=server.url, experiments=["moving"],
+                      track_exposures=False, poll_interval_ms=100)
+    sender = Arbiter(api_key=org.publishable, base_url=server.url, experiments=["moving"],
+                     track_exposures=False, poll_interval_ms=3_600_000, flush_interval_ms=3_600_000)
+    try:
+        assert watcher.ready(timeout=60) and sender.ready(timeout=60)
+        users = ["p-%d" % i for i in range(2_000)]
+        before = {u: watcher.assign("moving", u) for u in users}
+        status, _ = org.session.call("PUT", "/v1/experiments/%s" % experiment["id"], {
+            "allocation": allocation + [{"variant": "playful", "weight": 10}],
+            "variants": experiment["variants"] + [{"key": "playful", "prompt": "Joke first."}],
+        })
+        assert status == 200
+        caller = AssignCaller(server.url, org.secret)
+        after = server_assign(caller, "moving", users)
+        newcomers = [u for u in users if after[u] == "playful"]
+        assert newcomers and all(before[u] is None for u in newcomers)
+        probe = newcomers[0]
+
+        wait_until(lambda: watcher.assign("moving", probe) == "playful", "polling brings the new version")
+        assert [u for u in users if watcher.assign("moving", u) != after[u]] == []
+        assert watcher.get_prompt("moving", probe, "d") == ("playful", "Joke first.", False)
+
+        # The sender polls hourly: only the ack of its next batch tells it the config moved.
+        assert sender.assign("moving", probe) is None
+        sender.track("business_event", experiment_id="moving", user_id=probe, business_metric="checkout", value=0)
+        sender.flush()
+        wait_until(lambda: sender.assign("moving", probe) == "playful", "the ack's config_version triggers a refresh")
+    finally:
+        watcher.close()
+        sender.close()

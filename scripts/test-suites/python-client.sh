@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# The Python client's suite (clients/python): installs the library into the project's .venv and
+# runs pytest. The static checks — vermin (nothing newer than Python 3.8) and mypy --strict — are
+# test cases of that run (tests/test_static_checks.py), so a failure of either is a failing
+# testcase in the JUnit report. The real-server tests start `arbiter serve` themselves.
+set -euo pipefail
+results="${1:?usage: python-client.sh RESULTS_DIR}"
+mkdir -p "$results"
+results="$(cd "$results" && pwd)"
+cd "$(dirname "$0")/../.."
+py="${ARBITER_PYTHON:-$(bash scripts/python-env.sh)}"
+sh scripts/bootstrap.sh >&2  # npm packages of the server the tests start, when missing
+# The library as a user gets it: built by its own backend from its pyproject, installed afresh
+# every run so the tests import exactly the current sources.
+"$py" -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation \
+  --force-reinstall clients/python >&2
+cd clients/python
+exec "$py" -m pytest -q -p no:cacheprovider --junitxml="$results/python-client.xml" \
+  -o junit_suite_name=python-client
