@@ -1,0 +1,25 @@
+import { cpSync } from 'node:fs';
+import { defineConfig } from 'tsup';
+
+// The production build of the server and the `arbiter` command: one ES module for Node, with the
+// workspace packages (TypeScript sources) bundled in and every npm dependency left to
+// node_modules. The SQL migrations are copied beside it: connect.ts finds them relative to its
+// own module, which is dist/cli.js once bundled.
+export default defineConfig({
+  entry: { cli: 'src/cli.ts' },
+  format: ['esm'],
+  platform: 'node',
+  target: 'node20',
+  outDir: 'dist',
+  clean: true,
+  splitting: false,
+  sourcemap: true,
+  dts: false,
+  // Bare specifiers other than the workspace packages stay imports resolved from node_modules.
+  noExternal: [/^@arbiter\//],
+  external: [/^(?!@arbiter\/)[^./]/],
+  removeNodeProtocol: false,
+  onSuccess: async () => {
+    cpSync('src/db/migrations', 'dist/migrations', { recursive: true });
+  },
+});
