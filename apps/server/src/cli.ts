@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
-import { previousUtcDay, runNightly } from './analysis/nightly.ts';
+import { type NightlySummary, previousUtcDay, runNightly } from './analysis/nightly.ts';
+import { explainRun } from './analysis/run-explanation.ts';
 import { mintDevToken } from './auth/mint-dev-token.ts';
 import { type Config, ConfigError, isDevelopmentSessions, loadConfig } from './config.ts';
 import { createContext } from './context.ts';
@@ -75,15 +76,22 @@ async function pipeline(config: Config, args: string[]): Promise<void> {
     const body = await res.text();
     if (!res.ok) throw new UsageError(`the running server answered ${res.status}: ${body}`);
     process.stdout.write(`${body}\n`);
+    explain(JSON.parse(body) as NightlySummary, values.day === undefined);
     return;
   }
   const ctx = await createContext(config);
   try {
     const summary = await runNightly(ctx, values.day ?? previousUtcDay(new Date()), ctx.judgeStep);
     process.stdout.write(`${JSON.stringify(summary)}\n`);
+    explain(summary, values.day === undefined);
   } finally {
     await ctx.close();
   }
+}
+
+/** The summary in sentences, on stderr so stdout stays one JSON document. */
+function explain(summary: NightlySummary, dayWasDefault: boolean): void {
+  process.stderr.write(`${explainRun(summary, dayWasDefault).join('\n')}\n`);
 }
 
 class UsageError extends Error {}
