@@ -3,17 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { experimentConfig } from './support/harness.ts';
-import { runCli, startServer } from './support/process.ts';
-
-/** Only the variables a bare machine would have: no test JWKS, the embedded database. */
-function devEnv(dataDir: string): Record<string, string> {
-  return {
-    ARBITER_DATA_DIR: dataDir,
-    ARBITER_SESSION_JWKS_URL: '',
-    ARBITER_DATABASE_URL: '',
-    ARBITER_SECRET_KEY: '',
-  };
-}
+import { devEnv, runCli, startServer } from './support/process.ts';
 
 describe('the arbiter command on the embedded database', () => {
   it('serves, mints development tokens, and keeps an experiment across a SIGKILL and restart', async () => {

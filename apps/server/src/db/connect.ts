@@ -9,6 +9,7 @@ import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import pg from 'pg';
+import { seedFor } from './pglite-seed.ts';
 import * as schema from './schema.ts';
 
 /** The one database type the services see, whether PGlite or a PostgreSQL server sits below. */
@@ -47,7 +48,10 @@ export async function openDatabase(
       dataDir = join(target.dataDir, 'pgdata');
       mkdirSync(dataDir, { recursive: true });
     }
-    const client = await PGlite.create(dataDir === undefined ? {} : { dataDir });
+    const seed = dataDir === undefined ? undefined : seedFor(dataDir);
+    const client = await PGlite.create(
+      dataDir === undefined ? {} : { dataDir, ...(seed ? { loadDataDir: seed } : {}) },
+    );
     const db = drizzlePglite(client, { schema }) as unknown as Database;
     await migratePglite(db as never, { migrationsFolder: MIGRATIONS });
     return { db, kind: 'pglite', pool: null, close: () => client.close() };
