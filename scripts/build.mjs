@@ -3,7 +3,7 @@
 // is newer than its last build, so a start with nothing changed costs a directory walk.
 // Usage: node scripts/build.mjs [--force]
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -14,6 +14,7 @@ const targets = [
   {
     name: 'server',
     dir: 'apps/server',
+    output: 'apps/server/dist/cli.js',
     inputs: [
       'apps/server/src',
       'apps/server/tsup.config.ts',
@@ -26,6 +27,7 @@ const targets = [
   {
     name: 'TypeScript client',
     dir: 'clients/typescript',
+    output: 'clients/typescript/dist/index.js',
     inputs: [
       'clients/typescript/src',
       'clients/typescript/tsup.config.ts',
@@ -45,9 +47,14 @@ function newest(path) {
   return latest;
 }
 
+// Stamps live outside dist/ so they never end up in a package.
+const stamps = join(root, 'node_modules', '.cache', 'arbiter-build');
+mkdirSync(stamps, { recursive: true });
+
 for (const target of targets) {
-  const stamp = join(root, target.dir, 'dist', '.built');
-  const builtAt = existsSync(stamp) ? statSync(stamp).mtimeMs : 0;
+  const stamp = join(stamps, `${target.dir.replaceAll('/', '-')}.stamp`);
+  const built = existsSync(stamp) && existsSync(join(root, target.output));
+  const builtAt = built ? statSync(stamp).mtimeMs : 0;
   const changedAt = Math.max(...target.inputs.map((p) => newest(join(root, p))));
   if (!force && builtAt >= changedAt) continue;
   process.stderr.write(`building the ${target.name}\n`);
