@@ -14,7 +14,8 @@ export default defineConfig({
   target: 'node20',
   outDir: 'dist',
   clean: true,
-  splitting: false,
+  // Chunks, so the commands' dynamic imports load only what each command needs.
+  splitting: true,
   sourcemap: true,
   dts: false,
   // Bare specifiers other than the workspace packages stay imports resolved from node_modules.

@@ -1,13 +1,12 @@
 import { parseArgs } from 'node:util';
-import { type NightlySummary, previousUtcDay } from './analysis/nightly.ts';
-import { PipelineRequestError, requestPipelineRun } from './analysis/pipeline-request.ts';
+import type { NightlySummary } from './analysis/nightly.ts';
 import { explainRun } from './analysis/run-explanation.ts';
 import { mintDevToken } from './auth/mint-dev-token.ts';
 import { type Config, ConfigError, isDevelopmentSessions, loadConfig } from './config.ts';
-import { openDatabase } from './db/connect.ts';
 import { DemoError } from './demo/demo-api.ts';
-import { runDemo } from './demo/run-demo.ts';
-import { serve } from './main.ts';
+
+// The server, the database and the pipeline are imported by the commands that use them, so a
+// quick command (token, help) does not load Fastify, PGlite and the rest.
 
 const USAGE = `Usage: arbiter <command> [options]
 
@@ -24,6 +23,7 @@ Commands:
 `;
 
 async function migrate(config: Config): Promise<void> {
+  const { openDatabase } = await import('./db/connect.ts');
   const handle = await openDatabase(
     config.databaseUrl === null
       ? { kind: 'pglite', dataDir: config.dataDir }
@@ -68,6 +68,10 @@ async function pipeline(config: Config, args: string[]): Promise<void> {
   const { values } = parseArgs({ args: rest, options: { day: { type: 'string' } } });
   if (values.day !== undefined && !/^\d{4}-\d\d-\d\d$/.test(values.day))
     throw new UsageError('--day is YYYY-MM-DD');
+  const { PipelineRequestError, requestPipelineRun } = await import(
+    './analysis/pipeline-request.ts'
+  );
+  const { previousUtcDay } = await import('./analysis/nightly.ts');
   try {
     const summary = await requestPipelineRun(config, values.day ?? previousUtcDay(new Date()));
     process.stdout.write(`${JSON.stringify(summary)}\n`);
@@ -81,6 +85,8 @@ async function pipeline(config: Config, args: string[]): Promise<void> {
 /** A demo that cannot run says why in one sentence (exit 1); it is not a usage mistake. */
 async function demo(config: Config, args: string[]): Promise<number> {
   const { values } = parseArgs({ args, options: { url: { type: 'string' } } });
+  const { runDemo } = await import('./demo/run-demo.ts');
+  const { PipelineRequestError } = await import('./analysis/pipeline-request.ts');
   try {
     await runDemo(config, {
       ...(values.url === undefined ? {} : { url: values.url }),
@@ -107,7 +113,7 @@ export async function main(argv: string[]): Promise<number> {
     const config = loadConfig(process.env);
     switch (command) {
       case 'serve':
-        await serve(config);
+        await (await import('./main.ts')).serve(config);
         return -1;
       case 'migrate':
         await migrate(config);

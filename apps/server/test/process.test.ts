@@ -81,12 +81,16 @@ describe('the arbiter command on the embedded database', () => {
     const server = await startServer(env);
     try {
       const viaServer = runCli(['pipeline', 'run', '--day', '2026-11-20'], env);
-      expect(viaServer.stderr).toBe('');
+      // stdout stays one JSON document; the sentences go to stderr.
+      expect(viaServer.stderr).toBe(
+        'pipeline ran for 2026-11-20\nno experiments exist yet: create one with POST /v1/experiments\n',
+      );
       expect(viaServer.code).toBe(0);
       expect(JSON.parse(viaServer.stdout)).toEqual({
         day: '2026-11-20',
         ran: true,
         experiments: [],
+        skipped: [],
         purged_events: 0,
       });
     } finally {
