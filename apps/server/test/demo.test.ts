@@ -25,6 +25,7 @@ afterAll(async () => {
 
 const get = async (path: string) => {
   const res = await fetch(`${server.url}${path}`, { headers: auth });
+  // biome-ignore lint/suspicious/noExplicitAny: each test reads the fields of the route it calls
   return { status: res.status, body: (await res.json()) as any };
 };
 

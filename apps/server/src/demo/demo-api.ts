@@ -1,3 +1,10 @@
+/** An answer: its status and its parsed JSON body (shapes are the API's, read where used). */
+export interface Answer {
+  status: number;
+  // biome-ignore lint/suspicious/noExplicitAny: the body's shape is the route's, known at each call site
+  body: any;
+}
+
 /** The few HTTP calls the demo makes, against a running Arbiter, as any API user would. */
 export class DemoApi {
   constructor(
@@ -21,7 +28,7 @@ export class DemoApi {
     headers: Record<string, string>,
     body?: unknown,
     contentType = 'application/json',
-  ): Promise<{ status: number; body: any }> {
+  ): Promise<Answer> {
     const res = await fetch(`${this.baseUrl}${path}`, {
       method,
       headers: body === undefined ? headers : { ...headers, 'content-type': contentType },
@@ -34,7 +41,7 @@ export class DemoApi {
   }
 
   /** A call that must succeed with `expected`; anything else stops the demo with the answer. */
-  static expect(what: string, res: { status: number; body: any }, ...expected: number[]) {
+  static expect(what: string, res: Answer, ...expected: number[]): Answer['body'] {
     if (!expected.includes(res.status))
       throw new DemoError(`${what} failed with ${res.status}: ${JSON.stringify(res.body)}`);
     return res.body;

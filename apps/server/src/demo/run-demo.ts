@@ -1,5 +1,7 @@
 import { bucketOf, variantForBucket } from '@arbiter/bucketing';
+import type { Static } from 'typebox';
 import { requestPipelineRun } from '../analysis/pipeline-request.ts';
+import type { ResultsSchema } from '../analysis/results-schema.ts';
 import { mintDevToken } from '../auth/mint-dev-token.ts';
 import { type Config, isDevelopmentSessions } from '../config.ts';
 import { readControlFile } from '../control-file.ts';
@@ -13,6 +15,8 @@ import {
   type SimulatedUser,
   simulateUser,
 } from './demo-experiments.ts';
+
+type Results = Static<typeof ResultsSchema>;
 
 const DAY_MS = 86_400_000;
 const BATCH = 1000;
@@ -181,16 +185,14 @@ function daysFrom(firstDay: string, now: Date): string[] {
   return days;
 }
 
-function describeResults(experiment: ExperimentBody, results: any): string[] {
+function describeResults(experiment: ExperimentBody, results: Results): string[] {
   const name = experiment.name;
   const order = (key: string) =>
     experiment.metrics.findIndex((m) => m.name === key.slice(0, key.indexOf('::')));
   const lines = [
     `  ${name}: results for ${results.computed_for}; SRM check p = ${results.srm.p_value?.toFixed(3)} (${results.srm.halted ? 'halted' : 'passed'})`,
   ];
-  const entries = Object.entries(results.results as Record<string, any>).sort(
-    ([a], [b]) => order(a) - order(b),
-  );
+  const entries = Object.entries(results.results).sort(([a], [b]) => order(a) - order(b));
   for (const [key, r] of entries) {
     const verdict = r.significant ? 'SIGNIFICANT' : 'not significant';
     lines.push(
