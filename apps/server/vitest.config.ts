@@ -6,6 +6,8 @@ export default defineConfig({
   test: {
     name: 'server',
     include: ['test/**/*.test.ts'],
+    // Tests that spawn `arbiter` run apps/server/dist: rebuilt here when a source changed.
+    globalSetup: ['test/support/build.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
   },

@@ -1,12 +1,12 @@
 import { parseArgs } from 'node:util';
-import { previousUtcDay, runNightly } from './analysis/nightly.ts';
+import type { NightlySummary } from './analysis/nightly.ts';
+import { explainRun } from './analysis/run-explanation.ts';
 import { mintDevToken } from './auth/mint-dev-token.ts';
 import { type Config, ConfigError, isDevelopmentSessions, loadConfig } from './config.ts';
-import { createContext } from './context.ts';
-import { readControlFile } from './control-file.ts';
-import { openDatabase } from './db/connect.ts';
-import { CONTROL_HEADER } from './http/platform-owner-auth.ts';
-import { serve } from './main.ts';
+import { DemoError } from './demo/demo-api.ts';
+
+// The server, the database and the pipeline are imported by the commands that use them, so a
+// quick command (token, help) does not load Fastify, PGlite and the rest.
 
 const USAGE = `Usage: arbiter <command> [options]
 
@@ -18,9 +18,12 @@ Commands:
   pipeline run [--day YYYY-MM-DD]
                              run the nightly analysis for one UTC day (default: yesterday); on the
                              embedded database it asks the running server instead of opening it
+  demo [--url URL]           seed the demo org (two experiments, keys, a day of traffic) on the running
+                             local server, run the pipeline and print where the results are
 `;
 
 async function migrate(config: Config): Promise<void> {
+  const { openDatabase } = await import('./db/connect.ts');
   const handle = await openDatabase(
     config.databaseUrl === null
       ? { kind: 'pglite', dataDir: config.dataDir }
@@ -65,25 +68,41 @@ async function pipeline(config: Config, args: string[]): Promise<void> {
   const { values } = parseArgs({ args: rest, options: { day: { type: 'string' } } });
   if (values.day !== undefined && !/^\d{4}-\d\d-\d\d$/.test(values.day))
     throw new UsageError('--day is YYYY-MM-DD');
-  const running = config.databaseUrl === null ? readControlFile(config.dataDir) : null;
-  if (running) {
-    const res = await fetch(`${running.url}/v1/admin/pipeline/run`, {
-      method: 'POST',
-      headers: { [CONTROL_HEADER]: running.token, 'content-type': 'application/json' },
-      body: JSON.stringify(values.day === undefined ? {} : { day: values.day }),
-    });
-    const body = await res.text();
-    if (!res.ok) throw new UsageError(`the running server answered ${res.status}: ${body}`);
-    process.stdout.write(`${body}\n`);
-    return;
-  }
-  const ctx = await createContext(config);
+  const { PipelineRequestError, requestPipelineRun } = await import(
+    './analysis/pipeline-request.ts'
+  );
+  const { previousUtcDay } = await import('./analysis/nightly.ts');
   try {
-    const summary = await runNightly(ctx, values.day ?? previousUtcDay(new Date()), ctx.judgeStep);
+    const summary = await requestPipelineRun(config, values.day ?? previousUtcDay(new Date()));
     process.stdout.write(`${JSON.stringify(summary)}\n`);
-  } finally {
-    await ctx.close();
+    explain(summary, values.day === undefined);
+  } catch (error) {
+    if (error instanceof PipelineRequestError) throw new UsageError(error.message);
+    throw error;
   }
+}
+
+/** A demo that cannot run says why in one sentence (exit 1); it is not a usage mistake. */
+async function demo(config: Config, args: string[]): Promise<number> {
+  const { values } = parseArgs({ args, options: { url: { type: 'string' } } });
+  const { runDemo } = await import('./demo/run-demo.ts');
+  const { PipelineRequestError } = await import('./analysis/pipeline-request.ts');
+  try {
+    await runDemo(config, {
+      ...(values.url === undefined ? {} : { url: values.url }),
+      write: (line) => process.stdout.write(`${line}\n`),
+    });
+    return 0;
+  } catch (error) {
+    if (!(error instanceof DemoError || error instanceof PipelineRequestError)) throw error;
+    process.stderr.write(`arbiter: demo: ${error.message}\n`);
+    return 1;
+  }
+}
+
+/** The summary in sentences, on stderr so stdout stays one JSON document. */
+function explain(summary: NightlySummary, dayWasDefault: boolean): void {
+  process.stderr.write(`${explainRun(summary, dayWasDefault).join('\n')}\n`);
 }
 
 class UsageError extends Error {}
@@ -94,7 +113,7 @@ export async function main(argv: string[]): Promise<number> {
     const config = loadConfig(process.env);
     switch (command) {
       case 'serve':
-        await serve(config);
+        await (await import('./main.ts')).serve(config);
         return -1;
       case 'migrate':
         await migrate(config);
@@ -105,6 +124,8 @@ export async function main(argv: string[]): Promise<number> {
       case 'pipeline':
         await pipeline(config, rest);
         return 0;
+      case 'demo':
+        return await demo(config, rest);
       default:
         process.stderr.write(USAGE);
         return command === undefined || command === 'help' || command === '--help' ? 0 : 2;

@@ -38,6 +38,7 @@ export async function serve(config: Config): Promise<void> {
       '  Development sessions: get a token with',
       '    npx arbiter token --email you@example.com --org my-org --role admin',
       `  and send it as: curl -H "Authorization: Bearer $TOKEN" ${url}/v1/whoami`,
+      '  See results within a minute: npx arbiter demo   (first steps: docs/quickstart.md)',
     );
   }
   process.stdout.write(`${lines.join('\n')}\n`);

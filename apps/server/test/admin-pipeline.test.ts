@@ -20,7 +20,13 @@ describe('POST /v1/admin/pipeline/run (platform owners only)', () => {
     const token = await h.idp.sign({ sub: 'boss', email: 'Boss@Arbiter.test', org_id: 'any' });
     const res = await run({ authorization: `Bearer ${token}` });
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toEqual({ day: '2026-11-20', ran: true, experiments: [], purged_events: 0 });
+    expect(res.json()).toEqual({
+      day: '2026-11-20',
+      ran: true,
+      experiments: [],
+      skipped: [],
+      purged_events: 0,
+    });
   });
 
   it('runs the day for the local control token', async () => {

@@ -113,7 +113,11 @@ describe('a 3-arm experiment with one real effect, end to end through the HTTP A
     await ingestAll(h, acme.secret, events);
     expect((await results(id)).statusCode).toBe(404);
     const summary = await runNightlyFor(h, today());
-    expect(summary.experiments).toContainEqual({ experiment_id: id, status: 'computed' });
+    expect(summary.experiments).toContainEqual({
+      experiment_id: id,
+      name: 'three-arms',
+      status: 'computed',
+    });
     const res = await results(id);
     expect(res.statusCode).toBe(200);
     body = res.json();
@@ -301,9 +305,24 @@ describe('the evaluated-events threshold', () => {
     await runNightlyFor(h, today());
     const collecting = await results(id);
     expect(collecting.statusCode).toBe(404);
-    expect(collecting.json()).toMatchObject({ type: '/problems/results-collecting', status: 404 });
-    expect(collecting.json().detail).toContain('collecting');
+    expect(collecting.json()).toEqual({
+      type: '/problems/results-collecting',
+      title: 'Collecting',
+      status: 404,
+      detail:
+        'Experiment threshold is collecting: results appear once a pipeline run finds 200 evaluated events (exposures since the day it was created) in every arm. So far: control 199 of 200, treatment 211 of 200. The threshold is the setting ARBITER_MIN_EVENTS_PER_ARM. Live counts are on the live route meanwhile.',
+      instance: `/v1/experiments/${id}/results`,
+      events_per_arm: { control: 199, treatment: 211 },
+      min_events_per_arm: 200,
+      setting: 'ARBITER_MIN_EVENTS_PER_ARM',
+    });
     await ingestAll(h, acme.secret, [exposure(1000, 'control')]);
+    // Before the next run the answer says every arm has enough and how to get the results now.
+    const enough = (await results('threshold')).json();
+    expect(enough.events_per_arm).toEqual({ control: 200, treatment: 211 });
+    expect(enough.detail).toBe(
+      `Experiment threshold is collecting: results appear once a pipeline run finds 200 evaluated events (exposures since the day it was created) in every arm. So far: control 200 of 200, treatment 211 of 200. The threshold is the setting ARBITER_MIN_EVENTS_PER_ARM. Every arm has enough now: the next pipeline run computes results (\`arbiter pipeline run --day ${today()}\`, or POST /v1/experiments/${id}/analyze for a preliminary run).`,
+    );
     await runNightlyFor(h, today());
     const ready = await results(id);
     expect(ready.statusCode).toBe(200);

@@ -277,7 +277,7 @@ describe('GET /v1/experiments and /v1/experiments/{id}', () => {
         type: '/problems/experiment-not-found',
         title: 'Experiment not found',
         status: 404,
-        detail: `No experiment ${id} in your org`,
+        detail: `No experiment with the id or name "${id}" in your org`,
         instance: `/v1/experiments/${id}`,
       });
     },

@@ -254,16 +254,17 @@ describe('parseJsonArrayImport', () => {
     );
     const parsed = parseJsonArrayImport(text);
     expect(parsed.rows).toEqual([
-      { line: 2, event: { event_id: 'e1' } },
-      { line: 4, event: { event_id: 'e2' } },
-      { line: 8, event: { event_id: 'e3' } },
+      { line: 2, index: 0, event: { event_id: 'e1' } },
+      { line: 4, index: 2, event: { event_id: 'e2' } },
+      { line: 8, index: 7, event: { event_id: 'e3' } },
     ]);
+    // Three elements share line 6: the index tells them apart.
     expect(parsed.errors).toEqual([
-      { line: 3, detail: 'must be a JSON object, found an array' },
-      { line: 6, detail: 'must be a JSON object, found a string' },
-      { line: 6, detail: 'must be a JSON object, found a number' },
-      { line: 6, detail: 'must be a JSON object, found null' },
-      { line: 7, detail: expect.stringMatching(/^not valid JSON: /) },
+      { line: 3, index: 1, detail: 'must be a JSON object, found an array' },
+      { line: 6, index: 3, detail: 'must be a JSON object, found a string' },
+      { line: 6, index: 4, detail: 'must be a JSON object, found a number' },
+      { line: 6, index: 5, detail: 'must be a JSON object, found null' },
+      { line: 7, index: 6, detail: expect.stringMatching(/^not valid JSON: /) },
     ]);
   });
 
@@ -278,8 +279,8 @@ describe('parseJsonArrayImport', () => {
     const text = `[${pretty},\n${JSON.stringify(second)}\n]`;
     expect(parseJsonArrayImport(text)).toEqual({
       rows: [
-        { line: 1, event: first },
-        { line: pretty.split('\n').length + 1, event: second },
+        { line: 1, index: 0, event: first },
+        { line: pretty.split('\n').length + 1, index: 1, event: second },
       ],
       errors: [],
     });
@@ -287,8 +288,8 @@ describe('parseJsonArrayImport', () => {
 
   it('takes a BOM, CRLF line endings and an empty array', () => {
     expect(parseJsonArrayImport('\uFEFF[\r\n{"a":1},\r\n\r\n{"b":2}\r\n]\r\n').rows).toEqual([
-      { line: 2, event: { a: 1 } },
-      { line: 4, event: { b: 2 } },
+      { line: 2, index: 0, event: { a: 1 } },
+      { line: 4, index: 1, event: { b: 2 } },
     ]);
     expect(parseJsonArrayImport(' [ \n ] \n')).toEqual({ rows: [], errors: [] });
   });
@@ -297,12 +298,12 @@ describe('parseJsonArrayImport', () => {
     const parsed = parseJsonArrayImport(lines('[{"a":1},', ',', '{"b":2},', ']'));
     expect(parsed).toEqual({
       rows: [
-        { line: 1, event: { a: 1 } },
-        { line: 3, event: { b: 2 } },
+        { line: 1, index: 0, event: { a: 1 } },
+        { line: 3, index: 2, event: { b: 2 } },
       ],
       errors: [
-        { line: 2, detail: 'missing element before ,' },
-        { line: 4, detail: 'trailing comma before ]' },
+        { line: 2, index: 1, detail: 'missing element before ,' },
+        { line: 4, index: 3, detail: 'trailing comma before ]' },
       ],
     });
   });

@@ -96,11 +96,26 @@ describe('JSON and NDJSON import', () => {
     expect(res.json()).toEqual({
       events: 2,
       errors: [
-        { line: 3, detail: 'user_id: must NOT have fewer than 1 characters' },
-        { line: 5, detail: 'must be a JSON object, found a number' },
+        { line: 3, index: 1, detail: 'user_id: must NOT have fewer than 1 characters' },
+        { line: 5, index: 2, detail: 'must be a JSON object, found a number' },
       ],
     });
     expect([...(await storedIds(['j-1', 'j-2', 'j-3'])).keys()].sort()).toEqual(['j-1', 'j-3']);
+  });
+
+  it('tells apart the elements of a one-line JSON array by their index', async () => {
+    const good = (id: string, user: string) =>
+      `{"event_id":"${id}","type":"exposure","experiment_id":"imp","user_id":"${user}","timestamp":"2026-11-20T10:00:00Z"}`;
+    const payload = `[${good('o-1', 'a')},${good('o-2', '')},"x",${good('o-3', 'c')}]`;
+    const res = await importAs('application/json', payload);
+    expect(res.json()).toEqual({
+      events: 2,
+      errors: [
+        { line: 1, index: 1, detail: 'user_id: must NOT have fewer than 1 characters' },
+        { line: 1, index: 2, detail: 'must be a JSON object, found a string' },
+      ],
+    });
+    expect([...(await storedIds(['o-1', 'o-2', 'o-3'])).keys()].sort()).toEqual(['o-1', 'o-3']);
   });
 
   it('reports bad NDJSON lines', async () => {

@@ -3,17 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { experimentConfig } from './support/harness.ts';
-import { runCli, startServer } from './support/process.ts';
-
-/** Only the variables a bare machine would have: no test JWKS, the embedded database. */
-function devEnv(dataDir: string): Record<string, string> {
-  return {
-    ARBITER_DATA_DIR: dataDir,
-    ARBITER_SESSION_JWKS_URL: '',
-    ARBITER_DATABASE_URL: '',
-    ARBITER_SECRET_KEY: '',
-  };
-}
+import { devEnv, runCli, startServer } from './support/process.ts';
 
 describe('the arbiter command on the embedded database', () => {
   it('serves, mints development tokens, and keeps an experiment across a SIGKILL and restart', async () => {
@@ -91,12 +81,16 @@ describe('the arbiter command on the embedded database', () => {
     const server = await startServer(env);
     try {
       const viaServer = runCli(['pipeline', 'run', '--day', '2026-11-20'], env);
-      expect(viaServer.stderr).toBe('');
+      // stdout stays one JSON document; the sentences go to stderr.
+      expect(viaServer.stderr).toBe(
+        'pipeline ran for 2026-11-20\nno experiments exist yet: create one with POST /v1/experiments\n',
+      );
       expect(viaServer.code).toBe(0);
       expect(JSON.parse(viaServer.stdout)).toEqual({
         day: '2026-11-20',
         ran: true,
         experiments: [],
+        skipped: [],
         purged_events: 0,
       });
     } finally {

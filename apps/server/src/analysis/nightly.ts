@@ -1,4 +1,4 @@
-import { and, lte } from 'drizzle-orm';
+import { gt, lte } from 'drizzle-orm';
 import type { Context } from '../context.ts';
 import { experiments } from '../db/schema.ts';
 import { analyzeExperiment } from './pipeline.ts';
@@ -12,7 +12,9 @@ const LEASE_MS = 2 * 3600 * 1000;
 export interface NightlySummary {
   day: string;
   ran: boolean;
-  experiments: Array<{ experiment_id: string; status: string }>;
+  experiments: Array<{ experiment_id: string; name: string; status: string }>;
+  /** Experiments the day cannot cover: created after it (the window starts on creation day). */
+  skipped: Array<{ experiment_id: string; name: string; created_at: string; reason: string }>;
   purged_events: number;
 }
 
@@ -38,24 +40,47 @@ export async function runNightly(
   const outcome = await withLease(ctx.db, 'nightly', LEASE_MS, now, async () => {
     if (judge) await judge(ctx, now);
     const list = await ctx.db
-      .select({ id: experiments.id })
+      .select({ id: experiments.id, name: experiments.name })
       .from(experiments)
-      .where(and(lte(experiments.createdAt, windowEnd)))
+      .where(lte(experiments.createdAt, windowEnd))
       .orderBy(experiments.createdAt);
     const done: NightlySummary['experiments'] = [];
-    for (const { id } of list) {
+    for (const { id, name } of list) {
       const record = await analyzeExperiment(ctx, {
         experimentId: id,
         kind: 'nightly',
         label: day,
         windowEnd,
       });
-      done.push({ experiment_id: id, status: record.status });
+      done.push({ experiment_id: id, name, status: record.status });
     }
     const purged = await purgeExpiredEvents(ctx, now);
     return { experiments: done, purged };
   });
+  const skipped = await experimentsCreatedAfter(ctx, windowEnd, day);
   return outcome === null
-    ? { day, ran: false, experiments: [], purged_events: 0 }
-    : { day, ran: true, experiments: outcome.experiments, purged_events: outcome.purged };
+    ? { day, ran: false, experiments: [], skipped, purged_events: 0 }
+    : { day, ran: true, experiments: outcome.experiments, skipped, purged_events: outcome.purged };
+}
+
+/** Why a run of `day` leaves out the experiments created after it, and which day covers them. */
+async function experimentsCreatedAfter(
+  ctx: Context,
+  windowEnd: Date,
+  day: string,
+): Promise<NightlySummary['skipped']> {
+  const later = await ctx.db
+    .select({ id: experiments.id, name: experiments.name, createdAt: experiments.createdAt })
+    .from(experiments)
+    .where(gt(experiments.createdAt, windowEnd))
+    .orderBy(experiments.createdAt);
+  return later.map((e) => {
+    const created = e.createdAt.toISOString().slice(0, 10);
+    return {
+      experiment_id: e.id,
+      name: e.name,
+      created_at: e.createdAt.toISOString(),
+      reason: `created on ${created}, after ${day}: an analysis window starts on the day the experiment was created, so run the pipeline for ${created} or later (--day ${created})`,
+    };
+  });
 }

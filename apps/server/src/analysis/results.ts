@@ -59,7 +59,13 @@ function collecting(experimentId: string, label?: string): ProblemError {
  * The run the results route serves: the one named by `label`, else the most recently
  * computed run (so a nightly run landing after a manual one becomes the default view).
  */
-export async function readResults(db: Database, experimentId: string, label: string | undefined) {
+export async function readResults(
+  db: Database,
+  experimentId: string,
+  label: string | undefined,
+  /** The problem of the default view while collecting; the generic one when absent. */
+  collectingProblem?: () => Promise<ProblemError>,
+) {
   const base = and(eq(analysisRuns.experimentId, experimentId), eq(analysisRuns.hasResults, true));
   const [run] = await db
     .select()
@@ -67,7 +73,10 @@ export async function readResults(db: Database, experimentId: string, label: str
     .where(label === undefined ? base : and(base, eq(analysisRuns.label, label)))
     .orderBy(desc(analysisRuns.computedAt))
     .limit(1);
-  if (!run) throw collecting(experimentId, label);
+  if (!run)
+    throw label === undefined && collectingProblem
+      ? await collectingProblem()
+      : collecting(experimentId, label);
   return presentRun(run, await availableLabels(db, experimentId));
 }
 

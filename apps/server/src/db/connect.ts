@@ -3,12 +3,11 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
 import type { sql } from 'drizzle-orm';
-import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
-import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
-import pg from 'pg';
+import type pg from 'pg';
+import { seedFor } from './pglite-seed.ts';
 import * as schema from './schema.ts';
 
 /** The one database type the services see, whether PGlite or a PostgreSQL server sits below. */
@@ -47,12 +46,23 @@ export async function openDatabase(
       dataDir = join(target.dataDir, 'pgdata');
       mkdirSync(dataDir, { recursive: true });
     }
-    const client = await PGlite.create(dataDir === undefined ? {} : { dataDir });
+    const seed = dataDir === undefined ? undefined : seedFor(dataDir);
+    const client = await PGlite.create(
+      dataDir === undefined ? {} : { dataDir, ...(seed ? { loadDataDir: seed } : {}) },
+    );
     const db = drizzlePglite(client, { schema }) as unknown as Database;
     await migratePglite(db as never, { migrationsFolder: MIGRATIONS });
     return { db, kind: 'pglite', pool: null, close: () => client.close() };
   }
-  const pool = new pg.Pool({ connectionString: target.url, max: 10 });
+  // The PostgreSQL driver is loaded only here: an embedded start does not pay for importing it.
+  const [{ default: pgDriver }, { drizzle: drizzlePg }, { migrate: migratePg }] = await Promise.all(
+    [
+      import('pg'),
+      import('drizzle-orm/node-postgres'),
+      import('drizzle-orm/node-postgres/migrator'),
+    ],
+  );
+  const pool = new pgDriver.Pool({ connectionString: target.url, max: 10 });
   // Without a listener the pool's 'error' event would end the process; the pool has already
   // dropped the connection and opens a new one for the next query.
   pool.on('error', onConnectionLost);

@@ -16,13 +16,18 @@ const HOUR_MS = 3600_000;
  * One exposure through the real ingest path, for the control arm, by a reserved test user.
  * The hourly cap is counted from the audit trail, which records every test event anyway.
  */
-export async function sendTestEvent(ctx: Context, caller: Caller, experimentId: string) {
+export async function sendTestEvent(ctx: Context, caller: Caller, idOrName: string) {
   const now = ctx.clock.now();
   const state = await ctx.orgState.get(caller.orgId);
-  const experiment = state.lookup.get(experimentId);
-  if (!experiment || experiment.id !== experimentId) {
-    throw new ProblemError('experiment-not-found', `No experiment ${experimentId} in your org`);
+  // The org state resolves names and ids alike, as the dashboard paths do.
+  const experiment = state.lookup.get(idOrName);
+  if (!experiment) {
+    throw new ProblemError(
+      'experiment-not-found',
+      `No experiment with the id or name "${idOrName}" in your org`,
+    );
   }
+  const experimentId = experiment.id;
   const recent = await ctx.db
     .select({ at: auditLog.createdAt })
     .from(auditLog)

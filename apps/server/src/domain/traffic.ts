@@ -1,4 +1,4 @@
-import { asc, eq, sql } from 'drizzle-orm';
+import { and, asc, eq, gte, sql } from 'drizzle-orm';
 import type { Database } from '../db/connect.ts';
 import { userDayStats } from '../db/schema.ts';
 
@@ -31,8 +31,11 @@ export async function trafficSeries(db: Database, experimentId: string) {
   return [...days.values()];
 }
 
-/** Uncorrected totals per variant: exposures and distinct exposed users. */
-export async function liveCounts(db: Database, experimentId: string) {
+/**
+ * Uncorrected totals per variant: exposures and distinct exposed users, over every day or from
+ * `fromDay` (YYYY-MM-DD) on, as an analysis window counts them.
+ */
+export async function liveCounts(db: Database, experimentId: string, fromDay?: string) {
   const rows = await db
     .select({
       variant: userDayStats.variant,
@@ -40,7 +43,12 @@ export async function liveCounts(db: Database, experimentId: string) {
       users: sql<number>`count(distinct ${userDayStats.userId}) filter (where ${exposed})`,
     })
     .from(userDayStats)
-    .where(eq(userDayStats.experimentId, experimentId))
+    .where(
+      and(
+        eq(userDayStats.experimentId, experimentId),
+        fromDay === undefined ? undefined : gte(userDayStats.day, fromDay),
+      ),
+    )
     .groupBy(userDayStats.variant)
     .having(sql`sum(${userDayStats.exposures}) > 0`);
   return Object.fromEntries(

@@ -68,13 +68,20 @@ export const PROBLEMS = {
   'experiment-not-found': {
     status: 404,
     title: 'Experiment not found',
-    about: 'No experiment with this id exists in your org.',
+    about:
+      'No experiment with this id or name exists in your org. Dashboard paths take either: names are never shaped like a UUID.',
+  },
+  'metric-not-found': {
+    status: 404,
+    title: 'Metric not found',
+    about:
+      "The experiment has no metric of this name. `metrics` lists the experiment's metric names.",
   },
   'results-collecting': {
     status: 404,
     title: 'Collecting',
     about:
-      'No computed results yet: they appear after the nightly run once every arm has enough evaluated events (about 200). Live counts are on the live route meanwhile.',
+      'No computed results yet: they appear after a pipeline run (nightly, or `arbiter pipeline run --day D`) once every arm has enough evaluated events (exposures since the day the experiment was created; 200 unless `ARBITER_MIN_EVENTS_PER_ARM` says otherwise). `events_per_arm` gives the counts so far, `min_events_per_arm` the threshold, `setting` the variable that changes it. Live counts are on the live route meanwhile.',
   },
   'key-not-revealable': {
     status: 404,

@@ -43,3 +43,13 @@ export function runCli(args: string[], env: Record<string, string>) {
   });
   return { code: result.status, stdout: result.stdout.trim(), stderr: result.stderr };
 }
+
+/** Only the variables a bare machine would have: no test JWKS, the embedded database. */
+export function devEnv(dataDir: string): Record<string, string> {
+  return {
+    ARBITER_DATA_DIR: dataDir,
+    ARBITER_SESSION_JWKS_URL: '',
+    ARBITER_DATABASE_URL: '',
+    ARBITER_SECRET_KEY: '',
+  };
+}

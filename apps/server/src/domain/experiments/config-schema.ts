@@ -1,6 +1,6 @@
 import { type Static, Type } from 'typebox';
 
-/** Field shapes of ExperimentConfig that SPEC.md leaves open are decided here (docs/experiments.md). */
+/** Field shapes of ExperimentConfig that the contract leaves open are decided here (docs/decisions.md, Experiments). */
 export const METRIC_KINDS = [
   'latency',
   'tokens',

@@ -37,7 +37,21 @@ function present(
 }
 
 function notFound(id: string): ProblemError {
-  return new ProblemError('experiment-not-found', `No experiment ${id} in your org`);
+  return new ProblemError(
+    'experiment-not-found',
+    `No experiment with the id or name "${id}" in your org`,
+  );
+}
+
+/**
+ * Dashboard paths address an experiment by id or by name, like ingest does. Names can never be
+ * shaped like a UUID (checked at create and update), so the shape alone tells which one it is.
+ */
+function addressed(orgId: string, idOrName: string) {
+  return and(
+    UUID.test(idOrName) ? eq(experiments.id, idOrName) : eq(experiments.name, idOrName),
+    eq(experiments.orgId, orgId),
+  );
 }
 
 function isUniqueViolation(error: unknown): boolean {
@@ -143,18 +157,18 @@ function changedFields(before: ExperimentConfig, after: ExperimentConfig): strin
 export async function updateExperiment(
   db: Database,
   caller: Caller,
-  id: string,
+  idOrName: string,
   change: ExperimentChange,
 ): Promise<Experiment> {
-  if (!UUID.test(id)) throw notFound(id);
   try {
     return await db.transaction(async (tx) => {
       const [row] = await tx
         .select()
         .from(experiments)
-        .where(and(eq(experiments.id, id), eq(experiments.orgId, caller.orgId)))
+        .where(addressed(caller.orgId, idOrName))
         .for('update');
-      if (!row) throw notFound(id);
+      if (!row) throw notFound(idOrName);
+      const id = row.id;
       const [current] = await tx
         .select()
         .from(experimentVersions)
@@ -232,14 +246,17 @@ export async function updateExperiment(
   }
 }
 
-export async function getExperiment(db: Database, orgId: string, id: string): Promise<Experiment> {
-  if (!UUID.test(id)) throw notFound(id);
+export async function getExperiment(
+  db: Database,
+  orgId: string,
+  idOrName: string,
+): Promise<Experiment> {
   const [found] = await db
     .select({ row: experiments, version: experimentVersions })
     .from(experiments)
     .innerJoin(experimentVersions, currentVersionOf)
-    .where(and(eq(experiments.id, id), eq(experiments.orgId, orgId)));
-  if (!found) throw notFound(id);
+    .where(addressed(orgId, idOrName));
+  if (!found) throw notFound(idOrName);
   return present(found.row, found.version);
 }
 
@@ -253,14 +270,17 @@ export async function listExperiments(db: Database, orgId: string): Promise<Expe
   return found.map((f) => present(f.row, f.version));
 }
 
-export async function listVersions(db: Database, orgId: string, id: string): Promise<Experiment[]> {
-  if (!UUID.test(id)) throw notFound(id);
+export async function listVersions(
+  db: Database,
+  orgId: string,
+  idOrName: string,
+): Promise<Experiment[]> {
   const found = await db
     .select({ row: experiments, version: experimentVersions })
     .from(experiments)
     .innerJoin(experimentVersions, eq(experimentVersions.experimentId, experiments.id))
-    .where(and(eq(experiments.id, id), eq(experiments.orgId, orgId)))
+    .where(addressed(orgId, idOrName))
     .orderBy(desc(experimentVersions.version));
-  if (found.length === 0) throw notFound(id);
+  if (found.length === 0) throw notFound(idOrName);
   return found.map((f) => present(f.row, f.version));
 }

@@ -111,17 +111,17 @@ class ArrayCursor {
   }
 }
 
-function parseElement(source: string, line: number): ImportRow | ImportRowError {
+function parseElement(source: string, line: number, index: number): ImportRow | ImportRowError {
   let value: unknown;
   try {
     value = JSON.parse(source);
   } catch (err) {
-    return { line, detail: `not valid JSON: ${jsonErrorMessage(err)}` };
+    return { line, index, detail: `not valid JSON: ${jsonErrorMessage(err)}` };
   }
   if (!isJsonObject(value)) {
-    return { line, detail: `must be a JSON object, found ${describeJsonValue(value)}` };
+    return { line, index, detail: `must be a JSON object, found ${describeJsonValue(value)}` };
   }
-  return { line, event: value };
+  return { line, index, event: value };
 }
 
 /** Parses a JSON array of event objects; each element's line is where the element starts. */
@@ -152,15 +152,17 @@ export function parseJsonArrayImport(text: string): ParsedImport {
       const start = cursor.pos;
       const line = cursor.line;
       cursor.skipElement(arrayLine);
+      const index = count;
       checkRowCap(++count);
       const end = cursor.peek();
       if (cursor.pos === start) {
         errors.push({
           line,
+          index,
           detail: end === CLOSE_BRACKET ? 'trailing comma before ]' : 'missing element before ,',
         });
       } else {
-        const parsed = parseElement(text.slice(start, cursor.pos), line);
+        const parsed = parseElement(text.slice(start, cursor.pos), line, index);
         if ('event' in parsed) rows.push(parsed);
         else errors.push(parsed);
       }

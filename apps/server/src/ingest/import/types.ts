@@ -1,12 +1,18 @@
 /** One event object as submitted, not yet validated; `line` is where it starts in the payload. */
 export interface ImportRow {
   line: number;
+  /**
+   * The 0-based position of the element in a JSON array, beside the line: several elements can
+   * share a line (a one-line array), the index tells them apart.
+   */
+  index?: number;
   event: Record<string, unknown>;
 }
 
 /** A row that could not be read; the other rows are unaffected. */
 export interface ImportRowError {
   line: number;
+  index?: number;
   detail: string;
 }
 

@@ -26,7 +26,20 @@ export function register(app: App, ctx: Context): void {
               description: 'false when another process holds the nightly lease',
             }),
             experiments: Type.Array(
-              Type.Object({ experiment_id: Type.String(), status: Type.String() }),
+              Type.Object({
+                experiment_id: Type.String(),
+                name: Type.String(),
+                status: Type.String({ description: 'computed, srm_halted or collecting' }),
+              }),
+            ),
+            skipped: Type.Array(
+              Type.Object({
+                experiment_id: Type.String(),
+                name: Type.String(),
+                created_at: Type.String(),
+                reason: Type.String(),
+              }),
+              { description: 'Experiments created after the day: its run cannot cover them' },
             ),
             purged_events: Type.Integer(),
           }),

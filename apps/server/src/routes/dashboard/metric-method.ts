@@ -42,8 +42,9 @@ export function register(app: App, ctx: Context): void {
       const metric = experiment.metrics.find((m) => m.name === request.params.metric);
       if (!metric)
         throw new ProblemError(
-          'experiment-not-found',
-          `Experiment ${experiment.id} has no metric ${request.params.metric}`,
+          'metric-not-found',
+          `Experiment ${experiment.name} has no metric ${request.params.metric}; its metrics: ${experiment.metrics.map((m) => m.name).join(', ') || 'none'}`,
+          { metrics: experiment.metrics.map((m) => m.name) },
         );
       const method = request.body.method;
       if (method === 'two_proportion_z' && !BINARY_KINDS.includes(metric.kind)) {

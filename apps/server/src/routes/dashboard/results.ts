@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { collectingProblem } from '../../analysis/collecting.ts';
 import { isRunLabel, readResults, readSummary } from '../../analysis/results.ts';
 import { ResultsSchema } from '../../analysis/results-schema.ts';
 import type { Context } from '../../context.ts';
@@ -40,7 +41,9 @@ export function registerResults(app: App, ctx: Context): void {
           },
         );
       }
-      return readResults(ctx.db, experiment.id, day);
+      return readResults(ctx.db, experiment.id, day, () =>
+        collectingProblem(ctx.db, experiment, ctx.config.minEventsPerArm),
+      );
     },
   );
 }

@@ -42,7 +42,7 @@ export async function register(app: App, ctx: Context): Promise<void> {
         summary:
           'Bulk import (secret key): CSV, JSON array or NDJSON by Content-Type, at most 10 MiB and 100,000 rows',
         description:
-          'Rows are independent: each bad row is reported with the 1-based line where it starts and skipped; rows past the monthly allowance are reported the same way.',
+          'Rows are independent: each bad row is reported with the 1-based line where it starts (and, in a JSON array, its 0-based element `index`) and skipped; rows past the monthly allowance are reported the same way.',
         security: [{ apiKey: [] }],
         consumes: Object.keys(PARSERS),
         body: Type.String({
@@ -52,7 +52,15 @@ export async function register(app: App, ctx: Context): Promise<void> {
         response: {
           200: Type.Object({
             events: Type.Integer({ description: 'Rows accepted and enqueued' }),
-            errors: Type.Array(Type.Object({ line: Type.Integer(), detail: Type.String() })),
+            errors: Type.Array(
+              Type.Object({
+                line: Type.Integer(),
+                index: Type.Optional(
+                  Type.Integer({ description: 'JSON array: the 0-based position of the element' }),
+                ),
+                detail: Type.String(),
+              }),
+            ),
           }),
           ...problemResponses(400, 401, 413, 415, 429),
         },
@@ -81,15 +89,21 @@ export async function register(app: App, ctx: Context): Promise<void> {
           slice.map((r) => r.event),
         );
         events += outcome.accepted;
-        for (const r of outcome.rejected)
-          errors.push({ line: slice[r.index]!.line, detail: r.detail });
+        for (const r of outcome.rejected) {
+          const row = slice[r.index]!;
+          errors.push(
+            row.index === undefined
+              ? { line: row.line, detail: r.detail }
+              : { line: row.line, index: row.index, detail: r.detail },
+          );
+        }
         lastOutcome = outcome;
       }
       // An import into a month whose allowance was already used up is refused as a whole.
       if (lastOutcome !== null && events === 0 && lastOutcome.overAllowance > 0) {
         refuseIfNothingAccepted(lastOutcome, () => '');
       }
-      errors.sort((a, b) => a.line - b.line);
+      errors.sort((a, b) => a.line - b.line || (a.index ?? 0) - (b.index ?? 0));
       return { events, errors };
     },
   );

@@ -1,0 +1,33 @@
+import type { Config } from '../config.ts';
+import { createContext } from '../context.ts';
+import { readControlFile } from '../control-file.ts';
+import { CONTROL_HEADER } from '../http/platform-owner-auth.ts';
+import { type NightlySummary, runNightly } from './nightly.ts';
+
+/** The running server refused the run; its answer is in the message. */
+export class PipelineRequestError extends Error {}
+
+/**
+ * Runs the pipeline for one UTC day from outside the server: on the embedded database it asks
+ * the running server (PGlite admits one process), otherwise it opens the database itself.
+ */
+export async function requestPipelineRun(config: Config, day: string): Promise<NightlySummary> {
+  const running = config.databaseUrl === null ? readControlFile(config.dataDir) : null;
+  if (running) {
+    const res = await fetch(`${running.url}/v1/admin/pipeline/run`, {
+      method: 'POST',
+      headers: { [CONTROL_HEADER]: running.token, 'content-type': 'application/json' },
+      body: JSON.stringify({ day }),
+    });
+    const body = await res.text();
+    if (!res.ok)
+      throw new PipelineRequestError(`the running server answered ${res.status}: ${body}`);
+    return JSON.parse(body) as NightlySummary;
+  }
+  const ctx = await createContext(config);
+  try {
+    return await runNightly(ctx, day, ctx.judgeStep);
+  } finally {
+    await ctx.close();
+  }
+}

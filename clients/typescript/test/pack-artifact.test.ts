@@ -1,0 +1,49 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+
+/**
+ * `npm run pack` makes the tarball the client README tells people to install until the package
+ * is published: installed into an empty project, it must load in both module systems.
+ */
+const repo = fileURLToPath(new URL('../../..', import.meta.url));
+const out = mkdtempSync(join(tmpdir(), 'arbiter-pack-'));
+const project = mkdtempSync(join(tmpdir(), 'arbiter-pack-user-'));
+afterAll(() => {
+  rmSync(out, { recursive: true, force: true });
+  rmSync(project, { recursive: true, force: true });
+});
+
+describe('npm run pack', () => {
+  it('makes an npm tarball that installs without a registry and loads as ESM and CommonJS', () => {
+    const printed = execFileSync('bash', ['scripts/pack.sh', 'typescript'], {
+      cwd: repo,
+      env: { ...process.env, PACK_OUT: out },
+      encoding: 'utf8',
+    });
+    expect(readdirSync(out)).toEqual(['arbiter-client-0.1.0.tgz']);
+    expect(printed).toBe(`packed:\n  ${join(out, 'arbiter-client-0.1.0.tgz')}\n`);
+
+    writeFileSync(join(project, 'package.json'), '{"name":"user-app","private":true}');
+    execFileSync(
+      'npm',
+      ['install', '--offline', '--no-audit', '--no-fund', join(out, 'arbiter-client-0.1.0.tgz')],
+      { cwd: project, stdio: 'ignore' },
+    );
+    const probe = (args: string[], script: string) =>
+      execFileSync(process.execPath, [...args, '-e', script], {
+        cwd: project,
+        encoding: 'utf8',
+      }).trim();
+    expect(
+      probe(
+        ['--input-type=module'],
+        "import { Arbiter } from '@arbiter/client'; console.log(typeof Arbiter)",
+      ),
+    ).toBe('function');
+    expect(probe([], "console.log(typeof require('@arbiter/client').Arbiter)")).toBe('function');
+  });
+});

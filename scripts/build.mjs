@@ -1,0 +1,71 @@
+// The production build: the server and `arbiter` command (apps/server/dist) and the TypeScript
+// client library (clients/typescript/dist). Each target is rebuilt only when one of its inputs
+// is newer than its last build, so a start with nothing changed costs a directory walk.
+// Usage: node scripts/build.mjs [--force]
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = resolve(fileURLToPath(new URL('..', import.meta.url)));
+const force = process.argv.includes('--force');
+
+const targets = [
+  {
+    name: 'server',
+    dir: 'apps/server',
+    output: 'apps/server/dist/cli.js',
+    inputs: [
+      'apps/server/src',
+      'apps/server/tsup.config.ts',
+      'apps/server/package.json',
+      'packages/bucketing/src',
+      'packages/stats/src',
+      'package-lock.json',
+    ],
+  },
+  {
+    name: 'TypeScript client',
+    dir: 'clients/typescript',
+    output: 'clients/typescript/dist/index.js',
+    inputs: [
+      'clients/typescript/src',
+      'clients/typescript/tsup.config.ts',
+      'clients/typescript/package.json',
+      'packages/bucketing/src',
+    ],
+  },
+];
+
+/** Newest modification time under a file or folder, in ms. */
+function newest(path) {
+  if (!existsSync(path)) return 0;
+  const info = statSync(path);
+  if (!info.isDirectory()) return info.mtimeMs;
+  let latest = info.mtimeMs;
+  for (const entry of readdirSync(path)) latest = Math.max(latest, newest(join(path, entry)));
+  return latest;
+}
+
+// Stamps live outside dist/ so they never end up in a package.
+const stamps = join(root, 'node_modules', '.cache', 'arbiter-build');
+mkdirSync(stamps, { recursive: true });
+
+for (const target of targets) {
+  const stamp = join(stamps, `${target.dir.replaceAll('/', '-')}.stamp`);
+  const built = existsSync(stamp) && existsSync(join(root, target.output));
+  const builtAt = built ? statSync(stamp).mtimeMs : 0;
+  const changedAt = Math.max(...target.inputs.map((p) => newest(join(root, p))));
+  if (!force && builtAt >= changedAt) continue;
+  process.stderr.write(`building the ${target.name}\n`);
+  const tsup = join(root, 'node_modules', 'tsup', 'dist', 'cli-default.js');
+  const run = spawnSync(process.execPath, [tsup, '--silent'], {
+    cwd: join(root, target.dir),
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  if (run.status !== 0) {
+    process.stderr.write(`build of the ${target.name} failed (exit ${run.status})\n`);
+    process.exit(1);
+  }
+  writeFileSync(stamp, `${new Date().toISOString()}\n`);
+}

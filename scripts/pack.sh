@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# `npm run pack`: builds each client library as the artifact its ecosystem installs, into
+# dist/packages/ (ignored by git): the npm tarball of clients/typescript, and, when those
+# libraries are in the tree, a wheel of clients/python and a jar of clients/java.
+# Usage: [PACK_OUT=dir] bash scripts/pack.sh [typescript|python|java ...]
+# (default: every library present; PACK_OUT defaults to dist/packages)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out="${PACK_OUT:-$PWD/dist/packages}"
+mkdir -p "$out"
+wanted=("$@")
+[ ${#wanted[@]} -eq 0 ] && wanted=(typescript python java)
+made=()
+
+for lib in "${wanted[@]}"; do
+  case "$lib" in
+    typescript)
+      node scripts/build.mjs
+      made+=("$out/$(npm pack --silent --pack-destination "$out" -w @arbiter/client | tail -n 1)")
+      ;;
+    python)
+      [ -d clients/python ] || continue
+      python="${ARBITER_PYTHON:-python3}"
+      rm -f "$out"/*.whl
+      # pip builds the wheel in an isolated environment with the build backend the project
+      # names in pyproject.toml, fetched from PyPI.
+      "$python" -m pip wheel --quiet --no-deps --wheel-dir "$out" clients/python
+      made+=("$(ls "$out"/*.whl)")
+      ;;
+    java)
+      [ -d clients/java ] || continue
+      if ! command -v mvn >/dev/null; then
+        echo "pack: the Java client needs Maven (sudo apt-get install maven)" >&2
+        exit 1
+      fi
+      mvn -q -f clients/java/pom.xml -DskipTests package
+      for jar in clients/java/target/*.jar; do
+        case "$jar" in *-sources.jar | *-javadoc.jar | *-tests.jar) continue ;; esac
+        cp "$jar" "$out/"
+        made+=("$out/$(basename "$jar")")
+      done
+      ;;
+    *)
+      echo "pack: unknown library $lib (typescript, python, java)" >&2
+      exit 2
+      ;;
+  esac
+done
+
+printf 'packed:\n'
+printf '  %s\n' "${made[@]}"
