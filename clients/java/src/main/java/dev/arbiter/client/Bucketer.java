@@ -1,0 +1,135 @@
+package dev.arbiter.client;
+
+import java.nio.charset.StandardCharsets;
+
+/**
+ * The bucket function of one experiment (bucketing version 1):
+ * {@code murmur3_x86_32(UTF-8(salt + ":" + user), seed 0) mod bucketCount}, unsigned.
+ *
+ * <p>The whole 4-byte blocks of {@code salt + ":"} are mixed once, here; each call continues
+ * from that state and encodes the user id to UTF-8 on the fly straight into the hash, so a call
+ * allocates nothing. A lone UTF-16 surrogate is hashed as U+FFFD (EF BF BD), exactly what
+ * JavaScript's TextEncoder does; {@code String.getBytes} would write {@code ?} and put the user
+ * in another bucket than the server does.
+ */
+final class Bucketer {
+  private final int prefixState;
+  private final int prefixTail;
+  private final int prefixTailLength;
+  private final int prefixLength;
+  private final long bucketCount;
+
+  Bucketer(String salt, long bucketCount) {
+    if (bucketCount < 1 || bucketCount > 0xffff_ffffL) {
+      throw new IllegalArgumentException("bucket_count out of range: " + bucketCount);
+    }
+    this.bucketCount = bucketCount;
+    byte[] prefix = utf8(salt + ":");
+    int whole = prefix.length & ~3;
+    int h = 0;
+    for (int i = 0; i < whole; i += 4) {
+      h = Murmur3.mixBlock(h, (prefix[i] & 0xff) | (prefix[i + 1] & 0xff) << 8
+          | (prefix[i + 2] & 0xff) << 16 | (prefix[i + 3] & 0xff) << 24);
+    }
+    int tail = 0;
+    for (int i = whole; i < prefix.length; i++) tail |= (prefix[i] & 0xff) << (8 * (i - whole));
+    this.prefixState = h;
+    this.prefixTail = tail;
+    this.prefixTailLength = prefix.length - whole;
+    this.prefixLength = prefix.length;
+  }
+
+  long bucketCount() {
+    return bucketCount;
+  }
+
+  /** The user's bucket, {@code 0 <= bucket < bucketCount}. */
+  long bucketOf(String user) {
+    return Integer.toUnsignedLong(hashOf(user)) % bucketCount;
+  }
+
+  /**
+   * The hash of {@code salt:user}. Bytes collect in {@code tail} (little-endian) and a block is
+   * mixed each time four are there; every branch writes bytes in UTF-8 order.
+   */
+  int hashOf(String user) {
+    int h = prefixState;
+    int tail = prefixTail;
+    int shift = prefixTailLength * 8;
+    int bytes = prefixLength;
+    int n = user.length();
+    for (int i = 0; i < n; i++) {
+      int c = user.charAt(i);
+      int encoded;
+      int count;
+      if (c < 0x80) {
+        encoded = c;
+        count = 1;
+      } else if (c < 0x800) {
+        encoded = (0xc0 | c >>> 6) | (0x80 | (c & 0x3f)) << 8;
+        count = 2;
+      } else if (Character.isSurrogate((char) c)) {
+        int cp = -1;
+        if (Character.isHighSurrogate((char) c) && i + 1 < n
+            && Character.isLowSurrogate(user.charAt(i + 1))) {
+          cp = Character.toCodePoint((char) c, user.charAt(i + 1));
+          i++;
+        }
+        if (cp < 0) {
+          encoded = 0xef | 0xbf << 8 | 0xbd << 16;
+          count = 3;
+        } else {
+          // Four bytes do not fit beside a pending tail in one int: the first goes alone.
+          int b0 = 0xf0 | cp >>> 18;
+          tail |= b0 << shift;
+          shift += 8;
+          bytes++;
+          if (shift == 32) {
+            h = Murmur3.mixBlock(h, tail);
+            tail = 0;
+            shift = 0;
+          }
+          encoded = (0x80 | (cp >>> 12 & 0x3f)) | (0x80 | (cp >>> 6 & 0x3f)) << 8
+              | (0x80 | (cp & 0x3f)) << 16;
+          count = 3;
+        }
+      } else {
+        encoded = (0xe0 | c >>> 12) | (0x80 | (c >>> 6 & 0x3f)) << 8 | (0x80 | (c & 0x3f)) << 16;
+        count = 3;
+      }
+      bytes += count;
+      // Append `count` bytes of `encoded` to the tail, mixing a block when it fills.
+      int free = 32 - shift;
+      int bits = count * 8;
+      if (bits < free) {
+        tail |= encoded << shift;
+        shift += bits;
+      } else {
+        h = Murmur3.mixBlock(h, tail | encoded << shift);
+        // free is 8..32 bits; what did not fit starts the next tail.
+        tail = free == 32 ? 0 : encoded >>> free;
+        shift = bits - free;
+      }
+    }
+    h = Murmur3.mixTail(h, tail, shift);
+    return Murmur3.finish(h, bytes);
+  }
+
+  static byte[] utf8(String text) {
+    StringBuilder clean = null;
+    for (int i = 0; i < text.length(); i++) {
+      char c = text.charAt(i);
+      boolean lone = Character.isHighSurrogate(c)
+          ? !(i + 1 < text.length() && Character.isLowSurrogate(text.charAt(i + 1)))
+          : Character.isLowSurrogate(c)
+              && !(i > 0 && Character.isHighSurrogate(text.charAt(i - 1)));
+      if (lone) {
+        if (clean == null) clean = new StringBuilder(text.substring(0, i));
+        clean.append('\ufffd');
+      } else if (clean != null) {
+        clean.append(c);
+      }
+    }
+    return (clean == null ? text : clean.toString()).getBytes(StandardCharsets.UTF_8);
+  }
+}
