@@ -81,7 +81,7 @@ public final class Arbiter implements AutoCloseable {
         });
     ConfigPoller poller = new ConfigPoller(transport, store, logger);
     this.worker = new BackgroundWorker(poller, pipeline, queue, transport, logger,
-        b.pollIntervalMs, batchSize);
+        b.pollIntervalMs, b.sendFullBatches ? batchSize : Integer.MAX_VALUE);
     self[0] = worker;
     this.recorder = new ModelCallRecorder(store, b.recordModelText, this::enqueue, this::warnOnce);
     this.ready = worker.firstLoad().thenApply(ignored -> prefetched());
@@ -306,6 +306,7 @@ public final class Arbiter implements AutoCloseable {
     private ArbiterLogger logger;
     private HttpClient httpClient;
     private Function<String, String> environment = System::getenv;
+    private boolean sendFullBatches = true;
 
     private Builder() {}
 
@@ -423,6 +424,15 @@ public final class Arbiter implements AutoCloseable {
     /** The HttpClient to use (proxies, TLS settings). Default: a new one per client. */
     public Builder httpClient(HttpClient httpClient) {
       this.httpClient = httpClient;
+      return this;
+    }
+
+    /**
+     * Tests: false leaves every send to flush() and the interval, so that a burst of track()
+     * calls is not split by a drain that a full batch started on the other thread.
+     */
+    Builder sendFullBatches(boolean send) {
+      this.sendFullBatches = send;
       return this;
     }
 
