@@ -31,6 +31,8 @@ final class FileOfflineStore implements OfflineStore {
   private List<Map<String, Object>> events;
   /** The file ends in a torn line: the next append must start on a line of its own. */
   private boolean tornTail;
+  /** Events removed from memory but still in the file (see {@link #remove}). */
+  private int removedSinceRewrite;
 
   FileOfflineStore(Path path, int capacity) {
     this.path = path;
@@ -49,6 +51,10 @@ final class FileOfflineStore implements OfflineStore {
       rewrite(next);
       events = next;
       tornTail = false;
+    } else if (removedSinceRewrite > 0) {
+      // The file still holds removed events: appending would bring them back on the next load.
+      held.addAll(batch);
+      rewrite(held);
     } else {
       createParent();
       ensureFile();
@@ -75,10 +81,19 @@ final class FileOfflineStore implements OfflineStore {
       if (!gone.contains(e.get("event_id"))) kept.add(e);
     }
     if (kept.size() == held.size()) return;
-    rewrite(kept);
     events = kept;
-    tornTail = false;
+    removedSinceRewrite += held.size() - kept.size();
+    // Replay removes a batch at a time; rewriting the whole file for each would make draining
+    // a large store quadratic. The file is compacted once a good share of it is gone. A crash
+    // before that replays those events again: at least once, and the server keeps one copy of
+    // each event_id.
+    if (kept.isEmpty() || removedSinceRewrite >= Math.max(COMPACT_AFTER, kept.size())) {
+      rewrite(kept);
+      tornTail = false;
+    }
   }
+
+  private static final int COMPACT_AFTER = 1_000;
 
   private List<Map<String, Object>> load() throws IOException {
     if (events != null) return events;
@@ -108,6 +123,7 @@ final class FileOfflineStore implements OfflineStore {
   }
 
   private void rewrite(List<Map<String, Object>> next) throws IOException {
+    removedSinceRewrite = 0;
     createParent();
     Path temporary = path.resolveSibling(path.getFileName() + "." + ProcessHandle.current().pid() + ".tmp");
     Files.deleteIfExists(temporary);
