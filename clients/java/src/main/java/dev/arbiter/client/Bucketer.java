@@ -18,12 +18,15 @@ final class Bucketer {
   private final int prefixTailLength;
   private final int prefixLength;
   private final long bucketCount;
+  /** Lemire's fastmod constant: ceil(2^64 / bucketCount), so that the modulo needs no division. */
+  private final long modMagic;
 
   Bucketer(String salt, long bucketCount) {
     if (bucketCount < 1 || bucketCount > 0xffff_ffffL) {
       throw new IllegalArgumentException("bucket_count out of range: " + bucketCount);
     }
     this.bucketCount = bucketCount;
+    this.modMagic = Long.divideUnsigned(-1L, bucketCount) + 1;
     byte[] prefix = utf8(salt + ":");
     int whole = prefix.length & ~3;
     int h = 0;
@@ -45,7 +48,19 @@ final class Bucketer {
 
   /** The user's bucket, {@code 0 <= bucket < bucketCount}. */
   long bucketOf(String user) {
-    return Integer.toUnsignedLong(hashOf(user)) % bucketCount;
+    return mod(Integer.toUnsignedLong(hashOf(user)));
+  }
+
+  /**
+   * {@code n % bucketCount} for {@code n < 2^32} without a division (D. Lemire, "Faster
+   * remainder by direct computation", 2019): the high 64 bits of {@code (modMagic * n) *
+   * bucketCount}. Checked against {@code %} by the tests.
+   */
+  long mod(long n) {
+    long low = modMagic * n;
+    long high = (low >>> 32) * bucketCount;
+    long mid = (low & 0xffff_ffffL) * bucketCount;
+    return (high + (mid >>> 32)) >>> 32;
   }
 
   /**
@@ -60,12 +75,21 @@ final class Bucketer {
     int n = user.length();
     for (int i = 0; i < n; i++) {
       int c = user.charAt(i);
+      if (c < 0x80) {
+        // The common case, one byte: kept apart so that it is a short, predictable path.
+        tail |= c << shift;
+        shift += 8;
+        bytes++;
+        if (shift == 32) {
+          h = Murmur3.mixBlock(h, tail);
+          tail = 0;
+          shift = 0;
+        }
+        continue;
+      }
       int encoded;
       int count;
-      if (c < 0x80) {
-        encoded = c;
-        count = 1;
-      } else if (c < 0x800) {
+      if (c < 0x800) {
         encoded = (0xc0 | c >>> 6) | (0x80 | (c & 0x3f)) << 8;
         count = 2;
       } else if (Character.isSurrogate((char) c)) {

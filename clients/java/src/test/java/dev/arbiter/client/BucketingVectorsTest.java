@@ -80,6 +80,31 @@ class BucketingVectorsTest {
   }
 
   @Test
+  void divisionFreeModuloEqualsTheRemainder() {
+    Random random = new Random(7);
+    long[] counts = {1, 2, 3, 7, 100, 1000, 10_000, 65_536, 1_000_000, 0x7fff_ffffL,
+        0x8000_0000L, 0x8000_0001L, 0xffff_fffeL, 0xffff_ffffL};
+    for (long count : counts) {
+      Bucketer b = new Bucketer("s", count);
+      for (long n : new long[] {0, 1, count - 1, count, count + 1, 0xffff_ffffL, 0x8000_0000L}) {
+        if (n >= 0 && n <= 0xffff_ffffL) assertEquals(n % count, b.mod(n), count + " " + n);
+      }
+      for (int k = 0; k < 20_000; k++) {
+        long n = random.nextInt() & 0xffff_ffffL;
+        assertEquals(n % count, b.mod(n), () -> count + " " + n);
+      }
+    }
+    for (int k = 0; k < 2_000; k++) {
+      long count = 1 + (random.nextLong() & 0xffff_ffffL) % 0xffff_ffffL;
+      Bucketer b = new Bucketer("s", count);
+      for (int j = 0; j < 100; j++) {
+        long n = random.nextInt() & 0xffff_ffffL;
+        assertEquals(n % count, b.mod(n), () -> count + " " + n);
+      }
+    }
+  }
+
+  @Test
   void loneSurrogatesHashAsReplacementCharacterNeverQuestionMark() {
     Bucketer b = new Bucketer("s", 0xffff_ffffL);
     int replacement = Murmur3.hash("s:a\ufffdb".getBytes(StandardCharsets.UTF_8), 0);
