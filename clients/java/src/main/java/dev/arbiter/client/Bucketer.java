@@ -64,78 +64,49 @@ final class Bucketer {
   }
 
   /**
-   * The hash of {@code salt:user}. Bytes collect in {@code tail} (little-endian) and a block is
-   * mixed each time four are there; every branch writes bytes in UTF-8 order.
+   * The hash of {@code salt:user}. Bytes collect little-endian in {@code tail}, a long so that a
+   * whole character (up to four bytes) fits beside up to three pending ones; each time 32 bits
+   * are there, they are mixed as one block.
    */
   int hashOf(String user) {
     int h = prefixState;
-    int tail = prefixTail;
+    long tail = prefixTail & 0xffff_ffffL;
     int shift = prefixTailLength * 8;
     int bytes = prefixLength;
     int n = user.length();
     for (int i = 0; i < n; i++) {
       int c = user.charAt(i);
-      if (c < 0x80) {
-        // The common case, one byte: kept apart so that it is a short, predictable path.
-        tail |= c << shift;
-        shift += 8;
-        bytes++;
-        if (shift == 32) {
-          h = Murmur3.mixBlock(h, tail);
-          tail = 0;
-          shift = 0;
-        }
-        continue;
-      }
-      int encoded;
+      long encoded;
       int count;
-      if (c < 0x800) {
+      if (c < 0x80) {
+        encoded = c;
+        count = 1;
+      } else if (c < 0x800) {
         encoded = (0xc0 | c >>> 6) | (0x80 | (c & 0x3f)) << 8;
         count = 2;
-      } else if (Character.isSurrogate((char) c)) {
-        int cp = -1;
-        if (Character.isHighSurrogate((char) c) && i + 1 < n
-            && Character.isLowSurrogate(user.charAt(i + 1))) {
-          cp = Character.toCodePoint((char) c, user.charAt(i + 1));
-          i++;
-        }
-        if (cp < 0) {
-          encoded = 0xef | 0xbf << 8 | 0xbd << 16;
-          count = 3;
-        } else {
-          // Four bytes do not fit beside a pending tail in one int: the first goes alone.
-          int b0 = 0xf0 | cp >>> 18;
-          tail |= b0 << shift;
-          shift += 8;
-          bytes++;
-          if (shift == 32) {
-            h = Murmur3.mixBlock(h, tail);
-            tail = 0;
-            shift = 0;
-          }
-          encoded = (0x80 | (cp >>> 12 & 0x3f)) | (0x80 | (cp >>> 6 & 0x3f)) << 8
-              | (0x80 | (cp & 0x3f)) << 16;
-          count = 3;
-        }
-      } else {
+      } else if (!Character.isSurrogate((char) c)) {
         encoded = (0xe0 | c >>> 12) | (0x80 | (c >>> 6 & 0x3f)) << 8 | (0x80 | (c & 0x3f)) << 16;
         count = 3;
-      }
-      bytes += count;
-      // Append `count` bytes of `encoded` to the tail, mixing a block when it fills.
-      int free = 32 - shift;
-      int bits = count * 8;
-      if (bits < free) {
-        tail |= encoded << shift;
-        shift += bits;
+      } else if (Character.isHighSurrogate((char) c) && i + 1 < n
+          && Character.isLowSurrogate(user.charAt(i + 1))) {
+        int cp = Character.toCodePoint((char) c, user.charAt(++i));
+        encoded = (0xf0 | cp >>> 18) | (0x80 | (cp >>> 12 & 0x3f)) << 8
+            | (0x80 | (cp >>> 6 & 0x3f)) << 16 | (long) (0x80 | (cp & 0x3f)) << 24;
+        count = 4;
       } else {
-        h = Murmur3.mixBlock(h, tail | encoded << shift);
-        // free is 8..32 bits; what did not fit starts the next tail.
-        tail = free == 32 ? 0 : encoded >>> free;
-        shift = bits - free;
+        encoded = 0xef | 0xbf << 8 | 0xbd << 16;
+        count = 3;
+      }
+      tail |= encoded << shift;
+      shift += count * 8;
+      bytes += count;
+      if (shift >= 32) {
+        h = Murmur3.mixBlock(h, (int) tail);
+        tail >>>= 32;
+        shift -= 32;
       }
     }
-    h = Murmur3.mixTail(h, tail, shift);
+    h = Murmur3.mixTail(h, (int) tail, shift);
     return Murmur3.finish(h, bytes);
   }
 

@@ -89,6 +89,11 @@ final class FakeArbiter implements AutoCloseable {
     start();
   }
 
+  /** The next {@code count} event posts answer {@code status}. */
+  void failNext(int count, int status) {
+    for (int i = 0; i < count; i++) faults.add(Fault.status(status));
+  }
+
   String baseUrl() {
     return "http://127.0.0.1:" + port;
   }

@@ -169,7 +169,7 @@ class FaultsTest {
   @Test
   void stopsAfterMaxAttempts() {
     Arbiter c = client(b -> b.maxAttempts(2));
-    for (int i = 0; i < 5; i++) fake.faults.add(FakeArbiter.Fault.status(502));
+    fake.failNext(5, 502);
     trackSome(c, 1, "u");
     c.flush().join();
     assertEquals(2, fake.deliveries.size());
@@ -179,7 +179,7 @@ class FaultsTest {
   @Test
   void spillsWhenEveryAttemptFailsThenReplaysWithOriginalIdsAndTimestamps() throws IOException {
     Arbiter c = client();
-    for (int i = 0; i < 3; i++) fake.faults.add(FakeArbiter.Fault.status(503));
+    fake.failNext(3, 503);
     trackSome(c, 4, "u");
     c.flush().join();
     List<Map<String, Object>> onDisk = spilled();
@@ -239,7 +239,7 @@ class FaultsTest {
   @Test
   void afterAFailedBatchSpillsTheRestOfTheDrainWithoutTryingIt() throws IOException {
     Arbiter c = client(b -> b.batchSize(2));
-    for (int i = 0; i < 3; i++) fake.faults.add(FakeArbiter.Fault.status(500));
+    fake.failNext(3, 500);
     trackSome(c, 6, "u");
     c.flush().join();
     assertEquals(3, fake.deliveries.size());
@@ -285,7 +285,7 @@ class FaultsTest {
   @Test
   void replaysInTheBackgroundOnceTheApiIsBack() throws Exception {
     Arbiter c = client(b -> b.flushIntervalMs(10));
-    for (int i = 0; i < 3; i++) fake.faults.add(FakeArbiter.Fault.status(500));
+    fake.failNext(3, 500);
     trackSome(c, 2, "u");
     c.flush().join();
     Wait.until(() -> fake.events.size() == 2);
@@ -301,7 +301,7 @@ class FaultsTest {
   @Test
   void dropsWithOneLogLinePerBatchWhenThereIsNoOfflineStore() {
     Arbiter c = client(b -> b.offlineStorePath((Path) null).batchSize(3));
-    for (int i = 0; i < 3; i++) fake.faults.add(FakeArbiter.Fault.status(500));
+    fake.failNext(3, 500);
     trackSome(c, 6, "u");
     c.flush().join();
     assertStats(c.stats(), 0, 6, 0);
