@@ -162,6 +162,12 @@ public final class Arbiter implements AutoCloseable {
       Map<String, Object> fields = new LinkedHashMap<>(payload);
       // The canonical id keeps an experiment's events together should it ever be renamed.
       CompiledExperiment entry = store.lookup((String) payload.get("experiment_id"));
+      Object variant = payload.get("variant");
+      if (entry != null && variant != null && !entry.variants.containsKey(variant)) {
+        logger.warn("track(" + type + "): variant " + variant + " is not a variant of "
+            + entry.name + ", event dropped");
+        return;
+      }
       if (entry != null) fields.put("experiment_id", entry.id);
       enqueue(type, fields);
     } catch (RuntimeException e) {

@@ -20,8 +20,16 @@ final class EventValidation {
 
   private static final Set<String> NON_NEGATIVE = Set.of("latency_ms", "input_tokens",
       "output_tokens", "cost_usd");
+  private static final Set<String> INTEGRAL = Set.of("input_tokens", "output_tokens");
+  /** Longest text the server takes per field (apps/server event schema). */
+  static final Map<String, Integer> MAX_LENGTH = Map.of("experiment_id", 200, "variant", 64,
+      "model", 200, "error", 4_000, "prompt", 200_000, "response", 200_000,
+      "business_metric", 128);
   private static final Set<String> TEXT = Set.of("experiment_id", "user_id", "variant", "model",
       "prompt", "response", "business_metric");
+  private static final Set<String> BUSINESS_ONLY = Set.of("business_metric", "value");
+  private static final Set<String> MODEL_CALL_ONLY = Set.of("latency_ms", "input_tokens",
+      "output_tokens", "cost_usd", "model", "error", "prompt", "response");
 
   private EventValidation() {}
 
@@ -47,6 +55,20 @@ final class EventValidation {
       }
       if (NON_NEGATIVE.contains(field) && value != null && !isNonNegative(value)) {
         return field + " must be a finite number >= 0";
+      }
+      if (INTEGRAL.contains(field) && value != null && !isIntegral((Number) value)) {
+        return field + " must be an integer";
+      }
+      Integer max = MAX_LENGTH.get(field);
+      if (max != null && value instanceof String && ((String) value).length() > max) {
+        return field + " is longer than " + max + " characters";
+      }
+      if (field.equals("variant") && "".equals(value)) return "variant must not be empty";
+      if (BUSINESS_ONLY.contains(field) && !type.equals("business_event")) {
+        return field + ": only business_event carries it";
+      }
+      if (MODEL_CALL_ONLY.contains(field) && !type.equals("model_call")) {
+        return field + ": only model_call carries it";
       }
       if (field.equals("error") && value != null && !(value instanceof String)) {
         return "error must be a string or null";
@@ -130,6 +152,11 @@ final class EventValidation {
       }
     }
     return null;
+  }
+
+  private static boolean isIntegral(Number value) {
+    double d = value.doubleValue();
+    return d == Math.rint(d);
   }
 
   private static boolean isNonNegative(Object value) {

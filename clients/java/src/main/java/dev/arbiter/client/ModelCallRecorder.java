@@ -83,7 +83,9 @@ final class ModelCallRecorder {
       Map<String, Object> event = new LinkedHashMap<>(base);
       event.put("latency_ms", Math.max(0, latencyMs));
       event.put("error", err == null ? null : storable(ModelCallReader.describeError(err)));
-      if (m.model != null) event.put("model", storable(m.model));
+      if (m.model != null && m.model.length() <= EventValidation.MAX_LENGTH.get("model")) {
+        event.put("model", storable(m.model));
+      }
       if (m.inputTokens != null) event.put("input_tokens", m.inputTokens);
       if (m.outputTokens != null) event.put("output_tokens", m.outputTokens);
       if (recordText && m.prompt != null) event.put("prompt", storable(m.prompt));

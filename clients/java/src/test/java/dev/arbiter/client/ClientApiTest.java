@@ -181,6 +181,12 @@ class ClientApiTest {
       p.put(b[0], b[1]);
       c.track("business_event", p);
     }
+    Map<String, Object> wrongType = new HashMap<>(good);
+    wrongType.put("latency_ms", 12);
+    c.track("business_event", wrongType);
+    Map<String, Object> noSuchVariant = new HashMap<>(good);
+    noSuchVariant.put("variant", "nope");
+    c.track("business_event", noSuchVariant);
     Map<String, Object> badMeta = new HashMap<>(good);
     badMeta.put("metadata", Map.of("note", "\udc00"));
     c.track("business_event", badMeta);
@@ -189,7 +195,11 @@ class ClientApiTest {
     negative.remove("value");
     negative.put("latency_ms", -1);
     c.track("model_call", negative);
-    assertEquals(7, logger.count("event dropped"));
+    Map<String, Object> fractionalTokens = new HashMap<>(negative);
+    fractionalTokens.put("latency_ms", 3);
+    fractionalTokens.put("input_tokens", 1.5);
+    c.track("model_call", fractionalTokens);
+    assertEquals(10, logger.count("event dropped"));
     c.flush().join();
     assertEquals(1, fake.events.size());
     Map<String, Object> e = fake.events.values().iterator().next();
