@@ -4,20 +4,15 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.ZoneOffset;
-import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 
 /**
@@ -36,9 +31,6 @@ public final class Arbiter implements AutoCloseable {
   /** The version sent in {@code User-Agent}. */
   public static final String VERSION = "0.1.0";
 
-  private static final DateTimeFormatter ISO_MILLIS =
-      DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss.SSS'Z'").withZone(ZoneOffset.UTC);
-
   /** Logs a message the first time its key is seen (messages that would repeat per call). */
   interface WarnOnce {
     void warn(String key, String message);
@@ -56,9 +48,7 @@ public final class Arbiter implements AutoCloseable {
   private final CompletableFuture<Boolean> ready;
   private final Set<String> warned = ConcurrentHashMap.newKeySet();
   private final AtomicBoolean closing = new AtomicBoolean();
-  private final AtomicLong droppedAfterClose = new AtomicLong();
-  /** One log line per stretch of drops from a full queue. */
-  private volatile boolean overflowing;
+  private final EventStamper stamper;
 
   private Arbiter(Builder b, String apiKey, String baseUrl) {
     this.logger = new SafeLogger(b.logger != null ? b.logger : ArbiterLogger.system());
@@ -83,7 +73,9 @@ public final class Arbiter implements AutoCloseable {
     this.worker = new BackgroundWorker(poller, pipeline, queue, transport, logger,
         b.pollIntervalMs, b.sendFullBatches ? batchSize : Integer.MAX_VALUE);
     self[0] = worker;
-    this.recorder = new ModelCallRecorder(store, b.recordModelText, this::enqueue, this::warnOnce);
+    this.stamper = new EventStamper(queue, logger, this::warnOnce, worker::eventQueued);
+    this.recorder = new ModelCallRecorder(store, b.recordModelText, stamper::enqueue,
+        this::warnOnce);
     this.ready = worker.firstLoad().thenApply(ignored -> prefetched());
     worker.start();
   }
@@ -169,7 +161,7 @@ public final class Arbiter implements AutoCloseable {
         return;
       }
       if (entry != null) fields.put("experiment_id", entry.id);
-      enqueue(type, fields);
+      stamper.enqueue(type, fields);
     } catch (RuntimeException e) {
       warnOnce("track", "track failed: " + e);
     }
@@ -216,6 +208,7 @@ public final class Arbiter implements AutoCloseable {
   @Override
   public void close() {
     if (!closing.compareAndSet(false, true)) return;
+    stamper.close();
     try {
       worker.close(closeTimeoutMs);
     } catch (RuntimeException e) {
@@ -225,7 +218,7 @@ public final class Arbiter implements AutoCloseable {
 
   public ArbiterStats stats() {
     return new ArbiterStats(queue.size(), pipeline.sent.get(),
-        queue.dropped() + pipeline.dropped.get() + droppedAfterClose.get(),
+        queue.dropped() + pipeline.dropped.get() + stamper.droppedAfterClose(),
         pipeline.spilled.get(), pipeline.replayed.get(), pipeline.expired.get());
   }
 
@@ -258,29 +251,7 @@ public final class Arbiter implements AutoCloseable {
     fields.put("experiment_id", entry.id);
     fields.put("user_id", user);
     fields.put("variant", variant);
-    enqueue("exposure", fields);
-  }
-
-  private void enqueue(String type, Map<String, Object> fields) {
-    if (closing.get()) {
-      droppedAfterClose.incrementAndGet();
-      warnOnce("closed", "events after close() are dropped");
-      return;
-    }
-    Map<String, Object> event = new LinkedHashMap<>();
-    event.put("event_id", UUID.randomUUID().toString());
-    event.put("type", type);
-    event.put("timestamp", ISO_MILLIS.format(Instant.now()));
-    event.putAll(fields);
-    if (!queue.offer(event)) {
-      if (!overflowing) {
-        logger.warn("event queue full (" + queue.size() + "): dropping events, see stats()");
-      }
-      overflowing = true;
-      return;
-    }
-    overflowing = false;
-    worker.eventQueued();
+    stamper.enqueue("exposure", fields);
   }
 
   private void warnOnce(String key, String message) {
