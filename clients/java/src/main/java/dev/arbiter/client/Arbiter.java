@@ -1,0 +1,446 @@
+package dev.arbiter.client;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Function;
+
+/**
+ * The Arbiter client: one instance, shared by the whole application, from
+ * {@link #builder()}. {@code assign}, {@code getPrompt}, {@code getVariables} and {@code track}
+ * answer from memory on the caller's thread and never throw; the network is touched only by
+ * the client's one daemon thread, which polls the config and delivers events in batches.
+ *
+ * <pre>{@code
+ * try (Arbiter arbiter = Arbiter.builder().experiments("checkout-prompt").build()) {
+ *   PromptResult p = arbiter.getPrompt("checkout-prompt", userId, "You are a helpful assistant.");
+ * }
+ * }</pre>
+ */
+public final class Arbiter implements AutoCloseable {
+  /** The version sent in {@code User-Agent}. */
+  public static final String VERSION = "0.1.0";
+
+  /** Logs a message the first time its key is seen (messages that would repeat per call). */
+  interface WarnOnce {
+    void warn(String key, String message);
+  }
+
+  private final ArbiterLogger logger;
+  private final ConfigStore store = new ConfigStore();
+  private final EventQueue queue;
+  private final EventPipeline pipeline;
+  private final BackgroundWorker worker;
+  private final ModelCallRecorder recorder;
+  private final boolean trackExposures;
+  private final List<String> prefetch;
+  private final long closeTimeoutMs;
+  private final CompletableFuture<Boolean> ready;
+  private final Set<String> warned = ConcurrentHashMap.newKeySet();
+  private final AtomicBoolean closing = new AtomicBoolean();
+  private final EventStamper stamper;
+
+  private Arbiter(Builder b, String apiKey, String baseUrl) {
+    this.logger = new SafeLogger(b.logger != null ? b.logger : ArbiterLogger.system());
+    HttpClient http = b.httpClient != null ? b.httpClient : HttpClient.newBuilder()
+        .connectTimeout(Duration.ofMillis(Math.max(1, b.requestTimeoutMs)))
+        .build();
+    Transport transport = new Transport(http, baseUrl, apiKey, b.requestTimeoutMs,
+        new RetryPolicy(b.maxAttempts, b.retryBaseDelayMs, b.retryMaxDelayMs, b.retryAfterCapMs));
+    this.trackExposures = b.trackExposures;
+    this.prefetch = List.copyOf(b.experiments);
+    this.closeTimeoutMs = b.closeTimeoutMs;
+    this.queue = new EventQueue(b.queueCapacity);
+    OfflineStore offline = b.offlineStorePath == null ? null
+        : new FileOfflineStore(b.offlineStorePath, ArbiterDefaults.OFFLINE_STORE_CAPACITY);
+    int batchSize = Math.min(Math.max(1, b.batchSize), ArbiterDefaults.MAX_EVENT_BATCH_SIZE);
+    BackgroundWorker[] self = new BackgroundWorker[1];
+    this.pipeline = new EventPipeline(transport, queue, offline, logger, batchSize,
+        b.flushIntervalMs, version -> {
+          if (version > store.version()) self[0].refreshSoon();
+        });
+    ConfigPoller poller = new ConfigPoller(transport, store, logger);
+    this.worker = new BackgroundWorker(poller, pipeline, queue, transport, logger,
+        b.pollIntervalMs, b.sendFullBatches ? batchSize : Integer.MAX_VALUE);
+    self[0] = worker;
+    this.stamper = new EventStamper(queue, logger, this::warnOnce, worker::eventQueued);
+    this.recorder = new ModelCallRecorder(store, b.recordModelText, stamper::enqueue,
+        this::warnOnce);
+    this.ready = worker.firstLoad().thenApply(ignored -> prefetched());
+    worker.start();
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /**
+   * Completes after the first config load: true when every experiment named in
+   * {@link Builder#experiments} is in the config, false when the config could not be loaded or
+   * lacks one (logged). Never completes exceptionally; polling goes on either way.
+   */
+  public CompletableFuture<Boolean> ready() {
+    return ready.copy();
+  }
+
+  /**
+   * The variant key of {@code user} in {@code experiment} (name or id), or null: not enrolled,
+   * unknown experiment, or no config yet. Null means the control behaviour. Local, no network,
+   * never blocks, never throws; the first assignment of a user queues one {@code exposure}.
+   */
+  public String assign(String experiment, String user) {
+    try {
+      CompiledExperiment entry = store.lookup(experiment);
+      if (entry == null || user == null) return null;
+      String variant = entry.variantOf(user);
+      if (variant != null && trackExposures) exposeOnce(entry, user, variant);
+      return variant;
+    } catch (RuntimeException e) {
+      warnOnce("assign", "assign failed, returning null: " + e);
+      return null;
+    }
+  }
+
+  /** The prompt of the user's variant, or {@code defaultPrompt} (with {@code fallback} true) when there is none. */
+  public PromptResult getPrompt(String experiment, String user, String defaultPrompt) {
+    String variant = assign(experiment, user);
+    CompiledExperiment.Variant v = variantConfig(experiment, variant);
+    return v != null && v.prompt != null ? new PromptResult(variant, v.prompt, false)
+        : new PromptResult(variant, defaultPrompt, true);
+  }
+
+  /**
+   * The variables of the user's variant merged over {@code defaults}, as a new map
+   * ({@code defaults} is untouched). Values are what the config's JSON holds: String, Long,
+   * Double, Boolean, null, List and Map.
+   */
+  public Map<String, Object> getVariables(String experiment, String user,
+      Map<String, ?> defaults) {
+    Map<String, Object> merged = new LinkedHashMap<>();
+    try {
+      if (defaults != null) merged.putAll(defaults);
+      CompiledExperiment.Variant v = variantConfig(experiment, assign(experiment, user));
+      if (v != null && v.variables != null) merged.putAll(v.variables);
+    } catch (RuntimeException e) {
+      warnOnce("variables", "getVariables failed, returning the defaults: " + e);
+    }
+    return merged;
+  }
+
+  /**
+   * Queues an event with a fresh {@code event_id} and the current time, and returns at once.
+   * {@code type} is {@code exposure}, {@code model_call} or {@code business_event};
+   * {@code payload} holds the wire fields ({@code experiment_id}, name or id, {@code user_id},
+   * and for a business event {@code business_metric} and {@code value}). Never throws; an event
+   * the API would refuse is dropped with a log line.
+   */
+  public void track(String type, Map<String, ?> payload) {
+    try {
+      String problem = EventValidation.problem(type, payload);
+      if (problem != null) {
+        logger.warn("track(" + type + "): " + problem + ", event dropped");
+        return;
+      }
+      Map<String, Object> fields = new LinkedHashMap<>(payload);
+      // The canonical id keeps an experiment's events together should it ever be renamed.
+      CompiledExperiment entry = store.lookup((String) payload.get("experiment_id"));
+      Object variant = payload.get("variant");
+      if (entry != null && variant != null && !entry.variants.containsKey(variant)) {
+        logger.warn("track(" + type + "): variant " + variant + " is not a variant of "
+            + entry.name + ", event dropped");
+        return;
+      }
+      if (entry != null) fields.put("experiment_id", entry.id);
+      stamper.enqueue(type, fields);
+    } catch (RuntimeException e) {
+      warnOnce("track", "track failed: " + e);
+    }
+  }
+
+  /** {@code track("business_event", ...)} for the usual case: one outcome with a value. */
+  public void trackBusinessEvent(String experiment, String user, String businessMetric,
+      double value) {
+    Map<String, Object> payload = new LinkedHashMap<>();
+    payload.put("experiment_id", experiment);
+    payload.put("user_id", user);
+    payload.put("business_metric", businessMetric);
+    payload.put("value", value);
+    track("business_event", payload);
+  }
+
+  /**
+   * Runs {@code call} with the user's variant (null when not enrolled or no config yet) and
+   * records an {@code exposure} and a {@code model_call} with its latency, and the model and
+   * token counts its result exposes ({@code model()}, {@code usage().promptTokens()} /
+   * {@code inputTokens()} ..., as the OpenAI and Anthropic Java SDKs' responses do). A
+   * {@code CompletionStage} result is timed until it completes. Exceptions of {@code call} are
+   * recorded, then rethrown unchanged.
+   */
+  public <T> T interceptModelCall(String experiment, String user, Function<String, T> call) {
+    return recorder.intercept(experiment, user, call);
+  }
+
+  /** Sends everything queued so far (or spills it); the future never completes exceptionally. */
+  public CompletableFuture<Void> flush() {
+    try {
+      return worker.flush();
+    } catch (RuntimeException e) {
+      warnOnce("flush", "flush failed: " + e);
+      return CompletableFuture.completedFuture(null);
+    }
+  }
+
+  /**
+   * Stops polling and delivers what is queued, waiting at most {@code closeTimeoutMs}; what the
+   * API has not taken by then goes to the offline store. Events tracked afterwards are dropped.
+   * Idempotent; never throws.
+   */
+  @Override
+  public void close() {
+    if (!closing.compareAndSet(false, true)) return;
+    stamper.close();
+    try {
+      worker.close(closeTimeoutMs);
+    } catch (RuntimeException e) {
+      logger.error("close failed: " + e);
+    }
+  }
+
+  public ArbiterStats stats() {
+    return new ArbiterStats(queue.size(), pipeline.sent.get(),
+        queue.dropped() + pipeline.dropped.get() + stamper.droppedAfterClose(),
+        pipeline.spilled.get(), pipeline.replayed.get(), pipeline.expired.get());
+  }
+
+  private CompiledExperiment.Variant variantConfig(String experiment, String variant) {
+    if (variant == null) return null;
+    CompiledExperiment entry = store.lookup(experiment);
+    return entry == null ? null : entry.variants.get(variant);
+  }
+
+  private boolean prefetched() {
+    if (!store.loaded()) return false;
+    List<String> missing = new ArrayList<>();
+    for (String name : prefetch) {
+      if (store.lookup(name) == null) missing.add(name);
+    }
+    if (!missing.isEmpty()) {
+      logger.warn("ready(): not in the config: " + String.join(", ", missing));
+    }
+    return missing.isEmpty();
+  }
+
+  private void exposeOnce(CompiledExperiment entry, String user, String variant) {
+    if (variant.equals(entry.exposed.get(user))) return;
+    if (!EventValidation.isWireUserId(user)) return;
+    // Forgetting everyone at once keeps the cache bounded at the price of a repeat exposure.
+    if (entry.exposed.size() >= ArbiterDefaults.EXPOSURE_CACHE_SIZE) entry.exposed.clear();
+    // put() decides the race between threads assigning the same user: one sends the exposure.
+    if (variant.equals(entry.exposed.put(user, variant))) return;
+    Map<String, Object> fields = new LinkedHashMap<>();
+    fields.put("experiment_id", entry.id);
+    fields.put("user_id", user);
+    fields.put("variant", variant);
+    stamper.enqueue("exposure", fields);
+  }
+
+  private void warnOnce(String key, String message) {
+    if (warned.add(key)) logger.warn(message);
+  }
+
+  /**
+   * Options of the client; every one has a default (see {@link ArbiterDefaults} and the
+   * README). Only {@link #build()} can throw, and only when there is no API key or the base URL
+   * is malformed.
+   */
+  public static final class Builder {
+    private String apiKey;
+    private String baseUrl;
+    private final List<String> experiments = new ArrayList<>();
+    private Path offlineStorePath;
+    private boolean trackExposures = true;
+    private boolean recordModelText = true;
+    private long pollIntervalMs = ArbiterDefaults.CONFIG_POLL_INTERVAL_MS;
+    private long flushIntervalMs = ArbiterDefaults.FLUSH_INTERVAL_MS;
+    private int batchSize = ArbiterDefaults.EVENT_BATCH_SIZE;
+    private int queueCapacity = ArbiterDefaults.EVENT_QUEUE_CAPACITY;
+    private int maxAttempts = ArbiterDefaults.MAX_ATTEMPTS;
+    private long retryBaseDelayMs = ArbiterDefaults.RETRY_BASE_DELAY_MS;
+    private long retryMaxDelayMs = ArbiterDefaults.RETRY_MAX_DELAY_MS;
+    private long retryAfterCapMs = ArbiterDefaults.RETRY_AFTER_CAP_MS;
+    private long requestTimeoutMs = ArbiterDefaults.REQUEST_TIMEOUT_MS;
+    private long closeTimeoutMs = ArbiterDefaults.CLOSE_TIMEOUT_MS;
+    private ArbiterLogger logger;
+    private HttpClient httpClient;
+    private Function<String, String> environment = System::getenv;
+    private boolean sendFullBatches = true;
+
+    private Builder() {}
+
+    /** Publishable ({@code svc_pk_…}) or secret key. Default: {@code ARBITER_API_KEY}. */
+    public Builder apiKey(String apiKey) {
+      this.apiKey = apiKey;
+      return this;
+    }
+
+    /** API address. Default: {@code ARBITER_BASE_URL}, else {@value ArbiterDefaults#DEFAULT_BASE_URL}. */
+    public Builder baseUrl(String baseUrl) {
+      this.baseUrl = baseUrl;
+      return this;
+    }
+
+    /** Experiment names (or ids) that {@link Arbiter#ready()} waits for. The whole config is fetched either way. */
+    public Builder experiments(String... experiments) {
+      return experiments(List.of(experiments));
+    }
+
+    public Builder experiments(Collection<String> experiments) {
+      this.experiments.clear();
+      this.experiments.addAll(experiments);
+      return this;
+    }
+
+    /** A file (NDJSON) for events the API could not take, replayed within 24 h. One client per file. Default: none. */
+    public Builder offlineStorePath(Path path) {
+      this.offlineStorePath = path;
+      return this;
+    }
+
+    public Builder offlineStorePath(String path) {
+      return offlineStorePath(path == null || path.isEmpty() ? null : Path.of(path));
+    }
+
+    /** Whether assign/getPrompt/getVariables queue one exposure per user and experiment. Default true. */
+    public Builder trackExposures(boolean trackExposures) {
+      this.trackExposures = trackExposures;
+      return this;
+    }
+
+    /** Whether model calls keep the prompt and response text their results expose. Default true. */
+    public Builder recordModelText(boolean recordModelText) {
+      this.recordModelText = recordModelText;
+      return this;
+    }
+
+    /** Config polling interval. Default {@value ArbiterDefaults#CONFIG_POLL_INTERVAL_MS}. */
+    public Builder pollIntervalMs(long ms) {
+      this.pollIntervalMs = ms;
+      return this;
+    }
+
+    /** Background flush interval; doubles (to 60 s) while the API is down. Default {@value ArbiterDefaults#FLUSH_INTERVAL_MS}. */
+    public Builder flushIntervalMs(long ms) {
+      this.flushIntervalMs = ms;
+      return this;
+    }
+
+    /** Events per request, at most 1,000. Default {@value ArbiterDefaults#EVENT_BATCH_SIZE}. */
+    public Builder batchSize(int batchSize) {
+      this.batchSize = batchSize;
+      return this;
+    }
+
+    /** Events held in memory; beyond it new events are dropped and counted. Default {@value ArbiterDefaults#EVENT_QUEUE_CAPACITY}. */
+    public Builder queueCapacity(int capacity) {
+      this.queueCapacity = capacity;
+      return this;
+    }
+
+    /** Attempts per request, the first included. Default {@value ArbiterDefaults#MAX_ATTEMPTS}. */
+    public Builder maxAttempts(int attempts) {
+      this.maxAttempts = attempts;
+      return this;
+    }
+
+    /** First retry delay; doubles per attempt, minus up to 25 % jitter. Default {@value ArbiterDefaults#RETRY_BASE_DELAY_MS}. */
+    public Builder retryBaseDelayMs(long ms) {
+      this.retryBaseDelayMs = ms;
+      return this;
+    }
+
+    /** Cap of the retry delay. Default {@value ArbiterDefaults#RETRY_MAX_DELAY_MS}. */
+    public Builder retryMaxDelayMs(long ms) {
+      this.retryMaxDelayMs = ms;
+      return this;
+    }
+
+    /** A server's {@code Retry-After} is honoured up to this. Default {@value ArbiterDefaults#RETRY_AFTER_CAP_MS}. */
+    public Builder retryAfterCapMs(long ms) {
+      this.retryAfterCapMs = ms;
+      return this;
+    }
+
+    /** Timeout of one request. Default {@value ArbiterDefaults#REQUEST_TIMEOUT_MS}. */
+    public Builder requestTimeoutMs(long ms) {
+      this.requestTimeoutMs = ms;
+      return this;
+    }
+
+    /** How long {@link Arbiter#close()} waits for the queue. Default {@value ArbiterDefaults#CLOSE_TIMEOUT_MS}. */
+    public Builder closeTimeoutMs(long ms) {
+      this.closeTimeoutMs = ms;
+      return this;
+    }
+
+    /** Where warnings go. Default: {@link ArbiterLogger#system()}. */
+    public Builder logger(ArbiterLogger logger) {
+      this.logger = logger;
+      return this;
+    }
+
+    /** The HttpClient to use (proxies, TLS settings). Default: a new one per client. */
+    public Builder httpClient(HttpClient httpClient) {
+      this.httpClient = httpClient;
+      return this;
+    }
+
+    /**
+     * Tests: false leaves every send to flush() and the interval, so that a burst of track()
+     * calls is not split by a drain that a full batch started on the other thread.
+     */
+    Builder sendFullBatches(boolean send) {
+      this.sendFullBatches = send;
+      return this;
+    }
+
+    /** Tests: where ARBITER_API_KEY and ARBITER_BASE_URL are read. */
+    Builder environment(Function<String, String> environment) {
+      this.environment = environment;
+      return this;
+    }
+
+    /** Starts the client: the config load and the background flush begin at once. */
+    public Arbiter build() {
+      String key = nonEmpty(apiKey) ? apiKey : environment.apply("ARBITER_API_KEY");
+      if (!nonEmpty(key)) {
+        throw new ArbiterException(
+            "Arbiter: no API key. Call Arbiter.builder().apiKey(..) or set ARBITER_API_KEY.");
+      }
+      String url = nonEmpty(baseUrl) ? baseUrl : environment.apply("ARBITER_BASE_URL");
+      if (!nonEmpty(url)) url = ArbiterDefaults.DEFAULT_BASE_URL;
+      try {
+        URI uri = URI.create(url);
+        if (!"http".equals(uri.getScheme()) && !"https".equals(uri.getScheme())) {
+          throw new IllegalArgumentException("scheme must be http or https");
+        }
+      } catch (IllegalArgumentException e) {
+        throw new ArbiterException("Arbiter: malformed base URL " + url + ": " + e.getMessage());
+      }
+      return new Arbiter(this, key, url);
+    }
+
+    private static boolean nonEmpty(String s) {
+      return s != null && !s.isEmpty();
+    }
+  }
+}

@@ -1,0 +1,167 @@
+package dev.arbiter.client;
+
+import java.util.Collection;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Why the API would refuse an event, found at {@code track} time: a refusal found at flush time
+ * would cost the whole batch a round trip and put the log line far from the caller's mistake.
+ * Mirrors the server's rules (docs/wire-format.md, docs/decisions.md "Ingest plane"), text
+ * included: PostgreSQL cannot store NUL or an unpaired UTF-16 surrogate.
+ */
+final class EventValidation {
+  static final Set<String> EVENT_TYPES = Set.of("exposure", "model_call", "business_event");
+
+  /** The fields a caller may set; {@code event_id}, {@code type} and {@code timestamp} are the client's. */
+  static final Set<String> PAYLOAD_FIELDS = Set.of("experiment_id", "user_id", "variant",
+      "latency_ms", "input_tokens", "output_tokens", "cost_usd", "model", "error", "prompt",
+      "response", "business_metric", "value", "metadata");
+
+  private static final Set<String> NON_NEGATIVE = Set.of("latency_ms", "input_tokens",
+      "output_tokens", "cost_usd");
+  private static final Set<String> INTEGRAL = Set.of("input_tokens", "output_tokens");
+  /** Longest text the server takes per field (apps/server event schema). */
+  static final Map<String, Integer> MAX_LENGTH = Map.of("experiment_id", 200, "variant", 64,
+      "model", 200, "error", 4_000, "prompt", 200_000, "response", 200_000,
+      "business_metric", 128);
+  private static final Set<String> TEXT = Set.of("experiment_id", "user_id", "variant", "model",
+      "prompt", "response", "business_metric");
+  private static final Set<String> BUSINESS_ONLY = Set.of("business_metric", "value");
+  private static final Set<String> MODEL_CALL_ONLY = Set.of("latency_ms", "input_tokens",
+      "output_tokens", "cost_usd", "model", "error", "prompt", "response");
+
+  private EventValidation() {}
+
+  /**
+   * Any string buckets (the shared vectors include the empty one), but the API stores only user
+   * ids of 1 to 256 UTF-16 units of storable text, so no event is made for others.
+   */
+  static boolean isWireUserId(String user) {
+    return user != null && !user.isEmpty() && user.length() <= ArbiterDefaults.MAX_USER_ID_LENGTH
+        && textProblem(user) == null;
+  }
+
+  /** Null when the event would be accepted, else why not. */
+  static String problem(String type, Map<String, ?> payload) {
+    if (type == null || !EVENT_TYPES.contains(type)) return "unknown event type " + type;
+    if (payload == null) return "payload is null";
+    for (Map.Entry<String, ?> e : payload.entrySet()) {
+      String field = e.getKey();
+      Object value = e.getValue();
+      if (field == null || !PAYLOAD_FIELDS.contains(field)) return "unknown field " + field;
+      if (TEXT.contains(field) && value != null && !(value instanceof String)) {
+        return field + " must be a string";
+      }
+      if (NON_NEGATIVE.contains(field) && value != null && !isNonNegative(value)) {
+        return field + " must be a finite number >= 0";
+      }
+      if (INTEGRAL.contains(field) && value != null && !isIntegral((Number) value)) {
+        return field + " must be an integer";
+      }
+      Integer max = MAX_LENGTH.get(field);
+      if (max != null && value instanceof String && ((String) value).length() > max) {
+        return field + " is longer than " + max + " characters";
+      }
+      if (field.equals("variant") && "".equals(value)) return "variant must not be empty";
+      if (BUSINESS_ONLY.contains(field) && !type.equals("business_event")) {
+        return field + ": only business_event carries it";
+      }
+      if (MODEL_CALL_ONLY.contains(field) && !type.equals("model_call")) {
+        return field + ": only model_call carries it";
+      }
+      if (field.equals("error") && value != null && !(value instanceof String)) {
+        return "error must be a string or null";
+      }
+      if (field.equals("metadata") && value != null && !(value instanceof Map)) {
+        return "metadata must be an object";
+      }
+      String bad = valueProblem(field, value, 0);
+      if (bad != null) return bad;
+    }
+    Object experiment = payload.get("experiment_id");
+    if (!(experiment instanceof String) || ((String) experiment).isEmpty()) {
+      return "experiment_id is missing";
+    }
+    Object user = payload.get("user_id");
+    if (!(user instanceof String) || ((String) user).isEmpty()
+        || ((String) user).length() > ArbiterDefaults.MAX_USER_ID_LENGTH) {
+      return "user_id must be 1 to " + ArbiterDefaults.MAX_USER_ID_LENGTH + " characters";
+    }
+    if (type.equals("business_event")) {
+      Object metric = payload.get("business_metric");
+      if (!(metric instanceof String) || ((String) metric).isEmpty()) {
+        return "business_metric is missing";
+      }
+      Object value = payload.get("value");
+      if (!(value instanceof Number) || !Double.isFinite(((Number) value).doubleValue())) {
+        return "value must be a finite number";
+      }
+    }
+    return null;
+  }
+
+  /** Strings storable, numbers finite, only JSON types, nesting bounded. */
+  private static String valueProblem(String path, Object value, int depth) {
+    if (depth > JsonReader.MAX_DEPTH) return path + " is nested too deeply";
+    if (value == null || value instanceof Boolean) return null;
+    if (value instanceof String) {
+      String text = textProblem((String) value);
+      return text == null ? null : path + ": " + text;
+    }
+    if (value instanceof Number) {
+      double d = ((Number) value).doubleValue();
+      return Double.isFinite(d) ? null : path + " must be a finite number";
+    }
+    if (value instanceof Map) {
+      for (Map.Entry<?, ?> e : ((Map<?, ?>) value).entrySet()) {
+        if (!(e.getKey() instanceof String)) return path + " has a key that is not a string";
+        String key = (String) e.getKey();
+        String text = textProblem(key);
+        if (text != null) return path + " key: " + text;
+        String bad = valueProblem(path + "." + key, e.getValue(), depth + 1);
+        if (bad != null) return bad;
+      }
+      return null;
+    }
+    if (value instanceof Collection) {
+      int i = 0;
+      for (Object item : (Collection<?>) value) {
+        String bad = valueProblem(path + "[" + i++ + "]", item, depth + 1);
+        if (bad != null) return bad;
+      }
+      return null;
+    }
+    return path + " is a " + value.getClass().getSimpleName() + ", not a JSON value";
+  }
+
+  /** NUL and unpaired surrogates are valid in JSON but cannot be stored by the server. */
+  static String textProblem(String text) {
+    int n = text.length();
+    for (int i = 0; i < n; i++) {
+      char c = text.charAt(i);
+      if (c == 0) return "contains a NUL character";
+      if (Character.isHighSurrogate(c)) {
+        if (i + 1 < n && Character.isLowSurrogate(text.charAt(i + 1))) {
+          i++;
+        } else {
+          return "contains an unpaired surrogate";
+        }
+      } else if (Character.isLowSurrogate(c)) {
+        return "contains an unpaired surrogate";
+      }
+    }
+    return null;
+  }
+
+  private static boolean isIntegral(Number value) {
+    double d = value.doubleValue();
+    return d == Math.rint(d);
+  }
+
+  private static boolean isNonNegative(Object value) {
+    if (!(value instanceof Number)) return false;
+    double d = ((Number) value).doubleValue();
+    return Double.isFinite(d) && d >= 0;
+  }
+}

@@ -1,0 +1,113 @@
+package dev.arbiter.client;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.CompletionStage;
+import java.util.function.BiConsumer;
+import java.util.function.Function;
+
+/**
+ * Turns one model call into an {@code exposure} (when it starts) and a {@code model_call}
+ * (when it ends). A call outside the experiment (user not enrolled, experiment unknown) runs
+ * unrecorded. Recording never changes what the caller gets back, exceptions included.
+ */
+final class ModelCallRecorder {
+  private final ConfigStore store;
+  private final boolean recordText;
+  private final BiConsumer<String, Map<String, Object>> enqueue;
+  private final Arbiter.WarnOnce warnOnce;
+
+  ModelCallRecorder(ConfigStore store, boolean recordText,
+      BiConsumer<String, Map<String, Object>> enqueue, Arbiter.WarnOnce warnOnce) {
+    this.store = store;
+    this.recordText = recordText;
+    this.enqueue = enqueue;
+    this.warnOnce = warnOnce;
+  }
+
+  <T> T intercept(String experiment, String user, Function<String, T> call) {
+    Map<String, Object> base = null;
+    String variant = null;
+    try {
+      CompiledExperiment entry = store.lookup(experiment);
+      variant = entry == null ? null : entry.variantOf(user);
+      base = begin(experiment, user, entry, variant);
+    } catch (RuntimeException e) {
+      warnOnce.warn("model-call", "model call not recorded: " + e);
+    }
+    if (base == null) return call.apply(variant);
+    long started = System.nanoTime();
+    T result;
+    try {
+      result = call.apply(variant);
+    } catch (RuntimeException | Error e) {
+      finish(base, started, null, e);
+      throw e;
+    }
+    if (result instanceof CompletionStage) {
+      // An async SDK call: the latency runs until its answer arrives.
+      Map<String, Object> fields = base;
+      ((CompletionStage<?>) result).whenComplete((value, err) -> finish(fields, started, value,
+          err == null ? null : unwrap(err)));
+    } else {
+      finish(base, started, result, null);
+    }
+    return result;
+  }
+
+  /**
+   * Records the exposure and returns the fields both events share, or null when the call is
+   * not part of the experiment. Without a config yet, the server works the variant out itself.
+   */
+  private Map<String, Object> begin(String experiment, String user, CompiledExperiment entry,
+      String variant) {
+    if (experiment == null || !EventValidation.isWireUserId(user)) return null;
+    if (entry == null && store.loaded()) {
+      warnOnce.warn("unknown:" + experiment, "experiment " + experiment + " is not in the config");
+      return null;
+    }
+    if (entry != null && variant == null) return null;
+    Map<String, Object> base = new LinkedHashMap<>();
+    base.put("experiment_id", entry != null ? entry.id : experiment);
+    base.put("user_id", user);
+    Map<String, Object> exposure = new LinkedHashMap<>(base);
+    if (variant != null) exposure.put("variant", variant);
+    enqueue.accept("exposure", exposure);
+    return base;
+  }
+
+  private void finish(Map<String, Object> base, long startedNanos, Object result, Throwable err) {
+    try {
+      double latencyMs = Math.round((System.nanoTime() - startedNanos) / 1_000.0) / 1_000.0;
+      ModelCallReader.Measure m = ModelCallReader.read(result, recordText);
+      Map<String, Object> event = new LinkedHashMap<>(base);
+      event.put("latency_ms", Math.max(0, latencyMs));
+      event.put("error", err == null ? null : storable(ModelCallReader.describeError(err)));
+      if (m.model != null && m.model.length() <= EventValidation.MAX_LENGTH.get("model")) {
+        event.put("model", storable(m.model));
+      }
+      if (m.inputTokens != null) event.put("input_tokens", m.inputTokens);
+      if (m.outputTokens != null) event.put("output_tokens", m.outputTokens);
+      if (recordText && m.prompt != null) event.put("prompt", storable(m.prompt));
+      if (recordText && m.response != null) event.put("response", storable(m.response));
+      event.values().removeIf(v -> v == Removed.FIELD);
+      enqueue.accept("model_call", event);
+    } catch (RuntimeException e) {
+      warnOnce.warn("model-call", "model call not recorded: " + e);
+    }
+  }
+
+  /** Model text the server could not store (NUL, lone surrogates) is left out, not the event. */
+  private Object storable(String text) {
+    if (EventValidation.textProblem(text) == null) return text;
+    warnOnce.warn("model-text", "model call text the API cannot store was left out of the event");
+    return Removed.FIELD;
+  }
+
+  private enum Removed { FIELD }
+
+  private static Throwable unwrap(Throwable err) {
+    return (err instanceof java.util.concurrent.CompletionException && err.getCause() != null)
+        ? err.getCause() : err;
+  }
+}

@@ -1,0 +1,93 @@
+package dev.arbiter.client;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.lang.reflect.Field;
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+
+/** The defaults every client library shares (testdata/client-defaults.json). */
+class DefaultsTest {
+  private static final Map<String, Object> SHARED = RepoFiles.json("testdata/client-defaults.json");
+
+  @SuppressWarnings("unchecked")
+  private static Map<String, Object> section(String name) {
+    return (Map<String, Object>) SHARED.get(name);
+  }
+
+  @Test
+  void constantsEqualTheSharedFile() throws Exception {
+    for (Map.Entry<String, Object> e : section("constants").entrySet()) {
+      Field field = ArbiterDefaults.class.getField(e.getKey());
+      assertTrue(Modifier.isStatic(field.getModifiers()) && Modifier.isFinal(field.getModifiers()));
+      Object ours = field.get(null);
+      Object theirs = e.getValue();
+      if (theirs instanceof String) {
+        assertEquals(theirs, ours, e.getKey());
+      } else {
+        assertEquals(((Number) theirs).doubleValue(), ((Number) ours).doubleValue(), e.getKey());
+      }
+    }
+  }
+
+  @Test
+  void everySharedOptionIsABuilderMethodAndDocumented() {
+    List<String> options = new ArrayList<>(section("options").keySet());
+    @SuppressWarnings("unchecked")
+    List<String> without = (List<String>) SHARED.get("optionsWithoutConstant");
+    options.addAll(without);
+    TreeSet<String> methods = new TreeSet<>();
+    for (Method m : Arbiter.Builder.class.getMethods()) {
+      if (m.getReturnType() == Arbiter.Builder.class && m.getParameterCount() == 1) {
+        methods.add(m.getName());
+      }
+    }
+    String readme = RepoFiles.read("clients/java/README.md");
+    for (String option : options) {
+      assertTrue(methods.contains(option), "Builder." + option + "(..)");
+      assertTrue(readme.contains("| `" + option + "` |"), "README documents " + option);
+    }
+  }
+
+  @Test
+  void optionDefaultsAreTheirConstants() throws Exception {
+    Arbiter.Builder b = Arbiter.builder();
+    for (Map.Entry<String, Object> e : section("options").entrySet()) {
+      Field builderField = Arbiter.Builder.class.getDeclaredField(e.getKey());
+      builderField.setAccessible(true);
+      Object constant = ArbiterDefaults.class.getField((String) e.getValue()).get(null);
+      assertEquals(((Number) constant).doubleValue(),
+          ((Number) builderField.get(b)).doubleValue(), e.getKey());
+    }
+  }
+
+  /** Every public constant is in the README's table with its value. */
+  @Test
+  void readmeListsEveryConstant() throws Exception {
+    String readme = RepoFiles.read("clients/java/README.md");
+    Matcher m = Pattern.compile("(?m)^\\| `([A-Z0-9_]+)` \\| `([^`]*)` \\|$").matcher(readme);
+    java.util.Map<String, String> table = new java.util.TreeMap<>();
+    while (m.find()) table.put(m.group(1), m.group(2));
+    TreeSet<String> names = new TreeSet<>();
+    for (Field f : ArbiterDefaults.class.getFields()) {
+      names.add(f.getName());
+      assertEquals(String.valueOf(f.get(null)), table.get(f.getName()), f.getName());
+    }
+    assertEquals(names, table.keySet());
+  }
+
+  @Test
+  void specFixedValues() {
+    assertEquals(60_000, ArbiterDefaults.CONFIG_POLL_INTERVAL_MS);
+    assertEquals(24 * 3_600_000L, ArbiterDefaults.OFFLINE_REPLAY_WINDOW_MS);
+    assertEquals("https://api.arbiter.dev", ArbiterDefaults.DEFAULT_BASE_URL);
+  }
+}

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# The Java client's JUnit 5 suite (Maven Surefire), with the real server for its parity test.
+# Installs Maven from Debian's packages when missing; writes RESULTS_DIR/java-client.xml.
+set -euo pipefail
+results=${1:?usage: java-client.sh RESULTS_DIR}
+root=$(cd "$(dirname "$0")/../.." && pwd)
+
+if ! command -v mvn >/dev/null 2>&1; then
+  echo "installing maven from Debian's packages" >&2
+  if [ "$(id -u)" = 0 ]; then
+    apt-get update -qq >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq maven >&2
+  else
+    sudo apt-get update -qq >&2 && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq maven >&2
+  fi
+fi
+# The parity test runs `node apps/server/bin/arbiter.js serve`, which needs the npm packages.
+[ -d "$root/node_modules/tsx" ] || sh "$root/scripts/bootstrap.sh" >&2
+
+cd "$root/clients/java"
+# No stale classes or reports from an earlier run.
+rm -rf target
+# Maven 3.8's console library prints bare colour resets even in batch mode: filtered out.
+set +e
+mvn -B -q -ntp -Dstyle.color=never test -Darbiter.repoRoot="$root" 2>&1 | sed -u '/^\(\x1b\[0m\)*$/d'
+status=${PIPESTATUS[0]}
+set -e
+
+reports=(target/surefire-reports/TEST-*.xml)
+if [ -e "${reports[0]}" ]; then
+  {
+    echo '<?xml version="1.0" encoding="UTF-8"?>'
+    echo '<testsuites name="java-client">'
+    for report in "${reports[@]}"; do sed '/^<?xml/d' "$report"; done
+    echo '</testsuites>'
+  } >"$results/java-client.xml"
+fi
+exit "$status"
