@@ -42,7 +42,7 @@ for suite in scripts/test-suites/*.sh; do
   side "$(basename "$suite" .sh)" "$suite"
 done
 
-projects=(--project bucketing --project stats)
+projects=(--project bucketing --project stats --project dashboard)
 if [ -f clients/typescript/vitest.config.ts ]; then
   bash scripts/ensure-chromium.sh
   projects+=(--project client-ts)

@@ -9,9 +9,10 @@ import { fileURLToPath } from 'node:url';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 // npm hoists most tools to the root; a version the root does not share (vite) stays local.
 const bin = (name) =>
-  [join(root, 'node_modules', '.bin', name), join(root, '..', '..', 'node_modules', '.bin', name)].find(
-    existsSync,
-  ) ?? name;
+  [
+    join(root, 'node_modules', '.bin', name),
+    join(root, '..', '..', 'node_modules', '.bin', name),
+  ].find(existsSync) ?? name;
 const run = (cmd, args) => execFileSync(cmd, args, { cwd: root, stdio: 'inherit' });
 
 mkdirSync(join(root, '.generated'), { recursive: true });

@@ -8,7 +8,6 @@ import './styles.css';
 const queryClient = new QueryClient({
   defaultOptions: {
     queries: {
-      staleTime: 15_000,
       // A problem from the server (4xx) is an answer; retry only what may be transient.
       retry: (failures, error) =>
         failures < 3 && (!isProblem(error) || error.status >= 500 || error.status === 0),

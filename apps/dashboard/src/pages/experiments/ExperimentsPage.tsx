@@ -1,5 +1,6 @@
 import { Link } from 'react-router';
 import type { Results } from '../../api/client.ts';
+import { ScrollRegion } from '../../components/ScrollRegion.tsx';
 import { Empty, QueryView } from '../../components/states.tsx';
 import { ExperimentState } from './ExperimentState.tsx';
 import { useExperiments, useResultsSummary } from './queries.ts';
@@ -23,7 +24,7 @@ export function ExperimentsPage() {
           list.length === 0 ? (
             <Empty>No experiments yet. Create one to start assigning users.</Empty>
           ) : (
-            <div className="table-wrap">
+            <ScrollRegion label="All experiments">
               <table>
                 <thead>
                   <tr>
@@ -50,7 +51,7 @@ export function ExperimentsPage() {
                   ))}
                 </tbody>
               </table>
-            </div>
+            </ScrollRegion>
           )
         }
       </QueryView>

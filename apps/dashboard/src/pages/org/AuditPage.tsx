@@ -2,6 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useSearchParams } from 'react-router';
 import { api, ok } from '../../api/client.ts';
+import { ScrollRegion } from '../../components/ScrollRegion.tsx';
 import { Empty, QueryView } from '../../components/states.tsx';
 
 export function AuditPage() {
@@ -38,7 +39,7 @@ export function AuditPage() {
           entries.length === 0 ? (
             <Empty>No audit entries{target ? ` for ${target}` : ''}.</Empty>
           ) : (
-            <div className="table-wrap">
+            <ScrollRegion label="Audit entries">
               <table>
                 <thead>
                   <tr>
@@ -71,7 +72,7 @@ export function AuditPage() {
                   ))}
                 </tbody>
               </table>
-            </div>
+            </ScrollRegion>
           )
         }
       </QueryView>

@@ -1,4 +1,5 @@
 import type { Experiment } from '../../api/client.ts';
+import { ScrollRegion } from '../../components/ScrollRegion.tsx';
 import { Empty, QueryView } from '../../components/states.tsx';
 import { useLive } from '../experiments/queries.ts';
 import { Distributions } from './Distributions.tsx';
@@ -15,7 +16,7 @@ export function LiveTab({ experiment }: { experiment: Experiment }) {
       <QueryView query={live} what="live counts">
         {(l) => (
           <>
-            <div className="table-wrap">
+            <ScrollRegion label="Live exposures">
               <table>
                 <caption>Exposures so far</caption>
                 <thead>
@@ -35,7 +36,7 @@ export function LiveTab({ experiment }: { experiment: Experiment }) {
                   ))}
                 </tbody>
               </table>
-            </div>
+            </ScrollRegion>
             {Object.keys(l.distributions).length === 0 ? (
               <Empty>No metric values yet.</Empty>
             ) : (

@@ -50,7 +50,7 @@ export function MethodOverride({
       <button
         type="button"
         onClick={() => save.mutate(null)}
-        aria-label={`Reset test for ${metric}`}
+        aria-label={`Use default test for ${metric}`}
       >
         Use default
       </button>

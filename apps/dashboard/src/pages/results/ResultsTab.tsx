@@ -2,8 +2,10 @@ import { useQuery } from '@tanstack/react-query';
 import { useSearchParams } from 'react-router';
 import { api, type Experiment, type MetricResult, ok, type Results } from '../../api/client.ts';
 import { isProblem } from '../../api/problem.ts';
+import { ScrollRegion } from '../../components/ScrollRegion.tsx';
 import { Loading, ProblemView } from '../../components/states.tsx';
-import { experimentKeys } from '../experiments/queries.ts';
+import { experimentKeys, useResultsSummary } from '../experiments/queries.ts';
+import { armDistributions } from './arm-distributions.ts';
 import { CollectingPanel } from './CollectingPanel.tsx';
 import { Distributions } from './Distributions.tsx';
 import { ForestPlot } from './ForestPlot.tsx';
@@ -15,7 +17,12 @@ import { SrmBanner } from './SrmBanner.tsx';
 export function ResultsTab({ experiment }: { experiment: Experiment }) {
   const [params] = useSearchParams();
   const run = params.get('run') ?? undefined;
+  // The summary says whether any run exists, so a collecting experiment is shown as such
+  // without asking the results route for its 404.
+  const summary = useResultsSummary();
+  const hasRun = summary.data?.some((r) => r.experiment_id === experiment.id) ?? false;
   const results = useQuery({
+    enabled: run !== undefined || hasRun,
     queryKey: experimentKeys.results(experiment.id, run),
     queryFn: () =>
       ok(
@@ -26,6 +33,14 @@ export function ResultsTab({ experiment }: { experiment: Experiment }) {
     // 404 while collecting is an answer, not a failure worth retrying.
     retry: (n, e) => !isProblem(e) && n < 2,
   });
+  if (summary.error) return <ProblemView error={summary.error} />;
+  if (run === undefined && summary.data && !hasRun)
+    return (
+      <>
+        <RunControls id={experiment.id} run={null} />
+        <CollectingPanel experiment={experiment} />
+      </>
+    );
   if (results.isPending) return <Loading what="results" />;
   if (results.error) {
     const collecting = isProblem(results.error, '/problems/results-collecting') && !run;
@@ -64,7 +79,10 @@ function RunView({ experiment, run }: { experiment: Experiment; run: Results }) 
       {run.srm.halted ? (
         <SrmBanner srm={run.srm} />
       ) : (
-        byMetric(run.results).map(([metric, rows]) => (
+        byMetric(
+          run.results,
+          experiment.metrics.map((m) => m.name),
+        ).map(([metric, rows]) => (
           <section key={metric} className="card metric" aria-labelledby={`m-${metric}`}>
             <h2 id={`m-${metric}`}>
               {metric}{' '}
@@ -79,7 +97,9 @@ function RunView({ experiment, run }: { experiment: Experiment; run: Results }) 
               metric={metric}
               current={rows[0]?.test ?? methods.get(metric) ?? 'welch_t'}
             />
-            {rows[0] ? <Distributions title={metric} dist={rows[0].distribution} /> : null}
+            {armDistributions(rows).map((d) => (
+              <Distributions key={d.title} title={d.title} dist={d.dist} />
+            ))}
           </section>
         ))
       )}
@@ -90,7 +110,7 @@ function RunView({ experiment, run }: { experiment: Experiment; run: Results }) 
 /** The decision is the FDR-adjusted p-value's; the raw p-value stands beside it, never instead. */
 function ResultTable({ rows }: { rows: MetricResult[] }) {
   return (
-    <div className="table-wrap">
+    <ScrollRegion label={`Decisions for ${rows[0]?.metric ?? 'metric'}`}>
       <table>
         <thead>
           <tr>
@@ -127,6 +147,6 @@ function ResultTable({ rows }: { rows: MetricResult[] }) {
           ))}
         </tbody>
       </table>
-    </div>
+    </ScrollRegion>
   );
 }

@@ -16,13 +16,16 @@ export function percent(x: number | null | undefined): string {
   return `${x >= 0 ? '+' : ''}${(x * 100).toFixed(1)}%`;
 }
 
-/** Rows of a run grouped by metric, in the order the server lists them. */
-export function byMetric<R extends { metric: string }>(results: Record<string, R>) {
-  const groups = new Map<string, R[]>();
+/** Rows of a run grouped by metric, in the experiment's metric order (others after). */
+export function byMetric<R extends { metric: string }>(
+  results: Record<string, R>,
+  order: readonly string[] = [],
+) {
+  const groups = new Map<string, R[]>(order.map((m) => [m, []]));
   for (const r of Object.values(results)) {
     const g = groups.get(r.metric) ?? [];
     g.push(r);
     groups.set(r.metric, g);
   }
-  return [...groups.entries()];
+  return [...groups.entries()].filter(([, rows]) => rows.length > 0);
 }

@@ -1,5 +1,6 @@
 import { useSearchParams } from 'react-router';
 import type { Experiment } from '../../api/client.ts';
+import { ScrollRegion } from '../../components/ScrollRegion.tsx';
 import { Empty, QueryView } from '../../components/states.tsx';
 import { useVersions } from '../experiments/queries.ts';
 import { configOf, diffConfig } from './diff-config.ts';
@@ -23,7 +24,7 @@ export function VersionsTab({ experiment }: { experiment: Experiment }) {
           setParams({ from: String(from), to: String(to), [name]: String(value) });
         return (
           <>
-            <div className="table-wrap">
+            <ScrollRegion label="Version history">
               <table>
                 <caption>Versions, newest first</caption>
                 <thead>
@@ -43,7 +44,7 @@ export function VersionsTab({ experiment }: { experiment: Experiment }) {
                   ))}
                 </tbody>
               </table>
-            </div>
+            </ScrollRegion>
             <div className="card">
               <h2>Compare versions</h2>
               <div className="row">
