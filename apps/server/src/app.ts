@@ -20,6 +20,8 @@ export const API_VERSION = '1.0.0';
 export interface AppOptions {
   /** Pino logging; tests pass false. */
   logger?: boolean;
+  /** The dashboard build served at `/` (default: apps/dashboard/dist, when it exists). */
+  dashboardDist?: string;
 }
 
 /** Builds the HTTP app from a context; only main.ts listens. Tests call this with inject(). */
@@ -77,7 +79,7 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
   await app.register(async (plane) => adminRoutes(plane as unknown as App, ctx));
   if (isDevelopmentSessions(ctx.config))
     await app.register(async (plane) => devRoutes(plane as unknown as App, ctx));
-  await registerDashboard(app);
+  await registerDashboard(app, options.dashboardDist);
 
   return app;
 }
