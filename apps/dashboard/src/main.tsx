@@ -8,6 +8,8 @@ import './styles.css';
 const queryClient = new QueryClient({
   defaultOptions: {
     queries: {
+      // Pages mounting together share one answer instead of each refetching it.
+      staleTime: 2_000,
       // A problem from the server (4xx) is an answer; retry only what may be transient.
       retry: (failures, error) =>
         failures < 3 && (!isProblem(error) || error.status >= 500 || error.status === 0),

@@ -227,6 +227,10 @@ describe('the dashboard in Chromium against the real server on PGlite', () => {
     await expect(fast.getByText('not significant').count()).resolves.toBe(0);
     const tokens = page.getByTestId('row-tokens-fast');
     await tokens.getByText('not significant').waitFor();
+    // Per-arm distributions (each treatment's pair has its own bin edges here).
+    await page
+      .getByRole('img', { name: 'Histogram of latency (slim vs control) for control, slim' })
+      .waitFor();
     await page.getByRole('columnheader', { name: 'FDR-adjusted p-value' }).first().waitFor();
     await page.getByRole('columnheader', { name: 'p-value', exact: true }).first().waitFor();
     await check('results');
@@ -310,6 +314,56 @@ describe('the dashboard in Chromium against the real server on PGlite', () => {
     await page.getByRole('button', { name: 'Send feedback' }).click();
     await page.getByRole('listitem').filter({ hasText: 'The forest plot makes' }).waitFor();
     await check('feedback');
+  });
+
+  it('works at 390 px wide: every page, checked again', async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    const pages: Array<[string, string, () => Promise<void>]> = [
+      ['experiments', '/experiments', () => heading('Experiments').waitFor()],
+      ['experiment-create', '/experiments/new', () => heading('New experiment').waitFor()],
+      [
+        'experiment-edit',
+        `/experiments/${ids.collecting}/edit`,
+        () => page.getByText('Bucket map after saving').waitFor(),
+      ],
+      [
+        'experiment-versions',
+        `/experiments/${ids.collecting}/versions`,
+        () => page.getByText('Versions, newest first').waitFor(),
+      ],
+      [
+        'results-srm',
+        `/experiments/${ids.srm}/results`,
+        () => page.getByText('sample ratio mismatch').first().waitFor(),
+      ],
+      [
+        'results-collecting',
+        `/experiments/${ids.collecting}/results`,
+        () => page.getByRole('heading', { name: 'Collecting' }).waitFor(),
+      ],
+      [
+        'live',
+        `/experiments/${ids.results}/live`,
+        () => page.getByText('Live view — not for decisions.').waitFor(),
+      ],
+      [
+        'traffic',
+        `/experiments/${ids.results}/traffic`,
+        () => page.getByRole('img', { name: /Exposures per day/ }).waitFor(),
+      ],
+      ['keys', '/keys', () => heading('Keys').waitFor()],
+      ['usage', '/usage', () => heading('Usage').waitFor()],
+      ['audit', '/audit', () => heading('Audit log').waitFor()],
+      ['feedback', '/feedback', () => heading('Feedback').waitFor()],
+    ];
+    for (const [name, path, ready] of pages) {
+      await page.goto(`${server.url}${path}`);
+      await ready();
+      await check(`${name}-390`);
+      // Nothing wider than the screen except inside a scrollable region.
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth);
+      expect(overflow, name).toBeLessThanOrEqual(390);
+    }
   });
 
   it('logged no console error on any page', () => {

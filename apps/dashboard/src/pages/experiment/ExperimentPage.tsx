@@ -1,7 +1,7 @@
 import { NavLink, useParams } from 'react-router';
 import { QueryView } from '../../components/states.tsx';
 import { ExperimentEditor } from '../editor/ExperimentEditor.tsx';
-import { useExperiment, useVersions } from '../experiments/queries.ts';
+import { useExperiment, useResultsSummary, useVersions } from '../experiments/queries.ts';
 import { LiveTab } from '../results/LiveTab.tsx';
 import { ResultsTab } from '../results/ResultsTab.tsx';
 import { TrafficTab } from '../results/TrafficTab.tsx';
@@ -19,6 +19,8 @@ const TABS = [
 export function ExperimentPage() {
   const { id = '', tab = 'results' } = useParams();
   const experiment = useExperiment(id);
+  // Asked in parallel with the experiment: the results tab's default view comes from it.
+  useResultsSummary();
   return (
     <QueryView query={experiment} what="the experiment">
       {(e) => (

@@ -1,4 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
+import { startTransition, useEffect, useState } from 'react';
 import { useSearchParams } from 'react-router';
 import { api, type Experiment, type MetricResult, ok, type Results } from '../../api/client.ts';
 import { isProblem } from '../../api/problem.ts';
@@ -17,48 +18,50 @@ import { SrmBanner } from './SrmBanner.tsx';
 export function ResultsTab({ experiment }: { experiment: Experiment }) {
   const [params] = useSearchParams();
   const run = params.get('run') ?? undefined;
-  // The summary says whether any run exists, so a collecting experiment is shown as such
+  // The default view is the most recently computed run, which is exactly the experiment's entry
+  // in the summary: no second request, and a collecting experiment (no entry) is shown as such
   // without asking the results route for its 404.
   const summary = useResultsSummary();
-  const hasRun = summary.data?.some((r) => r.experiment_id === experiment.id) ?? false;
-  const results = useQuery({
-    enabled: run !== undefined || hasRun,
+  const named = useQuery({
+    enabled: run !== undefined,
     queryKey: experimentKeys.results(experiment.id, run),
     queryFn: () =>
       ok(
         api.GET('/v1/experiments/{id}/results', {
-          params: { path: { id: experiment.id }, query: run ? { day: run } : {} },
+          params: { path: { id: experiment.id }, query: { day: run } },
         }),
       ),
-    // 404 while collecting is an answer, not a failure worth retrying.
+    // A run that does not exist is an answer, not a failure worth retrying.
     retry: (n, e) => !isProblem(e) && n < 2,
   });
-  if (summary.error) return <ProblemView error={summary.error} />;
-  if (run === undefined && summary.data && !hasRun)
+  const query = run === undefined ? summary : named;
+  if (query.error)
+    return (
+      <>
+        <RunControls id={experiment.id} run={null} />
+        <ProblemView error={query.error} />
+      </>
+    );
+  if (query.isPending) return <Loading what="results" />;
+  const served =
+    run === undefined
+      ? summary.data?.find((r) => r.experiment_id === experiment.id)
+      : (named.data as Results | undefined);
+  if (!served)
     return (
       <>
         <RunControls id={experiment.id} run={null} />
         <CollectingPanel experiment={experiment} />
       </>
     );
-  if (results.isPending) return <Loading what="results" />;
-  if (results.error) {
-    const collecting = isProblem(results.error, '/problems/results-collecting') && !run;
-    return (
-      <>
-        <RunControls id={experiment.id} run={null} />
-        {collecting ? (
-          <CollectingPanel experiment={experiment} />
-        ) : (
-          <ProblemView error={results.error} />
-        )}
-      </>
-    );
-  }
-  return <RunView experiment={experiment} run={results.data} />;
+  return <RunView experiment={experiment} run={served} />;
 }
 
 function RunView({ experiment, run }: { experiment: Experiment; run: Results }) {
+  // The decision (forest plots, p-values) paints first; the per-arm histograms, the heaviest
+  // charts, follow in a transition that never holds up the first paint.
+  const [histograms, setHistograms] = useState(false);
+  useEffect(() => startTransition(() => setHistograms(true)), []);
   const methods = new Map(experiment.metrics.map((m) => [m.name, m.method_default]));
   return (
     <>
@@ -97,7 +100,7 @@ function RunView({ experiment, run }: { experiment: Experiment; run: Results }) 
               metric={metric}
               current={rows[0]?.test ?? methods.get(metric) ?? 'welch_t'}
             />
-            {armDistributions(rows).map((d) => (
+            {(histograms ? armDistributions(rows) : []).map((d) => (
               <Distributions key={d.title} title={d.title} dist={d.dist} />
             ))}
           </section>

@@ -10,14 +10,21 @@ export function armDistributions(
 ): Array<{ title: string; dist: Distribution }> {
   const first = rows[0];
   if (!first) return [];
+  // Control first, then the treatments in the order of the rows.
+  const armsInOrder = (r: MetricResult): Distribution => ({
+    bin_edges: r.distribution.bin_edges,
+    counts: Object.fromEntries(
+      [r.control, r.treatment].map((a) => [a, r.distribution.counts[a] ?? []]),
+    ),
+  });
   const edges = JSON.stringify(first.distribution.bin_edges);
   if (rows.every((r) => JSON.stringify(r.distribution.bin_edges) === edges)) {
     const counts: Record<string, number[]> = {};
-    for (const r of rows) Object.assign(counts, r.distribution.counts);
+    for (const r of rows) Object.assign(counts, armsInOrder(r).counts);
     return [{ title: first.metric, dist: { bin_edges: first.distribution.bin_edges, counts } }];
   }
   return rows.map((r) => ({
     title: `${r.metric} (${r.treatment} vs ${r.control})`,
-    dist: r.distribution,
+    dist: armsInOrder(r),
   }));
 }
