@@ -104,7 +104,7 @@ try {
     args: ['--no-sandbox'],
   });
   const page = { results: [] as number[], blank: [] as number[], api: [] as number[] };
-  const load = await loadavg()[0];
+  const load = loadavg()[0] ?? 0;
   for (let round = 0; round < ROUNDS + 1; round++) {
     // A fresh context each time: cold HTTP cache, as a first visit.
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
