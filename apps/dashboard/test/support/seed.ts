@@ -1,18 +1,5 @@
+import { seeded } from '../../../server/test/support/analysis-data.ts';
 import { runCli } from '../../../server/test/support/process.ts';
-
-/** A seeded generator so every run sees the same data. */
-function seeded(seed: number) {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  return (mean: number, sd: number) =>
-    mean + sd * Math.sqrt(-2 * Math.log(Math.max(next(), 1e-12))) * Math.cos(2 * Math.PI * next());
-}
 
 export const metric = (name: string, kind: string, method: string) => ({
   name,
@@ -61,7 +48,7 @@ export function armEvents(
   latencyShift: Record<string, number>,
   seed = 7,
 ) {
-  const normal = seeded(seed);
+  const { normal } = seeded(seed);
   const ts = new Date().toISOString();
   const events: object[] = [];
   for (const [variant, n] of Object.entries(users)) {

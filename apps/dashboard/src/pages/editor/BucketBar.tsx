@@ -47,6 +47,23 @@ export function BucketBar({
           </pattern>
         </defs>
       </svg>
+      <ul className="legend">
+        {variants
+          .filter((v) => map.runs.some((r) => r.variant === v))
+          .map((v) => (
+            <li key={v}>
+              <span className="swatch" style={{ background: variantColor(variants, v) }} /> {v}
+            </li>
+          ))}
+        {map.runs.some((r) => r.variant === null) ? (
+          <li>
+            <span className="swatch retired" /> retired
+          </li>
+        ) : null}
+        <li>
+          <span className="swatch unused" /> never used
+        </li>
+      </ul>
     </figure>
   );
 }

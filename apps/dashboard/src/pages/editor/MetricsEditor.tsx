@@ -1,24 +1,11 @@
+import {
+  BINARY_KINDS,
+  METHODS,
+  METRIC_CATEGORIES,
+  METRIC_KINDS,
+} from '../../../../server/src/domain/experiments/metric-vocabulary.ts';
 import type { MetricDefinition } from '../../api/client.ts';
 import { newMetric } from './form-state.ts';
-
-const KINDS: MetricDefinition['kind'][] = [
-  'latency',
-  'tokens',
-  'cost',
-  'error_rate',
-  'conversion',
-  'retention',
-  'revenue',
-  'value',
-  'judge',
-];
-const CATEGORIES: MetricDefinition['category'][] = ['primary', 'secondary', 'guardrail'];
-const METHODS: MetricDefinition['method_default'][] = [
-  'welch_t',
-  'mann_whitney',
-  'permutation',
-  'two_proportion_z',
-];
 
 export function MetricsEditor({
   metrics,
@@ -47,11 +34,11 @@ export function MetricsEditor({
                 value={m.kind}
                 onChange={(e) => {
                   const kind = e.target.value as MetricDefinition['kind'];
-                  const binary = kind === 'conversion' || kind === 'retention';
+                  const binary = BINARY_KINDS.includes(kind);
                   set(i, { kind, method_default: binary ? 'two_proportion_z' : 'welch_t' });
                 }}
               >
-                {KINDS.map((k) => (
+                {METRIC_KINDS.map((k) => (
                   <option key={k}>{k}</option>
                 ))}
               </select>
@@ -64,7 +51,7 @@ export function MetricsEditor({
                   set(i, { category: e.target.value as MetricDefinition['category'] })
                 }
               >
-                {CATEGORIES.map((k) => (
+                {METRIC_CATEGORIES.map((k) => (
                   <option key={k}>{k}</option>
                 ))}
               </select>

@@ -1,10 +1,9 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
+import { METHODS } from '../../../../server/src/domain/experiments/metric-vocabulary.ts';
 import { api, type Method, ok } from '../../api/client.ts';
 import { ProblemView } from '../../components/states.tsx';
 import { experimentKeys } from '../experiments/queries.ts';
-
-const METHODS: Method[] = ['welch_t', 'mann_whitney', 'permutation', 'two_proportion_z'];
 
 /** Per-metric test override (audited); it applies from the next run on. */
 export function MethodOverride({

@@ -13,8 +13,8 @@ export function SrmBanner({ srm }: { srm: Results['srm'] }) {
       <strong>Analysis halted: sample ratio mismatch (SRM)</strong>
       <p>
         The observed split of users differs from the configured allocation (SRM p-value{' '}
-        {srm.p_value === null ? '—' : pValue(srm.p_value)} &lt; 0.001). Results are withheld until
-        the cause is fixed: check assignment, logging and filtering.
+        {srm.p_value === null ? '—' : pValue(srm.p_value)}, below the 0.001 threshold). Results are
+        withheld until the cause is fixed: check assignment, logging and filtering.
       </p>
       <ScrollRegion label="Observed vs expected split">
         <table>
