@@ -316,6 +316,23 @@ describe('the dashboard in Chromium against the real server on PGlite', () => {
     await check('feedback');
   });
 
+  it('takes a session from the identity-provider hook (/auth/callback#token=…) in a new tab', async () => {
+    const context = await browser.newContext();
+    const tab = await context.newPage();
+    const tabConsole = watchConsole(tab);
+    await tab.goto(
+      `${server.url}/auth/callback#token=${await devToken(server.url, ORG, 'sso@example.com')}`,
+    );
+    await tab.getByRole('heading', { name: 'Experiments', level: 1 }).waitFor();
+    await tab.getByText('sso@example.com · admin').waitFor();
+    await tab.getByRole('link', { name: 'three-arms' }).waitFor();
+    expect(new URL(tab.url()).pathname).toBe('/experiments');
+    await tab.getByRole('button', { name: 'Sign out' }).click();
+    await tab.getByRole('heading', { name: 'Sign in to Arbiter' }).waitFor();
+    expect(tabConsole.errors).toEqual([]);
+    await context.close();
+  });
+
   it('works at 390 px wide: every page, checked again', async () => {
     await page.setViewportSize({ width: 390, height: 844 });
     const pages: Array<[string, string, () => Promise<void>]> = [
