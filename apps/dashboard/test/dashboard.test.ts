@@ -247,6 +247,16 @@ describe('the dashboard in Chromium against the real server on PGlite', () => {
     expect(text).toContain(`${today},latency,fast`);
   });
 
+  it('overrides the test of one metric, from the next run on, audited', async () => {
+    await page.getByRole('combobox', { name: /^Test for tokens/ }).selectOption('mann_whitney');
+    await page.getByText('Overridden: mann_whitney, from the next run on.').waitFor();
+    const audit = await call(api, 'GET', `/v1/audit?target_id=${ids.results}`);
+    expect(audit[0]).toMatchObject({
+      action: 'experiment.method_overridden',
+      details: { metric: 'tokens', method: 'mann_whitney' },
+    });
+  });
+
   it('runs a preliminary analysis that the run picker lists beside the nightly day', async () => {
     await page.getByRole('button', { name: 'Run preliminary analysis' }).click();
     await expect.poll(() => page.url()).toContain('run=manual-');
@@ -258,6 +268,14 @@ describe('the dashboard in Chromium against the real server on PGlite', () => {
         expect.arrayContaining([`Nightly ${today}`, expect.stringMatching(/^Preliminary /)]),
       );
     await page.getByText('Preliminary (manual) run').waitFor();
+    // The override applies to runs after it: the preliminary run used Mann-Whitney for tokens.
+    const label = new URL(page.url()).searchParams.get('run') ?? '';
+    const run = await call(
+      api,
+      'GET',
+      `/v1/experiments/${ids.results}/results?day=${encodeURIComponent(label)}`,
+    );
+    expect(run.results['tokens::fast'].test).toBe('mann_whitney');
     await check('results-preliminary');
   });
 
