@@ -19,14 +19,14 @@ export function ExperimentState({ id, latest }: { id: string; latest: Results | 
 function CollectingState({ id }: { id: string }) {
   const live = useLive(id);
   if (!live.data) return <span className="badge">Collecting</span>;
-  const p = collectingProgress(live.data.arms);
+  const p = collectingProgress(live.data);
   return (
     <span className="badge">
       Collecting{' '}
       <progress
         value={p.least}
         max={p.target}
-        aria-label={`${p.least} of about ${p.target} events in the smallest arm`}
+        aria-label={`${p.least} of ${p.target} events in the smallest arm`}
       />{' '}
       {p.least}/{p.target} per arm
     </span>

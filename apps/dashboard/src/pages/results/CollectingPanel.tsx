@@ -1,6 +1,6 @@
 import type { Experiment } from '../../api/client.ts';
 import { QueryView } from '../../components/states.tsx';
-import { collectingProgress, EVENTS_PER_ARM_FOR_RESULTS } from '../experiments/collecting.ts';
+import { collectingProgress } from '../experiments/collecting.ts';
 import { useLive } from '../experiments/queries.ts';
 
 /** Before the first computed run: how far each arm is from the ~200 events results need. */
@@ -9,16 +9,16 @@ export function CollectingPanel({ experiment }: { experiment: Experiment }) {
   return (
     <div className="card collecting" role="status">
       <h2>Collecting</h2>
-      <p>
-        Results appear after the nightly run once every arm has about {EVENTS_PER_ARM_FOR_RESULTS}{' '}
-        evaluated events. You can run a preliminary analysis at any time.
-      </p>
       <QueryView query={live} what="live counts">
         {(l) => {
-          const p = collectingProgress(l.arms);
+          const p = collectingProgress(l);
           const arms = experiment.allocation.map((a) => a.variant);
           return (
             <>
+              <p>
+                Results appear after the nightly run once every arm has {p.target} evaluated events.
+                You can run a preliminary analysis at any time.
+              </p>
               <p>
                 Smallest arm: {p.least} of {p.target} ({Math.round(p.share * 100)}%)
               </p>
@@ -29,9 +29,9 @@ export function CollectingPanel({ experiment }: { experiment: Experiment }) {
                     <li key={a}>
                       <span>{a}</span>{' '}
                       <progress
-                        max={EVENTS_PER_ARM_FOR_RESULTS}
-                        value={Math.min(n, EVENTS_PER_ARM_FOR_RESULTS)}
-                        aria-label={`${a}: ${n} of ${EVENTS_PER_ARM_FOR_RESULTS} events`}
+                        max={p.target}
+                        value={Math.min(n, p.target)}
+                        aria-label={`${a}: ${n} of ${p.target} events`}
                       />{' '}
                       {n}
                     </li>
