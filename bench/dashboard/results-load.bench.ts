@@ -14,6 +14,7 @@ import { chromium } from 'playwright-core';
 import {
   armEvents,
   call,
+  createExperiment,
   devToken,
   ingest,
   metric,
@@ -53,24 +54,14 @@ try {
   const token = await devToken(server.url, 'bench');
   const api = { base: server.url, token };
   const key = (await call(api, 'POST', '/v1/keys', { scope: 'secret' })).key as string;
-  const { id } = await call(api, 'POST', '/v1/experiments', {
-    name: 'six-metrics',
-    salt: 'six-metrics-salt',
-    bucket_count: 999,
-    allocation: [
-      { variant: 'control', weight: 33.3 },
-      { variant: 'fast', weight: 33.3 },
-      { variant: 'slim', weight: 33.3 },
-    ],
-    metrics: [
-      metric('latency', 'latency', 'welch_t'),
-      metric('tokens', 'tokens', 'mann_whitney'),
-      metric('cost', 'cost', 'welch_t'),
-      metric('errors', 'error_rate', 'welch_t'),
-      metric('checkout', 'conversion', 'two_proportion_z'),
-      metric('revenue', 'revenue', 'welch_t'),
-    ],
-  });
+  const id = await createExperiment(api, 'six-metrics', { control: 33.3, fast: 33.3, slim: 33.3 }, [
+    metric('latency', 'latency', 'welch_t'),
+    metric('tokens', 'tokens', 'mann_whitney'),
+    metric('cost', 'cost', 'welch_t'),
+    metric('errors', 'error_rate', 'welch_t'),
+    metric('checkout', 'conversion', 'two_proportion_z'),
+    metric('revenue', 'revenue', 'welch_t'),
+  ]);
   const users = { control: 400, fast: 400, slim: 400 };
   const events = armEvents(id, users, { fast: -60 });
   const ts = new Date().toISOString();

@@ -10,6 +10,7 @@ import {
   type Api,
   armEvents,
   call,
+  createExperiment,
   devToken,
   ingest,
   metric,
@@ -38,9 +39,10 @@ async function check(name: string) {
 const heading = (name: string) => page.getByRole('heading', { name, level: 1 });
 
 beforeAll(async () => {
-  execFileSync('bash', ['scripts/ensure-chromium.sh'], {
-    cwd: join(import.meta.dirname, '../../..'),
-  });
+  const root = join(import.meta.dirname, '../../..');
+  execFileSync('bash', ['scripts/ensure-chromium.sh'], { cwd: root });
+  // Builds the dashboard when its build is missing or stale (a no-op otherwise).
+  execFileSync('sh', ['scripts/bootstrap.sh'], { cwd: root, stdio: 'inherit' });
   dataDir = mkdtempSync(join(tmpdir(), 'arbiter-dashboard-'));
   server = await startServer({
     ARBITER_DATA_DIR: dataDir,
@@ -171,31 +173,10 @@ describe('the dashboard in Chromium against the real server on PGlite', () => {
       metric('latency', 'latency', 'welch_t'),
       metric('tokens', 'tokens', 'welch_t'),
     ];
-    ids.results = (
-      await call(api, 'POST', '/v1/experiments', {
-        name: 'three-arms',
-        salt: 'three-arms-salt',
-        bucket_count: 999,
-        allocation: [
-          { variant: 'control', weight: 33.3 },
-          { variant: 'fast', weight: 33.3 },
-          { variant: 'slim', weight: 33.3 },
-        ],
-        metrics,
-      })
-    ).id;
-    ids.srm = (
-      await call(api, 'POST', '/v1/experiments', {
-        name: 'broken-split',
-        salt: 'broken-split-salt',
-        bucket_count: 1000,
-        allocation: [
-          { variant: 'control', weight: 50 },
-          { variant: 'treatment', weight: 50 },
-        ],
-        metrics,
-      })
-    ).id;
+    const thirds = { control: 33.3, fast: 33.3, slim: 33.3 };
+    ids.results = await createExperiment(api, 'three-arms', thirds, metrics);
+    const halves = { control: 50, treatment: 50 };
+    ids.srm = await createExperiment(api, 'broken-split', halves, metrics);
     // fast: 80 ms quicker (significant); tokens alike everywhere (not significant).
     const results = armEvents(ids.results, { control: 260, fast: 260, slim: 260 }, { fast: -80 });
     // 420 vs 220 users on a 50/50 split: the SRM gate must halt.

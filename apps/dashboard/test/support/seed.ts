@@ -10,6 +10,18 @@ export const metric = (name: string, kind: string, method: string) => ({
   shared_org_wide: false,
 });
 
+/** Creates an experiment through the API: arms as {variant: weight}, the first is control. */
+export async function createExperiment(
+  api: Api,
+  name: string,
+  arms: Record<string, number>,
+  metrics: object[],
+): Promise<string> {
+  const allocation = Object.entries(arms).map(([variant, weight]) => ({ variant, weight }));
+  const body = { name, salt: `${name}-salt`, bucket_count: 999, allocation, metrics };
+  return (await call(api, 'POST', '/v1/experiments', body)).id;
+}
+
 export interface Api {
   base: string;
   token: string;
