@@ -61,7 +61,13 @@ export function AllocationEditor({
       <BucketBar
         map={preview.map}
         variants={names}
-        label={previous ? 'Bucket map after saving' : 'Bucket map of version 1'}
+        label={
+          !previous
+            ? 'Bucket map of version 1'
+            : preview.ok
+              ? 'Bucket map after saving'
+              : 'Bucket map after saving: unchanged, the change is refused'
+        }
       />
       <ChangeSummary preview={preview} editing={previous !== null} />
     </fieldset>
