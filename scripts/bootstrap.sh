@@ -9,6 +9,6 @@ if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modu
   echo "installing npm packages" >&2
   npm install --no-audit --no-fund --loglevel=error >&2
 fi
-# The production build (server, `arbiter` command, client library): rebuilt only when a source
+# The production build (server, `arbiter` command, client library, dashboard): rebuilt only when a source
 # is newer than the last build.
 node scripts/build.mjs

@@ -1,5 +1,5 @@
-// The production build: the server and `arbiter` command (apps/server/dist) and the TypeScript
-// client library (clients/typescript/dist). Each target is rebuilt only when one of its inputs
+// The production build: the server and `arbiter` command (apps/server/dist), the TypeScript
+// client library (clients/typescript/dist) and the dashboard the server serves (apps/dashboard/dist). Each target is rebuilt only when one of its inputs
 // is newer than its last build, so a start with nothing changed costs a directory walk.
 // Usage: node scripts/build.mjs [--force]
 import { spawnSync } from 'node:child_process';
@@ -35,6 +35,23 @@ const targets = [
       'packages/bucketing/src',
     ],
   },
+  {
+    name: 'dashboard',
+    dir: 'apps/dashboard',
+    output: 'apps/dashboard/dist/index.html',
+    // Its API types come from the server's OpenAPI document, so server schemas are inputs too.
+    inputs: [
+      'apps/dashboard/src',
+      'apps/dashboard/index.html',
+      'apps/dashboard/vite.config.ts',
+      'apps/dashboard/package.json',
+      'apps/dashboard/scripts',
+      'apps/server/src/routes',
+      'apps/server/src/analysis/results-schema.ts',
+      'apps/server/src/domain/experiments',
+    ],
+    script: 'scripts/build.mjs',
+  },
 ];
 
 /** Newest modification time under a file or folder, in ms. */
@@ -59,7 +76,8 @@ for (const target of targets) {
   if (!force && builtAt >= changedAt) continue;
   process.stderr.write(`building the ${target.name}\n`);
   const tsup = join(root, 'node_modules', 'tsup', 'dist', 'cli-default.js');
-  const run = spawnSync(process.execPath, [tsup, '--silent'], {
+  const args = target.script ? [target.script] : [tsup, '--silent'];
+  const run = spawnSync(process.execPath, args, {
     cwd: join(root, target.dir),
     stdio: ['ignore', 'ignore', 'inherit'],
   });

@@ -2,12 +2,15 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify from 'fastify';
+import { isDevelopmentSessions } from './config.ts';
 import type { Context } from './context.ts';
 import type { App } from './http/app-types.ts';
+import { registerDashboard } from './http/dashboard-static.ts';
 import { registerErrorHandling } from './http/error-handler.ts';
 import { validatorCompiler } from './http/validators.ts';
 import { adminRoutes } from './routes/admin/index.ts';
 import { dashboardRoutes } from './routes/dashboard/index.ts';
+import { devRoutes } from './routes/dev/index.ts';
 import { ingestRoutes } from './routes/ingest/index.ts';
 import * as problemDocs from './routes/public/problem-docs.ts';
 import { webhookRoutes } from './routes/webhooks/index.ts';
@@ -17,6 +20,8 @@ export const API_VERSION = '1.0.0';
 export interface AppOptions {
   /** Pino logging; tests pass false. */
   logger?: boolean;
+  /** The dashboard build served at `/` (default: apps/dashboard/dist, when it exists). */
+  dashboardDist?: string;
 }
 
 /** Builds the HTTP app from a context; only main.ts listens. Tests call this with inject(). */
@@ -72,6 +77,9 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
   await app.register(async (plane) => ingestRoutes(plane as unknown as App, ctx));
   await app.register(async (plane) => webhookRoutes(plane as unknown as App, ctx));
   await app.register(async (plane) => adminRoutes(plane as unknown as App, ctx));
+  if (isDevelopmentSessions(ctx.config))
+    await app.register(async (plane) => devRoutes(plane as unknown as App, ctx));
+  await registerDashboard(app, options.dashboardDist);
 
   return app;
 }

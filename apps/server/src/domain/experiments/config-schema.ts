@@ -1,21 +1,9 @@
 import { type Static, Type } from 'typebox';
 
+import { METHODS, METRIC_CATEGORIES, METRIC_KINDS } from './metric-vocabulary.ts';
+
 /** Field shapes of ExperimentConfig that the contract leaves open are decided here (docs/decisions.md, Experiments). */
-export const METRIC_KINDS = [
-  'latency',
-  'tokens',
-  'cost',
-  'error_rate',
-  'conversion',
-  'retention',
-  'revenue',
-  'value',
-  'judge',
-] as const;
-/** Kinds whose per-user value is 0 or 1. */
-export const BINARY_KINDS: readonly string[] = ['conversion', 'retention'];
-export const METRIC_CATEGORIES = ['primary', 'secondary', 'guardrail'] as const;
-export const METHODS = ['welch_t', 'mann_whitney', 'permutation', 'two_proportion_z'] as const;
+export { BINARY_KINDS, METHODS, METRIC_CATEGORIES, METRIC_KINDS } from './metric-vocabulary.ts';
 
 export const VariantKey = Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$' });
 

@@ -22,6 +22,10 @@ export function register(app: App, ctx: Context): void {
           200: Type.Object({
             experiment_id: Type.String(),
             note: Type.String(),
+            min_events_per_arm: Type.Integer({
+              description:
+                'Evaluated events every arm needs before results appear (the collecting threshold)',
+            }),
             arms: Type.Record(
               Type.String(),
               Type.Object({ exposures: Type.Integer(), users: Type.Integer() }),
@@ -39,6 +43,7 @@ export function register(app: App, ctx: Context): void {
       return {
         experiment_id: experiment.id,
         note: 'Live counts are uncorrected: no SRM gate, no significance, no FDR. Wait for the results.',
+        min_events_per_arm: ctx.config.minEventsPerArm,
         arms: await liveCounts(ctx.db, experiment.id),
         distributions: await liveDistributions(ctx, experiment),
       };

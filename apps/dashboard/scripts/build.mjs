@@ -1,0 +1,23 @@
+// The dashboard's build: the server's OpenAPI document → TypeScript types → typecheck → bundle.
+// Types come from the document the server itself serves, so a server change that breaks a page
+// fails here instead of in a user's browser.
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+// npm hoists most tools to the root; a version the root does not share (vite) stays local.
+const bin = (name) =>
+  [
+    join(root, 'node_modules', '.bin', name),
+    join(root, '..', '..', 'node_modules', '.bin', name),
+  ].find(existsSync) ?? name;
+const run = (cmd, args) => execFileSync(cmd, args, { cwd: root, stdio: 'inherit' });
+
+mkdirSync(join(root, '.generated'), { recursive: true });
+run(bin('tsx'), ['scripts/openapi-document.ts', '.generated/openapi.json']);
+run(bin('openapi-typescript'), ['.generated/openapi.json', '-o', 'src/api/schema.d.ts']);
+run(bin('tsc'), ['-p', 'tsconfig.json']);
+run(bin('tsc'), ['-p', 'tsconfig.node.json']);
+run(bin('vite'), ['build', '--logLevel', 'warn']);

@@ -1,0 +1,52 @@
+import { createBrowserRouter, Navigate, RouterProvider } from 'react-router';
+import { useSessionToken } from './auth/session.ts';
+import { Layout } from './components/Layout.tsx';
+import { ExperimentEditor } from './pages/editor/ExperimentEditor.tsx';
+import { ExperimentPage } from './pages/experiment/ExperimentPage.tsx';
+import { ExperimentsPage } from './pages/experiments/ExperimentsPage.tsx';
+import { AuditPage } from './pages/org/AuditPage.tsx';
+import { FeedbackPage } from './pages/org/FeedbackPage.tsx';
+import { KeysPage } from './pages/org/KeysPage.tsx';
+import { UsagePage } from './pages/org/UsagePage.tsx';
+import { AuthCallback } from './pages/sign-in/AuthCallback.tsx';
+import { SignInPage } from './pages/sign-in/SignInPage.tsx';
+
+function NewExperimentPage() {
+  return (
+    <section>
+      <h1>New experiment</h1>
+      <ExperimentEditor />
+    </section>
+  );
+}
+
+/** Every view is a link: the experiment, tab and run live in the URL. */
+const signedIn = createBrowserRouter([
+  {
+    path: '/',
+    element: <Layout />,
+    children: [
+      { index: true, element: <Navigate to="/experiments" replace /> },
+      { path: 'experiments', element: <ExperimentsPage /> },
+      { path: 'experiments/new', element: <NewExperimentPage /> },
+      { path: 'experiments/:id', element: <Navigate to="results" replace /> },
+      { path: 'experiments/:id/:tab', element: <ExperimentPage /> },
+      { path: 'keys', element: <KeysPage /> },
+      { path: 'usage', element: <UsagePage /> },
+      { path: 'audit', element: <AuditPage /> },
+      { path: 'feedback', element: <FeedbackPage /> },
+      { path: 'auth/callback', element: <Navigate to="/experiments" replace /> },
+      { path: '*', element: <p>No such page.</p> },
+    ],
+  },
+]);
+
+const signedOut = createBrowserRouter([
+  { path: '/auth/callback', element: <AuthCallback /> },
+  { path: '*', element: <SignInPage /> },
+]);
+
+export function App() {
+  const token = useSessionToken();
+  return <RouterProvider key={token ? 'in' : 'out'} router={token ? signedIn : signedOut} />;
+}

@@ -1,0 +1,65 @@
+import createClient, { type Middleware } from 'openapi-fetch';
+import { clearSession, sessionToken } from '../auth/session.ts';
+import { ProblemError, toProblem } from './problem.ts';
+import type { paths } from './schema.d.ts';
+
+/** The dashboard uses only the public /v1 API, same origin, with the session JWT as a bearer. */
+const auth: Middleware = {
+  onRequest({ request }) {
+    const token = sessionToken();
+    if (token) request.headers.set('authorization', `Bearer ${token}`);
+    return request;
+  },
+  onResponse({ response }) {
+    // An expired or foreign session: forget it so the app shows the sign-in page.
+    if (response.status === 401) clearSession();
+    return response;
+  },
+};
+
+export const api = createClient<paths>({ baseUrl: window.location.origin });
+api.use(auth);
+
+interface Answer<T> {
+  data?: T;
+  error?: unknown;
+  response: Response;
+}
+
+/** The body of a successful answer, or the problem it carries as a thrown ProblemError. */
+export async function ok<T>(call: Promise<Answer<T>>): Promise<T> {
+  let answer: Answer<T>;
+  try {
+    answer = await call;
+  } catch (e) {
+    throw new ProblemError(0, 'The server could not be reached', String(e), 'about:blank');
+  }
+  if (answer.error !== undefined || !answer.response.ok)
+    throw toProblem(answer.response.status, answer.error);
+  return answer.data as T;
+}
+
+/** Response body types straight from the OpenAPI document. */
+type Json<R> = R extends { content: { 'application/json': infer B } } ? B : never;
+export type Body<
+  P extends keyof paths,
+  M extends keyof paths[P],
+  S extends number = 200,
+> = paths[P][M] extends { responses: infer R } ? (S extends keyof R ? Json<R[S]> : never) : never;
+
+export type Experiment = Body<'/v1/experiments/{id}', 'get'>;
+export type Results = Body<'/v1/experiments/{id}/results', 'get'>;
+export type MetricResult = Results['results'][string];
+export type Distribution = MetricResult['distribution'];
+export type Live = Body<'/v1/experiments/{id}/live', 'get'>;
+export type Traffic = Body<'/v1/experiments/{id}/traffic', 'get'>;
+export type KeySummary = Body<'/v1/keys', 'get'>[number];
+export type AuditEntry = Body<'/v1/audit', 'get'>[number];
+export type Usage = Body<'/v1/usage', 'get'>;
+export type Whoami = Body<'/v1/whoami', 'get'>;
+export type ExperimentInput = NonNullable<
+  paths['/v1/experiments']['post']['requestBody']
+>['content']['application/json'];
+export type MetricDefinition = ExperimentInput['metrics'][number];
+export type Variant = NonNullable<ExperimentInput['variants']>[number];
+export type Method = MetricDefinition['method_default'];

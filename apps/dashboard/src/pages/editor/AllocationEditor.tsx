@@ -1,0 +1,111 @@
+import type { BucketMap } from '../../../../server/src/domain/experiments/bucket-map.ts';
+import { BucketBar } from './BucketBar.tsx';
+import type { Preview } from './bucket-preview.ts';
+import type { EditorDraft } from './form-state.ts';
+
+type Allocation = EditorDraft['allocation'];
+
+export function AllocationEditor({
+  allocation,
+  onChange,
+  previous,
+  preview,
+}: {
+  allocation: Allocation;
+  onChange: (a: Allocation) => void;
+  previous: BucketMap | null;
+  preview: Preview;
+}) {
+  const set = (i: number, patch: Partial<Allocation[number]>) =>
+    onChange(allocation.map((a, j) => (j === i ? { ...a, ...patch } : a)));
+  const names = [...new Set([...allocation.map((a) => a.variant)])];
+  const total = allocation.reduce((n, a) => n + a.weight, 0);
+  return (
+    <fieldset className="card">
+      <legend>Allocation</legend>
+      <p className="hint">
+        Weights are percentages of all users; the first slice is the control arm. Users outside
+        every slice are not enrolled. Total: {Math.round(total * 100) / 100}%
+      </p>
+      {allocation.map((a, i) => (
+        <div className="row" key={`slice-${i.toString()}`}>
+          <label>
+            Variant {i + 1}
+            <input value={a.variant} onChange={(e) => set(i, { variant: e.target.value })} />
+          </label>
+          <label>
+            Weight of {a.variant || `variant ${i + 1}`} (%)
+            <input
+              type="number"
+              min={0}
+              max={100}
+              step={0.01}
+              value={a.weight}
+              onChange={(e) => set(i, { weight: Number(e.target.value) })}
+            />
+          </label>
+          <button
+            type="button"
+            onClick={() => onChange(allocation.filter((_, j) => j !== i))}
+            disabled={allocation.length <= 1}
+            aria-label={`Remove ${a.variant || `variant ${i + 1}`}`}
+          >
+            Remove
+          </button>
+        </div>
+      ))}
+      <button type="button" onClick={() => onChange([...allocation, { variant: '', weight: 0 }])}>
+        Add variant
+      </button>
+      {previous ? <BucketBar map={previous} variants={names} label="Bucket map now" /> : null}
+      <BucketBar
+        map={preview.map}
+        variants={names}
+        label={
+          !previous
+            ? 'Bucket map of version 1'
+            : preview.ok
+              ? 'Bucket map after saving'
+              : 'Bucket map after saving: unchanged, the change is refused'
+        }
+      />
+      <ChangeSummary preview={preview} editing={previous !== null} />
+    </fieldset>
+  );
+}
+
+function ChangeSummary({ preview, editing }: { preview: Preview; editing: boolean }) {
+  if (!preview.ok)
+    return (
+      <div className="problem" role="status">
+        <strong>This change would move users, so the server will refuse it.</strong>
+        <p>{preview.reason}</p>
+      </div>
+    );
+  if (!editing) return null;
+  const moved = preview.changes.filter((c) => c.retired > 0 || c.added > 0);
+  return (
+    <div className="preview" role="status" aria-label="What this change does to enrolled users">
+      {moved.length === 0 ? (
+        <p>No enrolled user changes variant; nobody is added or removed.</p>
+      ) : (
+        <ul>
+          {moved.map((c) => (
+            <li key={c.variant}>
+              <strong>{c.variant}</strong>: {c.before} → {c.after} buckets.{' '}
+              {c.retired > 0
+                ? `${c.retired} buckets retire: their users drop to no variant (control behaviour) and never get another variant. `
+                : ''}
+              {c.added > 0
+                ? `${c.added} never-used buckets join: new users enter; nobody already enrolled moves.`
+                : ''}
+            </li>
+          ))}
+        </ul>
+      )}
+      <p className="hint">
+        {preview.unused} buckets never used; {preview.retired} retired for good.
+      </p>
+    </div>
+  );
+}

@@ -1,0 +1,123 @@
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { type FormEvent, useMemo, useState } from 'react';
+import { useNavigate } from 'react-router';
+import { api, type Experiment, ok } from '../../api/client.ts';
+import { ProblemView } from '../../components/states.tsx';
+import { experimentKeys } from '../experiments/queries.ts';
+import { AllocationEditor } from './AllocationEditor.tsx';
+import { currentMap, previewChange, previewCreate } from './bucket-preview.ts';
+import {
+  blankDraft,
+  DraftError,
+  draftOf,
+  type EditorDraft,
+  toInput,
+  variantRows,
+} from './form-state.ts';
+import { MetricsEditor } from './MetricsEditor.tsx';
+import { VariantsEditor } from './VariantsEditor.tsx';
+
+/** Create (no `existing`) or edit: every save mints a version; salt and buckets stay frozen. */
+export function ExperimentEditor({
+  existing,
+  versions,
+}: {
+  existing?: Experiment;
+  versions?: Experiment[];
+}) {
+  const [draft, setDraft] = useState<EditorDraft>(() =>
+    existing ? draftOf(existing) : blankDraft(),
+  );
+  const navigate = useNavigate();
+  const queryClient = useQueryClient();
+  const patch = (p: Partial<EditorDraft>) => setDraft((d) => ({ ...d, ...p }));
+  const previous = useMemo(
+    () => (existing && versions ? currentMap(existing.bucket_count, versions) : null),
+    [existing, versions],
+  );
+  const preview = previous
+    ? previewChange(previous, draft.allocation)
+    : previewCreate(draft.allocation, draft.bucket_count || 1);
+
+  const save = useMutation({
+    mutationFn: async () => {
+      const body = toInput(draft);
+      if (!existing) return ok(api.POST('/v1/experiments', { body }));
+      return ok(api.PUT('/v1/experiments/{id}', { params: { path: { id: existing.id } }, body }));
+    },
+    onSuccess: async (saved) => {
+      await queryClient.invalidateQueries({ queryKey: experimentKeys.list });
+      await queryClient.invalidateQueries({ queryKey: experimentKeys.one(saved.id) });
+      navigate(`/experiments/${saved.id}/${existing ? 'versions' : 'results'}`);
+    },
+  });
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    save.mutate();
+  };
+
+  return (
+    <form
+      onSubmit={submit}
+      className="editor"
+      aria-label={existing ? 'Edit experiment' : 'New experiment'}
+    >
+      <fieldset className="card">
+        <legend>Experiment</legend>
+        <label>
+          Name
+          <input required value={draft.name} onChange={(e) => patch({ name: e.target.value })} />
+        </label>
+        <label>
+          Salt {existing ? '(frozen)' : ''}
+          <input
+            required
+            value={draft.salt}
+            readOnly={Boolean(existing)}
+            onChange={(e) => patch({ salt: e.target.value })}
+          />
+        </label>
+        <label>
+          Bucket count {existing ? '(frozen)' : ''}
+          <input
+            type="number"
+            min={1}
+            max={1000000}
+            required
+            readOnly={Boolean(existing)}
+            value={draft.bucket_count}
+            onChange={(e) => patch({ bucket_count: Number(e.target.value) })}
+          />
+        </label>
+      </fieldset>
+      <AllocationEditor
+        allocation={draft.allocation}
+        onChange={(allocation) => patch({ allocation })}
+        previous={previous}
+        preview={preview}
+      />
+      <VariantsEditor
+        rows={variantRows(draft)}
+        onChange={(key, p) =>
+          setDraft((d) => {
+            const rows = variantRows(d).map((v) => (v.key === key ? { ...v, ...p } : v));
+            return { ...d, variants: rows };
+          })
+        }
+      />
+      <MetricsEditor metrics={draft.metrics} onChange={(metrics) => patch({ metrics })} />
+      <div className="actions">
+        <button type="submit" disabled={save.isPending}>
+          {existing ? 'Save new version' : 'Create experiment'}
+        </button>
+      </div>
+      {save.error ? (
+        save.error instanceof DraftError ? (
+          <ProblemView error={new Error(save.error.message)} />
+        ) : (
+          <ProblemView error={save.error} />
+        )
+      ) : null}
+    </form>
+  );
+}

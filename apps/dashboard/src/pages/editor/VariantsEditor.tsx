@@ -1,0 +1,38 @@
+import type { VariantDraft } from './form-state.ts';
+
+/** Prompt text and custom variables per variant (what the client libraries read). */
+export function VariantsEditor({
+  rows,
+  onChange,
+}: {
+  rows: VariantDraft[];
+  onChange: (key: string, patch: Partial<VariantDraft>) => void;
+}) {
+  return (
+    <fieldset className="card">
+      <legend>Variants</legend>
+      {rows.map((v) => (
+        <div key={v.key} className="variant">
+          <h3>{v.key}</h3>
+          <label>
+            Prompt of {v.key}
+            <textarea
+              rows={3}
+              value={v.prompt}
+              onChange={(e) => onChange(v.key, { prompt: e.target.value })}
+            />
+          </label>
+          <label>
+            Variables of {v.key} (JSON object)
+            <textarea
+              rows={2}
+              value={v.variables}
+              placeholder='{"temperature": 0.2}'
+              onChange={(e) => onChange(v.key, { variables: e.target.value })}
+            />
+          </label>
+        </div>
+      ))}
+    </fieldset>
+  );
+}

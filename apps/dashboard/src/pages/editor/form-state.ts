@@ -1,0 +1,91 @@
+import type { Experiment, ExperimentInput, MetricDefinition, Variant } from '../../api/client.ts';
+
+/** The editor's working copy: variables as JSON text so a half-typed object is not lost. */
+export interface VariantDraft {
+  key: string;
+  prompt: string;
+  variables: string;
+}
+export interface EditorDraft {
+  name: string;
+  salt: string;
+  bucket_count: number;
+  allocation: Array<{ variant: string; weight: number }>;
+  variants: VariantDraft[];
+  metrics: MetricDefinition[];
+}
+
+export const newMetric = (): MetricDefinition => ({
+  name: '',
+  kind: 'latency',
+  category: 'primary',
+  method_default: 'welch_t',
+  metric_version: 1,
+  shared_org_wide: false,
+});
+
+export function blankDraft(): EditorDraft {
+  return {
+    name: '',
+    salt: Math.random().toString(36).slice(2, 12),
+    bucket_count: 10000,
+    allocation: [
+      { variant: 'control', weight: 50 },
+      { variant: 'treatment', weight: 50 },
+    ],
+    variants: [],
+    metrics: [],
+  };
+}
+
+export function draftOf(e: Experiment): EditorDraft {
+  return {
+    name: e.name,
+    salt: e.salt,
+    bucket_count: e.bucket_count,
+    allocation: e.allocation.map((a) => ({ ...a })),
+    variants: e.variants.map((v) => ({
+      key: v.key,
+      prompt: v.prompt ?? '',
+      variables: v.variables ? JSON.stringify(v.variables, null, 2) : '',
+    })),
+    metrics: e.metrics.map((m) => ({ ...m })),
+  };
+}
+
+/** The variants the allocation names get a row each, so every arm can carry a prompt. */
+export function variantRows(d: EditorDraft): VariantDraft[] {
+  const byKey = new Map(d.variants.map((v) => [v.key, v]));
+  return d.allocation
+    .filter((a) => a.variant !== '')
+    .map((a) => byKey.get(a.variant) ?? { key: a.variant, prompt: '', variables: '' });
+}
+
+export class DraftError extends Error {}
+
+export function toInput(d: EditorDraft): ExperimentInput {
+  const variants: Variant[] = variantRows(d).map((v) => {
+    const out: Variant = { key: v.key };
+    if (v.prompt !== '') out.prompt = v.prompt;
+    if (v.variables.trim() !== '') {
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(v.variables);
+      } catch {
+        throw new DraftError(`Variables of ${v.key} are not valid JSON`);
+      }
+      if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed))
+        throw new DraftError(`Variables of ${v.key} must be a JSON object`);
+      out.variables = parsed as Record<string, unknown>;
+    }
+    return out;
+  });
+  return {
+    name: d.name,
+    salt: d.salt,
+    bucket_count: d.bucket_count,
+    allocation: d.allocation,
+    variants,
+    metrics: d.metrics,
+  };
+}

@@ -1,0 +1,65 @@
+import { NavLink, useParams } from 'react-router';
+import { QueryView } from '../../components/states.tsx';
+import { ExperimentEditor } from '../editor/ExperimentEditor.tsx';
+import { useExperiment, useResultsSummary, useVersions } from '../experiments/queries.ts';
+import { LiveTab } from '../results/LiveTab.tsx';
+import { ResultsTab } from '../results/ResultsTab.tsx';
+import { TrafficTab } from '../results/TrafficTab.tsx';
+import { VersionsTab } from '../versions/VersionsTab.tsx';
+import { TestEventButton } from './TestEventButton.tsx';
+
+const TABS = [
+  { tab: 'results', label: 'Results' },
+  { tab: 'live', label: 'Live' },
+  { tab: 'traffic', label: 'Traffic' },
+  { tab: 'versions', label: 'Versions' },
+  { tab: 'edit', label: 'Edit' },
+] as const;
+
+export function ExperimentPage() {
+  const { id = '', tab = 'results' } = useParams();
+  const experiment = useExperiment(id);
+  // Asked in parallel with the experiment: the results tab's default view comes from it.
+  useResultsSummary();
+  return (
+    <QueryView query={experiment} what="the experiment">
+      {(e) => (
+        <section>
+          <div className="page-head">
+            <h1>{e.name}</h1>
+            <span className="hint">
+              version {e.version} ·{' '}
+              {e.allocation.map((a) => `${a.variant} ${a.weight}%`).join(' · ')}
+            </span>
+            <TestEventButton id={e.id} />
+          </div>
+          <nav className="tabs" aria-label="Experiment">
+            {TABS.map((t) => (
+              <NavLink key={t.tab} to={`/experiments/${e.id}/${t.tab}`}>
+                {t.label}
+              </NavLink>
+            ))}
+          </nav>
+          {tab === 'results' ? <ResultsTab experiment={e} /> : null}
+          {tab === 'live' ? <LiveTab experiment={e} /> : null}
+          {tab === 'traffic' ? <TrafficTab experiment={e} /> : null}
+          {tab === 'versions' ? <VersionsTab experiment={e} /> : null}
+          {tab === 'edit' ? <EditTab id={e.id} /> : null}
+        </section>
+      )}
+    </QueryView>
+  );
+}
+
+function EditTab({ id }: { id: string }) {
+  const experiment = useExperiment(id);
+  const versions = useVersions(id);
+  if (!experiment.data) return null;
+  return (
+    <QueryView query={versions} what="versions">
+      {(vs) => (
+        <ExperimentEditor key={experiment.data.version} existing={experiment.data} versions={vs} />
+      )}
+    </QueryView>
+  );
+}

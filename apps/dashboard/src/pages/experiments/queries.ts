@@ -1,0 +1,42 @@
+import { useQuery } from '@tanstack/react-query';
+import { api, ok } from '../../api/client.ts';
+
+export const experimentKeys = {
+  list: ['experiments'] as const,
+  one: (id: string) => ['experiment', id] as const,
+  versions: (id: string) => ['experiment', id, 'versions'] as const,
+  results: (id: string, run: string | undefined) => ['experiment', id, 'results', run] as const,
+  live: (id: string) => ['experiment', id, 'live'] as const,
+  traffic: (id: string) => ['experiment', id, 'traffic'] as const,
+  summary: ['results-summary'] as const,
+};
+
+export const useExperiments = () =>
+  useQuery({ queryKey: experimentKeys.list, queryFn: () => ok(api.GET('/v1/experiments')) });
+
+export const useResultsSummary = () =>
+  useQuery({ queryKey: experimentKeys.summary, queryFn: () => ok(api.GET('/v1/results/summary')) });
+
+export const useExperiment = (id: string) =>
+  useQuery({
+    queryKey: experimentKeys.one(id),
+    queryFn: () => ok(api.GET('/v1/experiments/{id}', { params: { path: { id } } })),
+  });
+
+export const useVersions = (id: string) =>
+  useQuery({
+    queryKey: experimentKeys.versions(id),
+    queryFn: () => ok(api.GET('/v1/experiments/{id}/versions', { params: { path: { id } } })),
+  });
+
+export const useLive = (id: string) =>
+  useQuery({
+    queryKey: experimentKeys.live(id),
+    queryFn: () => ok(api.GET('/v1/experiments/{id}/live', { params: { path: { id } } })),
+  });
+
+export const useTraffic = (id: string) =>
+  useQuery({
+    queryKey: experimentKeys.traffic(id),
+    queryFn: () => ok(api.GET('/v1/experiments/{id}/traffic', { params: { path: { id } } })),
+  });

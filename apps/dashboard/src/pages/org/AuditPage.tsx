@@ -1,0 +1,81 @@
+import { useQuery } from '@tanstack/react-query';
+import { useState } from 'react';
+import { useSearchParams } from 'react-router';
+import { api, ok } from '../../api/client.ts';
+import { ScrollRegion } from '../../components/ScrollRegion.tsx';
+import { Empty, QueryView } from '../../components/states.tsx';
+
+export function AuditPage() {
+  const [params, setParams] = useSearchParams();
+  const target = params.get('target') ?? '';
+  const [typed, setTyped] = useState(target);
+  const audit = useQuery({
+    queryKey: ['audit', target],
+    queryFn: () =>
+      ok(api.GET('/v1/audit', { params: { query: target ? { target_id: target } : {} } })),
+  });
+  return (
+    <section>
+      <h1>Audit log</h1>
+      <form
+        className="row"
+        onSubmit={(e) => {
+          e.preventDefault();
+          setParams(typed ? { target: typed } : {});
+        }}
+      >
+        <label>
+          Target id
+          <input
+            value={typed}
+            onChange={(e) => setTyped(e.target.value)}
+            placeholder="experiment id, or publishable / secret"
+          />
+        </label>
+        <button type="submit">Filter</button>
+      </form>
+      <QueryView query={audit} what="the audit log">
+        {(entries) =>
+          entries.length === 0 ? (
+            <Empty>No audit entries{target ? ` for ${target}` : ''}.</Empty>
+          ) : (
+            <ScrollRegion label="Audit entries">
+              <table>
+                <thead>
+                  <tr>
+                    <th scope="col">When</th>
+                    <th scope="col">Who</th>
+                    <th scope="col">Action</th>
+                    <th scope="col">Target</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {entries.map((e) => (
+                    <tr key={e.id}>
+                      <td>{new Date(e.created_at).toLocaleString()}</td>
+                      <td>{e.actor ? (e.actor.name ?? e.actor.email ?? e.actor.id) : 'system'}</td>
+                      <td>{e.action}</td>
+                      <td>
+                        <button
+                          type="button"
+                          className="link"
+                          onClick={() => {
+                            setTyped(e.target_id);
+                            setParams({ target: e.target_id });
+                          }}
+                          aria-label={`Show only ${e.target_type} ${e.target_id}`}
+                        >
+                          {e.target_type} {e.target_id}
+                        </button>
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </ScrollRegion>
+          )
+        }
+      </QueryView>
+    </section>
+  );
+}

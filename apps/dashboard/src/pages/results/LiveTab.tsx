@@ -1,0 +1,52 @@
+import type { Experiment } from '../../api/client.ts';
+import { ScrollRegion } from '../../components/ScrollRegion.tsx';
+import { Empty, QueryView } from '../../components/states.tsx';
+import { useLive } from '../experiments/queries.ts';
+import { Distributions } from './Distributions.tsx';
+
+/** In-flight counts: uncorrected, no SRM gate, no p-values. Labelled so nobody decides on it. */
+export function LiveTab({ experiment }: { experiment: Experiment }) {
+  const live = useLive(experiment.id);
+  return (
+    <section>
+      <p className="note" role="note">
+        <strong>Live view — not for decisions.</strong> Counts are uncorrected: no SRM gate, no
+        significance, no FDR. Decide on the results of a run.
+      </p>
+      <QueryView query={live} what="live counts">
+        {(l) => (
+          <>
+            <ScrollRegion label="Live exposures">
+              <table>
+                <caption>Exposures so far</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">Arm</th>
+                    <th scope="col">Exposures</th>
+                    <th scope="col">Users</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {Object.entries(l.arms).map(([arm, s]) => (
+                    <tr key={arm}>
+                      <th scope="row">{arm}</th>
+                      <td>{s.exposures}</td>
+                      <td>{s.users}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </ScrollRegion>
+            {Object.keys(l.distributions).length === 0 ? (
+              <Empty>No metric values yet.</Empty>
+            ) : (
+              Object.entries(l.distributions).map(([metric, dist]) => (
+                <Distributions key={metric} title={metric} dist={dist} />
+              ))
+            )}
+          </>
+        )}
+      </QueryView>
+    </section>
+  );
+}

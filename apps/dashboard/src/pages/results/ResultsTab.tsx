@@ -1,0 +1,155 @@
+import { useQuery } from '@tanstack/react-query';
+import { startTransition, useEffect, useState } from 'react';
+import { useSearchParams } from 'react-router';
+import { api, type Experiment, type MetricResult, ok, type Results } from '../../api/client.ts';
+import { isProblem } from '../../api/problem.ts';
+import { ScrollRegion } from '../../components/ScrollRegion.tsx';
+import { Loading, ProblemView } from '../../components/states.tsx';
+import { experimentKeys, useResultsSummary } from '../experiments/queries.ts';
+import { armDistributions } from './arm-distributions.ts';
+import { CollectingPanel } from './CollectingPanel.tsx';
+import { Distributions } from './Distributions.tsx';
+import { ForestPlot } from './ForestPlot.tsx';
+import { byMetric, num, percent, pValue } from './format.ts';
+import { MethodOverride } from './MethodOverride.tsx';
+import { RunControls } from './RunControls.tsx';
+import { SrmBanner } from './SrmBanner.tsx';
+
+export function ResultsTab({ experiment }: { experiment: Experiment }) {
+  const [params] = useSearchParams();
+  const run = params.get('run') ?? undefined;
+  // The default view is the most recently computed run, which is exactly the experiment's entry
+  // in the summary: no second request, and a collecting experiment (no entry) is shown as such
+  // without asking the results route for its 404.
+  const summary = useResultsSummary();
+  const named = useQuery({
+    enabled: run !== undefined,
+    queryKey: experimentKeys.results(experiment.id, run),
+    queryFn: () =>
+      ok(
+        api.GET('/v1/experiments/{id}/results', {
+          params: { path: { id: experiment.id }, query: { day: run } },
+        }),
+      ),
+    // A run that does not exist is an answer, not a failure worth retrying.
+    retry: (n, e) => !isProblem(e) && n < 2,
+  });
+  const query = run === undefined ? summary : named;
+  if (query.error)
+    return (
+      <>
+        <RunControls id={experiment.id} run={null} />
+        <ProblemView error={query.error} />
+      </>
+    );
+  if (query.isPending) return <Loading what="results" />;
+  const served =
+    run === undefined
+      ? summary.data?.find((r) => r.experiment_id === experiment.id)
+      : (named.data as Results | undefined);
+  if (!served)
+    return (
+      <>
+        <RunControls id={experiment.id} run={null} />
+        <CollectingPanel experiment={experiment} />
+      </>
+    );
+  return <RunView experiment={experiment} run={served} />;
+}
+
+function RunView({ experiment, run }: { experiment: Experiment; run: Results }) {
+  // The decision (forest plots, p-values) paints first; the per-arm histograms, the heaviest
+  // charts, follow in a transition that never holds up the first paint.
+  const [histograms, setHistograms] = useState(false);
+  useEffect(() => startTransition(() => setHistograms(true)), []);
+  const methods = new Map(experiment.metrics.map((m) => [m.name, m.method_default]));
+  return (
+    <>
+      <RunControls id={experiment.id} run={run} />
+      <p className="hint">
+        {run.preliminary ? 'Preliminary (manual) run' : 'Nightly run'} {run.computed_for} · window{' '}
+        {run.window.start.slice(0, 10)} to {run.window.end.slice(0, 10)} · users per arm:{' '}
+        {Object.entries(run.arms)
+          .map(([a, s]) => `${a} ${s.users}`)
+          .join(', ')}
+      </p>
+      {run.preliminary ? (
+        <p className="note">
+          A preliminary run is kept for reference; the nightly run remains the default view once it
+          lands.
+        </p>
+      ) : null}
+      {run.srm.halted ? (
+        <SrmBanner srm={run.srm} />
+      ) : (
+        byMetric(
+          run.results,
+          experiment.metrics.map((m) => m.name),
+        ).map(([metric, rows]) => (
+          <section key={metric} className="card metric" aria-labelledby={`m-${metric}`}>
+            <h2 id={`m-${metric}`}>
+              {metric}{' '}
+              <span className="hint">
+                ({rows[0]?.kind}, {rows[0]?.category})
+              </span>
+            </h2>
+            <ForestPlot metric={metric} rows={rows} />
+            <ResultTable rows={rows} />
+            <MethodOverride
+              id={experiment.id}
+              metric={metric}
+              current={rows[0]?.test ?? methods.get(metric) ?? 'welch_t'}
+            />
+            {(histograms ? armDistributions(rows) : []).map((d) => (
+              <Distributions key={d.title} title={d.title} dist={d.dist} />
+            ))}
+          </section>
+        ))
+      )}
+    </>
+  );
+}
+
+/** The decision is the FDR-adjusted p-value's; the raw p-value stands beside it, never instead. */
+function ResultTable({ rows }: { rows: MetricResult[] }) {
+  return (
+    <ScrollRegion label={`Decisions for ${rows[0]?.metric ?? 'metric'}`}>
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">Treatment</th>
+            <th scope="col">Effect (95% CI)</th>
+            <th scope="col">Lift</th>
+            <th scope="col">FDR-adjusted p-value</th>
+            <th scope="col">p-value</th>
+            <th scope="col">Decision</th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((r) => (
+            <tr key={r.treatment} data-testid={`row-${r.metric}-${r.treatment}`}>
+              <th scope="row">{r.treatment}</th>
+              <td>
+                {num(r.effect)} ({num(r.ci_low)} to {num(r.ci_high)})
+              </td>
+              <td>{percent(r.lift)}</td>
+              <td>
+                <strong>{pValue(r.p_value_fdr)}</strong>
+              </td>
+              <td>{pValue(r.p_value)}</td>
+              <td>
+                {!r.ok ? (
+                  <span className="badge">not computable: {r.reason}</span>
+                ) : r.significant ? (
+                  <span className="badge good">significant</span>
+                ) : (
+                  <span className="badge">not significant</span>
+                )}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </ScrollRegion>
+  );
+}

@@ -1,0 +1,86 @@
+import { useSearchParams } from 'react-router';
+import type { Experiment } from '../../api/client.ts';
+import { ScrollRegion } from '../../components/ScrollRegion.tsx';
+import { Empty, QueryView } from '../../components/states.tsx';
+import { useVersions } from '../experiments/queries.ts';
+import { configOf, diffConfig } from './diff-config.ts';
+
+const show = (x: unknown) => (x === undefined ? '(absent)' : JSON.stringify(x));
+
+/** Every retained version, newest first, and the difference between any two (in the URL). */
+export function VersionsTab({ experiment }: { experiment: Experiment }) {
+  const versions = useVersions(experiment.id);
+  const [params, setParams] = useSearchParams();
+  return (
+    <QueryView query={versions} what="versions">
+      {(vs) => {
+        const newest = vs[0]?.version ?? 1;
+        const from = Number(params.get('from') ?? Math.max(1, newest - 1));
+        const to = Number(params.get('to') ?? newest);
+        const a = vs.find((v) => v.version === from);
+        const b = vs.find((v) => v.version === to);
+        const changes = a && b ? diffConfig(configOf(a), configOf(b)) : [];
+        const pick = (name: 'from' | 'to', value: number) =>
+          setParams({ from: String(from), to: String(to), [name]: String(value) });
+        return (
+          <>
+            <ScrollRegion label="Version history">
+              <table>
+                <caption>Versions, newest first</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">Version</th>
+                    <th scope="col">Minted</th>
+                    <th scope="col">Allocation</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {vs.map((v) => (
+                    <tr key={v.version}>
+                      <th scope="row">v{v.version}</th>
+                      <td>{new Date(v.updated_at).toLocaleString()}</td>
+                      <td>{v.allocation.map((s) => `${s.variant} ${s.weight}%`).join(', ')}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </ScrollRegion>
+            <div className="card">
+              <h2>Compare versions</h2>
+              <div className="row">
+                {(['from', 'to'] as const).map((name) => (
+                  <label key={name}>
+                    {name === 'from' ? 'From version' : 'To version'}
+                    <select
+                      value={name === 'from' ? from : to}
+                      onChange={(e) => pick(name, Number(e.target.value))}
+                    >
+                      {vs.map((v) => (
+                        <option key={v.version} value={v.version}>
+                          v{v.version}
+                        </option>
+                      ))}
+                    </select>
+                  </label>
+                ))}
+              </div>
+              {changes.length === 0 ? (
+                <Empty>
+                  No differences between v{from} and v{to}.
+                </Empty>
+              ) : (
+                <ul className="diff" aria-label={`Changes from v${from} to v${to}`}>
+                  {changes.map((c) => (
+                    <li key={c.path}>
+                      <code>{c.path}</code>: <del>{show(c.from)}</del> → <ins>{show(c.to)}</ins>
+                    </li>
+                  ))}
+                </ul>
+              )}
+            </div>
+          </>
+        );
+      }}
+    </QueryView>
+  );
+}

@@ -1,0 +1,388 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RunningServer, startServer } from '../../server/test/support/process.ts';
+import { axeViolations, launch, screenshot, watchConsole } from './support/browser.ts';
+import {
+  type Api,
+  armEvents,
+  call,
+  createExperiment,
+  devToken,
+  ingest,
+  metric,
+  runPipeline,
+  waitForExposures,
+} from './support/seed.ts';
+
+const ORG = 'acme-e2e';
+const today = new Date().toISOString().slice(0, 10);
+let server: RunningServer;
+let dataDir: string;
+let browser: Browser;
+let page: Page;
+let consoleWatch: ReturnType<typeof watchConsole>;
+let api: Api;
+let secretKey = '';
+const ids = { collecting: '', results: '', srm: '' };
+
+/** Every page visited: a screenshot and an axe-core check with no serious or critical issue. */
+async function check(name: string) {
+  await page.waitForLoadState('networkidle');
+  await screenshot(page, name);
+  expect(await axeViolations(page), name).toEqual([]);
+}
+
+const heading = (name: string) => page.getByRole('heading', { name, level: 1 });
+
+beforeAll(async () => {
+  const root = join(import.meta.dirname, '../../..');
+  execFileSync('bash', ['scripts/ensure-chromium.sh'], { cwd: root });
+  // Builds the dashboard when its build is missing or stale (a no-op otherwise).
+  execFileSync('sh', ['scripts/bootstrap.sh'], { cwd: root, stdio: 'inherit' });
+  dataDir = mkdtempSync(join(tmpdir(), 'arbiter-dashboard-'));
+  server = await startServer({
+    ARBITER_DATA_DIR: dataDir,
+    ARBITER_SESSION_JWKS_URL: '',
+    ARBITER_DATABASE_URL: '',
+    ARBITER_SECRET_KEY: '',
+    ARBITER_SCHEDULER: 'false',
+  });
+  browser = await launch();
+  page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  consoleWatch = watchConsole(page);
+});
+
+afterAll(async () => {
+  await browser?.close();
+  server?.child.kill('SIGTERM');
+  await server?.exited;
+});
+
+describe('the dashboard in Chromium against the real server on PGlite', () => {
+  it('signs in with the development form (Email, Organization, role)', async () => {
+    await page.goto(`${server.url}/experiments`);
+    await check('sign-in');
+    await page.getByLabel('Email').fill('analyst@example.com');
+    await page.getByLabel('Organization').fill(ORG);
+    await page.getByLabel('Role').selectOption('admin');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await heading('Experiments').waitFor();
+    await page.getByText('No experiments yet').waitFor();
+    await check('experiments-empty');
+    // The same org as `arbiter token --org acme-e2e`: a token minted for it sees the same data.
+    api = { base: server.url, token: await devToken(server.url, ORG) };
+    const me = await page.evaluate(async () => {
+      const token = sessionStorage.getItem('arbiter.session');
+      const res = await fetch('/v1/whoami', { headers: { authorization: `Bearer ${token}` } });
+      return (await res.json()) as { org_id: string };
+    });
+    expect(me.org_id).toBe((await call(api, 'GET', '/v1/whoami')).org_id);
+  });
+
+  it('creates an experiment with variants, prompt, variables and a metric', async () => {
+    await page.getByRole('link', { name: 'New experiment' }).click();
+    await heading('New experiment').waitFor();
+    await page.getByLabel('Name', { exact: true }).fill('checkout-copy');
+    await page.getByLabel('Prompt of control').fill('You are a helpful checkout assistant.');
+    await page.getByLabel('Prompt of treatment').fill('You are a concise checkout assistant.');
+    await page.getByLabel('Variables of treatment (JSON object)').fill('{"temperature": 0.2}');
+    await page.getByRole('button', { name: 'Add metric' }).click();
+    await page.getByLabel('Metric name').fill('latency');
+    await expect(
+      page
+        .getByRole('img', { name: /Bucket map of version 1: control 0–4999, treatment 5000–9999/ })
+        .count(),
+    ).resolves.toBe(1);
+    await check('experiment-create');
+    await page.getByRole('button', { name: 'Create experiment' }).click();
+    await page.getByRole('heading', { name: 'Collecting' }).waitFor();
+    ids.collecting = page.url().split('/')[4] ?? '';
+    const stored = await call(api, 'GET', `/v1/experiments/${ids.collecting}`);
+    expect(stored.variants).toEqual([
+      { key: 'control', prompt: 'You are a helpful checkout assistant.' },
+      {
+        key: 'treatment',
+        prompt: 'You are a concise checkout assistant.',
+        variables: { temperature: 0.2 },
+      },
+    ]);
+    expect(stored.metrics.map((m: { name: string }) => m.name)).toEqual(['latency']);
+  });
+
+  it('edits it: previews what a change does, saves a version, shows the refusal of one that would move users', async () => {
+    await page.getByRole('link', { name: 'Edit' }).click();
+    await page.getByLabel('Weight of control (%)').fill('40');
+    const preview = page.getByRole('status', { name: 'What this change does to enrolled users' });
+    await expect(preview.textContent()).resolves.toContain('1000 buckets retire');
+    await check('experiment-edit');
+    await page.getByRole('button', { name: 'Save new version' }).click();
+    await page.getByRole('caption').filter({ hasText: 'Versions, newest first' }).waitFor();
+    await expect(page.getByLabel('Changes from v1 to v2').textContent()).resolves.toContain(
+      'allocation.0.weight',
+    );
+    await check('experiment-versions');
+    // Growing treatment needs never-used buckets; none remain, so the preview warns and the server refuses.
+    await page.getByRole('link', { name: 'Edit' }).click();
+    await page.getByLabel('Weight of treatment (%)').fill('60');
+    await page.getByText('This change would move users, so the server will refuse it.').waitFor();
+    await consoleWatch.expecting(400, async () => {
+      await page.getByRole('button', { name: 'Save new version' }).click();
+      await page
+        .getByRole('alert')
+        .filter({ hasText: 'The allocation cannot be met without moving users' })
+        .waitFor();
+    });
+    await check('experiment-edit-refused');
+    expect((await call(api, 'GET', `/v1/experiments/${ids.collecting}`)).version).toBe(2);
+  });
+
+  it('creates keys, rotates with a confirmation and reveals with a confirmation', async () => {
+    await page.getByRole('link', { name: 'Keys' }).click();
+    await heading('Keys').waitFor();
+    const secret = page.getByRole('region', { name: 'secret key' });
+    await secret.getByRole('button', { name: 'Create secret key' }).click();
+    await secret.getByRole('button', { name: 'Yes, create' }).click();
+    secretKey = (await secret.getByTestId('secret-key').textContent()) ?? '';
+    expect(secretKey).toMatch(/^svc_sk_/);
+    await secret.getByRole('button', { name: 'Rotate secret key' }).click();
+    await check('keys-rotate-confirm');
+    await secret.getByRole('button', { name: 'Yes, rotate' }).click();
+    await expect
+      .poll(async () => secret.getByTestId('secret-key').textContent())
+      .not.toBe(secretKey);
+    const rotated = (await secret.getByTestId('secret-key').textContent()) ?? '';
+    expect(rotated).toMatch(/^svc_sk_/);
+    await page.reload();
+    await secret.getByRole('button', { name: 'Reveal' }).click();
+    await secret.getByText('This is recorded in the audit log.').waitFor();
+    await secret.getByRole('button', { name: 'Yes, reveal' }).click();
+    await expect(secret.getByTestId('secret-key').textContent()).resolves.toBe(rotated);
+    await check('keys');
+    // The old key was invalidated by the rotation.
+    const old = await fetch(`${server.url}/v1/config`, { headers: { 'x-api-key': secretKey } });
+    expect(old.status).toBe(401);
+    secretKey = rotated;
+  });
+
+  it('runs the pipeline on events sent through the ingest API', async () => {
+    const metrics = [
+      metric('latency', 'latency', 'welch_t'),
+      metric('tokens', 'tokens', 'welch_t'),
+    ];
+    const thirds = { control: 33.3, fast: 33.3, slim: 33.3 };
+    ids.results = await createExperiment(api, 'three-arms', thirds, metrics);
+    const halves = { control: 50, treatment: 50 };
+    ids.srm = await createExperiment(api, 'broken-split', halves, metrics);
+    // fast: 80 ms quicker (significant); tokens alike everywhere (not significant).
+    const results = armEvents(ids.results, { control: 260, fast: 260, slim: 260 }, { fast: -80 });
+    // 420 vs 220 users on a 50/50 split: the SRM gate must halt.
+    const srm = armEvents(ids.srm, { control: 420, treatment: 220 }, {});
+    const few = armEvents(ids.collecting, { control: 30, treatment: 30 }, {});
+    await ingest(server.url, secretKey, [...results, ...srm, ...few]);
+    await waitForExposures(api, ids.results, 780);
+    await waitForExposures(api, ids.srm, 640);
+    await waitForExposures(api, ids.collecting, 60);
+    const out = runPipeline(dataDir, today);
+    expect(out).toContain(today);
+  });
+
+  it('lists experiments with their state: results, SRM halted, Collecting with progress', async () => {
+    await page.getByRole('link', { name: 'Experiments' }).click();
+    const row = (name: string) => page.getByRole('row').filter({ hasText: name });
+    await row('three-arms').getByText('Results · 1 significant of 4').waitFor();
+    await row('broken-split').getByText('SRM halted').waitFor();
+    await row('checkout-copy').getByText('30/200 per arm').waitFor();
+    await check('experiments');
+  });
+
+  it('reads results: the significant metric on its FDR-adjusted p-value, the raw p beside it', async () => {
+    await page.goto(`${server.url}/experiments/${ids.results}/results`);
+    await page.getByTestId('forest-latency').waitFor();
+    await page.getByTestId('forest-tokens').waitFor();
+    const fast = page.getByTestId('row-latency-fast');
+    await expect(fast.textContent()).resolves.toContain('significant');
+    await expect(fast.getByText('not significant').count()).resolves.toBe(0);
+    const tokens = page.getByTestId('row-tokens-fast');
+    await tokens.getByText('not significant').waitFor();
+    // Per-arm distributions (each treatment's pair has its own bin edges here).
+    await page
+      .getByRole('img', { name: 'Histogram of latency (slim vs control) for control, slim' })
+      .waitFor();
+    await page.getByRole('columnheader', { name: 'FDR-adjusted p-value' }).first().waitFor();
+    await page.getByRole('columnheader', { name: 'p-value', exact: true }).first().waitFor();
+    await check('results');
+    await page.setViewportSize({ width: 390, height: 844 });
+    await check('results-390');
+    await page.setViewportSize({ width: 1280, height: 900 });
+    // A deep link to the run, and the CSV export of the served run.
+    const download = page.waitForEvent('download');
+    await page.getByRole('button', { name: 'Export CSV' }).click();
+    const csv = await (await download).path();
+    const { readFileSync } = await import('node:fs');
+    const text = readFileSync(csv, 'utf8');
+    expect(text.split('\r\n')[0]).toContain('p_value_fdr');
+    expect(text).toContain(`${today},latency,fast`);
+  });
+
+  it('overrides the test of one metric, from the next run on, audited', async () => {
+    await page.getByRole('combobox', { name: /^Test for tokens/ }).selectOption('mann_whitney');
+    await page.getByText('Overridden: mann_whitney, from the next run on.').waitFor();
+    const audit = await call(api, 'GET', `/v1/audit?target_id=${ids.results}`);
+    expect(audit[0]).toMatchObject({
+      action: 'experiment.method_overridden',
+      details: { metric: 'tokens', method: 'mann_whitney' },
+    });
+  });
+
+  it('runs a preliminary analysis that the run picker lists beside the nightly day', async () => {
+    await page.getByRole('button', { name: 'Run preliminary analysis' }).click();
+    await expect.poll(() => page.url()).toContain('run=manual-');
+    // A select inside its label takes the selected option into its accessible name.
+    const picker = page.getByRole('combobox', { name: /^Run/ });
+    await expect
+      .poll(() => picker.locator('option').allTextContents())
+      .toEqual(
+        expect.arrayContaining([`Nightly ${today}`, expect.stringMatching(/^Preliminary /)]),
+      );
+    await page.getByText('Preliminary (manual) run').waitFor();
+    // The override applies to runs after it: the preliminary run used Mann-Whitney for tokens.
+    const label = new URL(page.url()).searchParams.get('run') ?? '';
+    const run = await call(
+      api,
+      'GET',
+      `/v1/experiments/${ids.results}/results?day=${encodeURIComponent(label)}`,
+    );
+    expect(run.results['tokens::fast'].test).toBe('mann_whitney');
+    await check('results-preliminary');
+  });
+
+  it('shows the SRM banner with observed vs expected and withholds the results', async () => {
+    await page.goto(`${server.url}/experiments/${ids.srm}/results`);
+    const banner = page.getByRole('alert').filter({ hasText: 'sample ratio mismatch' });
+    await banner.waitFor();
+    await expect(banner.textContent()).resolves.toContain('420');
+    await expect(banner.textContent()).resolves.toContain('320');
+    await expect(page.getByTestId('forest-latency').count()).resolves.toBe(0);
+    await check('results-srm');
+  });
+
+  it('shows a collecting experiment as Collecting with per-arm progress, and its live view as not for decisions', async () => {
+    await page.goto(`${server.url}/experiments/${ids.collecting}/results`);
+    await page.getByRole('heading', { name: 'Collecting' }).waitFor();
+    await page.getByText('Smallest arm: 30 of 200').waitFor();
+    await check('results-collecting');
+    await page.getByRole('link', { name: 'Live' }).click();
+    await page.getByText('Live view — not for decisions.').waitFor();
+    await check('live');
+    await page.getByRole('link', { name: 'Traffic' }).click();
+    await page.getByRole('img', { name: /Exposures per day/ }).waitFor();
+    await check('traffic');
+  });
+
+  it('sends test events until the hourly cap answers with its problem', async () => {
+    const button = page.getByRole('button', { name: 'Send test event' });
+    for (let i = 0; i < 5; i++) {
+      await button.click();
+      await page.getByText(/Test exposure sent as svc-test-/).waitFor();
+    }
+    await consoleWatch.expecting(429, async () => {
+      await button.click();
+      await page.getByRole('alert').filter({ hasText: /hour/i }).waitFor();
+    });
+    await check('test-event-cap');
+  });
+
+  it('shows usage, the audit log with its target filter, and takes feedback', async () => {
+    await page.getByRole('link', { name: 'Usage' }).click();
+    await page.getByRole('progressbar', { name: /Events:/ }).waitFor();
+    await check('usage');
+    await page.getByRole('link', { name: 'Audit log' }).click();
+    await page.getByRole('cell', { name: 'key.revealed' }).waitFor();
+    await page.getByLabel('Target id').fill(ids.collecting);
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await expect.poll(() => page.url()).toContain(`target=${ids.collecting}`);
+    await page.getByRole('cell', { name: 'experiment.updated' }).waitFor();
+    await expect(page.getByRole('cell', { name: 'key.revealed' }).count()).resolves.toBe(0);
+    await check('audit');
+    await page.getByRole('link', { name: 'Feedback' }).click();
+    await page.getByLabel('Message').fill('The forest plot makes the decision obvious.');
+    await page.getByRole('button', { name: 'Send feedback' }).click();
+    await page.getByRole('listitem').filter({ hasText: 'The forest plot makes' }).waitFor();
+    await check('feedback');
+  });
+
+  it('takes a session from the identity-provider hook (/auth/callback#token=…) in a new tab', async () => {
+    const context = await browser.newContext();
+    const tab = await context.newPage();
+    const tabConsole = watchConsole(tab);
+    await tab.goto(
+      `${server.url}/auth/callback#token=${await devToken(server.url, ORG, 'sso@example.com')}`,
+    );
+    await tab.getByRole('heading', { name: 'Experiments', level: 1 }).waitFor();
+    await tab.getByText('sso@example.com · admin').waitFor();
+    await tab.getByRole('link', { name: 'three-arms' }).waitFor();
+    expect(new URL(tab.url()).pathname).toBe('/experiments');
+    await tab.getByRole('button', { name: 'Sign out' }).click();
+    await tab.getByRole('heading', { name: 'Sign in to Arbiter' }).waitFor();
+    expect(tabConsole.errors).toEqual([]);
+    await context.close();
+  });
+
+  it('works at 390 px wide: every page, checked again', async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    const pages: Array<[string, string, () => Promise<void>]> = [
+      ['experiments', '/experiments', () => heading('Experiments').waitFor()],
+      ['experiment-create', '/experiments/new', () => heading('New experiment').waitFor()],
+      [
+        'experiment-edit',
+        `/experiments/${ids.collecting}/edit`,
+        () => page.getByText('Bucket map after saving').waitFor(),
+      ],
+      [
+        'experiment-versions',
+        `/experiments/${ids.collecting}/versions`,
+        () => page.getByText('Versions, newest first').waitFor(),
+      ],
+      [
+        'results-srm',
+        `/experiments/${ids.srm}/results`,
+        () => page.getByText('sample ratio mismatch').first().waitFor(),
+      ],
+      [
+        'results-collecting',
+        `/experiments/${ids.collecting}/results`,
+        () => page.getByRole('heading', { name: 'Collecting' }).waitFor(),
+      ],
+      [
+        'live',
+        `/experiments/${ids.results}/live`,
+        () => page.getByText('Live view — not for decisions.').waitFor(),
+      ],
+      [
+        'traffic',
+        `/experiments/${ids.results}/traffic`,
+        () => page.getByRole('img', { name: /Exposures per day/ }).waitFor(),
+      ],
+      ['keys', '/keys', () => heading('Keys').waitFor()],
+      ['usage', '/usage', () => heading('Usage').waitFor()],
+      ['audit', '/audit', () => heading('Audit log').waitFor()],
+      ['feedback', '/feedback', () => heading('Feedback').waitFor()],
+    ];
+    for (const [name, path, ready] of pages) {
+      await page.goto(`${server.url}${path}`);
+      await ready();
+      await check(`${name}-390`);
+      // Nothing wider than the screen except inside a scrollable region.
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth);
+      expect(overflow, name).toBeLessThanOrEqual(390);
+    }
+  });
+
+  it('logged no console error on any page', () => {
+    expect(consoleWatch.errors).toEqual([]);
+  });
+});
