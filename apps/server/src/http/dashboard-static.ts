@@ -1,11 +1,22 @@
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
 import type { App } from './app-types.ts';
 
-/** Where `npm run build -w @arbiter/dashboard` writes the dashboard (scripts/bootstrap.sh runs it). */
-export const DASHBOARD_DIST = fileURLToPath(new URL('../../../dashboard/dist', import.meta.url));
+/**
+ * The server package's folder: the first one above this module with a package.json. This module
+ * runs from src/http/ in tests and from a bundled chunk in dist/ in production, so a fixed
+ * relative path would be right in only one of them.
+ */
+function serverPackageDir(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(join(dir, 'package.json')) && dirname(dir) !== dir) dir = dirname(dir);
+  return dir;
+}
+
+/** Where the dashboard's build writes it (scripts/build.mjs, run by scripts/bootstrap.sh). */
+export const DASHBOARD_DIST = join(serverPackageDir(), '..', 'dashboard', 'dist');
 
 /** Paths that belong to the API and its documents: an unknown one stays a 404 problem. */
 const API_PREFIXES = ['/v1/', '/v1', '/docs', '/problems'];
