@@ -463,7 +463,7 @@ describe('retention', () => {
     expect(await purgeExpiredEvents(h.ctx, new Date())).toBe(1);
     const [row] = await rows<{ calls: number; latency_sum: number }>(
       h.ctx.db,
-      sql`select calls::int, latency_sum from user_day_stats where user_id = 'late-user'`,
+      sql`select calls::int, latency_sum::float8 as latency_sum from user_day_stats where user_id = 'late-user'`,
     );
     expect(row).toEqual({ calls: 1, latency_sum: 250 });
   });

@@ -15,6 +15,10 @@ export const lockWatermark = sql`select folded_below from ingest_watermark where
  * it has committed or aborted, so no row can appear behind the watermark later. At most
  * `span` transaction ids are taken at once, starting from the first that stored an event.
  *
+ * Values are cast to `numeric` before they are added or squared, so the sums and sums of
+ * squares are exact and cannot overflow, whatever values the log holds (float8 overflowed on
+ * 1e155 squared and held the watermark for every org).
+ *
  * Exposures and model calls fold into one user_day_stats row per user-day (tokens = input +
  * output; an error is a non-empty `error`); business events into user_day_business per metric.
  * Events without a variant (the user is not enrolled) are stored but not aggregated. Only the
@@ -34,9 +38,10 @@ export function foldStatement(span: number) {
     items as (
       select e.type as t, e.experiment_id as x, e.user_id as u, e.variant as v,
         (e.occurred_at at time zone 'UTC')::date as d, coalesce(e.error, '') <> '' as err,
-        e.latency_ms as lat, e.cost_usd as cost, e.business_metric as bm, e.value as val,
+        e.latency_ms::numeric as lat, e.cost_usd::numeric as cost, e.business_metric as bm,
+        e.value::numeric as val,
         case when e.input_tokens is not null or e.output_tokens is not null
-          then coalesce(e.input_tokens, 0) + coalesce(e.output_tokens, 0) end as tok
+          then coalesce(e.input_tokens, 0)::numeric + coalesce(e.output_tokens, 0)::numeric end as tok
       from bounds b
       join events e on e.txid >= b.lo and e.txid < b.hi
     ),

@@ -9,7 +9,39 @@ export const MAX_EVENTS_BODY_BYTES = 1024 * 1024;
 /** A clock ahead by more than this is a client bug, not an event from the future. */
 export const MAX_FUTURE_SKEW_MS = 24 * 3600 * 1000;
 
-const nonNegative = Type.Number({ minimum: 0 });
+/**
+ * The domain of every numeric event field (docs/wire-format.md). Generous for real traffic and
+ * small enough that every derived number stays finite: the aggregates are exact `numeric`, and
+ * the analysis reads a user's sum back as a double, which with |value| <= 1e12 and any count of
+ * events below 2^63 is at most ~1e31 (its square ~1e62), far below the double's 1.8e308.
+ */
+export const NUMERIC_DOMAINS = {
+  /** One day: a call that took longer is a clock bug. */
+  latency_ms: { minimum: 0, maximum: 86_400_000 },
+  /** A billion tokens per call: far beyond any context window. */
+  tokens: { minimum: 0, maximum: 1_000_000_000 },
+  /** A million US dollars per call. */
+  cost_usd: { minimum: 0, maximum: 1_000_000 },
+  /** A business outcome (revenue, count, score) in either direction, in any currency unit. */
+  value: { minimum: -1e12, maximum: 1e12 },
+} as const;
+
+export const LatencyMs = Type.Number({
+  ...NUMERIC_DOMAINS.latency_ms,
+  description: 'Milliseconds, 0 to 86,400,000 (one day)',
+});
+export const TokenCount = Type.Integer({
+  ...NUMERIC_DOMAINS.tokens,
+  description: 'Tokens, integer 0 to 1,000,000,000',
+});
+export const CostUsd = Type.Number({
+  ...NUMERIC_DOMAINS.cost_usd,
+  description: 'US dollars, 0 to 1,000,000',
+});
+export const BusinessValue = Type.Number({
+  ...NUMERIC_DOMAINS.value,
+  description: 'The outcome, -1e12 to 1e12',
+});
 
 /** One event as sent (flat, DESIGN §8). Checked one by one, so a bad event never sinks its batch. */
 export const EventSchema = Type.Object(
@@ -20,16 +52,16 @@ export const EventSchema = Type.Object(
     user_id: Type.String({ minLength: 1, maxLength: 256 }),
     timestamp: Type.String({ format: 'date-time' }),
     variant: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 64 }), Type.Null()])),
-    latency_ms: Type.Optional(nonNegative),
-    input_tokens: Type.Optional(Type.Integer({ minimum: 0 })),
-    output_tokens: Type.Optional(Type.Integer({ minimum: 0 })),
-    cost_usd: Type.Optional(nonNegative),
+    latency_ms: Type.Optional(LatencyMs),
+    input_tokens: Type.Optional(TokenCount),
+    output_tokens: Type.Optional(TokenCount),
+    cost_usd: Type.Optional(CostUsd),
     model: Type.Optional(Type.String({ maxLength: 200 })),
     error: Type.Optional(Type.Union([Type.String({ maxLength: 4000 }), Type.Null()])),
     prompt: Type.Optional(Type.String({ maxLength: 200_000 })),
     response: Type.Optional(Type.String({ maxLength: 200_000 })),
     business_metric: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
-    value: Type.Optional(Type.Number()),
+    value: Type.Optional(BusinessValue),
     metadata: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
   },
   { additionalProperties: false },

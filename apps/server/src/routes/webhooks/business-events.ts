@@ -10,6 +10,7 @@ import { SIGNATURE_HEADER, verifyBusinessSignature } from '../../http/business-s
 import { ProblemError } from '../../http/problems.ts';
 import { problemResponses } from '../../http/responses.ts';
 import { acceptEvents } from '../../ingest/accept.ts';
+import { BusinessValue } from '../../ingest/event-schema.ts';
 import { refuseIfNothingAccepted } from '../../ingest/refusal.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -34,7 +35,7 @@ const BusinessEventBody = Type.Object(
       maxLength: 128,
       description: 'conversion, revenue, retention or any metric name',
     }),
-    value: Type.Number(),
+    value: BusinessValue,
     timestamp: Type.Optional(Type.String({ format: 'date-time' })),
     metadata: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
   },
