@@ -206,6 +206,27 @@ export const events = pgTable(
 );
 
 /**
+ * Stored events the fold could not fold (a value or shape the aggregates refused), with the
+ * database's reason. The fold passes them so one row never holds back the others; the event
+ * itself stays in `events` (accepted data is never lost) and is listed for the platform owner.
+ */
+export const ingestQuarantine = pgTable(
+  'ingest_quarantine',
+  {
+    orgId: uuid('org_id').notNull(),
+    eventId: text('event_id').notNull(),
+    experimentId: uuid('experiment_id'),
+    type: text('type'),
+    reason: text('reason').notNull(),
+    quarantinedAt: timestamp('quarantined_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.orgId, t.eventId] }),
+    index('ingest_quarantine_time').on(t.quarantinedAt),
+  ],
+);
+
+/**
  * Per user, per UTC day: the built-in measures as count / sum / sum of squares. Sums are
  * `numeric` (exact, no overflow: the fold adds event values cast to numeric). One wide row
  * per user-day keeps ingest to one aggregate write per event. The analysis reads these, never
