@@ -1,4 +1,6 @@
 import { type Static, Type } from 'typebox';
+import { FreeFormObject } from '../schemas/free-form-json.ts';
+import { Text } from '../schemas/text.ts';
 
 export const EVENT_TYPES = ['exposure', 'model_call', 'business_event'] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
@@ -46,23 +48,23 @@ export const BusinessValue = Type.Number({
 /** One event as sent (flat, DESIGN §8). Checked one by one, so a bad event never sinks its batch. */
 export const EventSchema = Type.Object(
   {
-    event_id: Type.String({ minLength: 1, maxLength: 128 }),
+    event_id: Text({ minLength: 1, maxLength: 128 }),
     type: Type.Enum(EVENT_TYPES),
-    experiment_id: Type.String({ minLength: 1, maxLength: 200 }),
-    user_id: Type.String({ minLength: 1, maxLength: 256 }),
+    experiment_id: Text({ minLength: 1, maxLength: 200 }),
+    user_id: Text({ minLength: 1, maxLength: 256 }),
     timestamp: Type.String({ format: 'date-time' }),
-    variant: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 64 }), Type.Null()])),
+    variant: Type.Optional(Type.Union([Text({ minLength: 1, maxLength: 64 }), Type.Null()])),
     latency_ms: Type.Optional(LatencyMs),
     input_tokens: Type.Optional(TokenCount),
     output_tokens: Type.Optional(TokenCount),
     cost_usd: Type.Optional(CostUsd),
-    model: Type.Optional(Type.String({ maxLength: 200 })),
-    error: Type.Optional(Type.Union([Type.String({ maxLength: 4000 }), Type.Null()])),
-    prompt: Type.Optional(Type.String({ maxLength: 200_000 })),
-    response: Type.Optional(Type.String({ maxLength: 200_000 })),
-    business_metric: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
+    model: Type.Optional(Text({ maxLength: 200 })),
+    error: Type.Optional(Type.Union([Text({ maxLength: 4000 }), Type.Null()])),
+    prompt: Type.Optional(Text({ maxLength: 200_000 })),
+    response: Type.Optional(Text({ maxLength: 200_000 })),
+    business_metric: Type.Optional(Text({ minLength: 1, maxLength: 128 })),
     value: Type.Optional(BusinessValue),
-    metadata: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    metadata: Type.Optional(FreeFormObject('`arbiter_test: true` marks a test event')),
   },
   { additionalProperties: false },
 );

@@ -7,7 +7,6 @@ import {
   type IncomingEvent,
   MAX_FUTURE_SKEW_MS,
 } from './event-schema.ts';
-import { unstorableTextAt } from './storable-text.ts';
 
 const checkShape = compileBodyValidator(EventSchema);
 const BUSINESS_FIELDS = ['business_metric', 'value'] as const;
@@ -55,13 +54,6 @@ export function checkEvent(
     return { ok: false, detail: `${path.replace(/^\//, '') || 'event'}: ${detail}` };
   }
   const e = raw as IncomingEvent;
-  const unstorable = unstorableTextAt(e);
-  if (unstorable !== null) {
-    return {
-      ok: false,
-      detail: `${unstorable}: contains a NUL character or an unpaired surrogate`,
-    };
-  }
   const experiment = state.lookup.get(e.experiment_id);
   if (!experiment)
     return { ok: false, detail: `experiment_id: no experiment "${e.experiment_id}" in this org` };

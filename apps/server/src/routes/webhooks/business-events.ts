@@ -12,13 +12,15 @@ import { problemResponses } from '../../http/responses.ts';
 import { acceptEvents } from '../../ingest/accept.ts';
 import { BusinessValue } from '../../ingest/event-schema.ts';
 import { refuseIfNothingAccepted } from '../../ingest/refusal.ts';
+import { FreeFormObject } from '../../schemas/free-form-json.ts';
+import { Text } from '../../schemas/text.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const BusinessEventBody = Type.Object(
   {
     event_id: Type.Optional(
-      Type.String({
+      Text({
         minLength: 1,
         maxLength: 128,
         description: 'Defaults to a hash of the body, so a redelivery is counted once',
@@ -28,16 +30,16 @@ const BusinessEventBody = Type.Object(
       pattern: UUID.source,
       description: 'The experiment id (its org owns the signing secret)',
     }),
-    user_id: Type.String({ minLength: 1, maxLength: 256 }),
-    variant: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
-    business_metric: Type.String({
+    user_id: Text({ minLength: 1, maxLength: 256 }),
+    variant: Type.Optional(Text({ minLength: 1, maxLength: 64 })),
+    business_metric: Text({
       minLength: 1,
       maxLength: 128,
       description: 'conversion, revenue, retention or any metric name',
     }),
     value: BusinessValue,
     timestamp: Type.Optional(Type.String({ format: 'date-time' })),
-    metadata: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    metadata: Type.Optional(FreeFormObject()),
   },
   { additionalProperties: false },
 );
