@@ -8,8 +8,17 @@ export type EventType = (typeof EVENT_TYPES)[number];
 /** Batch limits of POST /v1/events (docs/wire-format.md). */
 export const MAX_EVENTS_PER_BATCH = 1000;
 export const MAX_EVENTS_BODY_BYTES = 1024 * 1024;
+const HOUR_MS = 3600 * 1000;
 /** A clock ahead by more than this is a client bug, not an event from the future. */
-export const MAX_FUTURE_SKEW_MS = 24 * 3600 * 1000;
+export const MAX_FUTURE_SKEW_MS = 24 * HOUR_MS;
+/**
+ * Oldest event POST /v1/events takes: the clients' offline replay window (24 h,
+ * OFFLINE_REPLAY_WINDOW_MS in testdata/client-defaults.json) plus one hour of slack for a
+ * client's clock and the last retries of a replay.
+ */
+export const MAX_LIVE_AGE_MS = 25 * HOUR_MS;
+/** Oldest event an import or a signed business event takes: a year of history (and a day). */
+export const MAX_HISTORY_AGE_MS = 366 * 24 * HOUR_MS;
 
 /**
  * The domain of every numeric event field (docs/wire-format.md). Generous for real traffic and

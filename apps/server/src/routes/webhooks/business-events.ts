@@ -142,7 +142,10 @@ export async function register(app: App, ctx: Context): Promise<void> {
         ...(b.variant === undefined ? {} : { variant: b.variant }),
         ...(b.metadata === undefined ? {} : { metadata: b.metadata }),
       };
-      const outcome = await acceptEvents(ctx, request.signedOrgId as string, [event]);
+      // A downstream system may deliver an outcome late (retries over days): history rules.
+      const outcome = await acceptEvents(ctx, request.signedOrgId as string, [event], {
+        timestamps: 'history',
+      });
       refuseIfNothingAccepted(outcome, () => '#');
       reply.status(202);
       return {
