@@ -4,26 +4,16 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DrainWorker } from '../src/ingest/drain-worker.ts';
 import { listQuarantined, quarantineCounts } from '../src/ingest/quarantine.ts';
-import { type Harness, startHarness } from './support/harness.ts';
-import { exposureOf, ingestProbe } from './support/ingest-probe.ts';
+import { exposureOf, type TwoOrgs, twoOrgs } from './support/ingest-probe.ts';
 
 // Class 2 of the hardening issue: a row the fold cannot fold is set aside with its reason,
 // logged once, and passed, so it holds back no other row and no other org.
 
-let h: Harness;
-let probe: ReturnType<typeof ingestProbe>;
-let acme: Awaited<ReturnType<Harness['org']>>;
-let other: Awaited<ReturnType<Harness['org']>>;
-let exp: string;
-let otherExp: string;
+// assigned in beforeAll
+let { h, probe, acme, other, exp, otherExp } = {} as TwoOrgs;
 
 beforeAll(async () => {
-  h = await startHarness();
-  probe = ingestProbe(h);
-  acme = await h.org('q-acme');
-  other = await h.org('q-other');
-  exp = await h.experiment(acme.admin, { name: 'q-exp' });
-  otherExp = await h.experiment(other.admin, { name: 'q-other-exp' });
+  ({ h, probe, acme, other, exp, otherExp } = await twoOrgs('q'));
 });
 afterAll(() => h.close());
 
