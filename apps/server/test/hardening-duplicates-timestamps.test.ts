@@ -185,4 +185,29 @@ describe('timestamps', () => {
       .then((r) => (r as unknown as { rows: Array<{ n: number }> }).rows);
     expect(epoch?.n).toBe(0);
   });
+
+  it('a signed business event may be days late, and says when it falls before the analysis window', async () => {
+    const secret = (await h.call(acme.admin, { method: 'POST', url: '/v1/webhook-secrets' })).json()
+      .secret;
+    const outcome = (id: string, timestamp: string) =>
+      JSON.stringify({
+        event_id: id,
+        experiment_id: exp,
+        user_id: 'late-buyer',
+        business_metric: 'revenue',
+        value: 3,
+        timestamp,
+      });
+    const late = await probe.signedBusinessEvent(secret, outcome('late-1', ago(48 * HOUR)));
+    expect(late.statusCode).toBe(202);
+    expect(late.json()).toMatchObject({ accepted: 1, before_analysis_window: true });
+    const fresh = await probe.signedBusinessEvent(secret, outcome('late-2', ago(0)));
+    expect(fresh.json()).toMatchObject({ accepted: 1, before_analysis_window: false });
+    const ancient = await probe.signedBusinessEvent(
+      secret,
+      outcome('late-3', '1970-01-01T00:00:00Z'),
+    );
+    expect(ancient.statusCode).toBe(400);
+    expect(await probe.storedIds(['late-1', 'late-2', 'late-3'])).toEqual(['late-1', 'late-2']);
+  });
 });

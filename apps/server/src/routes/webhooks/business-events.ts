@@ -95,6 +95,10 @@ export async function register(app: App, ctx: Context): Promise<void> {
             accepted: Type.Integer(),
             config_version: Type.Integer(),
             event_id: Type.String(),
+            before_analysis_window: Type.Boolean({
+              description:
+                "The outcome is dated before its experiment's analysis window (the UTC day it was created): stored and metered, read by no results window",
+            }),
           }),
           ...problemResponses(400, 401, 429),
         },
@@ -152,6 +156,7 @@ export async function register(app: App, ctx: Context): Promise<void> {
         accepted: outcome.accepted,
         config_version: outcome.configVersion,
         event_id: event.event_id,
+        before_analysis_window: outcome.beforeWindow > 0,
       };
     },
   );
