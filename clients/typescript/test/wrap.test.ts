@@ -462,6 +462,33 @@ describe('interceptModelCall', () => {
     expect(call?.error).toBe('QuotaError: out of quota');
   });
 
+  it('records no model_call the API would refuse (a NUL in the error), with one log line; the exposure goes', async () => {
+    const logger = memoryLogger();
+    const strict = new Arbiter({
+      apiKey: fake.apiKey,
+      baseUrl: fake.baseUrl,
+      logger,
+      flushIntervalMs: 3_600_000,
+      trackExposures: false,
+    });
+    await strict.ready();
+    try {
+      await expect(
+        strict.interceptModelCall(EXPERIMENT, 'i-5', async () => {
+          throw new Error('bad\u0000byte');
+        }),
+      ).rejects.toThrow('bad');
+      await strict.flush();
+      const events = [...fake.events.values()].filter((e) => e.user_id === 'i-5');
+      expect(events.map((e) => e.type)).toEqual(['exposure']);
+      expect(logger.lines).toEqual([
+        'warn model_call not recorded: error holds a NUL character or an unpaired surrogate',
+      ]);
+    } finally {
+      await strict.close();
+    }
+  });
+
   it('runs fn unrecorded for an experiment the config does not have', async () => {
     const out = await arbiter.interceptModelCall('nope', 'i-4', (v) => `variant ${v}`);
     expect(out).toBe('variant null');

@@ -8,6 +8,7 @@ import type { App } from '../../http/app-types.ts';
 import { ProblemError } from '../../http/problems.ts';
 import { problemResponses } from '../../http/responses.ts';
 import { callerOf } from '../../http/session-auth.ts';
+import { Text } from '../../schemas/text.ts';
 import { ExperimentParams } from './get-experiment.ts';
 
 export function registerResults(app: App, ctx: Context): void {
@@ -21,7 +22,7 @@ export function registerResults(app: App, ctx: Context): void {
         querystring: Type.Object(
           {
             day: Type.Optional(
-              Type.String({ description: 'A day YYYY-MM-DD or a label manual-<ISO instant>' }),
+              Text({ description: 'A day YYYY-MM-DD or a label manual-<ISO instant>' }),
             ),
           },
           { additionalProperties: false },

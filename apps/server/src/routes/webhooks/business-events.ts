@@ -10,14 +10,17 @@ import { SIGNATURE_HEADER, verifyBusinessSignature } from '../../http/business-s
 import { ProblemError } from '../../http/problems.ts';
 import { problemResponses } from '../../http/responses.ts';
 import { acceptEvents } from '../../ingest/accept.ts';
+import { BusinessValue } from '../../ingest/event-schema.ts';
 import { refuseIfNothingAccepted } from '../../ingest/refusal.ts';
+import { FreeFormObject } from '../../schemas/free-form-json.ts';
+import { Text } from '../../schemas/text.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const BusinessEventBody = Type.Object(
   {
     event_id: Type.Optional(
-      Type.String({
+      Text({
         minLength: 1,
         maxLength: 128,
         description: 'Defaults to a hash of the body, so a redelivery is counted once',
@@ -27,16 +30,16 @@ const BusinessEventBody = Type.Object(
       pattern: UUID.source,
       description: 'The experiment id (its org owns the signing secret)',
     }),
-    user_id: Type.String({ minLength: 1, maxLength: 256 }),
-    variant: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
-    business_metric: Type.String({
+    user_id: Text({ minLength: 1, maxLength: 256 }),
+    variant: Type.Optional(Text({ minLength: 1, maxLength: 64 })),
+    business_metric: Text({
       minLength: 1,
       maxLength: 128,
       description: 'conversion, revenue, retention or any metric name',
     }),
-    value: Type.Number(),
+    value: BusinessValue,
     timestamp: Type.Optional(Type.String({ format: 'date-time' })),
-    metadata: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    metadata: Type.Optional(FreeFormObject()),
   },
   { additionalProperties: false },
 );
@@ -92,6 +95,10 @@ export async function register(app: App, ctx: Context): Promise<void> {
             accepted: Type.Integer(),
             config_version: Type.Integer(),
             event_id: Type.String(),
+            before_analysis_window: Type.Boolean({
+              description:
+                "The outcome is dated before its experiment's analysis window (the UTC day it was created): stored and metered, read by no results window",
+            }),
           }),
           ...problemResponses(400, 401, 429),
         },
@@ -139,13 +146,17 @@ export async function register(app: App, ctx: Context): Promise<void> {
         ...(b.variant === undefined ? {} : { variant: b.variant }),
         ...(b.metadata === undefined ? {} : { metadata: b.metadata }),
       };
-      const outcome = await acceptEvents(ctx, request.signedOrgId as string, [event]);
+      // A downstream system may deliver an outcome late (retries over days): history rules.
+      const outcome = await acceptEvents(ctx, request.signedOrgId as string, [event], {
+        timestamps: 'history',
+      });
       refuseIfNothingAccepted(outcome, () => '#');
       reply.status(202);
       return {
         accepted: outcome.accepted,
         config_version: outcome.configVersion,
         event_id: event.event_id,
+        before_analysis_window: outcome.beforeWindow > 0,
       };
     },
   );
