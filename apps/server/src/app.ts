@@ -4,7 +4,8 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify from 'fastify';
 import type { Context } from './context.ts';
 import type { App } from './http/app-types.ts';
-import { registerErrorHandling } from './http/error-handler.ts';
+import { problemClientErrorHandler } from './http/client-errors.ts';
+import { frameworkErrors, registerErrorHandling } from './http/error-handler.ts';
 import { validatorCompiler } from './http/validators.ts';
 import { adminRoutes } from './routes/admin/index.ts';
 import { dashboardRoutes } from './routes/dashboard/index.ts';
@@ -29,6 +30,9 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
     keepAliveTimeout: 72_000,
     requestIdHeader: 'x-request-id',
     trustProxy: false,
+    // Every answer is a problem, also those given before a route is found.
+    clientErrorHandler: problemClientErrorHandler,
+    frameworkErrors,
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
 
   app.setValidatorCompiler(validatorCompiler);
