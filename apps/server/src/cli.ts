@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { previousUtcDay, runNightly } from './analysis/nightly.ts';
 import { mintDevToken } from './auth/mint-dev-token.ts';
+import { describeFailure } from './cli-failure.ts';
 import { type Config, ConfigError, isDevelopmentSessions, loadConfig } from './config.ts';
 import { createContext } from './context.ts';
 import { readControlFile } from './control-file.ts';
@@ -67,11 +68,19 @@ async function pipeline(config: Config, args: string[]): Promise<void> {
     throw new UsageError('--day is YYYY-MM-DD');
   const running = config.databaseUrl === null ? readControlFile(config.dataDir) : null;
   if (running) {
-    const res = await fetch(`${running.url}/v1/admin/pipeline/run`, {
-      method: 'POST',
-      headers: { [CONTROL_HEADER]: running.token, 'content-type': 'application/json' },
-      body: JSON.stringify(values.day === undefined ? {} : { day: values.day }),
-    });
+    let res: Response;
+    try {
+      res = await fetch(`${running.url}/v1/admin/pipeline/run`, {
+        method: 'POST',
+        headers: { [CONTROL_HEADER]: running.token, 'content-type': 'application/json' },
+        body: JSON.stringify(values.day === undefined ? {} : { day: values.day }),
+      });
+    } catch (error) {
+      const cause = ((error as { cause?: Error }).cause ?? (error as Error)).message;
+      throw new Error(
+        `the server running on this data dir (process ${running.pid}, ${running.url}) did not answer: ${cause}`,
+      );
+    }
     const body = await res.text();
     if (!res.ok) throw new UsageError(`the running server answered ${res.status}: ${body}`);
     process.stdout.write(`${body}\n`);
@@ -118,7 +127,8 @@ export async function main(argv: string[]): Promise<number> {
       process.stderr.write(`arbiter: ${error.message}\n\n${USAGE}`);
       return 2;
     }
-    throw error;
+    process.stderr.write(`arbiter: ${describeFailure(command ?? 'arbiter', error)}\n`);
+    return 1;
   }
 }
 

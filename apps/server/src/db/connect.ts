@@ -9,6 +9,7 @@ import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import pg from 'pg';
+import { lockDataDir } from './data-dir-lock.ts';
 import * as schema from './schema.ts';
 
 /** The one database type the services see, whether PGlite or a PostgreSQL server sits below. */
@@ -43,14 +44,29 @@ export async function openDatabase(
 ): Promise<DatabaseHandle> {
   if (target.kind === 'pglite') {
     let dataDir: string | undefined;
+    let unlock = () => {};
     if (target.dataDir !== null) {
+      mkdirSync(target.dataDir, { recursive: true });
+      unlock = lockDataDir(target.dataDir);
       dataDir = join(target.dataDir, 'pgdata');
       mkdirSync(dataDir, { recursive: true });
     }
-    const client = await PGlite.create(dataDir === undefined ? {} : { dataDir });
-    const db = drizzlePglite(client, { schema }) as unknown as Database;
-    await migratePglite(db as never, { migrationsFolder: MIGRATIONS });
-    return { db, kind: 'pglite', pool: null, close: () => client.close() };
+    try {
+      const client = await PGlite.create(dataDir === undefined ? {} : { dataDir });
+      const db = drizzlePglite(client, { schema }) as unknown as Database;
+      await migratePglite(db as never, { migrationsFolder: MIGRATIONS });
+      const close = async () => {
+        try {
+          await client.close();
+        } finally {
+          unlock();
+        }
+      };
+      return { db, kind: 'pglite', pool: null, close };
+    } catch (error) {
+      unlock();
+      throw error;
+    }
   }
   const pool = new pg.Pool({ connectionString: target.url, max: 10 });
   // Without a listener the pool's 'error' event would end the process; the pool has already
