@@ -131,7 +131,7 @@ describe('POST /v1/experiments', () => {
       'an empty allocation',
       { allocation: [] },
       '#/allocation',
-      'needs at least one slice; the first is the control arm',
+      'must NOT have fewer than 1 items',
     ],
     [
       'a duplicate slice',

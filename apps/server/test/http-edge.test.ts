@@ -101,10 +101,19 @@ describe("Node's parser refusals are problems", () => {
 });
 
 describe("Fastify's routing refusals are problems", () => {
-  it('a path parameter over 100 characters: 414', async () => {
-    const path = `/v1/experiments/${'a'.repeat(101)}`;
+  it('a path parameter longer than its schema allows: 400 naming the parameter', async () => {
+    const path = `/v1/experiments/${'a'.repeat(201)}`;
+    const answer = await raw(request('GET', path, [`Authorization: Bearer ${token}`]));
+    const body = expectProblem(answer, 'validation-error', path);
+    expect(body).toMatchObject({
+      errors: [{ parameter: 'id', detail: 'must NOT have more than 200 characters' }],
+    });
+  });
+
+  it('a path segment over the router limit (4,096 characters): 414', async () => {
+    const path = `/v1/experiments/${'a'.repeat(4097)}`;
     const body = expectProblem(await raw(request('GET', path)), 'uri-too-long', path);
-    expect(body.detail).toBe('A path segment exceeds 100 characters');
+    expect(body.detail).toBe('A path segment exceeds 4096 characters');
   });
 
   it('a URL that is not valid percent-encoding: 400', async () => {

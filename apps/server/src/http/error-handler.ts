@@ -2,7 +2,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { refuseContentEncoding } from './content-encoding.ts';
 import { PROBLEM_MEDIA_TYPE, problemBody } from './problem-body.ts';
 import { ProblemError, type ProblemSlug } from './problems.ts';
-import { RouteMethods } from './route-methods.ts';
+import { MAX_PARAM_LENGTH, RouteMethods } from './route-methods.ts';
 
 interface ValidationIssue {
   instancePath: string;
@@ -58,7 +58,12 @@ function pathOf(request: FastifyRequest): string {
  */
 export function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
   if (error.code === 'FST_ERR_MAX_PARAM_LENGTH')
-    return send(reply, request, 'uri-too-long', 'A path segment exceeds 100 characters');
+    return send(
+      reply,
+      request,
+      'uri-too-long',
+      `A path segment exceeds ${MAX_PARAM_LENGTH} characters`,
+    );
   if (error.code === 'FST_ERR_BAD_URL')
     return send(reply, request, 'bad-request', 'The URL is not valid percent-encoding');
   request.log.error({ err: error }, 'routing failed');

@@ -108,7 +108,7 @@ export const PROBLEMS = {
     status: 414,
     title: 'URI too long',
     about:
-      'The request target, or one of its path segments (at most 100 characters), is longer than the server reads.',
+      'The request target (at most 16 KiB), or one of its path segments (at most 4,096 characters as sent), is longer than the server reads.',
   },
   'header-fields-too-large': {
     status: 431,

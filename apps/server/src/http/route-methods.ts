@@ -3,12 +3,19 @@ import FindMyWay from 'find-my-way';
 const noop = () => {};
 
 /**
+ * Longest path segment the router reads, in characters as sent (percent-encoded): above every
+ * documented parameter's maxLength however its characters encode (200 × 12 bytes), so a long
+ * parameter meets its schema (400 with a pointer) and only an absurd one the router (414).
+ */
+export const MAX_PARAM_LENGTH = 4096;
+
+/**
  * The methods each registered path answers, matched the way Fastify's own router matches
  * (find-my-way), so an unrouted request can be told apart: a path that exists under other
  * methods answers 405 with `Allow`, anything else 404.
  */
 export class RouteMethods {
-  private readonly router = FindMyWay({ maxParamLength: 100 });
+  private readonly router = FindMyWay({ maxParamLength: MAX_PARAM_LENGTH });
   private readonly methods = new Set<string>();
   private readonly seen = new Set<string>();
 

@@ -1,10 +1,9 @@
 import { Type } from 'typebox';
-import { isRunLabel, readResults, readSummary } from '../../analysis/results.ts';
+import { RUN_LABEL_PATTERN, readResults, readSummary } from '../../analysis/results.ts';
 import { ResultsSchema } from '../../analysis/results-schema.ts';
 import type { Context } from '../../context.ts';
 import { getExperiment } from '../../domain/experiments/service.ts';
 import type { App } from '../../http/app-types.ts';
-import { ProblemError } from '../../http/problems.ts';
 import { problemResponses } from '../../http/responses.ts';
 import { callerOf } from '../../http/session-auth.ts';
 import { ExperimentParams } from './get-experiment.ts';
@@ -20,7 +19,10 @@ export function registerResults(app: App, ctx: Context): void {
         querystring: Type.Object(
           {
             day: Type.Optional(
-              Type.String({ description: 'A day YYYY-MM-DD or a label manual-<ISO instant>' }),
+              Type.String({
+                pattern: RUN_LABEL_PATTERN,
+                description: 'A day YYYY-MM-DD or a label manual-<ISO instant>',
+              }),
             ),
           },
           { additionalProperties: false },
@@ -30,17 +32,7 @@ export function registerResults(app: App, ctx: Context): void {
     },
     async (request) => {
       const experiment = await getExperiment(ctx.db, callerOf(request).orgId, request.params.id);
-      const { day } = request.query;
-      if (day !== undefined && !isRunLabel(day)) {
-        throw new ProblemError(
-          'validation-error',
-          'day must be YYYY-MM-DD or manual-<ISO instant>',
-          {
-            errors: [{ parameter: 'day', detail: 'must be YYYY-MM-DD or manual-<ISO instant>' }],
-          },
-        );
-      }
-      return readResults(ctx.db, experiment.id, day);
+      return readResults(ctx.db, experiment.id, request.query.day);
     },
   );
 }
