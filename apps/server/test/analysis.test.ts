@@ -441,29 +441,29 @@ describe('retention', () => {
       [metric('latency', 'latency', 'welch_t')],
     );
     const old = new Date(Date.now() - 30 * 86_400_000).toISOString();
+    // 30 days old: history, which only an import carries (POST /v1/events takes 25 h)
     const res = await h.ingest(acme.secret, {
       method: 'POST',
-      url: '/v1/events',
-      payload: {
-        events: [
-          {
-            event_id: 'late-1',
-            type: 'model_call',
-            experiment_id: id,
-            user_id: 'late-user',
-            timestamp: old,
-            latency_ms: 250,
-          },
-        ],
-      },
+      url: '/v1/events/import',
+      headers: { 'content-type': 'application/json' },
+      payload: JSON.stringify([
+        {
+          event_id: 'late-1',
+          type: 'model_call',
+          experiment_id: id,
+          user_id: 'late-user',
+          timestamp: old,
+          latency_ms: 250,
+        },
+      ]),
     });
-    expect(res.statusCode).toBe(202);
+    expect(res.json()).toEqual({ events: 1, errors: [], before_analysis_window: 1 });
     expect(await purgeExpiredEvents(h.ctx, new Date())).toBe(0);
     expect(await h.ctx.worker.drainAll()).toBe(1);
     expect(await purgeExpiredEvents(h.ctx, new Date())).toBe(1);
     const [row] = await rows<{ calls: number; latency_sum: number }>(
       h.ctx.db,
-      sql`select calls::int, latency_sum from user_day_stats where user_id = 'late-user'`,
+      sql`select calls::int, latency_sum::float8 as latency_sum from user_day_stats where user_id = 'late-user'`,
     );
     expect(row).toEqual({ calls: 1, latency_sum: 250 });
   });

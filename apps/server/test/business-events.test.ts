@@ -65,7 +65,7 @@ describe('POST /v1/business-events', () => {
       user_id: 'dave',
       business_metric: 'conversion',
       value: 1,
-      timestamp: '2026-11-20T09:00:00Z',
+      timestamp: new Date(Date.now() - 2 * 86_400_000).toISOString(),
     };
     const first = await post(body, (raw) => signBusinessEvent(secret, raw, nowSeconds()));
     const again = await post(body, (raw) => signBusinessEvent(secret, raw, nowSeconds()));

@@ -8,11 +8,15 @@ let h: Harness;
 let acme: Awaited<ReturnType<Harness['org']>>;
 let experimentId: string;
 const now = () => new Date().toISOString();
+// A whole second after the experiment is made (POST /v1/events takes no event from before the
+// UTC day it was created, nor older than 25 h).
+let wholeSecond: string;
 
 beforeAll(async () => {
   h = await startHarness({ ARBITER_RATE_LIMIT_PUBLISHABLE_PER_MINUTE: '40' });
   acme = await h.org('acme');
   experimentId = await h.experiment(acme.admin, { name: 'ingest-exp' });
+  wholeSecond = new Date(Math.ceil(Date.now() / 1000) * 1000).toISOString();
 });
 afterAll(() => h.close());
 
@@ -40,7 +44,7 @@ describe('POST /v1/events', () => {
         type: 'model_call',
         experiment_id: 'ingest-exp',
         user_id: 'alice',
-        timestamp: '2026-11-20T10:00:00Z',
+        timestamp: wholeSecond.replace('.000Z', 'Z'),
         latency_ms: 812.5,
         input_tokens: 120,
         output_tokens: 40,
@@ -78,7 +82,7 @@ describe('POST /v1/events', () => {
       response: 'Hello',
       isTest: false,
     });
-    expect(call?.occurredAt.toISOString()).toBe('2026-11-20T10:00:00.000Z');
+    expect(call?.occurredAt.toISOString()).toBe(wholeSecond);
     expect(await stored('b-1')).toMatchObject({
       variant: 'treatment',
       businessMetric: 'revenue',
@@ -214,13 +218,17 @@ describe('POST /v1/events', () => {
 
   it('stores the instant of an offset timestamp and rejects one that names no instant', async () => {
     const res = await send(acme.secret, [
-      { ...exposure('tz-1'), timestamp: '2026-11-20T12:00:00+02:00' },
-      { ...exposure('tz-2'), timestamp: '2026-06-30T23:59:60Z' },
+      // the instant `wholeSecond` written at UTC+2
+      {
+        ...exposure('tz-1'),
+        timestamp: `${new Date(Date.parse(wholeSecond) + 2 * 3600_000).toISOString().slice(0, 19)}+02:00`,
+      },
+      { ...exposure('tz-2'), timestamp: `${now().slice(0, 10)}T23:59:60Z` },
     ]);
     expect(res.json().rejected).toEqual([
       { index: 1, detail: 'timestamp: is not a valid instant' },
     ]);
-    expect((await stored('tz-1'))?.occurredAt.toISOString()).toBe('2026-11-20T10:00:00.000Z');
+    expect((await stored('tz-1'))?.occurredAt.toISOString()).toBe(wholeSecond);
   });
 
   it('is idempotent per event_id: a retry is acknowledged, stored once and metered once', async () => {

@@ -29,18 +29,22 @@ async function storedIds(ids: string[]) {
   return new Map(rows.map((r) => [r.eventId, r]));
 }
 
+// History two days before the experiments are made: imports carry it (and count it as before
+// the analysis window).
+const PAST_DAY = new Date(Date.now() - 2 * 86_400_000).toISOString().slice(0, 10);
+
 const HEADER = 'event_id,type,experiment_id,user_id,timestamp,business_metric,value,metadata';
 
 describe('CSV import (RFC 4180)', () => {
   it('reads quoted fields, doubled quotes, newlines inside quotes, CRLF and a BOM', async () => {
     const csv =
       `\uFEFF${HEADER}\r\n` +
-      `csv-1,business_event,${exp},"user, with comma",2026-11-20T10:00:00Z,revenue,12.5,"{""source"":""crm""}"\r\n` +
-      `csv-2,business_event,imp,"multi\r\nline ""user""",2026-11-20T11:00:00Z,conversion,1,\r\n` +
-      `csv-3,exposure,imp,plain,2026-11-20T12:00:00Z,,,\r\n`;
+      `csv-1,business_event,${exp},"user, with comma",${PAST_DAY}T10:00:00Z,revenue,12.5,"{""source"":""crm""}"\r\n` +
+      `csv-2,business_event,imp,"multi\r\nline ""user""",${PAST_DAY}T11:00:00Z,conversion,1,\r\n` +
+      `csv-3,exposure,imp,plain,${PAST_DAY}T12:00:00Z,,,\r\n`;
     const res = await importAs('text/csv', csv);
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toEqual({ events: 3, errors: [] });
+    expect(res.json()).toEqual({ events: 3, errors: [], before_analysis_window: 3 });
     const rows = await storedIds(['csv-1', 'csv-2', 'csv-3']);
     expect(rows.get('csv-1')).toMatchObject({
       userId: 'user, with comma',
@@ -54,13 +58,13 @@ describe('CSV import (RFC 4180)', () => {
   it('reports a malformed row amid good ones by the line it starts on, and stores the good ones', async () => {
     const csv = [
       HEADER,
-      `g-1,exposure,imp,u1,2026-11-20T10:00:00Z,,,`,
+      `g-1,exposure,imp,u1,${PAST_DAY}T10:00:00Z,,,`,
       `g-2,exposure,imp,"spans`,
-      `two lines",2026-11-20T10:00:00Z,,,`,
+      `two lines",${PAST_DAY}T10:00:00Z,,,`,
       `bad-fields,exposure,imp,u3`,
-      `bad-value,business_event,imp,u4,2026-11-20T10:00:00Z,revenue,twelve,`,
-      `bad-type,purchase,imp,u5,2026-11-20T10:00:00Z,,,`,
-      `g-3,exposure,imp,u6,2026-11-20T10:00:00Z,,,`,
+      `bad-value,business_event,imp,u4,${PAST_DAY}T10:00:00Z,revenue,twelve,`,
+      `bad-type,purchase,imp,u5,${PAST_DAY}T10:00:00Z,,,`,
+      `g-3,exposure,imp,u6,${PAST_DAY}T10:00:00Z,,,`,
     ].join('\n');
     const res = await importAs('text/csv', csv);
     expect(res.statusCode).toBe(200);
@@ -71,6 +75,7 @@ describe('CSV import (RFC 4180)', () => {
         { line: 6, detail: 'value: not a number: "twelve"' },
         { line: 7, detail: 'type: must be equal to one of the allowed values' },
       ],
+      before_analysis_window: 3,
     });
     const rows = await storedIds(['g-1', 'g-2', 'g-3', 'bad-fields', 'bad-value', 'bad-type']);
     expect([...rows.keys()].sort()).toEqual(['g-1', 'g-2', 'g-3']);
@@ -86,11 +91,11 @@ describe('CSV import (RFC 4180)', () => {
 describe('JSON and NDJSON import', () => {
   it('reports bad JSON array elements by the line where each starts', async () => {
     const payload = `[
-  {"event_id": "j-1", "type": "exposure", "experiment_id": "imp", "user_id": "a", "timestamp": "2026-11-20T10:00:00Z"},
+  {"event_id": "j-1", "type": "exposure", "experiment_id": "imp", "user_id": "a", "timestamp": "${PAST_DAY}T10:00:00Z"},
   {"event_id": "j-2", "type": "exposure", "experiment_id": "imp",
-   "user_id": "", "timestamp": "2026-11-20T10:00:00Z"},
+   "user_id": "", "timestamp": "${PAST_DAY}T10:00:00Z"},
   42,
-  {"event_id": "j-3", "type": "exposure", "experiment_id": "imp", "user_id": "c", "timestamp": "2026-11-20T10:00:00Z"}
+  {"event_id": "j-3", "type": "exposure", "experiment_id": "imp", "user_id": "c", "timestamp": "${PAST_DAY}T10:00:00Z"}
 ]`;
     const res = await importAs('application/json', payload);
     expect(res.json()).toEqual({
@@ -99,16 +104,17 @@ describe('JSON and NDJSON import', () => {
         { line: 3, detail: 'user_id: must NOT have fewer than 1 characters' },
         { line: 5, detail: 'must be a JSON object, found a number' },
       ],
+      before_analysis_window: 2,
     });
     expect([...(await storedIds(['j-1', 'j-2', 'j-3'])).keys()].sort()).toEqual(['j-1', 'j-3']);
   });
 
   it('reports bad NDJSON lines', async () => {
     const payload = [
-      '{"event_id":"n-1","type":"exposure","experiment_id":"imp","user_id":"a","timestamp":"2026-11-20T10:00:00Z"}',
+      `{"event_id":"n-1","type":"exposure","experiment_id":"imp","user_id":"a","timestamp":"${PAST_DAY}T10:00:00Z"}`,
       '',
       '{"event_id":"n-2",',
-      '{"event_id":"n-3","type":"exposure","experiment_id":"imp","user_id":"b","timestamp":"2026-11-20T10:00:00Z"}',
+      `{"event_id":"n-3","type":"exposure","experiment_id":"imp","user_id":"b","timestamp":"${PAST_DAY}T10:00:00Z"}`,
     ].join('\n');
     const res = await importAs('application/x-ndjson', payload);
     expect(res.json().events).toBe(2);
@@ -131,7 +137,7 @@ describe('import and the allowance', () => {
     const month = usageMonth(new Date());
     await h.ctx.db.insert(usageCounters).values({ orgId: capped.orgId, month, events: 49_998 });
     const lines = ['event_id,type,experiment_id,user_id,timestamp'];
-    for (let i = 1; i <= 4; i++) lines.push(`cap-${i},exposure,${e},u${i},2026-11-20T10:00:00Z`);
+    for (let i = 1; i <= 4; i++) lines.push(`cap-${i},exposure,${e},u${i},${PAST_DAY}T10:00:00Z`);
     const res = await importAs('text/csv', lines.join('\n'), capped.secret);
     expect(res.statusCode).toBe(200);
     expect(res.json().events).toBe(2);
@@ -139,7 +145,7 @@ describe('import and the allowance', () => {
     expect(res.json().errors[0].detail).toMatch(/^over the monthly allowance of 50000 events/);
     const again = await importAs(
       'text/csv',
-      `${lines[0]}\ncap-9,exposure,${e},u9,2026-11-20T10:00:00Z`,
+      `${lines[0]}\ncap-9,exposure,${e},u9,${PAST_DAY}T10:00:00Z`,
       capped.secret,
     );
     expect(again.statusCode).toBe(429);

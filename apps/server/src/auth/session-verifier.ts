@@ -7,8 +7,17 @@ import {
   jwtVerify,
 } from 'jose';
 import type { Config } from '../config.ts';
+import { isStorableText } from '../schemas/text.ts';
 import { loadOrCreateDevKeys } from './dev-keys.ts';
 import { parseRole, type SessionClaims } from './session-claims.ts';
+
+/** A verified token whose claim breaks the text rule (NUL, unpaired surrogate). */
+export class UnstorableClaimError extends Error {
+  readonly code = 'ERR_CLAIM_NOT_STORABLE';
+  constructor(readonly claim: string) {
+    super(`claim ${claim} contains a NUL character or an unpaired surrogate`);
+  }
+}
 
 export interface SessionVerifier {
   /** Resolves the claims of a valid token; rejects for anything else. */
@@ -39,6 +48,12 @@ export async function createSessionVerifier(config: Config): Promise<SessionVeri
         requiredClaims: ['sub', 'exp'],
         clockTolerance: 5,
       });
+      // Claims are stored (users, orgs): text PostgreSQL cannot hold makes the token invalid.
+      for (const claim of ['sub', 'email', 'name', 'org_id', 'org_role'] as const) {
+        const value = payload[claim];
+        if (typeof value === 'string' && !isStorableText(value))
+          throw new UnstorableClaimError(claim);
+      }
       const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : null);
       return {
         sub: payload.sub as string,

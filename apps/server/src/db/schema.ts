@@ -8,6 +8,7 @@ import {
   index,
   integer,
   jsonb,
+  numeric,
   pgTable,
   primaryKey,
   text,
@@ -205,7 +206,29 @@ export const events = pgTable(
 );
 
 /**
- * Per user, per UTC day: the built-in measures as count / sum / sum of squares. One wide row
+ * Stored events the fold could not fold (a value or shape the aggregates refused), with the
+ * database's reason. The fold passes them so one row never holds back the others; the event
+ * itself stays in `events` (accepted data is never lost) and is listed for the platform owner.
+ */
+export const ingestQuarantine = pgTable(
+  'ingest_quarantine',
+  {
+    orgId: uuid('org_id').notNull(),
+    eventId: text('event_id').notNull(),
+    experimentId: uuid('experiment_id'),
+    type: text('type'),
+    reason: text('reason').notNull(),
+    quarantinedAt: timestamp('quarantined_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.orgId, t.eventId] }),
+    index('ingest_quarantine_time').on(t.quarantinedAt),
+  ],
+);
+
+/**
+ * Per user, per UTC day: the built-in measures as count / sum / sum of squares. Sums are
+ * `numeric` (exact, no overflow: the fold adds event values cast to numeric). One wide row
  * per user-day keeps ingest to one aggregate write per event. The analysis reads these, never
  * a scan of raw events, so retention never shortens an analysis window.
  */
@@ -220,19 +243,19 @@ export const userDayStats = pgTable(
     calls: bigint('calls', { mode: 'number' }).notNull().default(0),
     errors: bigint('errors', { mode: 'number' }).notNull().default(0),
     latencyN: bigint('latency_n', { mode: 'number' }).notNull().default(0),
-    latencySum: doublePrecision('latency_sum').notNull().default(0),
-    latencySq: doublePrecision('latency_sq').notNull().default(0),
+    latencySum: numeric('latency_sum', { mode: 'number' }).notNull().default(0),
+    latencySq: numeric('latency_sq', { mode: 'number' }).notNull().default(0),
     tokensN: bigint('tokens_n', { mode: 'number' }).notNull().default(0),
-    tokensSum: doublePrecision('tokens_sum').notNull().default(0),
-    tokensSq: doublePrecision('tokens_sq').notNull().default(0),
+    tokensSum: numeric('tokens_sum', { mode: 'number' }).notNull().default(0),
+    tokensSq: numeric('tokens_sq', { mode: 'number' }).notNull().default(0),
     costN: bigint('cost_n', { mode: 'number' }).notNull().default(0),
-    costSum: doublePrecision('cost_sum').notNull().default(0),
-    costSq: doublePrecision('cost_sq').notNull().default(0),
+    costSum: numeric('cost_sum', { mode: 'number' }).notNull().default(0),
+    costSq: numeric('cost_sq', { mode: 'number' }).notNull().default(0),
   },
   (t) => [primaryKey({ columns: [t.experimentId, t.day, t.variant, t.userId] })],
 );
 
-/** Per user, per UTC day, per business metric: count, sum and sum of squares of `value`. */
+/** Per user, per UTC day, per business metric: count, sum and sum of squares of `value` (exact `numeric`). */
 export const userDayBusiness = pgTable(
   'user_day_business',
   {
@@ -242,8 +265,8 @@ export const userDayBusiness = pgTable(
     variant: text('variant').notNull(),
     userId: text('user_id').notNull(),
     n: bigint('n', { mode: 'number' }).notNull(),
-    sum: doublePrecision('sum').notNull(),
-    sumSquares: doublePrecision('sum_squares').notNull(),
+    sum: numeric('sum', { mode: 'number' }).notNull(),
+    sumSquares: numeric('sum_squares', { mode: 'number' }).notNull(),
   },
   (t) => [primaryKey({ columns: [t.experimentId, t.day, t.metric, t.variant, t.userId] })],
 );

@@ -30,6 +30,8 @@ export interface OrgState {
     string,
     ClientExperiment & {
       control: string | null;
+      /** Where the analysis window starts: 00:00 UTC of the day the experiment was created. */
+      windowStartMs: number;
       variantKeys: Set<string>;
       bucketOf: (userId: string) => number;
     }
@@ -39,7 +41,7 @@ export interface OrgState {
 async function loadExperiments(
   db: Database,
   orgId: string,
-): Promise<Array<{ client: ClientExperiment; control: string | null }>> {
+): Promise<Array<{ client: ClientExperiment; control: string | null; windowStartMs: number }>> {
   const found = await db
     .select({ row: experiments, version: experimentVersions })
     .from(experiments)
@@ -58,7 +60,11 @@ async function loadExperiments(
       variants: config.variants,
     };
     // The control arm is the first slice of the allocation.
-    return { client, control: config.allocation[0]?.variant ?? null };
+    return {
+      client,
+      control: config.allocation[0]?.variant ?? null,
+      windowStartMs: Date.parse(`${row.createdAt.toISOString().slice(0, 10)}T00:00:00.000Z`),
+    };
   });
 }
 
@@ -121,10 +127,11 @@ export class OrgStateCache {
     } else {
       const list = await loadExperiments(this.db, orgId);
       const lookup: OrgState['lookup'] = new Map();
-      for (const { client, control } of list) {
+      for (const { client, control, windowStartMs } of list) {
         const enriched = {
           ...client,
           control,
+          windowStartMs,
           variantKeys: new Set(client.variants.map((v) => v.key)),
           bucketOf: createBucketer(client.salt, client.bucket_count),
         };

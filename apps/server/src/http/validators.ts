@@ -1,6 +1,8 @@
-import { Ajv, type Options } from 'ajv';
+import { Ajv, type Options, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FastifySchema } from 'fastify';
+import { FREE_FORM_JSON_KEYWORD, freeFormJsonProblem } from '../schemas/free-form-json.ts';
+import { STORABLE_TEXT_PATTERN, TEXT_RULE_MESSAGE } from '../schemas/text.ts';
 
 /**
  * Bodies are validated strictly (no type coercion, unknown fields rejected, every error
@@ -9,7 +11,50 @@ import type { FastifySchema } from 'fastify';
 function ajv(options: Options): Ajv {
   const instance = new Ajv({ allErrors: true, strict: false, useDefaults: true, ...options });
   (addFormats as unknown as (a: Ajv) => void)(instance);
+  const checkFreeForm = (
+    enabled: boolean,
+    data: unknown,
+    _parent: unknown,
+    where?: { instancePath: string },
+  ): boolean => {
+    if (!enabled) return true;
+    const problem = freeFormJsonProblem(data);
+    if (problem === null) return true;
+    checkFreeForm.errors = [
+      {
+        keyword: FREE_FORM_JSON_KEYWORD,
+        instancePath: `${where?.instancePath ?? ''}${problem.pointer}`,
+        message: problem.detail,
+        params: {},
+      },
+    ];
+    return false;
+  };
+  checkFreeForm.errors = [] as Array<Record<string, unknown>>;
+  instance.addKeyword({
+    keyword: FREE_FORM_JSON_KEYWORD,
+    schemaType: 'boolean',
+    validate: checkFreeForm,
+    errors: true,
+  });
   return instance;
+}
+
+/** The text rule's failures say what is wrong instead of quoting the pattern. */
+function withTextRuleMessage(validate: ValidateFunction): ValidateFunction {
+  const checked = ((data: unknown) => {
+    const ok = validate(data);
+    checked.errors = validate.errors;
+    if (!ok) {
+      for (const e of validate.errors ?? []) {
+        if (e.keyword === 'pattern' && e.params.pattern === STORABLE_TEXT_PATTERN)
+          e.message = TEXT_RULE_MESSAGE;
+      }
+    }
+    return ok;
+  }) as ValidateFunction;
+  checked.schema = validate.schema;
+  return checked;
 }
 
 const byPart = {
@@ -27,10 +72,10 @@ export function validatorCompiler({
   httpPart?: string;
 }) {
   const compiler = byPart[(httpPart ?? 'body') as keyof typeof byPart] ?? byPart.body;
-  return compiler.compile(schema as object);
+  return withTextRuleMessage(compiler.compile(schema as object));
 }
 
 /** A standalone validator with the body rules, for records checked one by one (events, import rows). */
 export function compileBodyValidator(schema: object) {
-  return byPart.body.compile(schema);
+  return withTextRuleMessage(byPart.body.compile(schema));
 }

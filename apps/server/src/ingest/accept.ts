@@ -1,7 +1,8 @@
 import type { Context } from '../context.ts';
 import { PLAN_LIMITS } from '../domain/plans.ts';
 import { monthResetsAt, usageMonth } from '../domain/usage-month.ts';
-import { checkEvent } from './validate-event.ts';
+import { EventIdClaims } from './event-id-claims.ts';
+import { checkEvent, type TimestampRule } from './validate-event.ts';
 
 export interface Rejection {
   /** Index in the submitted batch (or 1-based line for imports, mapped by the caller). */
@@ -16,9 +17,20 @@ export interface AcceptOutcome {
   configVersion: number;
   /** Valid events refused only because the monthly allowance is used up. */
   overAllowance: number;
+  /** Accepted events dated before their experiment's analysis window (history only). */
+  beforeWindow: number;
   allowance: number;
   resetsAt: Date;
   now: Date;
+}
+
+export interface AcceptOptions {
+  /** Which timestamps are taken (see TimestampRule); `live` unless said. */
+  timestamps?: TimestampRule;
+  /** The ids the request used so far: an import passes one across its slices. */
+  ids?: EventIdClaims;
+  /** How an event is named in a rejection that points at another: "event 3", "line 7". */
+  refOf?: (index: number) => string;
 }
 
 /**
@@ -29,7 +41,11 @@ export async function acceptEvents(
   ctx: Context,
   orgId: string,
   raw: readonly unknown[],
+  options: AcceptOptions = {},
 ): Promise<AcceptOutcome> {
+  const rule = options.timestamps ?? 'live';
+  const ids = options.ids ?? new EventIdClaims();
+  const refOf = options.refOf ?? ((i: number) => `event ${i}`);
   const now = ctx.clock.now();
   const state = await ctx.orgState.get(orgId);
   const limits = PLAN_LIMITS[state.plan];
@@ -37,12 +53,22 @@ export async function acceptEvents(
   const rejected: Rejection[] = [];
   const valid = [];
   const validIndex: number[] = [];
+  const beforeWindow = new Set<string>();
   for (const [index, item] of raw.entries()) {
-    const check = checkEvent(item, state, now, nowText);
+    const check = checkEvent(item, state, now, nowText, rule);
     if (!check.ok) {
       rejected.push({ index, detail: check.detail });
       continue;
     }
+    const contradicted = ids.claim(check.event, refOf(index));
+    if (contradicted !== null) {
+      rejected.push({
+        index,
+        detail: `event_id: "${check.event.event_id}" is already used by ${contradicted} of this request, with different content`,
+      });
+      continue;
+    }
+    if (check.beforeWindow) beforeWindow.add(check.event.event_id);
     valid.push(check.event);
     validIndex.push(index);
   }
@@ -53,7 +79,8 @@ export async function acceptEvents(
     resetsAt: monthResetsAt(now),
     now,
   };
-  if (valid.length === 0) return { ...base, accepted: 0, rejected, overAllowance: 0 };
+  if (valid.length === 0)
+    return { ...base, accepted: 0, rejected, overAllowance: 0, beforeWindow: 0 };
   const result = await ctx.queue.enqueue({
     orgId,
     events: valid,
@@ -70,10 +97,17 @@ export async function acceptEvents(
     }
   }
   rejected.sort((a, b) => a.index - b.index);
+  let acceptedBeforeWindow = 0;
+  if (beforeWindow.size > 0) {
+    const refused = new Set(result.refused);
+    for (const event of valid)
+      if (beforeWindow.has(event.event_id) && !refused.has(event.event_id)) acceptedBeforeWindow++;
+  }
   return {
     ...base,
     accepted: result.queued.length + result.duplicates.length,
     rejected,
     overAllowance: result.refused.length,
+    beforeWindow: acceptedBeforeWindow,
   };
 }

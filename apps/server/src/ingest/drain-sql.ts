@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 
 /**
  * Taken first, in its own statement, so the fold that follows in the same transaction reads a
@@ -6,39 +6,25 @@ import { sql } from 'drizzle-orm';
  */
 export const lockWatermark = sql`select folded_below from ingest_watermark where id = 1 for update`;
 
+/** The rows of the log one fold takes: a txid stretch less the quarantined rows. */
+const NOT_QUARANTINED = sql`not exists (select 1 from ingest_quarantine q
+  where q.org_id = e.org_id and q.event_id = e.event_id)`;
+
 /**
- * Folds the next stretch of the event log into the per-user daily aggregates and moves the
- * watermark past it, atomically: a crash leaves the stretch either folded or not.
- *
- * The log is `events` ordered by `txid`, the id of the transaction that stored each row. The
- * fold stops below the oldest transaction still running (`pg_snapshot_xmin`): everything below
- * it has committed or aborted, so no row can appear behind the watermark later. At most
- * `span` transaction ids are taken at once, starting from the first that stored an event.
- *
- * Exposures and model calls fold into one user_day_stats row per user-day (tokens = input +
- * output; an error is a non-empty `error`); business events into user_day_business per metric.
- * Events without a variant (the user is not enrolled) are stored but not aggregated. Only the
- * fold writes the aggregate tables, one worker at a time (the watermark lock), so upserts need
- * no lock order.
+ * The aggregate upserts as CTEs over `rowsToFold` (a FROM clause that names the events `e`).
+ * Only the fold writes the aggregate tables, one worker at a time (the watermark lock), so
+ * upserts need no lock order.
  */
-export function foldStatement(span: number) {
+function aggregateUpserts(rowsToFold: SQL) {
   return sql`
-    with mark as (
-      select folded_below as lo from ingest_watermark where id = 1
-    ),
-    bounds as (
-      select lo, greatest(lo, least(pg_snapshot_xmin(pg_current_snapshot())::text::bigint,
-        coalesce((select min(txid) from events where txid >= lo), lo) + ${span}::bigint)) as hi
-      from mark
-    ),
     items as (
       select e.type as t, e.experiment_id as x, e.user_id as u, e.variant as v,
         (e.occurred_at at time zone 'UTC')::date as d, coalesce(e.error, '') <> '' as err,
-        e.latency_ms as lat, e.cost_usd as cost, e.business_metric as bm, e.value as val,
+        e.latency_ms::numeric as lat, e.cost_usd::numeric as cost, e.business_metric as bm,
+        e.value::numeric as val,
         case when e.input_tokens is not null or e.output_tokens is not null
-          then coalesce(e.input_tokens, 0) + coalesce(e.output_tokens, 0) end as tok
-      from bounds b
-      join events e on e.txid >= b.lo and e.txid < b.hi
+          then coalesce(e.input_tokens, 0)::numeric + coalesce(e.output_tokens, 0)::numeric end as tok
+      from ${rowsToFold}
     ),
     stats as (
       insert into user_day_stats (experiment_id, day, variant, user_id, exposures, calls, errors,
@@ -77,12 +63,87 @@ export function foldStatement(span: number) {
         n = user_day_business.n + excluded.n,
         sum = user_day_business.sum + excluded.sum,
         sum_squares = user_day_business.sum_squares + excluded.sum_squares
+    )`;
+}
+
+/**
+ * Folds the next stretch of the event log into the per-user daily aggregates and moves the
+ * watermark past it, atomically: a crash leaves the stretch either folded or not.
+ *
+ * The log is `events` ordered by `txid`, the id of the transaction that stored each row. The
+ * fold stops below the oldest transaction still running (`pg_snapshot_xmin`): everything below
+ * it has committed or aborted, so no row can appear behind the watermark later. At most
+ * `span` transaction ids are taken at once, starting from the first that stored an event.
+ *
+ * Values are cast to `numeric` before they are added or squared, so the sums and sums of
+ * squares are exact and cannot overflow, whatever values the log holds (float8 overflowed on
+ * 1e155 squared and held the watermark for every org).
+ *
+ * Exposures and model calls fold into one user_day_stats row per user-day (tokens = input +
+ * output; an error is a non-empty `error`); business events into user_day_business per metric.
+ * Events without a variant (the user is not enrolled) are stored but not aggregated. Rows in
+ * `ingest_quarantine` are passed over.
+ */
+export function foldStatement(span: number) {
+  return sql`
+    with mark as (
+      select folded_below as lo from ingest_watermark where id = 1
     ),
+    bounds as (${boundsOf(span)}),
+    ${aggregateUpserts(sql`bounds b join events e on e.txid >= b.lo and e.txid < b.hi where ${NOT_QUARANTINED}`)},
     moved as (
       update ingest_watermark set folded_below = (select hi from bounds) where id = 1
     )
     -- data-modifying CTEs run to completion whether or not they are read
     select count(*)::int as events from items`;
+}
+
+/** `lo` (the watermark) and `hi` (where this fold stops) of the next stretch; reads CTE `mark`. */
+function boundsOf(span: number) {
+  return sql`select lo, greatest(lo, least(pg_snapshot_xmin(pg_current_snapshot())::text::bigint,
+        coalesce((select min(txid) from events where txid >= lo), lo) + ${span}::bigint)) as hi
+      from mark`;
+}
+
+/** The next stretch's bounds on their own, for the fold that isolates a row it cannot fold. */
+export function stretchBounds(span: number) {
+  return sql`
+    with mark as (select folded_below as lo from ingest_watermark where id = 1)
+    ${boundsOf(span)}`;
+}
+
+/** The rows of a stretch, in log order, as keys. */
+export function stretchRows(lo: number, hi: number) {
+  return sql`select e.org_id, e.event_id, e.experiment_id, e.type from events e
+    where e.txid >= ${lo}::bigint and e.txid < ${hi}::bigint and ${NOT_QUARANTINED}
+    order by e.txid, e.org_id, e.event_id`;
+}
+
+export interface StoredEventKey {
+  org_id: string;
+  event_id: string;
+  experiment_id: string | null;
+  type: string | null;
+}
+
+/** Folds exactly these rows (no watermark move): a part of a stretch being isolated. */
+export function foldRowsStatement(keys: readonly StoredEventKey[]) {
+  const list = JSON.stringify(keys.map((k) => ({ o: k.org_id, i: k.event_id })));
+  return sql`
+    with ${aggregateUpserts(sql`jsonb_to_recordset(${list}::jsonb) as k(o uuid, i text)
+      join events e on e.org_id = k.o and e.event_id = k.i`)}
+    select count(*)::int as events from items`;
+}
+
+/** Sets aside a row the fold cannot fold, with the database's reason. */
+export function quarantineStatement(key: StoredEventKey, reason: string) {
+  return sql`insert into ingest_quarantine (org_id, event_id, experiment_id, type, reason)
+    values (${key.org_id}::uuid, ${key.event_id}, ${key.experiment_id}::uuid, ${key.type}, ${reason})
+    on conflict (org_id, event_id) do nothing`;
+}
+
+export function moveWatermark(hi: number) {
+  return sql`update ingest_watermark set folded_below = greatest(folded_below, ${hi}::bigint) where id = 1`;
 }
 
 /** Events stored but not folded yet. */

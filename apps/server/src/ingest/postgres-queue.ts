@@ -4,7 +4,8 @@ import { events as eventsTable, usageCounters } from '../db/schema.ts';
 import type { CopyEventStore } from './copy-store.ts';
 import { foldStatement, lockWatermark, unfoldedCount } from './drain-sql.ts';
 import type { AcceptedEvent } from './event-schema.ts';
-import type { EnqueueRequest, EnqueueResult, IngestQueue } from './queue.ts';
+import { foldIsolating, isDataError } from './fold-isolation.ts';
+import type { DrainResult, EnqueueRequest, EnqueueResult, IngestQueue } from './queue.ts';
 import { storeAndMeter } from './store-sql.ts';
 
 /** Rows the unmetered path spreads its meter increments over. */
@@ -124,15 +125,24 @@ export class PostgresQueue implements IngestQueue {
     });
   }
 
-  async drain(maxTransactions: number): Promise<number> {
-    return this.db.transaction(async (tx) => {
-      await tx.execute(lockWatermark);
-      const [result] = await rows<{ events: number }>(
-        tx as unknown as Database,
-        foldStatement(maxTransactions),
-      );
-      return Number(result?.events ?? 0);
-    });
+  async drain(maxTransactions: number): Promise<DrainResult> {
+    try {
+      return await this.db.transaction(async (tx) => {
+        await tx.execute(lockWatermark);
+        const [result] = await rows<{ events: number }>(
+          tx as unknown as Database,
+          foldStatement(maxTransactions),
+        );
+        return { events: Number(result?.events ?? 0), quarantined: [] };
+      });
+    } catch (error) {
+      // A row the fold cannot take: fold the stretch again row by row and set that row aside.
+      if (!isDataError(error)) throw error;
+      return this.db.transaction(async (tx) => {
+        await tx.execute(lockWatermark);
+        return foldIsolating(tx as unknown as Database, maxTransactions);
+      });
+    }
   }
 
   async depth(): Promise<number> {

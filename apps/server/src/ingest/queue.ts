@@ -18,6 +18,20 @@ export interface EnqueueResult {
   refused: string[];
 }
 
+/** A stored event the fold could not fold: set aside with the database's reason. */
+export interface QuarantinedEvent {
+  orgId: string;
+  eventId: string;
+  reason: string;
+}
+
+export interface DrainResult {
+  /** Events folded into the aggregates. */
+  events: number;
+  /** Events of the stretch set aside instead (each reported once, when it is set aside). */
+  quarantined: QuarantinedEvent[];
+}
+
 /**
  * The durable ingest path. `enqueue` returns only once the events survive a crash; storing,
  * metering and de-duplication happen in the same step so a retried event is counted once.
@@ -25,8 +39,11 @@ export interface EnqueueResult {
  */
 export interface IngestQueue {
   enqueue(request: EnqueueRequest): Promise<EnqueueResult>;
-  /** Folds the next stored events (up to `maxTransactions` acceptances) into the aggregates; returns how many. */
-  drain(maxTransactions: number): Promise<number>;
+  /**
+   * Folds the next stored events (up to `maxTransactions` acceptances) into the aggregates. A
+   * row that cannot be folded is quarantined and passed, never retried: it holds nothing back.
+   */
+  drain(maxTransactions: number): Promise<DrainResult>;
   /** Events stored but not yet folded. */
   depth(): Promise<number>;
 }

@@ -6,8 +6,9 @@ import {
   EventSchema,
   type IncomingEvent,
   MAX_FUTURE_SKEW_MS,
+  MAX_HISTORY_AGE_MS,
+  MAX_LIVE_AGE_MS,
 } from './event-schema.ts';
-import { unstorableTextAt } from './storable-text.ts';
 
 const checkShape = compileBodyValidator(EventSchema);
 const BUSINESS_FIELDS = ['business_metric', 'value'] as const;
@@ -22,23 +23,40 @@ const MODEL_CALL_FIELDS = [
   'response',
 ] as const;
 
-export type EventCheck = { ok: true; event: AcceptedEvent } | { ok: false; detail: string };
+export type EventCheck =
+  | {
+      ok: true;
+      event: AcceptedEvent;
+      /** Dated before the experiment's analysis window (only history may be). */
+      beforeWindow: boolean;
+    }
+  | { ok: false; detail: string };
 
 /** `metadata.arbiter_test` marks test events (DESIGN §1). */
 export function isTestEvent(metadata: Record<string, unknown> | undefined): boolean {
   return metadata?.arbiter_test === true;
 }
 
-/** Checks one event against the org's config; the variant is computed when the event has none. */
 /** Already in the form `toISOString` gives: kept as sent. */
 const UTC_TIMESTAMP = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
-/** `receivedAtText` is `receivedAt` as ISO text, computed once per batch by the caller. */
+/**
+ * `live`: POST /v1/events, events as they happen or replayed by a client within its 24 h
+ * window, and never before the experiment's analysis window. `history`: imports and signed
+ * business events, which may carry a year of history, days before the experiment included.
+ */
+export type TimestampRule = 'live' | 'history';
+
+/**
+ * Checks one event against the org's config; the variant is computed when the event has none.
+ * `receivedAtText` is `receivedAt` as ISO text, computed once per batch by the caller.
+ */
 export function checkEvent(
   raw: unknown,
   state: OrgState,
   receivedAt: Date,
   receivedAtText: string = receivedAt.toISOString(),
+  rule: TimestampRule = 'live',
 ): EventCheck {
   if (!checkShape(raw)) {
     const issue = checkShape.errors?.[0];
@@ -55,13 +73,6 @@ export function checkEvent(
     return { ok: false, detail: `${path.replace(/^\//, '') || 'event'}: ${detail}` };
   }
   const e = raw as IncomingEvent;
-  const unstorable = unstorableTextAt(e);
-  if (unstorable !== null) {
-    return {
-      ok: false,
-      detail: `${unstorable}: contains a NUL character or an unpaired surrogate`,
-    };
-  }
   const experiment = state.lookup.get(e.experiment_id);
   if (!experiment)
     return { ok: false, detail: `experiment_id: no experiment "${e.experiment_id}" in this org` };
@@ -69,6 +80,23 @@ export function checkEvent(
   if (Number.isNaN(occurred)) return { ok: false, detail: 'timestamp: is not a valid instant' };
   if (occurred - receivedAt.getTime() > MAX_FUTURE_SKEW_MS) {
     return { ok: false, detail: 'timestamp: more than 24 hours in the future' };
+  }
+  if (receivedAt.getTime() - occurred > (rule === 'live' ? MAX_LIVE_AGE_MS : MAX_HISTORY_AGE_MS)) {
+    return {
+      ok: false,
+      detail:
+        rule === 'live'
+          ? 'timestamp: more than 25 hours old (clients replay within 24 h); send older history through POST /v1/events/import'
+          : 'timestamp: more than 366 days old',
+    };
+  }
+  const beforeWindow = occurred < experiment.windowStartMs;
+  if (rule === 'live' && beforeWindow) {
+    const day = new Date(experiment.windowStartMs).toISOString().slice(0, 10);
+    return {
+      ok: false,
+      detail: `timestamp: before ${day}, the UTC day ${experiment.name} was created, where its analysis window starts; send history through POST /v1/events/import`,
+    };
   }
   if (e.type === 'business_event') {
     for (const f of BUSINESS_FIELDS)
@@ -91,6 +119,7 @@ export function checkEvent(
   // field by field: every accepted event has one shape, which the hot path reads fastest
   return {
     ok: true,
+    beforeWindow,
     event: {
       event_id: e.event_id,
       type: e.type,

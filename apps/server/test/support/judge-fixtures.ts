@@ -52,10 +52,18 @@ export function modelCall(
   };
 }
 
-/** Through the real ingest path: POST /v1/events, then the drain worker stores them. */
+/**
+ * Through the real ingest path, then the drain worker folds them. The fixtures are days old,
+ * which POST /v1/events refuses (clients replay within 24 h), so they arrive as an import.
+ */
 export async function ingest(h: Harness, secret: string, events: unknown[]): Promise<void> {
-  const res = await h.ingest(secret, { method: 'POST', url: '/v1/events', payload: { events } });
-  if (res.statusCode !== 202 || res.json().rejected.length > 0)
+  const res = await h.ingest(secret, {
+    method: 'POST',
+    url: '/v1/events/import',
+    headers: { 'content-type': 'application/json' },
+    payload: JSON.stringify(events),
+  });
+  if (res.statusCode !== 200 || res.json().errors.length > 0)
     throw new Error(`ingest: ${res.statusCode} ${res.body}`);
   await h.ctx.worker.drainAll();
 }

@@ -1,4 +1,6 @@
 import { type Static, Type } from 'typebox';
+import { FreeFormObject } from '../../schemas/free-form-json.ts';
+import { Text, TextMatching } from '../../schemas/text.ts';
 
 /** Field shapes of ExperimentConfig that SPEC.md leaves open are decided here (docs/experiments.md). */
 export const METRIC_KINDS = [
@@ -22,8 +24,10 @@ export const VariantKey = Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9_.-]{0,6
 export const VariantSchema = Type.Object(
   {
     key: VariantKey,
-    prompt: Type.Optional(Type.String({ maxLength: 100_000 })),
-    variables: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    prompt: Type.Optional(Text({ maxLength: 100_000 })),
+    variables: Type.Optional(
+      FreeFormObject('Read by the client libraries as the variant’s settings'),
+    ),
   },
   { additionalProperties: false },
 );
@@ -45,9 +49,9 @@ export const MetricDefinitionSchema = Type.Object(
     method_default: Type.Enum(METHODS),
     metric_version: Type.Integer({ minimum: 1 }),
     shared_org_wide: Type.Boolean(),
-    description: Type.Optional(Type.String({ maxLength: 2000 })),
+    description: Type.Optional(Text({ maxLength: 2000 })),
     /** Instructions for the judge model; required for `judge` metrics. */
-    rubric: Type.Optional(Type.String({ minLength: 1, maxLength: 20_000 })),
+    rubric: Type.Optional(Text({ minLength: 1, maxLength: 20_000 })),
   },
   { additionalProperties: false },
 );
@@ -58,10 +62,9 @@ const nameSchema = Type.String({
   pattern: '^[A-Za-z0-9][A-Za-z0-9 _.-]*$',
   description: 'Unique in the org; letters, digits, space, `_`, `.`, `-`; not shaped like a UUID',
 });
-const saltSchema = Type.String({
+const saltSchema = TextMatching('^[^:]+$', {
   minLength: 1,
   maxLength: 64,
-  pattern: '^[^:]+$',
   description: 'Frozen bucketing input; may not contain ":"',
 });
 const bucketCountSchema = Type.Integer({
@@ -77,7 +80,7 @@ const configFields = {
   allocation: Type.Array(AllocationSliceSchema, { minItems: 1, maxItems: 100 }),
   metrics: Type.Array(MetricDefinitionSchema, { maxItems: 100 }),
   variants: Type.Optional(Type.Array(VariantSchema, { maxItems: 100 })),
-  description: Type.Optional(Type.String({ maxLength: 5000 })),
+  description: Type.Optional(Text({ maxLength: 5000 })),
 };
 
 export const ExperimentConfigSchema = Type.Object(configFields, {

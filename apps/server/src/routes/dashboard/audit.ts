@@ -4,6 +4,7 @@ import { listAudit } from '../../domain/audit.ts';
 import type { App } from '../../http/app-types.ts';
 import { problemResponses } from '../../http/responses.ts';
 import { callerOf } from '../../http/session-auth.ts';
+import { Text } from '../../schemas/text.ts';
 
 const AuditEntrySchema = Type.Object({
   id: Type.String({ format: 'uuid' }),
@@ -32,7 +33,7 @@ export function register(app: App, ctx: Context): void {
           'Trail of config mutations, key rotations, reveals, overrides and plan changes, newest first',
         querystring: Type.Object(
           {
-            target_id: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+            target_id: Type.Optional(Text({ minLength: 1, maxLength: 200 })),
             limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 200 })),
           },
           { additionalProperties: false },

@@ -4,6 +4,7 @@ import { FEEDBACK_CATEGORIES, listFeedback, submitFeedback } from '../../domain/
 import type { App } from '../../http/app-types.ts';
 import { problemResponses } from '../../http/responses.ts';
 import { callerOf } from '../../http/session-auth.ts';
+import { Text, TextMatching } from '../../schemas/text.ts';
 
 const FeedbackSchema = Type.Object({
   id: Type.String({ format: 'uuid' }),
@@ -37,9 +38,9 @@ export function registerSubmit(app: App, ctx: Context): void {
         summary: 'Send feedback to the Arbiter team',
         body: Type.Object(
           {
-            message: Type.String({ minLength: 1, maxLength: 5000, pattern: '\\S' }),
+            message: TextMatching('\\S', { minLength: 1, maxLength: 5000 }),
             category: Type.Optional(Type.Enum(FEEDBACK_CATEGORIES)),
-            page: Type.Optional(Type.String({ maxLength: 500 })),
+            page: Type.Optional(Text({ maxLength: 500 })),
           },
           { additionalProperties: false },
         ),

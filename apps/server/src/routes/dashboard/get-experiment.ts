@@ -5,8 +5,9 @@ import { getExperiment } from '../../domain/experiments/service.ts';
 import type { App } from '../../http/app-types.ts';
 import { problemResponses } from '../../http/responses.ts';
 import { callerOf } from '../../http/session-auth.ts';
+import { Text } from '../../schemas/text.ts';
 
-export const ExperimentParams = Type.Object({ id: Type.String({ maxLength: 200 }) });
+export const ExperimentParams = Type.Object({ id: Text({ maxLength: 200 }) });
 
 export function register(app: App, ctx: Context): void {
   app.get(

@@ -9,6 +9,7 @@ import type { App } from '../../http/app-types.ts';
 import { ProblemError } from '../../http/problems.ts';
 import { problemResponses } from '../../http/responses.ts';
 import { callerOf } from '../../http/session-auth.ts';
+import { Text } from '../../schemas/text.ts';
 
 export function register(app: App, ctx: Context): void {
   app.put(
@@ -19,8 +20,8 @@ export function register(app: App, ctx: Context): void {
         summary:
           "Override a metric's test (null returns to method_default); audit-logged, used from the next run on",
         params: Type.Object({
-          id: Type.String({ maxLength: 200 }),
-          metric: Type.String({ maxLength: 128 }),
+          id: Text({ maxLength: 200 }),
+          metric: Text({ maxLength: 128 }),
         }),
         body: Type.Object(
           { method: Type.Union([Type.Enum(METHODS), Type.Null()]) },

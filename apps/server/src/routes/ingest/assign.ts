@@ -4,6 +4,7 @@ import type { Context } from '../../context.ts';
 import { keyCallerOf } from '../../http/api-key-auth.ts';
 import type { App } from '../../http/app-types.ts';
 import { problemResponses } from '../../http/responses.ts';
+import { Text } from '../../schemas/text.ts';
 
 const AssignResponse = Type.Object({
   variant: Type.Union([Type.String(), Type.Null()], {
@@ -25,12 +26,17 @@ export function register(app: App, ctx: Context): void {
         security: [{ apiKey: [] }],
         body: Type.Object(
           {
-            experiment_id: Type.String({
+            experiment_id: Text({
               minLength: 1,
               maxLength: 200,
               description: 'Experiment id or unique name',
             }),
-            user_id: Type.String({ minLength: 1, maxLength: 256 }),
+            user_id: Text({
+              minLength: 1,
+              maxLength: 256,
+              description:
+                'Refused (400) when an event could not carry it: no NUL or unpaired surrogate',
+            }),
           },
           { additionalProperties: false },
         ),

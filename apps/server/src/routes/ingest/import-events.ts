@@ -6,6 +6,7 @@ import { ProblemError } from '../../http/problems.ts';
 import { problemResponses } from '../../http/responses.ts';
 import { compileBodyValidator } from '../../http/validators.ts';
 import { acceptEvents } from '../../ingest/accept.ts';
+import { EventIdClaims } from '../../ingest/event-id-claims.ts';
 import {
   IMPORT_MAX_ROWS,
   ImportFormatError,
@@ -72,6 +73,11 @@ export async function register(app: App, ctx: Context): Promise<void> {
           200: Type.Object({
             events: Type.Integer({ description: 'Rows accepted and enqueued' }),
             errors: Type.Array(Type.Object({ line: Type.Integer(), detail: Type.String() })),
+            before_analysis_window: Type.Integer({
+              minimum: 0,
+              description:
+                "Accepted rows dated before their experiment's analysis window (the UTC day it was created): stored for pre-period use such as CUPED, read by no results window",
+            }),
           }),
           ...problemResponses(400, 401, 413, 415, 429),
         },
@@ -91,15 +97,20 @@ export async function register(app: App, ctx: Context): Promise<void> {
       const orgId = keyCallerOf(request).orgId;
       const errors = [...parsed.errors];
       let events = 0;
+      let beforeWindow = 0;
       let lastOutcome: Awaited<ReturnType<typeof acceptEvents>> | null = null;
+      // one set of claimed ids for the whole import: a contradiction across slices is caught too
+      const ids = new EventIdClaims();
       for (let i = 0; i < parsed.rows.length; i += ACCEPT_SLICE) {
         const slice = parsed.rows.slice(i, i + ACCEPT_SLICE);
         const outcome = await acceptEvents(
           ctx,
           orgId,
           slice.map((r) => r.event),
+          { timestamps: 'history', ids, refOf: (index) => `line ${slice[index]!.line}` },
         );
         events += outcome.accepted;
+        beforeWindow += outcome.beforeWindow;
         for (const r of outcome.rejected)
           errors.push({ line: slice[r.index]!.line, detail: r.detail });
         lastOutcome = outcome;
@@ -109,7 +120,7 @@ export async function register(app: App, ctx: Context): Promise<void> {
         refuseIfNothingAccepted(lastOutcome, () => '');
       }
       errors.sort((a, b) => a.line - b.line);
-      return { events, errors };
+      return { events, errors, before_analysis_window: beforeWindow };
     },
   );
 }

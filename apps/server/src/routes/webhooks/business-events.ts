@@ -10,14 +10,17 @@ import { SIGNATURE_HEADER, verifyBusinessSignature } from '../../http/business-s
 import { ProblemError } from '../../http/problems.ts';
 import { problemResponses } from '../../http/responses.ts';
 import { acceptEvents } from '../../ingest/accept.ts';
+import { BusinessValue } from '../../ingest/event-schema.ts';
 import { refuseIfNothingAccepted } from '../../ingest/refusal.ts';
+import { FreeFormObject } from '../../schemas/free-form-json.ts';
+import { Text } from '../../schemas/text.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const BusinessEventBody = Type.Object(
   {
     event_id: Type.Optional(
-      Type.String({
+      Text({
         minLength: 1,
         maxLength: 128,
         description: 'Defaults to a hash of the body, so a redelivery is counted once',
@@ -27,16 +30,16 @@ const BusinessEventBody = Type.Object(
       pattern: UUID.source,
       description: 'The experiment id (its org owns the signing secret)',
     }),
-    user_id: Type.String({ minLength: 1, maxLength: 256 }),
-    variant: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
-    business_metric: Type.String({
+    user_id: Text({ minLength: 1, maxLength: 256 }),
+    variant: Type.Optional(Text({ minLength: 1, maxLength: 64 })),
+    business_metric: Text({
       minLength: 1,
       maxLength: 128,
       description: 'conversion, revenue, retention or any metric name',
     }),
-    value: Type.Number(),
+    value: BusinessValue,
     timestamp: Type.Optional(Type.String({ format: 'date-time' })),
-    metadata: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    metadata: Type.Optional(FreeFormObject()),
   },
   { additionalProperties: false },
 );
@@ -139,7 +142,10 @@ export async function register(app: App, ctx: Context): Promise<void> {
         ...(b.variant === undefined ? {} : { variant: b.variant }),
         ...(b.metadata === undefined ? {} : { metadata: b.metadata }),
       };
-      const outcome = await acceptEvents(ctx, request.signedOrgId as string, [event]);
+      // A downstream system may deliver an outcome late (retries over days): history rules.
+      const outcome = await acceptEvents(ctx, request.signedOrgId as string, [event], {
+        timestamps: 'history',
+      });
       refuseIfNothingAccepted(outcome, () => '#');
       reply.status(202);
       return {

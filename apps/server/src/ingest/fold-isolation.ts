@@ -1,0 +1,80 @@
+import { type Database, rows } from '../db/connect.ts';
+import {
+  foldRowsStatement,
+  moveWatermark,
+  quarantineStatement,
+  type StoredEventKey,
+  stretchBounds,
+  stretchRows,
+} from './drain-sql.ts';
+import type { DrainResult, QuarantinedEvent } from './queue.ts';
+
+/**
+ * SQLSTATE classes that blame the data: 22 data exception (out of range, invalid value),
+ * 23 integrity constraint violation, 54 program limit exceeded (too deep, too large). Anything
+ * else (a lost connection, a cancelled statement, a bug in the fold) blames no row and is
+ * thrown: the fold is retried later instead of setting good rows aside.
+ */
+const DATA_ERROR_CLASSES = new Set(['22', '23', '54']);
+
+/** drizzle wraps driver errors (DrizzleQueryError) with the driver's error as `cause`. */
+function sqlStateOf(error: unknown): string | null {
+  for (let e = error as { code?: unknown; cause?: unknown } | null; e; e = e.cause as never) {
+    if (typeof e.code === 'string' && /^[0-9A-Z]{5}$/.test(e.code)) return e.code;
+  }
+  return null;
+}
+
+export function isDataError(error: unknown): boolean {
+  const state = sqlStateOf(error);
+  return state !== null && DATA_ERROR_CLASSES.has(state.slice(0, 2));
+}
+
+function reasonOf(error: unknown): string {
+  let e = error as { message?: unknown; cause?: unknown } | null;
+  while (e?.cause) e = e.cause as never;
+  const message = typeof e?.message === 'string' ? e.message : String(error);
+  return `${sqlStateOf(error) ?? ''} ${message}`.trim().slice(0, 1000);
+}
+
+/**
+ * The fold of the next stretch failed on its data: fold it again in halves, each in a
+ * savepoint, down to single rows; a row that fails alone is quarantined with the database's
+ * reason. The watermark then moves past the stretch as usual, so the bad row is never retried
+ * and holds back no other row or org. Sums are exact (`numeric`), so folding in parts gives
+ * the same aggregates as one fold. One transaction, under the watermark lock (taken by caller).
+ */
+export async function foldIsolating(tx: Database, span: number): Promise<DrainResult> {
+  const [bounds] = await rows<{ lo: number | string; hi: number | string }>(
+    tx,
+    stretchBounds(span),
+  );
+  const lo = Number(bounds?.lo);
+  const hi = Number(bounds?.hi);
+  const keys = await rows<StoredEventKey>(tx, stretchRows(lo, hi));
+  const quarantined: QuarantinedEvent[] = [];
+  let events = 0;
+  const foldPart = async (part: StoredEventKey[]): Promise<void> => {
+    if (part.length === 0) return;
+    try {
+      await tx.transaction((savepoint) => savepoint.execute(foldRowsStatement(part)));
+      events += part.length;
+      return;
+    } catch (error) {
+      if (!isDataError(error)) throw error;
+      if (part.length === 1) {
+        const key = part[0] as StoredEventKey;
+        const reason = reasonOf(error);
+        await tx.execute(quarantineStatement(key, reason));
+        quarantined.push({ orgId: key.org_id, eventId: key.event_id, reason });
+        return;
+      }
+    }
+    const middle = Math.floor(part.length / 2);
+    await foldPart(part.slice(0, middle));
+    await foldPart(part.slice(middle));
+  };
+  await foldPart(keys);
+  await tx.execute(moveWatermark(hi));
+  return { events, quarantined };
+}
