@@ -7,6 +7,7 @@ import type { Context } from './context.ts';
 import type { App } from './http/app-types.ts';
 import { problemClientErrorHandler } from './http/client-errors.ts';
 import { frameworkErrors, registerErrorHandling } from './http/error-handler.ts';
+import { restateTextRule } from './http/openapi-text-rule.ts';
 import { ProblemSchema } from './http/problem-body.ts';
 import { declareEdgeStatuses } from './http/responses.ts';
 import { MAX_PARAM_LENGTH } from './http/route-methods.ts';
@@ -52,6 +53,15 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
     // Shared schemas keep their own names as components (`#/components/schemas/Problem`).
     refResolver: {
       buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`),
+    },
+    transformObject: (documentObject) => {
+      // A copy: the document's schemas may be the very objects the routes validate with.
+      const doc = structuredClone(
+        (documentObject as { openapiObject: Record<string, unknown> }).openapiObject,
+      );
+      restateTextRule(doc.paths);
+      restateTextRule(doc.components);
+      return doc;
     },
     openapi: {
       openapi: '3.1.0',

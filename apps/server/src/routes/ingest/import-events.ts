@@ -85,10 +85,17 @@ export async function register(app: App, ctx: Context): Promise<void> {
     },
     async (request) => {
       const type = (request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-      const parse = PARSERS[type] as (text: string) => ParsedImport;
+      const parse = PARSERS[type];
+      // Without a Content-Type (and so without a body) no parser ran.
+      if (parse === undefined || typeof request.body !== 'string') {
+        throw new ProblemError(
+          'unsupported-media-type',
+          `Send the payload as ${Object.keys(PARSERS).join(', ')} with its Content-Type`,
+        );
+      }
       let parsed: ParsedImport;
       try {
-        parsed = parse(request.body as unknown as string);
+        parsed = parse(request.body);
       } catch (error) {
         if (error instanceof ImportFormatError)
           throw new ProblemError('import-format', error.message);
