@@ -35,7 +35,7 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
     keepAliveTimeout: 72_000,
     requestIdHeader: 'x-request-id',
     trustProxy: false,
-    maxParamLength: MAX_PARAM_LENGTH,
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     // Every answer is a problem, also those given before a route is found.
     clientErrorHandler: problemClientErrorHandler,
     frameworkErrors,

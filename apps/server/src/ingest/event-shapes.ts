@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import { EventSchema } from './event-schema.ts';
+import { BUSINESS_FIELDS, MODEL_CALL_FIELDS } from './validate-event.ts';
 
 /**
  * The events of a batch as the OpenAPI document states them: one shape per `type`, each made
@@ -8,16 +9,6 @@ import { EventSchema } from './event-schema.ts';
  * `business_metric` and `value` required on `business_event` and nowhere else.
  */
 const COMMON = ['event_id', 'experiment_id', 'user_id', 'timestamp', 'metadata'] as const;
-const MODEL_CALL = [
-  'latency_ms',
-  'input_tokens',
-  'output_tokens',
-  'cost_usd',
-  'model',
-  'error',
-  'prompt',
-  'response',
-] as const;
 
 function shape(type: string, fields: object, required: object = {}) {
   return Type.Object(
@@ -34,11 +25,11 @@ function shape(type: string, fields: object, required: object = {}) {
 export const EventShapes = Type.Union(
   [
     shape('exposure', Type.Pick(EventSchema, ['variant']).properties),
-    shape('model_call', Type.Pick(EventSchema, [...MODEL_CALL]).properties),
+    shape('model_call', Type.Pick(EventSchema, [...MODEL_CALL_FIELDS]).properties),
     shape(
       'business_event',
       Type.Pick(EventSchema, ['variant']).properties,
-      Type.Required(Type.Pick(EventSchema, ['business_metric', 'value'])).properties,
+      Type.Required(Type.Pick(EventSchema, [...BUSINESS_FIELDS])).properties,
     ),
   ],
   {
