@@ -1,29 +1,20 @@
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { events, experiments } from '../src/db/schema.ts';
-import { type Harness, startHarness } from './support/harness.ts';
-import { exposureOf, ingestProbe } from './support/ingest-probe.ts';
+import { exposureOf, type TwoOrgs, twoOrgs } from './support/ingest-probe.ts';
 
 // Class 7 of the hardening issue: nothing is accepted silently — an id reused with other
 // content, a timestamp a client could not have replayed, history before the analysis window.
 
-let h: Harness;
-let probe: ReturnType<typeof ingestProbe>;
-let acme: Awaited<ReturnType<Harness['org']>>;
-let other: Awaited<ReturnType<Harness['org']>>;
-let exp: string;
+// assigned in beforeAll
+let { h, probe, acme, other, exp, otherExp } = {} as TwoOrgs;
 let oldExp: string;
-let otherExp: string;
 
 const HOUR = 3600_000;
 const ago = (ms: number) => new Date(Date.now() - ms).toISOString();
 
 beforeAll(async () => {
-  h = await startHarness();
-  probe = ingestProbe(h);
-  acme = await h.org('dt-acme');
-  other = await h.org('dt-other');
-  exp = await h.experiment(acme.admin, { name: 'dt-exp' });
+  ({ h, probe, acme, other, exp, otherExp } = await twoOrgs('dt'));
   // an experiment that has run for three days, so the 25 h window is not hidden by its start
   oldExp = await h.experiment(acme.admin, { name: 'dt-old' });
   await h.ctx.db
@@ -31,7 +22,6 @@ beforeAll(async () => {
     .set({ createdAt: new Date(Date.now() - 3 * 24 * HOUR) })
     .where(eq(experiments.id, oldExp));
   h.ctx.orgState.invalidate(acme.orgId);
-  otherExp = await h.experiment(other.admin, { name: 'dt-other-exp' });
 });
 afterAll(() => h.close());
 

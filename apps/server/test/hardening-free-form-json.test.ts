@@ -3,26 +3,16 @@ import {
   FREE_FORM_JSON_MAX_BYTES,
   FREE_FORM_JSON_MAX_DEPTH,
 } from '../src/schemas/free-form-json.ts';
-import { type Harness, startHarness } from './support/harness.ts';
-import { exposureOf, ingestProbe } from './support/ingest-probe.ts';
+import { exposureOf, type TwoOrgs, twoOrgs } from './support/ingest-probe.ts';
 
 // Class 2 of the probes (class 3 of the defences): one depth and size limit for every
 // free-form JSON field, so a deep value is one rejected event, never a 500 that sinks its batch.
 
-let h: Harness;
-let probe: ReturnType<typeof ingestProbe>;
-let acme: Awaited<ReturnType<Harness['org']>>;
-let other: Awaited<ReturnType<Harness['org']>>;
-let exp: string;
-let otherExp: string;
+// assigned in beforeAll
+let { h, probe, acme, other, exp, otherExp } = {} as TwoOrgs;
 
 beforeAll(async () => {
-  h = await startHarness();
-  probe = ingestProbe(h);
-  acme = await h.org('ff-acme');
-  other = await h.org('ff-other');
-  exp = await h.experiment(acme.admin, { name: 'ff-exp' });
-  otherExp = await h.experiment(other.admin, { name: 'ff-other-exp' });
+  ({ h, probe, acme, other, exp, otherExp } = await twoOrgs('ff'));
 });
 afterAll(() => h.close());
 

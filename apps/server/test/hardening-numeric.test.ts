@@ -1,27 +1,16 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rows } from '../src/db/connect.ts';
-import { signBusinessEvent } from '../src/http/business-signature.ts';
-import { type Harness, startHarness } from './support/harness.ts';
-import { exposureOf, ingestProbe } from './support/ingest-probe.ts';
+import { exposureOf, type TwoOrgs, twoOrgs } from './support/ingest-probe.ts';
 
 // Class 1 of the hardening issue: every numeric field has a domain the aggregates can hold,
 // on every route, and the fold cannot overflow whatever the log holds.
 
-let h: Harness;
-let probe: ReturnType<typeof ingestProbe>;
-let acme: Awaited<ReturnType<Harness['org']>>;
-let other: Awaited<ReturnType<Harness['org']>>;
-let exp: string;
-let otherExp: string;
+// assigned in beforeAll
+let { h, probe, acme, other, exp, otherExp } = {} as TwoOrgs;
 
 beforeAll(async () => {
-  h = await startHarness();
-  probe = ingestProbe(h);
-  acme = await h.org('num-acme');
-  other = await h.org('num-other');
-  exp = await h.experiment(acme.admin, { name: 'num-exp' });
-  otherExp = await h.experiment(other.admin, { name: 'num-other-exp' });
+  ({ h, probe, acme, other, exp, otherExp } = await twoOrgs('num'));
 });
 afterAll(() => h.close());
 
@@ -97,15 +86,7 @@ describe('numeric domains', () => {
       business_metric: 'revenue',
       value: 1e155,
     });
-    const signed = await h.app.inject({
-      method: 'POST',
-      url: '/v1/business-events',
-      headers: {
-        'content-type': 'application/json',
-        'arbiter-signature': signBusinessEvent(secret, raw, Math.floor(Date.now() / 1000)),
-      },
-      payload: raw,
-    });
+    const signed = await probe.signedBusinessEvent(secret, raw);
     expect(signed.statusCode).toBe(400);
     expect(signed.json().errors).toEqual([
       { pointer: '#/value', detail: 'must be <= 1000000000000' },

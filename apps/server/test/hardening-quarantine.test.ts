@@ -3,27 +3,18 @@ import { sql } from 'drizzle-orm';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DrainWorker } from '../src/ingest/drain-worker.ts';
+import { FailureLog } from '../src/ingest/failure-log.ts';
 import { listQuarantined, quarantineCounts } from '../src/ingest/quarantine.ts';
-import { type Harness, startHarness } from './support/harness.ts';
-import { exposureOf, ingestProbe } from './support/ingest-probe.ts';
+import { exposureOf, type TwoOrgs, twoOrgs } from './support/ingest-probe.ts';
 
 // Class 2 of the hardening issue: a row the fold cannot fold is set aside with its reason,
 // logged once, and passed, so it holds back no other row and no other org.
 
-let h: Harness;
-let probe: ReturnType<typeof ingestProbe>;
-let acme: Awaited<ReturnType<Harness['org']>>;
-let other: Awaited<ReturnType<Harness['org']>>;
-let exp: string;
-let otherExp: string;
+// assigned in beforeAll
+let { h, probe, acme, other, exp, otherExp } = {} as TwoOrgs;
 
 beforeAll(async () => {
-  h = await startHarness();
-  probe = ingestProbe(h);
-  acme = await h.org('q-acme');
-  other = await h.org('q-other');
-  exp = await h.experiment(acme.admin, { name: 'q-exp' });
-  otherExp = await h.experiment(other.admin, { name: 'q-other-exp' });
+  ({ h, probe, acme, other, exp, otherExp } = await twoOrgs('q'));
 });
 afterAll(() => h.close());
 
@@ -89,5 +80,23 @@ describe('the fold isolates a row it cannot fold', () => {
     expect(await h.ctx.worker.drainAll()).toBe(1);
     expect(await probe.foldedExposures('q-user')).toBe(3);
     expect(await quarantineCounts(h.ctx.db)).toEqual(new Map([[acme.orgId, 1]]));
+  });
+});
+
+describe('a drain that keeps failing', () => {
+  it('is logged when it starts failing, when the failure changes and when it recovers — not on every retry', () => {
+    const { lines, log } = capturingLogger();
+    const failures = new FailureLog(log, 'ingest drain');
+    for (let i = 0; i < 100; i++) failures.failed(new Error('connection refused'));
+    failures.failed(new Error('stack depth limit exceeded'));
+    failures.failed(new Error('stack depth limit exceeded'));
+    failures.succeeded();
+    failures.succeeded();
+    expect(lines.map((l) => [l.level, l.msg, l.retries])).toEqual([
+      [50, 'ingest drain failed; retrying (logged once until it changes)', undefined],
+      [50, 'ingest drain failed; retrying (logged once until it changes)', undefined],
+      [30, 'ingest drain recovered', 1],
+    ]);
+    expect(lines[0]?.err).toMatchObject({ message: 'connection refused' });
   });
 });

@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signBusinessEvent } from '../src/http/business-signature.ts';
 import { experimentConfig, type Harness, startHarness } from './support/harness.ts';
 import { exposureOf, ingestProbe } from './support/ingest-probe.ts';
 
@@ -131,15 +130,7 @@ describe('the text rule', () => {
       business_metric: 'revenue',
       value: 1,
     });
-    const signed = await h.app.inject({
-      method: 'POST',
-      url: '/v1/business-events',
-      headers: {
-        'content-type': 'application/json',
-        'arbiter-signature': signBusinessEvent(secret, raw, Math.floor(Date.now() / 1000)),
-      },
-      payload: raw,
-    });
+    const signed = await probe.signedBusinessEvent(secret, raw);
     expectProblem(signed, 400);
     expect(signed.json().errors).toEqual([{ pointer: '#/user_id', detail: RULE }]);
     const audit = await h.call(acme.admin, { method: 'GET', url: '/v1/audit?target_id=a%00b' });

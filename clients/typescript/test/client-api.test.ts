@@ -128,6 +128,9 @@ describe('exposures from assign', () => {
     await d.ready();
     expect(d.assign('checkout-prompt', '')).not.toBeNull();
     expect(d.assign('checkout-prompt', 'x'.repeat(257))).not.toBeNull();
+    // the text rule: bucketed like any id (the vectors), never sent as an exposure
+    expect(d.assign('checkout-prompt', 'a\u0000b')).not.toBeNull();
+    expect(d.assign('checkout-prompt', 'a\ud800b')).not.toBeNull();
     await d.flush();
     expect(sent.events()).toEqual([]);
   });
@@ -166,6 +169,36 @@ describe('track', () => {
     c.track('business_event', { experiment_id: 'x', user_id: 'u', business_metric: 'm' });
     expect(c.stats().queued).toBe(0);
     expect(logger.lines).toHaveLength(2);
+  });
+
+  it('queues no event the API would refuse — text rule, numeric domains, metadata limits — one log line each', () => {
+    const logger = memoryLogger();
+    const c = client({ logger, trackExposures: false });
+    const outcome = (extra: Record<string, unknown>) => ({
+      experiment_id: 'checkout-prompt',
+      user_id: 'user-1',
+      business_metric: 'revenue',
+      value: 1,
+      ...extra,
+    });
+    let deep: Record<string, unknown> = { leaf: 1 };
+    for (let i = 0; i < 5_000; i++) deep = { a: deep };
+    const refused = [
+      outcome({ value: 1e155 }),
+      outcome({ user_id: 'a\u0000b' }),
+      outcome({ business_metric: 'rev\ud800' }),
+      outcome({ metadata: { note: 'x\u0000' } }),
+      outcome({ metadata: deep }),
+      outcome({ metadata: { pad: 'x'.repeat(70_000) } }),
+      outcome({ variant: '' }),
+    ];
+    for (const payload of refused) c.track('business_event', payload);
+    c.track('model_call', { experiment_id: 'checkout-prompt', user_id: 'u', latency_ms: 9e7 });
+    c.track('model_call', { experiment_id: 'checkout-prompt', user_id: 'u', input_tokens: 1.5 });
+    expect(c.stats().queued).toBe(0);
+    expect(logger.lines).toHaveLength(refused.length + 2);
+    c.track('business_event', outcome({ value: 1e12, metadata: { a: { b: 'ok 😀' } } }));
+    expect(c.stats().queued).toBe(1);
   });
 });
 

@@ -1,4 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
+import { FailureLog } from './failure-log.ts';
 import type { IngestQueue } from './queue.ts';
 
 /** Acceptances (transactions) one fold takes at most: bounds the fold's memory after a backlog. */
@@ -16,12 +17,14 @@ export class DrainWorker {
   private running = false;
   private loop: Promise<void> | null = null;
   private wake: (() => void) | null = null;
-  private failing: { message: string; retries: number } | null = null;
+  private readonly failures: FailureLog;
 
   constructor(
     private readonly queue: IngestQueue,
     private readonly log: Pick<FastifyBaseLogger, 'error' | 'warn' | 'info'> | null = null,
-  ) {}
+  ) {
+    this.failures = new FailureLog(log, 'ingest drain');
+  }
 
   /** Drains until nothing stored is left to fold; returns the number of events folded. */
   async drainAll(): Promise<number> {
@@ -43,22 +46,6 @@ export class DrainWorker {
     this.wake?.();
   }
 
-  private reportFailure(error: unknown): void {
-    const message = error instanceof Error ? error.message : String(error);
-    if (this.failing?.message === message) {
-      this.failing.retries++;
-      return;
-    }
-    this.failing = { message, retries: 0 };
-    this.log?.error({ err: error }, 'ingest drain failed; retrying (logged once until it changes)');
-  }
-
-  private reportSuccess(): void {
-    if (this.failing === null) return;
-    this.log?.info({ retries: this.failing.retries }, 'ingest drain recovered');
-    this.failing = null;
-  }
-
   start(): void {
     if (this.running) return;
     this.running = true;
@@ -66,10 +53,10 @@ export class DrainWorker {
       while (this.running) {
         try {
           const moved = await this.drainAll();
-          this.reportSuccess();
+          this.failures.succeeded();
           if (moved > 0) continue;
         } catch (error) {
-          this.reportFailure(error);
+          this.failures.failed(error);
         }
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, IDLE_POLL_MS);

@@ -2,7 +2,8 @@ import { and, eq, inArray, sql } from 'drizzle-orm';
 import { rows } from '../../src/db/connect.ts';
 import { events, usageCounters } from '../../src/db/schema.ts';
 import { usageMonth } from '../../src/domain/usage-month.ts';
-import type { Harness } from './harness.ts';
+import { signBusinessEvent } from '../../src/http/business-signature.ts';
+import { type Harness, startHarness } from './harness.ts';
 
 /** What the hardening tests look at after a request: stored rows, the meter, the aggregates. */
 export function ingestProbe(h: Harness) {
@@ -15,6 +16,17 @@ export function ingestProbe(h: Harness) {
         url: '/v1/events/import',
         headers: { 'content-type': type },
         payload,
+      }),
+    /** POST /v1/business-events with `raw` signed by the org's webhook secret. */
+    signedBusinessEvent: (secret: string, raw: string) =>
+      h.app.inject({
+        method: 'POST',
+        url: '/v1/business-events',
+        headers: {
+          'content-type': 'application/json',
+          'arbiter-signature': signBusinessEvent(secret, raw, Math.floor(Date.now() / 1000)),
+        },
+        payload: raw,
       }),
     /** Ids among `ids` that are stored. */
     async storedIds(ids: string[]): Promise<string[]> {
@@ -52,3 +64,32 @@ export const exposureOf = (experimentId: string, id: string, user: string) => ({
   user_id: user,
   timestamp: new Date().toISOString(),
 });
+
+type Org = Awaited<ReturnType<Harness['org']>>;
+
+/**
+ * A harness with two orgs, `<prefix>-acme` (experiment `<prefix>-exp`) and `<prefix>-other`
+ * (experiment `<prefix>-other-exp`): the second shows that the first's trouble holds it back in nothing.
+ */
+export interface TwoOrgs {
+  h: Harness;
+  probe: ReturnType<typeof ingestProbe>;
+  acme: Org;
+  other: Org;
+  exp: string;
+  otherExp: string;
+}
+
+export async function twoOrgs(prefix: string): Promise<TwoOrgs> {
+  const h = await startHarness();
+  const acme = await h.org(`${prefix}-acme`);
+  const other = await h.org(`${prefix}-other`);
+  return {
+    h,
+    probe: ingestProbe(h),
+    acme,
+    other,
+    exp: await h.experiment(acme.admin, { name: `${prefix}-exp` }),
+    otherExp: await h.experiment(other.admin, { name: `${prefix}-other-exp` }),
+  };
+}

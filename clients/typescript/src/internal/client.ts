@@ -11,7 +11,7 @@ import { type CompiledExperiment, ConfigStore } from './config-store.ts';
 import * as C from './constants.ts';
 import { EventPipeline } from './event-pipeline.ts';
 import { EventQueue } from './event-queue.ts';
-import { isWireUserId, trackProblem } from './event-validation.ts';
+import { isWireUserId, trackProblem, wireProblem } from './event-validation.ts';
 import { defaultLogger, safeLogger } from './logger.ts';
 import { ModelCallRecorder } from './model-call-recorder.ts';
 import type { Platform } from './platform.ts';
@@ -171,7 +171,11 @@ export class ArbiterClient {
       }
       // The canonical id keeps an experiment's events together should it ever be renamed.
       const entry = this.store.lookup(payload.experiment_id);
-      this.enqueue(event, { ...payload, experiment_id: entry?.id ?? payload.experiment_id });
+      this.enqueue(
+        event,
+        { ...payload, experiment_id: entry?.id ?? payload.experiment_id },
+        { checked: true },
+      );
     } catch (err) {
       this.warnOnce('track', `track failed: ${String(err)}`);
     }
@@ -247,10 +251,17 @@ export class ArbiterClient {
     this.enqueue('exposure', { experiment_id: entry.id, user_id: user, variant });
   }
 
-  private enqueue(type: EventType, payload: TrackPayload): void {
+  /** `checked`: `track` has already told the caller why an event is refused. */
+  private enqueue(type: EventType, payload: TrackPayload, { checked = false } = {}): void {
     if (this.closing !== null) {
       this.droppedAfterClose++;
       this.warnOnce('closed', 'events after close() are dropped');
+      return;
+    }
+    // Exposures and model calls made for the caller: one the API would refuse is not queued.
+    const problem = checked ? null : wireProblem(payload);
+    if (problem !== null) {
+      this.logger.warn(`${type} not recorded: ${problem}`);
       return;
     }
     const event: ArbiterEvent = {
