@@ -2,11 +2,17 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify from 'fastify';
+import { Type } from 'typebox';
 import { isDevelopmentSessions } from './config.ts';
 import type { Context } from './context.ts';
 import type { App } from './http/app-types.ts';
+import { problemClientErrorHandler } from './http/client-errors.ts';
 import { registerDashboard } from './http/dashboard-static.ts';
-import { registerErrorHandling } from './http/error-handler.ts';
+import { frameworkErrors, registerErrorHandling } from './http/error-handler.ts';
+import { restateTextRule } from './http/openapi-text-rule.ts';
+import { ProblemSchema } from './http/problem-body.ts';
+import { declareEdgeStatuses } from './http/responses.ts';
+import { MAX_PARAM_LENGTH } from './http/route-methods.ts';
 import { validatorCompiler } from './http/validators.ts';
 import { adminRoutes } from './routes/admin/index.ts';
 import { dashboardRoutes } from './routes/dashboard/index.ts';
@@ -34,14 +40,34 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
     keepAliveTimeout: 72_000,
     requestIdHeader: 'x-request-id',
     trustProxy: false,
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    // Every answer is a problem, also those given before a route is found.
+    clientErrorHandler: problemClientErrorHandler,
+    frameworkErrors,
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
 
   app.setValidatorCompiler(validatorCompiler);
+  app.addSchema({ $id: 'Problem', ...ProblemSchema });
+  // Before any route: every documented route declares the statuses the edge can answer.
+  app.addHook('onRoute', declareEdgeStatuses);
   // JSON only unless a route adds its own parser (import adds CSV and NDJSON).
   app.removeContentTypeParser('text/plain');
   registerErrorHandling(app);
 
   await app.register(swagger, {
+    // Shared schemas keep their own names as components (`#/components/schemas/Problem`).
+    refResolver: {
+      buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`),
+    },
+    transformObject: (documentObject) => {
+      // A copy: the document's schemas may be the very objects the routes validate with.
+      const doc = structuredClone(
+        (documentObject as { openapiObject: Record<string, unknown> }).openapiObject,
+      );
+      restateTextRule(doc.paths);
+      restateTextRule(doc.components);
+      return doc;
+    },
     openapi: {
       openapi: '3.1.0',
       info: {
@@ -54,6 +80,13 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
         securitySchemes: {
           session: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
           apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+          signature: {
+            type: 'apiKey',
+            in: 'header',
+            name: 'Arbiter-Signature',
+            description:
+              '`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` with the org webhook secret',
+          },
         },
       },
       security: [{ session: [] }],
@@ -68,6 +101,14 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
         tags: ['meta'],
         summary: 'This OpenAPI 3.1 document (the readiness probe)',
         security: [],
+        response: {
+          200: {
+            description: 'The OpenAPI document',
+            content: {
+              'application/json': { schema: Type.Object({}, { additionalProperties: true }) },
+            },
+          },
+        },
       },
     },
     async () => app.swagger(),

@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import type { NightlySummary } from './analysis/nightly.ts';
 import { explainRun } from './analysis/run-explanation.ts';
 import { mintDevToken } from './auth/mint-dev-token.ts';
+import { describeFailure } from './cli-failure.ts';
 import { type Config, ConfigError, isDevelopmentSessions, loadConfig } from './config.ts';
 import { DemoError } from './demo/demo-api.ts';
 
@@ -139,7 +140,8 @@ export async function main(argv: string[]): Promise<number> {
       process.stderr.write(`arbiter: ${error.message}\n\n${USAGE}`);
       return 2;
     }
-    throw error;
+    process.stderr.write(`arbiter: ${describeFailure(command ?? 'arbiter', error)}\n`);
+    return 1;
   }
 }
 

@@ -9,6 +9,7 @@ import { type Config, isDevelopmentSessions } from './config.ts';
 import { createSecretBox, type SecretBox } from './crypto/secret-box.ts';
 import { type Database, type DatabaseHandle, openDatabase } from './db/connect.ts';
 import { ApiKeyCache } from './domain/api-key-cache.ts';
+import { ChangeListener } from './domain/change-feed.ts';
 import { OrgStateCache } from './domain/client-config.ts';
 import { IdentityResolver } from './domain/identity.ts';
 import { CopyEventStore } from './ingest/copy-store.ts';
@@ -89,6 +90,25 @@ export async function createContext(config: Config, parts: ContextParts = {}): P
     handle.pool === null ? null : new CopyEventStore(handle.pool),
   );
   const worker = new DrainWorker(queue, log);
+  const apiKeys = new ApiKeyCache(handle.db, clock);
+  const orgState = new OrgStateCache(handle.db, clock);
+  // Other processes on the same PostgreSQL server announce rotations and config changes.
+  const changes =
+    handle.pool === null
+      ? null
+      : new ChangeListener(
+          handle.pool,
+          {
+            onKeys: () => apiKeys.clear(),
+            onConfig: (orgId) => orgState.invalidate(orgId),
+            onResync: () => {
+              apiKeys.clear();
+              orgState.clear();
+            },
+          },
+          log,
+        );
+  await changes?.start();
   return {
     config,
     db: handle.db,
@@ -98,14 +118,15 @@ export async function createContext(config: Config, parts: ContextParts = {}): P
     secretBox: secretKey === null ? null : createSecretBox(secretKey),
     clock,
     log,
-    apiKeys: new ApiKeyCache(handle.db, clock),
-    orgState: new OrgStateCache(handle.db, clock),
+    apiKeys,
+    orgState,
     queue,
     worker,
     controlToken: randomBytes(32).toString('base64url'),
     judgeStep: judgeStepFor(config),
     close: async () => {
       await worker.stop();
+      await changes?.stop();
       await handle.close();
     },
   };

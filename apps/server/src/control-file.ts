@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /**
@@ -20,8 +20,17 @@ export function writeControlFile(dataDir: string, file: ControlFile): void {
   writeFileSync(pathOf(dataDir), JSON.stringify(file), { mode: 0o600 });
 }
 
+/** Removes this process's control file; another server's is never touched. */
 export function removeControlFile(dataDir: string): void {
-  rmSync(pathOf(dataDir), { force: true });
+  if (readRaw(dataDir)?.pid === process.pid) rmSync(pathOf(dataDir), { force: true });
+}
+
+function readRaw(dataDir: string): ControlFile | null {
+  try {
+    return JSON.parse(readFileSync(pathOf(dataDir), 'utf8')) as ControlFile;
+  } catch {
+    return null;
+  }
 }
 
 function alive(pid: number): boolean {
@@ -35,11 +44,6 @@ function alive(pid: number): boolean {
 
 /** The live server of this data dir, or null when none runs (a stale file is ignored). */
 export function readControlFile(dataDir: string): ControlFile | null {
-  if (!existsSync(pathOf(dataDir))) return null;
-  try {
-    const file = JSON.parse(readFileSync(pathOf(dataDir), 'utf8')) as ControlFile;
-    return alive(file.pid) ? file : null;
-  } catch {
-    return null;
-  }
+  const file = readRaw(dataDir);
+  return file !== null && alive(file.pid) ? file : null;
 }

@@ -127,12 +127,7 @@ describe('POST /v1/experiments', () => {
       '#/allocation/0/weight',
       'must be a multiple of 0.01',
     ],
-    [
-      'an empty allocation',
-      { allocation: [] },
-      '#/allocation',
-      'needs at least one slice; the first is the control arm',
-    ],
+    ['an empty allocation', { allocation: [] }, '#/allocation', 'must NOT have fewer than 1 items'],
     [
       'a duplicate slice',
       {

@@ -143,6 +143,22 @@ describe('JSON and NDJSON import', () => {
     expect(res.statusCode).toBe(415);
     expect(res.json().type).toBe('/problems/unsupported-media-type');
   });
+
+  it('refuses a request without Content-Type or body with 415, not a 500', async () => {
+    const res = await h.ingest(acme.secret, { method: 'POST', url: '/v1/events/import' });
+    expect(res.statusCode).toBe(415);
+    expect(res.json()).toMatchObject({
+      type: '/problems/unsupported-media-type',
+      detail:
+        'Send the payload as text/csv, application/json, application/x-ndjson with its Content-Type',
+    });
+  });
+
+  it('refuses an empty CSV body with 400, as its schema says', async () => {
+    const res = await importAs('text/csv', '');
+    expect(res.statusCode).toBe(400);
+    expect(res.json().type).toBe('/problems/validation-error');
+  });
 });
 
 describe('import and the allowance', () => {

@@ -14,11 +14,19 @@ export class PipelineRequestError extends Error {}
 export async function requestPipelineRun(config: Config, day: string): Promise<NightlySummary> {
   const running = config.databaseUrl === null ? readControlFile(config.dataDir) : null;
   if (running) {
-    const res = await fetch(`${running.url}/v1/admin/pipeline/run`, {
-      method: 'POST',
-      headers: { [CONTROL_HEADER]: running.token, 'content-type': 'application/json' },
-      body: JSON.stringify({ day }),
-    });
+    let res: Response;
+    try {
+      res = await fetch(`${running.url}/v1/admin/pipeline/run`, {
+        method: 'POST',
+        headers: { [CONTROL_HEADER]: running.token, 'content-type': 'application/json' },
+        body: JSON.stringify({ day }),
+      });
+    } catch (error) {
+      const cause = ((error as { cause?: Error }).cause ?? (error as Error)).message;
+      throw new Error(
+        `the server running on this data dir (process ${running.pid}, ${running.url}) did not answer: ${cause}`,
+      );
+    }
     const body = await res.text();
     if (!res.ok)
       throw new PipelineRequestError(`the running server answered ${res.status}: ${body}`);

@@ -6,12 +6,9 @@ import type { RunRecord } from './run-record.ts';
 
 type RunRow = typeof analysisRuns.$inferSelect;
 
-const MANUAL_LABEL = /^manual-\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/;
-const DAY_LABEL = /^\d{4}-\d\d-\d\d$/;
-
-export function isRunLabel(label: string): boolean {
-  return DAY_LABEL.test(label) || MANUAL_LABEL.test(label);
-}
+/** A run label: a nightly day `YYYY-MM-DD` or a manual run `manual-<ISO instant>`. */
+export const RUN_LABEL_PATTERN =
+  '^(\\d{4}-\\d\\d-\\d\\d|manual-\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d(\\.\\d+)?Z)$';
 
 /** The Results response of one stored run (SPEC §2, DESIGN §8). */
 export function presentRun(run: RunRow, availableDays: string[]) {

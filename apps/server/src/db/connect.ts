@@ -7,6 +7,7 @@ import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import type pg from 'pg';
+import { lockDataDir } from './data-dir-lock.ts';
 import { seedFor } from './pglite-seed.ts';
 import * as schema from './schema.ts';
 
@@ -42,17 +43,32 @@ export async function openDatabase(
 ): Promise<DatabaseHandle> {
   if (target.kind === 'pglite') {
     let dataDir: string | undefined;
+    let unlock = () => {};
     if (target.dataDir !== null) {
+      mkdirSync(target.dataDir, { recursive: true });
+      unlock = lockDataDir(target.dataDir);
       dataDir = join(target.dataDir, 'pgdata');
       mkdirSync(dataDir, { recursive: true });
     }
-    const seed = dataDir === undefined ? undefined : seedFor(dataDir);
-    const client = await PGlite.create(
-      dataDir === undefined ? {} : { dataDir, ...(seed ? { loadDataDir: seed } : {}) },
-    );
-    const db = drizzlePglite(client, { schema }) as unknown as Database;
-    await migratePglite(db as never, { migrationsFolder: MIGRATIONS });
-    return { db, kind: 'pglite', pool: null, close: () => client.close() };
+    try {
+      const seed = dataDir === undefined ? undefined : seedFor(dataDir);
+      const client = await PGlite.create(
+        dataDir === undefined ? {} : { dataDir, ...(seed ? { loadDataDir: seed } : {}) },
+      );
+      const db = drizzlePglite(client, { schema }) as unknown as Database;
+      await migratePglite(db as never, { migrationsFolder: MIGRATIONS });
+      const close = async () => {
+        try {
+          await client.close();
+        } finally {
+          unlock();
+        }
+      };
+      return { db, kind: 'pglite', pool: null, close };
+    } catch (error) {
+      unlock();
+      throw error;
+    }
   }
   // The PostgreSQL driver is loaded only here: an embedded start does not pay for importing it.
   const [{ default: pgDriver }, { drizzle: drizzlePg }, { migrate: migratePg }] = await Promise.all(

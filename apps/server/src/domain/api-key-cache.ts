@@ -11,11 +11,14 @@ interface Resolved {
 }
 
 /**
- * Key lookups for the ingest hot path. An entry lives `maxAgeMs`; a rotation in this process
- * clears the cache at once, one in another process is seen within `maxAgeMs`.
+ * Key lookups for the ingest hot path. An entry lives `maxAgeMs`; a rotation clears the cache
+ * at once, in this process directly and in the others on PostgreSQL through the change feed;
+ * `maxAgeMs` bounds staleness when a notification is missed.
  */
 export class ApiKeyCache {
   private readonly entries = new Map<string, { value: Resolved | null; at: number }>();
+  /** Rises with every clear(), so a lookup that started before a rotation is not cached after it. */
+  private generation = 0;
 
   constructor(
     private readonly db: Database,
@@ -25,6 +28,7 @@ export class ApiKeyCache {
   ) {}
 
   clear(): void {
+    this.generation += 1;
     this.entries.clear();
   }
 
@@ -32,8 +36,10 @@ export class ApiKeyCache {
     const now = this.clock.now().getTime();
     const hit = this.entries.get(raw);
     if (hit && now - hit.at < this.maxAgeMs) return hit.value;
+    const generation = this.generation;
     const found = await findActiveKey(this.db, raw);
     const value = found === null ? null : { ...found, keyHash: sha256Hex(raw) };
+    if (generation !== this.generation) return value;
     if (this.entries.size >= this.maxEntries) this.entries.clear();
     this.entries.set(raw, { value, at: now });
     return value;

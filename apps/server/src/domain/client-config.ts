@@ -77,6 +77,8 @@ async function loadExperiments(
 export class OrgStateCache {
   private readonly entries = new Map<string, { state: OrgState; checkedAt: number }>();
   private readonly inflight = new Map<string, Promise<OrgState>>();
+  /** Rises with every invalidation, so a refresh that read before a change is not kept after it. */
+  private generation = 0;
 
   constructor(
     private readonly db: Database,
@@ -85,7 +87,15 @@ export class OrgStateCache {
   ) {}
 
   invalidate(orgId: string): void {
+    this.generation += 1;
     this.entries.delete(orgId);
+    this.inflight.delete(orgId);
+  }
+
+  clear(): void {
+    this.generation += 1;
+    this.entries.clear();
+    this.inflight.clear();
   }
 
   async get(orgId: string): Promise<OrgState> {
@@ -94,13 +104,17 @@ export class OrgStateCache {
     if (entry && now - entry.checkedAt < this.maxAgeMs) return entry.state;
     let pending = this.inflight.get(orgId);
     if (!pending) {
-      pending = this.refresh(orgId, entry?.state).finally(() => this.inflight.delete(orgId));
-      this.inflight.set(orgId, pending);
+      const started = this.refresh(orgId, entry?.state).finally(() => {
+        if (this.inflight.get(orgId) === started) this.inflight.delete(orgId);
+      });
+      pending = started;
+      this.inflight.set(orgId, started);
     }
     return pending;
   }
 
   private async refresh(orgId: string, previous: OrgState | undefined): Promise<OrgState> {
+    const generation = this.generation;
     const [org] = await this.db
       .select({ configVersion: orgs.configVersion, plan: orgs.plan })
       .from(orgs)
@@ -137,7 +151,8 @@ export class OrgStateCache {
         lookup,
       };
     }
-    this.entries.set(orgId, { state, checkedAt: this.clock.now().getTime() });
+    if (generation === this.generation)
+      this.entries.set(orgId, { state, checkedAt: this.clock.now().getTime() });
     return state;
   }
 }

@@ -5,6 +5,7 @@ import type { Database } from '../db/connect.ts';
 import { apiKeys } from '../db/schema.ts';
 import { ProblemError } from '../http/problems.ts';
 import { recordAudit } from './audit.ts';
+import { announceChange } from './change-feed.ts';
 import type { Caller } from './identity.ts';
 
 export const KEY_SCOPES = ['publishable', 'secret'] as const;
@@ -41,6 +42,8 @@ export async function rotateKey(
         createdBy: caller.userId,
       })
       .returning();
+    // Every process drops its cached key lookups when this commits.
+    await announceChange(tx, { kind: 'keys' });
     await recordAudit(tx, {
       orgId: caller.orgId,
       actorUserId: caller.userId,

@@ -1,6 +1,8 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { refuseContentEncoding } from './content-encoding.ts';
 import { PROBLEM_MEDIA_TYPE, problemBody } from './problem-body.ts';
 import { ProblemError, type ProblemSlug } from './problems.ts';
+import { MAX_PARAM_LENGTH, RouteMethods } from './route-methods.ts';
 
 interface ValidationIssue {
   instancePath: string;
@@ -16,7 +18,7 @@ function send(
   detail: string,
   extra: Record<string, unknown> = {},
 ) {
-  const body = problemBody(slug, detail, request.url.split('?')[0] ?? request.url, extra);
+  const body = problemBody(slug, detail, pathOf(request), extra);
   reply.status(body.status).type(PROBLEM_MEDIA_TYPE).send(body);
 }
 
@@ -35,13 +37,72 @@ function describe(issue: ValidationIssue): string {
   return issue.message ?? 'is not valid';
 }
 
+/** Client errors Fastify raises with a status of their own, by that status. */
+const CLIENT_ERROR_SLUGS: Record<number, ProblemSlug> = {
+  400: 'bad-request',
+  405: 'method-not-allowed',
+  408: 'request-timeout',
+  413: 'payload-too-large',
+  414: 'uri-too-long',
+  415: 'unsupported-media-type',
+  431: 'header-fields-too-large',
+};
+
+function pathOf(request: FastifyRequest): string {
+  return request.url.split('?')[0] ?? request.url;
+}
+
+/**
+ * Errors Fastify meets while routing, before a route or its error handler exists: a URL that is
+ * not valid percent-encoding, a path segment over the router's 100 characters.
+ */
+export function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  if (error.code === 'FST_ERR_MAX_PARAM_LENGTH')
+    return send(
+      reply,
+      request,
+      'uri-too-long',
+      `A path segment exceeds ${MAX_PARAM_LENGTH} characters`,
+    );
+  if (error.code === 'FST_ERR_BAD_URL')
+    return send(reply, request, 'bad-request', 'The URL is not valid percent-encoding');
+  request.log.error({ err: error }, 'routing failed');
+  return send(
+    reply,
+    request,
+    'internal-error',
+    `Request ${request.id} failed; the server log has the cause`,
+  );
+}
+
+/** No route for this method and path: 405 with `Allow` when the path answers other methods. */
+function notRouted(routes: RouteMethods, request: FastifyRequest, reply: FastifyReply) {
+  const path = pathOf(request);
+  const allowed = routes.allowed(path);
+  if (allowed.length === 0)
+    return send(reply, request, 'not-found', `No route ${request.method} ${path}`);
+  reply.header('allow', allowed.join(', '));
+  return send(
+    reply,
+    request,
+    'method-not-allowed',
+    `${path} answers ${allowed.join(', ')}, not ${request.method}`,
+  );
+}
+
 /**
  * Three tiers: our own problems; framework and validation errors mapped to their catalogue
  * entries; anything else logged with the request id and answered as a generic 500, so no
  * stack trace or SQL ever reaches a client.
  */
 export function registerErrorHandling(app: FastifyInstance): void {
+  const routes = new RouteMethods();
+  app.addHook('onRoute', (route) => routes.add(route.method, route.url));
+  app.addHook('onRequest', refuseContentEncoding);
+
   app.setErrorHandler((error: FastifyError, request, reply) => {
+    // Routing comes first: an unrouted request that also fails to parse is still a 404/405.
+    if (request.is404) return notRouted(routes, request, reply);
     if (error instanceof ProblemError) {
       for (const [k, v] of Object.entries(error.headers)) reply.header(k, v);
       return send(reply, request, error.slug, error.detail, error.extra);
@@ -98,6 +159,11 @@ export function registerErrorHandling(app: FastifyInstance): void {
         'unsupported-media-type',
         'This content type is not accepted here',
       );
+    // Fastify's own client errors (a Content-Length that does not match the body, ...) carry
+    // a 4xx and a message written for the client.
+    const status = error.statusCode ?? 500;
+    if (status >= 400 && status < 500 && error.code?.startsWith('FST_'))
+      return send(reply, request, CLIENT_ERROR_SLUGS[status] ?? 'bad-request', error.message);
     request.log.error({ err: error }, 'unhandled error');
     return send(
       reply,
@@ -107,7 +173,5 @@ export function registerErrorHandling(app: FastifyInstance): void {
     );
   });
 
-  app.setNotFoundHandler((request, reply) => {
-    send(reply, request, 'not-found', `No route ${request.method} ${request.url.split('?')[0]}`);
-  });
+  app.setNotFoundHandler((request, reply) => notRouted(routes, request, reply));
 }

@@ -9,6 +9,12 @@ export const PROBLEMS = {
     about:
       'A field of the body, query or path is missing or malformed. `errors` lists each one with a JSON pointer.',
   },
+  'bad-request': {
+    status: 400,
+    title: 'The request cannot be read',
+    about:
+      'The request line, a header or the URL is malformed (for example a broken percent-encoding or an invalid Content-Length), so it was not routed.',
+  },
   'malformed-json': {
     status: 400,
     title: 'The body is not valid JSON',
@@ -65,6 +71,12 @@ export const PROBLEMS = {
     title: 'Not found',
     about: 'No such route.',
   },
+  'method-not-allowed': {
+    status: 405,
+    title: 'Method not allowed',
+    about:
+      'The path exists but does not answer this method. The `Allow` header lists the methods it answers.',
+  },
   'experiment-not-found': {
     status: 404,
     title: 'Experiment not found',
@@ -93,6 +105,28 @@ export const PROBLEMS = {
     status: 413,
     title: 'Body too large',
     about: 'The request body exceeds the stated size limit.',
+  },
+  'request-timeout': {
+    status: 408,
+    title: 'Request timeout',
+    about: 'The request was not received completely in time. Retry it.',
+  },
+  'uri-too-long': {
+    status: 414,
+    title: 'URI too long',
+    about:
+      'The request target (at most 16 KiB), or one of its path segments (at most 4,096 characters as sent), is longer than the server reads.',
+  },
+  'header-fields-too-large': {
+    status: 431,
+    title: 'Request headers too large',
+    about: 'The request headers together exceed the size the server reads (16 KiB).',
+  },
+  'unsupported-content-encoding': {
+    status: 415,
+    title: 'Unsupported content encoding',
+    about:
+      'Request bodies are read as sent: send them without `Content-Encoding` (or `identity`). Compressed bodies (gzip, deflate, br) are not accepted.',
   },
   'unsupported-media-type': {
     status: 415,

@@ -11,8 +11,10 @@ import {
 } from './event-schema.ts';
 
 const checkShape = compileBodyValidator(EventSchema);
-const BUSINESS_FIELDS = ['business_metric', 'value'] as const;
-const MODEL_CALL_FIELDS = [
+/** Fields only a business event carries (and must). */
+export const BUSINESS_FIELDS = ['business_metric', 'value'] as const;
+/** Fields only a model call carries. */
+export const MODEL_CALL_FIELDS = [
   'latency_ms',
   'input_tokens',
   'output_tokens',

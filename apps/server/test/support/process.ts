@@ -36,10 +36,12 @@ export function startServer(
   });
 }
 
+/** Runs one `arbiter` command to its end; one that never ends (a serve that should have been refused) is killed after a minute. */
 export function runCli(args: string[], env: Record<string, string>) {
   const result = spawnSync(process.execPath, [ARBITER_BIN, ...args], {
     env: { ...process.env, ...env },
     encoding: 'utf8',
+    timeout: 60_000,
   });
   return { code: result.status, stdout: result.stdout.trim(), stderr: result.stderr };
 }

@@ -65,7 +65,7 @@ const configFields = {
   name: nameSchema,
   salt: saltSchema,
   bucket_count: bucketCountSchema,
-  allocation: Type.Array(AllocationSliceSchema, { maxItems: 100 }),
+  allocation: Type.Array(AllocationSliceSchema, { minItems: 1, maxItems: 100 }),
   metrics: Type.Array(MetricDefinitionSchema, { maxItems: 100 }),
   variants: Type.Optional(Type.Array(VariantSchema, { maxItems: 100 })),
   description: Type.Optional(Text({ maxLength: 5000 })),

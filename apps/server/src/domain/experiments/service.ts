@@ -3,6 +3,7 @@ import type { Database } from '../../db/connect.ts';
 import { experiments, experimentVersions, orgs } from '../../db/schema.ts';
 import { ProblemError } from '../../http/problems.ts';
 import { recordAudit } from '../audit.ts';
+import { announceChange } from '../change-feed.ts';
 import type { Caller } from '../identity.ts';
 import { PLAN_LIMITS, planOf } from '../plans.ts';
 import { type BucketMap, clientRanges, initialBucketMap, relayout } from './bucket-map.ts';
@@ -103,6 +104,7 @@ async function bumpConfigVersion(tx: Tx, orgId: string): Promise<void> {
     .update(orgs)
     .set({ configVersion: sql`${orgs.configVersion} + 1` })
     .where(eq(orgs.id, orgId));
+  await announceChange(tx, { kind: 'config', orgId });
 }
 
 export async function createExperiment(

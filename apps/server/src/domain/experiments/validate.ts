@@ -68,12 +68,6 @@ export function checkConfig(config: ExperimentConfig): void {
       detail: `weights sum to ${total / 100}%, more than 100%`,
     });
   }
-  if (config.allocation.length === 0) {
-    errors.push({
-      pointer: '#/allocation',
-      detail: 'needs at least one slice; the first is the control arm',
-    });
-  }
   for (const i of duplicates(config.metrics.map((m) => m.name))) {
     errors.push({ pointer: `#/metrics/${i}/name`, detail: 'duplicate metric name' });
   }

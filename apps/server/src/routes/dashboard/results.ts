@@ -1,14 +1,12 @@
 import { Type } from 'typebox';
 import { collectingProblem } from '../../analysis/collecting.ts';
-import { isRunLabel, readResults, readSummary } from '../../analysis/results.ts';
+import { RUN_LABEL_PATTERN, readResults, readSummary } from '../../analysis/results.ts';
 import { ResultsSchema } from '../../analysis/results-schema.ts';
 import type { Context } from '../../context.ts';
 import { getExperiment } from '../../domain/experiments/service.ts';
 import type { App } from '../../http/app-types.ts';
-import { ProblemError } from '../../http/problems.ts';
 import { problemResponses } from '../../http/responses.ts';
 import { callerOf } from '../../http/session-auth.ts';
-import { Text } from '../../schemas/text.ts';
 import { ExperimentParams } from './get-experiment.ts';
 
 export function registerResults(app: App, ctx: Context): void {
@@ -22,7 +20,10 @@ export function registerResults(app: App, ctx: Context): void {
         querystring: Type.Object(
           {
             day: Type.Optional(
-              Text({ description: 'A day YYYY-MM-DD or a label manual-<ISO instant>' }),
+              Type.String({
+                pattern: RUN_LABEL_PATTERN,
+                description: 'A day YYYY-MM-DD or a label manual-<ISO instant>',
+              }),
             ),
           },
           { additionalProperties: false },
@@ -32,17 +33,7 @@ export function registerResults(app: App, ctx: Context): void {
     },
     async (request) => {
       const experiment = await getExperiment(ctx.db, callerOf(request).orgId, request.params.id);
-      const { day } = request.query;
-      if (day !== undefined && !isRunLabel(day)) {
-        throw new ProblemError(
-          'validation-error',
-          'day must be YYYY-MM-DD or manual-<ISO instant>',
-          {
-            errors: [{ parameter: 'day', detail: 'must be YYYY-MM-DD or manual-<ISO instant>' }],
-          },
-        );
-      }
-      return readResults(ctx.db, experiment.id, day, () =>
+      return readResults(ctx.db, experiment.id, request.query.day, () =>
         collectingProblem(ctx.db, experiment, ctx.config.minEventsPerArm),
       );
     },

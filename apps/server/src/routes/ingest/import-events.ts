@@ -4,9 +4,11 @@ import { apiKeyHook, keyCallerOf } from '../../http/api-key-auth.ts';
 import type { App } from '../../http/app-types.ts';
 import { ProblemError } from '../../http/problems.ts';
 import { problemResponses } from '../../http/responses.ts';
+import { compileBodyValidator } from '../../http/validators.ts';
 import { acceptEvents } from '../../ingest/accept.ts';
 import { EventIdClaims } from '../../ingest/event-id-claims.ts';
 import {
+  IMPORT_MAX_ROWS,
   ImportFormatError,
   type ParsedImport,
   parseCsvImport,
@@ -38,6 +40,9 @@ export async function register(app: App, ctx: Context): Promise<void> {
     {
       onRequest: apiKeyHook(ctx, { secretOnly: true }),
       bodyLimit: IMPORT_MAX_BYTES,
+      // Every payload arrives as text and is parsed by its format's parser below; the document
+      // states each format's shape, the request checks that there is a payload at all.
+      validatorCompiler: () => compileBodyValidator(Type.String({ minLength: 1 })),
       schema: {
         tags: ['ingest'],
         summary:
@@ -45,11 +50,25 @@ export async function register(app: App, ctx: Context): Promise<void> {
         description:
           'Rows are independent: each bad row is reported with the 1-based line where it starts (and, in a JSON array, its 0-based element `index`) and skipped; rows past the monthly allowance are reported the same way.',
         security: [{ apiKey: [] }],
-        consumes: Object.keys(PARSERS),
-        body: Type.String({
-          description:
-            'The payload: text/csv (header row), application/json (array) or application/x-ndjson',
-        }),
+        body: {
+          content: {
+            'text/csv': {
+              schema: Type.String({
+                minLength: 1,
+                description: 'RFC 4180 with a header row naming the columns (the event fields)',
+              }),
+            },
+            'application/json': {
+              schema: Type.Array(Type.Unknown(), {
+                maxItems: IMPORT_MAX_ROWS,
+                description: 'An array of events; each row is checked on its own',
+              }),
+            },
+            'application/x-ndjson': {
+              schema: Type.String({ minLength: 1, description: 'One event as JSON per line' }),
+            },
+          },
+        },
         response: {
           200: Type.Object({
             events: Type.Integer({ description: 'Rows accepted and enqueued' }),
@@ -74,7 +93,14 @@ export async function register(app: App, ctx: Context): Promise<void> {
     },
     async (request) => {
       const type = (request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-      const parse = PARSERS[type] as (text: string) => ParsedImport;
+      const parse = PARSERS[type];
+      // Without a Content-Type (and so without a body) no parser ran.
+      if (parse === undefined || typeof request.body !== 'string') {
+        throw new ProblemError(
+          'unsupported-media-type',
+          `Send the payload as ${Object.keys(PARSERS).join(', ')} with its Content-Type`,
+        );
+      }
       let parsed: ParsedImport;
       try {
         parsed = parse(request.body);

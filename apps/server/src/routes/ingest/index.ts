@@ -50,6 +50,8 @@ export async function ingestRoutes(app: App, ctx: Context): Promise<void> {
     allowedHeaders: ['x-api-key', 'content-type', 'if-none-match'],
     exposedHeaders: ['etag', 'retry-after'],
     maxAge: 600,
+    // A plain OPTIONS (no Origin) is answered too, rather than with a text/plain 400.
+    strictPreflight: false,
   });
   await limitPerKey(app, ctx);
   await app.register(async (keyed) => {

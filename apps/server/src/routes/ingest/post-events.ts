@@ -1,18 +1,28 @@
-import { Type } from 'typebox';
+import { type Static, Type } from 'typebox';
 import type { Context } from '../../context.ts';
 import { keyCallerOf } from '../../http/api-key-auth.ts';
 import type { App } from '../../http/app-types.ts';
 import { problemResponses } from '../../http/responses.ts';
+import { compileBodyValidator } from '../../http/validators.ts';
 import { acceptEvents } from '../../ingest/accept.ts';
 import { MAX_EVENTS_BODY_BYTES, MAX_EVENTS_PER_BATCH } from '../../ingest/event-schema.ts';
+import { EventShapes } from '../../ingest/event-shapes.ts';
 import { refuseIfNothingAccepted } from '../../ingest/refusal.ts';
 import { IngestAckSchema } from './ack.ts';
+
+const BatchEnvelope = Type.Object(
+  { events: Type.Array(Type.Unknown(), { minItems: 1, maxItems: MAX_EVENTS_PER_BATCH }) },
+  { additionalProperties: false },
+);
 
 export function register(app: App, ctx: Context): void {
   app.post(
     '/v1/events',
     {
       bodyLimit: MAX_EVENTS_BODY_BYTES,
+      // The document states each event's shape; the request validates only the envelope, since
+      // events are checked one by one in the handler and a bad one never sinks its batch.
+      validatorCompiler: () => compileBodyValidator(BatchEnvelope),
       schema: {
         tags: ['ingest'],
         summary: `Report a batch of at most ${MAX_EVENTS_PER_BATCH} events (1 MiB); 202 once durably queued`,
@@ -20,17 +30,15 @@ export function register(app: App, ctx: Context): void {
           'Each event is checked on its own; invalid ones are listed by index in `rejected`.',
         security: [{ apiKey: [] }],
         body: Type.Object(
-          {
-            // Items are checked one by one in the handler, so a bad event never sinks the batch.
-            events: Type.Array(Type.Unknown(), { minItems: 1, maxItems: MAX_EVENTS_PER_BATCH }),
-          },
+          { events: Type.Array(EventShapes, { minItems: 1, maxItems: MAX_EVENTS_PER_BATCH }) },
           { additionalProperties: false },
         ),
         response: { 202: IngestAckSchema, ...problemResponses(400, 401, 413, 415, 429) },
       },
     },
     async (request, reply) => {
-      const outcome = await acceptEvents(ctx, keyCallerOf(request).orgId, request.body.events);
+      const { events } = request.body as Static<typeof BatchEnvelope>;
+      const outcome = await acceptEvents(ctx, keyCallerOf(request).orgId, events);
       refuseIfNothingAccepted(outcome, (i) => `#/events/${i}`);
       reply.status(202);
       return {

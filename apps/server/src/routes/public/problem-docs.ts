@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import type { App } from '../../http/app-types.ts';
 import { PROBLEMS, ProblemError, type ProblemSlug } from '../../http/problems.ts';
+import { problemResponses } from '../../http/responses.ts';
 
 function escapeHtml(text: string): string {
   return text.replace(
@@ -20,6 +21,13 @@ export function register(app: App): void {
         security: [],
         params: Type.Object({ slug: Type.String({ maxLength: 100 }) }),
         produces: ['text/html'],
+        response: {
+          200: {
+            description: 'A page about the problem type',
+            content: { 'text/html': { schema: Type.String() } },
+          },
+          ...problemResponses(404),
+        },
       },
     },
     async (request, reply) => {

@@ -88,7 +88,7 @@ export async function register(app: App, ctx: Context): Promise<void> {
           'One downstream outcome, HMAC-signed with the org webhook secret; counts like /v1/events',
         description:
           'Header `Arbiter-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`; 5-minute tolerance.',
-        security: [],
+        security: [{ signature: [] }],
         body: BusinessEventBody,
         response: {
           202: Type.Object({
