@@ -11,3 +11,12 @@ echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 # 2 forks x 3 measured iterations of 2 s after 2 warm-ups: enough for a ratio, short on a shared machine.
 java -jar target/benchmarks.jar AssignBenchmark -f 2 -wi 2 -w 2s -i 3 -r 2s -rf json -rff target/jmh.json "$@"
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+# The ratios, from the same run's scores (the machine is noisy: compare only within one run).
+node -e '
+const runs = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+const score = (name) => runs.find((r) => r.benchmark.endsWith("." + name))?.primaryMetric.score;
+const baseline = score("launchDarklyVariation");
+for (const name of ["arbiterAssign", "arbiterAssignWithoutExposures"]) {
+  const own = score(name);
+  if (own && baseline) console.log(`${name}: ${(own / baseline).toFixed(1)}x launchDarklyVariation`);
+}' target/jmh.json
