@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -52,9 +52,21 @@ describe('FileOfflineStore', () => {
     expect((await store.peek(10)).map((e) => e.event_id)).toEqual(['e2', 'e3']);
   });
 
+  it('starts the first append after a torn last line on a line of its own', async () => {
+    const path = join(dir, 's.ndjson');
+    // A crash mid-append left half a line, without its newline, after a whole one.
+    const whole = `${JSON.stringify(event(1))}\n`;
+    writeFileSync(path, whole + JSON.stringify(event(9)).slice(0, 20));
+    const store = new FileOfflineStore(path, 100);
+    expect((await store.peek(10)).map((e) => e.event_id)).toEqual(['e1']);
+    await store.append([event(2)]);
+    await store.append([event(3)]);
+    const reopened = new FileOfflineStore(path, 100);
+    expect(await reopened.peek(10)).toEqual([event(1), event(2), event(3)]);
+  });
+
   it('rejects when the path cannot be written', async () => {
     const blocker = join(dir, 'file');
-    const { writeFileSync } = await import('node:fs');
     writeFileSync(blocker, 'x');
     const store = new FileOfflineStore(join(blocker, 'spill.ndjson'), 10);
     await expect(store.append([event(1)])).rejects.toThrow();

@@ -4,7 +4,8 @@ The format of the Node client's file store (clients/typescript/src/internal/offl
 one event object per line, exactly as sent on the wire, so either library replays the other's
 file. Appends go to the end of the file; removals rewrite it through a temporary file and a
 rename, so a crash leaves the old file or the new one, never half of one. A line cut short by a
-crash mid-append is skipped on load.
+crash mid-append is skipped on load, and the next append starts on a line of its own so that the
+first event after it is not glued to it and lost.
 
 Unlike the Node store, the file and not memory is the truth: after ``os.fork()`` (gunicorn,
 Celery) parent and children share the path, so every operation holds an advisory lock on
@@ -47,9 +48,10 @@ class FileOfflineStore:
                 self._rewrite((held + list(events))[overflow:])
             else:
                 self._ensure_directory()
-                fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+                fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
                 with os.fdopen(fd, "a", encoding="utf-8") as f:
-                    f.write("".join(e.line + "\n" for e in events))
+                    lead = "" if _ends_a_line(fd) else "\n"
+                    f.write(lead + "".join(e.line + "\n" for e in events))
                 held.extend(events)
                 self._signature = _stat(self.path)
             return overflow
@@ -130,6 +132,16 @@ def _parse_line(raw: str) -> Optional[QueuedEvent]:
     # Re-serialized, so that a line written by another library is sent exactly as it parsed.
     text = json.dumps(event, ensure_ascii=False, separators=(",", ":"))
     return QueuedEvent(event["event_id"], timestamp if isinstance(timestamp, str) else "", text)
+
+
+def _ends_a_line(fd: int) -> bool:
+    """Whether the file is empty or ends in a newline; read from the file, not from what this
+    process last saw, since another process (or a crash) may have written its tail."""
+    size = os.fstat(fd).st_size
+    if size == 0:
+        return True
+    os.lseek(fd, size - 1, os.SEEK_SET)
+    return os.read(fd, 1) == b"\n"
 
 
 def _stat(path: str) -> Optional[_Signature]:

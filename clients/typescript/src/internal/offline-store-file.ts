@@ -6,11 +6,14 @@ import type { OfflineStore } from './offline-store.ts';
 /**
  * Spilled events as newline-delimited JSON, oldest first. Appends go to the end of the file;
  * removals rewrite it through a temporary file and a rename, so a crash leaves the old file or
- * the new one, never half of one. A line cut short by a crash mid-append is skipped on load.
+ * the new one, never half of one. A line cut short by a crash mid-append is skipped on load,
+ * and the next append starts on a line of its own so the first event after it is not lost.
  * One client per file: the in-memory copy is the truth while the process runs.
  */
 export class FileOfflineStore implements OfflineStore {
   private events: ArbiterEvent[] | null = null;
+  /** The file may end in a torn line: the next append must start on a line of its own. */
+  private tornTail = false;
   /** Operations run one at a time, in call order, so an append never races a rewrite. */
   private tail: Promise<unknown> = Promise.resolve();
 
@@ -30,7 +33,11 @@ export class FileOfflineStore implements OfflineStore {
         this.events = next;
       } else {
         await mkdir(dirname(this.path), { recursive: true });
-        await appendFile(this.path, toLines(events), { mode: 0o600 });
+        const lines = (this.tornTail ? '\n' : '') + toLines(events);
+        // A failed append may have written part of a line; an empty line costs nothing on load.
+        this.tornTail = true;
+        await appendFile(this.path, lines, { mode: 0o600 });
+        this.tornTail = false;
         held.push(...events);
       }
       return overflow;
@@ -66,6 +73,7 @@ export class FileOfflineStore implements OfflineStore {
     } catch (err) {
       if ((err as { code?: unknown }).code !== 'ENOENT') throw err;
     }
+    this.tornTail = text !== '' && !text.endsWith('\n');
     const events: ArbiterEvent[] = [];
     for (const line of text.split('\n')) {
       if (line === '') continue;
@@ -83,6 +91,7 @@ export class FileOfflineStore implements OfflineStore {
     const temporary = `${this.path}.${process.pid}.tmp`;
     await writeFile(temporary, toLines(events), { mode: 0o600 });
     await rename(temporary, this.path);
+    this.tornTail = false;
   }
 }
 

@@ -1,17 +1,18 @@
 package dev.arbiter.bench;
 
+import com.launchdarkly.sdk.LDContext;
+import com.launchdarkly.sdk.server.Components;
+import com.launchdarkly.sdk.server.LDClient;
+import com.launchdarkly.sdk.server.LDConfig;
+import com.launchdarkly.sdk.server.integrations.FileData;
 import com.sun.net.httpserver.HttpServer;
 import dev.arbiter.client.Arbiter;
 import dev.arbiter.client.ArbiterLogger;
-import growthbook.sdk.java.GrowthBook;
-import growthbook.sdk.java.model.Experiment;
-import growthbook.sdk.java.model.GBContext;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntFunction;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Level;
@@ -26,9 +27,10 @@ import org.openjdk.jmh.annotations.Threads;
 /**
  * One assignment of one of 16,384 distinct users to a two-variant 50/50 experiment, on one
  * thread: Arbiter's {@code assign()} (exposures on, as by default: after the first round each
- * user's exposure is already sent) against the GrowthBook Java SDK's {@code run(experiment)} on
- * an equivalent experiment, one GrowthBook instance per user built beforehand, so that neither
- * side parses attributes in the measured call.
+ * user's exposure is already sent) against LaunchDarkly's Java server SDK evaluating an equivalent
+ * flag ({@code stringVariation}: two variations, a 50/50 percentage rollout, the same salt), one
+ * {@code LDContext} per user built beforehand, so that neither side parses attributes in the
+ * measured call. LaunchDarkly reads its flag from a classpath file with events off: no network.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.Throughput)
@@ -46,8 +48,8 @@ public class AssignBenchmark {
   private HttpServer server;
   private Arbiter arbiter;
   private Arbiter arbiterWithoutExposures;
-  private GrowthBook[] growthbooks;
-  private Experiment<String> experiment;
+  private LDClient launchDarkly;
+  private LDContext[] contexts;
 
   @Setup(Level.Trial)
   public void setUp() throws Exception {
@@ -70,22 +72,30 @@ public class AssignBenchmark {
     arbiter = client(true);
     arbiterWithoutExposures = client(false);
 
-    ArrayList<String> variations = new ArrayList<>(List.of("control", "concise"));
-    ArrayList<Float> weights = new ArrayList<>(List.of(0.5f, 0.5f));
-    experiment = Experiment.<String>builder().key("checkout-prompt").variations(variations)
-        .weights(weights).coverage(1.0f).build();
-    growthbooks = new GrowthBook[USERS];
+    launchDarkly = new LDClient("sdk-bench-offline", new LDConfig.Builder()
+        .dataSource(FileData.dataSource().classpathResources("launchdarkly-flags.json"))
+        .events(Components.noEvents())
+        .diagnosticOptOut(true)
+        .logging(Components.noLogging())
+        .build());
+    if (!launchDarkly.isInitialized()) throw new IllegalStateException("LaunchDarkly flags not loaded");
+    contexts = new LDContext[USERS];
+    for (int i = 0; i < USERS; i++) contexts[i] = LDContext.create(users[i]);
+    // Both sides must answer, with both variants in about equal shares: a benchmark of a call
+    // that does nothing (or always falls back) measures nothing.
+    checkSplit("Arbiter", i -> arbiter.assign("checkout-prompt", users[i]));
+    checkSplit("LaunchDarkly", i -> launchDarkly.stringVariation("checkout-prompt", contexts[i], "fallback"));
+  }
+
+  private static void checkSplit(String side, IntFunction<String> assignment) {
+    int control = 0;
     for (int i = 0; i < USERS; i++) {
-      growthbooks[i] = new GrowthBook(GBContext.builder()
-          .attributesJson("{\"id\":\"" + users[i] + "\"}")
-          .featuresJson("{}")
-          .trackingCallback(null)
-          .build());
+      String variant = assignment.apply(i);
+      if ("control".equals(variant)) control++;
+      else if (!"concise".equals(variant)) throw new IllegalStateException(side + " answered " + variant);
     }
-    // Both sides must answer: a benchmark of a call that does nothing measures nothing.
-    if (arbiter.assign("checkout-prompt", users[0]) == null
-        || growthbooks[0].run(experiment).getValue() == null) {
-      throw new IllegalStateException("an assignment came back empty");
+    if (control < USERS * 0.45 || control > USERS * 0.55) {
+      throw new IllegalStateException(side + " put " + control + " of " + USERS + " users in control");
     }
   }
 
@@ -106,7 +116,8 @@ public class AssignBenchmark {
   }
 
   @TearDown(Level.Trial)
-  public void tearDown() {
+  public void tearDown() throws Exception {
+    launchDarkly.close();
     arbiter.close();
     arbiterWithoutExposures.close();
     server.stop(0);
@@ -128,9 +139,9 @@ public class AssignBenchmark {
   }
 
   @Benchmark
-  public String growthbookRun() {
+  public String launchDarklyVariation() {
     int i = next;
     next = (i + 1) & (USERS - 1);
-    return growthbooks[i].run(experiment).getValue();
+    return launchDarkly.stringVariation("checkout-prompt", contexts[i], "fallback");
   }
 }

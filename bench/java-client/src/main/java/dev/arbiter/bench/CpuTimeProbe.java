@@ -19,7 +19,7 @@ public final class CpuTimeProbe {
       ThreadMXBean cpu = ManagementFactory.getThreadMXBean();
       measure("arbiterAssign", cpu, i -> state.arbiterAssign(), 200_000_000);
       measure("arbiterAssignWithoutExposures", cpu, i -> state.arbiterAssignWithoutExposures(), 200_000_000);
-      measure("growthbookRun", cpu, i -> state.growthbookRun(), 2_000_000);
+      measure("launchDarklyVariation", cpu, i -> state.launchDarklyVariation(), 4_000_000);
     } finally {
       state.tearDown();
     }
