@@ -16,7 +16,7 @@ from ._config_store import CompiledExperiment, ConfigStore
 from ._errors import ArbiterError
 from ._event_pipeline import EventPipeline
 from ._event_queue import EventQueue
-from ._event_validation import is_wire_user_id, track_problem
+from ._event_validation import is_wire_user_id, track_problem, wire_problem
 from ._lifecycle import forget_client, track_client
 from ._model_call_recorder import ModelCallRecorder
 from ._offline_store import FileOfflineStore
@@ -184,7 +184,7 @@ class Arbiter:
             entry = self._experiments.get(merged["experiment_id"])
             if entry is not None:
                 merged["experiment_id"] = entry.id
-            self._enqueue(event, merged)
+            self._enqueue(event, merged, checked=True)
         except Exception as err:
             self._warn_once("track", "track failed: %r" % (err,))
 
@@ -301,10 +301,16 @@ class Arbiter:
         entry.exposed[user] = variant
         self._enqueue("exposure", {"experiment_id": entry.id, "user_id": user, "variant": variant})
 
-    def _enqueue(self, event_type: str, payload: Dict[str, Any]) -> None:
+    def _enqueue(self, event_type: str, payload: Dict[str, Any], checked: bool = False) -> None:
+        """``checked``: ``track`` has already told the caller why an event is refused."""
         if self._closed:
             self._dropped_after_close += 1
             self._warn_once("closed", "events after close() are dropped")
+            return
+        # Exposures and model calls made for the caller: one the API would refuse is not queued.
+        problem = None if checked else wire_problem(payload)
+        if problem is not None:
+            self._log.warning("%s not recorded: %s", event_type, problem)
             return
         event = dict(payload)
         event["event_id"] = str(uuid.uuid4())

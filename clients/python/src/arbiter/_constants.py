@@ -51,6 +51,20 @@ MAX_ERROR_LENGTH = 500
 #: Prompt and response text kept per model call: the server's field limit.
 MAX_MODEL_TEXT_LENGTH = 200_000
 
+#: The server's numeric domains (docs/wire-format.md); an event outside them is not queued.
+#: ``latency_ms`` from 0 to one day: a longer call is a clock bug.
+MAX_LATENCY_MS = 86_400_000
+#: ``input_tokens`` and ``output_tokens``: integers from 0 to a billion.
+MAX_TOKENS = 1_000_000_000
+#: ``cost_usd`` from 0 to a million US dollars.
+MAX_COST_USD = 1_000_000
+#: A business event's ``value`` lies within plus or minus this (1e12).
+MAX_ABS_BUSINESS_VALUE = 1_000_000_000_000
+#: Free-form JSON (``metadata``): at most this many levels of nesting...
+METADATA_MAX_DEPTH = 32
+#: ...and at most this many bytes as compact UTF-8 JSON (64 KiB).
+METADATA_MAX_BYTES = 65_536
+
 #: Python only: how long the ``atexit`` hook may spend delivering the queue before it spills the
 #: rest to the offline store (or drops it with a log line). Sentry's Python SDK uses the same 2 s.
 EXIT_FLUSH_DEADLINE_MS = 2_000

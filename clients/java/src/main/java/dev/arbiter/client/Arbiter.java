@@ -74,7 +74,7 @@ public final class Arbiter implements AutoCloseable {
         b.pollIntervalMs, b.sendFullBatches ? batchSize : Integer.MAX_VALUE);
     self[0] = worker;
     this.stamper = new EventStamper(queue, logger, this::warnOnce, worker::eventQueued);
-    this.recorder = new ModelCallRecorder(store, b.recordModelText, stamper::enqueue,
+    this.recorder = new ModelCallRecorder(store, b.recordModelText, this::enqueueRecorded,
         this::warnOnce);
     this.ready = worker.firstLoad().thenApply(ignored -> prefetched());
     worker.start();
@@ -251,7 +251,17 @@ public final class Arbiter implements AutoCloseable {
     fields.put("experiment_id", entry.id);
     fields.put("user_id", user);
     fields.put("variant", variant);
-    stamper.enqueue("exposure", fields);
+    enqueueRecorded("exposure", fields);
+  }
+
+  /** Exposures and model calls made for the caller: one the API would refuse is not queued. */
+  private void enqueueRecorded(String type, Map<String, Object> fields) {
+    String problem = EventValidation.problem(type, fields);
+    if (problem != null) {
+      logger.warn(type + " not recorded: " + problem);
+      return;
+    }
+    stamper.enqueue(type, fields);
   }
 
   private void warnOnce(String key, String message) {

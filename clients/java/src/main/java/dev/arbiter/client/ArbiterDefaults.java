@@ -55,6 +55,20 @@ public final class ArbiterDefaults {
   /** Prompt and response text kept per model call: the server's field limit. */
   public static final int MAX_MODEL_TEXT_LENGTH = 200_000;
 
+  /** The server's numeric domains (docs/wire-format.md); an event outside them is not queued.
+   * {@code latency_ms} from 0 to one day: a longer call is a clock bug. */
+  public static final long MAX_LATENCY_MS = 86_400_000;
+  /** {@code input_tokens} and {@code output_tokens}: integers from 0 to a billion. */
+  public static final long MAX_TOKENS = 1_000_000_000;
+  /** {@code cost_usd} from 0 to a million US dollars. */
+  public static final long MAX_COST_USD = 1_000_000;
+  /** A business event's {@code value} lies within plus or minus this (1e12). */
+  public static final long MAX_ABS_BUSINESS_VALUE = 1_000_000_000_000L;
+  /** Free-form JSON ({@code metadata}): at most this many levels of nesting... */
+  public static final int METADATA_MAX_DEPTH = 32;
+  /** ...and at most this many bytes as compact UTF-8 JSON (64 KiB). */
+  public static final int METADATA_MAX_BYTES = 65_536;
+
   /** Java only: how long {@code close()} waits for the queue to be delivered or spilled. */
   public static final long CLOSE_TIMEOUT_MS = 10_000;
 }

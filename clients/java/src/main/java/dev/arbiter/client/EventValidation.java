@@ -1,5 +1,6 @@
 package dev.arbiter.client;
 
+import java.nio.charset.StandardCharsets;
 import java.util.Collection;
 import java.util.Map;
 import java.util.Set;
@@ -7,8 +8,10 @@ import java.util.Set;
 /**
  * Why the API would refuse an event, found at {@code track} time: a refusal found at flush time
  * would cost the whole batch a round trip and put the log line far from the caller's mistake.
- * Mirrors the server's rules (docs/wire-format.md, docs/decisions.md "Ingest plane"), text
- * included: PostgreSQL cannot store NUL or an unpaired UTF-16 surrogate.
+ * Mirrors the server's rules (docs/wire-format.md, docs/decisions.md "Ingest plane") and the
+ * TypeScript client's checks: the text rule on every string and id (PostgreSQL cannot store NUL
+ * or an unpaired UTF-16 surrogate), the fields' lengths, the numeric domains, and the free-form
+ * JSON limit of {@code metadata} (depth and size).
  */
 final class EventValidation {
   static final Set<String> EVENT_TYPES = Set.of("exposure", "model_call", "business_event");
@@ -18,8 +21,14 @@ final class EventValidation {
       "latency_ms", "input_tokens", "output_tokens", "cost_usd", "model", "error", "prompt",
       "response", "business_metric", "value", "metadata");
 
-  private static final Set<String> NON_NEGATIVE = Set.of("latency_ms", "input_tokens",
-      "output_tokens", "cost_usd");
+  /** The numeric domains, lowest and highest value per field. */
+  private static final Map<String, double[]> DOMAIN = Map.of(
+      "latency_ms", new double[] {0, ArbiterDefaults.MAX_LATENCY_MS},
+      "input_tokens", new double[] {0, ArbiterDefaults.MAX_TOKENS},
+      "output_tokens", new double[] {0, ArbiterDefaults.MAX_TOKENS},
+      "cost_usd", new double[] {0, ArbiterDefaults.MAX_COST_USD},
+      "value", new double[] {-ArbiterDefaults.MAX_ABS_BUSINESS_VALUE,
+          ArbiterDefaults.MAX_ABS_BUSINESS_VALUE});
   private static final Set<String> INTEGRAL = Set.of("input_tokens", "output_tokens");
   /** Longest text the server takes per field (apps/server event schema). */
   static final Map<String, Integer> MAX_LENGTH = Map.of("experiment_id", 200, "variant", 64,
@@ -53,11 +62,11 @@ final class EventValidation {
       if (TEXT.contains(field) && value != null && !(value instanceof String)) {
         return field + " must be a string";
       }
-      if (NON_NEGATIVE.contains(field) && value != null && !isNonNegative(value)) {
-        return field + " must be a finite number >= 0";
-      }
-      if (INTEGRAL.contains(field) && value != null && !isIntegral((Number) value)) {
-        return field + " must be an integer";
+      double[] domain = DOMAIN.get(field);
+      if (domain != null && (!inDomain(value, domain)
+          || (INTEGRAL.contains(field) && !isIntegral((Number) value)))) {
+        return field + " must be " + (INTEGRAL.contains(field) ? "an integer" : "a number")
+            + " from " + (long) domain[0] + " to " + (long) domain[1];
       }
       Integer max = MAX_LENGTH.get(field);
       if (max != null && value instanceof String && ((String) value).length() > max) {
@@ -73,11 +82,18 @@ final class EventValidation {
       if (field.equals("error") && value != null && !(value instanceof String)) {
         return "error must be a string or null";
       }
-      if (field.equals("metadata") && value != null && !(value instanceof Map)) {
+      if (field.equals("metadata") && !(value instanceof Map)) {
         return "metadata must be an object";
       }
-      String bad = valueProblem(field, value, 0);
+      String bad = valueProblem(field, value, 1);
       if (bad != null) return bad;
+    }
+    if (payload.containsKey("metadata")) {
+      int bytes = JsonWriter.write(payload.get("metadata")).getBytes(StandardCharsets.UTF_8).length;
+      if (bytes > ArbiterDefaults.METADATA_MAX_BYTES) {
+        return "metadata is " + bytes + " bytes as JSON, more than "
+            + ArbiterDefaults.METADATA_MAX_BYTES;
+      }
     }
     Object experiment = payload.get("experiment_id");
     if (!(experiment instanceof String) || ((String) experiment).isEmpty()) {
@@ -101,10 +117,17 @@ final class EventValidation {
     return null;
   }
 
-  /** Strings storable, numbers finite, only JSON types, nesting bounded. */
+  /**
+   * Strings storable, numbers finite, only JSON types, at most the free-form JSON limit of
+   * nesting ({@code depth} is the level of {@code value}, the field itself being 1). Stops one
+   * level past the limit, so no depth a caller builds can overflow the stack.
+   */
   private static String valueProblem(String path, Object value, int depth) {
-    if (depth > JsonReader.MAX_DEPTH) return path + " is nested too deeply";
     if (value == null || value instanceof Boolean) return null;
+    if ((value instanceof Map || value instanceof Collection)
+        && depth > ArbiterDefaults.METADATA_MAX_DEPTH) {
+      return path + " is nested deeper than " + ArbiterDefaults.METADATA_MAX_DEPTH + " levels";
+    }
     if (value instanceof String) {
       String text = textProblem((String) value);
       return text == null ? null : path + ": " + text;
@@ -159,9 +182,10 @@ final class EventValidation {
     return d == Math.rint(d);
   }
 
-  private static boolean isNonNegative(Object value) {
+  /** Null is out of every domain, as on the server: a number field is a number when present. */
+  private static boolean inDomain(Object value, double[] domain) {
     if (!(value instanceof Number)) return false;
     double d = ((Number) value).doubleValue();
-    return Double.isFinite(d) && d >= 0;
+    return Double.isFinite(d) && d >= domain[0] && d <= domain[1];
   }
 }
