@@ -79,7 +79,8 @@ for (const target of targets) {
   const args = target.script ? [target.script] : [tsup, '--silent'];
   const run = spawnSync(process.execPath, args, {
     cwd: join(root, target.dir),
-    stdio: ['ignore', 'ignore', 'inherit'],
+    // Output to stderr: a failing build must say why (tsc writes its errors to stdout).
+    stdio: ['ignore', 2, 'inherit'],
   });
   if (run.status !== 0) {
     process.stderr.write(`build of the ${target.name} failed (exit ${run.status})\n`);

@@ -1,6 +1,9 @@
 import { Type } from 'typebox';
 import { isStorableText, TEXT_RULE_MESSAGE } from './text.ts';
 
+/** TextEncoder rather than Buffer: the dashboard's bundle checks variables with this module too. */
+const utf8 = new TextEncoder();
+
 /**
  * The one limit of every free-form JSON field (event metadata, experiment variables, import
  * rows' metadata): at most 32 levels of nesting and 64 KiB as compact JSON in UTF-8, and the
@@ -47,7 +50,7 @@ export function freeFormJsonProblem(value: unknown): FreeFormJsonProblem | null 
       stack.push({ node: inner, depth: depth + 1, path: at });
     }
   }
-  const bytes = Buffer.byteLength(JSON.stringify(value) ?? '', 'utf8');
+  const bytes = utf8.encode(JSON.stringify(value) ?? '').length;
   if (bytes > FREE_FORM_JSON_MAX_BYTES) {
     return { pointer: '', detail: `${bytes} bytes as JSON, more than ${FREE_FORM_JSON_MAX_BYTES}` };
   }
