@@ -36,7 +36,9 @@ describe('one process per embedded data dir', () => {
       expect(JSON.parse(readFileSync(join(dir, 'arbiter.lock'), 'utf8'))).toEqual({ pid });
       // ... so the command still reaches the running server through its control file.
       const viaServer = runCli(['pipeline', 'run', '--day', '2026-11-20'], env);
-      expect(viaServer.stderr).toBe('');
+      // stdout is the run as JSON; stderr explains it in sentences (no failure among them).
+      expect(viaServer.code).toBe(0);
+      expect(viaServer.stderr).toMatch(/^pipeline ran for 2026-11-20\n/);
       expect(JSON.parse(viaServer.stdout)).toMatchObject({ day: '2026-11-20', ran: true });
       // migrate would open the database too.
       expect(runCli(['migrate'], env)).toMatchObject({ code: 1, stderr: inUse(dir, pid) });

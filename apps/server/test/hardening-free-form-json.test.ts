@@ -83,7 +83,11 @@ describe('free-form JSON limits', () => {
     expect(fromJson.statusCode).toBe(200);
     expect(fromJson.json().events).toBe(2);
     expect(fromJson.json().errors).toEqual([
-      { line: 3, detail: expect.stringMatching(/^metadata(\/a)+: nested deeper than 32 levels$/) },
+      {
+        line: 3,
+        index: 1,
+        detail: expect.stringMatching(/^metadata(\/a)+: nested deeper than 32 levels$/),
+      },
     ]);
     const ndjson = `${deep('ff-nd-deep')}\n${JSON.stringify(exposureOf(exp, 'ff-nd-1', 'u'))}\n`;
     const fromNdjson = await probe.importAs(acme.secret, 'application/x-ndjson', ndjson);

@@ -111,7 +111,7 @@ describe('JSON and NDJSON import', () => {
 
   it('tells apart the elements of a one-line JSON array by their index', async () => {
     const good = (id: string, user: string) =>
-      `{"event_id":"${id}","type":"exposure","experiment_id":"imp","user_id":"${user}","timestamp":"2026-11-20T10:00:00Z"}`;
+      `{"event_id":"${id}","type":"exposure","experiment_id":"imp","user_id":"${user}","timestamp":"${PAST_DAY}T10:00:00Z"}`;
     const payload = `[${good('o-1', 'a')},${good('o-2', '')},"x",${good('o-3', 'c')}]`;
     const res = await importAs('application/json', payload);
     expect(res.json()).toEqual({
@@ -120,6 +120,7 @@ describe('JSON and NDJSON import', () => {
         { line: 1, index: 1, detail: 'user_id: must NOT have fewer than 1 characters' },
         { line: 1, index: 2, detail: 'must be a JSON object, found a string' },
       ],
+      before_analysis_window: 2,
     });
     expect([...(await storedIds(['o-1', 'o-2', 'o-3'])).keys()].sort()).toEqual(['o-1', 'o-3']);
   });

@@ -18,18 +18,27 @@ function serverPackageDir(): string {
 /** Where the dashboard's build writes it (scripts/build.mjs, run by scripts/bootstrap.sh). */
 export const DASHBOARD_DIST = join(serverPackageDir(), '..', 'dashboard', 'dist');
 
-/** Paths that belong to the API and its documents: an unknown one stays a 404 problem. */
-const API_PREFIXES = ['/v1/', '/v1', '/docs', '/problems'];
-
-function isApiPath(url: string): boolean {
-  const path = url.split('?')[0] as string;
-  return API_PREFIXES.some((p) => path === p || path.startsWith(p.endsWith('/') ? p : `${p}/`));
-}
+/**
+ * The dashboard's own pages (the top-level paths of apps/dashboard/src/App.tsx's router): each
+ * answers index.html so a deep link loads the app. Named one by one rather than caught by `/*`,
+ * so the API's routing (404, 405 with Allow, 414 for an over-long segment) never meets a
+ * catch-all. A new top-level page adds its path here.
+ */
+export const DASHBOARD_PAGES = [
+  '/',
+  '/experiments',
+  '/experiments/*',
+  '/keys',
+  '/usage',
+  '/audit',
+  '/feedback',
+  '/auth/callback',
+] as const;
 
 /**
- * Serves the built dashboard at `/`: its files, and index.html for every other GET outside the
- * API (the dashboard routes in the browser, so a deep link such as /experiments/x/results must
- * load the app). Nothing is registered when the build is missing, so the API never depends on it.
+ * Serves the built dashboard at `/`: its files, and index.html for each of its pages (the
+ * dashboard routes in the browser, so a deep link such as /experiments/x/results must load the
+ * app). Nothing is registered when the build is missing, so the API never depends on it.
  */
 export async function registerDashboard(app: App, dist = DASHBOARD_DIST): Promise<void> {
   if (!existsSync(join(dist, 'index.html'))) return;
@@ -48,11 +57,8 @@ export async function registerDashboard(app: App, dist = DASHBOARD_DIST): Promis
       );
     },
   });
-  app.get('/*', { schema: { hide: true } }, (request, reply) => {
-    if (isApiPath(request.url)) return reply.callNotFound();
-    return reply.header('cache-control', 'no-cache').sendFile('index.html');
-  });
-  app.get('/', { schema: { hide: true } }, (_request, reply) =>
-    reply.header('cache-control', 'no-cache').sendFile('index.html'),
-  );
+  for (const page of DASHBOARD_PAGES)
+    app.get(page, { schema: { hide: true } }, (_request, reply) =>
+      reply.header('cache-control', 'no-cache').sendFile('index.html'),
+    );
 }
