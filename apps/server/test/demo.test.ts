@@ -42,6 +42,12 @@ describe('arbiter demo', () => {
     expect(run.stdout).toContain(
       '  TOKEN=$(npx arbiter token --email demo@example.com --org arbiter-demo --role admin)',
     );
+    // The dashboard page of each experiment's results, by id: a link a browser opens as it is.
+    const { id } = (await get('/v1/experiments/demo-checkout-prompt')).body as { id: string };
+    expect(run.stdout).toContain(
+      'Dashboard (sign in with Email demo@example.com, Organization arbiter-demo, Role admin):',
+    );
+    expect(run.stdout).toContain(`  ${url}/experiments/${id}/results`);
   }, 120_000);
 
   it('gives a significant metric, a null and a passed SRM check on the first experiment', async () => {
