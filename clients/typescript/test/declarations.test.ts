@@ -118,7 +118,7 @@ describe('the published declarations show only the public surface', () => {
         expect(hidden).toEqual([]);
       });
 
-      it(`the shared base class holds the public methods and no constructor`, () => {
+      it('the shared base class holds the public methods and no constructor', () => {
         const base = source.statements.find(
           (s): s is ts.ClassDeclaration => ts.isClassDeclaration(s) && s.name?.text === SHARED_BASE,
         );
