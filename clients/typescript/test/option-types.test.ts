@@ -1,5 +1,6 @@
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 
@@ -116,5 +117,20 @@ describe('browser options', () => {
     expect(result.errors.nodeOption).toEqual([
       { code: 2561, message: expect.stringContaining("'offlineStorePath' does not exist") },
     ]);
+  });
+});
+
+describe('the README', () => {
+  it('documents every option of both builds in its options table', () => {
+    const file = fileURLToPath(new URL('../src/options.ts', import.meta.url));
+    const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest);
+    const options = source.statements
+      .filter(ts.isInterfaceDeclaration)
+      .flatMap((i) => i.members.map((m) => (m.name as ts.Identifier).text));
+    expect(options).toContain('offlineStorePath');
+    expect(options).toContain('offlineStore');
+    const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+    const table = readme.slice(readme.indexOf('## Options'), readme.indexOf('## How it behaves'));
+    for (const option of options) expect(table, option).toContain(`| \`${option}\` |`);
   });
 });
