@@ -203,6 +203,31 @@ describe('track', () => {
   });
 });
 
+describe('calls not made on the instance itself', () => {
+  it('work through a Proxy of the client (reactive state) and detached', async () => {
+    const c = client();
+    const viaProxy = new Proxy(c, {});
+    expect(await viaProxy.ready()).toBe(true);
+    const arms = usersByArm(c);
+    expect(viaProxy.assign('checkout-prompt', arms.concise ?? '')).toBe('concise');
+    expect(viaProxy.getPrompt('checkout-prompt', arms.control ?? '', 'D').variant).toBe('control');
+    const { track, flush, stats } = c;
+    track('business_event', {
+      experiment_id: 'checkout-prompt',
+      user_id: 'u',
+      business_metric: 'm',
+      value: 1,
+    });
+    await flush();
+    expect(stats()).toMatchObject({ queued: 0, sent: 3, dropped: 0 });
+    await viaProxy.close();
+  });
+
+  it('leave the instance without enumerable properties', () => {
+    expect(Object.keys(client())).toEqual([]);
+  });
+});
+
 describe('construction', () => {
   it('reads ARBITER_API_KEY and ARBITER_BASE_URL when no option is given', async () => {
     vi.stubEnv('ARBITER_API_KEY', fake.apiKey);

@@ -1,6 +1,7 @@
 import { ArbiterError } from '../errors.ts';
 import type { NodeArbiterOptions } from '../options.ts';
 import type { ClientStats, EventType, Logger, PromptResult, TrackPayload } from '../types.ts';
+import { bindMethods } from './bind-methods.ts';
 import { type CompiledExperiment, ConfigStore } from './config-store.ts';
 import * as C from './constants.ts';
 import { EventPipeline } from './event-pipeline.ts';
@@ -44,6 +45,7 @@ export class ArbiterClient {
 
   /** @internal The entry points (Node, browser) pass their platform. */
   constructor(options: ClientOptions, platform: Platform) {
+    bindMethods(this, ArbiterClient.prototype);
     this.#logger = safeLogger(options.logger ?? defaultLogger());
     const apiKey = options.apiKey ?? platform.env('ARBITER_API_KEY');
     if (apiKey === undefined || apiKey === '') {
