@@ -5,7 +5,8 @@
  */
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { Arbiter, type ArbiterEvent } from '../../../clients/typescript/src/index.ts';
+import { Arbiter } from '../../../clients/typescript/src/index.ts';
+import type { ArbiterEvent } from '../../../clients/typescript/src/internal/wire.ts';
 import { events } from '../src/db/schema.ts';
 import { experimentConfig, type Harness, startHarness } from './support/harness.ts';
 

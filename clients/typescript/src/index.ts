@@ -1,16 +1,10 @@
 import { ArbiterClient } from './internal/client.ts';
 import { nodePlatform } from './internal/platform-node.ts';
-import type { ArbiterOptions } from './types.ts';
+import type { NodeArbiterOptions } from './options.ts';
 
-export type {
-  ArbiterEvent,
-  ArbiterOptions,
-  ClientStats,
-  EventType,
-  Logger,
-  PromptResult,
-  TrackPayload,
-} from './types.ts';
+export { ArbiterError } from './errors.ts';
+export type { NodeArbiterOptions } from './options.ts';
+export type { ClientStats, EventType, Logger, PromptResult, TrackPayload } from './types.ts';
 
 /**
  * Arbiter for Node 18+: the key and address may come from `ARBITER_API_KEY` and
@@ -18,7 +12,8 @@ export type {
  * the user through awaits with AsyncLocalStorage.
  */
 export class Arbiter extends ArbiterClient {
-  constructor(options: ArbiterOptions = {}) {
-    super(options, nodePlatform);
+  /** Throws an `ArbiterError` when there is no API key (nor `ARBITER_API_KEY`). */
+  constructor(options: NodeArbiterOptions = {}) {
+    super(options, nodePlatform(options));
   }
 }

@@ -23,14 +23,6 @@ export interface TrackPayload {
   metadata?: Record<string, unknown>;
 }
 
-/** One event as sent on the wire. */
-export interface ArbiterEvent extends TrackPayload {
-  event_id: string;
-  type: EventType;
-  /** ISO 8601, taken when the event was enqueued; replays keep it. */
-  timestamp: string;
-}
-
 /** Any logger with these methods works, `console` and pino included. */
 export interface Logger {
   warn(message: string): void;
@@ -60,46 +52,4 @@ export interface ClientStats {
   replayed: number;
   /** Spilled events discarded as older than the replay window. */
   expired: number;
-}
-
-export interface ArbiterOptions {
-  /** Publishable or secret key. Node falls back to `ARBITER_API_KEY`. */
-  apiKey?: string;
-  /** API address. Node falls back to `ARBITER_BASE_URL`, then https://api.arbiter.dev. */
-  baseUrl?: string;
-  /** Experiment names (or ids) that `ready()` waits for. */
-  experiments?: readonly string[];
-  /** The `fetch` to use; defaults to the global one. */
-  fetch?: typeof fetch;
-  /** Where warnings go; defaults to `console`. */
-  logger?: Logger;
-  /** Node: file that keeps events the API could not take, for replay within 24 h. */
-  offlineStorePath?: string;
-  /** Browser: `false` turns the IndexedDB offline store off (on by default where IndexedDB exists). */
-  offlineStore?: boolean;
-  /** Send one `exposure` per user and experiment from `assign`/`getPrompt`/`getVariables`. Default true. */
-  trackExposures?: boolean;
-  /**
-   * Keep the prompt and response text of wrapped model calls on their `model_call` events, so
-   * judge metrics can grade them. Default true; false sends measurements only.
-   */
-  recordModelText?: boolean;
-  /** Default 60 000. */
-  pollIntervalMs?: number;
-  /** Default 5 000. */
-  flushIntervalMs?: number;
-  /** Default 100, at most 1 000. */
-  batchSize?: number;
-  /** Default 10 000. */
-  queueCapacity?: number;
-  /** Attempts per request, first included. Default 3. */
-  maxAttempts?: number;
-  /** Default 500. */
-  retryBaseDelayMs?: number;
-  /** Default 8 000. */
-  retryMaxDelayMs?: number;
-  /** Default 30 000. */
-  retryAfterCapMs?: number;
-  /** Default 10 000. */
-  requestTimeoutMs?: number;
 }

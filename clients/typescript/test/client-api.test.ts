@@ -1,7 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { Arbiter } from '../src/index.ts';
+import { Arbiter as BrowserArbiter, ArbiterError as BrowserArbiterError } from '../src/browser.ts';
+import type { NodeArbiterOptions } from '../src/index.ts';
+import { Arbiter, ArbiterError } from '../src/index.ts';
 import { DEFAULT_BASE_URL } from '../src/internal/constants.ts';
-import type { ArbiterOptions } from '../src/types.ts';
 import { type FakeArbiter, startFakeArbiter } from './support/fake-arbiter.ts';
 import { configOf, twoArms } from './support/fixtures.ts';
 import { memoryLogger } from './support/logger.ts';
@@ -24,7 +25,7 @@ afterEach(async () => {
 });
 afterAll(() => fake.close());
 
-function client(extra: ArbiterOptions = {}): Arbiter {
+function client(extra: NodeArbiterOptions = {}): Arbiter {
   const c = new Arbiter({
     apiKey: fake.apiKey,
     baseUrl: fake.baseUrl,
@@ -202,6 +203,31 @@ describe('track', () => {
   });
 });
 
+describe('calls not made on the instance itself', () => {
+  it('work through a Proxy of the client (reactive state) and detached', async () => {
+    const c = client();
+    const viaProxy = new Proxy(c, {});
+    expect(await viaProxy.ready()).toBe(true);
+    const arms = usersByArm(c);
+    expect(viaProxy.assign('checkout-prompt', arms.concise ?? '')).toBe('concise');
+    expect(viaProxy.getPrompt('checkout-prompt', arms.control ?? '', 'D').variant).toBe('control');
+    const { track, flush, stats } = c;
+    track('business_event', {
+      experiment_id: 'checkout-prompt',
+      user_id: 'u',
+      business_metric: 'm',
+      value: 1,
+    });
+    await flush();
+    expect(stats()).toMatchObject({ queued: 0, sent: 3, dropped: 0 });
+    await viaProxy.close();
+  });
+
+  it('leave the instance without enumerable properties', () => {
+    expect(Object.keys(client())).toEqual([]);
+  });
+});
+
 describe('construction', () => {
   it('reads ARBITER_API_KEY and ARBITER_BASE_URL when no option is given', async () => {
     vi.stubEnv('ARBITER_API_KEY', fake.apiKey);
@@ -236,5 +262,29 @@ describe('construction', () => {
   it('throws at construction without a key, as the Python client does', () => {
     vi.stubEnv('ARBITER_API_KEY', undefined);
     expect(() => new Arbiter({ baseUrl: fake.baseUrl })).toThrow(/ARBITER_API_KEY/);
+  });
+
+  it('fails with one ArbiterError class, the same in the Node and browser builds', () => {
+    vi.stubEnv('ARBITER_API_KEY', '');
+    expect(BrowserArbiterError).toBe(ArbiterError);
+    const failures = [
+      () => new Arbiter({ baseUrl: fake.baseUrl }),
+      () => new BrowserArbiter({ apiKey: '', baseUrl: fake.baseUrl }),
+    ];
+    for (const construct of failures) {
+      expect(construct).toThrow(ArbiterError);
+      expect(construct).toThrow(expect.objectContaining({ name: 'ArbiterError' }));
+    }
+  });
+
+  it('throws an ArbiterError in a runtime without fetch', () => {
+    vi.stubGlobal('fetch', undefined);
+    try {
+      const construct = () => new Arbiter({ apiKey: fake.apiKey, baseUrl: fake.baseUrl });
+      expect(construct).toThrow(ArbiterError);
+      expect(construct).toThrow(/no fetch/);
+    } finally {
+      vi.unstubAllGlobals();
+    }
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { EventQueue } from '../src/internal/event-queue.ts';
-import type { ArbiterEvent } from '../src/types.ts';
+import type { ArbiterEvent } from '../src/internal/wire.ts';
 
 const event = (n: number): ArbiterEvent => ({
   event_id: `e${n}`,

@@ -2,8 +2,9 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { NodeArbiterOptions } from '../src/index.ts';
 import { Arbiter } from '../src/index.ts';
-import type { ArbiterEvent, ArbiterOptions } from '../src/types.ts';
+import type { ArbiterEvent } from '../src/internal/wire.ts';
 import { type FakeArbiter, startFakeArbiter } from './support/fake-arbiter.ts';
 import { configOf, twoArms } from './support/fixtures.ts';
 import { memoryLogger } from './support/logger.ts';
@@ -28,7 +29,7 @@ afterEach(async () => {
 });
 
 /** Short delays everywhere; the background interval is pushed out so only flush() sends. */
-function client(extra: ArbiterOptions = {}): Arbiter {
+function client(extra: NodeArbiterOptions = {}): Arbiter {
   const c = new Arbiter({
     apiKey: fake.apiKey,
     baseUrl: fake.baseUrl,

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FileOfflineStore } from '../src/internal/offline-store-file.ts';
-import type { ArbiterEvent } from '../src/types.ts';
+import type { ArbiterEvent } from '../src/internal/wire.ts';
 
 const event = (n: number): ArbiterEvent => ({
   event_id: `e${n}`,

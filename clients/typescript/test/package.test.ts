@@ -81,7 +81,11 @@ describe('module resolution of the built package', () => {
          started: live().filter((r) => !before.includes(r)),
        }));`,
     );
-    expect(JSON.parse(out)).toEqual({ esm: ['Arbiter'], cjs: ['Arbiter'], started: [] });
+    expect(JSON.parse(out)).toEqual({
+      esm: ['Arbiter', 'ArbiterError'],
+      cjs: ['Arbiter', 'ArbiterError'],
+      started: [],
+    });
   });
 });
 
@@ -112,8 +116,8 @@ describe('bundles', () => {
   });
 
   it('a strict TypeScript consumer compiles against both module formats', () => {
-    const use = `import { Arbiter, type ArbiterOptions, type PromptResult } from '@arbiter/client';
-const options: ArbiterOptions = { apiKey: 'k', experiments: ['e'] };
+    const use = `import { Arbiter, type NodeArbiterOptions, type PromptResult } from '@arbiter/client';
+const options: NodeArbiterOptions = { apiKey: 'k', experiments: ['e'] };
 const client = new Arbiter(options);
 const v: string | null = client.assign('e', 'u');
 const p: PromptResult = client.getPrompt('e', 'u', 'default');

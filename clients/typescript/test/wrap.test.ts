@@ -2,7 +2,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { Arbiter } from '../src/index.ts';
-import type { ArbiterEvent } from '../src/types.ts';
+import type { ArbiterEvent } from '../src/internal/wire.ts';
 import { type FakeArbiter, startFakeArbiter } from './support/fake-arbiter.ts';
 import {
   FAILING_MODEL,

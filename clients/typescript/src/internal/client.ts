@@ -1,12 +1,7 @@
-import type {
-  ArbiterEvent,
-  ArbiterOptions,
-  ClientStats,
-  EventType,
-  Logger,
-  PromptResult,
-  TrackPayload,
-} from '../types.ts';
+import { ArbiterError } from '../errors.ts';
+import type { NodeArbiterOptions } from '../options.ts';
+import type { ClientStats, EventType, Logger, PromptResult, TrackPayload } from '../types.ts';
+import { bindMethods } from './bind-methods.ts';
 import { type CompiledExperiment, ConfigStore } from './config-store.ts';
 import * as C from './constants.ts';
 import { EventPipeline } from './event-pipeline.ts';
@@ -18,42 +13,47 @@ import type { Platform } from './platform.ts';
 import { ConfigPoller } from './poller.ts';
 import { Transport } from './transport.ts';
 import type { UserContext } from './user-context.ts';
+import type { ArbiterEvent } from './wire.ts';
 import { ANY_PROVIDER, wrapProviderClient } from './wrap.ts';
+
+/** What the shared client reads; the platform-only options went into the platform. */
+type ClientOptions = Omit<NodeArbiterOptions, 'offlineStorePath'>;
 
 /**
  * The client. `assign`, `getPrompt`, `getVariables` and `track` answer from memory and never
  * throw; the network is touched only by the background poller and the event pipeline.
  */
 export class ArbiterClient {
-  private readonly logger: Logger;
-  private readonly store = new ConfigStore();
-  private readonly queue: EventQueue;
-  private readonly poller: ConfigPoller;
-  private readonly pipeline: EventPipeline;
-  private readonly users: UserContext;
-  private readonly uuid: () => string;
-  private readonly trackExposures: boolean;
-  private readonly prefetch: readonly string[];
-  private readonly readyPromise: Promise<boolean>;
-  private readonly unhook: () => void;
-  private closing: Promise<void> | null = null;
+  readonly #logger: Logger;
+  readonly #store = new ConfigStore();
+  readonly #queue: EventQueue;
+  readonly #poller: ConfigPoller;
+  readonly #pipeline: EventPipeline;
+  readonly #users: UserContext;
+  readonly #uuid: () => string;
+  readonly #trackExposures: boolean;
+  readonly #prefetch: readonly string[];
+  readonly #readyPromise: Promise<boolean>;
+  readonly #unhook: () => void;
+  #closing: Promise<void> | null = null;
   /** One log line per stretch of drops from a full queue. */
-  private overflowing = false;
-  private droppedAfterClose = 0;
+  #overflowing = false;
+  #droppedAfterClose = 0;
   /** Warnings that would otherwise repeat on every call. */
-  private readonly warned = new Set<string>();
-  private readonly recorder: ModelCallRecorder;
+  readonly #warned = new Set<string>();
+  readonly #recorder: ModelCallRecorder;
 
   /** @internal The entry points (Node, browser) pass their platform. */
-  constructor(options: ArbiterOptions, platform: Platform) {
-    this.logger = safeLogger(options.logger ?? defaultLogger());
+  constructor(options: ClientOptions, platform: Platform) {
+    bindMethods(this, ArbiterClient.prototype);
+    this.#logger = safeLogger(options.logger ?? defaultLogger());
     const apiKey = options.apiKey ?? platform.env('ARBITER_API_KEY');
     if (apiKey === undefined || apiKey === '') {
-      throw new Error('Arbiter: no API key. Pass { apiKey } or set ARBITER_API_KEY.');
+      throw new ArbiterError('Arbiter: no API key. Pass { apiKey } or set ARBITER_API_KEY.');
     }
     const fetchImpl = options.fetch ?? globalThis.fetch?.bind(globalThis);
     if (typeof fetchImpl !== 'function') {
-      throw new Error('Arbiter: no fetch in this runtime. Pass { fetch }.');
+      throw new ArbiterError('Arbiter: no fetch in this runtime. Pass { fetch }.');
     }
     const transport = new Transport({
       baseUrl: options.baseUrl ?? platform.env('ARBITER_BASE_URL') ?? C.DEFAULT_BASE_URL,
@@ -65,40 +65,40 @@ export class ArbiterClient {
       maxDelayMs: options.retryMaxDelayMs ?? C.RETRY_MAX_DELAY_MS,
       retryAfterCapMs: options.retryAfterCapMs ?? C.RETRY_AFTER_CAP_MS,
     });
-    this.users = platform.userContext();
-    this.uuid = () => platform.randomUUID();
-    this.trackExposures = options.trackExposures ?? true;
-    this.prefetch = [...(options.experiments ?? [])];
-    this.queue = new EventQueue(options.queueCapacity ?? C.EVENT_QUEUE_CAPACITY);
-    this.poller = new ConfigPoller({
+    this.#users = platform.userContext();
+    this.#uuid = () => platform.randomUUID();
+    this.#trackExposures = options.trackExposures ?? true;
+    this.#prefetch = [...(options.experiments ?? [])];
+    this.#queue = new EventQueue(options.queueCapacity ?? C.EVENT_QUEUE_CAPACITY);
+    this.#poller = new ConfigPoller({
       transport,
-      store: this.store,
+      store: this.#store,
       intervalMs: options.pollIntervalMs ?? C.CONFIG_POLL_INTERVAL_MS,
-      logger: this.logger,
+      logger: this.#logger,
     });
-    this.pipeline = new EventPipeline({
+    this.#pipeline = new EventPipeline({
       transport,
-      queue: this.queue,
-      store: platform.offlineStore(options, apiKey),
-      logger: this.logger,
+      queue: this.#queue,
+      store: platform.offlineStore(apiKey),
+      logger: this.#logger,
       batchSize: Math.min(
         Math.max(1, options.batchSize ?? C.EVENT_BATCH_SIZE),
         C.MAX_EVENT_BATCH_SIZE,
       ),
       flushIntervalMs: options.flushIntervalMs ?? C.FLUSH_INTERVAL_MS,
-      onAck: (version) => this.poller.noteServerVersion(version),
+      onAck: (version) => this.#poller.noteServerVersion(version),
     });
-    this.recorder = new ModelCallRecorder({
-      store: this.store,
+    this.#recorder = new ModelCallRecorder({
+      store: this.#store,
       recordText: options.recordModelText ?? true,
-      enqueue: (type, payload) => this.enqueue(type, payload),
-      warnOnce: (key, message) => this.warnOnce(key, message),
+      enqueue: (type, payload) => this.#enqueue(type, payload),
+      warnOnce: (key, message) => this.#warnOnce(key, message),
     });
-    this.readyPromise = this.poller.start().then(() => this.prefetched());
-    this.pipeline.start();
-    this.unhook = platform.onShutdown((urgent) => {
-      if (this.closing === null && this.queue.length > 0) {
-        void this.pipeline.flush({ keepalive: urgent });
+    this.#readyPromise = this.#poller.start().then(() => this.#prefetched());
+    this.#pipeline.start();
+    this.#unhook = platform.onShutdown((urgent) => {
+      if (this.#closing === null && this.#queue.length > 0) {
+        void this.#pipeline.flush({ keepalive: urgent });
       }
     });
   }
@@ -109,7 +109,7 @@ export class ArbiterClient {
    * rejects; polling goes on either way.
    */
   ready(): Promise<boolean> {
-    return this.readyPromise;
+    return this.#readyPromise;
   }
 
   /**
@@ -119,15 +119,15 @@ export class ArbiterClient {
    */
   assign(experiment: string, user: string): string | null {
     try {
-      const entry = this.store.lookup(experiment);
+      const entry = this.#store.lookup(experiment);
       if (entry === undefined || typeof user !== 'string') return null;
-      const variant = this.store.variantOf(entry, user);
-      if (variant !== null && this.trackExposures && isWireUserId(user)) {
-        this.exposeOnce(entry, user, variant);
+      const variant = this.#store.variantOf(entry, user);
+      if (variant !== null && this.#trackExposures && isWireUserId(user)) {
+        this.#exposeOnce(entry, user, variant);
       }
       return variant;
     } catch (err) {
-      this.warnOnce('assign', `assign failed, returning null: ${String(err)}`);
+      this.#warnOnce('assign', `assign failed, returning null: ${String(err)}`);
       return null;
     }
   }
@@ -136,7 +136,7 @@ export class ArbiterClient {
   getPrompt(experiment: string, user: string, defaultPrompt: string): PromptResult {
     const variant = this.assign(experiment, user);
     const prompt =
-      variant === null ? undefined : this.store.lookup(experiment)?.variants.get(variant)?.prompt;
+      variant === null ? undefined : this.#store.lookup(experiment)?.variants.get(variant)?.prompt;
     return typeof prompt === 'string'
       ? { variant, prompt, fallback: false }
       : { variant, prompt: defaultPrompt, fallback: true };
@@ -152,7 +152,7 @@ export class ArbiterClient {
     const variables =
       variant === null
         ? undefined
-        : this.store.lookup(experiment)?.variants.get(variant)?.variables;
+        : this.#store.lookup(experiment)?.variants.get(variant)?.variables;
     const merged = { ...defaults };
     if (typeof variables === 'object' && variables !== null) Object.assign(merged, variables);
     return merged;
@@ -166,18 +166,18 @@ export class ArbiterClient {
     try {
       const problem = trackProblem(event, payload);
       if (problem !== null) {
-        this.logger.warn(`track(${event}): ${problem}, event dropped`);
+        this.#logger.warn(`track(${event}): ${problem}, event dropped`);
         return;
       }
       // The canonical id keeps an experiment's events together should it ever be renamed.
-      const entry = this.store.lookup(payload.experiment_id);
-      this.enqueue(
+      const entry = this.#store.lookup(payload.experiment_id);
+      this.#enqueue(
         event,
         { ...payload, experiment_id: entry?.id ?? payload.experiment_id },
         { checked: true },
       );
     } catch (err) {
-      this.warnOnce('track', `track failed: ${String(err)}`);
+      this.#warnOnce('track', `track failed: ${String(err)}`);
     }
   }
 
@@ -190,13 +190,13 @@ export class ArbiterClient {
   wrap<T extends object>(providerClient: T, experiment: string): T {
     if (typeof providerClient !== 'object' || providerClient === null) return providerClient;
     return wrapProviderClient(providerClient, (reader, params, invoke) =>
-      this.recorder.throughWrap(experiment, this.users.current(), reader, params, invoke),
+      this.#recorder.throughWrap(experiment, this.#users.current(), reader, params, invoke),
     );
   }
 
   /** Runs `fn` with `user` as the user of the wrapped clients' calls it makes. */
   withUser<R>(user: string, fn: () => R): R {
-    return this.users.run(user, fn);
+    return this.#users.run(user, fn);
   }
 
   /**
@@ -210,80 +210,80 @@ export class ArbiterClient {
     user: string,
     fn: (variant: string | null) => T | PromiseLike<T>,
   ): Promise<T> {
-    return this.recorder.explicit(experiment, user, ANY_PROVIDER, fn);
+    return this.#recorder.explicit(experiment, user, ANY_PROVIDER, fn);
   }
 
   /** Sends everything queued so far (or spills it); resolves when done. Never rejects. */
   flush(): Promise<void> {
-    return this.pipeline.flush();
+    return this.#pipeline.flush();
   }
 
   /** Stops polling, delivers what is queued, and releases timers and listeners. Never rejects. */
   close(): Promise<void> {
-    if (this.closing === null) {
-      this.poller.close();
-      this.unhook();
-      this.closing = this.pipeline.close();
+    if (this.#closing === null) {
+      this.#poller.close();
+      this.#unhook();
+      this.#closing = this.#pipeline.close();
     }
-    return this.closing;
+    return this.#closing;
   }
 
   stats(): ClientStats {
-    return { queued: this.queue.length, ...this.pipeline.counts, dropped: this.dropped() };
+    return { queued: this.#queue.length, ...this.#pipeline.counts, dropped: this.#dropped() };
   }
 
-  private dropped(): number {
-    return this.queue.dropped + this.pipeline.counts.dropped + this.droppedAfterClose;
+  #dropped(): number {
+    return this.#queue.dropped + this.#pipeline.counts.dropped + this.#droppedAfterClose;
   }
 
-  private async prefetched(): Promise<boolean> {
-    if (!this.store.loaded) return false;
-    const missing = this.prefetch.filter((name) => this.store.lookup(name) === undefined);
-    if (missing.length > 0) this.logger.warn(`ready(): not in the config: ${missing.join(', ')}`);
+  async #prefetched(): Promise<boolean> {
+    if (!this.#store.loaded) return false;
+    const missing = this.#prefetch.filter((name) => this.#store.lookup(name) === undefined);
+    if (missing.length > 0) this.#logger.warn(`ready(): not in the config: ${missing.join(', ')}`);
     return missing.length === 0;
   }
 
-  private exposeOnce(entry: CompiledExperiment, user: string, variant: string): void {
+  #exposeOnce(entry: CompiledExperiment, user: string, variant: string): void {
     if (entry.exposed.get(user) === variant) return;
     // Forgetting everyone at once keeps the cache bounded at the price of a repeat exposure.
     if (entry.exposed.size >= C.EXPOSURE_CACHE_SIZE) entry.exposed.clear();
     entry.exposed.set(user, variant);
-    this.enqueue('exposure', { experiment_id: entry.id, user_id: user, variant });
+    this.#enqueue('exposure', { experiment_id: entry.id, user_id: user, variant });
   }
 
   /** `checked`: `track` has already told the caller why an event is refused. */
-  private enqueue(type: EventType, payload: TrackPayload, { checked = false } = {}): void {
-    if (this.closing !== null) {
-      this.droppedAfterClose++;
-      this.warnOnce('closed', 'events after close() are dropped');
+  #enqueue(type: EventType, payload: TrackPayload, { checked = false } = {}): void {
+    if (this.#closing !== null) {
+      this.#droppedAfterClose++;
+      this.#warnOnce('closed', 'events after close() are dropped');
       return;
     }
     // Exposures and model calls made for the caller: one the API would refuse is not queued.
     const problem = checked ? null : wireProblem(payload);
     if (problem !== null) {
-      this.logger.warn(`${type} not recorded: ${problem}`);
+      this.#logger.warn(`${type} not recorded: ${problem}`);
       return;
     }
     const event: ArbiterEvent = {
       ...payload,
-      event_id: this.uuid(),
+      event_id: this.#uuid(),
       type,
       timestamp: new Date().toISOString(),
     };
-    if (!this.queue.push(event)) {
-      if (!this.overflowing) {
-        this.logger.warn(`event queue full (${this.queue.length}): dropping events, see stats()`);
+    if (!this.#queue.push(event)) {
+      if (!this.#overflowing) {
+        this.#logger.warn(`event queue full (${this.#queue.length}): dropping events, see stats()`);
       }
-      this.overflowing = true;
+      this.#overflowing = true;
       return;
     }
-    this.overflowing = false;
-    this.pipeline.notify();
+    this.#overflowing = false;
+    this.#pipeline.notify();
   }
 
-  private warnOnce(key: string, message: string): void {
-    if (this.warned.has(key)) return;
-    this.warned.add(key);
-    this.logger.warn(message);
+  #warnOnce(key: string, message: string): void {
+    if (this.#warned.has(key)) return;
+    this.#warned.add(key);
+    this.#logger.warn(message);
   }
 }

@@ -1,4 +1,4 @@
-import type { ArbiterEvent, Logger } from '../types.ts';
+import type { Logger } from '../types.ts';
 import {
   KEEPALIVE_MAX_BYTES,
   MAX_EVENT_BATCH_BYTES,
@@ -9,6 +9,7 @@ import type { EventQueue } from './event-queue.ts';
 import type { OfflineStore } from './offline-store.ts';
 import { backgroundTimeout } from './timers.ts';
 import type { Transport } from './transport.ts';
+import type { ArbiterEvent } from './wire.ts';
 
 export interface PipelineOptions {
   transport: Transport;

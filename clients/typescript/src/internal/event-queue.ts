@@ -1,4 +1,4 @@
-import type { ArbiterEvent } from '../types.ts';
+import type { ArbiterEvent } from './wire.ts';
 
 /**
  * Events waiting for a flush, in arrival order. Bounded so that a long outage without an

@@ -1,7 +1,7 @@
 import { appendFile, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import type { ArbiterEvent } from '../types.ts';
 import type { OfflineStore } from './offline-store.ts';
+import type { ArbiterEvent } from './wire.ts';
 
 /**
  * Spilled events as newline-delimited JSON, oldest first. Appends go to the end of the file;

@@ -1,5 +1,5 @@
-import type { ArbiterEvent } from '../types.ts';
 import type { OfflineStore } from './offline-store.ts';
+import type { ArbiterEvent } from './wire.ts';
 
 const STORE = 'events';
 const BY_TIME = 'by_timestamp';

@@ -1,4 +1,4 @@
-import type { ArbiterEvent } from '../types.ts';
+import type { ArbiterEvent } from './wire.ts';
 
 /**
  * Where batches go when the API cannot take them, to be replayed later with their original

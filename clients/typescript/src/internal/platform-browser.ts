@@ -1,15 +1,16 @@
 import { hashUser } from '@arbiter/bucketing';
+import type { BrowserArbiterOptions } from '../options.ts';
 import { INDEXEDDB_NAME, OFFLINE_STORE_CAPACITY } from './constants.ts';
 import { IndexedDbOfflineStore } from './offline-store-indexeddb.ts';
 import type { Platform } from './platform.ts';
 import { browserUserContext } from './user-context-browser.ts';
 import { webRandomUUID } from './uuid.ts';
 
-export const browserPlatform: Platform = {
+export const browserPlatform = (options: BrowserArbiterOptions): Platform => ({
   env: () => undefined,
   randomUUID: webRandomUUID,
   userContext: browserUserContext,
-  offlineStore(options, apiKey) {
+  offlineStore(apiKey) {
     if (options.offlineStore === false || typeof indexedDB === 'undefined') return null;
     // Spilled events carry no key; one database per key keeps them from being replayed into
     // another org when a page talks to two.
@@ -34,4 +35,4 @@ export const browserPlatform: Platform = {
       removeEventListener('pagehide', onPageHide);
     };
   },
-};
+});

@@ -1,15 +1,16 @@
 import { randomUUID } from 'node:crypto';
+import type { NodeArbiterOptions } from '../options.ts';
 import { OFFLINE_STORE_CAPACITY } from './constants.ts';
 import { FileOfflineStore } from './offline-store-file.ts';
 import type { Platform } from './platform.ts';
 import { nodeUserContext } from './user-context-node.ts';
 
-export const nodePlatform: Platform = {
+export const nodePlatform = (options: NodeArbiterOptions): Platform => ({
   // Read at construction, never at import (STYLE: no module-level environment reads).
   env: (name) => process.env[name],
   randomUUID: () => randomUUID(),
   userContext: nodeUserContext,
-  offlineStore: (options) =>
+  offlineStore: () =>
     options.offlineStorePath === undefined || options.offlineStorePath === ''
       ? null
       : new FileOfflineStore(options.offlineStorePath, OFFLINE_STORE_CAPACITY),
@@ -20,4 +21,4 @@ export const nodePlatform: Platform = {
     process.on('beforeExit', onBeforeExit);
     return () => process.off('beforeExit', onBeforeExit);
   },
-};
+});

@@ -1,15 +1,14 @@
-import type { ArbiterOptions } from '../types.ts';
 import type { OfflineStore } from './offline-store.ts';
 import type { UserContext } from './user-context.ts';
 
-/** What differs between Node and the browser; each entry point passes its own. */
+/** What differs between Node and the browser; each entry point builds its own from its options. */
 export interface Platform {
   /** Environment variables; the browser has none. */
   env(name: string): string | undefined;
   randomUUID(): string;
   userContext(): UserContext;
   /** The store for spilled events, or null when none is configured or possible. */
-  offlineStore(options: ArbiterOptions, apiKey: string): OfflineStore | null;
+  offlineStore(apiKey: string): OfflineStore | null;
   /**
    * Calls `flush` when the host is about to go away (Node: beforeExit; browser: the page is
    * hidden, when `urgent` asks for requests that survive the page). Returns the unhook.

@@ -1,3 +1,13 @@
+import type { EventType, TrackPayload } from '../types.ts';
+
+/** One event as sent on the wire. */
+export interface ArbiterEvent extends TrackPayload {
+  event_id: string;
+  type: EventType;
+  /** ISO 8601, taken when the event was enqueued; replays keep it. */
+  timestamp: string;
+}
+
 /** `GET /v1/config` as docs/wire-format.md defines it. */
 export interface ConfigDocument {
   config_version: number;

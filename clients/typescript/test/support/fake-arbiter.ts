@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import type { ArbiterEvent } from '../../src/types.ts';
+import type { ArbiterEvent } from '../../src/internal/wire.ts';
 
 /** What a config document holds, as docs/wire-format.md defines it. */
 export interface ConfigDoc {

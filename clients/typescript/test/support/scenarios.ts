@@ -1,6 +1,7 @@
 import { expect } from 'vitest';
+import type { NodeArbiterOptions } from '../../src/index.ts';
 import { Arbiter } from '../../src/index.ts';
-import type { ArbiterEvent, ArbiterOptions } from '../../src/types.ts';
+import type { ArbiterEvent } from '../../src/internal/wire.ts';
 import { memoryLogger } from './logger.ts';
 import { until } from './wait.ts';
 
@@ -21,7 +22,7 @@ export interface ArbiterTarget {
 
 const USERS = Array.from({ length: 200 }, (_, i) => `user-${i}`);
 
-function clientFor(target: ArbiterTarget, extra: ArbiterOptions = {}) {
+function clientFor(target: ArbiterTarget, extra: NodeArbiterOptions = {}) {
   return new Arbiter({
     apiKey: target.apiKey,
     baseUrl: target.baseUrl,
