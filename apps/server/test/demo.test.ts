@@ -32,7 +32,7 @@ const get = async (path: string) => {
 describe('arbiter demo', () => {
   let firstOutput: string;
 
-  it('seeds two experiments, sends traffic, runs the pipeline and prints where to look', () => {
+  it('seeds two experiments, sends traffic, runs the pipeline and prints where to look', async () => {
     const run = runCli(['demo'], env);
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
