@@ -43,6 +43,7 @@ const targets = [
     inputs: [
       'apps/dashboard/src',
       'apps/dashboard/index.html',
+      'apps/dashboard/public',
       'apps/dashboard/vite.config.ts',
       'apps/dashboard/package.json',
       'apps/dashboard/scripts',
