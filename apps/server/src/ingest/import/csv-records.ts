@@ -27,7 +27,7 @@ class LineCounter {
   #offset = 0;
   #line = 1;
 
-  constructor(private readonly bytes: Buffer) {}
+  constructor(readonly bytes: Buffer) {}
 
   at(offset: number): number {
     for (let at = this.bytes.indexOf(LF, this.#offset); at !== -1 && at < offset; ) {
@@ -55,6 +55,73 @@ function quotedAsWritten(bytes: Buffer, start: number, end: number, value: strin
 }
 
 /**
+ * Builds records from csv-parse's callbacks, checking each field against its raw bytes. Byte
+ * offsets: where the last record ended (after its line break) and the last field ended.
+ */
+class RecordCollector {
+  readonly records: CsvRecord[] = [];
+  #lines: LineCounter;
+  #recordEnd = 0;
+  #recordStart = 0;
+  #fieldEnd = 0;
+  #fields: string[] = [];
+  #problem: CsvFieldProblem | undefined;
+
+  constructor(readonly bytes: Buffer) {
+    this.#lines = new LineCounter(bytes);
+  }
+
+  #fieldStart(index: number): number {
+    if (index > 0) return this.#fieldEnd + 1;
+    this.#recordStart = pastBlankLines(this.bytes, this.#recordEnd);
+    return this.#recordStart;
+  }
+
+  /** csv-parse's `cast`: the value stays text, only its shape is checked. */
+  field = (value: string, context: InfoField): string => {
+    const index = this.#fields.length;
+    const start = this.#fieldStart(index);
+    this.#fieldEnd = context.bytes;
+    if (context.quoting && !quotedAsWritten(this.bytes, start, this.#fieldEnd, value)) {
+      this.#problem ??= { field: index, problem: 'text after the closing quote' };
+    } else if (!context.quoting && value.includes('"')) {
+      this.#problem ??= { field: index, problem: 'quote inside an unquoted field' };
+    }
+    this.#fields.push(value);
+    return value;
+  };
+
+  /** csv-parse's `on_record`: kept here, so csv-parse's own result stays empty. */
+  record = (_record: unknown, context: InfoRecord): null => {
+    this.#push(this.#lines.at(this.#recordStart));
+    this.#recordEnd = context.bytes;
+    return null;
+  };
+
+  /** The field being read when the input ended inside its quotes. */
+  unclosedQuote(): void {
+    const start = this.#fieldStart(this.#fields.length);
+    const line = this.#lines.at(this.#recordStart);
+    const openLine = this.#lines.at(start);
+    // Overrides an earlier problem: it is the reason every later line is missing.
+    this.#problem = {
+      field: this.#fields.length,
+      problem:
+        openLine === line
+          ? 'quoted field is never closed'
+          : `quoted field opened on line ${openLine} is never closed`,
+    };
+    this.#push(line);
+  }
+
+  #push(line: number): void {
+    this.records.push({ line, fields: this.#fields, problem: this.#problem });
+    this.#fields = [];
+    this.#problem = undefined;
+  }
+}
+
+/**
  * Splits RFC 4180 text into records with csv-parse. A record always ends at an unquoted line
  * break, even one with a syntax problem, so a bad record never shifts the ones after it: quotes
  * are parsed relaxed (`relax_quotes`) and each field is checked against its raw bytes here.
@@ -65,67 +132,22 @@ function quotedAsWritten(bytes: Buffer, start: number, end: number, value: strin
  */
 export function csvRecords(text: string): CsvRecord[] {
   const body = text.slice(bomLength(text));
-  const bytes = Buffer.from(body.endsWith('\r') ? body.slice(0, -1) : body);
-  const lines = new LineCounter(bytes);
-  const records: CsvRecord[] = [];
-  // Byte offsets: where the last record ended (after its line break) and the last field ended.
-  let recordEnd = 0;
-  let fieldEnd = 0;
-  let recordStart = 0;
-  let fields: string[] = [];
-  let problem: CsvFieldProblem | undefined;
-
-  const fieldStart = (index: number): number => {
-    if (index > 0) return fieldEnd + 1;
-    recordStart = pastBlankLines(bytes, recordEnd);
-    return recordStart;
-  };
-
-  const onField = (value: string, context: InfoField): string => {
-    const index = fields.length;
-    const start = fieldStart(index);
-    fieldEnd = context.bytes;
-    if (context.quoting && !quotedAsWritten(bytes, start, fieldEnd, value)) {
-      problem ??= { field: index, problem: 'text after the closing quote' };
-    } else if (!context.quoting && value.includes('"')) {
-      problem ??= { field: index, problem: 'quote inside an unquoted field' };
-    }
-    fields.push(value);
-    return value;
-  };
-
-  const onRecord = (_record: unknown, context: InfoRecord): null => {
-    records.push({ line: lines.at(recordStart), fields, problem });
-    recordEnd = context.bytes;
-    fields = [];
-    problem = undefined;
-    return null;
-  };
-
+  const collector = new RecordCollector(
+    Buffer.from(body.endsWith('\r') ? body.slice(0, -1) : body),
+  );
   try {
-    parse(bytes, {
+    parse(collector.bytes, {
       bom: false,
       record_delimiter: ['\r\n', '\n'],
       relax_quotes: true,
       relax_column_count: true,
       skip_empty_lines: true,
-      cast: onField,
-      on_record: onRecord,
+      cast: collector.field,
+      on_record: collector.record,
     });
   } catch (err) {
     if (!(err instanceof CsvError) || err.code !== 'CSV_QUOTE_NOT_CLOSED') throw err;
-    const start = fieldStart(fields.length);
-    const line = lines.at(recordStart);
-    const openLine = lines.at(start);
-    // Overrides an earlier problem: it is the reason every later line is missing.
-    problem = {
-      field: fields.length,
-      problem:
-        openLine === line
-          ? 'quoted field is never closed'
-          : `quoted field opened on line ${openLine} is never closed`,
-    };
-    records.push({ line, fields, problem });
+    collector.unclosedQuote();
   }
-  return records;
+  return collector.records;
 }
