@@ -47,7 +47,8 @@ export function freeFormJsonProblem(value: unknown): FreeFormJsonProblem | null 
       stack.push({ node: inner, depth: depth + 1, path: at });
     }
   }
-  const bytes = Buffer.byteLength(JSON.stringify(value) ?? '', 'utf8');
+  // TextEncoder rather than Buffer: the dashboard bundles this module for the browser.
+  const bytes = new TextEncoder().encode(JSON.stringify(value) ?? '').length;
   if (bytes > FREE_FORM_JSON_MAX_BYTES) {
     return { pointer: '', detail: `${bytes} bytes as JSON, more than ${FREE_FORM_JSON_MAX_BYTES}` };
   }
