@@ -13,13 +13,13 @@ import { restateTextRule } from './http/openapi-text-rule.ts';
 import { ProblemSchema } from './http/problem-body.ts';
 import { declareEdgeStatuses } from './http/responses.ts';
 import { MAX_PARAM_LENGTH } from './http/route-methods.ts';
-import { validatorCompiler } from './http/validators.ts';
 import { adminRoutes } from './routes/admin/index.ts';
 import { dashboardRoutes } from './routes/dashboard/index.ts';
 import { devRoutes } from './routes/dev/index.ts';
 import { ingestRoutes } from './routes/ingest/index.ts';
 import * as problemDocs from './routes/public/problem-docs.ts';
 import { webhookRoutes } from './routes/webhooks/index.ts';
+import { validatorCompiler } from './schemas/validators.ts';
 
 export const API_VERSION = '1.0.0';
 

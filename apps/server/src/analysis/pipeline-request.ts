@@ -1,7 +1,6 @@
 import type { Config } from '../config.ts';
 import { createContext } from '../context.ts';
-import { readControlFile } from '../control-file.ts';
-import { CONTROL_HEADER } from '../http/platform-owner-auth.ts';
+import { CONTROL_HEADER, readControlFile } from '../control-file.ts';
 import { type NightlySummary, runNightly } from './nightly.ts';
 
 /** The running server refused the run; its answer is in the message. */

@@ -3,9 +3,9 @@ import type { SecretBox } from '../crypto/secret-box.ts';
 import { randomToken } from '../crypto/tokens.ts';
 import type { Database } from '../db/connect.ts';
 import { webhookSecrets } from '../db/schema.ts';
-import { ProblemError } from '../http/problems.ts';
 import { recordAudit } from './audit.ts';
 import type { Caller } from './identity.ts';
+import { DomainError } from './outcomes.ts';
 
 export async function webhookSecretStatus(db: Database, orgId: string) {
   const [active] = await db
@@ -21,7 +21,7 @@ export async function webhookSecretStatus(db: Database, orgId: string) {
 /** The new secret is returned once; the previous one is invalid from the same transaction on. */
 export async function rotateWebhookSecret(db: Database, box: SecretBox | null, caller: Caller) {
   if (box === null) {
-    throw new ProblemError(
+    throw new DomainError(
       'secret-key-not-configured',
       'Set ARBITER_SECRET_KEY on the server: webhook secrets are stored encrypted so signatures can be checked',
     );

@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { refuseContentEncoding } from './content-encoding.ts';
+import { problemOfOutcome } from './outcome-problems.ts';
 import { PROBLEM_MEDIA_TYPE, problemBody } from './problem-body.ts';
 import { ProblemError, type ProblemSlug } from './problems.ts';
 import { MAX_PARAM_LENGTH, RouteMethods } from './route-methods.ts';
@@ -103,9 +104,10 @@ export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     // Routing comes first: an unrouted request that also fails to parse is still a 404/405.
     if (request.is404) return notRouted(routes, request, reply);
-    if (error instanceof ProblemError) {
-      for (const [k, v] of Object.entries(error.headers)) reply.header(k, v);
-      return send(reply, request, error.slug, error.detail, error.extra);
+    const problem = error instanceof ProblemError ? error : problemOfOutcome(error);
+    if (problem !== null) {
+      for (const [k, v] of Object.entries(problem.headers)) reply.header(k, v);
+      return send(reply, request, problem.slug, problem.detail, problem.extra);
     }
     if (error.validation) {
       const part = error.validationContext ?? 'body';

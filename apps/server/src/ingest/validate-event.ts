@@ -1,6 +1,6 @@
 import { variantForBucket } from '@arbiter/bucketing';
 import type { OrgState } from '../domain/client-config.ts';
-import { compileBodyValidator } from '../http/validators.ts';
+import { compileBodyValidator } from '../schemas/validators.ts';
 import {
   type AcceptedEvent,
   EventSchema,

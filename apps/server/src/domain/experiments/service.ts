@@ -1,10 +1,10 @@
 import { and, desc, eq, sql } from 'drizzle-orm';
 import type { Database } from '../../db/connect.ts';
 import { experiments, experimentVersions, orgs } from '../../db/schema.ts';
-import { ProblemError } from '../../http/problems.ts';
 import { recordAudit } from '../audit.ts';
 import { announceChange } from '../change-feed.ts';
 import type { Caller } from '../identity.ts';
+import { DomainError } from '../outcomes.ts';
 import { PLAN_LIMITS, planOf } from '../plans.ts';
 import { type BucketMap, clientRanges, initialBucketMap, relayout } from './bucket-map.ts';
 import type { ExperimentChange, ExperimentConfig, ExperimentConfigInput } from './config-schema.ts';
@@ -37,8 +37,8 @@ function present(
   };
 }
 
-function notFound(id: string): ProblemError {
-  return new ProblemError(
+function notFound(id: string): DomainError {
+  return new DomainError(
     'experiment-not-found',
     `No experiment with the id or name "${id}" in your org`,
   );
@@ -67,8 +67,8 @@ function isUniqueViolation(error: unknown): boolean {
   return false;
 }
 
-function nameTaken(name: string): ProblemError {
-  return new ProblemError(
+function nameTaken(name: string): DomainError {
+  return new DomainError(
     'experiment-name-taken',
     `An experiment named "${name}" already exists in your org`,
     {
@@ -84,7 +84,7 @@ async function checkPlanAllows(tx: Tx, orgId: string, config: ExperimentConfig):
   const [org] = await tx.select({ plan: orgs.plan }).from(orgs).where(eq(orgs.id, orgId));
   const plan = planOf(org?.plan ?? 'free');
   if (PLAN_LIMITS[plan].monthly_judge_allowance > 0) return;
-  throw new ProblemError(
+  throw new DomainError(
     'plan-required',
     `Judge metrics need the pro plan or higher; your org is on ${plan}`,
     {
@@ -183,7 +183,7 @@ export async function updateExperiment(
       const before = current!.config as ExperimentConfig;
       for (const field of ['salt', 'bucket_count'] as const) {
         if (change[field] !== undefined && change[field] !== before[field]) {
-          throw new ProblemError(
+          throw new DomainError(
             'frozen-field',
             `${field} is frozen at ${JSON.stringify(before[field])} for the life of the experiment`,
             {
@@ -206,7 +206,7 @@ export async function updateExperiment(
       await checkPlanAllows(tx, caller.orgId, after);
       const layout = relayout(current!.bucketMap as BucketMap, after.allocation);
       if (!layout.ok) {
-        throw new ProblemError(
+        throw new DomainError(
           'allocation-not-sticky',
           `This allocation would move users between variants: ${layout.reason}`,
           {
@@ -242,7 +242,7 @@ export async function updateExperiment(
       return present(updated!, version!);
     });
   } catch (error) {
-    if (!(error instanceof ProblemError) && isUniqueViolation(error))
+    if (!(error instanceof DomainError) && isUniqueViolation(error))
       throw nameTaken(change.name ?? '');
     throw error;
   }

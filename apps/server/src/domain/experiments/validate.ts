@@ -1,4 +1,4 @@
-import { ProblemError } from '../../http/problems.ts';
+import { DomainError } from '../outcomes.ts';
 import {
   BINARY_KINDS,
   type ExperimentConfig,
@@ -84,8 +84,8 @@ export function checkConfig(config: ExperimentConfig): void {
   });
   if (errors.length > 0) {
     const first = errors[0] as FieldError;
-    throw new ProblemError(
-      'validation-error',
+    throw new DomainError(
+      'config-invalid',
       `${errors.length} invalid field${errors.length === 1 ? '' : 's'} in the body; first: ${first.pointer} ${first.detail}`,
       { errors },
     );

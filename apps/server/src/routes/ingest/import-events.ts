@@ -4,7 +4,6 @@ import { apiKeyHook, keyCallerOf } from '../../http/api-key-auth.ts';
 import type { App } from '../../http/app-types.ts';
 import { ProblemError } from '../../http/problems.ts';
 import { problemResponses } from '../../http/responses.ts';
-import { compileBodyValidator } from '../../http/validators.ts';
 import { acceptEvents } from '../../ingest/accept.ts';
 import { EventIdClaims } from '../../ingest/event-id-claims.ts';
 import {
@@ -16,6 +15,7 @@ import {
   parseNdjsonImport,
 } from '../../ingest/import/index.ts';
 import { refuseIfNothingAccepted } from '../../ingest/refusal.ts';
+import { compileBodyValidator } from '../../schemas/validators.ts';
 
 export const IMPORT_MAX_BYTES = 10 * 1024 * 1024;
 /** Rows are accepted in slices, each durably queued before the next is read. */
