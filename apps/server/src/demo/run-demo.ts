@@ -1,10 +1,10 @@
 import { bucketOf, variantForBucket } from '@arbiter/bucketing';
 import type { Static } from 'typebox';
-import { requestPipelineRun } from '../analysis/pipeline-request.ts';
 import type { ResultsSchema } from '../analysis/results-schema.ts';
 import { mintDevToken } from '../auth/mint-dev-token.ts';
 import { type Config, isDevelopmentSessions } from '../config.ts';
 import { readControlFile } from '../control-file.ts';
+import { requestPipelineRun } from '../pipeline-request.ts';
 import { DemoApi, DemoError } from './demo-api.ts';
 import {
   CHECKOUT,
