@@ -156,6 +156,44 @@ function changedFields(before: ExperimentConfig, after: ExperimentConfig): strin
   return [...keys].filter((k) => JSON.stringify(before[k]) !== JSON.stringify(after[k])).sort();
 }
 
+/** The config after a change; salt and bucket_count are frozen for the life of the experiment. */
+function changedConfig(before: ExperimentConfig, change: ExperimentChange): ExperimentConfig {
+  for (const field of ['salt', 'bucket_count'] as const) {
+    if (change[field] !== undefined && change[field] !== before[field]) {
+      throw new DomainError(
+        'frozen-field',
+        `${field} is frozen at ${JSON.stringify(before[field])} for the life of the experiment`,
+        {
+          errors: [{ pointer: `#/${field}`, detail: `must stay ${JSON.stringify(before[field])}` }],
+        },
+      );
+    }
+  }
+  const { variants: newVariants, ...rest } = change;
+  return normaliseConfig({
+    ...before,
+    ...rest,
+    variants: newVariants ?? before.variants,
+    salt: before.salt,
+    bucket_count: before.bucket_count,
+  });
+}
+
+/** The bucket map of the new allocation, refused when it would move a user between variants. */
+function stickyRelayout(map: BucketMap, after: ExperimentConfig): BucketMap {
+  const layout = relayout(map, after.allocation);
+  if (!layout.ok) {
+    throw new DomainError(
+      'allocation-not-sticky',
+      `This allocation would move users between variants: ${layout.reason}`,
+      {
+        errors: [{ pointer: '#/allocation', detail: layout.reason }],
+      },
+    );
+  }
+  return layout.map;
+}
+
 export async function updateExperiment(
   db: Database,
   caller: Caller,
@@ -181,39 +219,10 @@ export async function updateExperiment(
           ),
         );
       const before = current!.config as ExperimentConfig;
-      for (const field of ['salt', 'bucket_count'] as const) {
-        if (change[field] !== undefined && change[field] !== before[field]) {
-          throw new DomainError(
-            'frozen-field',
-            `${field} is frozen at ${JSON.stringify(before[field])} for the life of the experiment`,
-            {
-              errors: [
-                { pointer: `#/${field}`, detail: `must stay ${JSON.stringify(before[field])}` },
-              ],
-            },
-          );
-        }
-      }
-      const { variants: newVariants, ...rest } = change;
-      const after = normaliseConfig({
-        ...before,
-        ...rest,
-        variants: newVariants ?? before.variants,
-        salt: before.salt,
-        bucket_count: before.bucket_count,
-      });
+      const after = changedConfig(before, change);
       checkConfig(after);
       await checkPlanAllows(tx, caller.orgId, after);
-      const layout = relayout(current!.bucketMap as BucketMap, after.allocation);
-      if (!layout.ok) {
-        throw new DomainError(
-          'allocation-not-sticky',
-          `This allocation would move users between variants: ${layout.reason}`,
-          {
-            errors: [{ pointer: '#/allocation', detail: layout.reason }],
-          },
-        );
-      }
+      const layout = stickyRelayout(current!.bucketMap as BucketMap, after);
       const nextVersion = row.currentVersion + 1;
       const [version] = await tx
         .insert(experimentVersions)
@@ -221,7 +230,7 @@ export async function updateExperiment(
           experimentId: id,
           version: nextVersion,
           config: after,
-          bucketMap: layout.map,
+          bucketMap: layout,
           createdBy: caller.userId,
         })
         .returning();
