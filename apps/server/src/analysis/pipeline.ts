@@ -103,6 +103,24 @@ function armStatuses(
   return arms;
 }
 
+/** The sample-ratio check: observed users per arm against the configured shares. */
+function srmCheck(
+  armNames: string[],
+  arms: Record<string, ArmStatus>,
+  shares: Map<string, number>,
+): SrmStatus & { p_value: number } {
+  const srm = chiSquareGoodnessOfFit(
+    armNames.map((a) => (arms[a] as ArmStatus).users),
+    armNames.map((a) => shares.get(a) as number),
+  );
+  return {
+    p_value: srm.p_value,
+    halted: srm.p_value < SRM_THRESHOLD,
+    observed: Object.fromEntries(armNames.map((a) => [a, (arms[a] as ArmStatus).users])),
+    expected_shares: Object.fromEntries(shares),
+  } satisfies SrmStatus;
+}
+
 /**
  * One analysis run of one experiment, nightly and manual alike: SRM gate, then the tests of
  * every (metric, treatment) pair, then Benjamini–Hochberg across all pairs of the run.
@@ -142,16 +160,8 @@ export async function analyzeExperiment(ctx: Context, request: RunRequest): Prom
     shares.has(control) &&
     armNames.every((a) => (arms[a] as ArmStatus).events >= ctx.config.minEventsPerArm);
   if (enough) {
-    const srm = chiSquareGoodnessOfFit(
-      armNames.map((a) => (arms[a] as ArmStatus).users),
-      armNames.map((a) => shares.get(a) as number),
-    );
-    record.srm = {
-      p_value: srm.p_value,
-      halted: srm.p_value < SRM_THRESHOLD,
-      observed: Object.fromEntries(armNames.map((a) => [a, (arms[a] as ArmStatus).users])),
-      expected_shares: Object.fromEntries(shares),
-    } satisfies SrmStatus;
+    const srm = srmCheck(armNames, arms, shares);
+    record.srm = srm;
     if (record.srm.halted) {
       record.status = 'srm_halted';
     } else {

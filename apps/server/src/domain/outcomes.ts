@@ -8,6 +8,8 @@ export type DomainCode =
   | 'allocation-not-sticky'
   | 'plan-required'
   | 'config-invalid'
+  | 'metric-not-found'
+  | 'method-invalid'
   | 'key-not-revealable'
   | 'secret-key-not-configured';
 

@@ -2,7 +2,8 @@ import { and, eq, isNull } from 'drizzle-orm';
 import type { SecretBox } from '../crypto/secret-box.ts';
 import { randomToken } from '../crypto/tokens.ts';
 import type { Database } from '../db/connect.ts';
-import { webhookSecrets } from '../db/schema.ts';
+import { experiments, webhookSecrets } from '../db/schema.ts';
+import { UUID } from '../schemas/uuid.ts';
 import { recordAudit } from './audit.ts';
 import type { Caller } from './identity.ts';
 import { DomainError } from './outcomes.ts';
@@ -60,4 +61,21 @@ export async function activeWebhookSecret(
     .from(webhookSecrets)
     .where(and(eq(webhookSecrets.orgId, orgId), isNull(webhookSecrets.revokedAt)));
   return active ? box.open(active.sealed) : null;
+}
+
+/** The org owning an experiment and its active webhook secret; null when either is missing. */
+export async function signingSecretOf(
+  db: Database,
+  box: SecretBox | null,
+  experimentId: string,
+): Promise<{ orgId: string; secret: string } | null> {
+  const [owner] = UUID.test(experimentId)
+    ? await db
+        .select({ orgId: experiments.orgId })
+        .from(experiments)
+        .where(and(eq(experiments.id, experimentId)))
+    : [];
+  if (!owner) return null;
+  const secret = await activeWebhookSecret(db, box, owner.orgId);
+  return secret === null ? null : { orgId: owner.orgId, secret };
 }

@@ -12,6 +12,8 @@ const PROBLEM_OF = {
     'allocation-not-sticky': 'allocation-not-sticky',
     'plan-required': 'plan-required',
     'config-invalid': 'validation-error',
+    'metric-not-found': 'metric-not-found',
+    'method-invalid': 'validation-error',
     'key-not-revealable': 'key-not-revealable',
     'secret-key-not-configured': 'secret-key-not-configured',
   } satisfies Record<DomainCode, ProblemSlug>,

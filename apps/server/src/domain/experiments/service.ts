@@ -1,6 +1,7 @@
 import { and, desc, eq, sql } from 'drizzle-orm';
 import type { Database } from '../../db/connect.ts';
 import { experiments, experimentVersions, orgs } from '../../db/schema.ts';
+import { UUID } from '../../schemas/uuid.ts';
 import { recordAudit } from '../audit.ts';
 import { announceChange } from '../change-feed.ts';
 import type { Caller } from '../identity.ts';
@@ -10,8 +11,6 @@ import { type BucketMap, clientRanges, initialBucketMap, relayout } from './buck
 import type { ExperimentChange, ExperimentConfig, ExperimentConfigInput } from './config-schema.ts';
 import { currentVersionOf } from './current-version.ts';
 import { checkConfig, normaliseConfig } from './validate.ts';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export type Experiment = ExperimentConfig & {
   id: string;
@@ -194,6 +193,22 @@ function stickyRelayout(map: BucketMap, after: ExperimentConfig): BucketMap {
   return layout.map;
 }
 
+/** The experiment row, locked for the update, with its current version. */
+async function lockedCurrent(tx: Tx, orgId: string, idOrName: string) {
+  const [row] = await tx.select().from(experiments).where(addressed(orgId, idOrName)).for('update');
+  if (!row) throw notFound(idOrName);
+  const [current] = await tx
+    .select()
+    .from(experimentVersions)
+    .where(
+      and(
+        eq(experimentVersions.experimentId, row.id),
+        eq(experimentVersions.version, row.currentVersion),
+      ),
+    );
+  return { row, current };
+}
+
 export async function updateExperiment(
   db: Database,
   caller: Caller,
@@ -202,22 +217,8 @@ export async function updateExperiment(
 ): Promise<Experiment> {
   try {
     return await db.transaction(async (tx) => {
-      const [row] = await tx
-        .select()
-        .from(experiments)
-        .where(addressed(caller.orgId, idOrName))
-        .for('update');
-      if (!row) throw notFound(idOrName);
+      const { row, current } = await lockedCurrent(tx, caller.orgId, idOrName);
       const id = row.id;
-      const [current] = await tx
-        .select()
-        .from(experimentVersions)
-        .where(
-          and(
-            eq(experimentVersions.experimentId, id),
-            eq(experimentVersions.version, row.currentVersion),
-          ),
-        );
       const before = current!.config as ExperimentConfig;
       const after = changedConfig(before, change);
       checkConfig(after);
