@@ -1,8 +1,18 @@
 import { isAbsolute, resolve } from 'node:path';
+import { Value } from 'typebox/value';
+import {
+  SETTING_NAMES,
+  type SettingName,
+  type Settings,
+  settingSchema,
+} from './settings-schema.ts';
+
+export { DEV_SESSION_ISSUER } from './settings-schema.ts';
 
 /**
- * The one place that reads ARBITER_* variables. Everything else receives a Config.
- * A bad value stops the start with a message that names the variable.
+ * The one place that reads ARBITER_* variables, against the schema in settings-schema.ts.
+ * Everything else receives a Config. A bad value stops the start with a message that names
+ * the variable.
  */
 export interface Config {
   port: number;
@@ -16,7 +26,7 @@ export interface Config {
   /** Encrypts stored raw keys and webhook secrets; absent means keys are not revealable. */
   secretKey: string | null;
   platformOwnerEmails: string[];
-  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  logLevel: Settings['ARBITER_LOG_LEVEL'];
   bodyLimitBytes: number;
   /** Plan limits (allowances) are applied; false for self-hosting without billing. */
   enforceLimits: boolean;
@@ -48,117 +58,109 @@ export class ConfigError extends Error {
   }
 }
 
-export const DEV_SESSION_ISSUER = 'arbiter-dev';
-const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
-
 type Env = Record<string, string | undefined>;
 
+/** An ARBITER_* value with surrounding spaces trimmed; empty counts as unset. */
 function text(env: Env, name: string): string | null {
   const v = env[name];
   return v === undefined || v.trim() === '' ? null : v.trim();
 }
 
-function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
-  const raw = text(env, name);
-  if (raw === null) return fallback;
-  if (!/^\d+$/.test(raw)) throw new ConfigError(name, `expected a whole number, got "${raw}"`);
-  const n = Number(raw);
-  if (n < min || n > max)
-    throw new ConfigError(name, `must be between ${min} and ${max}, got ${n}`);
-  return n;
-}
+const TRUE_WORDS = ['true', '1', 'yes'];
+const FALSE_WORDS = ['false', '0', 'no'];
 
-function flag(env: Env, name: string, fallback: boolean): boolean {
-  const raw = text(env, name);
-  if (raw === null) return fallback;
-  if (['true', '1', 'yes'].includes(raw.toLowerCase())) return true;
-  if (['false', '0', 'no'].includes(raw.toLowerCase())) return false;
-  throw new ConfigError(name, `expected true or false, got "${raw}"`);
-}
-
-function url(env: Env, name: string): string | null {
-  const raw = text(env, name);
-  if (raw === null) return null;
-  if (!/^https?:\/\/[^\s]+$/.test(raw))
-    throw new ConfigError(name, `expected an http(s) URL, got "${raw}"`);
-  return raw.replace(/\/+$/, '');
-}
-
-/** Five fields, minute to weekday; checked for shape here, fully by the scheduler at start. */
-function cron(env: Env, name: string, fallback: string): string {
-  const raw = text(env, name) ?? fallback;
-  if (raw.split(/\s+/).length !== 5)
-    throw new ConfigError(name, `expected a 5-field cron expression, got "${raw}"`);
+/** A variable's text as its setting's type: the environment holds text, a setting may be a number or a flag. */
+function decode(name: SettingName, raw: string): unknown {
+  const { type } = settingSchema(name);
+  if (type === 'integer') {
+    if (!/^\d+$/.test(raw)) throw new ConfigError(name, `expected a whole number, got "${raw}"`);
+    return Number(raw);
+  }
+  if (type === 'boolean') {
+    if (TRUE_WORDS.includes(raw.toLowerCase())) return true;
+    if (FALSE_WORDS.includes(raw.toLowerCase())) return false;
+    throw new ConfigError(name, `expected true or false, got "${raw}"`);
+  }
   return raw;
+}
+
+/** Why a decoded value breaks its setting's schema, in the words the setting's schema gives. */
+function schemaProblem(name: SettingName, value: unknown, raw: string): string | undefined {
+  const schema = settingSchema(name);
+  const [error] = Value.Errors(schema, value);
+  if (error === undefined) return undefined;
+  if (error.keyword === 'minimum' || error.keyword === 'maximum') {
+    return `must be between ${schema.minimum} and ${schema.maximum}, got ${value}`;
+  }
+  return (schema.errorMessage ?? error.message).replace('{value}', raw);
 }
 
 function isLoopback(host: string): boolean {
   return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
 }
 
+/** Rules that tie settings together, checked when the named setting's turn comes. */
+const RELATIONS: Partial<
+  Record<SettingName, (env: Env, read: Partial<Settings>) => string | undefined>
+> = {
+  ARBITER_SESSION_JWKS_URL: (_env, read) =>
+    read.ARBITER_SESSION_JWKS_URL === undefined && !isLoopback(read.ARBITER_HOST ?? '')
+      ? `required when ARBITER_HOST (${read.ARBITER_HOST}) is not a loopback address: development sessions are refused off this machine`
+      : undefined,
+  ARBITER_SESSION_ISSUER: (env, read) =>
+    read.ARBITER_SESSION_JWKS_URL !== undefined && text(env, 'ARBITER_SESSION_ISSUER') === null
+      ? 'required with ARBITER_SESSION_JWKS_URL'
+      : undefined,
+};
+
+/**
+ * The environment checked against the settings schema, setting by setting in the schema's
+ * order: unset ones take their default, the first bad one stops the start.
+ */
+export function readSettings(env: Env): Settings {
+  const read: Partial<Record<SettingName, unknown>> = {};
+  for (const name of SETTING_NAMES) {
+    const raw = text(env, name);
+    const value = raw === null ? settingSchema(name).default : decode(name, raw);
+    if (value !== undefined) {
+      const problem = schemaProblem(name, value, raw ?? String(value));
+      if (problem !== undefined) throw new ConfigError(name, problem);
+      read[name] = value;
+    }
+    const broken = RELATIONS[name]?.(env, read as Partial<Settings>);
+    if (broken !== undefined) throw new ConfigError(name, broken);
+  }
+  return read as Settings;
+}
+
 export function loadConfig(env: Env, cwd = process.cwd()): Config {
-  const host = text(env, 'ARBITER_HOST') ?? '127.0.0.1';
-  const dataDirRaw = text(env, 'ARBITER_DATA_DIR') ?? './.arbiter';
-  const databaseUrl = text(env, 'ARBITER_DATABASE_URL');
-  if (databaseUrl !== null && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
-    throw new ConfigError('ARBITER_DATABASE_URL', 'expected a postgres:// or postgresql:// URL');
-  }
-  const sessionJwksUrl = text(env, 'ARBITER_SESSION_JWKS_URL');
-  if (sessionJwksUrl === null && !isLoopback(host)) {
-    throw new ConfigError(
-      'ARBITER_SESSION_JWKS_URL',
-      `required when ARBITER_HOST (${host}) is not a loopback address: development sessions are refused off this machine`,
-    );
-  }
-  const issuer = text(env, 'ARBITER_SESSION_ISSUER');
-  if (sessionJwksUrl !== null && issuer === null) {
-    throw new ConfigError('ARBITER_SESSION_ISSUER', 'required with ARBITER_SESSION_JWKS_URL');
-  }
-  const secretKey = text(env, 'ARBITER_SECRET_KEY');
-  if (secretKey !== null && secretKey.length < 32) {
-    throw new ConfigError('ARBITER_SECRET_KEY', 'must be at least 32 characters');
-  }
-  const logLevel = text(env, 'ARBITER_LOG_LEVEL') ?? 'info';
-  if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
-    throw new ConfigError('ARBITER_LOG_LEVEL', `expected one of ${LOG_LEVELS.join(', ')}`);
-  }
+  const s = readSettings(env);
+  const dataDir = s.ARBITER_DATA_DIR;
   return {
-    port: integer(env, 'ARBITER_PORT', 8080, 0, 65535),
-    host,
-    dataDir: isAbsolute(dataDirRaw) ? dataDirRaw : resolve(cwd, dataDirRaw),
-    databaseUrl,
-    sessionJwksUrl,
-    sessionIssuer: issuer ?? DEV_SESSION_ISSUER,
-    secretKey,
-    platformOwnerEmails: (text(env, 'ARBITER_PLATFORM_OWNER_EMAILS') ?? '')
+    port: s.ARBITER_PORT,
+    host: s.ARBITER_HOST,
+    dataDir: isAbsolute(dataDir) ? dataDir : resolve(cwd, dataDir),
+    databaseUrl: s.ARBITER_DATABASE_URL ?? null,
+    sessionJwksUrl: s.ARBITER_SESSION_JWKS_URL ?? null,
+    sessionIssuer: s.ARBITER_SESSION_ISSUER,
+    secretKey: s.ARBITER_SECRET_KEY ?? null,
+    platformOwnerEmails: (s.ARBITER_PLATFORM_OWNER_EMAILS ?? '')
       .split(',')
       .map((e) => e.trim().toLowerCase())
       .filter((e) => e !== ''),
-    logLevel: logLevel as Config['logLevel'],
-    bodyLimitBytes: integer(env, 'ARBITER_BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
-    enforceLimits: flag(env, 'ARBITER_ENFORCE_LIMITS', true),
-    rateLimitPublishablePerMinute: integer(
-      env,
-      'ARBITER_RATE_LIMIT_PUBLISHABLE_PER_MINUTE',
-      6_000,
-      1,
-      100_000_000,
-    ),
-    rateLimitSecretPerMinute: integer(
-      env,
-      'ARBITER_RATE_LIMIT_SECRET_PER_MINUTE',
-      60_000,
-      1,
-      100_000_000,
-    ),
-    ingestWorker: flag(env, 'ARBITER_INGEST_WORKER', true),
-    nightlyCron: cron(env, 'ARBITER_NIGHTLY_CRON', '15 0 * * *'),
-    scheduler: flag(env, 'ARBITER_SCHEDULER', true),
-    minEventsPerArm: integer(env, 'ARBITER_MIN_EVENTS_PER_ARM', 200, 1, 1_000_000_000),
-    judgeBaseUrl: url(env, 'ARBITER_JUDGE_BASE_URL'),
-    judgeApiKey: text(env, 'ARBITER_JUDGE_API_KEY'),
-    judgeModel: text(env, 'ARBITER_JUDGE_MODEL') ?? 'gpt-4o-mini',
-    judgeSamplePerRun: integer(env, 'ARBITER_JUDGE_SAMPLE_PER_RUN', 200, 1, 100_000),
+    logLevel: s.ARBITER_LOG_LEVEL,
+    bodyLimitBytes: s.ARBITER_BODY_LIMIT_BYTES,
+    enforceLimits: s.ARBITER_ENFORCE_LIMITS,
+    rateLimitPublishablePerMinute: s.ARBITER_RATE_LIMIT_PUBLISHABLE_PER_MINUTE,
+    rateLimitSecretPerMinute: s.ARBITER_RATE_LIMIT_SECRET_PER_MINUTE,
+    ingestWorker: s.ARBITER_INGEST_WORKER,
+    nightlyCron: s.ARBITER_NIGHTLY_CRON,
+    scheduler: s.ARBITER_SCHEDULER,
+    minEventsPerArm: s.ARBITER_MIN_EVENTS_PER_ARM,
+    judgeBaseUrl: s.ARBITER_JUDGE_BASE_URL?.replace(/\/+$/, '') ?? null,
+    judgeApiKey: s.ARBITER_JUDGE_API_KEY ?? null,
+    judgeModel: s.ARBITER_JUDGE_MODEL,
+    judgeSamplePerRun: s.ARBITER_JUDGE_SAMPLE_PER_RUN,
   };
 }
 

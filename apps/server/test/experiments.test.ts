@@ -1,6 +1,6 @@
-import { eq } from 'drizzle-orm';
+import { count, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { orgs } from '../src/db/schema.ts';
+import { auditLog, experiments, orgs } from '../src/db/schema.ts';
 import { experimentConfig, type Harness, startHarness } from './support/harness.ts';
 
 let h: Harness;
@@ -240,6 +240,26 @@ describe('POST /v1/experiments', () => {
       );
     },
   );
+
+  it('gives one name to exactly one of several creates sent at once', async () => {
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, () => create(admin, { name: 'raced' })),
+    );
+    expect(answers.map((res) => res.statusCode).sort()).toEqual([201, 400, 400, 400, 400, 400]);
+    for (const res of answers.filter((r) => r.statusCode === 400)) {
+      expect(res.json().type).toBe('/problems/experiment-name-taken');
+    }
+    const rows = await h.ctx.db.select().from(experiments).where(eq(experiments.name, 'raced'));
+    expect(rows).toHaveLength(1);
+  });
+
+  it('changes nothing for a taken name: no config_version bump, no audit record', async () => {
+    expect((await create(admin, { name: 'kept' })).statusCode).toBe(201);
+    const audited = async () => (await h.ctx.db.select({ n: count() }).from(auditLog))[0]!.n;
+    const before = { version: await configVersion(), audit: await audited() };
+    expect((await create(admin, { name: 'kept' })).statusCode).toBe(400);
+    expect({ version: await configVersion(), audit: await audited() }).toEqual(before);
+  });
 });
 
 describe('GET /v1/experiments and /v1/experiments/{id}', () => {

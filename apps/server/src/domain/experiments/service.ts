@@ -114,38 +114,36 @@ export async function createExperiment(
   const config = normaliseConfig(input);
   checkConfig(config);
   const bucketMap = initialBucketMap(config.allocation, config.bucket_count);
-  try {
-    return await db.transaction(async (tx) => {
-      await checkPlanAllows(tx, caller.orgId, config);
-      const [row] = await tx
-        .insert(experiments)
-        .values({
-          orgId: caller.orgId,
-          name: config.name,
-          salt: config.salt,
-          bucketCount: config.bucket_count,
-          currentVersion: 1,
-        })
-        .returning();
-      const [version] = await tx
-        .insert(experimentVersions)
-        .values({ experimentId: row!.id, version: 1, config, bucketMap, createdBy: caller.userId })
-        .returning();
-      await bumpConfigVersion(tx, caller.orgId);
-      await recordAudit(tx, {
+  return await db.transaction(async (tx) => {
+    await checkPlanAllows(tx, caller.orgId, config);
+    // The unique index decides a race between two creates of one name: no row back means taken.
+    const [row] = await tx
+      .insert(experiments)
+      .values({
         orgId: caller.orgId,
-        actorUserId: caller.userId,
-        action: 'experiment.created',
-        targetType: 'experiment',
-        targetId: row!.id,
-        details: { name: config.name, version: 1 },
-      });
-      return present(row!, version!);
+        name: config.name,
+        salt: config.salt,
+        bucketCount: config.bucket_count,
+        currentVersion: 1,
+      })
+      .onConflictDoNothing({ target: [experiments.orgId, experiments.name] })
+      .returning();
+    if (row === undefined) throw nameTaken(config.name);
+    const [version] = await tx
+      .insert(experimentVersions)
+      .values({ experimentId: row.id, version: 1, config, bucketMap, createdBy: caller.userId })
+      .returning();
+    await bumpConfigVersion(tx, caller.orgId);
+    await recordAudit(tx, {
+      orgId: caller.orgId,
+      actorUserId: caller.userId,
+      action: 'experiment.created',
+      targetType: 'experiment',
+      targetId: row.id,
+      details: { name: config.name, version: 1 },
     });
-  } catch (error) {
-    if (isUniqueViolation(error)) throw nameTaken(config.name);
-    throw error;
-  }
+    return present(row, version!);
+  });
 }
 
 function changedFields(before: ExperimentConfig, after: ExperimentConfig): string[] {
@@ -252,6 +250,8 @@ export async function updateExperiment(
       return present(updated!, version!);
     });
   } catch (error) {
+    // A rename is an UPDATE, which has no ON CONFLICT clause: the unique index's refusal is the
+    // race-free answer, so it is caught here rather than checked for beforehand.
     if (!(error instanceof DomainError) && isUniqueViolation(error))
       throw nameTaken(change.name ?? '');
     throw error;

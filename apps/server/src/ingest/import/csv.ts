@@ -104,14 +104,13 @@ function convertCell(column: CsvColumn, cell: string): { value: unknown } | { pr
  * numbers and `metadata` a parsed object. Every bad cell of a row is named in one error.
  */
 export function parseCsvImport(text: string): ParsedImport {
-  const records = csvRecords(text);
-  const first = records.next();
-  if (first.done) {
+  const [first, ...records] = csvRecords(text);
+  if (first === undefined) {
     throw new ImportFormatError(
       `no header row: the first line must name the columns (${CSV_COLUMNS.join(', ')})`,
     );
   }
-  const header = readHeader(first.value);
+  const header = readHeader(first);
   const rows: ImportRow[] = [];
   const errors: ImportRowError[] = [];
   let count = 0;

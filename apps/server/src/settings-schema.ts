@@ -1,0 +1,146 @@
+import { type Static, type TSchema, Type } from 'typebox';
+
+/**
+ * Every ARBITER_* variable the server reads: its type, default and meaning. The README's
+ * "Settings" table is this schema in prose; a test holds the two equal.
+ *
+ * `errorMessage` (the ajv-errors keyword) is what a value that breaks the constraint is told;
+ * `{value}` stands for the value as set. It is left out of messages whose value may be a
+ * credential (a database URL with its password, the secret key).
+ */
+
+export const DEV_SESSION_ISSUER = 'arbiter-dev';
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+// The property order is the order settings are checked in: the first bad one is reported.
+export const SettingsSchema = Type.Object({
+  ARBITER_HOST: Type.String({ default: '127.0.0.1', description: 'listen address' }),
+  ARBITER_DATA_DIR: Type.String({
+    default: './.arbiter',
+    description: 'embedded PGlite database and development keys',
+  }),
+  ARBITER_DATABASE_URL: Type.Optional(
+    Type.String({
+      pattern: '^postgres(ql)?://',
+      errorMessage: 'expected a postgres:// or postgresql:// URL',
+      description: '`postgres://…`: use a PostgreSQL server instead of PGlite',
+    }),
+  ),
+  ARBITER_SESSION_JWKS_URL: Type.Optional(
+    Type.String({
+      description:
+        "identity provider's JWKS (https URL or file path). Unset = development sessions, refused on a non-loopback host",
+    }),
+  ),
+  ARBITER_SESSION_ISSUER: Type.String({
+    default: DEV_SESSION_ISSUER,
+    description: 'expected `iss` of session tokens (required with a JWKS)',
+  }),
+  ARBITER_SECRET_KEY: Type.Optional(
+    Type.String({
+      minLength: 32,
+      errorMessage: 'must be at least 32 characters',
+      description:
+        '≥ 32 characters; encrypts stored raw keys and webhook secrets (AES-256-GCM). Unset in development: generated in the data dir',
+    }),
+  ),
+  ARBITER_LOG_LEVEL: Type.Union(
+    LOG_LEVELS.map((level) => Type.Literal(level)),
+    {
+      default: 'info',
+      errorMessage: `expected one of ${LOG_LEVELS.join(', ')}`,
+      description: 'pino level',
+    },
+  ),
+  ARBITER_PORT: Type.Integer({
+    minimum: 0,
+    maximum: 65535,
+    default: 8080,
+    description: 'listen port',
+  }),
+  ARBITER_PLATFORM_OWNER_EMAILS: Type.Optional(
+    Type.String({ description: 'comma-separated sign-in emails of platform owners' }),
+  ),
+  ARBITER_BODY_LIMIT_BYTES: Type.Integer({
+    minimum: 1024,
+    maximum: 64 * 1024 * 1024,
+    default: 1024 * 1024,
+    description: 'largest accepted request body',
+  }),
+  ARBITER_ENFORCE_LIMITS: Type.Boolean({
+    default: true,
+    description: 'apply plan allowances (false for self-hosting without billing)',
+  }),
+  ARBITER_RATE_LIMIT_PUBLISHABLE_PER_MINUTE: Type.Integer({
+    minimum: 1,
+    maximum: 100_000_000,
+    default: 6_000,
+    description: 'ingest requests per minute per publishable key',
+  }),
+  ARBITER_RATE_LIMIT_SECRET_PER_MINUTE: Type.Integer({
+    minimum: 1,
+    maximum: 100_000_000,
+    default: 60_000,
+    description: 'ingest requests per minute per secret key',
+  }),
+  ARBITER_INGEST_WORKER: Type.Boolean({
+    default: true,
+    description: 'run the aggregation worker in this process',
+  }),
+  // Five fields, minute to weekday; checked for shape here, fully by the scheduler at start.
+  ARBITER_NIGHTLY_CRON: Type.String({
+    pattern: '^\\S+(\\s+\\S+){4}$',
+    default: '15 0 * * *',
+    errorMessage: 'expected a 5-field cron expression, got "{value}"',
+    description: 'when the nightly analysis of the previous UTC day runs (UTC)',
+  }),
+  ARBITER_SCHEDULER: Type.Boolean({
+    default: true,
+    description:
+      'run the nightly scheduler in this process (one runner at a time across processes)',
+  }),
+  ARBITER_MIN_EVENTS_PER_ARM: Type.Integer({
+    minimum: 1,
+    maximum: 1_000_000_000,
+    default: 200,
+    description: 'evaluated events every arm needs before results appear',
+  }),
+  ARBITER_JUDGE_BASE_URL: Type.Optional(
+    Type.String({
+      pattern: '^https?://[^\\s]+$',
+      errorMessage: 'expected an http(s) URL, got "{value}"',
+      description:
+        'OpenAI-compatible chat-completions endpoint of the judge model; unset = judge metrics not scored',
+    }),
+  ),
+  ARBITER_JUDGE_API_KEY: Type.Optional(Type.String({ description: "the judge model's key" })),
+  ARBITER_JUDGE_MODEL: Type.String({
+    default: 'gpt-4o-mini',
+    description: "the judge model's name",
+  }),
+  ARBITER_JUDGE_SAMPLE_PER_RUN: Type.Integer({
+    minimum: 1,
+    maximum: 100_000,
+    default: 200,
+    description: 'model calls scored per judge metric per nightly run',
+  }),
+});
+
+export type Settings = Static<typeof SettingsSchema>;
+export type SettingName = keyof Settings;
+
+export const SETTING_NAMES = Object.keys(SettingsSchema.properties) as SettingName[];
+
+/** The JSON Schema keywords of one setting that reading and documenting it rely on. */
+export type SettingSchema = TSchema & {
+  type?: string;
+  default?: unknown;
+  description?: string;
+  errorMessage?: string;
+  minimum?: number;
+  maximum?: number;
+};
+
+export function settingSchema(name: SettingName): SettingSchema {
+  return SettingsSchema.properties[name];
+}
