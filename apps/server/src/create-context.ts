@@ -9,11 +9,11 @@ import { createSecretBox } from './crypto/secret-box.ts';
 import { type DatabaseHandle, openDatabase } from './db/connect.ts';
 import { ApiKeyCache } from './domain/api-key-cache.ts';
 import { ChangeListener } from './domain/change-feed.ts';
-import { OrgStateCache } from './domain/client-config.ts';
 import { IdentityResolver } from './domain/identity.ts';
+import { OrgStateCache } from './domain/org-state-cache.ts';
 import { CopyEventStore } from './ingest/copy-store.ts';
 import { DrainWorker } from './ingest/drain-worker.ts';
-import { PostgresQueue } from './ingest/postgres-queue.ts';
+import { PostgresEventLog } from './ingest/postgres-event-log.ts';
 import { createJudge } from './integrations/judge/chat-completions-judge.ts';
 import { type Clock, systemClock } from './kernel/ports.ts';
 
@@ -78,7 +78,7 @@ export async function createContext(config: Config, parts: ContextParts = {}): P
   const handle = parts.database ?? (await openConfiguredDatabase(config, log));
   const secretKey = secretKeyOf(config);
   const clock = parts.clock ?? systemClock;
-  const queue = new PostgresQueue(
+  const queue = new PostgresEventLog(
     handle.db,
     handle.pool === null ? null : new CopyEventStore(handle.pool),
   );

@@ -1,6 +1,6 @@
 import type { Database } from '../db/connect.ts';
 import type { Experiment } from '../domain/experiments/service.ts';
-import { liveCounts } from '../domain/traffic.ts';
+import { liveCounts } from '../domain/exposure-counts.ts';
 import { AnalysisError } from './outcomes.ts';
 
 export const MIN_EVENTS_SETTING = 'ARBITER_MIN_EVENTS_PER_ARM';

@@ -1,5 +1,5 @@
 import type { Context } from '../context.ts';
-import type { OrgState } from '../domain/client-config.ts';
+import type { OrgState } from '../domain/org-state-cache.ts';
 import { PLAN_LIMITS } from '../domain/plans.ts';
 import { monthResetsAt, usageMonth } from '../domain/usage-month.ts';
 import { EventIdClaims } from './event-id-claims.ts';

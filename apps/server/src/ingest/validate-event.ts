@@ -1,5 +1,5 @@
 import { variantForBucket } from '@arbiter/bucketing';
-import type { OrgState } from '../domain/client-config.ts';
+import type { OrgState } from '../domain/org-state-cache.ts';
 import { compileBodyValidator } from '../schemas/validators.ts';
 import {
   type AcceptedEvent,
