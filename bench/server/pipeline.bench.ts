@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
 import { runNightly } from '../../apps/server/src/analysis/nightly.ts';
 import { loadConfig } from '../../apps/server/src/config.ts';
-import { createContext } from '../../apps/server/src/context.ts';
+import { createContext } from '../../apps/server/src/create-context.ts';
 import { createExperiment } from '../../apps/server/src/domain/experiments/service.ts';
 import { freshPostgres } from './setup.ts';
 

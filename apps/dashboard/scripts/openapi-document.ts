@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildApp } from '../../server/src/app.ts';
 import { loadConfig } from '../../server/src/config.ts';
-import { createContext } from '../../server/src/context.ts';
+import { createContext } from '../../server/src/create-context.ts';
 
 /**
  * Writes the server's OpenAPI document (what GET /v1/openapi.json answers) to the path given,

@@ -1,27 +1,22 @@
-import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify from 'fastify';
-import { Type } from 'typebox';
 import { isDevelopmentSessions } from './config.ts';
 import type { Context } from './context.ts';
 import type { App } from './http/app-types.ts';
 import { problemClientErrorHandler } from './http/client-errors.ts';
 import { registerDashboard } from './http/dashboard-static.ts';
 import { frameworkErrors, registerErrorHandling } from './http/error-handler.ts';
-import { restateTextRule } from './http/openapi-text-rule.ts';
+import { registerOpenApi } from './http/openapi-document.ts';
 import { ProblemSchema } from './http/problem-body.ts';
 import { declareEdgeStatuses } from './http/responses.ts';
 import { MAX_PARAM_LENGTH } from './http/route-methods.ts';
-import { validatorCompiler } from './http/validators.ts';
 import { adminRoutes } from './routes/admin/index.ts';
 import { dashboardRoutes } from './routes/dashboard/index.ts';
 import { devRoutes } from './routes/dev/index.ts';
 import { ingestRoutes } from './routes/ingest/index.ts';
-import * as problemDocs from './routes/public/problem-docs.ts';
+import { publicRoutes } from './routes/public/index.ts';
 import { webhookRoutes } from './routes/webhooks/index.ts';
-
-export const API_VERSION = '1.0.0';
+import { validatorCompiler } from './schemas/validators.ts';
 
 export interface AppOptions {
   /** Pino logging; tests pass false. */
@@ -54,66 +49,9 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
   app.removeContentTypeParser('text/plain');
   registerErrorHandling(app);
 
-  await app.register(swagger, {
-    // Shared schemas keep their own names as components (`#/components/schemas/Problem`).
-    refResolver: {
-      buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`),
-    },
-    transformObject: (documentObject) => {
-      // A copy: the document's schemas may be the very objects the routes validate with.
-      const doc = structuredClone(
-        (documentObject as { openapiObject: Record<string, unknown> }).openapiObject,
-      );
-      restateTextRule(doc.paths);
-      restateTextRule(doc.components);
-      return doc;
-    },
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: 'Arbiter API',
-        version: API_VERSION,
-        description:
-          'Experiments for LLM-backed features: assignment, ingest, results. Errors are RFC 9457 problems.',
-      },
-      components: {
-        securitySchemes: {
-          session: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
-          apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
-          signature: {
-            type: 'apiKey',
-            in: 'header',
-            name: 'Arbiter-Signature',
-            description:
-              '`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` with the org webhook secret',
-          },
-        },
-      },
-      security: [{ session: [] }],
-    },
-  });
-  await app.register(swaggerUi, { routePrefix: '/docs' });
+  await registerOpenApi(app);
 
-  app.get(
-    '/v1/openapi.json',
-    {
-      schema: {
-        tags: ['meta'],
-        summary: 'This OpenAPI 3.1 document (the readiness probe)',
-        security: [],
-        response: {
-          200: {
-            description: 'The OpenAPI document',
-            content: {
-              'application/json': { schema: Type.Object({}, { additionalProperties: true }) },
-            },
-          },
-        },
-      },
-    },
-    async () => app.swagger(),
-  );
-  problemDocs.register(app);
+  publicRoutes(app);
   await app.register(async (plane) => dashboardRoutes(plane as unknown as App, ctx));
   await app.register(async (plane) => ingestRoutes(plane as unknown as App, ctx));
   await app.register(async (plane) => webhookRoutes(plane as unknown as App, ctx));

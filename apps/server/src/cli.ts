@@ -69,9 +69,7 @@ async function pipeline(config: Config, args: string[]): Promise<void> {
   const { values } = parseArgs({ args: rest, options: { day: { type: 'string' } } });
   if (values.day !== undefined && !/^\d{4}-\d\d-\d\d$/.test(values.day))
     throw new UsageError('--day is YYYY-MM-DD');
-  const { PipelineRequestError, requestPipelineRun } = await import(
-    './analysis/pipeline-request.ts'
-  );
+  const { PipelineRequestError, requestPipelineRun } = await import('./pipeline-request.ts');
   const { previousUtcDay } = await import('./analysis/nightly.ts');
   try {
     const summary = await requestPipelineRun(config, values.day ?? previousUtcDay(new Date()));
@@ -87,7 +85,7 @@ async function pipeline(config: Config, args: string[]): Promise<void> {
 async function demo(config: Config, args: string[]): Promise<number> {
   const { values } = parseArgs({ args, options: { url: { type: 'string' } } });
   const { runDemo } = await import('./demo/run-demo.ts');
-  const { PipelineRequestError } = await import('./analysis/pipeline-request.ts');
+  const { PipelineRequestError } = await import('./pipeline-request.ts');
   try {
     await runDemo(config, {
       ...(values.url === undefined ? {} : { url: values.url }),

@@ -12,6 +12,9 @@ export interface ControlFile {
   token: string;
 }
 
+/** The header that carries the control token to the admin routes. */
+export const CONTROL_HEADER = 'x-arbiter-control';
+
 function pathOf(dataDir: string): string {
   return join(dataDir, 'server.json');
 }

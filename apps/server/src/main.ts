@@ -2,15 +2,15 @@ import { startNightlyScheduler } from './analysis/scheduler.ts';
 import { buildApp } from './app.ts';
 import type { Config } from './config.ts';
 import { isDevelopmentSessions } from './config.ts';
-import { createContext } from './context.ts';
 import { removeControlFile, writeControlFile } from './control-file.ts';
+import { createContext } from './create-context.ts';
 
 /** The process: config → context → app → listen; signals end it gracefully. */
 export async function serve(config: Config): Promise<void> {
   const ctx = await createContext(config);
   const app = await buildApp(ctx);
   if (config.ingestWorker) ctx.worker.start();
-  const scheduler = config.scheduler ? startNightlyScheduler(ctx, ctx.judgeStep, app.log) : null;
+  const scheduler = config.scheduler ? startNightlyScheduler(ctx, app.log) : null;
   let closing = false;
   const shutdown = async (signal: string) => {
     if (closing) return;

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.ts';
-import { type Context, createContext } from '../src/context.ts';
+import type { Context } from '../src/context.ts';
+import { createContext } from '../src/create-context.ts';
 import { openDatabase } from '../src/db/connect.ts';
 import type { App } from '../src/http/app-types.ts';
 import { experimentConfig, type Harness, startHarness } from './support/harness.ts';

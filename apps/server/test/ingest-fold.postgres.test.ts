@@ -4,7 +4,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rows } from '../src/db/connect.ts';
 import * as schema from '../src/db/schema.ts';
-import { PostgresQueue } from '../src/ingest/postgres-queue.ts';
+import { PostgresEventLog } from '../src/ingest/postgres-event-log.ts';
 import { type Harness, startHarness } from './support/harness.ts';
 
 // Needs concurrent transactions, which only a PostgreSQL server has (PGlite is one connection):
@@ -73,13 +73,13 @@ describe('the fold behind the watermark', () => {
 
   it('two workers draining side by side (two processes) fold every event exactly once', async () => {
     const pool = new pg.Pool({ connectionString: url, max: 2 });
-    const other = new PostgresQueue(drizzle(pool, { schema }) as never);
+    const other = new PostgresEventLog(drizzle(pool, { schema }) as never);
     let sending = true;
-    const drainLoop = async (queue: PostgresQueue) => {
+    const drainLoop = async (queue: PostgresEventLog) => {
       while (sending || (await queue.depth()) > 0) await queue.drain(3);
     };
     try {
-      const workers = [drainLoop(h.ctx.queue as PostgresQueue), drainLoop(other)];
+      const workers = [drainLoop(h.ctx.queue as PostgresEventLog), drainLoop(other)];
       for (let b = 0; b < 40; b++) {
         const batch = Array.from({ length: 25 }, (_, i) =>
           call(`pair-${b}-${i}`, `pair-user-${i}`),

@@ -4,7 +4,8 @@ import { runJudgeJob } from '../src/analysis/judge/judge-job.ts';
 import { judgeUserValues } from '../src/analysis/judge/judge-values.ts';
 import { judgeScores, usageCounters } from '../src/db/schema.ts';
 import { usageMonth } from '../src/domain/usage-month.ts';
-import { createJudge, type Judge } from '../src/integrations/judge/chat-completions-judge.ts';
+import { createJudge } from '../src/integrations/judge/chat-completions-judge.ts';
+import type { Judge } from '../src/kernel/ports.ts';
 import { type Harness, startHarness } from './support/harness.ts';
 import {
   createJudgeExperiment,

@@ -1,6 +1,6 @@
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { compileBodyValidator } from '../src/http/validators.ts';
+import { compileBodyValidator } from '../src/schemas/validators.ts';
 import { experimentConfig, type Harness, startHarness } from './support/harness.ts';
 
 /**

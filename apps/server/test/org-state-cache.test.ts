@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OrgStateCache } from '../src/domain/client-config.ts';
+import { OrgStateCache } from '../src/domain/org-state-cache.ts';
 import { experimentConfig, type Harness, startHarness } from './support/harness.ts';
 
 let h: Harness;

@@ -1,7 +1,7 @@
 import type { Database } from '../db/connect.ts';
 import type { Experiment } from '../domain/experiments/service.ts';
-import { liveCounts } from '../domain/traffic.ts';
-import { ProblemError } from '../http/problems.ts';
+import { liveCounts } from '../domain/exposure-counts.ts';
+import { AnalysisError } from './outcomes.ts';
 
 export const MIN_EVENTS_SETTING = 'ARBITER_MIN_EVENTS_PER_ARM';
 
@@ -14,7 +14,7 @@ export async function collectingProblem(
   db: Database,
   experiment: Experiment,
   minEventsPerArm: number,
-): Promise<ProblemError> {
+): Promise<AnalysisError> {
   const counts = await liveCounts(db, experiment.id, experiment.created_at.slice(0, 10));
   const arms = [
     ...new Set(
@@ -29,7 +29,7 @@ export async function collectingProblem(
   const next = Object.values(perArm).every((n) => n >= minEventsPerArm)
     ? `Every arm has enough now: the next pipeline run computes results (\`arbiter pipeline run --day ${today}\`, or POST /v1/experiments/${experiment.id}/analyze for a preliminary run).`
     : 'Live counts are on the live route meanwhile.';
-  return new ProblemError(
+  return new AnalysisError(
     'results-collecting',
     `Experiment ${experiment.name} is collecting: results appear once a pipeline run finds ${minEventsPerArm} evaluated events (exposures since the day it was created) in every arm. So far: ${sofar}. The threshold is the setting ${MIN_EVENTS_SETTING}. ${next}`,
     {

@@ -1,6 +1,7 @@
 import { gt, lte } from 'drizzle-orm';
 import type { Context } from '../context.ts';
 import { experiments } from '../db/schema.ts';
+import { runJudgeJob } from './judge/judge-job.ts';
 import { analyzeExperiment } from './pipeline.ts';
 import { purgeExpiredEvents } from './retention.ts';
 import { withLease } from './run-lease.ts';
@@ -23,22 +24,16 @@ export function previousUtcDay(now: Date): string {
   return new Date(now.getTime() - DAY_MS).toISOString().slice(0, 10);
 }
 
-export type JudgeStep = (ctx: Context, now: Date) => Promise<void>;
-
 /**
  * The nightly pipeline for one UTC day, every experiment created by then: judge scoring
  * (when configured), then per experiment SRM → tests → FDR, then retention. One runner at a
  * time across processes; re-running a day replaces its results.
  */
-export async function runNightly(
-  ctx: Context,
-  day: string,
-  judge: JudgeStep | null = null,
-): Promise<NightlySummary> {
+export async function runNightly(ctx: Context, day: string): Promise<NightlySummary> {
   const now = ctx.clock.now();
   const windowEnd = new Date(Date.parse(`${day}T00:00:00.000Z`) + DAY_MS);
   const outcome = await withLease(ctx.db, 'nightly', LEASE_MS, now, async () => {
-    if (judge) await judge(ctx, now);
+    if (ctx.judge) await runJudgeJob(ctx, ctx.judge, { now });
     const list = await ctx.db
       .select({ id: experiments.id, name: experiments.name })
       .from(experiments)

@@ -72,6 +72,55 @@ async function judgeValues(
   return new Map([...perUser].map(([variant, users]) => [variant, users.map((u) => u.value)]));
 }
 
+/** The window runs from the UTC day the experiment was created to the day before `windowEnd`. */
+function analysisWindow(createdAt: Date, windowEnd: Date) {
+  const windowStart = new Date(`${utcDay(createdAt)}T00:00:00.000Z`);
+  const window: WindowDays = {
+    from: utcDay(windowStart),
+    to: utcDay(new Date(windowEnd.getTime() - 1)),
+  };
+  const windowDays = Math.max(
+    1,
+    Math.round((Date.parse(`${window.to}T00:00:00Z`) - windowStart.getTime()) / DAY_MS) + 1,
+  );
+  return { windowStart, window, windowDays };
+}
+
+/** Exposed users and their exposures per arm. */
+function armStatuses(
+  armNames: string[],
+  stats: Awaited<ReturnType<typeof readUserStats>>,
+): Record<string, ArmStatus> {
+  const arms: Record<string, ArmStatus> = Object.fromEntries(
+    armNames.map((a) => [a, { users: 0, events: 0 }]),
+  );
+  for (const u of stats) {
+    const arm = arms[u.variant];
+    if (!arm || u.exposures === 0) continue;
+    arm.users += 1;
+    arm.events += u.exposures;
+  }
+  return arms;
+}
+
+/** The sample-ratio check: observed users per arm against the configured shares. */
+function srmCheck(
+  armNames: string[],
+  arms: Record<string, ArmStatus>,
+  shares: Map<string, number>,
+): SrmStatus & { p_value: number } {
+  const srm = chiSquareGoodnessOfFit(
+    armNames.map((a) => (arms[a] as ArmStatus).users),
+    armNames.map((a) => shares.get(a) as number),
+  );
+  return {
+    p_value: srm.p_value,
+    halted: srm.p_value < SRM_THRESHOLD,
+    observed: Object.fromEntries(armNames.map((a) => [a, (arms[a] as ArmStatus).users])),
+    expected_shares: Object.fromEntries(shares),
+  } satisfies SrmStatus;
+}
+
 /**
  * One analysis run of one experiment, nightly and manual alike: SRM gate, then the tests of
  * every (metric, treatment) pair, then Benjamini–Hochberg across all pairs of the run.
@@ -85,26 +134,12 @@ export async function analyzeExperiment(ctx: Context, request: RunRequest): Prom
   const shares = armShares(config, found.version.bucketMap as BucketMap);
   const armNames = [...shares.keys()];
   const control = config.allocation[0]?.variant ?? '';
-  const windowStart = new Date(`${utcDay(found.row.createdAt)}T00:00:00.000Z`);
-  const window: WindowDays = {
-    from: utcDay(windowStart),
-    to: utcDay(new Date(request.windowEnd.getTime() - 1)),
-  };
-  const windowDays = Math.max(
-    1,
-    Math.round((Date.parse(`${window.to}T00:00:00Z`) - windowStart.getTime()) / DAY_MS) + 1,
+  const { windowStart, window, windowDays } = analysisWindow(
+    found.row.createdAt,
+    request.windowEnd,
   );
-
   const stats = await readUserStats(ctx.db, request.experimentId, window);
-  const arms: Record<string, ArmStatus> = Object.fromEntries(
-    armNames.map((a) => [a, { users: 0, events: 0 }]),
-  );
-  for (const u of stats) {
-    const arm = arms[u.variant];
-    if (!arm || u.exposures === 0) continue;
-    arm.users += 1;
-    arm.events += u.exposures;
-  }
+  const arms = armStatuses(armNames, stats);
   const record: RunRecord = {
     label: request.label,
     kind: request.kind,
@@ -125,16 +160,8 @@ export async function analyzeExperiment(ctx: Context, request: RunRequest): Prom
     shares.has(control) &&
     armNames.every((a) => (arms[a] as ArmStatus).events >= ctx.config.minEventsPerArm);
   if (enough) {
-    const srm = chiSquareGoodnessOfFit(
-      armNames.map((a) => (arms[a] as ArmStatus).users),
-      armNames.map((a) => shares.get(a) as number),
-    );
-    record.srm = {
-      p_value: srm.p_value,
-      halted: srm.p_value < SRM_THRESHOLD,
-      observed: Object.fromEntries(armNames.map((a) => [a, (arms[a] as ArmStatus).users])),
-      expected_shares: Object.fromEntries(shares),
-    } satisfies SrmStatus;
+    const srm = srmCheck(armNames, arms, shares);
+    record.srm = srm;
     if (record.srm.halted) {
       record.status = 'srm_halted';
     } else {
@@ -184,6 +211,52 @@ interface TestInput {
   retentionTruncated: boolean;
 }
 
+type PartialResult = Omit<MetricResult, 'p_value_fdr' | 'significant'>;
+
+/** One (metric, treatment) pair's result before the FDR correction across the run. */
+function pairResult(
+  input: TestInput,
+  metric: ExperimentConfig['metrics'][number],
+  treatment: string,
+  overridden: boolean,
+  pair: { outcome: PairOutcome; controlValues: number[]; treatmentValues: number[] },
+): PartialResult {
+  const { outcome, controlValues, treatmentValues } = pair;
+  return {
+    metric: metric.name,
+    kind: metric.kind,
+    category: metric.category,
+    metric_version: metric.metric_version,
+    control: input.control,
+    treatment,
+    test: outcome.test,
+    method_overridden: overridden,
+    ok: outcome.ok,
+    reason: outcome.reason,
+    statistic: outcome.statistic,
+    p_value: outcome.p_value,
+    effect: outcome.effect,
+    ci_low: outcome.ci_low,
+    ci_high: outcome.ci_high,
+    lift: outcome.lift,
+    n_per_arm: { [input.control]: controlValues.length, [treatment]: treatmentValues.length },
+    mean_per_arm: {
+      [input.control]: mean(controlValues),
+      [treatment]: mean(treatmentValues),
+    },
+    srm_p: input.srmP,
+    permutations_used: outcome.permutations_used,
+    sample_cap_used: outcome.sample_cap_used,
+    window_days: input.windowDays,
+    retention_truncated: input.retentionTruncated,
+    preliminary: input.preliminary,
+    distribution: distributionOf({
+      [input.control]: controlValues,
+      [treatment]: treatmentValues,
+    }),
+  };
+}
+
 async function testMetrics(ctx: Context, input: TestInput): Promise<Record<string, MetricResult>> {
   const overrides = new Map(
     (
@@ -193,11 +266,7 @@ async function testMetrics(ctx: Context, input: TestInput): Promise<Record<strin
         .where(eq(metricMethodOverrides.experimentId, input.experimentId))
     ).map((o) => [o.metric, o.method as Method]),
   );
-  const pending: Array<{
-    key: string;
-    partial: Omit<MetricResult, 'p_value_fdr' | 'significant'>;
-    outcome: PairOutcome;
-  }> = [];
+  const pending: Array<{ key: string; partial: PartialResult; outcome: PairOutcome }> = [];
   for (const metric of input.config.metrics) {
     const values =
       metric.kind === 'judge'
@@ -211,39 +280,11 @@ async function testMetrics(ctx: Context, input: TestInput): Promise<Record<strin
       pending.push({
         key: `${metric.name}::${treatment}`,
         outcome,
-        partial: {
-          metric: metric.name,
-          kind: metric.kind,
-          category: metric.category,
-          metric_version: metric.metric_version,
-          control: input.control,
-          treatment,
-          test: outcome.test,
-          method_overridden: overrides.has(metric.name),
-          ok: outcome.ok,
-          reason: outcome.reason,
-          statistic: outcome.statistic,
-          p_value: outcome.p_value,
-          effect: outcome.effect,
-          ci_low: outcome.ci_low,
-          ci_high: outcome.ci_high,
-          lift: outcome.lift,
-          n_per_arm: { [input.control]: controlValues.length, [treatment]: treatmentValues.length },
-          mean_per_arm: {
-            [input.control]: mean(controlValues),
-            [treatment]: mean(treatmentValues),
-          },
-          srm_p: input.srmP,
-          permutations_used: outcome.permutations_used,
-          sample_cap_used: outcome.sample_cap_used,
-          window_days: input.windowDays,
-          retention_truncated: input.retentionTruncated,
-          preliminary: input.preliminary,
-          distribution: distributionOf({
-            [input.control]: controlValues,
-            [treatment]: treatmentValues,
-          }),
-        },
+        partial: pairResult(input, metric, treatment, overrides.has(metric.name), {
+          outcome,
+          controlValues,
+          treatmentValues,
+        }),
       });
     }
   }

@@ -1,7 +1,7 @@
 import { and, asc, desc, eq } from 'drizzle-orm';
 import type { Database } from '../db/connect.ts';
 import { analysisRuns } from '../db/schema.ts';
-import { ProblemError } from '../http/problems.ts';
+import { AnalysisError } from './outcomes.ts';
 import type { RunRecord } from './run-record.ts';
 
 type RunRow = typeof analysisRuns.$inferSelect;
@@ -43,8 +43,8 @@ async function availableLabels(db: Database, experimentId: string): Promise<stri
   return [...days, ...manual];
 }
 
-function collecting(experimentId: string, label?: string): ProblemError {
-  return new ProblemError(
+function collecting(experimentId: string, label?: string): AnalysisError {
+  return new AnalysisError(
     'results-collecting',
     label === undefined
       ? `Experiment ${experimentId} is collecting: results appear after the nightly run once every arm has enough evaluated events`
@@ -61,7 +61,7 @@ export async function readResults(
   experimentId: string,
   label: string | undefined,
   /** The problem of the default view while collecting; the generic one when absent. */
-  collectingProblem?: () => Promise<ProblemError>,
+  collectingProblem?: () => Promise<AnalysisError>,
 ) {
   const base = and(eq(analysisRuns.experimentId, experimentId), eq(analysisRuns.hasResults, true));
   const [run] = await db

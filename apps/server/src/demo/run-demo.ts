@@ -1,10 +1,10 @@
 import { bucketOf, variantForBucket } from '@arbiter/bucketing';
 import type { Static } from 'typebox';
-import { requestPipelineRun } from '../analysis/pipeline-request.ts';
 import type { ResultsSchema } from '../analysis/results-schema.ts';
 import { mintDevToken } from '../auth/mint-dev-token.ts';
 import { type Config, isDevelopmentSessions } from '../config.ts';
 import { readControlFile } from '../control-file.ts';
+import { requestPipelineRun } from '../pipeline-request.ts';
 import { DemoApi, DemoError } from './demo-api.ts';
 import {
   CHECKOUT,
@@ -208,17 +208,8 @@ export interface DemoOptions {
   write(line: string): void;
 }
 
-/**
- * `arbiter demo`: seeds the demo org with two experiments and keys, sends today's simulated
- * traffic through the real ingest API, runs the pipeline for every day since the experiments
- * were created, and prints where to look. Running it again changes nothing.
- */
-export async function runDemo(config: Config, options: DemoOptions): Promise<void> {
-  if (!isDevelopmentSessions(config))
-    throw new DemoError(
-      'the demo signs in with a development session; it is for a local server without ARBITER_SESSION_JWKS_URL',
-    );
-  const baseUrl = demoServerUrl(config, options.url);
+/** The demo admin's session against a local server that answers. */
+async function signIn(config: Config, baseUrl: string): Promise<DemoApi> {
   if (!isLoopbackUrl(baseUrl))
     throw new DemoError(`the demo only runs against a server on this machine, not ${baseUrl}`);
   const token = await mintDevToken({
@@ -236,6 +227,58 @@ export async function runDemo(config: Config, options: DemoOptions): Promise<voi
       `no Arbiter answers at ${baseUrl}; start it first with \`npm start\` (in another terminal)`,
     );
   DemoApi.expect('signing in', who, 200);
+  return api;
+}
+
+/** What the demo did and where to look next. */
+function summaryLines(
+  baseUrl: string,
+  seen: {
+    checkout: ExperimentBody;
+    onboarding: ExperimentBody;
+    results: Results;
+    collecting: Awaited<ReturnType<DemoApi['dashboard']>>;
+  },
+  firstDay: string,
+  now: Date,
+): string[] {
+  const { checkout, onboarding, results, collecting } = seen;
+  const url = baseUrl.replace('127.0.0.1', 'localhost');
+  const lines = [
+    `Arbiter demo: org ${DEMO_ORG} with ${checkout.name} and ${onboarding.name}, traffic of today (UTC) sent through ${url}/v1/events and /v1/events/import, pipeline run for ${daysFrom(firstDay, now).join(', ')}.`,
+    ...describeResults(checkout, results),
+    `  ${onboarding.name}: ${collecting.status === 404 ? collecting.body.detail : `results for ${collecting.body.computed_for}`}`,
+    '',
+    `Dashboard (sign in with Email ${DEMO_EMAIL}, Organization ${DEMO_ORG}, Role admin):`,
+    `  ${url}/experiments/${checkout.id}/results`,
+    `  ${url}/experiments/${onboarding.id}/results`,
+    '',
+    'Results through the API (send the session token below as a Bearer token):',
+    `  ${url}/v1/experiments/${checkout.name}/results`,
+    `  ${url}/v1/experiments/${onboarding.name}/results`,
+    `  ${url}/v1/experiments/${checkout.name}/traffic   ${url}/v1/experiments/${checkout.name}/live`,
+    '',
+    'Sign in to the demo org:',
+    `  TOKEN=$(npx arbiter token --email ${DEMO_EMAIL} --org ${DEMO_ORG} --role admin)`,
+    `  curl -H "Authorization: Bearer $TOKEN" ${url}/v1/experiments/${checkout.name}/results`,
+    '',
+    `The analysis window starts on the day an experiment was created, so the demo's history is today's; run it again on a later day to add that day's traffic. Next: docs/quickstart.md.`,
+  ];
+  return lines;
+}
+
+/**
+ * `arbiter demo`: seeds the demo org with two experiments and keys, sends today's simulated
+ * traffic through the real ingest API, runs the pipeline for every day since the experiments
+ * were created, and prints where to look. Running it again changes nothing.
+ */
+export async function runDemo(config: Config, options: DemoOptions): Promise<void> {
+  if (!isDevelopmentSessions(config))
+    throw new DemoError(
+      'the demo signs in with a development session; it is for a local server without ARBITER_SESSION_JWKS_URL',
+    );
+  const baseUrl = demoServerUrl(config, options.url);
+  const api = await signIn(config, baseUrl);
 
   const checkout = await ensureExperiment(api, CHECKOUT);
   const onboarding = await ensureExperiment(api, ONBOARDING);
@@ -265,26 +308,6 @@ export async function runDemo(config: Config, options: DemoOptions): Promise<voi
     200,
   );
   const collecting = await api.dashboard('GET', `/v1/experiments/${onboarding.name}/results`);
-  const url = baseUrl.replace('127.0.0.1', 'localhost');
-  const lines = [
-    `Arbiter demo: org ${DEMO_ORG} with ${checkout.name} and ${onboarding.name}, traffic of today (UTC) sent through ${url}/v1/events and /v1/events/import, pipeline run for ${daysFrom(firstDay, now).join(', ')}.`,
-    ...describeResults(checkout, results),
-    `  ${onboarding.name}: ${collecting.status === 404 ? collecting.body.detail : `results for ${collecting.body.computed_for}`}`,
-    '',
-    `Dashboard (sign in with Email ${DEMO_EMAIL}, Organization ${DEMO_ORG}, Role admin):`,
-    `  ${url}/experiments/${checkout.id}/results`,
-    `  ${url}/experiments/${onboarding.id}/results`,
-    '',
-    'Results through the API (send the session token below as a Bearer token):',
-    `  ${url}/v1/experiments/${checkout.name}/results`,
-    `  ${url}/v1/experiments/${onboarding.name}/results`,
-    `  ${url}/v1/experiments/${checkout.name}/traffic   ${url}/v1/experiments/${checkout.name}/live`,
-    '',
-    'Sign in to the demo org:',
-    `  TOKEN=$(npx arbiter token --email ${DEMO_EMAIL} --org ${DEMO_ORG} --role admin)`,
-    `  curl -H "Authorization: Bearer $TOKEN" ${url}/v1/experiments/${checkout.name}/results`,
-    '',
-    `The analysis window starts on the day an experiment was created, so the demo's history is today's; run it again on a later day to add that day's traffic. Next: docs/quickstart.md.`,
-  ];
+  const lines = summaryLines(baseUrl, { checkout, onboarding, results, collecting }, firstDay, now);
   for (const line of lines) options.write(line);
 }

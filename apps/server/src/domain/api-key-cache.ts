@@ -1,6 +1,6 @@
-import type { Clock } from '../context.ts';
 import { sha256Hex } from '../crypto/tokens.ts';
 import type { Database } from '../db/connect.ts';
+import type { Clock } from '../kernel/ports.ts';
 import { findActiveKey, type KeyScope } from './keys.ts';
 
 interface Resolved {

@@ -3,10 +3,10 @@ import type { SecretBox } from '../crypto/secret-box.ts';
 import { randomToken, sha256Hex } from '../crypto/tokens.ts';
 import type { Database } from '../db/connect.ts';
 import { apiKeys } from '../db/schema.ts';
-import { ProblemError } from '../http/problems.ts';
 import { recordAudit } from './audit.ts';
 import { announceChange } from './change-feed.ts';
 import type { Caller } from './identity.ts';
+import { DomainError } from './outcomes.ts';
 
 export const KEY_SCOPES = ['publishable', 'secret'] as const;
 export type KeyScope = (typeof KEY_SCOPES)[number];
@@ -83,12 +83,12 @@ export async function revealKey(
       and(eq(apiKeys.orgId, caller.orgId), eq(apiKeys.scope, scope), isNull(apiKeys.revokedAt)),
     );
   if (!key)
-    throw new ProblemError(
+    throw new DomainError(
       'key-not-revealable',
       `No ${scope} key is active in your org; create one with POST /v1/keys`,
     );
   if (key.keyCiphertext === null || box === null) {
-    throw new ProblemError(
+    throw new DomainError(
       'key-not-revealable',
       `The active ${scope} key predates raw-key storage; rotate it to get a revealable one`,
     );

@@ -2,10 +2,11 @@ import { and, eq, isNull } from 'drizzle-orm';
 import type { SecretBox } from '../crypto/secret-box.ts';
 import { randomToken } from '../crypto/tokens.ts';
 import type { Database } from '../db/connect.ts';
-import { webhookSecrets } from '../db/schema.ts';
-import { ProblemError } from '../http/problems.ts';
+import { experiments, webhookSecrets } from '../db/schema.ts';
+import { UUID } from '../schemas/uuid.ts';
 import { recordAudit } from './audit.ts';
 import type { Caller } from './identity.ts';
+import { DomainError } from './outcomes.ts';
 
 export async function webhookSecretStatus(db: Database, orgId: string) {
   const [active] = await db
@@ -21,7 +22,7 @@ export async function webhookSecretStatus(db: Database, orgId: string) {
 /** The new secret is returned once; the previous one is invalid from the same transaction on. */
 export async function rotateWebhookSecret(db: Database, box: SecretBox | null, caller: Caller) {
   if (box === null) {
-    throw new ProblemError(
+    throw new DomainError(
       'secret-key-not-configured',
       'Set ARBITER_SECRET_KEY on the server: webhook secrets are stored encrypted so signatures can be checked',
     );
@@ -60,4 +61,21 @@ export async function activeWebhookSecret(
     .from(webhookSecrets)
     .where(and(eq(webhookSecrets.orgId, orgId), isNull(webhookSecrets.revokedAt)));
   return active ? box.open(active.sealed) : null;
+}
+
+/** The org owning an experiment and its active webhook secret; null when either is missing. */
+export async function signingSecretOf(
+  db: Database,
+  box: SecretBox | null,
+  experimentId: string,
+): Promise<{ orgId: string; secret: string } | null> {
+  const [owner] = UUID.test(experimentId)
+    ? await db
+        .select({ orgId: experiments.orgId })
+        .from(experiments)
+        .where(and(eq(experiments.id, experimentId)))
+    : [];
+  if (!owner) return null;
+  const secret = await activeWebhookSecret(db, box, owner.orgId);
+  return secret === null ? null : { orgId: owner.orgId, secret };
 }

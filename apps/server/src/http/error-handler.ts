@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { refuseContentEncoding } from './content-encoding.ts';
+import { problemOfOutcome } from './outcome-problems.ts';
 import { PROBLEM_MEDIA_TYPE, problemBody } from './problem-body.ts';
 import { ProblemError, type ProblemSlug } from './problems.ts';
 import { MAX_PARAM_LENGTH, RouteMethods } from './route-methods.ts';
@@ -90,6 +91,64 @@ function notRouted(routes: RouteMethods, request: FastifyRequest, reply: Fastify
   );
 }
 
+/** Schema validation failures: one problem listing every invalid field. */
+function sendValidation(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  const part = error.validationContext ?? 'body';
+  const issues = error.validation as unknown as ValidationIssue[];
+  const errors = issues.map((issue) => {
+    const pointer = pointerOf(issue);
+    return part === 'body'
+      ? { pointer: `#${pointer}`, detail: describe(issue) }
+      : { parameter: pointer.replace(/^\//, '') || part, detail: describe(issue) };
+  });
+  const first = errors[0];
+  const where = first ? ('pointer' in first ? first.pointer : first.parameter) : part;
+  return send(
+    reply,
+    request,
+    'validation-error',
+    `${errors.length} invalid field${errors.length === 1 ? '' : 's'} in the ${part}; first: ${where} ${first?.detail ?? ''}`.trim(),
+    { errors },
+  );
+}
+
+/** Framework and parser errors that have a catalogue entry of their own; null for anything else. */
+function frameworkAnswer(
+  error: FastifyError,
+  request: FastifyRequest,
+): { slug: ProblemSlug; detail: string } | null {
+  switch (error.code) {
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return {
+        slug: 'unsupported-media-type',
+        detail: `Content-Type ${request.headers['content-type'] ?? '(none)'} is not accepted here`,
+      };
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return { slug: 'payload-too-large', detail: error.message };
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return {
+        slug: 'malformed-json',
+        detail: 'The body is empty but Content-Type is application/json',
+      };
+  }
+  if (
+    error.statusCode === 400 &&
+    (error instanceof SyntaxError || error.code === 'FST_ERR_CTP_INVALID_JSON_BODY')
+  ) {
+    return { slug: 'malformed-json', detail: 'The body could not be parsed as JSON' };
+  }
+  if (error.statusCode === 413)
+    return { slug: 'payload-too-large', detail: 'The body exceeds the size limit' };
+  if (error.statusCode === 415)
+    return { slug: 'unsupported-media-type', detail: 'This content type is not accepted here' };
+  // Fastify's own client errors (a Content-Length that does not match the body, ...) carry
+  // a 4xx and a message written for the client.
+  const status = error.statusCode ?? 500;
+  if (status >= 400 && status < 500 && error.code?.startsWith('FST_'))
+    return { slug: CLIENT_ERROR_SLUGS[status] ?? 'bad-request', detail: error.message };
+  return null;
+}
+
 /**
  * Three tiers: our own problems; framework and validation errors mapped to their catalogue
  * entries; anything else logged with the request id and answered as a generic 500, so no
@@ -103,67 +162,14 @@ export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     // Routing comes first: an unrouted request that also fails to parse is still a 404/405.
     if (request.is404) return notRouted(routes, request, reply);
-    if (error instanceof ProblemError) {
-      for (const [k, v] of Object.entries(error.headers)) reply.header(k, v);
-      return send(reply, request, error.slug, error.detail, error.extra);
+    const problem = error instanceof ProblemError ? error : problemOfOutcome(error);
+    if (problem !== null) {
+      for (const [k, v] of Object.entries(problem.headers)) reply.header(k, v);
+      return send(reply, request, problem.slug, problem.detail, problem.extra);
     }
-    if (error.validation) {
-      const part = error.validationContext ?? 'body';
-      const issues = error.validation as unknown as ValidationIssue[];
-      const errors = issues.map((issue) => {
-        const pointer = pointerOf(issue);
-        return part === 'body'
-          ? { pointer: `#${pointer}`, detail: describe(issue) }
-          : { parameter: pointer.replace(/^\//, '') || part, detail: describe(issue) };
-      });
-      const first = errors[0];
-      const where = first ? ('pointer' in first ? first.pointer : first.parameter) : part;
-      return send(
-        reply,
-        request,
-        'validation-error',
-        `${errors.length} invalid field${errors.length === 1 ? '' : 's'} in the ${part}; first: ${where} ${first?.detail ?? ''}`.trim(),
-        { errors },
-      );
-    }
-    switch (error.code) {
-      case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-        return send(
-          reply,
-          request,
-          'unsupported-media-type',
-          `Content-Type ${request.headers['content-type'] ?? '(none)'} is not accepted here`,
-        );
-      case 'FST_ERR_CTP_BODY_TOO_LARGE':
-        return send(reply, request, 'payload-too-large', error.message);
-      case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-        return send(
-          reply,
-          request,
-          'malformed-json',
-          'The body is empty but Content-Type is application/json',
-        );
-    }
-    if (
-      error.statusCode === 400 &&
-      (error instanceof SyntaxError || error.code === 'FST_ERR_CTP_INVALID_JSON_BODY')
-    ) {
-      return send(reply, request, 'malformed-json', 'The body could not be parsed as JSON');
-    }
-    if (error.statusCode === 413)
-      return send(reply, request, 'payload-too-large', 'The body exceeds the size limit');
-    if (error.statusCode === 415)
-      return send(
-        reply,
-        request,
-        'unsupported-media-type',
-        'This content type is not accepted here',
-      );
-    // Fastify's own client errors (a Content-Length that does not match the body, ...) carry
-    // a 4xx and a message written for the client.
-    const status = error.statusCode ?? 500;
-    if (status >= 400 && status < 500 && error.code?.startsWith('FST_'))
-      return send(reply, request, CLIENT_ERROR_SLUGS[status] ?? 'bad-request', error.message);
+    if (error.validation) return sendValidation(error, request, reply);
+    const answer = frameworkAnswer(error, request);
+    if (answer !== null) return send(reply, request, answer.slug, answer.detail);
     request.log.error({ err: error }, 'unhandled error');
     return send(
       reply,

@@ -1,9 +1,8 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import type { Context } from '../context.ts';
+import { CONTROL_HEADER } from '../control-file.ts';
 import { ProblemError } from './problems.ts';
-
-export const CONTROL_HEADER = 'x-arbiter-control';
 
 function sameSecret(a: string, b: string): boolean {
   const x = Buffer.from(a);

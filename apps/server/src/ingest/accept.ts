@@ -1,7 +1,9 @@
 import type { Context } from '../context.ts';
+import type { OrgState } from '../domain/org-state-cache.ts';
 import { PLAN_LIMITS } from '../domain/plans.ts';
 import { monthResetsAt, usageMonth } from '../domain/usage-month.ts';
 import { EventIdClaims } from './event-id-claims.ts';
+import type { AcceptedEvent } from './event-schema.ts';
 import { checkEvent, type TimestampRule } from './validate-event.ts';
 
 export interface Rejection {
@@ -33,25 +35,14 @@ export interface AcceptOptions {
   refOf?: (index: number) => string;
 }
 
-/**
- * The whole acceptance path of every ingest route: check each event on its own, then meter,
- * de-duplicate and queue the valid ones durably in one step. Returns once they survive a crash.
- */
-export async function acceptEvents(
-  ctx: Context,
-  orgId: string,
-  raw: readonly unknown[],
-  options: AcceptOptions = {},
-): Promise<AcceptOutcome> {
+/** Each event checked on its own and against the ids claimed so far; nothing stored yet. */
+function checkEach(raw: readonly unknown[], state: OrgState, now: Date, options: AcceptOptions) {
   const rule = options.timestamps ?? 'live';
   const ids = options.ids ?? new EventIdClaims();
   const refOf = options.refOf ?? ((i: number) => `event ${i}`);
-  const now = ctx.clock.now();
-  const state = await ctx.orgState.get(orgId);
-  const limits = PLAN_LIMITS[state.plan];
   const nowText = now.toISOString();
   const rejected: Rejection[] = [];
-  const valid = [];
+  const valid: AcceptedEvent[] = [];
   const validIndex: number[] = [];
   const beforeWindow = new Set<string>();
   for (const [index, item] of raw.entries()) {
@@ -72,6 +63,23 @@ export async function acceptEvents(
     valid.push(check.event);
     validIndex.push(index);
   }
+  return { rejected, valid, validIndex, beforeWindow };
+}
+
+/**
+ * The whole acceptance path of every ingest route: check each event on its own, then meter,
+ * de-duplicate and queue the valid ones durably in one step. Returns once they survive a crash.
+ */
+export async function acceptEvents(
+  ctx: Context,
+  orgId: string,
+  raw: readonly unknown[],
+  options: AcceptOptions = {},
+): Promise<AcceptOutcome> {
+  const now = ctx.clock.now();
+  const state = await ctx.orgState.get(orgId);
+  const limits = PLAN_LIMITS[state.plan];
+  const { rejected, valid, validIndex, beforeWindow } = checkEach(raw, state, now, options);
   const enforce = ctx.config.enforceLimits && !limits.bills_overage;
   const base = {
     configVersion: state.configVersion,

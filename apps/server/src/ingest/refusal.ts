@@ -1,5 +1,5 @@
-import { ProblemError } from '../http/problems.ts';
 import type { AcceptOutcome } from './accept.ts';
+import { IngestError } from './outcomes.ts';
 
 /** Nothing acceptable in the request: a problem that says why, instead of an empty ack. */
 export function refuseIfNothingAccepted(
@@ -12,16 +12,16 @@ export function refuseIfNothingAccepted(
       1,
       Math.ceil((outcome.resetsAt.getTime() - outcome.now.getTime()) / 1000),
     );
-    throw new ProblemError(
+    throw new IngestError(
       'allowance-exceeded',
       `The monthly allowance of ${outcome.allowance} events is used up; it resets at ${outcome.resetsAt.toISOString()}`,
       { allowance: outcome.allowance, resets_at: outcome.resetsAt.toISOString() },
-      { 'retry-after': String(seconds) },
+      seconds,
     );
   }
   const errors = outcome.rejected.map((r) => ({ pointer: pointerOf(r.index), detail: r.detail }));
-  throw new ProblemError(
-    'validation-error',
+  throw new IngestError(
+    'nothing-accepted',
     `No event in the request is valid; first: ${errors[0]?.pointer ?? ''} ${errors[0]?.detail ?? ''}`.trim(),
     { errors },
   );

@@ -1,6 +1,6 @@
 import { variantForBucket } from '@arbiter/bucketing';
-import type { OrgState } from '../domain/client-config.ts';
-import { compileBodyValidator } from '../http/validators.ts';
+import type { OrgState } from '../domain/org-state-cache.ts';
+import { compileBodyValidator } from '../schemas/validators.ts';
 import {
   type AcceptedEvent,
   EventSchema,
@@ -49,6 +49,69 @@ const UTC_TIMESTAMP = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
  */
 export type TimestampRule = 'live' | 'history';
 
+/** The shape check's first failure, as "<field>: <what is wrong>". */
+function shapeProblem(): string {
+  const issue = checkShape.errors?.[0];
+  const path =
+    issue?.keyword === 'required'
+      ? `${issue.instancePath}/${String(issue.params.missingProperty)}`
+      : (issue?.instancePath ?? '');
+  const detail =
+    issue?.keyword === 'required'
+      ? 'is required'
+      : issue?.keyword === 'additionalProperties'
+        ? `${String(issue.params.additionalProperty)} is not a known field`
+        : (issue?.message ?? 'is not valid');
+  return `${path.replace(/^\//, '') || 'event'}: ${detail}`;
+}
+
+/** Business fields only on business events (and always there), model-call fields only on model calls. */
+function typeFieldsProblem(e: IncomingEvent): string | null {
+  if (e.type === 'business_event') {
+    for (const f of BUSINESS_FIELDS)
+      if (e[f] === undefined) return `${f}: is required for business_event`;
+  } else {
+    for (const f of BUSINESS_FIELDS)
+      if (e[f] !== undefined) return `${f}: only business_event carries it`;
+  }
+  if (e.type !== 'model_call') {
+    for (const f of MODEL_CALL_FIELDS)
+      if (e[f] !== undefined) return `${f}: only model_call carries it`;
+  }
+  return null;
+}
+
+// field by field: every accepted event has one shape, which the hot path reads fastest
+function acceptedEvent(
+  e: IncomingEvent,
+  experimentId: string,
+  variant: string | null,
+  occurred: number,
+  receivedAtText: string,
+): AcceptedEvent {
+  return {
+    event_id: e.event_id,
+    type: e.type,
+    experiment_id: experimentId,
+    user_id: e.user_id,
+    variant,
+    timestamp: UTC_TIMESTAMP.test(e.timestamp) ? e.timestamp : new Date(occurred).toISOString(),
+    received_at: receivedAtText,
+    latency_ms: e.latency_ms,
+    input_tokens: e.input_tokens,
+    output_tokens: e.output_tokens,
+    cost_usd: e.cost_usd,
+    model: e.model,
+    error: e.error,
+    prompt: e.prompt,
+    response: e.response,
+    business_metric: e.business_metric,
+    value: e.value,
+    metadata: e.metadata,
+    is_test: isTestEvent(e.metadata),
+  };
+}
+
 /**
  * Checks one event against the org's config; the variant is computed when the event has none.
  * `receivedAtText` is `receivedAt` as ISO text, computed once per batch by the caller.
@@ -60,20 +123,7 @@ export function checkEvent(
   receivedAtText: string = receivedAt.toISOString(),
   rule: TimestampRule = 'live',
 ): EventCheck {
-  if (!checkShape(raw)) {
-    const issue = checkShape.errors?.[0];
-    const path =
-      issue?.keyword === 'required'
-        ? `${issue.instancePath}/${String(issue.params.missingProperty)}`
-        : (issue?.instancePath ?? '');
-    const detail =
-      issue?.keyword === 'required'
-        ? 'is required'
-        : issue?.keyword === 'additionalProperties'
-          ? `${String(issue.params.additionalProperty)} is not a known field`
-          : (issue?.message ?? 'is not valid');
-    return { ok: false, detail: `${path.replace(/^\//, '') || 'event'}: ${detail}` };
-  }
+  if (!checkShape(raw)) return { ok: false, detail: shapeProblem() };
   const e = raw as IncomingEvent;
   const experiment = state.lookup.get(e.experiment_id);
   if (!experiment)
@@ -100,17 +150,8 @@ export function checkEvent(
       detail: `timestamp: before ${day}, the UTC day ${experiment.name} was created, where its analysis window starts; send history through POST /v1/events/import`,
     };
   }
-  if (e.type === 'business_event') {
-    for (const f of BUSINESS_FIELDS)
-      if (e[f] === undefined) return { ok: false, detail: `${f}: is required for business_event` };
-  } else {
-    for (const f of BUSINESS_FIELDS)
-      if (e[f] !== undefined) return { ok: false, detail: `${f}: only business_event carries it` };
-  }
-  if (e.type !== 'model_call') {
-    for (const f of MODEL_CALL_FIELDS)
-      if (e[f] !== undefined) return { ok: false, detail: `${f}: only model_call carries it` };
-  }
+  const fields = typeFieldsProblem(e);
+  if (fields !== null) return { ok: false, detail: fields };
   let variant = e.variant ?? null;
   if (variant !== null && !experiment.variantKeys.has(variant)) {
     return { ok: false, detail: `variant: "${variant}" is not a variant of ${experiment.name}` };
@@ -118,30 +159,9 @@ export function checkEvent(
   if (variant === null) {
     variant = variantForBucket(experiment.ranges, experiment.bucketOf(e.user_id));
   }
-  // field by field: every accepted event has one shape, which the hot path reads fastest
   return {
     ok: true,
     beforeWindow,
-    event: {
-      event_id: e.event_id,
-      type: e.type,
-      experiment_id: experiment.id,
-      user_id: e.user_id,
-      variant,
-      timestamp: UTC_TIMESTAMP.test(e.timestamp) ? e.timestamp : new Date(occurred).toISOString(),
-      received_at: receivedAtText,
-      latency_ms: e.latency_ms,
-      input_tokens: e.input_tokens,
-      output_tokens: e.output_tokens,
-      cost_usd: e.cost_usd,
-      model: e.model,
-      error: e.error,
-      prompt: e.prompt,
-      response: e.response,
-      business_metric: e.business_metric,
-      value: e.value,
-      metadata: e.metadata,
-      is_test: isTestEvent(e.metadata),
-    },
+    event: acceptedEvent(e, experiment.id, variant, occurred, receivedAtText),
   };
 }

@@ -1,6 +1,6 @@
 import type { Context } from '../../context.ts';
 import { usageMonth } from '../../domain/usage-month.ts';
-import type { Judge } from '../../integrations/judge/chat-completions-judge.ts';
+import type { Judge } from '../../kernel/ports.ts';
 import { type OrgMonth, remainingAllowance, type ScoreRow, storeScores } from './judge-metering.ts';
 import { type JudgeCandidate, sampleUnscored } from './judge-sample.ts';
 import { type JudgeMetric, type JudgeTarget, judgeTargets } from './judge-targets.ts';

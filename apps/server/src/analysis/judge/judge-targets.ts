@@ -4,6 +4,7 @@ import { experiments, experimentVersions, orgs } from '../../db/schema.ts';
 import type { ExperimentConfig } from '../../domain/experiments/config-schema.ts';
 import { currentVersionOf } from '../../domain/experiments/current-version.ts';
 import { PLAN_LIMITS, type Plan, planOf } from '../../domain/plans.ts';
+import { UUID } from '../../schemas/uuid.ts';
 
 export interface JudgeMetric {
   name: string;
@@ -17,8 +18,6 @@ export interface JudgeTarget {
   allowance: number;
   metrics: JudgeMetric[];
 }
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * Experiments whose current version has judge metrics, in orgs whose plan includes judge

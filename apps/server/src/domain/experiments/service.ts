@@ -1,17 +1,16 @@
 import { and, desc, eq, sql } from 'drizzle-orm';
 import type { Database } from '../../db/connect.ts';
 import { experiments, experimentVersions, orgs } from '../../db/schema.ts';
-import { ProblemError } from '../../http/problems.ts';
+import { UUID } from '../../schemas/uuid.ts';
 import { recordAudit } from '../audit.ts';
 import { announceChange } from '../change-feed.ts';
 import type { Caller } from '../identity.ts';
+import { DomainError } from '../outcomes.ts';
 import { PLAN_LIMITS, planOf } from '../plans.ts';
 import { type BucketMap, clientRanges, initialBucketMap, relayout } from './bucket-map.ts';
 import type { ExperimentChange, ExperimentConfig, ExperimentConfigInput } from './config-schema.ts';
 import { currentVersionOf } from './current-version.ts';
 import { checkConfig, normaliseConfig } from './validate.ts';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export type Experiment = ExperimentConfig & {
   id: string;
@@ -37,8 +36,8 @@ function present(
   };
 }
 
-function notFound(id: string): ProblemError {
-  return new ProblemError(
+function notFound(id: string): DomainError {
+  return new DomainError(
     'experiment-not-found',
     `No experiment with the id or name "${id}" in your org`,
   );
@@ -67,8 +66,8 @@ function isUniqueViolation(error: unknown): boolean {
   return false;
 }
 
-function nameTaken(name: string): ProblemError {
-  return new ProblemError(
+function nameTaken(name: string): DomainError {
+  return new DomainError(
     'experiment-name-taken',
     `An experiment named "${name}" already exists in your org`,
     {
@@ -84,7 +83,7 @@ async function checkPlanAllows(tx: Tx, orgId: string, config: ExperimentConfig):
   const [org] = await tx.select({ plan: orgs.plan }).from(orgs).where(eq(orgs.id, orgId));
   const plan = planOf(org?.plan ?? 'free');
   if (PLAN_LIMITS[plan].monthly_judge_allowance > 0) return;
-  throw new ProblemError(
+  throw new DomainError(
     'plan-required',
     `Judge metrics need the pro plan or higher; your org is on ${plan}`,
     {
@@ -154,6 +153,60 @@ function changedFields(before: ExperimentConfig, after: ExperimentConfig): strin
   return [...keys].filter((k) => JSON.stringify(before[k]) !== JSON.stringify(after[k])).sort();
 }
 
+/** The config after a change; salt and bucket_count are frozen for the life of the experiment. */
+function changedConfig(before: ExperimentConfig, change: ExperimentChange): ExperimentConfig {
+  for (const field of ['salt', 'bucket_count'] as const) {
+    if (change[field] !== undefined && change[field] !== before[field]) {
+      throw new DomainError(
+        'frozen-field',
+        `${field} is frozen at ${JSON.stringify(before[field])} for the life of the experiment`,
+        {
+          errors: [{ pointer: `#/${field}`, detail: `must stay ${JSON.stringify(before[field])}` }],
+        },
+      );
+    }
+  }
+  const { variants: newVariants, ...rest } = change;
+  return normaliseConfig({
+    ...before,
+    ...rest,
+    variants: newVariants ?? before.variants,
+    salt: before.salt,
+    bucket_count: before.bucket_count,
+  });
+}
+
+/** The bucket map of the new allocation, refused when it would move a user between variants. */
+function stickyRelayout(map: BucketMap, after: ExperimentConfig): BucketMap {
+  const layout = relayout(map, after.allocation);
+  if (!layout.ok) {
+    throw new DomainError(
+      'allocation-not-sticky',
+      `This allocation would move users between variants: ${layout.reason}`,
+      {
+        errors: [{ pointer: '#/allocation', detail: layout.reason }],
+      },
+    );
+  }
+  return layout.map;
+}
+
+/** The experiment row, locked for the update, with its current version. */
+async function lockedCurrent(tx: Tx, orgId: string, idOrName: string) {
+  const [row] = await tx.select().from(experiments).where(addressed(orgId, idOrName)).for('update');
+  if (!row) throw notFound(idOrName);
+  const [current] = await tx
+    .select()
+    .from(experimentVersions)
+    .where(
+      and(
+        eq(experimentVersions.experimentId, row.id),
+        eq(experimentVersions.version, row.currentVersion),
+      ),
+    );
+  return { row, current };
+}
+
 export async function updateExperiment(
   db: Database,
   caller: Caller,
@@ -162,56 +215,13 @@ export async function updateExperiment(
 ): Promise<Experiment> {
   try {
     return await db.transaction(async (tx) => {
-      const [row] = await tx
-        .select()
-        .from(experiments)
-        .where(addressed(caller.orgId, idOrName))
-        .for('update');
-      if (!row) throw notFound(idOrName);
+      const { row, current } = await lockedCurrent(tx, caller.orgId, idOrName);
       const id = row.id;
-      const [current] = await tx
-        .select()
-        .from(experimentVersions)
-        .where(
-          and(
-            eq(experimentVersions.experimentId, id),
-            eq(experimentVersions.version, row.currentVersion),
-          ),
-        );
       const before = current!.config as ExperimentConfig;
-      for (const field of ['salt', 'bucket_count'] as const) {
-        if (change[field] !== undefined && change[field] !== before[field]) {
-          throw new ProblemError(
-            'frozen-field',
-            `${field} is frozen at ${JSON.stringify(before[field])} for the life of the experiment`,
-            {
-              errors: [
-                { pointer: `#/${field}`, detail: `must stay ${JSON.stringify(before[field])}` },
-              ],
-            },
-          );
-        }
-      }
-      const { variants: newVariants, ...rest } = change;
-      const after = normaliseConfig({
-        ...before,
-        ...rest,
-        variants: newVariants ?? before.variants,
-        salt: before.salt,
-        bucket_count: before.bucket_count,
-      });
+      const after = changedConfig(before, change);
       checkConfig(after);
       await checkPlanAllows(tx, caller.orgId, after);
-      const layout = relayout(current!.bucketMap as BucketMap, after.allocation);
-      if (!layout.ok) {
-        throw new ProblemError(
-          'allocation-not-sticky',
-          `This allocation would move users between variants: ${layout.reason}`,
-          {
-            errors: [{ pointer: '#/allocation', detail: layout.reason }],
-          },
-        );
-      }
+      const layout = stickyRelayout(current!.bucketMap as BucketMap, after);
       const nextVersion = row.currentVersion + 1;
       const [version] = await tx
         .insert(experimentVersions)
@@ -219,7 +229,7 @@ export async function updateExperiment(
           experimentId: id,
           version: nextVersion,
           config: after,
-          bucketMap: layout.map,
+          bucketMap: layout,
           createdBy: caller.userId,
         })
         .returning();
@@ -242,7 +252,7 @@ export async function updateExperiment(
   } catch (error) {
     // A rename is an UPDATE, which has no ON CONFLICT clause: the unique index's refusal is the
     // race-free answer, so it is caught here rather than checked for beforehand.
-    if (!(error instanceof ProblemError) && isUniqueViolation(error))
+    if (!(error instanceof DomainError) && isUniqueViolation(error))
       throw nameTaken(change.name ?? '');
     throw error;
   }

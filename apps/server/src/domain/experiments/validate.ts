@@ -1,11 +1,10 @@
-import { ProblemError } from '../../http/problems.ts';
+import { UUID } from '../../schemas/uuid.ts';
+import { DomainError } from '../outcomes.ts';
 import {
   BINARY_KINDS,
   type ExperimentConfig,
   type ExperimentConfigInput,
 } from './config-schema.ts';
-
-const UUID_SHAPE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 interface FieldError {
   pointer: string;
@@ -43,7 +42,7 @@ function duplicates(values: readonly string[]): Set<number> {
 /** The rules a schema cannot state; every broken rule is reported with its pointer. */
 export function checkConfig(config: ExperimentConfig): void {
   const errors: FieldError[] = [];
-  if (UUID_SHAPE.test(config.name)) {
+  if (UUID.test(config.name)) {
     errors.push({
       pointer: '#/name',
       detail: 'must not be shaped like a UUID: experiments are addressed by name or id',
@@ -84,8 +83,8 @@ export function checkConfig(config: ExperimentConfig): void {
   });
   if (errors.length > 0) {
     const first = errors[0] as FieldError;
-    throw new ProblemError(
-      'validation-error',
+    throw new DomainError(
+      'config-invalid',
       `${errors.length} invalid field${errors.length === 1 ? '' : 's'} in the body; first: ${first.pointer} ${first.detail}`,
       { errors },
     );

@@ -1,19 +1,7 @@
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
 import type { Config } from '../../config.ts';
-import { type JudgeOutcome, parseScore } from './parse-score.ts';
-
-export type { JudgeOutcome } from './parse-score.ts';
-
-export interface JudgeInput {
-  rubric: string;
-  prompt: string;
-  response: string;
-}
-
-/** Scores one model call against a metric's rubric; never throws for a remote failure. */
-export interface Judge {
-  score(input: JudgeInput): Promise<JudgeOutcome>;
-}
+import type { Judge, JudgeInput, JudgeOutcome } from '../../kernel/ports.ts';
+import { parseScore } from './parse-score.ts';
 
 export interface JudgeClientOptions {
   baseUrl: string;

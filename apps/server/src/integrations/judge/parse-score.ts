@@ -1,5 +1,5 @@
 /** What one judge call came to; expected failures are values so a run keeps going past them. */
-export type JudgeOutcome = { ok: true; score: number } | { ok: false; reason: string };
+import type { JudgeOutcome } from '../../kernel/ports.ts';
 
 const FENCE = /^```(?:json)?\s*([\s\S]*?)\s*```$/i;
 const FLAT_OBJECT = /\{[^{}]*\}/g;

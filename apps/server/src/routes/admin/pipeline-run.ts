@@ -47,7 +47,6 @@ export function register(app: App, ctx: Context): void {
         },
       },
     },
-    async (request) =>
-      runNightly(ctx, request.body?.day ?? previousUtcDay(ctx.clock.now()), ctx.judgeStep),
+    async (request) => runNightly(ctx, request.body?.day ?? previousUtcDay(ctx.clock.now())),
   );
 }

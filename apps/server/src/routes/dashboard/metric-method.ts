@@ -1,12 +1,8 @@
-import { and, eq } from 'drizzle-orm';
 import { Type } from 'typebox';
 import type { Context } from '../../context.ts';
-import { metricMethodOverrides } from '../../db/schema.ts';
-import { recordAudit } from '../../domain/audit.ts';
-import { BINARY_KINDS, METHODS } from '../../domain/experiments/config-schema.ts';
-import { getExperiment } from '../../domain/experiments/service.ts';
+import { METHODS } from '../../domain/experiments/config-schema.ts';
+import { overrideMetricMethod } from '../../domain/experiments/metric-method.ts';
 import type { App } from '../../http/app-types.ts';
-import { ProblemError } from '../../http/problems.ts';
 import { problemResponses } from '../../http/responses.ts';
 import { callerOf } from '../../http/session-auth.ts';
 import { Text } from '../../schemas/text.ts';
@@ -37,64 +33,13 @@ export function register(app: App, ctx: Context): void {
         },
       },
     },
-    async (request) => {
-      const caller = callerOf(request);
-      const experiment = await getExperiment(ctx.db, caller.orgId, request.params.id);
-      const metric = experiment.metrics.find((m) => m.name === request.params.metric);
-      if (!metric)
-        throw new ProblemError(
-          'metric-not-found',
-          `Experiment ${experiment.name} has no metric ${request.params.metric}; its metrics: ${experiment.metrics.map((m) => m.name).join(', ') || 'none'}`,
-          { metrics: experiment.metrics.map((m) => m.name) },
-        );
-      const method = request.body.method;
-      if (method === 'two_proportion_z' && !BINARY_KINDS.includes(metric.kind)) {
-        throw new ProblemError(
-          'validation-error',
-          `two_proportion_z needs a binary metric, not ${metric.kind}`,
-          {
-            errors: [
-              {
-                pointer: '#/method',
-                detail: `two_proportion_z needs a binary kind (${BINARY_KINDS.join(', ')})`,
-              },
-            ],
-          },
-        );
-      }
-      const where = and(
-        eq(metricMethodOverrides.experimentId, experiment.id),
-        eq(metricMethodOverrides.metric, metric.name),
-      );
-      await ctx.db.transaction(async (tx) => {
-        if (method === null) await tx.delete(metricMethodOverrides).where(where);
-        else
-          await tx
-            .insert(metricMethodOverrides)
-            .values({
-              experimentId: experiment.id,
-              metric: metric.name,
-              method,
-              setBy: caller.userId,
-            })
-            .onConflictDoUpdate({
-              target: [metricMethodOverrides.experimentId, metricMethodOverrides.metric],
-              set: { method, setBy: caller.userId, setAt: new Date() },
-            });
-        await recordAudit(tx, {
-          orgId: caller.orgId,
-          actorUserId: caller.userId,
-          action: 'experiment.method_overridden',
-          targetType: 'experiment',
-          targetId: experiment.id,
-          details: { metric: metric.name, method, method_default: metric.method_default },
-        });
-      });
-      return {
-        metric: metric.name,
-        method: method ?? metric.method_default,
-        overridden: method !== null,
-      };
-    },
+    async (request) =>
+      overrideMetricMethod(
+        ctx.db,
+        callerOf(request),
+        request.params.id,
+        request.params.metric,
+        request.body.method,
+      ),
   );
 }

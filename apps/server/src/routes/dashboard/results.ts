@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { collectingProblem } from '../../analysis/collecting.ts';
-import { RUN_LABEL_PATTERN, readResults, readSummary } from '../../analysis/results.ts';
+import { RUN_LABEL_PATTERN, readResults } from '../../analysis/results.ts';
 import { ResultsSchema } from '../../analysis/results-schema.ts';
 import type { Context } from '../../context.ts';
 import { getExperiment } from '../../domain/experiments/service.ts';
@@ -9,7 +9,7 @@ import { problemResponses } from '../../http/responses.ts';
 import { callerOf } from '../../http/session-auth.ts';
 import { ExperimentParams } from './get-experiment.ts';
 
-export function registerResults(app: App, ctx: Context): void {
+export function register(app: App, ctx: Context): void {
   app.get(
     '/v1/experiments/:id/results',
     {
@@ -37,20 +37,5 @@ export function registerResults(app: App, ctx: Context): void {
         collectingProblem(ctx.db, experiment, ctx.config.minEventsPerArm),
       );
     },
-  );
-}
-
-export function registerSummary(app: App, ctx: Context): void {
-  app.get(
-    '/v1/results/summary',
-    {
-      schema: {
-        tags: ['results'],
-        summary:
-          'One entry per experiment that has computed results, each in the shape of the results response',
-        response: { 200: Type.Array(ResultsSchema), ...problemResponses(401, 403) },
-      },
-    },
-    async (request) => readSummary(ctx.db, callerOf(request).orgId),
   );
 }

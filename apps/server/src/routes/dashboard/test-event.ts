@@ -1,9 +1,9 @@
 import { Type } from 'typebox';
 import type { Context } from '../../context.ts';
-import { sendTestEvent } from '../../domain/test-events.ts';
 import type { App } from '../../http/app-types.ts';
 import { problemResponses } from '../../http/responses.ts';
 import { callerOf } from '../../http/session-auth.ts';
+import { sendTestEvent } from '../../ingest/test-event.ts';
 import { ExperimentParams } from './get-experiment.ts';
 
 export function register(app: App, ctx: Context): void {

@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import type { Context } from '../../context.ts';
 import { getExperiment } from '../../domain/experiments/service.ts';
-import { trafficSeries } from '../../domain/traffic.ts';
+import { trafficSeries } from '../../domain/exposure-counts.ts';
 import type { App } from '../../http/app-types.ts';
 import { problemResponses } from '../../http/responses.ts';
 import { callerOf } from '../../http/session-auth.ts';

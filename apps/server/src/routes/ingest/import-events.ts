@@ -4,9 +4,6 @@ import { apiKeyHook, keyCallerOf } from '../../http/api-key-auth.ts';
 import type { App } from '../../http/app-types.ts';
 import { ProblemError } from '../../http/problems.ts';
 import { problemResponses } from '../../http/responses.ts';
-import { compileBodyValidator } from '../../http/validators.ts';
-import { acceptEvents } from '../../ingest/accept.ts';
-import { EventIdClaims } from '../../ingest/event-id-claims.ts';
 import {
   IMPORT_MAX_ROWS,
   ImportFormatError,
@@ -15,16 +12,63 @@ import {
   parseJsonArrayImport,
   parseNdjsonImport,
 } from '../../ingest/import/index.ts';
-import { refuseIfNothingAccepted } from '../../ingest/refusal.ts';
+import { importRows } from '../../ingest/import-rows.ts';
+import { compileBodyValidator } from '../../schemas/validators.ts';
 
 export const IMPORT_MAX_BYTES = 10 * 1024 * 1024;
-/** Rows are accepted in slices, each durably queued before the next is read. */
-const ACCEPT_SLICE = 5000;
 
 const PARSERS: Record<string, (text: string) => ParsedImport> = {
   'text/csv': parseCsvImport,
   'application/json': parseJsonArrayImport,
   'application/x-ndjson': parseNdjsonImport,
+};
+
+const ImportSchema = {
+  tags: ['ingest'],
+  summary:
+    'Bulk import (secret key): CSV, JSON array or NDJSON by Content-Type, at most 10 MiB and 100,000 rows',
+  description:
+    'Rows are independent: each bad row is reported with the 1-based line where it starts (and, in a JSON array, its 0-based element `index`) and skipped; rows past the monthly allowance are reported the same way.',
+  security: [{ apiKey: [] }],
+  body: {
+    content: {
+      'text/csv': {
+        schema: Type.String({
+          minLength: 1,
+          description: 'RFC 4180 with a header row naming the columns (the event fields)',
+        }),
+      },
+      'application/json': {
+        schema: Type.Array(Type.Unknown(), {
+          maxItems: IMPORT_MAX_ROWS,
+          description: 'An array of events; each row is checked on its own',
+        }),
+      },
+      'application/x-ndjson': {
+        schema: Type.String({ minLength: 1, description: 'One event as JSON per line' }),
+      },
+    },
+  },
+  response: {
+    200: Type.Object({
+      events: Type.Integer({ description: 'Rows accepted and enqueued' }),
+      errors: Type.Array(
+        Type.Object({
+          line: Type.Integer(),
+          index: Type.Optional(
+            Type.Integer({ description: 'JSON array: the 0-based position of the element' }),
+          ),
+          detail: Type.String(),
+        }),
+      ),
+      before_analysis_window: Type.Integer({
+        minimum: 0,
+        description:
+          "Accepted rows dated before their experiment's analysis window (the UTC day it was created): stored for pre-period use such as CUPED, read by no results window",
+      }),
+    }),
+    ...problemResponses(400, 401, 413, 415, 429),
+  },
 };
 
 export async function register(app: App, ctx: Context): Promise<void> {
@@ -43,53 +87,7 @@ export async function register(app: App, ctx: Context): Promise<void> {
       // Every payload arrives as text and is parsed by its format's parser below; the document
       // states each format's shape, the request checks that there is a payload at all.
       validatorCompiler: () => compileBodyValidator(Type.String({ minLength: 1 })),
-      schema: {
-        tags: ['ingest'],
-        summary:
-          'Bulk import (secret key): CSV, JSON array or NDJSON by Content-Type, at most 10 MiB and 100,000 rows',
-        description:
-          'Rows are independent: each bad row is reported with the 1-based line where it starts (and, in a JSON array, its 0-based element `index`) and skipped; rows past the monthly allowance are reported the same way.',
-        security: [{ apiKey: [] }],
-        body: {
-          content: {
-            'text/csv': {
-              schema: Type.String({
-                minLength: 1,
-                description: 'RFC 4180 with a header row naming the columns (the event fields)',
-              }),
-            },
-            'application/json': {
-              schema: Type.Array(Type.Unknown(), {
-                maxItems: IMPORT_MAX_ROWS,
-                description: 'An array of events; each row is checked on its own',
-              }),
-            },
-            'application/x-ndjson': {
-              schema: Type.String({ minLength: 1, description: 'One event as JSON per line' }),
-            },
-          },
-        },
-        response: {
-          200: Type.Object({
-            events: Type.Integer({ description: 'Rows accepted and enqueued' }),
-            errors: Type.Array(
-              Type.Object({
-                line: Type.Integer(),
-                index: Type.Optional(
-                  Type.Integer({ description: 'JSON array: the 0-based position of the element' }),
-                ),
-                detail: Type.String(),
-              }),
-            ),
-            before_analysis_window: Type.Integer({
-              minimum: 0,
-              description:
-                "Accepted rows dated before their experiment's analysis window (the UTC day it was created): stored for pre-period use such as CUPED, read by no results window",
-            }),
-          }),
-          ...problemResponses(400, 401, 413, 415, 429),
-        },
-      },
+      schema: ImportSchema,
     },
     async (request) => {
       const type = (request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
@@ -109,39 +107,7 @@ export async function register(app: App, ctx: Context): Promise<void> {
           throw new ProblemError('import-format', error.message);
         throw error;
       }
-      const orgId = keyCallerOf(request).orgId;
-      const errors = [...parsed.errors];
-      let events = 0;
-      let beforeWindow = 0;
-      let lastOutcome: Awaited<ReturnType<typeof acceptEvents>> | null = null;
-      // one set of claimed ids for the whole import: a contradiction across slices is caught too
-      const ids = new EventIdClaims();
-      for (let i = 0; i < parsed.rows.length; i += ACCEPT_SLICE) {
-        const slice = parsed.rows.slice(i, i + ACCEPT_SLICE);
-        const outcome = await acceptEvents(
-          ctx,
-          orgId,
-          slice.map((r) => r.event),
-          { timestamps: 'history', ids, refOf: (index) => `line ${slice[index]!.line}` },
-        );
-        events += outcome.accepted;
-        beforeWindow += outcome.beforeWindow;
-        for (const r of outcome.rejected) {
-          const row = slice[r.index]!;
-          errors.push(
-            row.index === undefined
-              ? { line: row.line, detail: r.detail }
-              : { line: row.line, index: row.index, detail: r.detail },
-          );
-        }
-        lastOutcome = outcome;
-      }
-      // An import into a month whose allowance was already used up is refused as a whole.
-      if (lastOutcome !== null && events === 0 && lastOutcome.overAllowance > 0) {
-        refuseIfNothingAccepted(lastOutcome, () => '');
-      }
-      errors.sort((a, b) => a.line - b.line || (a.index ?? 0) - (b.index ?? 0));
-      return { events, errors, before_analysis_window: beforeWindow };
+      return importRows(ctx, keyCallerOf(request).orgId, parsed);
     },
   );
 }

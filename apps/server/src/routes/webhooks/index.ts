@@ -1,8 +1,13 @@
 import type { Context } from '../../context.ts';
 import type { App } from '../../http/app-types.ts';
+import { registerSignedBodies } from '../../http/business-signature-auth.ts';
 import * as businessEvents from './business-events.ts';
 
-/** Signed webhooks: each route verifies its own signature; no session, no API key. */
+/** Signed webhooks: the signature hook verifies each request; no session, no API key. */
 export async function webhookRoutes(app: App, ctx: Context): Promise<void> {
-  await app.register(async (scope) => businessEvents.register(scope as unknown as App, ctx));
+  await app.register(async (scope) => {
+    const signed = scope as unknown as App;
+    await registerSignedBodies(signed, ctx);
+    businessEvents.register(signed, ctx);
+  });
 }

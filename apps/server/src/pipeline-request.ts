@@ -1,8 +1,7 @@
-import type { Config } from '../config.ts';
-import { createContext } from '../context.ts';
-import { readControlFile } from '../control-file.ts';
-import { CONTROL_HEADER } from '../http/platform-owner-auth.ts';
-import { type NightlySummary, runNightly } from './nightly.ts';
+import { type NightlySummary, runNightly } from './analysis/nightly.ts';
+import type { Config } from './config.ts';
+import { CONTROL_HEADER, readControlFile } from './control-file.ts';
+import { createContext } from './create-context.ts';
 
 /** The running server refused the run; its answer is in the message. */
 export class PipelineRequestError extends Error {}
@@ -34,7 +33,7 @@ export async function requestPipelineRun(config: Config, day: string): Promise<N
   }
   const ctx = await createContext(config);
   try {
-    return await runNightly(ctx, day, ctx.judgeStep);
+    return await runNightly(ctx, day);
   } finally {
     await ctx.close();
   }

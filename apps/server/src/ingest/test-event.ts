@@ -2,11 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { and, asc, eq, gt } from 'drizzle-orm';
 import type { Context } from '../context.ts';
 import { auditLog } from '../db/schema.ts';
-import { ProblemError } from '../http/problems.ts';
-import { acceptEvents } from '../ingest/accept.ts';
-import { refuseIfNothingAccepted } from '../ingest/refusal.ts';
-import { recordAudit } from './audit.ts';
-import type { Caller } from './identity.ts';
+import { recordAudit } from '../domain/audit.ts';
+import type { Caller } from '../domain/identity.ts';
+import { acceptEvents } from './accept.ts';
+import { IngestError } from './outcomes.ts';
+import { refuseIfNothingAccepted } from './refusal.ts';
 
 export const TEST_EVENTS_PER_HOUR = 5;
 export const TEST_USER_PREFIX = 'svc-test-';
@@ -22,7 +22,7 @@ export async function sendTestEvent(ctx: Context, caller: Caller, idOrName: stri
   // The org state resolves names and ids alike, as the dashboard paths do.
   const experiment = state.lookup.get(idOrName);
   if (!experiment) {
-    throw new ProblemError(
+    throw new IngestError(
       'experiment-not-found',
       `No experiment with the id or name "${idOrName}" in your org`,
     );
@@ -43,11 +43,11 @@ export async function sendTestEvent(ctx: Context, caller: Caller, idOrName: stri
   if (recent.length >= TEST_EVENTS_PER_HOUR) {
     const freesAt =
       (recent[recent.length - TEST_EVENTS_PER_HOUR] as { at: Date }).at.getTime() + HOUR_MS;
-    throw new ProblemError(
+    throw new IngestError(
       'test-event-limit',
       `At most ${TEST_EVENTS_PER_HOUR} test events per experiment per hour; the next one is possible at ${new Date(freesAt).toISOString()}`,
       {},
-      { 'retry-after': String(Math.max(1, Math.ceil((freesAt - now.getTime()) / 1000))) },
+      Math.max(1, Math.ceil((freesAt - now.getTime()) / 1000)),
     );
   }
   const event = {

@@ -1,31 +1,11 @@
 import { Type } from 'typebox';
 import type { Context } from '../../context.ts';
-import { rotateWebhookSecret, webhookSecretStatus } from '../../domain/webhook-secrets.ts';
+import { rotateWebhookSecret } from '../../domain/webhook-secrets.ts';
 import type { App } from '../../http/app-types.ts';
 import { problemResponses } from '../../http/responses.ts';
 import { callerOf, requireRole } from '../../http/session-auth.ts';
 
-export function registerStatus(app: App, ctx: Context): void {
-  app.get(
-    '/v1/webhook-secrets',
-    {
-      schema: {
-        tags: ['webhooks'],
-        summary: 'Whether a business-event webhook secret is configured (never the secret)',
-        response: {
-          200: Type.Object({
-            configured: Type.Boolean(),
-            created_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
-          }),
-          ...problemResponses(401, 403),
-        },
-      },
-    },
-    async (request) => webhookSecretStatus(ctx.db, callerOf(request).orgId),
-  );
-}
-
-export function registerRotate(app: App, ctx: Context): void {
+export function register(app: App, ctx: Context): void {
   app.post(
     '/v1/webhook-secrets',
     {

@@ -1,8 +1,8 @@
 import { createBucketer } from '@arbiter/bucketing';
 import { eq } from 'drizzle-orm';
-import type { Clock } from '../context.ts';
 import type { Database } from '../db/connect.ts';
 import { experiments, experimentVersions, orgs } from '../db/schema.ts';
+import type { Clock } from '../kernel/ports.ts';
 import { type BucketMap, clientRanges } from './experiments/bucket-map.ts';
 import type { ExperimentConfig, Variant } from './experiments/config-schema.ts';
 import { currentVersionOf } from './experiments/current-version.ts';

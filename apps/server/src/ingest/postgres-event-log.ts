@@ -49,7 +49,7 @@ async function store(
  * PostgreSQL server first deliveries are written with COPY (`copy`); PGlite and retries take
  * one INSERT statement that skips events already stored.
  */
-export class PostgresQueue implements IngestQueue {
+export class PostgresEventLog implements IngestQueue {
   constructor(
     private readonly db: Database,
     private readonly copy: CopyEventStore | null = null,

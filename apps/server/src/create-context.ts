@@ -1,0 +1,111 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { type Logger, pino } from 'pino';
+import { createSessionVerifier } from './auth/session-verifier.ts';
+import { type Config, isDevelopmentSessions } from './config.ts';
+import type { Context } from './context.ts';
+import { createSecretBox } from './crypto/secret-box.ts';
+import { type DatabaseHandle, openDatabase } from './db/connect.ts';
+import { ApiKeyCache } from './domain/api-key-cache.ts';
+import { ChangeListener } from './domain/change-feed.ts';
+import { IdentityResolver } from './domain/identity.ts';
+import { OrgStateCache } from './domain/org-state-cache.ts';
+import { CopyEventStore } from './ingest/copy-store.ts';
+import { DrainWorker } from './ingest/drain-worker.ts';
+import { PostgresEventLog } from './ingest/postgres-event-log.ts';
+import { createJudge } from './integrations/judge/chat-completions-judge.ts';
+import { type Clock, systemClock } from './kernel/ports.ts';
+
+/**
+ * Development mode keeps its own secret key in the data dir so reveal works out of the box;
+ * a real deployment sets ARBITER_SECRET_KEY or has non-revealable keys.
+ */
+function secretKeyOf(config: Config): string | null {
+  if (config.secretKey !== null || !isDevelopmentSessions(config)) return config.secretKey;
+  const file = join(config.dataDir, 'dev-secret.key');
+  if (!existsSync(file)) {
+    mkdirSync(config.dataDir, { recursive: true });
+    try {
+      writeFileSync(file, randomBytes(32).toString('base64url'), { mode: 0o600, flag: 'wx' });
+    } catch {
+      // another process wrote it first; read theirs
+    }
+  }
+  return readFileSync(file, 'utf8').trim();
+}
+
+export interface ContextParts {
+  clock?: Clock;
+  /** An already open database (tests pass an in-memory PGlite). */
+  database?: DatabaseHandle;
+}
+
+function openConfiguredDatabase(config: Config, log: Logger): Promise<DatabaseHandle> {
+  return openDatabase(
+    config.databaseUrl === null
+      ? { kind: 'pglite', dataDir: config.dataDir }
+      : { kind: 'postgres', url: config.databaseUrl },
+    (err) =>
+      log.warn({ err }, 'a pooled PostgreSQL connection was lost; the next query opens a new one'),
+  );
+}
+
+/** Other processes on the same PostgreSQL server announce rotations and config changes. */
+function listenForChanges(
+  handle: DatabaseHandle,
+  apiKeys: ApiKeyCache,
+  orgState: OrgStateCache,
+  log: Logger,
+): ChangeListener | null {
+  if (handle.pool === null) return null;
+  return new ChangeListener(
+    handle.pool,
+    {
+      onKeys: () => apiKeys.clear(),
+      onConfig: (orgId) => orgState.invalidate(orgId),
+      onResync: () => {
+        apiKeys.clear();
+        orgState.clear();
+      },
+    },
+    log,
+  );
+}
+
+export async function createContext(config: Config, parts: ContextParts = {}): Promise<Context> {
+  const log = pino({ level: config.logLevel });
+  const handle = parts.database ?? (await openConfiguredDatabase(config, log));
+  const secretKey = secretKeyOf(config);
+  const clock = parts.clock ?? systemClock;
+  const queue = new PostgresEventLog(
+    handle.db,
+    handle.pool === null ? null : new CopyEventStore(handle.pool),
+  );
+  const worker = new DrainWorker(queue, log);
+  const apiKeys = new ApiKeyCache(handle.db, clock);
+  const orgState = new OrgStateCache(handle.db, clock);
+  const changes = listenForChanges(handle, apiKeys, orgState, log);
+  await changes?.start();
+  return {
+    config,
+    db: handle.db,
+    dbKind: handle.kind,
+    sessions: await createSessionVerifier(config),
+    identity: new IdentityResolver(handle.db),
+    secretBox: secretKey === null ? null : createSecretBox(secretKey),
+    clock,
+    log,
+    apiKeys,
+    orgState,
+    queue,
+    worker,
+    controlToken: randomBytes(32).toString('base64url'),
+    judge: createJudge(config),
+    close: async () => {
+      await worker.stop();
+      await changes?.stop();
+      await handle.close();
+    },
+  };
+}

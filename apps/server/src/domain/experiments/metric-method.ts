@@ -1,0 +1,72 @@
+import { and, eq } from 'drizzle-orm';
+import type { Database } from '../../db/connect.ts';
+import { metricMethodOverrides } from '../../db/schema.ts';
+import { recordAudit } from '../audit.ts';
+import type { Caller } from '../identity.ts';
+import { DomainError } from '../outcomes.ts';
+import { BINARY_KINDS } from './config-schema.ts';
+import type { METHODS } from './metric-vocabulary.ts';
+import { getExperiment } from './service.ts';
+
+/**
+ * Overrides the test of one metric of an experiment (null returns to its method_default),
+ * audit-logged; the next analysis run uses it.
+ */
+export async function overrideMetricMethod(
+  db: Database,
+  caller: Caller,
+  idOrName: string,
+  metricName: string,
+  method: (typeof METHODS)[number] | null,
+) {
+  const experiment = await getExperiment(db, caller.orgId, idOrName);
+  const metric = experiment.metrics.find((m) => m.name === metricName);
+  if (!metric)
+    throw new DomainError(
+      'metric-not-found',
+      `Experiment ${experiment.name} has no metric ${metricName}; its metrics: ${experiment.metrics.map((m) => m.name).join(', ') || 'none'}`,
+      { metrics: experiment.metrics.map((m) => m.name) },
+    );
+  if (method === 'two_proportion_z' && !BINARY_KINDS.includes(metric.kind)) {
+    throw new DomainError(
+      'method-invalid',
+      `two_proportion_z needs a binary metric, not ${metric.kind}`,
+      {
+        errors: [
+          {
+            pointer: '#/method',
+            detail: `two_proportion_z needs a binary kind (${BINARY_KINDS.join(', ')})`,
+          },
+        ],
+      },
+    );
+  }
+  const where = and(
+    eq(metricMethodOverrides.experimentId, experiment.id),
+    eq(metricMethodOverrides.metric, metric.name),
+  );
+  await db.transaction(async (tx) => {
+    if (method === null) await tx.delete(metricMethodOverrides).where(where);
+    else
+      await tx
+        .insert(metricMethodOverrides)
+        .values({ experimentId: experiment.id, metric: metric.name, method, setBy: caller.userId })
+        .onConflictDoUpdate({
+          target: [metricMethodOverrides.experimentId, metricMethodOverrides.metric],
+          set: { method, setBy: caller.userId, setAt: new Date() },
+        });
+    await recordAudit(tx, {
+      orgId: caller.orgId,
+      actorUserId: caller.userId,
+      action: 'experiment.method_overridden',
+      targetType: 'experiment',
+      targetId: experiment.id,
+      details: { metric: metric.name, method, method_default: metric.method_default },
+    });
+  });
+  return {
+    metric: metric.name,
+    method: method ?? metric.method_default,
+    overridden: method !== null,
+  };
+}

@@ -1,0 +1,16 @@
+import { Outcome } from '../kernel/outcome.ts';
+
+/** Every expected failure of the domain layer. */
+export type DomainCode =
+  | 'experiment-not-found'
+  | 'experiment-name-taken'
+  | 'frozen-field'
+  | 'allocation-not-sticky'
+  | 'plan-required'
+  | 'config-invalid'
+  | 'metric-not-found'
+  | 'method-invalid'
+  | 'key-not-revealable'
+  | 'secret-key-not-configured';
+
+export class DomainError extends Outcome<DomainCode> {}

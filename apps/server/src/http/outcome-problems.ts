@@ -1,0 +1,47 @@
+import { type AnalysisCode, AnalysisError } from '../analysis/outcomes.ts';
+import { type DomainCode, DomainError } from '../domain/outcomes.ts';
+import { type IngestCode, IngestError } from '../ingest/outcomes.ts';
+import { ProblemError, type ProblemSlug } from './problems.ts';
+
+/** The one place a layer's outcome code becomes a problem type of the catalogue. */
+const PROBLEM_OF = {
+  domain: {
+    'experiment-not-found': 'experiment-not-found',
+    'experiment-name-taken': 'experiment-name-taken',
+    'frozen-field': 'frozen-field',
+    'allocation-not-sticky': 'allocation-not-sticky',
+    'plan-required': 'plan-required',
+    'config-invalid': 'validation-error',
+    'metric-not-found': 'metric-not-found',
+    'method-invalid': 'validation-error',
+    'key-not-revealable': 'key-not-revealable',
+    'secret-key-not-configured': 'secret-key-not-configured',
+  } satisfies Record<DomainCode, ProblemSlug>,
+  ingest: {
+    'nothing-accepted': 'validation-error',
+    'allowance-exceeded': 'allowance-exceeded',
+    'experiment-not-found': 'experiment-not-found',
+    'test-event-limit': 'test-event-limit',
+    'import-unreadable': 'import-format',
+  } satisfies Record<IngestCode, ProblemSlug>,
+  analysis: {
+    'results-collecting': 'results-collecting',
+  } satisfies Record<AnalysisCode, ProblemSlug>,
+};
+
+function slugOf(error: unknown): ProblemSlug | null {
+  if (error instanceof DomainError) return PROBLEM_OF.domain[error.code];
+  if (error instanceof IngestError) return PROBLEM_OF.ingest[error.code];
+  if (error instanceof AnalysisError) return PROBLEM_OF.analysis[error.code];
+  return null;
+}
+
+/** The problem an outcome answers with; null for an error that is no outcome (a bug). */
+export function problemOfOutcome(error: unknown): ProblemError | null {
+  const slug = slugOf(error);
+  if (slug === null) return null;
+  const outcome = error as DomainError | IngestError | AnalysisError;
+  const headers: Record<string, string> =
+    outcome.retryAfterSeconds === null ? {} : { 'retry-after': String(outcome.retryAfterSeconds) };
+  return new ProblemError(slug, outcome.detail, outcome.extra, headers);
+}

@@ -1,0 +1,47 @@
+import type { Context } from '../context.ts';
+import { acceptEvents } from './accept.ts';
+import { EventIdClaims } from './event-id-claims.ts';
+import type { ParsedImport } from './import/index.ts';
+import { refuseIfNothingAccepted } from './refusal.ts';
+
+/** Rows are accepted in slices, each durably queued before the next is read. */
+const ACCEPT_SLICE = 5000;
+
+/**
+ * Accepts the rows of a parsed import slice by slice; bad rows (the parser's and the checks')
+ * are reported by line. An import into a month whose allowance is used up is refused whole.
+ */
+export async function importRows(ctx: Context, orgId: string, parsed: ParsedImport) {
+  const errors = [...parsed.errors];
+  let events = 0;
+  let beforeWindow = 0;
+  let lastOutcome: Awaited<ReturnType<typeof acceptEvents>> | null = null;
+  // one set of claimed ids for the whole import: a contradiction across slices is caught too
+  const ids = new EventIdClaims();
+  for (let i = 0; i < parsed.rows.length; i += ACCEPT_SLICE) {
+    const slice = parsed.rows.slice(i, i + ACCEPT_SLICE);
+    const outcome = await acceptEvents(
+      ctx,
+      orgId,
+      slice.map((r) => r.event),
+      { timestamps: 'history', ids, refOf: (index) => `line ${slice[index]!.line}` },
+    );
+    events += outcome.accepted;
+    beforeWindow += outcome.beforeWindow;
+    for (const r of outcome.rejected) {
+      const row = slice[r.index]!;
+      errors.push(
+        row.index === undefined
+          ? { line: row.line, detail: r.detail }
+          : { line: row.line, index: row.index, detail: r.detail },
+      );
+    }
+    lastOutcome = outcome;
+  }
+  // An import into a month whose allowance was already used up is refused as a whole.
+  if (lastOutcome !== null && events === 0 && lastOutcome.overAllowance > 0) {
+    refuseIfNothingAccepted(lastOutcome, () => '');
+  }
+  errors.sort((a, b) => a.line - b.line || (a.index ?? 0) - (b.index ?? 0));
+  return { events, errors, before_analysis_window: beforeWindow };
+}

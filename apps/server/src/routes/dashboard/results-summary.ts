@@ -1,0 +1,22 @@
+import { Type } from 'typebox';
+import { readSummary } from '../../analysis/results.ts';
+import { ResultsSchema } from '../../analysis/results-schema.ts';
+import type { Context } from '../../context.ts';
+import type { App } from '../../http/app-types.ts';
+import { problemResponses } from '../../http/responses.ts';
+import { callerOf } from '../../http/session-auth.ts';
+
+export function register(app: App, ctx: Context): void {
+  app.get(
+    '/v1/results/summary',
+    {
+      schema: {
+        tags: ['results'],
+        summary:
+          'One entry per experiment that has computed results, each in the shape of the results response',
+        response: { 200: Type.Array(ResultsSchema), ...problemResponses(401, 403) },
+      },
+    },
+    async (request) => readSummary(ctx.db, callerOf(request).orgId),
+  );
+}

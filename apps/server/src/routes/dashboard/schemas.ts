@@ -1,0 +1,19 @@
+/** Schemas that more than one dashboard route uses. */
+import { Type } from 'typebox';
+import { KEY_SCOPES } from '../../domain/keys.ts';
+
+export const Scope = Type.Enum(KEY_SCOPES);
+export const ApiKeySchema = Type.Object({
+  scope: Scope,
+  key: Type.String({ description: 'The raw key; svc_pk_ (publishable) or svc_sk_ (secret)' }),
+  created_at: Type.String({ format: 'date-time' }),
+});
+
+export const FeedbackSchema = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  category: Type.String(),
+  message: Type.String(),
+  page: Type.Union([Type.String(), Type.Null()]),
+  user_id: Type.Union([Type.String(), Type.Null()]),
+  created_at: Type.String({ format: 'date-time' }),
+});

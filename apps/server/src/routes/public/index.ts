@@ -1,0 +1,9 @@
+import type { App } from '../../http/app-types.ts';
+import * as openApiJson from './openapi-json.ts';
+import * as problemDocs from './problem-docs.ts';
+
+/** Routes that need no credential: the OpenAPI document and the problem pages. */
+export function publicRoutes(app: App): void {
+  openApiJson.register(app);
+  problemDocs.register(app);
+}
