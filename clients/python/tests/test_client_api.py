@@ -165,7 +165,6 @@ def test_the_exit_hook_spills_what_a_hanging_api_did_not_take_by_its_deadline(fa
     assert fake.stored == {}
 
 
-@pytest.mark.skipif(not hasattr(os, "fork"), reason="POSIX only")
 def test_a_forked_child_runs_its_own_threads_and_leaves_the_parents_events_alone(
     fake: FakeArbiter, make_client: Any
 ) -> None:
