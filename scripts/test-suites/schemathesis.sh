@@ -55,13 +55,20 @@ status=0
 run() { # NAME CREDENTIAL-HEADER FILTER...: one schemathesis run, its JUnit report in $work
   local name=$1 header=$2
   shift 2
-  echo "== schemathesis: $name"
+  # Its report is printed only when it failed: schemathesis closes in pytest's words ("N warnings
+  # in Ns", no test count), which a reader of the whole output would take for a run of no tests.
   # From the work dir: schemathesis keeps a cache in its current directory.
-  (cd "$work" && "$python" -m schemathesis.cli --config-file "$config" run "$base/v1/openapi.json" \
+  if (cd "$work" && "$python" -m schemathesis.cli --config-file "$config" run "$base/v1/openapi.json" \
     --checks all --max-examples "$examples" --seed 20261122 --workers 1 \
     --generation-database none --no-color --output-truncate true \
     --report junit --report-junit-path "$work/$name.xml" \
-    -H "$header" "$@") || status=1
+    -H "$header" "$@") >"$work/$name.log" 2>&1; then
+    echo "== schemathesis $name: $(grep -Eo '[0-9]+ generated, [0-9]+ passed(, [0-9]+ skipped)?' "$work/$name.log" | tail -1)"
+  else
+    echo "== schemathesis $name: FAILED"
+    cat "$work/$name.log"
+    status=1
+  fi
 }
 # Keyed runs first: the session run rotates the keys (POST /v1/keys) as part of its tests.
 run secret-key "X-API-Key: $secret" --include-tag ingest
