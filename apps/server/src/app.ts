@@ -34,7 +34,7 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
     requestTimeout: 60_000,
     keepAliveTimeout: 72_000,
     requestIdHeader: 'x-request-id',
-    trustProxy: false,
+    trustProxy: ctx.config.trustProxy,
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     // Every answer is a problem, also those given before a route is found.
     clientErrorHandler: problemClientErrorHandler,
