@@ -11,6 +11,9 @@ export type DomainCode =
   | 'metric-not-found'
   | 'method-invalid'
   | 'key-not-revealable'
-  | 'secret-key-not-configured';
+  | 'secret-key-not-configured'
+  | 'contact-limit'
+  | 'org-not-found'
+  | 'cursor-invalid';
 
 export class DomainError extends Outcome<DomainCode> {}

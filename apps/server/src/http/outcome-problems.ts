@@ -16,6 +16,9 @@ const PROBLEM_OF = {
     'method-invalid': 'validation-error',
     'key-not-revealable': 'key-not-revealable',
     'secret-key-not-configured': 'secret-key-not-configured',
+    'contact-limit': 'contact-limit',
+    'org-not-found': 'org-not-found',
+    'cursor-invalid': 'validation-error',
   } satisfies Record<DomainCode, ProblemSlug>,
   ingest: {
     'nothing-accepted': 'validation-error',

@@ -21,3 +21,18 @@ export type JudgeOutcome = { ok: true; score: number } | { ok: false; reason: st
 export interface Judge {
   score(input: JudgeInput): Promise<JudgeOutcome>;
 }
+
+export interface MailMessage {
+  to: string[];
+  subject: string;
+  text: string;
+  replyTo?: string;
+}
+
+export type MailOutcome = { ok: true } | { ok: false; reason: string };
+
+/** Sends one mail; never throws for a remote failure (the outcome says why). */
+export interface Mailer {
+  send(message: MailMessage): Promise<MailOutcome>;
+  close(): void;
+}
