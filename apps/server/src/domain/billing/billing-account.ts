@@ -27,7 +27,10 @@ export async function ensureCustomer(
   if (existing !== null) return existing;
   const [org] = await db.select({ name: orgs.name }).from(orgs).where(eq(orgs.id, orgId));
   const { id } = await billing.createCustomer({ orgId, name: org?.name ?? null });
-  await db.insert(billingAccounts).values({ orgId, customerId: id }).onConflictDoNothing();
+  await db
+    .insert(billingAccounts)
+    .values({ orgId, customerId: id })
+    .onConflictDoNothing({ target: billingAccounts.orgId });
   return (await customerOf(db, orgId)) ?? id;
 }
 
@@ -37,6 +40,7 @@ export async function linkCustomer(
   orgId: string,
   customerId: string,
 ): Promise<void> {
+  // Neither an org's first customer nor a customer already linked elsewhere is replaced.
   await db.insert(billingAccounts).values({ orgId, customerId }).onConflictDoNothing();
 }
 

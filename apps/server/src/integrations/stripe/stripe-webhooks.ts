@@ -23,7 +23,8 @@ export class StripeWebhookVerifier implements BillingWebhookVerifier {
         this.secret,
         SIGNATURE_TOLERANCE_SECONDS,
         undefined,
-        Math.floor(now.getTime() / 1000),
+        // The library's receivedAt is in milliseconds, like Date.now().
+        now.getTime(),
       );
       return { ok: true, event: billingEventOf(event) };
     } catch (error) {
