@@ -53,6 +53,17 @@ export interface Config {
   /** SMTP server that mails contact messages to the platform owners; null = inbox only. */
   smtpUrl: string | null;
   smtpFrom: string;
+  stripe: StripeConfig;
+}
+
+/** Billing through Stripe; each part null when unset. */
+export interface StripeConfig {
+  secretKey: string | null;
+  /** The API origin, without a trailing slash. */
+  apiBase: string;
+  webhookSecret: string | null;
+  pricePro: string | null;
+  priceBusiness: string | null;
 }
 
 export class ConfigError extends Error {
@@ -178,6 +189,13 @@ export function loadConfig(env: Env, cwd = process.cwd()): Config {
     contactPerIpPerHour: s.ARBITER_CONTACT_PER_IP_PER_HOUR,
     smtpUrl: s.ARBITER_SMTP_URL ?? null,
     smtpFrom: s.ARBITER_SMTP_FROM,
+    stripe: {
+      secretKey: s.ARBITER_STRIPE_SECRET_KEY ?? null,
+      apiBase: s.ARBITER_STRIPE_API_BASE.replace(/\/+$/, ''),
+      webhookSecret: s.ARBITER_STRIPE_WEBHOOK_SECRET ?? null,
+      pricePro: s.ARBITER_STRIPE_PRICE_PRO ?? null,
+      priceBusiness: s.ARBITER_STRIPE_PRICE_BUSINESS ?? null,
+    },
   };
 }
 

@@ -17,6 +17,8 @@ import { DrainWorker } from './ingest/drain-worker.ts';
 import { PostgresEventLog } from './ingest/postgres-event-log.ts';
 import { createJudge } from './integrations/judge/chat-completions-judge.ts';
 import { createMailer } from './integrations/mail/smtp-mailer.ts';
+import { createBilling } from './integrations/stripe/stripe-billing.ts';
+import { createBillingWebhooks } from './integrations/stripe/stripe-webhooks.ts';
 import { type Clock, systemClock } from './kernel/ports.ts';
 
 /**
@@ -108,6 +110,9 @@ export async function createContext(config: Config, parts: ContextParts = {}): P
     judge: createJudge(config),
     mailer,
     contactNotifier,
+    billing: createBilling(config.stripe),
+    billingWebhooks: createBillingWebhooks(config.stripe),
+    planPrices: { pro: config.stripe.pricePro, business: config.stripe.priceBusiness },
     close: async () => {
       await worker.stop();
       await contactNotifier.idle();

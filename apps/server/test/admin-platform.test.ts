@@ -1,7 +1,6 @@
-import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordedRun } from '../src/analysis/nightly-log.ts';
-import { ingestQuarantine, orgs } from '../src/db/schema.ts';
+import { ingestQuarantine } from '../src/db/schema.ts';
 import { usageMonth } from '../src/domain/usage-month.ts';
 import { type Harness, startHarness } from './support/harness.ts';
 import { exposureOf } from './support/ingest-probe.ts';
@@ -141,7 +140,12 @@ describe('GET /v1/admin/health', () => {
 
 describe('GET /v1/admin/overview', () => {
   it('totals orgs, users, experiments, this month’s events, the last 30 days and plans', async () => {
-    await h.ctx.db.update(orgs).set({ plan: 'pro' }).where(eq(orgs.id, globex.orgId));
+    const pinned = await h.call(owner, {
+      method: 'PUT',
+      url: `/v1/admin/orgs/${globex.orgId}/plan-override`,
+      payload: { plan: 'pro' },
+    });
+    expect(pinned.statusCode, pinned.body).toBe(200);
     const overview = await get('/v1/admin/overview');
     expect(overview).toMatchObject({
       orgs: 2,
@@ -170,6 +174,9 @@ describe('GET /v1/admin/orgs and /v1/admin/orgs/{id}', () => {
     expect(a).toMatchObject({
       id: acme.orgId,
       plan: 'free',
+      plan_source: 'free',
+      override: null,
+      subscription: null,
       member_count: 2,
       experiment_count: 2,
       usage: { plan: 'free', events: { used: 7, included: 50_000 } },
@@ -177,6 +184,8 @@ describe('GET /v1/admin/orgs and /v1/admin/orgs/{id}', () => {
     expect(g).toMatchObject({
       id: globex.orgId,
       plan: 'pro',
+      plan_source: 'override',
+      override: 'pro',
       member_count: 1,
       experiment_count: 0,
       usage: { plan: 'pro', events: { used: 0, included: 1_000_000 }, overage_billed: true },
@@ -202,7 +211,7 @@ describe('GET /v1/admin/orgs and /v1/admin/orgs/{id}', () => {
       expect(res.statusCode).toBe(404);
       expect(res.json()).toEqual({
         type: '/problems/org-not-found',
-        title: 'Organization not found',
+        title: 'Org not found',
         status: 404,
         detail: `No organization has the id "${id}"`,
         instance: `/v1/admin/orgs/${id}`,

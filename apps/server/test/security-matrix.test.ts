@@ -5,14 +5,24 @@ import { experimentConfig, type Harness, startHarness } from './support/harness.
  * Every dashboard route against every way a caller can be refused. A route missing from this
  * table fails the completeness test below, so no route ships without its security tests.
  */
+interface Ids {
+  experimentId: string;
+  orgId: string;
+}
+
 interface RouteCase {
   method: 'GET' | 'POST' | 'PUT';
   path: string;
   role: 'member' | 'admin';
-  payload?: (ids: { experimentId: string }) => unknown;
-  url: (ids: { experimentId: string }) => string;
+  payload?: (ids: Ids) => unknown;
+  url: (ids: Ids) => string;
   /** Admitted callers get 404 here (results are still collecting), not 2xx. */
   expectNotFound?: boolean;
+  /**
+   * Admitted callers get this problem type here, not 2xx: billing is not configured in this
+   * harness, which a route only says to a caller it admitted (its 2xx: billing.test.ts).
+   */
+  admittedProblem?: string;
 }
 
 const ROUTES: RouteCase[] = [
@@ -108,6 +118,22 @@ const ROUTES: RouteCase[] = [
     url: () => '/v1/keys/publishable/reveal',
   },
   { method: 'GET', path: '/v1/webhook-secrets', role: 'member', url: () => '/v1/webhook-secrets' },
+  { method: 'GET', path: '/v1/billing/summary', role: 'member', url: () => '/v1/billing/summary' },
+  {
+    method: 'POST',
+    path: '/v1/billing/checkout-session',
+    role: 'admin',
+    url: () => '/v1/billing/checkout-session',
+    payload: () => ({ plan: 'pro' }),
+    admittedProblem: '/problems/billing-not-configured',
+  },
+  {
+    method: 'POST',
+    path: '/v1/billing/portal-session',
+    role: 'admin',
+    url: () => '/v1/billing/portal-session',
+    admittedProblem: '/problems/billing-not-configured',
+  },
   { method: 'POST', path: '/v1/webhook-secrets', role: 'admin', url: () => '/v1/webhook-secrets' },
 ];
 
@@ -118,6 +144,13 @@ const ADMIN_ROUTES: Array<Omit<RouteCase, 'role'>> = [
   { method: 'GET', path: '/v1/admin/orgs', url: () => '/v1/admin/orgs' },
   { method: 'GET', path: '/v1/admin/orgs/{id}', url: () => '/v1/admin/orgs/org_a' },
   { method: 'GET', path: '/v1/admin/health', url: () => '/v1/admin/health' },
+  {
+    method: 'PUT',
+    path: '/v1/admin/orgs/{id}/plan-override',
+    url: ({ orgId }) => `/v1/admin/orgs/${orgId}/plan-override`,
+    // Clearing a pin that is not there: admitted, and changes nothing for the other routes.
+    payload: () => ({ plan: null }),
+  },
   {
     method: 'POST',
     path: '/v1/admin/pipeline/run',
@@ -140,7 +173,7 @@ const PUBLIC_ROUTES: Array<Omit<RouteCase, 'role'>> = [
 const PLATFORM_OWNER = 'boss@arbiter.test';
 
 let h: Harness;
-let ids: { experimentId: string };
+let ids: Ids;
 
 beforeAll(async () => {
   h = await startHarness({ ARBITER_PLATFORM_OWNER_EMAILS: PLATFORM_OWNER });
@@ -150,7 +183,8 @@ beforeAll(async () => {
     url: '/v1/experiments',
     payload: experimentConfig(),
   });
-  ids = { experimentId: created.json().id };
+  const whoami = await h.call(admin, { method: 'GET', url: '/v1/whoami' });
+  ids = { experimentId: created.json().id, orgId: whoami.json().org_id };
   await h.call(admin, { method: 'POST', url: '/v1/keys', payload: { scope: 'publishable' } });
 });
 afterAll(() => h.close());
@@ -160,6 +194,11 @@ function expectAdmitted(route: RouteCase, res: { statusCode: number; json(): { t
   if (route.expectNotFound) {
     expect(res.statusCode).toBe(404);
     expect(res.json().type).toBe('/problems/results-collecting');
+    return;
+  }
+  if (route.admittedProblem !== undefined) {
+    expect(res.statusCode).toBe(409);
+    expect(res.json().type).toBe(route.admittedProblem);
     return;
   }
   expect(res.statusCode).toBeGreaterThanOrEqual(200);
@@ -308,7 +347,12 @@ describe('security matrix of the platform-owner plane', () => {
           payload: { scope: 'secret' },
         })
       ).json().key as string;
-      for (const headers of [{}, { 'x-api-key': key }, { authorization: 'Basic abc' }]) {
+      const kinds: Array<Record<string, string>> = [
+        {},
+        { 'x-api-key': key },
+        { authorization: 'Basic abc' },
+      ];
+      for (const headers of kinds) {
         const res = await send(headers);
         expect(res.statusCode).toBe(401);
         expect(res.json()).toEqual({
@@ -344,7 +388,12 @@ describe('security matrix of the platform-owner plane', () => {
           org_id: 'org_a',
           org_role: 'owner',
         }),
-        await h.idp.sign({ sub: 'x', email: null, org_id: 'org_a', org_role: 'admin' }),
+        await h.idp.sign({
+          sub: 'x',
+          email: 'member@org-a.test',
+          org_id: 'org_a',
+          org_role: 'member',
+        }),
         await h.idp.sign({ sub: 'y', email: `${PLATFORM_OWNER}.evil.test`, org_id: null }),
       ];
       for (const token of others) {

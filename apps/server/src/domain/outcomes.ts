@@ -14,6 +14,9 @@ export type DomainCode =
   | 'secret-key-not-configured'
   | 'contact-limit'
   | 'org-not-found'
-  | 'cursor-invalid';
+  | 'cursor-invalid'
+  | 'billing-not-configured'
+  | 'plan-already-active'
+  | 'no-billing-account';
 
 export class DomainError extends Outcome<DomainCode> {}

@@ -7,9 +7,11 @@ import * as inbox from './inbox.ts';
 import * as listOrgs from './list-orgs.ts';
 import * as overview from './overview.ts';
 import * as pipelineRun from './pipeline-run.ts';
+import * as planOverride from './plan-override.ts';
 
 /** Platform-owner routes: not part of the customer API. */
 export async function adminRoutes(app: App, ctx: Context): Promise<void> {
+  app.decorateRequest('platformOwnerEmail', null);
   app.addHook('onRequest', platformOwnerHook(ctx));
   pipelineRun.register(app, ctx);
   inbox.register(app, ctx);
@@ -17,4 +19,5 @@ export async function adminRoutes(app: App, ctx: Context): Promise<void> {
   listOrgs.register(app, ctx);
   getOrg.register(app, ctx);
   health.register(app, ctx);
+  planOverride.register(app, ctx);
 }
