@@ -56,7 +56,13 @@ describe('GET /v1/admin/health', () => {
     const health = await get('/v1/admin/health');
     expect(health.database.reachable).toBe(true);
     expect(health.database.latency_ms).toBeGreaterThanOrEqual(0);
-    expect(health.providers).toEqual({ identity: true, judge: false, mail: false });
+    expect(health.providers).toEqual({
+      identity: true,
+      judge: false,
+      mail: false,
+      billing: false,
+      billing_webhooks: false,
+    });
     expect(health.nightly).toMatchObject({
       schedule: '15 0 * * *',
       scheduler_in_this_process: true,

@@ -164,6 +164,13 @@ describe('POST /v1/contact', () => {
   });
 });
 
+describe('GET /v1/admin/health with SMTP configured', () => {
+  it('says mail is configured', async () => {
+    const res = await h.call(owner, { method: 'GET', url: '/v1/admin/health' });
+    expect(res.json().providers).toMatchObject({ mail: true, judge: false });
+  });
+});
+
 describe('behind a trusted proxy', () => {
   let proxied: Harness;
   beforeAll(async () => {
