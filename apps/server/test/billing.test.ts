@@ -4,9 +4,10 @@ import { auditLog, billingAccounts, billingSubscriptions } from '../src/db/schem
 import { type Harness, startHarness } from './support/harness.ts';
 import {
   billingSettings,
+  type DeliveryOptions,
+  deliverBillingEvent,
   PRICE_BUSINESS,
   PRICE_PRO,
-  signature,
   stripeEvent,
   subscriptionObject,
 } from './support/stripe-events.ts';
@@ -35,19 +36,11 @@ afterAll(async () => {
 const summary = async (token: string) =>
   (await h.call(token, { method: 'GET', url: '/v1/billing/summary' })).json();
 
-function deliver(
-  event: object,
-  options: { at?: Date; header?: string; secret?: string; sign?: string } = {},
-) {
-  const payload = JSON.stringify(event);
-  const sig = options.sign ?? signature(payload, options.at ?? now, options.secret);
-  return h.app.inject({
-    method: 'POST',
-    url: '/v1/webhooks/stripe',
-    headers: { 'content-type': 'application/json', [options.header ?? 'billing-signature']: sig },
-    payload,
-  });
-}
+const deliver = (event: object, options: DeliveryOptions = {}) =>
+  deliverBillingEvent(h, event, options);
+
+const accountOf = async (orgId: string) =>
+  await h.ctx.db.select().from(billingAccounts).where(eq(billingAccounts.orgId, orgId));
 
 const planChanges = (orgId: string) =>
   h.ctx.db
@@ -102,10 +95,7 @@ describe('checkout and portal through the stripe SDK', () => {
     expect(customers).toHaveLength(1);
     expect(customers[0]?.params['metadata[arbiter_org_id]']).toBe(org.orgId);
     expect(customers[0]?.headers['idempotency-key']).toBe(`arbiter-customer-${org.orgId}`);
-    const accounts = await h.ctx.db
-      .select()
-      .from(billingAccounts)
-      .where(eq(billingAccounts.orgId, org.orgId));
+    const accounts = await accountOf(org.orgId);
     expect(accounts).toHaveLength(1);
     const customerId = accounts[0]?.customerId;
     expect(customerId).toMatch(/^cus_/);
@@ -140,18 +130,12 @@ describe('checkout and portal through the stripe SDK', () => {
     expect(res.json().url).toMatch(/^https:\/\//);
     const [portal] = stripe.requests.slice(before);
     expect(portal?.path).toBe('/v1/billing_portal/sessions');
-    const [account] = await h.ctx.db
-      .select()
-      .from(billingAccounts)
-      .where(eq(billingAccounts.orgId, org.orgId));
+    const [account] = await accountOf(org.orgId);
     expect(portal?.params.customer).toBe(account?.customerId);
   });
 
   it('answers 409 for a checkout of the plan already active, and sends nothing to Stripe', async () => {
-    const [account] = await h.ctx.db
-      .select()
-      .from(billingAccounts)
-      .where(eq(billingAccounts.orgId, org.orgId));
+    const [account] = await accountOf(org.orgId);
     const sub = subscriptionObject({
       id: 'sub_checkout_co',
       customer: account?.customerId as string,

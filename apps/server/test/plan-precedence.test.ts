@@ -6,9 +6,9 @@ import { experimentConfig, type Harness, startHarness } from './support/harness.
 import { judgeMetric } from './support/judge-fixtures.ts';
 import {
   billingSettings,
+  deliverBillingEvent,
   PRICE_BUSINESS,
   PRICE_PRO,
-  signature,
   stripeEvent,
   subscriptionObject,
 } from './support/stripe-events.ts';
@@ -36,14 +36,7 @@ const ownerToken = () =>
   h.idp.sign({ sub: 'platform-owner', email: OWNER, org_id: 'ops', org_role: 'owner' });
 
 async function deliver(event: object) {
-  const payload = JSON.stringify(event);
-  const res = await h.app.inject({
-    method: 'POST',
-    url: '/v1/webhooks/stripe',
-    headers: { 'content-type': 'application/json', 'billing-signature': signature(payload, now) },
-    payload,
-  });
-  expect(res.statusCode).toBe(204);
+  expect((await deliverBillingEvent(h, event)).statusCode).toBe(204);
 }
 
 async function override(orgId: string, plan: string | null, token?: string) {
