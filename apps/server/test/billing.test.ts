@@ -378,3 +378,35 @@ describe('a paid period that ends', () => {
     expect(listed.map((e: { id: string }) => e.id)).toContain(experiment);
   });
 });
+
+describe('the OpenAPI document', () => {
+  it('records the billing routes, the billing webhook and the plan override with their statuses', async () => {
+    const doc = (await h.app.inject({ method: 'GET', url: '/v1/openapi.json' })).json();
+    type Op = { responses: Record<string, { content?: Record<string, { schema: unknown }> }> };
+    const op = (method: string, path: string): Op => doc.paths[path]?.[method];
+    const statuses = (method: string, path: string) =>
+      Object.keys(op(method, path)?.responses ?? {}).map(Number);
+    expect(statuses('get', '/v1/billing/summary')).toEqual(expect.arrayContaining([200, 401]));
+    expect(
+      op('get', '/v1/billing/summary').responses['200']?.content?.['application/json']?.schema,
+    ).toMatchObject({
+      required: expect.arrayContaining([
+        'plan',
+        'has_billing_account',
+        'billing_configured',
+        'subscription_status',
+      ]),
+    });
+    expect(statuses('post', '/v1/billing/checkout-session')).toEqual(
+      expect.arrayContaining([200, 401, 403, 409]),
+    );
+    expect(statuses('post', '/v1/billing/portal-session')).toEqual(
+      expect.arrayContaining([200, 401, 403, 409]),
+    );
+    expect(statuses('post', '/v1/webhooks/stripe')).toEqual(expect.arrayContaining([204, 401]));
+    expect(doc.paths['/v1/webhooks/stripe'].post.security).toEqual([{ signature: [] }]);
+    expect(statuses('put', '/v1/admin/orgs/{id}/plan-override')).toEqual(
+      expect.arrayContaining([200, 401, 403, 404]),
+    );
+  });
+});

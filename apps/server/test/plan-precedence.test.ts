@@ -334,3 +334,18 @@ describe('PUT /v1/admin/orgs/{id}/plan-override', () => {
     expect((await summary(other.admin)).plan).toBe('free');
   });
 });
+
+describe('a billing provider that does not answer', () => {
+  it('answers 502 for a checkout and stores no billing account', async () => {
+    // This file's API base is a closed loopback port.
+    const org = await h.org('stripe-down');
+    const res = await h.call(org.admin, {
+      method: 'POST',
+      url: '/v1/billing/checkout-session',
+      payload: { plan: 'pro' },
+    });
+    expect(res.statusCode).toBe(502);
+    expect(res.json().type).toBe('/problems/billing-provider-failed');
+    expect((await summary(org.admin)).has_billing_account).toBe(false);
+  });
+});
