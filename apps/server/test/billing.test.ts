@@ -221,7 +221,7 @@ describe('POST /v1/webhooks/stripe', () => {
     expect(res.statusCode).toBe(204);
   });
 
-  it('refuses a bad signature, a stale one and a missing one with 401, changing nothing', async () => {
+  it('refuses a bad, stale, tampered or missing signature (a session token is none) with 401, changing nothing', async () => {
     const upgrade = stripeEvent(
       'customer.subscription.updated',
       sub('active', PRICE_BUSINESS),
@@ -236,7 +236,13 @@ describe('POST /v1/webhooks/stripe', () => {
       headers: { 'content-type': 'application/json' },
       payload: JSON.stringify(upgrade),
     });
-    for (const res of [bad, stale, tampered, missing]) {
+    const session = await h.app.inject({
+      method: 'POST',
+      url: '/v1/webhooks/stripe',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${org.admin}` },
+      payload: JSON.stringify(upgrade),
+    });
+    for (const res of [bad, stale, tampered, missing, session]) {
       expect(res.statusCode).toBe(401);
       expect(res.json().type).toBe('/problems/invalid-signature');
     }

@@ -93,7 +93,11 @@ export function deliverBillingEvent(h: Harness, event: object, options: Delivery
   return h.app.inject({
     method: 'POST',
     url: '/v1/webhooks/stripe',
-    headers: { 'content-type': 'application/json', [options.header ?? 'billing-signature']: sig },
+    headers: {
+      // As Stripe sends it.
+      'content-type': 'application/json; charset=utf-8',
+      [options.header ?? 'billing-signature']: sig,
+    },
     payload,
   });
 }
