@@ -1,5 +1,5 @@
 import { lte, sql } from 'drizzle-orm';
-import type { Database } from '../../db/connect.ts';
+import type { Database, Transaction } from '../../db/connect.ts';
 import { billingSubscriptions, billingWebhookEvents } from '../../db/schema.ts';
 import type { BillingEvent, BillingProvider, BillingSubscription } from '../../kernel/ports.ts';
 import { syncOrgPlan } from '../plans/plan-changes.ts';
@@ -10,8 +10,6 @@ import { type PlanPrices, planOfPrice } from './plan-prices.ts';
 /** What a delivery did; every one of them is acknowledged (204) so the provider stops retrying. */
 export type BillingEventResult = 'applied' | 'replayed' | 'stale' | 'ignored' | 'unknown-org';
 
-type Tx = Parameters<Parameters<Database['transaction']>[0]>[0];
-
 interface SubscriptionChange {
   eventId: string;
   created: Date;
@@ -20,7 +18,7 @@ interface SubscriptionChange {
 }
 
 /** Claims the event id; false when it was applied before (a replay or a retry). */
-async function claimEvent(tx: Tx, eventId: string, type: string): Promise<boolean> {
+async function claimEvent(tx: Transaction, eventId: string, type: string): Promise<boolean> {
   const claimed = await tx
     .insert(billingWebhookEvents)
     .values({ eventId, type })
@@ -31,7 +29,7 @@ async function claimEvent(tx: Tx, eventId: string, type: string): Promise<boolea
 
 /** Upserts the subscription unless a newer event was already applied to it; false when stale. */
 async function upsertSubscription(
-  tx: Tx,
+  tx: Transaction,
   orgId: string,
   change: SubscriptionChange,
   prices: PlanPrices,
@@ -92,7 +90,11 @@ async function applyCheckout(
   event: Extract<BillingEvent, { kind: 'checkout-completed' }>,
   now: Date,
 ): Promise<BillingEventResult> {
-  const orgId = await orgOfBillingEvent(db, { ...event, subscriptionId: event.subscriptionId });
+  const orgId = await orgOfBillingEvent(db, {
+    orgId: event.orgId,
+    customerId: event.customerId,
+    subscriptionId: event.subscriptionId,
+  });
   if (orgId === null) return 'unknown-org';
   if (event.customerId !== null) await linkCustomer(db, orgId, event.customerId);
   // The session names the subscription only; its state (price, status, period) is asked for.
