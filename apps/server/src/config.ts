@@ -47,6 +47,23 @@ export interface Config {
   judgeModel: string;
   /** Model calls scored per judge metric per run, at most. */
   judgeSamplePerRun: number;
+  /** Fastify's `trustProxy`: which proxies' X-Forwarded-For gives the client address. */
+  trustProxy: boolean | number | string[];
+  contactPerIpPerHour: number;
+  /** SMTP server that mails contact messages to the platform owners; null = inbox only. */
+  smtpUrl: string | null;
+  smtpFrom: string;
+  stripe: StripeConfig;
+}
+
+/** Billing through Stripe; each part null when unset. */
+export interface StripeConfig {
+  secretKey: string | null;
+  /** The API origin, without a trailing slash. */
+  apiBase: string;
+  webhookSecret: string | null;
+  pricePro: string | null;
+  priceBusiness: string | null;
 }
 
 export class ConfigError extends Error {
@@ -133,6 +150,13 @@ export function readSettings(env: Env): Settings {
   return read as Settings;
 }
 
+/** The setting's text as Fastify's `trustProxy` option. */
+function trustProxyOf(value: string): Config['trustProxy'] {
+  if (value === 'true' || value === 'false') return value === 'true';
+  if (/^\d+$/.test(value)) return Number(value);
+  return value.split(',').map((a) => a.trim());
+}
+
 export function loadConfig(env: Env, cwd = process.cwd()): Config {
   const s = readSettings(env);
   const dataDir = s.ARBITER_DATA_DIR;
@@ -161,6 +185,17 @@ export function loadConfig(env: Env, cwd = process.cwd()): Config {
     judgeApiKey: s.ARBITER_JUDGE_API_KEY ?? null,
     judgeModel: s.ARBITER_JUDGE_MODEL,
     judgeSamplePerRun: s.ARBITER_JUDGE_SAMPLE_PER_RUN,
+    trustProxy: trustProxyOf(s.ARBITER_TRUST_PROXY),
+    contactPerIpPerHour: s.ARBITER_CONTACT_PER_IP_PER_HOUR,
+    smtpUrl: s.ARBITER_SMTP_URL ?? null,
+    smtpFrom: s.ARBITER_SMTP_FROM,
+    stripe: {
+      secretKey: s.ARBITER_STRIPE_SECRET_KEY ?? null,
+      apiBase: s.ARBITER_STRIPE_API_BASE.replace(/\/+$/, ''),
+      webhookSecret: s.ARBITER_STRIPE_WEBHOOK_SECRET ?? null,
+      pricePro: s.ARBITER_STRIPE_PRICE_PRO ?? null,
+      priceBusiness: s.ARBITER_STRIPE_PRICE_BUSINESS ?? null,
+    },
   };
 }
 

@@ -9,12 +9,16 @@ import { createSecretBox } from './crypto/secret-box.ts';
 import { type DatabaseHandle, openDatabase } from './db/connect.ts';
 import { ApiKeyCache } from './domain/api-key-cache.ts';
 import { ChangeListener } from './domain/change-feed.ts';
+import { ContactNotifier } from './domain/contact-notifier.ts';
 import { IdentityResolver } from './domain/identity.ts';
 import { OrgStateCache } from './domain/org-state-cache.ts';
 import { CopyEventStore } from './ingest/copy-store.ts';
 import { DrainWorker } from './ingest/drain-worker.ts';
 import { PostgresEventLog } from './ingest/postgres-event-log.ts';
 import { createJudge } from './integrations/judge/chat-completions-judge.ts';
+import { createMailer } from './integrations/mail/smtp-mailer.ts';
+import { createBilling } from './integrations/stripe/stripe-billing.ts';
+import { createBillingWebhooks } from './integrations/stripe/stripe-webhooks.ts';
 import { type Clock, systemClock } from './kernel/ports.ts';
 
 /**
@@ -87,6 +91,8 @@ export async function createContext(config: Config, parts: ContextParts = {}): P
   const orgState = new OrgStateCache(handle.db, clock);
   const changes = listenForChanges(handle, apiKeys, orgState, log);
   await changes?.start();
+  const mailer = createMailer(config);
+  const contactNotifier = new ContactNotifier(handle.db, mailer, config.platformOwnerEmails, log);
   return {
     config,
     db: handle.db,
@@ -102,8 +108,15 @@ export async function createContext(config: Config, parts: ContextParts = {}): P
     worker,
     controlToken: randomBytes(32).toString('base64url'),
     judge: createJudge(config),
+    mailer,
+    contactNotifier,
+    billing: createBilling(config.stripe),
+    billingWebhooks: createBillingWebhooks(config.stripe),
+    planPrices: { pro: config.stripe.pricePro, business: config.stripe.priceBusiness },
     close: async () => {
       await worker.stop();
+      await contactNotifier.idle();
+      mailer?.close();
       await changes?.stop();
       await handle.close();
     },

@@ -11,6 +11,12 @@ export type DomainCode =
   | 'metric-not-found'
   | 'method-invalid'
   | 'key-not-revealable'
-  | 'secret-key-not-configured';
+  | 'secret-key-not-configured'
+  | 'contact-limit'
+  | 'org-not-found'
+  | 'cursor-invalid'
+  | 'billing-not-configured'
+  | 'plan-already-active'
+  | 'no-billing-account';
 
 export class DomainError extends Outcome<DomainCode> {}
