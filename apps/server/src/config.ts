@@ -47,6 +47,11 @@ export interface Config {
   judgeModel: string;
   /** Model calls scored per judge metric per run, at most. */
   judgeSamplePerRun: number;
+  /** Signing secret of the identity webhook (Svix); null = identity webhooks refused. */
+  clerkWebhookSecret: string | null;
+  /** The identity provider's Backend API: its secret key (null = not configured) and base URL. */
+  clerkSecretKey: string | null;
+  clerkApiUrl: string;
 }
 
 export class ConfigError extends Error {
@@ -161,6 +166,9 @@ export function loadConfig(env: Env, cwd = process.cwd()): Config {
     judgeApiKey: s.ARBITER_JUDGE_API_KEY ?? null,
     judgeModel: s.ARBITER_JUDGE_MODEL,
     judgeSamplePerRun: s.ARBITER_JUDGE_SAMPLE_PER_RUN,
+    clerkWebhookSecret: s.ARBITER_CLERK_WEBHOOK_SECRET ?? null,
+    clerkSecretKey: s.ARBITER_CLERK_SECRET_KEY ?? null,
+    clerkApiUrl: s.ARBITER_CLERK_API_URL.replace(/\/+$/, ''),
   };
 }
 

@@ -8,7 +8,7 @@ import type { IdentityResolver } from './domain/identity.ts';
 import type { OrgStateCache } from './domain/org-state-cache.ts';
 import type { DrainWorker } from './ingest/drain-worker.ts';
 import type { IngestQueue } from './ingest/queue.ts';
-import type { Clock, Judge } from './kernel/ports.ts';
+import type { Clock, IdentityDirectory, Judge } from './kernel/ports.ts';
 
 /**
  * Every service a route may use, passed in; tests build one with their own parts. Only types
@@ -32,5 +32,7 @@ export interface Context {
   controlToken: string;
   /** The judge model that scores judge metrics before the nightly analysis; null without a judge endpoint. */
   judge: Judge | null;
+  /** The identity provider's Backend API (seat caps); null without its secret key. */
+  identityDirectory: IdentityDirectory | null;
   close(): Promise<void>;
 }

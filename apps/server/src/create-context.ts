@@ -14,6 +14,7 @@ import { OrgStateCache } from './domain/org-state-cache.ts';
 import { CopyEventStore } from './ingest/copy-store.ts';
 import { DrainWorker } from './ingest/drain-worker.ts';
 import { PostgresEventLog } from './ingest/postgres-event-log.ts';
+import { createIdentityDirectory } from './integrations/clerk/clerk-directory.ts';
 import { createJudge } from './integrations/judge/chat-completions-judge.ts';
 import { type Clock, systemClock } from './kernel/ports.ts';
 
@@ -102,6 +103,7 @@ export async function createContext(config: Config, parts: ContextParts = {}): P
     worker,
     controlToken: randomBytes(32).toString('base64url'),
     judge: createJudge(config),
+    identityDirectory: createIdentityDirectory(config),
     close: async () => {
       await worker.stop();
       await changes?.stop();

@@ -11,6 +11,12 @@ export type DomainCode =
   | 'metric-not-found'
   | 'method-invalid'
   | 'key-not-revealable'
-  | 'secret-key-not-configured';
+  | 'secret-key-not-configured'
+  | 'user-deleted'
+  | 'org-deleted'
+  | 'membership-revoked'
+  | 'identity-provider-not-configured'
+  | 'identity-provider-failed'
+  | 'identity-event-invalid';
 
 export class DomainError extends Outcome<DomainCode> {}

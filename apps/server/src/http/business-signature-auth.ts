@@ -5,10 +5,10 @@ import { signingSecretOf } from '../domain/webhook-secrets.ts';
 import type { App } from './app-types.ts';
 import { SIGNATURE_HEADER, verifyBusinessSignature } from './business-signature.ts';
 import { ProblemError } from './problems.ts';
+import { keepRawJsonBody } from './raw-json-body.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
-    rawBody: string | null;
     signedOrgId: string | null;
   }
 }
@@ -23,17 +23,8 @@ function invalid(reason: string): ProblemError {
  * API-key hooks of the other planes.
  */
 export async function registerSignedBodies(app: App, ctx: Context): Promise<void> {
-  app.decorateRequest('rawBody', null);
+  keepRawJsonBody(app);
   app.decorateRequest('signedOrgId', null);
-  app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    request.rawBody = body as string;
-    try {
-      done(null, JSON.parse(body as string));
-    } catch {
-      done(new ProblemError('malformed-json', 'The body could not be parsed as JSON'), undefined);
-    }
-  });
   await app.register(rateLimit, {
     hook: 'preHandler',
     timeWindow: 60_000,

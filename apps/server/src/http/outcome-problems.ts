@@ -16,6 +16,12 @@ const PROBLEM_OF = {
     'method-invalid': 'validation-error',
     'key-not-revealable': 'key-not-revealable',
     'secret-key-not-configured': 'secret-key-not-configured',
+    'user-deleted': 'invalid-credential',
+    'org-deleted': 'membership-revoked',
+    'membership-revoked': 'membership-revoked',
+    'identity-provider-not-configured': 'identity-provider-not-configured',
+    'identity-provider-failed': 'identity-provider-failed',
+    'identity-event-invalid': 'validation-error',
   } satisfies Record<DomainCode, ProblemSlug>,
   ingest: {
     'nothing-accepted': 'validation-error',

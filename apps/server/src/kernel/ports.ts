@@ -21,3 +21,16 @@ export type JudgeOutcome = { ok: true; score: number } | { ok: false; reason: st
 export interface Judge {
   score(input: JudgeInput): Promise<JudgeOutcome>;
 }
+
+/** An organization as the identity provider holds it. */
+export interface DirectoryOrg {
+  externalId: string;
+  /** Most members the provider lets the org have; null = unlimited. */
+  seatCap: number | null;
+}
+
+/** The identity provider's Backend API, as far as seat caps go; rejects on a remote failure. */
+export interface IdentityDirectory {
+  listOrgs(): Promise<DirectoryOrg[]>;
+  setSeatCap(externalId: string, seatCap: number | null): Promise<void>;
+}
