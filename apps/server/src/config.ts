@@ -52,6 +52,17 @@ export interface Config {
   /** The identity provider's Backend API: its secret key (null = not configured) and base URL. */
   clerkSecretKey: string | null;
   clerkApiUrl: string;
+  stripe: StripeConfig;
+}
+
+/** Billing through Stripe; each part null when unset. */
+export interface StripeConfig {
+  secretKey: string | null;
+  /** The API origin, without a trailing slash. */
+  apiBase: string;
+  webhookSecret: string | null;
+  pricePro: string | null;
+  priceBusiness: string | null;
 }
 
 export class ConfigError extends Error {
@@ -169,6 +180,13 @@ export function loadConfig(env: Env, cwd = process.cwd()): Config {
     clerkWebhookSecret: s.ARBITER_CLERK_WEBHOOK_SECRET ?? null,
     clerkSecretKey: s.ARBITER_CLERK_SECRET_KEY ?? null,
     clerkApiUrl: s.ARBITER_CLERK_API_URL.replace(/\/+$/, ''),
+    stripe: {
+      secretKey: s.ARBITER_STRIPE_SECRET_KEY ?? null,
+      apiBase: s.ARBITER_STRIPE_API_BASE.replace(/\/+$/, ''),
+      webhookSecret: s.ARBITER_STRIPE_WEBHOOK_SECRET ?? null,
+      pricePro: s.ARBITER_STRIPE_PRICE_PRO ?? null,
+      priceBusiness: s.ARBITER_STRIPE_PRICE_BUSINESS ?? null,
+    },
   };
 }
 

@@ -1,6 +1,6 @@
-import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { orgs } from '../src/db/schema.ts';
+import { setPlanOverride } from '../src/domain/plans/plan-override.ts';
+import type { Plan } from '../src/domain/plans.ts';
 import { type FakeClerkApi, startFakeClerkApi } from './support/clerk-api.ts';
 import { type Harness, startHarness } from './support/harness.ts';
 
@@ -9,14 +9,16 @@ let h: Harness;
 let clerk: FakeClerkApi;
 let owner: string;
 
-async function orgOnPlan(externalId: string, plan: string): Promise<string> {
+/** An org seen through a session, on `plan` (pinned by a platform override; free: none). */
+async function orgOnPlan(externalId: string, plan: Plan): Promise<string> {
   const t = await h.token({
     sub: `admin_${externalId}`,
     org_id: externalId,
     org_role: 'org:admin',
   });
   const orgId = (await h.call(t, { method: 'GET', url: '/v1/whoami' })).json().org_id as string;
-  await h.ctx.db.update(orgs).set({ plan }).where(eq(orgs.id, orgId));
+  const pin = plan === 'free' ? null : plan;
+  await setPlanOverride(h.ctx.db, orgId, pin, { userId: null }, new Date());
   return orgId;
 }
 

@@ -17,6 +17,10 @@ export type DomainCode =
   | 'membership-revoked'
   | 'identity-provider-not-configured'
   | 'identity-provider-failed'
-  | 'identity-event-invalid';
+  | 'identity-event-invalid'
+  | 'org-not-found'
+  | 'billing-not-configured'
+  | 'plan-already-active'
+  | 'no-billing-account';
 
 export class DomainError extends Outcome<DomainCode> {}

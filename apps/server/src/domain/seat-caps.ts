@@ -3,7 +3,8 @@ import type { Database } from '../db/connect.ts';
 import { orgs } from '../db/schema.ts';
 import type { DirectoryOrg, IdentityDirectory } from '../kernel/ports.ts';
 import { DomainError } from './outcomes.ts';
-import { PLAN_LIMITS, type Plan, planOf } from './plans.ts';
+import { effectivePlan } from './plans/effective-plan.ts';
+import { PLAN_LIMITS, type Plan } from './plans.ts';
 
 /** Most members an org on `plan` may have (PlanLimit.seats); null = unlimited. */
 export function seatCapOf(plan: Plan): number | null {
@@ -24,13 +25,13 @@ export interface SeatResyncReport {
   unchanged: number;
 }
 
-/** Each live org's plan by the provider's org id. */
-async function plansByExternalId(db: Database): Promise<Map<string, { id: string; plan: Plan }>> {
+/** Live orgs' internal ids by the provider's org id. */
+async function orgIdsByExternalId(db: Database): Promise<Map<string, string>> {
   const rows = await db
-    .select({ id: orgs.id, externalId: orgs.externalId, plan: orgs.plan })
+    .select({ id: orgs.id, externalId: orgs.externalId })
     .from(orgs)
     .where(isNull(orgs.deletedAt));
-  return new Map(rows.map((r) => [r.externalId, { id: r.id, plan: planOf(r.plan) }]));
+  return new Map(rows.map((r) => [r.externalId, r.id]));
 }
 
 function providerFailed(error: unknown, changed: SeatCapChange[]): DomainError {
@@ -43,13 +44,14 @@ function providerFailed(error: unknown, changed: SeatCapChange[]): DomainError {
 }
 
 /**
- * Pushes every org's seat cap (from its plan) to the identity provider. Only orgs whose cap
+ * Pushes every org's seat cap (from its effective plan) to the identity provider. Only orgs whose cap
  * at the provider differs are changed, so a second run changes nothing; an org the provider
  * has and Arbiter has not seen yet is on free.
  */
 export async function resyncSeatCaps(
   db: Database,
   directory: IdentityDirectory | null,
+  now: Date,
 ): Promise<SeatResyncReport> {
   if (directory === null)
     throw new DomainError(
@@ -63,10 +65,10 @@ export async function resyncSeatCaps(
   } catch (error) {
     throw providerFailed(error, changed);
   }
-  const local = await plansByExternalId(db);
+  const local = await orgIdsByExternalId(db);
   for (const org of remote) {
-    const mine = local.get(org.externalId);
-    const plan = mine?.plan ?? 'free';
+    const orgId = local.get(org.externalId) ?? null;
+    const plan = orgId === null ? 'free' : (await effectivePlan(db, orgId, now)).plan;
     const cap = seatCapOf(plan);
     if (cap === org.seatCap) continue;
     try {
@@ -74,7 +76,7 @@ export async function resyncSeatCaps(
     } catch (error) {
       throw providerFailed(error, changed);
     }
-    const change = { org_id: mine?.id ?? null, external_id: org.externalId, plan };
+    const change = { org_id: orgId, external_id: org.externalId, plan };
     changed.push({ ...change, from: org.seatCap, to: cap });
   }
   return { changed, unchanged: remote.length - changed.length };

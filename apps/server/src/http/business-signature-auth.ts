@@ -5,10 +5,10 @@ import { signingSecretOf } from '../domain/webhook-secrets.ts';
 import type { App } from './app-types.ts';
 import { SIGNATURE_HEADER, verifyBusinessSignature } from './business-signature.ts';
 import { ProblemError } from './problems.ts';
-import { keepRawJsonBody } from './raw-json-body.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
+    rawBody: string | null;
     signedOrgId: string | null;
   }
 }
@@ -17,14 +17,28 @@ function invalid(reason: string): ProblemError {
   return new ProblemError('invalid-signature', `Business event refused: ${reason}`);
 }
 
+/** JSON bodies parsed as usual and also kept as sent, for a signature over the exact bytes. */
+export function keepRawJsonBodies(app: App): void {
+  app.decorateRequest('rawBody', null);
+  app.decorateRequest('signedOrgId', null);
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    request.rawBody = body as string;
+    try {
+      done(null, JSON.parse(body as string));
+    } catch {
+      done(new ProblemError('malformed-json', 'The body could not be parsed as JSON'), undefined);
+    }
+  });
+}
+
 /**
  * The signed plane's edge: the body kept as sent (the signature covers the exact bytes), a
  * per-org rate limit, and the signature check as a preValidation hook, like the session and
  * API-key hooks of the other planes.
  */
 export async function registerSignedBodies(app: App, ctx: Context): Promise<void> {
-  keepRawJsonBody(app);
-  app.decorateRequest('signedOrgId', null);
+  keepRawJsonBodies(app);
   await app.register(rateLimit, {
     hook: 'preHandler',
     timeWindow: 60_000,

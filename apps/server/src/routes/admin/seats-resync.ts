@@ -37,6 +37,6 @@ export function register(app: App, ctx: Context): void {
         },
       },
     },
-    async () => resyncSeatCaps(ctx.db, ctx.identityDirectory),
+    async () => resyncSeatCaps(ctx.db, ctx.identityDirectory, ctx.clock.now()),
   );
 }

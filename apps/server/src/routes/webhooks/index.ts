@@ -1,21 +1,28 @@
 import type { Context } from '../../context.ts';
 import type { App } from '../../http/app-types.ts';
-import { registerSignedBodies } from '../../http/business-signature-auth.ts';
-import { keepRawJsonBody } from '../../http/raw-json-body.ts';
+import { keepRawJsonBodies, registerSignedBodies } from '../../http/business-signature-auth.ts';
 import * as businessEvents from './business-events.ts';
 import * as clerk from './clerk.ts';
+import * as stripe from './stripe.ts';
 
-/** Signed webhooks: the signature hook verifies each request; no session, no API key. */
+/**
+ * Signed webhooks: the signature hook verifies each request; no session, no API key. Each
+ * provider has its own scope, so the business events' per-org rate limit applies to them alone.
+ */
 export async function webhookRoutes(app: App, ctx: Context): Promise<void> {
   await app.register(async (scope) => {
     const signed = scope as unknown as App;
     await registerSignedBodies(signed, ctx);
     businessEvents.register(signed, ctx);
   });
-  // Its own scope: the business events' per-org rate limit does not apply to the provider.
   await app.register(async (scope) => {
-    const identity = scope as unknown as App;
-    keepRawJsonBody(identity);
-    clerk.register(identity, ctx);
+    const signed = scope as unknown as App;
+    keepRawJsonBodies(signed);
+    stripe.register(signed, ctx);
+  });
+  await app.register(async (scope) => {
+    const signed = scope as unknown as App;
+    keepRawJsonBodies(signed);
+    clerk.register(signed, ctx);
   });
 }
