@@ -86,6 +86,11 @@ describe('the document', () => {
     expect(statuses('post', '/v1/events')).toEqual(expect.arrayContaining([202, 401, 429]));
     expect(statuses('get', '/v1/config')).toEqual(expect.arrayContaining([200, 304, 401]));
     expect(statuses('get', '/problems/{slug}')).toEqual(expect.arrayContaining([200, 404]));
+    expect(statuses('post', '/v1/webhooks/clerk')).toEqual(expect.arrayContaining([204, 400, 401]));
+    expect(doc.paths['/v1/webhooks/clerk']?.post?.security).toEqual([{ svix: [] }]);
+    expect(statuses('post', '/v1/admin/seats/resync')).toEqual(
+      expect.arrayContaining([200, 401, 403, 409, 502]),
+    );
   });
 
   it('states what the checks refuse', () => {

@@ -1,4 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  clerkEvent,
+  clerkOrganization,
+  deliverer,
+  webhookSecret,
+} from './support/clerk-webhooks.ts';
 import { experimentConfig, type Harness, startHarness } from './support/harness.ts';
 
 /**
@@ -265,5 +271,112 @@ describe('security matrix of the dashboard plane', () => {
         expectAdmitted(route, res);
       });
     }
+  });
+});
+
+describe('security matrix of the identity routes', () => {
+  const secret = webhookSecret();
+  const owner = 'owner@arbiter.test';
+  let ih: Harness;
+  beforeAll(async () => {
+    ih = await startHarness({
+      ARBITER_CLERK_WEBHOOK_SECRET: secret,
+      ARBITER_PLATFORM_OWNER_EMAILS: owner,
+    });
+  });
+  afterAll(() => ih.close());
+
+  describe('POST /v1/webhooks/clerk (Svix signature)', () => {
+    const event = () => {
+      const at = Date.now();
+      return clerkEvent('organization.created', clerkOrganization('org_matrix', 'M', at), at);
+    };
+    const unsigned = (headers: Record<string, string>) =>
+      ih.app.inject({
+        method: 'POST',
+        url: '/v1/webhooks/clerk',
+        headers: { 'content-type': 'application/json', ...headers },
+        payload: event(),
+      });
+
+    it('answers 401 without a signature', async () => {
+      const res = await unsigned({});
+      expect(res.statusCode).toBe(401);
+      expect(res.json()).toMatchObject({
+        type: '/problems/invalid-signature',
+        detail: 'Identity webhook refused: the svix-id header is missing',
+      });
+    });
+
+    it('answers 401 for a signature made with another secret', async () => {
+      const res = await deliverer(ih.app, secret)(event(), {
+        msgId: 'msg_matrix_forged',
+        secret: webhookSecret(),
+      });
+      expect(res.statusCode).toBe(401);
+      expect(res.json().type).toBe('/problems/invalid-signature');
+    });
+
+    it('answers 401 to a session token or an API key instead of a signature', async () => {
+      const session = await ih.token({ sub: 'u', org_id: 'org_a', org_role: 'admin' });
+      const credentials: Record<string, string>[] = [
+        { authorization: `Bearer ${session}` },
+        { 'x-api-key': 'svc_sk_x' },
+      ];
+      for (const headers of credentials) {
+        const res = await unsigned(headers);
+        expect(res.statusCode).toBe(401);
+        expect(res.json().type).toBe('/problems/invalid-signature');
+      }
+    });
+
+    it('admits a delivery signed with the endpoint secret', async () => {
+      const res = await deliverer(ih.app, secret)(event(), { msgId: 'msg_matrix_ok' });
+      expect(res.statusCode).toBe(204);
+    });
+  });
+
+  describe('POST /v1/admin/seats/resync (platform owners)', () => {
+    const resync = (headers: Record<string, string>) =>
+      ih.app.inject({ method: 'POST', url: '/v1/admin/seats/resync', headers });
+
+    it('answers 401 without a credential, and to an API key', async () => {
+      const credentials: Record<string, string>[] = [{}, { 'x-api-key': 'svc_sk_x' }];
+      for (const headers of credentials) {
+        const res = await resync(headers);
+        expect(res.statusCode).toBe(401);
+        expect(res.json().type).toBe('/problems/missing-credential');
+      }
+    });
+
+    it('answers 401 for a malformed, expired or foreign token', async () => {
+      const bad = [
+        'not.a.jwt',
+        await ih.idp.sign({ email: owner }, { expiresIn: Math.floor(Date.now() / 1000) - 60 }),
+        await ih.idp.sign({ email: owner }, { foreignKey: true }),
+      ];
+      for (const token of bad) {
+        const res = await resync({ authorization: `Bearer ${token}` });
+        expect(res.statusCode).toBe(401);
+        expect(res.json().type).toBe('/problems/invalid-credential');
+      }
+    });
+
+    it('answers 403 to an org owner who is not a platform owner', async () => {
+      const token = await ih.token({ sub: 'o', email: 'boss@customer.test', org_role: 'owner' });
+      const res = await resync({ authorization: `Bearer ${token}` });
+      expect(res.statusCode).toBe(403);
+      expect(res.json()).toMatchObject({
+        type: '/problems/insufficient-role',
+        detail: 'Only platform owners may use this route',
+      });
+    });
+
+    it('admits a platform owner (here: the provider is not configured; its 200 is in seat-resync.test.ts)', async () => {
+      const token = await ih.token({ sub: 'p', email: owner });
+      const res = await resync({ authorization: `Bearer ${token}` });
+      expect(res.statusCode).toBe(409);
+      expect(res.json().type).toBe('/problems/identity-provider-not-configured');
+    });
   });
 });
