@@ -58,50 +58,53 @@ async function endMemberships(tx: Tx, where: SQL, at: Date): Promise<void> {
     .where(and(where, isNull(memberships.deletedAt), notNewerThan(memberships.syncedAt, at)));
 }
 
-/** Tombstones a user unknown so far too: a session token of a deleted user is then refused. */
-async function deleteUser(tx: Tx, externalId: string, at: Date): Promise<void> {
-  const [user] = await tx
-    .insert(users)
+/**
+ * Marks a user or org deleted, one unknown so far too (a session token naming it is then
+ * refused), and ends its memberships; returns nothing when a newer event came first.
+ */
+async function tombstone(
+  tx: Tx,
+  table: typeof users | typeof orgs,
+  externalId: string,
+  at: Date,
+): Promise<string | undefined> {
+  const [row] = await tx
+    .insert(table)
     .values({ externalId, syncedAt: at, deletedAt: at })
     .onConflictDoUpdate({
-      target: users.externalId,
+      target: table.externalId,
       set: { deletedAt: at, syncedAt: at },
-      setWhere: notNewerThan(users.syncedAt, at),
+      setWhere: notNewerThan(table.syncedAt, at),
     })
-    .returning({ id: users.id });
-  if (user !== undefined) await endMemberships(tx, eq(memberships.userId, user.id), at);
+    .returning({ id: table.id });
+  return row?.id;
+}
+
+async function deleteUser(tx: Tx, externalId: string, at: Date): Promise<void> {
+  const id = await tombstone(tx, users, externalId, at);
+  if (id !== undefined) await endMemberships(tx, eq(memberships.userId, id), at);
 }
 
 async function deleteOrg(tx: Tx, externalId: string, at: Date): Promise<void> {
-  const [org] = await tx
-    .insert(orgs)
-    .values({ externalId, syncedAt: at, deletedAt: at })
-    .onConflictDoUpdate({
-      target: orgs.externalId,
-      set: { deletedAt: at, syncedAt: at },
-      setWhere: notNewerThan(orgs.syncedAt, at),
-    })
-    .returning({ id: orgs.id });
-  if (org !== undefined) await endMemberships(tx, eq(memberships.orgId, org.id), at);
+  const id = await tombstone(tx, orgs, externalId, at);
+  if (id !== undefined) await endMemberships(tx, eq(memberships.orgId, id), at);
 }
 
-/** The internal id of a user or org, made on first sight (a membership event may come first). */
-async function userIdOf(tx: Tx, user: UserRecord): Promise<string> {
-  const [row] = await tx
-    .insert(users)
-    .values({ externalId: user.externalId, email: user.email })
-    .onConflictDoUpdate({ target: users.externalId, set: { externalId: user.externalId } })
-    .returning({ id: users.id });
-  return row!.id;
-}
-
-async function orgIdOf(tx: Tx, org: OrgRecord): Promise<string> {
-  const [row] = await tx
-    .insert(orgs)
-    .values({ externalId: org.externalId, name: org.name })
-    .onConflictDoUpdate({ target: orgs.externalId, set: { externalId: org.externalId } })
-    .returning({ id: orgs.id });
-  return row!.id;
+/**
+ * The internal id of a user or org, made on first sight (a membership event may come first);
+ * an existing row is left as it is.
+ */
+async function idOf(
+  tx: Tx,
+  table: typeof users | typeof orgs,
+  row: { externalId: string; email?: string | null; name?: string | null },
+): Promise<string> {
+  const [found] = await tx
+    .insert(table)
+    .values(row)
+    .onConflictDoUpdate({ target: table.externalId, set: { externalId: row.externalId } })
+    .returning({ id: table.id });
+  return found!.id;
 }
 
 async function syncMembership(
@@ -110,9 +113,10 @@ async function syncMembership(
   deleted: boolean,
   at: Date,
 ): Promise<void> {
+  const { org, user } = membership;
   const ids = {
-    orgId: await orgIdOf(tx, membership.org),
-    userId: await userIdOf(tx, membership.user),
+    orgId: await idOf(tx, orgs, { externalId: org.externalId, name: org.name }),
+    userId: await idOf(tx, users, { externalId: user.externalId, email: user.email }),
   };
   const state = {
     role: membership.role,
