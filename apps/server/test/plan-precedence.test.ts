@@ -6,9 +6,9 @@ import { experimentConfig, type Harness, startHarness } from './support/harness.
 import { judgeMetric } from './support/judge-fixtures.ts';
 import {
   billingSettings,
+  deliverBillingEvent,
   PRICE_BUSINESS,
   PRICE_PRO,
-  signature,
   stripeEvent,
   subscriptionObject,
 } from './support/stripe-events.ts';
@@ -36,14 +36,7 @@ const ownerToken = () =>
   h.idp.sign({ sub: 'platform-owner', email: OWNER, org_id: 'ops', org_role: 'owner' });
 
 async function deliver(event: object) {
-  const payload = JSON.stringify(event);
-  const res = await h.app.inject({
-    method: 'POST',
-    url: '/v1/webhooks/stripe',
-    headers: { 'content-type': 'application/json', 'billing-signature': signature(payload, now) },
-    payload,
-  });
-  expect(res.statusCode).toBe(204);
+  expect((await deliverBillingEvent(h, event)).statusCode).toBe(204);
 }
 
 async function override(orgId: string, plan: string | null, token?: string) {
@@ -339,5 +332,20 @@ describe('PUT /v1/admin/orgs/{id}/plan-override', () => {
     expect((await override(pinned.orgId, 'business')).statusCode).toBe(200);
     expect((await summary(pinned.admin)).plan).toBe('business');
     expect((await summary(other.admin)).plan).toBe('free');
+  });
+});
+
+describe('a billing provider that does not answer', () => {
+  it('answers 502 for a checkout and stores no billing account', async () => {
+    // This file's API base is a closed loopback port.
+    const org = await h.org('stripe-down');
+    const res = await h.call(org.admin, {
+      method: 'POST',
+      url: '/v1/billing/checkout-session',
+      payload: { plan: 'pro' },
+    });
+    expect(res.statusCode).toBe(502);
+    expect(res.json().type).toBe('/problems/billing-provider-failed');
+    expect((await summary(org.admin)).has_billing_account).toBe(false);
   });
 });

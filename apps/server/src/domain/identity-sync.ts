@@ -1,6 +1,6 @@
 import { and, eq, isNull, type SQL, sql } from 'drizzle-orm';
 import type { PgColumn } from 'drizzle-orm/pg-core';
-import type { Database } from '../db/connect.ts';
+import type { Database, Transaction as Tx } from '../db/connect.ts';
 import { identityWebhookDeliveries, memberships, orgs, users } from '../db/schema.ts';
 import {
   type IdentityChange,
@@ -9,8 +9,6 @@ import {
   type OrgRecord,
   type UserRecord,
 } from './identity-events.ts';
-
-type Tx = Parameters<Parameters<Database['transaction']>[0]>[0];
 
 export interface IdentityDelivery {
   /** The Svix message id: the same for every retry of one event. */
