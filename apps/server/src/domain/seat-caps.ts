@@ -4,12 +4,7 @@ import { orgs } from '../db/schema.ts';
 import type { DirectoryOrg, IdentityDirectory } from '../kernel/ports.ts';
 import { DomainError } from './outcomes.ts';
 import { effectivePlan } from './plans/effective-plan.ts';
-import { PLAN_LIMITS, type Plan } from './plans.ts';
-
-/** Most members an org on `plan` may have (PlanLimit.seats); null = unlimited. */
-export function seatCapOf(plan: Plan): number | null {
-  return PLAN_LIMITS[plan].seats;
-}
+import { type Plan, seatCap } from './plans.ts';
 
 export interface SeatCapChange {
   /** Internal org id; null for an org the provider has and Arbiter has not seen yet (free). */
@@ -69,7 +64,7 @@ export async function resyncSeatCaps(
   for (const org of remote) {
     const orgId = local.get(org.externalId) ?? null;
     const plan = orgId === null ? 'free' : (await effectivePlan(db, orgId, now)).plan;
-    const cap = seatCapOf(plan);
+    const cap = seatCap(plan);
     if (cap === org.seatCap) continue;
     try {
       await directory.setSeatCap(org.externalId, cap);
