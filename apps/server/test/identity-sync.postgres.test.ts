@@ -1,11 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../src/app.ts';
-import type { Context } from '../src/context.ts';
-import { createContext } from '../src/create-context.ts';
-import { openDatabase } from '../src/db/connect.ts';
 import { identityWebhookDeliveries, users } from '../src/db/schema.ts';
-import type { App } from '../src/http/app-types.ts';
 import {
   clerkEvent,
   clerkMembership,
@@ -14,6 +9,7 @@ import {
   webhookSecret,
 } from './support/clerk-webhooks.ts';
 import { type Harness, startHarness } from './support/harness.ts';
+import { type SecondProcess, secondProcess } from './support/second-process.ts';
 
 /**
  * Two server processes on one PostgreSQL database: the identity webhook reaches one, the
@@ -22,18 +18,14 @@ import { type Harness, startHarness } from './support/harness.ts';
  */
 const SECRET = webhookSecret();
 let h: Harness;
-let other: { app: App; ctx: Context };
+let other: SecondProcess;
 
 beforeAll(async () => {
   h = await startHarness({ ARBITER_CLERK_WEBHOOK_SECRET: SECRET });
-  const database = await openDatabase({ kind: 'postgres', url: h.databaseUrl as string });
-  const ctx = await createContext(h.ctx.config, { database });
-  other = { app: await buildApp(ctx, { logger: false }), ctx };
-  await other.app.ready();
+  other = await secondProcess(h);
 });
 afterAll(async () => {
-  await other.app.close();
-  await other.ctx.close();
+  await other.close();
   await h.close();
 });
 
