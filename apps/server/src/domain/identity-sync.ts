@@ -26,25 +26,21 @@ function notNewerThan(syncedAt: PgColumn, at: Date): SQL {
   return sql`(${syncedAt} is null or ${syncedAt} <= ${at.toISOString()}::timestamptz)`;
 }
 
-async function upsertUser(tx: Tx, user: UserRecord, at: Date): Promise<void> {
+/** Writes what the provider says of a user or org, unless it already heard something newer. */
+async function upsertSynced(
+  tx: Tx,
+  table: typeof users | typeof orgs,
+  row: UserRecord | OrgRecord,
+  at: Date,
+): Promise<void> {
+  const { externalId, ...fields } = row;
   await tx
-    .insert(users)
-    .values({ ...user, syncedAt: at })
+    .insert(table)
+    .values({ ...row, syncedAt: at })
     .onConflictDoUpdate({
-      target: users.externalId,
-      set: { email: user.email, name: user.name, syncedAt: at, updatedAt: sql`now()` },
-      setWhere: notNewerThan(users.syncedAt, at),
-    });
-}
-
-async function upsertOrg(tx: Tx, org: OrgRecord, at: Date): Promise<void> {
-  await tx
-    .insert(orgs)
-    .values({ ...org, syncedAt: at })
-    .onConflictDoUpdate({
-      target: orgs.externalId,
-      set: { name: org.name, syncedAt: at },
-      setWhere: notNewerThan(orgs.syncedAt, at),
+      target: table.externalId,
+      set: { ...fields, syncedAt: at, ...(table === users ? { updatedAt: sql`now()` } : {}) },
+      setWhere: notNewerThan(table.syncedAt, at),
     });
 }
 
@@ -136,8 +132,12 @@ function applyChange(tx: Tx, change: IdentityChange, at: Date): Promise<void> {
   if (change.kind === 'membership')
     return syncMembership(tx, change.membership, change.deleted, at);
   if (change.kind === 'user')
-    return change.deleted ? deleteUser(tx, change.externalId, at) : upsertUser(tx, change.user, at);
-  return change.deleted ? deleteOrg(tx, change.externalId, at) : upsertOrg(tx, change.org, at);
+    return change.deleted
+      ? deleteUser(tx, change.externalId, at)
+      : upsertSynced(tx, users, change.user, at);
+  return change.deleted
+    ? deleteOrg(tx, change.externalId, at)
+    : upsertSynced(tx, orgs, change.org, at);
 }
 
 /**
