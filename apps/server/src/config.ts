@@ -53,6 +53,11 @@ export interface Config {
   /** SMTP server that mails contact messages to the platform owners; null = inbox only. */
   smtpUrl: string | null;
   smtpFrom: string;
+  /** Signing secret of the identity webhook (Svix); null = identity webhooks refused. */
+  clerkWebhookSecret: string | null;
+  /** The identity provider's Backend API: its secret key (null = not configured) and base URL. */
+  clerkSecretKey: string | null;
+  clerkApiUrl: string;
   stripe: StripeConfig;
 }
 
@@ -189,6 +194,9 @@ export function loadConfig(env: Env, cwd = process.cwd()): Config {
     contactPerIpPerHour: s.ARBITER_CONTACT_PER_IP_PER_HOUR,
     smtpUrl: s.ARBITER_SMTP_URL ?? null,
     smtpFrom: s.ARBITER_SMTP_FROM,
+    clerkWebhookSecret: s.ARBITER_CLERK_WEBHOOK_SECRET ?? null,
+    clerkSecretKey: s.ARBITER_CLERK_SECRET_KEY ?? null,
+    clerkApiUrl: s.ARBITER_CLERK_API_URL.replace(/\/+$/, ''),
     stripe: {
       secretKey: s.ARBITER_STRIPE_SECRET_KEY ?? null,
       apiBase: s.ARBITER_STRIPE_API_BASE.replace(/\/+$/, ''),

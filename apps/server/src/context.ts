@@ -14,6 +14,7 @@ import type {
   BillingProvider,
   BillingWebhookVerifier,
   Clock,
+  IdentityDirectory,
   Judge,
   Mailer,
 } from './kernel/ports.ts';
@@ -44,6 +45,8 @@ export interface Context {
   mailer: Mailer | null;
   /** Mails stored contact messages to the platform owners in the background. */
   contactNotifier: ContactNotifier;
+  /** The identity provider's Backend API (seat caps); null without its secret key. */
+  identityDirectory: IdentityDirectory | null;
   /** Hosted checkout and portal at the billing provider; null without a billing key. */
   billing: BillingProvider | null;
   /** Verifies billing webhooks; null without an endpoint secret (deliveries answer 401). */

@@ -15,6 +15,7 @@ import { OrgStateCache } from './domain/org-state-cache.ts';
 import { CopyEventStore } from './ingest/copy-store.ts';
 import { DrainWorker } from './ingest/drain-worker.ts';
 import { PostgresEventLog } from './ingest/postgres-event-log.ts';
+import { createIdentityDirectory } from './integrations/clerk/clerk-directory.ts';
 import { createJudge } from './integrations/judge/chat-completions-judge.ts';
 import { createMailer } from './integrations/mail/smtp-mailer.ts';
 import { createBilling } from './integrations/stripe/stripe-billing.ts';
@@ -110,6 +111,7 @@ export async function createContext(config: Config, parts: ContextParts = {}): P
     judge: createJudge(config),
     mailer,
     contactNotifier,
+    identityDirectory: createIdentityDirectory(config),
     billing: createBilling(config.stripe),
     billingWebhooks: createBillingWebhooks(config.stripe),
     planPrices: { pro: config.stripe.pricePro, business: config.stripe.priceBusiness },

@@ -150,6 +150,26 @@ export const SettingsSchema = Type.Object({
     default: 200,
     description: 'model calls scored per judge metric per nightly run',
   }),
+  ARBITER_CLERK_WEBHOOK_SECRET: Type.Optional(
+    Type.String({
+      pattern: '^(whsec_)?[A-Za-z0-9+/]+=*$',
+      errorMessage: 'expected the webhook endpoint’s signing secret (whsec_…)',
+      description:
+        'signing secret (`whsec_…`) of the identity webhook endpoint `/v1/webhooks/clerk`; unset = identity webhooks refused (401)',
+    }),
+  ),
+  ARBITER_CLERK_SECRET_KEY: Type.Optional(
+    Type.String({
+      description:
+        "identity provider's Backend API secret key (`sk_…`); unset = seat resync answers 409",
+    }),
+  ),
+  ARBITER_CLERK_API_URL: Type.String({
+    pattern: '^https?://[^\\s]+$',
+    default: 'https://api.clerk.com',
+    errorMessage: 'expected an http(s) URL, got "{value}"',
+    description: "base URL of the identity provider's Backend API",
+  }),
   ARBITER_STRIPE_SECRET_KEY: Type.Optional(
     Type.String({
       description: 'Stripe secret API key; unset = billing not configured (checkout answers 409)',

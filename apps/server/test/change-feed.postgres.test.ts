@@ -1,10 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../src/app.ts';
-import type { Context } from '../src/context.ts';
-import { createContext } from '../src/create-context.ts';
-import { openDatabase } from '../src/db/connect.ts';
-import type { App } from '../src/http/app-types.ts';
 import { experimentConfig, type Harness, startHarness } from './support/harness.ts';
+import { type SecondProcess, secondProcess } from './support/second-process.ts';
 
 /**
  * Two server processes on one PostgreSQL database: a key rotation or a config change made
@@ -13,19 +9,15 @@ import { experimentConfig, type Harness, startHarness } from './support/harness.
  * learns, it learned from the notification.
  */
 let h: Harness;
-let other: { app: App; ctx: Context };
+let other: SecondProcess;
 
 beforeAll(async () => {
   h = await startHarness();
-  const database = await openDatabase({ kind: 'postgres', url: h.databaseUrl as string });
   const frozen = new Date();
-  const ctx = await createContext(h.ctx.config, { database, clock: { now: () => frozen } });
-  other = { app: await buildApp(ctx, { logger: false }), ctx };
-  await other.app.ready();
+  other = await secondProcess(h, { clock: { now: () => frozen } });
 });
 afterAll(async () => {
-  await other.app.close();
-  await other.ctx.close();
+  await other.close();
   await h.close();
 });
 

@@ -101,6 +101,11 @@ describe('the document', () => {
     expect(statuses('get', '/v1/admin/orgs/{id}')).toEqual(
       expect.arrayContaining([200, 401, 403, 404]),
     );
+    expect(statuses('post', '/v1/webhooks/clerk')).toEqual(expect.arrayContaining([204, 400, 401]));
+    expect(doc.paths['/v1/webhooks/clerk']?.post?.security).toEqual([{ svix: [] }]);
+    expect(statuses('post', '/v1/admin/seats/resync')).toEqual(
+      expect.arrayContaining([200, 401, 403, 409, 502]),
+    );
   });
 
   it('states what the checks refuse', () => {

@@ -1,4 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  clerkEvent,
+  clerkOrganization,
+  deliverer,
+  webhookSecret,
+} from './support/clerk-webhooks.ts';
 import { experimentConfig, type Harness, startHarness } from './support/harness.ts';
 
 /**
@@ -150,6 +156,13 @@ const ADMIN_ROUTES: Array<Omit<RouteCase, 'role'>> = [
     url: ({ orgId }) => `/v1/admin/orgs/${orgId}/plan-override`,
     // Clearing a pin that is not there: admitted, and changes nothing for the other routes.
     payload: () => ({ plan: null }),
+  },
+  {
+    method: 'POST',
+    path: '/v1/admin/seats/resync',
+    url: () => '/v1/admin/seats/resync',
+    // The identity provider is not configured here; its 200 is in seat-resync.test.ts.
+    admittedProblem: '/problems/identity-provider-not-configured',
   },
   {
     method: 'POST',
@@ -440,6 +453,67 @@ describe('security matrix of the public routes', () => {
         });
         expectAdmitted({ ...route, role: 'member' }, res);
       }
+    });
+  });
+});
+
+describe('security matrix of the identity webhook', () => {
+  const secret = webhookSecret();
+  let ih: Harness;
+  beforeAll(async () => {
+    ih = await startHarness({
+      ARBITER_CLERK_WEBHOOK_SECRET: secret,
+    });
+  });
+  afterAll(() => ih.close());
+
+  describe('POST /v1/webhooks/clerk (Svix signature)', () => {
+    const event = () => {
+      const at = Date.now();
+      return clerkEvent('organization.created', clerkOrganization('org_matrix', 'M', at), at);
+    };
+    const unsigned = (headers: Record<string, string>) =>
+      ih.app.inject({
+        method: 'POST',
+        url: '/v1/webhooks/clerk',
+        headers: { 'content-type': 'application/json', ...headers },
+        payload: event(),
+      });
+
+    it('answers 401 without a signature', async () => {
+      const res = await unsigned({});
+      expect(res.statusCode).toBe(401);
+      expect(res.json()).toMatchObject({
+        type: '/problems/invalid-signature',
+        detail: 'Identity webhook refused: the svix-id header is missing',
+      });
+    });
+
+    it('answers 401 for a signature made with another secret', async () => {
+      const res = await deliverer(ih.app, secret)(event(), {
+        msgId: 'msg_matrix_forged',
+        secret: webhookSecret(),
+      });
+      expect(res.statusCode).toBe(401);
+      expect(res.json().type).toBe('/problems/invalid-signature');
+    });
+
+    it('answers 401 to a session token or an API key instead of a signature', async () => {
+      const session = await ih.token({ sub: 'u', org_id: 'org_a', org_role: 'admin' });
+      const credentials: Record<string, string>[] = [
+        { authorization: `Bearer ${session}` },
+        { 'x-api-key': 'svc_sk_x' },
+      ];
+      for (const headers of credentials) {
+        const res = await unsigned(headers);
+        expect(res.statusCode).toBe(401);
+        expect(res.json().type).toBe('/problems/invalid-signature');
+      }
+    });
+
+    it('admits a delivery signed with the endpoint secret', async () => {
+      const res = await deliverer(ih.app, secret)(event(), { msgId: 'msg_matrix_ok' });
+      expect(res.statusCode).toBe(204);
     });
   });
 });

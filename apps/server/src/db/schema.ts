@@ -19,6 +19,19 @@ import {
 
 const createdAt = () => timestamp('created_at', { withTimezone: true }).notNull().defaultNow();
 
+/**
+ * What the identity provider's webhook last said of a row. `synced_at` is the instant of the
+ * last event applied (null: only ever seen in a session token, which then governs the row);
+ * an older event changes nothing. `deleted_at`: deleted at the provider, kept as a tombstone
+ * so that a still-valid session token cannot bring it back.
+ */
+function providerSync() {
+  return {
+    syncedAt: timestamp('synced_at', { withTimezone: true }),
+    deletedAt: timestamp('deleted_at', { withTimezone: true }),
+  };
+}
+
 /** Internal ids are UUIDs; the identity provider's ids live in external_id columns. */
 export const orgs = pgTable('orgs', {
   id: uuid('id').primaryKey().defaultRandom(),
@@ -29,6 +42,7 @@ export const orgs = pgTable('orgs', {
   /** Plan from the billing provider; an org that never checked out is on free. */
   plan: text('plan').notNull().default('free'),
   createdAt: createdAt(),
+  ...providerSync(),
 });
 
 export const users = pgTable('users', {
@@ -38,6 +52,7 @@ export const users = pgTable('users', {
   name: text('name'),
   createdAt: createdAt(),
   updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  ...providerSync(),
 });
 
 export const memberships = pgTable(
@@ -51,9 +66,19 @@ export const memberships = pgTable(
       .references(() => users.id),
     role: text('role').notNull(),
     createdAt: createdAt(),
+    /** The identity provider's membership id, once its webhook has told us of it. */
+    externalId: text('external_id').unique(),
+    ...providerSync(),
   },
   (t) => [primaryKey({ columns: [t.orgId, t.userId] })],
 );
+
+/** Svix message ids of identity webhook deliveries already applied: a replay is applied once. */
+export const identityWebhookDeliveries = pgTable('identity_webhook_deliveries', {
+  svixId: text('svix_id').primaryKey(),
+  eventType: text('event_type').notNull(),
+  receivedAt: timestamp('received_at', { withTimezone: true }).notNull().defaultNow(),
+});
 
 export const experiments = pgTable(
   'experiments',

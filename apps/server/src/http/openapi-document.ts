@@ -40,6 +40,13 @@ export async function registerOpenApi(app: App): Promise<void> {
             description:
               '`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` with the org webhook secret',
           },
+          svix: {
+            type: 'apiKey',
+            in: 'header',
+            name: 'svix-signature',
+            description:
+              "The identity provider's Svix signature, with `svix-id` and `svix-timestamp`, verified against `ARBITER_CLERK_WEBHOOK_SECRET`",
+          },
         },
       },
       security: [{ session: [] }],

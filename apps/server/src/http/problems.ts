@@ -66,6 +66,12 @@ export const PROBLEMS = {
     about:
       'The session token carries no `org_id`; select an organization in the identity provider.',
   },
+  'membership-revoked': {
+    status: 403,
+    title: 'No longer a member',
+    about:
+      'The identity provider removed you from this organization, or deleted the organization, after your session token was issued. Pick another organization or ask an admin to invite you again.',
+  },
   'not-found': {
     status: 404,
     title: 'Not found',
@@ -167,6 +173,18 @@ export const PROBLEMS = {
     title: 'Encryption key not configured',
     about:
       'This deployment has no `ARBITER_SECRET_KEY`, so secrets cannot be stored for later use.',
+  },
+  'identity-provider-not-configured': {
+    status: 409,
+    title: 'Identity provider not configured',
+    about:
+      'This deployment has no `ARBITER_CLERK_SECRET_KEY`, so nothing can be pushed to the identity provider.',
+  },
+  'identity-provider-failed': {
+    status: 502,
+    title: 'The identity provider refused or failed',
+    about:
+      "A call to the identity provider's Backend API failed. What was done before the failure stands; the operation is idempotent, so run it again.",
   },
   'import-format': {
     status: 400,

@@ -37,6 +37,19 @@ export interface Mailer {
   close(): void;
 }
 
+/** An organization as the identity provider holds it. */
+export interface DirectoryOrg {
+  externalId: string;
+  /** Most members the provider lets the org have; null = unlimited. */
+  seatCap: number | null;
+}
+
+/** The identity provider's Backend API, as far as seat caps go; rejects on a remote failure. */
+export interface IdentityDirectory {
+  listOrgs(): Promise<DirectoryOrg[]>;
+  setSeatCap(externalId: string, seatCap: number | null): Promise<void>;
+}
+
 /** A subscription as the billing provider reports it, before it is mapped to a plan. */
 export interface BillingSubscription {
   id: string;

@@ -8,6 +8,7 @@ import * as listOrgs from './list-orgs.ts';
 import * as overview from './overview.ts';
 import * as pipelineRun from './pipeline-run.ts';
 import * as planOverride from './plan-override.ts';
+import * as seatsResync from './seats-resync.ts';
 
 /** Platform-owner routes: not part of the customer API. */
 export async function adminRoutes(app: App, ctx: Context): Promise<void> {
@@ -19,5 +20,6 @@ export async function adminRoutes(app: App, ctx: Context): Promise<void> {
   listOrgs.register(app, ctx);
   getOrg.register(app, ctx);
   health.register(app, ctx);
+  seatsResync.register(app, ctx);
   planOverride.register(app, ctx);
 }

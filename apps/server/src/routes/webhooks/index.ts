@@ -2,9 +2,13 @@ import type { Context } from '../../context.ts';
 import type { App } from '../../http/app-types.ts';
 import { keepRawJsonBodies, registerSignedBodies } from '../../http/business-signature-auth.ts';
 import * as businessEvents from './business-events.ts';
+import * as clerk from './clerk.ts';
 import * as stripe from './stripe.ts';
 
-/** Signed webhooks: the signature hook verifies each request; no session, no API key. */
+/**
+ * Signed webhooks: the signature hook verifies each request; no session, no API key. Each
+ * provider has its own scope, so the business events' per-org rate limit applies to them alone.
+ */
 export async function webhookRoutes(app: App, ctx: Context): Promise<void> {
   await app.register(async (scope) => {
     const signed = scope as unknown as App;
@@ -15,5 +19,10 @@ export async function webhookRoutes(app: App, ctx: Context): Promise<void> {
     const signed = scope as unknown as App;
     keepRawJsonBodies(signed);
     stripe.register(signed, ctx);
+  });
+  await app.register(async (scope) => {
+    const signed = scope as unknown as App;
+    keepRawJsonBodies(signed);
+    clerk.register(signed, ctx);
   });
 }
