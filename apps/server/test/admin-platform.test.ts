@@ -1,6 +1,7 @@
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordedRun } from '../src/analysis/nightly-log.ts';
-import { ingestQuarantine } from '../src/db/schema.ts';
+import { ingestQuarantine, memberships, users } from '../src/db/schema.ts';
 import { usageMonth } from '../src/domain/usage-month.ts';
 import { type Harness, startHarness } from './support/harness.ts';
 import { exposureOf, foldEverything } from './support/ingest-probe.ts';
@@ -49,6 +50,8 @@ describe('GET /v1/admin/health', () => {
     expect(health.database.latency_ms).toBeGreaterThanOrEqual(0);
     expect(health.providers).toEqual({
       identity: true,
+      identity_webhooks: false,
+      identity_directory: false,
       judge: false,
       mail: false,
       billing: false,
@@ -200,6 +203,24 @@ describe('GET /v1/admin/orgs and /v1/admin/orgs/{id}', () => {
     ]);
     expect(detail.usage.events.used).toBe(7);
     expect(await get('/v1/admin/orgs/acme')).toEqual(detail);
+  });
+
+  it('leaves out a membership deleted at the identity provider', async () => {
+    const leo = await h.token({ sub: 'leo', email: 'leo@acme.test', org_id: 'acme' });
+    await h.call(leo, { method: 'GET', url: '/v1/whoami' });
+    const [row] = await h.ctx.db.select().from(users).where(eq(users.externalId, 'leo'));
+    const members = async () => ({
+      count: (await get('/v1/admin/orgs'))[0].member_count,
+      ids: (await get('/v1/admin/orgs/acme')).members.map(
+        (m: { external_id: string }) => m.external_id,
+      ),
+    });
+    expect(await members()).toEqual({ count: 3, ids: ['admin-of-acme', 'mia', 'leo'] });
+    await h.ctx.db
+      .update(memberships)
+      .set({ deletedAt: new Date() })
+      .where(eq(memberships.userId, (row as { id: string }).id));
+    expect(await members()).toEqual({ count: 2, ids: ['admin-of-acme', 'mia'] });
   });
 
   it('answers 404 for an unknown org', async () => {

@@ -1,4 +1,4 @@
-import { asc, count, eq, or } from 'drizzle-orm';
+import { and, asc, count, eq, isNull, or } from 'drizzle-orm';
 import type { Database } from '../db/connect.ts';
 import { experiments, memberships, orgs, users } from '../db/schema.ts';
 import { UUID } from '../schemas/uuid.ts';
@@ -44,9 +44,12 @@ async function summarize(db: Database, org: OrgRow, options: SummaryOptions) {
 }
 
 async function countsBy(db: Database, table: typeof memberships | typeof experiments) {
+  // A membership deleted at the identity provider stays as a tombstone: it is no member.
+  const live = table === memberships ? isNull(memberships.deletedAt) : undefined;
   const found = await db
     .select({ orgId: table.orgId, n: count() })
     .from(table)
+    .where(live)
     .groupBy(table.orgId);
   return new Map(found.map((r) => [r.orgId, Number(r.n)]));
 }
@@ -103,7 +106,9 @@ export async function orgDetail(
     })
     .from(memberships)
     .innerJoin(users, eq(users.id, memberships.userId))
-    .where(eq(memberships.orgId, org.id))
+    .where(
+      and(eq(memberships.orgId, org.id), isNull(memberships.deletedAt), isNull(users.deletedAt)),
+    )
     .orderBy(asc(memberships.createdAt), asc(users.id));
   const [experimentCount] = await db
     .select({ n: count() })

@@ -4,6 +4,8 @@ import type { Config } from '../config.ts';
 export function configuredProviders(config: Config) {
   return {
     identity: config.sessionJwksUrl !== null,
+    identity_webhooks: config.clerkWebhookSecret !== null,
+    identity_directory: config.clerkSecretKey !== null,
     judge: config.judgeBaseUrl !== null,
     mail: config.smtpUrl !== null,
     billing: config.stripe.secretKey !== null,

@@ -55,6 +55,10 @@ const NightlySchema = Type.Object({
 const ProvidersSchema = Type.Object(
   {
     identity: Type.Boolean({ description: 'Session tokens from an identity provider (JWKS)' }),
+    identity_webhooks: Type.Boolean({ description: 'An identity webhook signing secret (Svix)' }),
+    identity_directory: Type.Boolean({
+      description: 'An identity provider Backend API key (seat caps)',
+    }),
     judge: Type.Boolean({ description: 'A judge model endpoint' }),
     mail: Type.Boolean({ description: 'An SMTP server for mail to platform owners' }),
     billing: Type.Boolean({ description: 'A billing provider API key (checkout, portal)' }),
