@@ -119,6 +119,25 @@ describe('checkout and portal through the stripe SDK', () => {
     expect((await summary(org.admin)).has_billing_account).toBe(true);
   });
 
+  it('refuses a return URL that is no URL with 400, before anything reaches Stripe', async () => {
+    const before = stripe.requests.length;
+    for (const url of ['/v1/billing/checkout-session', '/v1/billing/portal-session']) {
+      for (const return_url of ['http://[', 'https://\u00ca.example']) {
+        const res = await h.call(org.admin, {
+          method: 'POST',
+          url,
+          payload: { ...(url.includes('checkout') ? { plan: 'business' } : {}), return_url },
+        });
+        expect(res.statusCode).toBe(400);
+        expect(res.json()).toMatchObject({
+          type: '/problems/validation-error',
+          errors: expect.arrayContaining([expect.objectContaining({ pointer: '#/return_url' })]),
+        });
+      }
+    }
+    expect(stripe.requests.length).toBe(before);
+  });
+
   it('opens the portal for the stored customer', async () => {
     const before = stripe.requests.length;
     const res = await h.call(org.admin, {
