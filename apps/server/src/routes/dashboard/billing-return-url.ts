@@ -9,11 +9,13 @@ export const ReturnUrl = Type.String({
   description: "Where the hosted page sends the user back; default: this server's usage page",
 });
 
-function parsed(given: string): URL {
+function parsed(text: string, given: boolean): URL {
   try {
-    return new URL(given);
+    return new URL(text);
   } catch {
-    const detail = 'is not a URL (the default is made from the Host header)';
+    const detail = given
+      ? 'is not a URL'
+      : 'is needed: the Host header makes no URL of the default';
     throw new ProblemError(
       'validation-error',
       `1 invalid field in the body; first: #/return_url ${detail}`,
@@ -30,7 +32,7 @@ export function returnUrl(
   given: string | undefined,
   mark?: string,
 ): string {
-  const url = parsed(given ?? `${request.protocol}://${request.host}/usage`);
+  const url = parsed(given ?? `${request.protocol}://${request.host}/usage`, given !== undefined);
   if (mark !== undefined) url.searchParams.set('checkout', mark);
   return url.toString();
 }
