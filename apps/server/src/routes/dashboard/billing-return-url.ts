@@ -1,29 +1,20 @@
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { ProblemError } from '../../http/problems.ts';
 
 export const ReturnUrl = Type.String({
-  // Printable ASCII: a URL as a browser sends it, non-ASCII percent-encoded.
+  // Printable ASCII: a URL as a browser sends it, non-ASCII percent-encoded. Whether it is a
+  // URL the hosted page can return to is the billing provider's to judge.
   pattern: '^https?://[\\x21-\\x7e]+$',
   maxLength: 2048,
   description: "Where the hosted page sends the user back; default: this server's usage page",
 });
 
-function parsed(text: string, given: boolean): URL {
-  try {
-    return new URL(text);
-  } catch {
-    const detail = given
-      ? 'is not a URL'
-      : 'is needed: the Host header makes no URL of the default';
-    throw new ProblemError(
-      'validation-error',
-      `1 invalid field in the body; first: #/return_url ${detail}`,
-      {
-        errors: [{ pointer: '#/return_url', detail }],
-      },
-    );
-  }
+/** `url` with `checkout=<mark>` added to its query, before any fragment. */
+function withMark(url: string, mark: string): string {
+  const hash = url.indexOf('#');
+  const base = hash < 0 ? url : url.slice(0, hash);
+  const fragment = hash < 0 ? '' : url.slice(hash);
+  return `${base}${base.includes('?') ? '&' : '?'}checkout=${mark}${fragment}`;
 }
 
 /** The page a hosted checkout or portal returns to, with `mark` added to its query. */
@@ -32,7 +23,6 @@ export function returnUrl(
   given: string | undefined,
   mark?: string,
 ): string {
-  const url = parsed(given ?? `${request.protocol}://${request.host}/usage`, given !== undefined);
-  if (mark !== undefined) url.searchParams.set('checkout', mark);
-  return url.toString();
+  const url = given ?? `${request.protocol}://${request.host}/usage`;
+  return mark === undefined ? url : withMark(url, mark);
 }
