@@ -4,8 +4,11 @@ export default defineConfig({
   test: {
     name: 'dashboard',
     include: ['test/**/*.test.ts'],
-    // Drives Debian's Chromium against a real server process; a busy machine must not fail it.
-    // No test asserts on how long anything took.
+    globalSetup: ['test/support/global-setup.ts'],
+    // Each file drives its own Chromium against its own server process: one at a time, so two
+    // never compete for the shared machine's cores.
+    fileParallelism: false,
+    // A busy machine must not fail them. No test asserts on how long anything took.
     testTimeout: 120_000,
     hookTimeout: 240_000,
   },

@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -39,10 +38,6 @@ async function check(name: string) {
 const heading = (name: string) => page.getByRole('heading', { name, level: 1 });
 
 beforeAll(async () => {
-  const root = join(import.meta.dirname, '../../..');
-  execFileSync('bash', ['scripts/ensure-chromium.sh'], { cwd: root });
-  // Builds the dashboard when its build is missing or stale (a no-op otherwise).
-  execFileSync('sh', ['scripts/bootstrap.sh'], { cwd: root, stdio: 'inherit' });
   dataDir = mkdtempSync(join(tmpdir(), 'arbiter-dashboard-'));
   server = await startServer({
     ARBITER_DATA_DIR: dataDir,
