@@ -11,6 +11,7 @@ import { runNightly } from '../../apps/server/src/analysis/nightly.ts';
 import { loadConfig } from '../../apps/server/src/config.ts';
 import { createContext } from '../../apps/server/src/create-context.ts';
 import { createExperiment } from '../../apps/server/src/domain/experiments/service.ts';
+import { setPlanOverride } from '../../apps/server/src/domain/plans/plan-override.ts';
 import { freshPostgres } from './setup.ts';
 
 const EXPERIMENTS = Number(process.env.BENCH_EXPERIMENTS ?? 10);
@@ -34,7 +35,7 @@ async function main() {
       role: 'admin',
     });
     // Business plan: its caps do not shrink the samples the tests see.
-    await ctx.db.execute(sql`update orgs set plan = 'business' where id = ${caller.orgId}`);
+    await setPlanOverride(ctx.db, caller.orgId, 'business', { userId: null }, new Date());
     const ids: string[] = [];
     for (let e = 0; e < EXPERIMENTS; e++) {
       const exp = await createExperiment(ctx.db, caller, {

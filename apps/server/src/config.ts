@@ -47,6 +47,17 @@ export interface Config {
   judgeModel: string;
   /** Model calls scored per judge metric per run, at most. */
   judgeSamplePerRun: number;
+  stripe: StripeConfig;
+}
+
+/** Billing through Stripe; each part null when unset. */
+export interface StripeConfig {
+  secretKey: string | null;
+  /** The API origin, without a trailing slash. */
+  apiBase: string;
+  webhookSecret: string | null;
+  pricePro: string | null;
+  priceBusiness: string | null;
 }
 
 export class ConfigError extends Error {
@@ -161,6 +172,13 @@ export function loadConfig(env: Env, cwd = process.cwd()): Config {
     judgeApiKey: s.ARBITER_JUDGE_API_KEY ?? null,
     judgeModel: s.ARBITER_JUDGE_MODEL,
     judgeSamplePerRun: s.ARBITER_JUDGE_SAMPLE_PER_RUN,
+    stripe: {
+      secretKey: s.ARBITER_STRIPE_SECRET_KEY ?? null,
+      apiBase: s.ARBITER_STRIPE_API_BASE.replace(/\/+$/, ''),
+      webhookSecret: s.ARBITER_STRIPE_WEBHOOK_SECRET ?? null,
+      pricePro: s.ARBITER_STRIPE_PRICE_PRO ?? null,
+      priceBusiness: s.ARBITER_STRIPE_PRICE_BUSINESS ?? null,
+    },
   };
 }
 

@@ -4,11 +4,12 @@ import type { Config } from './config.ts';
 import type { SecretBox } from './crypto/secret-box.ts';
 import type { Database, DatabaseHandle } from './db/connect.ts';
 import type { ApiKeyCache } from './domain/api-key-cache.ts';
+import type { PlanPrices } from './domain/billing/plan-prices.ts';
 import type { IdentityResolver } from './domain/identity.ts';
 import type { OrgStateCache } from './domain/org-state-cache.ts';
 import type { DrainWorker } from './ingest/drain-worker.ts';
 import type { IngestQueue } from './ingest/queue.ts';
-import type { Clock, Judge } from './kernel/ports.ts';
+import type { BillingProvider, BillingWebhookVerifier, Clock, Judge } from './kernel/ports.ts';
 
 /**
  * Every service a route may use, passed in; tests build one with their own parts. Only types
@@ -32,5 +33,11 @@ export interface Context {
   controlToken: string;
   /** The judge model that scores judge metrics before the nightly analysis; null without a judge endpoint. */
   judge: Judge | null;
+  /** Hosted checkout and portal at the billing provider; null without a billing key. */
+  billing: BillingProvider | null;
+  /** Verifies billing webhooks; null without an endpoint secret (deliveries answer 401). */
+  billingWebhooks: BillingWebhookVerifier | null;
+  /** The billing provider's price id of each paid plan. */
+  planPrices: PlanPrices;
   close(): Promise<void>;
 }

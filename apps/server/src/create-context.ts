@@ -15,6 +15,8 @@ import { CopyEventStore } from './ingest/copy-store.ts';
 import { DrainWorker } from './ingest/drain-worker.ts';
 import { PostgresEventLog } from './ingest/postgres-event-log.ts';
 import { createJudge } from './integrations/judge/chat-completions-judge.ts';
+import { createBilling } from './integrations/stripe/stripe-billing.ts';
+import { createBillingWebhooks } from './integrations/stripe/stripe-webhooks.ts';
 import { type Clock, systemClock } from './kernel/ports.ts';
 
 /**
@@ -102,6 +104,9 @@ export async function createContext(config: Config, parts: ContextParts = {}): P
     worker,
     controlToken: randomBytes(32).toString('base64url'),
     judge: createJudge(config),
+    billing: createBilling(config.stripe),
+    billingWebhooks: createBillingWebhooks(config.stripe),
+    planPrices: { pro: config.stripe.pricePro, business: config.stripe.priceBusiness },
     close: async () => {
       await worker.stop();
       await changes?.stop();

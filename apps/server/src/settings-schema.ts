@@ -124,6 +124,29 @@ export const SettingsSchema = Type.Object({
     default: 200,
     description: 'model calls scored per judge metric per nightly run',
   }),
+  ARBITER_STRIPE_SECRET_KEY: Type.Optional(
+    Type.String({
+      description: 'Stripe secret API key; unset = billing not configured (checkout answers 409)',
+    }),
+  ),
+  ARBITER_STRIPE_API_BASE: Type.String({
+    pattern: '^https?://[^\\s/]+/?$',
+    default: 'https://api.stripe.com',
+    errorMessage: 'expected an http(s) origin such as https://api.stripe.com, got "{value}"',
+    description: "Stripe's API origin (a local server speaking Stripe's API in tests)",
+  }),
+  ARBITER_STRIPE_WEBHOOK_SECRET: Type.Optional(
+    Type.String({
+      description:
+        'signing secret (`whsec_…`) of the Stripe endpoint `/v1/webhooks/stripe`; unset = deliveries refused with 401',
+    }),
+  ),
+  ARBITER_STRIPE_PRICE_PRO: Type.Optional(
+    Type.String({ description: 'Stripe price id of the pro plan' }),
+  ),
+  ARBITER_STRIPE_PRICE_BUSINESS: Type.Optional(
+    Type.String({ description: 'Stripe price id of the business plan' }),
+  ),
 });
 
 export type Settings = Static<typeof SettingsSchema>;

@@ -1,8 +1,7 @@
-import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { orgs } from '../src/db/schema.ts';
 import { ingestAll, runNightlyFor, today } from './support/analysis-data.ts';
 import { type Harness, startHarness } from './support/harness.ts';
+import { setPlan } from './support/judge-fixtures.ts';
 import { type FakeJudgeServer, startFakeJudge } from './support/judge-server.ts';
 
 let judge: FakeJudgeServer;
@@ -24,8 +23,7 @@ afterAll(async () => {
 describe('judge metrics in the nightly run', () => {
   it('are scored by the judge model, metered, and analysed like any metric', async () => {
     const org = await h.org('judged');
-    await h.ctx.db.update(orgs).set({ plan: 'pro' }).where(eq(orgs.id, org.orgId));
-    h.ctx.orgState.invalidate(org.orgId);
+    await setPlan(h, org.orgId, 'pro');
     const created = await h.call(org.admin, {
       method: 'POST',
       url: '/v1/experiments',

@@ -13,6 +13,11 @@ interface RouteCase {
   url: (ids: { experimentId: string }) => string;
   /** Admitted callers get 404 here (results are still collecting), not 2xx. */
   expectNotFound?: boolean;
+  /**
+   * Admitted callers get this problem type here, not 2xx: billing is not configured in this
+   * harness, which a route only says to a caller it admitted (its 2xx: billing.test.ts).
+   */
+  admittedProblem?: string;
 }
 
 const ROUTES: RouteCase[] = [
@@ -108,6 +113,22 @@ const ROUTES: RouteCase[] = [
     url: () => '/v1/keys/publishable/reveal',
   },
   { method: 'GET', path: '/v1/webhook-secrets', role: 'member', url: () => '/v1/webhook-secrets' },
+  { method: 'GET', path: '/v1/billing/summary', role: 'member', url: () => '/v1/billing/summary' },
+  {
+    method: 'POST',
+    path: '/v1/billing/checkout-session',
+    role: 'admin',
+    url: () => '/v1/billing/checkout-session',
+    payload: () => ({ plan: 'pro' }),
+    admittedProblem: '/problems/billing-not-configured',
+  },
+  {
+    method: 'POST',
+    path: '/v1/billing/portal-session',
+    role: 'admin',
+    url: () => '/v1/billing/portal-session',
+    admittedProblem: '/problems/billing-not-configured',
+  },
   { method: 'POST', path: '/v1/webhook-secrets', role: 'admin', url: () => '/v1/webhook-secrets' },
 ];
 
@@ -132,6 +153,11 @@ function expectAdmitted(route: RouteCase, res: { statusCode: number; json(): { t
   if (route.expectNotFound) {
     expect(res.statusCode).toBe(404);
     expect(res.json().type).toBe('/problems/results-collecting');
+    return;
+  }
+  if (route.admittedProblem !== undefined) {
+    expect(res.statusCode).toBe(409);
+    expect(res.json().type).toBe(route.admittedProblem);
     return;
   }
   expect(res.statusCode).toBeGreaterThanOrEqual(200);

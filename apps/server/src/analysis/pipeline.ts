@@ -6,13 +6,13 @@ import {
   experiments,
   experimentVersions,
   metricMethodOverrides,
-  orgs,
   retentionWatermarks,
 } from '../db/schema.ts';
 import { type BucketMap, clientRanges } from '../domain/experiments/bucket-map.ts';
 import type { ExperimentConfig } from '../domain/experiments/config-schema.ts';
 import { currentVersionOf } from '../domain/experiments/current-version.ts';
-import { PLAN_LIMITS, planOf } from '../domain/plans.ts';
+import { effectivePlan } from '../domain/plans/effective-plan.ts';
+import { PLAN_LIMITS } from '../domain/plans.ts';
 import { judgeUserValues } from './judge/judge-values.ts';
 import { distributionOf, type Method, mean, type PairOutcome, testPair } from './metric-test.ts';
 import {
@@ -54,10 +54,9 @@ function armShares(config: ExperimentConfig, map: BucketMap): Map<string, number
 
 async function loadExperiment(ctx: Context, experimentId: string) {
   const [found] = await ctx.db
-    .select({ row: experiments, version: experimentVersions, plan: orgs.plan })
+    .select({ row: experiments, version: experimentVersions })
     .from(experiments)
     .innerJoin(experimentVersions, currentVersionOf)
-    .innerJoin(orgs, eq(orgs.id, experiments.orgId))
     .where(eq(experiments.id, experimentId));
   return found;
 }
@@ -130,7 +129,7 @@ export async function analyzeExperiment(ctx: Context, request: RunRequest): Prom
   const found = await loadExperiment(ctx, request.experimentId);
   if (!found) throw new Error(`experiment ${request.experimentId} vanished`);
   const config = found.version.config as ExperimentConfig;
-  const plan = PLAN_LIMITS[planOf(found.plan)];
+  const plan = PLAN_LIMITS[(await effectivePlan(ctx.db, found.row.orgId, request.windowEnd)).plan];
   const shares = armShares(config, found.version.bucketMap as BucketMap);
   const armNames = [...shares.keys()];
   const control = config.allocation[0]?.variant ?? '';

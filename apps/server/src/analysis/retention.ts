@@ -1,7 +1,8 @@
 import { and, eq, lt, sql } from 'drizzle-orm';
 import type { Context } from '../context.ts';
 import { events, orgs, retentionWatermarks } from '../db/schema.ts';
-import { PLAN_LIMITS, planOf } from '../domain/plans.ts';
+import { effectivePlan } from '../domain/plans/effective-plan.ts';
+import { PLAN_LIMITS } from '../domain/plans.ts';
 
 const DAY_MS = 86_400_000;
 
@@ -13,8 +14,9 @@ const DAY_MS = 86_400_000;
  */
 export async function purgeExpiredEvents(ctx: Context, now: Date): Promise<number> {
   let purged = 0;
-  for (const org of await ctx.db.select({ id: orgs.id, plan: orgs.plan }).from(orgs)) {
-    const cutoff = new Date(now.getTime() - PLAN_LIMITS[planOf(org.plan)].retention_days * DAY_MS);
+  for (const org of await ctx.db.select({ id: orgs.id }).from(orgs)) {
+    const { plan } = await effectivePlan(ctx.db, org.id, now);
+    const cutoff = new Date(now.getTime() - PLAN_LIMITS[plan].retention_days * DAY_MS);
     const deleted = await ctx.db
       .delete(events)
       .where(

@@ -1,6 +1,9 @@
 import { Cron } from 'croner';
 import type { Context } from '../context.ts';
+import { applyPeriodEnds } from '../domain/plans/plan-changes.ts';
 import { previousUtcDay, runNightly } from './nightly.ts';
+
+export const PERIOD_END_CRON = '7 * * * *';
 
 /**
  * Runs the nightly pipeline on `ARBITER_NIGHTLY_CRON` (UTC) for the previous UTC day. Every
@@ -14,5 +17,20 @@ export function startNightlyScheduler(ctx: Context, log: { error(o: object, m: s
       log.error({ err: error }, 'nightly pipeline failed');
     }
   });
-  return { stop: () => job.stop(), next: () => job.nextRun() };
+  // Limits follow the effective plan at once; this hourly pass records a paid period's end
+  // in orgs.plan and the audit trail (no webhook arrives at that instant).
+  const periodEnds = new Cron(PERIOD_END_CRON, { timezone: 'UTC', protect: true }, async () => {
+    try {
+      await applyPeriodEnds(ctx.db, ctx.clock.now());
+    } catch (error) {
+      log.error({ err: error }, 'applying ended billing periods failed');
+    }
+  });
+  return {
+    stop: () => {
+      job.stop();
+      periodEnds.stop();
+    },
+    next: () => job.nextRun(),
+  };
 }

@@ -359,3 +359,57 @@ export const pipelineLeases = pgTable('pipeline_leases', {
   holder: text('holder').notNull(),
   expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
 });
+
+/**
+ * A plan pinned by a platform owner: it wins over the billing provider, and no billing
+ * webhook touches this table. Clearing it deletes the row.
+ */
+export const planOverrides = pgTable('plan_overrides', {
+  orgId: uuid('org_id')
+    .primaryKey()
+    .references(() => orgs.id),
+  plan: text('plan').notNull(),
+  setByEmail: text('set_by_email'),
+  setAt: timestamp('set_at', { withTimezone: true }).notNull().defaultNow(),
+});
+
+/** The org's customer at the billing provider, created once at its first checkout. */
+export const billingAccounts = pgTable('billing_accounts', {
+  orgId: uuid('org_id')
+    .primaryKey()
+    .references(() => orgs.id),
+  customerId: text('customer_id').notNull().unique(),
+  createdAt: createdAt(),
+});
+
+/**
+ * The last applied state of each billing subscription, as its webhooks told it.
+ * `lastEventCreated` orders deliveries: an event created before it changes nothing.
+ */
+export const billingSubscriptions = pgTable(
+  'billing_subscriptions',
+  {
+    subscriptionId: text('subscription_id').primaryKey(),
+    orgId: uuid('org_id')
+      .notNull()
+      .references(() => orgs.id),
+    customerId: text('customer_id'),
+    /** The plan of the first item's price; null when the price is none of ours. */
+    plan: text('plan'),
+    priceId: text('price_id'),
+    status: text('status').notNull(),
+    currentPeriodEnd: timestamp('current_period_end', { withTimezone: true }),
+    cancelAtPeriodEnd: boolean('cancel_at_period_end').notNull().default(false),
+    lastEventCreated: timestamp('last_event_created', { withTimezone: true }).notNull(),
+    lastEventId: text('last_event_id').notNull(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index('billing_subscriptions_org').on(t.orgId)],
+);
+
+/** Billing webhook event ids already applied: a replayed delivery is acknowledged, not re-applied. */
+export const billingWebhookEvents = pgTable('billing_webhook_events', {
+  eventId: text('event_id').primaryKey(),
+  type: text('type').notNull(),
+  receivedAt: timestamp('received_at', { withTimezone: true }).notNull().defaultNow(),
+});

@@ -10,7 +10,8 @@ export type AuditAction =
   | 'key.rotated'
   | 'key.revealed'
   | 'webhook_secret.rotated'
-  | 'plan.changed';
+  | 'plan.changed'
+  | 'plan.override_changed';
 
 export interface AuditInput {
   orgId: string;

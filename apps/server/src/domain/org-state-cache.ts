@@ -6,7 +6,8 @@ import type { Clock } from '../kernel/ports.ts';
 import { type BucketMap, clientRanges } from './experiments/bucket-map.ts';
 import type { ExperimentConfig, Variant } from './experiments/config-schema.ts';
 import { currentVersionOf } from './experiments/current-version.ts';
-import { type Plan, planOf } from './plans.ts';
+import { effectivePlan } from './plans/effective-plan.ts';
+import type { Plan } from './plans.ts';
 
 /** One experiment as the client libraries receive it (docs/wire-format.md). */
 export interface ClientExperiment {
@@ -116,11 +117,11 @@ export class OrgStateCache {
   private async refresh(orgId: string, previous: OrgState | undefined): Promise<OrgState> {
     const generation = this.generation;
     const [org] = await this.db
-      .select({ configVersion: orgs.configVersion, plan: orgs.plan })
+      .select({ configVersion: orgs.configVersion })
       .from(orgs)
       .where(eq(orgs.id, orgId));
     const configVersion = org?.configVersion ?? 0;
-    const plan = planOf(org?.plan ?? 'free');
+    const { plan } = await effectivePlan(this.db, orgId, this.clock.now());
     let state: OrgState;
     if (previous && previous.configVersion === configVersion) {
       state = { ...previous, plan };

@@ -11,6 +11,10 @@ export type DomainCode =
   | 'metric-not-found'
   | 'method-invalid'
   | 'key-not-revealable'
-  | 'secret-key-not-configured';
+  | 'secret-key-not-configured'
+  | 'org-not-found'
+  | 'billing-not-configured'
+  | 'plan-already-active'
+  | 'no-billing-account';
 
 export class DomainError extends Outcome<DomainCode> {}

@@ -61,3 +61,13 @@ export const PLAN_LIMITS: Record<Plan, PlanLimit> = {
 export function planOf(value: string): Plan {
   return (PLANS as readonly string[]).includes(value) ? (value as Plan) : 'free';
 }
+
+/** Members an org of this plan may have; null = unlimited (business) or by contract (enterprise). */
+export function seatCap(plan: Plan): number | null {
+  return PLAN_LIMITS[plan].seats;
+}
+
+/** Orders plans from least to most: when two subscriptions grant a plan, the higher wins. */
+export function planRank(plan: Plan): number {
+  return PLANS.indexOf(plan);
+}

@@ -1,13 +1,14 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { Database } from '../db/connect.ts';
-import { orgs, usageCounters } from '../db/schema.ts';
-import { PLAN_LIMITS, planOf } from './plans.ts';
+import { usageCounters } from '../db/schema.ts';
+import { effectivePlan } from './plans/effective-plan.ts';
+import { PLAN_LIMITS } from './plans.ts';
 import { monthResetsAt, usageMonth } from './usage-month.ts';
 
 /** This UTC month's metered usage against the plan's allowances. */
 export async function usageSummary(db: Database, orgId: string, now: Date, enforced: boolean) {
   const month = usageMonth(now);
-  const [org] = await db.select({ plan: orgs.plan }).from(orgs).where(eq(orgs.id, orgId));
+  const { plan } = await effectivePlan(db, orgId, now);
   const [counter] = await db
     .select({
       events: sql<number>`coalesce(sum(${usageCounters.events}), 0)`,
@@ -15,7 +16,7 @@ export async function usageSummary(db: Database, orgId: string, now: Date, enfor
     })
     .from(usageCounters)
     .where(and(eq(usageCounters.orgId, orgId), eq(usageCounters.month, month)));
-  const limits = PLAN_LIMITS[planOf(org?.plan ?? 'free')];
+  const limits = PLAN_LIMITS[plan];
   return {
     plan: limits.plan,
     month,

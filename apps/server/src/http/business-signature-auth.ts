@@ -17,12 +17,8 @@ function invalid(reason: string): ProblemError {
   return new ProblemError('invalid-signature', `Business event refused: ${reason}`);
 }
 
-/**
- * The signed plane's edge: the body kept as sent (the signature covers the exact bytes), a
- * per-org rate limit, and the signature check as a preValidation hook, like the session and
- * API-key hooks of the other planes.
- */
-export async function registerSignedBodies(app: App, ctx: Context): Promise<void> {
+/** JSON bodies parsed as usual and also kept as sent, for a signature over the exact bytes. */
+export function keepRawJsonBodies(app: App): void {
   app.decorateRequest('rawBody', null);
   app.decorateRequest('signedOrgId', null);
   app.removeContentTypeParser('application/json');
@@ -34,6 +30,15 @@ export async function registerSignedBodies(app: App, ctx: Context): Promise<void
       done(new ProblemError('malformed-json', 'The body could not be parsed as JSON'), undefined);
     }
   });
+}
+
+/**
+ * The signed plane's edge: the body kept as sent (the signature covers the exact bytes), a
+ * per-org rate limit, and the signature check as a preValidation hook, like the session and
+ * API-key hooks of the other planes.
+ */
+export async function registerSignedBodies(app: App, ctx: Context): Promise<void> {
+  keepRawJsonBodies(app);
   await app.register(rateLimit, {
     hook: 'preHandler',
     timeWindow: 60_000,

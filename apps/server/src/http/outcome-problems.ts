@@ -1,6 +1,7 @@
 import { type AnalysisCode, AnalysisError } from '../analysis/outcomes.ts';
 import { type DomainCode, DomainError } from '../domain/outcomes.ts';
 import { type IngestCode, IngestError } from '../ingest/outcomes.ts';
+import { type IntegrationCode, IntegrationError } from '../integrations/outcomes.ts';
 import { ProblemError, type ProblemSlug } from './problems.ts';
 
 /** The one place a layer's outcome code becomes a problem type of the catalogue. */
@@ -16,6 +17,10 @@ const PROBLEM_OF = {
     'method-invalid': 'validation-error',
     'key-not-revealable': 'key-not-revealable',
     'secret-key-not-configured': 'secret-key-not-configured',
+    'org-not-found': 'org-not-found',
+    'billing-not-configured': 'billing-not-configured',
+    'plan-already-active': 'plan-already-active',
+    'no-billing-account': 'no-billing-account',
   } satisfies Record<DomainCode, ProblemSlug>,
   ingest: {
     'nothing-accepted': 'validation-error',
@@ -27,12 +32,16 @@ const PROBLEM_OF = {
   analysis: {
     'results-collecting': 'results-collecting',
   } satisfies Record<AnalysisCode, ProblemSlug>,
+  integration: {
+    'billing-provider-failed': 'billing-provider-failed',
+  } satisfies Record<IntegrationCode, ProblemSlug>,
 };
 
 function slugOf(error: unknown): ProblemSlug | null {
   if (error instanceof DomainError) return PROBLEM_OF.domain[error.code];
   if (error instanceof IngestError) return PROBLEM_OF.ingest[error.code];
   if (error instanceof AnalysisError) return PROBLEM_OF.analysis[error.code];
+  if (error instanceof IntegrationError) return PROBLEM_OF.integration[error.code];
   return null;
 }
 
@@ -40,7 +49,7 @@ function slugOf(error: unknown): ProblemSlug | null {
 export function problemOfOutcome(error: unknown): ProblemError | null {
   const slug = slugOf(error);
   if (slug === null) return null;
-  const outcome = error as DomainError | IngestError | AnalysisError;
+  const outcome = error as DomainError | IngestError | AnalysisError | IntegrationError;
   const headers: Record<string, string> =
     outcome.retryAfterSeconds === null ? {} : { 'retry-after': String(outcome.retryAfterSeconds) };
   return new ProblemError(slug, outcome.detail, outcome.extra, headers);

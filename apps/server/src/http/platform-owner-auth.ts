@@ -4,6 +4,13 @@ import type { Context } from '../context.ts';
 import { CONTROL_HEADER } from '../control-file.ts';
 import { ProblemError } from './problems.ts';
 
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The platform owner's sign-in email; null for the local control token. */
+    platformOwnerEmail: string | null;
+  }
+}
+
 function sameSecret(a: string, b: string): boolean {
   const x = Buffer.from(a);
   const y = Buffer.from(b);
@@ -42,5 +49,6 @@ export function platformOwnerHook(ctx: Context) {
     if (email === null || !ctx.config.platformOwnerEmails.includes(email)) {
       throw new ProblemError('insufficient-role', 'Only platform owners may use this route');
     }
+    request.platformOwnerEmail = email;
   };
 }

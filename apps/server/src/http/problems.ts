@@ -77,6 +77,34 @@ export const PROBLEMS = {
     about:
       'The path exists but does not answer this method. The `Allow` header lists the methods it answers.',
   },
+  'billing-not-configured': {
+    status: 409,
+    title: 'Billing is not configured',
+    about:
+      'This server has no billing provider key, or no price for the plan asked for; the operator sets `ARBITER_STRIPE_SECRET_KEY` and `ARBITER_STRIPE_PRICE_<PLAN>`.',
+  },
+  'plan-already-active': {
+    status: 409,
+    title: 'That plan is already active',
+    about:
+      'The org is already on the plan a checkout was asked for; `plan_source` says whether billing or a platform override set it.',
+  },
+  'no-billing-account': {
+    status: 409,
+    title: 'No billing account',
+    about: 'The org has never started a checkout, so there is no billing portal to open.',
+  },
+  'billing-provider-failed': {
+    status: 502,
+    title: 'The billing provider failed',
+    about:
+      'The billing provider refused the request or did not answer; nothing was changed here. Retry later.',
+  },
+  'org-not-found': {
+    status: 404,
+    title: 'Org not found',
+    about: 'No organization has this internal id.',
+  },
   'experiment-not-found': {
     status: 404,
     title: 'Experiment not found',

@@ -21,3 +21,60 @@ export type JudgeOutcome = { ok: true; score: number } | { ok: false; reason: st
 export interface Judge {
   score(input: JudgeInput): Promise<JudgeOutcome>;
 }
+
+/** A subscription as the billing provider reports it, before it is mapped to a plan. */
+export interface BillingSubscription {
+  id: string;
+  customerId: string | null;
+  status: string;
+  /** The price of the subscription's first item: it names the plan. */
+  priceId: string | null;
+  currentPeriodEnd: Date | null;
+  cancelAtPeriodEnd: boolean;
+  /** `metadata.arbiter_org_id`, set through checkout's `subscription_data.metadata`. */
+  orgId: string | null;
+}
+
+interface BillingEventBase {
+  id: string;
+  /** When the provider created the event: orders deliveries of one subscription. */
+  created: Date;
+}
+
+/** A verified billing webhook, reduced to what the service acts on. */
+export type BillingEvent =
+  | (BillingEventBase & {
+      kind: 'subscription';
+      /** `customer.subscription.deleted`: the subscription ended whatever its status says. */
+      deleted: boolean;
+      subscription: BillingSubscription;
+    })
+  | (BillingEventBase & {
+      kind: 'checkout-completed';
+      customerId: string | null;
+      subscriptionId: string | null;
+      orgId: string | null;
+    })
+  | (BillingEventBase & { kind: 'ignored'; providerType: string });
+
+export type BillingWebhookCheck = { ok: true; event: BillingEvent } | { ok: false; reason: string };
+
+/** Verifies a billing webhook delivery's signature over the exact body bytes. */
+export interface BillingWebhookVerifier {
+  verify(rawBody: string, signatureHeader: string | undefined, now: Date): BillingWebhookCheck;
+}
+
+/** The hosted pages of the billing provider; no card data passes through the service. */
+export interface BillingProvider {
+  /** Creates the org's customer; the same idempotency key makes a retry return the same one. */
+  createCustomer(input: { orgId: string; name: string | null }): Promise<{ id: string }>;
+  createCheckoutSession(input: {
+    customerId: string;
+    priceId: string;
+    orgId: string;
+    successUrl: string;
+    cancelUrl: string;
+  }): Promise<{ url: string }>;
+  createPortalSession(input: { customerId: string; returnUrl: string }): Promise<{ url: string }>;
+  retrieveSubscription(id: string): Promise<BillingSubscription>;
+}

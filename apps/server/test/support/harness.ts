@@ -7,6 +7,7 @@ import { loadConfig } from '../../src/config.ts';
 import type { Context } from '../../src/context.ts';
 import { createContext } from '../../src/create-context.ts';
 import type { App } from '../../src/http/app-types.ts';
+import type { Clock } from '../../src/kernel/ports.ts';
 import { freshDatabase } from './database.ts';
 import { TEST_ISSUER, type TokenClaims, testIdentityProvider } from './sessions.ts';
 
@@ -33,7 +34,10 @@ export interface Harness {
 }
 
 /** One app on a fresh database per test file, configured as a real deployment would be. */
-export async function startHarness(env: Record<string, string> = {}): Promise<Harness> {
+export async function startHarness(
+  env: Record<string, string> = {},
+  parts: { clock?: Clock } = {},
+): Promise<Harness> {
   const idp = await testIdentityProvider();
   const config = loadConfig({
     ARBITER_DATA_DIR: mkdtempSync(join(tmpdir(), 'arbiter-data-')),
@@ -44,7 +48,7 @@ export async function startHarness(env: Record<string, string> = {}): Promise<Ha
     ...env,
   });
   const database = await freshDatabase();
-  const ctx = await createContext(config, { database });
+  const ctx = await createContext(config, { database, ...parts });
   const app = await buildApp(ctx, { logger: false });
   await app.ready();
   const call: Harness['call'] = (token, options) => {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { eq } from 'drizzle-orm';
-import { orgs } from '../../src/db/schema.ts';
+import { setPlanOverride } from '../../src/domain/plans/plan-override.ts';
+import type { Plan } from '../../src/domain/plans.ts';
 import { experimentConfig, type Harness } from './harness.ts';
 
 export const RUBRIC = 'Rate how helpful and correct the answer is.';
@@ -16,8 +16,10 @@ export const judgeMetric = (name = 'helpfulness', rubric: string | null = RUBRIC
   ...(rubric === null ? {} : { rubric }),
 });
 
-export async function setPlan(h: Harness, orgId: string, plan: string): Promise<void> {
-  await h.ctx.db.update(orgs).set({ plan }).where(eq(orgs.id, orgId));
+/** Puts the org on `plan` the way a platform owner does: a plan override. */
+export async function setPlan(h: Harness, orgId: string, plan: Plan): Promise<void> {
+  await setPlanOverride(h.ctx.db, orgId, plan, { userId: null }, h.ctx.clock.now());
+  h.ctx.orgState.invalidate(orgId);
 }
 
 export async function createJudgeExperiment(h: Harness, admin: string, name: string) {

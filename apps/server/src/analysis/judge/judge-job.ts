@@ -83,7 +83,7 @@ export async function runJudgeJob(
 ): Promise<JudgeJobCounts[]> {
   const month = usageMonth(options.now);
   const results: JudgeJobCounts[] = [];
-  for (const target of await judgeTargets(ctx.db, options.experimentId)) {
+  for (const target of await judgeTargets(ctx.db, options.now, options.experimentId)) {
     const counts: JudgeJobCounts = {
       experimentId: target.experimentId,
       scored: 0,

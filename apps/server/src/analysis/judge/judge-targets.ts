@@ -1,9 +1,10 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { Database } from '../../db/connect.ts';
-import { experiments, experimentVersions, orgs } from '../../db/schema.ts';
+import { experiments, experimentVersions } from '../../db/schema.ts';
 import type { ExperimentConfig } from '../../domain/experiments/config-schema.ts';
 import { currentVersionOf } from '../../domain/experiments/current-version.ts';
-import { PLAN_LIMITS, type Plan, planOf } from '../../domain/plans.ts';
+import { effectivePlan } from '../../domain/plans/effective-plan.ts';
+import { PLAN_LIMITS, type Plan } from '../../domain/plans.ts';
 import { UUID } from '../../schemas/uuid.ts';
 
 export interface JudgeMetric {
@@ -23,18 +24,20 @@ export interface JudgeTarget {
  * Experiments whose current version has judge metrics, in orgs whose plan includes judge
  * evaluations. Older versions do not count: a metric removed from the config stops costing.
  */
-export async function judgeTargets(db: Database, experimentId?: string): Promise<JudgeTarget[]> {
+export async function judgeTargets(
+  db: Database,
+  now: Date,
+  experimentId?: string,
+): Promise<JudgeTarget[]> {
   if (experimentId !== undefined && !UUID.test(experimentId)) return [];
   const rows = await db
     .select({
       experimentId: experiments.id,
       orgId: experiments.orgId,
-      plan: orgs.plan,
       config: experimentVersions.config,
     })
     .from(experiments)
     .innerJoin(experimentVersions, currentVersionOf)
-    .innerJoin(orgs, eq(orgs.id, experiments.orgId))
     .where(
       and(
         sql`${experimentVersions.config}->'metrics' @> '[{"kind":"judge"}]'::jsonb`,
@@ -44,7 +47,7 @@ export async function judgeTargets(db: Database, experimentId?: string): Promise
     .orderBy(experiments.id);
   const targets: JudgeTarget[] = [];
   for (const row of rows) {
-    const plan = planOf(row.plan);
+    const { plan } = await effectivePlan(db, row.orgId, now);
     const allowance = PLAN_LIMITS[plan].monthly_judge_allowance;
     if (allowance <= 0) continue;
     const metrics = (row.config as ExperimentConfig).metrics.flatMap((m) =>

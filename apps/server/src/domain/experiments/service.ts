@@ -6,7 +6,8 @@ import { recordAudit } from '../audit.ts';
 import { announceChange } from '../change-feed.ts';
 import type { Caller } from '../identity.ts';
 import { DomainError } from '../outcomes.ts';
-import { PLAN_LIMITS, planOf } from '../plans.ts';
+import { effectivePlan } from '../plans/effective-plan.ts';
+import { PLAN_LIMITS } from '../plans.ts';
 import { type BucketMap, clientRanges, initialBucketMap, relayout } from './bucket-map.ts';
 import type { ExperimentChange, ExperimentConfig, ExperimentConfigInput } from './config-schema.ts';
 import { currentVersionOf } from './current-version.ts';
@@ -77,11 +78,15 @@ function nameTaken(name: string): DomainError {
 }
 
 /** Judge evaluations unlock on pro (SPEC §1 behaviour 9): refused on free with the plan needed. */
-async function checkPlanAllows(tx: Tx, orgId: string, config: ExperimentConfig): Promise<void> {
+async function checkPlanAllows(
+  tx: Tx,
+  orgId: string,
+  config: ExperimentConfig,
+  now: Date,
+): Promise<void> {
   const judgeIndex = config.metrics.findIndex((m) => m.kind === 'judge');
   if (judgeIndex < 0) return;
-  const [org] = await tx.select({ plan: orgs.plan }).from(orgs).where(eq(orgs.id, orgId));
-  const plan = planOf(org?.plan ?? 'free');
+  const { plan } = await effectivePlan(tx, orgId, now);
   if (PLAN_LIMITS[plan].monthly_judge_allowance > 0) return;
   throw new DomainError(
     'plan-required',
@@ -110,12 +115,13 @@ export async function createExperiment(
   db: Database,
   caller: Caller,
   input: ExperimentConfigInput,
+  now: Date = new Date(),
 ): Promise<Experiment> {
   const config = normaliseConfig(input);
   checkConfig(config);
   const bucketMap = initialBucketMap(config.allocation, config.bucket_count);
   return await db.transaction(async (tx) => {
-    await checkPlanAllows(tx, caller.orgId, config);
+    await checkPlanAllows(tx, caller.orgId, config, now);
     // The unique index decides a race between two creates of one name: no row back means taken.
     const [row] = await tx
       .insert(experiments)
@@ -212,6 +218,7 @@ export async function updateExperiment(
   caller: Caller,
   idOrName: string,
   change: ExperimentChange,
+  now: Date = new Date(),
 ): Promise<Experiment> {
   try {
     return await db.transaction(async (tx) => {
@@ -220,7 +227,7 @@ export async function updateExperiment(
       const before = current!.config as ExperimentConfig;
       const after = changedConfig(before, change);
       checkConfig(after);
-      await checkPlanAllows(tx, caller.orgId, after);
+      await checkPlanAllows(tx, caller.orgId, after, now);
       const layout = stickyRelayout(current!.bucketMap as BucketMap, after);
       const nextVersion = row.currentVersion + 1;
       const [version] = await tx

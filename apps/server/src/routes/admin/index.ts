@@ -2,9 +2,12 @@ import type { Context } from '../../context.ts';
 import type { App } from '../../http/app-types.ts';
 import { platformOwnerHook } from '../../http/platform-owner-auth.ts';
 import * as pipelineRun from './pipeline-run.ts';
+import * as planOverride from './plan-override.ts';
 
 /** Platform-owner routes: not part of the customer API. */
 export async function adminRoutes(app: App, ctx: Context): Promise<void> {
+  app.decorateRequest('platformOwnerEmail', null);
   app.addHook('onRequest', platformOwnerHook(ctx));
   pipelineRun.register(app, ctx);
+  planOverride.register(app, ctx);
 }

@@ -19,7 +19,7 @@ export function register(app: App, ctx: Context): void {
     },
     async (request, reply) => {
       const caller = callerOf(request);
-      const experiment = await createExperiment(ctx.db, caller, request.body);
+      const experiment = await createExperiment(ctx.db, caller, request.body, ctx.clock.now());
       ctx.orgState.invalidate(caller.orgId);
       reply.status(201).header('location', `/v1/experiments/${experiment.id}`);
       return experiment;

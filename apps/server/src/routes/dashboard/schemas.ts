@@ -1,8 +1,14 @@
 /** Schemas that more than one dashboard route uses. */
 import { Type } from 'typebox';
 import { KEY_SCOPES } from '../../domain/keys.ts';
+import { PLANS } from '../../domain/plans.ts';
 
 export const Scope = Type.Enum(KEY_SCOPES);
+export const PlanName = Type.Enum(PLANS);
+export const PlanSourceName = Type.Enum(['override', 'billing', 'free'], {
+  description:
+    "override: pinned by a platform owner; billing: the subscription's plan; free: neither",
+});
 export const ApiKeySchema = Type.Object({
   scope: Scope,
   key: Type.String({ description: 'The raw key; svc_pk_ (publishable) or svc_sk_ (secret)' }),

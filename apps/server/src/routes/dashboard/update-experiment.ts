@@ -21,7 +21,13 @@ export function register(app: App, ctx: Context): void {
     },
     async (request) => {
       const caller = callerOf(request);
-      const experiment = await updateExperiment(ctx.db, caller, request.params.id, request.body);
+      const experiment = await updateExperiment(
+        ctx.db,
+        caller,
+        request.params.id,
+        request.body,
+        ctx.clock.now(),
+      );
       ctx.orgState.invalidate(caller.orgId);
       return experiment;
     },
