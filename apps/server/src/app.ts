@@ -25,6 +25,11 @@ export interface AppOptions {
   dashboardDist?: string;
 }
 
+/** Fastify honours a hop count too, though its types omit it: as the function it stands for. */
+function trustProxyOption(setting: Context['config']['trustProxy']) {
+  return typeof setting === 'number' ? (_address: string, hop: number) => hop < setting : setting;
+}
+
 /** Builds the HTTP app from a context; only main.ts listens. Tests call this with inject(). */
 export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<App> {
   const app = Fastify({
@@ -34,7 +39,7 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
     requestTimeout: 60_000,
     keepAliveTimeout: 72_000,
     requestIdHeader: 'x-request-id',
-    trustProxy: false,
+    trustProxy: trustProxyOption(ctx.config.trustProxy),
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     // Every answer is a problem, also those given before a route is found.
     clientErrorHandler: problemClientErrorHandler,
@@ -51,7 +56,7 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
 
   await registerOpenApi(app);
 
-  publicRoutes(app);
+  publicRoutes(app, ctx);
   await app.register(async (plane) => dashboardRoutes(plane as unknown as App, ctx));
   await app.register(async (plane) => ingestRoutes(plane as unknown as App, ctx));
   await app.register(async (plane) => webhookRoutes(plane as unknown as App, ctx));

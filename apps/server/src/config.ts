@@ -48,6 +48,12 @@ export interface Config {
   /** Model calls scored per judge metric per run, at most. */
   judgeSamplePerRun: number;
   stripe: StripeConfig;
+  /** Fastify's `trustProxy`: which proxies' X-Forwarded-For gives the client address. */
+  trustProxy: boolean | number | string[];
+  contactPerIpPerHour: number;
+  /** SMTP server that mails contact messages to the platform owners; null = inbox only. */
+  smtpUrl: string | null;
+  smtpFrom: string;
 }
 
 /** Billing through Stripe; each part null when unset. */
@@ -144,6 +150,13 @@ export function readSettings(env: Env): Settings {
   return read as Settings;
 }
 
+/** The setting's text as Fastify's `trustProxy` option. */
+function trustProxyOf(value: string): Config['trustProxy'] {
+  if (value === 'true' || value === 'false') return value === 'true';
+  if (/^\d+$/.test(value)) return Number(value);
+  return value.split(',').map((a) => a.trim());
+}
+
 export function loadConfig(env: Env, cwd = process.cwd()): Config {
   const s = readSettings(env);
   const dataDir = s.ARBITER_DATA_DIR;
@@ -179,6 +192,10 @@ export function loadConfig(env: Env, cwd = process.cwd()): Config {
       pricePro: s.ARBITER_STRIPE_PRICE_PRO ?? null,
       priceBusiness: s.ARBITER_STRIPE_PRICE_BUSINESS ?? null,
     },
+    trustProxy: trustProxyOf(s.ARBITER_TRUST_PROXY),
+    contactPerIpPerHour: s.ARBITER_CONTACT_PER_IP_PER_HOUR,
+    smtpUrl: s.ARBITER_SMTP_URL ?? null,
+    smtpFrom: s.ARBITER_SMTP_FROM,
   };
 }
 

@@ -5,11 +5,18 @@ import type { SecretBox } from './crypto/secret-box.ts';
 import type { Database, DatabaseHandle } from './db/connect.ts';
 import type { ApiKeyCache } from './domain/api-key-cache.ts';
 import type { PlanPrices } from './domain/billing/plan-prices.ts';
+import type { ContactNotifier } from './domain/contact-notifier.ts';
 import type { IdentityResolver } from './domain/identity.ts';
 import type { OrgStateCache } from './domain/org-state-cache.ts';
 import type { DrainWorker } from './ingest/drain-worker.ts';
 import type { IngestQueue } from './ingest/queue.ts';
-import type { BillingProvider, BillingWebhookVerifier, Clock, Judge } from './kernel/ports.ts';
+import type {
+  BillingProvider,
+  BillingWebhookVerifier,
+  Clock,
+  Judge,
+  Mailer,
+} from './kernel/ports.ts';
 
 /**
  * Every service a route may use, passed in; tests build one with their own parts. Only types
@@ -39,5 +46,9 @@ export interface Context {
   billingWebhooks: BillingWebhookVerifier | null;
   /** The billing provider's price id of each paid plan. */
   planPrices: PlanPrices;
+  /** Mail over SMTP (ARBITER_SMTP_URL); null when not configured. */
+  mailer: Mailer | null;
+  /** Mails stored contact messages to the platform owners in the background. */
+  contactNotifier: ContactNotifier;
   close(): Promise<void>;
 }

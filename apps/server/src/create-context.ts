@@ -9,6 +9,7 @@ import { createSecretBox } from './crypto/secret-box.ts';
 import { type DatabaseHandle, openDatabase } from './db/connect.ts';
 import { ApiKeyCache } from './domain/api-key-cache.ts';
 import { ChangeListener } from './domain/change-feed.ts';
+import { ContactNotifier } from './domain/contact-notifier.ts';
 import { IdentityResolver } from './domain/identity.ts';
 import { OrgStateCache } from './domain/org-state-cache.ts';
 import { CopyEventStore } from './ingest/copy-store.ts';
@@ -17,6 +18,7 @@ import { PostgresEventLog } from './ingest/postgres-event-log.ts';
 import { createJudge } from './integrations/judge/chat-completions-judge.ts';
 import { createBilling } from './integrations/stripe/stripe-billing.ts';
 import { createBillingWebhooks } from './integrations/stripe/stripe-webhooks.ts';
+import { createMailer } from './integrations/mail/smtp-mailer.ts';
 import { type Clock, systemClock } from './kernel/ports.ts';
 
 /**
@@ -89,6 +91,8 @@ export async function createContext(config: Config, parts: ContextParts = {}): P
   const orgState = new OrgStateCache(handle.db, clock);
   const changes = listenForChanges(handle, apiKeys, orgState, log);
   await changes?.start();
+  const mailer = createMailer(config);
+  const contactNotifier = new ContactNotifier(handle.db, mailer, config.platformOwnerEmails, log);
   return {
     config,
     db: handle.db,
@@ -107,8 +111,12 @@ export async function createContext(config: Config, parts: ContextParts = {}): P
     billing: createBilling(config.stripe),
     billingWebhooks: createBillingWebhooks(config.stripe),
     planPrices: { pro: config.stripe.pricePro, business: config.stripe.priceBusiness },
+    mailer,
+    contactNotifier,
     close: async () => {
       await worker.stop();
+      await contactNotifier.idle();
+      mailer?.close();
       await changes?.stop();
       await handle.close();
     },

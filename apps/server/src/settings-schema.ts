@@ -61,6 +61,14 @@ export const SettingsSchema = Type.Object({
   ARBITER_PLATFORM_OWNER_EMAILS: Type.Optional(
     Type.String({ description: 'comma-separated sign-in emails of platform owners' }),
   ),
+  ARBITER_TRUST_PROXY: Type.String({
+    pattern: '^(true|false|\\d+|[0-9A-Fa-f.:/]+(\\s*,\\s*[0-9A-Fa-f.:/]+)*)$',
+    default: 'false',
+    errorMessage:
+      'expected true, false, a number of proxy hops or comma-separated proxy addresses/CIDRs, got "{value}"',
+    description:
+      'which reverse proxies to believe about the client address (`X-Forwarded-For`): false, true (any), a hop count, or comma-separated addresses/CIDRs',
+  }),
   ARBITER_BODY_LIMIT_BYTES: Type.Integer({
     minimum: 1024,
     maximum: 64 * 1024 * 1024,
@@ -104,6 +112,24 @@ export const SettingsSchema = Type.Object({
     maximum: 1_000_000_000,
     default: 200,
     description: 'evaluated events every arm needs before results appear',
+  }),
+  ARBITER_CONTACT_PER_IP_PER_HOUR: Type.Integer({
+    minimum: 1,
+    maximum: 1_000_000,
+    default: 5,
+    description: 'contact-form messages accepted per client address per hour',
+  }),
+  ARBITER_SMTP_URL: Type.Optional(
+    Type.String({
+      pattern: '^smtps?://[^\\s]+$',
+      errorMessage: 'expected an smtp:// or smtps:// URL',
+      description:
+        '`smtp(s)://user:pass@host:port`: mail contact messages to the platform owners; unset = kept for the inbox only',
+    }),
+  ),
+  ARBITER_SMTP_FROM: Type.String({
+    default: 'Arbiter <no-reply@arbiter.invalid>',
+    description: 'sender of the mail to platform owners',
   }),
   ARBITER_JUDGE_BASE_URL: Type.Optional(
     Type.String({

@@ -2,6 +2,7 @@ import { gt, lte } from 'drizzle-orm';
 import type { Context } from '../context.ts';
 import { experiments } from '../db/schema.ts';
 import { runJudgeJob } from './judge/judge-job.ts';
+import { recordedRun } from './nightly-log.ts';
 import { analyzeExperiment } from './pipeline.ts';
 import { purgeExpiredEvents } from './retention.ts';
 import { withLease } from './run-lease.ts';
@@ -27,9 +28,15 @@ export function previousUtcDay(now: Date): string {
 /**
  * The nightly pipeline for one UTC day, every experiment created by then: judge scoring
  * (when configured), then per experiment SRM → tests → FDR, then retention. One runner at a
- * time across processes; re-running a day replaces its results.
+ * time across processes; re-running a day replaces its results. How each run ended is recorded
+ * for the platform owner's health view.
  */
 export async function runNightly(ctx: Context, day: string): Promise<NightlySummary> {
+  const run = { day, startedAt: ctx.clock.now(), finishedAt: () => ctx.clock.now() };
+  return recordedRun(ctx.db, run, () => runNightlyUnrecorded(ctx, day));
+}
+
+async function runNightlyUnrecorded(ctx: Context, day: string): Promise<NightlySummary> {
   const now = ctx.clock.now();
   const windowEnd = new Date(Date.parse(`${day}T00:00:00.000Z`) + DAY_MS);
   const outcome = await withLease(ctx.db, 'nightly', LEASE_MS, now, async () => {

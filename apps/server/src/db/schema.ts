@@ -413,3 +413,45 @@ export const billingWebhookEvents = pgTable('billing_webhook_events', {
   type: text('type').notNull(),
   receivedAt: timestamp('received_at', { withTimezone: true }).notNull().defaultNow(),
 });
+
+/**
+ * A message sent through the public contact form, kept for the platform owners' inbox. The
+ * row is written before any mail is attempted, so a mail failure never loses a message;
+ * `mail_status` says what became of its notification (not_configured, pending, sent, failed).
+ */
+export const contactMessages = pgTable(
+  'contact_messages',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    name: text('name').notNull(),
+    email: text('email').notNull(),
+    company: text('company'),
+    kind: text('kind').notNull(),
+    message: text('message').notNull(),
+    /** The sender's address as the server sees it (behind trusted proxies, the forwarded one): the hourly cap counts by it. */
+    clientIp: text('client_ip').notNull(),
+    mailStatus: text('mail_status').notNull(),
+    mailError: text('mail_error'),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index('contact_messages_ip_time').on(t.clientIp, t.createdAt),
+    index('contact_messages_time').on(t.createdAt),
+  ],
+);
+
+/** One nightly pipeline run that this deployment carried out: its day and how it ended. */
+export const nightlyRuns = pgTable(
+  'nightly_runs',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    day: date('day', { mode: 'string' }).notNull(),
+    startedAt: timestamp('started_at', { withTimezone: true }).notNull(),
+    finishedAt: timestamp('finished_at', { withTimezone: true }).notNull(),
+    /** `succeeded` or `failed`. */
+    outcome: text('outcome').notNull(),
+    experiments: integer('experiments').notNull(),
+    error: text('error'),
+  },
+  (t) => [index('nightly_runs_finished').on(t.finishedAt)],
+);

@@ -15,6 +15,8 @@ export type DomainCode =
   | 'org-not-found'
   | 'billing-not-configured'
   | 'plan-already-active'
-  | 'no-billing-account';
+  | 'no-billing-account'
+  | 'contact-limit'
+  | 'cursor-invalid';
 
 export class DomainError extends Outcome<DomainCode> {}

@@ -21,6 +21,8 @@ const PROBLEM_OF = {
     'billing-not-configured': 'billing-not-configured',
     'plan-already-active': 'plan-already-active',
     'no-billing-account': 'no-billing-account',
+    'contact-limit': 'contact-limit',
+    'cursor-invalid': 'validation-error',
   } satisfies Record<DomainCode, ProblemSlug>,
   ingest: {
     'nothing-accepted': 'validation-error',

@@ -100,11 +100,6 @@ export const PROBLEMS = {
     about:
       'The billing provider refused the request or did not answer; nothing was changed here. Retry later.',
   },
-  'org-not-found': {
-    status: 404,
-    title: 'Org not found',
-    about: 'No organization has this internal id.',
-  },
   'experiment-not-found': {
     status: 404,
     title: 'Experiment not found',
@@ -188,6 +183,17 @@ export const PROBLEMS = {
     status: 429,
     title: 'Too many test events',
     about: 'At most 5 test events per experiment per hour.',
+  },
+  'contact-limit': {
+    status: 429,
+    title: 'Too many messages',
+    about:
+      'The contact form takes a few messages per hour from one address (`ARBITER_CONTACT_PER_IP_PER_HOUR`, 5 unless set). Wait for `Retry-After` seconds.',
+  },
+  'org-not-found': {
+    status: 404,
+    title: 'Organization not found',
+    about: 'No organization has this id (the internal UUID) or external id.',
   },
   'invalid-signature': {
     status: 401,

@@ -78,3 +78,18 @@ export interface BillingProvider {
   createPortalSession(input: { customerId: string; returnUrl: string }): Promise<{ url: string }>;
   retrieveSubscription(id: string): Promise<BillingSubscription>;
 }
+
+export interface MailMessage {
+  to: string[];
+  subject: string;
+  text: string;
+  replyTo?: string;
+}
+
+export type MailOutcome = { ok: true } | { ok: false; reason: string };
+
+/** Sends one mail; never throws for a remote failure (the outcome says why). */
+export interface Mailer {
+  send(message: MailMessage): Promise<MailOutcome>;
+  close(): void;
+}

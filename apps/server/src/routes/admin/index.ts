@@ -1,6 +1,11 @@
 import type { Context } from '../../context.ts';
 import type { App } from '../../http/app-types.ts';
 import { platformOwnerHook } from '../../http/platform-owner-auth.ts';
+import * as getOrg from './get-org.ts';
+import * as health from './health.ts';
+import * as inbox from './inbox.ts';
+import * as listOrgs from './list-orgs.ts';
+import * as overview from './overview.ts';
 import * as pipelineRun from './pipeline-run.ts';
 import * as planOverride from './plan-override.ts';
 
@@ -10,4 +15,9 @@ export async function adminRoutes(app: App, ctx: Context): Promise<void> {
   app.addHook('onRequest', platformOwnerHook(ctx));
   pipelineRun.register(app, ctx);
   planOverride.register(app, ctx);
+  inbox.register(app, ctx);
+  overview.register(app, ctx);
+  listOrgs.register(app, ctx);
+  getOrg.register(app, ctx);
+  health.register(app, ctx);
 }

@@ -7,6 +7,17 @@ import { callerOf } from '../../http/session-auth.ts';
 
 const Meter = Type.Object({ used: Type.Integer(), included: Type.Integer() });
 
+/** This UTC month's usage of one org (also on the platform owner's org views). */
+export const UsageSchema = Type.Object({
+  plan: Type.String(),
+  month: Type.String({ description: 'YYYY-MM, UTC' }),
+  events: Meter,
+  judge_evaluations: Meter,
+  overage_billed: Type.Boolean(),
+  resets_at: Type.String({ format: 'date-time' }),
+  enforced: Type.Boolean({ description: 'Plan limits are applied in this environment' }),
+});
+
 export function register(app: App, ctx: Context): void {
   app.get(
     '/v1/usage',
@@ -16,15 +27,7 @@ export function register(app: App, ctx: Context): void {
         summary:
           'Events and judge evaluations used this UTC calendar month against the included allowance',
         response: {
-          200: Type.Object({
-            plan: Type.String(),
-            month: Type.String({ description: 'YYYY-MM, UTC' }),
-            events: Meter,
-            judge_evaluations: Meter,
-            overage_billed: Type.Boolean(),
-            resets_at: Type.String({ format: 'date-time' }),
-            enforced: Type.Boolean({ description: 'Plan limits are applied in this environment' }),
-          }),
+          200: UsageSchema,
           ...problemResponses(401, 403),
         },
       },

@@ -1,0 +1,116 @@
+import { asc, count, eq, or } from 'drizzle-orm';
+import type { Database } from '../db/connect.ts';
+import { experiments, memberships, orgs, users } from '../db/schema.ts';
+import { DomainError } from './outcomes.ts';
+import { usageSummary } from './usage.ts';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+type OrgRow = typeof orgs.$inferSelect;
+
+interface SummaryOptions {
+  now: Date;
+  enforced: boolean;
+  memberCount: number;
+  experimentCount: number;
+}
+
+/** One org as the platform owner sees it: who it is, its plan and this month's usage. */
+async function summarize(db: Database, org: OrgRow, options: SummaryOptions) {
+  const usage = await usageSummary(db, org.id, options.now, options.enforced);
+  return {
+    id: org.id,
+    external_id: org.externalId,
+    name: org.name,
+    created_at: org.createdAt.toISOString(),
+    plan: usage.plan,
+    member_count: options.memberCount,
+    experiment_count: options.experimentCount,
+    usage,
+  };
+}
+
+async function countsBy(db: Database, table: typeof memberships | typeof experiments) {
+  const found = await db
+    .select({ orgId: table.orgId, n: count() })
+    .from(table)
+    .groupBy(table.orgId);
+  return new Map(found.map((r) => [r.orgId, Number(r.n)]));
+}
+
+/** Every org, oldest first, with plan and usage. */
+export async function listOrgSummaries(db: Database, now: Date, enforced: boolean) {
+  const all = await db.select().from(orgs).orderBy(asc(orgs.createdAt), asc(orgs.id));
+  const members = await countsBy(db, memberships);
+  const experimentCounts = await countsBy(db, experiments);
+  const summaries = [];
+  for (const org of all)
+    summaries.push(
+      await summarize(db, org, {
+        now,
+        enforced,
+        memberCount: members.get(org.id) ?? 0,
+        experimentCount: experimentCounts.get(org.id) ?? 0,
+      }),
+    );
+  return summaries;
+}
+
+async function findOrg(db: Database, idOrExternalId: string): Promise<OrgRow> {
+  const [org] = await db
+    .select()
+    .from(orgs)
+    .where(
+      UUID.test(idOrExternalId)
+        ? or(eq(orgs.id, idOrExternalId), eq(orgs.externalId, idOrExternalId))
+        : eq(orgs.externalId, idOrExternalId),
+    )
+    .limit(1);
+  if (org === undefined)
+    throw new DomainError('org-not-found', `No organization has the id "${idOrExternalId}"`);
+  return org;
+}
+
+/** One org (by internal id or the identity provider's id): plan, usage and members with roles. */
+export async function orgDetail(
+  db: Database,
+  idOrExternalId: string,
+  now: Date,
+  enforced: boolean,
+) {
+  const org = await findOrg(db, idOrExternalId);
+  const members = await db
+    .select({
+      userId: users.id,
+      externalId: users.externalId,
+      email: users.email,
+      name: users.name,
+      role: memberships.role,
+      joinedAt: memberships.createdAt,
+    })
+    .from(memberships)
+    .innerJoin(users, eq(users.id, memberships.userId))
+    .where(eq(memberships.orgId, org.id))
+    .orderBy(asc(memberships.createdAt), asc(users.id));
+  const [experimentCount] = await db
+    .select({ n: count() })
+    .from(experiments)
+    .where(eq(experiments.orgId, org.id));
+  const summary = await summarize(db, org, {
+    now,
+    enforced,
+    memberCount: members.length,
+    experimentCount: Number(experimentCount?.n ?? 0),
+  });
+  return {
+    ...summary,
+    members: members.map((m) => ({
+      user_id: m.userId,
+      external_id: m.externalId,
+      email: m.email,
+      name: m.name,
+      role: m.role,
+      joined_at: m.joinedAt.toISOString(),
+    })),
+  };
+}

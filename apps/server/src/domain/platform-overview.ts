@@ -1,0 +1,67 @@
+import { count, eq, sql } from 'drizzle-orm';
+import { type Database, rows, toNumber } from '../db/connect.ts';
+import { experiments, orgs, usageCounters, users } from '../db/schema.ts';
+import { PLANS, type Plan, planOf } from './plans.ts';
+import { usageMonth } from './usage-month.ts';
+
+const DAY_MS = 86_400_000;
+export const OVERVIEW_DAYS = 30;
+
+/** The last `days` UTC days ending with `now`'s, oldest first. */
+function lastDays(now: Date, days: number): string[] {
+  const today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
+  return Array.from({ length: days }, (_, i) =>
+    new Date(today - (days - 1 - i) * DAY_MS).toISOString().slice(0, 10),
+  );
+}
+
+/**
+ * Events per day by the day they occurred, from the per-user daily aggregates (kept for good,
+ * unlike raw events past retention): exposures and model calls, plus business events.
+ */
+async function eventsPerDay(db: Database, from: string, to: string) {
+  const found = await rows<{ day: string; events: unknown }>(
+    db,
+    sql`select day::text as day, sum(events) as events from (
+          select day, exposures + calls as events from user_day_stats
+           where day between ${from}::date and ${to}::date
+          union all
+          select day, n from user_day_business
+           where day between ${from}::date and ${to}::date
+        ) folded group by day`,
+  );
+  return new Map(found.map((r) => [r.day, toNumber(r.events)]));
+}
+
+async function total(db: Database, table: typeof orgs | typeof users | typeof experiments) {
+  const [row] = await db.select({ n: count() }).from(table);
+  return Number(row?.n ?? 0);
+}
+
+/** How many orgs are on each plan. */
+async function orgsPerPlan(db: Database): Promise<Record<Plan, number>> {
+  const found = await db.select({ plan: orgs.plan, n: count() }).from(orgs).groupBy(orgs.plan);
+  const perPlan = Object.fromEntries(PLANS.map((p) => [p, 0])) as Record<Plan, number>;
+  for (const { plan, n } of found) perPlan[planOf(plan)] += Number(n);
+  return perPlan;
+}
+
+/** Platform-wide totals and traffic for the platform owners. */
+export async function platformOverview(db: Database, now: Date) {
+  const month = usageMonth(now);
+  const days = lastDays(now, OVERVIEW_DAYS);
+  const [metered] = await db
+    .select({ events: sql<unknown>`coalesce(sum(${usageCounters.events}), 0)` })
+    .from(usageCounters)
+    .where(eq(usageCounters.month, month));
+  const perDay = await eventsPerDay(db, days[0] as string, days[days.length - 1] as string);
+  return {
+    orgs: await total(db, orgs),
+    users: await total(db, users),
+    experiments: await total(db, experiments),
+    month,
+    events_this_month: toNumber(metered?.events ?? 0),
+    events_per_day: days.map((day) => ({ day, events: perDay.get(day) ?? 0 })),
+    plans: await orgsPerPlan(db),
+  };
+}

@@ -1,0 +1,99 @@
+import { Type } from 'typebox';
+import { nightlyHealth } from '../../analysis/nightly-health.ts';
+import type { Context } from '../../context.ts';
+import { pingDatabase } from '../../db/health.ts';
+import type { App } from '../../http/app-types.ts';
+import { problemResponses } from '../../http/responses.ts';
+import { ingestHealth } from '../../ingest/ingest-health.ts';
+import { configuredProviders } from '../../integrations/configured-providers.ts';
+
+const NullableString = Type.Union([Type.String(), Type.Null()]);
+
+const DatabaseSchema = Type.Object({
+  reachable: Type.Boolean(),
+  latency_ms: Type.Union([Type.Number(), Type.Null()], {
+    description: 'One `select 1` round trip',
+  }),
+  error: Type.Optional(Type.String()),
+});
+
+const IngestSchema = Type.Object({
+  unfolded_events: Type.Integer({ description: 'Stored events not yet in the aggregates' }),
+  oldest_unfolded_at: NullableString,
+  fold_lag_seconds: Type.Integer({ description: 'How long the oldest unfolded event has waited' }),
+  quarantined_events: Type.Integer(),
+  quarantined_by_org: Type.Array(Type.Object({ org_id: Type.String(), events: Type.Integer() })),
+  recent_quarantined: Type.Array(
+    Type.Object({
+      org_id: Type.String(),
+      event_id: Type.String(),
+      experiment_id: NullableString,
+      type: NullableString,
+      reason: Type.String(),
+      quarantined_at: Type.String({ format: 'date-time' }),
+    }),
+  ),
+});
+
+const NightlySchema = Type.Object({
+  schedule: Type.String({ description: 'ARBITER_NIGHTLY_CRON (UTC)' }),
+  scheduler_in_this_process: Type.Boolean(),
+  next_run_at: NullableString,
+  last_run: Type.Union([
+    Type.Object({
+      day: Type.String({ format: 'date' }),
+      started_at: Type.String({ format: 'date-time' }),
+      finished_at: Type.String({ format: 'date-time' }),
+      outcome: Type.Union([Type.Literal('succeeded'), Type.Literal('failed')]),
+      experiments: Type.Integer(),
+      error: NullableString,
+    }),
+    Type.Null(),
+  ]),
+});
+
+const ProvidersSchema = Type.Object(
+  {
+    identity: Type.Boolean({ description: 'Session tokens from an identity provider (JWKS)' }),
+    judge: Type.Boolean({ description: 'A judge model endpoint' }),
+    mail: Type.Boolean({ description: 'An SMTP server for mail to platform owners' }),
+  },
+  { description: 'Which outside services are configured' },
+);
+
+export function register(app: App, ctx: Context): void {
+  app.get(
+    '/v1/admin/health',
+    {
+      schema: {
+        tags: ['admin'],
+        summary:
+          'Dependency and pipeline health: database, ingest fold lag and quarantine, the nightly run, configured providers',
+        response: {
+          200: Type.Object({
+            database: DatabaseSchema,
+            ingest: Type.Union([IngestSchema, Type.Null()], {
+              description: 'null when the database is unreachable',
+            }),
+            nightly: Type.Union([NightlySchema, Type.Null()]),
+            providers: ProvidersSchema,
+          }),
+          ...problemResponses(401, 403),
+        },
+      },
+    },
+    async () => {
+      const now = ctx.clock.now();
+      const database = await pingDatabase(ctx.db);
+      const providers = configuredProviders(ctx.config);
+      if (!database.reachable) return { database, ingest: null, nightly: null, providers };
+      const schedule = { cron: ctx.config.nightlyCron, schedulerEnabled: ctx.config.scheduler };
+      return {
+        database,
+        ingest: await ingestHealth(ctx.db, now),
+        nightly: await nightlyHealth(ctx.db, schedule, now),
+        providers,
+      };
+    },
+  );
+}

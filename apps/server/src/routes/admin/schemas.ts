@@ -1,0 +1,15 @@
+/** Schemas that more than one platform-owner route uses. */
+import { Type } from 'typebox';
+import { PLANS } from '../../domain/plans.ts';
+import { UsageSchema } from '../dashboard/usage.ts';
+
+export const OrgSummarySchema = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  external_id: Type.String({ description: "The identity provider's organization id" }),
+  name: Type.Union([Type.String(), Type.Null()]),
+  created_at: Type.String({ format: 'date-time' }),
+  plan: Type.Enum(PLANS, { description: 'The plan in effect' }),
+  member_count: Type.Integer(),
+  experiment_count: Type.Integer(),
+  usage: UsageSchema,
+});

@@ -1,0 +1,66 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import type { Context } from '../../context.ts';
+import { CONTACT_KINDS, storeContactMessage } from '../../domain/contact.ts';
+import type { App } from '../../http/app-types.ts';
+import { problemResponses } from '../../http/responses.ts';
+import { Text, TextMatching } from '../../schemas/text.ts';
+
+/** One line with something in it: names and companies go into a mail subject. */
+const ONE_LINE = '^[^\\r\\n]*\\S[^\\r\\n]*$';
+
+const ContactBody = Type.Object(
+  {
+    name: TextMatching(ONE_LINE, { minLength: 1, maxLength: 200 }),
+    email: Type.String({ format: 'email', maxLength: 320 }),
+    company: Type.Optional(TextMatching(ONE_LINE, { maxLength: 200 })),
+    message: TextMatching('\\S', { minLength: 1, maxLength: 5000 }),
+    kind: Type.Optional(Type.Enum(CONTACT_KINDS, { default: 'other' })),
+    website: Type.Optional(
+      Text({ maxLength: 2000, description: 'Honeypot: leave empty. A filled one is dropped.' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+const RECEIVED = { status: 'received' } as const;
+
+/** A filled honeypot is answered as a success before any check, so a bot learns nothing. */
+async function dropHoneypot(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  const website = (request.body as { website?: unknown } | null)?.website;
+  if (typeof website === 'string' && website.trim() !== '') {
+    await reply.status(202).send(RECEIVED);
+  }
+}
+
+export function register(app: App, ctx: Context): void {
+  app.post(
+    '/v1/contact',
+    {
+      schema: {
+        tags: ['contact'],
+        summary:
+          'Write to the Arbiter team (sales, design partnership, other): no credential; a few messages per hour per address',
+        security: [],
+        body: ContactBody,
+        response: {
+          202: Type.Object({ status: Type.Literal('received') }),
+          ...problemResponses(400, 429),
+        },
+      },
+      preValidation: dropHoneypot,
+    },
+    async (request, reply) => {
+      const { website: _honeypot, ...input } = request.body;
+      const stored = await storeContactMessage(ctx.db, input, {
+        clientIp: request.ip,
+        now: ctx.clock.now(),
+        perHour: ctx.config.contactPerIpPerHour,
+        mailStatus: ctx.contactNotifier.initialStatus,
+      });
+      ctx.contactNotifier.notify(stored);
+      reply.status(202);
+      return RECEIVED;
+    },
+  );
+}
