@@ -16,9 +16,9 @@ import { CopyEventStore } from './ingest/copy-store.ts';
 import { DrainWorker } from './ingest/drain-worker.ts';
 import { PostgresEventLog } from './ingest/postgres-event-log.ts';
 import { createJudge } from './integrations/judge/chat-completions-judge.ts';
+import { createMailer } from './integrations/mail/smtp-mailer.ts';
 import { createBilling } from './integrations/stripe/stripe-billing.ts';
 import { createBillingWebhooks } from './integrations/stripe/stripe-webhooks.ts';
-import { createMailer } from './integrations/mail/smtp-mailer.ts';
 import { type Clock, systemClock } from './kernel/ports.ts';
 
 /**
