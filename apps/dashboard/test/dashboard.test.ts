@@ -317,7 +317,9 @@ describe('the dashboard in Chromium against the real server on PGlite', () => {
     await page.getByTestId('not-configured').waitFor();
     await expect(page.getByTestId('plan').textContent()).resolves.toBe('Free');
     await expect(page.getByRole('button', { name: /^Check out/ }).count()).resolves.toBe(0);
-    await expect(page.getByRole('button', { name: 'Open billing portal' }).count()).resolves.toBe(0);
+    await expect(page.getByRole('button', { name: 'Open billing portal' }).count()).resolves.toBe(
+      0,
+    );
     await check('billing-not-configured');
     // No platform owners on this server: the inbox answers 403, so its navigation item stays hidden.
     const inbox = await fetch(`${server.url}/v1/admin/inbox`, {

@@ -60,6 +60,7 @@ export type Whoami = Body<'/v1/whoami', 'get'>;
 export type BillingSummary = Body<'/v1/billing/summary', 'get'>;
 export type InboxItem = Body<'/v1/admin/inbox', 'get'>['items'][number];
 export type AdminOrgSummary = Body<'/v1/admin/orgs', 'get'>[number];
+export type Health = Body<'/v1/admin/health', 'get'>;
 export type ExperimentInput = NonNullable<
   paths['/v1/experiments']['post']['requestBody']
 >['content']['application/json'];

@@ -2,6 +2,7 @@ import { asc, count, eq, or } from 'drizzle-orm';
 import type { Database } from '../db/connect.ts';
 import { experiments, memberships, orgs, users } from '../db/schema.ts';
 import { DomainError } from './outcomes.ts';
+import { effectivePlan } from './plans/effective-plan.ts';
 import { usageSummary } from './usage.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -18,12 +19,15 @@ interface SummaryOptions {
 /** One org as the platform owner sees it: who it is, its plan and this month's usage. */
 async function summarize(db: Database, org: OrgRow, options: SummaryOptions) {
   const usage = await usageSummary(db, org.id, options.now, options.enforced);
+  const effective = await effectivePlan(db, org.id, options.now);
   return {
     id: org.id,
     external_id: org.externalId,
     name: org.name,
     created_at: org.createdAt.toISOString(),
     plan: usage.plan,
+    plan_source: effective.source,
+    override: effective.override,
     member_count: options.memberCount,
     experiment_count: options.experimentCount,
     usage,

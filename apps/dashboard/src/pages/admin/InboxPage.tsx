@@ -21,7 +21,7 @@ export function InboxPage() {
             ) : (
               <ol className="inbox" aria-label="Messages, newest first">
                 {page.items.map((item) => (
-                  <InboxEntry key={`${item.kind}-${item.id}`} item={item} />
+                  <InboxEntry key={`${item.source}-${item.id}`} item={item} />
                 ))}
               </ol>
             )}
@@ -51,7 +51,9 @@ function InboxEntry({ item }: { item: InboxItem }) {
   return (
     <li className="card" data-testid="inbox-item">
       <p className="hint">
-        <span className="badge">{item.kind === 'contact' ? 'Contact' : 'Feedback'}</span>{' '}
+        <span className="badge">
+          {item.source === 'contact' ? `Contact · ${item.kind}` : `Feedback · ${item.category}`}
+        </span>{' '}
         {new Date(item.created_at).toLocaleString()} · {from(item)}
       </p>
       <p>{item.message}</p>
@@ -60,7 +62,8 @@ function InboxEntry({ item }: { item: InboxItem }) {
 }
 
 function from(item: InboxItem): string {
-  if (item.kind === 'contact')
-    return [item.name, item.email, item.company, item.contact_kind].filter(Boolean).join(' · ');
-  return [item.org_name, item.author_email, item.category, item.page].filter(Boolean).join(' · ');
+  if (item.source === 'contact')
+    return [item.name, item.email, item.company].filter(Boolean).join(' · ');
+  const who = item.user ? (item.user.email ?? item.user.name) : null;
+  return [item.org.name ?? item.org.external_id, who, item.page].filter(Boolean).join(' · ');
 }
