@@ -32,10 +32,18 @@ export const useIsPlatformOwner = () =>
     staleTime: Number.POSITIVE_INFINITY,
   });
 
+/** Messages per inbox page: a screenful to read through, then "Older messages". */
+export const INBOX_PAGE_SIZE = 20;
+
 export const useInbox = (cursor: string | undefined) =>
   useQuery({
     queryKey: adminKeys.inbox(cursor),
-    queryFn: () => ok(api.GET('/v1/admin/inbox', { params: { query: cursor ? { cursor } : {} } })),
+    queryFn: () =>
+      ok(
+        api.GET('/v1/admin/inbox', {
+          params: { query: { limit: INBOX_PAGE_SIZE, ...(cursor ? { cursor } : {}) } },
+        }),
+      ),
   });
 
 export const useOverview = () =>
