@@ -11,5 +11,8 @@ export default defineConfig({
     // A busy machine must not fail them. No test asserts on how long anything took.
     testTimeout: 120_000,
     hookTimeout: 240_000,
+    // expect.poll waits for the browser or the ingest worker, like Playwright's own waits (30 s);
+    // vitest's 1 s default failed a preliminary analysis on a loaded machine.
+    expect: { poll: { timeout: 30_000 } },
   },
 });

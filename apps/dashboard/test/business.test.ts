@@ -130,7 +130,7 @@ describe('billing in Chromium, against the server with billing on stripe-mock', 
     await expect(admin.getByTestId('plan').textContent()).resolves.toBe('Free');
     await admin.getByTestId('no-account').waitFor();
     await expect(admin.getByTestId('subscription').textContent()).resolves.toBe(
-      'no paid subscription',
+      'No paid subscription',
     );
     await check(admin, 'billing-free');
     // The inbox answered 403 to this admin: no owner navigation, and the owner pages refuse.
@@ -182,7 +182,7 @@ describe('billing in Chromium, against the server with billing on stripe-mock', 
       periodEnd.toISOString(),
     );
     expect(line).toBe(
-      `from your subscription · subscription active · current period ends ${endDay}`,
+      `From your subscription · subscription active · current period ends ${endDay}`,
     );
     await admin.getByText('Your current plan').waitFor();
     await admin.getByRole('button', { name: 'Check out Business' }).waitFor();

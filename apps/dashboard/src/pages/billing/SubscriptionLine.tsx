@@ -6,10 +6,10 @@ const day = (iso: string) => new Date(iso).toLocaleDateString();
 export function SubscriptionLine({ summary: s }: { summary: BillingSummary }) {
   const source =
     s.plan_source === 'override'
-      ? 'set by the platform owner'
+      ? 'Set by the platform owner'
       : s.plan_source === 'billing'
-        ? 'from your subscription'
-        : 'no paid subscription';
+        ? 'From your subscription'
+        : 'No paid subscription';
   return (
     <p data-testid="subscription">
       {source}
