@@ -4,9 +4,10 @@ import { auditLog, billingAccounts, billingSubscriptions } from '../src/db/schem
 import { type Harness, startHarness } from './support/harness.ts';
 import {
   billingSettings,
+  type DeliveryOptions,
+  deliverBillingEvent,
   PRICE_BUSINESS,
   PRICE_PRO,
-  signature,
   stripeEvent,
   subscriptionObject,
 } from './support/stripe-events.ts';
@@ -35,19 +36,11 @@ afterAll(async () => {
 const summary = async (token: string) =>
   (await h.call(token, { method: 'GET', url: '/v1/billing/summary' })).json();
 
-function deliver(
-  event: object,
-  options: { at?: Date; header?: string; secret?: string; sign?: string } = {},
-) {
-  const payload = JSON.stringify(event);
-  const sig = options.sign ?? signature(payload, options.at ?? now, options.secret);
-  return h.app.inject({
-    method: 'POST',
-    url: '/v1/webhooks/stripe',
-    headers: { 'content-type': 'application/json', [options.header ?? 'billing-signature']: sig },
-    payload,
-  });
-}
+const deliver = (event: object, options: DeliveryOptions = {}) =>
+  deliverBillingEvent(h, event, options);
+
+const accountOf = async (orgId: string) =>
+  await h.ctx.db.select().from(billingAccounts).where(eq(billingAccounts.orgId, orgId));
 
 const planChanges = (orgId: string) =>
   h.ctx.db
@@ -102,10 +95,7 @@ describe('checkout and portal through the stripe SDK', () => {
     expect(customers).toHaveLength(1);
     expect(customers[0]?.params['metadata[arbiter_org_id]']).toBe(org.orgId);
     expect(customers[0]?.headers['idempotency-key']).toBe(`arbiter-customer-${org.orgId}`);
-    const accounts = await h.ctx.db
-      .select()
-      .from(billingAccounts)
-      .where(eq(billingAccounts.orgId, org.orgId));
+    const accounts = await accountOf(org.orgId);
     expect(accounts).toHaveLength(1);
     const customerId = accounts[0]?.customerId;
     expect(customerId).toMatch(/^cus_/);
@@ -140,18 +130,12 @@ describe('checkout and portal through the stripe SDK', () => {
     expect(res.json().url).toMatch(/^https:\/\//);
     const [portal] = stripe.requests.slice(before);
     expect(portal?.path).toBe('/v1/billing_portal/sessions');
-    const [account] = await h.ctx.db
-      .select()
-      .from(billingAccounts)
-      .where(eq(billingAccounts.orgId, org.orgId));
+    const [account] = await accountOf(org.orgId);
     expect(portal?.params.customer).toBe(account?.customerId);
   });
 
   it('answers 409 for a checkout of the plan already active, and sends nothing to Stripe', async () => {
-    const [account] = await h.ctx.db
-      .select()
-      .from(billingAccounts)
-      .where(eq(billingAccounts.orgId, org.orgId));
+    const [account] = await accountOf(org.orgId);
     const sub = subscriptionObject({
       id: 'sub_checkout_co',
       customer: account?.customerId as string,
@@ -237,7 +221,7 @@ describe('POST /v1/webhooks/stripe', () => {
     expect(res.statusCode).toBe(204);
   });
 
-  it('refuses a bad signature, a stale one and a missing one with 401, changing nothing', async () => {
+  it('refuses a bad, stale, tampered or missing signature (a session token is none) with 401, changing nothing', async () => {
     const upgrade = stripeEvent(
       'customer.subscription.updated',
       sub('active', PRICE_BUSINESS),
@@ -252,7 +236,13 @@ describe('POST /v1/webhooks/stripe', () => {
       headers: { 'content-type': 'application/json' },
       payload: JSON.stringify(upgrade),
     });
-    for (const res of [bad, stale, tampered, missing]) {
+    const session = await h.app.inject({
+      method: 'POST',
+      url: '/v1/webhooks/stripe',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${org.admin}` },
+      payload: JSON.stringify(upgrade),
+    });
+    for (const res of [bad, stale, tampered, missing, session]) {
       expect(res.statusCode).toBe(401);
       expect(res.json().type).toBe('/problems/invalid-signature');
     }
@@ -392,5 +382,37 @@ describe('a paid period that ends', () => {
     expect(usage).toMatchObject({ plan: 'free', events: { used: 0, included: 50_000 } });
     const listed = (await h.call(org.admin, { method: 'GET', url: '/v1/experiments' })).json();
     expect(listed.map((e: { id: string }) => e.id)).toContain(experiment);
+  });
+});
+
+describe('the OpenAPI document', () => {
+  it('records the billing routes, the billing webhook and the plan override with their statuses', async () => {
+    const doc = (await h.app.inject({ method: 'GET', url: '/v1/openapi.json' })).json();
+    type Op = { responses: Record<string, { content?: Record<string, { schema: unknown }> }> };
+    const op = (method: string, path: string): Op => doc.paths[path]?.[method];
+    const statuses = (method: string, path: string) =>
+      Object.keys(op(method, path)?.responses ?? {}).map(Number);
+    expect(statuses('get', '/v1/billing/summary')).toEqual(expect.arrayContaining([200, 401]));
+    expect(
+      op('get', '/v1/billing/summary').responses['200']?.content?.['application/json']?.schema,
+    ).toMatchObject({
+      required: expect.arrayContaining([
+        'plan',
+        'has_billing_account',
+        'billing_configured',
+        'subscription_status',
+      ]),
+    });
+    expect(statuses('post', '/v1/billing/checkout-session')).toEqual(
+      expect.arrayContaining([200, 401, 403, 409]),
+    );
+    expect(statuses('post', '/v1/billing/portal-session')).toEqual(
+      expect.arrayContaining([200, 401, 403, 409]),
+    );
+    expect(statuses('post', '/v1/webhooks/stripe')).toEqual(expect.arrayContaining([204, 401]));
+    expect(doc.paths['/v1/webhooks/stripe'].post.security).toEqual([{ signature: [] }]);
+    expect(statuses('put', '/v1/admin/orgs/{id}/plan-override')).toEqual(
+      expect.arrayContaining([200, 401, 403, 404]),
+    );
   });
 });

@@ -13,6 +13,8 @@ import * as schema from './schema.ts';
 
 /** The one database type the services see, whether PGlite or a PostgreSQL server sits below. */
 export type Database = PgDatabase<PgQueryResultHKT, typeof schema>;
+/** The handle a `db.transaction` callback receives. */
+export type Transaction = Parameters<Parameters<Database['transaction']>[0]>[0];
 
 export interface DatabaseHandle {
   db: Database;

@@ -1,4 +1,5 @@
 import Stripe from 'stripe';
+import type { Harness } from './harness.ts';
 
 export const WEBHOOK_SECRET = 'whsec_test_arbiter_billing';
 export const PRICE_PRO = 'price_arbiter_pro';
@@ -74,4 +75,29 @@ const signer = new Stripe('sk_test_signer');
 /** The signature header Stripe would send, made by the stripe library's own test helper. */
 export function signature(payload: string, at: Date, secret = WEBHOOK_SECRET): string {
   return signer.webhooks.generateTestHeaderString({ payload, secret, timestamp: seconds(at) });
+}
+
+export interface DeliveryOptions {
+  /** When the signature was made; default: the server's clock now. */
+  at?: Date;
+  header?: 'billing-signature' | 'stripe-signature';
+  secret?: string;
+  /** A header value to send instead of a real signature. */
+  sign?: string;
+}
+
+/** POSTs a Stripe event to the billing webhook, signed as Stripe would sign it. */
+export function deliverBillingEvent(h: Harness, event: object, options: DeliveryOptions = {}) {
+  const payload = JSON.stringify(event);
+  const sig = options.sign ?? signature(payload, options.at ?? h.ctx.clock.now(), options.secret);
+  return h.app.inject({
+    method: 'POST',
+    url: '/v1/webhooks/stripe',
+    headers: {
+      // As Stripe sends it.
+      'content-type': 'application/json; charset=utf-8',
+      [options.header ?? 'billing-signature']: sig,
+    },
+    payload,
+  });
 }

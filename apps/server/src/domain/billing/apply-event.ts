@@ -1,5 +1,5 @@
 import { lte, sql } from 'drizzle-orm';
-import type { Database } from '../../db/connect.ts';
+import type { Database, Transaction } from '../../db/connect.ts';
 import { billingSubscriptions, billingWebhookEvents } from '../../db/schema.ts';
 import type { BillingEvent, BillingProvider, BillingSubscription } from '../../kernel/ports.ts';
 import { syncOrgPlan } from '../plans/plan-changes.ts';
@@ -10,7 +10,7 @@ import { type PlanPrices, planOfPrice } from './plan-prices.ts';
 /** What a delivery did; every one of them is acknowledged (204) so the provider stops retrying. */
 export type BillingEventResult = 'applied' | 'replayed' | 'stale' | 'ignored' | 'unknown-org';
 
-type Tx = Parameters<Parameters<Database['transaction']>[0]>[0];
+type Tx = Transaction;
 
 interface SubscriptionChange {
   eventId: string;
@@ -92,7 +92,11 @@ async function applyCheckout(
   event: Extract<BillingEvent, { kind: 'checkout-completed' }>,
   now: Date,
 ): Promise<BillingEventResult> {
-  const orgId = await orgOfBillingEvent(db, { ...event, subscriptionId: event.subscriptionId });
+  const orgId = await orgOfBillingEvent(db, {
+    orgId: event.orgId,
+    customerId: event.customerId,
+    subscriptionId: event.subscriptionId,
+  });
   if (orgId === null) return 'unknown-org';
   if (event.customerId !== null) await linkCustomer(db, orgId, event.customerId);
   // The session names the subscription only; its state (price, status, period) is asked for.

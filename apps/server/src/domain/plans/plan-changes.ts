@@ -1,5 +1,5 @@
 import { and, eq, isNull, ne } from 'drizzle-orm';
-import type { Database } from '../../db/connect.ts';
+import type { Database, Transaction } from '../../db/connect.ts';
 import { orgs, planOverrides } from '../../db/schema.ts';
 import { recordAudit } from '../audit.ts';
 import { type EffectivePlan, effectivePlan } from './effective-plan.ts';
@@ -18,7 +18,7 @@ export interface PlanSync {
   changed: boolean;
 }
 
-type Tx = Parameters<Parameters<Database['transaction']>[0]>[0];
+type Tx = Transaction;
 
 /**
  * Brings `orgs.plan` (the last plan applied, shown in listings) in line with the effective
