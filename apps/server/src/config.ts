@@ -47,13 +47,13 @@ export interface Config {
   judgeModel: string;
   /** Model calls scored per judge metric per run, at most. */
   judgeSamplePerRun: number;
-  stripe: StripeConfig;
   /** Fastify's `trustProxy`: which proxies' X-Forwarded-For gives the client address. */
   trustProxy: boolean | number | string[];
   contactPerIpPerHour: number;
   /** SMTP server that mails contact messages to the platform owners; null = inbox only. */
   smtpUrl: string | null;
   smtpFrom: string;
+  stripe: StripeConfig;
 }
 
 /** Billing through Stripe; each part null when unset. */
@@ -185,6 +185,10 @@ export function loadConfig(env: Env, cwd = process.cwd()): Config {
     judgeApiKey: s.ARBITER_JUDGE_API_KEY ?? null,
     judgeModel: s.ARBITER_JUDGE_MODEL,
     judgeSamplePerRun: s.ARBITER_JUDGE_SAMPLE_PER_RUN,
+    trustProxy: trustProxyOf(s.ARBITER_TRUST_PROXY),
+    contactPerIpPerHour: s.ARBITER_CONTACT_PER_IP_PER_HOUR,
+    smtpUrl: s.ARBITER_SMTP_URL ?? null,
+    smtpFrom: s.ARBITER_SMTP_FROM,
     stripe: {
       secretKey: s.ARBITER_STRIPE_SECRET_KEY ?? null,
       apiBase: s.ARBITER_STRIPE_API_BASE.replace(/\/+$/, ''),
@@ -192,10 +196,6 @@ export function loadConfig(env: Env, cwd = process.cwd()): Config {
       pricePro: s.ARBITER_STRIPE_PRICE_PRO ?? null,
       priceBusiness: s.ARBITER_STRIPE_PRICE_BUSINESS ?? null,
     },
-    trustProxy: trustProxyOf(s.ARBITER_TRUST_PROXY),
-    contactPerIpPerHour: s.ARBITER_CONTACT_PER_IP_PER_HOUR,
-    smtpUrl: s.ARBITER_SMTP_URL ?? null,
-    smtpFrom: s.ARBITER_SMTP_FROM,
   };
 }
 

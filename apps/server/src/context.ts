@@ -40,15 +40,15 @@ export interface Context {
   controlToken: string;
   /** The judge model that scores judge metrics before the nightly analysis; null without a judge endpoint. */
   judge: Judge | null;
+  /** Mail over SMTP (ARBITER_SMTP_URL); null when not configured. */
+  mailer: Mailer | null;
+  /** Mails stored contact messages to the platform owners in the background. */
+  contactNotifier: ContactNotifier;
   /** Hosted checkout and portal at the billing provider; null without a billing key. */
   billing: BillingProvider | null;
   /** Verifies billing webhooks; null without an endpoint secret (deliveries answer 401). */
   billingWebhooks: BillingWebhookVerifier | null;
   /** The billing provider's price id of each paid plan. */
   planPrices: PlanPrices;
-  /** Mail over SMTP (ARBITER_SMTP_URL); null when not configured. */
-  mailer: Mailer | null;
-  /** Mails stored contact messages to the platform owners in the background. */
-  contactNotifier: ContactNotifier;
   close(): Promise<void>;
 }

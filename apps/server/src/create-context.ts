@@ -108,11 +108,11 @@ export async function createContext(config: Config, parts: ContextParts = {}): P
     worker,
     controlToken: randomBytes(32).toString('base64url'),
     judge: createJudge(config),
+    mailer,
+    contactNotifier,
     billing: createBilling(config.stripe),
     billingWebhooks: createBillingWebhooks(config.stripe),
     planPrices: { pro: config.stripe.pricePro, business: config.stripe.priceBusiness },
-    mailer,
-    contactNotifier,
     close: async () => {
       await worker.stop();
       await contactNotifier.idle();

@@ -26,7 +26,10 @@ let admin: string;
 let org: Awaited<ReturnType<Harness['org']>>;
 
 beforeAll(async () => {
-  h = await startHarness({ ARBITER_BODY_LIMIT_BYTES: '4096' });
+  h = await startHarness({
+    ARBITER_BODY_LIMIT_BYTES: '4096',
+    ARBITER_PLATFORM_OWNER_EMAILS: 'boss@arbiter.test',
+  });
   doc = (await h.call(null, { method: 'GET', url: '/v1/openapi.json' })).json();
   org = await h.org('contract');
   admin = org.admin;
@@ -86,6 +89,18 @@ describe('the document', () => {
     expect(statuses('post', '/v1/events')).toEqual(expect.arrayContaining([202, 401, 429]));
     expect(statuses('get', '/v1/config')).toEqual(expect.arrayContaining([200, 304, 401]));
     expect(statuses('get', '/problems/{slug}')).toEqual(expect.arrayContaining([200, 404]));
+    expect(statuses('post', '/v1/contact')).toEqual(expect.arrayContaining([202, 400, 429]));
+    expect(doc.paths['/v1/contact']?.post?.security).toEqual([]);
+    for (const path of [
+      '/v1/admin/inbox',
+      '/v1/admin/overview',
+      '/v1/admin/orgs',
+      '/v1/admin/health',
+    ])
+      expect(statuses('get', path), path).toEqual(expect.arrayContaining([200, 401, 403]));
+    expect(statuses('get', '/v1/admin/orgs/{id}')).toEqual(
+      expect.arrayContaining([200, 401, 403, 404]),
+    );
   });
 
   it('states what the checks refuse', () => {
@@ -298,6 +313,33 @@ describe('real answers carry a declared status and media type', () => {
       },
       400,
       (o) => keyed(o, org.secret),
+    );
+  });
+
+  it('public and platform-owner answers', async () => {
+    const contact = (payload: object) => ({ method: 'POST' as const, url: '/v1/contact', payload });
+    const message = { name: 'Pat', email: 'pat@prospect.test', message: 'Hello' };
+    for (let i = 0; i < 5; i++) await expectDeclared('/v1/contact', contact(message), 202, session);
+    await expectDeclared('/v1/contact', contact({ ...message, email: 'nope' }), 400, session);
+    await expectDeclared('/v1/contact', contact(message), 429, session);
+    const inbox = { method: 'GET' as const, url: '/v1/admin/inbox' };
+    await expectDeclared('/v1/admin/inbox', inbox, 403, session);
+    await expectDeclared('/v1/admin/inbox', inbox, 401, (o) => session(o, null));
+    const owner = await h.token({ sub: 'boss', email: 'boss@arbiter.test', org_id: null });
+    await expectDeclared('/v1/admin/inbox', inbox, 200, (o) => session(o, owner));
+    for (const path of ['/v1/admin/overview', '/v1/admin/orgs', '/v1/admin/health'])
+      await expectDeclared(path, { method: 'GET', url: path }, 200, (o) => session(o, owner));
+    await expectDeclared(
+      '/v1/admin/orgs/{id}',
+      { method: 'GET', url: `/v1/admin/orgs/${org.orgId}` },
+      200,
+      (o) => session(o, owner),
+    );
+    await expectDeclared(
+      '/v1/admin/orgs/{id}',
+      { method: 'GET', url: '/v1/admin/orgs/nobody' },
+      404,
+      (o) => session(o, owner),
     );
   });
 

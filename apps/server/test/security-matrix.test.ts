@@ -5,12 +5,17 @@ import { experimentConfig, type Harness, startHarness } from './support/harness.
  * Every dashboard route against every way a caller can be refused. A route missing from this
  * table fails the completeness test below, so no route ships without its security tests.
  */
+interface Ids {
+  experimentId: string;
+  orgId: string;
+}
+
 interface RouteCase {
   method: 'GET' | 'POST' | 'PUT';
   path: string;
   role: 'member' | 'admin';
-  payload?: (ids: { experimentId: string }) => unknown;
-  url: (ids: { experimentId: string }) => string;
+  payload?: (ids: Ids) => unknown;
+  url: (ids: Ids) => string;
   /** Admitted callers get 404 here (results are still collecting), not 2xx. */
   expectNotFound?: boolean;
   /**
@@ -132,18 +137,54 @@ const ROUTES: RouteCase[] = [
   { method: 'POST', path: '/v1/webhook-secrets', role: 'admin', url: () => '/v1/webhook-secrets' },
 ];
 
+/** Platform-owner routes: a platform owner's session, whatever their org role (SPEC §5 rule 5). */
+const ADMIN_ROUTES: Array<Omit<RouteCase, 'role'>> = [
+  { method: 'GET', path: '/v1/admin/inbox', url: () => '/v1/admin/inbox' },
+  { method: 'GET', path: '/v1/admin/overview', url: () => '/v1/admin/overview' },
+  { method: 'GET', path: '/v1/admin/orgs', url: () => '/v1/admin/orgs' },
+  { method: 'GET', path: '/v1/admin/orgs/{id}', url: () => '/v1/admin/orgs/org_a' },
+  { method: 'GET', path: '/v1/admin/health', url: () => '/v1/admin/health' },
+  {
+    method: 'PUT',
+    path: '/v1/admin/orgs/{id}/plan-override',
+    url: ({ orgId }) => `/v1/admin/orgs/${orgId}/plan-override`,
+    // Clearing a pin that is not there: admitted, and changes nothing for the other routes.
+    payload: () => ({ plan: null }),
+  },
+  {
+    method: 'POST',
+    path: '/v1/admin/pipeline/run',
+    url: () => '/v1/admin/pipeline/run',
+    payload: () => ({ day: '2026-11-20' }),
+  },
+];
+
+/** Routes without a credential: a credential sent anyway is neither needed nor refused. */
+const PUBLIC_ROUTES: Array<Omit<RouteCase, 'role'>> = [
+  {
+    method: 'POST',
+    path: '/v1/contact',
+    url: () => '/v1/contact',
+    payload: () => ({ name: 'Pat', email: 'pat@prospect.test', message: 'Hello', kind: 'sales' }),
+  },
+  { method: 'GET', path: '/v1/openapi.json', url: () => '/v1/openapi.json' },
+];
+
+const PLATFORM_OWNER = 'boss@arbiter.test';
+
 let h: Harness;
-let ids: { experimentId: string };
+let ids: Ids;
 
 beforeAll(async () => {
-  h = await startHarness();
+  h = await startHarness({ ARBITER_PLATFORM_OWNER_EMAILS: PLATFORM_OWNER });
   const admin = await h.token({ sub: 'owner-a', org_id: 'org_a', org_role: 'admin' });
   const created = await h.call(admin, {
     method: 'POST',
     url: '/v1/experiments',
     payload: experimentConfig(),
   });
-  ids = { experimentId: created.json().id };
+  const whoami = await h.call(admin, { method: 'GET', url: '/v1/whoami' });
+  ids = { experimentId: created.json().id, orgId: whoami.json().org_id };
   await h.call(admin, { method: 'POST', url: '/v1/keys', payload: { scope: 'publishable' } });
 });
 afterAll(() => h.close());
@@ -265,5 +306,140 @@ describe('security matrix of the dashboard plane', () => {
         expectAdmitted(route, res);
       });
     }
+  });
+});
+
+type Operations = Record<string, Record<string, { security?: unknown[] }>>;
+
+async function documentedOperations(keep: (path: string, op: { security?: unknown[] }) => boolean) {
+  const doc = (await h.app.inject({ method: 'GET', url: '/v1/openapi.json' })).json();
+  return Object.entries(doc.paths as Operations).flatMap(([path, ops]) =>
+    Object.entries(ops)
+      .filter(([, op]) => keep(path, op))
+      .map(([m]) => `${m.toUpperCase()} ${path}`),
+  );
+}
+
+const routeKeys = (routes: Array<Omit<RouteCase, 'role'>>) =>
+  routes.map((r) => `${r.method} ${r.path}`).sort();
+
+describe('security matrix of the platform-owner plane', () => {
+  it('covers every /v1/admin route the OpenAPI document lists', async () => {
+    const documented = await documentedOperations((path) => path.startsWith('/v1/admin/'));
+    expect(routeKeys(ADMIN_ROUTES)).toEqual(documented.sort());
+  });
+
+  describe.each(ADMIN_ROUTES)('$method $path', (route) => {
+    const send = (headers: Record<string, string>) =>
+      h.app.inject({
+        method: route.method,
+        url: route.url(ids),
+        headers,
+        ...(route.payload ? { payload: route.payload(ids) as object } : {}),
+      });
+    const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+
+    it('answers 401 without a credential, and to a credential of another kind', async () => {
+      const key = (
+        await h.call(await h.token({ sub: 'owner-a', org_id: 'org_a', org_role: 'admin' }), {
+          method: 'POST',
+          url: '/v1/keys',
+          payload: { scope: 'secret' },
+        })
+      ).json().key as string;
+      const kinds: Array<Record<string, string>> = [
+        {},
+        { 'x-api-key': key },
+        { authorization: 'Basic abc' },
+      ];
+      for (const headers of kinds) {
+        const res = await send(headers);
+        expect(res.statusCode).toBe(401);
+        expect(res.json()).toEqual({
+          type: '/problems/missing-credential',
+          title: 'Credential missing',
+          status: 401,
+          detail: 'Send a platform owner’s session token as Authorization: Bearer <token>',
+          instance: route.url(ids),
+        });
+      }
+    });
+
+    it('answers 401 for a malformed, expired, foreign-issuer or foreign-key token', async () => {
+      const claims = { email: PLATFORM_OWNER };
+      const bad = [
+        'not.a.jwt',
+        await h.idp.sign(claims, { expiresIn: Math.floor(Date.now() / 1000) - 60 }),
+        await h.idp.sign(claims, { issuer: 'https://evil.test' }),
+        await h.idp.sign(claims, { foreignKey: true }),
+      ];
+      for (const token of bad) {
+        const res = await send(bearer(token));
+        expect(res.statusCode).toBe(401);
+        expect(res.json().type).toBe('/problems/invalid-credential');
+      }
+    });
+
+    it('answers 403 to anyone but a platform owner, org owners included', async () => {
+      const others = [
+        await h.idp.sign({
+          sub: 'o',
+          email: 'owner@org-a.test',
+          org_id: 'org_a',
+          org_role: 'owner',
+        }),
+        await h.idp.sign({
+          sub: 'x',
+          email: 'member@org-a.test',
+          org_id: 'org_a',
+          org_role: 'member',
+        }),
+        await h.idp.sign({ sub: 'y', email: `${PLATFORM_OWNER}.evil.test`, org_id: null }),
+      ];
+      for (const token of others) {
+        const res = await send(bearer(token));
+        expect(res.statusCode).toBe(403);
+        expect(res.json()).toMatchObject({
+          type: '/problems/insufficient-role',
+          detail: 'Only platform owners may use this route',
+        });
+      }
+    });
+
+    it('admits a platform owner, with or without an org', async () => {
+      for (const org_id of ['org_a', null]) {
+        const token = await h.idp.sign({ sub: 'boss', email: PLATFORM_OWNER, org_id });
+        expectAdmitted({ ...route, role: 'member' }, await send(bearer(token)));
+      }
+    });
+  });
+});
+
+describe('security matrix of the public routes', () => {
+  it('covers every /v1 route the OpenAPI document lists without a credential', async () => {
+    const documented = await documentedOperations(
+      (path, op) => path.startsWith('/v1/') && op.security?.length === 0,
+    );
+    expect(routeKeys(PUBLIC_ROUTES)).toEqual(documented.sort());
+  });
+
+  describe.each(PUBLIC_ROUTES)('$method $path', (route) => {
+    it('admits a caller without a credential, and ignores one sent anyway', async () => {
+      const credentials = [
+        {},
+        { authorization: 'Bearer not.a.jwt' },
+        { 'x-api-key': 'svc_pk_guess' },
+      ];
+      for (const [i, headers] of credentials.entries()) {
+        const res = await h.app.inject({
+          method: route.method,
+          url: route.url(ids),
+          headers,
+          remoteAddress: `192.0.2.${i + 1}`,
+          ...(route.payload ? { payload: route.payload(ids) as object } : {}),
+        });
+        expectAdmitted({ ...route, role: 'member' }, res);
+      }
+    });
   });
 });

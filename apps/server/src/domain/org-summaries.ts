@@ -1,11 +1,10 @@
 import { asc, count, eq, or } from 'drizzle-orm';
 import type { Database } from '../db/connect.ts';
 import { experiments, memberships, orgs, users } from '../db/schema.ts';
+import { UUID } from '../schemas/uuid.ts';
 import { DomainError } from './outcomes.ts';
 import { effectivePlan } from './plans/effective-plan.ts';
 import { usageSummary } from './usage.ts';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 type OrgRow = typeof orgs.$inferSelect;
 
@@ -16,21 +15,31 @@ interface SummaryOptions {
   experimentCount: number;
 }
 
-/** One org as the platform owner sees it: who it is, its plan and this month's usage. */
+/** One org as the platform owner sees it: who it is, its plan (and where it comes from) and this month's usage. */
 async function summarize(db: Database, org: OrgRow, options: SummaryOptions) {
-  const usage = await usageSummary(db, org.id, options.now, options.enforced);
-  const effective = await effectivePlan(db, org.id, options.now);
+  const plan = await effectivePlan(db, org.id, options.now);
+  const subscription = plan.subscription;
   return {
     id: org.id,
     external_id: org.externalId,
     name: org.name,
     created_at: org.createdAt.toISOString(),
-    plan: usage.plan,
-    plan_source: effective.source,
-    override: effective.override,
+    plan: plan.plan,
+    plan_source: plan.source,
+    override: plan.override,
+    subscription:
+      subscription === null
+        ? null
+        : {
+            id: subscription.subscriptionId,
+            plan: subscription.plan,
+            status: subscription.status,
+            current_period_end: subscription.currentPeriodEnd?.toISOString() ?? null,
+            cancel_at_period_end: subscription.cancelAtPeriodEnd,
+          },
     member_count: options.memberCount,
     experiment_count: options.experimentCount,
-    usage,
+    usage: await usageSummary(db, org.id, options.now, options.enforced),
   };
 }
 

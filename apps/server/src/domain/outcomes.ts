@@ -12,11 +12,11 @@ export type DomainCode =
   | 'method-invalid'
   | 'key-not-revealable'
   | 'secret-key-not-configured'
+  | 'contact-limit'
   | 'org-not-found'
+  | 'cursor-invalid'
   | 'billing-not-configured'
   | 'plan-already-active'
-  | 'no-billing-account'
-  | 'contact-limit'
-  | 'cursor-invalid';
+  | 'no-billing-account';
 
 export class DomainError extends Outcome<DomainCode> {}

@@ -1,7 +1,8 @@
 import { count, eq, sql } from 'drizzle-orm';
 import { type Database, rows, toNumber } from '../db/connect.ts';
 import { experiments, orgs, usageCounters, users } from '../db/schema.ts';
-import { PLANS, type Plan, planOf } from './plans.ts';
+import { effectivePlan } from './plans/effective-plan.ts';
+import { PLANS, type Plan } from './plans.ts';
 import { usageMonth } from './usage-month.ts';
 
 const DAY_MS = 86_400_000;
@@ -38,11 +39,11 @@ async function total(db: Database, table: typeof orgs | typeof users | typeof ex
   return Number(row?.n ?? 0);
 }
 
-/** How many orgs are on each plan. */
-async function orgsPerPlan(db: Database): Promise<Record<Plan, number>> {
-  const found = await db.select({ plan: orgs.plan, n: count() }).from(orgs).groupBy(orgs.plan);
+/** How many orgs are on each plan (the plan in effect at `now`). */
+async function orgsPerPlan(db: Database, now: Date): Promise<Record<Plan, number>> {
+  const all = await db.select({ id: orgs.id }).from(orgs);
   const perPlan = Object.fromEntries(PLANS.map((p) => [p, 0])) as Record<Plan, number>;
-  for (const { plan, n } of found) perPlan[planOf(plan)] += Number(n);
+  for (const { id } of all) perPlan[(await effectivePlan(db, id, now)).plan] += 1;
   return perPlan;
 }
 
@@ -62,6 +63,6 @@ export async function platformOverview(db: Database, now: Date) {
     month,
     events_this_month: toNumber(metered?.events ?? 0),
     events_per_day: days.map((day) => ({ day, events: perDay.get(day) ?? 0 })),
-    plans: await orgsPerPlan(db),
+    plans: await orgsPerPlan(db, now),
   };
 }

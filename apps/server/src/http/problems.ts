@@ -100,6 +100,12 @@ export const PROBLEMS = {
     about:
       'The billing provider refused the request or did not answer; nothing was changed here. Retry later.',
   },
+  'org-not-found': {
+    status: 404,
+    title: 'Org not found',
+    about:
+      "No organization has this internal id (the platform owner's org view also takes the identity provider's org id).",
+  },
   'experiment-not-found': {
     status: 404,
     title: 'Experiment not found',
@@ -189,11 +195,6 @@ export const PROBLEMS = {
     title: 'Too many messages',
     about:
       'The contact form takes a few messages per hour from one address (`ARBITER_CONTACT_PER_IP_PER_HOUR`, 5 unless set). Wait for `Retry-After` seconds.',
-  },
-  'org-not-found': {
-    status: 404,
-    title: 'Organization not found',
-    about: 'No organization has this id (the internal UUID) or external id.',
   },
   'invalid-signature': {
     status: 401,

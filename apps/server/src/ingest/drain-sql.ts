@@ -146,7 +146,7 @@ export function moveWatermark(hi: number) {
   return sql`update ingest_watermark set folded_below = greatest(folded_below, ${hi}::bigint) where id = 1`;
 }
 
-/** Events stored but not folded yet. */
+/** Events stored but not folded yet: how many, and when the oldest of them was received. */
 export const unfoldedCount = sql`
-  select count(*)::int as n from events
+  select count(*)::int as n, min(received_at) as oldest from events
   where txid >= (select folded_below from ingest_watermark where id = 1)`;

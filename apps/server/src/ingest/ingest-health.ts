@@ -1,5 +1,5 @@
-import { sql } from 'drizzle-orm';
 import { type Database, rows, toNumber } from '../db/connect.ts';
+import { unfoldedCount } from './drain-sql.ts';
 import { listQuarantined, quarantineCounts } from './quarantine.ts';
 
 /** Quarantined events listed on the health view; the counts cover them all. */
@@ -10,11 +10,7 @@ const RECENT_QUARANTINED = 20;
  * yet in the aggregates, how long the oldest of them has waited, and the quarantine.
  */
 export async function ingestHealth(db: Database, now: Date) {
-  const [unfolded] = await rows<{ n: unknown; oldest: Date | string | null }>(
-    db,
-    sql`select count(*) as n, min(received_at) as oldest from events
-        where txid >= (select folded_below from ingest_watermark where id = 1)`,
-  );
+  const [unfolded] = await rows<{ n: unknown; oldest: Date | string | null }>(db, unfoldedCount);
   const oldest = unfolded?.oldest == null ? null : new Date(unfolded.oldest);
   const perOrg = await quarantineCounts(db);
   return {

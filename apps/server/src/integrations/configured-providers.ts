@@ -6,5 +6,7 @@ export function configuredProviders(config: Config) {
     identity: config.sessionJwksUrl !== null,
     judge: config.judgeBaseUrl !== null,
     mail: config.smtpUrl !== null,
+    billing: config.stripe.secretKey !== null,
+    billing_webhooks: config.stripe.webhookSecret !== null,
   };
 }

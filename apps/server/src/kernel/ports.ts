@@ -22,6 +22,21 @@ export interface Judge {
   score(input: JudgeInput): Promise<JudgeOutcome>;
 }
 
+export interface MailMessage {
+  to: string[];
+  subject: string;
+  text: string;
+  replyTo?: string;
+}
+
+export type MailOutcome = { ok: true } | { ok: false; reason: string };
+
+/** Sends one mail; never throws for a remote failure (the outcome says why). */
+export interface Mailer {
+  send(message: MailMessage): Promise<MailOutcome>;
+  close(): void;
+}
+
 /** A subscription as the billing provider reports it, before it is mapped to a plan. */
 export interface BillingSubscription {
   id: string;
@@ -77,19 +92,4 @@ export interface BillingProvider {
   }): Promise<{ url: string }>;
   createPortalSession(input: { customerId: string; returnUrl: string }): Promise<{ url: string }>;
   retrieveSubscription(id: string): Promise<BillingSubscription>;
-}
-
-export interface MailMessage {
-  to: string[];
-  subject: string;
-  text: string;
-  replyTo?: string;
-}
-
-export type MailOutcome = { ok: true } | { ok: false; reason: string };
-
-/** Sends one mail; never throws for a remote failure (the outcome says why). */
-export interface Mailer {
-  send(message: MailMessage): Promise<MailOutcome>;
-  close(): void;
 }

@@ -57,6 +57,8 @@ const ProvidersSchema = Type.Object(
     identity: Type.Boolean({ description: 'Session tokens from an identity provider (JWKS)' }),
     judge: Type.Boolean({ description: 'A judge model endpoint' }),
     mail: Type.Boolean({ description: 'An SMTP server for mail to platform owners' }),
+    billing: Type.Boolean({ description: 'A billing provider API key (checkout, portal)' }),
+    billing_webhooks: Type.Boolean({ description: 'A billing webhook endpoint secret' }),
   },
   { description: 'Which outside services are configured' },
 );

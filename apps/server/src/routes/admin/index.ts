@@ -14,10 +14,10 @@ export async function adminRoutes(app: App, ctx: Context): Promise<void> {
   app.decorateRequest('platformOwnerEmail', null);
   app.addHook('onRequest', platformOwnerHook(ctx));
   pipelineRun.register(app, ctx);
-  planOverride.register(app, ctx);
   inbox.register(app, ctx);
   overview.register(app, ctx);
   listOrgs.register(app, ctx);
   getOrg.register(app, ctx);
   health.register(app, ctx);
+  planOverride.register(app, ctx);
 }
