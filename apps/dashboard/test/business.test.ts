@@ -329,7 +329,7 @@ describe('the platform owner’s pages in Chromium', () => {
     await override.getByRole('button', { name: 'Yes, pin' }).click();
     await override.getByText('Pinned to Business: billing webhooks cannot change it.').waitFor();
     await expect(owner.getByTestId('org-plan').textContent()).resolves.toBe(
-      'Plan Business · pinned by the platform owner',
+      'Plan Business · pinned by the platform owner · subscription active',
     );
     expect(await call(acme, 'GET', '/v1/billing/summary')).toMatchObject({
       plan: 'business',
@@ -368,7 +368,7 @@ describe('the platform owner’s pages in Chromium', () => {
       /^no run yet · schedule .+ UTC \(scheduler not in this process\)$/,
     );
     await expect(owner.getByTestId('health-providers').textContent()).resolves.toBe(
-      'identity: no · judge: no · mail: no',
+      'identity: no · judge: no · mail: no · billing: yes · billing webhooks: yes',
     );
     await check(owner, 'admin-health');
   });

@@ -28,7 +28,7 @@ export function HealthPage() {
             <dt>Providers configured</dt>
             <dd data-testid="health-providers">
               {Object.entries(h.providers)
-                .map(([name, on]) => `${name}: ${on ? 'yes' : 'no'}`)
+                .map(([name, on]) => `${name.replaceAll('_', ' ')}: ${on ? 'yes' : 'no'}`)
                 .join(' · ')}
             </dd>
           </dl>

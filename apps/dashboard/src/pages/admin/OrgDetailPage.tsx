@@ -20,7 +20,12 @@ export function OrgDetailPage() {
             <h1>{orgLabel(o)}</h1>
             <p data-testid="org-plan">
               Plan <strong>{planName(o.plan)}</strong>
-              {o.override ? ` · pinned by the platform owner` : ' · from billing'}
+              {o.plan_source === 'override'
+                ? ' · pinned by the platform owner'
+                : o.plan_source === 'billing'
+                  ? ' · from billing'
+                  : ' · no paid subscription'}
+              {o.subscription ? ` · subscription ${o.subscription.status}` : ''}
             </p>
             <PlanOverrideForm orgId={o.id} override={o.override} />
             <div className="cards">
