@@ -200,7 +200,9 @@ describe('billing in Chromium, against the server with billing on stripe-mock', 
   it('shows a member the plan with the buttons disabled (billing changes are admin-only)', async () => {
     const member = await newTab();
     await signIn(member, 'member@acme.test', ORG, 'member');
-    await member.goto(`${server.url}/billing`);
+    // Back from a checkout the user abandoned: the hosted page returns with checkout=cancelled.
+    await member.goto(`${server.url}/billing?checkout=cancelled`);
+    await member.getByRole('status').filter({ hasText: 'Checkout cancelled' }).waitFor();
     await member.getByText('Only org admins and owners can change billing.').waitFor();
     await expect(member.getByTestId('plan').textContent()).resolves.toBe('Pro');
     await expect(
