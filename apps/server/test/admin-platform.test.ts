@@ -3,7 +3,7 @@ import { recordedRun } from '../src/analysis/nightly-log.ts';
 import { ingestQuarantine } from '../src/db/schema.ts';
 import { usageMonth } from '../src/domain/usage-month.ts';
 import { type Harness, startHarness } from './support/harness.ts';
-import { exposureOf } from './support/ingest-probe.ts';
+import { exposureOf, foldEverything } from './support/ingest-probe.ts';
 
 /**
  * The platform owner's views, checked against data this file makes: two orgs (acme with a
@@ -21,15 +21,6 @@ const get = async (url: string) => {
   expect(res.statusCode, res.body).toBe(200);
   return res.json();
 };
-
-/** The fold stops below the oldest transaction anywhere on a shared server: drain until done. */
-async function foldEverything(): Promise<void> {
-  for (let attempt = 0; attempt < 200; attempt++) {
-    await h.ctx.worker.drainAll();
-    if ((await h.ctx.queue.depth()) === 0) return;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
 
 beforeAll(async () => {
   h = await startHarness({ ARBITER_PLATFORM_OWNER_EMAILS: 'boss@arbiter.test' });
@@ -85,7 +76,7 @@ describe('GET /v1/admin/health', () => {
     expect(waiting.unfolded_events).toBe(7);
     expect(Date.parse(waiting.oldest_unfolded_at)).not.toBeNaN();
     expect(waiting.fold_lag_seconds).toBeGreaterThanOrEqual(0);
-    await foldEverything();
+    await foldEverything(h);
     expect((await get('/v1/admin/health')).ingest).toMatchObject({
       unfolded_events: 0,
       oldest_unfolded_at: null,

@@ -29,6 +29,18 @@ describe('loadConfig', () => {
       { ARBITER_LOG_LEVEL: 'loud' },
       'ARBITER_LOG_LEVEL: expected one of fatal, error, warn, info, debug, trace, silent',
     ],
+    [
+      { ARBITER_TRUST_PROXY: 'maybe' },
+      'ARBITER_TRUST_PROXY: expected true, false, a number of proxy hops or comma-separated proxy addresses/CIDRs, got "maybe"',
+    ],
+    [
+      { ARBITER_SMTP_URL: 'http://mail.test' },
+      'ARBITER_SMTP_URL: expected an smtp:// or smtps:// URL',
+    ],
+    [
+      { ARBITER_CONTACT_PER_IP_PER_HOUR: '0' },
+      'ARBITER_CONTACT_PER_IP_PER_HOUR: must be between 1 and 1000000, got 0',
+    ],
   ])('names the variable of a bad value: %j', (env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(message);
@@ -39,5 +51,21 @@ describe('loadConfig', () => {
       loadConfig({ ARBITER_PLATFORM_OWNER_EMAILS: ' Boss@Arbiter.dev, ops@arbiter.dev ,' })
         .platformOwnerEmails,
     ).toEqual(['boss@arbiter.dev', 'ops@arbiter.dev']);
+  });
+
+  it('reads the trusted proxies as Fastify takes them: none, any, a hop count or addresses', () => {
+    const trust = (value?: string) =>
+      loadConfig(value === undefined ? {} : { ARBITER_TRUST_PROXY: value }).trustProxy;
+    expect(trust()).toBe(false);
+    expect(trust('true')).toBe(true);
+    expect(trust('2')).toBe(2);
+    expect(trust('127.0.0.1, 10.0.0.0/8,::1')).toEqual(['127.0.0.1', '10.0.0.0/8', '::1']);
+  });
+
+  it('keeps contact messages for the inbox only until an SMTP URL is set', () => {
+    expect(loadConfig({})).toMatchObject({ smtpUrl: null, contactPerIpPerHour: 5 });
+    expect(loadConfig({ ARBITER_SMTP_URL: 'smtps://u:p@mail.test:465' }).smtpUrl).toBe(
+      'smtps://u:p@mail.test:465',
+    );
   });
 });

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rows } from '../src/db/connect.ts';
 import { NUMERIC_DOMAINS } from '../src/ingest/event-schema.ts';
 import { type Harness, startHarness } from './support/harness.ts';
+import { foldEverything } from './support/ingest-probe.ts';
 
 // The fuzz test of the fold the hardening issue asks for: random events with extreme but
 // accepted values go through the real accept → fold path (PGlite, and PostgreSQL in the
@@ -52,19 +53,6 @@ const businessEvent = fc.record({
   user: fc.integer({ min: 0, max: 4 }),
   value: extreme(value.minimum, value.maximum),
 });
-/**
- * The fold stops below the oldest transaction running anywhere on the server (its watermark), so
- * another test file's open transaction can leave a drain with nothing to take: drain again,
- * a bounded number of times, until the log is folded.
- */
-async function foldEverything(): Promise<void> {
-  for (let attempt = 0; attempt < 200; attempt++) {
-    await h.ctx.worker.drainAll();
-    if ((await h.ctx.queue.depth()) === 0) return;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
-
 const batch = fc.array(fc.oneof(modelCall, businessEvent), { minLength: 1, maxLength: 60 });
 
 /** Per arm: the aggregates and the same sums recomputed from the raw events, both as exact text. */
@@ -140,7 +128,7 @@ describe('the fold is exact on extreme accepted values', () => {
         });
         expect(res.statusCode).toBe(202);
         expect(res.json()).toMatchObject({ accepted: list.length, rejected: [] });
-        await foldEverything();
+        await foldEverything(h);
         expect(await h.ctx.queue.depth()).toBe(0);
 
         const arms = await perArm(experimentId);

@@ -10,8 +10,6 @@ import { type PlanPrices, planOfPrice } from './plan-prices.ts';
 /** What a delivery did; every one of them is acknowledged (204) so the provider stops retrying. */
 export type BillingEventResult = 'applied' | 'replayed' | 'stale' | 'ignored' | 'unknown-org';
 
-type Tx = Transaction;
-
 interface SubscriptionChange {
   eventId: string;
   created: Date;
@@ -20,7 +18,7 @@ interface SubscriptionChange {
 }
 
 /** Claims the event id; false when it was applied before (a replay or a retry). */
-async function claimEvent(tx: Tx, eventId: string, type: string): Promise<boolean> {
+async function claimEvent(tx: Transaction, eventId: string, type: string): Promise<boolean> {
   const claimed = await tx
     .insert(billingWebhookEvents)
     .values({ eventId, type })
@@ -31,7 +29,7 @@ async function claimEvent(tx: Tx, eventId: string, type: string): Promise<boolea
 
 /** Upserts the subscription unless a newer event was already applied to it; false when stale. */
 async function upsertSubscription(
-  tx: Tx,
+  tx: Transaction,
   orgId: string,
   change: SubscriptionChange,
   prices: PlanPrices,

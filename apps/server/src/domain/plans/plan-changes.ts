@@ -18,26 +18,25 @@ export interface PlanSync {
   changed: boolean;
 }
 
-type Tx = Transaction;
-
 /**
  * Brings `orgs.plan` (the last plan applied, shown in listings) in line with the effective
  * plan and writes `plan.changed` when it moved. Runs inside the caller's transaction, so the
  * change that caused it and its trail land together. Nothing is deleted: only limits change.
  */
 export async function syncOrgPlan(
-  tx: Tx,
+  tx: Transaction,
   orgId: string,
   now: Date,
   cause: PlanChangeCause,
   actor: PlanChangeActor = { userId: null },
 ): Promise<PlanSync> {
-  const effective = await effectivePlan(tx, orgId, now);
+  // The org row first: a concurrent change of the same org waits here, then resolves after it.
   const [org] = await tx
     .select({ plan: orgs.plan })
     .from(orgs)
     .where(eq(orgs.id, orgId))
     .for('update');
+  const effective = await effectivePlan(tx, orgId, now);
   if (org === undefined || org.plan === effective.plan) return { effective, changed: false };
   await tx.update(orgs).set({ plan: effective.plan }).where(eq(orgs.id, orgId));
   await recordAudit(tx, {
