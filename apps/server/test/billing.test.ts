@@ -79,7 +79,7 @@ describe('checkout and portal through the stripe SDK', () => {
     const first = await h.call(org.admin, {
       method: 'POST',
       url: '/v1/billing/checkout-session',
-      payload: { plan: 'pro', return_url: 'https://app.example.com/usage' },
+      payload: { plan: 'pro', return_url: 'https://app.example.com/usage?tab=plan#billing' },
     });
     expect(first.statusCode).toBe(200);
     expect(first.json().url).toMatch(/^https:\/\//);
@@ -114,9 +114,34 @@ describe('checkout and portal through the stripe SDK', () => {
         'subscription_data[metadata][arbiter_org_id]': org.orgId,
       });
     }
-    expect(sessions[0]?.params.success_url).toBe('https://app.example.com/usage?checkout=success');
-    expect(sessions[0]?.params.cancel_url).toBe('https://app.example.com/usage?checkout=cancelled');
+    expect(sessions[0]?.params.success_url).toBe(
+      'https://app.example.com/usage?tab=plan&checkout=success#billing',
+    );
+    expect(sessions[0]?.params.cancel_url).toBe(
+      'https://app.example.com/usage?tab=plan&checkout=cancelled#billing',
+    );
+    // Without return_url: this server's usage page, on the host the request came to.
+    expect(sessions[1]?.params.success_url).toBe('http://localhost:80/usage?checkout=success');
     expect((await summary(org.admin)).has_billing_account).toBe(true);
+  });
+
+  it('refuses a return URL that is not printable ASCII over http(s) with 400, before anything reaches Stripe', async () => {
+    const before = stripe.requests.length;
+    for (const url of ['/v1/billing/checkout-session', '/v1/billing/portal-session']) {
+      for (const return_url of ['https://\u00ca.example', 'https://a b', 'javascript:alert(1)']) {
+        const res = await h.call(org.admin, {
+          method: 'POST',
+          url,
+          payload: { ...(url.includes('checkout') ? { plan: 'business' } : {}), return_url },
+        });
+        expect(res.statusCode).toBe(400);
+        expect(res.json()).toMatchObject({
+          type: '/problems/validation-error',
+          errors: expect.arrayContaining([expect.objectContaining({ pointer: '#/return_url' })]),
+        });
+      }
+    }
+    expect(stripe.requests.length).toBe(before);
   });
 
   it('opens the portal for the stored customer', async () => {
