@@ -13,7 +13,10 @@ const bin = (name) =>
     join(root, 'node_modules', '.bin', name),
     join(root, '..', '..', 'node_modules', '.bin', name),
   ].find(existsSync) ?? name;
-const run = (cmd, args) => execFileSync(cmd, args, { cwd: root, stdio: 'inherit' });
+// The bundle is always the production one: a build started from inside a test runner (which
+// sets NODE_ENV=test) would otherwise get React's development build, 1.1 MB instead of 0.8 MB.
+const env = { ...process.env, NODE_ENV: 'production' };
+const run = (cmd, args) => execFileSync(cmd, args, { cwd: root, stdio: 'inherit', env });
 
 mkdirSync(join(root, '.generated'), { recursive: true });
 run(bin('tsx'), ['scripts/openapi-document.ts', '.generated/openapi.json']);

@@ -1,6 +1,12 @@
 import { createBrowserRouter, Navigate, RouterProvider } from 'react-router';
 import { useSessionToken } from './auth/session.ts';
 import { Layout } from './components/Layout.tsx';
+import { HealthPage } from './pages/admin/HealthPage.tsx';
+import { InboxPage } from './pages/admin/InboxPage.tsx';
+import { OrgDetailPage } from './pages/admin/OrgDetailPage.tsx';
+import { OrgsPage } from './pages/admin/OrgsPage.tsx';
+import { OverviewPage } from './pages/admin/OverviewPage.tsx';
+import { BillingPage } from './pages/billing/BillingPage.tsx';
 import { ExperimentEditor } from './pages/editor/ExperimentEditor.tsx';
 import { ExperimentPage } from './pages/experiment/ExperimentPage.tsx';
 import { ExperimentsPage } from './pages/experiments/ExperimentsPage.tsx';
@@ -34,7 +40,14 @@ const signedIn = createBrowserRouter([
       { path: 'keys', element: <KeysPage /> },
       { path: 'usage', element: <UsagePage /> },
       { path: 'audit', element: <AuditPage /> },
+      { path: 'billing', element: <BillingPage /> },
       { path: 'feedback', element: <FeedbackPage /> },
+      { path: 'admin', element: <Navigate to="/admin/inbox" replace /> },
+      { path: 'admin/inbox', element: <InboxPage /> },
+      { path: 'admin/overview', element: <OverviewPage /> },
+      { path: 'admin/orgs', element: <OrgsPage /> },
+      { path: 'admin/orgs/:id', element: <OrgDetailPage /> },
+      { path: 'admin/health', element: <HealthPage /> },
       { path: 'auth/callback', element: <Navigate to="/experiments" replace /> },
       { path: '*', element: <p>No such page.</p> },
     ],

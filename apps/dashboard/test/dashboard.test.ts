@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -39,10 +38,6 @@ async function check(name: string) {
 const heading = (name: string) => page.getByRole('heading', { name, level: 1 });
 
 beforeAll(async () => {
-  const root = join(import.meta.dirname, '../../..');
-  execFileSync('bash', ['scripts/ensure-chromium.sh'], { cwd: root });
-  // Builds the dashboard when its build is missing or stale (a no-op otherwise).
-  execFileSync('sh', ['scripts/bootstrap.sh'], { cwd: root, stdio: 'inherit' });
   dataDir = mkdtempSync(join(tmpdir(), 'arbiter-dashboard-'));
   server = await startServer({
     ARBITER_DATA_DIR: dataDir,
@@ -315,6 +310,33 @@ describe('the dashboard in Chromium against the real server on PGlite', () => {
     await check('feedback');
   });
 
+  it('shows billing as not configured where the server has no billing provider, and no owner navigation', async () => {
+    await page.getByRole('link', { name: 'Usage' }).click();
+    await page.getByRole('link', { name: 'Change plan or manage billing' }).click();
+    await heading('Billing').waitFor();
+    await page.getByTestId('not-configured').waitFor();
+    await expect(page.getByTestId('plan').textContent()).resolves.toBe('Free');
+    await expect(page.getByRole('button', { name: /^Check out/ }).count()).resolves.toBe(0);
+    await expect(page.getByRole('button', { name: 'Open billing portal' }).count()).resolves.toBe(
+      0,
+    );
+    await check('billing-not-configured');
+    // No platform owners on this server: the inbox answers 403, so its navigation item stays hidden.
+    const inbox = await fetch(`${server.url}/v1/admin/inbox`, {
+      headers: { authorization: `Bearer ${api.token}` },
+    });
+    expect(inbox.status).toBe(403);
+    const nav = page.getByRole('navigation', { name: 'Main' });
+    await expect(nav.getByRole('link').allTextContents()).resolves.toEqual([
+      'Experiments',
+      'Keys',
+      'Usage',
+      'Billing',
+      'Audit log',
+      'Feedback',
+    ]);
+  });
+
   it('takes a session from the identity-provider hook (/auth/callback#token=…) in a new tab', async () => {
     const context = await browser.newContext();
     const tab = await context.newPage();
@@ -369,6 +391,7 @@ describe('the dashboard in Chromium against the real server on PGlite', () => {
       ],
       ['keys', '/keys', () => heading('Keys').waitFor()],
       ['usage', '/usage', () => heading('Usage').waitFor()],
+      ['billing', '/billing', () => page.getByTestId('not-configured').waitFor()],
       ['audit', '/audit', () => heading('Audit log').waitFor()],
       ['feedback', '/feedback', () => heading('Feedback').waitFor()],
     ];

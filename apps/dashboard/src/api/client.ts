@@ -57,6 +57,10 @@ export type KeySummary = Body<'/v1/keys', 'get'>[number];
 export type AuditEntry = Body<'/v1/audit', 'get'>[number];
 export type Usage = Body<'/v1/usage', 'get'>;
 export type Whoami = Body<'/v1/whoami', 'get'>;
+export type BillingSummary = Body<'/v1/billing/summary', 'get'>;
+export type InboxItem = Body<'/v1/admin/inbox', 'get'>['items'][number];
+export type AdminOrgSummary = Body<'/v1/admin/orgs', 'get'>[number];
+export type Health = Body<'/v1/admin/health', 'get'>;
 export type ExperimentInput = NonNullable<
   paths['/v1/experiments']['post']['requestBody']
 >['content']['application/json'];

@@ -1,18 +1,27 @@
-import { useQuery } from '@tanstack/react-query';
 import { NavLink, Outlet } from 'react-router';
-import { api, ok } from '../api/client.ts';
 import { clearSession } from '../auth/session.ts';
+import { useWhoami } from '../auth/whoami.ts';
+import { useIsPlatformOwner } from '../pages/admin/queries.ts';
 
 const NAV = [
   { to: '/experiments', label: 'Experiments' },
   { to: '/keys', label: 'Keys' },
   { to: '/usage', label: 'Usage' },
+  { to: '/billing', label: 'Billing' },
   { to: '/audit', label: 'Audit log' },
   { to: '/feedback', label: 'Feedback' },
 ];
 
+/** Shown only to platform owners: the server's answer on the inbox decides (SPEC §4). */
+const OWNER_NAV = [
+  { to: '/admin/inbox', label: 'Inbox' },
+  { to: '/admin/overview', label: 'Platform' },
+];
+
 export function Layout() {
-  const me = useQuery({ queryKey: ['whoami'], queryFn: () => ok(api.GET('/v1/whoami')) });
+  const me = useWhoami();
+  const owner = useIsPlatformOwner();
+  const nav = owner.data === true ? [...NAV, ...OWNER_NAV] : NAV;
   return (
     <div className="shell">
       <header className="top">
@@ -20,7 +29,7 @@ export function Layout() {
           Arbiter
         </a>
         <nav aria-label="Main">
-          {NAV.map((n) => (
+          {nav.map((n) => (
             <NavLink key={n.to} to={n.to}>
               {n.label}
             </NavLink>

@@ -41,11 +41,16 @@ export async function call(api: Api, method: string, path: string, body?: unknow
   return text ? JSON.parse(text) : null;
 }
 
-export async function devToken(base: string, org: string, email = 'analyst@example.com') {
+export async function devToken(
+  base: string,
+  org: string,
+  email = 'analyst@example.com',
+  role: 'member' | 'admin' | 'owner' = 'admin',
+) {
   const res = await fetch(`${base}/v1/dev/session`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ email, org, role: 'admin' }),
+    body: JSON.stringify({ email, org, role }),
   });
   return ((await res.json()) as { token: string }).token;
 }

@@ -30,9 +30,12 @@ export const DASHBOARD_PAGES = [
   '/experiments/*',
   '/keys',
   '/usage',
+  '/billing',
   '/audit',
   '/feedback',
   '/auth/callback',
+  '/admin',
+  '/admin/*',
 ] as const;
 
 /**

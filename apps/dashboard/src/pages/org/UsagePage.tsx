@@ -1,22 +1,8 @@
 import { useQuery } from '@tanstack/react-query';
+import { Link } from 'react-router';
 import { api, ok } from '../../api/client.ts';
+import { Meter } from '../../components/Meter.tsx';
 import { QueryView } from '../../components/states.tsx';
-
-function Meter({ label, used, included }: { label: string; used: number; included: number }) {
-  return (
-    <div className="card meter">
-      <h2>{label}</h2>
-      <progress
-        max={Math.max(included, 1)}
-        value={Math.min(used, Math.max(included, 1))}
-        aria-label={`${label}: ${used} of ${included}`}
-      />
-      <p>
-        {used.toLocaleString()} of {included.toLocaleString()} included
-      </p>
-    </div>
-  );
-}
 
 export function UsagePage() {
   const usage = useQuery({ queryKey: ['usage'], queryFn: () => ok(api.GET('/v1/usage')) });
@@ -36,6 +22,9 @@ export function UsagePage() {
               <Meter label="Events" {...u.events} />
               <Meter label="Judge evaluations" {...u.judge_evaluations} />
             </div>
+            <p>
+              <Link to="/billing">Change plan or manage billing</Link>
+            </p>
           </>
         )}
       </QueryView>

@@ -1,0 +1,65 @@
+import { useParams } from 'react-router';
+import { Meter } from '../../components/Meter.tsx';
+import { ScrollRegion } from '../../components/ScrollRegion.tsx';
+import { Empty, QueryView } from '../../components/states.tsx';
+import { planName } from '../billing/plan-name.ts';
+import { AdminTabs } from './AdminTabs.tsx';
+import { orgLabel } from './OrgsPage.tsx';
+import { PlanOverrideForm } from './PlanOverrideForm.tsx';
+import { useAdminOrg } from './queries.ts';
+
+export function OrgDetailPage() {
+  const { id = '' } = useParams();
+  const org = useAdminOrg(id);
+  return (
+    <section>
+      <AdminTabs />
+      <QueryView query={org} what="the org">
+        {(o) => (
+          <>
+            <h1>{orgLabel(o)}</h1>
+            <p data-testid="org-plan">
+              Plan <strong>{planName(o.plan)}</strong>
+              {o.plan_source === 'override'
+                ? ' · pinned by the platform owner'
+                : o.plan_source === 'billing'
+                  ? ' · from billing'
+                  : ' · no paid subscription'}
+              {o.subscription ? ` · subscription ${o.subscription.status}` : ''}
+            </p>
+            <PlanOverrideForm orgId={o.id} override={o.override} />
+            <div className="cards">
+              <Meter label="Events" {...o.usage.events} />
+              <Meter label="Judge evaluations" {...o.usage.judge_evaluations} />
+            </div>
+            {o.members.length === 0 ? (
+              <Empty>No members.</Empty>
+            ) : (
+              <ScrollRegion label="Members">
+                <table>
+                  <caption>Members</caption>
+                  <thead>
+                    <tr>
+                      <th scope="col">Name</th>
+                      <th scope="col">Email</th>
+                      <th scope="col">Role</th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {o.members.map((m) => (
+                      <tr key={m.user_id}>
+                        <td>{m.name ?? '—'}</td>
+                        <td>{m.email ?? '—'}</td>
+                        <td>{m.role}</td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </ScrollRegion>
+            )}
+          </>
+        )}
+      </QueryView>
+    </section>
+  );
+}
