@@ -184,9 +184,18 @@ async function main(): Promise<void> {
   // Warm-up, then interleaved rounds so that drift of the machine hits every contender alike.
   for (const [, run] of contenders) run();
   const rates = contenders.map(() => [] as number[]);
+  const cpuRates = contenders.map(() => [] as number[]);
   for (let r = 0; r < ROUNDS; r++) {
     contenders.forEach(([, run], i) => {
-      rates[i]?.push(run());
+      // On a loaded machine the process gets a fraction of a core: calls per CPU second (the
+      // whole process's, GC threads included) say what the code costs, wall clock what it got.
+      const cpuBefore = process.cpuUsage();
+      const wallBefore = performance.now();
+      const rate = run();
+      const wall = (performance.now() - wallBefore) / 1_000;
+      const cpu = process.cpuUsage(cpuBefore);
+      rates[i]?.push(rate);
+      cpuRates[i]?.push((rate * wall) / ((cpu.user + cpu.system) / 1e6));
     });
   }
 
@@ -195,7 +204,7 @@ async function main(): Promise<void> {
   contenders.forEach(([name], i) => {
     const xs = rates[i] ?? [];
     console.log(
-      `${name.padEnd(56)} median ${fmt(medians[i] ?? 0)}  (min ${fmt(Math.min(...xs))}, max ${fmt(Math.max(...xs))})`,
+      `${name.padEnd(56)} median ${fmt(medians[i] ?? 0)}  (min ${fmt(Math.min(...xs))}, max ${fmt(Math.max(...xs))}), per CPU second ${fmt(median(cpuRates[i] ?? []))}`,
     );
   });
   const [arbiter, withExposures, floor, growthbook] = medians as [number, number, number, number];
