@@ -207,6 +207,12 @@ function report(m: Measure): void {
   console.log(
     `ratio (accepted and folded / COPY floor): ${(m.apiRate / m.floorRate).toFixed(2)}  (goal >= 0.5)`,
   );
+  // The same ratio by CPU, steadier on a shared machine (PostgreSQL's CPU is the whole
+  // server's: on a shared one, other databases' work falls into it).
+  const sum = (c: Cpu) => c.server + c.postgres + c.sender;
+  console.log(
+    `ratio by CPU per event (floor / API, all processes): ${(sum(m.cpuFloor) / sum(m.cpuApi)).toFixed(2)}`,
+  );
 }
 
 async function main() {
