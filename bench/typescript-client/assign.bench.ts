@@ -10,7 +10,7 @@
  */
 import { GrowthBookClient, type UserContext } from '@growthbook/growthbook';
 import { Arbiter } from '../../clients/typescript/src/index.ts';
-import { createBucketer } from '../../packages/bucketing/src/index.ts';
+import { bucketOf, createBucketer } from '../../packages/bucketing/src/index.ts';
 
 const ROUND_MS = Number(process.argv[2] ?? 1_000);
 const ROUNDS = Number(process.argv[3] ?? 7);
@@ -173,6 +173,11 @@ async function main(): Promise<void> {
       controlShare(ids, (u) => (bucketer(u) < 5_000 ? 'control' : 'concise')),
     ],
     [
+      'plain bucketOf(salt, user) (whole key encoded per call)',
+      () => roundFloor((u) => bucketOf('s-8f2a', u, 10_000), ids),
+      controlShare(ids, (u) => (bucketOf('s-8f2a', u, 10_000) < 5_000 ? 'control' : 'concise')),
+    ],
+    [
       'GrowthBook evalFeature()',
       () => roundGrowthBook(gb, contexts),
       controlShare(contexts, (c) => gb.evalFeature(EXPERIMENT, c).value),
@@ -207,10 +212,17 @@ async function main(): Promise<void> {
       `${name.padEnd(56)} median ${fmt(medians[i] ?? 0)}  (min ${fmt(Math.min(...xs))}, max ${fmt(Math.max(...xs))}), per CPU second ${fmt(median(cpuRates[i] ?? []))}`,
     );
   });
-  const [arbiter, withExposures, floor, growthbook] = medians as [number, number, number, number];
+  const [arbiter, withExposures, floor, plainBucketOf, growthbook] = medians as [
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
   console.log(`\nArbiter / GrowthBook: ${(arbiter / growthbook).toFixed(1)}x`);
   console.log(`Arbiter (exposures on) / GrowthBook: ${(withExposures / growthbook).toFixed(1)}x`);
   console.log(`Arbiter / floor (bucket function alone): ${(arbiter / floor).toFixed(2)}`);
+  console.log(`bucket function / plain bucketOf: ${(floor / plainBucketOf).toFixed(2)}x`);
   await Promise.all([plain.close(), exposing.close()]);
   await scaleCurve();
 }
