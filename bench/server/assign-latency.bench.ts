@@ -31,6 +31,7 @@ const GOAL_CPU_RATIO = 0.8;
 /** Scale curve: connections at 1x, 4x, 16x this, SCALE_SECONDS per target and step. */
 const SCALE_CONNECTIONS = Number(process.env.BENCH_SCALE_CONNECTIONS ?? 2);
 const SCALE_SECONDS = Number(process.env.BENCH_SCALE_SECONDS ?? 4);
+const IDLE_SECONDS = 3;
 const GOAL_P99_MS = 10;
 const USERS = 1_000_000;
 
@@ -110,6 +111,11 @@ interface Target {
   experiment: string[];
   /** The server process, for its CPU time. */
   pid: number | undefined;
+  /**
+   * CPU seconds per second the process spends with no request (Arbiter's background work: the
+   * fold worker, the change feed), measured before the load and taken out of each run's CPU.
+   */
+  idleCpu: number;
 }
 
 interface Run {
@@ -150,7 +156,7 @@ async function load(target: Target, seconds: number, connections = CONNECTIONS):
     if (status >= 200 && status < 300) times.push(ms);
   });
   const result = await instance;
-  const cpuSeconds = cpuSecondsOf(target.pid) - cpuBefore;
+  const cpuSeconds = cpuSecondsOf(target.pid) - cpuBefore - target.idleCpu * result.duration;
   return { result, times: Float64Array.from(times).sort(), cpuSeconds };
 }
 
@@ -191,6 +197,12 @@ const rate = (run: Run) => run.result['2xx'] / run.result.duration;
 const cpuPerRequest = (run: Run) => (run.cpuSeconds * 1e6) / run.result['2xx'];
 const ms = (v: number) => `${v.toFixed(2)} ms`;
 
+async function idleCpuOf(pid: number | undefined): Promise<number> {
+  const before = cpuSecondsOf(pid);
+  await new Promise((resolve) => setTimeout(resolve, IDLE_SECONDS * 1000));
+  return (cpuSecondsOf(pid) - before) / IDLE_SECONDS;
+}
+
 /** How answers per second, p99 and CPU per request move as the concurrent connections grow. */
 async function scaleCurve(base: Target, arbiter: Target): Promise<void> {
   console.log(
@@ -218,12 +230,14 @@ async function main() {
       apiKey: bench.secretKey,
       experiment: [bench.experimentId, 'bench'],
       pid: bench.server.child.pid,
+      idleCpu: 0,
     };
     const base: Target = {
       url: baseline.url,
       apiKey: 'none',
       experiment: ['x'],
       pid: baseline.child.pid,
+      idleCpu: 0,
     };
     // One real answer first: the route works and the experiment enrols users.
     const probe = await fetch(`${bench.server.url}/v1/assign`, {
@@ -236,6 +250,10 @@ async function main() {
       throw new Error(`assign probe: ${probe.status} ${JSON.stringify(answer)}`);
     }
 
+    for (const target of [arbiter, base]) target.idleCpu = await idleCpuOf(target.pid);
+    console.log(
+      `idle CPU taken out of each run: arbiter ${(arbiter.idleCpu * 1e3).toFixed(1)} ms/s, baseline ${(base.idleCpu * 1e3).toFixed(1)} ms/s`,
+    );
     // Warm-up (JIT, keep-alive sockets, caches), then the measured runs, baseline first.
     if (WARMUP > 0) {
       check('warm-up baseline', await load(base, WARMUP));
