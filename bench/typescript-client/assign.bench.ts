@@ -223,6 +223,10 @@ async function main(): Promise<void> {
   console.log(`Arbiter (exposures on) / GrowthBook: ${(withExposures / growthbook).toFixed(1)}x`);
   console.log(`Arbiter / floor (bucket function alone): ${(arbiter / floor).toFixed(2)}`);
   console.log(`bucket function / plain bucketOf: ${(floor / plainBucketOf).toFixed(2)}x`);
+  const cpu = cpuRates.map(median);
+  console.log(
+    `by CPU second: Arbiter ${fmt(cpu[0] ?? 0)} (goal >= 10 M/s), Arbiter / GrowthBook ${((cpu[0] ?? 0) / (cpu[4] ?? 1)).toFixed(1)}x (goal >= 10x), Arbiter / floor ${((cpu[0] ?? 0) / (cpu[2] ?? 1)).toFixed(2)}`,
+  );
   await Promise.all([plain.close(), exposing.close()]);
   await scaleCurve();
 }
