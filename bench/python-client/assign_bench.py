@@ -65,11 +65,11 @@ class _Api(BaseHTTPRequestHandler):
         self._send(202, {"accepted": 0, "config_version": 1})
 
 
-def ids() -> List[str]:
-    return ["user-%d-%d" % (i, (i * 2_654_435_761) & 0xFFFFFFFF) for i in range(USERS)]
+def ids(count: int = USERS) -> List[str]:
+    return ["user-%d-%d" % (i, (i * 2_654_435_761) & 0xFFFFFFFF) for i in range(count)]
 
 
-def rate(loop: Callable[[], int]) -> float:
+def rate(loop: Callable[[], int], users: int = USERS) -> float:
     """Calls per second of ``loop`` (one pass over the users, returning the control count),
     repeated for about ROUND_S."""
     calls = 0
@@ -77,7 +77,7 @@ def rate(loop: Callable[[], int]) -> float:
     now = start
     while now - start < ROUND_S:
         loop()
-        calls += USERS
+        calls += users
         now = time.perf_counter()
     return calls / (now - start)
 
@@ -88,9 +88,9 @@ def main() -> None:
     url = "http://127.0.0.1:%d" % server.server_address[1]
     users = ids()
 
-    def client(track_exposures: bool) -> Arbiter:
+    def client(track_exposures: bool, users_count: int = USERS) -> Arbiter:
         c = Arbiter(api_key="svc_pk_bench", base_url=url, experiments=[EXPERIMENT], track_exposures=track_exposures,
-                    queue_capacity=USERS * 2, flush_interval_ms=3_600_000, poll_interval_ms=3_600_000)
+                    queue_capacity=users_count * 2, flush_interval_ms=3_600_000, poll_interval_ms=3_600_000)
         assert c.ready(timeout=30)
         return c
 
@@ -99,12 +99,12 @@ def main() -> None:
         exposing.assign(EXPERIMENT, u)
     exposing.flush()
 
-    def arbiter_loop(c: Arbiter) -> Callable[[], int]:
+    def arbiter_loop(c: Arbiter, over: List[str] = users) -> Callable[[], int]:
         assign = c.assign
 
         def loop() -> int:
             control = 0
-            for u in users:
+            for u in over:
                 if assign(EXPERIMENT, u) == "control":
                     control += 1
             return control
@@ -198,7 +198,27 @@ def main() -> None:
     plain.close()
     exposing.close()
     runner.close()
+    scale_curve(client, arbiter_loop)
     server.shutdown()
+
+
+def scale_curve(client: Callable[[bool, int], Arbiter], arbiter_loop: Callable[..., Callable[[], int]]) -> None:
+    """ns per assign() at 1x, 4x and 16x the users, exposures off and on (every user exposed
+    first): the hash costs the same per call, so growth is memory (the exposed-users cache)."""
+    print("\nscale curve: users  |  ns/assign, exposures off  |  ns/assign, exposures on (all exposed)")
+    base = None
+    for factor in (1, 4, 16):
+        users = ids(USERS * factor)
+        off, on = client(False, len(users)), client(True, len(users))
+        for u in users:
+            on.assign(EXPERIMENT, u)
+        on.flush()
+        ns = tuple(statistics.median(1e9 / rate(arbiter_loop(c, users), len(users)) for _ in range(3)) for c in (off, on))
+        base = base or ns
+        print("%3dx %7d  |  %5.0f ns (%.2fx)  |  %5.0f ns (%.2fx)" % (
+            factor, len(users), ns[0], ns[0] / base[0], ns[1], ns[1] / base[1]))
+        off.close()
+        on.close()
 
 
 if __name__ == "__main__":

@@ -1,7 +1,10 @@
 /**
  * Benchmark (b) of issue 3: POST /v1/assign requests per second and p99 latency under
  * keep-alive load, against a bare Fastify route answering a constant JSON body, measured side
- * by side in one run on the same machine. Goals: ratio >= 0.6, p99 <= 10 ms.
+ * by side in one run on the same machine. Goals: ratio >= 0.85, server CPU per request >= 0.8
+ * of the baseline's, p99 <= 10 ms. Then the scale curve: both at 1x, 4x and 16x the concurrent
+ * connections (BENCH_SCALE_CONNECTIONS, 2), BENCH_SCALE_SECONDS (4) each; BENCH_SCALE_SECONDS=0
+ * skips it.
  *
  * Arbiter: `arbiter serve` as its own process on a fresh PostgreSQL database (startBenchServer);
  * rate limits raised there. Baseline: Fastify 5 in its own child process. Load: autocannon in
@@ -23,7 +26,12 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 3);
-const GOAL_RATIO = 0.6;
+const GOAL_RATIO = 0.85;
+const GOAL_CPU_RATIO = 0.8;
+/** Scale curve: connections at 1x, 4x, 16x this, SCALE_SECONDS per target and step. */
+const SCALE_CONNECTIONS = Number(process.env.BENCH_SCALE_CONNECTIONS ?? 2);
+const SCALE_SECONDS = Number(process.env.BENCH_SCALE_SECONDS ?? 4);
+const IDLE_SECONDS = 3;
 const GOAL_P99_MS = 10;
 const USERS = 1_000_000;
 
@@ -103,6 +111,11 @@ interface Target {
   experiment: string[];
   /** The server process, for its CPU time. */
   pid: number | undefined;
+  /**
+   * CPU seconds per second the process spends with no request (Arbiter's background work: the
+   * fold worker, the change feed), measured before the load and taken out of each run's CPU.
+   */
+  idleCpu: number;
 }
 
 interface Run {
@@ -114,14 +127,14 @@ interface Run {
 }
 
 /** Keep-alive load with a different user (and alternately name or id) on every request. */
-async function load(target: Target, seconds: number): Promise<Run> {
+async function load(target: Target, seconds: number, connections = CONNECTIONS): Promise<Run> {
   const { url, apiKey, experiment } = target;
   let n = 0;
   const times: number[] = [];
   const cpuBefore = cpuSecondsOf(target.pid);
   const instance = autocannon({
     url: `${url}/v1/assign`,
-    connections: CONNECTIONS,
+    connections,
     duration: seconds,
     pipelining: 1,
     method: 'POST',
@@ -143,7 +156,7 @@ async function load(target: Target, seconds: number): Promise<Run> {
     if (status >= 200 && status < 300) times.push(ms);
   });
   const result = await instance;
-  const cpuSeconds = cpuSecondsOf(target.pid) - cpuBefore;
+  const cpuSeconds = cpuSecondsOf(target.pid) - cpuBefore - target.idleCpu * result.duration;
   return { result, times: Float64Array.from(times).sort(), cpuSeconds };
 }
 
@@ -184,6 +197,29 @@ const rate = (run: Run) => run.result['2xx'] / run.result.duration;
 const cpuPerRequest = (run: Run) => (run.cpuSeconds * 1e6) / run.result['2xx'];
 const ms = (v: number) => `${v.toFixed(2)} ms`;
 
+async function idleCpuOf(pid: number | undefined): Promise<number> {
+  const before = cpuSecondsOf(pid);
+  await new Promise((resolve) => setTimeout(resolve, IDLE_SECONDS * 1000));
+  return (cpuSecondsOf(pid) - before) / IDLE_SECONDS;
+}
+
+/** How answers per second, p99 and CPU per request move as the concurrent connections grow. */
+async function scaleCurve(base: Target, arbiter: Target): Promise<void> {
+  console.log(
+    '\nscale curve: connections | baseline req/s, p99 | arbiter req/s, p99, CPU µs/req | ratio req/s, CPU',
+  );
+  for (const factor of [1, 4, 16]) {
+    const connections = SCALE_CONNECTIONS * factor;
+    const b = await load(base, SCALE_SECONDS, connections);
+    const a = await load(arbiter, SCALE_SECONDS, connections);
+    check(`scale baseline ${connections}`, b);
+    check(`scale arbiter ${connections}`, a);
+    console.log(
+      `${String(factor).padStart(3)}x ${String(connections).padStart(4)} | ${Math.round(rate(b))} req/s, ${ms(percentile(b.times, 99))} | ${Math.round(rate(a))} req/s, ${ms(percentile(a.times, 99))}, ${cpuPerRequest(a).toFixed(0)} µs | ${(rate(a) / rate(b)).toFixed(2)}, ${(cpuPerRequest(b) / cpuPerRequest(a)).toFixed(2)}`,
+    );
+  }
+}
+
 async function main() {
   const db = await freshPostgres();
   const bench = await startBenchServer(db.url);
@@ -194,12 +230,14 @@ async function main() {
       apiKey: bench.secretKey,
       experiment: [bench.experimentId, 'bench'],
       pid: bench.server.child.pid,
+      idleCpu: 0,
     };
     const base: Target = {
       url: baseline.url,
       apiKey: 'none',
       experiment: ['x'],
       pid: baseline.child.pid,
+      idleCpu: 0,
     };
     // One real answer first: the route works and the experiment enrols users.
     const probe = await fetch(`${bench.server.url}/v1/assign`, {
@@ -212,6 +250,10 @@ async function main() {
       throw new Error(`assign probe: ${probe.status} ${JSON.stringify(answer)}`);
     }
 
+    for (const target of [arbiter, base]) target.idleCpu = await idleCpuOf(target.pid);
+    console.log(
+      `idle CPU taken out of each run: arbiter ${(arbiter.idleCpu * 1e3).toFixed(1)} ms/s, baseline ${(base.idleCpu * 1e3).toFixed(1)} ms/s`,
+    );
     // Warm-up (JIT, keep-alive sockets, caches), then the measured runs, baseline first.
     if (WARMUP > 0) {
       check('warm-up baseline', await load(base, WARMUP));
@@ -248,12 +290,14 @@ async function main() {
     console.log(
       `ratio (arbiter / baseline req/s): ${ratio.toFixed(2)}  goal >= ${GOAL_RATIO}: ${ratioOk ? 'met' : 'NOT met'}`,
     );
+    const cpuRatio = cpuPerRequest(baseRun) / cpuPerRequest(arbRun);
     console.log(
-      `ratio of server CPU per request (baseline / arbiter): ${(cpuPerRequest(baseRun) / cpuPerRequest(arbRun)).toFixed(2)}  (for reading the above on a shared machine)`,
+      `ratio of server CPU per request (baseline / arbiter): ${cpuRatio.toFixed(2)}  goal >= ${GOAL_CPU_RATIO}: ${cpuRatio >= GOAL_CPU_RATIO ? 'met' : 'NOT met'}`,
     );
     console.log(
       `arbiter p99: ${ms(arbP99)}  goal <= ${GOAL_P99_MS} ms: ${p99Ok ? 'met' : 'NOT met'}`,
     );
+    if (SCALE_SECONDS > 0) await scaleCurve(base, arbiter);
   } finally {
     await baseline.stop();
     await bench.stop();

@@ -1,7 +1,9 @@
 /**
  * Benchmark of issue 4: the nightly pipeline over 10 experiments × 100,000 users × 3 metrics on
  * PostgreSQL, against one plain SQL aggregate over the same rows, measured in one run. Prints
- * time, peak memory and the ratio. Run: npx tsx bench/server/pipeline.bench.ts
+ * time, peak memory and the ratio. Then the scale curve: the same at 1x, 4x and 16x the users
+ * (the last is BENCH_USERS), each on a fresh database; BENCH_SCALE=0 runs only the last.
+ * Run: npx tsx bench/server/pipeline.bench.ts
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,7 +20,7 @@ const EXPERIMENTS = Number(process.env.BENCH_EXPERIMENTS ?? 10);
 const USERS = Number(process.env.BENCH_USERS ?? 100_000);
 const DAY = '2026-11-20';
 
-async function main() {
+async function measure(users: number): Promise<{ elapsed: number; baseline: number }> {
   const db = await freshPostgres();
   const config = loadConfig({
     ARBITER_DATABASE_URL: db.url,
@@ -86,11 +88,11 @@ async function main() {
           latency_n, latency_sum, latency_sq, tokens_n, tokens_sum, tokens_sq, cost_n, cost_sum, cost_sq)
         select ${id}::uuid, ${DAY}::date, case when g % 2 = 0 then 'control' else 'treatment' end, 'user-' || g,
           1, 2, 0, 2, 2 * (400 + (g % 97)), 2 * (400 + (g % 97))^2, 2, 2 * (300 + (g % 53)), 2 * (300 + (g % 53))^2, 0, 0, 0
-        from generate_series(1, ${USERS}) g`);
+        from generate_series(1, ${users}) g`);
       await ctx.db.execute(sql`
         insert into user_day_business (experiment_id, day, metric, variant, user_id, n, sum, sum_squares)
         select ${id}::uuid, ${DAY}::date, 'checkout', case when g % 2 = 0 then 'control' else 'treatment' end, 'user-' || g, 1, 1, 1
-        from generate_series(1, ${USERS}) g where g % 10 = 0`);
+        from generate_series(1, ${users}) g where g % 10 = 0`);
     }
     await ctx.db.execute(sql`analyze`);
     const loaded = performance.now();
@@ -120,7 +122,7 @@ async function main() {
       throw new Error(`unexpected run: ${JSON.stringify(summary)}`);
 
     console.log(
-      `data: ${EXPERIMENTS} experiments × ${USERS} users × 3 metrics, loaded in ${((loaded - loadStart) / 1000).toFixed(1)} s (PostgreSQL)`,
+      `data: ${EXPERIMENTS} experiments × ${users} users × 3 metrics, loaded in ${((loaded - loadStart) / 1000).toFixed(1)} s (PostgreSQL)`,
     );
     console.log(`nightly pipeline:          ${(elapsed / 1000).toFixed(2)} s   (goal <= 20 s)`);
     console.log(`plain SQL aggregate:       ${(baseline / 1000).toFixed(2)} s`);
@@ -128,10 +130,28 @@ async function main() {
     console.log(
       `peak RSS during the run:   ${Math.round(peak / 1048576)} MiB (${Math.round(rssBefore / 1048576)} MiB before)`,
     );
+    return { elapsed, baseline };
   } finally {
     await ctx.close();
     await db.drop();
   }
+}
+
+async function main() {
+  const factors = process.env.BENCH_SCALE === '0' ? [16] : [1, 4, 16];
+  const runs: { users: number; elapsed: number; baseline: number }[] = [];
+  for (const factor of factors) {
+    const users = Math.round((USERS / 16) * factor);
+    runs.push({ users, ...(await measure(users)) });
+  }
+  console.log(
+    '\nscale curve: users | pipeline s | aggregate s | ratio | pipeline µs per user-experiment',
+  );
+  runs.forEach((r, i) => {
+    console.log(
+      `${String(factors[i]).padStart(3)}x ${String(r.users).padStart(8)} | ${(r.elapsed / 1000).toFixed(2)} | ${(r.baseline / 1000).toFixed(2)} | ${(r.elapsed / r.baseline).toFixed(1)} | ${((r.elapsed * 1000) / (r.users * EXPERIMENTS)).toFixed(1)}`,
+    );
+  });
 }
 
 await main();

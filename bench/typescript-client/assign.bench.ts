@@ -2,12 +2,15 @@
  * assign() calls per second of @arbiter/client against the GrowthBook JS SDK evaluating the
  * same two-arm 50/50 experiment through its multi-user path (GrowthBookClient.evalFeature with
  * a per-call user context). Both run in one process, interleaved round by round, over the same
- * 16 384 users; the median round is reported.
+ * 16 384 users; the median round is reported. The floor is the experiment's bucket function
+ * alone (the frozen hash with `salt:` pre-hashed), in the same process. Then the scale curve:
+ * assign() over 1x, 4x and 16x the users, exposures off and on (the exposed-users map grows).
  *
  *   npx tsx bench/typescript-client/assign.bench.ts [roundMs=1000] [rounds=7]
  */
 import { GrowthBookClient, type UserContext } from '@growthbook/growthbook';
 import { Arbiter } from '../../clients/typescript/src/index.ts';
+import { bucketOf, createBucketer } from '../../packages/bucketing/src/index.ts';
 
 const ROUND_MS = Number(process.argv[2] ?? 1_000);
 const ROUNDS = Number(process.argv[3] ?? 7);
@@ -35,11 +38,11 @@ const config = {
 };
 
 /** A client whose only "network" is this config, so the bench measures assign and nothing else. */
-async function arbiterClient(trackExposures: boolean): Promise<Arbiter> {
+async function arbiterClient(trackExposures: boolean, users = USERS): Promise<Arbiter> {
   const client = new Arbiter({
     apiKey: 'svc_pk_bench',
     trackExposures,
-    queueCapacity: USERS * 2,
+    queueCapacity: users * 2,
     flushIntervalMs: 3_600_000,
     fetch: async (_url, init) =>
       init?.method === 'POST'
@@ -113,6 +116,23 @@ function roundGrowthBook(gb: GrowthBookClient, contexts: readonly UserContext[])
   return calls / ((now - start) / 1_000);
 }
 
+function roundFloor(bucketOf: (userId: string) => number, ids: readonly string[]): number {
+  const mask = ids.length - 1;
+  let calls = 0;
+  let control = 0;
+  const start = performance.now();
+  let now = start;
+  while (now - start < ROUND_MS) {
+    for (let i = 0; i < CHUNK; i++) {
+      if (bucketOf(ids[(calls + i) & mask] as string) < 5_000) control++;
+    }
+    calls += CHUNK;
+    now = performance.now();
+  }
+  keep(control);
+  return calls / ((now - start) / 1_000);
+}
+
 /** Uses a result so that no engine can discard the calls that made it. */
 function keep(count: number): void {
   if (count < 0) console.log(count);
@@ -125,8 +145,12 @@ function controlShare<T>(inputs: readonly T[], call: (input: T) => unknown): num
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
 const fmt = (n: number) => `${(n / 1e6).toFixed(2)} M/s`;
 
+const userIds = (count: number) =>
+  Array.from({ length: count }, (_, i) => `user-${i}-${(i * 2_654_435_761) >>> 0}`);
+
 async function main(): Promise<void> {
-  const ids = Array.from({ length: USERS }, (_, i) => `user-${i}-${(i * 2_654_435_761) >>> 0}`);
+  const ids = userIds(USERS);
+  const bucketer = createBucketer('s-8f2a', 10_000);
   const contexts: UserContext[] = ids.map((id) => ({ attributes: { id } }));
   const plain = await arbiterClient(false);
   const exposing = await arbiterClient(true);
@@ -144,6 +168,16 @@ async function main(): Promise<void> {
       controlShare(ids, (u) => exposing.assign(EXPERIMENT, u)),
     ],
     [
+      'floor: the bucket function alone',
+      () => roundFloor(bucketer, ids),
+      controlShare(ids, (u) => (bucketer(u) < 5_000 ? 'control' : 'concise')),
+    ],
+    [
+      'plain bucketOf(salt, user) (whole key encoded per call)',
+      () => roundFloor((u) => bucketOf('s-8f2a', u, 10_000), ids),
+      controlShare(ids, (u) => (bucketOf('s-8f2a', u, 10_000) < 5_000 ? 'control' : 'concise')),
+    ],
+    [
       'GrowthBook evalFeature()',
       () => roundGrowthBook(gb, contexts),
       controlShare(contexts, (c) => gb.evalFeature(EXPERIMENT, c).value),
@@ -155,9 +189,18 @@ async function main(): Promise<void> {
   // Warm-up, then interleaved rounds so that drift of the machine hits every contender alike.
   for (const [, run] of contenders) run();
   const rates = contenders.map(() => [] as number[]);
+  const cpuRates = contenders.map(() => [] as number[]);
   for (let r = 0; r < ROUNDS; r++) {
     contenders.forEach(([, run], i) => {
-      rates[i]?.push(run());
+      // On a loaded machine the process gets a fraction of a core: calls per CPU second (the
+      // whole process's, GC threads included) say what the code costs, wall clock what it got.
+      const cpuBefore = process.cpuUsage();
+      const wallBefore = performance.now();
+      const rate = run();
+      const wall = (performance.now() - wallBefore) / 1_000;
+      const cpu = process.cpuUsage(cpuBefore);
+      rates[i]?.push(rate);
+      cpuRates[i]?.push((rate * wall) / ((cpu.user + cpu.system) / 1e6));
     });
   }
 
@@ -166,13 +209,56 @@ async function main(): Promise<void> {
   contenders.forEach(([name], i) => {
     const xs = rates[i] ?? [];
     console.log(
-      `${name.padEnd(56)} median ${fmt(medians[i] ?? 0)}  (min ${fmt(Math.min(...xs))}, max ${fmt(Math.max(...xs))})`,
+      `${name.padEnd(56)} median ${fmt(medians[i] ?? 0)}  (min ${fmt(Math.min(...xs))}, max ${fmt(Math.max(...xs))}), per CPU second ${fmt(median(cpuRates[i] ?? []))}`,
     );
   });
-  const [arbiter, withExposures, growthbook] = medians as [number, number, number];
+  const [arbiter, withExposures, floor, plainBucketOf, growthbook] = medians as [
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
   console.log(`\nArbiter / GrowthBook: ${(arbiter / growthbook).toFixed(1)}x`);
   console.log(`Arbiter (exposures on) / GrowthBook: ${(withExposures / growthbook).toFixed(1)}x`);
+  console.log(`Arbiter / floor (bucket function alone): ${(arbiter / floor).toFixed(2)}`);
+  console.log(`bucket function / plain bucketOf: ${(floor / plainBucketOf).toFixed(2)}x`);
+  const cpu = cpuRates.map(median);
+  console.log(
+    `by CPU second: Arbiter ${fmt(cpu[0] ?? 0)} (goal >= 10 M/s), Arbiter / GrowthBook ${((cpu[0] ?? 0) / (cpu[4] ?? 1)).toFixed(1)}x (goal >= 10x), Arbiter / floor ${((cpu[0] ?? 0) / (cpu[2] ?? 1)).toFixed(2)}`,
+  );
   await Promise.all([plain.close(), exposing.close()]);
+  await scaleCurve();
+}
+
+/**
+ * ns per assign() at 1x, 4x and 16x the users: the hash costs the same per call, so growth
+ * here is the memory the working set (and, with exposures on, the exposed-users map) outgrows.
+ */
+async function scaleCurve(): Promise<void> {
+  console.log(
+    '\nscale curve: users  |  ns/assign, exposures off  |  ns/assign, exposures on (all exposed)',
+  );
+  let base: [number, number] | null = null;
+  for (const factor of [1, 4, 16]) {
+    const ids = userIds(USERS * factor);
+    const [off, on] = [
+      await arbiterClient(false, ids.length),
+      await arbiterClient(true, ids.length),
+    ];
+    for (const id of ids) on.assign(EXPERIMENT, id);
+    const samples: [number[], number[]] = [[], []];
+    for (let r = 0; r < 3; r++) {
+      samples[0].push(1e9 / roundArbiter(off, ids));
+      samples[1].push(1e9 / roundArbiter(on, ids));
+    }
+    const ns: [number, number] = [median(samples[0]), median(samples[1])];
+    base ??= ns;
+    console.log(
+      `${String(factor).padStart(3)}x ${String(ids.length).padStart(7)}  |  ${ns[0].toFixed(0).padStart(4)} ns (${(ns[0] / base[0]).toFixed(2)}x)  |  ${ns[1].toFixed(0).padStart(4)} ns (${(ns[1] / base[1]).toFixed(2)}x)`,
+    );
+    await Promise.all([off.close(), on.close()]);
+  }
 }
 
 await main();

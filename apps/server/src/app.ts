@@ -8,6 +8,7 @@ import { registerDashboard } from './http/dashboard-static.ts';
 import { frameworkErrors, registerErrorHandling } from './http/error-handler.ts';
 import { registerOpenApi } from './http/openapi-document.ts';
 import { ProblemSchema } from './http/problem-body.ts';
+import { lazyRequestLogger } from './http/request-logger.ts';
 import { declareEdgeStatuses } from './http/responses.ts';
 import { MAX_PARAM_LENGTH } from './http/route-methods.ts';
 import { adminRoutes } from './routes/admin/index.ts';
@@ -33,7 +34,9 @@ function trustProxyOption(setting: Context['config']['trustProxy']) {
 /** Builds the HTTP app from a context; only main.ts listens. Tests call this with inject(). */
 export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<App> {
   const app = Fastify({
-    ...(options.logger === false ? { logger: false } : { loggerInstance: ctx.log }),
+    ...(options.logger === false
+      ? { logger: false }
+      : { loggerInstance: ctx.log, childLoggerFactory: lazyRequestLogger }),
     bodyLimit: ctx.config.bodyLimitBytes,
     connectionTimeout: 30_000,
     requestTimeout: 60_000,

@@ -231,4 +231,46 @@ describe('CORS for browser clients', () => {
     });
     expect(config.headers['access-control-expose-headers']).toBe('etag, retry-after');
   });
+
+  it('gives every ingest answer, success or problem, with or without Origin, the same CORS headers', async () => {
+    const cors = (res: { headers: Record<string, unknown> }) =>
+      Object.fromEntries(
+        Object.entries(res.headers).filter(
+          ([k]) => k.startsWith('access-control-') || k === 'vary',
+        ),
+      );
+    const expected = {
+      'access-control-allow-origin': '*',
+      'access-control-expose-headers': 'etag, retry-after',
+    };
+    const body = { experiment_id: experiment.id, user_id: 'u-1' };
+    for (const headers of [{}, { origin: 'https://shop.example' }]) {
+      const ok = await h.ingest(acme.publishable, {
+        method: 'POST',
+        url: '/v1/assign',
+        payload: body,
+        headers,
+      });
+      const noKey = await h.ingest(null, {
+        method: 'POST',
+        url: '/v1/assign',
+        payload: body,
+        headers,
+      });
+      const bad = await h.ingest(acme.publishable, {
+        method: 'POST',
+        url: '/v1/assign',
+        payload: { user_id: 'u' },
+        headers,
+      });
+      const events = await h.ingest(acme.publishable, {
+        method: 'POST',
+        url: '/v1/events',
+        payload: { events: [] },
+        headers,
+      });
+      expect([ok, noKey, bad].map((r) => r.statusCode)).toEqual([200, 401, 400]);
+      for (const res of [ok, noKey, bad, events]) expect(cors(res)).toEqual(expected);
+    }
+  });
 });

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   BUCKETING_VERSION,
@@ -87,5 +88,57 @@ describe('createBucketer', () => {
       const bucketer = createBucketer(salt, 9973);
       for (const user of users) expect(bucketer(user)).toBe(bucketOf(salt, user, 9973));
     }
+  });
+});
+
+describe('createBucketer over random ids', () => {
+  // The ASCII path hashes char codes directly; any other id takes the UTF-8 encoder. Both must
+  // give exactly the bytes, and so the bucket, of the plain bucketOf.
+  const salt = fc.string({ unit: 'binary', maxLength: 12 });
+  const bucketCount = fc.integer({ min: 1, max: 0xffffffff });
+  it('agrees with bucketOf on ASCII ids, for every salt length mod 4', () => {
+    fc.assert(
+      fc.property(
+        salt,
+        fc.string({ unit: 'binary-ascii', maxLength: 40 }),
+        bucketCount,
+        (s, u, n) => {
+          expect(createBucketer(s, n)(u)).toBe(bucketOf(s, u, n));
+        },
+      ),
+      { numRuns: 2000 },
+    );
+  });
+  it('agrees with bucketOf on any UTF-16 id, lone surrogates included', () => {
+    const anyUnit = fc.oneof(
+      fc.string({ unit: 'binary', maxLength: 40 }),
+      fc.string({ unit: 'grapheme', maxLength: 20 }),
+      fc.string({
+        unit: fc.integer({ min: 0, max: 0xffff }).map((c) => String.fromCharCode(c)),
+        maxLength: 20,
+      }),
+    );
+    fc.assert(
+      fc.property(salt, anyUnit, bucketCount, (s, u, n) => {
+        expect(createBucketer(s, n)(u)).toBe(bucketOf(s, u, n));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+  it('agrees with bucketOf when a non-ASCII char comes in any position of an ASCII id', () => {
+    fc.assert(
+      fc.property(
+        salt,
+        fc.string({ unit: 'binary-ascii', maxLength: 20 }),
+        fc.nat(),
+        fc.constantFrom('é', '\u0080', '\u{1F600}', '\uD800', '\uDFFF', '\uFFFF'),
+        (s, ascii, at, other) => {
+          const pos = at % (ascii.length + 1);
+          const u = ascii.slice(0, pos) + other + ascii.slice(pos);
+          expect(createBucketer(s, 10_000)(u)).toBe(bucketOf(s, u, 10_000));
+        },
+      ),
+      { numRuns: 1000 },
+    );
   });
 });

@@ -122,9 +122,7 @@ export class ArbiterClient {
       const entry = this.#store.lookup(experiment);
       if (entry === undefined || typeof user !== 'string') return null;
       const variant = this.#store.variantOf(entry, user);
-      if (variant !== null && this.#trackExposures && isWireUserId(user)) {
-        this.#exposeOnce(entry, user, variant);
-      }
+      if (variant !== null && this.#trackExposures) this.#exposeOnce(entry, user, variant);
       return variant;
     } catch (err) {
       this.#warnOnce('assign', `assign failed, returning null: ${String(err)}`);
@@ -245,6 +243,9 @@ export class ArbiterClient {
 
   #exposeOnce(entry: CompiledExperiment, user: string, variant: string): void {
     if (entry.exposed.get(user) === variant) return;
+    // After the cache, which only ever holds ids that passed: an already exposed user (the
+    // steady state) skips the scan of the id; one the API would refuse is never queued.
+    if (!isWireUserId(user)) return;
     // Forgetting everyone at once keeps the cache bounded at the price of a repeat exposure.
     if (entry.exposed.size >= C.EXPOSURE_CACHE_SIZE) entry.exposed.clear();
     entry.exposed.set(user, variant);

@@ -28,7 +28,8 @@ async function limitPerKey(app: App, ctx: Context): Promise<void> {
     },
     // CORS preflights carry no key: they are limited per address instead.
     keyGenerator: (request) => request.keyCaller?.keyHash ?? `ip:${request.ip}`,
-    max: async (request) =>
+    // Synchronous: the plugin awaits whatever this returns, an async function costs a promise.
+    max: (request) =>
       request.keyCaller?.scope === 'secret'
         ? ctx.config.rateLimitSecretPerMinute
         : ctx.config.rateLimitPublishablePerMinute,
@@ -40,19 +41,38 @@ async function limitPerKey(app: App, ctx: Context): Promise<void> {
   });
 }
 
+const EXPOSED_HEADERS = ['etag', 'retry-after'];
+
+/**
+ * Browsers call the ingest plane from any site with a publishable key. The plugin answers the
+ * preflights, in a scope of their own; every other answer gets the two headers the plugin adds
+ * for `origin: '*'`, set from constants: run on every answer, the plugin rebuilds its options
+ * and the request's route options per request, a few per cent of an assign.
+ */
+async function allowAnyOrigin(app: App): Promise<void> {
+  const exposed = EXPOSED_HEADERS.join(', ');
+  app.addHook('onRequest', (_request, reply, done) => {
+    reply.header('access-control-allow-origin', '*');
+    reply.header('access-control-expose-headers', exposed);
+    done();
+  });
+  await app.register(async (preflights) => {
+    await preflights.register(cors, {
+      origin: '*',
+      methods: ['GET', 'POST'],
+      allowedHeaders: ['x-api-key', 'content-type', 'if-none-match'],
+      exposedHeaders: EXPOSED_HEADERS,
+      maxAge: 600,
+      // A plain OPTIONS (no Origin) is answered too, rather than with a text/plain 400.
+      strictPreflight: false,
+    });
+  });
+}
+
 /** The ingest plane: every route behind an API key; the org comes from the key. */
 export async function ingestRoutes(app: App, ctx: Context): Promise<void> {
   app.decorateRequest('keyCaller', null);
-  // Browsers call the ingest plane from any site with a publishable key.
-  await app.register(cors, {
-    origin: '*',
-    methods: ['GET', 'POST'],
-    allowedHeaders: ['x-api-key', 'content-type', 'if-none-match'],
-    exposedHeaders: ['etag', 'retry-after'],
-    maxAge: 600,
-    // A plain OPTIONS (no Origin) is answered too, rather than with a text/plain 400.
-    strictPreflight: false,
-  });
+  await allowAnyOrigin(app);
   await limitPerKey(app, ctx);
   await app.register(async (keyed) => {
     const plane = keyed as unknown as App;

@@ -18,6 +18,7 @@ import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
@@ -37,13 +38,18 @@ import org.openjdk.jmh.annotations.Threads;
 @OutputTimeUnit(TimeUnit.SECONDS)
 @Threads(1)
 public class AssignBenchmark {
-  static final int USERS = 16_384;
+  /**
+   * Distinct users, a power of two. The scale curve: {@code ./run.sh -p users=16384,65536,262144}
+   * (1x, 4x, 16x).
+   */
+  @Param({"16384"})
+  int users = 16_384;
   static final String CONFIG = "{\"config_version\":1,\"bucketing_version\":\"1\",\"experiments\":[{"
       + "\"id\":\"0b6f1c9e-7c1a-4d3e-9a43-0c1a2b3c4d5e\",\"name\":\"checkout-prompt\",\"version\":1,"
       + "\"salt\":\"s-8f2a\",\"bucket_count\":10000,\"ranges\":[{\"variant\":\"control\",\"start\":0,\"end\":5000},"
       + "{\"variant\":\"concise\",\"start\":5000,\"end\":10000}],\"variants\":[{\"key\":\"control\"},{\"key\":\"concise\"}]}]}";
 
-  private String[] users;
+  private String[] userIds;
   private int next;
   private HttpServer server;
   private Arbiter arbiter;
@@ -53,8 +59,9 @@ public class AssignBenchmark {
 
   @Setup(Level.Trial)
   public void setUp() throws Exception {
-    users = new String[USERS];
-    for (int i = 0; i < USERS; i++) users[i] = "user-" + i;
+    if (Integer.bitCount(users) != 1) throw new IllegalArgumentException("users must be a power of two");
+    userIds = new String[users];
+    for (int i = 0; i < users; i++) userIds[i] = "user-" + i;
     // The config comes from a loopback server speaking GET /v1/config; events are acknowledged.
     server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 16);
     server.createContext("/", ex -> {
@@ -79,23 +86,23 @@ public class AssignBenchmark {
         .logging(Components.noLogging())
         .build());
     if (!launchDarkly.isInitialized()) throw new IllegalStateException("LaunchDarkly flags not loaded");
-    contexts = new LDContext[USERS];
-    for (int i = 0; i < USERS; i++) contexts[i] = LDContext.create(users[i]);
+    contexts = new LDContext[users];
+    for (int i = 0; i < users; i++) contexts[i] = LDContext.create(userIds[i]);
     // Both sides must answer, with both variants in about equal shares: a benchmark of a call
     // that does nothing (or always falls back) measures nothing.
-    checkSplit("Arbiter", i -> arbiter.assign("checkout-prompt", users[i]));
-    checkSplit("LaunchDarkly", i -> launchDarkly.stringVariation("checkout-prompt", contexts[i], "fallback"));
+    checkSplit("Arbiter", users, i -> arbiter.assign("checkout-prompt", userIds[i]));
+    checkSplit("LaunchDarkly", users, i -> launchDarkly.stringVariation("checkout-prompt", contexts[i], "fallback"));
   }
 
-  private static void checkSplit(String side, IntFunction<String> assignment) {
+  private static void checkSplit(String side, int users, IntFunction<String> assignment) {
     int control = 0;
-    for (int i = 0; i < USERS; i++) {
+    for (int i = 0; i < users; i++) {
       String variant = assignment.apply(i);
       if ("control".equals(variant)) control++;
       else if (!"concise".equals(variant)) throw new IllegalStateException(side + " answered " + variant);
     }
-    if (control < USERS * 0.45 || control > USERS * 0.55) {
-      throw new IllegalStateException(side + " put " + control + " of " + USERS + " users in control");
+    if (control < users * 0.45 || control > users * 0.55) {
+      throw new IllegalStateException(side + " put " + control + " of " + users + " users in control");
     }
   }
 
@@ -126,22 +133,22 @@ public class AssignBenchmark {
   @Benchmark
   public String arbiterAssign() {
     int i = next;
-    next = (i + 1) & (USERS - 1);
-    return arbiter.assign("checkout-prompt", users[i]);
+    next = (i + 1) & (users - 1);
+    return arbiter.assign("checkout-prompt", userIds[i]);
   }
 
   /** The bucketing alone: what exposure tracking adds is the difference to arbiterAssign. */
   @Benchmark
   public String arbiterAssignWithoutExposures() {
     int i = next;
-    next = (i + 1) & (USERS - 1);
-    return arbiterWithoutExposures.assign("checkout-prompt", users[i]);
+    next = (i + 1) & (users - 1);
+    return arbiterWithoutExposures.assign("checkout-prompt", userIds[i]);
   }
 
   @Benchmark
   public String launchDarklyVariation() {
     int i = next;
-    next = (i + 1) & (USERS - 1);
+    next = (i + 1) & (users - 1);
     return launchDarkly.stringVariation("checkout-prompt", contexts[i], "fallback");
   }
 }

@@ -64,11 +64,53 @@ final class Bucketer {
   }
 
   /**
-   * The hash of {@code salt:user}. Bytes collect little-endian in {@code tail}, a long so that a
-   * whole character (up to four bytes) fits beside up to three pending ones; each time 32 bits
-   * are there, they are mixed as one block.
+   * The hash of {@code salt:user}. A user id that is all ASCII (one UTF-8 byte per char, the
+   * usual case) is hashed four chars to a block with no per-char branch; whether it was ASCII
+   * is checked once at the end, and any other id is hashed again by {@link #hashEncoding}.
    */
   int hashOf(String user) {
+    int n = user.length();
+    // Chars that complete the prefix's partial block; the rest of the id runs in whole blocks.
+    int lead = (4 - prefixTailLength) & 3;
+    if (n < lead) return hashEncoding(user);
+    int h = prefixState;
+    int seen = 0;
+    int i = 0;
+    if (lead > 0) {
+      int k = prefixTail;
+      for (; i < lead; i++) {
+        int c = user.charAt(i);
+        seen |= c;
+        k |= c << (8 * (prefixTailLength + i));
+      }
+      h = Murmur3.mixBlock(h, k);
+    }
+    int blocksEnd = n - ((n - lead) & 3);
+    for (; i < blocksEnd; i += 4) {
+      int c0 = user.charAt(i);
+      int c1 = user.charAt(i + 1);
+      int c2 = user.charAt(i + 2);
+      int c3 = user.charAt(i + 3);
+      seen |= c0 | c1 | c2 | c3;
+      h = Murmur3.mixBlock(h, c0 | c1 << 8 | c2 << 16 | c3 << 24);
+    }
+    int tail = 0;
+    int shift = 0;
+    for (; i < n; i++, shift += 8) {
+      int c = user.charAt(i);
+      seen |= c;
+      tail |= c << shift;
+    }
+    if (seen >= 0x80) return hashEncoding(user);
+    return Murmur3.finish(Murmur3.mixTail(h, tail, shift), prefixLength + n);
+  }
+
+  /**
+   * The hash of {@code salt:user} for any id, UTF-8-encoding it on the fly. Bytes collect
+   * little-endian in {@code tail}, a long so that a whole character (up to four bytes) fits
+   * beside up to three pending ones; each time 32 bits are there, they are mixed as one block.
+   */
+  private int hashEncoding(String user) {
     int h = prefixState;
     long tail = prefixTail & 0xffff_ffffL;
     int shift = prefixTailLength * 8;

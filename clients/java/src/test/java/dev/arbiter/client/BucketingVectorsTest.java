@@ -79,6 +79,36 @@ class BucketingVectorsTest {
     }
   }
 
+  /**
+   * The ASCII path (four chars to a block) against the plain hash: ids of every length mod 4
+   * after salts of every tail length, and the same ids with one non-ASCII char at any offset,
+   * which must fall back to the encoder.
+   */
+  @Test
+  void asciiPathHashEqualsHashOfTheEncodedBytes() {
+    Random random = new Random(17);
+    char[] nonAscii = {'\u0080', 'é', '\u07ff', '€', '\uffff', '\ud800', '\udfff'};
+    for (int n = 0; n < 20_000; n++) {
+      String salt = randomAscii(random, random.nextInt(9));
+      String ascii = randomAscii(random, random.nextInt(40));
+      int at = random.nextInt(ascii.length() + 1);
+      String mixed = ascii.substring(0, at) + nonAscii[random.nextInt(nonAscii.length)]
+          + ascii.substring(at);
+      Bucketer bucketer = new Bucketer(salt, 1000);
+      for (String user : new String[] {ascii, mixed}) {
+        byte[] key = Bucketer.utf8(salt + ":" + user);
+        assertEquals(Murmur3.hash(key, 0), bucketer.hashOf(user),
+            () -> "salt " + escape(salt) + " user " + escape(user));
+      }
+    }
+  }
+
+  private static String randomAscii(Random random, int length) {
+    StringBuilder s = new StringBuilder();
+    for (int i = 0; i < length; i++) s.append((char) random.nextInt(0x80));
+    return s.toString();
+  }
+
   @Test
   void divisionFreeModuloEqualsTheRemainder() {
     Random random = new Random(7);
