@@ -4,15 +4,13 @@ import type { Context } from '../context.ts';
 import {
   analysisRuns,
   experiments,
-  experimentVersions,
   metricMethodOverrides,
-  orgs,
   retentionWatermarks,
 } from '../db/schema.ts';
 import { type BucketMap, clientRanges } from '../domain/experiments/bucket-map.ts';
-import type { ExperimentConfig } from '../domain/experiments/config-schema.ts';
-import { currentVersionOf } from '../domain/experiments/current-version.ts';
+import { loadCurrentVersion } from '../domain/experiments/current-version.ts';
 import { PLAN_LIMITS, planOf } from '../domain/plans.ts';
+import type { ExperimentConfig } from '../schemas/experiment-config.ts';
 import { judgeUserValues } from './judge/judge-values.ts';
 import { distributionOf, type Method, mean, type PairOutcome, testPair } from './metric-test.ts';
 import {
@@ -53,12 +51,7 @@ function armShares(config: ExperimentConfig, map: BucketMap): Map<string, number
 }
 
 async function loadExperiment(ctx: Context, experimentId: string) {
-  const [found] = await ctx.db
-    .select({ row: experiments, version: experimentVersions, plan: orgs.plan })
-    .from(experiments)
-    .innerJoin(experimentVersions, currentVersionOf)
-    .innerJoin(orgs, eq(orgs.id, experiments.orgId))
-    .where(eq(experiments.id, experimentId));
+  const [found] = await loadCurrentVersion(ctx.db, eq(experiments.id, experimentId));
   return found;
 }
 
@@ -129,9 +122,9 @@ function srmCheck(
 export async function analyzeExperiment(ctx: Context, request: RunRequest): Promise<RunRecord> {
   const found = await loadExperiment(ctx, request.experimentId);
   if (!found) throw new Error(`experiment ${request.experimentId} vanished`);
-  const config = found.version.config as ExperimentConfig;
+  const config = found.version.config;
   const plan = PLAN_LIMITS[planOf(found.plan)];
-  const shares = armShares(config, found.version.bucketMap as BucketMap);
+  const shares = armShares(config, found.version.bucketMap);
   const armNames = [...shares.keys()];
   const control = config.allocation[0]?.variant ?? '';
   const { windowStart, window, windowDays } = analysisWindow(

@@ -1,8 +1,7 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { Database } from '../../db/connect.ts';
-import { experiments, experimentVersions, orgs } from '../../db/schema.ts';
-import type { ExperimentConfig } from '../../domain/experiments/config-schema.ts';
-import { currentVersionOf } from '../../domain/experiments/current-version.ts';
+import { experiments, experimentVersions } from '../../db/schema.ts';
+import { loadCurrentVersion } from '../../domain/experiments/current-version.ts';
 import { PLAN_LIMITS, type Plan, planOf } from '../../domain/plans.ts';
 import { UUID } from '../../schemas/uuid.ts';
 
@@ -25,32 +24,23 @@ export interface JudgeTarget {
  */
 export async function judgeTargets(db: Database, experimentId?: string): Promise<JudgeTarget[]> {
   if (experimentId !== undefined && !UUID.test(experimentId)) return [];
-  const rows = await db
-    .select({
-      experimentId: experiments.id,
-      orgId: experiments.orgId,
-      plan: orgs.plan,
-      config: experimentVersions.config,
-    })
-    .from(experiments)
-    .innerJoin(experimentVersions, currentVersionOf)
-    .innerJoin(orgs, eq(orgs.id, experiments.orgId))
-    .where(
-      and(
-        sql`${experimentVersions.config}->'metrics' @> '[{"kind":"judge"}]'::jsonb`,
-        experimentId === undefined ? undefined : eq(experiments.id, experimentId),
-      ),
-    )
-    .orderBy(experiments.id);
+  const found = await loadCurrentVersion(
+    db,
+    and(
+      sql`${experimentVersions.config}->'metrics' @> '[{"kind":"judge"}]'::jsonb`,
+      experimentId === undefined ? undefined : eq(experiments.id, experimentId),
+    ),
+  ).orderBy(experiments.id);
   const targets: JudgeTarget[] = [];
-  for (const row of rows) {
-    const plan = planOf(row.plan);
+  for (const { row, version, plan: orgPlan } of found) {
+    const plan = planOf(orgPlan);
     const allowance = PLAN_LIMITS[plan].monthly_judge_allowance;
     if (allowance <= 0) continue;
-    const metrics = (row.config as ExperimentConfig).metrics.flatMap((m) =>
+    const metrics = version.config.metrics.flatMap((m) =>
       m.kind === 'judge' && m.rubric !== undefined ? [{ name: m.name, rubric: m.rubric }] : [],
     );
-    if (metrics.length > 0) targets.push({ ...row, plan, allowance, metrics });
+    if (metrics.length > 0)
+      targets.push({ experimentId: row.id, orgId: row.orgId, plan, allowance, metrics });
   }
   return targets;
 }

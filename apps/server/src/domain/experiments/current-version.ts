@@ -1,8 +1,22 @@
-import { and, eq } from 'drizzle-orm';
-import { experiments, experimentVersions } from '../../db/schema.ts';
+import { and, eq, type SQL } from 'drizzle-orm';
+import type { Database } from '../../db/connect.ts';
+import { experiments, experimentVersions, orgs } from '../../db/schema.ts';
 
-/** Join condition: an experiment with its latest version, the one every reader but the versions route wants. */
-export const currentVersionOf = and(
+/** An experiment with its latest version: what every reader but the versions list wants. */
+const currentVersionOf = and(
   eq(experimentVersions.experimentId, experiments.id),
   eq(experimentVersions.version, experiments.currentVersion),
 );
+
+/**
+ * Experiments matching `where`, each with its current version and its org's plan: the one
+ * query for "load an experiment with its current version". The caller may add an order.
+ */
+export function loadCurrentVersion(db: Database, where: SQL | undefined) {
+  return db
+    .select({ row: experiments, version: experimentVersions, plan: orgs.plan })
+    .from(experiments)
+    .innerJoin(experimentVersions, currentVersionOf)
+    .innerJoin(orgs, eq(orgs.id, experiments.orgId))
+    .where(where);
+}
