@@ -2,6 +2,7 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { orgs } from '../src/db/schema.ts';
 import { ingestAll, runNightlyFor, today } from './support/analysis-data.ts';
+import { metric } from './support/builders.ts';
 import { type Harness, startHarness } from './support/harness.ts';
 import { type FakeJudgeServer, startFakeJudge } from './support/judge-server.ts';
 
@@ -38,15 +39,7 @@ describe('judge metrics in the nightly run', () => {
           { variant: 'treatment', weight: 50 },
         ],
         metrics: [
-          {
-            name: 'quality',
-            kind: 'judge',
-            category: 'primary',
-            method_default: 'welch_t',
-            metric_version: 1,
-            shared_org_wide: false,
-            rubric: 'Rate helpfulness from 0 to 1.',
-          },
+          { ...metric('quality', 'judge', 'welch_t'), rubric: 'Rate helpfulness from 0 to 1.' },
         ],
       },
     });
