@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { orgs } from '../src/db/schema.ts';
 import { ingestAll, runNightlyFor, today } from './support/analysis-data.ts';
-import { metric } from './support/builders.ts';
+import { experimentConfig, metric } from './support/builders.ts';
 import { type Harness, startHarness } from './support/harness.ts';
 import { type FakeJudgeServer, startFakeJudge } from './support/judge-server.ts';
 
@@ -30,18 +30,13 @@ describe('judge metrics in the nightly run', () => {
     const created = await h.call(org.admin, {
       method: 'POST',
       url: '/v1/experiments',
-      payload: {
+      payload: experimentConfig({
         name: 'judged-prompt',
         salt: 'judged',
-        bucket_count: 1000,
-        allocation: [
-          { variant: 'control', weight: 50 },
-          { variant: 'treatment', weight: 50 },
-        ],
         metrics: [
           { ...metric('quality', 'judge', 'welch_t'), rubric: 'Rate helpfulness from 0 to 1.' },
         ],
-      },
+      }),
     });
     expect(created.statusCode).toBe(201);
     const id = created.json().id;
