@@ -5,6 +5,7 @@ import {
   analysisRuns,
   experiments,
   metricMethodOverrides,
+  orgs,
   retentionWatermarks,
 } from '../db/schema.ts';
 import { type BucketMap, clientRanges } from '../domain/experiments/bucket-map.ts';
@@ -52,7 +53,12 @@ function armShares(config: ExperimentConfig, map: BucketMap): Map<string, number
 
 async function loadExperiment(ctx: Context, experimentId: string) {
   const [found] = await loadCurrentVersion(ctx.db, eq(experiments.id, experimentId));
-  return found;
+  if (!found) return undefined;
+  const [org] = await ctx.db
+    .select({ plan: orgs.plan })
+    .from(orgs)
+    .where(eq(orgs.id, found.row.orgId));
+  return { ...found, plan: org?.plan ?? 'free' };
 }
 
 async function judgeValues(

@@ -1,6 +1,6 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { Database } from '../../db/connect.ts';
-import { experiments, experimentVersions } from '../../db/schema.ts';
+import { experiments, experimentVersions, orgs } from '../../db/schema.ts';
 import { loadCurrentVersion } from '../../domain/experiments/current-version.ts';
 import { PLAN_LIMITS, type Plan, planOf } from '../../domain/plans.ts';
 import { UUID } from '../../schemas/uuid.ts';
@@ -32,8 +32,9 @@ export async function judgeTargets(db: Database, experimentId?: string): Promise
     ),
   ).orderBy(experiments.id);
   const targets: JudgeTarget[] = [];
-  for (const { row, version, plan: orgPlan } of found) {
-    const plan = planOf(orgPlan);
+  for (const { row, version } of found) {
+    const [org] = await db.select({ plan: orgs.plan }).from(orgs).where(eq(orgs.id, row.orgId));
+    const plan = planOf(org?.plan ?? 'free');
     const allowance = PLAN_LIMITS[plan].monthly_judge_allowance;
     if (allowance <= 0) continue;
     const metrics = version.config.metrics.flatMap((m) =>

@@ -1,6 +1,6 @@
 import { and, eq, type SQL } from 'drizzle-orm';
 import type { Database } from '../../db/connect.ts';
-import { experiments, experimentVersions, orgs } from '../../db/schema.ts';
+import { experiments, experimentVersions } from '../../db/schema.ts';
 
 /** An experiment with its latest version: what every reader but the versions list wants. */
 const currentVersionOf = and(
@@ -9,14 +9,13 @@ const currentVersionOf = and(
 );
 
 /**
- * Experiments matching `where`, each with its current version and its org's plan: the one
- * query for "load an experiment with its current version". The caller may add an order.
+ * Experiments matching `where`, each with its current version: the one query for "load an
+ * experiment with its current version". The caller may add an order.
  */
 export function loadCurrentVersion(db: Database, where: SQL | undefined) {
   return db
-    .select({ row: experiments, version: experimentVersions, plan: orgs.plan })
+    .select({ row: experiments, version: experimentVersions })
     .from(experiments)
     .innerJoin(experimentVersions, currentVersionOf)
-    .innerJoin(orgs, eq(orgs.id, experiments.orgId))
     .where(where);
 }
