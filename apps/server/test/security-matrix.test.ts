@@ -336,6 +336,17 @@ async function documentedWith(scheme: string): Promise<string[]> {
   );
 }
 
+/** A 401 problem of `type` (and `detail`, when given). */
+function expectUnauthorized(res: LightMyRequestResponse, type: string, detail?: string) {
+  expect(res.statusCode).toBe(401);
+  expect(res.json()).toMatchObject(detail === undefined ? { type } : { type, detail });
+}
+
+function expectSuccess(res: LightMyRequestResponse) {
+  expect(res.statusCode).toBeGreaterThanOrEqual(200);
+  expect(res.statusCode).toBeLessThan(300);
+}
+
 /** Raw events stored for an experiment: a refused request must have stored none. */
 async function storedEventsOf(experimentId: string): Promise<number> {
   await h.ctx.worker.drainAll();
@@ -378,35 +389,31 @@ describe('security matrix of the ingest plane (API keys)', () => {
 
   describe.each(KEY_ROUTES)('$method $path', (route) => {
     it('answers 401 without a key', async () => {
-      const res = await send(route, null);
-      expect(res.statusCode).toBe(401);
-      expect(res.json()).toMatchObject({
-        type: '/problems/missing-credential',
-        detail: 'Send your Arbiter API key in the X-API-Key header',
-      });
+      expectUnauthorized(
+        await send(route, null),
+        '/problems/missing-credential',
+        'Send your Arbiter API key in the X-API-Key header',
+      );
     });
 
     it('answers 401 to another plane’s credential: a session token, or a key sent as Bearer', async () => {
       for (const bearer of [a.admin, a.secret]) {
         const res = await send(route, null, { authorization: `Bearer ${bearer}` });
-        expect(res.statusCode).toBe(401);
-        expect(res.json().type).toBe('/problems/missing-credential');
+        expectUnauthorized(res, '/problems/missing-credential');
       }
     });
 
     it('answers 401 to an unknown key and to a rotated-away key', async () => {
-      const unknown = await send(route, 'svc_sk_not-a-key-of-anyone');
-      expect(unknown.statusCode).toBe(401);
-      expect(unknown.json()).toMatchObject({
-        type: '/problems/invalid-credential',
-        detail: 'This API key is not known',
-      });
-      const old = await send(route, rotated);
-      expect(old.statusCode).toBe(401);
-      expect(old.json()).toMatchObject({
-        type: '/problems/invalid-credential',
-        detail: 'This API key was rotated away; use the current key of its scope',
-      });
+      expectUnauthorized(
+        await send(route, 'svc_sk_not-a-key-of-anyone'),
+        '/problems/invalid-credential',
+        'This API key is not known',
+      );
+      expectUnauthorized(
+        await send(route, rotated),
+        '/problems/invalid-credential',
+        'This API key was rotated away; use the current key of its scope',
+      );
     });
 
     it('gives another org’s key nothing of this org’s experiment', async () => {
@@ -417,23 +424,16 @@ describe('security matrix of the ingest plane (API keys)', () => {
 
     if (route.scope === 'secret') {
       it('answers 401 to the publishable key and admits the secret key', async () => {
-        const res = await send(route, a.publishable);
-        expect(res.statusCode).toBe(401);
-        expect(res.json()).toMatchObject({
-          type: '/problems/invalid-credential',
-          detail: 'This route needs the secret key (svc_sk_); a publishable key may not use it',
-        });
-        const ok = await send(route, a.secret);
-        expect(ok.statusCode).toBeGreaterThanOrEqual(200);
-        expect(ok.statusCode).toBeLessThan(300);
+        expectUnauthorized(
+          await send(route, a.publishable),
+          '/problems/invalid-credential',
+          'This route needs the secret key (svc_sk_); a publishable key may not use it',
+        );
+        expectSuccess(await send(route, a.secret));
       });
     } else {
       it('admits the publishable and the secret key', async () => {
-        for (const key of [a.publishable, a.secret]) {
-          const ok = await send(route, key);
-          expect(ok.statusCode).toBeGreaterThanOrEqual(200);
-          expect(ok.statusCode).toBeLessThan(300);
-        }
+        for (const key of [a.publishable, a.secret]) expectSuccess(await send(route, key));
       });
     }
   });
@@ -477,13 +477,8 @@ describe('security matrix of the signed plane (business-event signatures)', () =
     (raw: string) => ({
       'arbiter-signature': signBusinessEvent(secret, raw, at),
     });
-  const expectRefused = (res: LightMyRequestResponse, reason: string) => {
-    expect(res.statusCode).toBe(401);
-    expect(res.json()).toMatchObject({
-      type: '/problems/invalid-signature',
-      detail: `Business event refused: ${reason}`,
-    });
-  };
+  const expectRefused = (res: LightMyRequestResponse, reason: string) =>
+    expectUnauthorized(res, '/problems/invalid-signature', `Business event refused: ${reason}`);
 
   beforeAll(async () => {
     a = await h.org('matrix_signed_a');
@@ -518,9 +513,7 @@ describe('security matrix of the signed plane (business-event signatures)', () =
   });
 
   it('answers 401 to a signature older than the tolerance', async () => {
-    const res = await post(signed(secretA, now() - 3600));
-    expect(res.statusCode).toBe(401);
-    expect(res.json().type).toBe('/problems/invalid-signature');
+    expectUnauthorized(await post(signed(secretA, now() - 3600)), '/problems/invalid-signature');
   });
 
   it('stored nothing it refused, and admits the current secret of the experiment’s org', async () => {
