@@ -325,16 +325,22 @@ const KEY_ROUTES: KeyRouteCase[] = [
   },
 ];
 
-/** Routes of the OpenAPI document whose security is `scheme`, as `METHOD /path`. */
-async function documentedWith(scheme: string): Promise<string[]> {
+type Operations = Record<string, Record<string, { security?: unknown[] }>>;
+
+async function documentedOperations(keep: (path: string, op: { security?: unknown[] }) => boolean) {
   const doc = (await h.app.inject({ method: 'GET', url: '/v1/openapi.json' })).json();
-  type Ops = Record<string, { security?: Array<Record<string, unknown>> }>;
-  return Object.entries(doc.paths as Record<string, Ops>).flatMap(([path, ops]) =>
+  return Object.entries(doc.paths as Operations).flatMap(([path, ops]) =>
     Object.entries(ops)
-      .filter(([, op]) => op.security?.some((s) => scheme in s))
+      .filter(([, op]) => keep(path, op))
       .map(([m]) => `${m.toUpperCase()} ${path}`),
   );
 }
+
+/** Operations of the OpenAPI document whose security names `scheme`. */
+const documentedWith = (scheme: string) =>
+  documentedOperations((_, op) =>
+    (op.security ?? []).some((s) => typeof s === 'object' && s !== null && scheme in s),
+  );
 
 /** A 401 problem of `type` (and `detail`, when given). */
 function expectUnauthorized(res: LightMyRequestResponse, type: string, detail?: string) {
