@@ -11,6 +11,7 @@ import { Agent, request } from 'node:http';
 import { finished } from 'node:stream/promises';
 import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
+import { modelCallsForUsers } from '../../apps/server/test/support/builders.ts';
 import { cpuSecondsOf, freshPostgres, postgresCpuSeconds, startBenchServer } from './setup.ts';
 
 const TOTAL = Number(process.env.BENCH_EVENTS ?? 400_000);
@@ -43,18 +44,10 @@ function post(url: string, key: string, body: string): Promise<number> {
 }
 
 function batch(experimentId: string, b: number, prefix: string) {
-  const ts = new Date().toISOString();
-  return Array.from({ length: PER_BATCH }, (_, i) => ({
-    event_id: `${prefix}-${b}-${i}`,
-    type: 'model_call',
-    experiment_id: experimentId,
-    user_id: `user-${(b * PER_BATCH + i) % 50_000}`,
-    timestamp: ts,
-    latency_ms: 100 + (i % 50),
-    input_tokens: 200,
-    output_tokens: 50,
-    model: 'gpt-4o-mini',
-  }));
+  return modelCallsForUsers(experimentId, PER_BATCH, {
+    prefix: `${prefix}-${b}`,
+    userOf: (i) => `user-${(b * PER_BATCH + i) % 50_000}`,
+  });
 }
 
 /** `n` senders share the batches; `work` gets the batch number and the sender's index. */

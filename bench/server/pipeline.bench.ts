@@ -14,6 +14,7 @@ import { loadConfig } from '../../apps/server/src/config.ts';
 import { createContext } from '../../apps/server/src/create-context.ts';
 import { createExperiment } from '../../apps/server/src/domain/experiments/service.ts';
 import { setPlanOverride } from '../../apps/server/src/domain/plans/plan-override.ts';
+import { experimentConfig, LLM_FEATURE_METRICS } from '../../apps/server/test/support/builders.ts';
 import { freshPostgres } from './setup.ts';
 
 const EXPERIMENTS = Number(process.env.BENCH_EXPERIMENTS ?? 10);
@@ -40,41 +41,16 @@ async function measure(users: number): Promise<{ elapsed: number; baseline: numb
     await setPlanOverride(ctx.db, caller.orgId, 'business', { userId: null }, new Date());
     const ids: string[] = [];
     for (let e = 0; e < EXPERIMENTS; e++) {
-      const exp = await createExperiment(ctx.db, caller, {
-        name: `bench-${e}`,
-        salt: `bench-${e}`,
-        bucket_count: 10_000,
-        allocation: [
-          { variant: 'control', weight: 50 },
-          { variant: 'treatment', weight: 50 },
-        ],
-        metrics: [
-          {
-            name: 'latency',
-            kind: 'latency',
-            category: 'guardrail',
-            method_default: 'welch_t',
-            metric_version: 1,
-            shared_org_wide: false,
-          },
-          {
-            name: 'tokens',
-            kind: 'tokens',
-            category: 'secondary',
-            method_default: 'welch_t',
-            metric_version: 1,
-            shared_org_wide: false,
-          },
-          {
-            name: 'checkout',
-            kind: 'conversion',
-            category: 'primary',
-            method_default: 'two_proportion_z',
-            metric_version: 1,
-            shared_org_wide: false,
-          },
-        ],
-      });
+      const exp = await createExperiment(
+        ctx.db,
+        caller,
+        experimentConfig({
+          name: `bench-${e}`,
+          salt: `bench-${e}`,
+          bucket_count: 10_000,
+          metrics: LLM_FEATURE_METRICS,
+        }),
+      );
       ids.push(exp.id);
     }
     // Experiments "began" on the analysed day, so the window is that one day.

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import { experimentConfig } from '../../apps/server/test/support/builders.ts';
 import { type RunningServer, runCli, startServer } from '../../apps/server/test/support/process.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -67,16 +68,9 @@ export async function startBenchServer(
     await fetch(`${server.url}/v1/experiments`, {
       method: 'POST',
       headers: session,
-      body: JSON.stringify({
-        name: 'bench',
-        salt: 'bench-salt',
-        bucket_count: 10_000,
-        allocation: [
-          { variant: 'control', weight: 50 },
-          { variant: 'treatment', weight: 50 },
-        ],
-        metrics: [],
-      }),
+      body: JSON.stringify(
+        experimentConfig({ name: 'bench', salt: 'bench-salt', bucket_count: 10_000, metrics: [] }),
+      ),
     })
   ).json()) as { id: string };
   const key = (await (

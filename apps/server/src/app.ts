@@ -1,5 +1,5 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify from 'fastify';
+import Fastify, { type FastifyBaseLogger } from 'fastify';
 import { isDevelopmentSessions } from './config.ts';
 import type { Context } from './context.ts';
 import type { App } from './http/app-types.ts';
@@ -33,10 +33,12 @@ function trustProxyOption(setting: Context['config']['trustProxy']) {
 
 /** Builds the HTTP app from a context; only main.ts listens. Tests call this with inject(). */
 export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<App> {
-  const app = Fastify({
+  // The app's requests log through the process's logger, seen as Fastify's logger interface.
+  const loggerInstance: FastifyBaseLogger = ctx.log;
+  const app: App = Fastify({
     ...(options.logger === false
       ? { logger: false }
-      : { loggerInstance: ctx.log, childLoggerFactory: lazyRequestLogger }),
+      : { loggerInstance, childLoggerFactory: lazyRequestLogger }),
     bodyLimit: ctx.config.bodyLimitBytes,
     connectionTimeout: 30_000,
     requestTimeout: 60_000,
@@ -47,7 +49,7 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
     // Every answer is a problem, also those given before a route is found.
     clientErrorHandler: problemClientErrorHandler,
     frameworkErrors,
-  }).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
+  }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);
   app.addSchema({ $id: 'Problem', ...ProblemSchema });
@@ -59,13 +61,13 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
 
   await registerOpenApi(app);
 
-  publicRoutes(app, ctx);
-  await app.register(async (plane) => dashboardRoutes(plane as unknown as App, ctx));
-  await app.register(async (plane) => ingestRoutes(plane as unknown as App, ctx));
-  await app.register(async (plane) => webhookRoutes(plane as unknown as App, ctx));
-  await app.register(async (plane) => adminRoutes(plane as unknown as App, ctx));
-  if (isDevelopmentSessions(ctx.config))
-    await app.register(async (plane) => devRoutes(plane as unknown as App, ctx));
+  // Each plane is a TypeBox plugin in its own encapsulation context (see http/app-types.ts).
+  await app.register(publicRoutes, { ctx });
+  await app.register(dashboardRoutes, { ctx });
+  await app.register(ingestRoutes, { ctx });
+  await app.register(webhookRoutes, { ctx });
+  await app.register(adminRoutes, { ctx });
+  if (isDevelopmentSessions(ctx.config)) await app.register(devRoutes, { ctx });
   await registerDashboard(app, options.dashboardDist);
 
   return app;

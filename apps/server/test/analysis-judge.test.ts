@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ingestAll, runNightlyFor, today } from './support/analysis-data.ts';
+import { experimentConfig, metric } from './support/builders.ts';
 import { type Harness, startHarness } from './support/harness.ts';
 import { setPlan } from './support/judge-fixtures.ts';
 import { type FakeJudgeServer, startFakeJudge } from './support/judge-server.ts';
@@ -27,26 +28,13 @@ describe('judge metrics in the nightly run', () => {
     const created = await h.call(org.admin, {
       method: 'POST',
       url: '/v1/experiments',
-      payload: {
+      payload: experimentConfig({
         name: 'judged-prompt',
         salt: 'judged',
-        bucket_count: 1000,
-        allocation: [
-          { variant: 'control', weight: 50 },
-          { variant: 'treatment', weight: 50 },
-        ],
         metrics: [
-          {
-            name: 'quality',
-            kind: 'judge',
-            category: 'primary',
-            method_default: 'welch_t',
-            metric_version: 1,
-            shared_org_wide: false,
-            rubric: 'Rate helpfulness from 0 to 1.',
-          },
+          { ...metric('quality', 'judge', 'welch_t'), rubric: 'Rate helpfulness from 0 to 1.' },
         ],
-      },
+      }),
     });
     expect(created.statusCode).toBe(201);
     const id = created.json().id;

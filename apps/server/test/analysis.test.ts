@@ -5,6 +5,7 @@ import type { ResultsSchema } from '../src/analysis/results-schema.ts';
 import { purgeExpiredEvents } from '../src/analysis/retention.ts';
 import { rows } from '../src/db/connect.ts';
 import { ingestAll, runNightlyFor, seeded, today } from './support/analysis-data.ts';
+import { LLM_FEATURE_METRICS, metric } from './support/builders.ts';
 import { type Harness, startHarness } from './support/harness.ts';
 
 let h: Harness;
@@ -15,15 +16,6 @@ beforeAll(async () => {
   acme = await h.org('acme');
 });
 afterAll(() => h.close());
-
-const metric = (name: string, kind: string, method: string, category = 'primary') => ({
-  name,
-  kind,
-  category,
-  method_default: method,
-  metric_version: 1,
-  shared_org_wide: false,
-});
 
 async function createExperiment(
   name: string,
@@ -58,11 +50,7 @@ describe('a 3-arm experiment with one real effect, end to end through the HTTP A
           { variant: 'fast', weight: 33.3 },
           { variant: 'chatty', weight: 33.3 },
         ],
-        [
-          metric('latency', 'latency', 'welch_t', 'guardrail'),
-          metric('tokens', 'tokens', 'welch_t', 'secondary'),
-          metric('checkout', 'conversion', 'two_proportion_z'),
-        ],
+        LLM_FEATURE_METRICS,
       )
     ).id;
     const rng = seeded(7);

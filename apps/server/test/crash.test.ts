@@ -3,8 +3,8 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { experimentConfig, exposuresForUsers } from './support/builders.ts';
 import { freshDatabase, TEST_DB } from './support/database.ts';
-import { experimentConfig } from './support/harness.ts';
 import { type RunningServer, runCli, startServer } from './support/process.ts';
 
 const BATCHES = 200;
@@ -71,13 +71,10 @@ describe(`crash safety on ${TEST_DB}`, () => {
     let restart: Promise<void> | null = null;
     const sendBatch = async (b: number) => {
       const body = JSON.stringify({
-        events: Array.from({ length: PER_BATCH }, (_, i) => ({
-          event_id: `crash-${b}-${i}`,
-          type: 'exposure',
-          experiment_id: exp.id,
-          user_id: `user-${b}-${i}`,
-          timestamp: new Date().toISOString(),
-        })),
+        events: exposuresForUsers(exp.id, PER_BATCH, {
+          prefix: `crash-${b}`,
+          userOf: (i) => `user-${b}-${i}`,
+        }),
       });
       for (;;) {
         attempts++;

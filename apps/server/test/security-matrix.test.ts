@@ -1,4 +1,8 @@
+import { count, eq } from 'drizzle-orm';
+import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { events } from '../src/db/schema.ts';
+import { signBusinessEvent } from '../src/http/business-signature.ts';
 import {
   clerkEvent,
   clerkOrganization,
@@ -515,5 +519,275 @@ describe('security matrix of the identity webhook', () => {
       const res = await deliverer(ih.app, secret)(event(), { msgId: 'msg_matrix_ok' });
       expect(res.statusCode).toBe(204);
     });
+  });
+});
+
+/**
+ * The ingest plane: its credential is an API key in X-API-Key, and the org comes from the key.
+ * `scope` is the weakest key a route admits (this plane's role). `foreign` checks what org B's
+ * key gets for org A's experiment: nothing of org A's.
+ */
+interface KeyRouteCase {
+  method: 'GET' | 'POST';
+  path: string;
+  scope: 'publishable' | 'secret';
+  request: (experimentId: string, eventId: string) => InjectOptions;
+  foreign: (res: LightMyRequestResponse) => void;
+}
+
+const event = (experimentId: string, eventId: string) => ({
+  event_id: eventId,
+  type: 'exposure',
+  experiment_id: experimentId,
+  user_id: 'matrix-user',
+  timestamp: new Date().toISOString(),
+});
+
+const KEY_ROUTES: KeyRouteCase[] = [
+  {
+    method: 'POST',
+    path: '/v1/assign',
+    scope: 'publishable',
+    request: (experimentId) => ({
+      method: 'POST',
+      url: '/v1/assign',
+      payload: { experiment_id: experimentId, user_id: 'matrix-user' },
+    }),
+    foreign: (res) => {
+      expect(res.statusCode).toBe(200);
+      expect(res.json()).toMatchObject({ variant: null, reason: 'unknown_experiment' });
+    },
+  },
+  {
+    method: 'GET',
+    path: '/v1/config',
+    scope: 'publishable',
+    request: () => ({ method: 'GET', url: '/v1/config' }),
+    foreign: (res) => {
+      expect(res.statusCode).toBe(200);
+      expect(res.json().experiments).toEqual([]);
+    },
+  },
+  {
+    method: 'POST',
+    path: '/v1/events',
+    scope: 'publishable',
+    request: (experimentId, eventId) => ({
+      method: 'POST',
+      url: '/v1/events',
+      payload: { events: [event(experimentId, eventId)] },
+    }),
+    foreign: (res) => {
+      expect(res.statusCode).toBe(400);
+      expect(res.json().detail).toContain('no experiment');
+    },
+  },
+  {
+    method: 'POST',
+    path: '/v1/events/import',
+    scope: 'secret',
+    request: (experimentId, eventId) => ({
+      method: 'POST',
+      url: '/v1/events/import',
+      headers: { 'content-type': 'application/x-ndjson' },
+      payload: JSON.stringify(event(experimentId, eventId)),
+    }),
+    foreign: (res) => {
+      expect(res.statusCode).toBe(200);
+      expect(res.json()).toMatchObject({ events: 0, errors: [{ line: 1 }] });
+    },
+  },
+];
+
+/** Operations of the OpenAPI document whose security names `scheme`. */
+const documentedWith = (scheme: string) =>
+  documentedOperations((_, op) =>
+    (op.security ?? []).some((s) => typeof s === 'object' && s !== null && scheme in s),
+  );
+
+/** A 401 problem of `type` (and `detail`, when given). */
+function expectUnauthorized(res: LightMyRequestResponse, type: string, detail?: string) {
+  expect(res.statusCode).toBe(401);
+  expect(res.json()).toMatchObject(detail === undefined ? { type } : { type, detail });
+}
+
+function expectSuccess(res: LightMyRequestResponse) {
+  expect(res.statusCode).toBeGreaterThanOrEqual(200);
+  expect(res.statusCode).toBeLessThan(300);
+}
+
+/** Raw events stored for an experiment: a refused request must have stored none. */
+async function storedEventsOf(experimentId: string): Promise<number> {
+  await h.ctx.worker.drainAll();
+  const [row] = await h.ctx.db
+    .select({ n: count() })
+    .from(events)
+    .where(eq(events.experimentId, experimentId));
+  return row?.n ?? 0;
+}
+
+describe('security matrix of the ingest plane (API keys)', () => {
+  let a: Awaited<ReturnType<Harness['org']>>;
+  let b: Awaited<ReturnType<Harness['org']>>;
+  let rotated: string;
+  let experimentA: string;
+  let sequence = 0;
+  const send = (route: KeyRouteCase, key: string | null, headers: Record<string, string> = {}) => {
+    const options = route.request(experimentA, `matrix-${++sequence}`);
+    return h.ingest(key, { ...options, headers: { ...options.headers, ...headers } });
+  };
+
+  beforeAll(async () => {
+    a = await h.org('matrix_keys_a');
+    b = await h.org('matrix_keys_b');
+    experimentA = await h.experiment(a.admin);
+    // A new key of a scope rotates the old one away.
+    rotated = a.secret;
+    const fresh = await h.call(a.admin, {
+      method: 'POST',
+      url: '/v1/keys',
+      payload: { scope: 'secret' },
+    });
+    a.secret = fresh.json().key;
+  });
+
+  it('covers every API-key route the OpenAPI document lists', async () => {
+    const covered = KEY_ROUTES.map((r) => `${r.method} ${r.path}`);
+    expect(covered.sort()).toEqual((await documentedWith('apiKey')).sort());
+  });
+
+  describe.each(KEY_ROUTES)('$method $path', (route) => {
+    it('answers 401 without a key', async () => {
+      expectUnauthorized(
+        await send(route, null),
+        '/problems/missing-credential',
+        'Send your Arbiter API key in the X-API-Key header',
+      );
+    });
+
+    it('answers 401 to another plane’s credential: a session token, or a key sent as Bearer', async () => {
+      for (const bearer of [a.admin, a.secret]) {
+        const res = await send(route, null, { authorization: `Bearer ${bearer}` });
+        expectUnauthorized(res, '/problems/missing-credential');
+      }
+    });
+
+    it('answers 401 to an unknown key and to a rotated-away key', async () => {
+      expectUnauthorized(
+        await send(route, 'svc_sk_not-a-key-of-anyone'),
+        '/problems/invalid-credential',
+        'This API key is not known',
+      );
+      expectUnauthorized(
+        await send(route, rotated),
+        '/problems/invalid-credential',
+        'This API key was rotated away; use the current key of its scope',
+      );
+    });
+
+    it('gives another org’s key nothing of this org’s experiment', async () => {
+      const before = await storedEventsOf(experimentA);
+      route.foreign(await send(route, b.secret));
+      expect(await storedEventsOf(experimentA)).toBe(before);
+    });
+
+    if (route.scope === 'secret') {
+      it('answers 401 to the publishable key and admits the secret key', async () => {
+        expectUnauthorized(
+          await send(route, a.publishable),
+          '/problems/invalid-credential',
+          'This route needs the secret key (svc_sk_); a publishable key may not use it',
+        );
+        expectSuccess(await send(route, a.secret));
+      });
+    } else {
+      it('admits the publishable and the secret key', async () => {
+        for (const key of [a.publishable, a.secret]) expectSuccess(await send(route, key));
+      });
+    }
+  });
+});
+
+/**
+ * The signed plane: its credential is `Arbiter-Signature`, an HMAC of the raw body with the
+ * webhook secret of the org that owns the body's experiment. It has no roles.
+ */
+const SIGNED_ROUTES = [{ method: 'POST', path: '/v1/business-events' }] as const;
+
+describe('security matrix of the signed plane (business-event signatures)', () => {
+  let a: Awaited<ReturnType<Harness['org']>>;
+  let b: Awaited<ReturnType<Harness['org']>>;
+  let experimentA: string;
+  let secretA: string;
+  let rotatedA: string;
+  let secretB: string;
+  let sequence = 0;
+  const rotate = async (admin: string) =>
+    (await h.call(admin, { method: 'POST', url: '/v1/webhook-secrets' })).json().secret as string;
+  const now = () => Math.floor(Date.now() / 1000);
+  /** One outcome for org A's experiment; `sign` gives the headers for its raw body. */
+  const post = (sign: (raw: string) => Record<string, string>) => {
+    const raw = JSON.stringify({
+      event_id: `matrix-signed-${++sequence}`,
+      experiment_id: experimentA,
+      user_id: 'matrix-user',
+      business_metric: 'revenue',
+      value: 1,
+    });
+    return h.app.inject({
+      method: 'POST',
+      url: '/v1/business-events',
+      headers: { 'content-type': 'application/json', ...sign(raw) },
+      payload: raw,
+    });
+  };
+  const signed =
+    (secret: string, at = now()) =>
+    (raw: string) => ({
+      'arbiter-signature': signBusinessEvent(secret, raw, at),
+    });
+  const expectRefused = (res: LightMyRequestResponse, reason: string) =>
+    expectUnauthorized(res, '/problems/invalid-signature', `Business event refused: ${reason}`);
+
+  beforeAll(async () => {
+    a = await h.org('matrix_signed_a');
+    b = await h.org('matrix_signed_b');
+    experimentA = await h.experiment(a.admin);
+    rotatedA = await rotate(a.admin);
+    secretA = await rotate(a.admin);
+    secretB = await rotate(b.admin);
+  });
+
+  it('covers every signed route the OpenAPI document lists', async () => {
+    const covered = SIGNED_ROUTES.map((r) => `${r.method} ${r.path}`);
+    expect(covered.sort()).toEqual((await documentedWith('signature')).sort());
+  });
+
+  it('answers 401 without a signature', async () => {
+    expectRefused(await post(() => ({})), 'the Arbiter-Signature header is missing');
+  });
+
+  it('answers 401 to another plane’s credential: an API key or a session token', async () => {
+    const others: Array<Record<string, string>> = [
+      { 'x-api-key': a.secret },
+      { authorization: `Bearer ${a.admin}` },
+    ];
+    for (const headers of others)
+      expectRefused(await post(() => headers), 'the Arbiter-Signature header is missing');
+  });
+
+  it('answers 401 to a body signed with another org’s secret or a rotated-away secret', async () => {
+    expectRefused(await post(signed(secretB)), 'the signature does not match the body');
+    expectRefused(await post(signed(rotatedA)), 'the signature does not match the body');
+  });
+
+  it('answers 401 to a signature older than the tolerance', async () => {
+    expectUnauthorized(await post(signed(secretA, now() - 3600)), '/problems/invalid-signature');
+  });
+
+  it('stored nothing it refused, and admits the current secret of the experiment’s org', async () => {
+    expect(await storedEventsOf(experimentA)).toBe(0);
+    expect((await post(signed(secretA))).statusCode).toBe(202);
+    expect(await storedEventsOf(experimentA)).toBe(1);
   });
 });

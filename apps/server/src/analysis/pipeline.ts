@@ -4,15 +4,14 @@ import type { Context } from '../context.ts';
 import {
   analysisRuns,
   experiments,
-  experimentVersions,
   metricMethodOverrides,
   retentionWatermarks,
 } from '../db/schema.ts';
 import { type BucketMap, clientRanges } from '../domain/experiments/bucket-map.ts';
-import type { ExperimentConfig } from '../domain/experiments/config-schema.ts';
-import { currentVersionOf } from '../domain/experiments/current-version.ts';
+import { loadCurrentVersion } from '../domain/experiments/current-version.ts';
 import { effectivePlan } from '../domain/plans/effective-plan.ts';
 import { PLAN_LIMITS } from '../domain/plans.ts';
+import type { ExperimentConfig } from '../schemas/experiment-config.ts';
 import { judgeUserValues } from './judge/judge-values.ts';
 import { distributionOf, type Method, mean, type PairOutcome, testPair } from './metric-test.ts';
 import {
@@ -53,11 +52,7 @@ function armShares(config: ExperimentConfig, map: BucketMap): Map<string, number
 }
 
 async function loadExperiment(ctx: Context, experimentId: string) {
-  const [found] = await ctx.db
-    .select({ row: experiments, version: experimentVersions })
-    .from(experiments)
-    .innerJoin(experimentVersions, currentVersionOf)
-    .where(eq(experiments.id, experimentId));
+  const [found] = await loadCurrentVersion(ctx.db, eq(experiments.id, experimentId));
   return found;
 }
 
@@ -128,9 +123,9 @@ function srmCheck(
 export async function analyzeExperiment(ctx: Context, request: RunRequest): Promise<RunRecord> {
   const found = await loadExperiment(ctx, request.experimentId);
   if (!found) throw new Error(`experiment ${request.experimentId} vanished`);
-  const config = found.version.config as ExperimentConfig;
+  const config = found.version.config;
   const plan = PLAN_LIMITS[(await effectivePlan(ctx.db, found.row.orgId, request.windowEnd)).plan];
-  const shares = armShares(config, found.version.bucketMap as BucketMap);
+  const shares = armShares(config, found.version.bucketMap);
   const armNames = [...shares.keys()];
   const control = config.allocation[0]?.variant ?? '';
   const { windowStart, window, windowDays } = analysisWindow(

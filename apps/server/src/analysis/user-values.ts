@@ -1,7 +1,7 @@
 import { and, between, eq, sql } from 'drizzle-orm';
 import type { Database } from '../db/connect.ts';
 import { userDayBusiness, userDayStats } from '../db/schema.ts';
-import type { MetricDefinition } from '../domain/experiments/config-schema.ts';
+import type { MetricDefinition } from '../schemas/experiment-config.ts';
 
 /** Per variant, each user's one value over the window (the user is the unit of analysis). */
 export type ArmValues = Map<string, number[]>;

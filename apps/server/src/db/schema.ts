@@ -16,6 +16,8 @@ import {
   uniqueIndex,
   uuid,
 } from 'drizzle-orm/pg-core';
+import type { BucketMap } from '../schemas/bucket-map-shape.ts';
+import type { ExperimentConfig } from '../schemas/experiment-config.ts';
 
 const createdAt = () => timestamp('created_at', { withTimezone: true }).notNull().defaultNow();
 
@@ -105,8 +107,8 @@ export const experimentVersions = pgTable(
       .notNull()
       .references(() => experiments.id),
     version: integer('version').notNull(),
-    config: jsonb('config').notNull(),
-    bucketMap: jsonb('bucket_map').notNull(),
+    config: jsonb('config').$type<ExperimentConfig>().notNull(),
+    bucketMap: jsonb('bucket_map').$type<BucketMap>().notNull(),
     createdBy: uuid('created_by').references(() => users.id),
     createdAt: createdAt(),
   },
@@ -165,7 +167,7 @@ export const auditLog = pgTable(
     action: text('action').notNull(),
     targetType: text('target_type').notNull(),
     targetId: text('target_id').notNull(),
-    details: jsonb('details').notNull().default({}),
+    details: jsonb('details').$type<Record<string, unknown>>().notNull().default({}),
     createdAt: createdAt(),
   },
   (t) => [index('audit_log_org_target').on(t.orgId, t.targetId)],
@@ -217,7 +219,7 @@ export const events = pgTable(
     response: text('response'),
     businessMetric: text('business_metric'),
     value: doublePrecision('value'),
-    metadata: jsonb('metadata'),
+    metadata: jsonb('metadata').$type<Record<string, unknown>>(),
     isTest: boolean('is_test').notNull().default(false),
     txid: bigint('txid', { mode: 'number' })
       .notNull()

@@ -66,7 +66,7 @@ export async function listAudit(
     action: r.action,
     target_type: r.targetType,
     target_id: r.targetId,
-    details: r.details as Record<string, unknown>,
+    details: r.details,
     created_at: r.createdAt.toISOString(),
     actor: r.actorId === null ? null : { id: r.actorId, name: r.actorName, email: r.actorEmail },
   }));

@@ -1,11 +1,11 @@
 import { createBucketer } from '@arbiter/bucketing';
 import { eq } from 'drizzle-orm';
 import type { Database } from '../db/connect.ts';
-import { experiments, experimentVersions, orgs } from '../db/schema.ts';
+import { experiments, orgs } from '../db/schema.ts';
 import type { Clock } from '../kernel/ports.ts';
-import { type BucketMap, clientRanges } from './experiments/bucket-map.ts';
-import type { ExperimentConfig, Variant } from './experiments/config-schema.ts';
-import { currentVersionOf } from './experiments/current-version.ts';
+import type { Variant } from '../schemas/experiment-config.ts';
+import { clientRanges } from './experiments/bucket-map.ts';
+import { loadCurrentVersion } from './experiments/current-version.ts';
 import { effectivePlan } from './plans/effective-plan.ts';
 import type { Plan } from './plans.ts';
 
@@ -43,21 +43,19 @@ async function loadExperiments(
   db: Database,
   orgId: string,
 ): Promise<Array<{ client: ClientExperiment; control: string | null; windowStartMs: number }>> {
-  const found = await db
-    .select({ row: experiments, version: experimentVersions })
-    .from(experiments)
-    .innerJoin(experimentVersions, currentVersionOf)
-    .where(eq(experiments.orgId, orgId))
-    .orderBy(experiments.createdAt, experiments.id);
+  const found = await loadCurrentVersion(db, eq(experiments.orgId, orgId)).orderBy(
+    experiments.createdAt,
+    experiments.id,
+  );
   return found.map(({ row, version }) => {
-    const config = version.config as ExperimentConfig;
+    const config = version.config;
     const client: ClientExperiment = {
       id: row.id,
       name: config.name,
       version: version.version,
       salt: config.salt,
       bucket_count: config.bucket_count,
-      ranges: clientRanges(version.bucketMap as BucketMap),
+      ranges: clientRanges(version.bucketMap),
       variants: config.variants,
     };
     // The control arm is the first slice of the allocation.

@@ -113,7 +113,7 @@ export class PostgresEventLog implements IngestQueue {
       const fresh = unique.filter((e) => !seen.has(e.event_id));
       const room = Math.max(0, Math.min(fresh.length, allowance - Number(usage?.events ?? 0)));
       const queued = fresh.slice(0, room);
-      if (queued.length > 0) await store(tx as unknown as Database, orgId, month, 0, queued);
+      if (queued.length > 0) await store(tx, orgId, month, 0, queued);
       return {
         queued: queued.map((e) => e.event_id),
         duplicates: [
@@ -129,10 +129,7 @@ export class PostgresEventLog implements IngestQueue {
     try {
       return await this.db.transaction(async (tx) => {
         await tx.execute(lockWatermark);
-        const [result] = await rows<{ events: number }>(
-          tx as unknown as Database,
-          foldStatement(maxTransactions),
-        );
+        const [result] = await rows<{ events: number }>(tx, foldStatement(maxTransactions));
         return { events: Number(result?.events ?? 0), quarantined: [] };
       });
     } catch (error) {
@@ -140,7 +137,7 @@ export class PostgresEventLog implements IngestQueue {
       if (!isDataError(error)) throw error;
       return this.db.transaction(async (tx) => {
         await tx.execute(lockWatermark);
-        return foldIsolating(tx as unknown as Database, maxTransactions);
+        return foldIsolating(tx, maxTransactions);
       });
     }
   }

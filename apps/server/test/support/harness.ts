@@ -8,8 +8,12 @@ import type { Context } from '../../src/context.ts';
 import { createContext } from '../../src/create-context.ts';
 import type { App } from '../../src/http/app-types.ts';
 import type { Clock } from '../../src/kernel/ports.ts';
+import { experimentConfig } from './builders.ts';
 import { freshDatabase } from './database.ts';
 import { TEST_ISSUER, type TokenClaims, testIdentityProvider } from './sessions.ts';
+
+/** Tests import the config builder from here too, beside the harness that posts it. */
+export { experimentConfig };
 
 export const TEST_SECRET_KEY = 'test-secret-key-0123456789abcdef0123456789';
 
@@ -107,41 +111,5 @@ export async function startHarness(
       await app.close();
       await ctx.close();
     },
-  };
-}
-
-/** A valid config for tests to vary. */
-export function experimentConfig(overrides: Record<string, unknown> = {}) {
-  return {
-    name: `exp-${Math.random().toString(36).slice(2, 10)}`,
-    salt: 'salt-1',
-    bucket_count: 1000,
-    allocation: [
-      { variant: 'control', weight: 50 },
-      { variant: 'treatment', weight: 50 },
-    ],
-    variants: [
-      { key: 'control', prompt: 'You are helpful.', variables: { temperature: 0.7 } },
-      { key: 'treatment', prompt: 'Be concise.', variables: { temperature: 0.2 } },
-    ],
-    metrics: [
-      {
-        name: 'latency',
-        kind: 'latency',
-        category: 'guardrail',
-        method_default: 'welch_t',
-        metric_version: 1,
-        shared_org_wide: false,
-      },
-      {
-        name: 'checkout',
-        kind: 'conversion',
-        category: 'primary',
-        method_default: 'two_proportion_z',
-        metric_version: 1,
-        shared_org_wide: true,
-      },
-    ],
-    ...overrides,
   };
 }

@@ -3,7 +3,7 @@ import {
   METHODS,
   METRIC_CATEGORIES,
   METRIC_KINDS,
-} from '../../../../server/src/domain/experiments/metric-vocabulary.ts';
+} from '../../../../server/src/schemas/metric-vocabulary.ts';
 import type { MetricDefinition } from '../../api/client.ts';
 import { newMetric } from './form-state.ts';
 

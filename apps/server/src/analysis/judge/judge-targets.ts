@@ -1,8 +1,7 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { Database } from '../../db/connect.ts';
 import { experiments, experimentVersions } from '../../db/schema.ts';
-import type { ExperimentConfig } from '../../domain/experiments/config-schema.ts';
-import { currentVersionOf } from '../../domain/experiments/current-version.ts';
+import { loadCurrentVersion } from '../../domain/experiments/current-version.ts';
 import { effectivePlan } from '../../domain/plans/effective-plan.ts';
 import { PLAN_LIMITS, type Plan } from '../../domain/plans.ts';
 import { UUID } from '../../schemas/uuid.ts';
@@ -30,30 +29,23 @@ export async function judgeTargets(
   experimentId?: string,
 ): Promise<JudgeTarget[]> {
   if (experimentId !== undefined && !UUID.test(experimentId)) return [];
-  const rows = await db
-    .select({
-      experimentId: experiments.id,
-      orgId: experiments.orgId,
-      config: experimentVersions.config,
-    })
-    .from(experiments)
-    .innerJoin(experimentVersions, currentVersionOf)
-    .where(
-      and(
-        sql`${experimentVersions.config}->'metrics' @> '[{"kind":"judge"}]'::jsonb`,
-        experimentId === undefined ? undefined : eq(experiments.id, experimentId),
-      ),
-    )
-    .orderBy(experiments.id);
+  const found = await loadCurrentVersion(
+    db,
+    and(
+      sql`${experimentVersions.config}->'metrics' @> '[{"kind":"judge"}]'::jsonb`,
+      experimentId === undefined ? undefined : eq(experiments.id, experimentId),
+    ),
+  ).orderBy(experiments.id);
   const targets: JudgeTarget[] = [];
-  for (const row of rows) {
+  for (const { row, version } of found) {
     const { plan } = await effectivePlan(db, row.orgId, now);
     const allowance = PLAN_LIMITS[plan].monthly_judge_allowance;
     if (allowance <= 0) continue;
-    const metrics = (row.config as ExperimentConfig).metrics.flatMap((m) =>
+    const metrics = version.config.metrics.flatMap((m) =>
       m.kind === 'judge' && m.rubric !== undefined ? [{ name: m.name, rubric: m.rubric }] : [],
     );
-    if (metrics.length > 0) targets.push({ ...row, plan, allowance, metrics });
+    if (metrics.length > 0)
+      targets.push({ experimentId: row.id, orgId: row.orgId, plan, allowance, metrics });
   }
   return targets;
 }

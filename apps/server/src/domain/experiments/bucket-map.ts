@@ -1,19 +1,8 @@
-import type { AllocationSlice } from './config-schema.ts';
+import type { BucketMap, BucketRun } from '../../schemas/bucket-map-shape.ts';
+import type { AllocationSlice } from '../../schemas/experiment-config.ts';
 
-/**
- * Which variant owns each bucket. `variant: null` marks a retired bucket: it answers null
- * forever. Buckets in no range were never used and may be taken by a growing slice.
- * Invariant: a bucket, once given to a variant, never moves to another variant.
- */
-export interface BucketRun {
-  variant: string | null;
-  start: number;
-  end: number;
-}
-export interface BucketMap {
-  bucket_count: number;
-  runs: BucketRun[];
-}
+// The map's shape is stored in experiment_versions.bucket_map, so it is defined below the data layer.
+export type { BucketMap, BucketRun } from '../../schemas/bucket-map-shape.ts';
 
 export type RelayoutOutcome = { ok: true; map: BucketMap } | { ok: false; reason: string };
 

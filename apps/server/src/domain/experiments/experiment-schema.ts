@@ -1,5 +1,9 @@
 import { Type } from 'typebox';
-import { AllocationSliceSchema, MetricDefinitionSchema, VariantSchema } from './config-schema.ts';
+import {
+  AllocationSliceSchema,
+  MetricDefinitionSchema,
+  VariantSchema,
+} from '../../schemas/experiment-config.ts';
 
 /** The Experiment as served: its config plus server-set fields. */
 export const ExperimentSchema = Type.Object({

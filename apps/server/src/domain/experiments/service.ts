@@ -1,6 +1,11 @@
 import { and, desc, eq, sql } from 'drizzle-orm';
 import type { Database, Transaction } from '../../db/connect.ts';
 import { experiments, experimentVersions, orgs } from '../../db/schema.ts';
+import type {
+  ExperimentChange,
+  ExperimentConfig,
+  ExperimentConfigInput,
+} from '../../schemas/experiment-config.ts';
 import { UUID } from '../../schemas/uuid.ts';
 import { recordAudit } from '../audit.ts';
 import { announceChange } from '../change-feed.ts';
@@ -9,8 +14,7 @@ import { DomainError } from '../outcomes.ts';
 import { effectivePlan } from '../plans/effective-plan.ts';
 import { PLAN_LIMITS } from '../plans.ts';
 import { type BucketMap, clientRanges, initialBucketMap, relayout } from './bucket-map.ts';
-import type { ExperimentChange, ExperimentConfig, ExperimentConfigInput } from './config-schema.ts';
-import { currentVersionOf } from './current-version.ts';
+import { loadCurrentVersion } from './current-version.ts';
 import { checkConfig, normaliseConfig } from './validate.ts';
 
 export type Experiment = ExperimentConfig & {
@@ -22,16 +26,17 @@ export type Experiment = ExperimentConfig & {
 };
 
 type Tx = Transaction;
+type ExperimentVersionRow = typeof experimentVersions.$inferSelect;
 
 function present(
   row: { id: string; createdAt: Date },
-  version: { version: number; config: unknown; bucketMap: unknown; createdAt: Date },
+  version: Pick<ExperimentVersionRow, 'version' | 'config' | 'bucketMap' | 'createdAt'>,
 ): Experiment {
   return {
-    ...(version.config as ExperimentConfig),
+    ...version.config,
     id: row.id,
     version: version.version,
-    bucket_ranges: clientRanges(version.bucketMap as BucketMap),
+    bucket_ranges: clientRanges(version.bucketMap),
     created_at: row.createdAt.toISOString(),
     updated_at: version.createdAt.toISOString(),
   };
@@ -201,16 +206,9 @@ function stickyRelayout(map: BucketMap, after: ExperimentConfig): BucketMap {
 async function lockedCurrent(tx: Tx, orgId: string, idOrName: string) {
   const [row] = await tx.select().from(experiments).where(addressed(orgId, idOrName)).for('update');
   if (!row) throw notFound(idOrName);
-  const [current] = await tx
-    .select()
-    .from(experimentVersions)
-    .where(
-      and(
-        eq(experimentVersions.experimentId, row.id),
-        eq(experimentVersions.version, row.currentVersion),
-      ),
-    );
-  return { row, current };
+  // Read after the lock, so a concurrent update's new version is seen.
+  const [found] = await loadCurrentVersion(tx, eq(experiments.id, row.id));
+  return { row, current: found?.version };
 }
 
 export async function updateExperiment(
@@ -224,11 +222,11 @@ export async function updateExperiment(
     return await db.transaction(async (tx) => {
       const { row, current } = await lockedCurrent(tx, caller.orgId, idOrName);
       const id = row.id;
-      const before = current!.config as ExperimentConfig;
+      const before = current!.config;
       const after = changedConfig(before, change);
       checkConfig(after);
       await checkPlanAllows(tx, caller.orgId, after, now);
-      const layout = stickyRelayout(current!.bucketMap as BucketMap, after);
+      const layout = stickyRelayout(current!.bucketMap, after);
       const nextVersion = row.currentVersion + 1;
       const [version] = await tx
         .insert(experimentVersions)
@@ -270,22 +268,16 @@ export async function getExperiment(
   orgId: string,
   idOrName: string,
 ): Promise<Experiment> {
-  const [found] = await db
-    .select({ row: experiments, version: experimentVersions })
-    .from(experiments)
-    .innerJoin(experimentVersions, currentVersionOf)
-    .where(addressed(orgId, idOrName));
+  const [found] = await loadCurrentVersion(db, addressed(orgId, idOrName));
   if (!found) throw notFound(idOrName);
   return present(found.row, found.version);
 }
 
 export async function listExperiments(db: Database, orgId: string): Promise<Experiment[]> {
-  const found = await db
-    .select({ row: experiments, version: experimentVersions })
-    .from(experiments)
-    .innerJoin(experimentVersions, currentVersionOf)
-    .where(eq(experiments.orgId, orgId))
-    .orderBy(desc(experiments.createdAt), desc(experiments.id));
+  const found = await loadCurrentVersion(db, eq(experiments.orgId, orgId)).orderBy(
+    desc(experiments.createdAt),
+    desc(experiments.id),
+  );
   return found.map((f) => present(f.row, f.version));
 }
 

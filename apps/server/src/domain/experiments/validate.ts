@@ -1,10 +1,10 @@
-import { UUID } from '../../schemas/uuid.ts';
-import { DomainError } from '../outcomes.ts';
 import {
   BINARY_KINDS,
   type ExperimentConfig,
   type ExperimentConfigInput,
-} from './config-schema.ts';
+} from '../../schemas/experiment-config.ts';
+import { UUID } from '../../schemas/uuid.ts';
+import { DomainError } from '../outcomes.ts';
 
 interface FieldError {
   pointer: string;

@@ -1,5 +1,4 @@
-import type { Context } from '../../context.ts';
-import type { App } from '../../http/app-types.ts';
+import type { Plane } from '../../http/app-types.ts';
 import { platformOwnerHook } from '../../http/platform-owner-auth.ts';
 import * as getOrg from './get-org.ts';
 import * as health from './health.ts';
@@ -11,7 +10,7 @@ import * as planOverride from './plan-override.ts';
 import * as seatsResync from './seats-resync.ts';
 
 /** Platform-owner routes: not part of the customer API. */
-export async function adminRoutes(app: App, ctx: Context): Promise<void> {
+export const adminRoutes: Plane = async (app, { ctx }) => {
   app.decorateRequest('platformOwnerEmail', null);
   app.addHook('onRequest', platformOwnerHook(ctx));
   pipelineRun.register(app, ctx);
@@ -22,4 +21,4 @@ export async function adminRoutes(app: App, ctx: Context): Promise<void> {
   health.register(app, ctx);
   seatsResync.register(app, ctx);
   planOverride.register(app, ctx);
-}
+};

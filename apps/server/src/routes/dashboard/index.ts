@@ -1,5 +1,4 @@
-import type { Context } from '../../context.ts';
-import type { App } from '../../http/app-types.ts';
+import type { Plane } from '../../http/app-types.ts';
 import { sessionHook } from '../../http/session-auth.ts';
 import * as analyze from './analyze.ts';
 import * as audit from './audit.ts';
@@ -28,7 +27,7 @@ import * as webhookSecretStatus from './webhook-secret-status.ts';
 import * as whoami from './whoami.ts';
 
 /** The dashboard plane: every route behind a session token, scoped to the caller's org. */
-export async function dashboardRoutes(app: App, ctx: Context): Promise<void> {
+export const dashboardRoutes: Plane = async (app, { ctx }) => {
   app.decorateRequest('caller', null);
   app.addHook('onRequest', sessionHook(ctx));
   listExperiments.register(app, ctx);
@@ -56,4 +55,4 @@ export async function dashboardRoutes(app: App, ctx: Context): Promise<void> {
   revealKey.register(app, ctx);
   webhookSecretStatus.register(app, ctx);
   rotateWebhookSecret.register(app, ctx);
-}
+};

@@ -1,10 +1,10 @@
 import type { Context } from '../../context.ts';
-import { ExperimentChangeSchema } from '../../domain/experiments/config-schema.ts';
 import { ExperimentSchema } from '../../domain/experiments/experiment-schema.ts';
 import { updateExperiment } from '../../domain/experiments/service.ts';
 import type { App } from '../../http/app-types.ts';
 import { problemResponses } from '../../http/responses.ts';
 import { callerOf } from '../../http/session-auth.ts';
+import { ExperimentChangeSchema } from '../../schemas/experiment-config.ts';
 import { ExperimentParams } from './get-experiment.ts';
 
 export function register(app: App, ctx: Context): void {

@@ -2,7 +2,7 @@ import cors from '@fastify/cors';
 import rateLimit from '@fastify/rate-limit';
 import type { Context } from '../../context.ts';
 import { apiKeyHook } from '../../http/api-key-auth.ts';
-import type { App } from '../../http/app-types.ts';
+import type { App, Plane } from '../../http/app-types.ts';
 import { ProblemError } from '../../http/problems.ts';
 import * as assign from './assign.ts';
 import * as getConfig from './get-config.ts';
@@ -69,18 +69,22 @@ async function allowAnyOrigin(app: App): Promise<void> {
   });
 }
 
+/** The routes any key may call share the plane's key hook. */
+const keyed: Plane = async (app, { ctx }) => {
+  app.addHook('onRequest', apiKeyHook(ctx));
+  assign.register(app, ctx);
+  getConfig.register(app, ctx);
+  postEvents.register(app, ctx);
+};
+
+/** Import has its own body parsers and needs the secret key, so it gets its own scope. */
+const importScope: Plane = (app, { ctx }) => importEvents.register(app, ctx);
+
 /** The ingest plane: every route behind an API key; the org comes from the key. */
-export async function ingestRoutes(app: App, ctx: Context): Promise<void> {
+export const ingestRoutes: Plane = async (app, { ctx }) => {
   app.decorateRequest('keyCaller', null);
   await allowAnyOrigin(app);
   await limitPerKey(app, ctx);
-  await app.register(async (keyed) => {
-    const plane = keyed as unknown as App;
-    plane.addHook('onRequest', apiKeyHook(ctx));
-    assign.register(plane, ctx);
-    getConfig.register(plane, ctx);
-    postEvents.register(plane, ctx);
-  });
-  // Import has its own body parsers and needs the secret key.
-  await app.register(async (scope) => importEvents.register(scope as unknown as App, ctx));
-}
+  await app.register(keyed, { ctx });
+  await app.register(importScope, { ctx });
+};

@@ -1,8 +1,7 @@
 import { type Static, Type } from 'typebox';
-import { FreeFormObject } from '../../schemas/free-form-json.ts';
-import { Text, TextMatching } from '../../schemas/text.ts';
-
+import { FreeFormObject } from './free-form-json.ts';
 import { METHODS, METRIC_CATEGORIES, METRIC_KINDS } from './metric-vocabulary.ts';
+import { Text, TextMatching } from './text.ts';
 
 /** Field shapes of ExperimentConfig that the contract leaves open are decided here (docs/decisions.md, Experiments). */
 export { BINARY_KINDS, METHODS, METRIC_CATEGORIES, METRIC_KINDS } from './metric-vocabulary.ts';
