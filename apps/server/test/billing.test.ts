@@ -435,7 +435,7 @@ describe('the OpenAPI document', () => {
       expect.arrayContaining([200, 401, 403, 409]),
     );
     expect(statuses('post', '/v1/webhooks/stripe')).toEqual(expect.arrayContaining([204, 401]));
-    expect(doc.paths['/v1/webhooks/stripe'].post.security).toEqual([{ signature: [] }]);
+    expect(doc.paths['/v1/webhooks/stripe'].post.security).toEqual([{ billingSignature: [] }]);
     expect(statuses('put', '/v1/admin/orgs/{id}/plan-override')).toEqual(
       expect.arrayContaining([200, 401, 403, 404]),
     );

@@ -10,6 +10,7 @@ import {
   webhookSecret,
 } from './support/clerk-webhooks.ts';
 import { experimentConfig, type Harness, startHarness } from './support/harness.ts';
+import { deliverBillingEvent, stripeEvent, WEBHOOK_SECRET } from './support/stripe-events.ts';
 
 /**
  * Every dashboard route against every way a caller can be refused. A route missing from this
@@ -789,5 +790,52 @@ describe('security matrix of the signed plane (business-event signatures)', () =
     expect(await storedEventsOf(experimentA)).toBe(0);
     expect((await post(signed(secretA))).statusCode).toBe(202);
     expect(await storedEventsOf(experimentA)).toBe(1);
+  });
+});
+
+describe('security matrix of the billing webhook', () => {
+  let bh: Harness;
+  beforeAll(async () => {
+    bh = await startHarness({ ARBITER_STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET });
+  });
+  afterAll(() => bh.close());
+  // A type the webhook acknowledges and ignores: the signature alone decides the answer.
+  const event = () =>
+    stripeEvent('invoice.paid', { id: 'in_matrix', object: 'invoice' }, new Date());
+
+  it('covers every route the OpenAPI document signs with the billing signature', async () => {
+    expect(await documentedWith('billingSignature')).toEqual(['POST /v1/webhooks/stripe']);
+  });
+
+  it('answers 401 without a signature, and to a session token or an API key instead', async () => {
+    const session = await bh.token({ sub: 'u', org_id: 'org_a', org_role: 'admin' });
+    for (const headers of [
+      {},
+      { authorization: `Bearer ${session}` },
+      { 'x-api-key': 'svc_sk_x' },
+    ]) {
+      const res = await bh.app.inject({
+        method: 'POST',
+        url: '/v1/webhooks/stripe',
+        headers: { 'content-type': 'application/json', ...headers },
+        payload: event(),
+      });
+      expect(res.statusCode).toBe(401);
+      expect(res.json().type).toBe('/problems/invalid-signature');
+    }
+  });
+
+  it('answers 401 to a signature made with another secret, or too old', async () => {
+    const forged = await deliverBillingEvent(bh, event(), { secret: 'whsec_someone_else' });
+    expect(forged.statusCode).toBe(401);
+    const stale = await deliverBillingEvent(bh, event(), {
+      at: new Date(Date.now() - 3_600_000),
+    });
+    expect(stale.statusCode).toBe(401);
+  });
+
+  it('admits a delivery signed with the endpoint secret, under either header name', async () => {
+    for (const header of ['billing-signature', 'stripe-signature'] as const)
+      expect((await deliverBillingEvent(bh, event(), { header })).statusCode).toBe(204);
   });
 });

@@ -40,6 +40,13 @@ export async function registerOpenApi(app: App): Promise<void> {
             description:
               '`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` with the org webhook secret',
           },
+          billingSignature: {
+            type: 'apiKey',
+            in: 'header',
+            name: 'Billing-Signature',
+            description:
+              "The billing provider's signature (`t=<unix seconds>,v1=<hex HMAC-SHA256>`), also accepted as `Stripe-Signature`, verified by the stripe library against `ARBITER_STRIPE_WEBHOOK_SECRET`",
+          },
           svix: {
             type: 'apiKey',
             in: 'header',

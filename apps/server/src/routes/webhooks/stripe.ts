@@ -16,7 +16,7 @@ export function register(app: App, ctx: Context): void {
           'Stripe subscription lifecycle: checkout.session.completed and customer.subscription.created/updated/deleted',
         description:
           'Header `Billing-Signature` (or `Stripe-Signature`), verified with the stripe library against `ARBITER_STRIPE_WEBHOOK_SECRET`; 5-minute tolerance. Replays, retries and out-of-order deliveries leave the newest state. Other event types are acknowledged and ignored.',
-        security: [{ signature: [] }],
+        security: [{ billingSignature: [] }],
         body: Type.Object(
           { id: Type.String(), type: Type.String() },
           { additionalProperties: true, description: 'A Stripe event object' },
