@@ -9,12 +9,9 @@ import type { ValueScope } from './value-scope.ts';
  * metrics read every stored outcome of that name for the user in those days under this
  * experiment and, when `shared_org_wide`, under the org's other experiments too; model-call
  * metrics read this experiment's stats. x is null for a user without pre-period data (the
- * run imputes 0 and reports the coverage).
+ * run imputes 0 and reports the coverage). Reads the first exposures from the CTE `fe`.
  */
 export function covariateOf(scope: ValueScope, metric: MetricDefinition, days: number): SQL {
-  const firstExposure = sql`select user_id, min(day) as first_day from user_day_stats
-    where experiment_id = ${scope.experimentId}::uuid and exposures > 0 and day <= ${scope.window.to}::date
-    group by user_id`;
   const inPrePeriod = (table: string) =>
     sql`${sql.raw(table)}.user_id = f.user_id and ${sql.raw(table)}.day >= f.first_day - ${days}::int
       and ${sql.raw(table)}.day < f.first_day`;
@@ -26,18 +23,25 @@ export function covariateOf(scope: ValueScope, metric: MetricDefinition, days: n
         ? sql`p.experiment_id in (select id from experiments where org_id = ${scope.orgId}::uuid)`
         : sql`p.experiment_id = ${scope.experimentId}::uuid`;
       return sql`select f.user_id, (${x})::float8 as x
-        from (${firstExposure}) f join user_day_business p on ${inPrePeriod('p')}
+        from fe f join user_day_business p on ${inPrePeriod('p')}
         where p.metric = ${metric.name} and ${experimentsRead}
         group by f.user_id`;
     }
     default: {
       const x = statsCovariate(metric.kind);
       return sql`select f.user_id, (${x})::float8 as x
-        from (${firstExposure}) f join user_day_stats p on ${inPrePeriod('p')}
+        from fe f join user_day_stats p on ${inPrePeriod('p')}
         where p.experiment_id = ${scope.experimentId}::uuid
         group by f.user_id`;
     }
   }
+}
+
+/** Each user's first exposure day in this experiment (up to the window's end): the CTE `fe`. */
+export function firstExposures(scope: ValueScope): SQL {
+  return sql`select user_id, min(day) as first_day from user_day_stats
+    where experiment_id = ${scope.experimentId}::uuid and exposures > 0 and day <= ${scope.window.to}::date
+    group by user_id`;
 }
 
 /** The model-call kinds' per-user value over pre-period rows, as in the window. */

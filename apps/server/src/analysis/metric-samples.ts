@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { type Database, rows, toNumber } from '../db/connect.ts';
 import type { MetricDefinition } from '../domain/experiments/config-schema.ts';
+import { withHashJoins } from './sufficient-stats.ts';
 import { userCtes, userValues } from './user-values-sql.ts';
 import type { ValueScope } from './value-scope.ts';
 
@@ -28,15 +29,17 @@ export async function readArmSamples(
   cap: number,
 ): Promise<ArmSamples> {
   const plain = { ...metric, cuped: undefined };
-  const found = await rows<{ variant: string; value: unknown; n: unknown }>(
-    db,
-    sql`with ${userCtes(scope, [plain])},
+  const found = await withHashJoins(db, (tx) =>
+    rows<{ variant: string; value: unknown; n: unknown }>(
+      tx,
+      sql`with ${userCtes(scope, [plain])},
       ranked as (
         select variant, user_id, value, count(*) over (partition by variant) as n,
           row_number() over (partition by variant order by md5(${String(SAMPLE_SEED)} || ':' || user_id), user_id) as r
-        from (${userValues(scope, plain)}) v
+        from (${userValues(scope, plain, 0)}) v
       )
     select variant, value, n from ranked where r <= ${cap} order by variant, user_id`,
+    ),
   );
   const values: Record<string, number[]> = {};
   let capUsed = false;

@@ -1,6 +1,6 @@
 import { type SQL, sql } from 'drizzle-orm';
 import type { MetricDefinition } from '../domain/experiments/config-schema.ts';
-import { covariateOf } from './covariate-sql.ts';
+import { covariateOf, firstExposures } from './covariate-sql.ts';
 import type { ValueScope } from './value-scope.ts';
 
 /**
@@ -12,7 +12,7 @@ import type { ValueScope } from './value-scope.ts';
 export function userCtes(scope: ValueScope, metrics: readonly MetricDefinition[]): SQL {
   const business = metrics.filter((m) => isBusinessKind(m.kind)).map((m) => m.name);
   const { experimentId, window } = scope;
-  return sql`su as materialized (
+  return sql`${covariateCtes(scope, metrics)}su as materialized (
       select variant, user_id, sum(exposures)::float8 as exposures, sum(calls)::float8 as calls,
         sum(errors)::float8 as errors, sum(latency_n)::float8 as latency_n,
         sum(latency_sum)::float8 as latency_sum, sum(tokens_n)::float8 as tokens_n,
@@ -28,6 +28,23 @@ export function userCtes(scope: ValueScope, metrics: readonly MetricDefinition[]
         and ${oneOf(business)}
       group by metric, variant, user_id
     )`;
+}
+
+/**
+ * Each CUPED metric's covariate as its own materialized CTE `cov_<i>` (i: the metric's index),
+ * after the users' first exposures `fe`: computed once, whatever plan the planner picks for
+ * joining them (without table statistics it would re-run a subquery per user).
+ */
+function covariateCtes(scope: ValueScope, metrics: readonly MetricDefinition[]): SQL {
+  const parts: SQL[] = [];
+  metrics.forEach((m, i) => {
+    if (m.cuped)
+      parts.push(
+        sql`${sql.raw(`cov_${i}`)} as materialized (${covariateOf(scope, m, m.cuped.covariate_days)}),`,
+      );
+  });
+  if (parts.length === 0) return sql``;
+  return sql`fe as materialized (${firstExposures(scope)}), ${sql.join(parts, sql` `)} `;
 }
 
 /** `metric in (…)`, or false for none (an empty list is not SQL). */
@@ -49,16 +66,15 @@ export function isBusinessKind(kind: string): boolean {
  * exposed or calling), error_rate the share of failed calls, conversion and retention 0/1 and
  * revenue the sum over exposed users plus anyone with the outcome, `value` the mean of values,
  * judge the mean score. `covariate` is the CUPED pre-period value (null without pre-period
- * data, or when the metric has no CUPED).
+ * data, or when the metric has no CUPED), from the CTE `cov_<index>` of `userCtes`.
  */
-export function userValues(scope: ValueScope, metric: MetricDefinition): SQL {
+export function userValues(scope: ValueScope, metric: MetricDefinition, index: number): SQL {
   const values = valueRows(scope, metric);
   const name = sql`${metric.name}::text`;
   if (!metric.cuped)
     return sql`select ${name} as metric, variant, user_id, value, null::float8 as covariate from (${values}) v`;
   return sql`select ${name} as metric, v.variant, v.user_id, v.value, c.x as covariate
-    from (${values}) v left join (${covariateOf(scope, metric, metric.cuped.covariate_days)}) c
-      on c.user_id = v.user_id`;
+    from (${values}) v left join ${sql.raw(`cov_${index}`)} c on c.user_id = v.user_id`;
 }
 
 function valueRows(scope: ValueScope, metric: MetricDefinition): SQL {

@@ -12,6 +12,7 @@ import * as listKeys from './list-keys.ts';
 import * as live from './live.ts';
 import * as metricMethod from './metric-method.ts';
 import * as results from './results.ts';
+import * as resultsExport from './results-export.ts';
 import * as resultsSummary from './results-summary.ts';
 import * as revealKey from './reveal-key.ts';
 import * as rotateKey from './rotate-key.ts';
@@ -38,6 +39,7 @@ export async function dashboardRoutes(app: App, ctx: Context): Promise<void> {
   traffic.register(app, ctx);
   usage.register(app, ctx);
   results.register(app, ctx);
+  resultsExport.register(app, ctx);
   resultsSummary.register(app, ctx);
   analyze.register(app, ctx);
   metricMethod.register(app, ctx);
