@@ -141,7 +141,7 @@ describe('computeRun', () => {
       run.results['tokens::treatment']?.sequential?.p_value as number,
     ]);
     expect(seq?.p_value_fdr).toBe(bh[0]);
-    expect(l?.significant).toBe(bh[0] < 0.05);
+    expect(l?.significant).toBe((bh[0] as number) < 0.05);
   });
 
   it('a pair significant at the fixed horizon but not sequentially is not significant on a manual run', () => {

@@ -29,7 +29,7 @@ afterAll(() => h.close());
 
 const EXPERIMENT = '0b5e4d1c-0000-4000-8000-000000000016';
 const ORG = '0b5e4d1c-0000-4000-8000-0000000000ff';
-const DAYS = ['2026-11-20', '2026-11-21'];
+const DAYS = ['2026-11-20', '2026-11-21'] as const;
 const scope = { experimentId: EXPERIMENT, orgId: ORG, window: { from: DAYS[0], to: DAYS[1] } };
 const ARMS = ['control', 'a', 'b'];
 
