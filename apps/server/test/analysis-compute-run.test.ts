@@ -8,24 +8,14 @@ import {
 import { describe, expect, it } from 'vitest';
 import { computeRun, type MetricInput, type RunInputs } from '../src/analysis/compute-run.ts';
 import type { MetricDefinition } from '../src/domain/experiments/config-schema.ts';
-import { seeded } from './support/analysis-data.ts';
+import { metricDefinition, seeded } from './support/analysis-data.ts';
 
 /** computeRun alone: no database, inputs built from arrays with the stats package's summaries. */
 const rng = seeded(2026);
 const normals = (n: number, mean: number, sd: number) =>
   Array.from({ length: n }, () => rng.normal(mean, sd));
 
-function definition(name: string, kind: string, extra: Partial<MetricDefinition> = {}) {
-  return {
-    name,
-    kind,
-    category: 'primary',
-    method_default: kind === 'conversion' ? 'two_proportion_z' : 'welch_t',
-    metric_version: 1,
-    shared_org_wide: false,
-    ...extra,
-  } as MetricDefinition;
-}
+const definition = metricDefinition;
 
 /** A metric input from per-arm values (and covariates), as the read module would deliver it. */
 function metricInput(

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readArmSamples } from '../src/analysis/metric-samples.ts';
 import { readSufficientStats } from '../src/analysis/sufficient-stats.ts';
 import type { MetricDefinition } from '../src/domain/experiments/config-schema.ts';
-import { seeded } from './support/analysis-data.ts';
+import { metricDefinition, seeded } from './support/analysis-data.ts';
 import { type Harness, startHarness } from './support/harness.ts';
 
 /**
@@ -33,15 +33,7 @@ const DAYS = ['2026-11-20', '2026-11-21'] as const;
 const scope = { experimentId: EXPERIMENT, orgId: ORG, window: { from: DAYS[0], to: DAYS[1] } };
 const ARMS = ['control', 'a', 'b'];
 
-const metric = (name: string, kind: string): MetricDefinition =>
-  ({
-    name,
-    kind,
-    category: 'primary',
-    method_default: kind === 'conversion' ? 'two_proportion_z' : 'welch_t',
-    metric_version: 1,
-    shared_org_wide: false,
-  }) as MetricDefinition;
+const metric = (name: string, kind: string) => metricDefinition(name, kind);
 const METRICS = [
   metric('latency', 'latency'),
   metric('tokens', 'tokens'),
@@ -284,7 +276,9 @@ describe('sufficient statistics in SQL against the per-user path they replaced',
         const got = read.metrics[m.name]?.histograms[t];
         expect(got?.counts).toEqual(want.counts);
         expect(got?.bin_edges.length).toBe(21);
-        got?.bin_edges.forEach((e, i) => expectClose(e, want.bin_edges[i] as number, `edge ${i}`));
+        got?.bin_edges.forEach((e, i) => {
+          expectClose(e, want.bin_edges[i] as number, `edge ${i}`);
+        });
       }
     },
   );
@@ -298,7 +292,9 @@ describe('sufficient statistics in SQL against the per-user path they replaced',
       const got = [...(all.values[arm] ?? [])].sort((x, y) => x - y);
       const want = [...(values[arm] ?? [])].sort((x, y) => x - y);
       expect(got).toHaveLength(want.length);
-      got.forEach((v, i) => expectClose(v, want[i] as number, `${arm} value ${i}`));
+      got.forEach((v, i) => {
+        expectClose(v, want[i] as number, `${arm} value ${i}`);
+      });
     }
     const capped = await readArmSamples(h.ctx.db, scope, m, 50);
     const again = await readArmSamples(h.ctx.db, scope, m, 50);

@@ -10,7 +10,7 @@ import type { MetricDefinition } from '../domain/experiments/config-schema.ts';
 import type { PlanLimit } from '../domain/plans.ts';
 import type { ArmSamples } from './metric-samples.ts';
 import { type Method, type PairOutcome, testPair } from './metric-test.ts';
-import type { ArmStatus, MetricResult, RunKind, RunRecord } from './run-record.ts';
+import type { ArmStatus, MetricResult, RunRecord } from './run-record.ts';
 import type { MetricStats } from './sufficient-stats.ts';
 
 /** One metric as read for a run: its definition, test, summaries and (when needed) samples. */
@@ -24,11 +24,7 @@ export interface MetricInput {
 }
 
 /** Everything one run decides on; no database behind it. */
-export interface RunInputs {
-  label: string;
-  kind: RunKind;
-  windowStart: Date;
-  windowEnd: Date;
+export interface RunInputs extends Pick<RunRecord, 'label' | 'kind' | 'windowStart' | 'windowEnd'> {
   windowDays: number;
   control: string;
   /** The arms and their bucket shares, in allocation order (control first). */

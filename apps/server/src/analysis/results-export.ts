@@ -1,6 +1,6 @@
 import { stringify } from 'csv-stringify/sync';
 import { type Static, type TSchema, Type } from 'typebox';
-import type { Results } from './results-schema.ts';
+import { MetricResultSchema, type Results } from './results-schema.ts';
 
 const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
 
@@ -10,6 +10,8 @@ const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
  * `_treatment` columns, CUPED's, the unadjusted test's and the sequence's blocks prefixed
  * columns (null when absent), the histogram a JSON text. The property order is the column order.
  */
+const result = MetricResultSchema.properties;
+
 export const ExportRowSchema = Type.Object({
   experiment_id: Type.String(),
   run_label: Type.String(),
@@ -19,34 +21,34 @@ export const ExportRowSchema = Type.Object({
   computed_at: Type.String({ format: 'date-time' }),
   srm_p_value: Nullable(Type.Number()),
   srm_halted: Type.Boolean(),
-  metric: Type.String(),
-  kind: Type.String(),
-  category: Type.String(),
-  metric_version: Type.Integer(),
-  control: Type.String(),
-  treatment: Type.String(),
-  test: Type.String(),
-  method_overridden: Type.Boolean(),
-  ok: Type.Boolean(),
-  reason: Nullable(Type.String()),
-  statistic: Type.Number(),
-  p_value: Type.Number(),
-  p_value_fdr: Type.Number(),
-  significant: Type.Boolean(),
-  effect: Type.Number(),
-  ci_low: Type.Number(),
-  ci_high: Type.Number(),
-  lift: Nullable(Type.Number()),
+  metric: result.metric,
+  kind: result.kind,
+  category: result.category,
+  metric_version: result.metric_version,
+  control: result.control,
+  treatment: result.treatment,
+  test: result.test,
+  method_overridden: result.method_overridden,
+  ok: result.ok,
+  reason: result.reason,
+  statistic: result.statistic,
+  p_value: result.p_value,
+  p_value_fdr: result.p_value_fdr,
+  significant: result.significant,
+  effect: result.effect,
+  ci_low: result.ci_low,
+  ci_high: result.ci_high,
+  lift: result.lift,
   n_control: Type.Integer(),
   n_treatment: Type.Integer(),
   mean_control: Nullable(Type.Number()),
   mean_treatment: Nullable(Type.Number()),
-  srm_p: Type.Number(),
-  permutations_used: Type.Integer(),
-  sample_cap_used: Type.Boolean(),
-  window_days: Type.Integer(),
-  retention_truncated: Type.Boolean(),
-  preliminary: Type.Boolean(),
+  srm_p: result.srm_p,
+  permutations_used: result.permutations_used,
+  sample_cap_used: result.sample_cap_used,
+  window_days: result.window_days,
+  retention_truncated: result.retention_truncated,
+  preliminary: result.preliminary,
   cuped_theta: Nullable(Type.Number()),
   cuped_variance_reduction: Nullable(Type.Number()),
   cuped_covariate_coverage: Nullable(Type.Number()),
