@@ -6,23 +6,24 @@ import type { ValueScope } from './value-scope.ts';
 /**
  * The CTEs every per-user value is built from, read once per statement: `su`, each user's
  * daily stats summed over the window (one row per variant and user), and `bu`, each user's
- * business outcomes per metric over the window. Sums are exact `numeric` in the table and
- * rounded once to float8 here, as `Number()` of the same sum did in Node.
+ * business outcomes per metric over the window. The table's exact `numeric` day sums are
+ * added as float8 (a user's few days: rounding far below what any test can see, 1e-16
+ * relative, and several times faster than numeric addition over millions of rows).
  */
 export function userCtes(scope: ValueScope, metrics: readonly MetricDefinition[]): SQL {
   const business = metrics.filter((m) => isBusinessKind(m.kind)).map((m) => m.name);
   const { experimentId, window } = scope;
   return sql`${covariateCtes(scope, metrics)}su as materialized (
-      select variant, user_id, sum(exposures)::float8 as exposures, sum(calls)::float8 as calls,
-        sum(errors)::float8 as errors, sum(latency_n)::float8 as latency_n,
-        sum(latency_sum)::float8 as latency_sum, sum(tokens_n)::float8 as tokens_n,
-        sum(tokens_sum)::float8 as tokens_sum, sum(cost_sum)::float8 as cost_sum
+      select variant, user_id, sum(exposures::float8) as exposures, sum(calls::float8) as calls,
+        sum(errors::float8) as errors, sum(latency_n::float8) as latency_n,
+        sum(latency_sum::float8) as latency_sum, sum(tokens_n::float8) as tokens_n,
+        sum(tokens_sum::float8) as tokens_sum, sum(cost_sum::float8) as cost_sum
       from user_day_stats
       where experiment_id = ${experimentId}::uuid and day between ${window.from}::date and ${window.to}::date
       group by variant, user_id
     ),
     bu as materialized (
-      select metric, variant, user_id, sum(n)::float8 as n, sum(sum)::float8 as s
+      select metric, variant, user_id, sum(n::float8) as n, sum(sum::float8) as s
       from user_day_business
       where experiment_id = ${experimentId}::uuid and day between ${window.from}::date and ${window.to}::date
         and ${oneOf(business)}
