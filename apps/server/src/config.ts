@@ -41,6 +41,8 @@ export interface Config {
   scheduler: boolean;
   /** Results exist once every arm has this many evaluated events (exposures in the window). */
   minEventsPerArm: number;
+  /** Tuning of the confidence sequence of manual runs: total users where it is narrowest. */
+  sequentialTuning: number;
   /** OpenAI-compatible chat-completions endpoint of the judge model; null = judge metrics not scored. */
   judgeBaseUrl: string | null;
   judgeApiKey: string | null;
@@ -186,6 +188,7 @@ export function loadConfig(env: Env, cwd = process.cwd()): Config {
     nightlyCron: s.ARBITER_NIGHTLY_CRON,
     scheduler: s.ARBITER_SCHEDULER,
     minEventsPerArm: s.ARBITER_MIN_EVENTS_PER_ARM,
+    sequentialTuning: s.ARBITER_SEQUENTIAL_TUNING,
     judgeBaseUrl: s.ARBITER_JUDGE_BASE_URL?.replace(/\/+$/, '') ?? null,
     judgeApiKey: s.ARBITER_JUDGE_API_KEY ?? null,
     judgeModel: s.ARBITER_JUDGE_MODEL,

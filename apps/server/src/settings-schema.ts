@@ -131,6 +131,13 @@ export const SettingsSchema = Type.Object({
     default: 'Arbiter <no-reply@arbiter.invalid>',
     description: 'sender of the mail to platform owners',
   }),
+  ARBITER_SEQUENTIAL_TUNING: Type.Integer({
+    minimum: 1,
+    maximum: 1_000_000_000,
+    default: 5000,
+    description:
+      'users (both arms) at which the always-valid interval of manual runs is narrowest (GrowthBook’s sequential tuning parameter)',
+  }),
   ARBITER_JUDGE_BASE_URL: Type.Optional(
     Type.String({
       pattern: '^https?://[^\\s]+$',

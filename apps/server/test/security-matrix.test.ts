@@ -90,6 +90,13 @@ const ROUTES: RouteCase[] = [
     url: ({ experimentId }) => `/v1/experiments/${experimentId}/results`,
     expectNotFound: true,
   },
+  {
+    method: 'GET',
+    path: '/v1/experiments/{id}/results/export',
+    role: 'member',
+    url: ({ experimentId }) => `/v1/experiments/${experimentId}/results/export`,
+    expectNotFound: true,
+  },
   { method: 'GET', path: '/v1/results/summary', role: 'member', url: () => '/v1/results/summary' },
   {
     method: 'POST',

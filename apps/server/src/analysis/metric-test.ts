@@ -1,73 +1,137 @@
 import {
-  histogram,
+  type CovariateSummary,
+  confidenceSequence,
+  EMPTY_COVARIATE_SUMMARY,
   mannWhitneyTest,
+  metricSummary,
   permutationTest,
-  summarize,
+  type SequentialResult,
   type TwoSampleResult,
-  twoProportionZTest,
+  testSummaryPair,
+  welchEstimate,
   welchTest,
 } from '@arbiter/stats';
 import type { PlanLimit } from '../domain/plans.ts';
+import type { MetricResult } from './run-record.ts';
 
 export type Method = 'welch_t' | 'mann_whitney' | 'permutation' | 'two_proportion_z';
-
-export interface PairOutcome extends TwoSampleResult {
-  permutations_used: number;
-  sample_cap_used: boolean;
-}
 
 /** The seed of every permutation test: a re-run of the same data gives the same p-value. */
 const PERMUTATION_SEED = 20_261_121;
 
-/** Runs the chosen test on one (control, treatment) pair of per-user values. */
-export function testPair(
-  method: Method,
-  control: readonly number[],
-  treatment: readonly number[],
-  plan: PlanLimit,
-): PairOutcome {
-  switch (method) {
-    case 'welch_t':
-      return {
-        ...welchTest(summarize(control), summarize(treatment)),
-        permutations_used: 0,
-        sample_cap_used: false,
-      };
-    case 'mann_whitney':
-      return {
-        ...mannWhitneyTest(control, treatment),
-        permutations_used: 0,
-        sample_cap_used: false,
-      };
-    case 'permutation': {
-      const r = permutationTest(control, treatment, {
-        maxPermutations: plan.max_permutations,
-        maxSamplePerArm: plan.max_sample_per_arm,
-        seed: PERMUTATION_SEED,
-      });
-      return { ...r, permutations_used: r.permutations_used, sample_cap_used: r.sample_cap_used };
-    }
-    case 'two_proportion_z': {
-      const arm = (values: readonly number[]) => ({
-        n: values.length,
-        successes: values.filter((v) => v > 0).length,
-      });
-      return {
-        ...twoProportionZTest(arm(control), arm(treatment)),
-        permutations_used: 0,
-        sample_cap_used: false,
-      };
-    }
+/** One pair's arms as the tests see them: full-arm summaries, and samples when the test needs them. */
+export interface PairArms {
+  control: CovariateSummary;
+  treatment: CovariateSummary;
+  /** Mann–Whitney and permutation only: the capped samples of both arms. */
+  samples?: { control: number[]; treatment: number[]; capUsed: boolean };
+}
+
+export interface PairOutcome extends TwoSampleResult {
+  permutations_used: number;
+  sample_cap_used: boolean;
+  cuped: MetricResult['cuped'];
+  unadjusted: MetricResult['unadjusted'];
+  /** The confidence sequence (manual runs), before BH. */
+  sequential: SequentialResult | null;
+}
+
+export interface PairOptions {
+  plan: Pick<PlanLimit, 'max_permutations' | 'max_sample_per_arm'>;
+  /** CUPED requested for the metric (the test must be Welch for it to apply). */
+  cuped: boolean;
+  /** The confidence sequence's tuning on a manual run; null on a nightly run. */
+  sequentialTuning: number | null;
+}
+
+/** Runs the chosen test on one (control, treatment) pair. */
+export function testPair(method: Method, arms: PairArms, options: PairOptions): PairOutcome {
+  const sequential =
+    options.sequentialTuning === null ? null : { tuning: options.sequentialTuning };
+  const c = arms.control ?? EMPTY_COVARIATE_SUMMARY;
+  const t = arms.treatment ?? EMPTY_COVARIATE_SUMMARY;
+  if (method === 'welch_t' || method === 'two_proportion_z') {
+    const cuped = method === 'welch_t' && options.cuped ? { control: c, treatment: t } : null;
+    const r = testSummaryPair({
+      method,
+      control: metricSummary(c),
+      treatment: metricSummary(t),
+      cuped,
+      sequential,
+    } as Parameters<typeof testSummaryPair>[0]);
+    const { cuped: report, unadjusted, sequential: seq, ...core } = r;
+    return {
+      ...stripExtras(core),
+      permutations_used: 0,
+      sample_cap_used: false,
+      cuped: report,
+      unadjusted: unadjusted && pickUnadjusted(unadjusted),
+      sequential: seq,
+    };
   }
+  return sampleTest(method, arms, options, sequential);
 }
 
-export function distributionOf(arms: Record<string, readonly number[]>) {
-  return histogram(arms);
+/** Mann–Whitney or permutation on the capped samples; effect and CI Welch's from full arms. */
+function sampleTest(
+  method: 'mann_whitney' | 'permutation',
+  arms: PairArms,
+  options: PairOptions,
+  sequential: { tuning: number } | null,
+): PairOutcome {
+  const samples = arms.samples ?? { control: [], treatment: [], capUsed: false };
+  const full = { c: metricSummary(arms.control), t: metricSummary(arms.treatment) };
+  const base =
+    method === 'mann_whitney'
+      ? { ...mannWhitneyTest(samples.control, samples.treatment), permutations_used: 0 }
+      : permutationTest(samples.control, samples.treatment, {
+          maxPermutations: options.plan.max_permutations,
+          maxSamplePerArm: options.plan.max_sample_per_arm,
+          seed: PERMUTATION_SEED,
+        });
+  const welch = welchTest(full.c, full.t);
+  const fromFullArms =
+    samples.capUsed && base.ok && welch.ok
+      ? { effect: welch.effect, ci_low: welch.ci_low, ci_high: welch.ci_high, lift: welch.lift }
+      : {};
+  const estimate = sequential ? welchEstimate(full.c, full.t) : null;
+  return {
+    ...stripExtras(base),
+    ...fromFullArms,
+    n_control: full.c.n,
+    n_treatment: full.t.n,
+    permutations_used: base.permutations_used,
+    sample_cap_used: samples.capUsed,
+    cuped: null,
+    unadjusted: null,
+    sequential: estimate && sequential ? confidenceSequence(estimate, sequential) : null,
+  };
 }
 
-export function mean(values: readonly number[]): number | null {
-  if (values.length === 0) return null;
-  let s = 0;
-  for (const v of values) s += v;
-  return s / values.length;
+/** The fields of TwoSampleResult alone (tests add df, u, z, exact: not MetricResult fields). */
+function stripExtras(r: TwoSampleResult): TwoSampleResult {
+  const { test, ok, reason, statistic, p_value, effect, ci_low, ci_high, lift } = r;
+  return {
+    test,
+    ok,
+    reason,
+    statistic,
+    p_value,
+    effect,
+    ci_low,
+    ci_high,
+    lift,
+    n_control: r.n_control,
+    n_treatment: r.n_treatment,
+  };
+}
+
+function pickUnadjusted(u: TwoSampleResult): NonNullable<MetricResult['unadjusted']> {
+  return {
+    statistic: u.statistic,
+    p_value: u.p_value,
+    effect: u.effect,
+    ci_low: u.ci_low,
+    ci_high: u.ci_high,
+  };
 }

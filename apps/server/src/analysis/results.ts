@@ -1,47 +1,12 @@
-import { and, asc, desc, eq } from 'drizzle-orm';
+import { and, desc, eq } from 'drizzle-orm';
 import type { Database } from '../db/connect.ts';
 import { analysisRuns } from '../db/schema.ts';
 import { AnalysisError } from './outcomes.ts';
-import type { RunRecord } from './run-record.ts';
-
-type RunRow = typeof analysisRuns.$inferSelect;
+import { availableLabels, presentRun } from './run-store.ts';
 
 /** A run label: a nightly day `YYYY-MM-DD` or a manual run `manual-<ISO instant>`. */
 export const RUN_LABEL_PATTERN =
   '^(\\d{4}-\\d\\d-\\d\\d|manual-\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d(\\.\\d+)?Z)$';
-
-/** The Results response of one stored run (SPEC §2, DESIGN §8). */
-export function presentRun(run: RunRow, availableDays: string[]) {
-  return {
-    experiment_id: run.experimentId,
-    computed_for: run.label,
-    computed_at: run.computedAt.toISOString(),
-    preliminary: run.kind === 'manual',
-    available_days: availableDays,
-    window: { start: run.windowStart.toISOString(), end: run.windowEnd.toISOString() },
-    srm: run.srm as { p_value: number | null; halted: boolean },
-    arms: run.arms as RunRecord['arms'],
-    results: run.results as RunRecord['results'],
-  };
-}
-
-/** Days first (oldest first), then manual runs in the order they were made. */
-async function availableLabels(db: Database, experimentId: string): Promise<string[]> {
-  const rows = await db
-    .select({ label: analysisRuns.label, kind: analysisRuns.kind })
-    .from(analysisRuns)
-    .where(and(eq(analysisRuns.experimentId, experimentId), eq(analysisRuns.hasResults, true)))
-    .orderBy(asc(analysisRuns.computedAt));
-  const days = rows
-    .filter((r) => r.kind === 'nightly')
-    .map((r) => r.label)
-    .sort();
-  const manual = rows
-    .filter((r) => r.kind === 'manual')
-    .map((r) => r.label)
-    .sort();
-  return [...days, ...manual];
-}
 
 function collecting(experimentId: string, label?: string): AnalysisError {
   return new AnalysisError(

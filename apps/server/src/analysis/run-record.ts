@@ -1,54 +1,22 @@
-import type { Histogram } from '@arbiter/stats';
+import type { Static } from 'typebox';
+import type {
+  ArmStatusSchema,
+  MetricResultSchema,
+  RunStatusSchema,
+  SrmSchema,
+} from './results-schema.ts';
 
-/** One (metric, treatment) result: SPEC §2 MetricResult plus the fields DESIGN §8 adds. */
-export interface MetricResult {
-  metric: string;
-  kind: string;
-  category: string;
-  metric_version: number;
-  control: string;
-  treatment: string;
-  test: string;
-  method_overridden: boolean;
-  ok: boolean;
-  reason: string | null;
-  statistic: number;
-  p_value: number;
-  p_value_fdr: number;
-  significant: boolean;
-  effect: number;
-  ci_low: number;
-  ci_high: number;
-  lift: number | null;
-  n_per_arm: Record<string, number>;
-  mean_per_arm: Record<string, number | null>;
-  srm_p: number;
-  permutations_used: number;
-  sample_cap_used: boolean;
-  window_days: number;
-  retention_truncated: boolean;
-  preliminary: boolean;
-  distribution: Histogram;
-}
+/** One (metric, treatment) result: the type of `MetricResultSchema`, its one definition. */
+export type MetricResult = Static<typeof MetricResultSchema>;
+export type SrmStatus = Static<typeof SrmSchema>;
+export type ArmStatus = Static<typeof ArmStatusSchema>;
+export type RunStatus = Static<typeof RunStatusSchema>;
+export type RunKind = 'nightly' | 'manual';
 
-export interface SrmStatus {
-  p_value: number | null;
-  halted: boolean;
-  observed: Record<string, number>;
-  expected_shares: Record<string, number>;
-}
-
-export interface ArmStatus {
-  users: number;
-  /** Evaluated events: exposure events of the arm in the window. */
-  events: number;
-}
-
-export type RunStatus = 'collecting' | 'srm_halted' | 'computed';
-
+/** What one run computed, before it is stored. */
 export interface RunRecord {
   label: string;
-  kind: 'nightly' | 'manual';
+  kind: RunKind;
   status: RunStatus;
   windowStart: Date;
   windowEnd: Date;
@@ -56,6 +24,3 @@ export interface RunRecord {
   arms: Record<string, ArmStatus>;
   results: Record<string, MetricResult>;
 }
-
-export const SRM_THRESHOLD = 0.001;
-export const SIGNIFICANCE_THRESHOLD = 0.05;

@@ -1,10 +1,21 @@
 import { type Static, Type } from 'typebox';
 import { FreeFormObject } from './free-form-json.ts';
-import { METHODS, METRIC_CATEGORIES, METRIC_KINDS } from './metric-vocabulary.ts';
+import {
+  MAX_COVARIATE_DAYS,
+  METHODS,
+  METRIC_CATEGORIES,
+  METRIC_KINDS,
+} from './metric-vocabulary.ts';
 import { Text, TextMatching } from './text.ts';
 
 /** Field shapes of ExperimentConfig that the contract leaves open are decided here (docs/decisions.md, Experiments). */
-export { BINARY_KINDS, METHODS, METRIC_CATEGORIES, METRIC_KINDS } from './metric-vocabulary.ts';
+export {
+  BINARY_KINDS,
+  CUPED_KINDS,
+  METHODS,
+  METRIC_CATEGORIES,
+  METRIC_KINDS,
+} from './metric-vocabulary.ts';
 
 export const VariantKey = Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$' });
 
@@ -39,6 +50,23 @@ export const MetricDefinitionSchema = Type.Object(
     description: Type.Optional(Text({ maxLength: 2000 })),
     /** Instructions for the judge model; required for `judge` metrics. */
     rubric: Type.Optional(Text({ minLength: 1, maxLength: 20_000 })),
+    cuped: Type.Optional(
+      Type.Object(
+        {
+          covariate_days: Type.Integer({
+            minimum: 1,
+            maximum: MAX_COVARIATE_DAYS,
+            description:
+              'Pre-period length: the covariate is the same metric per user over this many days before the user’s first exposure',
+          }),
+        },
+        {
+          additionalProperties: false,
+          description:
+            'CUPED variance reduction (off when absent) for revenue, value, cost, latency and tokens metrics tested with welch_t. Users without pre-period data are kept with covariate 0',
+        },
+      ),
+    ),
   },
   { additionalProperties: false },
 );

@@ -15,5 +15,12 @@ export const METRIC_KINDS = [
 ] as const;
 /** Kinds whose per-user value is 0 or 1. */
 export const BINARY_KINDS: readonly string[] = ['conversion', 'retention'];
+/**
+ * Kinds CUPED may adjust: value-like metrics whose per-user value over a pre-period is a
+ * meaningful covariate (binary kinds, error rates and judge scores are not offered).
+ */
+export const CUPED_KINDS: readonly string[] = ['revenue', 'value', 'cost', 'latency', 'tokens'];
+/** Longest pre-period CUPED may read, in days. */
+export const MAX_COVARIATE_DAYS = 90;
 export const METRIC_CATEGORIES = ['primary', 'secondary', 'guardrail'] as const;
 export const METHODS = ['welch_t', 'mann_whitney', 'permutation', 'two_proportion_z'] as const;

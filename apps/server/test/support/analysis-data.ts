@@ -1,4 +1,22 @@
+import type { MetricDefinition } from '../../src/schemas/experiment-config.ts';
 import type { Harness } from './harness.ts';
+
+/** A primary metric of `kind` with its usual test (two-proportion for conversion, else Welch). */
+export function metricDefinition(
+  name: string,
+  kind: string,
+  extra: Partial<MetricDefinition> = {},
+): MetricDefinition {
+  return {
+    name,
+    kind,
+    category: 'primary',
+    method_default: kind === 'conversion' ? 'two_proportion_z' : 'welch_t',
+    metric_version: 1,
+    shared_org_wide: false,
+    ...extra,
+  } as MetricDefinition;
+}
 
 /** A seeded generator so every run of the analysis tests sees the same data. */
 export function seeded(seed: number) {

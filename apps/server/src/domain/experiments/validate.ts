@@ -1,5 +1,6 @@
 import {
   BINARY_KINDS,
+  CUPED_KINDS,
   type ExperimentConfig,
   type ExperimentConfigInput,
 } from '../../schemas/experiment-config.ts';
@@ -39,6 +40,27 @@ function duplicates(values: readonly string[]): Set<number> {
   return dupes;
 }
 
+/** What one metric definition breaks beyond its schema: kind and method, rubric, CUPED. */
+function metricErrors(m: ExperimentConfig['metrics'][number], i: number): FieldError[] {
+  const out: FieldError[] = [];
+  if (m.method_default === 'two_proportion_z' && !BINARY_KINDS.includes(m.kind)) {
+    out.push({
+      pointer: `#/metrics/${i}/method_default`,
+      detail: `two_proportion_z needs a binary kind (${BINARY_KINDS.join(', ')}), not ${m.kind}`,
+    });
+  }
+  if (m.kind === 'judge' && m.rubric === undefined) {
+    out.push({ pointer: `#/metrics/${i}/rubric`, detail: 'is required for judge metrics' });
+  }
+  if (m.cuped !== undefined && !CUPED_KINDS.includes(m.kind)) {
+    out.push({
+      pointer: `#/metrics/${i}/cuped`,
+      detail: `CUPED adjusts value-like kinds (${CUPED_KINDS.join(', ')}), not ${m.kind}`,
+    });
+  }
+  return out;
+}
+
 /** The rules a schema cannot state; every broken rule is reported with its pointer. */
 export function checkConfig(config: ExperimentConfig): void {
   const errors: FieldError[] = [];
@@ -71,15 +93,7 @@ export function checkConfig(config: ExperimentConfig): void {
     errors.push({ pointer: `#/metrics/${i}/name`, detail: 'duplicate metric name' });
   }
   config.metrics.forEach((m, i) => {
-    if (m.method_default === 'two_proportion_z' && !BINARY_KINDS.includes(m.kind)) {
-      errors.push({
-        pointer: `#/metrics/${i}/method_default`,
-        detail: `two_proportion_z needs a binary kind (${BINARY_KINDS.join(', ')}), not ${m.kind}`,
-      });
-    }
-    if (m.kind === 'judge' && m.rubric === undefined) {
-      errors.push({ pointer: `#/metrics/${i}/rubric`, detail: 'is required for judge metrics' });
-    }
+    errors.push(...metricErrors(m, i));
   });
   if (errors.length > 0) {
     const first = errors[0] as FieldError;

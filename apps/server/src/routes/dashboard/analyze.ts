@@ -1,5 +1,4 @@
 import { analyzeExperiment } from '../../analysis/pipeline.ts';
-import { readResults } from '../../analysis/results.ts';
 import { ResultsSchema } from '../../analysis/results-schema.ts';
 import type { Context } from '../../context.ts';
 import { getExperiment } from '../../domain/experiments/service.ts';
@@ -23,28 +22,12 @@ export function register(app: App, ctx: Context): void {
     async (request) => {
       const experiment = await getExperiment(ctx.db, callerOf(request).orgId, request.params.id);
       const now = ctx.clock.now();
-      const label = `manual-${now.toISOString()}`;
-      const record = await analyzeExperiment(ctx, {
+      return analyzeExperiment(ctx, {
         experimentId: experiment.id,
         kind: 'manual',
-        label,
+        label: `manual-${now.toISOString()}`,
         windowEnd: now,
       });
-      if (record.status !== 'collecting')
-        return { ...(await readResults(ctx.db, experiment.id, label)), status: record.status };
-      // Too little data for results: the run is kept, but it has no computed rows to list.
-      return {
-        experiment_id: experiment.id,
-        status: record.status,
-        computed_for: label,
-        computed_at: now.toISOString(),
-        preliminary: true,
-        available_days: [],
-        window: { start: record.windowStart.toISOString(), end: record.windowEnd.toISOString() },
-        srm: { p_value: null, halted: false },
-        arms: record.arms,
-        results: {},
-      };
     },
   );
 }

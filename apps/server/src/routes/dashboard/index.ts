@@ -14,6 +14,7 @@ import * as live from './live.ts';
 import * as metricMethod from './metric-method.ts';
 import * as portalSession from './portal-session.ts';
 import * as results from './results.ts';
+import * as resultsExport from './results-export.ts';
 import * as resultsSummary from './results-summary.ts';
 import * as revealKey from './reveal-key.ts';
 import * as rotateKey from './rotate-key.ts';
@@ -43,6 +44,7 @@ export const dashboardRoutes: Plane = async (app, { ctx }) => {
   checkoutSession.register(app, ctx);
   portalSession.register(app, ctx);
   results.register(app, ctx);
+  resultsExport.register(app, ctx);
   resultsSummary.register(app, ctx);
   analyze.register(app, ctx);
   metricMethod.register(app, ctx);

@@ -39,13 +39,14 @@ export function register(app: App, ctx: Context): void {
       },
     },
     async (request) => {
-      const experiment = await getExperiment(ctx.db, callerOf(request).orgId, request.params.id);
+      const { orgId } = callerOf(request);
+      const experiment = await getExperiment(ctx.db, orgId, request.params.id);
       return {
         experiment_id: experiment.id,
         note: 'Live counts are uncorrected: no SRM gate, no significance, no FDR. Wait for the results.',
         min_events_per_arm: ctx.config.minEventsPerArm,
         arms: await liveCounts(ctx.db, experiment.id),
-        distributions: await liveDistributions(ctx, experiment),
+        distributions: await liveDistributions(ctx, orgId, experiment),
       };
     },
   );

@@ -1,0 +1,192 @@
+import {
+  centred,
+  decidePairs,
+  EMPTY_COVARIATE_SUMMARY,
+  type Histogram,
+  metricSummary,
+  srmGate,
+} from '@arbiter/stats';
+import type { PlanLimit } from '../domain/plans.ts';
+import type { MetricDefinition } from '../schemas/experiment-config.ts';
+import type { ArmSamples } from './metric-samples.ts';
+import { type Method, type PairOutcome, testPair } from './metric-test.ts';
+import type { ArmStatus, MetricResult, RunRecord } from './run-record.ts';
+import type { MetricStats } from './sufficient-stats.ts';
+
+/** One metric as read for a run: its definition, test, summaries and (when needed) samples. */
+export interface MetricInput {
+  definition: MetricDefinition;
+  method: Method;
+  overridden: boolean;
+  stats: MetricStats;
+  /** Mann–Whitney and permutation only. */
+  samples: ArmSamples | null;
+}
+
+/** Everything one run decides on; no database behind it. */
+export interface RunInputs extends Pick<RunRecord, 'label' | 'kind' | 'windowStart' | 'windowEnd'> {
+  windowDays: number;
+  control: string;
+  /** The arms and their bucket shares, in allocation order (control first). */
+  shares: Record<string, number>;
+  arms: Record<string, ArmStatus>;
+  metrics: MetricInput[];
+  retentionTruncated: boolean;
+  plan: Pick<PlanLimit, 'max_permutations' | 'max_sample_per_arm'>;
+  minEventsPerArm: number;
+  sequentialTuning: number;
+}
+
+/**
+ * One analysis run, nightly and manual alike: the evaluated-events threshold, the SRM gate,
+ * one test per (metric, treatment) pair, then Benjamini–Hochberg across every pair of the run.
+ * A nightly run decides `significant` on the fixed-horizon FDR p-value; a manual run, which
+ * may be repeated at will, on the FDR p-value of its confidence sequence.
+ */
+export function computeRun(inputs: RunInputs): RunRecord {
+  const armNames = Object.keys(inputs.shares);
+  const arms = Object.fromEntries(
+    armNames.map((a) => [a, inputs.arms[a] ?? { users: 0, events: 0 }]),
+  );
+  const record: RunRecord = {
+    label: inputs.label,
+    kind: inputs.kind,
+    status: 'collecting',
+    windowStart: inputs.windowStart,
+    windowEnd: inputs.windowEnd,
+    srm: { p_value: null, halted: false, observed: {}, expected_shares: { ...inputs.shares } },
+    arms,
+    results: {},
+  };
+  const enough =
+    armNames.length >= 2 &&
+    armNames.includes(inputs.control) &&
+    armNames.every((a) => (arms[a] as ArmStatus).events >= inputs.minEventsPerArm);
+  if (!enough) return record;
+  const srm = srmGate(
+    armNames.map((a) => ({ n: (arms[a] as ArmStatus).users })),
+    armNames.map((a) => inputs.shares[a] as number),
+  );
+  record.srm = {
+    p_value: srm.p_value,
+    halted: srm.halted,
+    observed: Object.fromEntries(armNames.map((a) => [a, (arms[a] as ArmStatus).users])),
+    expected_shares: { ...inputs.shares },
+  };
+  if (srm.halted) return { ...record, status: 'srm_halted' };
+  const treatments = armNames.filter((a) => a !== inputs.control);
+  return { ...record, status: 'computed', results: testMetrics(inputs, treatments, srm.p_value) };
+}
+
+type PartialResult = Omit<MetricResult, 'p_value_fdr' | 'significant' | 'sequential'>;
+
+function testMetrics(
+  inputs: RunInputs,
+  treatments: string[],
+  srmP: number,
+): Record<string, MetricResult> {
+  const pending: Array<{ key: string; partial: PartialResult; outcome: PairOutcome }> = [];
+  for (const metric of inputs.metrics) {
+    for (const treatment of treatments) {
+      const outcome = testPair(metric.method, pairArms(metric, inputs.control, treatment), {
+        plan: inputs.plan,
+        cuped: metric.definition.cuped !== undefined,
+        sequentialTuning: inputs.kind === 'manual' ? inputs.sequentialTuning : null,
+      });
+      pending.push({
+        key: `${metric.definition.name}::${treatment}`,
+        outcome,
+        partial: pairResult(inputs, metric, treatment, outcome, srmP),
+      });
+    }
+  }
+  const decisions = decidePairs(
+    pending.map((p) => ({
+      ok: p.outcome.ok,
+      p_value: p.outcome.p_value,
+      sequential_p_value: p.outcome.sequential?.p_value ?? null,
+    })),
+    inputs.kind === 'manual' ? 'sequential' : 'fixed',
+  );
+  return Object.fromEntries(
+    pending.map((p, i) => {
+      const d = decisions[i] as (typeof decisions)[number];
+      const seq = p.outcome.sequential;
+      const sequential =
+        seq && d.sequential_p_value_fdr !== null
+          ? {
+              p_value: seq.p_value,
+              p_value_fdr: d.sequential_p_value_fdr,
+              ci_low: seq.ci_low,
+              ci_high: seq.ci_high,
+            }
+          : null;
+      return [
+        p.key,
+        { ...p.partial, p_value_fdr: d.p_value_fdr, significant: d.significant, sequential },
+      ];
+    }),
+  );
+}
+
+function pairArms(metric: MetricInput, control: string, treatment: string) {
+  const arms = {
+    control: metric.stats.arms[control] ?? EMPTY_COVARIATE_SUMMARY,
+    treatment: metric.stats.arms[treatment] ?? EMPTY_COVARIATE_SUMMARY,
+  };
+  if (!metric.samples) return arms;
+  const { values, capUsed } = metric.samples;
+  return {
+    ...arms,
+    samples: { control: values[control] ?? [], treatment: values[treatment] ?? [], capUsed },
+  };
+}
+
+/** One (metric, treatment) pair's result before the FDR correction across the run. */
+function pairResult(
+  inputs: RunInputs,
+  metric: MetricInput,
+  treatment: string,
+  outcome: PairOutcome,
+  srmP: number,
+): PartialResult {
+  const { definition } = metric;
+  const control = inputs.control;
+  const meanOf = (arm: string) => {
+    const s = metric.stats.arms[arm];
+    return s && s.n > 0 ? centred(metricSummary(s)).mean : null;
+  };
+  return {
+    metric: definition.name,
+    kind: definition.kind,
+    category: definition.category,
+    metric_version: definition.metric_version,
+    control,
+    treatment,
+    test: outcome.test,
+    method_overridden: metric.overridden,
+    ok: outcome.ok,
+    reason: outcome.reason,
+    statistic: outcome.statistic,
+    p_value: outcome.p_value,
+    effect: outcome.effect,
+    ci_low: outcome.ci_low,
+    ci_high: outcome.ci_high,
+    lift: outcome.lift,
+    n_per_arm: { [control]: outcome.n_control, [treatment]: outcome.n_treatment },
+    mean_per_arm: { [control]: meanOf(control), [treatment]: meanOf(treatment) },
+    srm_p: srmP,
+    permutations_used: outcome.permutations_used,
+    sample_cap_used: outcome.sample_cap_used,
+    window_days: inputs.windowDays,
+    retention_truncated: inputs.retentionTruncated,
+    preliminary: inputs.kind === 'manual',
+    distribution: metric.stats.histograms[treatment] ?? emptyHistogram(control, treatment),
+    cuped: outcome.cuped,
+    unadjusted: outcome.unadjusted,
+  };
+}
+
+function emptyHistogram(control: string, treatment: string): Histogram {
+  return { bin_edges: [], counts: { [control]: [], [treatment]: [] } };
+}

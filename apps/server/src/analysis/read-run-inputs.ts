@@ -1,0 +1,134 @@
+import { eq } from 'drizzle-orm';
+import type { Context } from '../context.ts';
+import { experiments, metricMethodOverrides, retentionWatermarks } from '../db/schema.ts';
+import { type BucketMap, clientRanges } from '../domain/experiments/bucket-map.ts';
+import { loadCurrentVersion } from '../domain/experiments/current-version.ts';
+import { effectivePlan } from '../domain/plans/effective-plan.ts';
+import { PLAN_LIMITS } from '../domain/plans.ts';
+import type { ExperimentConfig } from '../schemas/experiment-config.ts';
+import type { MetricInput, RunInputs } from './compute-run.ts';
+import { readArmSamples } from './metric-samples.ts';
+import type { Method } from './metric-test.ts';
+import type { RunKind } from './run-record.ts';
+import { readSufficientStats } from './sufficient-stats.ts';
+import type { ValueScope } from './value-scope.ts';
+
+const DAY_MS = 86_400_000;
+
+export interface RunRequest {
+  experimentId: string;
+  kind: RunKind;
+  label: string;
+  /** Exclusive end of the window: the next midnight for a nightly day, now for a manual run. */
+  windowEnd: Date;
+}
+
+function utcDay(at: Date): string {
+  return at.toISOString().slice(0, 10);
+}
+
+/** Buckets each arm owns now, as shares of all buckets: the traffic split the SRM gate expects. */
+function armShares(config: ExperimentConfig, map: BucketMap): Record<string, number> {
+  const shares = new Map<string, number>();
+  for (const r of clientRanges(map))
+    shares.set(r.variant, (shares.get(r.variant) ?? 0) + (r.end - r.start) / config.bucket_count);
+  // Allocation order, so the control arm comes first.
+  return Object.fromEntries(
+    config.allocation
+      .filter((s) => shares.has(s.variant))
+      .map((s) => [s.variant, shares.get(s.variant) as number]),
+  );
+}
+
+/** The window runs from the UTC day the experiment was created to the day before `windowEnd`. */
+export function analysisWindow(createdAt: Date, windowEnd: Date) {
+  const windowStart = new Date(`${utcDay(createdAt)}T00:00:00.000Z`);
+  const window = { from: utcDay(windowStart), to: utcDay(new Date(windowEnd.getTime() - 1)) };
+  const windowDays = Math.max(
+    1,
+    Math.round((Date.parse(`${window.to}T00:00:00Z`) - windowStart.getTime()) / DAY_MS) + 1,
+  );
+  return { windowStart, window, windowDays };
+}
+
+async function loadExperiment(ctx: Context, experimentId: string) {
+  const [found] = await loadCurrentVersion(ctx.db, eq(experiments.id, experimentId));
+  if (!found) throw new Error(`experiment ${experimentId} vanished`);
+  return found;
+}
+
+/**
+ * Every query of one run: the experiment and its current version, the method overrides, the
+ * retention watermark, one aggregate statement for the arms and every metric's sufficient
+ * statistics and histograms, and the capped samples of metrics tested by Mann–Whitney or
+ * permutation. Returns the orgId (for storing) beside the pure run's inputs.
+ */
+export async function readRunInputs(
+  ctx: Context,
+  request: RunRequest,
+): Promise<{ orgId: string; inputs: RunInputs }> {
+  const found = await loadExperiment(ctx, request.experimentId);
+  const config = found.version.config;
+  const plan = PLAN_LIMITS[(await effectivePlan(ctx.db, found.row.orgId, request.windowEnd)).plan];
+  const shares = armShares(config, found.version.bucketMap);
+  const control = config.allocation[0]?.variant ?? '';
+  const { windowStart, window, windowDays } = analysisWindow(
+    found.row.createdAt,
+    request.windowEnd,
+  );
+  const scope: ValueScope = { experimentId: found.row.id, orgId: found.row.orgId, window };
+  const treatments = Object.keys(shares).filter((a) => a !== control);
+  const groups = treatments.map((t) => ({ key: t, variants: [control, t] }));
+  const stats = await readSufficientStats(ctx.db, scope, config.metrics, groups);
+  const overrides = await methodOverrides(ctx, request.experimentId);
+  const metrics: MetricInput[] = [];
+  for (const definition of config.metrics) {
+    const method = overrides.get(definition.name) ?? (definition.method_default as Method);
+    const needsSamples = method === 'mann_whitney' || method === 'permutation';
+    metrics.push({
+      definition,
+      method,
+      overridden: overrides.has(definition.name),
+      stats: stats.metrics[definition.name] ?? { arms: {}, histograms: {} },
+      samples: needsSamples
+        ? await readArmSamples(ctx.db, scope, definition, plan.max_sample_per_arm)
+        : null,
+    });
+  }
+  const inputs: RunInputs = {
+    label: request.label,
+    kind: request.kind,
+    windowStart,
+    windowEnd: request.windowEnd,
+    windowDays,
+    control,
+    shares,
+    arms: stats.arms,
+    metrics,
+    retentionTruncated: await retentionTruncated(ctx, found.row.orgId, windowStart),
+    plan,
+    minEventsPerArm: ctx.config.minEventsPerArm,
+    sequentialTuning: ctx.config.sequentialTuning,
+  };
+  return { orgId: found.row.orgId, inputs };
+}
+
+async function methodOverrides(ctx: Context, experimentId: string): Promise<Map<string, Method>> {
+  const found = await ctx.db
+    .select()
+    .from(metricMethodOverrides)
+    .where(eq(metricMethodOverrides.experimentId, experimentId));
+  return new Map(found.map((o) => [o.metric, o.method as Method]));
+}
+
+async function retentionTruncated(
+  ctx: Context,
+  orgId: string,
+  windowStart: Date,
+): Promise<boolean> {
+  const [mark] = await ctx.db
+    .select()
+    .from(retentionWatermarks)
+    .where(eq(retentionWatermarks.orgId, orgId));
+  return mark !== undefined && mark.purgedBefore > windowStart;
+}

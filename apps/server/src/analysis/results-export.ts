@@ -1,0 +1,144 @@
+import { stringify } from 'csv-stringify/sync';
+import { type Static, type TSchema, Type } from 'typebox';
+import { MetricResultSchema, type Results } from './results-schema.ts';
+
+const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
+
+/**
+ * One exported row: a (metric, treatment) pair of a run with every MetricResult field, flat,
+ * plus the run's label, kind, window and SRM gate. Per-arm fields become `_control` and
+ * `_treatment` columns, CUPED's, the unadjusted test's and the sequence's blocks prefixed
+ * columns (null when absent), the histogram a JSON text. The property order is the column order.
+ */
+const result = MetricResultSchema.properties;
+
+export const ExportRowSchema = Type.Object({
+  experiment_id: Type.String(),
+  run_label: Type.String(),
+  run_kind: Type.String({ description: 'nightly or manual' }),
+  window_start: Type.String({ format: 'date-time' }),
+  window_end: Type.String({ format: 'date-time' }),
+  computed_at: Type.String({ format: 'date-time' }),
+  srm_p_value: Nullable(Type.Number()),
+  srm_halted: Type.Boolean(),
+  metric: result.metric,
+  kind: result.kind,
+  category: result.category,
+  metric_version: result.metric_version,
+  control: result.control,
+  treatment: result.treatment,
+  test: result.test,
+  method_overridden: result.method_overridden,
+  ok: result.ok,
+  reason: result.reason,
+  statistic: result.statistic,
+  p_value: result.p_value,
+  p_value_fdr: result.p_value_fdr,
+  significant: result.significant,
+  effect: result.effect,
+  ci_low: result.ci_low,
+  ci_high: result.ci_high,
+  lift: result.lift,
+  n_control: Type.Integer(),
+  n_treatment: Type.Integer(),
+  mean_control: Nullable(Type.Number()),
+  mean_treatment: Nullable(Type.Number()),
+  srm_p: result.srm_p,
+  permutations_used: result.permutations_used,
+  sample_cap_used: result.sample_cap_used,
+  window_days: result.window_days,
+  retention_truncated: result.retention_truncated,
+  preliminary: result.preliminary,
+  cuped_theta: Nullable(Type.Number()),
+  cuped_variance_reduction: Nullable(Type.Number()),
+  cuped_covariate_coverage: Nullable(Type.Number()),
+  unadjusted_statistic: Nullable(Type.Number()),
+  unadjusted_p_value: Nullable(Type.Number()),
+  unadjusted_effect: Nullable(Type.Number()),
+  unadjusted_ci_low: Nullable(Type.Number()),
+  unadjusted_ci_high: Nullable(Type.Number()),
+  sequential_p_value: Nullable(Type.Number()),
+  sequential_p_value_fdr: Nullable(Type.Number()),
+  sequential_ci_low: Nullable(Type.Number()),
+  sequential_ci_high: Nullable(Type.Number()),
+  distribution: Type.String({ description: 'The Distribution as JSON text' }),
+});
+export type ExportRow = Static<typeof ExportRowSchema>;
+
+/** The columns in order: the schema's properties. */
+export const EXPORT_COLUMNS = Object.keys(ExportRowSchema.properties) as Array<keyof ExportRow>;
+
+/** One row per (metric, treatment) of a presented run, in the run's key order. */
+export function exportRows(run: Results): ExportRow[] {
+  return Object.values(run.results).map((r) => ({
+    experiment_id: run.experiment_id,
+    run_label: run.computed_for,
+    run_kind: run.preliminary ? 'manual' : 'nightly',
+    window_start: run.window.start,
+    window_end: run.window.end,
+    computed_at: run.computed_at,
+    srm_p_value: run.srm.p_value,
+    srm_halted: run.srm.halted,
+    metric: r.metric,
+    kind: r.kind,
+    category: r.category,
+    metric_version: r.metric_version,
+    control: r.control,
+    treatment: r.treatment,
+    test: r.test,
+    method_overridden: r.method_overridden,
+    ok: r.ok,
+    reason: r.reason,
+    statistic: r.statistic,
+    p_value: r.p_value,
+    p_value_fdr: r.p_value_fdr,
+    significant: r.significant,
+    effect: r.effect,
+    ci_low: r.ci_low,
+    ci_high: r.ci_high,
+    lift: r.lift,
+    n_control: r.n_per_arm[r.control] ?? 0,
+    n_treatment: r.n_per_arm[r.treatment] ?? 0,
+    mean_control: r.mean_per_arm[r.control] ?? null,
+    mean_treatment: r.mean_per_arm[r.treatment] ?? null,
+    srm_p: r.srm_p,
+    permutations_used: r.permutations_used,
+    sample_cap_used: r.sample_cap_used,
+    window_days: r.window_days,
+    retention_truncated: r.retention_truncated,
+    preliminary: r.preliminary,
+    ...prefixed('cuped', ['theta', 'variance_reduction', 'covariate_coverage'], r.cuped),
+    ...prefixed(
+      'unadjusted',
+      ['statistic', 'p_value', 'effect', 'ci_low', 'ci_high'],
+      r.unadjusted,
+    ),
+    ...prefixed('sequential', ['p_value', 'p_value_fdr', 'ci_low', 'ci_high'], r.sequential),
+    distribution: JSON.stringify(r.distribution),
+  })) as ExportRow[];
+}
+
+function prefixed(
+  prefix: string,
+  fields: readonly string[],
+  block: Record<string, number> | null | undefined,
+): Record<string, number | null> {
+  return Object.fromEntries(fields.map((f) => [`${prefix}_${f}`, block?.[f] ?? null]));
+}
+
+/**
+ * RFC 4180 CSV with a header row: CRLF line ends, fields quoted when they hold a comma, quote
+ * or line break, quotes doubled. Booleans are `true`/`false`, null is the empty field, numbers
+ * are JavaScript's shortest round-trip form (re-read with Number they are the same double).
+ */
+export function exportCsv(rows: readonly ExportRow[]): string {
+  return stringify(
+    rows.map((r) => EXPORT_COLUMNS.map((c) => r[c])),
+    {
+      header: true,
+      columns: EXPORT_COLUMNS.map(String),
+      record_delimiter: 'windows',
+      cast: { boolean: (b) => (b ? 'true' : 'false'), number: (n) => String(n) },
+    },
+  );
+}
