@@ -370,7 +370,7 @@ describe('the platform owner’s pages in Chromium', () => {
       /^no run yet · schedule .+ UTC \(scheduler not in this process\)$/,
     );
     await expect(owner.getByTestId('health-providers').textContent()).resolves.toBe(
-      'identity: no · judge: no · mail: no · billing: yes · billing webhooks: yes',
+      'identity: no · identity webhooks: no · identity directory: no · judge: no · mail: no · billing: yes · billing webhooks: yes',
     );
     await check(owner, 'admin-health');
   });
