@@ -4,7 +4,7 @@ import type { Context } from '../../context.ts';
 import { CONTACT_KINDS, storeContactMessage } from '../../domain/contact.ts';
 import type { App } from '../../http/app-types.ts';
 import { problemResponses } from '../../http/responses.ts';
-import { Text, TextMatching } from '../../schemas/text.ts';
+import { TextMatching } from '../../schemas/text.ts';
 
 /** One line with something in it: names and companies go into a mail subject. */
 const ONE_LINE = '^[^\\r\\n]*\\S[^\\r\\n]*$';
@@ -16,8 +16,10 @@ const ContactBody = Type.Object(
     company: Type.Optional(TextMatching(ONE_LINE, { maxLength: 200 })),
     message: TextMatching('\\S', { minLength: 1, maxLength: 5000 }),
     kind: Type.Optional(Type.Enum(CONTACT_KINDS, { default: 'other' })),
+    // Any filled value is answered 202 and dropped before validation, so the schema states no
+    // other rule for it: nothing of it is stored.
     website: Type.Optional(
-      Text({ maxLength: 2000, description: 'Honeypot: leave empty. A filled one is dropped.' }),
+      Type.String({ description: 'Honeypot: leave empty. Any filled value is dropped.' }),
     ),
   },
   { additionalProperties: false },
