@@ -16,6 +16,7 @@ import {
   uniqueIndex,
   uuid,
 } from 'drizzle-orm/pg-core';
+import type { ArmStatus, MetricResult, RunKind, SrmStatus } from '../schemas/analysis-run.ts';
 import type { BucketMap } from '../schemas/bucket-map-shape.ts';
 import type { ExperimentConfig } from '../schemas/experiment-config.ts';
 
@@ -325,15 +326,15 @@ export const analysisRuns = pgTable(
     orgId: uuid('org_id').notNull(),
     experimentId: uuid('experiment_id').notNull(),
     label: text('label').notNull(),
-    kind: text('kind').notNull(),
+    kind: text('kind').$type<RunKind>().notNull(),
     windowStart: timestamp('window_start', { withTimezone: true }).notNull(),
     windowEnd: timestamp('window_end', { withTimezone: true }).notNull(),
     computedAt: timestamp('computed_at', { withTimezone: true }).notNull().defaultNow(),
     /** Whether every arm had enough evaluated events for results (the run has computed rows). */
     hasResults: boolean('has_results').notNull(),
-    srm: jsonb('srm').notNull(),
-    results: jsonb('results').notNull(),
-    arms: jsonb('arms').notNull(),
+    srm: jsonb('srm').$type<SrmStatus>().notNull(),
+    results: jsonb('results').$type<Record<string, MetricResult>>().notNull(),
+    arms: jsonb('arms').$type<Record<string, ArmStatus>>().notNull(),
   },
   (t) => [
     uniqueIndex('analysis_runs_experiment_label').on(t.experimentId, t.label),
