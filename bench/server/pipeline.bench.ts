@@ -64,13 +64,13 @@ async function measure(users: number): Promise<{ elapsed: number; baseline: numb
     for (const id of ids) {
       await ctx.db.execute(sql`
         insert into user_day_stats (experiment_id, day, variant, user_id, exposures, calls, errors,
-          latency_n, latency_sum, latency_sq, tokens_n, tokens_sum, tokens_sq, cost_n, cost_sum, cost_sq)
+          latency_n, latency_sum, tokens_n, tokens_sum, cost_sum)
         select ${id}::uuid, ${DAY}::date, case when g % 2 = 0 then 'control' else 'treatment' end, 'user-' || g,
-          1, 2, 0, 2, 2 * (400 + (g % 97)), 2 * (400 + (g % 97))^2, 2, 2 * (300 + (g % 53)), 2 * (300 + (g % 53))^2, 0, 0, 0
+          1, 2, 0, 2, 2 * (400 + (g % 97)), 2, 2 * (300 + (g % 53)), 0
         from generate_series(1, ${users}) g`);
       await ctx.db.execute(sql`
-        insert into user_day_business (experiment_id, day, metric, variant, user_id, n, sum, sum_squares)
-        select ${id}::uuid, ${DAY}::date, 'checkout', case when g % 2 = 0 then 'control' else 'treatment' end, 'user-' || g, 1, 1, 1
+        insert into user_day_business (experiment_id, day, metric, variant, user_id, n, sum)
+        select ${id}::uuid, ${DAY}::date, 'checkout', case when g % 2 = 0 then 'control' else 'treatment' end, 'user-' || g, 1, 1
         from generate_series(1, ${users}) g where g % 10 = 0`);
     }
     await ctx.db.execute(sql`analyze`);

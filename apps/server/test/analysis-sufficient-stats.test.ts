@@ -135,8 +135,8 @@ async function insert(stats: StatsRow[], business: BusinessRow[], experiment = E
       user_id text, exposures bigint, calls bigint, errors bigint, latency_n bigint,
       latency_sum numeric, tokens_n bigint, tokens_sum numeric, cost_sum numeric)`);
   await h.ctx.db.execute(sql`insert into user_day_business (experiment_id, day, metric, variant,
-      user_id, n, sum, sum_squares)
-    select ${experiment}::uuid, day, metric, variant, user_id, n, sum, 0
+      user_id, n, sum)
+    select ${experiment}::uuid, day, metric, variant, user_id, n, sum
     from json_to_recordset(${JSON.stringify(business)}::json) as x(day date, metric text,
       variant text, user_id text, n bigint, sum numeric)`);
 }

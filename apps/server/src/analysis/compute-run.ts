@@ -7,10 +7,11 @@ import {
   srmGate,
 } from '@arbiter/stats';
 import type { PlanLimit } from '../domain/plans.ts';
+import type { ArmStatus, MetricResult } from '../schemas/analysis-run.ts';
 import type { MetricDefinition } from '../schemas/experiment-config.ts';
 import type { ArmSamples } from './metric-samples.ts';
 import { type Method, type PairOutcome, testPair } from './metric-test.ts';
-import type { ArmStatus, MetricResult, RunRecord } from './run-record.ts';
+import type { RunRecord } from './run-record.ts';
 import type { MetricStats } from './sufficient-stats.ts';
 
 /** One metric as read for a run: its definition, test, summaries and (when needed) samples. */

@@ -12,7 +12,7 @@ import {
   welchTest,
 } from '@arbiter/stats';
 import type { PlanLimit } from '../domain/plans.ts';
-import type { MetricResult } from './run-record.ts';
+import type { MetricResult } from '../schemas/analysis-run.ts';
 
 export type Method = 'welch_t' | 'mann_whitney' | 'permutation' | 'two_proportion_z';
 

@@ -5,11 +5,11 @@ import { type BucketMap, clientRanges } from '../domain/experiments/bucket-map.t
 import { loadCurrentVersion } from '../domain/experiments/current-version.ts';
 import { effectivePlan } from '../domain/plans/effective-plan.ts';
 import { PLAN_LIMITS } from '../domain/plans.ts';
+import type { RunKind } from '../schemas/analysis-run.ts';
 import type { ExperimentConfig } from '../schemas/experiment-config.ts';
 import type { MetricInput, RunInputs } from './compute-run.ts';
 import { readArmSamples } from './metric-samples.ts';
 import type { Method } from './metric-test.ts';
-import type { RunKind } from './run-record.ts';
 import { readSufficientStats } from './sufficient-stats.ts';
 import type { ValueScope } from './value-scope.ts';
 

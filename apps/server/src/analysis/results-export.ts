@@ -1,6 +1,7 @@
 import { stringify } from 'csv-stringify/sync';
 import { type Static, type TSchema, Type } from 'typebox';
-import { MetricResultSchema, type Results } from './results-schema.ts';
+import { MetricResultSchema } from '../schemas/analysis-run.ts';
+import type { Results } from './results-schema.ts';
 
 const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
 

@@ -1,116 +1,12 @@
-import { type Static, type TSchema, Type } from 'typebox';
+import { type Static, Type } from 'typebox';
+import { ArmStatusSchema, MetricResultSchema, SrmSchema } from '../schemas/analysis-run.ts';
 
 /**
- * The one source of the shapes a run stores and serves: the TypeBox schemas below are the
- * OpenAPI document's, and the TypeScript types of `run-record.ts` are `Static<>` of them.
+ * The Results a run serves: the OpenAPI document's schema, built from the stored shapes of
+ * `schemas/analysis-run.ts` (their one definition) plus what presenting a run adds.
  */
-const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
-
-export const DistributionSchema = Type.Object({
-  bin_edges: Type.Array(Type.Number()),
-  counts: Type.Record(Type.String(), Type.Array(Type.Integer())),
-});
-
-export const CupedReportSchema = Type.Object(
-  {
-    theta: Type.Number({
-      description: 'Pooled regression coefficient of the metric on its covariate',
-    }),
-    variance_reduction: Type.Number({
-      description: '1 − Var(adjusted effect)/Var(unadjusted effect)',
-    }),
-    covariate_coverage: Type.Number({
-      description: 'Share of users with pre-period data; the others enter with covariate 0',
-    }),
-  },
-  {
-    description:
-      'CUPED (metric opted in with cuped.covariate_days): the test, CI, lift and FDR use the adjusted estimate',
-  },
-);
-
-export const UnadjustedSchema = Type.Object(
-  {
-    statistic: Type.Number(),
-    p_value: Type.Number(),
-    effect: Type.Number(),
-    ci_low: Type.Number(),
-    ci_high: Type.Number(),
-  },
-  { description: 'With CUPED: the same pair without the adjustment, for comparison' },
-);
-
-export const SequentialSchema = Type.Object(
-  {
-    p_value: Type.Number({ description: 'Always-valid p-value of the confidence sequence' }),
-    p_value_fdr: Type.Number({
-      description: 'Benjamini–Hochberg over the sequential p-values of the run',
-    }),
-    ci_low: Type.Number(),
-    ci_high: Type.Number(),
-  },
-  {
-    description:
-      'Manual runs: the asymptotic confidence sequence (Waudby-Smith et al.) of the same estimate, valid however often a manual run is repeated; significant is decided on its p_value_fdr. Null on nightly runs and when not computable',
-  },
-);
-
-/** SPEC §2 MetricResult (every required field) plus DESIGN §8's and issue 16's additions. */
-export const MetricResultSchema = Type.Object({
-  metric: Type.String(),
-  kind: Type.String(),
-  category: Type.String(),
-  metric_version: Type.Integer(),
-  control: Type.String(),
-  treatment: Type.String(),
-  test: Type.String(),
-  method_overridden: Type.Boolean(),
-  ok: Type.Boolean({ description: 'false when the test was not computable; reason says why' }),
-  reason: Nullable(Type.String()),
-  statistic: Type.Number(),
-  p_value: Type.Number({ description: 'Raw p-value; never used for the decision' }),
-  p_value_fdr: Type.Number({
-    description: 'Benjamini–Hochberg corrected across all pairs of the run',
-  }),
-  significant: Type.Boolean({
-    description:
-      'Nightly: ok and p_value_fdr < 0.05. Manual (preliminary) runs: ok and sequential.p_value_fdr < 0.05',
-  }),
-  effect: Type.Number({ description: 'treatment − control' }),
-  ci_low: Type.Number(),
-  ci_high: Type.Number(),
-  lift: Nullable(Type.Number()),
-  n_per_arm: Type.Record(Type.String(), Type.Integer()),
-  mean_per_arm: Type.Record(Type.String(), Nullable(Type.Number())),
-  srm_p: Type.Number(),
-  permutations_used: Type.Integer(),
-  sample_cap_used: Type.Boolean({
-    description:
-      'Mann–Whitney and permutation: an arm had more users than the plan’s max_sample_per_arm, and the test ran on a seeded uniform sample of that many',
-  }),
-  window_days: Type.Integer(),
-  retention_truncated: Type.Boolean(),
-  preliminary: Type.Boolean(),
-  distribution: DistributionSchema,
-  cuped: Type.Optional(Nullable(CupedReportSchema)),
-  unadjusted: Type.Optional(Nullable(UnadjustedSchema)),
-  sequential: Type.Optional(Nullable(SequentialSchema)),
-});
-
 export const RUN_STATUSES = ['collecting', 'srm_halted', 'computed'] as const;
 export const RunStatusSchema = Type.Enum(RUN_STATUSES);
-
-export const SrmSchema = Type.Object({
-  p_value: Nullable(Type.Number()),
-  halted: Type.Boolean(),
-  observed: Type.Optional(Type.Record(Type.String(), Type.Integer())),
-  expected_shares: Type.Optional(Type.Record(Type.String(), Type.Number())),
-});
-
-export const ArmStatusSchema = Type.Object({
-  users: Type.Integer(),
-  events: Type.Integer({ description: 'Evaluated events: exposures of the arm in the window' }),
-});
 
 export const ResultsSchema = Type.Object({
   experiment_id: Type.String(),

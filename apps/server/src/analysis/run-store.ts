@@ -3,20 +3,21 @@ import type { Context } from '../context.ts';
 import type { Database } from '../db/connect.ts';
 import { analysisRuns } from '../db/schema.ts';
 import type { Results } from './results-schema.ts';
-import type { RunKind, RunRecord } from './run-record.ts';
+import type { RunRecord } from './run-record.ts';
 
 /** What presenting a run needs: a stored row, or a record just stored. */
-export interface StoredRun {
-  experimentId: string;
-  label: string;
-  kind: string;
-  computedAt: Date;
-  windowStart: Date;
-  windowEnd: Date;
-  srm: unknown;
-  arms: unknown;
-  results: unknown;
-}
+export type StoredRun = Pick<
+  typeof analysisRuns.$inferSelect,
+  | 'experimentId'
+  | 'label'
+  | 'kind'
+  | 'computedAt'
+  | 'windowStart'
+  | 'windowEnd'
+  | 'srm'
+  | 'arms'
+  | 'results'
+>;
 
 /** The Results response of one stored run (SPEC §2, DESIGN §8). */
 export function presentRun(run: StoredRun, availableDays: string[]): Results {
@@ -24,12 +25,12 @@ export function presentRun(run: StoredRun, availableDays: string[]): Results {
     experiment_id: run.experimentId,
     computed_for: run.label,
     computed_at: run.computedAt.toISOString(),
-    preliminary: (run.kind as RunKind) === 'manual',
+    preliminary: run.kind === 'manual',
     available_days: availableDays,
     window: { start: run.windowStart.toISOString(), end: run.windowEnd.toISOString() },
-    srm: run.srm as Results['srm'],
-    arms: run.arms as Results['arms'],
-    results: run.results as Results['results'],
+    srm: run.srm,
+    arms: run.arms,
+    results: run.results,
   };
 }
 

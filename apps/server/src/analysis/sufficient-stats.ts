@@ -6,8 +6,8 @@ import {
 } from '@arbiter/stats';
 import { type SQL, sql } from 'drizzle-orm';
 import { type Database, rows, toNumber } from '../db/connect.ts';
+import type { ArmStatus } from '../schemas/analysis-run.ts';
 import type { MetricDefinition } from '../schemas/experiment-config.ts';
-import type { ArmStatus } from './run-record.ts';
 import { userCtes, userValues } from './user-values-sql.ts';
 import type { ValueScope } from './value-scope.ts';
 

@@ -16,6 +16,7 @@ import {
   uniqueIndex,
   uuid,
 } from 'drizzle-orm/pg-core';
+import type { ArmStatus, MetricResult, RunKind, SrmStatus } from '../schemas/analysis-run.ts';
 import type { BucketMap } from '../schemas/bucket-map-shape.ts';
 import type { ExperimentConfig } from '../schemas/experiment-config.ts';
 
@@ -254,8 +255,10 @@ export const ingestQuarantine = pgTable(
 );
 
 /**
- * Per user, per UTC day: the built-in measures as count / sum / sum of squares. Sums are
- * `numeric` (exact, no overflow: the fold adds event values cast to numeric). One wide row
+ * Per user, per UTC day: the built-in measures as counts and sums (cost as a sum alone: its
+ * per-user value is the sum). Sums are `numeric` (exact, no overflow: the fold adds event
+ * values cast to numeric). No sums of squares: the tests run on per-user values, so a
+ * user's within-day spread never enters (docs/decisions.md). One wide row
  * per user-day keeps ingest to one aggregate write per event. The analysis reads these, never
  * a scan of raw events, so retention never shortens an analysis window.
  */
@@ -271,18 +274,14 @@ export const userDayStats = pgTable(
     errors: bigint('errors', { mode: 'number' }).notNull().default(0),
     latencyN: bigint('latency_n', { mode: 'number' }).notNull().default(0),
     latencySum: numeric('latency_sum', { mode: 'number' }).notNull().default(0),
-    latencySq: numeric('latency_sq', { mode: 'number' }).notNull().default(0),
     tokensN: bigint('tokens_n', { mode: 'number' }).notNull().default(0),
     tokensSum: numeric('tokens_sum', { mode: 'number' }).notNull().default(0),
-    tokensSq: numeric('tokens_sq', { mode: 'number' }).notNull().default(0),
-    costN: bigint('cost_n', { mode: 'number' }).notNull().default(0),
     costSum: numeric('cost_sum', { mode: 'number' }).notNull().default(0),
-    costSq: numeric('cost_sq', { mode: 'number' }).notNull().default(0),
   },
   (t) => [primaryKey({ columns: [t.experimentId, t.day, t.variant, t.userId] })],
 );
 
-/** Per user, per UTC day, per business metric: count, sum and sum of squares of `value` (exact `numeric`). */
+/** Per user, per UTC day, per business metric: count and sum of `value` (exact `numeric`). */
 export const userDayBusiness = pgTable(
   'user_day_business',
   {
@@ -293,7 +292,6 @@ export const userDayBusiness = pgTable(
     userId: text('user_id').notNull(),
     n: bigint('n', { mode: 'number' }).notNull(),
     sum: numeric('sum', { mode: 'number' }).notNull(),
-    sumSquares: numeric('sum_squares', { mode: 'number' }).notNull(),
   },
   (t) => [primaryKey({ columns: [t.experimentId, t.day, t.metric, t.variant, t.userId] })],
 );
@@ -325,15 +323,15 @@ export const analysisRuns = pgTable(
     orgId: uuid('org_id').notNull(),
     experimentId: uuid('experiment_id').notNull(),
     label: text('label').notNull(),
-    kind: text('kind').notNull(),
+    kind: text('kind').$type<RunKind>().notNull(),
     windowStart: timestamp('window_start', { withTimezone: true }).notNull(),
     windowEnd: timestamp('window_end', { withTimezone: true }).notNull(),
     computedAt: timestamp('computed_at', { withTimezone: true }).notNull().defaultNow(),
     /** Whether every arm had enough evaluated events for results (the run has computed rows). */
     hasResults: boolean('has_results').notNull(),
-    srm: jsonb('srm').notNull(),
-    results: jsonb('results').notNull(),
-    arms: jsonb('arms').notNull(),
+    srm: jsonb('srm').$type<SrmStatus>().notNull(),
+    results: jsonb('results').$type<Record<string, MetricResult>>().notNull(),
+    arms: jsonb('arms').$type<Record<string, ArmStatus>>().notNull(),
   },
   (t) => [
     uniqueIndex('analysis_runs_experiment_label').on(t.experimentId, t.label),

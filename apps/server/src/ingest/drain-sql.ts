@@ -28,14 +28,14 @@ function aggregateUpserts(rowsToFold: SQL) {
     ),
     stats as (
       insert into user_day_stats (experiment_id, day, variant, user_id, exposures, calls, errors,
-        latency_n, latency_sum, latency_sq, tokens_n, tokens_sum, tokens_sq, cost_n, cost_sum, cost_sq)
+        latency_n, latency_sum, tokens_n, tokens_sum, cost_sum)
       select x, d, v, u,
         count(*) filter (where t = 'exposure'),
         count(*) filter (where t = 'model_call'),
         count(*) filter (where t = 'model_call' and err),
-        count(lat), coalesce(sum(lat), 0), coalesce(sum(lat * lat), 0),
-        count(tok), coalesce(sum(tok), 0), coalesce(sum(tok * tok), 0),
-        count(cost), coalesce(sum(cost), 0), coalesce(sum(cost * cost), 0)
+        count(lat), coalesce(sum(lat), 0),
+        count(tok), coalesce(sum(tok), 0),
+        coalesce(sum(cost), 0)
       from items
       where t in ('exposure', 'model_call') and v is not null
       group by x, d, v, u
@@ -45,24 +45,19 @@ function aggregateUpserts(rowsToFold: SQL) {
         errors = user_day_stats.errors + excluded.errors,
         latency_n = user_day_stats.latency_n + excluded.latency_n,
         latency_sum = user_day_stats.latency_sum + excluded.latency_sum,
-        latency_sq = user_day_stats.latency_sq + excluded.latency_sq,
         tokens_n = user_day_stats.tokens_n + excluded.tokens_n,
         tokens_sum = user_day_stats.tokens_sum + excluded.tokens_sum,
-        tokens_sq = user_day_stats.tokens_sq + excluded.tokens_sq,
-        cost_n = user_day_stats.cost_n + excluded.cost_n,
-        cost_sum = user_day_stats.cost_sum + excluded.cost_sum,
-        cost_sq = user_day_stats.cost_sq + excluded.cost_sq
+        cost_sum = user_day_stats.cost_sum + excluded.cost_sum
     ),
     business as (
-      insert into user_day_business (experiment_id, day, metric, variant, user_id, n, sum, sum_squares)
-      select x, d, bm, v, u, count(*), sum(val), sum(val * val)
+      insert into user_day_business (experiment_id, day, metric, variant, user_id, n, sum)
+      select x, d, bm, v, u, count(*), sum(val)
       from items
       where t = 'business_event' and v is not null
       group by x, d, bm, v, u
       on conflict (experiment_id, day, metric, variant, user_id) do update set
         n = user_day_business.n + excluded.n,
-        sum = user_day_business.sum + excluded.sum,
-        sum_squares = user_day_business.sum_squares + excluded.sum_squares
+        sum = user_day_business.sum + excluded.sum
     )`;
 }
 
@@ -75,9 +70,8 @@ function aggregateUpserts(rowsToFold: SQL) {
  * it has committed or aborted, so no row can appear behind the watermark later. At most
  * `span` transaction ids are taken at once, starting from the first that stored an event.
  *
- * Values are cast to `numeric` before they are added or squared, so the sums and sums of
- * squares are exact and cannot overflow, whatever values the log holds (float8 overflowed on
- * 1e155 squared and held the watermark for every org).
+ * Values are cast to `numeric` before they are added, so the sums are exact and cannot
+ * overflow, whatever values the log holds.
  *
  * Exposures and model calls fold into one user_day_stats row per user-day (tokens = input +
  * output; an error is a non-empty `error`); business events into user_day_business per metric.

@@ -1,12 +1,12 @@
 import { Type } from 'typebox';
 import { liveDistributions } from '../../analysis/live-distributions.ts';
-import { DistributionSchema } from '../../analysis/results-schema.ts';
 import type { Context } from '../../context.ts';
 import { getExperiment } from '../../domain/experiments/service.ts';
 import { liveCounts } from '../../domain/exposure-counts.ts';
 import type { App } from '../../http/app-types.ts';
 import { problemResponses } from '../../http/responses.ts';
 import { callerOf } from '../../http/session-auth.ts';
+import { DistributionSchema } from '../../schemas/analysis-run.ts';
 import { ExperimentParams } from './get-experiment.ts';
 
 export function register(app: App, ctx: Context): void {
