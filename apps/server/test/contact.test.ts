@@ -83,13 +83,18 @@ describe('POST /v1/contact', () => {
     });
   });
 
-  it('answers a filled honeypot as a success and keeps nothing, even when the rest is invalid', async () => {
+  it('answers a filled honeypot as a success and keeps nothing', async () => {
     const before = mail.received.length;
-    for (const payload of [message({ website: 'http://spam.test' }), { website: 'x', kind: 9 }]) {
+    for (const payload of [
+      message({ website: 'http://spam.test' }),
+      message({ website: 'x\u0000' }),
+    ]) {
       const res = await contact(payload, '10.0.2.1');
       expect(res.statusCode).toBe(202);
       expect(res.json()).toEqual({ status: 'received' });
     }
+    // An ill-formed message gets its 400 whatever the honeypot says: the schema holds for all.
+    expect((await contact({ website: 'x', kind: 9 }, '10.0.2.1')).statusCode).toBe(400);
     await h.ctx.contactNotifier.idle();
     expect(await storedFrom('10.0.2.1')).toEqual([]);
     expect(mail.received.length).toBe(before);

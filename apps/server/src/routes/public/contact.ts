@@ -1,4 +1,3 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { Context } from '../../context.ts';
 import { CONTACT_KINDS, storeContactMessage } from '../../domain/contact.ts';
@@ -16,8 +15,7 @@ const ContactBody = Type.Object(
     company: Type.Optional(TextMatching(ONE_LINE, { maxLength: 200 })),
     message: TextMatching('\\S', { minLength: 1, maxLength: 5000 }),
     kind: Type.Optional(Type.Enum(CONTACT_KINDS, { default: 'other' })),
-    // Any filled value is answered 202 and dropped before validation, so the schema states no
-    // other rule for it: nothing of it is stored.
+    // Nothing of it is stored, so it carries no text rule: any filled value means a bot.
     website: Type.Optional(
       Type.String({ description: 'Honeypot: leave empty. Any filled value is dropped.' }),
     ),
@@ -27,12 +25,9 @@ const ContactBody = Type.Object(
 
 const RECEIVED = { status: 'received' } as const;
 
-/** A filled honeypot is answered as a success before any check, so a bot learns nothing. */
-async function dropHoneypot(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-  const website = (request.body as { website?: unknown } | null)?.website;
-  if (typeof website === 'string' && website.trim() !== '') {
-    await reply.status(202).send(RECEIVED);
-  }
+/** A bot fills every field it sees; a person never sees this one. */
+function isHoneypotFilled(website: string | undefined): boolean {
+  return website !== undefined && website.trim() !== '';
 }
 
 export function register(app: App, ctx: Context): void {
@@ -50,10 +45,12 @@ export function register(app: App, ctx: Context): void {
           ...problemResponses(400, 429),
         },
       },
-      preValidation: dropHoneypot,
     },
     async (request, reply) => {
-      const { website: _honeypot, ...input } = request.body;
+      const { website, ...input } = request.body;
+      // A well-formed message with the honeypot filled is answered as a success and dropped, so
+      // a bot learns nothing; an ill-formed one gets its 400 like any caller (the schema holds).
+      if (isHoneypotFilled(website)) return reply.status(202).send(RECEIVED);
       const stored = await storeContactMessage(ctx.db, input, {
         clientIp: request.ip,
         now: ctx.clock.now(),
