@@ -1,4 +1,4 @@
-import { and, asc, count, eq, isNull, or } from 'drizzle-orm';
+import { and, asc, count, eq, isNull, or, type SQL } from 'drizzle-orm';
 import type { Database } from '../db/connect.ts';
 import { experiments, memberships, orgs, users } from '../db/schema.ts';
 import { UUID } from '../schemas/uuid.ts';
@@ -43,13 +43,15 @@ async function summarize(db: Database, org: OrgRow, options: SummaryOptions) {
   };
 }
 
-async function countsBy(db: Database, table: typeof memberships | typeof experiments) {
-  // A membership deleted at the identity provider stays as a tombstone: it is no member.
-  const live = table === memberships ? isNull(memberships.deletedAt) : undefined;
+async function countsBy(
+  db: Database,
+  table: typeof memberships | typeof experiments,
+  where?: SQL,
+): Promise<Map<string, number>> {
   const found = await db
     .select({ orgId: table.orgId, n: count() })
     .from(table)
-    .where(live)
+    .where(where)
     .groupBy(table.orgId);
   return new Map(found.map((r) => [r.orgId, Number(r.n)]));
 }
@@ -57,7 +59,8 @@ async function countsBy(db: Database, table: typeof memberships | typeof experim
 /** Every org, oldest first, with plan and usage. */
 export async function listOrgSummaries(db: Database, now: Date, enforced: boolean) {
   const all = await db.select().from(orgs).orderBy(asc(orgs.createdAt), asc(orgs.id));
-  const members = await countsBy(db, memberships);
+  // A membership deleted at the identity provider stays as a tombstone: it is no member.
+  const members = await countsBy(db, memberships, isNull(memberships.deletedAt));
   const experimentCounts = await countsBy(db, experiments);
   const summaries = [];
   for (const org of all)

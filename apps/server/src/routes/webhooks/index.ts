@@ -1,4 +1,5 @@
-import type { Plane } from '../../http/app-types.ts';
+import type { Context } from '../../context.ts';
+import type { App, Plane } from '../../http/app-types.ts';
 import { keepRawJsonBodies, registerSignedBodies } from '../../http/business-signature-auth.ts';
 import * as businessEvents from './business-events.ts';
 import * as clerk from './clerk.ts';
@@ -10,17 +11,16 @@ const businessSigned: Plane = async (app, { ctx }) => {
   businessEvents.register(app, ctx);
 };
 
-/** Signed by the billing provider (Stripe): its own scope keeps the raw body for the check. */
-const stripeSigned: Plane = async (app, { ctx }) => {
-  keepRawJsonBodies(app);
-  stripe.register(app, ctx);
-};
-
-/** Signed by the identity provider (Svix): likewise. */
-const clerkSigned: Plane = async (app, { ctx }) => {
-  keepRawJsonBodies(app);
-  clerk.register(app, ctx);
-};
+/**
+ * A provider-signed webhook (Stripe, the identity provider's Svix) in a scope of its own whose
+ * JSON parser keeps the raw body, which the provider's library verifies.
+ */
+const rawBodyScope =
+  (route: { register(app: App, ctx: Context): void }): Plane =>
+  async (app, { ctx }) => {
+    keepRawJsonBodies(app);
+    route.register(app, ctx);
+  };
 
 /**
  * Signed webhooks: the signature hook verifies each request; no session, no API key. Each
@@ -28,6 +28,6 @@ const clerkSigned: Plane = async (app, { ctx }) => {
  */
 export const webhookRoutes: Plane = async (app, { ctx }) => {
   await app.register(businessSigned, { ctx });
-  await app.register(stripeSigned, { ctx });
-  await app.register(clerkSigned, { ctx });
+  await app.register(rawBodyScope(stripe), { ctx });
+  await app.register(rawBodyScope(clerk), { ctx });
 };
