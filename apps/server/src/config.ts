@@ -43,6 +43,8 @@ export interface Config {
   minEventsPerArm: number;
   /** Tuning of the confidence sequence of manual runs: total users where it is narrowest. */
   sequentialTuning: number;
+  /** Experiments the nightly run analyses at once on a PostgreSQL server. */
+  analysisConcurrency: number;
   /** OpenAI-compatible chat-completions endpoint of the judge model; null = judge metrics not scored. */
   judgeBaseUrl: string | null;
   judgeApiKey: string | null;
@@ -189,6 +191,7 @@ export function loadConfig(env: Env, cwd = process.cwd()): Config {
     scheduler: s.ARBITER_SCHEDULER,
     minEventsPerArm: s.ARBITER_MIN_EVENTS_PER_ARM,
     sequentialTuning: s.ARBITER_SEQUENTIAL_TUNING,
+    analysisConcurrency: s.ARBITER_ANALYSIS_CONCURRENCY,
     judgeBaseUrl: s.ARBITER_JUDGE_BASE_URL?.replace(/\/+$/, '') ?? null,
     judgeApiKey: s.ARBITER_JUDGE_API_KEY ?? null,
     judgeModel: s.ARBITER_JUDGE_MODEL,

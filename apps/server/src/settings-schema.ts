@@ -138,6 +138,13 @@ export const SettingsSchema = Type.Object({
     description:
       'users (both arms) at which the always-valid interval of manual runs is narrowest (GrowthBook’s sequential tuning parameter)',
   }),
+  ARBITER_ANALYSIS_CONCURRENCY: Type.Integer({
+    minimum: 1,
+    maximum: 64,
+    default: 2,
+    description:
+      'experiments the nightly run analyses at once on a PostgreSQL server (about one core each; the embedded database runs them in turn)',
+  }),
   ARBITER_JUDGE_BASE_URL: Type.Optional(
     Type.String({
       pattern: '^https?://[^\\s]+$',

@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { type Database, rows, toNumber } from '../db/connect.ts';
 import type { MetricDefinition } from '../schemas/experiment-config.ts';
 import { withHashJoins } from './sufficient-stats.ts';
-import { userCtes, userValues } from './user-values-sql.ts';
+import { perUserCtes, valueColumn } from './user-values-sql.ts';
 import type { ValueScope } from './value-scope.ts';
 
 /** The seed of every sample and permutation: a re-run of the same data gives the same answer. */
@@ -32,11 +32,11 @@ export async function readArmSamples(
   const found = await withHashJoins(db, (tx) =>
     rows<{ variant: string; value: unknown; n: unknown }>(
       tx,
-      sql`with ${userCtes(scope, [plain])},
+      sql`with ${perUserCtes(scope, [plain])},
       ranked as (
-        select variant, user_id, value, count(*) over (partition by variant) as n,
+        select variant, user_id, ${valueColumn(0)} as value, count(*) over (partition by variant) as n,
           row_number() over (partition by variant order by md5(${String(SAMPLE_SEED)} || ':' || user_id), user_id) as r
-        from (${userValues(scope, plain, 0)}) v
+        from u where ${valueColumn(0)} is not null
       )
     select variant, value, n from ranked where r <= ${cap} order by variant, user_id`,
     ),

@@ -1,6 +1,7 @@
 import { gt, lte } from 'drizzle-orm';
 import type { Context } from '../context.ts';
 import { experiments } from '../db/schema.ts';
+import { mapConcurrent } from '../kernel/map-concurrent.ts';
 import { runJudgeJob } from './judge/judge-job.ts';
 import { recordedRun } from './nightly-log.ts';
 import { analyzeExperiment } from './pipeline.ts';
@@ -46,16 +47,18 @@ async function runNightlyUnrecorded(ctx: Context, day: string): Promise<NightlyS
       .from(experiments)
       .where(lte(experiments.createdAt, windowEnd))
       .orderBy(experiments.createdAt);
-    const done: NightlySummary['experiments'] = [];
-    for (const { id, name } of list) {
+    // Experiments are independent: a PostgreSQL server analyses several at once (one core
+    // each); the embedded database has one connection and runs them in turn.
+    const atOnce = ctx.config.databaseUrl ? ctx.config.analysisConcurrency : 1;
+    const done = await mapConcurrent(list, atOnce, async ({ id, name }) => {
       const record = await analyzeExperiment(ctx, {
         experimentId: id,
         kind: 'nightly',
         label: day,
         windowEnd,
       });
-      done.push({ experiment_id: id, name, status: record.status });
-    }
+      return { experiment_id: id, name, status: record.status };
+    });
     const purged = await purgeExpiredEvents(ctx, now);
     return { experiments: done, purged };
   });

@@ -3,32 +3,83 @@ import type { MetricDefinition } from '../schemas/experiment-config.ts';
 import { covariateOf, firstExposures } from './covariate-sql.ts';
 import type { ValueScope } from './value-scope.ts';
 
+/** The daily-stats columns a model-call kind's per-user value reads (exposures always). */
+const STATS_COLUMNS: Record<string, readonly string[]> = {
+  latency: ['latency_n', 'latency_sum'],
+  tokens: ['tokens_n', 'tokens_sum'],
+  cost: ['calls', 'cost_sum'],
+  error_rate: ['calls', 'errors'],
+};
+
+function isBusinessKind(kind: string): boolean {
+  return ['conversion', 'retention', 'revenue', 'value'].includes(kind);
+}
+
+/** The column of `u` holding metric `index`'s per-user value (null outside its population). */
+export function valueColumn(index: number): SQL {
+  return sql.raw(`u.y_${index}`);
+}
+
+/** The column of `u` holding CUPED's covariate of metric `index`, or null without CUPED. */
+export function covariateColumn(metric: MetricDefinition, index: number): SQL {
+  return metric.cuped ? sql.raw(`u.x_${index}`) : sql`null::float8`;
+}
+
 /**
- * The CTEs every per-user value is built from, read once per statement: `su`, each user's
- * daily stats summed over the window (one row per variant and user), and `bu`, each user's
- * business outcomes per metric over the window. The table's exact `numeric` day sums are
- * added as float8 (a user's few days: rounding far below what any test can see, 1e-16
- * relative, and several times faster than numeric addition over millions of rows).
+ * The CTEs ending in `u`: one row per (variant, user) that has any stored row in the window,
+ * with `exposures` and, per metric i, its per-user value `y_i` (DESIGN §7; null when the user
+ * is outside the metric's population) and, for CUPED metrics, the pre-period covariate `x_i`
+ * (null without pre-period data). One hash aggregate over the daily stats, business outcomes
+ * and judge scores together, instead of a set per metric joined back: every later pass reads
+ * each user once. The table's exact `numeric` day sums are added as float8 (a user's few days:
+ * rounding far below what any test can see, 1e-16 relative, and several times faster than
+ * numeric addition over millions of rows).
  */
-export function userCtes(scope: ValueScope, metrics: readonly MetricDefinition[]): SQL {
-  const business = metrics.filter((m) => isBusinessKind(m.kind)).map((m) => m.name);
+export function perUserCtes(scope: ValueScope, metrics: readonly MetricDefinition[]): SQL {
+  const columns = ['exposures', ...new Set(metrics.flatMap((m) => STATS_COLUMNS[m.kind] ?? []))];
+  const values = metrics.map((m, i) => sql`${perUserValue(m)} as ${sql.raw(`y_${i}`)}`);
+  const aggregated = sql`select variant, user_id, sum(exposures) as exposures${sql.join(
+    values.map((v) => sql`, ${v}`),
+    sql``,
+  )}
+    from (${sourceRows(scope, metrics, columns)}) r group by user_id, variant`;
+  const cuped = metrics.flatMap((m, i) => (m.cuped ? [i] : []));
+  if (cuped.length === 0) return sql`u as materialized (${aggregated})`;
+  const covariates = cuped.map(
+    (i) =>
+      sql`, case when a.${sql.raw(`y_${i}`)} is not null then ${sql.raw(`c_${i}.x`)} end as ${sql.raw(`x_${i}`)}`,
+  );
+  const joins = cuped.map(
+    (i) =>
+      sql` left join ${sql.raw(`cov_${i} c_${i}`)} on ${sql.raw(`c_${i}`)}.user_id = a.user_id`,
+  );
+  return sql`${covariateCtes(scope, metrics)}
+    u as materialized (select a.*${sql.join(covariates, sql``)} from (${aggregated}) a${sql.join(joins, sql``)})`;
+}
+
+/** The daily stats, business outcomes and judge scores of the window, as one row set. */
+function sourceRows(
+  scope: ValueScope,
+  metrics: readonly MetricDefinition[],
+  columns: readonly string[],
+): SQL {
   const { experimentId, window } = scope;
-  return sql`${covariateCtes(scope, metrics)}su as materialized (
-      select variant, user_id, sum(exposures::float8) as exposures, sum(calls::float8) as calls,
-        sum(errors::float8) as errors, sum(latency_n::float8) as latency_n,
-        sum(latency_sum::float8) as latency_sum, sum(tokens_n::float8) as tokens_n,
-        sum(tokens_sum::float8) as tokens_sum, sum(cost_sum::float8) as cost_sum
-      from user_day_stats
-      where experiment_id = ${experimentId}::uuid and day between ${window.from}::date and ${window.to}::date
-      group by variant, user_id
-    ),
-    bu as materialized (
-      select metric, variant, user_id, sum(n::float8) as n, sum(sum::float8) as s
-      from user_day_business
-      where experiment_id = ${experimentId}::uuid and day between ${window.from}::date and ${window.to}::date
-        and ${oneOf(business)}
-      group by metric, variant, user_id
-    )`;
+  const inWindow = sql`experiment_id = ${experimentId}::uuid and day between ${window.from}::date and ${window.to}::date`;
+  const nulls = sql.raw(columns.map((c) => `null::float8 as ${c}`).join(', '));
+  const stats = sql.raw(columns.map((c) => `${c}::float8 as ${c}`).join(', '));
+  const parts = [
+    sql`select variant, user_id, null::text as metric, ${stats}, null::float8 as n, null::float8 as s,
+      null::float8 as score from user_day_stats where ${inWindow}`,
+  ];
+  const business = metrics.filter((m) => isBusinessKind(m.kind)).map((m) => m.name);
+  if (business.length)
+    parts.push(sql`select variant, user_id, metric, ${nulls}, n::float8, sum::float8, null::float8
+      from user_day_business where ${inWindow} and ${oneOf(business)}`);
+  const judged = metrics.filter((m) => m.kind === 'judge').map((m) => m.name);
+  if (judged.length)
+    parts.push(sql`select variant, user_id, metric, ${nulls}, null::float8, null::float8, score
+      from judge_scores where ${inWindow} and ${oneOf(judged)}`);
+  return sql.join(parts, sql` union all `);
 }
 
 /**
@@ -44,7 +95,6 @@ function covariateCtes(scope: ValueScope, metrics: readonly MetricDefinition[]):
         sql`${sql.raw(`cov_${i}`)} as materialized (${covariateOf(scope, m, m.cuped.covariate_days)}),`,
       );
   });
-  if (parts.length === 0) return sql``;
   return sql`fe as materialized (${firstExposures(scope)}), ${sql.join(parts, sql` `)} `;
 }
 
@@ -57,60 +107,36 @@ function oneOf(names: readonly string[]): SQL {
   )})`;
 }
 
-export function isBusinessKind(kind: string): boolean {
-  return ['conversion', 'retention', 'revenue', 'value'].includes(kind);
-}
-
 /**
- * One metric's per-user values (DESIGN §7) as `(metric, variant, user_id, value, covariate)`:
- * latency and tokens the mean of the user's calls (users who made calls), cost the sum (users
- * exposed or calling), error_rate the share of failed calls, conversion and retention 0/1 and
- * revenue the sum over exposed users plus anyone with the outcome, `value` the mean of values,
- * judge the mean score. `covariate` is the CUPED pre-period value (null without pre-period
- * data, or when the metric has no CUPED), from the CTE `cov_<index>` of `userCtes`.
+ * One metric's per-user value (DESIGN §7) over the user's grouped rows: latency and tokens the
+ * mean of the user's calls (users who made calls), cost the sum (users exposed or calling),
+ * error_rate the share of failed calls, judge the mean score, and business kinds over every
+ * exposed user plus anyone with the outcome: conversion and retention 0/1, revenue the sum
+ * (0 without), `value` the mean of the outcome's values (users with one).
  */
-export function userValues(scope: ValueScope, metric: MetricDefinition, index: number): SQL {
-  const values = valueRows(scope, metric);
-  const name = sql`${metric.name}::text`;
-  if (!metric.cuped)
-    return sql`select ${name} as metric, variant, user_id, value, null::float8 as covariate from (${values}) v`;
-  return sql`select ${name} as metric, v.variant, v.user_id, v.value, c.x as covariate
-    from (${values}) v left join ${sql.raw(`cov_${index}`)} c on c.user_id = v.user_id`;
-}
-
-function valueRows(scope: ValueScope, metric: MetricDefinition): SQL {
+function perUserValue(metric: MetricDefinition): SQL {
   switch (metric.kind) {
     case 'latency':
-      return sql`select variant, user_id, latency_sum / latency_n as value from su where latency_n > 0`;
+      return sql`case when sum(latency_n) > 0 then sum(latency_sum) / sum(latency_n) end`;
     case 'tokens':
-      return sql`select variant, user_id, tokens_sum / tokens_n as value from su where tokens_n > 0`;
+      return sql`case when sum(tokens_n) > 0 then sum(tokens_sum) / sum(tokens_n) end`;
     case 'cost':
-      return sql`select variant, user_id, cost_sum as value from su where exposures > 0 or calls > 0`;
+      return sql`case when sum(exposures) > 0 or sum(calls) > 0 then sum(cost_sum) end`;
     case 'error_rate':
-      return sql`select variant, user_id, errors / calls as value from su where calls > 0`;
+      return sql`case when sum(calls) > 0 then sum(errors) / sum(calls) end`;
     case 'judge':
-      return sql`select variant, user_id, avg(score) as value from judge_scores
-        where experiment_id = ${scope.experimentId}::uuid and metric = ${metric.name}
-          and day between ${scope.window.from}::date and ${scope.window.to}::date
-        group by variant, user_id`;
+      return sql`avg(score) filter (where metric = ${metric.name})`;
     default:
-      return businessRows(metric);
+      return businessValue(metric);
   }
 }
 
-/** Every exposed user (0 when they had no such outcome) plus any user with the outcome. */
-function businessRows(metric: MetricDefinition): SQL {
+function businessValue(metric: MetricDefinition): SQL {
+  const mine = sql`filter (where metric = ${metric.name})`;
+  if (metric.kind === 'value') return sql`sum(s) ${mine} / nullif(sum(n) ${mine}, 0)`;
   const value =
     metric.kind === 'revenue'
-      ? sql`coalesce(b.s, 0)`
-      : metric.kind === 'value'
-        ? sql`b.s / nullif(b.n, 0)`
-        : sql`case when b.n > 0 then 1 else 0 end::float8`;
-  return sql`select variant, user_id, value from (
-      select coalesce(e.variant, b.variant) as variant, coalesce(e.user_id, b.user_id) as user_id,
-        ${value} as value
-      from (select variant, user_id from su where exposures > 0) e
-      full join (select variant, user_id, n, s from bu where metric = ${metric.name}) b
-        on b.variant = e.variant and b.user_id = e.user_id
-    ) o where value is not null`;
+      ? sql`coalesce(sum(s) ${mine}, 0)`
+      : sql`case when sum(n) ${mine} > 0 then 1 else 0 end::float8`;
+  return sql`case when sum(exposures) > 0 or count(*) ${mine} > 0 then ${value} end`;
 }
