@@ -14,11 +14,11 @@ const raw = (name: string, i: number, j: number) => sql.raw(`${name}_${i}_${j}`)
 /**
  * numpy.histogram(values, bins, range=(min, max)) per arm, as `histogram()` of @arbiter/stats,
  * after `momentCtes` (it reads the arms' min and max from `cm`): `edges`, per metric and group
- * the edges i·((hi − lo)/k) + lo with the last one hi (a single value v widened to v ± 0.5),
- * and `bins`, the count per metric, group, arm and bin. The bin is numpy's: an index guessed
- * by arithmetic, then moved by one where the actual edges say so (bins [a, b), the last
- * closed), for every metric and group in one pass over `u` with a grouping set each. Halves
- * are subtracted (hi/2 − lo/2) so that a range beyond the largest double is not an error.
+ * numpy's linspace over the group's range (a single value v widened to v ± 0.5), computed on
+ * halves so that a range beyond the largest double is no error, and `bins`, the count per
+ * metric, group, arm and bin: numpy's bin, an index guessed by arithmetic and moved by one
+ * where the actual edges say so, for every metric and group in one pass over `u` with a
+ * grouping set each.
  */
 export function histogramCtes(
   metrics: readonly MetricDefinition[],
@@ -36,11 +36,10 @@ export function histogramCtes(
       select metric, g,
         case when lo < hi then lo when lo - 0.5 < lo then lo - 0.5 else lo - abs(lo) * 1e-9 end as lo,
         case when lo < hi then hi when hi + 0.5 > hi then hi + 0.5 else hi + abs(hi) * 1e-9 end as hi
-      from bounds
+      from bounds where lo > '-Infinity'::float8 and hi < 'Infinity'::float8
     ),
     steps as (
-      select metric, g, lo, hi, (hi / 2 - lo / 2) / ${k} as step, ${k} / nullif(hi / 2 - lo / 2, 0) as norm
-      from widened
+      select metric, g, lo, hi, (hi / 2 - lo / 2) / ${k} as step, lo / 2 as half_lo from widened
     ),
     edges as (
       select metric, g, array(
@@ -58,10 +57,12 @@ interface Pair {
   j: number;
 }
 
+const FIELDS = ['lo', 'hi', 'step', 'half_lo'] as const;
+
 function binCtes(pairs: readonly Pair[], bins: number): SQL {
   const at = (p: Pair, field: string) =>
     sql`max(${sql.raw(field)}) filter (where metric = ${p.m.name} and g = ${p.g.key}) as ${raw(field, p.i, p.j)}`;
-  const scalars = pairs.flatMap((p) => ['lo', 'hi', 'step', 'norm'].map((f) => at(p, f)));
+  const scalars = pairs.flatMap((p) => FIELDS.map((f) => at(p, f)));
   const values = [...new Set(pairs.map((p) => p.i))].map((i) => sql`, ${valueColumn(i)}`);
   const guesses = pairs.map((p) => sql`, ${guessOf(p, bins)} as ${raw('g', p.i, p.j)}`);
   const buckets = pairs.map((p) => sql`${bucketOf(p, bins)} as ${raw('k', p.i, p.j)}`);
@@ -86,35 +87,40 @@ function binCtes(pairs: readonly Pair[], bins: number): SQL {
     )`;
 }
 
-const scalarsOf = (p: Pair) => ['lo', 'hi', 'step', 'norm'].map((f) => sql`ew.${raw(f, p.i, p.j)}`);
+const scalarsOf = (p: Pair) => FIELDS.map((f) => sql`ew.${raw(f, p.i, p.j)}`);
 
 /**
- * numpy's index guess of metric i's value in group j (0-based, at most k − 1), null outside the
- * group, outside its range or without a value. y ≥ lo, so the guess is never negative.
+ * A 0-based index guess of metric i's value in group j, within one of numpy's (both are the
+ * value's offset in the range times k, rounded differently); null outside the group or
+ * without a value. PostgreSQL's own `width_bucket(y, lo, hi, k)` computes it in one call.
  */
 function guessOf(p: Pair, bins: number): SQL {
   const y = valueColumn(p.i);
-  const [lo, hi, , norm] = scalarsOf(p);
+  const [lo, hi] = scalarsOf(p);
+  const k = sql.raw(String(bins));
+  // (`least` skips nulls: without the case, a missing value would land in the last bin.)
   const inGroup =
     p.g.variants === 'all'
       ? sql``
-      : sql`u.variant in (${sql.join(
+      : sql` and u.variant in (${sql.join(
           p.g.variants.map((v) => sql`${v}`),
           sql`, `,
-        )}) and `;
-  return sql`case when ${inGroup}${y} >= ${lo} and ${y} <= ${hi}
-    then least(floor((${y} / 2 - ${lo} / 2) * ${norm}), ${sql.raw(String(bins - 1))}) end`;
+        )})`;
+  return sql`case when ${y} is not null${inGroup} then least(width_bucket(${y}, ${lo}, ${hi}, ${k}), ${k}) - 1 end`;
 }
 
-/** The 1-based bin: the guess, moved by one where the actual edges say so. */
+/**
+ * The 1-based bin: the guess, moved by one where numpy's actual edges (2·(i·step + lo/2), the
+ * last one hi) say so: bins [a, b), the last one closed.
+ */
 function bucketOf(p: Pair, bins: number): SQL {
   const y = valueColumn(p.i);
   const g = sql.raw(`u.g_${p.i}_${p.j}`);
-  const [lo, hi, step] = scalarsOf(p);
-  const next = sql`case when ${g} + 1 >= ${sql.raw(String(bins))} then ${hi} else 2 * ((${g} + 1) * ${step} + ${lo} / 2) end`;
-  return sql`(case when ${y} < 2 * (${g} * ${step} + ${lo} / 2) then ${g} - 1
-      when ${g} <> ${sql.raw(String(bins - 1))} and ${y} >= ${next} then ${g} + 1
-      else ${g} end)::int + 1`;
+  const [, , step, halfLo] = scalarsOf(p);
+  const last = sql.raw(String(bins - 1));
+  return sql`case when ${y} < 2 * (${g} * ${step} + ${halfLo}) then ${g}
+      when ${g} < ${last} and ${y} >= 2 * ((${g} + 1) * ${step} + ${halfLo}) then ${g} + 2
+      else ${g} + 1 end`;
 }
 
 function groupRows(groups: readonly HistogramGroup[]): SQL {

@@ -67,6 +67,9 @@ export async function withHashJoins<T>(
     // One hash table of a row per user: at PostgreSQL's 4 MB default it would spill to disk
     // from about 20,000 users on.
     await tx.execute(sql`set local work_mem = '128MB'`);
+    // The nightly run takes its parallelism from several experiments at once; workers inside a
+    // statement would hash each user twice (partial and final aggregate) on the same cores.
+    await tx.execute(sql`set local max_parallel_workers_per_gather = 0`);
     return work(tx as unknown as Database);
   });
 }
