@@ -7,10 +7,11 @@
  * BENCH_USERS), each on a fresh database; BENCH_SCALE=0 runs only the last.
  * Run: npx tsx bench/server/pipeline.bench.ts (BENCH_USERS=100000 for the smaller size).
  */
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
+import pg from 'pg';
 import { runNightly } from '../../apps/server/src/analysis/nightly.ts';
 import { analyzeExperiment } from '../../apps/server/src/analysis/pipeline.ts';
 import { loadConfig } from '../../apps/server/src/config.ts';
@@ -24,7 +25,59 @@ const EXPERIMENTS = Number(process.env.BENCH_EXPERIMENTS ?? 10);
 const USERS = Number(process.env.BENCH_USERS ?? 1_000_000);
 const DAY = '2026-11-20';
 
-async function measure(users: number): Promise<{ elapsed: number; baseline: number }> {
+const BASELINE = `select s.experiment_id, s.variant, count(*), sum(s.latency_sum / nullif(s.latency_n, 0)),
+    sum(s.tokens_sum / nullif(s.tokens_n, 0)), count(b.user_id)
+  from user_day_stats s
+  left join user_day_business b on b.experiment_id = s.experiment_id and b.user_id = s.user_id
+    and b.variant = s.variant and b.metric = 'checkout'
+  group by s.experiment_id, s.variant`;
+
+/**
+ * CPU ms (user + system) the PostgreSQL backends of `url`'s database have used: their process
+ * titles name the database. On a shared machine CPU time, unlike wall time, is not stretched by
+ * the neighbours.
+ */
+function backendCpuMs(url: string): number {
+  const name = new URL(url).pathname.slice(1);
+  let total = 0;
+  for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
+    try {
+      if (!readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(` ${name} `)) continue;
+      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+      total += (Number(fields[11]) + Number(fields[12])) * (1000 / 100);
+    } catch {
+      // the process ended between the listing and the read
+    }
+  }
+  return total;
+}
+
+function processCpuMs(): number {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
+}
+
+/** The CPU the baseline statement costs in one backend, without parallel workers. */
+async function serialCpuMs(url: string, statement: string): Promise<number> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query('set max_parallel_workers_per_gather = 0');
+    const before = backendCpuMs(url);
+    await client.query(statement);
+    return backendCpuMs(url) - before;
+  } finally {
+    await client.end();
+  }
+}
+
+interface Measured {
+  elapsed: number;
+  baseline: number;
+  cpuRatio: number;
+}
+
+async function measure(users: number): Promise<Measured> {
   const db = await freshPostgres();
   const config = loadConfig({
     ARBITER_DATABASE_URL: db.url,
@@ -78,13 +131,9 @@ async function measure(users: number): Promise<{ elapsed: number; baseline: numb
 
     // Baseline: one plain aggregate over the same rows (per experiment and arm).
     const baseStart = performance.now();
-    await ctx.db.execute(sql`
-      select s.experiment_id, s.variant, count(*), sum(s.latency_sum / nullif(s.latency_n, 0)), sum(s.tokens_sum / nullif(s.tokens_n, 0)),
-        count(b.user_id)
-      from user_day_stats s
-      left join user_day_business b on b.experiment_id = s.experiment_id and b.user_id = s.user_id and b.variant = s.variant and b.metric = 'checkout'
-      group by s.experiment_id, s.variant`);
+    await ctx.db.execute(sql.raw(BASELINE));
     const baseline = performance.now() - baseStart;
+    const baselineCpu = await serialCpuMs(db.url, BASELINE);
 
     const loadBefore = loadavg()[0] as number;
     const rssBefore = process.memoryUsage().rss;
@@ -92,9 +141,11 @@ async function measure(users: number): Promise<{ elapsed: number; baseline: numb
     const sampler = setInterval(() => {
       peak = Math.max(peak, process.memoryUsage().rss);
     }, 20);
+    const cpuBefore = backendCpuMs(db.url) + processCpuMs();
     const start = performance.now();
     const summary = await runNightly(ctx, DAY);
     const elapsed = performance.now() - start;
+    const pipelineCpu = backendCpuMs(db.url) + processCpuMs() - cpuBefore;
     clearInterval(sampler);
     peak = Math.max(peak, process.memoryUsage().rss);
     const statuses = summary.experiments.map((e) => e.status);
@@ -107,6 +158,9 @@ async function measure(users: number): Promise<{ elapsed: number; baseline: numb
     console.log(`nightly pipeline:          ${(elapsed / 1000).toFixed(2)} s`);
     console.log(`plain SQL aggregate:       ${(baseline / 1000).toFixed(2)} s`);
     console.log(`ratio pipeline/aggregate:  ${(elapsed / baseline).toFixed(1)}   (goal <= 3)`);
+    console.log(
+      `CPU: pipeline ${Math.round(pipelineCpu)} ms (its PostgreSQL backends and this process), aggregate run serially ${Math.round(baselineCpu)} ms, ratio ${(pipelineCpu / baselineCpu).toFixed(2)}`,
+    );
     console.log(
       `load average:              ${loadBefore.toFixed(2)} before the run, ${loadavg()
         .map((l) => l.toFixed(2))
@@ -137,7 +191,7 @@ async function measure(users: number): Promise<{ elapsed: number; baseline: numb
     console.log(
       `Mann–Whitney manual run:   ${(mwElapsed / 1000).toFixed(2)} s, test ${mw?.test}, sample_cap_used ${mw?.sample_cap_used}, n ${JSON.stringify(mw?.n_per_arm)}, peak RSS ${Math.round(mwPeak / 1048576)} MiB (${Math.round(mwRssBefore / 1048576)} MiB before)`,
     );
-    return { elapsed, baseline };
+    return { elapsed, baseline, cpuRatio: pipelineCpu / baselineCpu };
   } finally {
     await ctx.close();
     await db.drop();
@@ -146,17 +200,17 @@ async function measure(users: number): Promise<{ elapsed: number; baseline: numb
 
 async function main() {
   const factors = process.env.BENCH_SCALE === '0' ? [16] : [1, 4, 16];
-  const runs: { users: number; elapsed: number; baseline: number }[] = [];
+  const runs: (Measured & { users: number })[] = [];
   for (const factor of factors) {
     const users = Math.round((USERS / 16) * factor);
     runs.push({ users, ...(await measure(users)) });
   }
   console.log(
-    '\nscale curve: users | pipeline s | aggregate s | ratio | pipeline µs per user-experiment',
+    '\nscale curve: users | pipeline s | aggregate s | ratio | CPU ratio | pipeline µs per user-experiment',
   );
   runs.forEach((r, i) => {
     console.log(
-      `${String(factors[i]).padStart(3)}x ${String(r.users).padStart(8)} | ${(r.elapsed / 1000).toFixed(2)} | ${(r.baseline / 1000).toFixed(2)} | ${(r.elapsed / r.baseline).toFixed(1)} | ${((r.elapsed * 1000) / (r.users * EXPERIMENTS)).toFixed(1)}`,
+      `${String(factors[i]).padStart(3)}x ${String(r.users).padStart(8)} | ${(r.elapsed / 1000).toFixed(2)} | ${(r.baseline / 1000).toFixed(2)} | ${(r.elapsed / r.baseline).toFixed(1)} | ${r.cpuRatio.toFixed(2)} | ${((r.elapsed * 1000) / (r.users * EXPERIMENTS)).toFixed(1)}`,
     );
   });
 }
