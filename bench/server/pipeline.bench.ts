@@ -5,7 +5,8 @@
  * an experiment whose latency metric is overridden to Mann–Whitney (bounded by the plan's
  * max_sample_per_arm). Then the scale curve: the same at 1x, 4x and 16x the users (the last is
  * BENCH_USERS), each on a fresh database; BENCH_SCALE=0 runs only the last.
- * Run: npx tsx bench/server/pipeline.bench.ts (BENCH_USERS=100000 for the smaller size).
+ * Run: npx tsx bench/server/pipeline.bench.ts (BENCH_USERS=100000 for the smaller size;
+ * BENCH_DAYS=N gives every user a row on each of N days, the window N days).
  */
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -24,11 +25,13 @@ import { freshPostgres } from './setup.ts';
 const EXPERIMENTS = Number(process.env.BENCH_EXPERIMENTS ?? 10);
 const USERS = Number(process.env.BENCH_USERS ?? 1_000_000);
 const DAY = '2026-11-20';
+/** Days of data per user: the window then runs from DAYS − 1 days before DAY to DAY. */
+const DAYS = Number(process.env.BENCH_DAYS ?? 1);
 
 const BASELINE = `select s.experiment_id, s.variant, count(*), sum(s.latency_sum / nullif(s.latency_n, 0)),
     sum(s.tokens_sum / nullif(s.tokens_n, 0)), count(b.user_id)
   from user_day_stats s
-  left join user_day_business b on b.experiment_id = s.experiment_id and b.user_id = s.user_id
+  left join user_day_business b on b.experiment_id = s.experiment_id and b.day = s.day and b.user_id = s.user_id
     and b.variant = s.variant and b.metric = 'checkout'
   group by s.experiment_id, s.variant`;
 
@@ -109,22 +112,22 @@ async function measure(users: number): Promise<Measured> {
       );
       ids.push(exp.id);
     }
-    // Experiments "began" on the analysed day, so the window is that one day.
+    // Experiments "began" DAYS − 1 days before the analysed day: the window is DAYS days.
     await ctx.db.execute(
-      sql`update experiments set created_at = ${`${DAY}T00:00:00Z`}::timestamptz`,
+      sql`update experiments set created_at = ${`${DAY}T00:00:00Z`}::timestamptz - make_interval(days => ${DAYS - 1}::int)`,
     );
     const loadStart = performance.now();
     for (const id of ids) {
       await ctx.db.execute(sql`
         insert into user_day_stats (experiment_id, day, variant, user_id, exposures, calls, errors,
           latency_n, latency_sum, tokens_n, tokens_sum, cost_sum)
-        select ${id}::uuid, ${DAY}::date, case when g % 2 = 0 then 'control' else 'treatment' end, 'user-' || g,
+        select ${id}::uuid, ${DAY}::date - d, case when g % 2 = 0 then 'control' else 'treatment' end, 'user-' || g,
           1, 2, 0, 2, 2 * (400 + (g % 97)), 2, 2 * (300 + (g % 53)), 0
-        from generate_series(1, ${users}) g`);
+        from generate_series(0, ${DAYS - 1}) d, generate_series(1, ${users}) g`);
       await ctx.db.execute(sql`
         insert into user_day_business (experiment_id, day, metric, variant, user_id, n, sum)
-        select ${id}::uuid, ${DAY}::date, 'checkout', case when g % 2 = 0 then 'control' else 'treatment' end, 'user-' || g, 1, 1
-        from generate_series(1, ${users}) g where g % 10 = 0`);
+        select ${id}::uuid, ${DAY}::date - d, 'checkout', case when g % 2 = 0 then 'control' else 'treatment' end, 'user-' || g, 1, 1
+        from generate_series(0, ${DAYS - 1}) d, generate_series(1, ${users}) g where g % 10 = 0`);
     }
     await ctx.db.execute(sql`analyze`);
     const loaded = performance.now();
@@ -153,7 +156,7 @@ async function measure(users: number): Promise<Measured> {
       throw new Error(`unexpected run: ${JSON.stringify(summary)}`);
 
     console.log(
-      `data: ${EXPERIMENTS} experiments × ${users} users × 3 metrics, loaded in ${((loaded - loadStart) / 1000).toFixed(1)} s (PostgreSQL)`,
+      `data: ${EXPERIMENTS} experiments × ${users} users × 3 metrics × ${DAYS} day(s), loaded in ${((loaded - loadStart) / 1000).toFixed(1)} s (PostgreSQL)`,
     );
     console.log(`nightly pipeline:          ${(elapsed / 1000).toFixed(2)} s`);
     console.log(`plain SQL aggregate:       ${(baseline / 1000).toFixed(2)} s`);
