@@ -35,24 +35,48 @@ const BASELINE = `select s.experiment_id, s.variant, count(*), sum(s.latency_sum
     and b.variant = s.variant and b.metric = 'checkout'
   group by s.experiment_id, s.variant`;
 
-/**
- * CPU ms (user + system) the PostgreSQL backends of `url`'s database have used: their process
- * titles name the database. On a shared machine CPU time, unlike wall time, is not stretched by
- * the neighbours.
- */
-function backendCpuMs(url: string): number {
+/** CPU ms (user + system) of each PostgreSQL backend of `url`'s database (titles name it). */
+function backendCpu(url: string): Map<string, number> {
   const name = new URL(url).pathname.slice(1);
-  let total = 0;
+  const out = new Map<string, number>();
   for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
     try {
       if (!readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(` ${name} `)) continue;
       const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-      total += (Number(fields[11]) + Number(fields[12])) * (1000 / 100);
+      out.set(pid, (Number(fields[11]) + Number(fields[12])) * (1000 / 100));
     } catch {
       // the process ended between the listing and the read
     }
   }
-  return total;
+  return out;
+}
+
+/**
+ * CPU the database's backends spend from now until `stop()`: sampled every 100 ms per process,
+ * so a pooled connection that closes on its idle timeout keeps what it used. On a shared
+ * machine CPU time, unlike wall time, is not stretched by the neighbours.
+ */
+function backendCpuMeter(url: string) {
+  const first = backendCpu(url);
+  const last = new Map(first);
+  // The sampling's own CPU (reading /proc) is this process's, not the pipeline's.
+  let own = 0;
+  const sample = () => {
+    const before = processCpuMs();
+    for (const [pid, ms] of backendCpu(url)) last.set(pid, ms);
+    own += processCpuMs() - before;
+  };
+  const timer = setInterval(sample, 100);
+  return {
+    /** The backends' CPU, and the sampling's own. */
+    stop(): { backends: number; sampling: number } {
+      clearInterval(timer);
+      sample();
+      let backends = 0;
+      for (const [pid, ms] of last) backends += ms - (first.get(pid) ?? 0);
+      return { backends, sampling: own };
+    },
+  };
 }
 
 function processCpuMs(): number {
@@ -60,15 +84,17 @@ function processCpuMs(): number {
   return (user + system) / 1000;
 }
 
-/** The CPU the baseline statement costs in one backend, without parallel workers. */
+/** The CPU the baseline statement costs in its own backend, without parallel workers. */
 async function serialCpuMs(url: string, statement: string): Promise<number> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
     await client.query('set max_parallel_workers_per_gather = 0');
-    const before = backendCpuMs(url);
+    const { rows } = await client.query('select pg_backend_pid() as pid');
+    const pid = String(rows[0].pid);
+    const before = backendCpu(url).get(pid) ?? 0;
     await client.query(statement);
-    return backendCpuMs(url) - before;
+    return (backendCpu(url).get(pid) ?? 0) - before;
   } finally {
     await client.end();
   }
@@ -144,11 +170,13 @@ async function measure(users: number): Promise<Measured> {
     const sampler = setInterval(() => {
       peak = Math.max(peak, process.memoryUsage().rss);
     }, 20);
-    const cpuBefore = backendCpuMs(db.url) + processCpuMs();
+    const meter = backendCpuMeter(db.url);
+    const processBefore = processCpuMs();
     const start = performance.now();
     const summary = await runNightly(ctx, DAY);
     const elapsed = performance.now() - start;
-    const pipelineCpu = backendCpuMs(db.url) + processCpuMs() - cpuBefore;
+    const used = meter.stop();
+    const pipelineCpu = used.backends + processCpuMs() - processBefore - used.sampling;
     clearInterval(sampler);
     peak = Math.max(peak, process.memoryUsage().rss);
     const statuses = summary.experiments.map((e) => e.status);
