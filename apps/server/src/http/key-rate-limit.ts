@@ -22,6 +22,8 @@ interface Window {
  */
 export class KeyRateWindows {
   readonly #windows = new Map<string, Window>();
+  /** The most recently used key: hit again (one busy key), it needs no re-insertion. */
+  #newest: string | undefined;
 
   hit(key: string, windowMs: number): Window {
     const now = Date.now();
@@ -36,14 +38,19 @@ export class KeyRateWindows {
       window.current += 1;
       window.ttl = windowMs - (now - window.iterationStartMs);
     }
-    // Re-inserted, the key becomes the most recently used (a Map iterates in insertion order).
+    if (key !== this.#newest) this.#touch(key, window);
+    return window;
+  }
+
+  /** Re-inserted, the key becomes the most recently used (a Map iterates in insertion order). */
+  #touch(key: string, window: Window): void {
     this.#windows.delete(key);
     if (this.#windows.size >= REMEMBERED_KEYS) {
       const oldest = this.#windows.keys().next().value;
       if (oldest !== undefined) this.#windows.delete(oldest);
     }
     this.#windows.set(key, window);
-    return window;
+    this.#newest = key;
   }
 
   /** The plugin's store interface. */
