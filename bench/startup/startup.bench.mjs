@@ -1,7 +1,7 @@
 // Start-up times of the production build, each against `node -e 0` measured in the same run
 // (the machine is shared and noisy). Plain Node, like the `arbiter` command itself.
 //   node bench/startup/startup.bench.mjs        (after `sh scripts/bootstrap.sh`)
-//   knobs: BENCH_ROUNDS (5); scale curve: BENCH_SCALE_ROUNDS (3), BENCH_SCALE_EXPERIMENTS (4),
+//   knobs: BENCH_ROUNDS (5); scale curve: BENCH_SCALE_ROUNDS (6), BENCH_SCALE_EXPERIMENTS (4),
 //   BENCH_SCALE_USERS (2000) per experiment; BENCH_SCALE=0 skips the curve
 // Measures, per round and interleaved so that other work on the machine falls on all of them:
 //   baseline   node -e 0, spawn to exit
@@ -20,7 +20,7 @@ import { fileURLToPath } from 'node:url';
 
 const BIN = fileURLToPath(new URL('../../apps/server/bin/arbiter.js', import.meta.url));
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
-const SCALE_ROUNDS = Number(process.env.BENCH_SCALE_ROUNDS ?? 3);
+const SCALE_ROUNDS = Number(process.env.BENCH_SCALE_ROUNDS ?? 6);
 const SCALE_EXPERIMENTS = Number(process.env.BENCH_SCALE_EXPERIMENTS ?? 4);
 const SCALE_USERS = Number(process.env.BENCH_SCALE_USERS ?? 2000);
 const devEnv = (dataDir) => ({
@@ -217,7 +217,11 @@ async function scaleCurve() {
   for (const step of steps) await timeToReady(step.dir); // warm-up: the OS file cache
   for (let round = 0; round < SCALE_ROUNDS; round++) {
     baseline.push(await timeToExit(['-e', '0']));
-    for (const step of steps) step.restart.push(await timeToReady(step.dir));
+    // The order rotates each round: no step always comes first after the baseline's spawn.
+    for (let i = 0; i < steps.length; i++) {
+      const step = steps[(round + i) % steps.length];
+      step.restart.push(await timeToReady(step.dir));
+    }
   }
   const loadEnd = loadavg();
   for (const step of steps) rmSync(step.dir, { recursive: true, force: true });
