@@ -330,4 +330,35 @@ describe('rate limits', () => {
     });
     expect(secret.statusCode).toBe(200);
   });
+
+  it('count assign and events against one budget per key, refused alike by either route', async () => {
+    const shared = await h.org('shared-budget');
+    const assign = () =>
+      h.ingest(shared.publishable, {
+        method: 'POST',
+        url: '/v1/assign',
+        payload: { experiment_id: 'x', user_id: 'u' },
+      });
+    const events = () =>
+      h.ingest(shared.publishable, {
+        method: 'POST',
+        url: '/v1/events',
+        payload: { events: [{ type: 'exposure' }] },
+      });
+    const statuses: number[] = [];
+    for (let i = 0; i < 40; i++) statuses.push((await (i % 2 ? events() : assign())).statusCode);
+    expect(statuses.filter((s) => s === 429)).toEqual([]);
+    const refusals = [await assign(), await events()];
+    for (const refused of refusals) {
+      expect(refused.statusCode).toBe(429);
+      expect(refused.json().type).toBe('/problems/rate-limited');
+      expect(refused.json().detail).toMatch(
+        /^More than 40 requests per minute with this key; retry in (\d+ seconds?|1 minute)$/,
+      );
+      expect(refused.headers['x-ratelimit-limit']).toBe('40');
+      expect(refused.headers['x-ratelimit-remaining']).toBe('0');
+      expect(Number(refused.headers['x-ratelimit-reset'])).toBeGreaterThan(0);
+      expect(refused.headers['retry-after']).toBe(refused.headers['x-ratelimit-reset']);
+    }
+  });
 });

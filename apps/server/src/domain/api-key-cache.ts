@@ -32,10 +32,17 @@ export class ApiKeyCache {
     this.entries.clear();
   }
 
-  async resolve(raw: string): Promise<Resolved | null> {
-    const now = this.clock.now().getTime();
+  /** The cached answer while it is fresh; undefined when `resolve` must look the key up. */
+  cached(raw: string): Resolved | null | undefined {
     const hit = this.entries.get(raw);
-    if (hit && now - hit.at < this.maxAgeMs) return hit.value;
+    if (hit && this.clock.now().getTime() - hit.at < this.maxAgeMs) return hit.value;
+    return undefined;
+  }
+
+  async resolve(raw: string): Promise<Resolved | null> {
+    const fresh = this.cached(raw);
+    if (fresh !== undefined) return fresh;
+    const now = this.clock.now().getTime();
     const generation = this.generation;
     const found = await findActiveKey(this.db, raw);
     const value = found === null ? null : { ...found, keyHash: sha256Hex(raw) };

@@ -97,10 +97,17 @@ export class OrgStateCache {
     this.inflight.clear();
   }
 
-  async get(orgId: string): Promise<OrgState> {
+  /** The org's state while it needs no re-validation; undefined when `get` must ask. */
+  fresh(orgId: string): OrgState | undefined {
     const entry = this.entries.get(orgId);
-    const now = this.clock.now().getTime();
-    if (entry && now - entry.checkedAt < this.maxAgeMs) return entry.state;
+    if (entry && this.clock.now().getTime() - entry.checkedAt < this.maxAgeMs) return entry.state;
+    return undefined;
+  }
+
+  async get(orgId: string): Promise<OrgState> {
+    const state = this.fresh(orgId);
+    if (state !== undefined) return state;
+    const entry = this.entries.get(orgId);
     let pending = this.inflight.get(orgId);
     if (!pending) {
       const started = this.refresh(orgId, entry?.state).finally(() => {

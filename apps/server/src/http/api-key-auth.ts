@@ -1,4 +1,4 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import type { Context } from '../context.ts';
 import type { KeyScope } from '../domain/keys.ts';
 import { ProblemError } from './problems.ts';
@@ -21,30 +21,47 @@ export function keyCallerOf(request: FastifyRequest): KeyCaller {
   return request.keyCaller;
 }
 
-/** onRequest hook of the ingest plane: the org always comes from the key, never the request. */
+type Resolved = Awaited<ReturnType<Context['apiKeys']['resolve']>>;
+
+/** The key's verdict: the problem to answer, or undefined with the caller set on the request. */
+function admit(
+  request: FastifyRequest,
+  found: Resolved,
+  options: { secretOnly?: boolean },
+): ProblemError | undefined {
+  if (found === null) return new ProblemError('invalid-credential', 'This API key is not known');
+  if (found.revoked) {
+    return new ProblemError(
+      'invalid-credential',
+      'This API key was rotated away; use the current key of its scope',
+    );
+  }
+  if (options.secretOnly && found.scope !== 'secret') {
+    return new ProblemError(
+      'invalid-credential',
+      'This route needs the secret key (svc_sk_); a publishable key may not use it',
+    );
+  }
+  request.keyCaller = { orgId: found.orgId, scope: found.scope, keyHash: found.keyHash };
+  return undefined;
+}
+
+/**
+ * onRequest hook of the ingest plane: the org always comes from the key, never the request.
+ * A key found in the cache is admitted without a promise (the assign path's common case).
+ */
 export function apiKeyHook(ctx: Context, options: { secretOnly?: boolean } = {}) {
-  return async (request: FastifyRequest, _reply: FastifyReply): Promise<void> => {
+  return (request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void => {
     const raw = request.headers['x-api-key'];
-    if (typeof raw !== 'string' || raw.trim() === '') {
-      throw new ProblemError(
-        'missing-credential',
-        'Send your Arbiter API key in the X-API-Key header',
+    const key = typeof raw === 'string' ? raw.trim() : '';
+    if (key === '') {
+      done(
+        new ProblemError('missing-credential', 'Send your Arbiter API key in the X-API-Key header'),
       );
+      return;
     }
-    const found = await ctx.apiKeys.resolve(raw.trim());
-    if (found === null) throw new ProblemError('invalid-credential', 'This API key is not known');
-    if (found.revoked) {
-      throw new ProblemError(
-        'invalid-credential',
-        'This API key was rotated away; use the current key of its scope',
-      );
-    }
-    if (options.secretOnly && found.scope !== 'secret') {
-      throw new ProblemError(
-        'invalid-credential',
-        'This route needs the secret key (svc_sk_); a publishable key may not use it',
-      );
-    }
-    request.keyCaller = { orgId: found.orgId, scope: found.scope, keyHash: found.keyHash };
+    const cached = ctx.apiKeys.cached(key);
+    if (cached !== undefined) done(admit(request, cached, options));
+    else ctx.apiKeys.resolve(key).then((found) => done(admit(request, found, options)), done);
   };
 }

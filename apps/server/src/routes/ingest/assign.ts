@@ -1,6 +1,8 @@
 import { variantForBucket } from '@arbiter/bucketing';
-import { Type } from 'typebox';
+import type { preHandlerHookHandler } from 'fastify';
+import { type Static, Type } from 'typebox';
 import type { Context } from '../../context.ts';
+import type { OrgState } from '../../domain/org-state-cache.ts';
 import { keyCallerOf } from '../../http/api-key-auth.ts';
 import type { App } from '../../http/app-types.ts';
 import { problemResponses } from '../../http/responses.ts';
@@ -16,10 +18,26 @@ const AssignResponse = Type.Object({
   ),
 });
 
-export function register(app: App, ctx: Context): void {
+type Answer = Static<typeof AssignResponse>;
+
+function answer(state: OrgState, experimentId: string, userId: string): Answer {
+  const experiment = state.lookup.get(experimentId);
+  if (!experiment)
+    return { variant: null, config_version: state.configVersion, reason: 'unknown_experiment' };
+  const variant = variantForBucket(experiment.ranges, experiment.bucketOf(userId));
+  return variant === null
+    ? { variant: null, config_version: state.configVersion, reason: 'not_enrolled' }
+    : { variant, config_version: state.configVersion };
+}
+
+/** `limit`: the plane's per-key rate limit, run after validation as the plugin's would be. */
+export function register(app: App, ctx: Context, limit: preHandlerHookHandler): void {
   app.post(
     '/v1/assign',
     {
+      // Counted by `limit` against the same per-key budget as the plane's other routes.
+      config: { rateLimit: false },
+      preHandler: limit,
       schema: {
         tags: ['ingest'],
         summary: 'Server-side assignment for callers without a client library (free of charge)',
@@ -43,23 +61,14 @@ export function register(app: App, ctx: Context): void {
         response: { 200: AssignResponse, ...problemResponses(400, 401, 429) },
       },
     },
-    async (request) => {
-      // From the in-memory org state: no database round trip on this path.
-      const state = await ctx.orgState.get(keyCallerOf(request).orgId);
-      const experiment = state.lookup.get(request.body.experiment_id);
-      if (!experiment)
-        return {
-          variant: null,
-          config_version: state.configVersion,
-          reason: 'unknown_experiment' as const,
-        };
-      const variant = variantForBucket(
-        experiment.ranges,
-        experiment.bucketOf(request.body.user_id),
-      );
-      return variant === null
-        ? { variant: null, config_version: state.configVersion, reason: 'not_enrolled' as const }
-        : { variant, config_version: state.configVersion };
+    // From the in-memory org state: no database round trip on this path, and no promise while
+    // the state is fresh (a synchronous handler's answer is sent as it returns).
+    (request): Answer | Promise<Answer> => {
+      const { experiment_id, user_id } = request.body;
+      const orgId = keyCallerOf(request).orgId;
+      const state = ctx.orgState.fresh(orgId);
+      if (state !== undefined) return answer(state, experiment_id, user_id);
+      return ctx.orgState.get(orgId).then((s) => answer(s, experiment_id, user_id));
     },
   );
 }

@@ -3,17 +3,28 @@ import rateLimit from '@fastify/rate-limit';
 import type { Context } from '../../context.ts';
 import { apiKeyHook } from '../../http/api-key-auth.ts';
 import type { App, Plane } from '../../http/app-types.ts';
-import { ProblemError } from '../../http/problems.ts';
+import {
+  KeyRateWindows,
+  keyRateLimitHook,
+  maxPerMinute,
+  RATE_WINDOW_MS,
+  rateKeyOf,
+  rateLimitedProblem,
+} from '../../http/key-rate-limit.ts';
 import * as assign from './assign.ts';
 import * as getConfig from './get-config.ts';
 import * as importEvents from './import-events.ts';
 import * as postEvents from './post-events.ts';
 
-/** Per-key limits; the publishable key, which ships in client code, gets the stricter one. */
-async function limitPerKey(app: App, ctx: Context): Promise<void> {
+/**
+ * Per-key limits; the publishable key, which ships in client code, gets the stricter one. The
+ * plugin limits the plane's routes; assign counts against the same windows through its own hook.
+ */
+async function limitPerKey(app: App, ctx: Context, windows: KeyRateWindows): Promise<void> {
   await app.register(rateLimit, {
     hook: 'preHandler',
-    timeWindow: 60_000,
+    timeWindow: RATE_WINDOW_MS,
+    store: windows.asStore(),
     // Only a refusal carries its headers: three headers on every assign cost more than they say.
     addHeadersOnExceeding: {
       'x-ratelimit-limit': false,
@@ -27,17 +38,10 @@ async function limitPerKey(app: App, ctx: Context): Promise<void> {
       'retry-after': true,
     },
     // CORS preflights carry no key: they are limited per address instead.
-    keyGenerator: (request) => request.keyCaller?.keyHash ?? `ip:${request.ip}`,
+    keyGenerator: rateKeyOf,
     // Synchronous: the plugin awaits whatever this returns, an async function costs a promise.
-    max: (request) =>
-      request.keyCaller?.scope === 'secret'
-        ? ctx.config.rateLimitSecretPerMinute
-        : ctx.config.rateLimitPublishablePerMinute,
-    errorResponseBuilder: (_request, context) =>
-      new ProblemError(
-        'rate-limited',
-        `More than ${context.max} requests per minute with this key; retry in ${context.after}`,
-      ),
+    max: (request) => maxPerMinute(ctx.config, request),
+    errorResponseBuilder: (_request, context) => rateLimitedProblem(context.max, context.ttl),
   });
 }
 
@@ -70,21 +74,24 @@ async function allowAnyOrigin(app: App): Promise<void> {
 }
 
 /** The routes any key may call share the plane's key hook. */
-const keyed: Plane = async (app, { ctx }) => {
-  app.addHook('onRequest', apiKeyHook(ctx));
-  assign.register(app, ctx);
-  getConfig.register(app, ctx);
-  postEvents.register(app, ctx);
-};
+const keyed =
+  (windows: KeyRateWindows): Plane =>
+  async (app, { ctx }) => {
+    app.addHook('onRequest', apiKeyHook(ctx));
+    assign.register(app, ctx, keyRateLimitHook(ctx.config, windows));
+    getConfig.register(app, ctx);
+    postEvents.register(app, ctx);
+  };
 
 /** Import has its own body parsers and needs the secret key, so it gets its own scope. */
 const importScope: Plane = (app, { ctx }) => importEvents.register(app, ctx);
 
 /** The ingest plane: every route behind an API key; the org comes from the key. */
 export const ingestRoutes: Plane = async (app, { ctx }) => {
+  const windows = new KeyRateWindows();
   app.decorateRequest('keyCaller', null);
   await allowAnyOrigin(app);
-  await limitPerKey(app, ctx);
-  await app.register(keyed, { ctx });
+  await limitPerKey(app, ctx, windows);
+  await app.register(keyed(windows), { ctx });
   await app.register(importScope, { ctx });
 };
