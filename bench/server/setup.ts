@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -104,22 +104,28 @@ export function cpuSecondsOf(pid: number | undefined): number {
   }
 }
 
-/** CPU seconds of every PostgreSQL process on the machine (postmaster, backends, workers). */
-export function postgresCpuSeconds(): number {
+/**
+ * CPU seconds so far of each PostgreSQL process working for `client`'s database: its backends
+ * and autovacuum workers, and the server-wide WAL writer, checkpointer and background writer
+ * (shared with other databases). On a server other databases use too, this leaves their
+ * backends out; take the difference of two readings with `cpuSecondsBetween`.
+ */
+export async function databaseCpuSeconds(client: pg.Client): Promise<Map<number, number>> {
+  const { rows } = await client.query<{ pid: number }>(
+    `select pid from pg_stat_activity where datname = current_database()
+       or backend_type in ('walwriter', 'checkpointer', 'background writer')`,
+  );
+  return new Map(rows.map((r) => [r.pid, cpuSecondsOf(r.pid)]));
+}
+
+/**
+ * CPU seconds spent between two readings by the processes of the later one (a process born in
+ * between counts whole). Per process, so one that exits in between cannot make it negative.
+ */
+export function cpuSecondsBetween(before: Map<number, number>, after: Map<number, number>) {
   let total = 0;
-  try {
-    for (const pid of readdirSync('/proc')) {
-      if (!/^\d+$/.test(pid)) continue;
-      try {
-        const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-        if (cmd.startsWith('postgres') || cmd.includes('/bin/postgres\0'))
-          total += cpuSecondsOf(Number(pid));
-      } catch {
-        // the process ended while we looked
-      }
-    }
-  } catch {
-    return Number.NaN;
+  for (const [pid, seconds] of after) {
+    if (Number.isFinite(seconds)) total += seconds - (before.get(pid) ?? 0);
   }
   return total;
 }
