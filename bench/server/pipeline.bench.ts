@@ -8,7 +8,7 @@
  * Run: npx tsx bench/server/pipeline.bench.ts (BENCH_USERS=100000 for the smaller size;
  * BENCH_DAYS=N gives every user a row on each of N days, the window N days).
  */
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
@@ -20,7 +20,7 @@ import { createContext } from '../../apps/server/src/create-context.ts';
 import { createExperiment } from '../../apps/server/src/domain/experiments/service.ts';
 import { setPlanOverride } from '../../apps/server/src/domain/plans/plan-override.ts';
 import { experimentConfig, LLM_FEATURE_METRICS } from '../../apps/server/test/support/builders.ts';
-import { freshPostgres } from './setup.ts';
+import { cpuSecondsBetween, cpuSecondsOf, databaseCpuSeconds, freshPostgres } from './setup.ts';
 
 const EXPERIMENTS = Number(process.env.BENCH_EXPERIMENTS ?? 10);
 const USERS = Number(process.env.BENCH_USERS ?? 1_000_000);
@@ -35,46 +35,42 @@ const BASELINE = `select s.experiment_id, s.variant, count(*), sum(s.latency_sum
     and b.variant = s.variant and b.metric = 'checkout'
   group by s.experiment_id, s.variant`;
 
-/** CPU ms (user + system) of each PostgreSQL backend of `url`'s database (titles name it). */
-function backendCpu(url: string): Map<string, number> {
-  const name = new URL(url).pathname.slice(1);
-  const out = new Map<string, number>();
-  for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
-    try {
-      if (!readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(` ${name} `)) continue;
-      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-      out.set(pid, (Number(fields[11]) + Number(fields[12])) * (1000 / 100));
-    } catch {
-      // the process ended between the listing and the read
-    }
-  }
-  return out;
-}
-
 /**
- * CPU the database's backends spend from now until `stop()`: sampled every 100 ms per process,
- * so a pooled connection that closes on its idle timeout keeps what it used. On a shared
- * machine CPU time, unlike wall time, is not stretched by the neighbours.
+ * CPU the database's PostgreSQL processes spend from now until `stop()` (setup.ts's per-process
+ * reading): read every 100 ms and each process's latest reading kept, so a pooled connection
+ * that closes on its idle timeout keeps what it used. The meter's own connection is left out.
+ * On a shared machine CPU time, unlike wall time, is not stretched by the neighbours.
  */
-function backendCpuMeter(url: string) {
-  const first = backendCpu(url);
-  const last = new Map(first);
-  // The sampling's own CPU (reading /proc) is this process's, not the pipeline's.
-  let own = 0;
-  const sample = () => {
-    const before = processCpuMs();
-    for (const [pid, ms] of backendCpu(url)) last.set(pid, ms);
-    own += processCpuMs() - before;
+async function databaseCpuMeter(url: string) {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  const { rows } = await client.query<{ pid: number }>('select pg_backend_pid() as pid');
+  const own = rows[0]?.pid;
+  const reading = async () => {
+    const seconds = await databaseCpuSeconds(client);
+    seconds.delete(own as number);
+    return seconds;
   };
-  const timer = setInterval(sample, 100);
+  const first = await reading();
+  const last = new Map(first);
+  let sampling: Promise<void> | null = null;
+  const sample = async () => {
+    for (const [pid, seconds] of await reading())
+      if (Number.isFinite(seconds)) last.set(pid, seconds);
+  };
+  const timer = setInterval(() => {
+    sampling ??= sample().finally(() => {
+      sampling = null;
+    });
+  }, 100);
   return {
-    /** The backends' CPU, and the sampling's own. */
-    stop(): { backends: number; sampling: number } {
+    /** CPU ms spent since the meter started. */
+    async stop(): Promise<number> {
       clearInterval(timer);
-      sample();
-      let backends = 0;
-      for (const [pid, ms] of last) backends += ms - (first.get(pid) ?? 0);
-      return { backends, sampling: own };
+      await sampling;
+      await sample();
+      await client.end();
+      return cpuSecondsBetween(first, last) * 1000;
     },
   };
 }
@@ -90,11 +86,11 @@ async function serialCpuMs(url: string, statement: string): Promise<number> {
   await client.connect();
   try {
     await client.query('set max_parallel_workers_per_gather = 0');
-    const { rows } = await client.query('select pg_backend_pid() as pid');
-    const pid = String(rows[0].pid);
-    const before = backendCpu(url).get(pid) ?? 0;
+    const { rows } = await client.query<{ pid: number }>('select pg_backend_pid() as pid');
+    const pid = rows[0]?.pid;
+    const before = cpuSecondsOf(pid);
     await client.query(statement);
-    return (backendCpu(url).get(pid) ?? 0) - before;
+    return (cpuSecondsOf(pid) - before) * 1000;
   } finally {
     await client.end();
   }
@@ -170,13 +166,12 @@ async function measure(users: number): Promise<Measured> {
     const sampler = setInterval(() => {
       peak = Math.max(peak, process.memoryUsage().rss);
     }, 20);
-    const meter = backendCpuMeter(db.url);
+    const meter = await databaseCpuMeter(db.url);
     const processBefore = processCpuMs();
     const start = performance.now();
     const summary = await runNightly(ctx, DAY);
     const elapsed = performance.now() - start;
-    const used = meter.stop();
-    const pipelineCpu = used.backends + processCpuMs() - processBefore - used.sampling;
+    const pipelineCpu = processCpuMs() - processBefore + (await meter.stop());
     clearInterval(sampler);
     peak = Math.max(peak, process.memoryUsage().rss);
     const statuses = summary.experiments.map((e) => e.status);
@@ -190,7 +185,7 @@ async function measure(users: number): Promise<Measured> {
     console.log(`plain SQL aggregate:       ${(baseline / 1000).toFixed(2)} s`);
     console.log(`ratio pipeline/aggregate:  ${(elapsed / baseline).toFixed(1)}   (goal <= 3)`);
     console.log(
-      `CPU: pipeline ${Math.round(pipelineCpu)} ms (its PostgreSQL backends and this process), aggregate run serially ${Math.round(baselineCpu)} ms, ratio ${(pipelineCpu / baselineCpu).toFixed(2)}`,
+      `CPU: pipeline ${Math.round(pipelineCpu)} ms (the database's PostgreSQL processes and this one), aggregate run serially ${Math.round(baselineCpu)} ms, ratio ${(pipelineCpu / baselineCpu).toFixed(2)}`,
     );
     console.log(
       `load average:              ${loadBefore.toFixed(2)} before the run, ${loadavg()
