@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { type Database, rows, toNumber } from '../db/connect.ts';
 import type { MetricDefinition } from '../schemas/experiment-config.ts';
-import { withHashJoins } from './sufficient-stats.ts';
+import { inAnalysisTransaction } from './analysis-transaction.ts';
 import { perUserCtes, valueColumn } from './user-values-sql.ts';
 import type { ValueScope } from './value-scope.ts';
 
@@ -29,7 +29,7 @@ export async function readArmSamples(
   cap: number,
 ): Promise<ArmSamples> {
   const plain = { ...metric, cuped: undefined };
-  const found = await withHashJoins(db, (tx) =>
+  const found = await inAnalysisTransaction(db, (tx) =>
     rows<{ variant: string; value: unknown; n: unknown }>(
       tx,
       sql`with ${perUserCtes(scope, [plain])},

@@ -8,6 +8,7 @@ import { type SQL, sql } from 'drizzle-orm';
 import { type Database, rows, toNumber } from '../db/connect.ts';
 import type { ArmStatus } from '../schemas/analysis-run.ts';
 import type { MetricDefinition } from '../schemas/experiment-config.ts';
+import { inAnalysisTransaction } from './analysis-transaction.ts';
 import { type HistogramGroup, histogramCtes } from './histogram-sql.ts';
 import { momentCtes } from './moments-sql.ts';
 import { perUserCtes } from './user-values-sql.ts';
@@ -39,39 +40,13 @@ export async function readSufficientStats(
   groups: readonly HistogramGroup[],
   bins = DEFAULT_HISTOGRAM_BINS,
 ): Promise<SufficientStats> {
-  const [row] = await withHashJoins(db, (tx) =>
+  const [row] = await inAnalysisTransaction(db, (tx) =>
     rows<Record<'arms' | 'sums' | 'edges' | 'bins', unknown>>(
       tx,
       sufficientStatsStatement(scope, metrics, groups, bins),
     ),
   );
   return parseStats(row ?? {}, metrics, groups, bins);
-}
-
-/**
- * Runs `work` in a transaction that plans without nested loops. Every join of the analysis
- * statements is between per-user sets (or a per-user set and a few rows); before autovacuum has
- * analysed freshly loaded aggregates the planner estimates one row each and picks nested loops,
- * which are quadratic in users (1.4 s at 800 users, hours at a million). Hash joins are linear
- * whatever the estimates.
- */
-export async function withHashJoins<T>(
-  db: Database,
-  work: (tx: Database) => Promise<T>,
-): Promise<T> {
-  return db.transaction(async (tx) => {
-    await tx.execute(sql`set local enable_nestloop = off`);
-    // A forbidden nested loop (the cross join with one row of bin edges) still plans, priced at
-    // 1e10, and that price would buy seconds of JIT compilation for a sub-second statement.
-    await tx.execute(sql`set local jit = off`);
-    // One hash table of a row per user: at PostgreSQL's 4 MB default it would spill to disk
-    // from about 20,000 users on.
-    await tx.execute(sql`set local work_mem = '128MB'`);
-    // The nightly run takes its parallelism from several experiments at once; workers inside a
-    // statement would hash each user twice (partial and final aggregate) on the same cores.
-    await tx.execute(sql`set local max_parallel_workers_per_gather = 0`);
-    return work(tx as unknown as Database);
-  });
 }
 
 /** The statement `readSufficientStats` runs (exported so benchmarks can EXPLAIN it). */

@@ -1,0 +1,27 @@
+import { sql } from 'drizzle-orm';
+import type { Database } from '../db/connect.ts';
+
+/**
+ * Runs `work` in a transaction with the planner settings every analysis statement wants, set
+ * in one round trip:
+ * - no nested loops: every join is between per-user sets (or a per-user set and a few rows);
+ *   before autovacuum has analysed freshly loaded aggregates the planner estimates one row each
+ *   and picks nested loops, quadratic in users (1.4 s at 800 users, hours at a million);
+ * - no JIT: a forbidden nested loop (the cross join with one row of bin edges) still plans,
+ *   priced at 1e10, and that price would buy seconds of compilation for a sub-second statement;
+ * - `work_mem` 128 MB: one hash table of a row per user would spill to disk at PostgreSQL's
+ *   4 MB default from about 20,000 users on;
+ * - no parallel workers: the nightly run takes its parallelism from several experiments at
+ *   once, and workers inside a statement would hash each user twice (partial and final).
+ */
+export async function inAnalysisTransaction<T>(
+  db: Database,
+  work: (tx: Database) => Promise<T>,
+): Promise<T> {
+  return db.transaction(async (tx) => {
+    await tx.execute(sql`select set_config('enable_nestloop', 'off', true),
+      set_config('jit', 'off', true), set_config('work_mem', '128MB', true),
+      set_config('max_parallel_workers_per_gather', '0', true)`);
+    return work(tx as unknown as Database);
+  });
+}
