@@ -62,8 +62,8 @@ function centreColumns(metric: MetricDefinition, i: number): SQL {
     max(${y}) as ${col('hi', i)}, ${shift(y)} as ${col('sy', i)}`;
   if (!metric.cuped) return base;
   // Users without pre-period data count with x = 0 (the documented imputation).
-  const x = sql`(case when ${y} is not null then coalesce(${covariateColumn(metric, i)}, 0) end)`;
-  return sql`${base}, count(${covariateColumn(metric, i)}) as ${col('nc', i)},
+  const x = sql`(case when ${y} is not null then coalesce(${covariateColumn(i)}, 0) end)`;
+  return sql`${base}, count(${covariateColumn(i)}) as ${col('nc', i)},
     ${shift(x)} as ${col('sx', i)}`;
 }
 
@@ -84,7 +84,7 @@ function sumColumns(metric: MetricDefinition, i: number): SQL {
   const dy = sql`(${valueColumn(i)} - c.${col('sy', i)})`;
   const base = sql`sum(${dy}) as ${col('a', i)}, sum(${square(dy)}) as ${col('b', i)}`;
   if (!metric.cuped) return base;
-  const dx = sql`(coalesce(${covariateColumn(metric, i)}, 0) - c.${col('sx', i)})`;
+  const dx = sql`(coalesce(${covariateColumn(i)}, 0) - c.${col('sx', i)})`;
   const mine = sql`filter (where ${valueColumn(i)} is not null)`;
   return sql`${base}, sum(${dx}) ${mine} as ${col('c', i)}, sum(${square(dx)}) ${mine} as ${col('d', i)},
     sum(${product(dx, dy)}) ${mine} as ${col('e', i)}`;

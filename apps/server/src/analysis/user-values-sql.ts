@@ -20,9 +20,9 @@ export function valueColumn(index: number): SQL {
   return sql.raw(`u.y_${index}`);
 }
 
-/** The column of `u` holding CUPED's covariate of metric `index`, or null without CUPED. */
-export function covariateColumn(metric: MetricDefinition, index: number): SQL {
-  return metric.cuped ? sql.raw(`u.x_${index}`) : sql`null::float8`;
+/** The column of `u` holding CUPED's covariate of metric `index` (a CUPED metric's only). */
+export function covariateColumn(index: number): SQL {
+  return sql.raw(`u.x_${index}`);
 }
 
 /**
