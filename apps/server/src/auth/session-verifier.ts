@@ -6,7 +6,6 @@ import {
   type JWTVerifyGetKey,
   jwtVerify,
 } from 'jose';
-import type { Config } from '../config.ts';
 import { isStorableText } from '../schemas/text.ts';
 import { loadOrCreateDevKeys } from './dev-keys.ts';
 import { parseRole, type SessionClaims } from './session-claims.ts';
@@ -19,12 +18,19 @@ export class UnstorableClaimError extends Error {
   }
 }
 
+/** The settings a verifier reads: the data layer takes them as values, never the whole config. */
+export interface SessionVerifierSettings {
+  sessionJwksUrl: string | null;
+  sessionIssuer: string;
+  dataDir: string;
+}
+
 export interface SessionVerifier {
   /** Resolves the claims of a valid token; rejects for anything else. */
   verify(token: string): Promise<SessionClaims>;
 }
 
-async function keySource(config: Config): Promise<JWTVerifyGetKey> {
+async function keySource(config: SessionVerifierSettings): Promise<JWTVerifyGetKey> {
   const source = config.sessionJwksUrl;
   if (source === null) {
     const pair = await loadOrCreateDevKeys(config.dataDir);
@@ -39,7 +45,9 @@ async function keySource(config: Config): Promise<JWTVerifyGetKey> {
   };
 }
 
-export async function createSessionVerifier(config: Config): Promise<SessionVerifier> {
+export async function createSessionVerifier(
+  config: SessionVerifierSettings,
+): Promise<SessionVerifier> {
   const keys = await keySource(config);
   return {
     async verify(token) {

@@ -28,31 +28,15 @@ export function AllocationEditor({
         every slice are not enrolled. Total: {Math.round(total * 100) / 100}%
       </p>
       {allocation.map((a, i) => (
-        <div className="row" key={`slice-${i.toString()}`}>
-          <label>
-            Variant {i + 1}
-            <input value={a.variant} onChange={(e) => set(i, { variant: e.target.value })} />
-          </label>
-          <label>
-            Weight of {a.variant || `variant ${i + 1}`} (%)
-            <input
-              type="number"
-              min={0}
-              max={100}
-              step={0.01}
-              value={a.weight}
-              onChange={(e) => set(i, { weight: Number(e.target.value) })}
-            />
-          </label>
-          <button
-            type="button"
-            onClick={() => onChange(allocation.filter((_, j) => j !== i))}
-            disabled={allocation.length <= 1}
-            aria-label={`Remove ${a.variant || `variant ${i + 1}`}`}
-          >
-            Remove
-          </button>
-        </div>
+        <SliceRow
+          key={`slice-${i.toString()}`}
+          slice={a}
+          index={i}
+          onSet={(patch) => set(i, patch)}
+          onRemove={
+            allocation.length <= 1 ? null : () => onChange(allocation.filter((_, j) => j !== i))
+          }
+        />
       ))}
       <button type="button" onClick={() => onChange([...allocation, { variant: '', weight: 0 }])}>
         Add variant
@@ -61,16 +45,59 @@ export function AllocationEditor({
       <BucketBar
         map={preview.map}
         variants={names}
-        label={
-          !previous
-            ? 'Bucket map of version 1'
-            : preview.ok
-              ? 'Bucket map after saving'
-              : 'Bucket map after saving: unchanged, the change is refused'
-        }
+        label={bucketMapLabel(previous !== null, preview.ok)}
       />
       <ChangeSummary preview={preview} editing={previous !== null} />
     </fieldset>
+  );
+}
+
+function bucketMapLabel(editing: boolean, accepted: boolean): string {
+  if (!editing) return 'Bucket map of version 1';
+  return accepted
+    ? 'Bucket map after saving'
+    : 'Bucket map after saving: unchanged, the change is refused';
+}
+
+/** One slice of the allocation: its variant, its weight, and a remove button (none for the last). */
+function SliceRow({
+  slice,
+  index,
+  onSet,
+  onRemove,
+}: {
+  slice: Allocation[number];
+  index: number;
+  onSet: (patch: Partial<Allocation[number]>) => void;
+  onRemove: (() => void) | null;
+}) {
+  const label = slice.variant || `variant ${index + 1}`;
+  return (
+    <div className="row">
+      <label>
+        Variant {index + 1}
+        <input value={slice.variant} onChange={(e) => onSet({ variant: e.target.value })} />
+      </label>
+      <label>
+        Weight of {label} (%)
+        <input
+          type="number"
+          min={0}
+          max={100}
+          step={0.01}
+          value={slice.weight}
+          onChange={(e) => onSet({ weight: Number(e.target.value) })}
+        />
+      </label>
+      <button
+        type="button"
+        onClick={onRemove ?? undefined}
+        disabled={onRemove === null}
+        aria-label={`Remove ${label}`}
+      >
+        Remove
+      </button>
+    </div>
   );
 }
 

@@ -28,8 +28,6 @@ export function ExperimentEditor({
   const [draft, setDraft] = useState<EditorDraft>(() =>
     existing ? draftOf(existing) : blankDraft(),
   );
-  const navigate = useNavigate();
-  const queryClient = useQueryClient();
   const patch = (p: Partial<EditorDraft>) => setDraft((d) => ({ ...d, ...p }));
   const previous = useMemo(
     () => (existing && versions ? currentMap(existing.bucket_count, versions) : null),
@@ -39,21 +37,10 @@ export function ExperimentEditor({
     ? previewChange(previous, draft.allocation)
     : previewCreate(draft.allocation, draft.bucket_count || 1);
 
-  const save = useMutation({
-    mutationFn: async () => {
-      const body = toInput(draft);
-      if (!existing) return ok(api.POST('/v1/experiments', { body }));
-      return ok(api.PUT('/v1/experiments/{id}', { params: { path: { id: existing.id } }, body }));
-    },
-    onSuccess: async (saved) => {
-      await queryClient.invalidateQueries({ queryKey: experimentKeys.list });
-      await queryClient.invalidateQueries({ queryKey: experimentKeys.one(saved.id) });
-      navigate(`/experiments/${saved.id}/${existing ? 'versions' : 'results'}`);
-    },
-  });
+  const save = useSaveExperiment(existing);
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    save.mutate();
+    save.mutate(draft);
   };
 
   return (
@@ -62,34 +49,7 @@ export function ExperimentEditor({
       className="editor"
       aria-label={existing ? 'Edit experiment' : 'New experiment'}
     >
-      <fieldset className="card">
-        <legend>Experiment</legend>
-        <label>
-          Name
-          <input required value={draft.name} onChange={(e) => patch({ name: e.target.value })} />
-        </label>
-        <label>
-          Salt {existing ? '(frozen)' : ''}
-          <input
-            required
-            value={draft.salt}
-            readOnly={Boolean(existing)}
-            onChange={(e) => patch({ salt: e.target.value })}
-          />
-        </label>
-        <label>
-          Bucket count {existing ? '(frozen)' : ''}
-          <input
-            type="number"
-            min={1}
-            max={1000000}
-            required
-            readOnly={Boolean(existing)}
-            value={draft.bucket_count}
-            onChange={(e) => patch({ bucket_count: Number(e.target.value) })}
-          />
-        </label>
-      </fieldset>
+      <ExperimentBasics draft={draft} patch={patch} frozen={Boolean(existing)} />
       <AllocationEditor
         allocation={draft.allocation}
         onChange={(allocation) => patch({ allocation })}
@@ -111,13 +71,73 @@ export function ExperimentEditor({
           {existing ? 'Save new version' : 'Create experiment'}
         </button>
       </div>
-      {save.error ? (
-        save.error instanceof DraftError ? (
-          <ProblemView error={new Error(save.error.message)} />
-        ) : (
-          <ProblemView error={save.error} />
-        )
-      ) : null}
+      <SaveError error={save.error} />
     </form>
+  );
+}
+
+/** Saves the draft as a new experiment or a new version, then opens where the change shows. */
+function useSaveExperiment(existing: Experiment | undefined) {
+  const navigate = useNavigate();
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (draft: EditorDraft) => {
+      const body = toInput(draft);
+      if (!existing) return ok(api.POST('/v1/experiments', { body }));
+      return ok(api.PUT('/v1/experiments/{id}', { params: { path: { id: existing.id } }, body }));
+    },
+    onSuccess: async (saved) => {
+      await queryClient.invalidateQueries({ queryKey: experimentKeys.list });
+      await queryClient.invalidateQueries({ queryKey: experimentKeys.one(saved.id) });
+      navigate(`/experiments/${saved.id}/${existing ? 'versions' : 'results'}`);
+    },
+  });
+}
+
+function SaveError({ error }: { error: Error | null }) {
+  if (!error) return null;
+  // A draft the form cannot turn into a request: shown as a plain message, not a problem.
+  return <ProblemView error={error instanceof DraftError ? new Error(error.message) : error} />;
+}
+
+/** Name, salt and bucket count; the last two are frozen once the experiment exists. */
+function ExperimentBasics({
+  draft,
+  patch,
+  frozen,
+}: {
+  draft: EditorDraft;
+  patch: (p: Partial<EditorDraft>) => void;
+  frozen: boolean;
+}) {
+  return (
+    <fieldset className="card">
+      <legend>Experiment</legend>
+      <label>
+        Name
+        <input required value={draft.name} onChange={(e) => patch({ name: e.target.value })} />
+      </label>
+      <label>
+        Salt {frozen ? '(frozen)' : ''}
+        <input
+          required
+          value={draft.salt}
+          readOnly={frozen}
+          onChange={(e) => patch({ salt: e.target.value })}
+        />
+      </label>
+      <label>
+        Bucket count {frozen ? '(frozen)' : ''}
+        <input
+          type="number"
+          min={1}
+          max={1000000}
+          required
+          readOnly={frozen}
+          value={draft.bucket_count}
+          onChange={(e) => patch({ bucket_count: Number(e.target.value) })}
+        />
+      </label>
+    </fieldset>
   );
 }

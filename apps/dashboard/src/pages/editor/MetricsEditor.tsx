@@ -20,77 +20,94 @@ export function MetricsEditor({
     <fieldset className="card">
       <legend>Metrics</legend>
       {metrics.length === 0 ? <p className="hint">No metrics: a rollout only.</p> : null}
-      {metrics.map((m, i) => {
-        const n = m.name || `metric ${i + 1}`;
-        return (
-          <div className="row" key={`metric-${i.toString()}`}>
-            <label>
-              Metric name
-              <input value={m.name} onChange={(e) => set(i, { name: e.target.value })} />
-            </label>
-            <label>
-              Kind of {n}
-              <select
-                value={m.kind}
-                onChange={(e) => {
-                  const kind = e.target.value as MetricDefinition['kind'];
-                  const binary = BINARY_KINDS.includes(kind);
-                  set(i, { kind, method_default: binary ? 'two_proportion_z' : 'welch_t' });
-                }}
-              >
-                {METRIC_KINDS.map((k) => (
-                  <option key={k}>{k}</option>
-                ))}
-              </select>
-            </label>
-            <label>
-              Category of {n}
-              <select
-                value={m.category}
-                onChange={(e) =>
-                  set(i, { category: e.target.value as MetricDefinition['category'] })
-                }
-              >
-                {METRIC_CATEGORIES.map((k) => (
-                  <option key={k}>{k}</option>
-                ))}
-              </select>
-            </label>
-            <label>
-              Test of {n}
-              <select
-                value={m.method_default}
-                onChange={(e) =>
-                  set(i, { method_default: e.target.value as MetricDefinition['method_default'] })
-                }
-              >
-                {METHODS.map((k) => (
-                  <option key={k}>{k}</option>
-                ))}
-              </select>
-            </label>
-            {m.kind === 'judge' ? (
-              <label>
-                Rubric of {n}
-                <textarea
-                  value={m.rubric ?? ''}
-                  onChange={(e) => set(i, { rubric: e.target.value })}
-                />
-              </label>
-            ) : null}
-            <button
-              type="button"
-              onClick={() => onChange(metrics.filter((_, j) => j !== i))}
-              aria-label={`Remove ${n}`}
-            >
-              Remove
-            </button>
-          </div>
-        );
-      })}
+      {metrics.map((m, i) => (
+        <MetricRow
+          key={`metric-${i.toString()}`}
+          metric={m}
+          label={m.name || `metric ${i + 1}`}
+          onSet={(patch) => set(i, patch)}
+          onRemove={() => onChange(metrics.filter((_, j) => j !== i))}
+        />
+      ))}
       <button type="button" onClick={() => onChange([...metrics, newMetric()])}>
         Add metric
       </button>
     </fieldset>
+  );
+}
+
+/** One metric: its name, kind (which picks the default test), category, test and, for a judge, rubric. */
+function MetricRow({
+  metric: m,
+  label: n,
+  onSet,
+  onRemove,
+}: {
+  metric: MetricDefinition;
+  label: string;
+  onSet: (patch: Partial<MetricDefinition>) => void;
+  onRemove: () => void;
+}) {
+  return (
+    <div className="row">
+      <label>
+        Metric name
+        <input value={m.name} onChange={(e) => onSet({ name: e.target.value })} />
+      </label>
+      <Choice
+        label={`Kind of ${n}`}
+        value={m.kind}
+        options={METRIC_KINDS}
+        onPick={(kind) => {
+          const binary = BINARY_KINDS.includes(kind);
+          onSet({ kind, method_default: binary ? 'two_proportion_z' : 'welch_t' });
+        }}
+      />
+      <Choice
+        label={`Category of ${n}`}
+        value={m.category}
+        options={METRIC_CATEGORIES}
+        onPick={(category) => onSet({ category })}
+      />
+      <Choice
+        label={`Test of ${n}`}
+        value={m.method_default}
+        options={METHODS}
+        onPick={(method_default) => onSet({ method_default })}
+      />
+      {m.kind === 'judge' ? (
+        <label>
+          Rubric of {n}
+          <textarea value={m.rubric ?? ''} onChange={(e) => onSet({ rubric: e.target.value })} />
+        </label>
+      ) : null}
+      <button type="button" onClick={onRemove} aria-label={`Remove ${n}`}>
+        Remove
+      </button>
+    </div>
+  );
+}
+
+/** A labelled select over a closed vocabulary; the picked value keeps the vocabulary's type. */
+function Choice<T extends string>({
+  label,
+  value,
+  options,
+  onPick,
+}: {
+  label: string;
+  value: T;
+  options: readonly T[];
+  onPick: (value: T) => void;
+}) {
+  return (
+    <label>
+      {label}
+      <select value={value} onChange={(e) => onPick(e.target.value as T)}>
+        {options.map((k) => (
+          <option key={k}>{k}</option>
+        ))}
+      </select>
+    </label>
   );
 }

@@ -1,7 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useSearchParams } from 'react-router';
-import { api, ok } from '../../api/client.ts';
+import { type AuditEntry, api, ok } from '../../api/client.ts';
 import { ScrollRegion } from '../../components/ScrollRegion.tsx';
 import { Empty, QueryView } from '../../components/states.tsx';
 
@@ -39,43 +39,59 @@ export function AuditPage() {
           entries.length === 0 ? (
             <Empty>No audit entries{target ? ` for ${target}` : ''}.</Empty>
           ) : (
-            <ScrollRegion label="Audit entries">
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">When</th>
-                    <th scope="col">Who</th>
-                    <th scope="col">Action</th>
-                    <th scope="col">Target</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {entries.map((e) => (
-                    <tr key={e.id}>
-                      <td>{new Date(e.created_at).toLocaleString()}</td>
-                      <td>{e.actor ? (e.actor.name ?? e.actor.email ?? e.actor.id) : 'system'}</td>
-                      <td>{e.action}</td>
-                      <td>
-                        <button
-                          type="button"
-                          className="link"
-                          onClick={() => {
-                            setTyped(e.target_id);
-                            setParams({ target: e.target_id });
-                          }}
-                          aria-label={`Show only ${e.target_type} ${e.target_id}`}
-                        >
-                          {e.target_type} {e.target_id}
-                        </button>
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </ScrollRegion>
+            <AuditTable
+              entries={entries}
+              onTarget={(id) => {
+                setTyped(id);
+                setParams({ target: id });
+              }}
+            />
           )
         }
       </QueryView>
     </section>
+  );
+}
+
+/** The entries, newest first as the server sends them; a target filters the log to it. */
+function AuditTable({
+  entries,
+  onTarget,
+}: {
+  entries: AuditEntry[];
+  onTarget: (targetId: string) => void;
+}) {
+  return (
+    <ScrollRegion label="Audit entries">
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">When</th>
+            <th scope="col">Who</th>
+            <th scope="col">Action</th>
+            <th scope="col">Target</th>
+          </tr>
+        </thead>
+        <tbody>
+          {entries.map((e) => (
+            <tr key={e.id}>
+              <td>{new Date(e.created_at).toLocaleString()}</td>
+              <td>{e.actor ? (e.actor.name ?? e.actor.email ?? e.actor.id) : 'system'}</td>
+              <td>{e.action}</td>
+              <td>
+                <button
+                  type="button"
+                  className="link"
+                  onClick={() => onTarget(e.target_id)}
+                  aria-label={`Show only ${e.target_type} ${e.target_id}`}
+                >
+                  {e.target_type} {e.target_id}
+                </button>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </ScrollRegion>
   );
 }

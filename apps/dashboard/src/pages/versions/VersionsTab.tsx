@@ -24,63 +24,88 @@ export function VersionsTab({ experiment }: { experiment: Experiment }) {
           setParams({ from: String(from), to: String(to), [name]: String(value) });
         return (
           <>
-            <ScrollRegion label="Version history">
-              <table>
-                <caption>Versions, newest first</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Version</th>
-                    <th scope="col">Minted</th>
-                    <th scope="col">Allocation</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {vs.map((v) => (
-                    <tr key={v.version}>
-                      <th scope="row">v{v.version}</th>
-                      <td>{new Date(v.updated_at).toLocaleString()}</td>
-                      <td>{v.allocation.map((s) => `${s.variant} ${s.weight}%`).join(', ')}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </ScrollRegion>
-            <div className="card">
-              <h2>Compare versions</h2>
-              <div className="row">
-                {(['from', 'to'] as const).map((name) => (
-                  <label key={name}>
-                    {name === 'from' ? 'From version' : 'To version'}
-                    <select
-                      value={name === 'from' ? from : to}
-                      onChange={(e) => pick(name, Number(e.target.value))}
-                    >
-                      {vs.map((v) => (
-                        <option key={v.version} value={v.version}>
-                          v{v.version}
-                        </option>
-                      ))}
-                    </select>
-                  </label>
-                ))}
-              </div>
-              {changes.length === 0 ? (
-                <Empty>
-                  No differences between v{from} and v{to}.
-                </Empty>
-              ) : (
-                <ul className="diff" aria-label={`Changes from v${from} to v${to}`}>
-                  {changes.map((c) => (
-                    <li key={c.path}>
-                      <code>{c.path}</code>: <del>{show(c.from)}</del> → <ins>{show(c.to)}</ins>
-                    </li>
-                  ))}
-                </ul>
-              )}
-            </div>
+            <VersionTable versions={vs} />
+            <CompareVersions versions={vs} from={from} to={to} changes={changes} onPick={pick} />
           </>
         );
       }}
     </QueryView>
+  );
+}
+
+function VersionTable({ versions }: { versions: Experiment[] }) {
+  return (
+    <ScrollRegion label="Version history">
+      <table>
+        <caption>Versions, newest first</caption>
+        <thead>
+          <tr>
+            <th scope="col">Version</th>
+            <th scope="col">Minted</th>
+            <th scope="col">Allocation</th>
+          </tr>
+        </thead>
+        <tbody>
+          {versions.map((v) => (
+            <tr key={v.version}>
+              <th scope="row">v{v.version}</th>
+              <td>{new Date(v.updated_at).toLocaleString()}</td>
+              <td>{v.allocation.map((s) => `${s.variant} ${s.weight}%`).join(', ')}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </ScrollRegion>
+  );
+}
+
+/** Two version pickers and the config paths that differ between them. */
+function CompareVersions({
+  versions,
+  from,
+  to,
+  changes,
+  onPick,
+}: {
+  versions: Experiment[];
+  from: number;
+  to: number;
+  changes: ReturnType<typeof diffConfig>;
+  onPick: (name: 'from' | 'to', value: number) => void;
+}) {
+  return (
+    <div className="card">
+      <h2>Compare versions</h2>
+      <div className="row">
+        {(['from', 'to'] as const).map((name) => (
+          <label key={name}>
+            {name === 'from' ? 'From version' : 'To version'}
+            <select
+              value={name === 'from' ? from : to}
+              onChange={(e) => onPick(name, Number(e.target.value))}
+            >
+              {versions.map((v) => (
+                <option key={v.version} value={v.version}>
+                  v{v.version}
+                </option>
+              ))}
+            </select>
+          </label>
+        ))}
+      </div>
+      {changes.length === 0 ? (
+        <Empty>
+          No differences between v{from} and v{to}.
+        </Empty>
+      ) : (
+        <ul className="diff" aria-label={`Changes from v${from} to v${to}`}>
+          {changes.map((c) => (
+            <li key={c.path}>
+              <code>{c.path}</code>: <del>{show(c.from)}</del> → <ins>{show(c.to)}</ins>
+            </li>
+          ))}
+        </ul>
+      )}
+    </div>
   );
 }
