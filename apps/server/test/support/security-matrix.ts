@@ -1,0 +1,111 @@
+import { count, eq } from 'drizzle-orm';
+import type { LightMyRequestResponse } from 'fastify';
+import { expect } from 'vitest';
+import { events } from '../../src/db/schema.ts';
+import { experimentConfig, type Harness, startHarness } from './harness.ts';
+
+/**
+ * What every plane's security matrix shares: the shape of a route case, how admission shows,
+ * and the OpenAPI document's operations, so each plane's completeness test compares its table
+ * with the routes the document lists under that plane's credential.
+ */
+export interface Ids {
+  experimentId: string;
+  orgId: string;
+}
+
+export interface RouteCase {
+  method: 'GET' | 'POST' | 'PUT';
+  path: string;
+  role: 'member' | 'admin';
+  payload?: (ids: Ids) => unknown;
+  url: (ids: Ids) => string;
+  /** Admitted callers get 404 here (results are still collecting), not 2xx. */
+  expectNotFound?: boolean;
+  /**
+   * Admitted callers get this problem type here, not 2xx: billing is not configured in this
+   * harness, which a route only says to a caller it admitted (its 2xx: billing.test.ts).
+   */
+  admittedProblem?: string;
+}
+
+export const PLATFORM_OWNER = 'boss@arbiter.test';
+
+/** A harness with a platform owner, org A's admin, an experiment and a publishable key. */
+export async function startMatrixHarness(): Promise<{ h: Harness; ids: Ids }> {
+  const h = await startHarness({ ARBITER_PLATFORM_OWNER_EMAILS: PLATFORM_OWNER });
+  const admin = await h.token({ sub: 'owner-a', org_id: 'org_a', org_role: 'admin' });
+  const created = await h.call(admin, {
+    method: 'POST',
+    url: '/v1/experiments',
+    payload: experimentConfig(),
+  });
+  const whoami = await h.call(admin, { method: 'GET', url: '/v1/whoami' });
+  const ids = { experimentId: created.json().id, orgId: whoami.json().org_id };
+  await h.call(admin, { method: 'POST', url: '/v1/keys', payload: { scope: 'publishable' } });
+  return { h, ids };
+}
+
+/** Admission shows as a 2xx, or as the collecting 404 on the results route. */
+export function expectAdmitted(
+  route: RouteCase,
+  res: { statusCode: number; json(): { type?: string } },
+) {
+  if (route.expectNotFound) {
+    expect(res.statusCode).toBe(404);
+    expect(res.json().type).toBe('/problems/results-collecting');
+    return;
+  }
+  if (route.admittedProblem !== undefined) {
+    expect(res.statusCode).toBe(409);
+    expect(res.json().type).toBe(route.admittedProblem);
+    return;
+  }
+  expect(res.statusCode).toBeGreaterThanOrEqual(200);
+  expect(res.statusCode).toBeLessThan(300);
+}
+
+type Operations = Record<string, Record<string, { security?: unknown[] }>>;
+
+/** The document's operations (`METHOD /path`) that `keep` selects. */
+export async function documentedOperations(
+  h: Harness,
+  keep: (path: string, op: { security?: unknown[] }) => boolean,
+) {
+  const doc = (await h.app.inject({ method: 'GET', url: '/v1/openapi.json' })).json();
+  return Object.entries(doc.paths as Operations).flatMap(([path, ops]) =>
+    Object.entries(ops)
+      .filter(([, op]) => keep(path, op))
+      .map(([m]) => `${m.toUpperCase()} ${path}`),
+  );
+}
+
+export const routeKeys = (routes: Array<Omit<RouteCase, 'role'>>) =>
+  routes.map((r) => `${r.method} ${r.path}`).sort();
+
+/** Operations of the OpenAPI document whose security names `scheme`. */
+export const documentedWith = (h: Harness, scheme: string) =>
+  documentedOperations(h, (_, op) =>
+    (op.security ?? []).some((s) => typeof s === 'object' && s !== null && scheme in s),
+  );
+
+/** A 401 problem of `type` (and `detail`, when given). */
+export function expectUnauthorized(res: LightMyRequestResponse, type: string, detail?: string) {
+  expect(res.statusCode).toBe(401);
+  expect(res.json()).toMatchObject(detail === undefined ? { type } : { type, detail });
+}
+
+export function expectSuccess(res: LightMyRequestResponse) {
+  expect(res.statusCode).toBeGreaterThanOrEqual(200);
+  expect(res.statusCode).toBeLessThan(300);
+}
+
+/** Raw events stored for an experiment: a refused request must have stored none. */
+export async function storedEventsOf(h: Harness, experimentId: string): Promise<number> {
+  await h.ctx.worker.drainAll();
+  const [row] = await h.ctx.db
+    .select({ n: count() })
+    .from(events)
+    .where(eq(events.experimentId, experimentId));
+  return row?.n ?? 0;
+}
