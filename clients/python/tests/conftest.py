@@ -7,8 +7,8 @@ import pytest
 
 sys.path.insert(0, os.path.dirname(__file__))
 
-from arbiter import Arbiter  # noqa: E402
-from support.fake_arbiter import FakeArbiter  # noqa: E402
+from arbiter import Arbiter
+from support.fake_arbiter import FakeArbiter
 
 REPO_ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
 

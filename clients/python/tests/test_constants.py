@@ -6,15 +6,15 @@ import os
 import re
 from typing import Any, Dict
 
-from conftest import REPO_ROOT
-
 from arbiter import Arbiter
 from arbiter import _constants as C
+from conftest import REPO_ROOT
 
 with open(os.path.join(REPO_ROOT, "testdata", "client-defaults.json"), encoding="utf-8") as f:
     SHARED: Dict[str, Any] = json.load(f)
 
-README = open(os.path.join(REPO_ROOT, "clients", "python", "README.md"), encoding="utf-8").read()
+with open(os.path.join(REPO_ROOT, "clients", "python", "README.md"), encoding="utf-8") as f:
+    README = f.read()
 
 
 def snake(name: str) -> str:

@@ -4,16 +4,23 @@ caller, nothing lost (spilled and replayed with original ids and timestamps), no
 import json
 from typing import Any, Dict, List
 
+from arbiter import Arbiter
 from support.fake_arbiter import EXPERIMENT_NAME, FakeArbiter
 from support.http_server import free_port
-
-from arbiter import Arbiter
 
 
 def track_many(client: Arbiter, n: int, prefix: str = "u") -> None:
     for i in range(n):
-        assert client.track("business_event", experiment_id=EXPERIMENT_NAME, user_id="%s-%d" % (prefix, i),
-                            business_metric="checkout", value=i) is None
+        assert (
+            client.track(
+                "business_event",
+                experiment_id=EXPERIMENT_NAME,
+                user_id="%s-%d" % (prefix, i),
+                business_metric="checkout",
+                value=i,
+            )
+            is None
+        )
 
 
 def first_attempt_of(fake: FakeArbiter) -> Dict[str, Dict[str, Any]]:
@@ -79,7 +86,8 @@ def test_timeouts_spill_to_the_file_and_replay_with_original_ids_and_timestamps(
     client.flush()  # the server answers again: the file is replayed
     assert_stored_once_unchanged(fake, 7)
     assert {e["event_id"]: e["timestamp"] for e in spilled} == {k: v["timestamp"] for k, v in fake.stored.items()}
-    assert open(path, encoding="utf-8").read() == ""
+    with open(path, encoding="utf-8") as f:
+        assert f.read() == ""
     assert client.stats()["replayed"] == 7
 
 
@@ -146,8 +154,15 @@ def test_events_older_than_the_replay_window_are_discarded_not_sent(
     fake: FakeArbiter, make_client: Any, tmp_path: Any
 ) -> None:
     path = tmp_path / "events.ndjson"
-    old = {"event_id": "old-1", "type": "business_event", "experiment_id": EXPERIMENT_NAME, "user_id": "u-0",
-           "business_metric": "checkout", "value": 1, "timestamp": "2020-01-01T00:00:00.000Z"}
+    old = {
+        "event_id": "old-1",
+        "type": "business_event",
+        "experiment_id": EXPERIMENT_NAME,
+        "user_id": "u-0",
+        "business_metric": "checkout",
+        "value": 1,
+        "timestamp": "2020-01-01T00:00:00.000Z",
+    }
     path.write_text(json.dumps(old) + "\n")
     client = make_client(base_url=fake.url, offline_store_path=str(path))
     track_many(client, 1)
@@ -163,10 +178,23 @@ def test_a_file_written_by_the_node_client_is_replayed(fake: FakeArbiter, make_c
 
     now = datetime.now(timezone.utc).isoformat(timespec="milliseconds")[:-6] + "Z"
     lines = [
-        {"experiment_id": EXPERIMENT_NAME, "user_id": "u-0", "business_metric": "checkout", "value": 1,
-         "event_id": "9d4c3a0e-0000-4000-8000-000000000001", "type": "business_event", "timestamp": now},
-        {"experiment_id": EXPERIMENT_NAME, "user_id": "u-1", "variant": "control",
-         "event_id": "9d4c3a0e-0000-4000-8000-000000000002", "type": "exposure", "timestamp": now},
+        {
+            "experiment_id": EXPERIMENT_NAME,
+            "user_id": "u-0",
+            "business_metric": "checkout",
+            "value": 1,
+            "event_id": "9d4c3a0e-0000-4000-8000-000000000001",
+            "type": "business_event",
+            "timestamp": now,
+        },
+        {
+            "experiment_id": EXPERIMENT_NAME,
+            "user_id": "u-1",
+            "variant": "control",
+            "event_id": "9d4c3a0e-0000-4000-8000-000000000002",
+            "type": "exposure",
+            "timestamp": now,
+        },
     ]
     path = tmp_path / "node.ndjson"
     path.write_text("".join(json.dumps(e, separators=(",", ":")) + "\n" for e in lines) + '\n{"event_id":"cut')
@@ -187,9 +215,13 @@ def test_nothing_raises_into_the_caller_whatever_it_passes(make_client: Any) -> 
     assert client.get_variables("e", "u", 42) == {}  # type: ignore[arg-type]
     client.track("nonsense", {})  # type: ignore[arg-type]
     client.track("business_event", None)
-    client.track("business_event", {"experiment_id": "e", "user_id": "u", "business_metric": "m", "value": float("nan")})
-    client.track("business_event", {"experiment_id": "e", "user_id": "u", "business_metric": "m", "value": 1,
-                                    "metadata": {"x": object()}})
+    client.track(
+        "business_event", {"experiment_id": "e", "user_id": "u", "business_metric": "m", "value": float("nan")}
+    )
+    client.track(
+        "business_event",
+        {"experiment_id": "e", "user_id": "u", "business_metric": "m", "value": 1, "metadata": {"x": object()}},
+    )
     client.flush()
     client.close()
     client.close()

@@ -58,9 +58,7 @@ class Arbiter:
         # Read at construction, never at import: a test or a host may set them late.
         key = api_key if api_key is not None else os.environ.get("ARBITER_API_KEY")
         if not key:
-            raise ArbiterError(
-                "No API key: pass Arbiter(api_key=...) or set the ARBITER_API_KEY environment variable."
-            )
+            raise ArbiterError("No API key: pass Arbiter(api_key=...) or set the ARBITER_API_KEY environment variable.")
         url = base_url or os.environ.get("ARBITER_BASE_URL") or C.DEFAULT_BASE_URL
         self._log = logger if logger is not None else logging.getLogger("arbiter")
         self._prefetch = list(experiments or [])
