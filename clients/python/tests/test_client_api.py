@@ -71,7 +71,7 @@ def test_prompts_and_variables(fake: FakeArbiter, make_client: Any) -> None:
 def test_polling_uses_the_etag_and_keeps_the_last_config_when_the_api_goes_away(
     fake: FakeArbiter, make_client: Any
 ) -> None:
-    client = make_client(base_url=fake.url, poll_interval_ms=20, track_exposures=False)
+    client = make_client(base_url=fake.url, poll_interval=0.02, track_exposures=False)
     assert client.ready(timeout=30)
     wait_until(lambda: fake.config_statuses.count(304) >= 2, "unchanged polls answered 304")
     assert fake.config_statuses[0] == 200
@@ -84,9 +84,7 @@ def test_polling_uses_the_etag_and_keeps_the_last_config_when_the_api_goes_away(
 
 
 async def test_async_forms(fake: FakeArbiter) -> None:
-    async with Arbiter(
-        api_key="k", base_url=fake.url, experiments=[EXPERIMENT_NAME], flush_interval_ms=3_600_000
-    ) as client:
+    async with Arbiter(api_key="k", base_url=fake.url, experiments=[EXPERIMENT_NAME], flush_interval=3600.0) as client:
         assert await client.aready(timeout=30) is True
         variant = await client.aassign(EXPERIMENT_NAME, "async-user")
         assert variant == client.assign(EXPERIMENT_NAME, "async-user") is not None
@@ -148,7 +146,7 @@ SCRIPT = textwrap.dedent("""
     import sys
     from arbiter import Arbiter
     client = Arbiter(api_key="k", base_url=sys.argv[1], offline_store_path=sys.argv[2] or None,
-                     flush_interval_ms=3_600_000, request_timeout_ms=int(sys.argv[3]), max_attempts=1)
+                     flush_interval=3600.0, request_timeout=float(sys.argv[3]), max_attempts=1)
     for i in range(3):
         client.track("business_event", experiment_id="checkout-prompt", user_id="exit-%d" % i,
                      business_metric="m", value=i)
@@ -157,7 +155,7 @@ SCRIPT = textwrap.dedent("""
 
 
 def test_the_exit_hook_delivers_what_close_was_never_called_for(fake: FakeArbiter) -> None:
-    subprocess.run([sys.executable, "-c", SCRIPT, fake.url, "", "5000"], check=True, timeout=120)
+    subprocess.run([sys.executable, "-c", SCRIPT, fake.url, "", "5"], check=True, timeout=120)
     assert sorted(e["user_id"] for e in fake.stored.values()) == ["exit-0", "exit-1", "exit-2"]
 
 
@@ -165,7 +163,7 @@ def test_the_exit_hook_spills_what_a_hanging_api_did_not_take_by_its_deadline(fa
     fake.plan(("hang", 30))
     path = str(tmp_path / "spill.ndjson")
     # A 60 s request timeout: only the exit deadline can end the hanging request.
-    subprocess.run([sys.executable, "-c", SCRIPT, fake.url, path, "60000"], check=True, timeout=120)
+    subprocess.run([sys.executable, "-c", SCRIPT, fake.url, path, "60"], check=True, timeout=120)
     with open(path, encoding="utf-8") as f:
         spilled = [json.loads(line) for line in f]
     assert sorted(e["user_id"] for e in spilled) == ["exit-0", "exit-1", "exit-2"]
@@ -175,7 +173,7 @@ def test_the_exit_hook_spills_what_a_hanging_api_did_not_take_by_its_deadline(fa
 def test_a_forked_child_runs_its_own_threads_and_leaves_the_parents_events_alone(
     fake: FakeArbiter, make_client: Any
 ) -> None:
-    client = make_client(base_url=fake.url, flush_interval_ms=20, track_exposures=False)
+    client = make_client(base_url=fake.url, flush_interval=0.02, track_exposures=False)
     assert client.ready(timeout=30)
     client.track("business_event", experiment_id=EXPERIMENT_NAME, user_id="parent", business_metric="m", value=1)
     pid = os.fork()

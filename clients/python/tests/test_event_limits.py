@@ -69,7 +69,7 @@ REFUSED: List[Tuple[str, str, Dict[str, Any]]] = [
 @pytest.fixture
 def client(fake: FakeArbiter, make_client: Any) -> Arbiter:
     made: Arbiter = make_client(
-        base_url=fake.url, experiments=[EXPERIMENT_NAME], track_exposures=False, flush_interval_ms=3_600_000
+        base_url=fake.url, experiments=[EXPERIMENT_NAME], track_exposures=False, flush_interval=3600.0
     )
     assert made.ready(timeout=30)
     return made

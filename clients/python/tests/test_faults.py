@@ -45,10 +45,13 @@ def assert_stored_once_unchanged(fake: FakeArbiter, expected: int) -> None:
 
 def test_500s_are_retried_with_the_same_ids_then_delivered(fake: FakeArbiter, make_client: Any) -> None:
     fake.plan(("status", 500), ("status", 503))
-    client = make_client(base_url=fake.url)
+    waits: List[float] = []
+    client = make_client(base_url=fake.url, retry_base_delay=0.5, retry_max_delay=0.8, sleep=waits.append)
     track_many(client, 5)
     client.flush()
     assert len(fake.attempts) == 3
+    # Exponential backoff (0.5 s, then 1 s capped at 0.8 s), each shortened by up to 25 % jitter.
+    assert len(waits) == 2 and 0.375 <= waits[0] <= 0.5 and 0.6 <= waits[1] <= 0.8
     assert [sorted(e["event_id"] for e in a) for a in fake.attempts[1:]] == [
         sorted(e["event_id"] for e in fake.attempts[0])
     ] * 2
@@ -58,9 +61,8 @@ def test_500s_are_retried_with_the_same_ids_then_delivered(fake: FakeArbiter, ma
 
 def test_retry_after_of_a_429_is_honoured_up_to_its_cap(fake: FakeArbiter, make_client: Any) -> None:
     fake.plan(("status", 429, {"Retry-After": "120"}), ("status", 429, {"Retry-After": "0.01"}))
-    client = make_client(base_url=fake.url, retry_after_cap_ms=40, retry_base_delay_ms=1_000)
-    waits: List[float] = []
-    client._pipeline._transport._sleep = waits.append  # record instead of sleeping
+    waits: List[float] = []  # the sleep hook records the waits instead of sleeping
+    client = make_client(base_url=fake.url, retry_after_cap=0.04, retry_base_delay=1.0, sleep=waits.append)
     track_many(client, 3)
     client.flush()
     # 120 s asked, capped at 40 ms; then 10 ms asked and honoured. The 1 s backoff is not used.
@@ -73,7 +75,7 @@ def test_timeouts_spill_to_the_file_and_replay_with_original_ids_and_timestamps(
 ) -> None:
     path = str(tmp_path / "spill" / "events.ndjson")
     fake.plan(("hang", 1.0), ("hang", 1.0), ("hang", 1.0))
-    client = make_client(base_url=fake.url, offline_store_path=path, request_timeout_ms=100)
+    client = make_client(base_url=fake.url, offline_store_path=path, request_timeout=0.1)
     track_many(client, 7)
     client.flush()
     assert fake.stored == {}

@@ -135,7 +135,7 @@ def test_tracked_events_are_stored_exactly_once(server: ArbiterServer, caplog: A
     org = new_org(server)
     experiment = create_experiment(org, name="once")
     client = Arbiter(
-        api_key=org.publishable, base_url=server.url, experiments=["once"], flush_interval_ms=3_600_000, batch_size=50
+        api_key=org.publishable, base_url=server.url, experiments=["once"], flush_interval=3600.0, batch_size=50
     )
     try:
         assert client.ready(timeout=60) is True
@@ -194,15 +194,15 @@ def test_a_put_is_seen_through_polling_and_through_an_ingest_ack(server: Arbiter
         base_url=server.url,
         experiments=["moving"],
         track_exposures=False,
-        poll_interval_ms=100,
+        poll_interval=0.1,
     )
     sender = Arbiter(
         api_key=org.publishable,
         base_url=server.url,
         experiments=["moving"],
         track_exposures=False,
-        poll_interval_ms=3_600_000,
-        flush_interval_ms=3_600_000,
+        poll_interval=3600.0,
+        flush_interval=3600.0,
     )
     try:
         assert watcher.ready(timeout=60) and sender.ready(timeout=60)
