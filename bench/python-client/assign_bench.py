@@ -90,7 +90,7 @@ def main() -> None:
 
     def client(track_exposures: bool, users_count: int = USERS) -> Arbiter:
         c = Arbiter(api_key="svc_pk_bench", base_url=url, experiments=[EXPERIMENT], track_exposures=track_exposures,
-                    queue_capacity=users_count * 2, flush_interval_ms=3_600_000, poll_interval_ms=3_600_000)
+                    queue_capacity=users_count * 2, flush_interval=3600.0, poll_interval=3600.0)
         assert c.ready(timeout=30)
         return c
 

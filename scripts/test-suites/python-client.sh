@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The Python client's suite (clients/python): installs the library into the project's .venv and
-# runs pytest. The static checks — vermin (nothing newer than Python 3.8) and mypy --strict — are
-# test cases of that run (tests/test_static_checks.py), so a failure of either is a failing
-# testcase in the JUnit report. The real-server tests start `arbiter serve` themselves.
+# runs pytest. The static checks — vermin (nothing newer than Python 3.8), mypy --strict, and
+# ruff (`ruff format --check` and `ruff check`, settings in its pyproject.toml) — are test cases of
+# that run (tests/test_static_checks.py), so a failure of any is a failing testcase in the JUnit
+# report and counts in the closing `all suites:` line. The real-server tests start `arbiter serve` themselves.
 set -euo pipefail
 results="${1:?usage: python-client.sh RESULTS_DIR}"
 mkdir -p "$results"

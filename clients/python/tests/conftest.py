@@ -7,19 +7,19 @@ import pytest
 
 sys.path.insert(0, os.path.dirname(__file__))
 
-from arbiter import Arbiter  # noqa: E402
-from support.fake_arbiter import FakeArbiter  # noqa: E402
+from arbiter import Arbiter
+from support.fake_arbiter import FakeArbiter
 
 REPO_ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
 
-#: Small delays so that retries, backoff and timeouts play out in milliseconds.
+#: Small delays (in seconds) so that retries, backoff and timeouts play out in milliseconds.
 FAST = dict(
-    request_timeout_ms=300,
-    retry_base_delay_ms=5,
-    retry_max_delay_ms=20,
-    retry_after_cap_ms=50,
-    flush_interval_ms=3_600_000,  # flushes come from flush(), so every test decides when
-    poll_interval_ms=3_600_000,
+    request_timeout=0.3,
+    retry_base_delay=0.005,
+    retry_max_delay=0.02,
+    retry_after_cap=0.05,
+    flush_interval=3600.0,  # flushes come from flush(), so every test decides when
+    poll_interval=3600.0,
 )
 
 

@@ -5,11 +5,11 @@ import os
 from typing import Any, Dict, List
 
 import pytest
-from conftest import REPO_ROOT
 
 from arbiter._bucketing import bucket_of, make_assigner
 from arbiter._murmur3 import murmur3_x86_32
 from arbiter._utf8 import encode_utf8
+from conftest import REPO_ROOT
 
 
 def cases(name: str) -> List[Dict[str, Any]]:

@@ -10,11 +10,11 @@ import textwrap
 from typing import Any
 
 import pytest
-from support.fake_arbiter import EXPERIMENT_ID, EXPERIMENT_NAME, FakeArbiter, config_document
-from support.wait import wait_until
 
 import arbiter
 from arbiter import Arbiter, ArbiterError, PromptResult
+from support.fake_arbiter import EXPERIMENT_ID, EXPERIMENT_NAME, FakeArbiter, config_document
+from support.wait import wait_until
 
 
 def test_without_a_key_construction_raises_a_clear_error(monkeypatch: Any) -> None:
@@ -45,8 +45,10 @@ def test_assign_by_name_or_id_one_exposure_per_user(fake: FakeArbiter, make_clie
     client.flush()
     exposures = [e for e in fake.stored.values() if e["type"] == "exposure"]
     assert sorted(e["user_id"] for e in exposures) == sorted(users)
-    assert all(e["experiment_id"] == EXPERIMENT_ID and e["variant"] == client.assign(EXPERIMENT_ID, e["user_id"])
-               for e in exposures)
+    assert all(
+        e["experiment_id"] == EXPERIMENT_ID and e["variant"] == client.assign(EXPERIMENT_ID, e["user_id"])
+        for e in exposures
+    )
     assert all(e["timestamp"].endswith("Z") and len(e["event_id"]) == 36 for e in exposures)
 
 
@@ -69,7 +71,7 @@ def test_prompts_and_variables(fake: FakeArbiter, make_client: Any) -> None:
 def test_polling_uses_the_etag_and_keeps_the_last_config_when_the_api_goes_away(
     fake: FakeArbiter, make_client: Any
 ) -> None:
-    client = make_client(base_url=fake.url, poll_interval_ms=20, track_exposures=False)
+    client = make_client(base_url=fake.url, poll_interval=0.02, track_exposures=False)
     assert client.ready(timeout=30)
     wait_until(lambda: fake.config_statuses.count(304) >= 2, "unchanged polls answered 304")
     assert fake.config_statuses[0] == 200
@@ -82,15 +84,15 @@ def test_polling_uses_the_etag_and_keeps_the_last_config_when_the_api_goes_away(
 
 
 async def test_async_forms(fake: FakeArbiter) -> None:
-    async with Arbiter(api_key="k", base_url=fake.url, experiments=[EXPERIMENT_NAME],
-                       flush_interval_ms=3_600_000) as client:
+    async with Arbiter(api_key="k", base_url=fake.url, experiments=[EXPERIMENT_NAME], flush_interval=3600.0) as client:
         assert await client.aready(timeout=30) is True
         variant = await client.aassign(EXPERIMENT_NAME, "async-user")
         assert variant == client.assign(EXPERIMENT_NAME, "async-user") is not None
         assert (await client.aget_prompt(EXPERIMENT_NAME, "async-user", "d")).variant == variant
         assert "temperature" in await client.aget_variables(EXPERIMENT_NAME, "async-user", {})
-        await client.atrack("business_event", experiment_id=EXPERIMENT_NAME, user_id="async-user",
-                            business_metric="checkout", value=2.5)
+        await client.atrack(
+            "business_event", experiment_id=EXPERIMENT_NAME, user_id="async-user", business_metric="checkout", value=2.5
+        )
         await client.aflush()
         assert client.stats()["sent"] == 2
         # The event loop kept running while the client flushed.
@@ -105,8 +107,9 @@ def test_track_takes_a_payload_and_fields_and_queues_only_what_the_api_would_sto
     client = make_client(base_url=fake.url)
     client.track("business_event", {"experiment_id": EXPERIMENT_NAME, "user_id": "u"}, business_metric="rev", value=3)
     metadata = {"order": "A-17", "items": [1, 2]}
-    client.track("business_event", experiment_id=EXPERIMENT_NAME, user_id="v", business_metric="rev", value=1,
-                 metadata=metadata)
+    client.track(
+        "business_event", experiment_id=EXPERIMENT_NAME, user_id="v", business_metric="rev", value=1, metadata=metadata
+    )
     metadata["order"] = "changed after track"  # the queued event is a snapshot
     refused = [
         dict(user_id="\U0001f600" * 129),  # 258 UTF-16 units
@@ -127,7 +130,9 @@ def test_track_takes_a_payload_and_fields_and_queues_only_what_the_api_would_sto
     assert len([r for r in warnings_log.records if "event dropped" in r.getMessage()]) == len(refused)
 
 
-def test_a_full_queue_drops_and_counts_with_one_log_line(fake: FakeArbiter, make_client: Any, warnings_log: Any) -> None:
+def test_a_full_queue_drops_and_counts_with_one_log_line(
+    fake: FakeArbiter, make_client: Any, warnings_log: Any
+) -> None:
     client = make_client(base_url=fake.url, queue_capacity=5, batch_size=1000)
     for i in range(12):
         client.track("business_event", experiment_id=EXPERIMENT_NAME, user_id="u%d" % i, business_metric="m", value=i)
@@ -141,7 +146,7 @@ SCRIPT = textwrap.dedent("""
     import sys
     from arbiter import Arbiter
     client = Arbiter(api_key="k", base_url=sys.argv[1], offline_store_path=sys.argv[2] or None,
-                     flush_interval_ms=3_600_000, request_timeout_ms=int(sys.argv[3]), max_attempts=1)
+                     flush_interval=3600.0, request_timeout=float(sys.argv[3]), max_attempts=1)
     for i in range(3):
         client.track("business_event", experiment_id="checkout-prompt", user_id="exit-%d" % i,
                      business_metric="m", value=i)
@@ -150,7 +155,7 @@ SCRIPT = textwrap.dedent("""
 
 
 def test_the_exit_hook_delivers_what_close_was_never_called_for(fake: FakeArbiter) -> None:
-    subprocess.run([sys.executable, "-c", SCRIPT, fake.url, "", "5000"], check=True, timeout=120)
+    subprocess.run([sys.executable, "-c", SCRIPT, fake.url, "", "5"], check=True, timeout=120)
     assert sorted(e["user_id"] for e in fake.stored.values()) == ["exit-0", "exit-1", "exit-2"]
 
 
@@ -158,7 +163,7 @@ def test_the_exit_hook_spills_what_a_hanging_api_did_not_take_by_its_deadline(fa
     fake.plan(("hang", 30))
     path = str(tmp_path / "spill.ndjson")
     # A 60 s request timeout: only the exit deadline can end the hanging request.
-    subprocess.run([sys.executable, "-c", SCRIPT, fake.url, path, "60000"], check=True, timeout=120)
+    subprocess.run([sys.executable, "-c", SCRIPT, fake.url, path, "60"], check=True, timeout=120)
     with open(path, encoding="utf-8") as f:
         spilled = [json.loads(line) for line in f]
     assert sorted(e["user_id"] for e in spilled) == ["exit-0", "exit-1", "exit-2"]
@@ -168,7 +173,7 @@ def test_the_exit_hook_spills_what_a_hanging_api_did_not_take_by_its_deadline(fa
 def test_a_forked_child_runs_its_own_threads_and_leaves_the_parents_events_alone(
     fake: FakeArbiter, make_client: Any
 ) -> None:
-    client = make_client(base_url=fake.url, flush_interval_ms=20, track_exposures=False)
+    client = make_client(base_url=fake.url, flush_interval=0.02, track_exposures=False)
     assert client.ready(timeout=30)
     client.track("business_event", experiment_id=EXPERIMENT_NAME, user_id="parent", business_metric="m", value=1)
     pid = os.fork()
@@ -189,4 +194,5 @@ def test_a_forked_child_runs_its_own_threads_and_leaves_the_parents_events_alone
 
 def test_public_surface_is_small() -> None:
     assert sorted(arbiter.__all__) == sorted(
-        ["Arbiter", "ArbiterError", "AsUser", "ClientStats", "EventType", "PromptResult", "TrackPayload", "__version__"])
+        ["Arbiter", "ArbiterError", "AsUser", "ClientStats", "EventType", "PromptResult", "TrackPayload", "__version__"]
+    )

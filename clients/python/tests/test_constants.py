@@ -4,17 +4,17 @@ import inspect
 import json
 import os
 import re
-from typing import Any, Dict
-
-from conftest import REPO_ROOT
+from typing import Any, Dict, Tuple
 
 from arbiter import Arbiter
 from arbiter import _constants as C
+from conftest import REPO_ROOT
 
 with open(os.path.join(REPO_ROOT, "testdata", "client-defaults.json"), encoding="utf-8") as f:
     SHARED: Dict[str, Any] = json.load(f)
 
-README = open(os.path.join(REPO_ROOT, "clients", "python", "README.md"), encoding="utf-8").read()
+with open(os.path.join(REPO_ROOT, "clients", "python", "README.md"), encoding="utf-8") as f:
+    README = f.read()
 
 
 def snake(name: str) -> str:
@@ -27,12 +27,34 @@ def test_constants_carry_the_shared_names_and_values() -> None:
         assert type(getattr(C, name)) is type(value), name
 
 
-def test_every_shared_option_is_a_keyword_of_arbiter_defaulting_to_its_constant() -> None:
+def python_option(option: str) -> Tuple[str, float]:
+    """The Python name of a shared option, and the factor from the shared file's unit to Python's:
+    the file counts durations in milliseconds (``pollIntervalMs``), Python in seconds
+    (``poll_interval``), as its ``timeout`` arguments do."""
+    name = snake(option)
+    return (name[: -len("_ms")], 1 / 1000) if name.endswith("_ms") else (name, 1)
+
+
+def test_every_shared_option_is_a_keyword_only_option_of_arbiter_defaulting_to_its_constant() -> None:
     parameters = inspect.signature(Arbiter.__init__).parameters
     for option, constant in SHARED["options"].items():
-        assert parameters[snake(option)].default == SHARED["constants"][constant], option
+        name, factor = python_option(option)
+        assert parameters[name].default == SHARED["constants"][constant] * factor, option
+        assert parameters[name].kind is inspect.Parameter.KEYWORD_ONLY, option
     for option in SHARED["optionsWithoutConstant"]:
-        assert snake(option) in parameters, option
+        name, _ = python_option(option)
+        assert name in parameters, option
+        assert name == "api_key" or parameters[name].kind is inspect.Parameter.KEYWORD_ONLY, option
+    durations = [python_option(o)[0] for o in SHARED["options"] if o.endswith("Ms")]
+    assert durations == [
+        "poll_interval",
+        "flush_interval",
+        "retry_base_delay",
+        "retry_max_delay",
+        "retry_after_cap",
+        "request_timeout",
+    ]
+    assert all(isinstance(parameters[d].default, float) for d in durations)
 
 
 def test_the_readme_lists_every_option_and_every_constant_with_its_value() -> None:

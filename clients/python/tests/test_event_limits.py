@@ -6,10 +6,10 @@ import logging
 from typing import Any, Dict, List, Tuple
 
 import pytest
-from support.fake_arbiter import EXPERIMENT_ID, EXPERIMENT_NAME, FakeArbiter
 
 from arbiter import Arbiter
 from arbiter import _constants as C
+from support.fake_arbiter import EXPERIMENT_ID, EXPERIMENT_NAME, FakeArbiter
 
 
 def nested(levels: int) -> Dict[str, Any]:
@@ -68,8 +68,9 @@ REFUSED: List[Tuple[str, str, Dict[str, Any]]] = [
 
 @pytest.fixture
 def client(fake: FakeArbiter, make_client: Any) -> Arbiter:
-    made: Arbiter = make_client(base_url=fake.url, experiments=[EXPERIMENT_NAME], track_exposures=False,
-                                flush_interval_ms=3_600_000)
+    made: Arbiter = make_client(
+        base_url=fake.url, experiments=[EXPERIMENT_NAME], track_exposures=False, flush_interval=3600.0
+    )
     assert made.ready(timeout=30)
     return made
 
@@ -88,15 +89,38 @@ def test_an_event_the_api_would_refuse_is_dropped_with_one_log_line(
 def test_values_on_the_limits_are_queued_and_sent(client: Arbiter, fake: FakeArbiter, warnings_log: Any) -> None:
     limit = -C.MAX_ABS_BUSINESS_VALUE
     client.track("business_event", outcome(user_id="low", value=limit, metadata=nested(C.METADATA_MAX_DEPTH)))
-    client.track("business_event", outcome(user_id="high", value=float(C.MAX_ABS_BUSINESS_VALUE),
-                                           business_metric="m" * 128, metadata={"p": "x" * PAD}))
-    client.track("business_event", outcome(user_id="u" * C.MAX_USER_ID_LENGTH, variant="v" * 64,
-                                           metadata={"emoji": "ok \U0001f600", "deep": [[["fine"]]]}))
-    client.track("model_call", model_call(latency_ms=C.MAX_LATENCY_MS, input_tokens=C.MAX_TOKENS,
-                                          output_tokens=2.0, cost_usd=C.MAX_COST_USD, model="m" * 200,
-                                          error="e" * 4_000, response="\U0001f600" * 100_000))
-    client.track("model_call", model_call(user_id="zero", latency_ms=0, input_tokens=0, output_tokens=0, cost_usd=0.0,
-                                          model="", error=None, prompt=""))
+    client.track(
+        "business_event",
+        outcome(
+            user_id="high", value=float(C.MAX_ABS_BUSINESS_VALUE), business_metric="m" * 128, metadata={"p": "x" * PAD}
+        ),
+    )
+    client.track(
+        "business_event",
+        outcome(
+            user_id="u" * C.MAX_USER_ID_LENGTH,
+            variant="v" * 64,
+            metadata={"emoji": "ok \U0001f600", "deep": [[["fine"]]]},
+        ),
+    )
+    client.track(
+        "model_call",
+        model_call(
+            latency_ms=C.MAX_LATENCY_MS,
+            input_tokens=C.MAX_TOKENS,
+            output_tokens=2.0,
+            cost_usd=C.MAX_COST_USD,
+            model="m" * 200,
+            error="e" * 4_000,
+            response="\U0001f600" * 100_000,
+        ),
+    )
+    client.track(
+        "model_call",
+        model_call(
+            user_id="zero", latency_ms=0, input_tokens=0, output_tokens=0, cost_usd=0.0, model="", error=None, prompt=""
+        ),
+    )
     assert client.stats()["queued"] == 5
     client.flush()
     assert warnings_log.records == []

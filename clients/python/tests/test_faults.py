@@ -4,16 +4,23 @@ caller, nothing lost (spilled and replayed with original ids and timestamps), no
 import json
 from typing import Any, Dict, List
 
+from arbiter import Arbiter
 from support.fake_arbiter import EXPERIMENT_NAME, FakeArbiter
 from support.http_server import free_port
-
-from arbiter import Arbiter
 
 
 def track_many(client: Arbiter, n: int, prefix: str = "u") -> None:
     for i in range(n):
-        assert client.track("business_event", experiment_id=EXPERIMENT_NAME, user_id="%s-%d" % (prefix, i),
-                            business_metric="checkout", value=i) is None
+        assert (
+            client.track(
+                "business_event",
+                experiment_id=EXPERIMENT_NAME,
+                user_id="%s-%d" % (prefix, i),
+                business_metric="checkout",
+                value=i,
+            )
+            is None
+        )
 
 
 def first_attempt_of(fake: FakeArbiter) -> Dict[str, Dict[str, Any]]:
@@ -38,10 +45,13 @@ def assert_stored_once_unchanged(fake: FakeArbiter, expected: int) -> None:
 
 def test_500s_are_retried_with_the_same_ids_then_delivered(fake: FakeArbiter, make_client: Any) -> None:
     fake.plan(("status", 500), ("status", 503))
-    client = make_client(base_url=fake.url)
+    waits: List[float] = []
+    client = make_client(base_url=fake.url, retry_base_delay=0.5, retry_max_delay=0.8, sleep=waits.append)
     track_many(client, 5)
     client.flush()
     assert len(fake.attempts) == 3
+    # Exponential backoff (0.5 s, then 1 s capped at 0.8 s), each shortened by up to 25 % jitter.
+    assert len(waits) == 2 and 0.375 <= waits[0] <= 0.5 and 0.6 <= waits[1] <= 0.8
     assert [sorted(e["event_id"] for e in a) for a in fake.attempts[1:]] == [
         sorted(e["event_id"] for e in fake.attempts[0])
     ] * 2
@@ -51,9 +61,8 @@ def test_500s_are_retried_with_the_same_ids_then_delivered(fake: FakeArbiter, ma
 
 def test_retry_after_of_a_429_is_honoured_up_to_its_cap(fake: FakeArbiter, make_client: Any) -> None:
     fake.plan(("status", 429, {"Retry-After": "120"}), ("status", 429, {"Retry-After": "0.01"}))
-    client = make_client(base_url=fake.url, retry_after_cap_ms=40, retry_base_delay_ms=1_000)
-    waits: List[float] = []
-    client._pipeline._transport._sleep = waits.append  # record instead of sleeping
+    waits: List[float] = []  # the sleep hook records the waits instead of sleeping
+    client = make_client(base_url=fake.url, retry_after_cap=0.04, retry_base_delay=1.0, sleep=waits.append)
     track_many(client, 3)
     client.flush()
     # 120 s asked, capped at 40 ms; then 10 ms asked and honoured. The 1 s backoff is not used.
@@ -66,7 +75,7 @@ def test_timeouts_spill_to_the_file_and_replay_with_original_ids_and_timestamps(
 ) -> None:
     path = str(tmp_path / "spill" / "events.ndjson")
     fake.plan(("hang", 1.0), ("hang", 1.0), ("hang", 1.0))
-    client = make_client(base_url=fake.url, offline_store_path=path, request_timeout_ms=100)
+    client = make_client(base_url=fake.url, offline_store_path=path, request_timeout=0.1)
     track_many(client, 7)
     client.flush()
     assert fake.stored == {}
@@ -79,7 +88,8 @@ def test_timeouts_spill_to_the_file_and_replay_with_original_ids_and_timestamps(
     client.flush()  # the server answers again: the file is replayed
     assert_stored_once_unchanged(fake, 7)
     assert {e["event_id"]: e["timestamp"] for e in spilled} == {k: v["timestamp"] for k, v in fake.stored.items()}
-    assert open(path, encoding="utf-8").read() == ""
+    with open(path, encoding="utf-8") as f:
+        assert f.read() == ""
     assert client.stats()["replayed"] == 7
 
 
@@ -146,8 +156,15 @@ def test_events_older_than_the_replay_window_are_discarded_not_sent(
     fake: FakeArbiter, make_client: Any, tmp_path: Any
 ) -> None:
     path = tmp_path / "events.ndjson"
-    old = {"event_id": "old-1", "type": "business_event", "experiment_id": EXPERIMENT_NAME, "user_id": "u-0",
-           "business_metric": "checkout", "value": 1, "timestamp": "2020-01-01T00:00:00.000Z"}
+    old = {
+        "event_id": "old-1",
+        "type": "business_event",
+        "experiment_id": EXPERIMENT_NAME,
+        "user_id": "u-0",
+        "business_metric": "checkout",
+        "value": 1,
+        "timestamp": "2020-01-01T00:00:00.000Z",
+    }
     path.write_text(json.dumps(old) + "\n")
     client = make_client(base_url=fake.url, offline_store_path=str(path))
     track_many(client, 1)
@@ -163,10 +180,23 @@ def test_a_file_written_by_the_node_client_is_replayed(fake: FakeArbiter, make_c
 
     now = datetime.now(timezone.utc).isoformat(timespec="milliseconds")[:-6] + "Z"
     lines = [
-        {"experiment_id": EXPERIMENT_NAME, "user_id": "u-0", "business_metric": "checkout", "value": 1,
-         "event_id": "9d4c3a0e-0000-4000-8000-000000000001", "type": "business_event", "timestamp": now},
-        {"experiment_id": EXPERIMENT_NAME, "user_id": "u-1", "variant": "control",
-         "event_id": "9d4c3a0e-0000-4000-8000-000000000002", "type": "exposure", "timestamp": now},
+        {
+            "experiment_id": EXPERIMENT_NAME,
+            "user_id": "u-0",
+            "business_metric": "checkout",
+            "value": 1,
+            "event_id": "9d4c3a0e-0000-4000-8000-000000000001",
+            "type": "business_event",
+            "timestamp": now,
+        },
+        {
+            "experiment_id": EXPERIMENT_NAME,
+            "user_id": "u-1",
+            "variant": "control",
+            "event_id": "9d4c3a0e-0000-4000-8000-000000000002",
+            "type": "exposure",
+            "timestamp": now,
+        },
     ]
     path = tmp_path / "node.ndjson"
     path.write_text("".join(json.dumps(e, separators=(",", ":")) + "\n" for e in lines) + '\n{"event_id":"cut')
@@ -187,9 +217,13 @@ def test_nothing_raises_into_the_caller_whatever_it_passes(make_client: Any) -> 
     assert client.get_variables("e", "u", 42) == {}  # type: ignore[arg-type]
     client.track("nonsense", {})  # type: ignore[arg-type]
     client.track("business_event", None)
-    client.track("business_event", {"experiment_id": "e", "user_id": "u", "business_metric": "m", "value": float("nan")})
-    client.track("business_event", {"experiment_id": "e", "user_id": "u", "business_metric": "m", "value": 1,
-                                    "metadata": {"x": object()}})
+    client.track(
+        "business_event", {"experiment_id": "e", "user_id": "u", "business_metric": "m", "value": float("nan")}
+    )
+    client.track(
+        "business_event",
+        {"experiment_id": "e", "user_id": "u", "business_metric": "m", "value": 1, "metadata": {"x": object()}},
+    )
     client.flush()
     client.close()
     client.close()

@@ -8,8 +8,17 @@ from arbiter._queued_event import QueuedEvent, serialize
 
 
 def event(n: int) -> QueuedEvent:
-    return serialize({"event_id": "e%d" % n, "type": "business_event", "experiment_id": "x", "user_id": "u",
-                      "timestamp": "2026-11-22T12:00:%02d.000Z" % n, "business_metric": "m", "value": n})
+    return serialize(
+        {
+            "event_id": "e%d" % n,
+            "type": "business_event",
+            "experiment_id": "x",
+            "user_id": "u",
+            "timestamp": "2026-11-22T12:00:%02d.000Z" % n,
+            "business_metric": "m",
+            "value": n,
+        }
+    )
 
 
 def test_first_append_after_a_torn_last_line_starts_a_line_of_its_own(tmp_path: Any) -> None:

@@ -2,18 +2,17 @@
 ``POST /v1/assign`` for 10,000 users, tracked events stored exactly once, and a PUT seen through
 polling and through an ingest ack."""
 
-import itertools
 import uuid
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Dict, Iterator, List, NamedTuple, Optional, Tuple
 
 import pytest
-from conftest import REPO_ROOT
-from support.arbiter_server import Api, ArbiterServer, AssignCaller, experiment_config
-from support.wait import wait_until
 
 from arbiter import Arbiter
 from arbiter._bucketing import bucket_of
+from conftest import REPO_ROOT
+from support.arbiter_server import Api, ArbiterServer, AssignCaller, experiment_config
+from support.wait import wait_until
 
 
 @pytest.fixture(scope="session")
@@ -73,11 +72,20 @@ def rule_variant(experiment: Dict[str, Any], user: str) -> Optional[str]:
 def test_assign_equals_the_server_for_10000_users_by_name_and_by_id(server: ArbiterServer) -> None:
     org = new_org(server)
     experiment = create_experiment(
-        org, name="parity", salt="parity-salt", bucket_count=10_000,
-        allocation=[{"variant": "control", "weight": 30}, {"variant": "concise", "weight": 30},
-                    {"variant": "formal", "weight": 30}],
-        variants=[{"key": "control", "prompt": "P-control"}, {"key": "concise", "prompt": "P-concise"},
-                  {"key": "formal", "prompt": "P-formal", "variables": {"style": {"register": "formal"}}}],
+        org,
+        name="parity",
+        salt="parity-salt",
+        bucket_count=10_000,
+        allocation=[
+            {"variant": "control", "weight": 30},
+            {"variant": "concise", "weight": 30},
+            {"variant": "formal", "weight": 30},
+        ],
+        variants=[
+            {"key": "control", "prompt": "P-control"},
+            {"key": "concise", "prompt": "P-concise"},
+            {"key": "formal", "prompt": "P-formal", "variables": {"style": {"register": "formal"}}},
+        ],
     )
     client = Arbiter(api_key=org.publishable, base_url=server.url, experiments=["parity"], track_exposures=False)
     try:
@@ -87,7 +95,8 @@ def test_assign_equals_the_server_for_10000_users_by_name_and_by_id(server: Arbi
         by_name = server_assign(caller, "parity", users)
         by_id = server_assign(caller, experiment["id"], users)
         mismatches = [
-            u for u in users
+            u
+            for u in users
             if not by_name[u] == by_id[u] == client.assign("parity", u) == client.assign(experiment["id"], u)
         ]
         assert mismatches == []
@@ -106,7 +115,12 @@ def test_assign_equals_the_server_for_10000_users_by_name_and_by_id(server: Arbi
 
         # Ids the server refuses are checked against the vectors' rule: a lone surrogate is
         # U+FFFD; an id over 256 characters buckets like any other.
-        for user in ("x\ud800y", "\udc00", "a\ud83d", "\ud83d\ude00".encode("utf-16-le", "surrogatepass").decode("utf-16-le")):
+        for user in (
+            "x\ud800y",
+            "\udc00",
+            "a\ud83d",
+            "\ud83d\ude00".encode("utf-16-le", "surrogatepass").decode("utf-16-le"),
+        ):
             replaced = user.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
             assert client.assign("parity", user) == server_assign(caller, "parity", [replaced])[replaced]
         long_ids = ["L%d-" % i + "\u00e9" * 300 for i in range(50)]
@@ -120,8 +134,9 @@ def test_assign_equals_the_server_for_10000_users_by_name_and_by_id(server: Arbi
 def test_tracked_events_are_stored_exactly_once(server: ArbiterServer, caplog: Any) -> None:
     org = new_org(server)
     experiment = create_experiment(org, name="once")
-    client = Arbiter(api_key=org.publishable, base_url=server.url, experiments=["once"],
-                     flush_interval_ms=3_600_000, batch_size=50)
+    client = Arbiter(
+        api_key=org.publishable, base_url=server.url, experiments=["once"], flush_interval=3600.0, batch_size=50
+    )
     try:
         assert client.ready(timeout=60) is True
         users = ["person-%d" % i for i in range(400)]
@@ -132,8 +147,18 @@ def test_tracked_events_are_stored_exactly_once(server: ArbiterServer, caplog: A
         for u in enrolled[:30]:
             client.track("business_event", experiment_id="once", user_id=u, business_metric="checkout", value=1)
         for u in enrolled[30:40]:
-            client.track("model_call", {"experiment_id": experiment["id"], "user_id": u, "latency_ms": 12.5,
-                                        "input_tokens": 10, "output_tokens": 3, "model": "gpt-4o-mini", "error": None})
+            client.track(
+                "model_call",
+                {
+                    "experiment_id": experiment["id"],
+                    "user_id": u,
+                    "latency_ms": 12.5,
+                    "input_tokens": 10,
+                    "output_tokens": 3,
+                    "model": "gpt-4o-mini",
+                    "error": None,
+                },
+            )
         # Events the server would refuse are never queued: one log line each instead.
         client.track("business_event", experiment_id="once", user_id="nul\x00", business_metric="checkout", value=1)
         client.track("business_event", experiment_id="once", user_id="x" * 257, business_metric="checkout", value=1)
@@ -164,18 +189,33 @@ def test_a_put_is_seen_through_polling_and_through_an_ingest_ack(server: Arbiter
     org = new_org(server)
     allocation = [{"variant": "control", "weight": 45}, {"variant": "treatment", "weight": 45}]
     experiment = create_experiment(org, name="moving", allocation=allocation)
-    watcher = Arbiter(api_key=org.publishable, base_url=server.url, experiments=["moving"],
-                      track_exposures=False, poll_interval_ms=100)
-    sender = Arbiter(api_key=org.publishable, base_url=server.url, experiments=["moving"],
-                     track_exposures=False, poll_interval_ms=3_600_000, flush_interval_ms=3_600_000)
+    watcher = Arbiter(
+        api_key=org.publishable,
+        base_url=server.url,
+        experiments=["moving"],
+        track_exposures=False,
+        poll_interval=0.1,
+    )
+    sender = Arbiter(
+        api_key=org.publishable,
+        base_url=server.url,
+        experiments=["moving"],
+        track_exposures=False,
+        poll_interval=3600.0,
+        flush_interval=3600.0,
+    )
     try:
         assert watcher.ready(timeout=60) and sender.ready(timeout=60)
         users = ["p-%d" % i for i in range(2_000)]
         before = {u: watcher.assign("moving", u) for u in users}
-        status, _ = org.session.call("PUT", "/v1/experiments/%s" % experiment["id"], {
-            "allocation": allocation + [{"variant": "playful", "weight": 10}],
-            "variants": experiment["variants"] + [{"key": "playful", "prompt": "Joke first."}],
-        })
+        status, _ = org.session.call(
+            "PUT",
+            "/v1/experiments/%s" % experiment["id"],
+            {
+                "allocation": [*allocation, {"variant": "playful", "weight": 10}],
+                "variants": [*experiment["variants"], {"key": "playful", "prompt": "Joke first."}],
+            },
+        )
         assert status == 200
         caller = AssignCaller(server.url, org.secret)
         after = server_assign(caller, "moving", users)

@@ -1,5 +1,7 @@
-"""The library runs on Python 3.8+ (checked statically: this suite's interpreter is newer) and
-type-checks in strict mode. Each check is a test, so that a failure shows in the JUnit report."""
+"""The library runs on Python 3.8+ (checked statically: this suite's interpreter is newer),
+type-checks in strict mode, and the library, its tests and its README's code are formatted and
+linted by ruff (settings in pyproject.toml). Each check is a test, so that a failure shows in the
+JUnit report and counts in the closing line of `npm test`."""
 
 import os
 import subprocess
@@ -31,3 +33,23 @@ def test_vermin_would_catch_a_newer_feature(tmp_path: "os.PathLike[str]") -> Non
 def test_mypy_strict_passes() -> None:
     result = run("mypy", "--strict", "src/arbiter")
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_ruff_format_leaves_everything_unchanged() -> None:
+    result = run("ruff", "format", "--check", "--no-cache", ".")
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_ruff_lint_passes() -> None:
+    result = run("ruff", "check", "--no-cache", ".")
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_ruff_would_catch_a_lint_and_a_format_problem(tmp_path: "os.PathLike[str]") -> None:
+    """The checks above can fail: an unused import and a badly spaced line are reported."""
+    sample = os.path.join(str(tmp_path), "sloppy.py")
+    with open(sample, "w") as f:
+        f.write("import os\nx=[1,2]\n")
+    settings = os.path.join(PROJECT, "pyproject.toml")
+    assert run("ruff", "check", "--no-cache", "--config", settings, sample).returncode != 0
+    assert run("ruff", "format", "--check", "--no-cache", "--config", settings, sample).returncode != 0

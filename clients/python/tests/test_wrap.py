@@ -8,11 +8,11 @@ from typing import Any, Dict, Iterator, List
 import anthropic
 import openai
 import pytest
+
+from arbiter import Arbiter
 from support.fake_arbiter import EXPERIMENT_ID, EXPERIMENT_NAME, FakeArbiter
 from support.fake_llm import FAILING_MODEL, USAGE, start_fake_llm
 from support.http_server import LoopbackServer
-
-from arbiter import Arbiter
 
 
 @pytest.fixture
@@ -77,8 +77,12 @@ def test_openai_chat_completion_sync(fake: FakeArbiter, llm: LoopbackServer, arb
 def test_openai_chat_stream_sync_with_usage(fake: FakeArbiter, llm: LoopbackServer, arbiter_client: Arbiter) -> None:
     ai = arbiter_client.wrap(openai_client(llm), EXPERIMENT_NAME)
     with arbiter_client.as_user("u-2"):
-        stream = ai.chat.completions.create(model="gpt-4o", messages=[{"role": "user", "content": "s"}],
-                                            stream=True, stream_options={"include_usage": True})
+        stream = ai.chat.completions.create(
+            model="gpt-4o",
+            messages=[{"role": "user", "content": "s"}],
+            stream=True,
+            stream_options={"include_usage": True},
+        )
         assert isinstance(stream, openai.Stream)
         text = "".join(c.choices[0].delta.content or "" for c in stream if c.choices)
     assert text == "Echo: s"
@@ -86,7 +90,9 @@ def test_openai_chat_stream_sync_with_usage(fake: FakeArbiter, llm: LoopbackServ
     assert call == dict(call, model="gpt-4o", response="Echo: s", **MEASURED)
 
 
-def test_openai_stream_helper_and_responses_api(fake: FakeArbiter, llm: LoopbackServer, arbiter_client: Arbiter) -> None:
+def test_openai_stream_helper_and_responses_api(
+    fake: FakeArbiter, llm: LoopbackServer, arbiter_client: Arbiter
+) -> None:
     ai = arbiter_client.wrap(openai_client(llm), EXPERIMENT_NAME)
     with arbiter_client.as_user("u-3"):
         res = ai.responses.create(model="gpt-4.1", input="r3", instructions="Be brief.")
@@ -101,9 +107,11 @@ def test_openai_stream_helper_and_responses_api(fake: FakeArbiter, llm: Loopback
     assert call == dict(call, model="gpt-4.1", response="Echo: r4", **MEASURED)
 
     # SDK helpers that call create() are recorded too.
-    with arbiter_client.as_user("u-5"):
-        with ai.chat.completions.stream(model="gpt-4o", messages=[{"role": "user", "content": "h5"}]) as helper:
-            final = helper.get_final_completion()
+    # One statement enters its managers left to right: the user is set before stream() runs.
+    with arbiter_client.as_user("u-5"), ai.chat.completions.stream(
+        model="gpt-4o", messages=[{"role": "user", "content": "h5"}]
+    ) as helper:
+        final = helper.get_final_completion()
     assert final.choices[0].message.content == "Echo: h5"
     call = only_call(fake, arbiter_client, "u-5", "user: h5")
     assert call == dict(call, model="gpt-4o", response="Echo: h5", error=None)
@@ -113,30 +121,43 @@ async def test_openai_async_create_and_stream(fake: FakeArbiter, llm: LoopbackSe
     ai = arbiter_client.wrap(async_openai_client(llm), EXPERIMENT_NAME)
     async with arbiter_client.as_user("a-1"):
         res = await ai.chat.completions.create(model="gpt-4o-mini", messages=[{"role": "user", "content": "x"}])
-        stream = await ai.chat.completions.create(model="gpt-4o-mini", messages=[{"role": "user", "content": "y"}],
-                                                  stream=True, stream_options={"include_usage": True})
+        stream = await ai.chat.completions.create(
+            model="gpt-4o-mini",
+            messages=[{"role": "user", "content": "y"}],
+            stream=True,
+            stream_options={"include_usage": True},
+        )
         assert isinstance(stream, openai.AsyncStream)
         text = "".join([c.choices[0].delta.content or "" async for c in stream if c.choices])
     assert res.choices[0].message.content == "Echo: x" and text == "Echo: y"
     calls = sorted(events_of(fake, arbiter_client, "model_call"), key=lambda e: e["prompt"])
     assert [(c["user_id"], c["prompt"], c["response"], c["input_tokens"], c["output_tokens"]) for c in calls] == [
-        ("a-1", "user: x", "Echo: x", 11, 7), ("a-1", "user: y", "Echo: y", 11, 7)]
+        ("a-1", "user: x", "Echo: x", 11, 7),
+        ("a-1", "user: y", "Echo: y", 11, 7),
+    ]
     # One exposure per call: each call is a moment the user met the variant.
     assert len(events_of(fake, arbiter_client, "exposure")) == 2
 
 
 def test_anthropic_sync_and_stream(fake: FakeArbiter, llm: LoopbackServer, arbiter_client: Arbiter) -> None:
-    claude = arbiter_client.wrap(anthropic.Anthropic(base_url=llm.url, api_key="sk-ant", max_retries=0), EXPERIMENT_NAME)
+    claude = arbiter_client.wrap(
+        anthropic.Anthropic(base_url=llm.url, api_key="sk-ant", max_retries=0), EXPERIMENT_NAME
+    )
     with arbiter_client.as_user("c-1"):
-        msg = claude.messages.create(model="claude-test-large", max_tokens=64, system="Terse.",
-                                     messages=[{"role": "user", "content": "m1"}])
+        msg = claude.messages.create(
+            model="claude-test-large", max_tokens=64, system="Terse.", messages=[{"role": "user", "content": "m1"}]
+        )
     assert msg.content[0].text == "Echo: m1"
     call = only_call(fake, arbiter_client, "c-1", "system: Terse.\nuser: m1")
     assert call == dict(call, model="claude-test-large", response="Echo: m1", **MEASURED)
 
     with arbiter_client.as_user("c-2"):
-        stream = claude.messages.create(model="claude-test-small", max_tokens=64, stream=True,
-                                        messages=[{"role": "user", "content": [{"type": "text", "text": "m2"}]}])
+        stream = claude.messages.create(
+            model="claude-test-small",
+            max_tokens=64,
+            stream=True,
+            messages=[{"role": "user", "content": [{"type": "text", "text": "m2"}]}],
+        )
         kinds = [e.type for e in stream]
     assert kinds[0] == "message_start" and kinds[-1] == "message_stop"
     call = only_call(fake, arbiter_client, "c-2", "user: m2")
@@ -144,20 +165,27 @@ def test_anthropic_sync_and_stream(fake: FakeArbiter, llm: LoopbackServer, arbit
 
 
 async def test_anthropic_async_and_stream(fake: FakeArbiter, llm: LoopbackServer, arbiter_client: Arbiter) -> None:
-    claude = arbiter_client.wrap(anthropic.AsyncAnthropic(base_url=llm.url, api_key="k", max_retries=0), EXPERIMENT_NAME)
+    claude = arbiter_client.wrap(
+        anthropic.AsyncAnthropic(base_url=llm.url, api_key="k", max_retries=0), EXPERIMENT_NAME
+    )
     with arbiter_client.as_user("c-3"):
         msg = await claude.messages.create(model="claude-x", max_tokens=8, messages=[{"role": "user", "content": "m3"}])
-        stream = await claude.messages.create(model="claude-x", max_tokens=8, stream=True,
-                                              messages=[{"role": "user", "content": "m4"}])
+        stream = await claude.messages.create(
+            model="claude-x", max_tokens=8, stream=True, messages=[{"role": "user", "content": "m4"}]
+        )
         async for _ in stream:
             pass
     assert msg.content[0].text == "Echo: m3"
     calls = sorted(events_of(fake, arbiter_client, "model_call"), key=lambda e: e["prompt"])
     assert [(c["user_id"], c["response"], c["input_tokens"], c["output_tokens"], c["model"]) for c in calls] == [
-        ("c-3", "Echo: m3", 11, 7, "claude-x"), ("c-3", "Echo: m4", 11, 7, "claude-x")]
+        ("c-3", "Echo: m3", 11, 7, "claude-x"),
+        ("c-3", "Echo: m4", 11, 7, "claude-x"),
+    ]
 
 
-def test_errors_are_recorded_and_raised_unchanged(fake: FakeArbiter, llm: LoopbackServer, arbiter_client: Arbiter) -> None:
+def test_errors_are_recorded_and_raised_unchanged(
+    fake: FakeArbiter, llm: LoopbackServer, arbiter_client: Arbiter
+) -> None:
     ai = arbiter_client.wrap(openai_client(llm), EXPERIMENT_NAME)
     with arbiter_client.as_user("e-1"), pytest.raises(openai.BadRequestError):
         ai.chat.completions.create(model=FAILING_MODEL, messages=[{"role": "user", "content": "e"}])
@@ -176,7 +204,9 @@ def test_calls_outside_as_user_pass_through_unrecorded_with_one_warning(
     assert [r.getMessage() for r in warnings_log.records] == ["wrap: model call outside as_user(), not recorded"]
 
 
-def test_record_model_text_false_sends_measurements_only(fake: FakeArbiter, llm: LoopbackServer, make_client: Any) -> None:
+def test_record_model_text_false_sends_measurements_only(
+    fake: FakeArbiter, llm: LoopbackServer, make_client: Any
+) -> None:
     client = make_client(base_url=fake.url, record_model_text=False)
     assert client.ready(timeout=30)
     ai = client.wrap(openai_client(llm), EXPERIMENT_NAME)
@@ -186,7 +216,9 @@ def test_record_model_text_false_sends_measurements_only(fake: FakeArbiter, llm:
     assert "prompt" not in call and "response" not in call and call["input_tokens"] == 11
 
 
-async def test_intercept_model_call_sync_and_async(fake: FakeArbiter, llm: LoopbackServer, arbiter_client: Arbiter) -> None:
+async def test_intercept_model_call_sync_and_async(
+    fake: FakeArbiter, llm: LoopbackServer, arbiter_client: Arbiter
+) -> None:
     raw = openai_client(llm)
     seen: List[Any] = []
 
@@ -206,7 +238,9 @@ async def test_intercept_model_call_sync_and_async(fake: FakeArbiter, llm: Loopb
     assert res2.choices[0].message.content == "Echo: j"
     calls = {c["user_id"]: c for c in events_of(fake, arbiter_client, "model_call")}
     assert set(calls) == {"i-1", "i-2"}
-    assert all(c["model"] == "gpt-i" and c["input_tokens"] == 11 and c["response"].startswith("Echo") for c in calls.values())
+    assert all(
+        c["model"] == "gpt-i" and c["input_tokens"] == 11 and c["response"].startswith("Echo") for c in calls.values()
+    )
 
 
 def test_as_user_is_right_across_20_asyncio_tasks_and_8_threads(
@@ -214,7 +248,9 @@ def test_as_user_is_right_across_20_asyncio_tasks_and_8_threads(
 ) -> None:
     sync_ai = arbiter_client.wrap(openai_client(llm), EXPERIMENT_NAME)
     async_ai = arbiter_client.wrap(async_openai_client(llm), EXPERIMENT_NAME)
-    claude = arbiter_client.wrap(anthropic.AsyncAnthropic(base_url=llm.url, api_key="k", max_retries=0), EXPERIMENT_NAME)
+    claude = arbiter_client.wrap(
+        anthropic.AsyncAnthropic(base_url=llm.url, api_key="k", max_retries=0), EXPERIMENT_NAME
+    )
     rounds = 3
 
     async def task_user(n: int) -> None:
@@ -227,11 +263,14 @@ def test_as_user_is_right_across_20_asyncio_tasks_and_8_threads(
                     await async_ai.chat.completions.create(model="m", messages=[{"role": "user", "content": content}])
                 elif r == 1:
                     stream = await async_ai.chat.completions.create(
-                        model="m", stream=True, messages=[{"role": "user", "content": content}])
+                        model="m", stream=True, messages=[{"role": "user", "content": content}]
+                    )
                     async for _ in stream:
                         await asyncio.sleep(0)
                 else:
-                    await claude.messages.create(model="c", max_tokens=8, messages=[{"role": "user", "content": content}])
+                    await claude.messages.create(
+                        model="c", max_tokens=8, messages=[{"role": "user", "content": content}]
+                    )
 
     async def all_tasks() -> None:
         await asyncio.gather(*(task_user(n) for n in range(20)))
@@ -242,8 +281,9 @@ def test_as_user_is_right_across_20_asyncio_tasks_and_8_threads(
             for r in range(rounds):
                 content = "%s round %d" % (user, r)
                 if r == 1:
-                    for _ in sync_ai.chat.completions.create(model="m", stream=True,
-                                                             messages=[{"role": "user", "content": content}]):
+                    for _ in sync_ai.chat.completions.create(
+                        model="m", stream=True, messages=[{"role": "user", "content": content}]
+                    ):
                         pass
                 else:
                     sync_ai.chat.completions.create(model="m", messages=[{"role": "user", "content": content}])
@@ -263,7 +303,8 @@ def test_as_user_is_right_across_20_asyncio_tasks_and_8_threads(
         assert c["prompt"].startswith("user: %s round " % c["user_id"]), c
         assert c["response"].startswith("Echo: %s round " % c["user_id"]), c
     assert sorted(c["prompt"] for c in calls) == sorted(
-        "user: %s round %d" % (u, r) for u in users for r in range(rounds))
+        "user: %s round %d" % (u, r) for u in users for r in range(rounds)
+    )
     exposures = events_of(fake, arbiter_client, "exposure")
     assert sorted(e["user_id"] for e in exposures) == sorted(u for u in users for _ in range(rounds))
     assert all(e["variant"] == arbiter_client.assign(EXPERIMENT_NAME, e["user_id"]) for e in exposures)

@@ -19,9 +19,7 @@ def bucket_of(salt: str, user_id: str, bucket_count: int) -> int:
     return murmur3_x86_32(encode_utf8(salt + ":" + user_id)) % bucket_count
 
 
-def make_assigner(
-    salt: str, bucket_count: int, ranges: Sequence[Range]
-) -> Callable[[str], Optional[str]]:
+def make_assigner(salt: str, bucket_count: int, ranges: Sequence[Range]) -> Callable[[str], Optional[str]]:
     """The variant function of one experiment: user id -> variant key, or None (not enrolled).
 
     The whole 4-byte blocks of ``salt:`` are mixed here, once, so a call hashes only the

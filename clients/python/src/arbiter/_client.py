@@ -13,10 +13,12 @@ from typing import Any, Callable, Dict, Iterable, Mapping, Optional, Set, Type, 
 
 from . import _constants as C
 from ._config_store import CompiledExperiment, ConfigStore
+from ._deprecated_options import accepts_deprecated_options
 from ._errors import ArbiterError
 from ._event_pipeline import EventPipeline
 from ._event_queue import EventQueue
 from ._event_validation import is_wire_user_id, track_problem, wire_problem
+from ._http_client import HttpClient, sender_of
 from ._lifecycle import forget_client, track_client
 from ._model_call_recorder import ModelCallRecorder
 from ._offline_store import FileOfflineStore
@@ -33,35 +35,46 @@ R = TypeVar("R")
 
 
 class Arbiter:
-    """Arbiter's Python client. See the README for every option and its default."""
+    """Arbiter's Python client. See the README for every option and its default.
 
+    Options after ``api_key`` are keyword-only. Durations are in seconds, as floats, like every
+    ``timeout`` of this library: ``poll_interval``, ``flush_interval``, ``retry_base_delay``,
+    ``retry_max_delay``, ``retry_after_cap`` and ``request_timeout``. ``http_client`` is an
+    opener (``urllib.request.build_opener(...)``, for a proxy or a TLS context) or a callable
+    with ``urllib.request.urlopen``'s contract; ``sleep`` is how the client waits between retries
+    (``time.sleep``). 0.1.0's positional options and ``…_ms`` names still work, with a
+    DeprecationWarning, until the next minor release.
+    """
+
+    @accepts_deprecated_options
     def __init__(
         self,
         api_key: Optional[str] = None,
+        *,
         base_url: Optional[str] = None,
         experiments: Optional[Iterable[str]] = None,
-        *,
         offline_store_path: Optional[str] = None,
         track_exposures: bool = True,
         record_model_text: bool = True,
-        poll_interval_ms: float = C.CONFIG_POLL_INTERVAL_MS,
-        flush_interval_ms: float = C.FLUSH_INTERVAL_MS,
+        poll_interval: float = C.CONFIG_POLL_INTERVAL_MS / 1000,
+        flush_interval: float = C.FLUSH_INTERVAL_MS / 1000,
         batch_size: int = C.EVENT_BATCH_SIZE,
         queue_capacity: int = C.EVENT_QUEUE_CAPACITY,
         max_attempts: int = C.MAX_ATTEMPTS,
-        retry_base_delay_ms: float = C.RETRY_BASE_DELAY_MS,
-        retry_max_delay_ms: float = C.RETRY_MAX_DELAY_MS,
-        retry_after_cap_ms: float = C.RETRY_AFTER_CAP_MS,
-        request_timeout_ms: float = C.REQUEST_TIMEOUT_MS,
+        retry_base_delay: float = C.RETRY_BASE_DELAY_MS / 1000,
+        retry_max_delay: float = C.RETRY_MAX_DELAY_MS / 1000,
+        retry_after_cap: float = C.RETRY_AFTER_CAP_MS / 1000,
+        request_timeout: float = C.REQUEST_TIMEOUT_MS / 1000,
+        http_client: Optional[HttpClient] = None,
+        sleep: Optional[Callable[[float], None]] = None,
         logger: Optional[logging.Logger] = None,
     ) -> None:
         # Read at construction, never at import: a test or a host may set them late.
         key = api_key if api_key is not None else os.environ.get("ARBITER_API_KEY")
         if not key:
-            raise ArbiterError(
-                "No API key: pass Arbiter(api_key=...) or set the ARBITER_API_KEY environment variable."
-            )
+            raise ArbiterError("No API key: pass Arbiter(api_key=...) or set the ARBITER_API_KEY environment variable.")
         url = base_url or os.environ.get("ARBITER_BASE_URL") or C.DEFAULT_BASE_URL
+        send = sender_of(http_client)  # a wrong type fails here, before any thread starts
         self._log = logger if logger is not None else logging.getLogger("arbiter")
         self._prefetch = list(experiments or [])
         self._track_exposures = track_exposures
@@ -72,17 +85,19 @@ class Arbiter:
         transport = Transport(
             url,
             key,
-            request_timeout_ms,
-            RetryPolicy(max(1, max_attempts), retry_base_delay_ms, retry_max_delay_ms, retry_after_cap_ms),
+            request_timeout,
+            RetryPolicy(max(1, max_attempts), retry_base_delay, retry_max_delay, retry_after_cap),
+            send,
+            sleep if sleep is not None else time.sleep,
         )
-        self._poller = ConfigPoller(transport, self._store, poll_interval_ms, self._log)
+        self._poller = ConfigPoller(transport, self._store, poll_interval, self._log)
         self._pipeline = EventPipeline(
             transport,
             self._queue,
             FileOfflineStore(offline_store_path, C.OFFLINE_STORE_CAPACITY) if offline_store_path else None,
             self._log,
             min(max(1, batch_size), C.MAX_EVENT_BATCH_SIZE),
-            flush_interval_ms,
+            flush_interval,
             self._poller.note_server_version,
         )
         self._recorder = ModelCallRecorder(self._store, record_model_text, self._enqueue, self._warn_once)

@@ -1,7 +1,8 @@
 """Every default of the client, named once.
 
 The TypeScript and Java clients carry the same names and values (testdata/client-defaults.json,
-checked by the tests); the README lists them. Durations are in milliseconds.
+checked by the tests); the README lists them. Durations are in milliseconds, as in that shared
+file; the client's options take seconds, converted once in ``Arbiter.__init__``'s defaults.
 """
 
 #: Production API. Overridden by the ``base_url`` option or ``ARBITER_BASE_URL``.

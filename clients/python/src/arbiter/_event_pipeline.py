@@ -25,7 +25,7 @@ class EventPipeline:
         store: Optional[FileOfflineStore],
         logger: logging.Logger,
         batch_size: int,
-        flush_interval_ms: float,
+        flush_interval: float,
         on_ack: Callable[[Any], None],
     ) -> None:
         self.counts: Dict[str, int] = {"sent": 0, "dropped": 0, "spilled": 0, "replayed": 0, "expired": 0}
@@ -34,8 +34,10 @@ class EventPipeline:
         self._store = store
         self._log = logger
         self._batch_size = batch_size
-        self._flush_interval_s = flush_interval_ms / 1000
-        self._interval_s = self._flush_interval_s
+        #: Seconds between background flushes while the API answers...
+        self._flush_interval = flush_interval
+        #: ...and the current one, which backs off while it does not.
+        self._interval = flush_interval
         self._on_ack = on_ack
         self._drain_lock = threading.Lock()
         self._wake = threading.Event()
@@ -92,7 +94,7 @@ class EventPipeline:
 
     def _run(self) -> None:
         while not self._closed:
-            self._wake.wait(self._interval_s)
+            self._wake.wait(self._interval)
             self._wake.clear()
             if self._closed:
                 return
@@ -119,10 +121,10 @@ class EventPipeline:
             reachable = self._replay(self._store)
         # The interval backs off while the API is down, and snaps back once it answers.
         if reachable:
-            self._interval_s = self._flush_interval_s
+            self._interval = self._flush_interval
         else:
-            cap = max(MAX_FLUSH_INTERVAL_MS / 1000, self._flush_interval_s)
-            self._interval_s = min(self._interval_s * 2, cap)
+            cap = max(MAX_FLUSH_INTERVAL_MS / 1000, self._flush_interval)
+            self._interval = min(self._interval * 2, cap)
         if reachable and self._outage is not None:
             self._log.warning("events: API reachable again")
             self._outage = None

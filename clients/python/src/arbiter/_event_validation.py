@@ -49,7 +49,7 @@ _TEXT_RULE = "holds a NUL character or an unpaired surrogate"
 def is_wire_user_id(user: str) -> bool:
     """Any string buckets (the shared vectors include the empty one), but the API stores only
     user ids of 1 to 256 UTF-16 units of storable text, so no event is made for others."""
-    return 1 <= len(user) and utf16_length(user) <= MAX_USER_ID_LENGTH and text_problem(user) is None
+    return len(user) >= 1 and utf16_length(user) <= MAX_USER_ID_LENGTH and text_problem(user) is None
 
 
 def text_problem(text: str) -> Optional[str]:

@@ -67,9 +67,7 @@ class ModelCallRecorder:
             raise
         return begun.call.observe(result)
 
-    def _begin(
-        self, experiment: str, user: str, readers: Sequence[ProviderReader], params: Any
-    ) -> Optional[_Begun]:
+    def _begin(self, experiment: str, user: str, readers: Sequence[ProviderReader], params: Any) -> Optional[_Begun]:
         """Records the exposure and returns the timer of the model_call, or None when the call is
         not part of the experiment. Without a config yet, the server works the variant out."""
         try:

@@ -93,7 +93,7 @@ class FileOfflineStore:
             return self._events
         events: List[QueuedEvent] = []
         if signature is not None:
-            with open(self.path, "r", encoding="utf-8", errors="replace") as f:
+            with open(self.path, encoding="utf-8", errors="replace") as f:
                 for raw in f:
                     event = _parse_line(raw)
                     if event is not None:

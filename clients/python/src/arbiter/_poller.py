@@ -12,10 +12,11 @@ class ConfigPoller:
     """``GET /v1/config`` every interval with ``If-None-Match``, so an unchanged config costs a
     304 and no parsing. A failed poll leaves the last config serving."""
 
-    def __init__(self, transport: Transport, store: ConfigStore, interval_ms: float, logger: logging.Logger) -> None:
+    def __init__(self, transport: Transport, store: ConfigStore, interval: float, logger: logging.Logger) -> None:
         self._transport = transport
         self._store = store
-        self._interval_s = interval_ms / 1000
+        #: Seconds between polls.
+        self._interval = interval
         self._log = logger
         self._wake = threading.Event()
         self._closed = False
@@ -55,7 +56,7 @@ class ConfigPoller:
                 self._problem("config refresh failed: %s" % err)
             finally:
                 self.first_attempt.set()
-            self._wake.wait(self._interval_s)
+            self._wake.wait(self._interval)
 
     def _fetch_once(self) -> None:
         etag = self._store.etag

@@ -1,4 +1,5 @@
-"""The one place that talks HTTP, through the standard library's urllib."""
+"""The one place that makes HTTP requests: through the standard library's urllib, or the host's
+``http_client``."""
 
 import json
 import random
@@ -6,9 +7,10 @@ import socket
 import time
 import urllib.error
 import urllib.request
-from typing import Any, Dict, Mapping, NamedTuple, Optional, Tuple
+from typing import Any, Callable, Dict, Mapping, NamedTuple, Optional, Tuple
 
-from ._retry_policy import RetryPolicy, is_retryable_status, parse_retry_after, retry_delay_ms
+from ._http_client import Send
+from ._retry_policy import RetryPolicy, is_retryable_status, parse_retry_after, retry_delay
 
 
 class Result(NamedTuple):
@@ -28,15 +30,24 @@ class Result(NamedTuple):
 
 
 class Transport:
-    """Never raises: every outcome, network failures included, is a value the caller looks at."""
+    """Never raises: every outcome, network failures included, is a value the caller looks at.
+    Durations are in seconds."""
 
-    def __init__(self, base_url: str, api_key: str, timeout_ms: float, policy: RetryPolicy) -> None:
+    def __init__(
+        self,
+        base_url: str,
+        api_key: str,
+        timeout: float,
+        policy: RetryPolicy,
+        send: Send,
+        sleep: Callable[[float], None],
+    ) -> None:
         self._base_url = base_url.rstrip("/")
         self._api_key = api_key
-        self._timeout_s = timeout_ms / 1000
+        self._timeout = timeout
         self._policy = policy
-        self._opener = urllib.request.build_opener()
-        self._sleep = time.sleep
+        self._send = send
+        self._sleep = sleep
 
     def request(
         self,
@@ -51,17 +62,17 @@ class Transport:
         ``time.monotonic()`` instant) cuts attempts and waits short."""
         detail = "no attempt made"
         for attempt in range(1, self._policy.max_attempts + 1):
-            timeout = self._timeout_s
+            timeout = self._timeout
             if deadline is not None:
                 timeout = min(timeout, deadline - time.monotonic())
                 if timeout <= 0:
                     return Result("unreachable", detail="no time left: %s" % detail)
-            outcome, retry_after_ms = self._attempt(method, path, body, headers or {}, timeout)
+            outcome, retry_after = self._attempt(method, path, body, headers or {}, timeout)
             if outcome.kind != "retry":
                 return outcome
             detail = outcome.detail
             if attempt < self._policy.max_attempts:
-                delay = retry_delay_ms(attempt, retry_after_ms, self._policy, random.random()) / 1000
+                delay = retry_delay(attempt, retry_after, self._policy, random.random())
                 if deadline is not None:
                     delay = min(delay, max(0.0, deadline - time.monotonic()))
                 self._sleep(delay)
@@ -76,30 +87,46 @@ class Transport:
         headers.update(extra)
         req = urllib.request.Request(self._base_url + path, data=body, headers=headers, method=method)
         try:
-            with self._opener.open(req, timeout=timeout) as res:
-                text = res.read()
-                return Result("ok", res.status, dict(res.headers.items()), _parse_json(text)), None
+            with self._send(req, timeout=timeout) as res:
+                status, answer_headers, text = _status_of(res), res.headers, res.read()
         except urllib.error.HTTPError as err:
-            try:
-                text = err.read()
-            except Exception:
-                text = b""
-            finally:
-                err.close()
-            status = err.code
-            if status == 304:
-                return Result("not-modified", status), None
-            detail = "HTTP %d%s" % (status, _problem_detail(text))
-            if is_retryable_status(status):
-                retry_after = parse_retry_after(err.headers.get("Retry-After"), time.time())
-                return Result("retry", status, detail=detail), retry_after
-            return Result("refused", status, detail=detail), None
+            status, answer_headers, text = err.code, err.headers, _read_and_close(err)
         except (socket.timeout, TimeoutError):
             return Result("retry", detail="timed out after %.0f ms" % (timeout * 1000)), None
         except urllib.error.URLError as err:
             return Result("retry", detail=_describe(err.reason)), None
         except Exception as err:  # connection reset, bad status line, remote closed, ...
             return Result("retry", detail=_describe(err)), None
+        return _classify(status, answer_headers, text)
+
+
+def _classify(status: int, headers: Any, text: bytes) -> Tuple[Result, Optional[float]]:
+    """The outcome of an answer, whether the sender returned it or raised it as an HTTPError
+    (urllib's openers raise for every status outside 2xx; a host's callable may not)."""
+    if 200 <= status < 300:
+        return Result("ok", status, dict(headers.items()) if headers is not None else {}, _parse_json(text)), None
+    if status == 304:
+        return Result("not-modified", status), None
+    detail = "HTTP %d%s" % (status, _problem_detail(text))
+    if is_retryable_status(status):
+        retry_after = parse_retry_after(headers.get("Retry-After") if headers is not None else None, time.time())
+        return Result("retry", status, detail=detail), retry_after
+    return Result("refused", status, detail=detail), None
+
+
+def _status_of(response: Any) -> int:
+    """``http.client.HTTPResponse`` has ``status``; urllib's other responses ``code``."""
+    status = getattr(response, "status", None)
+    return status if isinstance(status, int) else int(getattr(response, "code", 0))
+
+
+def _read_and_close(err: urllib.error.HTTPError) -> bytes:
+    try:
+        return err.read()
+    except Exception:
+        return b""
+    finally:
+        err.close()
 
 
 def _describe(err: Any) -> str:

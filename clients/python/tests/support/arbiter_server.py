@@ -40,8 +40,12 @@ class ArbiterServer:
     def start(self) -> "ArbiterServer":
         node = shutil.which("node") or "node"
         self._process = subprocess.Popen(
-            [node, self._bin, "serve"], cwd=self._cwd, env=self.env,
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+            [node, self._bin, "serve"],
+            cwd=self._cwd,
+            env=self.env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
         )
         assert self._process.stdout is not None
         for line in self._process.stdout:
@@ -73,7 +77,11 @@ class ArbiterServer:
     def token(self, org: str) -> str:
         result = subprocess.run(
             ["node", self._bin, "token", "--email", "admin@%s.test" % org, "--org", org, "--role", "admin"],
-            cwd=self._cwd, env=self.env, capture_output=True, text=True, check=True,
+            cwd=self._cwd,
+            env=self.env,
+            capture_output=True,
+            text=True,
+            check=True,
         )
         return result.stdout.strip()
 
@@ -115,7 +123,9 @@ class AssignCaller:
         if conn is None:
             conn = self._local.conn = HTTPConnection(self._host, self._port, timeout=30)
         body = json.dumps({"experiment_id": experiment, "user_id": user})
-        conn.request("POST", "/v1/assign", body=body, headers={"Content-Type": "application/json", "X-API-Key": self._key})
+        conn.request(
+            "POST", "/v1/assign", body=body, headers={"Content-Type": "application/json", "X-API-Key": self._key}
+        )
         res = conn.getresponse()
         return res.status, json.loads(res.read())
 
@@ -132,10 +142,22 @@ def experiment_config(**overrides: Any) -> Dict[str, Any]:
             {"key": "treatment", "prompt": "Be concise.", "variables": {"temperature": 0.2}},
         ],
         "metrics": [
-            {"name": "latency", "kind": "latency", "category": "guardrail", "method_default": "welch_t",
-             "metric_version": 1, "shared_org_wide": False},
-            {"name": "checkout", "kind": "conversion", "category": "primary", "method_default": "two_proportion_z",
-             "metric_version": 1, "shared_org_wide": True},
+            {
+                "name": "latency",
+                "kind": "latency",
+                "category": "guardrail",
+                "method_default": "welch_t",
+                "metric_version": 1,
+                "shared_org_wide": False,
+            },
+            {
+                "name": "checkout",
+                "kind": "conversion",
+                "category": "primary",
+                "method_default": "two_proportion_z",
+                "metric_version": 1,
+                "shared_org_wide": True,
+            },
         ],
     }
     config.update(overrides)

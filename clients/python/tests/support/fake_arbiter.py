@@ -60,6 +60,8 @@ class FakeArbiter:
         self.config = config_document()
         self.config_statuses: List[int] = []
         self.api_keys: List[Optional[str]] = []
+        #: Every request's headers, in arrival order.
+        self.headers: List[Dict[str, str]] = []
         #: While not set, config requests wait: a test sees the client before its first load.
         self.config_released = threading.Event()
         self.config_released.set()
@@ -109,6 +111,7 @@ class _Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         fake = self.fake
         fake.api_keys.append(self.headers.get("X-API-Key"))
+        fake.headers.append(dict(self.headers.items()))
         fake.config_released.wait()
         if self.path != "/v1/config":
             return self._json(404, {"title": "not found"})
@@ -125,6 +128,7 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         fake = self.fake
         fake.api_keys.append(self.headers.get("X-API-Key"))
+        fake.headers.append(dict(self.headers.items()))
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         events = body["events"]
         with fake.lock:

@@ -31,35 +31,71 @@ def answer_text(body: Dict[str, Any]) -> str:
 
 def _chat(model: str, body: Dict[str, Any]) -> Tuple[Any, List[Event]]:
     text = answer_text(body)
-    usage = {"prompt_tokens": USAGE["input"], "completion_tokens": USAGE["output"],
-             "total_tokens": USAGE["input"] + USAGE["output"]}
+    usage = {
+        "prompt_tokens": USAGE["input"],
+        "completion_tokens": USAGE["output"],
+        "total_tokens": USAGE["input"] + USAGE["output"],
+    }
     base = {"id": "chatcmpl-1", "created": 1, "model": model}
 
     def chunk(delta: Dict[str, Any], finish: Optional[str]) -> Dict[str, Any]:
-        return dict(base, object="chat.completion.chunk", choices=[{"index": 0, "delta": delta, "finish_reason": finish}])
+        return dict(
+            base, object="chat.completion.chunk", choices=[{"index": 0, "delta": delta, "finish_reason": finish}]
+        )
 
-    stream: List[Event] = [(None, chunk({"role": "assistant", "content": text[:5]}, None)),
-                           (None, chunk({"content": text[5:]}, None)), (None, chunk({}, "stop"))]
+    stream: List[Event] = [
+        (None, chunk({"role": "assistant", "content": text[:5]}, None)),
+        (None, chunk({"content": text[5:]}, None)),
+        (None, chunk({}, "stop")),
+    ]
     if (body.get("stream_options") or {}).get("include_usage"):
         stream.append((None, dict(base, object="chat.completion.chunk", choices=[], usage=usage)))
     stream.append((None, "[DONE]"))
-    json_body = dict(base, object="chat.completion", usage=usage, choices=[
-        {"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}])
+    json_body = dict(
+        base,
+        object="chat.completion",
+        usage=usage,
+        choices=[{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+    )
     return json_body, stream
 
 
 def _responses(model: str, body: Dict[str, Any]) -> Tuple[Any, List[Event]]:
     text = answer_text(body)
-    usage = {"input_tokens": USAGE["input"], "output_tokens": USAGE["output"],
-             "total_tokens": USAGE["input"] + USAGE["output"],
-             "input_tokens_details": {"cached_tokens": 0}, "output_tokens_details": {"reasoning_tokens": 0}}
+    usage = {
+        "input_tokens": USAGE["input"],
+        "output_tokens": USAGE["output"],
+        "total_tokens": USAGE["input"] + USAGE["output"],
+        "input_tokens_details": {"cached_tokens": 0},
+        "output_tokens_details": {"reasoning_tokens": 0},
+    }
 
     def response(status: str, with_usage: bool) -> Dict[str, Any]:
-        output = [{"type": "message", "id": "msg_1", "status": "completed", "role": "assistant",
-                   "content": [{"type": "output_text", "text": text, "annotations": []}]}] if status == "completed" else []
-        return {"id": "resp_1", "object": "response", "created_at": 1, "model": model, "status": status,
-                "output": output, "usage": usage if with_usage else None, "parallel_tool_calls": True,
-                "tool_choice": "auto", "tools": []}
+        output = (
+            [
+                {
+                    "type": "message",
+                    "id": "msg_1",
+                    "status": "completed",
+                    "role": "assistant",
+                    "content": [{"type": "output_text", "text": text, "annotations": []}],
+                }
+            ]
+            if status == "completed"
+            else []
+        )
+        return {
+            "id": "resp_1",
+            "object": "response",
+            "created_at": 1,
+            "model": model,
+            "status": status,
+            "output": output,
+            "usage": usage if with_usage else None,
+            "parallel_tool_calls": True,
+            "tool_choice": "auto",
+            "tools": [],
+        }
 
     at = {"item_id": "msg_1", "output_index": 0, "content_index": 0}
     sequence = [
@@ -75,21 +111,47 @@ def _messages(model: str, body: Dict[str, Any]) -> Tuple[Any, List[Event]]:
     text = answer_text(body)
 
     def message(usage: Dict[str, int], content: List[Any], stop: Optional[str]) -> Dict[str, Any]:
-        return {"id": "msg_1", "type": "message", "role": "assistant", "model": model, "content": content,
-                "stop_reason": stop, "stop_sequence": None, "usage": usage}
+        return {
+            "id": "msg_1",
+            "type": "message",
+            "role": "assistant",
+            "model": model,
+            "content": content,
+            "stop_reason": stop,
+            "stop_sequence": None,
+            "usage": usage,
+        }
 
     stream: List[Event] = [
-        ("message_start", {"type": "message_start",
-                           "message": message({"input_tokens": USAGE["input"], "output_tokens": 1}, [], None)}),
-        ("content_block_start", {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}),
-        ("content_block_delta", {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": text}}),
+        (
+            "message_start",
+            {
+                "type": "message_start",
+                "message": message({"input_tokens": USAGE["input"], "output_tokens": 1}, [], None),
+            },
+        ),
+        (
+            "content_block_start",
+            {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
+        ),
+        (
+            "content_block_delta",
+            {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": text}},
+        ),
         ("content_block_stop", {"type": "content_block_stop", "index": 0}),
-        ("message_delta", {"type": "message_delta", "delta": {"stop_reason": "end_turn", "stop_sequence": None},
-                           "usage": {"output_tokens": USAGE["output"]}}),
+        (
+            "message_delta",
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": "end_turn", "stop_sequence": None},
+                "usage": {"output_tokens": USAGE["output"]},
+            },
+        ),
         ("message_stop", {"type": "message_stop"}),
     ]
-    full = message({"input_tokens": USAGE["input"], "output_tokens": USAGE["output"]},
-                   [{"type": "text", "text": text}], "end_turn")
+    full = message(
+        {"input_tokens": USAGE["input"], "output_tokens": USAGE["output"]}, [{"type": "text", "text": text}], "end_turn"
+    )
     return full, stream
 
 
@@ -110,8 +172,11 @@ class _Handler(BaseHTTPRequestHandler):
             return self._send(404, "application/json", b"{}")
         anthropic = self.path.startswith("/v1/messages")
         if body.get("model") == FAILING_MODEL:
-            error = ({"type": "error", "error": {"type": "invalid_request_error", "message": "bad model"}} if anthropic
-                     else {"error": {"message": "bad model", "type": "invalid_request_error", "code": None}})
+            error = (
+                {"type": "error", "error": {"type": "invalid_request_error", "message": "bad model"}}
+                if anthropic
+                else {"error": {"message": "bad model", "type": "invalid_request_error", "code": None}}
+            )
             return self._send(400, "application/json", json.dumps(error).encode())
         full, stream = route(str(body.get("model")), body)
         if not body.get("stream"):
