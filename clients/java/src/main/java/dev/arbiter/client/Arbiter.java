@@ -28,8 +28,8 @@ import java.util.function.Function;
  * }</pre>
  */
 public final class Arbiter implements AutoCloseable {
-  /** The version sent in {@code User-Agent}. */
-  public static final String VERSION = "0.1.0";
+  /** This library's version (the pom's, written at build time), sent in {@code User-Agent}. */
+  public static final String VERSION = BuildVersion.read();
 
   /** Logs a message the first time its key is seen (messages that would repeat per call). */
   interface WarnOnce {
