@@ -232,7 +232,10 @@ final class FakeArbiter implements AutoCloseable {
         return field + ": required";
       }
     }
-    if (!EventValidation.EVENT_TYPES.contains(e.get("type"))) return "type: unknown";
+    if (!(e.get("type") instanceof String)
+        || EventType.fromWireName((String) e.get("type")) == null) {
+      return "type: unknown";
+    }
     try {
       java.time.Instant.parse((String) e.get("timestamp"));
     } catch (RuntimeException bad) {
