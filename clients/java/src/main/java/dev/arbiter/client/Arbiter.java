@@ -28,8 +28,8 @@ import java.util.function.Function;
  * }</pre>
  */
 public final class Arbiter implements AutoCloseable {
-  /** The version sent in {@code User-Agent}. */
-  public static final String VERSION = "0.1.0";
+  /** This library's version (the pom's, written at build time), sent in {@code User-Agent}. */
+  public static final String VERSION = BuildVersion.read();
 
   /** Logs a message the first time its key is seen (messages that would repeat per call). */
   interface WarnOnce {
@@ -53,25 +53,26 @@ public final class Arbiter implements AutoCloseable {
   private Arbiter(Builder b, String apiKey, String baseUrl) {
     this.logger = new SafeLogger(b.logger != null ? b.logger : ArbiterLogger.system());
     HttpClient http = b.httpClient != null ? b.httpClient : HttpClient.newBuilder()
-        .connectTimeout(Duration.ofMillis(Math.max(1, b.requestTimeoutMs)))
+        .connectTimeout(Duration.ofMillis(Math.max(1, Builder.millis(b.requestTimeout))))
         .build();
-    Transport transport = new Transport(http, baseUrl, apiKey, b.requestTimeoutMs,
-        new RetryPolicy(b.maxAttempts, b.retryBaseDelayMs, b.retryMaxDelayMs, b.retryAfterCapMs));
+    Transport transport = new Transport(http, baseUrl, apiKey, Builder.millis(b.requestTimeout),
+        new RetryPolicy(b.maxAttempts, Builder.millis(b.retryBaseDelay),
+            Builder.millis(b.retryMaxDelay), Builder.millis(b.retryAfterCap)));
     this.trackExposures = b.trackExposures;
     this.prefetch = List.copyOf(b.experiments);
-    this.closeTimeoutMs = b.closeTimeoutMs;
+    this.closeTimeoutMs = Builder.millis(b.closeTimeout);
     this.queue = new EventQueue(b.queueCapacity);
     OfflineStore offline = b.offlineStorePath == null ? null
         : new FileOfflineStore(b.offlineStorePath, ArbiterDefaults.OFFLINE_STORE_CAPACITY);
     int batchSize = Math.min(Math.max(1, b.batchSize), ArbiterDefaults.MAX_EVENT_BATCH_SIZE);
     BackgroundWorker[] self = new BackgroundWorker[1];
     this.pipeline = new EventPipeline(transport, queue, offline, logger, batchSize,
-        b.flushIntervalMs, version -> {
+        Builder.millis(b.flushInterval), version -> {
           if (version > store.version()) self[0].refreshSoon();
         });
     ConfigPoller poller = new ConfigPoller(transport, store, logger);
     this.worker = new BackgroundWorker(poller, pipeline, queue, transport, logger,
-        b.pollIntervalMs, b.sendFullBatches ? batchSize : Integer.MAX_VALUE);
+        Builder.millis(b.pollInterval), b.sendFullBatches ? batchSize : Integer.MAX_VALUE);
     self[0] = worker;
     this.stamper = new EventStamper(queue, logger, this::warnOnce, worker::eventQueued);
     this.recorder = new ModelCallRecorder(store, b.recordModelText, this::enqueueRecorded,
@@ -139,16 +140,16 @@ public final class Arbiter implements AutoCloseable {
 
   /**
    * Queues an event with a fresh {@code event_id} and the current time, and returns at once.
-   * {@code type} is {@code exposure}, {@code model_call} or {@code business_event};
    * {@code payload} holds the wire fields ({@code experiment_id}, name or id, {@code user_id},
    * and for a business event {@code business_metric} and {@code value}). Never throws; an event
-   * the API would refuse is dropped with a log line.
+   * the API would refuse (a null type included) is dropped with a log line.
    */
-  public void track(String type, Map<String, ?> payload) {
+  public void track(EventType type, Map<String, ?> payload) {
     try {
+      String name = type == null ? null : type.wireName();
       String problem = EventValidation.problem(type, payload);
       if (problem != null) {
-        logger.warn("track(" + type + "): " + problem + ", event dropped");
+        logger.warn("track(" + name + "): " + problem + ", event dropped");
         return;
       }
       Map<String, Object> fields = new LinkedHashMap<>(payload);
@@ -156,7 +157,7 @@ public final class Arbiter implements AutoCloseable {
       CompiledExperiment entry = store.lookup((String) payload.get("experiment_id"));
       Object variant = payload.get("variant");
       if (entry != null && variant != null && !entry.variants.containsKey(variant)) {
-        logger.warn("track(" + type + "): variant " + variant + " is not a variant of "
+        logger.warn("track(" + name + "): variant " + variant + " is not a variant of "
             + entry.name + ", event dropped");
         return;
       }
@@ -167,7 +168,23 @@ public final class Arbiter implements AutoCloseable {
     }
   }
 
-  /** {@code track("business_event", ...)} for the usual case: one outcome with a value. */
+  /**
+   * {@link #track(EventType, Map)} with the type's wire name ({@code "exposure"},
+   * {@code "model_call"}, {@code "business_event"}); any other name is dropped with a log line.
+   *
+   * @deprecated Use {@link #track(EventType, Map)}; this form goes in 0.3.0.
+   */
+  @Deprecated(since = "0.2.0", forRemoval = true)
+  public void track(String type, Map<String, ?> payload) {
+    EventType known = EventType.fromWireName(type);
+    if (known == null) {
+      logger.warn("track(" + type + "): unknown event type " + type + ", event dropped");
+      return;
+    }
+    track(known, payload);
+  }
+
+  /** {@code track(EventType.BUSINESS_EVENT, ...)} for the usual case: one outcome with a value. */
   public void trackBusinessEvent(String experiment, String user, String businessMetric,
       double value) {
     Map<String, Object> payload = new LinkedHashMap<>();
@@ -175,7 +192,7 @@ public final class Arbiter implements AutoCloseable {
     payload.put("user_id", user);
     payload.put("business_metric", businessMetric);
     payload.put("value", value);
-    track("business_event", payload);
+    track(EventType.BUSINESS_EVENT, payload);
   }
 
   /**
@@ -201,7 +218,8 @@ public final class Arbiter implements AutoCloseable {
   }
 
   /**
-   * Stops polling and delivers what is queued, waiting at most {@code closeTimeoutMs}; what the
+   * Stops polling and delivers what is queued, waiting at most
+   * {@link Builder#closeTimeout(Duration) closeTimeout}; what the
    * API has not taken by then goes to the offline store. Events tracked afterwards are dropped.
    * Idempotent; never throws.
    */
@@ -251,14 +269,14 @@ public final class Arbiter implements AutoCloseable {
     fields.put("experiment_id", entry.id);
     fields.put("user_id", user);
     fields.put("variant", variant);
-    enqueueRecorded("exposure", fields);
+    enqueueRecorded(EventType.EXPOSURE, fields);
   }
 
   /** Exposures and model calls made for the caller: one the API would refuse is not queued. */
-  private void enqueueRecorded(String type, Map<String, Object> fields) {
+  private void enqueueRecorded(EventType type, Map<String, Object> fields) {
     String problem = EventValidation.problem(type, fields);
     if (problem != null) {
-      logger.warn(type + " not recorded: " + problem);
+      logger.warn(type.wireName() + " not recorded: " + problem);
       return;
     }
     stamper.enqueue(type, fields);
@@ -274,22 +292,37 @@ public final class Arbiter implements AutoCloseable {
    * is malformed.
    */
   public static final class Builder {
+    private static final Duration DEFAULT_POLL_INTERVAL =
+        Duration.ofMillis(ArbiterDefaults.CONFIG_POLL_INTERVAL_MS);
+    private static final Duration DEFAULT_FLUSH_INTERVAL =
+        Duration.ofMillis(ArbiterDefaults.FLUSH_INTERVAL_MS);
+    private static final Duration DEFAULT_RETRY_BASE_DELAY =
+        Duration.ofMillis(ArbiterDefaults.RETRY_BASE_DELAY_MS);
+    private static final Duration DEFAULT_RETRY_MAX_DELAY =
+        Duration.ofMillis(ArbiterDefaults.RETRY_MAX_DELAY_MS);
+    private static final Duration DEFAULT_RETRY_AFTER_CAP =
+        Duration.ofMillis(ArbiterDefaults.RETRY_AFTER_CAP_MS);
+    private static final Duration DEFAULT_REQUEST_TIMEOUT =
+        Duration.ofMillis(ArbiterDefaults.REQUEST_TIMEOUT_MS);
+    private static final Duration DEFAULT_CLOSE_TIMEOUT =
+        Duration.ofMillis(ArbiterDefaults.CLOSE_TIMEOUT_MS);
+
     private String apiKey;
     private String baseUrl;
     private final List<String> experiments = new ArrayList<>();
     private Path offlineStorePath;
     private boolean trackExposures = true;
     private boolean recordModelText = true;
-    private long pollIntervalMs = ArbiterDefaults.CONFIG_POLL_INTERVAL_MS;
-    private long flushIntervalMs = ArbiterDefaults.FLUSH_INTERVAL_MS;
+    private Duration pollInterval = DEFAULT_POLL_INTERVAL;
+    private Duration flushInterval = DEFAULT_FLUSH_INTERVAL;
     private int batchSize = ArbiterDefaults.EVENT_BATCH_SIZE;
     private int queueCapacity = ArbiterDefaults.EVENT_QUEUE_CAPACITY;
     private int maxAttempts = ArbiterDefaults.MAX_ATTEMPTS;
-    private long retryBaseDelayMs = ArbiterDefaults.RETRY_BASE_DELAY_MS;
-    private long retryMaxDelayMs = ArbiterDefaults.RETRY_MAX_DELAY_MS;
-    private long retryAfterCapMs = ArbiterDefaults.RETRY_AFTER_CAP_MS;
-    private long requestTimeoutMs = ArbiterDefaults.REQUEST_TIMEOUT_MS;
-    private long closeTimeoutMs = ArbiterDefaults.CLOSE_TIMEOUT_MS;
+    private Duration retryBaseDelay = DEFAULT_RETRY_BASE_DELAY;
+    private Duration retryMaxDelay = DEFAULT_RETRY_MAX_DELAY;
+    private Duration retryAfterCap = DEFAULT_RETRY_AFTER_CAP;
+    private Duration requestTimeout = DEFAULT_REQUEST_TIMEOUT;
+    private Duration closeTimeout = DEFAULT_CLOSE_TIMEOUT;
     private ArbiterLogger logger;
     private HttpClient httpClient;
     private Function<String, String> environment = System::getenv;
@@ -342,16 +375,42 @@ public final class Arbiter implements AutoCloseable {
       return this;
     }
 
-    /** Config polling interval. Default {@value ArbiterDefaults#CONFIG_POLL_INTERVAL_MS}. */
-    public Builder pollIntervalMs(long ms) {
-      this.pollIntervalMs = ms;
+    /**
+     * Config polling interval. Null means the default, 60 s
+     * ({@link ArbiterDefaults#CONFIG_POLL_INTERVAL_MS}).
+     */
+    public Builder pollInterval(Duration interval) {
+      this.pollInterval = interval == null ? DEFAULT_POLL_INTERVAL : interval;
       return this;
     }
 
-    /** Background flush interval; doubles (to 60 s) while the API is down. Default {@value ArbiterDefaults#FLUSH_INTERVAL_MS}. */
-    public Builder flushIntervalMs(long ms) {
-      this.flushIntervalMs = ms;
+    /**
+     * The same in milliseconds.
+     *
+     * @deprecated Use {@link #pollInterval(Duration)}; this form goes in 0.3.0.
+     */
+    @Deprecated(since = "0.2.0", forRemoval = true)
+    public Builder pollIntervalMs(long ms) {
+      return pollInterval(Duration.ofMillis(ms));
+    }
+
+    /**
+     * Background flush interval; doubles (to 60 s) while the API is down. Null means the
+     * default, 5 s ({@link ArbiterDefaults#FLUSH_INTERVAL_MS}).
+     */
+    public Builder flushInterval(Duration interval) {
+      this.flushInterval = interval == null ? DEFAULT_FLUSH_INTERVAL : interval;
       return this;
+    }
+
+    /**
+     * The same in milliseconds.
+     *
+     * @deprecated Use {@link #flushInterval(Duration)}; this form goes in 0.3.0.
+     */
+    @Deprecated(since = "0.2.0", forRemoval = true)
+    public Builder flushIntervalMs(long ms) {
+      return flushInterval(Duration.ofMillis(ms));
     }
 
     /** Events per request, at most 1,000. Default {@value ArbiterDefaults#EVENT_BATCH_SIZE}. */
@@ -372,34 +431,99 @@ public final class Arbiter implements AutoCloseable {
       return this;
     }
 
-    /** First retry delay; doubles per attempt, minus up to 25 % jitter. Default {@value ArbiterDefaults#RETRY_BASE_DELAY_MS}. */
+    /**
+     * First retry delay; doubles per attempt, minus up to 25 % jitter. Null means the default,
+     * 500 ms ({@link ArbiterDefaults#RETRY_BASE_DELAY_MS}).
+     */
+    public Builder retryBaseDelay(Duration delay) {
+      this.retryBaseDelay = delay == null ? DEFAULT_RETRY_BASE_DELAY : delay;
+      return this;
+    }
+
+    /**
+     * The same in milliseconds.
+     *
+     * @deprecated Use {@link #retryBaseDelay(Duration)}; this form goes in 0.3.0.
+     */
+    @Deprecated(since = "0.2.0", forRemoval = true)
     public Builder retryBaseDelayMs(long ms) {
-      this.retryBaseDelayMs = ms;
+      return retryBaseDelay(Duration.ofMillis(ms));
+    }
+
+    /**
+     * Cap of the retry delay. Null means the default, 8 s
+     * ({@link ArbiterDefaults#RETRY_MAX_DELAY_MS}).
+     */
+    public Builder retryMaxDelay(Duration delay) {
+      this.retryMaxDelay = delay == null ? DEFAULT_RETRY_MAX_DELAY : delay;
       return this;
     }
 
-    /** Cap of the retry delay. Default {@value ArbiterDefaults#RETRY_MAX_DELAY_MS}. */
+    /**
+     * The same in milliseconds.
+     *
+     * @deprecated Use {@link #retryMaxDelay(Duration)}; this form goes in 0.3.0.
+     */
+    @Deprecated(since = "0.2.0", forRemoval = true)
     public Builder retryMaxDelayMs(long ms) {
-      this.retryMaxDelayMs = ms;
+      return retryMaxDelay(Duration.ofMillis(ms));
+    }
+
+    /**
+     * A server's {@code Retry-After} is honoured up to this. Null means the default, 30 s
+     * ({@link ArbiterDefaults#RETRY_AFTER_CAP_MS}).
+     */
+    public Builder retryAfterCap(Duration cap) {
+      this.retryAfterCap = cap == null ? DEFAULT_RETRY_AFTER_CAP : cap;
       return this;
     }
 
-    /** A server's {@code Retry-After} is honoured up to this. Default {@value ArbiterDefaults#RETRY_AFTER_CAP_MS}. */
+    /**
+     * The same in milliseconds.
+     *
+     * @deprecated Use {@link #retryAfterCap(Duration)}; this form goes in 0.3.0.
+     */
+    @Deprecated(since = "0.2.0", forRemoval = true)
     public Builder retryAfterCapMs(long ms) {
-      this.retryAfterCapMs = ms;
+      return retryAfterCap(Duration.ofMillis(ms));
+    }
+
+    /**
+     * Timeout of one request, connection included. Null means the default, 10 s
+     * ({@link ArbiterDefaults#REQUEST_TIMEOUT_MS}).
+     */
+    public Builder requestTimeout(Duration timeout) {
+      this.requestTimeout = timeout == null ? DEFAULT_REQUEST_TIMEOUT : timeout;
       return this;
     }
 
-    /** Timeout of one request. Default {@value ArbiterDefaults#REQUEST_TIMEOUT_MS}. */
+    /**
+     * The same in milliseconds.
+     *
+     * @deprecated Use {@link #requestTimeout(Duration)}; this form goes in 0.3.0.
+     */
+    @Deprecated(since = "0.2.0", forRemoval = true)
     public Builder requestTimeoutMs(long ms) {
-      this.requestTimeoutMs = ms;
+      return requestTimeout(Duration.ofMillis(ms));
+    }
+
+    /**
+     * How long {@link Arbiter#close()} waits for the queue before spilling the rest. Null means
+     * the default, 10 s ({@link ArbiterDefaults#CLOSE_TIMEOUT_MS}).
+     */
+    public Builder closeTimeout(Duration timeout) {
+      this.closeTimeout = timeout == null ? DEFAULT_CLOSE_TIMEOUT : timeout;
       return this;
     }
 
-    /** How long {@link Arbiter#close()} waits for the queue. Default {@value ArbiterDefaults#CLOSE_TIMEOUT_MS}. */
+    /**
+     * The same in milliseconds.
+     *
+     * @deprecated Use {@link #closeTimeout(Duration)}; this form goes in 0.3.0.
+     */
+    @Deprecated(since = "0.2.0", forRemoval = true)
     public Builder closeTimeoutMs(long ms) {
-      this.closeTimeoutMs = ms;
-      return this;
+      return closeTimeout(Duration.ofMillis(ms));
     }
 
     /** Where warnings go. Default: {@link ArbiterLogger#system()}. */
@@ -447,6 +571,15 @@ public final class Arbiter implements AutoCloseable {
         throw new ArbiterException("Arbiter: malformed base URL " + url + ": " + e.getMessage());
       }
       return new Arbiter(this, key, url);
+    }
+
+    /** Whole milliseconds, saturated: a duration too long for a long never throws. */
+    static long millis(Duration d) {
+      try {
+        return d.toMillis();
+      } catch (ArithmeticException e) {
+        return d.isNegative() ? Long.MIN_VALUE : Long.MAX_VALUE;
+      }
     }
 
     private static boolean nonEmpty(String s) {

@@ -45,7 +45,7 @@ final class EventStamper {
     return droppedAfterClose.get();
   }
 
-  void enqueue(String type, Map<String, Object> fields) {
+  void enqueue(EventType type, Map<String, Object> fields) {
     if (closed.get()) {
       droppedAfterClose.incrementAndGet();
       warnOnce.warn("closed", "events after close() are dropped");
@@ -53,7 +53,7 @@ final class EventStamper {
     }
     Map<String, Object> event = new LinkedHashMap<>();
     event.put("event_id", UUID.randomUUID().toString());
-    event.put("type", type);
+    event.put("type", type.wireName());
     event.put("timestamp", ISO_MILLIS.format(Instant.now()));
     event.putAll(fields);
     if (!queue.offer(event)) {

@@ -14,8 +14,6 @@ import java.util.Set;
  * JSON limit of {@code metadata} (depth and size).
  */
 final class EventValidation {
-  static final Set<String> EVENT_TYPES = Set.of("exposure", "model_call", "business_event");
-
   /** The fields a caller may set; {@code event_id}, {@code type} and {@code timestamp} are the client's. */
   static final Set<String> PAYLOAD_FIELDS = Set.of("experiment_id", "user_id", "variant",
       "latency_ms", "input_tokens", "output_tokens", "cost_usd", "model", "error", "prompt",
@@ -52,8 +50,8 @@ final class EventValidation {
   }
 
   /** Null when the event would be accepted, else why not. */
-  static String problem(String type, Map<String, ?> payload) {
-    if (type == null || !EVENT_TYPES.contains(type)) return "unknown event type " + type;
+  static String problem(EventType type, Map<String, ?> payload) {
+    if (type == null) return "the event type is null";
     if (payload == null) return "payload is null";
     for (Map.Entry<String, ?> e : payload.entrySet()) {
       String field = e.getKey();
@@ -73,10 +71,10 @@ final class EventValidation {
         return field + " is longer than " + max + " characters";
       }
       if (field.equals("variant") && "".equals(value)) return "variant must not be empty";
-      if (BUSINESS_ONLY.contains(field) && !type.equals("business_event")) {
+      if (BUSINESS_ONLY.contains(field) && type != EventType.BUSINESS_EVENT) {
         return field + ": only business_event carries it";
       }
-      if (MODEL_CALL_ONLY.contains(field) && !type.equals("model_call")) {
+      if (MODEL_CALL_ONLY.contains(field) && type != EventType.MODEL_CALL) {
         return field + ": only model_call carries it";
       }
       if (field.equals("error") && value != null && !(value instanceof String)) {
@@ -104,7 +102,7 @@ final class EventValidation {
         || ((String) user).length() > ArbiterDefaults.MAX_USER_ID_LENGTH) {
       return "user_id must be 1 to " + ArbiterDefaults.MAX_USER_ID_LENGTH + " characters";
     }
-    if (type.equals("business_event")) {
+    if (type == EventType.BUSINESS_EVENT) {
       Object metric = payload.get("business_metric");
       if (!(metric instanceof String) || ((String) metric).isEmpty()) {
         return "business_metric is missing";

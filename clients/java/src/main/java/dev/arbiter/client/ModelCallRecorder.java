@@ -14,11 +14,11 @@ import java.util.function.Function;
 final class ModelCallRecorder {
   private final ConfigStore store;
   private final boolean recordText;
-  private final BiConsumer<String, Map<String, Object>> enqueue;
+  private final BiConsumer<EventType, Map<String, Object>> enqueue;
   private final Arbiter.WarnOnce warnOnce;
 
   ModelCallRecorder(ConfigStore store, boolean recordText,
-      BiConsumer<String, Map<String, Object>> enqueue, Arbiter.WarnOnce warnOnce) {
+      BiConsumer<EventType, Map<String, Object>> enqueue, Arbiter.WarnOnce warnOnce) {
     this.store = store;
     this.recordText = recordText;
     this.enqueue = enqueue;
@@ -72,7 +72,7 @@ final class ModelCallRecorder {
     base.put("user_id", user);
     Map<String, Object> exposure = new LinkedHashMap<>(base);
     if (variant != null) exposure.put("variant", variant);
-    enqueue.accept("exposure", exposure);
+    enqueue.accept(EventType.EXPOSURE, exposure);
     return base;
   }
 
@@ -91,7 +91,7 @@ final class ModelCallRecorder {
       if (recordText && m.prompt != null) event.put("prompt", storable(m.prompt));
       if (recordText && m.response != null) event.put("response", storable(m.response));
       event.values().removeIf(v -> v == Removed.FIELD);
-      enqueue.accept("model_call", event);
+      enqueue.accept(EventType.MODEL_CALL, event);
     } catch (RuntimeException e) {
       warnOnce.warn("model-call", "model call not recorded: " + e);
     }

@@ -12,6 +12,8 @@ final class Murmur3 {
 
   private Murmur3() {}
 
+  // The tail falls through on purpose: MurmurHash3's reference form, which the vectors pin.
+  @SuppressWarnings("fallthrough")
   static int hash(byte[] data, int seed) {
     int h = seed;
     int blocks = data.length & ~3;

@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -40,7 +41,7 @@ class ClientApiTest {
 
   private Arbiter.Builder builder() {
     return Arbiter.builder().apiKey(fake.apiKey).baseUrl(fake.baseUrl()).logger(logger)
-        .pollIntervalMs(3_600_000).flushIntervalMs(3_600_000).sendFullBatches(false);
+        .pollInterval(Duration.ofMillis(3_600_000)).flushInterval(Duration.ofMillis(3_600_000)).sendFullBatches(false);
   }
 
   private Arbiter ready(Arbiter.Builder b) throws Exception {
@@ -168,7 +169,7 @@ class ClientApiTest {
     Map<String, Object> good = new HashMap<>(Map.of("experiment_id", Configs.EXPERIMENT,
         "user_id", "u-1", "business_metric", "revenue", "value", 19.99,
         "metadata", Map.of("order", "A-17", "items", 3)));
-    c.track("business_event", good);
+    c.track(EventType.BUSINESS_EVENT, good);
     String[][] bad = {
         {"user_id", "x".repeat(257)},
         {"user_id", "nul\u0000"},
@@ -179,26 +180,26 @@ class ClientApiTest {
     for (String[] b : bad) {
       Map<String, Object> p = new HashMap<>(good);
       p.put(b[0], b[1]);
-      c.track("business_event", p);
+      c.track(EventType.BUSINESS_EVENT, p);
     }
     Map<String, Object> wrongType = new HashMap<>(good);
     wrongType.put("latency_ms", 12);
-    c.track("business_event", wrongType);
+    c.track(EventType.BUSINESS_EVENT, wrongType);
     Map<String, Object> noSuchVariant = new HashMap<>(good);
     noSuchVariant.put("variant", "nope");
-    c.track("business_event", noSuchVariant);
+    c.track(EventType.BUSINESS_EVENT, noSuchVariant);
     Map<String, Object> badMeta = new HashMap<>(good);
     badMeta.put("metadata", Map.of("note", "\udc00"));
-    c.track("business_event", badMeta);
+    c.track(EventType.BUSINESS_EVENT, badMeta);
     Map<String, Object> negative = new HashMap<>(good);
     negative.remove("business_metric");
     negative.remove("value");
     negative.put("latency_ms", -1);
-    c.track("model_call", negative);
+    c.track(EventType.MODEL_CALL, negative);
     Map<String, Object> fractionalTokens = new HashMap<>(negative);
     fractionalTokens.put("latency_ms", 3);
     fractionalTokens.put("input_tokens", 1.5);
-    c.track("model_call", fractionalTokens);
+    c.track(EventType.MODEL_CALL, fractionalTokens);
     assertEquals(10, logger.count("event dropped"));
     c.flush().join();
     assertEquals(1, fake.events.size());
@@ -367,7 +368,7 @@ class ClientApiTest {
             throw new IllegalStateException("logger down");
           }
         }));
-    c.track("nonsense", Map.of());
+    c.track((EventType) null, Map.of());
     assertNotNull(c.assign(Configs.EXPERIMENT, enrolledUser(c)));
   }
 

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
@@ -47,9 +48,9 @@ class ConcurrencyTest {
       MemoryLogger logger = new MemoryLogger();
       Arbiter client = Arbiter.builder().apiKey(fake.apiKey).baseUrl(fake.baseUrl())
           .logger(logger).offlineStorePath(dir.resolve("events.ndjson"))
-          .pollIntervalMs(20).flushIntervalMs(20).batchSize(50).queueCapacity(100_000)
-          .retryBaseDelayMs(1).retryMaxDelayMs(5).retryAfterCapMs(10).requestTimeoutMs(2_000)
-          .closeTimeoutMs(60_000).build();
+          .pollInterval(Duration.ofMillis(20)).flushInterval(Duration.ofMillis(20)).batchSize(50).queueCapacity(100_000)
+          .retryBaseDelay(Duration.ofMillis(1)).retryMaxDelay(Duration.ofMillis(5)).retryAfterCap(Duration.ofMillis(10)).requestTimeout(Duration.ofMillis(2_000))
+          .closeTimeout(Duration.ofMillis(60_000)).build();
       assertTrue(client.ready().get());
       for (int i = 0; i < 6; i++) {
         fake.faults.add(FakeArbiter.Fault.status(503));
@@ -85,7 +86,7 @@ class ConcurrencyTest {
               payload.put("business_metric", "revenue");
               payload.put("value", i);
               payload.put("metadata", Map.of("key", thread + ":" + i));
-              client.track("business_event", payload);
+              client.track(EventType.BUSINESS_EVENT, payload);
               tracked.incrementAndGet();
               if (i == 100 && thread == 0) fake.setConfig(v2);
             }

@@ -6,9 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.lang.reflect.Field;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -38,22 +40,35 @@ class DefaultsTest {
     }
   }
 
+  /**
+   * The shared file names options as the TypeScript client does, durations in milliseconds
+   * ({@code pollIntervalMs}); the Java builder takes a {@link Duration} under the name without
+   * the unit ({@code pollInterval}).
+   */
+  static String javaName(String sharedOption) {
+    return sharedOption.endsWith("Ms")
+        ? sharedOption.substring(0, sharedOption.length() - 2) : sharedOption;
+  }
+
   @Test
   void everySharedOptionIsABuilderMethodAndDocumented() {
     List<String> options = new ArrayList<>(section("options").keySet());
     @SuppressWarnings("unchecked")
     List<String> without = (List<String>) SHARED.get("optionsWithoutConstant");
     options.addAll(without);
-    TreeSet<String> methods = new TreeSet<>();
+    Map<String, Class<?>> methods = new TreeMap<>();
     for (Method m : Arbiter.Builder.class.getMethods()) {
-      if (m.getReturnType() == Arbiter.Builder.class && m.getParameterCount() == 1) {
-        methods.add(m.getName());
+      if (m.getReturnType() == Arbiter.Builder.class && m.getParameterCount() == 1
+          && !m.isAnnotationPresent(Deprecated.class)) {
+        methods.put(m.getName(), m.getParameterTypes()[0]);
       }
     }
     String readme = RepoFiles.read("clients/java/README.md");
     for (String option : options) {
-      assertTrue(methods.contains(option), "Builder." + option + "(..)");
-      assertTrue(readme.contains("| `" + option + "` |"), "README documents " + option);
+      String name = javaName(option);
+      assertTrue(methods.containsKey(name), "Builder." + name + "(..)");
+      if (!name.equals(option)) assertEquals(Duration.class, methods.get(name), name);
+      assertTrue(readme.contains("| `" + name + "` |"), "README documents " + name);
     }
   }
 
@@ -61,11 +76,12 @@ class DefaultsTest {
   void optionDefaultsAreTheirConstants() throws Exception {
     Arbiter.Builder b = Arbiter.builder();
     for (Map.Entry<String, Object> e : section("options").entrySet()) {
-      Field builderField = Arbiter.Builder.class.getDeclaredField(e.getKey());
+      Field builderField = Arbiter.Builder.class.getDeclaredField(javaName(e.getKey()));
       builderField.setAccessible(true);
+      Object value = builderField.get(b);
+      Number ours = value instanceof Duration ? ((Duration) value).toMillis() : (Number) value;
       Object constant = ArbiterDefaults.class.getField((String) e.getValue()).get(null);
-      assertEquals(((Number) constant).doubleValue(),
-          ((Number) builderField.get(b)).doubleValue(), e.getKey());
+      assertEquals(((Number) constant).doubleValue(), ours.doubleValue(), e.getKey());
     }
   }
 
@@ -74,7 +90,7 @@ class DefaultsTest {
   void readmeListsEveryConstant() throws Exception {
     String readme = RepoFiles.read("clients/java/README.md");
     Matcher m = Pattern.compile("(?m)^\\| `([A-Z0-9_]+)` \\| `([^`]*)` \\|$").matcher(readme);
-    java.util.Map<String, String> table = new java.util.TreeMap<>();
+    Map<String, String> table = new TreeMap<>();
     while (m.find()) table.put(m.group(1), m.group(2));
     TreeSet<String> names = new TreeSet<>();
     for (Field f : ArbiterDefaults.class.getFields()) {

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.io.IOException;
 import java.math.BigInteger;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -37,7 +38,7 @@ class EventLimitsTest {
     fake = new FakeArbiter(Configs.doc(1, List.of(Configs.twoArms())));
     logger = new MemoryLogger();
     client = Arbiter.builder().apiKey(fake.apiKey).baseUrl(fake.baseUrl()).logger(logger)
-        .pollIntervalMs(3_600_000).flushIntervalMs(3_600_000).sendFullBatches(false)
+        .pollInterval(Duration.ofMillis(3_600_000)).flushInterval(Duration.ofMillis(3_600_000)).sendFullBatches(false)
         .trackExposures(false).build();
     client.ready().get();
   }
@@ -75,59 +76,59 @@ class EventLimitsTest {
     Map<String, Object> nullMetadata = outcome();
     nullMetadata.put("metadata", null);
     return Stream.of(
-        Arguments.of("value over 1e12", "business_event", outcome("value", 1e155)),
-        Arguments.of("value under -1e12", "business_event", outcome("value", -1_000_000_000_001L)),
-        Arguments.of("value a huge BigInteger", "business_event",
+        Arguments.of("value over 1e12", EventType.BUSINESS_EVENT, outcome("value", 1e155)),
+        Arguments.of("value under -1e12", EventType.BUSINESS_EVENT, outcome("value", -1_000_000_000_001L)),
+        Arguments.of("value a huge BigInteger", EventType.BUSINESS_EVENT,
             outcome("value", BigInteger.TEN.pow(400))),
-        Arguments.of("NUL in user_id", "business_event", outcome("user_id", "a\u0000b")),
-        Arguments.of("unpaired surrogate in user_id", "business_event",
+        Arguments.of("NUL in user_id", EventType.BUSINESS_EVENT, outcome("user_id", "a\u0000b")),
+        Arguments.of("unpaired surrogate in user_id", EventType.BUSINESS_EVENT,
             outcome("user_id", "a\ud800b")),
-        Arguments.of("unpaired surrogate in business_metric", "business_event",
+        Arguments.of("unpaired surrogate in business_metric", EventType.BUSINESS_EVENT,
             outcome("business_metric", "rev\ud800")),
-        Arguments.of("NUL in experiment_id", "business_event",
+        Arguments.of("NUL in experiment_id", EventType.BUSINESS_EVENT,
             outcome("experiment_id", "checkout\u0000")),
-        Arguments.of("business_metric over 128", "business_event",
+        Arguments.of("business_metric over 128", EventType.BUSINESS_EVENT,
             outcome("business_metric", "m".repeat(129))),
-        Arguments.of("empty variant", "business_event", outcome("variant", "")),
-        Arguments.of("variant over 64", "business_event", outcome("variant", "v".repeat(65))),
-        Arguments.of("NUL in a metadata string", "business_event",
+        Arguments.of("empty variant", EventType.BUSINESS_EVENT, outcome("variant", "")),
+        Arguments.of("variant over 64", EventType.BUSINESS_EVENT, outcome("variant", "v".repeat(65))),
+        Arguments.of("NUL in a metadata string", EventType.BUSINESS_EVENT,
             outcome("metadata", Map.of("note", "x\u0000"))),
-        Arguments.of("surrogate in a metadata key", "business_event",
+        Arguments.of("surrogate in a metadata key", EventType.BUSINESS_EVENT,
             outcome("metadata", Map.of("k\udc00", 1))),
-        Arguments.of("NUL inside a metadata list", "business_event",
+        Arguments.of("NUL inside a metadata list", EventType.BUSINESS_EVENT,
             outcome("metadata", Map.of("l", List.of(1, List.of("\u0000"))))),
-        Arguments.of("metadata 33 levels deep", "business_event",
+        Arguments.of("metadata 33 levels deep", EventType.BUSINESS_EVENT,
             outcome("metadata", nested(33))),
-        Arguments.of("metadata 5,000 levels deep", "business_event",
+        Arguments.of("metadata 5,000 levels deep", EventType.BUSINESS_EVENT,
             outcome("metadata", nested(5_000))),
-        Arguments.of("metadata one byte over 64 KiB", "business_event",
+        Arguments.of("metadata one byte over 64 KiB", EventType.BUSINESS_EVENT,
             outcome("metadata", Map.of("p", "x".repeat(PAD + 1)))),
-        Arguments.of("metadata a list", "business_event", outcome("metadata", List.of(1))),
-        Arguments.of("metadata null", "business_event", nullMetadata),
-        Arguments.of("metadata holding NaN", "business_event",
+        Arguments.of("metadata a list", EventType.BUSINESS_EVENT, outcome("metadata", List.of(1))),
+        Arguments.of("metadata null", EventType.BUSINESS_EVENT, nullMetadata),
+        Arguments.of("metadata holding NaN", EventType.BUSINESS_EVENT,
             outcome("metadata", Map.of("n", Double.NaN))),
-        Arguments.of("latency_ms over a day", "model_call",
+        Arguments.of("latency_ms over a day", EventType.MODEL_CALL,
             modelCall("latency_ms", ArbiterDefaults.MAX_LATENCY_MS + 1)),
-        Arguments.of("latency_ms negative", "model_call", modelCall("latency_ms", -0.5)),
-        Arguments.of("latency_ms null", "model_call", nullLatency),
-        Arguments.of("input_tokens fractional", "model_call", modelCall("input_tokens", 1.5)),
-        Arguments.of("output_tokens over a billion", "model_call",
+        Arguments.of("latency_ms negative", EventType.MODEL_CALL, modelCall("latency_ms", -0.5)),
+        Arguments.of("latency_ms null", EventType.MODEL_CALL, nullLatency),
+        Arguments.of("input_tokens fractional", EventType.MODEL_CALL, modelCall("input_tokens", 1.5)),
+        Arguments.of("output_tokens over a billion", EventType.MODEL_CALL,
             modelCall("output_tokens", ArbiterDefaults.MAX_TOKENS + 1)),
-        Arguments.of("cost_usd over a million", "model_call",
+        Arguments.of("cost_usd over a million", EventType.MODEL_CALL,
             modelCall("cost_usd", 1_000_000.01)),
-        Arguments.of("cost_usd infinite", "model_call",
+        Arguments.of("cost_usd infinite", EventType.MODEL_CALL,
             modelCall("cost_usd", Double.POSITIVE_INFINITY)),
-        Arguments.of("model over 200", "model_call", modelCall("model", "m".repeat(201))),
-        Arguments.of("NUL in error", "model_call", modelCall("error", "bad\u0000byte")),
-        Arguments.of("error over 4,000", "model_call", modelCall("error", "e".repeat(4_001))),
-        Arguments.of("unpaired surrogate in prompt", "model_call", modelCall("prompt", "\udfff")),
-        Arguments.of("response over 200,000 UTF-16 units", "model_call",
+        Arguments.of("model over 200", EventType.MODEL_CALL, modelCall("model", "m".repeat(201))),
+        Arguments.of("NUL in error", EventType.MODEL_CALL, modelCall("error", "bad\u0000byte")),
+        Arguments.of("error over 4,000", EventType.MODEL_CALL, modelCall("error", "e".repeat(4_001))),
+        Arguments.of("unpaired surrogate in prompt", EventType.MODEL_CALL, modelCall("prompt", "\udfff")),
+        Arguments.of("response over 200,000 UTF-16 units", EventType.MODEL_CALL,
             modelCall("response", "\ud83d\ude00".repeat(100_001))));
   }
 
   @ParameterizedTest(name = "{0}")
   @MethodSource("refused")
-  void anEventTheApiWouldRefuseIsDroppedWithOneLogLine(String name, String type,
+  void anEventTheApiWouldRefuseIsDroppedWithOneLogLine(String name, EventType type,
       Map<String, Object> payload) {
     assertDoesNotThrow(() -> client.track(type, payload));
     assertEquals(0, client.stats().queued(), name);
@@ -138,22 +139,22 @@ class EventLimitsTest {
   @Test
   void valuesOnTheLimitsAreQueuedAndSent() {
     long limit = ArbiterDefaults.MAX_ABS_BUSINESS_VALUE;
-    client.track("business_event", outcome("user_id", "low", "value", -limit,
+    client.track(EventType.BUSINESS_EVENT, outcome("user_id", "low", "value", -limit,
         "metadata", nested(ArbiterDefaults.METADATA_MAX_DEPTH)));
-    client.track("business_event", outcome("user_id", "high", "value", (double) limit,
+    client.track(EventType.BUSINESS_EVENT, outcome("user_id", "high", "value", (double) limit,
         "business_metric", "m".repeat(128), "metadata", Map.of("p", "x".repeat(PAD))));
     Map<String, Object> deep = new LinkedHashMap<>();
     deep.put("emoji", "ok \ud83d\ude00");
     deep.put("deep", List.of(List.of(List.of("fine"))));
-    client.track("business_event", outcome("user_id", "u".repeat(256), "metadata", deep));
-    client.track("model_call", modelCall("latency_ms", ArbiterDefaults.MAX_LATENCY_MS,
+    client.track(EventType.BUSINESS_EVENT, outcome("user_id", "u".repeat(256), "metadata", deep));
+    client.track(EventType.MODEL_CALL, modelCall("latency_ms", ArbiterDefaults.MAX_LATENCY_MS,
         "input_tokens", ArbiterDefaults.MAX_TOKENS, "output_tokens", 2.0,
         "cost_usd", ArbiterDefaults.MAX_COST_USD, "model", "m".repeat(200),
         "error", "e".repeat(4_000), "response", "\ud83d\ude00".repeat(100_000)));
     Map<String, Object> zero = modelCall("user_id", "zero", "latency_ms", 0, "input_tokens", 0,
         "output_tokens", 0, "cost_usd", 0.0, "model", "", "prompt", "");
     zero.put("error", null);
-    client.track("model_call", zero);
+    client.track(EventType.MODEL_CALL, zero);
     assertEquals(5, client.stats().queued());
     client.flush().join();
     assertEquals(List.of(), logger.lines);

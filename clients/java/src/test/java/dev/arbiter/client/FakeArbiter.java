@@ -73,6 +73,8 @@ final class FakeArbiter implements AutoCloseable {
   final String apiKey = "svc_pk_test";
   /** Stored events, one per event_id, as the real server dedupes them. */
   final Map<String, Map<String, Object>> events = new ConcurrentHashMap<>();
+  /** The User-Agent of the latest request. */
+  volatile String userAgent;
   /** The event ids of every event post that reached the server, in arrival order. */
   final List<List<String>> deliveries = Collections.synchronizedList(new ArrayList<>());
   /** Every config request: the If-None-Match sent and the status answered. */
@@ -135,6 +137,7 @@ final class FakeArbiter implements AutoCloseable {
   private void handle(HttpExchange ex) throws IOException {
     try {
       String body = new String(ex.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
+      userAgent = ex.getRequestHeaders().getFirst("User-Agent");
       if (!apiKey.equals(ex.getRequestHeaders().getFirst("X-API-Key"))) {
         send(ex, 401, "{\"type\":\"/problems/unknown-api-key\",\"title\":\"Unknown API key\",\"status\":401}");
         return;
@@ -229,7 +232,10 @@ final class FakeArbiter implements AutoCloseable {
         return field + ": required";
       }
     }
-    if (!EventValidation.EVENT_TYPES.contains(e.get("type"))) return "type: unknown";
+    if (!(e.get("type") instanceof String)
+        || EventType.fromWireName((String) e.get("type")) == null) {
+      return "type: unknown";
+    }
     try {
       java.time.Instant.parse((String) e.get("timestamp"));
     } catch (RuntimeException bad) {

@@ -10,6 +10,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -52,15 +53,15 @@ class FaultsTest {
         .logger(logger)
         .trackExposures(false)
         .offlineStorePath(storePath)
-        .pollIntervalMs(3_600_000)
-        .flushIntervalMs(3_600_000)
+        .pollInterval(Duration.ofMillis(3_600_000))
+        .flushInterval(Duration.ofMillis(3_600_000))
         // Long enough that a slow machine never times out a healthy request.
-        .requestTimeoutMs(1_000)
+        .requestTimeout(Duration.ofMillis(1_000))
         .maxAttempts(3)
-        .retryBaseDelayMs(1)
-        .retryMaxDelayMs(5)
-        .retryAfterCapMs(20)
-        .closeTimeoutMs(5_000)
+        .retryBaseDelay(Duration.ofMillis(1))
+        .retryMaxDelay(Duration.ofMillis(5))
+        .retryAfterCap(Duration.ofMillis(20))
+        .closeTimeout(Duration.ofMillis(5_000))
         .sendFullBatches(false);
     extra.accept(b);
     Arbiter c = b.build();
@@ -121,7 +122,7 @@ class FaultsTest {
 
   @Test
   void retriesARequestThatTimesOut() {
-    Arbiter c = client(b -> b.requestTimeoutMs(300));
+    Arbiter c = client(b -> b.requestTimeout(Duration.ofMillis(300)));
     fake.faults.add(FakeArbiter.Fault.of(FakeArbiter.FaultKind.HANG));
     fake.faults.add(FakeArbiter.Fault.of(FakeArbiter.FaultKind.HANG));
     trackSome(c, 3, "u");
@@ -132,7 +133,7 @@ class FaultsTest {
 
   @Test
   void retries429HonouringRetryAfterAnd408() {
-    Arbiter c = client(b -> b.retryAfterCapMs(30_000));
+    Arbiter c = client(b -> b.retryAfterCap(Duration.ofMillis(30_000)));
     fake.faults.add(FakeArbiter.Fault.status(429, "1"));
     fake.faults.add(FakeArbiter.Fault.status(408));
     trackSome(c, 2, "u");
@@ -284,7 +285,7 @@ class FaultsTest {
 
   @Test
   void replaysInTheBackgroundOnceTheApiIsBack() throws Exception {
-    Arbiter c = client(b -> b.flushIntervalMs(10));
+    Arbiter c = client(b -> b.flushInterval(Duration.ofMillis(10)));
     fake.failNext(3, 500);
     trackSome(c, 2, "u");
     c.flush().join();
@@ -322,17 +323,17 @@ class FaultsTest {
   @Test
   void badArgumentsNeverThrow() {
     Arbiter c = client(b -> b.offlineStorePath((Path) null));
-    c.track("nonsense", Map.of());
-    c.track("business_event", null);
-    c.track(null, null);
-    c.track("business_event", Map.of("experiment_id", "x", "user_id", "u"));
+    c.track((EventType) null, Map.of());
+    c.track(EventType.BUSINESS_EVENT, null);
+    c.track((EventType) null, null);
+    c.track(EventType.BUSINESS_EVENT, Map.of("experiment_id", "x", "user_id", "u"));
     Map<String, Object> weird = new LinkedHashMap<>();
     weird.put("experiment_id", Configs.EXPERIMENT);
     weird.put("user_id", "u");
     weird.put("business_metric", "m");
     weird.put("value", 1);
     weird.put("metadata", Map.of("thing", new Object()));
-    c.track("business_event", weird);
+    c.track(EventType.BUSINESS_EVENT, weird);
     assertNull(c.assign(null, null));
     assertNull(c.assign(Configs.EXPERIMENT, null));
     assertEquals("d", c.getPrompt(null, null, "d").prompt());
@@ -343,7 +344,7 @@ class FaultsTest {
 
   @Test
   void keepsServingTheLastConfigWhileTheApiIsUnreachableLoggingOnce() throws Exception {
-    Arbiter c = client(b -> b.pollIntervalMs(5).maxAttempts(1));
+    Arbiter c = client(b -> b.pollInterval(Duration.ofMillis(5)).maxAttempts(1));
     assertTrue(c.ready().get());
     String before = c.assign(Configs.EXPERIMENT, "user-7");
     assertNotNull(before);
@@ -375,7 +376,7 @@ class FaultsTest {
 
   @Test
   void closeSpillsWhatItCannotDeliverBeforeItsDeadline() throws IOException {
-    Arbiter c = client(b -> b.closeTimeoutMs(300).retryAfterCapMs(60_000));
+    Arbiter c = client(b -> b.closeTimeout(Duration.ofMillis(300)).retryAfterCap(Duration.ofMillis(60_000)));
     fake.faults.add(FakeArbiter.Fault.status(429, "60"));
     trackSome(c, 4, "u");
     c.close();

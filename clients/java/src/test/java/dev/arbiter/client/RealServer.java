@@ -119,10 +119,19 @@ final class RealServer implements AutoCloseable {
     return res.body().isEmpty() ? null : JsonReader.parse(res.body());
   }
 
+  /**
+   * Throws IOException only: an AutoCloseable whose close() may throw InterruptedException
+   * would hide the interrupt from try-with-resources (javac's "try" lint).
+   */
   @Override
-  public void close() throws Exception {
+  public void close() throws IOException {
     process.destroy();
-    process.waitFor();
+    try {
+      process.waitFor();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      process.destroyForcibly();
+    }
     deleteTree(dataDir);
   }
 

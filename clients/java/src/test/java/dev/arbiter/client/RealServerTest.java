@@ -7,6 +7,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -136,8 +137,8 @@ class RealServerTest {
       Map<String, Integer> exposuresPerArm = new HashMap<>();
       int tracked = 0;
       try (Arbiter client = Arbiter.builder().apiKey(publishable).baseUrl(proxy.baseUrl())
-          .logger(logger).batchSize(500).flushIntervalMs(3_600_000).pollIntervalMs(3_600_000)
-          .retryBaseDelayMs(10).build()) {
+          .logger(logger).batchSize(500).flushInterval(Duration.ofMillis(3_600_000)).pollInterval(Duration.ofMillis(3_600_000))
+          .retryBaseDelay(Duration.ofMillis(10)).build()) {
         assertTrue(client.ready().get());
         String firstEnrolled = null;
         for (String user : users()) {
@@ -150,7 +151,7 @@ class RealServerTest {
         Map<String, Object> revenue = new HashMap<>(Map.of("experiment_id", experimentId,
             "user_id", firstEnrolled, "business_metric", "revenue", "value", 19.99,
             "metadata", metadata));
-        client.track("business_event", revenue);
+        client.track(EventType.BUSINESS_EVENT, revenue);
         client.trackBusinessEvent(NAME, firstEnrolled, "checkout", 1);
         String answer = client.interceptModelCall(NAME, firstEnrolled, v -> "answer of " + v);
         assertTrue(answer.startsWith("answer of "));
