@@ -24,7 +24,7 @@ export interface RouteCase {
   expectNotFound?: boolean;
   /**
    * Admitted callers get this problem type here, not 2xx: billing is not configured in this
-   * harness, which a route only says to a caller it admitted (its 2xx: billing.test.ts).
+   * harness, which a route only says to a caller it admitted (its 2xx: domain/billing/billing.test.ts).
    */
   admittedProblem?: string;
 }

@@ -27,7 +27,7 @@ const ADMIN_ROUTES: Array<Omit<RouteCase, 'role'>> = [
     method: 'POST',
     path: '/v1/admin/seats/resync',
     url: () => '/v1/admin/seats/resync',
-    // The identity provider is not configured here; its 200 is in seat-resync.test.ts.
+    // The identity provider is not configured here; its 200 is in routes/admin/seat-resync.test.ts.
     admittedProblem: '/problems/identity-provider-not-configured',
   },
   {

@@ -1,0 +1,108 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { devEnv, type RunningServer, runCli, startServer } from '../support/process.ts';
+
+/** `arbiter demo` against a fresh embedded server, checked through the API as a newcomer would. */
+let env: Record<string, string>;
+let server: RunningServer;
+let auth: Record<string, string>;
+
+beforeAll(async () => {
+  env = devEnv(mkdtempSync(join(tmpdir(), 'arbiter-demo-')));
+  server = await startServer(env);
+  const token = runCli(
+    ['token', '--email', 'demo@example.com', '--org', 'arbiter-demo', '--role', 'admin'],
+    env,
+  );
+  auth = { authorization: `Bearer ${token.stdout}` };
+}, 120_000);
+afterAll(async () => {
+  server.child.kill('SIGTERM');
+  await server.exited;
+});
+
+const get = async (path: string) => {
+  const res = await fetch(`${server.url}${path}`, { headers: auth });
+  // biome-ignore lint/suspicious/noExplicitAny: each test reads the fields of the route it calls
+  return { status: res.status, body: (await res.json()) as any };
+};
+
+describe('arbiter demo', () => {
+  let firstOutput: string;
+
+  it('seeds two experiments, sends traffic, runs the pipeline and prints where to look', async () => {
+    const run = runCli(['demo'], env);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    firstOutput = run.stdout;
+    const url = server.url.replace('127.0.0.1', 'localhost');
+    expect(run.stdout).toContain(`${url}/v1/experiments/demo-checkout-prompt/results`);
+    expect(run.stdout).toContain(
+      '  TOKEN=$(npx arbiter token --email demo@example.com --org arbiter-demo --role admin)',
+    );
+    // The dashboard page of each experiment's results, by id: a link a browser opens as it is.
+    const { id } = (await get('/v1/experiments/demo-checkout-prompt')).body as { id: string };
+    expect(run.stdout).toContain(
+      'Dashboard (sign in with Email demo@example.com, Organization arbiter-demo, Role admin):',
+    );
+    expect(run.stdout).toContain(`  ${url}/experiments/${id}/results`);
+  }, 120_000);
+
+  it('gives a significant metric, a null and a passed SRM check on the first experiment', async () => {
+    const { status, body } = await get('/v1/experiments/demo-checkout-prompt/results');
+    expect(status).toBe(200);
+    expect(body.srm.halted).toBe(false);
+    expect(body.srm.p_value).toBeGreaterThan(0.001);
+    const checkout = body.results['checkout::concise'];
+    expect(checkout).toMatchObject({ metric: 'checkout', significant: true, ok: true });
+    expect(checkout.effect).toBeGreaterThan(0);
+    expect(checkout.p_value_fdr).toBeLessThan(0.05);
+    expect(body.results['latency::concise'].significant).toBe(false);
+    expect(body.arms.control.events).toBeGreaterThanOrEqual(200);
+    expect(body.arms.concise.events).toBeGreaterThanOrEqual(200);
+  });
+
+  it('leaves the second experiment collecting, with its counts against the threshold', async () => {
+    const { status, body } = await get('/v1/experiments/demo-onboarding-tone/results');
+    expect(status).toBe(404);
+    expect(body).toMatchObject({
+      type: '/problems/results-collecting',
+      min_events_per_arm: 200,
+      setting: 'ARBITER_MIN_EVENTS_PER_ARM',
+    });
+    const counts = Object.values(body.events_per_arm as Record<string, number>);
+    expect(counts).toHaveLength(2);
+    for (const n of counts) expect(n).toBeGreaterThan(0);
+    for (const n of counts) expect(n).toBeLessThan(200);
+  });
+
+  it('changes nothing when run again', async () => {
+    const before = {
+      list: (await get('/v1/experiments')).body,
+      traffic: (await get('/v1/experiments/demo-checkout-prompt/traffic')).body,
+      results: (await get('/v1/experiments/demo-checkout-prompt/results')).body.results,
+      keys: (await get('/v1/keys')).body,
+    };
+    const again = runCli(['demo'], env);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toBe(firstOutput);
+    expect((await get('/v1/experiments')).body).toEqual(before.list);
+    expect((await get('/v1/experiments/demo-checkout-prompt/traffic')).body).toEqual(
+      before.traffic,
+    );
+    expect((await get('/v1/experiments/demo-checkout-prompt/results')).body.results).toEqual(
+      before.results,
+    );
+    expect((await get('/v1/keys')).body).toEqual(before.keys);
+  }, 120_000);
+
+  it('refuses a server that is not on this machine, before sending anything', () => {
+    const refused = runCli(['demo', '--url', 'http://192.0.2.10:8080'], env);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toBe(
+      'arbiter: demo: the demo only runs against a server on this machine, not http://192.0.2.10:8080\n',
+    );
+  });
+});

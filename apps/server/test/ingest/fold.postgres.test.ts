@@ -1,0 +1,101 @@
+import { sql } from 'drizzle-orm';
+import { drizzle } from 'drizzle-orm/node-postgres';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rows } from '../../src/db/connect.ts';
+import * as schema from '../../src/db/schema.ts';
+import { PostgresEventLog } from '../../src/ingest/postgres-event-log.ts';
+import { type Harness, startHarness } from '../support/harness.ts';
+
+// Needs concurrent transactions, which only a PostgreSQL server has (PGlite is one connection):
+// the test command runs files named *.postgres.test.ts in the PostgreSQL pass only.
+
+let h: Harness;
+let org: Awaited<ReturnType<Harness['org']>>;
+let experimentId: string;
+let url: string;
+
+beforeAll(async () => {
+  h = await startHarness();
+  if (h.databaseUrl === null) throw new Error('run with ARBITER_TEST_DB=postgres');
+  url = h.databaseUrl;
+  org = await h.org('fold');
+  experimentId = await h.experiment(org.admin, { name: 'fold-exp' });
+});
+afterAll(() => h.close());
+
+const call = (id: string, user: string) => ({
+  event_id: id,
+  type: 'model_call',
+  experiment_id: experimentId,
+  user_id: user,
+  variant: 'control',
+  timestamp: new Date().toISOString(),
+  latency_ms: 100,
+});
+const send = (list: unknown[]) =>
+  h.ingest(org.secret, { method: 'POST', url: '/v1/events', payload: { events: list } });
+
+async function callsOf(user: string): Promise<number> {
+  const [row] = await rows<{ n: number }>(
+    h.ctx.db,
+    sql`select coalesce(sum(calls), 0)::int as n from user_day_stats where user_id = ${user}`,
+  );
+  return Number(row?.n);
+}
+
+describe('the fold behind the watermark', () => {
+  it('waits for an older transaction still open, then folds both its rows and later ones exactly once', async () => {
+    const slow = new pg.Client({ connectionString: url });
+    await slow.connect();
+    try {
+      await slow.query('begin');
+      await slow.query(
+        `insert into events (org_id, event_id, type, experiment_id, user_id, variant, occurred_at, received_at)
+         values ($1, 'slow-1', 'model_call', $2, 'slow-user', 'control', now(), now())`,
+        [org.orgId, experimentId],
+      );
+      // a later acceptance commits while the older transaction is still open
+      expect((await send([call('fast-1', 'fast-user')])).statusCode).toBe(202);
+      expect(await h.ctx.worker.drainAll()).toBe(0);
+      expect(await h.ctx.queue.depth()).toBe(1);
+      expect(await callsOf('fast-user')).toBe(0);
+
+      await slow.query('commit');
+      expect(await h.ctx.worker.drainAll()).toBe(2);
+      expect(await h.ctx.worker.drainAll()).toBe(0);
+      expect(await callsOf('slow-user')).toBe(1);
+      expect(await callsOf('fast-user')).toBe(1);
+    } finally {
+      await slow.end();
+    }
+  });
+
+  it('two workers draining side by side (two processes) fold every event exactly once', async () => {
+    const pool = new pg.Pool({ connectionString: url, max: 2 });
+    const other = new PostgresEventLog(drizzle(pool, { schema }) as never);
+    let sending = true;
+    const drainLoop = async (queue: PostgresEventLog) => {
+      while (sending || (await queue.depth()) > 0) await queue.drain(3);
+    };
+    try {
+      const workers = [drainLoop(h.ctx.queue as PostgresEventLog), drainLoop(other)];
+      for (let b = 0; b < 40; b++) {
+        const batch = Array.from({ length: 25 }, (_, i) =>
+          call(`pair-${b}-${i}`, `pair-user-${i}`),
+        );
+        expect((await send(batch)).statusCode).toBe(202);
+      }
+      sending = false;
+      await Promise.all(workers);
+      for (const i of [0, 7, 24]) expect(await callsOf(`pair-user-${i}`)).toBe(40);
+      const total = await pool.query(
+        "select sum(calls)::int as n from user_day_stats where user_id like 'pair-user-%'",
+      );
+      expect(total.rows[0].n).toBe(1000);
+    } finally {
+      sending = false;
+      await pool.end();
+    }
+  });
+});
