@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # `npm run pack`: builds each client library as the artifact its ecosystem installs, into
-# dist/packages/ (ignored by git): the npm tarball of clients/typescript, and, when those
-# libraries are in the tree, a wheel of clients/python and a jar of clients/java.
+# dist/packages/ (ignored by git): the npm tarball of clients/typescript, a wheel of
+# clients/python and a jar of clients/java.
 # Usage: [PACK_OUT=dir] bash scripts/pack.sh [typescript|python|java ...]
-# (default: every library present; PACK_OUT defaults to dist/packages)
+# (default: all three; PACK_OUT defaults to dist/packages)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out="${PACK_OUT:-$PWD/dist/packages}"
@@ -19,7 +19,6 @@ for lib in "${wanted[@]}"; do
       made+=("$out/$(npm pack --silent --pack-destination "$out" -w @arbiter/client | tail -n 1)")
       ;;
     python)
-      [ -d clients/python ] || continue
       python="${ARBITER_PYTHON:-python3}"
       rm -f "$out"/*.whl
       # pip builds the wheel in an isolated environment with the build backend the project
@@ -28,7 +27,6 @@ for lib in "${wanted[@]}"; do
       made+=("$(ls "$out"/*.whl)")
       ;;
     java)
-      [ -d clients/java ] || continue
       if ! command -v mvn >/dev/null; then
         echo "pack: the Java client needs Maven (sudo apt-get install maven)" >&2
         exit 1

@@ -9,7 +9,7 @@ venv=.venv
 reqs=()
 while read -r line; do
   case "$line" in '#'* | '') continue ;; esac
-  [ -f "$line" ] && reqs+=("$line")
+  reqs+=("$line")
 done < scripts/python-requirements.txt
 if [ ! -x "$venv/bin/python" ]; then
   if ! python3 -m venv "$venv" >&2 2>/dev/null; then

@@ -41,15 +41,11 @@ npx tsc -p apps/dashboard/tsconfig.json
 npx tsc -p apps/dashboard/tsconfig.node.json
 
 for suite in scripts/test-suites/*.sh; do
-  [ -e "$suite" ] || continue
   side "$(basename "$suite" .sh)" "$suite"
 done
 
-projects=(--project bucketing --project stats --project dashboard)
-if [ -f clients/typescript/vitest.config.ts ]; then
-  bash scripts/ensure-chromium.sh
-  projects+=(--project client-ts)
-fi
+bash scripts/ensure-chromium.sh
+projects=(--project bucketing --project stats --project dashboard --project client-ts)
 
 status=0
 echo "== libraries: ${projects[*]}"

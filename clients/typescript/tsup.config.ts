@@ -19,6 +19,6 @@ export default defineConfig([
   { ...shared, entry: { index: 'src/index.ts' }, platform: 'node', target: 'node18' },
   // The browser entry also serves runtimes without Node built-ins (workers, Deno, edge).
   // es2022 keeps the `#` fields native: es2020 lowered them to WeakMap helpers, which cost
-  // assign() a quarter of its speed (docs/decisions.md, "Speed to the floor").
+  // assign() a quarter of its speed (docs/decisions.md#typescript-client).
   { ...shared, entry: { browser: 'src/browser.ts' }, platform: 'browser', target: 'es2022' },
 ]);

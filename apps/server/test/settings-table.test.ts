@@ -9,9 +9,9 @@ interface Row {
   meaning: string;
 }
 
-/** The rows of the README's "Settings" table by variable; "—" is a setting without a default. */
-function readmeSettings(): Map<string, Row> {
-  const section = README.split(/^## /m).find((s) => s.startsWith('Settings\n')) ?? '';
+/** The rows of a README's "Settings" table by variable; "—" is a setting without a default. */
+function readmeSettings(readme: string): Map<string, Row> {
+  const section = readme.split(/^## /m).find((s) => s.startsWith('Settings\n')) ?? '';
   const rows = new Map<string, Row>();
   for (const line of section.split('\n').filter((l) => l.startsWith('| `'))) {
     const [name, fallback, meaning] = line
@@ -43,9 +43,23 @@ function schemaSettings(): Map<string, Row> {
   );
 }
 
+/** The README with one row taken out: what the guard must catch. */
+function withoutRow(readme: string, name: string): string {
+  const kept = readme.split('\n').filter((line) => !line.startsWith(`| \`${name}\` |`));
+  expect(kept.length).toBe(readme.split('\n').length - 1);
+  return kept.join('\n');
+}
+
 describe("the README's settings table", () => {
+  it('fails on a planted missing setting', () => {
+    const readme = readmeSettings(withoutRow(README, 'ARBITER_SMTP_FROM'));
+    expect([...schemaSettings().keys()].filter((name) => !readme.has(name))).toEqual([
+      'ARBITER_SMTP_FROM',
+    ]);
+  });
+
   it('lists every setting of the schema, and only those, with its default and meaning', () => {
-    const readme = readmeSettings();
+    const readme = readmeSettings(README);
     const schema = schemaSettings();
     expect([...readme.keys()].sort()).toEqual([...schema.keys()].sort());
     expect(Object.fromEntries(readme)).toEqual(Object.fromEntries(schema));

@@ -1,4 +1,4 @@
-/** The three event types `POST /v1/events` accepts (SPEC §6). */
+/** The three event types `POST /v1/events` accepts (docs/wire-format.md#post-v1events-publishable-or-secret-key). */
 export type EventType = 'exposure' | 'model_call' | 'business_event';
 
 /**

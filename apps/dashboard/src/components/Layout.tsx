@@ -12,7 +12,7 @@ const NAV = [
   { to: '/feedback', label: 'Feedback' },
 ];
 
-/** Shown only to platform owners: the server's answer on the inbox decides (SPEC §4). */
+/** Shown only to platform owners: the server's answer on the inbox decides (docs/decisions.md#billing-and-platform-owner-pages). */
 const OWNER_NAV = [
   { to: '/admin/inbox', label: 'Inbox' },
   { to: '/admin/overview', label: 'Platform' },

@@ -44,7 +44,7 @@ export function watchConsole(page: Page) {
 }
 
 /**
- * The dashboard asks the inbox whether the signed-in user is a platform owner (SPEC §4: "the 403
+ * The dashboard asks the inbox whether the signed-in user is a platform owner (docs/decisions.md#billing-and-platform-owner-pages: "the 403
  * on the inbox also tells the dashboard whether to show the inbox navigation item"). For
  * everyone else that 403 is the designed answer, and Chromium logs it like any failed load.
  */

@@ -19,7 +19,7 @@ export type StoredRun = Pick<
   | 'results'
 >;
 
-/** The Results response of one stored run (SPEC §2, DESIGN §8). */
+/** The Results response of one stored run (docs/decisions.md#the-results-response). */
 export function presentRun(run: StoredRun, availableDays: string[]): Results {
   return {
     experiment_id: run.experimentId,

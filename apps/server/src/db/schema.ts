@@ -258,7 +258,7 @@ export const ingestQuarantine = pgTable(
  * Per user, per UTC day: the built-in measures as counts and sums (cost as a sum alone: its
  * per-user value is the sum). Sums are `numeric` (exact, no overflow: the fold adds event
  * values cast to numeric). No sums of squares: the tests run on per-user values, so a
- * user's within-day spread never enters (docs/decisions.md). One wide row
+ * user's within-day spread never enters (docs/decisions.md#the-event-log-and-the-fold). One wide row
  * per user-day keeps ingest to one aggregate write per event. The analysis reads these, never
  * a scan of raw events, so retention never shortens an analysis window.
  */

@@ -9,7 +9,7 @@ declare module 'fastify' {
   }
 }
 
-/** SPEC §5 names `Billing-Signature`; Stripe itself sends `Stripe-Signature`. */
+/** The contract names `Billing-Signature`; Stripe itself sends `Stripe-Signature` (docs/decisions.md#stripe). */
 export const BILLING_SIGNATURE_HEADERS = ['billing-signature', 'stripe-signature'] as const;
 
 function signatureOf(request: FastifyRequest): string | undefined {

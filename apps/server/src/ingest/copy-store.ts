@@ -16,7 +16,7 @@ function isUniqueViolation(error: unknown): boolean {
 }
 
 /**
- * Stores and meters a batch with COPY, PostgreSQL's cheapest bulk write (DESIGN §2), in one
+ * Stores and meters a batch with COPY, PostgreSQL's cheapest bulk write (docs/decisions.md#the-event-log-and-the-fold), in one
  * round trip: the COPY and the meter go as one simple-protocol query, which PostgreSQL runs as
  * one implicit transaction (both or neither). COPY cannot skip rows that are already there, so
  * a batch holding an event stored before (a client's retry) fails whole and `store` answers

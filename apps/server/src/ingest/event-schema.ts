@@ -54,7 +54,7 @@ export const BusinessValue = Type.Number({
   description: 'The outcome, -1e12 to 1e12',
 });
 
-/** One event as sent (flat, DESIGN §8). Checked one by one, so a bad event never sinks its batch. */
+/** One event as sent (flat, docs/wire-format.md#post-v1events-publishable-or-secret-key). Checked one by one, so a bad event never sinks its batch. */
 export const EventSchema = Type.Object(
   {
     event_id: Text({ minLength: 1, maxLength: 128 }),

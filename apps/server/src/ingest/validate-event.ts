@@ -34,7 +34,7 @@ export type EventCheck =
     }
   | { ok: false; detail: string };
 
-/** `metadata.arbiter_test` marks test events (DESIGN §1). */
+/** `metadata.arbiter_test` marks test events (docs/decisions.md#test-events). */
 export function isTestEvent(metadata: Record<string, unknown> | undefined): boolean {
   return metadata?.arbiter_test === true;
 }

@@ -57,7 +57,7 @@ export const SequentialSchema = Type.Object(
   },
 );
 
-/** SPEC §2 MetricResult (every required field) plus DESIGN §8's and issue 16's additions. */
+/** MetricResult: the contract's required fields plus ours (docs/decisions.md#the-results-response). */
 export const MetricResultSchema = Type.Object({
   metric: Type.String(),
   kind: Type.String(),

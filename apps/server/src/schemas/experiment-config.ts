@@ -8,7 +8,7 @@ import {
 } from './metric-vocabulary.ts';
 import { Text, TextMatching } from './text.ts';
 
-/** Field shapes of ExperimentConfig that the contract leaves open are decided here (docs/decisions.md, Experiments). */
+/** Field shapes of ExperimentConfig that the contract leaves open are decided here (docs/decisions.md#experiment-fields). */
 export {
   BINARY_KINDS,
   CUPED_KINDS,

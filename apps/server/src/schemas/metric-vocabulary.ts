@@ -1,5 +1,5 @@
 /**
- * The closed vocabularies of a MetricDefinition (DESIGN §7). No dependencies: the dashboard
+ * The closed vocabularies of a MetricDefinition (docs/decisions.md#metric-definitions). No dependencies: the dashboard
  * bundles this module for its metric editor, so both sides offer exactly the same choices.
  */
 export const METRIC_KINDS = [

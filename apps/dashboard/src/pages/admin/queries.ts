@@ -14,7 +14,7 @@ export const adminKeys = {
 
 /**
  * Whether the caller is a platform owner. The server is the only judge (its list of owner
- * emails is not published): SPEC §4 makes the inbox's 403 the signal. Any other failure
+ * emails is not published): the inbox's 403 is the signal (docs/decisions.md#billing-and-platform-owner-pages). Any other failure
  * leaves the answer unknown, and the owner's navigation stays hidden.
  */
 export const useIsPlatformOwner = () =>

@@ -82,7 +82,7 @@ function nameTaken(name: string): DomainError {
   );
 }
 
-/** Judge evaluations unlock on pro (SPEC §1 behaviour 9): refused on free with the plan needed. */
+/** Judge evaluations unlock on pro (docs/decisions.md#judge-evaluations): refused on free with the plan needed. */
 async function checkPlanAllows(
   tx: Tx,
   orgId: string,
