@@ -13,23 +13,6 @@ import { repositoryFiles } from './support/readme-layout.ts';
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
 /**
- * Files that other branches in flight are rewriting (the Python and Java clients; the security
- * matrix, split per plane), left alone here so the merge stays clean. Each still names a
- * section the old way; the list only shrinks, and an entry whose file no longer needs it
- * fails, so it is deleted once their branch is merged.
- */
-const PENDING_ELSEWHERE = new Set([
-  'apps/server/test/security-matrix.test.ts',
-  'clients/java/src/main/java/dev/arbiter/client/ArbiterDefaults.java',
-  'clients/java/src/main/java/dev/arbiter/client/EventValidation.java',
-  'clients/python/src/arbiter/_bucketing.py',
-  'clients/python/src/arbiter/_constants.py',
-  'clients/python/src/arbiter/_types.py',
-  'clients/python/src/arbiter/_utf8.py',
-  'clients/python/tests/test_real_server.py',
-]);
-
-/**
  * Fixture text is written with stand-ins so this file holds no reference of its own for the
  * real-tree scan to trip on: `<#>` is `#`, `<s>` the section sign, `<q>` a double quote, `<]>`
  * a closing bracket.
@@ -128,16 +111,9 @@ describe('the references of the repository', () => {
   const tree = diskTree(ROOT, repositoryFiles(ROOT));
   const found = files.flatMap((file) => brokenReferences(tree, file, tree.read(file) ?? ''));
 
-  it('all resolve (apart from the files of branches in flight)', () => {
+  it('all resolve', () => {
     expect(files.length).toBeGreaterThan(300);
-    const report = found
-      .filter((b) => !PENDING_ELSEWHERE.has(b.file))
-      .map((b) => `${b.file}:${b.line}: ${b.reference} (${b.reason})`);
+    const report = found.map((b) => `${b.file}:${b.line}: ${b.reference} (${b.reason})`);
     expect(report).toEqual([]);
-  });
-
-  it('keeps the in-flight list to files that still need it', () => {
-    const stillPending = new Set(found.map((b) => b.file));
-    expect([...PENDING_ELSEWHERE].filter((file) => !stillPending.has(file))).toEqual([]);
   });
 });

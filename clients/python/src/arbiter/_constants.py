@@ -8,7 +8,7 @@ file; the client's options take seconds, converted once in ``Arbiter.__init__``'
 #: Production API. Overridden by the ``base_url`` option or ``ARBITER_BASE_URL``.
 DEFAULT_BASE_URL = "https://api.arbiter.dev"
 
-#: SPEC §8: clients poll ``GET /v1/config`` every 60 s.
+#: docs/decisions.md#shared-behaviour-and-defaults: clients poll ``GET /v1/config`` every 60 s.
 CONFIG_POLL_INTERVAL_MS = 60_000
 
 #: Events per ``POST /v1/events`` request.
@@ -38,7 +38,8 @@ RETRY_JITTER = 0.25
 #: One HTTP request, connection included.
 REQUEST_TIMEOUT_MS = 10_000
 
-#: SPEC §8: spilled events are replayed within 24 h, with their original timestamps.
+#: Spilled events are replayed within 24 h, with their original timestamps
+#: (docs/decisions.md#shared-behaviour-and-defaults).
 OFFLINE_REPLAY_WINDOW_MS = 24 * 60 * 60 * 1_000
 #: Events kept in the offline store; the oldest go first past this.
 OFFLINE_STORE_CAPACITY = 100_000

@@ -2,7 +2,7 @@
 
 from typing import Any, Dict, Literal, NamedTuple, Optional, TypedDict
 
-#: The three event types ``POST /v1/events`` accepts (SPEC §6).
+#: The three event types ``POST /v1/events`` accepts (docs/wire-format.md#post-v1events-publishable-or-secret-key).
 EventType = Literal["exposure", "model_call", "business_event"]
 
 
