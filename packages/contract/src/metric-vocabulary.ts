@@ -1,6 +1,6 @@
 /**
- * The closed vocabularies of a MetricDefinition (DESIGN §7). No dependencies: the dashboard
- * bundles this module for its metric editor, so both sides offer exactly the same choices.
+ * The closed vocabularies of a MetricDefinition. The server's config schema and the dashboard's
+ * metric editor both read them, so both sides offer exactly the same choices.
  */
 export const METRIC_KINDS = [
   'latency',
