@@ -41,6 +41,8 @@ npx tsc -p apps/dashboard/tsconfig.json
 npx tsc -p apps/dashboard/tsconfig.node.json
 # The contract package alone, without Node or DOM types: the dashboard and browsers bundle it.
 npx tsc -p packages/contract/tsconfig.json
+# The TypeScript client with its tests (vitest runs them untyped; this is what checks their types).
+npx tsc -p clients/typescript/tsconfig.json
 
 for suite in scripts/test-suites/*.sh; do
   [ -e "$suite" ] || continue
