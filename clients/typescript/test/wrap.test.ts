@@ -206,6 +206,7 @@ describe('wrap(openai)', () => {
             type: 'function',
             function: {
               name: 'lookup',
+              description: 'Looks the answer up',
               parameters: { type: 'object', properties: {} },
               function: () => {
                 toolRuns++;

@@ -1,7 +1,7 @@
+import { type BucketMap, clientRanges } from '@arbiter/contract';
 import { eq } from 'drizzle-orm';
 import type { Context } from '../context.ts';
 import { experiments, metricMethodOverrides, retentionWatermarks } from '../db/schema.ts';
-import { type BucketMap, clientRanges } from '../domain/experiments/bucket-map.ts';
 import { loadCurrentVersion } from '../domain/experiments/current-version.ts';
 import { effectivePlan } from '../domain/plans/effective-plan.ts';
 import { PLAN_LIMITS } from '../domain/plans.ts';

@@ -1,3 +1,4 @@
+import type { BucketMap } from '@arbiter/contract';
 import { sql } from 'drizzle-orm';
 import {
   bigint,
@@ -17,7 +18,6 @@ import {
   uuid,
 } from 'drizzle-orm/pg-core';
 import type { ArmStatus, MetricResult, RunKind, SrmStatus } from '../schemas/analysis-run.ts';
-import type { BucketMap } from '../schemas/bucket-map-shape.ts';
 import type { ExperimentConfig } from '../schemas/experiment-config.ts';
 
 const createdAt = () => timestamp('created_at', { withTimezone: true }).notNull().defaultNow();

@@ -1,10 +1,10 @@
 import { createBucketer } from '@arbiter/bucketing';
+import { clientRanges } from '@arbiter/contract';
 import { eq } from 'drizzle-orm';
 import type { Database } from '../db/connect.ts';
 import { experiments, orgs } from '../db/schema.ts';
 import type { Clock } from '../kernel/ports.ts';
 import type { Variant } from '../schemas/experiment-config.ts';
-import { clientRanges } from './experiments/bucket-map.ts';
 import { loadCurrentVersion } from './experiments/current-version.ts';
 import { effectivePlan } from './plans/effective-plan.ts';
 import type { Plan } from './plans.ts';

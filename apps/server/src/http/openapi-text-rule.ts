@@ -1,4 +1,4 @@
-import { STORABLE_TEXT_PATTERN } from '../schemas/text.ts';
+import { STORABLE_TEXT_PATTERN } from '@arbiter/contract';
 
 /** The NUL half of the text rule, in a form every regex engine compiles. */
 const NO_NUL_PATTERN = '^[^\\u0000]*$';

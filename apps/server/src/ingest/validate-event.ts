@@ -1,14 +1,8 @@
 import { variantForBucket } from '@arbiter/bucketing';
+import { MAX_FUTURE_SKEW_MS, MAX_HISTORY_AGE_MS, MAX_LIVE_AGE_MS } from '@arbiter/contract';
 import type { OrgState } from '../domain/org-state-cache.ts';
 import { compileBodyValidator } from '../schemas/validators.ts';
-import {
-  type AcceptedEvent,
-  EventSchema,
-  type IncomingEvent,
-  MAX_FUTURE_SKEW_MS,
-  MAX_HISTORY_AGE_MS,
-  MAX_LIVE_AGE_MS,
-} from './event-schema.ts';
+import { type AcceptedEvent, EventSchema, type IncomingEvent } from './event-schema.ts';
 
 const checkShape = compileBodyValidator(EventSchema);
 /** Fields only a business event carries (and must). */

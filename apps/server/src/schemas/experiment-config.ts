@@ -1,21 +1,9 @@
+import { MAX_COVARIATE_DAYS, METHODS, METRIC_CATEGORIES, METRIC_KINDS } from '@arbiter/contract';
 import { type Static, Type } from 'typebox';
 import { FreeFormObject } from './free-form-json.ts';
-import {
-  MAX_COVARIATE_DAYS,
-  METHODS,
-  METRIC_CATEGORIES,
-  METRIC_KINDS,
-} from './metric-vocabulary.ts';
 import { Text, TextMatching } from './text.ts';
 
 /** Field shapes of ExperimentConfig that the contract leaves open are decided here (docs/decisions.md#experiment-fields). */
-export {
-  BINARY_KINDS,
-  CUPED_KINDS,
-  METHODS,
-  METRIC_CATEGORIES,
-  METRIC_KINDS,
-} from './metric-vocabulary.ts';
 
 export const VariantKey = Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$' });
 

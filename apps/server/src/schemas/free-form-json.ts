@@ -1,18 +1,14 @@
+import { FREE_FORM_JSON_MAX_BYTES, FREE_FORM_JSON_MAX_DEPTH } from '@arbiter/contract';
 import { Type } from 'typebox';
 import { isStorableText, TEXT_RULE_MESSAGE } from './text.ts';
 
-/** TextEncoder rather than Buffer: the dashboard's bundle checks variables with this module too. */
 const utf8 = new TextEncoder();
 
-/**
- * The one limit of every free-form JSON field (event metadata, experiment variables, import
- * rows' metadata): at most 32 levels of nesting and 64 KiB as compact JSON in UTF-8, and the
- * text rule on every key and string inside. Deep enough for any real structure, shallow enough
- * for every parser the clients use (Python's json, Jackson's default 1,000, PostgreSQL's stack)
- * and small enough that a config served to every client stays small.
+/*
+ * The contract's limit of every free-form JSON field (event metadata, experiment variables,
+ * import rows' metadata): FREE_FORM_JSON_MAX_DEPTH levels of nesting, FREE_FORM_JSON_MAX_BYTES
+ * as compact JSON in UTF-8, and the text rule on every key and string inside.
  */
-export const FREE_FORM_JSON_MAX_DEPTH = 32;
-export const FREE_FORM_JSON_MAX_BYTES = 64 * 1024;
 
 /** The Ajv keyword that applies the limit; unknown to other tools, which ignore `x-` keywords. */
 export const FREE_FORM_JSON_KEYWORD = 'x-free-form-json';

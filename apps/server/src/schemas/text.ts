@@ -1,16 +1,11 @@
+import { STORABLE_TEXT_PATTERN } from '@arbiter/contract';
 import { type TSchemaOptions, Type } from 'typebox';
 
 /**
- * The one text rule of every route (free text and ids alike): no NUL and no unpaired UTF-16
- * surrogate. Both are valid in JSON and impossible in PostgreSQL text and jsonb (a NUL is an
- * error, a lone surrogate is silently turned into U+FFFD), so they are refused at the door.
- *
+ * The one text rule of every route (the contract's STORABLE_TEXT_PATTERN), refused at the door.
  * Written as a JSON Schema `pattern` so the OpenAPI document says it and any generator or
- * validator reading it agrees: Ajv compiles patterns with the `u` flag, where a surrogate
- * range matches only a surrogate that is not half of a pair.
+ * validator reading it agrees: Ajv compiles patterns with the `u` flag, like the contract's.
  */
-const FORBIDDEN = '\\u0000\\ud800-\\udfff';
-export const STORABLE_TEXT_PATTERN = `^[^${FORBIDDEN}]*$`;
 export const TEXT_RULE_MESSAGE = 'contains a NUL character or an unpaired surrogate';
 
 const STORABLE = new RegExp(STORABLE_TEXT_PATTERN, 'u');

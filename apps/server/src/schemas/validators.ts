@@ -1,8 +1,9 @@
+import { STORABLE_TEXT_PATTERN } from '@arbiter/contract';
 import { Ajv, type Options, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FastifySchema } from 'fastify';
 import { FREE_FORM_JSON_KEYWORD, freeFormJsonProblem } from './free-form-json.ts';
-import { STORABLE_TEXT_PATTERN, TEXT_RULE_MESSAGE } from './text.ts';
+import { TEXT_RULE_MESSAGE } from './text.ts';
 
 /**
  * Bodies are validated strictly (no type coercion, unknown fields rejected, every error

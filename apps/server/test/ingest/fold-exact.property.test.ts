@@ -1,8 +1,8 @@
+import { NUMERIC_DOMAINS } from '@arbiter/contract';
 import { sql } from 'drizzle-orm';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rows } from '../../src/db/connect.ts';
-import { NUMERIC_DOMAINS } from '../../src/ingest/event-schema.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
 import { foldEverything } from '../support/ingest-probe.ts';
 
@@ -22,7 +22,7 @@ beforeAll(async () => {
 afterAll(() => h.close());
 
 const ARMS = ['control', 'treatment'] as const;
-const { latency_ms, tokens, cost_usd, value } = NUMERIC_DOMAINS;
+const { latency_ms, input_tokens: tokens, cost_usd, value } = NUMERIC_DOMAINS;
 
 /** A double in [min, max], biased to the ends and the awkward values in between. */
 const extreme = (min: number, max: number) =>

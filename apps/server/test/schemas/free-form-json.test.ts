@@ -1,8 +1,5 @@
+import { FREE_FORM_JSON_MAX_BYTES, FREE_FORM_JSON_MAX_DEPTH } from '@arbiter/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  FREE_FORM_JSON_MAX_BYTES,
-  FREE_FORM_JSON_MAX_DEPTH,
-} from '../../src/schemas/free-form-json.ts';
 import { exposureOf, type TwoOrgs, twoOrgs } from '../support/ingest-probe.ts';
 
 // Class 2 of the probes (class 3 of the defences): one depth and size limit for every

@@ -1,4 +1,4 @@
-import type { BucketMap } from '../../../../server/src/domain/experiments/bucket-map.ts';
+import type { BucketMap } from '@arbiter/contract';
 import { BucketBar } from './BucketBar.tsx';
 import type { Preview } from './bucket-preview.ts';
 import type { EditorDraft } from './form-state.ts';

@@ -1,4 +1,4 @@
-import type { BucketMap } from '../../../../server/src/domain/experiments/bucket-map.ts';
+import type { BucketMap } from '@arbiter/contract';
 
 const PALETTE = ['#2563eb', '#d97706', '#059669', '#7c3aed', '#db2777', '#0891b2', '#65a30d'];
 

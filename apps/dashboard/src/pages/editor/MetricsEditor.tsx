@@ -1,9 +1,4 @@
-import {
-  BINARY_KINDS,
-  METHODS,
-  METRIC_CATEGORIES,
-  METRIC_KINDS,
-} from '../../../../server/src/schemas/metric-vocabulary.ts';
+import { BINARY_KINDS, METHODS, METRIC_CATEGORIES, METRIC_KINDS } from '@arbiter/contract';
 import type { MetricDefinition } from '../../api/client.ts';
 import { newMetric } from './form-state.ts';
 

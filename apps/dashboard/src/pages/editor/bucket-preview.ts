@@ -1,13 +1,8 @@
-import {
-  type BucketMap,
-  type BucketRun,
-  initialBucketMap,
-  relayout,
-} from '../../../../server/src/domain/experiments/bucket-map.ts';
+import { type BucketMap, type BucketRun, initialBucketMap, relayout } from '@arbiter/contract';
 
 /**
- * The preview runs the server's own relayout (the same module, bundled), so what the editor
- * promises is what a save does.
+ * The preview runs the server's own relayout (the contract's module, bundled), so what the
+ * editor promises is what a save does.
  */
 type Ranges = ReadonlyArray<{ variant: string; start: number; end: number }>;
 type Slice = { variant: string; weight: number };

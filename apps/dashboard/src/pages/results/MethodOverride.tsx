@@ -1,6 +1,6 @@
+import { METHODS } from '@arbiter/contract';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { METHODS } from '../../../../server/src/schemas/metric-vocabulary.ts';
 import { api, type Method, ok } from '../../api/client.ts';
 import { ProblemView } from '../../components/states.tsx';
 import { experimentKeys } from '../experiments/queries.ts';

@@ -1,8 +1,7 @@
+import { BINARY_KINDS, type METHODS } from '@arbiter/contract';
 import { and, eq } from 'drizzle-orm';
 import type { Database } from '../../db/connect.ts';
 import { metricMethodOverrides } from '../../db/schema.ts';
-import { BINARY_KINDS } from '../../schemas/experiment-config.ts';
-import type { METHODS } from '../../schemas/metric-vocabulary.ts';
 import { recordAudit } from '../audit.ts';
 import type { Caller } from '../identity.ts';
 import { DomainError } from '../outcomes.ts';

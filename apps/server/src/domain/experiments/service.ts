@@ -1,3 +1,4 @@
+import { type BucketMap, clientRanges, initialBucketMap, relayout } from '@arbiter/contract';
 import { and, desc, eq, sql } from 'drizzle-orm';
 import type { Database, Transaction } from '../../db/connect.ts';
 import { experiments, experimentVersions, orgs } from '../../db/schema.ts';
@@ -13,7 +14,6 @@ import type { Caller } from '../identity.ts';
 import { DomainError } from '../outcomes.ts';
 import { effectivePlan } from '../plans/effective-plan.ts';
 import { PLAN_LIMITS } from '../plans.ts';
-import { type BucketMap, clientRanges, initialBucketMap, relayout } from './bucket-map.ts';
 import { loadCurrentVersion } from './current-version.ts';
 import { checkConfig, normaliseConfig } from './validate.ts';
 

@@ -1,9 +1,5 @@
-import {
-  BINARY_KINDS,
-  CUPED_KINDS,
-  type ExperimentConfig,
-  type ExperimentConfigInput,
-} from '../../schemas/experiment-config.ts';
+import { BINARY_KINDS, CUPED_KINDS } from '@arbiter/contract';
+import type { ExperimentConfig, ExperimentConfigInput } from '../../schemas/experiment-config.ts';
 import { UUID } from '../../schemas/uuid.ts';
 import { DomainError } from '../outcomes.ts';
 

@@ -1,10 +1,10 @@
+import { METHODS } from '@arbiter/contract';
 import { Type } from 'typebox';
 import type { Context } from '../../context.ts';
 import { overrideMetricMethod } from '../../domain/experiments/metric-method.ts';
 import type { App } from '../../http/app-types.ts';
 import { problemResponses } from '../../http/responses.ts';
 import { callerOf } from '../../http/session-auth.ts';
-import { METHODS } from '../../schemas/experiment-config.ts';
 import { Text } from '../../schemas/text.ts';
 
 export function register(app: App, ctx: Context): void {

@@ -1,4 +1,5 @@
 import { variantForBucket } from '@arbiter/bucketing';
+import { EVENT_TEXT_LIMITS } from '@arbiter/contract';
 import type { preHandlerHookHandler } from 'fastify';
 import { type Static, Type } from 'typebox';
 import type { Context } from '../../context.ts';
@@ -45,13 +46,11 @@ export function register(app: App, ctx: Context, limit: preHandlerHookHandler): 
         body: Type.Object(
           {
             experiment_id: Text({
-              minLength: 1,
-              maxLength: 200,
+              ...EVENT_TEXT_LIMITS.experiment_id,
               description: 'Experiment id or unique name',
             }),
             user_id: Text({
-              minLength: 1,
-              maxLength: 256,
+              ...EVENT_TEXT_LIMITS.user_id,
               description:
                 'Refused (400) when an event could not carry it: no NUL or unpaired surrogate',
             }),

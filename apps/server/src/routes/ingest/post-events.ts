@@ -1,10 +1,10 @@
+import { MAX_EVENTS_BODY_BYTES, MAX_EVENTS_PER_BATCH } from '@arbiter/contract';
 import { type Static, Type } from 'typebox';
 import type { Context } from '../../context.ts';
 import { keyCallerOf } from '../../http/api-key-auth.ts';
 import type { App } from '../../http/app-types.ts';
 import { problemResponses } from '../../http/responses.ts';
 import { acceptEvents } from '../../ingest/accept.ts';
-import { MAX_EVENTS_BODY_BYTES, MAX_EVENTS_PER_BATCH } from '../../ingest/event-schema.ts';
 import { EventShapes } from '../../ingest/event-shapes.ts';
 import { refuseIfNothingAccepted } from '../../ingest/refusal.ts';
 import { compileBodyValidator } from '../../schemas/validators.ts';

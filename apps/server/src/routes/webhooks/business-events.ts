@@ -1,3 +1,4 @@
+import { EVENT_TEXT_LIMITS } from '@arbiter/contract';
 import { Type } from 'typebox';
 import type { Context } from '../../context.ts';
 import type { App } from '../../http/app-types.ts';
@@ -13,8 +14,7 @@ const BusinessEventBody = Type.Object(
   {
     event_id: Type.Optional(
       Text({
-        minLength: 1,
-        maxLength: 128,
+        ...EVENT_TEXT_LIMITS.event_id,
         description: 'Defaults to a hash of the body, so a redelivery is counted once',
       }),
     ),
@@ -22,11 +22,10 @@ const BusinessEventBody = Type.Object(
       pattern: UUID.source,
       description: 'The experiment id (its org owns the signing secret)',
     }),
-    user_id: Text({ minLength: 1, maxLength: 256 }),
-    variant: Type.Optional(Text({ minLength: 1, maxLength: 64 })),
+    user_id: Text(EVENT_TEXT_LIMITS.user_id),
+    variant: Type.Optional(Text(EVENT_TEXT_LIMITS.variant)),
     business_metric: Text({
-      minLength: 1,
-      maxLength: 128,
+      ...EVENT_TEXT_LIMITS.business_metric,
       description: 'conversion, revenue, retention or any metric name',
     }),
     value: BusinessValue,

@@ -1,12 +1,7 @@
 import { bucketOf, variantForBucket } from '@arbiter/bucketing';
+import { type BucketMap, clientRanges, initialBucketMap, relayout } from '@arbiter/contract';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  type BucketMap,
-  clientRanges,
-  initialBucketMap,
-  relayout,
-} from '../../../src/domain/experiments/bucket-map.ts';
 import { experimentConfig, type Harness, startHarness } from '../../support/harness.ts';
 
 const USERS = Array.from({ length: 10_000 }, (_, i) => `user-${i}`);

@@ -1,6 +1,7 @@
 /**
- * The closed vocabularies of a MetricDefinition (docs/decisions.md#metric-definitions). No dependencies: the dashboard
- * bundles this module for its metric editor, so both sides offer exactly the same choices.
+ * The closed vocabularies of a MetricDefinition (docs/decisions.md#metric-definitions). The
+ * server's config schema and the dashboard's metric editor both read them, so both sides offer
+ * exactly the same choices.
  */
 export const METRIC_KINDS = [
   'latency',

@@ -1,8 +1,30 @@
-import type { BucketMap, BucketRun } from '../../schemas/bucket-map-shape.ts';
-import type { AllocationSlice } from '../../schemas/experiment-config.ts';
+/**
+ * The bucket-map layout: which variant owns each bucket of an experiment, and how a new
+ * version's allocation changes it. The server stores and serves it; the dashboard's allocation
+ * editor previews a change with these same functions, so what the editor promises is what a
+ * save does.
+ */
 
-// The map's shape is stored in experiment_versions.bucket_map, so it is defined below the data layer.
-export type { BucketMap, BucketRun } from '../../schemas/bucket-map-shape.ts';
+/**
+ * `variant: null` marks a retired bucket: it answers null forever. Buckets in no range were
+ * never used and may be taken by a growing slice.
+ * Invariant: a bucket, once given to a variant, never moves to another variant.
+ */
+export interface BucketRun {
+  variant: string | null;
+  start: number;
+  end: number;
+}
+export interface BucketMap {
+  bucket_count: number;
+  runs: BucketRun[];
+}
+
+/** One slice of an allocation: a variant and its percent of all users, in steps of 0.01. */
+export interface AllocationSlice {
+  variant: string;
+  weight: number;
+}
 
 export type RelayoutOutcome = { ok: true; map: BucketMap } | { ok: false; reason: string };
 

@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import type { Results } from '../../src/api/client.ts';
+import { runCsv } from '../../src/pages/results/export-run.ts';
+
+const result = (over: Record<string, unknown>) => ({
+  metric: 'latency',
+  treatment: 'b',
+  control: 'a',
+  test: 'welch_t',
+  effect: -12.5,
+  ci_low: -20,
+  ci_high: -5,
+  lift: -0.1,
+  p_value: 0.001,
+  p_value_fdr: 0.002,
+  significant: true,
+  srm_p: 0.5,
+  window_days: 14,
+  preliminary: false,
+  ...over,
+});
+
+describe('the CSV export of a run', () => {
+  it('writes a header and one CRLF-terminated row per metric and treatment, labelled with the run', () => {
+    const run = {
+      computed_for: '2026-11-22',
+      results: { 'latency::b': result({}) },
+    } as unknown as Results;
+    expect(runCsv(run)).toBe(
+      'run,metric,treatment,control,test,effect,ci_low,ci_high,lift,p_value,p_value_fdr,significant,srm_p,window_days,preliminary\r\n' +
+        '2026-11-22,latency,b,a,welch_t,-12.5,-20,-5,-0.1,0.001,0.002,true,0.5,14,false\r\n',
+    );
+  });
+
+  it('quotes fields holding a comma, a quote or a newline (RFC 4180) and leaves nulls empty', () => {
+    const run = {
+      computed_for: 'manual-2026-11-22T10:00:00Z',
+      results: { x: result({ metric: 'say "hi", twice', treatment: 'line\nbreak', lift: null }) },
+    } as unknown as Results;
+    const row = runCsv(run).split('\r\n')[1];
+    expect(row).toBe(
+      'manual-2026-11-22T10:00:00Z,"say ""hi"", twice","line\nbreak",a,welch_t,-12.5,-20,-5,,0.001,0.002,true,0.5,14,false',
+    );
+  });
+});

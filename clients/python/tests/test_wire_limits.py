@@ -1,0 +1,90 @@
+"""The client refuses exactly what the server refuses: every limit of testdata/wire-limits.json
+(generated from packages/contract) is taken at its value and refused one step past it."""
+
+import json
+import os
+import re
+from typing import Any, Dict, Optional
+
+import pytest
+from conftest import REPO_ROOT
+
+from arbiter import _constants as C
+from arbiter._event_validation import text_problem, wire_problem
+
+with open(os.path.join(REPO_ROOT, "testdata", "wire-limits.json"), encoding="utf-8") as f:
+    LIMITS: Dict[str, Any] = json.load(f)
+
+TEXT = LIMITS["event"]["text"]
+NUMBERS = LIMITS["event"]["numbers"]
+#: Set by the client itself for every event, never by a caller's payload.
+CLIENT_SET = {"event_id"}
+BASE: Dict[str, Any] = {"experiment_id": "checkout", "user_id": "user-1"}
+
+
+def problem(field: str, value: Any) -> Optional[str]:
+    return wire_problem(dict(BASE, **{field: value}))
+
+
+def nested(levels: int) -> Dict[str, Any]:
+    node: Dict[str, Any] = {"leaf": 1}
+    for _ in range(levels - 1):
+        node = {"a": node}
+    return node
+
+
+@pytest.mark.parametrize("field", sorted(set(TEXT) - CLIENT_SET))
+def test_a_text_field_takes_its_length_limits_and_refuses_one_past_them(field: str) -> None:
+    limit = TEXT[field]
+    assert problem(field, "x" * limit["maxLength"]) is None
+    assert field in (problem(field, "x" * (limit["maxLength"] + 1)) or "")
+    if limit["minLength"] > 0:
+        assert field in (problem(field, "") or "")
+    else:
+        assert problem(field, "") is None
+
+
+@pytest.mark.parametrize("field", sorted(NUMBERS))
+def test_a_number_takes_its_domain_and_refuses_what_lies_outside(field: str) -> None:
+    domain = NUMBERS[field]
+    low, high = domain["minimum"], domain["maximum"]
+    assert problem(field, low) is None
+    assert problem(field, high) is None
+    assert field in (problem(field, high + 1) or "")
+    assert field in (problem(field, low - 1) or "")
+    fraction = problem(field, high - 0.5)
+    if domain["integer"]:
+        assert field in (fraction or "")
+    else:
+        assert fraction is None
+
+
+def test_metadata_takes_the_free_form_json_depth_and_size_and_refuses_one_past_them() -> None:
+    depth, size = LIMITS["freeFormJson"]["maxDepth"], LIMITS["freeFormJson"]["maxBytes"]
+
+    def padded(n: int) -> Dict[str, Any]:
+        return {"p": "x" * (n - len('{"p":""}'))}
+
+    assert problem("metadata", nested(depth)) is None
+    assert "deeper" in (problem("metadata", nested(depth + 1)) or "")
+    assert problem("metadata", padded(size)) is None
+    assert "bytes" in (problem("metadata", padded(size + 1)) or "")
+
+
+def test_storable_text_is_what_the_shared_pattern_matches() -> None:
+    rule = re.compile(LIMITS["textRule"]["pattern"])
+    for text in ["", "plain", "a\x00b", "a\ud800b", "\udfff", "\U0001f600", "\u00e9\u00a0\u00df"]:
+        assert (text_problem(text) is None) == bool(rule.match(text)), repr(text)
+
+
+def test_the_constants_that_carry_a_wire_limit_equal_it() -> None:
+    assert C.MAX_USER_ID_LENGTH == TEXT["user_id"]["maxLength"]
+    assert C.MAX_MODEL_TEXT_LENGTH == TEXT["prompt"]["maxLength"] == TEXT["response"]["maxLength"]
+    # An error message is cut shorter than the server takes: a stack trace is not a metric.
+    assert C.MAX_ERROR_LENGTH <= TEXT["error"]["maxLength"]
+    assert C.MAX_EVENT_BATCH_SIZE == LIMITS["batch"]["maxEvents"]
+    assert C.MAX_EVENT_BATCH_BYTES == LIMITS["batch"]["maxBytes"]
+    assert C.METADATA_MAX_DEPTH == LIMITS["freeFormJson"]["maxDepth"]
+    assert C.METADATA_MAX_BYTES == LIMITS["freeFormJson"]["maxBytes"]
+    # A replayed event must still be young enough for POST /v1/events.
+    assert C.OFFLINE_REPLAY_WINDOW_MS < LIMITS["timestamps"]["maxLiveAgeMs"]
