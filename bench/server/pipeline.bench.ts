@@ -13,7 +13,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
 import pg from 'pg';
-import { runNightly } from '../../apps/server/src/analysis/nightly.ts';
+import { runNightly, SCHEDULED_FOLD_WAIT_MS } from '../../apps/server/src/analysis/nightly.ts';
 import { analyzeExperiment } from '../../apps/server/src/analysis/pipeline.ts';
 import { loadConfig } from '../../apps/server/src/config.ts';
 import { createContext } from '../../apps/server/src/create-context.ts';
@@ -169,7 +169,7 @@ async function measure(users: number): Promise<Measured> {
     const meter = await databaseCpuMeter(db.url);
     const processBefore = processCpuMs();
     const start = performance.now();
-    const summary = await runNightly(ctx, DAY);
+    const summary = await runNightly(ctx, DAY, SCHEDULED_FOLD_WAIT_MS);
     const elapsed = performance.now() - start;
     const pipelineCpu = processCpuMs() - processBefore + (await meter.stop());
     clearInterval(sampler);
@@ -209,6 +209,7 @@ async function measure(users: number): Promise<Measured> {
       kind: 'manual',
       label: `manual-${new Date().toISOString()}`,
       windowEnd: new Date(`${DAY}T23:59:59Z`),
+      foldedThrough: new Date(),
     });
     const mwElapsed = performance.now() - mwStart;
     clearInterval(mwSampler);

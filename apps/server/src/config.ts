@@ -45,6 +45,10 @@ export interface Config {
   sequentialTuning: number;
   /** Experiments the nightly run analyses at once on a PostgreSQL server. */
   analysisConcurrency: number;
+  /** How long a requested run waits for the fold before answering 503. */
+  runFoldWaitMs: number;
+  /** Manual runs per experiment per hour. */
+  manualRunsPerHour: number;
   /** OpenAI-compatible chat-completions endpoint of the judge model; null = judge metrics not scored. */
   judgeBaseUrl: string | null;
   judgeApiKey: string | null;
@@ -192,6 +196,8 @@ export function loadConfig(env: Env, cwd = process.cwd()): Config {
     minEventsPerArm: s.ARBITER_MIN_EVENTS_PER_ARM,
     sequentialTuning: s.ARBITER_SEQUENTIAL_TUNING,
     analysisConcurrency: s.ARBITER_ANALYSIS_CONCURRENCY,
+    runFoldWaitMs: s.ARBITER_RUN_FOLD_WAIT_MS,
+    manualRunsPerHour: s.ARBITER_MANUAL_RUNS_PER_HOUR,
     judgeBaseUrl: s.ARBITER_JUDGE_BASE_URL?.replace(/\/+$/, '') ?? null,
     judgeApiKey: s.ARBITER_JUDGE_API_KEY ?? null,
     judgeModel: s.ARBITER_JUDGE_MODEL,

@@ -1,4 +1,4 @@
-import { type NightlySummary, runNightly } from './analysis/nightly.ts';
+import { type NightlySummary, runNightly, SCHEDULED_FOLD_WAIT_MS } from './analysis/nightly.ts';
 import type { Config } from './config.ts';
 import { CONTROL_HEADER, readControlFile } from './control-file.ts';
 import { createContext } from './create-context.ts';
@@ -33,7 +33,7 @@ export async function requestPipelineRun(config: Config, day: string): Promise<N
   }
   const ctx = await createContext(config);
   try {
-    return await runNightly(ctx, day);
+    return await runNightly(ctx, day, SCHEDULED_FOLD_WAIT_MS);
   } finally {
     await ctx.close();
   }

@@ -145,6 +145,19 @@ export const SettingsSchema = Type.Object({
     description:
       'experiments the nightly run analyses at once on a PostgreSQL server (about one core each; the embedded database runs them in turn)',
   }),
+  ARBITER_RUN_FOLD_WAIT_MS: Type.Integer({
+    minimum: 0,
+    maximum: 3_600_000,
+    default: 10_000,
+    description:
+      'how long a requested analysis (manual run, pipeline route) waits for the fold to take in every event accepted before it, before answering 503 with Retry-After',
+  }),
+  ARBITER_MANUAL_RUNS_PER_HOUR: Type.Integer({
+    minimum: 1,
+    maximum: 1_000_000,
+    default: 20,
+    description: 'manual analysis runs per experiment per hour (429 with Retry-After beyond)',
+  }),
   ARBITER_JUDGE_BASE_URL: Type.Optional(
     Type.String({
       pattern: '^https?://[^\\s]+$',

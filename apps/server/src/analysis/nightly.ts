@@ -2,6 +2,7 @@ import { gt, lte } from 'drizzle-orm';
 import type { Context } from '../context.ts';
 import { experiments } from '../db/schema.ts';
 import { mapConcurrent } from '../kernel/map-concurrent.ts';
+import { awaitFold } from './fold-gate.ts';
 import { runJudgeJob } from './judge/judge-job.ts';
 import { recordedRun } from './nightly-log.ts';
 import { analyzeExperiment } from './pipeline.ts';
@@ -11,6 +12,8 @@ import { withLease } from './run-lease.ts';
 const DAY_MS = 86_400_000;
 /** Long enough for the largest nightly run; a crashed holder frees the lease after it. */
 const LEASE_MS = 2 * 3600 * 1000;
+/** The scheduled run waits this long for the fold at most: nobody waits on its answer. */
+export const SCHEDULED_FOLD_WAIT_MS = 3600 * 1000;
 
 export interface NightlySummary {
   day: string;
@@ -28,20 +31,30 @@ export function previousUtcDay(now: Date): string {
 
 /**
  * The nightly pipeline for one UTC day, every experiment created by then: judge scoring
- * (when configured), then per experiment SRM → tests → FDR, then retention. One runner at a
+ * (when configured), the fold gate (every event accepted before the run is folded, waiting up
+ * to `foldWaitMs`), then per experiment SRM → tests → FDR, then retention. One runner at a
  * time across processes; re-running a day replaces its results. How each run ended is recorded
  * for the platform owner's health view.
  */
-export async function runNightly(ctx: Context, day: string): Promise<NightlySummary> {
+export async function runNightly(
+  ctx: Context,
+  day: string,
+  foldWaitMs: number,
+): Promise<NightlySummary> {
   const run = { day, startedAt: ctx.clock.now(), finishedAt: () => ctx.clock.now() };
-  return recordedRun(ctx.db, run, () => runNightlyUnrecorded(ctx, day));
+  return recordedRun(ctx.db, run, () => runNightlyUnrecorded(ctx, day, foldWaitMs));
 }
 
-async function runNightlyUnrecorded(ctx: Context, day: string): Promise<NightlySummary> {
+async function runNightlyUnrecorded(
+  ctx: Context,
+  day: string,
+  foldWaitMs: number,
+): Promise<NightlySummary> {
   const now = ctx.clock.now();
   const windowEnd = new Date(Date.parse(`${day}T00:00:00.000Z`) + DAY_MS);
   const outcome = await withLease(ctx.db, 'nightly', LEASE_MS, now, async () => {
     if (ctx.judge) await runJudgeJob(ctx, ctx.judge, { now });
+    const foldedThrough = await awaitFold(ctx, foldWaitMs);
     const list = await ctx.db
       .select({ id: experiments.id, name: experiments.name })
       .from(experiments)
@@ -56,6 +69,7 @@ async function runNightlyUnrecorded(ctx: Context, day: string): Promise<NightlyS
         kind: 'nightly',
         label: day,
         windowEnd,
+        foldedThrough,
       });
       return { experiment_id: id, name, status: record.status };
     });

@@ -21,6 +21,8 @@ export interface RunRequest {
   label: string;
   /** Exclusive end of the window: the next midnight for a nightly day, now for a manual run. */
   windowEnd: Date;
+  /** The fold position the run's gate saw (`awaitFold`): stored with the run. */
+  foldedThrough: Date;
 }
 
 function utcDay(at: Date): string {

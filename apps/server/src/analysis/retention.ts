@@ -24,7 +24,7 @@ export async function purgeExpiredEvents(ctx: Context, now: Date): Promise<numbe
           eq(events.orgId, org.id),
           lt(events.occurredAt, cutoff),
           // an event not folded yet (e.g. an old one just imported) waits for the fold
-          lt(events.txid, sql`(select folded_below from ingest_watermark where id = 1)`),
+          sql`not exists (select 1 from ingest_pending p where p.txid = ${events.txid})`,
         ),
       )
       .returning({ id: events.eventId });

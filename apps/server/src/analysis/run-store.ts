@@ -53,7 +53,7 @@ export async function availableLabels(db: Database, experimentId: string): Promi
 }
 
 /**
- * Stores a run (a nightly day is replaced when re-run; a manual label is new each time) and
+ * Stores a run (a nightly day is replaced when re-run; a manual run never is) and
  * returns it presented, with its status. A collecting run is stored but not listed.
  */
 export async function storeRun(
@@ -61,8 +61,10 @@ export async function storeRun(
   orgId: string,
   experimentId: string,
   record: RunRecord,
+  foldedThrough: Date,
 ): Promise<Results & { status: RunRecord['status'] }> {
   const values = {
+    foldedThrough,
     orgId,
     experimentId,
     label: record.label,
@@ -75,13 +77,24 @@ export async function storeRun(
     results: record.results,
     arms: record.arms,
   };
-  await ctx.db
-    .insert(analysisRuns)
-    .values(values)
-    .onConflictDoUpdate({
-      target: [analysisRuns.experimentId, analysisRuns.label],
-      set: { ...values, computedAt: sql`excluded.computed_at` },
-    });
+  if (record.kind === 'manual') {
+    // A manual run is permanent: its label was taken for it alone (manual-run.ts), and a
+    // stored one is never replaced.
+    const stored = await ctx.db
+      .insert(analysisRuns)
+      .values(values)
+      .onConflictDoNothing()
+      .returning({ id: analysisRuns.id });
+    if (stored.length === 0) throw new Error(`manual run ${record.label} is already stored`);
+  } else {
+    await ctx.db
+      .insert(analysisRuns)
+      .values(values)
+      .onConflictDoUpdate({
+        target: [analysisRuns.experimentId, analysisRuns.label],
+        set: { ...values, computedAt: sql`excluded.computed_at` },
+      });
+  }
   const listed = record.status === 'collecting' ? [] : await availableLabels(ctx.db, experimentId);
   const presented = presentRun({ ...values, experimentId }, listed);
   // A collecting run serves the gate's unset state, not its expected shares.

@@ -1,7 +1,7 @@
 import { Cron } from 'croner';
 import type { Context } from '../context.ts';
 import { applyPeriodEnds } from '../domain/plans/plan-changes.ts';
-import { previousUtcDay, runNightly } from './nightly.ts';
+import { previousUtcDay, runNightly, SCHEDULED_FOLD_WAIT_MS } from './nightly.ts';
 
 export const PERIOD_END_CRON = '7 * * * *';
 
@@ -12,7 +12,7 @@ export const PERIOD_END_CRON = '7 * * * *';
 export function startNightlyScheduler(ctx: Context, log: { error(o: object, m: string): void }) {
   const job = new Cron(ctx.config.nightlyCron, { timezone: 'UTC', protect: true }, async () => {
     try {
-      await runNightly(ctx, previousUtcDay(ctx.clock.now()));
+      await runNightly(ctx, previousUtcDay(ctx.clock.now()), SCHEDULED_FOLD_WAIT_MS);
     } catch (error) {
       log.error({ err: error }, 'nightly pipeline failed');
     }

@@ -187,17 +187,34 @@ export const feedback = pgTable('feedback', {
 });
 
 /**
- * How far the aggregation worker has folded the event log: every event stored by a transaction
- * with an id below `folded_below` is in the per-user daily aggregates. One row.
+ * One row: the lock the fold takes first, so folds of several processes take turns (only the
+ * fold writes the aggregate tables, so their upserts need no lock order).
  */
 export const ingestWatermark = pgTable('ingest_watermark', {
   id: integer('id').primaryKey().default(1),
-  foldedBelow: bigint('folded_below', { mode: 'number' }).notNull(),
 });
 
 /**
+ * The fold's queue: one row per transaction that stored events and is not folded yet, written
+ * by a statement trigger on `events` (migration 0010) in that same transaction, so it becomes
+ * visible exactly when its events do. The fold deletes the rows it folds in the transaction
+ * that folds them. No horizon: a transaction still open anywhere on the server holds back only
+ * its own rows. `accepted_at` is the storing transaction's start, before its commit (and so
+ * before its 202): every event acknowledged before an instant T is folded once no row here has
+ * `accepted_at` before T.
+ */
+export const ingestPending = pgTable(
+  'ingest_pending',
+  {
+    txid: bigint('txid', { mode: 'number' }).primaryKey(),
+    acceptedAt: timestamp('accepted_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index('ingest_pending_accepted').on(t.acceptedAt)],
+);
+
+/**
  * Raw events, kept for the plan's retention, and the ingest log: `txid` is the id of the
- * transaction that stored the row, so the aggregation worker reads new events by range.
+ * transaction that stored the row, the key the fold's queue (`ingest_pending`) names it by.
  */
 export const events = pgTable(
   'events',
@@ -332,10 +349,33 @@ export const analysisRuns = pgTable(
     srm: jsonb('srm').$type<SrmStatus>().notNull(),
     results: jsonb('results').$type<Record<string, MetricResult>>().notNull(),
     arms: jsonb('arms').$type<Record<string, ArmStatus>>().notNull(),
+    /**
+     * The fold position the run saw: every event accepted before this instant was in the
+     * aggregates it read. Null for runs stored before it was recorded (migration 0010).
+     */
+    foldedThrough: timestamp('folded_through', { withTimezone: true }),
   },
   (t) => [
     uniqueIndex('analysis_runs_experiment_label').on(t.experimentId, t.label),
     index('analysis_runs_experiment_computed').on(t.experimentId, t.computedAt),
+  ],
+);
+
+/**
+ * Every manual run's label, taken before the run computes, under the experiment's row lock:
+ * labels are unique (two runs in one millisecond get consecutive instants) and the hourly
+ * limit counts runs still computing. A run that fails gives its label back.
+ */
+export const manualRunLabels = pgTable(
+  'manual_run_labels',
+  {
+    experimentId: uuid('experiment_id').notNull(),
+    label: text('label').notNull(),
+    takenAt: timestamp('taken_at', { withTimezone: true }).notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.experimentId, t.label] }),
+    index('manual_run_labels_taken').on(t.experimentId, t.takenAt),
   ],
 );
 

@@ -39,6 +39,8 @@ const PROBLEM_OF = {
   } satisfies Record<IngestCode, ProblemSlug>,
   analysis: {
     'results-collecting': 'results-collecting',
+    'fold-behind': 'fold-behind',
+    'manual-run-limit': 'manual-run-limit',
   } satisfies Record<AnalysisCode, ProblemSlug>,
   integration: {
     'billing-provider-failed': 'billing-provider-failed',

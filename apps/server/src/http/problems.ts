@@ -208,6 +208,18 @@ export const PROBLEMS = {
     title: 'Too many test events',
     about: 'At most 5 test events per experiment per hour.',
   },
+  'manual-run-limit': {
+    status: 429,
+    title: 'Too many manual runs',
+    about:
+      'Each manual run is stored for good, so an experiment takes a limited number per hour (`ARBITER_MANUAL_RUNS_PER_HOUR`, 20 unless set). Wait for `Retry-After` seconds; the live view needs no run.',
+  },
+  'fold-behind': {
+    status: 503,
+    title: 'Recent events are not in the aggregates yet',
+    about:
+      'An analysis is computed only once every event accepted before it is folded into the aggregates it reads, so it never publishes a result that misses accepted events. The fold did not catch up in time (`ARBITER_RUN_FOLD_WAIT_MS`); nothing was stored. Retry after `Retry-After` seconds.',
+  },
   'contact-limit': {
     status: 429,
     title: 'Too many messages',

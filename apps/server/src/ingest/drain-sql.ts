@@ -2,11 +2,15 @@ import { type SQL, sql } from 'drizzle-orm';
 
 /**
  * Taken first, in its own statement, so the fold that follows in the same transaction reads a
- * snapshot from after any other worker's fold: two workers never fold the same range.
+ * snapshot from after any other worker's fold: two workers never fold the same transactions.
  */
-export const lockWatermark = sql`select folded_below from ingest_watermark where id = 1 for update`;
+export const lockWatermark = sql`select id from ingest_watermark where id = 1 for update`;
 
-/** The rows of the log one fold takes: a txid stretch less the quarantined rows. */
+/** The same lock, or no row when another fold holds it (the caller then does not wait). */
+export const lockWatermarkIfFree = sql`select id from ingest_watermark where id = 1
+  for update skip locked`;
+
+/** The rows of the log one fold takes: the claimed transactions' rows less the quarantined ones. */
 const NOT_QUARANTINED = sql`not exists (select 1 from ingest_quarantine q
   where q.org_id = e.org_id and q.event_id = e.event_id)`;
 
@@ -62,13 +66,20 @@ function aggregateUpserts(rowsToFold: SQL) {
 }
 
 /**
- * Folds the next stretch of the event log into the per-user daily aggregates and moves the
- * watermark past it, atomically: a crash leaves the stretch either folded or not.
- *
- * The log is `events` ordered by `txid`, the id of the transaction that stored each row. The
- * fold stops below the oldest transaction still running (`pg_snapshot_xmin`): everything below
- * it has committed or aborted, so no row can appear behind the watermark later. At most
- * `span` transaction ids are taken at once, starting from the first that stored an event.
+ * The next `span` transactions of the fold's queue (oldest first), deleted from it as they are
+ * read: the claim and the fold that follows commit together or not at all.
+ */
+function claimed(span: number) {
+  return sql`delete from ingest_pending where txid in (
+      select txid from ingest_pending order by txid limit ${span}::int)
+    returning txid`;
+}
+
+/**
+ * Folds the next transactions of the fold's queue (`ingest_pending`) into the per-user daily
+ * aggregates and takes them off the queue, atomically: a crash leaves them either folded and
+ * gone or neither. A transaction is in the queue from the moment its events are visible, so
+ * the fold never waits for a transaction it does not fold, in this database or another.
  *
  * Values are cast to `numeric` before they are added, so the sums are exact and cannot
  * overflow, whatever values the log holds.
@@ -80,36 +91,22 @@ function aggregateUpserts(rowsToFold: SQL) {
  */
 export function foldStatement(span: number) {
   return sql`
-    with mark as (
-      select folded_below as lo from ingest_watermark where id = 1
-    ),
-    bounds as (${boundsOf(span)}),
-    ${aggregateUpserts(sql`bounds b join events e on e.txid >= b.lo and e.txid < b.hi where ${NOT_QUARANTINED}`)},
-    moved as (
-      update ingest_watermark set folded_below = (select hi from bounds) where id = 1
-    )
+    with claimed as (${claimed(span)}),
+    ${aggregateUpserts(sql`claimed c join events e on e.txid = c.txid where ${NOT_QUARANTINED}`)}
     -- data-modifying CTEs run to completion whether or not they are read
     select count(*)::int as events from items`;
 }
 
-/** `lo` (the watermark) and `hi` (where this fold stops) of the next stretch; reads CTE `mark`. */
-function boundsOf(span: number) {
-  return sql`select lo, greatest(lo, least(pg_snapshot_xmin(pg_current_snapshot())::text::bigint,
-        coalesce((select min(txid) from events where txid >= lo), lo) + ${span}::bigint)) as hi
-      from mark`;
+/** Claims the next transactions on their own, for the fold that isolates a row it cannot fold. */
+export function claimStretch(span: number) {
+  return claimed(span);
 }
 
-/** The next stretch's bounds on their own, for the fold that isolates a row it cannot fold. */
-export function stretchBounds(span: number) {
-  return sql`
-    with mark as (select folded_below as lo from ingest_watermark where id = 1)
-    ${boundsOf(span)}`;
-}
-
-/** The rows of a stretch, in log order, as keys. */
-export function stretchRows(lo: number, hi: number) {
-  return sql`select e.org_id, e.event_id, e.experiment_id, e.type from events e
-    where e.txid >= ${lo}::bigint and e.txid < ${hi}::bigint and ${NOT_QUARANTINED}
+/** The rows of claimed transactions, in log order, as keys. */
+export function stretchRows(txids: readonly number[]) {
+  return sql`select e.org_id, e.event_id, e.experiment_id, e.type
+    from unnest(${`{${txids.join(',')}}`}::bigint[]) as c(txid) join events e on e.txid = c.txid
+    where ${NOT_QUARANTINED}
     order by e.txid, e.org_id, e.event_id`;
 }
 
@@ -136,11 +133,17 @@ export function quarantineStatement(key: StoredEventKey, reason: string) {
     on conflict (org_id, event_id) do nothing`;
 }
 
-export function moveWatermark(hi: number) {
-  return sql`update ingest_watermark set folded_below = greatest(folded_below, ${hi}::bigint) where id = 1`;
-}
-
 /** Events stored but not folded yet: how many, and when the oldest of them was received. */
 export const unfoldedCount = sql`
-  select count(*)::int as n, min(received_at) as oldest from events
-  where txid >= (select folded_below from ingest_watermark where id = 1)`;
+  select count(*)::int as n, min(e.received_at) as oldest
+  from ingest_pending p join events e on e.txid = p.txid`;
+
+/**
+ * The fold's position as an instant, read in one statement: every event acknowledged before
+ * `folded_through` is in the aggregates. That is the oldest queued transaction's start (its
+ * events, and any acknowledged after it, may still be missing), or the statement's own instant
+ * when the queue is empty. `now` is the database's clock, which the queue's instants use too.
+ */
+export const foldPosition = sql`
+  select statement_timestamp() as now,
+    least(statement_timestamp(), (select min(accepted_at) from ingest_pending)) as folded_through`;

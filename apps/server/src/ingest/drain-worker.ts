@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { FailureLog } from './failure-log.ts';
-import type { IngestQueue } from './queue.ts';
+import type { DrainOptions, DrainResult, IngestQueue } from './queue.ts';
 
 /** Acceptances (transactions) one fold takes at most: bounds the fold's memory after a backlog. */
 const ACCEPTANCES_PER_FOLD = 500;
@@ -30,16 +30,25 @@ export class DrainWorker {
   async drainAll(): Promise<number> {
     let total = 0;
     for (;;) {
-      const { events, quarantined } = await this.queue.drain(ACCEPTANCES_PER_FOLD);
-      for (const q of quarantined) {
-        this.log?.warn(
-          { org_id: q.orgId, event_id: q.eventId, reason: q.reason },
-          'ingest fold quarantined an event it cannot fold; other events continue',
-        );
-      }
+      const { events, quarantined } = await this.foldOnce({});
       if (events === 0 && quarantined.length === 0) return total;
       total += events;
     }
+  }
+
+  /**
+   * One fold of the next stretch, for a caller that needs the fold to move now (an analysis
+   * waiting for it): with `ifFree` it returns `busy` instead of waiting when another fold runs.
+   */
+  async foldOnce(options: DrainOptions): Promise<DrainResult> {
+    const result = await this.queue.drain(ACCEPTANCES_PER_FOLD, options);
+    for (const q of result.quarantined) {
+      this.log?.warn(
+        { org_id: q.orgId, event_id: q.eventId, reason: q.reason },
+        'ingest fold quarantined an event it cannot fold; other events continue',
+      );
+    }
+    return result;
   }
 
   kick(): void {

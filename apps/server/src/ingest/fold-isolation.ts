@@ -1,10 +1,9 @@
 import { type Database, rows } from '../db/connect.ts';
 import {
+  claimStretch,
   foldRowsStatement,
-  moveWatermark,
   quarantineStatement,
   type StoredEventKey,
-  stretchBounds,
   stretchRows,
 } from './drain-sql.ts';
 import type { DrainResult, QuarantinedEvent } from './queue.ts';
@@ -38,20 +37,16 @@ function reasonOf(error: unknown): string {
 }
 
 /**
- * The fold of the next stretch failed on its data: fold it again in halves, each in a
- * savepoint, down to single rows; a row that fails alone is quarantined with the database's
- * reason. The watermark then moves past the stretch as usual, so the bad row is never retried
- * and holds back no other row or org. Sums are exact (`numeric`), so folding in parts gives
- * the same aggregates as one fold. One transaction, under the watermark lock (taken by caller).
+ * The fold of the next stretch failed on its data: claim the stretch's transactions again and
+ * fold their rows in halves, each in a savepoint, down to single rows; a row that fails alone
+ * is quarantined with the database's reason. The claim takes the stretch off the queue as
+ * usual, so the bad row is never retried and holds back no other row or org. Sums are exact
+ * (`numeric`), so folding in parts gives the same aggregates as one fold. One transaction,
+ * under the fold's lock (taken by the caller).
  */
 export async function foldIsolating(tx: Database, span: number): Promise<DrainResult> {
-  const [bounds] = await rows<{ lo: number | string; hi: number | string }>(
-    tx,
-    stretchBounds(span),
-  );
-  const lo = Number(bounds?.lo);
-  const hi = Number(bounds?.hi);
-  const keys = await rows<StoredEventKey>(tx, stretchRows(lo, hi));
+  const stretch = await rows<{ txid: number | string }>(tx, claimStretch(span));
+  const keys = await rows<StoredEventKey>(tx, stretchRows(stretch.map((t) => Number(t.txid))));
   const quarantined: QuarantinedEvent[] = [];
   let events = 0;
   const foldPart = async (part: StoredEventKey[]): Promise<void> => {
@@ -75,6 +70,5 @@ export async function foldIsolating(tx: Database, span: number): Promise<DrainRe
     await foldPart(part.slice(middle));
   };
   await foldPart(keys);
-  await tx.execute(moveWatermark(hi));
   return { events, quarantined };
 }

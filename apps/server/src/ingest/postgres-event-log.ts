@@ -2,10 +2,16 @@ import { and, eq, inArray, sql } from 'drizzle-orm';
 import { type Database, rows } from '../db/connect.ts';
 import { events as eventsTable, usageCounters } from '../db/schema.ts';
 import type { CopyEventStore } from './copy-store.ts';
-import { foldStatement, lockWatermark, unfoldedCount } from './drain-sql.ts';
+import { foldStatement, lockWatermark, lockWatermarkIfFree, unfoldedCount } from './drain-sql.ts';
 import type { AcceptedEvent } from './event-schema.ts';
 import { foldIsolating, isDataError } from './fold-isolation.ts';
-import type { DrainResult, EnqueueRequest, EnqueueResult, IngestQueue } from './queue.ts';
+import type {
+  DrainOptions,
+  DrainResult,
+  EnqueueRequest,
+  EnqueueResult,
+  IngestQueue,
+} from './queue.ts';
 import { storeAndMeter } from './store-sql.ts';
 
 /** Rows the unmetered path spreads its meter increments over. */
@@ -44,8 +50,9 @@ async function store(
 
 /**
  * The default: the event store is the durable log. Acceptance stores and meters a batch in one
- * transaction (the 202 follows its commit); each stored row carries its transaction's id, and
- * the drain folds the log into the per-user daily aggregates behind a watermark. On a
+ * transaction (the 202 follows its commit); each stored row carries its transaction's id, which
+ * a trigger lists in the fold's queue (`ingest_pending`) in the same transaction, and the drain
+ * folds the queued transactions' rows into the per-user daily aggregates. On a
  * PostgreSQL server first deliveries are written with COPY (`copy`); PGlite and retries take
  * one INSERT statement that skips events already stored.
  */
@@ -125,10 +132,12 @@ export class PostgresEventLog implements IngestQueue {
     });
   }
 
-  async drain(maxTransactions: number): Promise<DrainResult> {
+  async drain(maxTransactions: number, options: DrainOptions = {}): Promise<DrainResult> {
+    const lock = options.ifFree ? lockWatermarkIfFree : lockWatermark;
+    const busy: DrainResult = { events: 0, quarantined: [], busy: true };
     try {
       return await this.db.transaction(async (tx) => {
-        await tx.execute(lockWatermark);
+        if ((await rows(tx, lock)).length === 0) return busy;
         const [result] = await rows<{ events: number }>(tx, foldStatement(maxTransactions));
         return { events: Number(result?.events ?? 0), quarantined: [] };
       });
@@ -136,7 +145,7 @@ export class PostgresEventLog implements IngestQueue {
       // A row the fold cannot take: fold the stretch again row by row and set that row aside.
       if (!isDataError(error)) throw error;
       return this.db.transaction(async (tx) => {
-        await tx.execute(lockWatermark);
+        if ((await rows(tx, lock)).length === 0) return busy;
         return foldIsolating(tx, maxTransactions);
       });
     }

@@ -30,6 +30,13 @@ export interface DrainResult {
   events: number;
   /** Events of the stretch set aside instead (each reported once, when it is set aside). */
   quarantined: QuarantinedEvent[];
+  /** True when `ifFree` was asked and another fold was running: nothing was done. */
+  busy?: boolean;
+}
+
+export interface DrainOptions {
+  /** Fold only if no other fold is running right now, instead of waiting for it to end. */
+  ifFree?: boolean;
 }
 
 /**
@@ -43,7 +50,7 @@ export interface IngestQueue {
    * Folds the next stored events (up to `maxTransactions` acceptances) into the aggregates. A
    * row that cannot be folded is quarantined and passed, never retried: it holds nothing back.
    */
-  drain(maxTransactions: number): Promise<DrainResult>;
+  drain(maxTransactions: number, options?: DrainOptions): Promise<DrainResult>;
   /** Events stored but not yet folded. */
   depth(): Promise<number>;
 }

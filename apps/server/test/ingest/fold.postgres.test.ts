@@ -44,8 +44,8 @@ async function callsOf(user: string): Promise<number> {
   return Number(row?.n);
 }
 
-describe('the fold behind the watermark', () => {
-  it('waits for an older transaction still open, then folds both its rows and later ones exactly once', async () => {
+describe('the fold and its queue', () => {
+  it('folds a later acceptance while an older transaction is still open, then the older one once it commits, each exactly once', async () => {
     const slow = new pg.Client({ connectionString: url });
     await slow.connect();
     try {
@@ -55,19 +55,43 @@ describe('the fold behind the watermark', () => {
          values ($1, 'slow-1', 'model_call', $2, 'slow-user', 'control', now(), now())`,
         [org.orgId, experimentId],
       );
-      // a later acceptance commits while the older transaction is still open
+      // a later acceptance commits while the older transaction is still open: it does not wait
       expect((await send([call('fast-1', 'fast-user')])).statusCode).toBe(202);
-      expect(await h.ctx.worker.drainAll()).toBe(0);
-      expect(await h.ctx.queue.depth()).toBe(1);
-      expect(await callsOf('fast-user')).toBe(0);
+      expect(await h.ctx.worker.drainAll()).toBe(1);
+      expect(await h.ctx.queue.depth()).toBe(0);
+      expect(await callsOf('fast-user')).toBe(1);
+      expect(await callsOf('slow-user')).toBe(0);
 
       await slow.query('commit');
-      expect(await h.ctx.worker.drainAll()).toBe(2);
+      expect(await h.ctx.queue.depth()).toBe(1);
+      expect(await h.ctx.worker.drainAll()).toBe(1);
       expect(await h.ctx.worker.drainAll()).toBe(0);
       expect(await callsOf('slow-user')).toBe(1);
       expect(await callsOf('fast-user')).toBe(1);
     } finally {
       await slow.end();
+    }
+  });
+
+  it('an open transaction that rolls back leaves nothing to fold and holds nothing back', async () => {
+    const aborted = new pg.Client({ connectionString: url });
+    await aborted.connect();
+    try {
+      await aborted.query('begin');
+      await aborted.query(
+        `insert into events (org_id, event_id, type, experiment_id, user_id, variant, occurred_at, received_at)
+         values ($1, 'gone-1', 'model_call', $2, 'gone-user', 'control', now(), now())`,
+        [org.orgId, experimentId],
+      );
+      expect((await send([call('after-1', 'after-user')])).statusCode).toBe(202);
+      expect(await h.ctx.worker.drainAll()).toBe(1);
+      await aborted.query('rollback');
+      expect(await h.ctx.queue.depth()).toBe(0);
+      expect(await h.ctx.worker.drainAll()).toBe(0);
+      expect(await callsOf('gone-user')).toBe(0);
+      expect(await callsOf('after-user')).toBe(1);
+    } finally {
+      await aborted.end();
     }
   });
 

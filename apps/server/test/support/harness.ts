@@ -37,25 +37,6 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-/**
- * On a PostgreSQL server the fold stops below the oldest transaction running in any of its
- * databases (transaction ids are cluster-wide), so another test file's open transaction can
- * make a drain fold nothing for a moment. The harness's `drainAll` waits that out, up to 2 s,
- * while accepted events remain above the watermark; the server's own worker polls as before.
- */
-function patientDrain(ctx: Context): void {
-  const drainAll = ctx.worker.drainAll.bind(ctx.worker);
-  ctx.worker.drainAll = async () => {
-    const deadline = Date.now() + 2000;
-    let total = await drainAll();
-    while ((await ctx.queue.depth()) > 0 && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 25));
-      total += await drainAll();
-    }
-    return total;
-  };
-}
-
 /** One app on a fresh database per test file, configured as a real deployment would be. */
 export async function startHarness(
   env: Record<string, string> = {},
@@ -72,7 +53,6 @@ export async function startHarness(
   });
   const database = await freshDatabase();
   const ctx = await createContext(config, { database, ...parts });
-  if (database.url !== null) patientDrain(ctx);
   const app = await buildApp(ctx, { logger: false });
   await app.ready();
   const call: Harness['call'] = (token, options) => {

@@ -43,10 +43,15 @@ export function register(app: App, ctx: Context): void {
             ),
             purged_events: Type.Integer(),
           }),
-          ...problemResponses(400, 401, 403),
+          ...problemResponses(400, 401, 403, 503),
         },
       },
     },
-    async (request) => runNightly(ctx, request.body?.day ?? previousUtcDay(ctx.clock.now())),
+    async (request) =>
+      runNightly(
+        ctx,
+        request.body?.day ?? previousUtcDay(ctx.clock.now()),
+        ctx.config.runFoldWaitMs,
+      ),
   );
 }

@@ -1,4 +1,4 @@
-import { analyzeExperiment } from '../../analysis/pipeline.ts';
+import { runManualAnalysis } from '../../analysis/manual-run.ts';
 import { ResultsSchema } from '../../analysis/results-schema.ts';
 import type { Context } from '../../context.ts';
 import { getExperiment } from '../../domain/experiments/service.ts';
@@ -16,18 +16,12 @@ export function register(app: App, ctx: Context): void {
         summary:
           'Run a preliminary analysis now (SRM, tests, FDR over a window ending now); stored for good under manual-<ISO instant>',
         params: ExperimentParams,
-        response: { 200: ResultsSchema, ...problemResponses(401, 403, 404) },
+        response: { 200: ResultsSchema, ...problemResponses(401, 403, 404, 429, 503) },
       },
     },
     async (request) => {
       const experiment = await getExperiment(ctx.db, callerOf(request).orgId, request.params.id);
-      const now = ctx.clock.now();
-      return analyzeExperiment(ctx, {
-        experimentId: experiment.id,
-        kind: 'manual',
-        label: `manual-${now.toISOString()}`,
-        windowEnd: now,
-      });
+      return runManualAnalysis(ctx, experiment.id);
     },
   );
 }

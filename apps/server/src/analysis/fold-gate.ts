@@ -1,0 +1,51 @@
+import type { Context } from '../context.ts';
+import { rows } from '../db/connect.ts';
+import { foldPosition } from '../ingest/drain-sql.ts';
+import { AnalysisError } from './outcomes.ts';
+
+const POLL_MS = 50;
+/** Retry-After bounds: at least a second, at most a minute (the fold may be stuck). */
+const MIN_RETRY_S = 1;
+const MAX_RETRY_S = 60;
+
+async function positionOf(ctx: Context): Promise<{ now: Date; foldedThrough: Date }> {
+  const [row] = await rows<{ now: Date | string; folded_through: Date | string }>(
+    ctx.db,
+    foldPosition,
+  );
+  return {
+    now: new Date(row?.now as string),
+    foldedThrough: new Date(row?.folded_through as string),
+  };
+}
+
+/**
+ * The gate before an analysis reads the aggregates: waits until every event acknowledged before
+ * this call (by the database's clock) is folded, so a run is never computed from a window with
+ * accepted events missing. Meanwhile it folds too, when no other fold is running, so it never
+ * waits on a worker that is busy elsewhere or not running in this process. Returns the fold
+ * position it saw, which the run stores. Past `budgetMs` it throws `fold-behind` (503) with a
+ * Retry-After of the fold's lag, and the caller stores nothing.
+ */
+export async function awaitFold(ctx: Context, budgetMs: number): Promise<Date> {
+  const deadline = performance.now() + budgetMs;
+  const first = await positionOf(ctx);
+  const cut = first.now;
+  let seen = first.foldedThrough;
+  while (seen < cut) {
+    if (performance.now() >= deadline) {
+      const lag = Math.ceil((cut.getTime() - seen.getTime()) / 1000);
+      throw new AnalysisError(
+        'fold-behind',
+        `Events accepted up to ${cut.toISOString()} are not all folded into the aggregates yet (folded through ${seen.toISOString()}); an analysis now would leave them out, so none was computed or stored. Retry shortly.`,
+        { folded_through: seen.toISOString() },
+        Math.min(MAX_RETRY_S, Math.max(MIN_RETRY_S, lag)),
+      );
+    }
+    const folded = await ctx.worker.foldOnce({ ifFree: true });
+    if (folded.busy || folded.events === 0)
+      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+    seen = (await positionOf(ctx)).foldedThrough;
+  }
+  return seen;
+}
