@@ -81,6 +81,7 @@ describe('an org deleted through one process', () => {
   it("has its keys refused by the other process's write paths at once", async () => {
     const victim = await h.org('org_two_process_deleted');
     const exp = await h.experiment(victim.admin, { name: 'doomed' });
+    let imported = 0;
     const importOnOther = () =>
       other.app.inject({
         method: 'POST',
@@ -88,7 +89,7 @@ describe('an org deleted through one process', () => {
         headers: { 'x-api-key': victim.secret, 'content-type': 'application/json' },
         payload: [
           {
-            event_id: `i-${(sequence += 1)}`,
+            event_id: `i-${imported++}`,
             type: 'exposure',
             experiment_id: exp,
             user_id: 'u',
