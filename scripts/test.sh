@@ -55,6 +55,11 @@ status=0
 echo "== libraries: ${projects[*]}"
 vitest libraries "${projects[@]}" || status=1
 
+# Every server log line of both server runs, and every secret those servers minted, land here;
+# check-log-secrets.mjs then fails the run if any secret reached a log line.
+ARBITER_TEST_LOG_DIR="$results/server-logs"
+export ARBITER_TEST_LOG_DIR
+
 echo "== server on embedded PGlite"
 # *.postgres.test.ts need concurrent transactions: a PostgreSQL server's, not PGlite's one connection
 ARBITER_TEST_DB=pglite vitest server-pglite --project server --exclude '**/*.postgres.test.ts' || status=1
@@ -63,6 +68,9 @@ echo "== server on PostgreSQL"
 ARBITER_TEST_DATABASE_URL=$(bash scripts/ensure-postgres.sh)
 export ARBITER_TEST_DATABASE_URL
 ARBITER_TEST_DB=postgres vitest server-postgres --project server || status=1
+
+echo "== no secret in the server log (both server runs)"
+node scripts/check-log-secrets.mjs "$results" || status=1
 
 print_side_suites
 node scripts/summarize-tests.mjs "$results" || status=1

@@ -1,5 +1,6 @@
 import { isAbsolute, resolve } from 'node:path';
 import { Value } from 'typebox/value';
+import { asciiLowercase } from './auth/session-claims.ts';
 import {
   SETTING_NAMES,
   type SettingName,
@@ -23,6 +24,8 @@ export interface Config {
   /** JWKS as an http(s) URL or a file path; absent means development mode (own key pair). */
   sessionJwksUrl: string | null;
   sessionIssuer: string;
+  /** Expected `aud` of session tokens; null accepts any audience (warned at start with a JWKS). */
+  sessionAudience: string | null;
   /** Encrypts stored raw keys and webhook secrets; absent means keys are not revealable. */
   secretKey: string | null;
   platformOwnerEmails: string[];
@@ -141,6 +144,11 @@ const RELATIONS: Partial<
     read.ARBITER_SESSION_JWKS_URL !== undefined && text(env, 'ARBITER_SESSION_ISSUER') === null
       ? 'required with ARBITER_SESSION_JWKS_URL'
       : undefined,
+  // Development tokens are minted here without an audience: the setting is for a provider's.
+  ARBITER_SESSION_AUDIENCE: (_env, read) =>
+    read.ARBITER_SESSION_AUDIENCE !== undefined && read.ARBITER_SESSION_JWKS_URL === undefined
+      ? 'needs ARBITER_SESSION_JWKS_URL: development sessions carry no audience'
+      : undefined,
 };
 
 /**
@@ -180,10 +188,11 @@ export function loadConfig(env: Env, cwd = process.cwd()): Config {
     databaseUrl: s.ARBITER_DATABASE_URL ?? null,
     sessionJwksUrl: s.ARBITER_SESSION_JWKS_URL ?? null,
     sessionIssuer: s.ARBITER_SESSION_ISSUER,
+    sessionAudience: s.ARBITER_SESSION_AUDIENCE ?? null,
     secretKey: s.ARBITER_SECRET_KEY ?? null,
     platformOwnerEmails: (s.ARBITER_PLATFORM_OWNER_EMAILS ?? '')
       .split(',')
-      .map((e) => e.trim().toLowerCase())
+      .map((e) => asciiLowercase(e.trim()))
       .filter((e) => e !== ''),
     logLevel: s.ARBITER_LOG_LEVEL,
     bodyLimitBytes: s.ARBITER_BODY_LIMIT_BYTES,

@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type Logger, pino } from 'pino';
+import type { DestinationStream, Logger } from 'pino';
 import { createSessionVerifier } from './auth/session-verifier.ts';
 import { type Config, isDevelopmentSessions } from './config.ts';
 import type { Context } from './context.ts';
+import { createLogger } from './create-logger.ts';
 import { createSecretBox } from './crypto/secret-box.ts';
 import { type DatabaseHandle, openDatabase } from './db/connect.ts';
 import { ApiKeyCache } from './domain/api-key-cache.ts';
@@ -44,6 +45,8 @@ export interface ContextParts {
   clock?: Clock;
   /** An already open database (tests pass an in-memory PGlite). */
   database?: DatabaseHandle;
+  /** Where log lines go instead of stdout (tests keep every line of a run in one folder). */
+  logDestination?: DestinationStream;
 }
 
 function openConfiguredDatabase(config: Config, log: Logger): Promise<DatabaseHandle> {
@@ -79,7 +82,7 @@ function listenForChanges(
 }
 
 export async function createContext(config: Config, parts: ContextParts = {}): Promise<Context> {
-  const log = pino({ level: config.logLevel });
+  const log = createLogger(config.logLevel, parts.logDestination);
   const handle = parts.database ?? (await openConfiguredDatabase(config, log));
   const secretKey = secretKeyOf(config);
   const clock = parts.clock ?? systemClock;

@@ -8,6 +8,11 @@ import { createContext } from './create-context.ts';
 /** The process: config → context → app → listen; signals end it gracefully. */
 export async function serve(config: Config): Promise<void> {
   const ctx = await createContext(config);
+  if (config.sessionJwksUrl !== null && config.sessionAudience === null) {
+    ctx.log.warn(
+      'ARBITER_SESSION_AUDIENCE is not set: session tokens the identity provider issued for any of its applications are accepted; set it to this deployment’s audience',
+    );
+  }
   const app = await buildApp(ctx);
   if (config.ingestWorker) ctx.worker.start();
   const scheduler = config.scheduler ? startNightlyScheduler(ctx, app.log) : null;

@@ -36,6 +36,13 @@ export const SettingsSchema = Type.Object({
     default: DEV_SESSION_ISSUER,
     description: 'expected `iss` of session tokens (required with a JWKS)',
   }),
+  ARBITER_SESSION_AUDIENCE: Type.Optional(
+    Type.String({
+      minLength: 1,
+      description:
+        'expected `aud` of session tokens: a token for another audience is refused (401). Needs a JWKS; recommended with one',
+    }),
+  ),
   ARBITER_SECRET_KEY: Type.Optional(
     Type.String({
       minLength: 32,
@@ -59,7 +66,12 @@ export const SettingsSchema = Type.Object({
     description: 'listen port',
   }),
   ARBITER_PLATFORM_OWNER_EMAILS: Type.Optional(
-    Type.String({ description: 'comma-separated sign-in emails of platform owners' }),
+    Type.String({
+      pattern: '^[ -~]*$',
+      errorMessage: 'expected ASCII email addresses, comma-separated',
+      description:
+        'comma-separated sign-in emails of platform owners (ASCII; compared case-insensitively in ASCII only, and a token whose `email_verified` is false never matches)',
+    }),
   ),
   ARBITER_TRUST_PROXY: Type.String({
     pattern: '^(true|false|\\d+|[0-9A-Fa-f.:/]+(\\s*,\\s*[0-9A-Fa-f.:/]+)*)$',

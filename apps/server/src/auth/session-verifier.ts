@@ -8,7 +8,7 @@ import {
 } from 'jose';
 import { isStorableText } from '../schemas/text.ts';
 import { loadOrCreateDevKeys } from './dev-keys.ts';
-import { parseRole, type SessionClaims } from './session-claims.ts';
+import { asciiLowercase, parseRole, type SessionClaims } from './session-claims.ts';
 
 /** A verified token whose claim breaks the text rule (NUL, unpaired surrogate). */
 export class UnstorableClaimError extends Error {
@@ -53,6 +53,8 @@ export async function createSessionVerifier(
     async verify(token) {
       const { payload } = await jwtVerify(token, keys, {
         issuer: config.sessionIssuer,
+        // A token the identity provider minted for another application is not ours to honour.
+        ...(config.sessionAudience === null ? {} : { audience: config.sessionAudience }),
         requiredClaims: ['sub', 'exp'],
         clockTolerance: 5,
       });
@@ -65,7 +67,8 @@ export async function createSessionVerifier(
       const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : null);
       return {
         sub: payload.sub as string,
-        email: str(payload.email)?.toLowerCase() ?? null,
+        email: ((e) => (e === null ? null : asciiLowercase(e)))(str(payload.email)),
+        emailVerified: 'email_verified' in payload ? payload.email_verified === true : null,
         name: str(payload.name),
         orgExternalId: str(payload.org_id),
         role: parseRole(payload.org_role),

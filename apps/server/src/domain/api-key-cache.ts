@@ -13,7 +13,8 @@ interface Resolved {
 /**
  * Key lookups for the ingest hot path. An entry lives `maxAgeMs`; a rotation clears the cache
  * at once, in this process directly and in the others on PostgreSQL through the change feed;
- * `maxAgeMs` bounds staleness when a notification is missed.
+ * `maxAgeMs` bounds staleness when a notification is missed. The feed arrives a moment after
+ * the rotation's commit, so routes that store data ask `lookup`, which never reads the cache.
  */
 export class ApiKeyCache {
   private readonly entries = new Map<string, { value: Resolved | null; at: number }>();
@@ -39,13 +40,18 @@ export class ApiKeyCache {
     return undefined;
   }
 
+  /** The database's answer, never the cache's: for routes that store what the key sends. */
+  async lookup(raw: string): Promise<Resolved | null> {
+    const found = await findActiveKey(this.db, raw);
+    return found === null ? null : { ...found, keyHash: sha256Hex(raw) };
+  }
+
   async resolve(raw: string): Promise<Resolved | null> {
     const fresh = this.cached(raw);
     if (fresh !== undefined) return fresh;
     const now = this.clock.now().getTime();
     const generation = this.generation;
-    const found = await findActiveKey(this.db, raw);
-    const value = found === null ? null : { ...found, keyHash: sha256Hex(raw) };
+    const value = await this.lookup(raw);
     if (generation !== this.generation) return value;
     if (this.entries.size >= this.maxEntries) this.entries.clear();
     this.entries.set(raw, { value, at: now });

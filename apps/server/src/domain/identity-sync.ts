@@ -9,6 +9,7 @@ import {
   type OrgRecord,
   type UserRecord,
 } from './identity-events.ts';
+import { revokeOrgCredentials } from './revoke-org-credentials.ts';
 
 export interface IdentityDelivery {
   /** The Svix message id: the same for every retry of one event. */
@@ -79,9 +80,12 @@ async function deleteUser(tx: Tx, externalId: string, at: Date): Promise<void> {
   if (id !== undefined) await endMemberships(tx, eq(memberships.userId, id), at);
 }
 
+/** A deleted org loses its members and every credential: no key or secret of it works on. */
 async function deleteOrg(tx: Tx, externalId: string, at: Date): Promise<void> {
   const id = await tombstone(tx, orgs, externalId, at);
-  if (id !== undefined) await endMemberships(tx, eq(memberships.orgId, id), at);
+  if (id === undefined) return;
+  await endMemberships(tx, eq(memberships.orgId, id), at);
+  await revokeOrgCredentials(tx, id);
 }
 
 /**

@@ -5,6 +5,7 @@ import type { Database } from '../db/connect.ts';
 import { apiKeys } from '../db/schema.ts';
 import { recordAudit } from './audit.ts';
 import { announceChange } from './change-feed.ts';
+import { lockOrgCredentials } from './credential-lock.ts';
 import type { Caller } from './identity.ts';
 import { DomainError } from './outcomes.ts';
 
@@ -16,7 +17,10 @@ function hint(raw: string): string {
   return `${raw.slice(0, 7)}…${raw.slice(-4)}`;
 }
 
-/** Mints the scope's new key; the previous one stops working in the same transaction. */
+/**
+ * Mints the scope's new key; the previous one stops working in the same transaction. Rotations
+ * of one org run one after the other (`lockOrgCredentials`), so concurrent ones all succeed.
+ */
 export async function rotateKey(
   db: Database,
   box: SecretBox | null,
@@ -25,6 +29,7 @@ export async function rotateKey(
 ) {
   const raw = randomToken(KEY_PREFIX[scope]);
   return db.transaction(async (tx) => {
+    await lockOrgCredentials(tx, caller.orgId);
     await tx
       .update(apiKeys)
       .set({ revokedAt: new Date() })

@@ -5,6 +5,7 @@ import type { Database } from '../db/connect.ts';
 import { experiments, webhookSecrets } from '../db/schema.ts';
 import { UUID } from '../schemas/uuid.ts';
 import { recordAudit } from './audit.ts';
+import { lockOrgCredentials } from './credential-lock.ts';
 import type { Caller } from './identity.ts';
 import { DomainError } from './outcomes.ts';
 
@@ -29,6 +30,8 @@ export async function rotateWebhookSecret(db: Database, box: SecretBox | null, c
   }
   const secret = randomToken('whsec_');
   return db.transaction(async (tx) => {
+    // One rotation at a time per org: concurrent ones would break the one-active index.
+    await lockOrgCredentials(tx, caller.orgId);
     await tx
       .update(webhookSecrets)
       .set({ revokedAt: new Date() })

@@ -27,7 +27,7 @@ type Resolved = Awaited<ReturnType<Context['apiKeys']['resolve']>>;
 function admit(
   request: FastifyRequest,
   found: Resolved,
-  options: { secretOnly?: boolean },
+  options: KeyHookOptions,
 ): ProblemError | undefined {
   if (found === null) return new ProblemError('invalid-credential', 'This API key is not known');
   if (found.revoked) {
@@ -46,11 +46,22 @@ function admit(
   return undefined;
 }
 
+export interface KeyHookOptions {
+  /** Only the secret key is admitted (import). */
+  secretOnly?: boolean;
+  /**
+   * The database decides, never the cache: routes that store what they are sent. A rotation
+   * or an org's deletion on another process reaches this process's cache through the change
+   * feed a moment after its 201; a write made with the old key in that moment would be kept.
+   */
+  authoritative?: boolean;
+}
+
 /**
  * onRequest hook of the ingest plane: the org always comes from the key, never the request.
  * A key found in the cache is admitted without a promise (the assign path's common case).
  */
-export function apiKeyHook(ctx: Context, options: { secretOnly?: boolean } = {}) {
+export function apiKeyHook(ctx: Context, options: KeyHookOptions = {}) {
   return (request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void => {
     const raw = request.headers['x-api-key'];
     const key = typeof raw === 'string' ? raw.trim() : '';
@@ -60,8 +71,12 @@ export function apiKeyHook(ctx: Context, options: { secretOnly?: boolean } = {})
       );
       return;
     }
-    const cached = ctx.apiKeys.cached(key);
-    if (cached !== undefined) done(admit(request, cached, options));
-    else ctx.apiKeys.resolve(key).then((found) => done(admit(request, found, options)), done);
+    const cached = options.authoritative ? undefined : ctx.apiKeys.cached(key);
+    if (cached !== undefined) {
+      done(admit(request, cached, options));
+      return;
+    }
+    const found = options.authoritative ? ctx.apiKeys.lookup(key) : ctx.apiKeys.resolve(key);
+    found.then((value) => done(admit(request, value, options)), done);
   };
 }

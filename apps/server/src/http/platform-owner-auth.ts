@@ -1,5 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
+import { comparableEmail, type SessionClaims } from '../auth/session-claims.ts';
 import type { Context } from '../context.ts';
 import { CONTROL_HEADER } from '../control-file.ts';
 import { ProblemError } from './problems.ts';
@@ -37,18 +38,28 @@ export function platformOwnerHook(ctx: Context) {
         'missing-credential',
         'Send a platform owner’s session token as Authorization: Bearer <token>',
       );
-    let email: string | null;
+    let claims: SessionClaims;
     try {
-      email = (await ctx.sessions.verify(token)).email;
+      claims = await ctx.sessions.verify(token);
     } catch {
       throw new ProblemError(
         'invalid-credential',
         'The session token is malformed, expired or not from a trusted issuer',
       );
     }
-    if (email === null || !ctx.config.platformOwnerEmails.includes(email)) {
+    const email = ownerEmailOf(claims, ctx.config.platformOwnerEmails);
+    if (email === null)
       throw new ProblemError('insufficient-role', 'Only platform owners may use this route');
-    }
     request.platformOwnerEmail = email;
   };
+}
+
+/**
+ * The caller's email when it is a configured owner's: compared as ASCII-lowercased text only
+ * (non-ASCII addresses never match), and refused when the token says it is not verified.
+ */
+function ownerEmailOf(claims: SessionClaims, owners: readonly string[]): string | null {
+  if (claims.email === null || claims.emailVerified === false) return null;
+  const email = comparableEmail(claims.email);
+  return email !== null && owners.includes(email) ? email : null;
 }

@@ -2,6 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
+import type { DestinationStream } from 'pino';
 import { buildApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import type { Context } from '../../src/context.ts';
@@ -10,6 +11,7 @@ import type { App } from '../../src/http/app-types.ts';
 import type { Clock } from '../../src/kernel/ports.ts';
 import { experimentConfig } from './builders.ts';
 import { freshDatabase } from './database.ts';
+import { keepsRunLog, logDestinationOf, RUN_LOG_LEVEL, recordSecrets } from './run-log.ts';
 import { TEST_ISSUER, type TokenClaims, testIdentityProvider } from './sessions.ts';
 
 /** Tests import the config builder from here too, beside the harness that posts it. */
@@ -40,7 +42,7 @@ export interface Harness {
 /** One app on a fresh database per test file, configured as a real deployment would be. */
 export async function startHarness(
   env: Record<string, string> = {},
-  parts: { clock?: Clock } = {},
+  parts: { clock?: Clock; logDestination?: DestinationStream } = {},
 ): Promise<Harness> {
   const idp = await testIdentityProvider();
   const config = loadConfig({
@@ -48,12 +50,15 @@ export async function startHarness(
     ARBITER_SESSION_JWKS_URL: idp.jwksPath,
     ARBITER_SESSION_ISSUER: TEST_ISSUER,
     ARBITER_SECRET_KEY: TEST_SECRET_KEY,
-    ARBITER_LOG_LEVEL: 'silent',
+    ARBITER_LOG_LEVEL: parts.logDestination === undefined ? RUN_LOG_LEVEL : 'info',
     ...env,
   });
   const database = await freshDatabase();
-  const ctx = await createContext(config, { database, ...parts });
-  const app = await buildApp(ctx, { logger: false });
+  const logDestination = logDestinationOf(parts.logDestination);
+  const ctx = await createContext(config, { database, clock: parts.clock, logDestination });
+  const app = await buildApp(ctx, {
+    logger: keepsRunLog() || parts.logDestination !== undefined,
+  });
   await app.ready();
   const call: Harness['call'] = (token, options) => {
     const headers = { ...(options.headers ?? {}) } as Record<string, string>;
@@ -108,6 +113,7 @@ export async function startHarness(
       return { admin, publishable, secret, orgId };
     },
     async close() {
+      await recordSecrets(ctx);
       await app.close();
       await ctx.close();
     },

@@ -5,6 +5,7 @@ import { openDatabase } from '../../src/db/connect.ts';
 import type { App } from '../../src/http/app-types.ts';
 import type { Clock } from '../../src/kernel/ports.ts';
 import type { Harness } from './harness.ts';
+import { keepsRunLog, logDestinationOf } from './run-log.ts';
 
 export interface SecondProcess {
   app: App;
@@ -18,8 +19,12 @@ export async function secondProcess(
   parts: { clock?: Clock } = {},
 ): Promise<SecondProcess> {
   const database = await openDatabase({ kind: 'postgres', url: h.databaseUrl as string });
-  const ctx = await createContext(h.ctx.config, { database, ...parts });
-  const app = await buildApp(ctx, { logger: false });
+  const ctx = await createContext(h.ctx.config, {
+    database,
+    ...parts,
+    logDestination: logDestinationOf(),
+  });
+  const app = await buildApp(ctx, { logger: keepsRunLog() });
   await app.ready();
   return {
     app,

@@ -11,6 +11,10 @@ export interface TokenClaims {
   name?: string;
   org_id?: string | null;
   org_role?: string;
+  /** The token's audience; none when absent. */
+  aud?: string;
+  /** Sent as the token's `email_verified` claim when given. */
+  email_verified?: unknown;
 }
 
 /** An identity provider for tests: a key pair whose public half is served as a JWKS file. */
@@ -36,6 +40,8 @@ export async function testIdentityProvider() {
       org_role: claims.org_role ?? 'member',
     };
     if (claims.org_id !== null) payload.org_id = claims.org_id ?? 'org_a';
+    if (claims.aud !== undefined) payload.aud = claims.aud;
+    if (claims.email_verified !== undefined) payload.email_verified = claims.email_verified;
     return new SignJWT(payload)
       .setProtectedHeader({ alg: 'RS256', kid: 'k1' })
       .setSubject(claims.sub ?? 'user_1')

@@ -82,7 +82,7 @@ export async function register(app: App, ctx: Context): Promise<void> {
   app.post(
     '/v1/events/import',
     {
-      onRequest: apiKeyHook(ctx, { secretOnly: true }),
+      onRequest: apiKeyHook(ctx, { secretOnly: true, authoritative: true }),
       bodyLimit: IMPORT_MAX_BYTES,
       // Every payload arrives as text and is parsed by its format's parser below; the document
       // states each format's shape, the request checks that there is a payload at all.

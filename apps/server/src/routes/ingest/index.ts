@@ -73,15 +73,20 @@ async function allowAnyOrigin(app: App): Promise<void> {
   });
 }
 
-/** The routes any key may call share the plane's key hook. */
+/** The reads any key may call admit a cached key (assign's hot path). */
 const keyed =
   (windows: KeyRateWindows): Plane =>
   async (app, { ctx }) => {
     app.addHook('onRequest', apiKeyHook(ctx));
     assign.register(app, ctx, keyRateLimitHook(ctx.config, windows));
     getConfig.register(app, ctx);
-    postEvents.register(app, ctx);
   };
+
+/** Events are stored: the database, not a cache, says whether the key is still active. */
+const keyedWrites: Plane = async (app, { ctx }) => {
+  app.addHook('onRequest', apiKeyHook(ctx, { authoritative: true }));
+  postEvents.register(app, ctx);
+};
 
 /** Import has its own body parsers and needs the secret key, so it gets its own scope. */
 const importScope: Plane = (app, { ctx }) => importEvents.register(app, ctx);
@@ -93,5 +98,6 @@ export const ingestRoutes: Plane = async (app, { ctx }) => {
   await allowAnyOrigin(app);
   await limitPerKey(app, ctx, windows);
   await app.register(keyed(windows), { ctx });
+  await app.register(keyedWrites, { ctx });
   await app.register(importScope, { ctx });
 };

@@ -45,6 +45,9 @@ export function register(app: App, ctx: Context): void {
         data: request.body.data,
         at: new Date(request.body.timestamp ?? sentAt),
       });
+      // An org's deletion revokes its keys: this process's cached lookups go at once (other
+      // processes hear the change feed). Identity changes are rare, so any applied one clears.
+      if (outcome === 'applied') ctx.apiKeys.clear();
       request.log.info({ svixId: request.headers['svix-id'], outcome }, 'identity webhook');
       reply.status(204);
     },
