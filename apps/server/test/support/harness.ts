@@ -6,8 +6,9 @@ import { buildApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import type { Context } from '../../src/context.ts';
 import { createContext } from '../../src/create-context.ts';
+import type { DatabaseHandle } from '../../src/db/connect.ts';
 import type { App } from '../../src/http/app-types.ts';
-import type { Clock } from '../../src/kernel/ports.ts';
+import type { Clock, FreeSpaceProbe } from '../../src/kernel/ports.ts';
 import { experimentConfig } from './builders.ts';
 import { freshDatabase } from './database.ts';
 import { TEST_ISSUER, type TokenClaims, testIdentityProvider } from './sessions.ts';
@@ -59,7 +60,7 @@ function patientDrain(ctx: Context): void {
 /** One app on a fresh database per test file, configured as a real deployment would be. */
 export async function startHarness(
   env: Record<string, string> = {},
-  parts: { clock?: Clock } = {},
+  parts: { clock?: Clock; database?: DatabaseHandle; freeSpace?: FreeSpaceProbe } = {},
 ): Promise<Harness> {
   const idp = await testIdentityProvider();
   const config = loadConfig({
@@ -70,8 +71,9 @@ export async function startHarness(
     ARBITER_LOG_LEVEL: 'silent',
     ...env,
   });
-  const database = await freshDatabase();
-  const ctx = await createContext(config, { database, ...parts });
+  // A test may bring its own database (a PGlite on a file system it fills, say).
+  const database = parts.database ? { ...parts.database, url: null } : await freshDatabase();
+  const ctx = await createContext(config, { ...parts, database });
   if (database.url !== null) patientDrain(ctx);
   const app = await buildApp(ctx, { logger: false });
   await app.ready();
