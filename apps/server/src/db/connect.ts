@@ -50,35 +50,46 @@ export async function openDatabase(
   onConnectionLost: ConnectionLostHandler = reportOnStderr,
   timeoutMs = DEFAULT_DATABASE_TIMEOUT_MS,
 ): Promise<DatabaseHandle> {
-  if (target.kind === 'pglite') {
-    let dataDir: string | undefined;
-    let unlock = () => {};
-    if (target.dataDir !== null) {
-      mkdirSync(target.dataDir, { recursive: true });
-      unlock = lockDataDir(target.dataDir);
-      dataDir = join(target.dataDir, 'pgdata');
-      mkdirSync(dataDir, { recursive: true });
-    }
-    try {
-      const seed = dataDir === undefined ? undefined : seedFor(dataDir);
-      const client = await PGlite.create(
-        dataDir === undefined ? {} : { dataDir, ...(seed ? { loadDataDir: seed } : {}) },
-      );
-      const db = drizzlePglite(boundedPglite(client, timeoutMs), { schema }) as unknown as Database;
-      await migratePglite(db as never, { migrationsFolder: MIGRATIONS });
-      const close = async () => {
-        try {
-          await client.close();
-        } finally {
-          unlock();
-        }
-      };
-      return { db, kind: 'pglite', pool: null, dataDir: target.dataDir, close };
-    } catch (error) {
-      unlock();
-      throw error;
-    }
+  return target.kind === 'pglite'
+    ? openPglite(target.dataDir, timeoutMs)
+    : openPostgres(target.url, onConnectionLost, timeoutMs);
+}
+
+async function openPglite(targetDir: string | null, timeoutMs: number): Promise<DatabaseHandle> {
+  let dataDir: string | undefined;
+  let unlock = () => {};
+  if (targetDir !== null) {
+    mkdirSync(targetDir, { recursive: true });
+    unlock = lockDataDir(targetDir);
+    dataDir = join(targetDir, 'pgdata');
+    mkdirSync(dataDir, { recursive: true });
   }
+  try {
+    const seed = dataDir === undefined ? undefined : seedFor(dataDir);
+    const client = await PGlite.create(
+      dataDir === undefined ? {} : { dataDir, ...(seed ? { loadDataDir: seed } : {}) },
+    );
+    const db = drizzlePglite(boundedPglite(client, timeoutMs), { schema }) as unknown as Database;
+    await migratePglite(db as never, { migrationsFolder: MIGRATIONS });
+    const close = async () => {
+      try {
+        await client.close();
+      } finally {
+        unlock();
+      }
+    };
+    return { db, kind: 'pglite', pool: null, dataDir: targetDir, close };
+  } catch (error) {
+    unlock();
+    throw error;
+  }
+}
+
+async function openPostgres(
+  url: string,
+  onConnectionLost: ConnectionLostHandler,
+  timeoutMs: number,
+): Promise<DatabaseHandle> {
   // The PostgreSQL driver is loaded only here: an embedded start does not pay for importing it.
   const [{ default: pgDriver }, { drizzle: drizzlePg }, { migrate: migratePg }] = await Promise.all(
     [
@@ -90,7 +101,7 @@ export async function openDatabase(
   // Every statement and every wait for a connection is bounded; the analysis transaction sets
   // its own, longer statement bound.
   const pool = new pgDriver.Pool({
-    connectionString: target.url,
+    connectionString: url,
     max: 10,
     connectionTimeoutMillis: timeoutMs,
     statement_timeout: timeoutMs,
