@@ -4,10 +4,6 @@ import { analysisRuns } from '../db/schema.ts';
 import { AnalysisError } from './outcomes.ts';
 import { availableLabels, presentRun } from './run-store.ts';
 
-/** A run label: a nightly day `YYYY-MM-DD` or a manual run `manual-<ISO instant>`. */
-export const RUN_LABEL_PATTERN =
-  '^(\\d{4}-\\d\\d-\\d\\d|manual-\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d(\\.\\d+)?Z)$';
-
 function collecting(experimentId: string, label?: string): AnalysisError {
   return new AnalysisError(
     'results-collecting',
