@@ -37,9 +37,7 @@ const PROBLEM_OF = {
     'test-event-limit': 'test-event-limit',
     'import-unreadable': 'import-format',
   } satisfies Record<IngestCode, ProblemSlug>,
-  analysis: {
-    'results-collecting': 'results-collecting',
-  } satisfies Record<AnalysisCode, ProblemSlug>,
+  analysis: {} satisfies Record<AnalysisCode, ProblemSlug>,
   integration: {
     'billing-provider-failed': 'billing-provider-failed',
   } satisfies Record<IntegrationCode, ProblemSlug>,

@@ -1,7 +1,7 @@
 import { analyzeExperiment } from '../../analysis/pipeline.ts';
 import { ResultsSchema } from '../../analysis/results-schema.ts';
 import type { Context } from '../../context.ts';
-import { getExperiment } from '../../domain/experiments/service.ts';
+import { loadExperiment } from '../../domain/experiments/service.ts';
 import type { App } from '../../http/app-types.ts';
 import { problemResponses } from '../../http/responses.ts';
 import { callerOf } from '../../http/session-auth.ts';
@@ -20,10 +20,9 @@ export function register(app: App, ctx: Context): void {
       },
     },
     async (request) => {
-      const experiment = await getExperiment(ctx.db, callerOf(request).orgId, request.params.id);
+      const found = await loadExperiment(ctx.db, callerOf(request).orgId, request.params.id);
       const now = ctx.clock.now();
-      return analyzeExperiment(ctx, {
-        experimentId: experiment.id,
+      return analyzeExperiment(ctx, found, {
         kind: 'manual',
         label: `manual-${now.toISOString()}`,
         windowEnd: now,

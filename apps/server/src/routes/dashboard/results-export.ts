@@ -1,10 +1,10 @@
 import { Type } from 'typebox';
-import { collectingProblem } from '../../analysis/collecting.ts';
 import { readResults } from '../../analysis/results.ts';
 import { ExportRowSchema, exportCsv, exportRows } from '../../analysis/results-export.ts';
 import type { Context } from '../../context.ts';
 import { getExperiment } from '../../domain/experiments/service.ts';
 import type { App } from '../../http/app-types.ts';
+import { resultsOrProblem } from '../../http/collecting-problem.ts';
 import { problemResponses } from '../../http/responses.ts';
 import { callerOf } from '../../http/session-auth.ts';
 import { RunLabelParam } from '../../schemas/run-label.ts';
@@ -46,8 +46,11 @@ export function register(app: App, ctx: Context): void {
     },
     async (request, reply) => {
       const experiment = await getExperiment(ctx.db, callerOf(request).orgId, request.params.id);
-      const run = await readResults(ctx.db, experiment.id, request.query.day, () =>
-        collectingProblem(ctx.db, experiment, ctx.config.minEventsPerArm),
+      const run = resultsOrProblem(
+        await readResults(ctx.db, experiment, request.query.day, {
+          minEventsPerArm: ctx.config.minEventsPerArm,
+          now: ctx.clock.now(),
+        }),
       );
       const rows = exportRows(run);
       if (request.query.format !== 'csv') return reply.type('application/json').send(rows);
