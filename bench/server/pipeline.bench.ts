@@ -11,12 +11,14 @@
 import { mkdtempSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { sql } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import pg from 'pg';
 import { runNightly, SCHEDULED_FOLD_WAIT_MS } from '../../apps/server/src/analysis/nightly.ts';
 import { analyzeExperiment } from '../../apps/server/src/analysis/pipeline.ts';
 import { loadConfig } from '../../apps/server/src/config.ts';
 import { createContext } from '../../apps/server/src/create-context.ts';
+import { experiments } from '../../apps/server/src/db/schema.ts';
+import { loadCurrentVersion } from '../../apps/server/src/domain/experiments/current-version.ts';
 import { createExperiment } from '../../apps/server/src/domain/experiments/service.ts';
 import { setPlanOverride } from '../../apps/server/src/domain/plans/plan-override.ts';
 import { experimentConfig, LLM_FEATURE_METRICS } from '../../apps/server/test/support/builders.ts';
@@ -204,8 +206,9 @@ async function measure(users: number): Promise<Measured> {
       mwPeak = Math.max(mwPeak, process.memoryUsage().rss);
     }, 20);
     const mwStart = performance.now();
-    const manual = await analyzeExperiment(ctx, {
-      experimentId: ids[0] as string,
+    const [found] = await loadCurrentVersion(ctx.db, eq(experiments.id, ids[0] as string));
+    if (!found) throw new Error('the benchmark experiment is gone');
+    const manual = await analyzeExperiment(ctx, found, {
       kind: 'manual',
       label: `manual-${new Date().toISOString()}`,
       windowEnd: new Date(`${DAY}T23:59:59Z`),

@@ -5,6 +5,7 @@ import type { Context } from './context.ts';
 import type { App } from './http/app-types.ts';
 import { problemClientErrorHandler } from './http/client-errors.ts';
 import { registerDashboard } from './http/dashboard-static.ts';
+import { diskSpaceHook } from './http/disk-space-hook.ts';
 import { frameworkErrors, registerErrorHandling } from './http/error-handler.ts';
 import { registerOpenApi } from './http/openapi-document.ts';
 import { ProblemSchema } from './http/problem-body.ts';
@@ -58,6 +59,7 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
   // JSON only unless a route adds its own parser (import adds CSV and NDJSON).
   app.removeContentTypeParser('text/plain');
   registerErrorHandling(app);
+  if (ctx.disk !== null) app.addHook('onRequest', diskSpaceHook(ctx.disk));
 
   await registerOpenApi(app);
 

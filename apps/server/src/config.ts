@@ -21,6 +21,10 @@ export interface Config {
   dataDir: string;
   /** A PostgreSQL server; absent means the embedded PGlite database in dataDir. */
   databaseUrl: string | null;
+  /** Embedded PGlite: writes are refused while the data dir's file system has less free space. */
+  minFreeDiskBytes: number;
+  /** The longest one database call may take. */
+  databaseTimeoutMs: number;
   /** JWKS as an http(s) URL or a file path; absent means development mode (own key pair). */
   sessionJwksUrl: string | null;
   sessionIssuer: string;
@@ -186,6 +190,8 @@ export function loadConfig(env: Env, cwd = process.cwd()): Config {
     host: s.ARBITER_HOST,
     dataDir: isAbsolute(dataDir) ? dataDir : resolve(cwd, dataDir),
     databaseUrl: s.ARBITER_DATABASE_URL ?? null,
+    minFreeDiskBytes: s.ARBITER_MIN_FREE_DISK_BYTES,
+    databaseTimeoutMs: s.ARBITER_DATABASE_TIMEOUT_MS,
     sessionJwksUrl: s.ARBITER_SESSION_JWKS_URL ?? null,
     sessionIssuer: s.ARBITER_SESSION_ISSUER,
     sessionAudience: s.ARBITER_SESSION_AUDIENCE ?? null,

@@ -3,6 +3,7 @@ import type { SessionVerifier } from './auth/session-verifier.ts';
 import type { Config } from './config.ts';
 import type { SecretBox } from './crypto/secret-box.ts';
 import type { Database, DatabaseHandle } from './db/connect.ts';
+import type { DiskGuard } from './db/disk-guard.ts';
 import type { ApiKeyCache } from './domain/api-key-cache.ts';
 import type { PlanPrices } from './domain/billing/plan-prices.ts';
 import type { ContactNotifier } from './domain/contact-notifier.ts';
@@ -27,6 +28,8 @@ export interface Context {
   config: Config;
   db: Database;
   dbKind: DatabaseHandle['kind'];
+  /** Refuses writes while the embedded database's disk is nearly full; null when it has none. */
+  disk: DiskGuard | null;
   sessions: SessionVerifier;
   identity: IdentityResolver;
   secretBox: SecretBox | null;

@@ -8,6 +8,7 @@ import type { Context } from './context.ts';
 import { createLogger } from './create-logger.ts';
 import { createSecretBox } from './crypto/secret-box.ts';
 import { type DatabaseHandle, openDatabase } from './db/connect.ts';
+import { DiskGuard, statfsProbe } from './db/disk-guard.ts';
 import { ApiKeyCache } from './domain/api-key-cache.ts';
 import { ChangeListener } from './domain/change-feed.ts';
 import { ContactNotifier } from './domain/contact-notifier.ts';
@@ -21,7 +22,7 @@ import { createJudge } from './integrations/judge/chat-completions-judge.ts';
 import { createMailer } from './integrations/mail/smtp-mailer.ts';
 import { createBilling } from './integrations/stripe/stripe-billing.ts';
 import { createBillingWebhooks } from './integrations/stripe/stripe-webhooks.ts';
-import { type Clock, systemClock } from './kernel/ports.ts';
+import { type Clock, type FreeSpaceProbe, systemClock } from './kernel/ports.ts';
 
 /**
  * Development mode keeps its own secret key in the data dir so reveal works out of the box;
@@ -47,6 +48,8 @@ export interface ContextParts {
   database?: DatabaseHandle;
   /** Where log lines go instead of stdout (tests keep every line of a run in one folder). */
   logDestination?: DestinationStream;
+  /** How the embedded database's free space is read (default: statfs of its data dir). */
+  freeSpace?: FreeSpaceProbe;
 }
 
 function openConfiguredDatabase(config: Config, log: Logger): Promise<DatabaseHandle> {
@@ -56,6 +59,17 @@ function openConfiguredDatabase(config: Config, log: Logger): Promise<DatabaseHa
       : { kind: 'postgres', url: config.databaseUrl },
     (err) =>
       log.warn({ err }, 'a pooled PostgreSQL connection was lost; the next query opens a new one'),
+    config.databaseTimeoutMs,
+  );
+}
+
+/** The free-space guard of a database that writes local files; null otherwise. */
+function diskGuardOf(handle: DatabaseHandle, config: Config, probe?: FreeSpaceProbe) {
+  if (handle.dataDir === null) return null;
+  return new DiskGuard(
+    handle.dataDir,
+    probe ?? statfsProbe(handle.dataDir),
+    config.minFreeDiskBytes,
   );
 }
 
@@ -90,7 +104,8 @@ export async function createContext(config: Config, parts: ContextParts = {}): P
     handle.db,
     handle.pool === null ? null : new CopyEventStore(handle.pool),
   );
-  const worker = new DrainWorker(queue, log);
+  const disk = diskGuardOf(handle, config, parts.freeSpace);
+  const worker = new DrainWorker(queue, log, () => disk?.writesAccepted() ?? true);
   const apiKeys = new ApiKeyCache(handle.db, clock);
   const orgState = new OrgStateCache(handle.db, clock);
   const changes = listenForChanges(handle, apiKeys, orgState, log);
@@ -101,6 +116,7 @@ export async function createContext(config: Config, parts: ContextParts = {}): P
     config,
     db: handle.db,
     dbKind: handle.kind,
+    disk,
     sessions: await createSessionVerifier(config),
     identity: new IdentityResolver(handle.db),
     secretBox: secretKey === null ? null : createSecretBox(secretKey),

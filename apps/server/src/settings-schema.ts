@@ -26,6 +26,20 @@ export const SettingsSchema = Type.Object({
       description: '`postgres://…`: use a PostgreSQL server instead of PGlite',
     }),
   ),
+  ARBITER_MIN_FREE_DISK_BYTES: Type.Integer({
+    minimum: 0,
+    maximum: 1024 * 1024 * 1024 * 1024,
+    default: 256 * 1024 * 1024,
+    description:
+      'embedded PGlite: below this much free space on the data dir’s file system writes answer 507 until space is back (several 16 MiB WAL segments)',
+  }),
+  ARBITER_DATABASE_TIMEOUT_MS: Type.Integer({
+    minimum: 100,
+    maximum: 3_600_000,
+    default: 60_000,
+    description:
+      'longest one database call may take (a statement, or waiting for a pooled connection); past it the request answers 503',
+  }),
   ARBITER_SESSION_JWKS_URL: Type.Optional(
     Type.String({
       description:

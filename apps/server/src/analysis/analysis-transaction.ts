@@ -12,7 +12,9 @@ import type { Database } from '../db/connect.ts';
  * - `work_mem` 128 MB: one hash table of a row per user would spill to disk at PostgreSQL's
  *   4 MB default from about 20,000 users on;
  * - no parallel workers: the nightly run takes its parallelism from several experiments at
- *   once, and workers inside a statement would hash each user twice (partial and final).
+ *   once, and workers inside a statement would hash each user twice (partial and final);
+ * - statements bounded at 30 minutes, not the request paths' ARBITER_DATABASE_TIMEOUT_MS: one
+ *   aggregate over a million users takes tens of seconds on a busy server.
  */
 export async function inAnalysisTransaction<T>(
   db: Database,
@@ -21,7 +23,8 @@ export async function inAnalysisTransaction<T>(
   return db.transaction(async (tx) => {
     await tx.execute(sql`select set_config('enable_nestloop', 'off', true),
       set_config('jit', 'off', true), set_config('work_mem', '128MB', true),
-      set_config('max_parallel_workers_per_gather', '0', true)`);
+      set_config('max_parallel_workers_per_gather', '0', true),
+      set_config('statement_timeout', '30min', true)`);
     return work(tx as unknown as Database);
   });
 }

@@ -2,6 +2,7 @@ import { and, asc, eq, gt, sql } from 'drizzle-orm';
 import type { Context } from '../context.ts';
 import type { Database } from '../db/connect.ts';
 import { experiments, manualRunLabels } from '../db/schema.ts';
+import type { LoadedExperiment } from '../domain/experiments/service.ts';
 import { awaitFold } from './fold-gate.ts';
 import { AnalysisError } from './outcomes.ts';
 import { analyzeExperiment } from './pipeline.ts';
@@ -63,12 +64,12 @@ async function giveBack(db: Database, experimentId: string, label: string): Prom
  * window ending at the label's instant. A run that fails (the fold gate's 503 included) gives
  * its label back, so it does not count against the limit.
  */
-export async function runManualAnalysis(ctx: Context, experimentId: string) {
+export async function runManualAnalysis(ctx: Context, found: LoadedExperiment) {
+  const experimentId = found.row.id;
   const label = await takeLabel(ctx, experimentId, ctx.config.manualRunsPerHour);
   try {
     const foldedThrough = await awaitFold(ctx, ctx.config.runFoldWaitMs);
-    return await analyzeExperiment(ctx, {
-      experimentId,
+    return await analyzeExperiment(ctx, found, {
       kind: 'manual',
       label,
       windowEnd: new Date(label.slice('manual-'.length)),

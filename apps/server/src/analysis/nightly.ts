@@ -1,6 +1,7 @@
 import { gt, lte } from 'drizzle-orm';
 import type { Context } from '../context.ts';
 import { experiments } from '../db/schema.ts';
+import { loadCurrentVersion } from '../domain/experiments/current-version.ts';
 import { mapConcurrent } from '../kernel/map-concurrent.ts';
 import { awaitFold } from './fold-gate.ts';
 import { runJudgeJob } from './judge/judge-job.ts';
@@ -55,17 +56,15 @@ async function runNightlyUnrecorded(
   const outcome = await withLease(ctx.db, 'nightly', LEASE_MS, now, async () => {
     if (ctx.judge) await runJudgeJob(ctx, ctx.judge, { now });
     const foldedThrough = await awaitFold(ctx, foldWaitMs);
-    const list = await ctx.db
-      .select({ id: experiments.id, name: experiments.name })
-      .from(experiments)
-      .where(lte(experiments.createdAt, windowEnd))
-      .orderBy(experiments.createdAt);
+    const list = await loadCurrentVersion(ctx.db, lte(experiments.createdAt, windowEnd)).orderBy(
+      experiments.createdAt,
+    );
     // Experiments are independent: a PostgreSQL server analyses several at once (one core
     // each); the embedded database has one connection and runs them in turn.
     const atOnce = ctx.config.databaseUrl ? ctx.config.analysisConcurrency : 1;
-    const done = await mapConcurrent(list, atOnce, async ({ id, name }) => {
-      const record = await analyzeExperiment(ctx, {
-        experimentId: id,
+    const done = await mapConcurrent(list, atOnce, async (found) => {
+      const { id, name } = found.row;
+      const record = await analyzeExperiment(ctx, found, {
         kind: 'nightly',
         label: day,
         windowEnd,

@@ -1,6 +1,9 @@
 import { Outcome } from '../kernel/outcome.ts';
 
-/** Every expected failure of the analysis layer. */
-export type AnalysisCode = 'results-collecting' | 'fold-behind' | 'manual-run-limit';
+/**
+ * Every expected failure of the analysis layer. "Collecting" is not one: it is a value of
+ * `readResults`, which the route turns into its problem.
+ */
+export type AnalysisCode = 'fold-behind' | 'manual-run-limit';
 
 export class AnalysisError extends Outcome<AnalysisCode> {}

@@ -1,4 +1,5 @@
 import type { Context } from '../context.ts';
+import type { LoadedExperiment } from '../domain/experiments/service.ts';
 import { computeRun } from './compute-run.ts';
 import { type RunRequest, readRunInputs } from './read-run-inputs.ts';
 import { storeRun } from './run-store.ts';
@@ -8,10 +9,15 @@ export type { RunRequest } from './read-run-inputs.ts';
 /**
  * One analysis run of one experiment, nightly and manual alike, in three parts: read (every
  * query), compute (pure: threshold, SRM gate, tests, CUPED, BH) and store, which returns the
- * run as the results route presents it. The caller has passed the fold gate (`awaitFold`)
- * first and gives the position it saw.
+ * run as the results route presents it. The caller has loaded the experiment with its
+ * current version (the route for its org, the nightly run for every one) and passed the fold
+ * gate (`awaitFold`), whose position the request carries.
  */
-export async function analyzeExperiment(ctx: Context, request: RunRequest) {
-  const { orgId, inputs } = await readRunInputs(ctx, request);
-  return storeRun(ctx, orgId, request.experimentId, computeRun(inputs), request.foldedThrough);
+export async function analyzeExperiment(
+  ctx: Context,
+  found: LoadedExperiment,
+  request: RunRequest,
+) {
+  const inputs = await readRunInputs(ctx, found, request);
+  return storeRun(ctx, found.row.orgId, found.row.id, computeRun(inputs), request.foldedThrough);
 }

@@ -1,8 +1,8 @@
 import { type BucketMap, clientRanges } from '@arbiter/contract';
 import { eq } from 'drizzle-orm';
 import type { Context } from '../context.ts';
-import { experiments, metricMethodOverrides, retentionWatermarks } from '../db/schema.ts';
-import { loadCurrentVersion } from '../domain/experiments/current-version.ts';
+import { metricMethodOverrides, retentionWatermarks } from '../db/schema.ts';
+import type { LoadedExperiment } from '../domain/experiments/service.ts';
 import { effectivePlan } from '../domain/plans/effective-plan.ts';
 import { PLAN_LIMITS } from '../domain/plans.ts';
 import type { RunKind } from '../schemas/analysis-run.ts';
@@ -16,7 +16,6 @@ import type { ValueScope } from './value-scope.ts';
 const DAY_MS = 86_400_000;
 
 export interface RunRequest {
-  experimentId: string;
   kind: RunKind;
   label: string;
   /** Exclusive end of the window: the next midnight for a nightly day, now for a manual run. */
@@ -53,23 +52,17 @@ export function analysisWindow(createdAt: Date, windowEnd: Date) {
   return { windowStart, window, windowDays };
 }
 
-async function loadExperiment(ctx: Context, experimentId: string) {
-  const [found] = await loadCurrentVersion(ctx.db, eq(experiments.id, experimentId));
-  if (!found) throw new Error(`experiment ${experimentId} vanished`);
-  return found;
-}
-
 /**
- * Every query of one run: the experiment and its current version, the method overrides, the
+ * Every query of one run of the experiment loaded with its current version: the method overrides, the
  * retention watermark, one aggregate statement for the arms and every metric's sufficient
  * statistics and histograms, and the capped samples of metrics tested by Mann–Whitney or
- * permutation. Returns the orgId (for storing) beside the pure run's inputs.
+ * permutation.
  */
 export async function readRunInputs(
   ctx: Context,
+  found: LoadedExperiment,
   request: RunRequest,
-): Promise<{ orgId: string; inputs: RunInputs }> {
-  const found = await loadExperiment(ctx, request.experimentId);
+): Promise<RunInputs> {
   const config = found.version.config;
   const plan = PLAN_LIMITS[(await effectivePlan(ctx.db, found.row.orgId, request.windowEnd)).plan];
   const shares = armShares(config, found.version.bucketMap);
@@ -82,7 +75,7 @@ export async function readRunInputs(
   const treatments = Object.keys(shares).filter((a) => a !== control);
   const groups = treatments.map((t) => ({ key: t, variants: [control, t] }));
   const stats = await readSufficientStats(ctx.db, scope, config.metrics, groups);
-  const overrides = await methodOverrides(ctx, request.experimentId);
+  const overrides = await methodOverrides(ctx, found.row.id);
   const metrics: MetricInput[] = [];
   for (const definition of config.metrics) {
     const method = overrides.get(definition.name) ?? (definition.method_default as Method);
@@ -112,7 +105,7 @@ export async function readRunInputs(
     minEventsPerArm: ctx.config.minEventsPerArm,
     sequentialTuning: ctx.config.sequentialTuning,
   };
-  return { orgId: found.row.orgId, inputs };
+  return inputs;
 }
 
 async function methodOverrides(ctx: Context, experimentId: string): Promise<Map<string, Method>> {

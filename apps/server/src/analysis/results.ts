@@ -1,55 +1,142 @@
-import { and, desc, eq } from 'drizzle-orm';
+import { and, asc, desc, eq } from 'drizzle-orm';
 import type { Database } from '../db/connect.ts';
 import { analysisRuns } from '../db/schema.ts';
-import { AnalysisError } from './outcomes.ts';
-import { availableLabels, presentRun } from './run-store.ts';
+import type { Experiment } from '../domain/experiments/service.ts';
+import { liveCounts } from '../domain/exposure-counts.ts';
+import type { Results } from './results-schema.ts';
 
-/** A run label: a nightly day `YYYY-MM-DD` or a manual run `manual-<ISO instant>`. */
-export const RUN_LABEL_PATTERN =
-  '^(\\d{4}-\\d\\d-\\d\\d|manual-\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d(\\.\\d+)?Z)$';
+/** What presenting a run needs: a stored row, or a record just stored. */
+export type StoredRun = Pick<
+  typeof analysisRuns.$inferSelect,
+  | 'experimentId'
+  | 'label'
+  | 'kind'
+  | 'computedAt'
+  | 'windowStart'
+  | 'windowEnd'
+  | 'srm'
+  | 'arms'
+  | 'results'
+>;
 
-function collecting(experimentId: string, label?: string): AnalysisError {
-  return new AnalysisError(
-    'results-collecting',
-    label === undefined
-      ? `Experiment ${experimentId} is collecting: results appear after the nightly run once every arm has enough evaluated events`
-      : `No computed results for ${label}; see available_days of the default view`,
+/** The Results response of one stored run (the wire format's Results). */
+export function presentRun(run: StoredRun, availableDays: string[]): Results {
+  return {
+    experiment_id: run.experimentId,
+    computed_for: run.label,
+    computed_at: run.computedAt.toISOString(),
+    preliminary: run.kind === 'manual',
+    available_days: availableDays,
+    window: { start: run.windowStart.toISOString(), end: run.windowEnd.toISOString() },
+    srm: run.srm,
+    arms: run.arms,
+    results: run.results,
+  };
+}
+
+type ListedRun = Pick<StoredRun, 'label' | 'kind'>;
+
+/** Days first (oldest first), then manual runs in the order they were made. */
+function labelsInOrder(runs: readonly ListedRun[]): string[] {
+  const of = (kind: ListedRun['kind']) =>
+    runs
+      .filter((r) => r.kind === kind)
+      .map((r) => r.label)
+      .sort();
+  return [...of('nightly'), ...of('manual')];
+}
+
+const withResults = eq(analysisRuns.hasResults, true);
+
+/** The labels of an experiment's runs with results, as `available_days` lists them. */
+export async function availableLabels(db: Database, experimentId: string): Promise<string[]> {
+  const found = await db
+    .select({ label: analysisRuns.label, kind: analysisRuns.kind })
+    .from(analysisRuns)
+    .where(and(eq(analysisRuns.experimentId, experimentId), withResults))
+    .orderBy(asc(analysisRuns.computedAt));
+  return labelsInOrder(found);
+}
+
+/** No run to show: the facts the collecting answer is written from. */
+export interface Collecting {
+  kind: 'collecting';
+  experimentId: string;
+  experimentName: string;
+  /** The run asked for by label; null for the default view. */
+  label: string | null;
+  /** The default view's evaluated events so far per arm (null when a label was asked for). */
+  eventsPerArm: Record<string, number> | null;
+  minEventsPerArm: number;
+  /** The UTC day a pipeline run would cover now. */
+  today: string;
+}
+
+export type ResultsOutcome = { kind: 'run'; results: Results } | Collecting;
+
+/** Each arm's evaluated events so far: exposures from the creation day on, as the window counts. */
+async function eventsPerArm(db: Database, experiment: Experiment) {
+  const counts = await liveCounts(db, experiment.id, experiment.created_at.slice(0, 10));
+  const arms = new Set(
+    experiment.allocation
+      .map((slice) => slice.variant)
+      .filter((v) => experiment.bucket_ranges.some((r) => r.variant === v)),
   );
+  return Object.fromEntries([...arms].map((a) => [a, counts[a]?.exposures ?? 0]));
 }
 
 /**
- * The run the results route serves: the one named by `label`, else the most recently
- * computed run (so a nightly run landing after a manual one becomes the default view).
+ * The run the results routes serve: the one named by `label`, else the most recently
+ * computed run (so a nightly run landing after a manual one becomes the default view); or,
+ * without one, what is collecting.
  */
 export async function readResults(
   db: Database,
-  experimentId: string,
+  experiment: Experiment,
   label: string | undefined,
-  /** The problem of the default view while collecting; the generic one when absent. */
-  collectingProblem?: () => Promise<AnalysisError>,
-) {
-  const base = and(eq(analysisRuns.experimentId, experimentId), eq(analysisRuns.hasResults, true));
+  settings: { minEventsPerArm: number; now: Date },
+): Promise<ResultsOutcome> {
+  const base = and(eq(analysisRuns.experimentId, experiment.id), withResults);
   const [run] = await db
     .select()
     .from(analysisRuns)
     .where(label === undefined ? base : and(base, eq(analysisRuns.label, label)))
     .orderBy(desc(analysisRuns.computedAt))
     .limit(1);
-  if (!run)
-    throw label === undefined && collectingProblem
-      ? await collectingProblem()
-      : collecting(experimentId, label);
-  return presentRun(run, await availableLabels(db, experimentId));
+  if (run)
+    return { kind: 'run', results: presentRun(run, await availableLabels(db, run.experimentId)) };
+  return {
+    kind: 'collecting',
+    experimentId: experiment.id,
+    experimentName: experiment.name,
+    label: label ?? null,
+    eventsPerArm: label === undefined ? await eventsPerArm(db, experiment) : null,
+    minEventsPerArm: settings.minEventsPerArm,
+    today: settings.now.toISOString().slice(0, 10),
+  };
 }
 
-/** The default view of every experiment of the org that has computed results. */
-export async function readSummary(db: Database, orgId: string) {
+/** The default view of every experiment of the org that has computed results: two queries. */
+export async function readSummary(db: Database, orgId: string): Promise<Results[]> {
+  const ofOrg = and(eq(analysisRuns.orgId, orgId), withResults);
   const runs = await db
     .selectDistinctOn([analysisRuns.experimentId])
     .from(analysisRuns)
-    .where(and(eq(analysisRuns.orgId, orgId), eq(analysisRuns.hasResults, true)))
+    .where(ofOrg)
     .orderBy(analysisRuns.experimentId, desc(analysisRuns.computedAt));
-  return Promise.all(
-    runs.map(async (run) => presentRun(run, await availableLabels(db, run.experimentId))),
+  const listed = await db
+    .select({
+      experimentId: analysisRuns.experimentId,
+      label: analysisRuns.label,
+      kind: analysisRuns.kind,
+    })
+    .from(analysisRuns)
+    .where(ofOrg)
+    .orderBy(asc(analysisRuns.computedAt));
+  const byExperiment = new Map<string, ListedRun[]>();
+  for (const r of listed)
+    byExperiment.set(r.experimentId, [...(byExperiment.get(r.experimentId) ?? []), r]);
+  return runs.map((run) =>
+    presentRun(run, labelsInOrder(byExperiment.get(run.experimentId) ?? [])),
   );
 }

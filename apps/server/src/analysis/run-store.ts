@@ -1,56 +1,9 @@
-import { and, asc, eq, sql } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import type { Context } from '../context.ts';
-import type { Database } from '../db/connect.ts';
 import { analysisRuns } from '../db/schema.ts';
+import { availableLabels, presentRun } from './results.ts';
 import type { Results } from './results-schema.ts';
 import type { RunRecord } from './run-record.ts';
-
-/** What presenting a run needs: a stored row, or a record just stored. */
-export type StoredRun = Pick<
-  typeof analysisRuns.$inferSelect,
-  | 'experimentId'
-  | 'label'
-  | 'kind'
-  | 'computedAt'
-  | 'windowStart'
-  | 'windowEnd'
-  | 'srm'
-  | 'arms'
-  | 'results'
->;
-
-/** The Results response of one stored run (docs/decisions.md#the-results-response). */
-export function presentRun(run: StoredRun, availableDays: string[]): Results {
-  return {
-    experiment_id: run.experimentId,
-    computed_for: run.label,
-    computed_at: run.computedAt.toISOString(),
-    preliminary: run.kind === 'manual',
-    available_days: availableDays,
-    window: { start: run.windowStart.toISOString(), end: run.windowEnd.toISOString() },
-    srm: run.srm,
-    arms: run.arms,
-    results: run.results,
-  };
-}
-
-/** Days first (oldest first), then manual runs in the order they were made. */
-export async function availableLabels(db: Database, experimentId: string): Promise<string[]> {
-  const found = await db
-    .select({ label: analysisRuns.label, kind: analysisRuns.kind })
-    .from(analysisRuns)
-    .where(and(eq(analysisRuns.experimentId, experimentId), eq(analysisRuns.hasResults, true)))
-    .orderBy(asc(analysisRuns.computedAt));
-  const days = found
-    .filter((r) => r.kind === 'nightly')
-    .map((r) => r.label)
-    .sort();
-  const manual = found
-    .filter((r) => r.kind === 'manual')
-    .map((r) => r.label)
-    .sort();
-  return [...days, ...manual];
-}
 
 /**
  * Stores a run (a nightly day is replaced when re-run; a manual run never is) and

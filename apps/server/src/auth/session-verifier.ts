@@ -22,6 +22,8 @@ export class UnstorableClaimError extends Error {
 export interface SessionVerifierSettings {
   sessionJwksUrl: string | null;
   sessionIssuer: string;
+  /** When set, a token must name this audience. */
+  sessionAudience: string | null;
   dataDir: string;
 }
 

@@ -8,6 +8,7 @@ import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import type pg from 'pg';
 import { lockDataDir } from './data-dir-lock.ts';
+import { boundedPglite } from './database-timeout.ts';
 import { seedFor } from './pglite-seed.ts';
 import * as schema from './schema.ts';
 
@@ -21,6 +22,8 @@ export interface DatabaseHandle {
   kind: 'pglite' | 'postgres';
   /** The server's connection pool, for what Drizzle does not speak (COPY); null on PGlite. */
   pool: pg.Pool | null;
+  /** Where the embedded database writes its files; null in memory and on a PostgreSQL server. */
+  dataDir: string | null;
   close(): Promise<void>;
 }
 
@@ -39,39 +42,54 @@ const reportOnStderr: ConnectionLostHandler = (error) => {
   process.stderr.write(`arbiter: a pooled PostgreSQL connection was lost: ${error.message}\n`);
 };
 
+/** The longest one database call may take unless the caller says (ARBITER_DATABASE_TIMEOUT_MS). */
+export const DEFAULT_DATABASE_TIMEOUT_MS = 60_000;
+
 export async function openDatabase(
   target: DatabaseTarget,
   onConnectionLost: ConnectionLostHandler = reportOnStderr,
+  timeoutMs = DEFAULT_DATABASE_TIMEOUT_MS,
 ): Promise<DatabaseHandle> {
-  if (target.kind === 'pglite') {
-    let dataDir: string | undefined;
-    let unlock = () => {};
-    if (target.dataDir !== null) {
-      mkdirSync(target.dataDir, { recursive: true });
-      unlock = lockDataDir(target.dataDir);
-      dataDir = join(target.dataDir, 'pgdata');
-      mkdirSync(dataDir, { recursive: true });
-    }
-    try {
-      const seed = dataDir === undefined ? undefined : seedFor(dataDir);
-      const client = await PGlite.create(
-        dataDir === undefined ? {} : { dataDir, ...(seed ? { loadDataDir: seed } : {}) },
-      );
-      const db = drizzlePglite(client, { schema }) as unknown as Database;
-      await migratePglite(db as never, { migrationsFolder: MIGRATIONS });
-      const close = async () => {
-        try {
-          await client.close();
-        } finally {
-          unlock();
-        }
-      };
-      return { db, kind: 'pglite', pool: null, close };
-    } catch (error) {
-      unlock();
-      throw error;
-    }
+  return target.kind === 'pglite'
+    ? openPglite(target.dataDir, timeoutMs)
+    : openPostgres(target.url, onConnectionLost, timeoutMs);
+}
+
+async function openPglite(targetDir: string | null, timeoutMs: number): Promise<DatabaseHandle> {
+  let dataDir: string | undefined;
+  let unlock = () => {};
+  if (targetDir !== null) {
+    mkdirSync(targetDir, { recursive: true });
+    unlock = lockDataDir(targetDir);
+    dataDir = join(targetDir, 'pgdata');
+    mkdirSync(dataDir, { recursive: true });
   }
+  try {
+    const seed = dataDir === undefined ? undefined : seedFor(dataDir);
+    const client = await PGlite.create(
+      dataDir === undefined ? {} : { dataDir, ...(seed ? { loadDataDir: seed } : {}) },
+    );
+    const db = drizzlePglite(boundedPglite(client, timeoutMs), { schema }) as unknown as Database;
+    await migratePglite(db as never, { migrationsFolder: MIGRATIONS });
+    const close = async () => {
+      try {
+        await client.close();
+      } finally {
+        unlock();
+      }
+    };
+    return { db, kind: 'pglite', pool: null, dataDir: targetDir, close };
+  } catch (error) {
+    unlock();
+    throw error;
+  }
+}
+
+async function openPostgres(
+  url: string,
+  onConnectionLost: ConnectionLostHandler,
+  timeoutMs: number,
+): Promise<DatabaseHandle> {
   // The PostgreSQL driver is loaded only here: an embedded start does not pay for importing it.
   const [{ default: pgDriver }, { drizzle: drizzlePg }, { migrate: migratePg }] = await Promise.all(
     [
@@ -80,7 +98,14 @@ export async function openDatabase(
       import('drizzle-orm/node-postgres/migrator'),
     ],
   );
-  const pool = new pgDriver.Pool({ connectionString: target.url, max: 10 });
+  // Every statement and every wait for a connection is bounded; the analysis transaction sets
+  // its own, longer statement bound.
+  const pool = new pgDriver.Pool({
+    connectionString: url,
+    max: 10,
+    connectionTimeoutMillis: timeoutMs,
+    statement_timeout: timeoutMs,
+  });
   // Without a listener the pool's 'error' event would end the process; the pool has already
   // dropped the connection and opens a new one for the next query.
   pool.on('error', onConnectionLost);
@@ -93,7 +118,7 @@ export async function openDatabase(
   } finally {
     conn.release();
   }
-  return { db, kind: 'postgres', pool, close: () => pool.end() };
+  return { db, kind: 'postgres', pool, dataDir: null, close: () => pool.end() };
 }
 
 /** `pg` returns int8 and numeric as strings, PGlite as numbers: raw queries normalise here. */

@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { isDatabaseTimeout } from '../db/database-timeout.ts';
 import { refuseContentEncoding } from './content-encoding.ts';
 import { problemOfOutcome } from './outcome-problems.ts';
 import { PROBLEM_MEDIA_TYPE, problemBody } from './problem-body.ts';
@@ -37,6 +38,8 @@ function describe(issue: ValidationIssue): string {
   if (issue.keyword === 'required') return 'is required';
   return issue.message ?? 'is not valid';
 }
+
+const DATABASE_RETRY_AFTER_SECONDS = 5;
 
 /** Client errors Fastify raises with a status of their own, by that status. */
 const CLIENT_ERROR_SLUGS: Record<number, ProblemSlug> = {
@@ -149,6 +152,18 @@ function frameworkAnswer(
   return null;
 }
 
+/** A database call over its bound: logged once per request, answered as a retryable 503. */
+function sendDatabaseTimeout(request: FastifyRequest, reply: FastifyReply) {
+  request.log.warn('a database call exceeded ARBITER_DATABASE_TIMEOUT_MS');
+  reply.header('retry-after', String(DATABASE_RETRY_AFTER_SECONDS));
+  return send(
+    reply,
+    request,
+    'database-timeout',
+    `Request ${request.id} waited too long for the database and was given up; retry it`,
+  );
+}
+
 /**
  * Three tiers: our own problems; framework and validation errors mapped to their catalogue
  * entries; anything else logged with the request id and answered as a generic 500, so no
@@ -170,6 +185,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
     if (error.validation) return sendValidation(error, request, reply);
     const answer = frameworkAnswer(error, request);
     if (answer !== null) return send(reply, request, answer.slug, answer.detail);
+    if (isDatabaseTimeout(error)) return sendDatabaseTimeout(request, reply);
     request.log.error({ err: error }, 'unhandled error');
     return send(
       reply,

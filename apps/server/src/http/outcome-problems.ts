@@ -38,7 +38,6 @@ const PROBLEM_OF = {
     'import-unreadable': 'import-format',
   } satisfies Record<IngestCode, ProblemSlug>,
   analysis: {
-    'results-collecting': 'results-collecting',
     'fold-behind': 'fold-behind',
     'manual-run-limit': 'manual-run-limit',
   } satisfies Record<AnalysisCode, ProblemSlug>,

@@ -231,6 +231,18 @@ export const PROBLEMS = {
     title: 'Signature not valid',
     about: 'The webhook signature is missing, malformed, too old or does not match the body.',
   },
+  'database-timeout': {
+    status: 503,
+    title: 'The database did not answer in time',
+    about:
+      'A database call took longer than `ARBITER_DATABASE_TIMEOUT_MS` (60 s unless set), so the request was given up; what it had not committed is rolled back. Retry after `Retry-After` seconds.',
+  },
+  'insufficient-storage': {
+    status: 507,
+    title: 'The database is nearly out of disk space',
+    about:
+      "The embedded database's file system has less free space than `ARBITER_MIN_FREE_DISK_BYTES` keeps (256 MiB unless set), so writes are refused and nothing is stored; reads go on, and `/v1/admin/health` reports it under `disk`. Writes resume by themselves once space is freed: retry after `Retry-After` seconds with the same event ids.",
+  },
   'internal-error': {
     status: 500,
     title: 'Internal error',

@@ -33,13 +33,18 @@ interface RouteSchema {
  * route's traits so that no route forgets one: a body can be malformed (400), too large (413)
  * or of a type or coding not read (415); a parameter can be invalid (400) or a path segment too
  * long (414); a session route refuses a missing or bad token (401) and a token without an org
- * (403); a keyed route refuses a bad key (401) and a key over its rate (429).
+ * (403); a keyed route refuses a bad key (401) and a key over its rate (429); a route that
+ * writes refuses while the embedded database's disk is nearly full (507); any route may give up
+ * on a database call over its time bound (503).
  */
 export function edgeStatuses(route: Pick<RouteOptions, 'method' | 'url' | 'config'>): number[] {
   const schema = ((route as { schema?: RouteSchema }).schema ?? {}) as RouteSchema;
   const methods = Array.isArray(route.method) ? route.method : [route.method];
   const statuses = new Set<number>();
+  const config = route.config as { rateLimit?: unknown; readOnly?: boolean } | undefined;
   if (methods.some((m) => BODY_METHODS.has(m))) for (const s of [400, 413, 415]) statuses.add(s);
+  if (methods.some((m) => BODY_METHODS.has(m)) && config?.readOnly !== true) statuses.add(507);
+  statuses.add(503);
   if (schema.querystring !== undefined) statuses.add(400);
   if (schema.params !== undefined) {
     statuses.add(400);
@@ -50,7 +55,7 @@ export function edgeStatuses(route: Pick<RouteOptions, 'method' | 'url' | 'confi
     statuses.add(403);
   } else if (schema.security.some((s) => 'apiKey' in s)) {
     statuses.add(401);
-    const limited = (route.config as { rateLimit?: unknown } | undefined)?.rateLimit !== false;
+    const limited = config?.rateLimit !== false;
     if (limited) statuses.add(429);
   }
   return [...statuses];

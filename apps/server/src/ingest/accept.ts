@@ -15,6 +15,10 @@ export interface Rejection {
 export interface AcceptOutcome {
   /** Events acknowledged: newly queued plus retries of events already accepted. */
   accepted: number;
+  /** Of those, events whose id was already stored (or repeated in the request): not stored again. */
+  duplicates: number;
+  /** Of the duplicates, those whose stored event says something else: dropped, the first stands. */
+  conflicts: number;
   rejected: Rejection[];
   configVersion: number;
   /** Valid events refused only because the monthly allowance is used up. */
@@ -88,7 +92,15 @@ export async function acceptEvents(
     now,
   };
   if (valid.length === 0)
-    return { ...base, accepted: 0, rejected, overAllowance: 0, beforeWindow: 0 };
+    return {
+      ...base,
+      accepted: 0,
+      duplicates: 0,
+      conflicts: 0,
+      rejected,
+      overAllowance: 0,
+      beforeWindow: 0,
+    };
   const result = await ctx.queue.enqueue({
     orgId,
     events: valid,
@@ -114,6 +126,8 @@ export async function acceptEvents(
   return {
     ...base,
     accepted: result.queued.length + result.duplicates.length,
+    duplicates: result.duplicates.length,
+    conflicts: result.conflicts.length,
     rejected,
     overAllowance: result.refused.length,
     beforeWindow: acceptedBeforeWindow,

@@ -22,6 +22,8 @@ export class DrainWorker {
   constructor(
     private readonly queue: IngestQueue,
     private readonly log: Pick<FastifyBaseLogger, 'error' | 'warn' | 'info'> | null = null,
+    /** False while the disk is too full to write: the fold waits, the events stay stored. */
+    private readonly mayWrite: () => boolean | Promise<boolean> = () => true,
   ) {
     this.failures = new FailureLog(log, 'ingest drain');
   }
@@ -61,7 +63,7 @@ export class DrainWorker {
     this.loop = (async () => {
       while (this.running) {
         try {
-          const moved = await this.drainAll();
+          const moved = (await this.mayWrite()) ? await this.drainAll() : 0;
           this.failures.succeeded();
           if (moved > 0) continue;
         } catch (error) {

@@ -1,6 +1,7 @@
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import { type Database, rows } from '../db/connect.ts';
 import { events as eventsTable, usageCounters } from '../db/schema.ts';
+import { conflictingIds } from './conflict-sql.ts';
 import type { CopyEventStore } from './copy-store.ts';
 import { foldStatement, lockWatermark, lockWatermarkIfFree, unfoldedCount } from './drain-sql.ts';
 import type { AcceptedEvent } from './event-schema.ts';
@@ -48,6 +49,17 @@ async function store(
   return new Set(result?.fresh ?? []);
 }
 
+/** Of events already stored under their ids, those that say something else (none read when none). */
+async function conflicts(
+  db: Pick<Database, 'execute'>,
+  orgId: string,
+  stored: readonly AcceptedEvent[],
+): Promise<string[]> {
+  if (stored.length === 0) return [];
+  const found = await rows<{ event_id: string }>(db as Database, conflictingIds(orgId, stored));
+  return found.map((r) => r.event_id);
+}
+
 /**
  * The default: the event store is the durable log. Acceptance stores and meters a batch in one
  * transaction (the 202 follows its commit); each stored row carries its transaction's id, which
@@ -68,15 +80,19 @@ export class PostgresEventLog implements IngestQueue {
       return this.enqueueWithinAllowance(orgId, month, allowance, unique, repeats);
     const shard = Math.floor(Math.random() * METER_SHARDS);
     if (this.copy !== null && (await this.copy.store(orgId, month, shard, unique))) {
-      return { queued: unique.map((e) => e.event_id), duplicates: repeats, refused: [] };
+      return {
+        queued: unique.map((e) => e.event_id),
+        duplicates: repeats,
+        conflicts: [],
+        refused: [],
+      };
     }
     const fresh = await store(this.db, orgId, month, shard, unique);
+    const stored = unique.filter((e) => !fresh.has(e.event_id));
     return {
       queued: unique.filter((e) => fresh.has(e.event_id)).map((e) => e.event_id),
-      duplicates: [
-        ...unique.filter((e) => !fresh.has(e.event_id)).map((e) => e.event_id),
-        ...repeats,
-      ],
+      duplicates: [...stored.map((e) => e.event_id), ...repeats],
+      conflicts: await conflicts(this.db, orgId, stored),
       refused: [],
     };
   }
@@ -121,12 +137,11 @@ export class PostgresEventLog implements IngestQueue {
       const room = Math.max(0, Math.min(fresh.length, allowance - Number(usage?.events ?? 0)));
       const queued = fresh.slice(0, room);
       if (queued.length > 0) await store(tx, orgId, month, 0, queued);
+      const stored = unique.filter((e) => seen.has(e.event_id));
       return {
         queued: queued.map((e) => e.event_id),
-        duplicates: [
-          ...unique.filter((e) => seen.has(e.event_id)).map((e) => e.event_id),
-          ...repeats,
-        ],
+        duplicates: [...stored.map((e) => e.event_id), ...repeats],
+        conflicts: await conflicts(tx, orgId, stored),
         refused: fresh.slice(room).map((e) => e.event_id),
       };
     });

@@ -14,6 +14,8 @@ export interface EnqueueResult {
   queued: string[];
   /** Already accepted earlier (a retry): acknowledged, not queued or metered again. */
   duplicates: string[];
+  /** The duplicates whose earlier event says something else: acknowledged, the earlier one stands. */
+  conflicts: string[];
   /** New events past the monthly allowance: not queued, not metered. */
   refused: string[];
 }

@@ -9,6 +9,14 @@ export interface Clock {
 
 export const systemClock: Clock = { now: () => new Date() };
 
+/**
+ * The free space of the file system a local database writes to, in bytes; rejects when it
+ * cannot be read. A port so a test without a small file system to fill can still lower it.
+ */
+export interface FreeSpaceProbe {
+  freeBytes(): Promise<number>;
+}
+
 export interface JudgeInput {
   rubric: string;
   prompt: string;

@@ -3,6 +3,7 @@ import { Ajv, type Options, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FastifySchema } from 'fastify';
 import { FREE_FORM_JSON_KEYWORD, freeFormJsonProblem } from './free-form-json.ts';
+import { isRealRunLabel, RUN_LABEL_FORMAT, RUN_LABEL_MESSAGE } from './run-label.ts';
 import { TEXT_RULE_MESSAGE } from './text.ts';
 
 /**
@@ -12,6 +13,7 @@ import { TEXT_RULE_MESSAGE } from './text.ts';
 function ajv(options: Options): Ajv {
   const instance = new Ajv({ allErrors: true, strict: false, useDefaults: true, ...options });
   (addFormats as unknown as (a: Ajv) => void)(instance);
+  instance.addFormat(RUN_LABEL_FORMAT, { type: 'string', validate: isRealRunLabel });
   const checkFreeForm = (
     enabled: boolean,
     data: unknown,
@@ -41,7 +43,7 @@ function ajv(options: Options): Ajv {
   return instance;
 }
 
-/** The text rule's failures say what is wrong instead of quoting the pattern. */
+/** The text rule's and the run label's failures say what is wrong instead of quoting a pattern. */
 function withTextRuleMessage(validate: ValidateFunction): ValidateFunction {
   const checked = ((data: unknown) => {
     const ok = validate(data);
@@ -50,6 +52,8 @@ function withTextRuleMessage(validate: ValidateFunction): ValidateFunction {
       for (const e of validate.errors ?? []) {
         if (e.keyword === 'pattern' && e.params.pattern === STORABLE_TEXT_PATTERN)
           e.message = TEXT_RULE_MESSAGE;
+        if (e.keyword === 'format' && e.params.format === RUN_LABEL_FORMAT)
+          e.message = RUN_LABEL_MESSAGE;
       }
     }
     return ok;

@@ -77,6 +77,37 @@ describe('one event_id, two contents', () => {
     expect(await probe.metered(acme.orgId)).toBe(before + 1);
   });
 
+  it('counts a re-sent event_id in the ack: duplicates, and conflicts where the stored event says something else', async () => {
+    const at = new Date().toISOString();
+    const first = [
+      business('resent-1', 5, { timestamp: at, metadata: { a: 1, b: 2 } }),
+      business('resent-2', 6, { timestamp: at }),
+    ];
+    const res = await probe.send(acme.secret, first);
+    expect(res.json()).toMatchObject({ accepted: 2, duplicates: 0, conflicts: 0, rejected: [] });
+    const before = await probe.metered(acme.orgId);
+    // The same events again, spelled differently (experiment name, offset, key order): retries.
+    const retry = await probe.send(acme.secret, [
+      {
+        ...first[0],
+        experiment_id: 'dt-exp',
+        timestamp: at.replace('Z', '+00:00'),
+        metadata: { b: 2, a: 1 },
+      },
+    ]);
+    expect(retry.json()).toMatchObject({ accepted: 1, duplicates: 1, conflicts: 0 });
+    // The ids again with other content: acknowledged as documented, counted, the first stands.
+    const reused = await probe.send(acme.secret, [
+      business('resent-1', 5, { timestamp: at, metadata: { a: 1, b: 3 } }),
+      business('resent-2', 60, { timestamp: at }),
+      business('resent-3', 7, { timestamp: at }),
+    ]);
+    expect(reused.statusCode).toBe(202);
+    expect(reused.json()).toMatchObject({ accepted: 3, duplicates: 2, conflicts: 2, rejected: [] });
+    expect(await storedValue('resent-2')).toBe(6);
+    expect(await probe.metered(acme.orgId)).toBe(before + 1);
+  });
+
   it('an import reports the row that reuses an id with other content, across its 5,000-row slices too', async () => {
     const header = 'event_id,type,experiment_id,user_id,timestamp,business_metric,value';
     const stamp = new Date().toISOString();

@@ -7,8 +7,9 @@ import { buildApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import type { Context } from '../../src/context.ts';
 import { createContext } from '../../src/create-context.ts';
+import type { DatabaseHandle } from '../../src/db/connect.ts';
 import type { App } from '../../src/http/app-types.ts';
-import type { Clock } from '../../src/kernel/ports.ts';
+import type { Clock, FreeSpaceProbe } from '../../src/kernel/ports.ts';
 import { experimentConfig } from './builders.ts';
 import { freshDatabase } from './database.ts';
 import { keepsRunLog, logDestinationOf, RUN_LOG_LEVEL, recordSecrets } from './run-log.ts';
@@ -42,7 +43,12 @@ export interface Harness {
 /** One app on a fresh database per test file, configured as a real deployment would be. */
 export async function startHarness(
   env: Record<string, string> = {},
-  parts: { clock?: Clock; logDestination?: DestinationStream } = {},
+  parts: {
+    clock?: Clock;
+    logDestination?: DestinationStream;
+    database?: DatabaseHandle;
+    freeSpace?: FreeSpaceProbe;
+  } = {},
 ): Promise<Harness> {
   const idp = await testIdentityProvider();
   const config = loadConfig({
@@ -53,9 +59,15 @@ export async function startHarness(
     ARBITER_LOG_LEVEL: parts.logDestination === undefined ? RUN_LOG_LEVEL : 'info',
     ...env,
   });
-  const database = await freshDatabase();
+  // A test may bring its own database (a PGlite on a file system it fills, say).
+  const database = parts.database ? { ...parts.database, url: null } : await freshDatabase();
   const logDestination = logDestinationOf(parts.logDestination);
-  const ctx = await createContext(config, { database, clock: parts.clock, logDestination });
+  const ctx = await createContext(config, {
+    database,
+    clock: parts.clock,
+    freeSpace: parts.freeSpace,
+    logDestination,
+  });
   const app = await buildApp(ctx, {
     logger: keepsRunLog() || parts.logDestination !== undefined,
   });

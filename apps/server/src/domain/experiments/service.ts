@@ -263,13 +263,21 @@ export async function updateExperiment(
   }
 }
 
+/** An experiment of the org with its current version, as stored: what an analysis run reads. */
+export async function loadExperiment(db: Database, orgId: string, idOrName: string) {
+  const [found] = await loadCurrentVersion(db, addressed(orgId, idOrName));
+  if (!found) throw notFound(idOrName);
+  return found;
+}
+
+export type LoadedExperiment = Awaited<ReturnType<typeof loadExperiment>>;
+
 export async function getExperiment(
   db: Database,
   orgId: string,
   idOrName: string,
 ): Promise<Experiment> {
-  const [found] = await loadCurrentVersion(db, addressed(orgId, idOrName));
-  if (!found) throw notFound(idOrName);
+  const found = await loadExperiment(db, orgId, idOrName);
   return present(found.row, found.version);
 }
 

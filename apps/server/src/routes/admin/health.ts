@@ -52,6 +52,24 @@ const NightlySchema = Type.Object({
   ]),
 });
 
+const DiskSchema = Type.Union(
+  [
+    Type.Object({
+      path: Type.String({ description: "The embedded database's directory" }),
+      free_bytes: Type.Union([Type.Integer(), Type.Null()], {
+        description: 'Free space of its file system; null when it cannot be read',
+      }),
+      min_free_bytes: Type.Integer({ description: 'ARBITER_MIN_FREE_DISK_BYTES' }),
+      writes_accepted: Type.Boolean({
+        description: 'False while below the threshold: writes answer 507 until space is back',
+      }),
+      error: Type.Optional(Type.String()),
+    }),
+    Type.Null(),
+  ],
+  { description: 'Free space of the embedded database; null on a PostgreSQL server or in memory' },
+);
+
 const ProvidersSchema = Type.Object(
   {
     identity: Type.Boolean({ description: 'Session tokens from an identity provider (JWKS)' }),
@@ -74,10 +92,11 @@ export function register(app: App, ctx: Context): void {
       schema: {
         tags: ['admin'],
         summary:
-          'Dependency and pipeline health: database, ingest fold lag and quarantine, the nightly run, configured providers',
+          'Dependency and pipeline health: database, its disk, ingest fold lag and quarantine, the nightly run, configured providers',
         response: {
           200: Type.Object({
             database: DatabaseSchema,
+            disk: DiskSchema,
             ingest: Type.Union([IngestSchema, Type.Null()], {
               description: 'null when the database is unreachable',
             }),
@@ -91,11 +110,13 @@ export function register(app: App, ctx: Context): void {
     async () => {
       const now = ctx.clock.now();
       const database = await pingDatabase(ctx.db);
+      const disk = ctx.disk === null ? null : await ctx.disk.status(true);
       const providers = configuredProviders(ctx.config);
-      if (!database.reachable) return { database, ingest: null, nightly: null, providers };
+      if (!database.reachable) return { database, disk, ingest: null, nightly: null, providers };
       const schedule = { cron: ctx.config.nightlyCron, schedulerEnabled: ctx.config.scheduler };
       return {
         database,
+        disk,
         ingest: await ingestHealth(ctx.db, now),
         nightly: await nightlyHealth(ctx.db, schedule, now),
         providers,

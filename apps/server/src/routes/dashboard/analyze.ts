@@ -1,7 +1,7 @@
 import { runManualAnalysis } from '../../analysis/manual-run.ts';
 import { ResultsSchema } from '../../analysis/results-schema.ts';
 import type { Context } from '../../context.ts';
-import { getExperiment } from '../../domain/experiments/service.ts';
+import { loadExperiment } from '../../domain/experiments/service.ts';
 import type { App } from '../../http/app-types.ts';
 import { problemResponses } from '../../http/responses.ts';
 import { callerOf } from '../../http/session-auth.ts';
@@ -20,8 +20,8 @@ export function register(app: App, ctx: Context): void {
       },
     },
     async (request) => {
-      const experiment = await getExperiment(ctx.db, callerOf(request).orgId, request.params.id);
-      return runManualAnalysis(ctx, experiment.id);
+      const found = await loadExperiment(ctx.db, callerOf(request).orgId, request.params.id);
+      return runManualAnalysis(ctx, found);
     },
   );
 }

@@ -1,12 +1,13 @@
 import { Type } from 'typebox';
-import { collectingProblem } from '../../analysis/collecting.ts';
-import { RUN_LABEL_PATTERN, readResults } from '../../analysis/results.ts';
+import { readResults } from '../../analysis/results.ts';
 import { ExportRowSchema, exportCsv, exportRows } from '../../analysis/results-export.ts';
 import type { Context } from '../../context.ts';
 import { getExperiment } from '../../domain/experiments/service.ts';
 import type { App } from '../../http/app-types.ts';
+import { resultsOrProblem } from '../../http/collecting-problem.ts';
 import { problemResponses } from '../../http/responses.ts';
 import { callerOf } from '../../http/session-auth.ts';
+import { RunLabelParam } from '../../schemas/run-label.ts';
 import { ExperimentParams } from './get-experiment.ts';
 
 export function register(app: App, ctx: Context): void {
@@ -21,11 +22,9 @@ export function register(app: App, ctx: Context): void {
         querystring: Type.Object(
           {
             day: Type.Optional(
-              Type.String({
-                pattern: RUN_LABEL_PATTERN,
-                description:
-                  'A day YYYY-MM-DD or a label manual-<ISO instant>; default: the default results view',
-              }),
+              RunLabelParam(
+                'A day YYYY-MM-DD or a label manual-<ISO instant>; default: the default results view',
+              ),
             ),
             format: Type.Optional(Type.Enum(['json', 'csv'], { default: 'json' })),
           },
@@ -47,8 +46,11 @@ export function register(app: App, ctx: Context): void {
     },
     async (request, reply) => {
       const experiment = await getExperiment(ctx.db, callerOf(request).orgId, request.params.id);
-      const run = await readResults(ctx.db, experiment.id, request.query.day, () =>
-        collectingProblem(ctx.db, experiment, ctx.config.minEventsPerArm),
+      const run = resultsOrProblem(
+        await readResults(ctx.db, experiment, request.query.day, {
+          minEventsPerArm: ctx.config.minEventsPerArm,
+          now: ctx.clock.now(),
+        }),
       );
       const rows = exportRows(run);
       if (request.query.format !== 'csv') return reply.type('application/json').send(rows);

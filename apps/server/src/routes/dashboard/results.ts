@@ -1,12 +1,13 @@
 import { Type } from 'typebox';
-import { collectingProblem } from '../../analysis/collecting.ts';
-import { RUN_LABEL_PATTERN, readResults } from '../../analysis/results.ts';
+import { readResults } from '../../analysis/results.ts';
 import { ResultsSchema } from '../../analysis/results-schema.ts';
 import type { Context } from '../../context.ts';
 import { getExperiment } from '../../domain/experiments/service.ts';
 import type { App } from '../../http/app-types.ts';
+import { resultsOrProblem } from '../../http/collecting-problem.ts';
 import { problemResponses } from '../../http/responses.ts';
 import { callerOf } from '../../http/session-auth.ts';
+import { RunLabelParam } from '../../schemas/run-label.ts';
 import { ExperimentParams } from './get-experiment.ts';
 
 export function register(app: App, ctx: Context): void {
@@ -19,12 +20,7 @@ export function register(app: App, ctx: Context): void {
         params: ExperimentParams,
         querystring: Type.Object(
           {
-            day: Type.Optional(
-              Type.String({
-                pattern: RUN_LABEL_PATTERN,
-                description: 'A day YYYY-MM-DD or a label manual-<ISO instant>',
-              }),
-            ),
+            day: Type.Optional(RunLabelParam('A day YYYY-MM-DD or a label manual-<ISO instant>')),
           },
           { additionalProperties: false },
         ),
@@ -33,8 +29,11 @@ export function register(app: App, ctx: Context): void {
     },
     async (request) => {
       const experiment = await getExperiment(ctx.db, callerOf(request).orgId, request.params.id);
-      return readResults(ctx.db, experiment.id, request.query.day, () =>
-        collectingProblem(ctx.db, experiment, ctx.config.minEventsPerArm),
+      return resultsOrProblem(
+        await readResults(ctx.db, experiment, request.query.day, {
+          minEventsPerArm: ctx.config.minEventsPerArm,
+          now: ctx.clock.now(),
+        }),
       );
     },
   );

@@ -36,8 +36,9 @@ export function register(app: App, ctx: Context, limit: preHandlerHookHandler): 
   app.post(
     '/v1/assign',
     {
-      // Counted by `limit` against the same per-key budget as the plane's other routes.
-      config: { rateLimit: false },
+      // Counted by `limit` against the same per-key budget as the plane's other routes; stores
+      // nothing, so it is served while the embedded database's disk is nearly full.
+      config: { rateLimit: false, readOnly: true },
       preHandler: limit,
       schema: {
         tags: ['ingest'],

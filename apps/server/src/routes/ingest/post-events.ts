@@ -43,6 +43,8 @@ export function register(app: App, ctx: Context): void {
       reply.status(202);
       return {
         accepted: outcome.accepted,
+        duplicates: outcome.duplicates,
+        conflicts: outcome.conflicts,
         config_version: outcome.configVersion,
         rejected: outcome.rejected,
       };

@@ -1,0 +1,85 @@
+import type { PGlite, Transaction as PGliteTransaction } from '@electric-sql/pglite';
+
+/** A database call that did not finish in time; the edge answers it 503 with `Retry-After`. */
+export class DatabaseTimeout extends Error {
+  constructor(readonly timeoutMs: number) {
+    super(`a database call took longer than ${timeoutMs} ms`);
+    this.name = 'DatabaseTimeout';
+  }
+}
+
+/** PostgreSQL's `query_canceled`, which `statement_timeout` raises. */
+const QUERY_CANCELED = '57014';
+
+/** Whether `error` is a call that ran out of time: ours on PGlite, the server's on PostgreSQL. */
+export function isDatabaseTimeout(error: unknown): boolean {
+  if (error instanceof DatabaseTimeout) return true;
+  const code = (error as { code?: unknown; cause?: { code?: unknown } } | null) ?? null;
+  return code?.code === QUERY_CANCELED || code?.cause?.code === QUERY_CANCELED;
+}
+
+/**
+ * `work`, or a DatabaseTimeout after `ms`. The caller stops waiting; PGlite's single
+ * connection finishes the call on its own and takes the next one after it.
+ */
+export function withinTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new DatabaseTimeout(ms)), ms);
+  });
+  // A call given up on may still fail later: that failure has no one left to tell.
+  work.catch(() => {});
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
+}
+
+type Bounded = Pick<PGliteTransaction, 'query' | 'exec'>;
+
+function boundCalls<T extends Bounded>(target: T, ms: number): T {
+  return new Proxy(target, {
+    get(object, property) {
+      const value = Reflect.get(object, property, object);
+      if (property === 'query' || property === 'exec')
+        return (...args: unknown[]) =>
+          withinTimeout((value as (...a: unknown[]) => Promise<unknown>).apply(object, args), ms);
+      return typeof value === 'function' ? value.bind(object) : value;
+    },
+  });
+}
+
+/**
+ * The embedded database with every call bounded: each statement, in or out of a transaction,
+ * and the wait for a transaction to begin (PGlite has one connection, so a call that never
+ * ends would otherwise hold every later one forever). A transaction as a whole is not
+ * bounded: the nightly analysis runs many bounded statements in one.
+ */
+export function boundedPglite(client: PGlite, ms: number): PGlite {
+  return new Proxy(client, {
+    get(object, property) {
+      const value = Reflect.get(object, property, object);
+      if (property === 'query' || property === 'exec') return boundCalls(object, ms)[property];
+      if (property === 'transaction')
+        return <T>(work: (tx: PGliteTransaction) => Promise<T>) => {
+          let begun: () => void = () => {};
+          const beginning = new Promise<void>((resolve) => {
+            begun = resolve;
+          });
+          let abandoned = false;
+          const done = object.transaction(async (tx) => {
+            // The caller was told it timed out: roll back rather than write behind its back.
+            if (abandoned) throw new DatabaseTimeout(ms);
+            begun();
+            return work(boundCalls(tx, ms));
+          });
+          return withinTimeout(beginning, ms).then(
+            () => done,
+            (error: unknown) => {
+              abandoned = true;
+              done.catch(() => {});
+              throw error;
+            },
+          );
+        };
+      return typeof value === 'function' ? value.bind(object) : value;
+    },
+  });
+}

@@ -1,0 +1,37 @@
+import type { Collecting, ResultsOutcome } from '../analysis/results.ts';
+import type { Results } from '../analysis/results-schema.ts';
+import { ProblemError } from './problems.ts';
+
+const MIN_EVENTS_SETTING = 'ARBITER_MIN_EVENTS_PER_ARM';
+
+/**
+ * The one builder of the collecting answer. The default view teaches: each arm's evaluated
+ * events so far against the threshold, the setting that changes it, and what to do once every
+ * arm has enough; a run asked for by label points at the labels that exist.
+ */
+export function collectingProblem(c: Collecting): ProblemError {
+  if (c.label !== null || c.eventsPerArm === null)
+    return new ProblemError(
+      'results-collecting',
+      `No computed results for ${c.label}; see available_days of the default view`,
+    );
+  const perArm = c.eventsPerArm;
+  const min = c.minEventsPerArm;
+  const sofar = Object.entries(perArm)
+    .map(([arm, n]) => `${arm} ${n} of ${min}`)
+    .join(', ');
+  const next = Object.values(perArm).every((n) => n >= min)
+    ? `Every arm has enough now: the next pipeline run computes results (\`arbiter pipeline run --day ${c.today}\`, or POST /v1/experiments/${c.experimentId}/analyze for a preliminary run).`
+    : 'Live counts are on the live route meanwhile.';
+  return new ProblemError(
+    'results-collecting',
+    `Experiment ${c.experimentName} is collecting: results appear once a pipeline run finds ${min} evaluated events (exposures since the day it was created) in every arm. So far: ${sofar}. The threshold is the setting ${MIN_EVENTS_SETTING}. ${next}`,
+    { events_per_arm: perArm, min_events_per_arm: min, setting: MIN_EVENTS_SETTING },
+  );
+}
+
+/** The run of a results outcome, or its collecting problem thrown. */
+export function resultsOrProblem(outcome: ResultsOutcome): Results {
+  if (outcome.kind === 'collecting') throw collectingProblem(outcome);
+  return outcome.results;
+}
