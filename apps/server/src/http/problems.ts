@@ -203,6 +203,12 @@ export const PROBLEMS = {
     about:
       "The org's plan does not bill overage and this UTC month's event allowance is used. Counters reset at 00:00 UTC on the 1st; `Retry-After` says when.",
   },
+  'import-concurrency-limit': {
+    status: 429,
+    title: 'Too many imports at once',
+    about:
+      'An org runs at most a few bulk imports at once (`ARBITER_IMPORT_CONCURRENCY_PER_ORG`, 2 unless set); nothing of this one was stored. Send it again after `Retry-After` seconds, or once an earlier import has answered.',
+  },
   'test-event-limit': {
     status: 429,
     title: 'Too many test events',
