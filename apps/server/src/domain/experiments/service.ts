@@ -28,7 +28,7 @@ export type Experiment = ExperimentConfig & {
 type Tx = Transaction;
 type ExperimentVersionRow = typeof experimentVersions.$inferSelect;
 
-function present(
+export function present(
   row: { id: string; createdAt: Date },
   version: Pick<ExperimentVersionRow, 'version' | 'config' | 'bucketMap' | 'createdAt'>,
 ): Experiment {
@@ -42,7 +42,7 @@ function present(
   };
 }
 
-function notFound(id: string): DomainError {
+export function notFound(id: string): DomainError {
   return new DomainError(
     'experiment-not-found',
     `No experiment with the id or name "${id}" in your org`,
@@ -53,7 +53,7 @@ function notFound(id: string): DomainError {
  * Dashboard paths address an experiment by id or by name, like ingest does. Names can never be
  * shaped like a UUID (checked at create and update), so the shape alone tells which one it is.
  */
-function addressed(orgId: string, idOrName: string) {
+export function addressed(orgId: string, idOrName: string) {
   return and(
     UUID.test(idOrName) ? eq(experiments.id, idOrName) : eq(experiments.name, idOrName),
     eq(experiments.orgId, orgId),
