@@ -25,6 +25,18 @@ export const PROBLEMS = {
     title: 'Experiment name already used',
     about: 'Experiment names are unique within an org; choose another name.',
   },
+  'config-too-large': {
+    status: 413,
+    title: 'The experiment config is too large',
+    about:
+      'An experiment config may be at most `ARBITER_MAX_CONFIG_BYTES` of JSON (1 MiB unless set), whatever the body limit; for a PUT, the config after the change counts. Nothing was stored. `size_bytes` and `limit_bytes` say by how much.',
+  },
+  'org-config-too-large': {
+    status: 413,
+    title: "The org's experiment configs would be too large",
+    about:
+      "The current configs of an org's experiments, which `/v1/config` serves to every client, may total at most `ARBITER_MAX_ORG_CONFIG_BYTES` of JSON (16 MiB unless set). Nothing was stored. `size_bytes` and `limit_bytes` say by how much.",
+  },
   'frozen-field': {
     status: 400,
     title: 'A frozen field cannot change',
