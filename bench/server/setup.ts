@@ -38,6 +38,8 @@ export interface BenchServer {
   session: Record<string, string>;
   experimentId: string;
   secretKey: string;
+  /** The server's environment: `arbiter token` with it signs in to another org. */
+  env: Record<string, string>;
   stop(): Promise<void>;
 }
 
@@ -85,6 +87,7 @@ export async function startBenchServer(
     session,
     experimentId: exp.id,
     secretKey: key.key,
+    env,
     async stop() {
       server.child.kill('SIGTERM');
       await server.exited;

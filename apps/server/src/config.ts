@@ -40,6 +40,12 @@ export interface Config {
   /** Requests per minute per key on the ingest plane. */
   rateLimitPublishablePerMinute: number;
   rateLimitSecretPerMinute: number;
+  /** Bulk imports one org may run at once in this process. */
+  importConcurrencyPerOrg: number;
+  /** Largest experiment config, as JSON bytes. */
+  maxConfigBytes: number;
+  /** Largest total of an org's current experiment configs, as JSON bytes. */
+  maxOrgConfigBytes: number;
   /** Start the ingest drain worker in this process. */
   ingestWorker: boolean;
   /** Cron expression (UTC) of the nightly analysis of the previous UTC day. */
@@ -205,6 +211,9 @@ export function loadConfig(env: Env, cwd = process.cwd()): Config {
     enforceLimits: s.ARBITER_ENFORCE_LIMITS,
     rateLimitPublishablePerMinute: s.ARBITER_RATE_LIMIT_PUBLISHABLE_PER_MINUTE,
     rateLimitSecretPerMinute: s.ARBITER_RATE_LIMIT_SECRET_PER_MINUTE,
+    importConcurrencyPerOrg: s.ARBITER_IMPORT_CONCURRENCY_PER_ORG,
+    maxConfigBytes: s.ARBITER_MAX_CONFIG_BYTES,
+    maxOrgConfigBytes: s.ARBITER_MAX_ORG_CONFIG_BYTES,
     ingestWorker: s.ARBITER_INGEST_WORKER,
     nightlyCron: s.ARBITER_NIGHTLY_CRON,
     scheduler: s.ARBITER_SCHEDULER,

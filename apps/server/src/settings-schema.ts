@@ -117,6 +117,27 @@ export const SettingsSchema = Type.Object({
     default: 60_000,
     description: 'ingest requests per minute per secret key',
   }),
+  ARBITER_IMPORT_CONCURRENCY_PER_ORG: Type.Integer({
+    minimum: 1,
+    maximum: 64,
+    default: 2,
+    description:
+      'bulk imports one org may run at once in this process; more answer 429 with `Retry-After`',
+  }),
+  ARBITER_MAX_CONFIG_BYTES: Type.Integer({
+    minimum: 1024,
+    maximum: 64 * 1024 * 1024,
+    default: 1024 * 1024,
+    description:
+      "largest experiment config (its JSON, after a PUT's merge), whatever the body limit; larger is refused with 413",
+  }),
+  ARBITER_MAX_ORG_CONFIG_BYTES: Type.Integer({
+    minimum: 1024,
+    maximum: 1024 * 1024 * 1024,
+    default: 16 * 1024 * 1024,
+    description:
+      "total JSON of an org's current experiment configs (what `/v1/config` serves); a create or PUT past it is refused with 413",
+  }),
   ARBITER_INGEST_WORKER: Type.Boolean({
     default: true,
     description: 'run the aggregation worker in this process',

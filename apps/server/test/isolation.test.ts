@@ -30,6 +30,7 @@ describe("org B cannot reach anything of org A's", () => {
   it.each([
     ['read', 'GET', ''],
     ['version-list', 'GET', '/versions'],
+    ['version', 'GET', '/versions/1'],
   ])('cannot %s the experiment: 404', async (_what, method, suffix) => {
     const res = await h.call(b, {
       method: method as 'GET',

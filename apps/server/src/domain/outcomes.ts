@@ -4,6 +4,8 @@ import { Outcome } from '../kernel/outcome.ts';
 export type DomainCode =
   | 'experiment-not-found'
   | 'experiment-name-taken'
+  | 'config-too-large'
+  | 'org-config-too-large'
   | 'frozen-field'
   | 'allocation-not-sticky'
   | 'plan-required'

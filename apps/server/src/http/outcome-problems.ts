@@ -9,6 +9,8 @@ const PROBLEM_OF = {
   domain: {
     'experiment-not-found': 'experiment-not-found',
     'experiment-name-taken': 'experiment-name-taken',
+    'config-too-large': 'config-too-large',
+    'org-config-too-large': 'org-config-too-large',
     'frozen-field': 'frozen-field',
     'allocation-not-sticky': 'allocation-not-sticky',
     'plan-required': 'plan-required',

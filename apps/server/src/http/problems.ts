@@ -25,6 +25,18 @@ export const PROBLEMS = {
     title: 'Experiment name already used',
     about: 'Experiment names are unique within an org; choose another name.',
   },
+  'config-too-large': {
+    status: 413,
+    title: 'The experiment config is too large',
+    about:
+      'An experiment config may be at most `ARBITER_MAX_CONFIG_BYTES` of JSON (1 MiB unless set), whatever the body limit; for a PUT, the config after the change counts. Nothing was stored. `size_bytes` and `limit_bytes` say by how much.',
+  },
+  'org-config-too-large': {
+    status: 413,
+    title: "The org's experiment configs would be too large",
+    about:
+      "The current configs of an org's experiments, which `/v1/config` serves to every client, may total at most `ARBITER_MAX_ORG_CONFIG_BYTES` of JSON (16 MiB unless set). Nothing was stored. `size_bytes` and `limit_bytes` say by how much.",
+  },
   'frozen-field': {
     status: 400,
     title: 'A frozen field cannot change',
@@ -202,6 +214,12 @@ export const PROBLEMS = {
     title: 'Monthly event allowance used up',
     about:
       "The org's plan does not bill overage and this UTC month's event allowance is used. Counters reset at 00:00 UTC on the 1st; `Retry-After` says when.",
+  },
+  'import-concurrency-limit': {
+    status: 429,
+    title: 'Too many imports at once',
+    about:
+      'An org runs at most a few bulk imports at once (`ARBITER_IMPORT_CONCURRENCY_PER_ORG`, 2 unless set); nothing of this one was stored. Send it again after `Retry-After` seconds, or once an earlier import has answered.',
   },
   'test-event-limit': {
     status: 429,

@@ -2,6 +2,7 @@ import type { Context } from '../context.ts';
 import type { OrgState } from '../domain/org-state-cache.ts';
 import { PLAN_LIMITS } from '../domain/plans.ts';
 import { monthResetsAt, usageMonth } from '../domain/usage-month.ts';
+import type { TimeSlice } from '../kernel/time-slice.ts';
 import { EventIdClaims } from './event-id-claims.ts';
 import type { AcceptedEvent } from './event-schema.ts';
 import { checkEvent, type TimestampRule } from './validate-event.ts';
@@ -37,10 +38,17 @@ export interface AcceptOptions {
   ids?: EventIdClaims;
   /** How an event is named in a rejection that points at another: "event 3", "line 7". */
   refOf?: (index: number) => string;
+  /** Hands the event loop back between events once used up: an import checks many. */
+  slice?: TimeSlice;
 }
 
 /** Each event checked on its own and against the ids claimed so far; nothing stored yet. */
-function checkEach(raw: readonly unknown[], state: OrgState, now: Date, options: AcceptOptions) {
+async function checkEach(
+  raw: readonly unknown[],
+  state: OrgState,
+  now: Date,
+  options: AcceptOptions,
+) {
   const rule = options.timestamps ?? 'live';
   const ids = options.ids ?? new EventIdClaims();
   const refOf = options.refOf ?? ((i: number) => `event ${i}`);
@@ -50,6 +58,7 @@ function checkEach(raw: readonly unknown[], state: OrgState, now: Date, options:
   const validIndex: number[] = [];
   const beforeWindow = new Set<string>();
   for (const [index, item] of raw.entries()) {
+    if (options.slice?.due) await options.slice.pause();
     const check = checkEvent(item, state, now, nowText, rule);
     if (!check.ok) {
       rejected.push({ index, detail: check.detail });
@@ -83,7 +92,7 @@ export async function acceptEvents(
   const now = ctx.clock.now();
   const state = await ctx.orgState.get(orgId);
   const limits = PLAN_LIMITS[state.plan];
-  const { rejected, valid, validIndex, beforeWindow } = checkEach(raw, state, now, options);
+  const { rejected, valid, validIndex, beforeWindow } = await checkEach(raw, state, now, options);
   const enforce = ctx.config.enforceLimits && !limits.bills_overage;
   const base = {
     configVersion: state.configVersion,

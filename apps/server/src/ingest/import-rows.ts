@@ -1,4 +1,5 @@
 import type { Context } from '../context.ts';
+import { TimeSlice } from '../kernel/time-slice.ts';
 import { acceptEvents } from './accept.ts';
 import { EventIdClaims } from './event-id-claims.ts';
 import type { ParsedImport } from './import/index.ts';
@@ -10,8 +11,14 @@ const ACCEPT_SLICE = 5000;
 /**
  * Accepts the rows of a parsed import slice by slice; bad rows (the parser's and the checks')
  * are reported by line. An import into a month whose allowance is used up is refused whole.
+ * `time` hands the event loop back between rows, so a large import never holds it for long.
  */
-export async function importRows(ctx: Context, orgId: string, parsed: ParsedImport) {
+export async function importRows(
+  ctx: Context,
+  orgId: string,
+  parsed: ParsedImport,
+  time: TimeSlice = new TimeSlice(),
+) {
   const errors = [...parsed.errors];
   let events = 0;
   let beforeWindow = 0;
@@ -24,7 +31,7 @@ export async function importRows(ctx: Context, orgId: string, parsed: ParsedImpo
       ctx,
       orgId,
       slice.map((r) => r.event),
-      { timestamps: 'history', ids, refOf: (index) => `line ${slice[index]!.line}` },
+      { timestamps: 'history', ids, refOf: (index) => `line ${slice[index]!.line}`, slice: time },
     );
     events += outcome.accepted;
     beforeWindow += outcome.beforeWindow;

@@ -14,6 +14,11 @@ import type { Caller } from '../identity.ts';
 import { DomainError } from '../outcomes.ts';
 import { effectivePlan } from '../plans/effective-plan.ts';
 import { PLAN_LIMITS } from '../plans.ts';
+import {
+  type ConfigSizeLimits,
+  checkConfigSize,
+  DEFAULT_CONFIG_SIZE_LIMITS,
+} from './config-size.ts';
 import { loadCurrentVersion } from './current-version.ts';
 import { checkConfig, normaliseConfig } from './validate.ts';
 
@@ -28,7 +33,7 @@ export type Experiment = ExperimentConfig & {
 type Tx = Transaction;
 type ExperimentVersionRow = typeof experimentVersions.$inferSelect;
 
-function present(
+export function present(
   row: { id: string; createdAt: Date },
   version: Pick<ExperimentVersionRow, 'version' | 'config' | 'bucketMap' | 'createdAt'>,
 ): Experiment {
@@ -42,7 +47,7 @@ function present(
   };
 }
 
-function notFound(id: string): DomainError {
+export function notFound(id: string): DomainError {
   return new DomainError(
     'experiment-not-found',
     `No experiment with the id or name "${id}" in your org`,
@@ -53,7 +58,7 @@ function notFound(id: string): DomainError {
  * Dashboard paths address an experiment by id or by name, like ingest does. Names can never be
  * shaped like a UUID (checked at create and update), so the shape alone tells which one it is.
  */
-function addressed(orgId: string, idOrName: string) {
+export function addressed(orgId: string, idOrName: string) {
   return and(
     UUID.test(idOrName) ? eq(experiments.id, idOrName) : eq(experiments.name, idOrName),
     eq(experiments.orgId, orgId),
@@ -121,12 +126,14 @@ export async function createExperiment(
   caller: Caller,
   input: ExperimentConfigInput,
   now: Date = new Date(),
+  limits: ConfigSizeLimits = DEFAULT_CONFIG_SIZE_LIMITS,
 ): Promise<Experiment> {
   const config = normaliseConfig(input);
   checkConfig(config);
   const bucketMap = initialBucketMap(config.allocation, config.bucket_count);
   return await db.transaction(async (tx) => {
     await checkPlanAllows(tx, caller.orgId, config, now);
+    await checkConfigSize(tx, caller.orgId, null, config, limits);
     // The unique index decides a race between two creates of one name: no row back means taken.
     const [row] = await tx
       .insert(experiments)
@@ -217,6 +224,7 @@ export async function updateExperiment(
   idOrName: string,
   change: ExperimentChange,
   now: Date = new Date(),
+  limits: ConfigSizeLimits = DEFAULT_CONFIG_SIZE_LIMITS,
 ): Promise<Experiment> {
   try {
     return await db.transaction(async (tx) => {
@@ -226,6 +234,7 @@ export async function updateExperiment(
       const after = changedConfig(before, change);
       checkConfig(after);
       await checkPlanAllows(tx, caller.orgId, after, now);
+      await checkConfigSize(tx, caller.orgId, id, after, limits);
       const layout = stickyRelayout(current!.bucketMap, after);
       const nextVersion = row.currentVersion + 1;
       const [version] = await tx

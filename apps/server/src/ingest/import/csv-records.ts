@@ -1,5 +1,13 @@
-import { CsvError, type InfoField, type InfoRecord, parse } from 'csv-parse/sync';
+import { pipeline } from 'node:stream/promises';
+import { CsvError, type InfoField, type InfoRecord, Parser } from 'csv-parse';
+import { TimeSlice } from '../../kernel/time-slice.ts';
 import { bomLength } from './types.ts';
+
+/**
+ * The parser is fed this many bytes at a time, so a time slice is checked often enough: 8 KiB
+ * of CSV take a few milliseconds to parse and check.
+ */
+export const CSV_CHUNK_BYTES = 8 * 1024;
 
 const LF = 0x0a;
 const CR = 0x0d;
@@ -121,6 +129,19 @@ class RecordCollector {
   }
 }
 
+/** The payload in chunks, handing the event loop back whenever the time slice is used up. */
+async function* chunksOf(bytes: Buffer, size: number, slice: TimeSlice) {
+  for (let at = 0; at < bytes.length; at += size) {
+    if (slice.due) await slice.pause();
+    yield bytes.subarray(at, at + size);
+  }
+}
+
+/** Nothing comes out of the parser (records are kept by `on_record`); this only lets it end. */
+async function discard(source: AsyncIterable<unknown>): Promise<void> {
+  for await (const _ of source);
+}
+
 /**
  * Splits RFC 4180 text into records with csv-parse. A record always ends at an unquoted line
  * break, even one with a syntax problem, so a bad record never shifts the ones after it: quotes
@@ -129,22 +150,30 @@ class RecordCollector {
  * from quoted text.
  *
  * Line breaks are LF or CRLF (a CR at the very end counts too); a lone CR elsewhere is data.
+ * The parser reads the payload a chunk at a time and yields between chunks (`slice`), so a
+ * large import never holds the event loop for long; csv-parse carries a record split across
+ * chunks, and its byte offsets count from the start of the payload.
  */
-export function csvRecords(text: string): CsvRecord[] {
+export async function csvRecords(
+  text: string,
+  slice: TimeSlice = new TimeSlice(),
+  chunkBytes: number = CSV_CHUNK_BYTES,
+): Promise<CsvRecord[]> {
   const body = text.slice(bomLength(text));
   const collector = new RecordCollector(
     Buffer.from(body.endsWith('\r') ? body.slice(0, -1) : body),
   );
+  const parser = new Parser({
+    bom: false,
+    record_delimiter: ['\r\n', '\n'],
+    relax_quotes: true,
+    relax_column_count: true,
+    skip_empty_lines: true,
+    cast: collector.field,
+    on_record: collector.record,
+  });
   try {
-    parse(collector.bytes, {
-      bom: false,
-      record_delimiter: ['\r\n', '\n'],
-      relax_quotes: true,
-      relax_column_count: true,
-      skip_empty_lines: true,
-      cast: collector.field,
-      on_record: collector.record,
-    });
+    await pipeline(chunksOf(collector.bytes, chunkBytes, slice), parser, discard);
   } catch (err) {
     if (!(err instanceof CsvError) || err.code !== 'CSV_QUOTE_NOT_CLOSED') throw err;
     collector.unclosedQuote();

@@ -1,3 +1,4 @@
+import { TimeSlice } from '../../kernel/time-slice.ts';
 import { EventSchema, type IncomingEvent } from '../event-schema.ts';
 import { type CsvRecord, csvRecords } from './csv-records.ts';
 import { describeJsonValue, isJsonObject, jsonErrorMessage } from './json-object.ts';
@@ -102,9 +103,13 @@ function convertCell(column: CsvColumn, cell: string): { value: unknown } | { pr
 /**
  * Parses an RFC 4180 CSV import. Empty cells leave the field out; numeric columns become
  * numbers and `metadata` a parsed object. Every bad cell of a row is named in one error.
+ * Yields to the event loop whenever `slice` is used up.
  */
-export function parseCsvImport(text: string): ParsedImport {
-  const [first, ...records] = csvRecords(text);
+export async function parseCsvImport(
+  text: string,
+  slice: TimeSlice = new TimeSlice(),
+): Promise<ParsedImport> {
+  const [first, ...records] = await csvRecords(text, slice);
   if (first === undefined) {
     throw new ImportFormatError(
       `no header row: the first line must name the columns (${CSV_COLUMNS.join(', ')})`,
@@ -115,6 +120,7 @@ export function parseCsvImport(text: string): ParsedImport {
   const errors: ImportRowError[] = [];
   let count = 0;
   for (const record of records) {
+    if (slice.due) await slice.pause();
     checkRowCap(++count);
     const broken = recordProblem(record, header);
     if (broken !== undefined) {

@@ -1,3 +1,4 @@
+import { TimeSlice } from '../../kernel/time-slice.ts';
 import { describeJsonValue, isJsonObject, jsonErrorMessage } from './json-object.ts';
 import {
   bomLength,
@@ -124,8 +125,14 @@ function parseElement(source: string, line: number, index: number): ImportRow | 
   return { line, index, event: value };
 }
 
-/** Parses a JSON array of event objects; each element's line is where the element starts. */
-export function parseJsonArrayImport(text: string): ParsedImport {
+/**
+ * Parses a JSON array of event objects; each element's line is where the element starts.
+ * Yields to the event loop between elements whenever `slice` is used up.
+ */
+export async function parseJsonArrayImport(
+  text: string,
+  slice: TimeSlice = new TimeSlice(),
+): Promise<ParsedImport> {
   const cursor = new ArrayCursor(text);
   cursor.skipWhitespace();
   if (cursor.done) throw new ImportFormatError('empty payload: expected a JSON array of events');
@@ -148,6 +155,7 @@ export function parseJsonArrayImport(text: string): ParsedImport {
   } else {
     let count = 0;
     for (;;) {
+      if (slice.due) await slice.pause();
       cursor.skipWhitespace();
       const start = cursor.pos;
       const line = cursor.line;

@@ -19,7 +19,13 @@ export function register(app: App, ctx: Context): void {
     },
     async (request, reply) => {
       const caller = callerOf(request);
-      const experiment = await createExperiment(ctx.db, caller, request.body, ctx.clock.now());
+      const experiment = await createExperiment(
+        ctx.db,
+        caller,
+        request.body,
+        ctx.clock.now(),
+        ctx.config,
+      );
       ctx.orgState.invalidate(caller.orgId);
       reply.status(201).header('location', `/v1/experiments/${experiment.id}`);
       return experiment;

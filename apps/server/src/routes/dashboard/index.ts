@@ -6,6 +6,7 @@ import * as billingSummary from './billing-summary.ts';
 import * as checkoutSession from './checkout-session.ts';
 import * as createExperiment from './create-experiment.ts';
 import * as getExperiment from './get-experiment.ts';
+import * as getExperimentVersion from './get-experiment-version.ts';
 import * as listExperimentVersions from './list-experiment-versions.ts';
 import * as listExperiments from './list-experiments.ts';
 import * as listFeedback from './list-feedback.ts';
@@ -36,6 +37,7 @@ export const dashboardRoutes: Plane = async (app, { ctx }) => {
   getExperiment.register(app, ctx);
   updateExperiment.register(app, ctx);
   listExperimentVersions.register(app, ctx);
+  getExperimentVersion.register(app, ctx);
   testEvent.register(app, ctx);
   live.register(app, ctx);
   traffic.register(app, ctx);

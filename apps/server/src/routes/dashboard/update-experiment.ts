@@ -27,6 +27,7 @@ export function register(app: App, ctx: Context): void {
         request.params.id,
         request.body,
         ctx.clock.now(),
+        ctx.config,
       );
       ctx.orgState.invalidate(caller.orgId);
       return experiment;

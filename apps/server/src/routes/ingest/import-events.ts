@@ -12,12 +12,17 @@ import {
   parseJsonArrayImport,
   parseNdjsonImport,
 } from '../../ingest/import/index.ts';
+import { ImportGate } from '../../ingest/import-gate.ts';
 import { importRows } from '../../ingest/import-rows.ts';
+import { TimeSlice } from '../../kernel/time-slice.ts';
 import { compileBodyValidator } from '../../schemas/validators.ts';
 
 export const IMPORT_MAX_BYTES = 10 * 1024 * 1024;
 
-const PARSERS: Record<string, (text: string) => ParsedImport> = {
+/** What a refused import is told to wait: a large import takes a few seconds. */
+const BUSY_RETRY_AFTER_SECONDS = 5;
+
+const PARSERS: Record<string, (text: string, time: TimeSlice) => Promise<ParsedImport>> = {
   'text/csv': parseCsvImport,
   'application/json': parseJsonArrayImport,
   'application/x-ndjson': parseNdjsonImport,
@@ -72,6 +77,7 @@ const ImportSchema = {
 };
 
 export async function register(app: App, ctx: Context): Promise<void> {
+  const gate = new ImportGate(ctx.config.importConcurrencyPerOrg);
   // This route reads its body as text and picks the parser by Content-Type.
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser(
@@ -99,15 +105,38 @@ export async function register(app: App, ctx: Context): Promise<void> {
           `Send the payload as ${Object.keys(PARSERS).join(', ')} with its Content-Type`,
         );
       }
-      let parsed: ParsedImport;
+      const { orgId } = keyCallerOf(request);
+      const release = gate.enter(orgId);
+      if (release === null) throw busy(gate.perOrg);
       try {
-        parsed = parse(request.body);
-      } catch (error) {
-        if (error instanceof ImportFormatError)
-          throw new ProblemError('import-format', error.message);
-        throw error;
+        // One time slice for the whole request: parse and checks both hand the loop back.
+        const time = new TimeSlice();
+        return await importRows(ctx, orgId, await parsed(parse, request.body, time), time);
+      } finally {
+        release();
       }
-      return importRows(ctx, keyCallerOf(request).orgId, parsed);
     },
+  );
+}
+
+async function parsed(
+  parse: (text: string, time: TimeSlice) => Promise<ParsedImport>,
+  body: string,
+  time: TimeSlice,
+): Promise<ParsedImport> {
+  try {
+    return await parse(body, time);
+  } catch (error) {
+    if (error instanceof ImportFormatError) throw new ProblemError('import-format', error.message);
+    throw error;
+  }
+}
+
+function busy(perOrg: number): ProblemError {
+  return new ProblemError(
+    'import-concurrency-limit',
+    `Your org already runs ${perOrg} import${perOrg === 1 ? '' : 's'} at once, the most allowed; send this one again when one of them has answered`,
+    { limit: perOrg },
+    { 'retry-after': String(BUSY_RETRY_AFTER_SECONDS) },
   );
 }

@@ -9,13 +9,15 @@ import {
   parseJsonArrayImport,
   parseNdjsonImport,
 } from '../../../src/ingest/import/index.ts';
+import { TimeSlice } from '../../../src/kernel/time-slice.ts';
+import { csvRecords } from '../../../src/ingest/import/csv-records.ts';
 
 /** Joins physical lines with LF, so a test reads like the file it describes. */
 const lines = (...ls: string[]) => ls.join('\n');
 
-function formatError(parse: () => unknown): ImportFormatError {
+async function formatError(parse: () => Promise<unknown>): Promise<ImportFormatError> {
   try {
-    parse();
+    await parse();
   } catch (err) {
     if (err instanceof ImportFormatError) return err;
     throw err;
@@ -24,23 +26,23 @@ function formatError(parse: () => unknown): ImportFormatError {
 }
 
 describe('parseCsvImport', () => {
-  it('keeps commas inside quoted fields', () => {
-    const parsed = parseCsvImport(lines('event_id,prompt,model', 'e1,"hello, world",gpt'));
+  it('keeps commas inside quoted fields', async () => {
+    const parsed = await parseCsvImport(lines('event_id,prompt,model', 'e1,"hello, world",gpt'));
     expect(parsed).toEqual({
       rows: [{ line: 2, event: { event_id: 'e1', prompt: 'hello, world', model: 'gpt' } }],
       errors: [],
     });
   });
 
-  it('reads a doubled quote as one quote', () => {
-    const parsed = parseCsvImport(lines('event_id,prompt,response', 'e1,"say ""hi""",""""'));
+  it('reads a doubled quote as one quote', async () => {
+    const parsed = await parseCsvImport(lines('event_id,prompt,response', 'e1,"say ""hi""",""""'));
     expect(parsed).toEqual({
       rows: [{ line: 2, event: { event_id: 'e1', prompt: 'say "hi"', response: '"' } }],
       errors: [],
     });
   });
 
-  it('keeps newlines inside quotes and reports the line each row starts on', () => {
+  it('keeps newlines inside quotes and reports the line each row starts on', async () => {
     const text = lines(
       'event_id,prompt',
       'e1,"first',
@@ -51,7 +53,7 @@ describe('parseCsvImport', () => {
       'b"',
       'e4,x',
     );
-    expect(parseCsvImport(text)).toEqual({
+    expect(await parseCsvImport(text)).toEqual({
       rows: [
         { line: 2, event: { event_id: 'e1', prompt: 'first\nsecond\nthird' } },
         { line: 5, event: { event_id: 'e2', prompt: 'plain' } },
@@ -62,31 +64,31 @@ describe('parseCsvImport', () => {
     });
   });
 
-  it('takes CRLF row endings and keeps a CRLF inside quotes as data', () => {
+  it('takes CRLF row endings and keeps a CRLF inside quotes as data', async () => {
     const text = 'event_id,prompt\r\ne1,"a\r\nb"\r\ne2,c\r\n';
-    expect(parseCsvImport(text).rows).toEqual([
+    expect((await parseCsvImport(text)).rows).toEqual([
       { line: 2, event: { event_id: 'e1', prompt: 'a\r\nb' } },
       { line: 4, event: { event_id: 'e2', prompt: 'c' } },
     ]);
   });
 
-  it('ignores a UTF-8 BOM before the header', () => {
-    const parsed = parseCsvImport('\uFEFFevent_id,type\ne1,exposure\n');
+  it('ignores a UTF-8 BOM before the header', async () => {
+    const parsed = await parseCsvImport('\uFEFFevent_id,type\ne1,exposure\n');
     expect(parsed.rows).toEqual([{ line: 2, event: { event_id: 'e1', type: 'exposure' } }]);
   });
 
-  it('makes no empty row of a trailing newline', () => {
+  it('makes no empty row of a trailing newline', async () => {
     for (const ending of ['\n', '\r\n', '\r']) {
-      expect(parseCsvImport(`user_id\nu1${ending}`)).toEqual({
+      expect(await parseCsvImport(`user_id\nu1${ending}`)).toEqual({
         rows: [{ line: 2, event: { user_id: 'u1' } }],
         errors: [],
       });
     }
   });
 
-  it('skips blank lines without shifting line numbers', () => {
+  it('skips blank lines without shifting line numbers', async () => {
     const text = '\nuser_id,model\n\ne1,m\r\n\r\n\ne2,n\n\n';
-    expect(parseCsvImport(text)).toEqual({
+    expect(await parseCsvImport(text)).toEqual({
       rows: [
         { line: 4, event: { user_id: 'e1', model: 'm' } },
         { line: 7, event: { user_id: 'e2', model: 'n' } },
@@ -95,9 +97,9 @@ describe('parseCsvImport', () => {
     });
   });
 
-  it('reports a malformed row at its line and returns the good ones around it', () => {
+  it('reports a malformed row at its line and returns the good ones around it', async () => {
     const text = lines('event_id,prompt', 'e1,ok', 'e2,"multi', 'line"', 'e3,bro"ken', 'e4,"fine"');
-    expect(parseCsvImport(text)).toEqual({
+    expect(await parseCsvImport(text)).toEqual({
       rows: [
         { line: 2, event: { event_id: 'e1', prompt: 'ok' } },
         { line: 3, event: { event_id: 'e2', prompt: 'multi\nline' } },
@@ -107,52 +109,52 @@ describe('parseCsvImport', () => {
     });
   });
 
-  it('reports text after a closing quote and goes on with the next row', () => {
+  it('reports text after a closing quote and goes on with the next row', async () => {
     const text = lines('event_id,prompt', 'e1,"quoted"tail', 'e2,ok');
-    expect(parseCsvImport(text)).toEqual({
+    expect(await parseCsvImport(text)).toEqual({
       rows: [{ line: 3, event: { event_id: 'e2', prompt: 'ok' } }],
       errors: [{ line: 2, detail: 'prompt: text after the closing quote' }],
     });
   });
 
-  it('reports an unterminated quote once, at the line its row starts on', () => {
+  it('reports an unterminated quote once, at the line its row starts on', async () => {
     const text = lines('event_id,prompt', 'e1,ok', 'e2,"never', 'closed', 'e3,lost');
-    expect(parseCsvImport(text)).toEqual({
+    expect(await parseCsvImport(text)).toEqual({
       rows: [{ line: 2, event: { event_id: 'e1', prompt: 'ok' } }],
       errors: [{ line: 3, detail: 'prompt: quoted field is never closed' }],
     });
   });
 
-  it('names the line of an unterminated quote opened after its row started', () => {
+  it('names the line of an unterminated quote opened after its row started', async () => {
     const text = lines('event_id,prompt,model', 'e1,"two', 'lines","m', 'e2,x,y');
-    expect(parseCsvImport(text)).toEqual({
+    expect(await parseCsvImport(text)).toEqual({
       rows: [],
       errors: [{ line: 2, detail: 'model: quoted field opened on line 3 is never closed' }],
     });
   });
 
-  it('reports a wrong number of fields', () => {
+  it('reports a wrong number of fields', async () => {
     const text = lines('event_id,type,user_id', 'e1,exposure,u1,extra', 'e2,exposure', 'e3,a,u3');
-    expect(parseCsvImport(text)).toEqual({
+    expect(await parseCsvImport(text)).toEqual({
       rows: [{ line: 4, event: { event_id: 'e3', type: 'a', user_id: 'u3' } }],
       errors: [
         { line: 2, detail: 'expected 3 fields, found 4' },
         { line: 3, detail: 'expected 3 fields, found 2' },
       ],
     });
-    expect(parseCsvImport(lines('user_id', 'a,b')).errors).toEqual([
+    expect((await parseCsvImport(lines('user_id', 'a,b'))).errors).toEqual([
       { line: 2, detail: 'expected 1 field, found 2' },
     ]);
   });
 
-  it('converts numeric columns and names the column of a bad number', () => {
+  it('converts numeric columns and names the column of a bad number', async () => {
     const text = lines(
       'latency_ms,input_tokens,output_tokens,cost_usd,value',
       '12.5,100, 7 ,1e-3,-2',
       '12ms,1,2,3,4',
       '1,0x10,Infinity,.5,5.',
     );
-    expect(parseCsvImport(text)).toEqual({
+    expect(await parseCsvImport(text)).toEqual({
       rows: [
         {
           line: 2,
@@ -175,7 +177,7 @@ describe('parseCsvImport', () => {
     });
   });
 
-  it('parses metadata as a JSON object and reports bad JSON or a non-object', () => {
+  it('parses metadata as a JSON object and reports bad JSON or a non-object', async () => {
     const text = lines(
       'event_id,metadata',
       'e1,"{""arbiter_test"":true,""n"":[1,2]}"',
@@ -183,7 +185,7 @@ describe('parseCsvImport', () => {
       'e3,[1]',
       'e4,null',
     );
-    const parsed = parseCsvImport(text);
+    const parsed = await parseCsvImport(text);
     expect(parsed.rows).toEqual([
       { line: 2, event: { event_id: 'e1', metadata: { arbiter_test: true, n: [1, 2] } } },
     ]);
@@ -194,53 +196,53 @@ describe('parseCsvImport', () => {
     ]);
   });
 
-  it('leaves empty cells out and keeps other columns as strings', () => {
+  it('leaves empty cells out and keeps other columns as strings', async () => {
     const text = lines('event_id,error,value,metadata,model', 'e1,"",,,', 'e2,timeout,,,"0"');
-    expect(parseCsvImport(text).rows).toEqual([
+    expect((await parseCsvImport(text)).rows).toEqual([
       { line: 2, event: { event_id: 'e1' } },
       { line: 3, event: { event_id: 'e2', error: 'timeout', model: '0' } },
     ]);
   });
 
-  it('takes any subset of columns in any order, with spaces around the names', () => {
-    const parsed = parseCsvImport(lines(' value , user_id', '3,u'));
+  it('takes any subset of columns in any order, with spaces around the names', async () => {
+    const parsed = await parseCsvImport(lines(' value , user_id', '3,u'));
     expect(parsed.rows).toEqual([{ line: 2, event: { value: 3, user_id: 'u' } }]);
   });
 
-  it('rejects unknown header names, naming them', () => {
-    const err = formatError(() => parseCsvImport(lines('event_id,colour,size', 'e1,red,1')));
+  it('rejects unknown header names, naming them', async () => {
+    const err = await formatError(() => parseCsvImport(lines('event_id,colour,size', 'e1,red,1')));
     expect(err.message).toBe(
       `line 1: the header row must name the columns; unknown column names "colour", "size" (known: ${CSV_COLUMNS.join(', ')})`,
     );
     expect(err.line).toBe(1);
   });
 
-  it('rejects a data row where the header should be', () => {
-    const err = formatError(() => parseCsvImport('e1,exposure\n'));
+  it('rejects a data row where the header should be', async () => {
+    const err = await formatError(() => parseCsvImport('e1,exposure\n'));
     expect(err.message).toMatch(
       /^line 1: the header row must name the columns; unknown column names "e1", "exposure"/,
     );
   });
 
-  it('rejects duplicate header names', () => {
-    const err = formatError(() => parseCsvImport('\n\nuser_id,type,user_id\n'));
+  it('rejects duplicate header names', async () => {
+    const err = await formatError(() => parseCsvImport('\n\nuser_id,type,user_id\n'));
     expect(err.message).toBe('line 3: duplicate column names in the header row: "user_id"');
   });
 
-  it('rejects a payload without any header row', () => {
+  it('rejects a payload without any header row', async () => {
     for (const text of ['', '\uFEFF', '\n\r\n']) {
-      expect(formatError(() => parseCsvImport(text)).message).toMatch(/^no header row/);
+      expect((await formatError(() => parseCsvImport(text))).message).toMatch(/^no header row/);
     }
   });
 
-  it('rejects a header row with a syntax problem', () => {
-    const err = formatError(() => parseCsvImport('user_id,"type\n'));
+  it('rejects a header row with a syntax problem', async () => {
+    const err = await formatError(() => parseCsvImport('user_id,"type\n'));
     expect(err.message).toBe('line 1: header row, column 2: quoted field is never closed');
   });
 });
 
 describe('parseJsonArrayImport', () => {
-  it('reports bad elements at the line they start on and returns the others', () => {
+  it('reports bad elements at the line they start on and returns the others', async () => {
     const text = lines(
       '[',
       '  {"event_id": "e1"},',
@@ -252,7 +254,7 @@ describe('parseJsonArrayImport', () => {
       '  {"event_id": "e3"}',
       ']',
     );
-    const parsed = parseJsonArrayImport(text);
+    const parsed = await parseJsonArrayImport(text);
     expect(parsed.rows).toEqual([
       { line: 2, index: 0, event: { event_id: 'e1' } },
       { line: 4, index: 2, event: { event_id: 'e2' } },
@@ -268,7 +270,7 @@ describe('parseJsonArrayImport', () => {
     ]);
   });
 
-  it('is not fooled by nesting or by brackets, quotes and escapes inside strings', () => {
+  it('is not fooled by nesting or by brackets, quotes and escapes inside strings', async () => {
     const first = {
       event_id: 'e1',
       metadata: { a: [1, [2, { b: '],}{[' }]], c: { d: [] } },
@@ -277,7 +279,7 @@ describe('parseJsonArrayImport', () => {
     const second = { event_id: 'e2', response: '\\"', metadata: { '[': '{' } };
     const pretty = JSON.stringify(first, null, 2);
     const text = `[${pretty},\n${JSON.stringify(second)}\n]`;
-    expect(parseJsonArrayImport(text)).toEqual({
+    expect(await parseJsonArrayImport(text)).toEqual({
       rows: [
         { line: 1, index: 0, event: first },
         { line: pretty.split('\n').length + 1, index: 1, event: second },
@@ -286,16 +288,18 @@ describe('parseJsonArrayImport', () => {
     });
   });
 
-  it('takes a BOM, CRLF line endings and an empty array', () => {
-    expect(parseJsonArrayImport('\uFEFF[\r\n{"a":1},\r\n\r\n{"b":2}\r\n]\r\n').rows).toEqual([
+  it('takes a BOM, CRLF line endings and an empty array', async () => {
+    expect(
+      (await parseJsonArrayImport('\uFEFF[\r\n{"a":1},\r\n\r\n{"b":2}\r\n]\r\n')).rows,
+    ).toEqual([
       { line: 2, index: 0, event: { a: 1 } },
       { line: 4, index: 1, event: { b: 2 } },
     ]);
-    expect(parseJsonArrayImport(' [ \n ] \n')).toEqual({ rows: [], errors: [] });
+    expect(await parseJsonArrayImport(' [ \n ] \n')).toEqual({ rows: [], errors: [] });
   });
 
-  it('reports a missing element and a trailing comma as row errors', () => {
-    const parsed = parseJsonArrayImport(lines('[{"a":1},', ',', '{"b":2},', ']'));
+  it('reports a missing element and a trailing comma as row errors', async () => {
+    const parsed = await parseJsonArrayImport(lines('[{"a":1},', ',', '{"b":2},', ']'));
     expect(parsed).toEqual({
       rows: [
         { line: 1, index: 0, event: { a: 1 } },
@@ -308,19 +312,19 @@ describe('parseJsonArrayImport', () => {
     });
   });
 
-  it('rejects a payload that is not an array', () => {
-    expect(formatError(() => parseJsonArrayImport('\n{"events": []}')).message).toBe(
+  it('rejects a payload that is not an array', async () => {
+    expect((await formatError(() => parseJsonArrayImport('\n{"events": []}'))).message).toBe(
       'line 2: expected a JSON array of events, found an object (send the array itself, not {"events": [...]})',
     );
-    expect(formatError(() => parseJsonArrayImport('"x"')).message).toBe(
+    expect((await formatError(() => parseJsonArrayImport('"x"'))).message).toBe(
       'line 1: expected a JSON array of events',
     );
-    expect(formatError(() => parseJsonArrayImport(' \n ')).message).toBe(
+    expect((await formatError(() => parseJsonArrayImport(' \n '))).message).toBe(
       'empty payload: expected a JSON array of events',
     );
   });
 
-  it('rejects a structurally broken array with the line of the problem', () => {
+  it('rejects a structurally broken array with the line of the problem', async () => {
     const cases: [string, string][] = [
       [lines('[', '{"a":1},', '{"b":2}'), 'line 1: the array is never closed'],
       [lines('[', '{"a":[1,2}', ']'), "line 2: '}' does not close the '[' opened on line 2"],
@@ -334,15 +338,15 @@ describe('parseJsonArrayImport', () => {
       [lines('[{"a":1}}'), "line 1: '}' without a matching '{'"],
     ];
     for (const [text, message] of cases) {
-      expect(formatError(() => parseJsonArrayImport(text)).message).toBe(message);
+      expect((await formatError(() => parseJsonArrayImport(text))).message).toBe(message);
     }
   });
 });
 
 describe('parseNdjsonImport', () => {
-  it('reads one object per line, reporting bad lines and skipping blank ones', () => {
+  it('reads one object per line, reporting bad lines and skipping blank ones', async () => {
     const text = '\uFEFF{"event_id":"e1"}\r\n\r\n  \n{"event_id":\n[1]\r\n"s"\n{"event_id":"e2"}\n';
-    const parsed = parseNdjsonImport(text);
+    const parsed = await parseNdjsonImport(text);
     expect(parsed.rows).toEqual([
       { line: 1, event: { event_id: 'e1' } },
       { line: 7, event: { event_id: 'e2' } },
@@ -354,8 +358,8 @@ describe('parseNdjsonImport', () => {
     ]);
   });
 
-  it('returns nothing for an empty payload', () => {
-    expect(parseNdjsonImport('')).toEqual({ rows: [], errors: [] });
+  it('returns nothing for an empty payload', async () => {
+    expect(await parseNdjsonImport('')).toEqual({ rows: [], errors: [] });
   });
 });
 
@@ -366,20 +370,20 @@ describe('row cap', () => {
     ndjson: () => parseNdjsonImport('{}\n'.repeat(rows)),
   });
 
-  it(`accepts ${IMPORT_MAX_ROWS} rows in every format`, () => {
+  it(`accepts ${IMPORT_MAX_ROWS} rows in every format`, async () => {
     for (const parse of Object.values(payloads(IMPORT_MAX_ROWS))) {
-      expect(parse().rows).toHaveLength(IMPORT_MAX_ROWS);
+      expect((await parse()).rows).toHaveLength(IMPORT_MAX_ROWS);
     }
   });
 
-  it('rejects one row more, bad rows included', () => {
+  it('rejects one row more, bad rows included', async () => {
     for (const parse of Object.values(payloads(IMPORT_MAX_ROWS + 1))) {
-      expect(formatError(parse).message).toBe(
+      expect((await formatError(parse)).message).toBe(
         `more than ${IMPORT_MAX_ROWS} rows; split the import into several requests`,
       );
     }
     const bad = `user_id\n${'"a"b\n'.repeat(IMPORT_MAX_ROWS + 1)}`;
-    expect(() => parseCsvImport(bad)).toThrow(ImportFormatError);
+    await expect(parseCsvImport(bad)).rejects.toThrow(ImportFormatError);
   });
 });
 
@@ -445,9 +449,9 @@ describe('CSV round trip (property)', () => {
     }),
   );
 
-  it('parses back what a CSV writer wrote, with the line each row starts on', () => {
-    fc.assert(
-      fc.property(scenario, ({ header, rows, bom, trailingNewline }) => {
+  it('parses back what a CSV writer wrote, with the line each row starts on', async () => {
+    await fc.assert(
+      fc.asyncProperty(scenario, async ({ header, rows, bom, trailingNewline }) => {
         let out = `${header.join(',')}\n`;
         const expected = rows.map(({ values, layout }, i) => {
           out += layout.eol.repeat(layout.blankLinesBefore);
@@ -472,11 +476,45 @@ describe('CSV round trip (property)', () => {
           });
           return { line, event };
         });
-        const parsed = parseCsvImport((bom ? '\uFEFF' : '') + out);
+        const text = (bom ? '\uFEFF' : '') + out;
+        const parsed = await parseCsvImport(text);
         expect(parsed.errors).toEqual([]);
         expect(parsed.rows).toEqual(expected);
+        // Read a few bytes at a time, a record split across chunks reads the same.
+        expect(await csvRecords(text, new TimeSlice(), 3)).toEqual(await csvRecords(text));
       }),
       { numRuns: 300 },
     );
+  });
+});
+
+describe('CSV read a chunk at a time', () => {
+  // Each breaks somewhere a chunk boundary can fall: inside quotes, between CR and LF, inside a
+  // doubled quote, after a closing quote, in an unterminated quote, in a multi-byte character.
+  const texts = [
+    lines('event_id,prompt', 'e1,"a\r\nb ""q"" c"', 'e2,plain'),
+    'user_id,type\r\nu1,exposure\r\n\r\nu2,model_call\r\n',
+    lines('user_id,prompt', 'u1,"x"y', 'u2,ok', 'u3,"never closed', 'u4,z'),
+    lines('user_id,prompt', 'u1,é€😀', 'u2,a"b'),
+  ];
+  it('gives the same records, lines and problems with any chunk size', async () => {
+    for (const text of texts) {
+      const whole = await csvRecords(text);
+      for (const size of [1, 2, 3, 5, 7]) {
+        expect(await csvRecords(text, new TimeSlice(), size)).toEqual(whole);
+      }
+    }
+  });
+  it('yields to the event loop between chunks once the slice is used up', async () => {
+    let turns = 0;
+    const ticker = setInterval(() => turns++, 0);
+    // A slice of zero milliseconds is always used up: every chunk is a turn of the loop.
+    await csvRecords(
+      lines('user_id', ...Array.from({ length: 2000 }, (_, i) => `u${i}`)),
+      new TimeSlice(0),
+      64,
+    );
+    clearInterval(ticker);
+    expect(turns).toBeGreaterThan(0);
   });
 });

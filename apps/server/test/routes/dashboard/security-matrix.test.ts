@@ -40,6 +40,12 @@ const ROUTES: RouteCase[] = [
     url: ({ experimentId }) => `/v1/experiments/${experimentId}/versions`,
   },
   {
+    method: 'GET',
+    path: '/v1/experiments/{id}/versions/{version}',
+    role: 'member',
+    url: ({ experimentId }) => `/v1/experiments/${experimentId}/versions/1`,
+  },
+  {
     method: 'POST',
     path: '/v1/experiments/{id}/test-event',
     role: 'member',
