@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { csvRecords } from '../../../src/ingest/import/csv-records.ts';
 import {
   CSV_COLUMNS,
   type CsvColumn,
@@ -10,7 +11,6 @@ import {
   parseNdjsonImport,
 } from '../../../src/ingest/import/index.ts';
 import { TimeSlice } from '../../../src/kernel/time-slice.ts';
-import { csvRecords } from '../../../src/ingest/import/csv-records.ts';
 
 /** Joins physical lines with LF, so a test reads like the file it describes. */
 const lines = (...ls: string[]) => ls.join('\n');

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Harness, startHarness } from './support/harness.ts';
+import { type Harness, startHarness } from '../../support/harness.ts';
 
 /** Every line the server logs in this file, kept to look for the secrets it minted. */
 const logged: string[] = [];

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signBusinessEvent } from '../src/http/business-signature.ts';
-import { clerkEvent, deliverer, webhookSecret } from './support/clerk-webhooks.ts';
-import { type Harness, startHarness } from './support/harness.ts';
+import { signBusinessEvent } from '../../../src/http/business-signature.ts';
+import { clerkEvent, deliverer, webhookSecret } from '../../support/clerk-webhooks.ts';
+import { type Harness, startHarness } from '../../support/harness.ts';
 
 const IDP_SECRET = webhookSecret();
 let h: Harness;

@@ -1,7 +1,7 @@
 import { like } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { events } from '../src/db/schema.ts';
-import { type Harness, startHarness } from './support/harness.ts';
+import { events } from '../../../src/db/schema.ts';
+import { type Harness, startHarness } from '../../support/harness.ts';
 
 /**
  * One org's large imports must not hold the event loop: parsing and checking yield every few

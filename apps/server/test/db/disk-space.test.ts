@@ -1,9 +1,9 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase, rows } from '../src/db/connect.ts';
-import { exposuresForUsers } from './support/builders.ts';
-import { type Harness, startHarness } from './support/harness.ts';
-import { type SmallFileSystem, smallFileSystem } from './support/small-file-system.ts';
+import { openDatabase, rows } from '../../src/db/connect.ts';
+import { exposuresForUsers } from '../support/builders.ts';
+import { type Harness, startHarness } from '../support/harness.ts';
+import { type SmallFileSystem, smallFileSystem } from '../support/small-file-system.ts';
 
 /**
  * The embedded database on a file system that fills. With less than a WAL segment (16 MiB)

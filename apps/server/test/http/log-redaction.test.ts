@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '../src/create-logger.ts';
-import { apiKeys, orgs } from '../src/db/schema.ts';
-import { freshDatabase } from './support/database.ts';
+import { createLogger } from '../../src/create-logger.ts';
+import { apiKeys, orgs } from '../../src/db/schema.ts';
+import { freshDatabase } from '../support/database.ts';
 
 let db: Awaited<ReturnType<typeof freshDatabase>>;
 beforeAll(async () => {

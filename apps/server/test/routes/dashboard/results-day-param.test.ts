@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isRealRunLabel } from '../src/schemas/run-label.ts';
-import { type Harness, startHarness } from './support/harness.ts';
+import { isRealRunLabel } from '../../../src/schemas/run-label.ts';
+import { type Harness, startHarness } from '../../support/harness.ts';
 
 // A label with the right shape but no such moment is a bad parameter, not a run still being
 // collected: the answer names `day` and says what a label looks like.

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Harness, startHarness } from './support/harness.ts';
+import { type Harness, startHarness } from '../../support/harness.ts';
 
 let h: Harness;
 let admin: string;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { clerkEvent, deliverer, webhookSecret } from './support/clerk-webhooks.ts';
-import { type Harness, startHarness } from './support/harness.ts';
-import { type SecondProcess, secondProcess } from './support/second-process.ts';
+import { clerkEvent, deliverer, webhookSecret } from '../../support/clerk-webhooks.ts';
+import { type Harness, startHarness } from '../../support/harness.ts';
+import { type SecondProcess, secondProcess } from '../../support/second-process.ts';
 
 const IDP_SECRET = webhookSecret();
 let h: Harness;

@@ -1,9 +1,9 @@
 import { sql } from 'drizzle-orm';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rows } from '../src/db/connect.ts';
-import { exposuresForUsers } from './support/builders.ts';
-import { type Harness, startHarness } from './support/harness.ts';
+import { rows } from '../../src/db/connect.ts';
+import { exposuresForUsers } from '../support/builders.ts';
+import { type Harness, startHarness } from '../support/harness.ts';
 
 // A fold that cannot move (another process's fold holds the fold's lock and does not finish):
 // a run must not be computed without the accepted events. Needs a second connection holding

@@ -2,9 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rows } from '../src/db/connect.ts';
-import { exposuresForUsers } from './support/builders.ts';
-import { type Harness, startHarness } from './support/harness.ts';
+import { rows } from '../../src/db/connect.ts';
+import { exposuresForUsers } from '../support/builders.ts';
+import { type Harness, startHarness } from '../support/harness.ts';
 
 // A neighbour on the same PostgreSQL server: another database whose open transaction holds a
 // transaction id. Transaction ids are cluster-wide, so a fold that waited for every open

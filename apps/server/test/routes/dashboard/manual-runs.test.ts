@@ -1,8 +1,8 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rows } from '../src/db/connect.ts';
-import { exposuresForUsers } from './support/builders.ts';
-import { type Harness, startHarness } from './support/harness.ts';
+import { rows } from '../../../src/db/connect.ts';
+import { exposuresForUsers } from '../../support/builders.ts';
+import { type Harness, startHarness } from '../../support/harness.ts';
 
 const LIMIT = 12;
 const CALLS = 16;
