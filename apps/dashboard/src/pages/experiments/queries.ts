@@ -1,5 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
-import { api, ok } from '../../api/client.ts';
+import { api, type Experiment, ok } from '../../api/client.ts';
 
 export const experimentKeys = {
   list: ['experiments'] as const,
@@ -23,11 +23,27 @@ export const useExperiment = (id: string) =>
     queryFn: () => ok(api.GET('/v1/experiments/{id}', { params: { path: { id } } })),
   });
 
+/**
+ * Every retained version, newest first. The list pages (at most 100 a page), and the editor
+ * rebuilds retired buckets from the whole history, so the pages are walked to the end.
+ */
+async function allVersions(id: string): Promise<Experiment[]> {
+  const all: Experiment[] = [];
+  let after: number | undefined;
+  for (;;) {
+    const query = after === undefined ? { limit: 100 } : { limit: 100, starting_after: after };
+    const answer = api.GET('/v1/experiments/{id}/versions', { params: { path: { id }, query } });
+    const page = await ok(answer);
+    all.push(...page);
+    const last = page.at(-1);
+    const more = (await answer).response.headers.get('arbiter-has-more') === 'true';
+    if (!more || last === undefined) return all;
+    after = last.version;
+  }
+}
+
 export const useVersions = (id: string) =>
-  useQuery({
-    queryKey: experimentKeys.versions(id),
-    queryFn: () => ok(api.GET('/v1/experiments/{id}/versions', { params: { path: { id } } })),
-  });
+  useQuery({ queryKey: experimentKeys.versions(id), queryFn: () => allVersions(id) });
 
 export const useLive = (id: string) =>
   useQuery({
