@@ -1,6 +1,6 @@
 import { isAbsolute, resolve } from 'node:path';
 import { Value } from 'typebox/value';
-import { asciiLowercase } from './auth/session-claims.ts';
+import { asciiLowercase } from './kernel/ascii-lowercase.ts';
 import {
   SETTING_NAMES,
   type SettingName,

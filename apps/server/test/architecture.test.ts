@@ -56,10 +56,14 @@ const LAYERS = {
     ]),
   },
   wiring: {
-    paths: ['create-context.ts', 'app.ts', 'main.ts', 'cli.ts', 'cli-failure.ts'].concat([
-      'pipeline-request.ts',
-      'demo/',
-    ]),
+    paths: [
+      'create-context.ts',
+      'create-logger.ts',
+      'app.ts',
+      'main.ts',
+      'cli.ts',
+      'cli-failure.ts',
+    ].concat(['pipeline-request.ts', 'demo/']),
     mayImport: ['routes', 'http', 'analysis', 'ingest', 'domain', 'integrations', 'data'].concat([
       'config',
       'kernel',

@@ -1,3 +1,4 @@
+import { asciiLowercase } from '../kernel/ascii-lowercase.ts';
 export type OrgRole = 'member' | 'admin' | 'owner';
 
 /** What a verified session token tells us about the caller. */
@@ -23,11 +24,6 @@ export function roleAtLeast(role: OrgRole, needed: OrgRole): boolean {
 export function parseRole(value: unknown): OrgRole {
   const v = typeof value === 'string' ? value.replace(/^org:/, '') : '';
   return v === 'admin' || v === 'owner' ? v : 'member';
-}
-
-/** Lowercases A–Z only: `toLowerCase` would turn U+212A KELVIN SIGN into an ASCII k. */
-export function asciiLowercase(text: string): string {
-  return text.replace(/[A-Z]/g, (c) => c.toLowerCase());
 }
 
 /**

@@ -6,9 +6,10 @@ import {
   type JWTVerifyGetKey,
   jwtVerify,
 } from 'jose';
+import { asciiLowercase } from '../kernel/ascii-lowercase.ts';
 import { isStorableText } from '../schemas/text.ts';
 import { loadOrCreateDevKeys } from './dev-keys.ts';
-import { asciiLowercase, parseRole, type SessionClaims } from './session-claims.ts';
+import { parseRole, type SessionClaims } from './session-claims.ts';
 
 /** A verified token whose claim breaks the text rule (NUL, unpaired surrogate). */
 export class UnstorableClaimError extends Error {
