@@ -43,7 +43,7 @@ class WireLimitsTest {
       payload.put("value", 1);
     }
     payload.put(field, value);
-    return EventValidation.problem(type, payload);
+    return EventValidation.problem(EventType.fromWireName(type), payload);
   }
 
   private static void assertRefused(String field, Object value) {
