@@ -8,11 +8,22 @@ const dir = process.argv[2];
 const files = readdirSync(dir);
 let passed = 0;
 let failed = 0;
+/** Each failed test by name, printed just above the closing line so a CI excerpt shows it. */
+const failures = [];
 
 for (const file of files.filter((f) => f.endsWith('.json'))) {
   const report = JSON.parse(readFileSync(join(dir, file), 'utf8'));
   passed += report.numPassedTests;
   failed += report.numFailedTests;
+  for (const result of report.testResults ?? []) {
+    for (const test of result.assertionResults ?? []) {
+      if (test.status === 'failed') failures.push(`${result.name} > ${test.fullName}`);
+    }
+    // A file that failed to load has no assertion results, only a message.
+    if (result.status === 'failed' && (result.assertionResults ?? []).length === 0) {
+      failures.push(`${result.name}: ${String(result.message).split('\n')[0]}`);
+    }
+  }
 }
 
 /** Counts of one JUnit XML document, from its <testsuite> elements (nested <testsuites> totals are not added twice). */
@@ -26,7 +37,14 @@ function junitCounts(xml) {
     bad += attr('failures') + attr('errors');
     skipped += attr('skipped');
   }
-  return { passed: tests - bad - skipped, failed: bad };
+  // A <testcase> holding a <failure> or <error> names the test that failed.
+  const names = [];
+  for (const m of xml.matchAll(/<testcase\s([^>]*?)(?:\/>|>([\s\S]*?)<\/testcase>)/g)) {
+    if (!/<(failure|error)\b/.test(m[2] ?? '')) continue;
+    const attr = (name) => new RegExp(`\\b${name}="([^"]*)"`).exec(m[1])?.[1] ?? '';
+    names.push(`${attr('classname')} > ${attr('name')}`);
+  }
+  return { passed: tests - bad - skipped, failed: bad, names };
 }
 
 for (const file of files.filter((f) => f.endsWith('.xml'))) {
@@ -37,6 +55,7 @@ for (const file of files.filter((f) => f.endsWith('.xml'))) {
   );
   passed += counts.passed;
   failed += counts.failed;
+  for (const name of counts.names) failures.push(`${suite}: ${name}`);
 }
 
 for (const file of files.filter((f) => f.endsWith('.exit'))) {
@@ -50,6 +69,9 @@ for (const file of files.filter((f) => f.endsWith('.exit'))) {
 
 // CI reads a closing line of the form "word: N passed, N failed"; the line the README promises
 // ("all suites: …") stays the last one.
+if (failures.length > 0) {
+  process.stdout.write(`\nfailed tests:\n${failures.map((f) => `  ${f}\n`).join('')}`);
+}
 process.stdout.write(`\ntotal: ${passed} passed, ${failed} failed\n`);
 process.stdout.write(`all suites: ${passed} passed, ${failed} failed\n`);
 process.exit(failed === 0 && passed > 0 ? 0 : 1);
