@@ -15,7 +15,7 @@
  * profiles the server.
  */
 import { performance } from 'node:perf_hooks';
-import { experimentConfig } from '../../apps/server/test/support/builders.ts';
+import { businessEventsCsv, experimentConfig } from '../../apps/server/test/support/builders.ts';
 import { runCli } from '../../apps/server/test/support/process.ts';
 import { freshPostgres, startBenchServer } from './setup.ts';
 
@@ -56,14 +56,7 @@ async function assignLoad(
   return Float64Array.from(times).sort();
 }
 
-function bigCsv(tag: string): string {
-  const day = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
-  const lines = ['event_id,type,experiment_id,user_id,timestamp,business_metric,value'];
-  for (let i = 0; i < ROWS; i++) {
-    lines.push(`${tag}-${i},business_event,bulk,user-${i},${day}T10:00:00Z,revenue,${i % 97}`);
-  }
-  return lines.join('\n');
-}
+const bigCsv = (tag: string) => businessEventsCsv(tag, ROWS);
 
 /** A second org, beside the bench server's own: its experiment and secret key. */
 async function importerOrg(url: string, env: Record<string, string>): Promise<string> {

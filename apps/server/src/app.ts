@@ -25,6 +25,8 @@ export interface AppOptions {
   logger?: boolean;
   /** The dashboard build served at `/` (default: apps/dashboard/dist, when it exists). */
   dashboardDist?: string;
+  /** How long a connection may stay silent before it is closed (default 30 s). */
+  idleTimeoutMs?: number;
 }
 
 /** Fastify honours a hop count too, though its types omit it: as the function it stands for. */
@@ -41,7 +43,7 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
       ? { logger: false }
       : { loggerInstance, childLoggerFactory: lazyRequestLogger }),
     bodyLimit: ctx.config.bodyLimitBytes,
-    connectionTimeout: 30_000,
+    connectionTimeout: options.idleTimeoutMs ?? 30_000,
     requestTimeout: 60_000,
     keepAliveTimeout: 72_000,
     requestIdHeader: 'x-request-id',

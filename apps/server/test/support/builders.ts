@@ -88,3 +88,18 @@ export function modelCallsForUsers(experimentId: string, users: number, options:
     model: 'gpt-4o-mini',
   }));
 }
+
+/**
+ * A CSV import of `rows` business events for the experiment named `experiment`, one user per
+ * row, dated yesterday (inside any analysis window that started before today).
+ */
+export function businessEventsCsv(tag: string, rows: number, experiment = 'bulk'): string {
+  const day = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
+  const lines = ['event_id,type,experiment_id,user_id,timestamp,business_metric,value'];
+  for (let i = 0; i < rows; i++) {
+    lines.push(
+      `${tag}-${i},business_event,${experiment},user-${i},${day}T10:00:00Z,revenue,${i % 97}`,
+    );
+  }
+  return lines.join('\n');
+}

@@ -19,6 +19,13 @@ import { compileBodyValidator } from '../../schemas/validators.ts';
 
 export const IMPORT_MAX_BYTES = 10 * 1024 * 1024;
 
+/**
+ * An import answers only once every row is checked and stored, which on a busy server can take
+ * longer than the idle time the server otherwise allows a connection; closing the socket then
+ * would drop an answer whose rows were accepted.
+ */
+export const IMPORT_SOCKET_TIMEOUT_MS = 10 * 60 * 1000;
+
 /** What a refused import is told to wait: a large import takes a few seconds. */
 const BUSY_RETRY_AFTER_SECONDS = 5;
 
@@ -106,6 +113,7 @@ export async function register(app: App, ctx: Context): Promise<void> {
         );
       }
       const { orgId } = keyCallerOf(request);
+      request.raw.setTimeout(IMPORT_SOCKET_TIMEOUT_MS);
       const release = gate.enter(orgId);
       if (release === null) throw busy(gate.perOrg);
       try {

@@ -1,6 +1,7 @@
 import { like } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { events } from '../../../src/db/schema.ts';
+import { businessEventsCsv } from '../../support/builders.ts';
 import { type Harness, startHarness } from '../../support/harness.ts';
 
 /**
@@ -40,14 +41,7 @@ beforeAll(async () => {
 });
 afterAll(() => h.close());
 
-function bigCsv(tag: string): string {
-  const day = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
-  const lines = ['event_id,type,experiment_id,user_id,timestamp,business_metric,value'];
-  for (let i = 0; i < ROWS; i++) {
-    lines.push(`${tag}-${i},business_event,bulk,user-${i},${day}T10:00:00Z,revenue,${i % 97}`);
-  }
-  return lines.join('\n');
-}
+const bigCsv = (tag: string) => businessEventsCsv(tag, ROWS);
 
 describe('imports and the event loop', () => {
   it("another org's assigns are answered between the pieces of four large imports", async () => {

@@ -1,0 +1,56 @@
+import { connect } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../../../src/app.ts';
+import type { App } from '../../../src/http/app-types.ts';
+import { businessEventsCsv } from '../../support/builders.ts';
+import { type Harness, startHarness } from '../../support/harness.ts';
+
+/**
+ * A large import is checked and stored before it answers; on a busy server that outlasts the
+ * idle time a silent connection is otherwise allowed. The server here allows 50 ms, far less
+ * than any import of 10,000 rows takes, so the import's own socket timeout is what answers it.
+ */
+
+const ROWS = 10_000;
+const IDLE_MS = 50;
+
+let h: Harness;
+let app: App;
+let origin: string;
+let secret: string;
+
+beforeAll(async () => {
+  h = await startHarness();
+  const org = await h.org('slow-importer');
+  await h.experiment(org.admin, { name: 'bulk' });
+  secret = org.secret;
+  // A second app on the harness's context, listening on a real socket with a short idle time.
+  app = await buildApp(h.ctx, { logger: false, idleTimeoutMs: IDLE_MS });
+  origin = await app.listen({ host: '127.0.0.1', port: 0 });
+});
+afterAll(async () => {
+  await app.close();
+  await h.close();
+});
+
+describe('the import route and idle connections', () => {
+  it('closes a connection that stays silent longer than the idle time', async () => {
+    const { port } = new URL(origin);
+    const socket = connect(Number(port), '127.0.0.1');
+    const closed = await new Promise<boolean>((resolve) => {
+      socket.on('close', () => resolve(true));
+      socket.on('error', () => resolve(true));
+    });
+    expect(closed).toBe(true);
+  });
+
+  it('answers an import that takes longer than that, with every row accepted', async () => {
+    const res = await fetch(`${origin}/v1/events/import`, {
+      method: 'POST',
+      headers: { 'content-type': 'text/csv', 'x-api-key': secret },
+      body: businessEventsCsv('slow', ROWS),
+    });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ events: ROWS, errors: [] });
+  });
+});
