@@ -113,7 +113,8 @@ export async function register(app: App, ctx: Context): Promise<void> {
         );
       }
       const { orgId } = keyCallerOf(request);
-      request.raw.setTimeout(IMPORT_SOCKET_TIMEOUT_MS);
+      // An injected request (inject(), no network) has a stand-in socket without timeouts.
+      request.raw.socket?.setTimeout?.(IMPORT_SOCKET_TIMEOUT_MS);
       const release = gate.enter(orgId);
       if (release === null) throw busy(gate.perOrg);
       try {
