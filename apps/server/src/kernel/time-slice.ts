@@ -1,5 +1,4 @@
 import { performance } from 'node:perf_hooks';
-import { setImmediate as nextTurn } from 'node:timers/promises';
 
 /**
  * How long a long piece of CPU work (an import's parse and checks) may run before it hands the
@@ -8,11 +7,38 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
  */
 export const TIME_SLICE_MS = 8;
 
+/** Slices that paused, first come first served. */
+const waiting: Array<() => void> = [];
+let turnScheduled = false;
+
+/**
+ * Resumes the longest-waiting slice, one per turn of the event loop. Were every paused slice
+ * resumed in the same turn, four imports would hold the loop for four slices between two
+ * chances of a neighbour's request; in line, the neighbour waits for one slice at most.
+ */
+function scheduleTurn(): void {
+  turnScheduled = true;
+  // An immediate set from an immediate runs in the next turn, after that turn's I/O.
+  setImmediate(() => {
+    turnScheduled = false;
+    waiting.shift()?.();
+    if (waiting.length > 0) scheduleTurn();
+  });
+}
+
+function nextTurnInLine(): Promise<void> {
+  return new Promise((resume) => {
+    waiting.push(resume);
+    if (!turnScheduled) scheduleTurn();
+  });
+}
+
 /**
  * Cooperative time slicing for CPU-bound loops on the request thread: call `pause()` between
  * units of work; it yields to the event loop (timers, I/O, other requests) once the slice is
  * used up, and is a cheap clock read otherwise. `setImmediate` (not a microtask) is what lets
- * pending I/O run in between.
+ * pending I/O run in between, and all slices of the process share one line, so the loop runs
+ * one of them per turn however many imports are under way.
  */
 export class TimeSlice {
   #started = performance.now();
@@ -26,7 +52,7 @@ export class TimeSlice {
 
   async pause(): Promise<void> {
     if (!this.due) return;
-    await nextTurn();
+    await nextTurnInLine();
     this.#started = performance.now();
   }
 }
