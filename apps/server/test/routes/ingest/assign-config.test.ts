@@ -81,6 +81,10 @@ describe('GET /v1/config', () => {
   it('serves the org config with an ETag and answers 304 to If-None-Match', async () => {
     const first = await h.ingest(acme.publishable, { method: 'GET', url: '/v1/config' });
     expect(first.statusCode).toBe(200);
+    expect(first.headers['content-type']).toBe('application/json; charset=utf-8');
+    // Served again from the version's serialized bytes: the same bytes.
+    const repeat = await h.ingest(acme.publishable, { method: 'GET', url: '/v1/config' });
+    expect(repeat.body).toBe(first.body);
     const body = first.json();
     expect(first.headers.etag).toBe(`"${body.config_version}"`);
     expect(body.bucketing_version).toBe('1');
