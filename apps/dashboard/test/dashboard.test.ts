@@ -1,32 +1,33 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningServer, startServer } from '../../server/test/support/process.ts';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { axeViolations, launch, screenshot, watchConsole } from './support/browser.ts';
 import {
-  type Api,
-  armEvents,
+  type AnalysedOrg,
   call,
+  createCheckoutCopy,
   createExperiment,
   devToken,
-  ingest,
   metric,
-  runPipeline,
-  waitForExposures,
+  newOrg,
+  secretKey,
+  seedAnalysedOrg,
+  shrinkControl,
+  signIn,
+  uniqueOrg,
 } from './support/seed.ts';
+import { serveEmbedded, type TestServer } from './support/server.ts';
 
-const ORG = 'acme-e2e';
+/**
+ * One server and one Chromium for the file; each test has its own org, seeded through the API,
+ * and its own browser context (a fresh tab, its own session), so that any test passes alone
+ * and the file passes in any order.
+ */
 const today = new Date().toISOString().slice(0, 10);
-let server: RunningServer;
-let dataDir: string;
+let server: TestServer;
 let browser: Browser;
 let page: Page;
 let consoleWatch: ReturnType<typeof watchConsole>;
-let api: Api;
-let secretKey = '';
-const ids = { collecting: '', results: '', srm: '' };
 
 /** Every page visited: a screenshot and an axe-core check with no serious or critical issue. */
 async function check(name: string) {
@@ -37,39 +38,96 @@ async function check(name: string) {
 
 const heading = (name: string) => page.getByRole('heading', { name, level: 1 });
 
+/** Signs this test's tab in to the org as its admin. */
+const signInAs = (org: string) =>
+  signIn(page, server.url, { email: 'analyst@example.com', org, role: 'admin' });
+
+/** An org with its nightly run done (see seedAnalysedOrg), and this test's tab signed in to it. */
+async function analysedOrgSignedIn(): Promise<AnalysedOrg> {
+  const seeded = await seedAnalysedOrg(server.url, server.dataDir, today);
+  await signInAs(seeded.org);
+  return seeded;
+}
+
+/** Every page of an analysed org, with what shows it has loaded. */
+function everyPage(ids: AnalysedOrg['ids']): Array<[string, string, () => Promise<void>]> {
+  return [
+    ['experiments', '/experiments', () => heading('Experiments').waitFor()],
+    ['experiment-create', '/experiments/new', () => heading('New experiment').waitFor()],
+    [
+      'experiment-edit',
+      `/experiments/${ids.collecting}/edit`,
+      () => page.getByText('Bucket map after saving').waitFor(),
+    ],
+    [
+      'experiment-versions',
+      `/experiments/${ids.collecting}/versions`,
+      () => page.getByText('Versions, newest first').waitFor(),
+    ],
+    [
+      'results-srm',
+      `/experiments/${ids.srm}/results`,
+      () => page.getByText('sample ratio mismatch').first().waitFor(),
+    ],
+    [
+      'results-collecting',
+      `/experiments/${ids.collecting}/results`,
+      () => page.getByRole('heading', { name: 'Collecting' }).waitFor(),
+    ],
+    [
+      'live',
+      `/experiments/${ids.results}/live`,
+      () => page.getByText('Live view — not for decisions.').waitFor(),
+    ],
+    [
+      'traffic',
+      `/experiments/${ids.results}/traffic`,
+      () => page.getByRole('img', { name: /Exposures per day/ }).waitFor(),
+    ],
+    ['keys', '/keys', () => heading('Keys').waitFor()],
+    ['usage', '/usage', () => heading('Usage').waitFor()],
+    ['billing', '/billing', () => page.getByTestId('not-configured').waitFor()],
+    ['audit', '/audit', () => heading('Audit log').waitFor()],
+    ['feedback', '/feedback', () => heading('Feedback').waitFor()],
+  ];
+}
+
 beforeAll(async () => {
-  dataDir = mkdtempSync(join(tmpdir(), 'arbiter-dashboard-'));
-  server = await startServer({
-    ARBITER_DATA_DIR: dataDir,
-    ARBITER_SESSION_JWKS_URL: '',
-    ARBITER_DATABASE_URL: '',
-    ARBITER_SECRET_KEY: '',
-    ARBITER_SCHEDULER: 'false',
-  });
+  server = await serveEmbedded();
   browser = await launch();
-  page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-  consoleWatch = watchConsole(page);
 });
 
 afterAll(async () => {
   await browser?.close();
-  server?.child.kill('SIGTERM');
-  await server?.exited;
+  await server?.stop();
+});
+
+beforeEach(async () => {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  page = await context.newPage();
+  consoleWatch = watchConsole(page);
+});
+
+afterEach(async () => {
+  await page.context().close();
+  // No console error on any page the test visited, beyond a problem it said it provokes.
+  expect(consoleWatch.errors).toEqual([]);
 });
 
 describe('the dashboard in Chromium against the real server on PGlite', () => {
   it('signs in with the development form (Email, Organization, role)', async () => {
+    const org = uniqueOrg('acme-e2e');
     await page.goto(`${server.url}/experiments`);
     await check('sign-in');
     await page.getByLabel('Email').fill('analyst@example.com');
-    await page.getByLabel('Organization').fill(ORG);
+    await page.getByLabel('Organization').fill(org);
     await page.getByLabel('Role').selectOption('admin');
     await page.getByRole('button', { name: 'Sign in' }).click();
     await heading('Experiments').waitFor();
     await page.getByText('No experiments yet').waitFor();
     await check('experiments-empty');
-    // The same org as `arbiter token --org acme-e2e`: a token minted for it sees the same data.
-    api = { base: server.url, token: await devToken(server.url, ORG) };
+    // The same org as `arbiter token --org <org>`: a token minted for it sees the same data.
+    const api = { base: server.url, token: await devToken(server.url, org) };
     const me = await page.evaluate(async () => {
       const token = sessionStorage.getItem('arbiter.session');
       const res = await fetch('/v1/whoami', { headers: { authorization: `Bearer ${token}` } });
@@ -79,6 +137,8 @@ describe('the dashboard in Chromium against the real server on PGlite', () => {
   });
 
   it('creates an experiment with variants, prompt, variables and a metric', async () => {
+    const { org, api } = await newOrg(server.url, 'acme-e2e');
+    await signInAs(org);
     await page.getByRole('link', { name: 'New experiment' }).click();
     await heading('New experiment').waitFor();
     await page.getByLabel('Name', { exact: true }).fill('checkout-copy');
@@ -95,8 +155,8 @@ describe('the dashboard in Chromium against the real server on PGlite', () => {
     await check('experiment-create');
     await page.getByRole('button', { name: 'Create experiment' }).click();
     await page.getByRole('heading', { name: 'Collecting' }).waitFor();
-    ids.collecting = page.url().split('/')[4] ?? '';
-    const stored = await call(api, 'GET', `/v1/experiments/${ids.collecting}`);
+    const id = page.url().split('/')[4] ?? '';
+    const stored = await call(api, 'GET', `/v1/experiments/${id}`);
     expect(stored.variants).toEqual([
       { key: 'control', prompt: 'You are a helpful checkout assistant.' },
       {
@@ -109,16 +169,21 @@ describe('the dashboard in Chromium against the real server on PGlite', () => {
   });
 
   it('edits it: previews what a change does, saves a version, shows the refusal of one that would move users', async () => {
+    const { org, api } = await newOrg(server.url, 'acme-e2e');
+    const id = await createCheckoutCopy(api);
+    await signInAs(org);
+    await page.goto(`${server.url}/experiments/${id}/results`);
+    await page.getByRole('heading', { name: 'Collecting' }).waitFor();
     await page.getByRole('link', { name: 'Edit' }).click();
     await page.getByLabel('Weight of control (%)').fill('40');
     const preview = page.getByRole('status', { name: 'What this change does to enrolled users' });
-    await expect(preview.textContent()).resolves.toContain('1000 buckets retire');
+    await expect.poll(() => preview.textContent()).toContain('1000 buckets retire');
     await check('experiment-edit');
     await page.getByRole('button', { name: 'Save new version' }).click();
     await page.getByRole('caption').filter({ hasText: 'Versions, newest first' }).waitFor();
-    await expect(page.getByLabel('Changes from v1 to v2').textContent()).resolves.toContain(
-      'allocation.0.weight',
-    );
+    await expect
+      .poll(() => page.getByLabel('Changes from v1 to v2').textContent())
+      .toContain('allocation.0.weight');
     await check('experiment-versions');
     // Growing treatment needs never-used buckets; none remain, so the preview warns and the server refuses.
     await page.getByRole('link', { name: 'Edit' }).click();
@@ -132,23 +197,23 @@ describe('the dashboard in Chromium against the real server on PGlite', () => {
         .waitFor();
     });
     await check('experiment-edit-refused');
-    expect((await call(api, 'GET', `/v1/experiments/${ids.collecting}`)).version).toBe(2);
+    expect((await call(api, 'GET', `/v1/experiments/${id}`)).version).toBe(2);
   });
 
   it('creates keys, rotates with a confirmation and reveals with a confirmation', async () => {
+    const { org } = await newOrg(server.url, 'acme-e2e');
+    await signInAs(org);
     await page.getByRole('link', { name: 'Keys' }).click();
     await heading('Keys').waitFor();
     const secret = page.getByRole('region', { name: 'secret key' });
     await secret.getByRole('button', { name: 'Create secret key' }).click();
     await secret.getByRole('button', { name: 'Yes, create' }).click();
-    secretKey = (await secret.getByTestId('secret-key').textContent()) ?? '';
-    expect(secretKey).toMatch(/^svc_sk_/);
+    const first = (await secret.getByTestId('secret-key').textContent()) ?? '';
+    expect(first).toMatch(/^svc_sk_/);
     await secret.getByRole('button', { name: 'Rotate secret key' }).click();
     await check('keys-rotate-confirm');
     await secret.getByRole('button', { name: 'Yes, rotate' }).click();
-    await expect
-      .poll(async () => secret.getByTestId('secret-key').textContent())
-      .not.toBe(secretKey);
+    await expect.poll(async () => secret.getByTestId('secret-key').textContent()).not.toBe(first);
     const rotated = (await secret.getByTestId('secret-key').textContent()) ?? '';
     expect(rotated).toMatch(/^svc_sk_/);
     await page.reload();
@@ -158,34 +223,18 @@ describe('the dashboard in Chromium against the real server on PGlite', () => {
     await expect(secret.getByTestId('secret-key').textContent()).resolves.toBe(rotated);
     await check('keys');
     // The old key was invalidated by the rotation.
-    const old = await fetch(`${server.url}/v1/config`, { headers: { 'x-api-key': secretKey } });
+    const old = await fetch(`${server.url}/v1/config`, { headers: { 'x-api-key': first } });
     expect(old.status).toBe(401);
-    secretKey = rotated;
   });
 
   it('runs the pipeline on events sent through the ingest API', async () => {
-    const metrics = [
-      metric('latency', 'latency', 'welch_t'),
-      metric('tokens', 'tokens', 'welch_t'),
-    ];
-    const thirds = { control: 33.3, fast: 33.3, slim: 33.3 };
-    ids.results = await createExperiment(api, 'three-arms', thirds, metrics);
-    const halves = { control: 50, treatment: 50 };
-    ids.srm = await createExperiment(api, 'broken-split', halves, metrics);
-    // fast: 80 ms quicker (significant); tokens alike everywhere (not significant).
-    const results = armEvents(ids.results, { control: 260, fast: 260, slim: 260 }, { fast: -80 });
-    // 420 vs 220 users on a 50/50 split: the SRM gate must halt.
-    const srm = armEvents(ids.srm, { control: 420, treatment: 220 }, {});
-    const few = armEvents(ids.collecting, { control: 30, treatment: 30 }, {});
-    await ingest(server.url, secretKey, [...results, ...srm, ...few]);
-    await waitForExposures(api, ids.results, 780);
-    await waitForExposures(api, ids.srm, 640);
-    await waitForExposures(api, ids.collecting, 60);
-    const out = runPipeline(dataDir, today);
-    expect(out).toContain(today);
+    // The events of three experiments, ingested and folded, then `arbiter pipeline run`.
+    const { pipeline } = await seedAnalysedOrg(server.url, server.dataDir, today);
+    expect(pipeline).toContain(today);
   });
 
   it('lists experiments with their state: results, SRM halted, Collecting with progress', async () => {
+    await analysedOrgSignedIn();
     await page.getByRole('link', { name: 'Experiments' }).click();
     const row = (name: string) => page.getByRole('row').filter({ hasText: name });
     await row('three-arms').getByText('Results · 1 significant of 4').waitFor();
@@ -195,6 +244,7 @@ describe('the dashboard in Chromium against the real server on PGlite', () => {
   });
 
   it('reads results: the significant metric on its FDR-adjusted p-value, the raw p beside it', async () => {
+    const { ids } = await analysedOrgSignedIn();
     await page.goto(`${server.url}/experiments/${ids.results}/results`);
     await page.getByTestId('forest-latency').waitFor();
     await page.getByTestId('forest-tokens').waitFor();
@@ -217,13 +267,14 @@ describe('the dashboard in Chromium against the real server on PGlite', () => {
     const download = page.waitForEvent('download');
     await page.getByRole('button', { name: 'Export CSV' }).click();
     const csv = await (await download).path();
-    const { readFileSync } = await import('node:fs');
     const text = readFileSync(csv, 'utf8');
     expect(text.split('\r\n')[0]).toContain('p_value_fdr');
     expect(text).toContain(`${today},latency,fast`);
   });
 
   it('overrides the test of one metric, from the next run on, audited', async () => {
+    const { api, ids } = await analysedOrgSignedIn();
+    await page.goto(`${server.url}/experiments/${ids.results}/results`);
     await page.getByRole('combobox', { name: /^Test for tokens/ }).selectOption('mann_whitney');
     await page.getByText('Overridden: mann_whitney, from the next run on.').waitFor();
     const audit = await call(api, 'GET', `/v1/audit?target_id=${ids.results}`);
@@ -234,6 +285,11 @@ describe('the dashboard in Chromium against the real server on PGlite', () => {
   });
 
   it('runs a preliminary analysis that the run picker lists beside the nightly day', async () => {
+    const { api, ids } = await analysedOrgSignedIn();
+    // Tokens' test overridden after the nightly run, as the dashboard's select does it.
+    const tokens = `/v1/experiments/${ids.results}/metrics/tokens/method`;
+    await call(api, 'PUT', tokens, { method: 'mann_whitney' });
+    await page.goto(`${server.url}/experiments/${ids.results}/results`);
     await page.getByRole('button', { name: 'Run preliminary analysis' }).click();
     await expect.poll(() => page.url()).toContain('run=manual-');
     // A select inside its label takes the selected option into its accessible name.
@@ -256,6 +312,7 @@ describe('the dashboard in Chromium against the real server on PGlite', () => {
   });
 
   it('shows the SRM banner with observed vs expected and withholds the results', async () => {
+    const { ids } = await analysedOrgSignedIn();
     await page.goto(`${server.url}/experiments/${ids.srm}/results`);
     const banner = page.getByRole('alert').filter({ hasText: 'sample ratio mismatch' });
     await banner.waitFor();
@@ -266,6 +323,7 @@ describe('the dashboard in Chromium against the real server on PGlite', () => {
   });
 
   it('shows a collecting experiment as Collecting with per-arm progress, and its live view as not for decisions', async () => {
+    const { ids } = await analysedOrgSignedIn();
     await page.goto(`${server.url}/experiments/${ids.collecting}/results`);
     await page.getByRole('heading', { name: 'Collecting' }).waitFor();
     await page.getByText('Smallest arm: 30 of 200').waitFor();
@@ -279,9 +337,18 @@ describe('the dashboard in Chromium against the real server on PGlite', () => {
   });
 
   it('sends test events until the hourly cap answers with its problem', async () => {
+    const { org, api } = await newOrg(server.url, 'acme-e2e');
+    const id = await createCheckoutCopy(api);
+    await signInAs(org);
+    await page.goto(`${server.url}/experiments/${id}/traffic`);
     const button = page.getByRole('button', { name: 'Send test event' });
     for (let i = 0; i < 5; i++) {
+      // Each send answered before the next: the cap counts the sends the server has recorded.
+      const sent = page.waitForResponse(
+        (r) => r.request().method() === 'POST' && r.url().endsWith(`/${id}/test-event`),
+      );
       await button.click();
+      await sent;
       await page.getByText(/Test exposure sent as svc-test-/).waitFor();
     }
     await consoleWatch.expecting(429, async () => {
@@ -292,14 +359,20 @@ describe('the dashboard in Chromium against the real server on PGlite', () => {
   });
 
   it('shows usage, the audit log with its target filter, and takes feedback', async () => {
+    const { org, api } = await newOrg(server.url, 'acme-e2e');
+    await secretKey(api);
+    await call(api, 'GET', '/v1/keys/secret/reveal');
+    const collecting = await createCheckoutCopy(api);
+    await shrinkControl(api, collecting);
+    await signInAs(org);
     await page.getByRole('link', { name: 'Usage' }).click();
     await page.getByRole('progressbar', { name: /Events:/ }).waitFor();
     await check('usage');
     await page.getByRole('link', { name: 'Audit log' }).click();
     await page.getByRole('cell', { name: 'key.revealed' }).waitFor();
-    await page.getByLabel('Target id').fill(ids.collecting);
+    await page.getByLabel('Target id').fill(collecting);
     await page.getByRole('button', { name: 'Filter' }).click();
-    await expect.poll(() => page.url()).toContain(`target=${ids.collecting}`);
+    await expect.poll(() => page.url()).toContain(`target=${collecting}`);
     await page.getByRole('cell', { name: 'experiment.updated' }).waitFor();
     await expect(page.getByRole('cell', { name: 'key.revealed' }).count()).resolves.toBe(0);
     await check('audit');
@@ -311,6 +384,8 @@ describe('the dashboard in Chromium against the real server on PGlite', () => {
   });
 
   it('shows billing as not configured where the server has no billing provider, and no owner navigation', async () => {
+    const { org, api } = await newOrg(server.url, 'acme-e2e');
+    await signInAs(org);
     await page.getByRole('link', { name: 'Usage' }).click();
     await page.getByRole('link', { name: 'Change plan or manage billing' }).click();
     await heading('Billing').waitFor();
@@ -338,11 +413,14 @@ describe('the dashboard in Chromium against the real server on PGlite', () => {
   });
 
   it('takes a session from the identity-provider hook (/auth/callback#token=…) in a new tab', async () => {
+    const { org, api } = await newOrg(server.url, 'acme-e2e');
+    const thirds = { control: 33.3, fast: 33.3, slim: 33.3 };
+    await createExperiment(api, 'three-arms', thirds, [metric('latency', 'latency', 'welch_t')]);
     const context = await browser.newContext();
     const tab = await context.newPage();
     const tabConsole = watchConsole(tab);
     await tab.goto(
-      `${server.url}/auth/callback#token=${await devToken(server.url, ORG, 'sso@example.com')}`,
+      `${server.url}/auth/callback#token=${await devToken(server.url, org, 'sso@example.com')}`,
     );
     await tab.getByRole('heading', { name: 'Experiments', level: 1 }).waitFor();
     await tab.getByText('sso@example.com · admin').waitFor();
@@ -355,46 +433,9 @@ describe('the dashboard in Chromium against the real server on PGlite', () => {
   });
 
   it('works at 390 px wide: every page, checked again', async () => {
+    const { ids } = await analysedOrgSignedIn();
     await page.setViewportSize({ width: 390, height: 844 });
-    const pages: Array<[string, string, () => Promise<void>]> = [
-      ['experiments', '/experiments', () => heading('Experiments').waitFor()],
-      ['experiment-create', '/experiments/new', () => heading('New experiment').waitFor()],
-      [
-        'experiment-edit',
-        `/experiments/${ids.collecting}/edit`,
-        () => page.getByText('Bucket map after saving').waitFor(),
-      ],
-      [
-        'experiment-versions',
-        `/experiments/${ids.collecting}/versions`,
-        () => page.getByText('Versions, newest first').waitFor(),
-      ],
-      [
-        'results-srm',
-        `/experiments/${ids.srm}/results`,
-        () => page.getByText('sample ratio mismatch').first().waitFor(),
-      ],
-      [
-        'results-collecting',
-        `/experiments/${ids.collecting}/results`,
-        () => page.getByRole('heading', { name: 'Collecting' }).waitFor(),
-      ],
-      [
-        'live',
-        `/experiments/${ids.results}/live`,
-        () => page.getByText('Live view — not for decisions.').waitFor(),
-      ],
-      [
-        'traffic',
-        `/experiments/${ids.results}/traffic`,
-        () => page.getByRole('img', { name: /Exposures per day/ }).waitFor(),
-      ],
-      ['keys', '/keys', () => heading('Keys').waitFor()],
-      ['usage', '/usage', () => heading('Usage').waitFor()],
-      ['billing', '/billing', () => page.getByTestId('not-configured').waitFor()],
-      ['audit', '/audit', () => heading('Audit log').waitFor()],
-      ['feedback', '/feedback', () => heading('Feedback').waitFor()],
-    ];
+    const pages = everyPage(ids);
     for (const [name, path, ready] of pages) {
       await page.goto(`${server.url}${path}`);
       await ready();
@@ -405,7 +446,14 @@ describe('the dashboard in Chromium against the real server on PGlite', () => {
     }
   });
 
-  it('logged no console error on any page', () => {
+  it('logged no console error on any page', async () => {
+    // Every test's own pages are checked after it (afterEach); this one visits them all.
+    const { ids } = await analysedOrgSignedIn();
+    for (const [, path, ready] of everyPage(ids)) {
+      await page.goto(`${server.url}${path}`);
+      await ready();
+      await page.waitForLoadState('networkidle');
+    }
     expect(consoleWatch.errors).toEqual([]);
   });
 });

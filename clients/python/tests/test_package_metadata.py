@@ -1,9 +1,12 @@
 """The installed distribution says what users may do with it: the repository's Apache-2.0 licence,
-as an SPDX expression (PEP 639) and as the trove classifier older tools read."""
+as an SPDX expression (PEP 639), as the trove classifier older tools read, and as the licence text
+itself in the wheel's ``.dist-info/licenses/``."""
 
-from importlib.metadata import metadata
+import os
+from importlib.metadata import distribution, metadata
 
 import arbiter
+from conftest import REPO_ROOT
 
 
 def test_the_distribution_is_licensed_apache_2_0() -> None:
@@ -11,3 +14,12 @@ def test_the_distribution_is_licensed_apache_2_0() -> None:
     assert meta["License-Expression"] == "Apache-2.0"
     assert "License :: OSI Approved :: Apache Software License" in meta.get_all("Classifier")
     assert meta["Version"] == arbiter.__version__
+
+
+def test_the_distribution_carries_the_repository_licence_text() -> None:
+    dist = distribution("arbiter-client")
+    texts = [f for f in dist.files or [] if f.parts[-2:] == ("licenses", "LICENSE")]
+    assert len(texts) == 1, dist.files
+    assert dist.metadata.get_all("License-File") == ["LICENSE"]
+    with open(os.path.join(REPO_ROOT, "LICENSE"), encoding="utf-8") as root:
+        assert texts[0].read_text(encoding="utf-8") == root.read()

@@ -1,5 +1,13 @@
+import { randomBytes } from 'node:crypto';
+import type { Page } from 'playwright-core';
 import { seeded } from '../../../server/test/support/analysis-data.ts';
 import { runCli } from '../../../server/test/support/process.ts';
+
+/**
+ * What the browser tests stand on, made through the API. Each test seeds its own org (a fresh
+ * name per call), so no test relies on what another one made and any one runs alone or in any
+ * order against the file's shared server.
+ */
 
 export const metric = (name: string, kind: string, method: string) => ({
   name,
@@ -119,4 +127,121 @@ export function runPipeline(dataDir: string, day: string) {
   const r = runCli(['pipeline', 'run', '--day', day], { ARBITER_DATA_DIR: dataDir });
   if (r.code !== 0) throw new Error(`pipeline run failed: ${r.stderr}`);
   return r.stdout;
+}
+
+/** An org name no other test of the run uses: the prefix and 8 random hex digits. */
+export function uniqueOrg(prefix: string): string {
+  return `${prefix}-${randomBytes(4).toString('hex')}`;
+}
+
+/** A new org with an admin (the dev session creates both), and the admin's API access. */
+export async function newOrg(
+  base: string,
+  prefix: string,
+  email = 'analyst@example.com',
+): Promise<{ org: string; api: Api }> {
+  const org = uniqueOrg(prefix);
+  return { org, api: { base, token: await devToken(base, org, email) } };
+}
+
+/** Signs `page` in with the development form, as a person would, and waits for the list. */
+export async function signIn(
+  page: Page,
+  base: string,
+  who: { email: string; org: string; role: 'member' | 'admin' | 'owner' },
+) {
+  await page.goto(`${base}/experiments`);
+  await page.getByLabel('Email').fill(who.email);
+  await page.getByLabel('Organization').fill(who.org);
+  await page.getByLabel('Role').selectOption(who.role);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'Experiments', level: 1 }).waitFor();
+}
+
+/** The org's secret key, created (or rotated) through the API. */
+export async function secretKey(api: Api): Promise<string> {
+  return (await call(api, 'POST', '/v1/keys', { scope: 'secret' })).key as string;
+}
+
+/**
+ * `checkout-copy` as the dashboard's form creates it: 50/50 over 10,000 buckets, a prompt per
+ * arm, variables on treatment and the latency metric.
+ */
+export async function createCheckoutCopy(api: Api): Promise<string> {
+  const body = {
+    name: 'checkout-copy',
+    salt: 'checkout-copy-salt',
+    bucket_count: 10000,
+    allocation: [
+      { variant: 'control', weight: 50 },
+      { variant: 'treatment', weight: 50 },
+    ],
+    variants: [
+      { key: 'control', prompt: 'You are a helpful checkout assistant.' },
+      {
+        key: 'treatment',
+        prompt: 'You are a concise checkout assistant.',
+        variables: { temperature: 0.2 },
+      },
+    ],
+    metrics: [metric('latency', 'latency', 'welch_t')],
+  };
+  return (await call(api, 'POST', '/v1/experiments', body)).id;
+}
+
+/** Version 2 of an experiment: control's weight down to 40 % (its retired buckets stay out). */
+export async function shrinkControl(api: Api, id: string) {
+  const current = await call(api, 'GET', `/v1/experiments/${id}`);
+  const allocation = (current.allocation as Array<{ variant: string; weight: number }>).map((a) =>
+    a.variant === 'control' ? { ...a, weight: 40 } : a,
+  );
+  const { name, salt, bucket_count, variants, metrics } = current;
+  await call(api, 'PUT', `/v1/experiments/${id}`, {
+    name,
+    salt,
+    bucket_count,
+    allocation,
+    variants,
+    metrics,
+  });
+}
+
+export interface AnalysedOrg {
+  org: string;
+  api: Api;
+  key: string;
+  ids: { collecting: string; results: string; srm: string };
+  /** What `arbiter pipeline run` printed. */
+  pipeline: string;
+}
+
+/**
+ * An org whose nightly run of `day` is done: `three-arms` (fast is 80 ms quicker: significant;
+ * tokens alike everywhere: not), `broken-split` (420 vs 220 users on 50/50: the SRM gate halts
+ * it) and `checkout-copy` at version 2 with 30 users per arm (Collecting). The events go
+ * through the ingest API, and the run starts only once the worker has folded them all.
+ */
+export async function seedAnalysedOrg(
+  base: string,
+  dataDir: string,
+  day: string,
+): Promise<AnalysedOrg> {
+  const { org, api } = await newOrg(base, 'acme-e2e');
+  const key = await secretKey(api);
+  const collecting = await createCheckoutCopy(api);
+  await shrinkControl(api, collecting);
+  const metrics = [metric('latency', 'latency', 'welch_t'), metric('tokens', 'tokens', 'welch_t')];
+  const thirds = { control: 33.3, fast: 33.3, slim: 33.3 };
+  const results = await createExperiment(api, 'three-arms', thirds, metrics);
+  const srm = await createExperiment(api, 'broken-split', { control: 50, treatment: 50 }, metrics);
+  await ingest(base, key, [
+    ...armEvents(results, { control: 260, fast: 260, slim: 260 }, { fast: -80 }),
+    ...armEvents(srm, { control: 420, treatment: 220 }, {}),
+    ...armEvents(collecting, { control: 30, treatment: 30 }, {}),
+  ]);
+  await waitForExposures(api, results, 780);
+  await waitForExposures(api, srm, 640);
+  await waitForExposures(api, collecting, 60);
+  const pipeline = runPipeline(dataDir, day);
+  return { org, api, key, ids: { collecting, results, srm }, pipeline };
 }

@@ -380,7 +380,7 @@ public final class Arbiter implements AutoCloseable {
      * ({@link ArbiterDefaults#CONFIG_POLL_INTERVAL_MS}).
      */
     public Builder pollInterval(Duration interval) {
-      this.pollInterval = interval == null ? DEFAULT_POLL_INTERVAL : interval;
+      this.pollInterval = orDefault(interval, DEFAULT_POLL_INTERVAL);
       return this;
     }
 
@@ -399,7 +399,7 @@ public final class Arbiter implements AutoCloseable {
      * default, 5 s ({@link ArbiterDefaults#FLUSH_INTERVAL_MS}).
      */
     public Builder flushInterval(Duration interval) {
-      this.flushInterval = interval == null ? DEFAULT_FLUSH_INTERVAL : interval;
+      this.flushInterval = orDefault(interval, DEFAULT_FLUSH_INTERVAL);
       return this;
     }
 
@@ -436,7 +436,7 @@ public final class Arbiter implements AutoCloseable {
      * 500 ms ({@link ArbiterDefaults#RETRY_BASE_DELAY_MS}).
      */
     public Builder retryBaseDelay(Duration delay) {
-      this.retryBaseDelay = delay == null ? DEFAULT_RETRY_BASE_DELAY : delay;
+      this.retryBaseDelay = orDefault(delay, DEFAULT_RETRY_BASE_DELAY);
       return this;
     }
 
@@ -455,7 +455,7 @@ public final class Arbiter implements AutoCloseable {
      * ({@link ArbiterDefaults#RETRY_MAX_DELAY_MS}).
      */
     public Builder retryMaxDelay(Duration delay) {
-      this.retryMaxDelay = delay == null ? DEFAULT_RETRY_MAX_DELAY : delay;
+      this.retryMaxDelay = orDefault(delay, DEFAULT_RETRY_MAX_DELAY);
       return this;
     }
 
@@ -474,7 +474,7 @@ public final class Arbiter implements AutoCloseable {
      * ({@link ArbiterDefaults#RETRY_AFTER_CAP_MS}).
      */
     public Builder retryAfterCap(Duration cap) {
-      this.retryAfterCap = cap == null ? DEFAULT_RETRY_AFTER_CAP : cap;
+      this.retryAfterCap = orDefault(cap, DEFAULT_RETRY_AFTER_CAP);
       return this;
     }
 
@@ -493,7 +493,7 @@ public final class Arbiter implements AutoCloseable {
      * ({@link ArbiterDefaults#REQUEST_TIMEOUT_MS}).
      */
     public Builder requestTimeout(Duration timeout) {
-      this.requestTimeout = timeout == null ? DEFAULT_REQUEST_TIMEOUT : timeout;
+      this.requestTimeout = orDefault(timeout, DEFAULT_REQUEST_TIMEOUT);
       return this;
     }
 
@@ -512,7 +512,7 @@ public final class Arbiter implements AutoCloseable {
      * the default, 10 s ({@link ArbiterDefaults#CLOSE_TIMEOUT_MS}).
      */
     public Builder closeTimeout(Duration timeout) {
-      this.closeTimeout = timeout == null ? DEFAULT_CLOSE_TIMEOUT : timeout;
+      this.closeTimeout = orDefault(timeout, DEFAULT_CLOSE_TIMEOUT);
       return this;
     }
 
@@ -580,6 +580,14 @@ public final class Arbiter implements AutoCloseable {
       } catch (ArithmeticException e) {
         return d.isNegative() ? Long.MIN_VALUE : Long.MAX_VALUE;
       }
+    }
+
+    /**
+     * Every duration option takes null as "the default", so that a caller can pass an unset
+     * value through without knowing the default.
+     */
+    private static Duration orDefault(Duration value, Duration byDefault) {
+      return value == null ? byDefault : value;
     }
 
     private static boolean nonEmpty(String s) {
