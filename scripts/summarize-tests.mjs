@@ -19,9 +19,11 @@ for (const file of files.filter((f) => f.endsWith('.json'))) {
     for (const test of result.assertionResults ?? []) {
       if (test.status === 'failed') failures.push(`${result.name} > ${test.fullName}`);
     }
-    // A file that failed to load has no assertion results, only a message.
+    // A file that failed to load or whose setup threw has no assertion results, only a
+    // message; vitest does not count it among failed tests, so it counts here as one.
     if (result.status === 'failed' && (result.assertionResults ?? []).length === 0) {
       failures.push(`${result.name}: ${String(result.message).split('\n')[0]}`);
+      failed += 1;
     }
   }
 }
