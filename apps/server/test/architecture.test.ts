@@ -191,6 +191,52 @@ function longFunctions(root: string, sources: string[]): string[] {
 
 const dashboardFiles = sourceFiles(DASHBOARD_SRC).filter((f) => !f.endsWith('.d.ts'));
 
+/** A construct that belongs in one place only: where it may appear, and how to spot it. */
+interface OnePlaceRule {
+  allowedIn: readonly string[];
+  matches(node: ts.Node): boolean;
+}
+
+const isNumber = (node: ts.Node | undefined, value: string) =>
+  node !== undefined && ts.isNumericLiteral(node) && node.text === value;
+
+/** A UTC day cut out of an ISO instant by hand: `kernel/utc-day.ts` says how, once. */
+const HAND_CUT_UTC_DAY: OnePlaceRule = {
+  allowedIn: ['kernel/utc-day.ts'],
+  matches: (node) => {
+    if (!ts.isCallExpression(node) || !ts.isPropertyAccessExpression(node.expression)) return false;
+    const { expression: target, name: method } = node.expression;
+    return (
+      ['slice', 'substring'].includes(method.text) &&
+      isNumber(node.arguments[0], '0') &&
+      isNumber(node.arguments[1], '10') &&
+      ts.isCallExpression(target) &&
+      ts.isPropertyAccessExpression(target.expression) &&
+      target.expression.name.text === 'toISOString'
+    );
+  },
+};
+
+/** Lines of a source text where the rule's construct appears outside the places it allows. */
+function misplacedIn(where: string, text: string, rule: OnePlaceRule): string[] {
+  if (rule.allowedIn.includes(where)) return [];
+  const source = ts.createSourceFile(where, text, ts.ScriptTarget.Latest, true);
+  const found: string[] = [];
+  const walk = (node: ts.Node) => {
+    if (rule.matches(node))
+      found.push(
+        `${where}:${source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1}`,
+      );
+    ts.forEachChild(node, walk);
+  };
+  walk(source);
+  return found;
+}
+
+function misplaced(rule: OnePlaceRule): string[] {
+  return files.flatMap((file) => misplacedIn(name(file), readFileSync(file, 'utf8'), rule));
+}
+
 describe('the layers of apps/server/src', () => {
   it('import only the layers docs/architecture.md allows them', () => {
     expect(forbiddenImports(graph)).toEqual([]);
@@ -226,5 +272,24 @@ describe('the layers of apps/server/src', () => {
     expect(longFunctionsIn('x.ts', text)).toEqual(['x.ts:1 (62 lines)']);
     const component = ['export function Page() {', ...body, '  return <div />;', '}'].join('\n');
     expect(longFunctionsIn('Page.tsx', component)).toEqual(['Page.tsx:1 (63 lines)']);
+  });
+});
+
+describe('one place for each', () => {
+  it('UTC day is cut from an instant: kernel/utc-day.ts', () => {
+    expect(misplaced(HAND_CUT_UTC_DAY)).toEqual([]);
+  });
+
+  it('refuses a planted hand-cut UTC day, and allows it in kernel/utc-day.ts', () => {
+    const text = [
+      'const a = at.toISOString().slice(0, 10);',
+      'const b = at.toISOString().slice(0, 19);',
+      'const c = new Date(t).toISOString().substring(0, 10);',
+    ].join('\n');
+    expect(misplacedIn('analysis/nightly.ts', text, HAND_CUT_UTC_DAY)).toEqual([
+      'analysis/nightly.ts:1',
+      'analysis/nightly.ts:3',
+    ]);
+    expect(misplacedIn('kernel/utc-day.ts', text, HAND_CUT_UTC_DAY)).toEqual([]);
   });
 });

@@ -3,6 +3,7 @@ import type { Context } from '../context.ts';
 import { experiments } from '../db/schema.ts';
 import { loadCurrentVersion } from '../domain/experiments/current-version.ts';
 import { mapConcurrent } from '../kernel/map-concurrent.ts';
+import { DAY_MS, utcDay } from '../kernel/utc-day.ts';
 import { awaitFold } from './fold-gate.ts';
 import { runJudgeJob } from './judge/judge-job.ts';
 import { recordedRun } from './nightly-log.ts';
@@ -10,7 +11,6 @@ import { analyzeExperiment } from './pipeline.ts';
 import { purgeExpiredEvents } from './retention.ts';
 import { withLease } from './run-lease.ts';
 
-const DAY_MS = 86_400_000;
 /** Long enough for the largest nightly run; a crashed holder frees the lease after it. */
 const LEASE_MS = 2 * 3600 * 1000;
 /** The scheduled run waits this long for the fold at most: nobody waits on its answer. */
@@ -23,11 +23,6 @@ export interface NightlySummary {
   /** Experiments the day cannot cover: created after it (the window starts on creation day). */
   skipped: Array<{ experiment_id: string; name: string; created_at: string; reason: string }>;
   purged_events: number;
-}
-
-/** The UTC day before `now`: what the nightly run at 00:15 UTC analyses. */
-export function previousUtcDay(now: Date): string {
-  return new Date(now.getTime() - DAY_MS).toISOString().slice(0, 10);
 }
 
 /**
@@ -93,7 +88,7 @@ async function experimentsCreatedAfter(
     .where(gt(experiments.createdAt, windowEnd))
     .orderBy(experiments.createdAt);
   return later.map((e) => {
-    const created = e.createdAt.toISOString().slice(0, 10);
+    const created = utcDay(e.createdAt);
     return {
       experiment_id: e.id,
       name: e.name,

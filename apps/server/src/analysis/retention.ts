@@ -3,8 +3,7 @@ import type { Context } from '../context.ts';
 import { events, orgs, retentionWatermarks } from '../db/schema.ts';
 import { effectivePlan } from '../domain/plans/effective-plan.ts';
 import { PLAN_LIMITS } from '../domain/plans.ts';
-
-const DAY_MS = 86_400_000;
+import { DAY_MS } from '../kernel/utc-day.ts';
 
 /**
  * Deletes raw events older than each org's plan retention once they are folded. The per-user

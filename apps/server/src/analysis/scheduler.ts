@@ -1,7 +1,8 @@
 import { Cron } from 'croner';
 import type { Context } from '../context.ts';
 import { applyPeriodEnds } from '../domain/plans/plan-changes.ts';
-import { previousUtcDay, runNightly, SCHEDULED_FOLD_WAIT_MS } from './nightly.ts';
+import { previousUtcDay } from '../kernel/utc-day.ts';
+import { runNightly, SCHEDULED_FOLD_WAIT_MS } from './nightly.ts';
 
 export const PERIOD_END_CRON = '7 * * * *';
 
