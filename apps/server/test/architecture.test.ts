@@ -6,8 +6,9 @@ import { describe, expect, it } from 'vitest';
 
 /**
  * The layering rules of docs/architecture.md, checked on the source itself: the layer table as
- * data (each layer's paths and the layers it may import), no import cycle, and short functions
- * in the server and the dashboard.
+ * data (each layer's paths and the layers it may import), no import cycle, short functions
+ * in the server and the dashboard, and one place for what must be done one way (reading the
+ * wall clock, cutting a UTC day).
  */
 const SRC = resolve(dirname(fileURLToPath(import.meta.url)), '../src');
 const DASHBOARD_SRC = resolve(SRC, '../../dashboard/src');
@@ -217,6 +218,19 @@ const HAND_CUT_UTC_DAY: OnePlaceRule = {
   },
 };
 
+/**
+ * `new Date()` without an argument reads the wall clock, which a test cannot set: everything
+ * reads the `Clock` it is handed, and `systemClock` is the one place the wall clock is read.
+ */
+const WALL_CLOCK: OnePlaceRule = {
+  allowedIn: ['kernel/ports.ts'],
+  matches: (node) =>
+    ts.isNewExpression(node) &&
+    ts.isIdentifier(node.expression) &&
+    node.expression.text === 'Date' &&
+    (node.arguments?.length ?? 0) === 0,
+};
+
 /** Lines of a source text where the rule's construct appears outside the places it allows. */
 function misplacedIn(where: string, text: string, rule: OnePlaceRule): string[] {
   if (rule.allowedIn.includes(where)) return [];
@@ -276,6 +290,24 @@ describe('the layers of apps/server/src', () => {
 });
 
 describe('one place for each', () => {
+  it('read of the wall clock: systemClock in kernel/ports.ts', () => {
+    expect(misplaced(WALL_CLOCK)).toEqual([]);
+  });
+
+  it('refuses a planted new Date() (with or without parentheses), and allows it in kernel/ports.ts', () => {
+    const text = [
+      'const a = new Date();',
+      'const b = new Date(0);',
+      'const c = new Date(clock.now().getTime() - 1);',
+      'const d = new Date;',
+    ].join('\n');
+    expect(misplacedIn('domain/keys.ts', text, WALL_CLOCK)).toEqual([
+      'domain/keys.ts:1',
+      'domain/keys.ts:4',
+    ]);
+    expect(misplacedIn('kernel/ports.ts', text, WALL_CLOCK)).toEqual([]);
+  });
+
   it('UTC day is cut from an instant: kernel/utc-day.ts', () => {
     expect(misplaced(HAND_CUT_UTC_DAY)).toEqual([]);
   });
