@@ -1,6 +1,6 @@
 import type { Context } from '../context.ts';
 import { rows } from '../db/connect.ts';
-import { foldPosition } from '../ingest/drain-sql.ts';
+import { foldPosition } from '../ingest/fold-sql.ts';
 import { AnalysisError } from './outcomes.ts';
 
 const POLL_MS = 50;

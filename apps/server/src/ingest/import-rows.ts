@@ -5,7 +5,7 @@ import { EventIdClaims } from './event-id-claims.ts';
 import type { ParsedImport } from './import/index.ts';
 import { refuseIfNothingAccepted } from './refusal.ts';
 
-/** Rows are accepted in slices, each durably queued before the next is read. */
+/** Rows are accepted in slices, each appended to the event log before the next is read. */
 const ACCEPT_SLICE = 5000;
 
 /**
