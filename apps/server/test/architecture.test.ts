@@ -195,6 +195,8 @@ const dashboardFiles = sourceFiles(DASHBOARD_SRC).filter((f) => !f.endsWith('.d.
 /** A construct that belongs in one place only: where it may appear, and how to spot it. */
 interface OnePlaceRule {
   allowedIn: readonly string[];
+  /** Folders the rule holds in; everywhere when absent. */
+  holdsIn?: readonly string[];
   matches(node: ts.Node): boolean;
 }
 
@@ -231,9 +233,27 @@ const WALL_CLOCK: OnePlaceRule = {
     (node.arguments?.length ?? 0) === 0,
 };
 
+const isNamed = (node: ts.Node, name: string) =>
+  ts.isTypeReferenceNode(node) && ts.isIdentifier(node.typeName) && node.typeName.text === name;
+
+/**
+ * Ingest and analysis take the parts of the `Context` they use (`Pick<Context, …>`), never the
+ * whole: what a function needs is then in its signature, and a test builds only that.
+ */
+const WHOLE_CONTEXT: OnePlaceRule = {
+  allowedIn: [],
+  holdsIn: ['ingest/', 'analysis/'],
+  matches: (node) =>
+    isNamed(node, 'Context') &&
+    !isNamed(node.parent, 'Pick') &&
+    // `Context['db']` names one part, not the whole.
+    !ts.isIndexedAccessTypeNode(node.parent),
+};
+
 /** Lines of a source text where the rule's construct appears outside the places it allows. */
 function misplacedIn(where: string, text: string, rule: OnePlaceRule): string[] {
   if (rule.allowedIn.includes(where)) return [];
+  if (rule.holdsIn && !rule.holdsIn.some((folder) => where.startsWith(folder))) return [];
   const source = ts.createSourceFile(where, text, ts.ScriptTarget.Latest, true);
   const found: string[] = [];
   const walk = (node: ts.Node) => {
@@ -290,6 +310,22 @@ describe('the layers of apps/server/src', () => {
 });
 
 describe('one place for each', () => {
+  it('whole Context: none in ingest/ and analysis/, which take Pick<Context, …>', () => {
+    expect(misplaced(WHOLE_CONTEXT)).toEqual([]);
+  });
+
+  it('refuses a planted whole Context in analysis/, and allows it above', () => {
+    const text = [
+      'export function a(ctx: Context) {}',
+      "export function b(ctx: Pick<Context, 'db'>) {}",
+      "type Deps = Pick<Context, 'db' | 'clock'> & { extra: Context['log'] };",
+    ].join('\n');
+    expect(misplacedIn('analysis/nightly.ts', text, WHOLE_CONTEXT)).toEqual([
+      'analysis/nightly.ts:1',
+    ]);
+    expect(misplacedIn('routes/admin/pipeline-run.ts', text, WHOLE_CONTEXT)).toEqual([]);
+  });
+
   it('read of the wall clock: systemClock in kernel/ports.ts', () => {
     expect(misplaced(WALL_CLOCK)).toEqual([]);
   });

@@ -9,7 +9,11 @@ import { readSufficientStats } from './sufficient-stats.ts';
  * over edges shared by every arm: the same values the analysis tests, without any test.
  * Judge metrics appear once scored by a run.
  */
-export async function liveDistributions(ctx: Context, orgId: string, experiment: Experiment) {
+export async function liveDistributions(
+  ctx: Pick<Context, 'db' | 'clock'>,
+  orgId: string,
+  experiment: Experiment,
+) {
   const window = {
     from: utcDay(new Date(experiment.created_at)),
     to: utcDay(ctx.clock.now()),

@@ -4,10 +4,10 @@ import { experiments } from '../db/schema.ts';
 import { loadCurrentVersion } from '../domain/experiments/current-version.ts';
 import { mapConcurrent } from '../kernel/map-concurrent.ts';
 import { DAY_MS, utcDay } from '../kernel/utc-day.ts';
-import { awaitFold } from './fold-gate.ts';
+import { awaitFold, type FoldGateDeps } from './fold-gate.ts';
 import { runJudgeJob } from './judge/judge-job.ts';
 import { recordedRun } from './nightly-log.ts';
-import { analyzeExperiment } from './pipeline.ts';
+import { analyzeExperiment, type RunDeps } from './pipeline.ts';
 import { purgeExpiredEvents } from './retention.ts';
 import { withLease } from './run-lease.ts';
 
@@ -15,6 +15,9 @@ import { withLease } from './run-lease.ts';
 const LEASE_MS = 2 * 3600 * 1000;
 /** The scheduled run waits this long for the fold at most: nobody waits on its answer. */
 export const SCHEDULED_FOLD_WAIT_MS = 3600 * 1000;
+
+/** The nightly run: the judge scores first, then the fold gate and every experiment's run. */
+export type NightlyDeps = RunDeps & FoldGateDeps & Pick<Context, 'judge'>;
 
 export interface NightlySummary {
   day: string;
@@ -33,7 +36,7 @@ export interface NightlySummary {
  * for the platform owner's health view.
  */
 export async function runNightly(
-  ctx: Context,
+  ctx: NightlyDeps,
   day: string,
   foldWaitMs: number,
 ): Promise<NightlySummary> {
@@ -42,7 +45,7 @@ export async function runNightly(
 }
 
 async function runNightlyUnrecorded(
-  ctx: Context,
+  ctx: NightlyDeps,
   day: string,
   foldWaitMs: number,
 ): Promise<NightlySummary> {
@@ -78,7 +81,7 @@ async function runNightlyUnrecorded(
 
 /** Why a run of `day` leaves out the experiments created after it, and which day covers them. */
 async function experimentsCreatedAfter(
-  ctx: Context,
+  ctx: Pick<Context, 'db'>,
   windowEnd: Date,
   day: string,
 ): Promise<NightlySummary['skipped']> {

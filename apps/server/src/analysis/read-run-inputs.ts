@@ -54,7 +54,7 @@ export function analysisWindow(createdAt: Date, windowEnd: Date) {
  * permutation.
  */
 export async function readRunInputs(
-  ctx: Context,
+  ctx: Pick<Context, 'db' | 'config'>,
   found: LoadedExperiment,
   request: RunRequest,
 ): Promise<RunInputs> {
@@ -103,7 +103,10 @@ export async function readRunInputs(
   return inputs;
 }
 
-async function methodOverrides(ctx: Context, experimentId: string): Promise<Map<string, Method>> {
+async function methodOverrides(
+  ctx: Pick<Context, 'db'>,
+  experimentId: string,
+): Promise<Map<string, Method>> {
   const found = await ctx.db
     .select()
     .from(metricMethodOverrides)
@@ -112,7 +115,7 @@ async function methodOverrides(ctx: Context, experimentId: string): Promise<Map<
 }
 
 async function retentionTruncated(
-  ctx: Context,
+  ctx: Pick<Context, 'db'>,
   orgId: string,
   windowStart: Date,
 ): Promise<boolean> {

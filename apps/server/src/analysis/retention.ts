@@ -11,7 +11,7 @@ import { DAY_MS } from '../kernel/utc-day.ts';
  * so an analysis window is never shortened; the watermark lets a run say its window reaches
  * before the oldest raw event (`retention_truncated`).
  */
-export async function purgeExpiredEvents(ctx: Context, now: Date): Promise<number> {
+export async function purgeExpiredEvents(ctx: Pick<Context, 'db'>, now: Date): Promise<number> {
   let purged = 0;
   for (const org of await ctx.db.select({ id: orgs.id }).from(orgs)) {
     const { plan } = await effectivePlan(ctx.db, org.id, now);

@@ -31,6 +31,9 @@ export interface AcceptOutcome {
   now: Date;
 }
 
+/** What acceptance reads: the time, the org's cached state, the limits switch and the log. */
+export type AcceptDeps = Pick<Context, 'clock' | 'orgState' | 'config' | 'eventLog'>;
+
 export interface AcceptOptions {
   /** Which timestamps are taken (see TimestampRule); `live` unless said. */
   timestamps?: TimestampRule;
@@ -85,7 +88,7 @@ async function checkEach(
  * survive a crash.
  */
 export async function acceptEvents(
-  ctx: Context,
+  ctx: AcceptDeps,
   orgId: string,
   raw: readonly unknown[],
   options: AcceptOptions = {},

@@ -1,6 +1,5 @@
-import type { Context } from '../context.ts';
 import { TimeSlice } from '../kernel/time-slice.ts';
-import { acceptEvents } from './accept.ts';
+import { type AcceptDeps, acceptEvents } from './accept.ts';
 import { EventIdClaims } from './event-id-claims.ts';
 import type { ParsedImport } from './import/index.ts';
 import { refuseIfNothingAccepted } from './refusal.ts';
@@ -14,7 +13,7 @@ const ACCEPT_SLICE = 5000;
  * `time` hands the event loop back between rows, so a large import never holds it for long.
  */
 export async function importRows(
-  ctx: Context,
+  ctx: AcceptDeps,
   orgId: string,
   parsed: ParsedImport,
   time: TimeSlice = new TimeSlice(),
