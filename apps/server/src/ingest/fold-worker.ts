@@ -31,7 +31,7 @@ export class FoldWorker {
     eventLog.onAppend(() => this.kick());
   }
 
-  /** Drains until nothing stored is left to fold; returns the number of events folded. */
+  /** Folds until nothing appended is left; returns the number of events folded. */
   async foldAll(): Promise<number> {
     let total = 0;
     for (;;) {
