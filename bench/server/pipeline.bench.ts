@@ -133,6 +133,7 @@ async function measure(users: number): Promise<Measured> {
           bucket_count: 10_000,
           metrics: LLM_FEATURE_METRICS,
         }),
+        ctx.clock.now(),
       );
       ids.push(exp.id);
     }

@@ -5,6 +5,8 @@ import { mintDevToken } from './auth/mint-dev-token.ts';
 import { describeFailure } from './cli-failure.ts';
 import { type Config, ConfigError, isDevelopmentSessions, loadConfig } from './config.ts';
 import { DemoError } from './demo/demo-api.ts';
+import { systemClock } from './kernel/ports.ts';
+import { previousUtcDay } from './kernel/utc-day.ts';
 
 // The server, the database and the pipeline are imported by the commands that use them, so a
 // quick command (token, help) does not load Fastify, PGlite and the rest.
@@ -70,9 +72,11 @@ async function pipeline(config: Config, args: string[]): Promise<void> {
   if (values.day !== undefined && !/^\d{4}-\d\d-\d\d$/.test(values.day))
     throw new UsageError('--day is YYYY-MM-DD');
   const { PipelineRequestError, requestPipelineRun } = await import('./pipeline-request.ts');
-  const { previousUtcDay } = await import('./analysis/nightly.ts');
   try {
-    const summary = await requestPipelineRun(config, values.day ?? previousUtcDay(new Date()));
+    const summary = await requestPipelineRun(
+      config,
+      values.day ?? previousUtcDay(systemClock.now()),
+    );
     process.stdout.write(`${JSON.stringify(summary)}\n`);
     explain(summary, values.day === undefined);
   } catch (error) {

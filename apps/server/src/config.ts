@@ -46,7 +46,7 @@ export interface Config {
   maxConfigBytes: number;
   /** Largest total of an org's current experiment configs, as JSON bytes. */
   maxOrgConfigBytes: number;
-  /** Start the ingest drain worker in this process. */
+  /** Start the fold worker (event log → aggregates) in this process. */
   ingestWorker: boolean;
   /** Cron expression (UTC) of the nightly analysis of the previous UTC day. */
   nightlyCron: string;

@@ -9,8 +9,8 @@ import type { PlanPrices } from './domain/billing/plan-prices.ts';
 import type { ContactNotifier } from './domain/contact-notifier.ts';
 import type { IdentityResolver } from './domain/identity.ts';
 import type { OrgStateCache } from './domain/org-state-cache.ts';
-import type { DrainWorker } from './ingest/drain-worker.ts';
-import type { IngestQueue } from './ingest/queue.ts';
+import type { EventLog } from './ingest/event-log.ts';
+import type { FoldWorker } from './ingest/fold-worker.ts';
 import type {
   BillingProvider,
   BillingWebhookVerifier,
@@ -38,8 +38,10 @@ export interface Context {
   log: Logger;
   apiKeys: ApiKeyCache;
   orgState: OrgStateCache;
-  queue: IngestQueue;
-  worker: DrainWorker;
+  /** The permanent event log every acceptance appends to. */
+  eventLog: EventLog;
+  /** Folds the event log into the per-user daily aggregates. */
+  worker: FoldWorker;
   /** Lets the local `arbiter` command reach this process's admin routes (written to the data dir). */
   controlToken: string;
   /** The judge model that scores judge metrics before the nightly analysis; null without a judge endpoint. */

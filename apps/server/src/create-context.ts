@@ -15,7 +15,7 @@ import { ContactNotifier } from './domain/contact-notifier.ts';
 import { IdentityResolver } from './domain/identity.ts';
 import { OrgStateCache } from './domain/org-state-cache.ts';
 import { CopyEventStore } from './ingest/copy-store.ts';
-import { DrainWorker } from './ingest/drain-worker.ts';
+import { FoldWorker } from './ingest/fold-worker.ts';
 import { PostgresEventLog } from './ingest/postgres-event-log.ts';
 import { createIdentityDirectory } from './integrations/clerk/clerk-directory.ts';
 import { createJudge } from './integrations/judge/chat-completions-judge.ts';
@@ -100,12 +100,12 @@ export async function createContext(config: Config, parts: ContextParts = {}): P
   const handle = parts.database ?? (await openConfiguredDatabase(config, log));
   const secretKey = secretKeyOf(config);
   const clock = parts.clock ?? systemClock;
-  const queue = new PostgresEventLog(
+  const eventLog = new PostgresEventLog(
     handle.db,
     handle.pool === null ? null : new CopyEventStore(handle.pool),
   );
   const disk = diskGuardOf(handle, config, parts.freeSpace);
-  const worker = new DrainWorker(queue, log, () => disk?.writesAccepted() ?? true);
+  const worker = new FoldWorker(eventLog, log, () => disk?.writesAccepted() ?? true);
   const apiKeys = new ApiKeyCache(handle.db, clock);
   const orgState = new OrgStateCache(handle.db, clock);
   const changes = listenForChanges(handle, apiKeys, orgState, log);
@@ -124,7 +124,7 @@ export async function createContext(config: Config, parts: ContextParts = {}): P
     log,
     apiKeys,
     orgState,
-    queue,
+    eventLog,
     worker,
     controlToken: randomBytes(32).toString('base64url'),
     judge: createJudge(config),

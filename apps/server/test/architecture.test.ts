@@ -6,8 +6,9 @@ import { describe, expect, it } from 'vitest';
 
 /**
  * The layering rules of docs/architecture.md, checked on the source itself: the layer table as
- * data (each layer's paths and the layers it may import), no import cycle, and short functions
- * in the server and the dashboard.
+ * data (each layer's paths and the layers it may import), no import cycle, short functions
+ * in the server and the dashboard, and one place for what must be done one way (reading the
+ * wall clock, cutting a UTC day).
  */
 const SRC = resolve(dirname(fileURLToPath(import.meta.url)), '../src');
 const DASHBOARD_SRC = resolve(SRC, '../../dashboard/src');
@@ -191,6 +192,85 @@ function longFunctions(root: string, sources: string[]): string[] {
 
 const dashboardFiles = sourceFiles(DASHBOARD_SRC).filter((f) => !f.endsWith('.d.ts'));
 
+/** A construct that belongs in one place only: where it may appear, and how to spot it. */
+interface OnePlaceRule {
+  allowedIn: readonly string[];
+  /** Folders the rule holds in; everywhere when absent. */
+  holdsIn?: readonly string[];
+  matches(node: ts.Node): boolean;
+}
+
+const isNumber = (node: ts.Node | undefined, value: string) =>
+  node !== undefined && ts.isNumericLiteral(node) && node.text === value;
+
+/** A UTC day cut out of an ISO instant by hand: `kernel/utc-day.ts` says how, once. */
+const HAND_CUT_UTC_DAY: OnePlaceRule = {
+  allowedIn: ['kernel/utc-day.ts'],
+  matches: (node) => {
+    if (!ts.isCallExpression(node) || !ts.isPropertyAccessExpression(node.expression)) return false;
+    const { expression: target, name: method } = node.expression;
+    return (
+      ['slice', 'substring'].includes(method.text) &&
+      isNumber(node.arguments[0], '0') &&
+      isNumber(node.arguments[1], '10') &&
+      ts.isCallExpression(target) &&
+      ts.isPropertyAccessExpression(target.expression) &&
+      target.expression.name.text === 'toISOString'
+    );
+  },
+};
+
+/**
+ * `new Date()` without an argument reads the wall clock, which a test cannot set: everything
+ * reads the `Clock` it is handed, and `systemClock` is the one place the wall clock is read.
+ */
+const WALL_CLOCK: OnePlaceRule = {
+  allowedIn: ['kernel/ports.ts'],
+  matches: (node) =>
+    ts.isNewExpression(node) &&
+    ts.isIdentifier(node.expression) &&
+    node.expression.text === 'Date' &&
+    (node.arguments?.length ?? 0) === 0,
+};
+
+const isNamed = (node: ts.Node, name: string) =>
+  ts.isTypeReferenceNode(node) && ts.isIdentifier(node.typeName) && node.typeName.text === name;
+
+/**
+ * Ingest and analysis take the parts of the `Context` they use (`Pick<Context, …>`), never the
+ * whole: what a function needs is then in its signature, and a test builds only that.
+ */
+const WHOLE_CONTEXT: OnePlaceRule = {
+  allowedIn: [],
+  holdsIn: ['ingest/', 'analysis/'],
+  matches: (node) =>
+    isNamed(node, 'Context') &&
+    !isNamed(node.parent, 'Pick') &&
+    // `Context['db']` names one part, not the whole.
+    !ts.isIndexedAccessTypeNode(node.parent),
+};
+
+/** Lines of a source text where the rule's construct appears outside the places it allows. */
+function misplacedIn(where: string, text: string, rule: OnePlaceRule): string[] {
+  if (rule.allowedIn.includes(where)) return [];
+  if (rule.holdsIn && !rule.holdsIn.some((folder) => where.startsWith(folder))) return [];
+  const source = ts.createSourceFile(where, text, ts.ScriptTarget.Latest, true);
+  const found: string[] = [];
+  const walk = (node: ts.Node) => {
+    if (rule.matches(node))
+      found.push(
+        `${where}:${source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1}`,
+      );
+    ts.forEachChild(node, walk);
+  };
+  walk(source);
+  return found;
+}
+
+function misplaced(rule: OnePlaceRule): string[] {
+  return files.flatMap((file) => misplacedIn(name(file), readFileSync(file, 'utf8'), rule));
+}
+
 describe('the layers of apps/server/src', () => {
   it('import only the layers docs/architecture.md allows them', () => {
     expect(forbiddenImports(graph)).toEqual([]);
@@ -226,5 +306,58 @@ describe('the layers of apps/server/src', () => {
     expect(longFunctionsIn('x.ts', text)).toEqual(['x.ts:1 (62 lines)']);
     const component = ['export function Page() {', ...body, '  return <div />;', '}'].join('\n');
     expect(longFunctionsIn('Page.tsx', component)).toEqual(['Page.tsx:1 (63 lines)']);
+  });
+});
+
+describe('one place for each', () => {
+  it('whole Context: none in ingest/ and analysis/, which take Pick<Context, …>', () => {
+    expect(misplaced(WHOLE_CONTEXT)).toEqual([]);
+  });
+
+  it('refuses a planted whole Context in analysis/, and allows it above', () => {
+    const text = [
+      'export function a(ctx: Context) {}',
+      "export function b(ctx: Pick<Context, 'db'>) {}",
+      "type Deps = Pick<Context, 'db' | 'clock'> & { extra: Context['log'] };",
+    ].join('\n');
+    expect(misplacedIn('analysis/nightly.ts', text, WHOLE_CONTEXT)).toEqual([
+      'analysis/nightly.ts:1',
+    ]);
+    expect(misplacedIn('routes/admin/pipeline-run.ts', text, WHOLE_CONTEXT)).toEqual([]);
+  });
+
+  it('read of the wall clock: systemClock in kernel/ports.ts', () => {
+    expect(misplaced(WALL_CLOCK)).toEqual([]);
+  });
+
+  it('refuses a planted new Date() (with or without parentheses), and allows it in kernel/ports.ts', () => {
+    const text = [
+      'const a = new Date();',
+      'const b = new Date(0);',
+      'const c = new Date(clock.now().getTime() - 1);',
+      'const d = new Date;',
+    ].join('\n');
+    expect(misplacedIn('domain/keys.ts', text, WALL_CLOCK)).toEqual([
+      'domain/keys.ts:1',
+      'domain/keys.ts:4',
+    ]);
+    expect(misplacedIn('kernel/ports.ts', text, WALL_CLOCK)).toEqual([]);
+  });
+
+  it('UTC day is cut from an instant: kernel/utc-day.ts', () => {
+    expect(misplaced(HAND_CUT_UTC_DAY)).toEqual([]);
+  });
+
+  it('refuses a planted hand-cut UTC day, and allows it in kernel/utc-day.ts', () => {
+    const text = [
+      'const a = at.toISOString().slice(0, 10);',
+      'const b = at.toISOString().slice(0, 19);',
+      'const c = new Date(t).toISOString().substring(0, 10);',
+    ].join('\n');
+    expect(misplacedIn('analysis/nightly.ts', text, HAND_CUT_UTC_DAY)).toEqual([
+      'analysis/nightly.ts:1',
+      'analysis/nightly.ts:3',
+    ]);
+    expect(misplacedIn('kernel/utc-day.ts', text, HAND_CUT_UTC_DAY)).toEqual([]);
   });
 });

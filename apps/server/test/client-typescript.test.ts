@@ -224,7 +224,7 @@ describe('TypeScript client against the server', () => {
     });
     await client.flush();
     expect(client.stats()).toMatchObject({ queued: 0, dropped: 0, spilled: 0 });
-    await h.ctx.worker.drainAll();
+    await h.ctx.worker.foldAll();
 
     for (const ack of wire.acks) expect(ack.rejected).toEqual([]);
     const sentIds = new Set(wire.sent.map((e) => e.event_id));
@@ -364,7 +364,7 @@ describe('TypeScript client against the server', () => {
 
     // close() delivers the newcomers' exposures with their new variant.
     await client.close();
-    await h.ctx.worker.drainAll();
+    await h.ctx.worker.foldAll();
     const rows = await storedEvents();
     expect(rows).toHaveLength(wire.sent.length);
     const newExposures = rows.filter((r) => r.type === 'exposure' && r.variant === 'playful');

@@ -1,6 +1,6 @@
 import type { Context } from '../context.ts';
 import { rows } from '../db/connect.ts';
-import { foldPosition } from '../ingest/drain-sql.ts';
+import { foldPosition } from '../ingest/fold-sql.ts';
 import { AnalysisError } from './outcomes.ts';
 
 const POLL_MS = 50;
@@ -8,7 +8,10 @@ const POLL_MS = 50;
 const MIN_RETRY_S = 1;
 const MAX_RETRY_S = 60;
 
-async function positionOf(ctx: Context): Promise<{ now: Date; foldedThrough: Date }> {
+/** The gate reads the fold's position and folds when no one else is: the database and the worker. */
+export type FoldGateDeps = Pick<Context, 'db' | 'worker'>;
+
+async function positionOf(ctx: Pick<Context, 'db'>): Promise<{ now: Date; foldedThrough: Date }> {
   const [row] = await rows<{ now: Date | string; folded_through: Date | string }>(
     ctx.db,
     foldPosition,
@@ -27,7 +30,7 @@ async function positionOf(ctx: Context): Promise<{ now: Date; foldedThrough: Dat
  * position it saw, which the run stores. Past `budgetMs` it throws `fold-behind` (503) with a
  * Retry-After of the fold's lag, and the caller stores nothing.
  */
-export async function awaitFold(ctx: Context, budgetMs: number): Promise<Date> {
+export async function awaitFold(ctx: FoldGateDeps, budgetMs: number): Promise<Date> {
   const deadline = performance.now() + budgetMs;
   const first = await positionOf(ctx);
   const cut = first.now;

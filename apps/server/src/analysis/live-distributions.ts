@@ -1,6 +1,7 @@
 import type { Histogram } from '@arbiter/stats';
 import type { Context } from '../context.ts';
 import type { Experiment } from '../domain/experiments/service.ts';
+import { utcDay } from '../kernel/utc-day.ts';
 import { readSufficientStats } from './sufficient-stats.ts';
 
 /**
@@ -8,10 +9,14 @@ import { readSufficientStats } from './sufficient-stats.ts';
  * over edges shared by every arm: the same values the analysis tests, without any test.
  * Judge metrics appear once scored by a run.
  */
-export async function liveDistributions(ctx: Context, orgId: string, experiment: Experiment) {
+export async function liveDistributions(
+  ctx: Pick<Context, 'db' | 'clock'>,
+  orgId: string,
+  experiment: Experiment,
+) {
   const window = {
-    from: experiment.created_at.slice(0, 10),
-    to: ctx.clock.now().toISOString().slice(0, 10),
+    from: utcDay(new Date(experiment.created_at)),
+    to: utcDay(ctx.clock.now()),
   };
   // No covariate: the live view shows values, not adjusted tests.
   const metrics = experiment.metrics

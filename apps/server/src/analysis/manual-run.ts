@@ -3,9 +3,9 @@ import type { Context } from '../context.ts';
 import type { Database } from '../db/connect.ts';
 import { experiments, manualRunLabels } from '../db/schema.ts';
 import type { LoadedExperiment } from '../domain/experiments/service.ts';
-import { awaitFold } from './fold-gate.ts';
+import { awaitFold, type FoldGateDeps } from './fold-gate.ts';
 import { AnalysisError } from './outcomes.ts';
-import { analyzeExperiment } from './pipeline.ts';
+import { analyzeExperiment, type RunDeps } from './pipeline.ts';
 
 const HOUR_MS = 3600_000;
 
@@ -22,7 +22,11 @@ function freeLabel(now: Date, taken: ReadonlySet<string>): string {
  * turns: at most `limit` runs per experiment in any hour (counting runs still computing), each
  * under its own label. Past the limit: `manual-run-limit` with the seconds until a slot frees.
  */
-async function takeLabel(ctx: Context, experimentId: string, limit: number): Promise<string> {
+async function takeLabel(
+  ctx: Pick<Context, 'db' | 'clock'>,
+  experimentId: string,
+  limit: number,
+): Promise<string> {
   const now = ctx.clock.now();
   return ctx.db.transaction(async (tx) => {
     await tx.execute(sql`select id from ${experiments} where id = ${experimentId} for update`);
@@ -64,7 +68,7 @@ async function giveBack(db: Database, experimentId: string, label: string): Prom
  * window ending at the label's instant. A run that fails (the fold gate's 503 included) gives
  * its label back, so it does not count against the limit.
  */
-export async function runManualAnalysis(ctx: Context, found: LoadedExperiment) {
+export async function runManualAnalysis(ctx: RunDeps & FoldGateDeps, found: LoadedExperiment) {
   const experimentId = found.row.id;
   const label = await takeLabel(ctx, experimentId, ctx.config.manualRunsPerHour);
   try {

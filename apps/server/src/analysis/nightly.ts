@@ -3,18 +3,21 @@ import type { Context } from '../context.ts';
 import { experiments } from '../db/schema.ts';
 import { loadCurrentVersion } from '../domain/experiments/current-version.ts';
 import { mapConcurrent } from '../kernel/map-concurrent.ts';
-import { awaitFold } from './fold-gate.ts';
+import { DAY_MS, utcDay } from '../kernel/utc-day.ts';
+import { awaitFold, type FoldGateDeps } from './fold-gate.ts';
 import { runJudgeJob } from './judge/judge-job.ts';
 import { recordedRun } from './nightly-log.ts';
-import { analyzeExperiment } from './pipeline.ts';
+import { analyzeExperiment, type RunDeps } from './pipeline.ts';
 import { purgeExpiredEvents } from './retention.ts';
 import { withLease } from './run-lease.ts';
 
-const DAY_MS = 86_400_000;
 /** Long enough for the largest nightly run; a crashed holder frees the lease after it. */
 const LEASE_MS = 2 * 3600 * 1000;
 /** The scheduled run waits this long for the fold at most: nobody waits on its answer. */
 export const SCHEDULED_FOLD_WAIT_MS = 3600 * 1000;
+
+/** The nightly run: the judge scores first, then the fold gate and every experiment's run. */
+export type NightlyDeps = RunDeps & FoldGateDeps & Pick<Context, 'judge'>;
 
 export interface NightlySummary {
   day: string;
@@ -25,11 +28,6 @@ export interface NightlySummary {
   purged_events: number;
 }
 
-/** The UTC day before `now`: what the nightly run at 00:15 UTC analyses. */
-export function previousUtcDay(now: Date): string {
-  return new Date(now.getTime() - DAY_MS).toISOString().slice(0, 10);
-}
-
 /**
  * The nightly pipeline for one UTC day, every experiment created by then: judge scoring
  * (when configured), the fold gate (every event accepted before the run is folded, waiting up
@@ -38,7 +36,7 @@ export function previousUtcDay(now: Date): string {
  * for the platform owner's health view.
  */
 export async function runNightly(
-  ctx: Context,
+  ctx: NightlyDeps,
   day: string,
   foldWaitMs: number,
 ): Promise<NightlySummary> {
@@ -47,7 +45,7 @@ export async function runNightly(
 }
 
 async function runNightlyUnrecorded(
-  ctx: Context,
+  ctx: NightlyDeps,
   day: string,
   foldWaitMs: number,
 ): Promise<NightlySummary> {
@@ -83,7 +81,7 @@ async function runNightlyUnrecorded(
 
 /** Why a run of `day` leaves out the experiments created after it, and which day covers them. */
 async function experimentsCreatedAfter(
-  ctx: Context,
+  ctx: Pick<Context, 'db'>,
   windowEnd: Date,
   day: string,
 ): Promise<NightlySummary['skipped']> {
@@ -93,7 +91,7 @@ async function experimentsCreatedAfter(
     .where(gt(experiments.createdAt, windowEnd))
     .orderBy(experiments.createdAt);
   return later.map((e) => {
-    const created = e.createdAt.toISOString().slice(0, 10);
+    const created = utcDay(e.createdAt);
     return {
       experiment_id: e.id,
       name: e.name,

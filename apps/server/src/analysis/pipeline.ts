@@ -6,6 +6,9 @@ import { storeRun } from './run-store.ts';
 
 export type { RunRequest } from './read-run-inputs.ts';
 
+/** What a run reads and stores with: the database, the time it is stored at, the settings. */
+export type RunDeps = Pick<Context, 'db' | 'clock' | 'config'>;
+
 /**
  * One analysis run of one experiment, nightly and manual alike, in three parts: read (every
  * query), compute (pure: threshold, SRM gate, tests, CUPED, BH) and store, which returns the
@@ -14,7 +17,7 @@ export type { RunRequest } from './read-run-inputs.ts';
  * gate (`awaitFold`), whose position the request carries.
  */
 export async function analyzeExperiment(
-  ctx: Context,
+  ctx: RunDeps,
   found: LoadedExperiment,
   request: RunRequest,
 ) {

@@ -5,6 +5,7 @@ import { metricMethodOverrides, retentionWatermarks } from '../db/schema.ts';
 import type { LoadedExperiment } from '../domain/experiments/service.ts';
 import { effectivePlan } from '../domain/plans/effective-plan.ts';
 import { PLAN_LIMITS } from '../domain/plans.ts';
+import { DAY_MS, startOfUtcDay, utcDay } from '../kernel/utc-day.ts';
 import type { RunKind } from '../schemas/analysis-run.ts';
 import type { ExperimentConfig } from '../schemas/experiment-config.ts';
 import type { MetricInput, RunInputs } from './compute-run.ts';
@@ -13,8 +14,6 @@ import type { Method } from './metric-test.ts';
 import { readSufficientStats } from './sufficient-stats.ts';
 import type { ValueScope } from './value-scope.ts';
 
-const DAY_MS = 86_400_000;
-
 export interface RunRequest {
   kind: RunKind;
   label: string;
@@ -22,10 +21,6 @@ export interface RunRequest {
   windowEnd: Date;
   /** The fold position the run's gate saw (`awaitFold`): stored with the run. */
   foldedThrough: Date;
-}
-
-function utcDay(at: Date): string {
-  return at.toISOString().slice(0, 10);
 }
 
 /** Buckets each arm owns now, as shares of all buckets: the traffic split the SRM gate expects. */
@@ -43,7 +38,7 @@ function armShares(config: ExperimentConfig, map: BucketMap): Record<string, num
 
 /** The window runs from the UTC day the experiment was created to the day before `windowEnd`. */
 export function analysisWindow(createdAt: Date, windowEnd: Date) {
-  const windowStart = new Date(`${utcDay(createdAt)}T00:00:00.000Z`);
+  const windowStart = startOfUtcDay(createdAt);
   const window = { from: utcDay(windowStart), to: utcDay(new Date(windowEnd.getTime() - 1)) };
   const windowDays = Math.max(
     1,
@@ -59,7 +54,7 @@ export function analysisWindow(createdAt: Date, windowEnd: Date) {
  * permutation.
  */
 export async function readRunInputs(
-  ctx: Context,
+  ctx: Pick<Context, 'db' | 'config'>,
   found: LoadedExperiment,
   request: RunRequest,
 ): Promise<RunInputs> {
@@ -108,7 +103,10 @@ export async function readRunInputs(
   return inputs;
 }
 
-async function methodOverrides(ctx: Context, experimentId: string): Promise<Map<string, Method>> {
+async function methodOverrides(
+  ctx: Pick<Context, 'db'>,
+  experimentId: string,
+): Promise<Map<string, Method>> {
   const found = await ctx.db
     .select()
     .from(metricMethodOverrides)
@@ -117,7 +115,7 @@ async function methodOverrides(ctx: Context, experimentId: string): Promise<Map<
 }
 
 async function retentionTruncated(
-  ctx: Context,
+  ctx: Pick<Context, 'db'>,
   orgId: string,
   windowStart: Date,
 ): Promise<boolean> {

@@ -3,6 +3,7 @@ import type { Database } from '../db/connect.ts';
 import { analysisRuns } from '../db/schema.ts';
 import type { Experiment } from '../domain/experiments/service.ts';
 import { liveCounts } from '../domain/exposure-counts.ts';
+import { utcDay } from '../kernel/utc-day.ts';
 import type { Results } from './results-schema.ts';
 
 /** What presenting a run needs: a stored row, or a record just stored. */
@@ -76,7 +77,7 @@ export type ResultsOutcome = { kind: 'run'; results: Results } | Collecting;
 
 /** Each arm's evaluated events so far: exposures from the creation day on, as the window counts. */
 async function eventsPerArm(db: Database, experiment: Experiment) {
-  const counts = await liveCounts(db, experiment.id, experiment.created_at.slice(0, 10));
+  const counts = await liveCounts(db, experiment.id, utcDay(new Date(experiment.created_at)));
   const arms = new Set(
     experiment.allocation
       .map((slice) => slice.variant)
@@ -112,7 +113,7 @@ export async function readResults(
     label: label ?? null,
     eventsPerArm: label === undefined ? await eventsPerArm(db, experiment) : null,
     minEventsPerArm: settings.minEventsPerArm,
-    today: settings.now.toISOString().slice(0, 10),
+    today: utcDay(settings.now),
   };
 }
 

@@ -3,8 +3,7 @@ import type { Context } from '../context.ts';
 import { events, orgs, retentionWatermarks } from '../db/schema.ts';
 import { effectivePlan } from '../domain/plans/effective-plan.ts';
 import { PLAN_LIMITS } from '../domain/plans.ts';
-
-const DAY_MS = 86_400_000;
+import { DAY_MS } from '../kernel/utc-day.ts';
 
 /**
  * Deletes raw events older than each org's plan retention once they are folded. The per-user
@@ -12,7 +11,7 @@ const DAY_MS = 86_400_000;
  * so an analysis window is never shortened; the watermark lets a run say its window reaches
  * before the oldest raw event (`retention_truncated`).
  */
-export async function purgeExpiredEvents(ctx: Context, now: Date): Promise<number> {
+export async function purgeExpiredEvents(ctx: Pick<Context, 'db'>, now: Date): Promise<number> {
   let purged = 0;
   for (const org of await ctx.db.select({ id: orgs.id }).from(orgs)) {
     const { plan } = await effectivePlan(ctx.db, org.id, now);

@@ -10,7 +10,7 @@ import type { RunRecord } from './run-record.ts';
  * returns it presented, with its status. A collecting run is stored but not listed.
  */
 export async function storeRun(
-  ctx: Context,
+  ctx: Pick<Context, 'db' | 'clock'>,
   orgId: string,
   experimentId: string,
   record: RunRecord,

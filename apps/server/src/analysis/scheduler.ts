@@ -1,7 +1,7 @@
 import { Cron } from 'croner';
-import type { Context } from '../context.ts';
 import { applyPeriodEnds } from '../domain/plans/plan-changes.ts';
-import { previousUtcDay, runNightly, SCHEDULED_FOLD_WAIT_MS } from './nightly.ts';
+import { previousUtcDay } from '../kernel/utc-day.ts';
+import { type NightlyDeps, runNightly, SCHEDULED_FOLD_WAIT_MS } from './nightly.ts';
 
 export const PERIOD_END_CRON = '7 * * * *';
 
@@ -9,7 +9,10 @@ export const PERIOD_END_CRON = '7 * * * *';
  * Runs the nightly pipeline on `ARBITER_NIGHTLY_CRON` (UTC) for the previous UTC day. Every
  * process may run a scheduler: the lease inside runNightly lets one of them do the work.
  */
-export function startNightlyScheduler(ctx: Context, log: { error(o: object, m: string): void }) {
+export function startNightlyScheduler(
+  ctx: NightlyDeps,
+  log: { error(o: object, m: string): void },
+) {
   const job = new Cron(ctx.config.nightlyCron, { timezone: 'UTC', protect: true }, async () => {
     try {
       await runNightly(ctx, previousUtcDay(ctx.clock.now()), SCHEDULED_FOLD_WAIT_MS);

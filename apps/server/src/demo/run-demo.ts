@@ -4,6 +4,8 @@ import type { ResultsSchema } from '../analysis/results-schema.ts';
 import { mintDevToken } from '../auth/mint-dev-token.ts';
 import { type Config, isDevelopmentSessions } from '../config.ts';
 import { readControlFile } from '../control-file.ts';
+import { systemClock } from '../kernel/ports.ts';
+import { DAY_MS, utcDay } from '../kernel/utc-day.ts';
 import { requestPipelineRun } from '../pipeline-request.ts';
 import { DemoApi, DemoError } from './demo-api.ts';
 import {
@@ -18,7 +20,6 @@ import {
 
 type Results = Static<typeof ResultsSchema>;
 
-const DAY_MS = 86_400_000;
 const BATCH = 1000;
 /** How long the demo waits for the server to fold the events it sent into the aggregates. */
 const FOLD_WAIT_MS = 120_000;
@@ -83,7 +84,7 @@ interface Traffic {
  * run on a later day adds that day's traffic.
  */
 function trafficOf(experiment: ExperimentBody, users: number, now: Date): Traffic {
-  const day = now.toISOString().slice(0, 10);
+  const day = utcDay(now);
   const dayStart = Date.parse(`${day}T00:00:00.000Z`);
   const span = Math.max(1, now.getTime() - 60_000 - dayStart);
   const live: object[] = [];
@@ -181,7 +182,7 @@ async function waitForFold(
 function daysFrom(firstDay: string, now: Date): string[] {
   const days: string[] = [];
   for (let t = Date.parse(`${firstDay}T00:00:00Z`); t <= now.getTime(); t += DAY_MS)
-    days.push(new Date(t).toISOString().slice(0, 10));
+    days.push(utcDay(new Date(t)));
   return days;
 }
 
@@ -285,7 +286,7 @@ export async function runDemo(config: Config, options: DemoOptions): Promise<voi
   const publishable = await ensureKey(api, 'publishable');
   const secret = await ensureKey(api, 'secret');
 
-  const now = new Date();
+  const now = systemClock.now();
   const threshold = config.minEventsPerArm;
   const plan = [
     { experiment: checkout, users: 2 * Math.max(800, Math.ceil(threshold * 1.5)) },
@@ -296,10 +297,10 @@ export async function runDemo(config: Config, options: DemoOptions): Promise<voi
     await importConversions(api, secret, traffic.conversions);
     await sendLive(api, publishable, traffic.live);
   }
-  const today = now.toISOString().slice(0, 10);
+  const today = utcDay(now);
   for (const { experiment, users } of plan) await waitForFold(api, experiment.name, today, users);
 
-  const firstDay = [checkout, onboarding].map((e) => e.created_at.slice(0, 10)).sort()[0]!;
+  const firstDay = [checkout, onboarding].map((e) => utcDay(new Date(e.created_at))).sort()[0]!;
   for (const day of daysFrom(firstDay, now)) await requestPipelineRun(config, day);
 
   const results = DemoApi.expect(

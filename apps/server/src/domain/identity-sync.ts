@@ -18,6 +18,8 @@ export interface IdentityDelivery {
   data: unknown;
   /** When the provider made the event; an older event than the row's last one changes nothing. */
   at: Date;
+  /** When this server took it: a deleted org's credentials are revoked as of then. */
+  receivedAt: Date;
 }
 
 export type DeliveryOutcome = 'applied' | 'ignored' | 'replayed';
@@ -81,11 +83,11 @@ async function deleteUser(tx: Tx, externalId: string, at: Date): Promise<void> {
 }
 
 /** A deleted org loses its members and every credential: no key or secret of it works on. */
-async function deleteOrg(tx: Tx, externalId: string, at: Date): Promise<void> {
+async function deleteOrg(tx: Tx, externalId: string, at: Date, now: Date): Promise<void> {
   const id = await tombstone(tx, orgs, externalId, at);
   if (id === undefined) return;
   await endMemberships(tx, eq(memberships.orgId, id), at);
-  await revokeOrgCredentials(tx, id);
+  await revokeOrgCredentials(tx, id, now);
 }
 
 /**
@@ -132,7 +134,7 @@ async function syncMembership(
     });
 }
 
-function applyChange(tx: Tx, change: IdentityChange, at: Date): Promise<void> {
+function applyChange(tx: Tx, change: IdentityChange, at: Date, now: Date): Promise<void> {
   if (change.kind === 'membership')
     return syncMembership(tx, change.membership, change.deleted, at);
   if (change.kind === 'user')
@@ -140,7 +142,7 @@ function applyChange(tx: Tx, change: IdentityChange, at: Date): Promise<void> {
       ? deleteUser(tx, change.externalId, at)
       : upsertSynced(tx, users, change.user, at);
   return change.deleted
-    ? deleteOrg(tx, change.externalId, at)
+    ? deleteOrg(tx, change.externalId, at, now)
     : upsertSynced(tx, orgs, change.org, at);
 }
 
@@ -162,7 +164,7 @@ export async function applyIdentityDelivery(
       .returning({ svixId: identityWebhookDeliveries.svixId });
     if (fresh === undefined) return 'replayed';
     if (change === null) return 'ignored';
-    await applyChange(tx, change, delivery.at);
+    await applyChange(tx, change, delivery.at, delivery.receivedAt);
     return 'applied';
   });
 }

@@ -26,13 +26,14 @@ export async function rotateKey(
   box: SecretBox | null,
   caller: Caller,
   scope: KeyScope,
+  now: Date,
 ) {
   const raw = randomToken(KEY_PREFIX[scope]);
   return db.transaction(async (tx) => {
     await lockOrgCredentials(tx, caller.orgId);
     await tx
       .update(apiKeys)
-      .set({ revokedAt: new Date() })
+      .set({ revokedAt: now })
       .where(
         and(eq(apiKeys.orgId, caller.orgId), eq(apiKeys.scope, scope), isNull(apiKeys.revokedAt)),
       );

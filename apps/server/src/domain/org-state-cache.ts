@@ -4,6 +4,7 @@ import { eq } from 'drizzle-orm';
 import type { Database } from '../db/connect.ts';
 import { experiments, orgs } from '../db/schema.ts';
 import type { Clock } from '../kernel/ports.ts';
+import { startOfUtcDay } from '../kernel/utc-day.ts';
 import type { Variant } from '../schemas/experiment-config.ts';
 import { loadCurrentVersion } from './experiments/current-version.ts';
 import { effectivePlan } from './plans/effective-plan.ts';
@@ -62,7 +63,7 @@ async function loadExperiments(
     return {
       client,
       control: config.allocation[0]?.variant ?? null,
-      windowStartMs: Date.parse(`${row.createdAt.toISOString().slice(0, 10)}T00:00:00.000Z`),
+      windowStartMs: startOfUtcDay(row.createdAt).getTime(),
     };
   });
 }

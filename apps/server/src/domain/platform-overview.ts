@@ -1,19 +1,17 @@
 import { count, eq, sql } from 'drizzle-orm';
 import { type Database, rows, toNumber } from '../db/connect.ts';
 import { experiments, orgs, usageCounters, users } from '../db/schema.ts';
+import { DAY_MS, utcDay } from '../kernel/utc-day.ts';
 import { effectivePlan } from './plans/effective-plan.ts';
 import { PLANS, type Plan } from './plans.ts';
 import { usageMonth } from './usage-month.ts';
 
-const DAY_MS = 86_400_000;
 export const OVERVIEW_DAYS = 30;
 
 /** The last `days` UTC days ending with `now`'s, oldest first. */
 function lastDays(now: Date, days: number): string[] {
   const today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
-  return Array.from({ length: days }, (_, i) =>
-    new Date(today - (days - 1 - i) * DAY_MS).toISOString().slice(0, 10),
-  );
+  return Array.from({ length: days }, (_, i) => utcDay(new Date(today - (days - 1 - i) * DAY_MS)));
 }
 
 /**

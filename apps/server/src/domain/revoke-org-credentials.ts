@@ -9,8 +9,11 @@ import { announceChange } from './change-feed.ts';
  * on `lockOrgCredentials` sees the deletion and mints nothing. Every process drops its cached
  * key lookups when this commits.
  */
-export async function revokeOrgCredentials(tx: Transaction, orgId: string): Promise<void> {
-  const now = new Date();
+export async function revokeOrgCredentials(
+  tx: Transaction,
+  orgId: string,
+  now: Date,
+): Promise<void> {
   await tx
     .update(apiKeys)
     .set({ revokedAt: now })

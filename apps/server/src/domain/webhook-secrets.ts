@@ -21,7 +21,12 @@ export async function webhookSecretStatus(db: Database, orgId: string) {
 }
 
 /** The new secret is returned once; the previous one is invalid from the same transaction on. */
-export async function rotateWebhookSecret(db: Database, box: SecretBox | null, caller: Caller) {
+export async function rotateWebhookSecret(
+  db: Database,
+  box: SecretBox | null,
+  caller: Caller,
+  now: Date,
+) {
   if (box === null) {
     throw new DomainError(
       'secret-key-not-configured',
@@ -34,7 +39,7 @@ export async function rotateWebhookSecret(db: Database, box: SecretBox | null, c
     await lockOrgCredentials(tx, caller.orgId);
     await tx
       .update(webhookSecrets)
-      .set({ revokedAt: new Date() })
+      .set({ revokedAt: now })
       .where(and(eq(webhookSecrets.orgId, caller.orgId), isNull(webhookSecrets.revokedAt)));
     const [row] = await tx
       .insert(webhookSecrets)

@@ -14,7 +14,7 @@ export interface Rejection {
 }
 
 export interface AcceptOutcome {
-  /** Events acknowledged: newly queued plus retries of events already accepted. */
+  /** Events acknowledged: newly appended plus retries of events already accepted. */
   accepted: number;
   /** Of those, events whose id was already stored (or repeated in the request): not stored again. */
   duplicates: number;
@@ -30,6 +30,9 @@ export interface AcceptOutcome {
   resetsAt: Date;
   now: Date;
 }
+
+/** What acceptance reads: the time, the org's cached state, the limits switch and the log. */
+export type AcceptDeps = Pick<Context, 'clock' | 'orgState' | 'config' | 'eventLog'>;
 
 export interface AcceptOptions {
   /** Which timestamps are taken (see TimestampRule); `live` unless said. */
@@ -81,10 +84,11 @@ async function checkEach(
 
 /**
  * The whole acceptance path of every ingest route: check each event on its own, then meter,
- * de-duplicate and queue the valid ones durably in one step. Returns once they survive a crash.
+ * de-duplicate and append the valid ones to the event log in one step. Returns once they
+ * survive a crash.
  */
 export async function acceptEvents(
-  ctx: Context,
+  ctx: AcceptDeps,
   orgId: string,
   raw: readonly unknown[],
   options: AcceptOptions = {},
@@ -110,13 +114,12 @@ export async function acceptEvents(
       overAllowance: 0,
       beforeWindow: 0,
     };
-  const result = await ctx.queue.enqueue({
+  const result = await ctx.eventLog.append({
     orgId,
     events: valid,
     month: usageMonth(now),
     allowance: enforce ? limits.monthly_event_allowance : null,
   });
-  if (result.queued.length > 0) ctx.worker.kick();
   const refusal = `over the monthly allowance of ${limits.monthly_event_allowance} events on the ${state.plan} plan; it resets at ${base.resetsAt.toISOString()}`;
   if (result.refused.length > 0) {
     const refused = new Set(result.refused);
@@ -134,7 +137,7 @@ export async function acceptEvents(
   }
   return {
     ...base,
-    accepted: result.queued.length + result.duplicates.length,
+    accepted: result.appended.length + result.duplicates.length,
     duplicates: result.duplicates.length,
     conflicts: result.conflicts.length,
     rejected,

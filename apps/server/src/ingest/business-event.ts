@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Context } from '../context.ts';
-import { acceptEvents } from './accept.ts';
+import { type AcceptDeps, acceptEvents } from './accept.ts';
 import { refuseIfNothingAccepted } from './refusal.ts';
 
 export interface BusinessEventInput {
@@ -19,7 +18,7 @@ export interface BusinessEventInput {
  * of the body as sent, so a redelivery is counted once.
  */
 export async function acceptBusinessEvent(
-  ctx: Context,
+  ctx: AcceptDeps,
   orgId: string,
   b: BusinessEventInput,
   rawBody: string,

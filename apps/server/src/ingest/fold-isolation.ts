@@ -1,12 +1,12 @@
 import { type Database, rows } from '../db/connect.ts';
+import type { FoldResult, QuarantinedEvent } from './event-log.ts';
 import {
   claimStretch,
   foldRowsStatement,
   quarantineStatement,
   type StoredEventKey,
   stretchRows,
-} from './drain-sql.ts';
-import type { DrainResult, QuarantinedEvent } from './queue.ts';
+} from './fold-sql.ts';
 
 /**
  * SQLSTATE classes that blame the data: 22 data exception (out of range, invalid value),
@@ -44,7 +44,7 @@ function reasonOf(error: unknown): string {
  * (`numeric`), so folding in parts gives the same aggregates as one fold. One transaction,
  * under the fold's lock (taken by the caller).
  */
-export async function foldIsolating(tx: Database, span: number): Promise<DrainResult> {
+export async function foldIsolating(tx: Database, span: number): Promise<FoldResult> {
   const stretch = await rows<{ txid: number | string }>(tx, claimStretch(span));
   const keys = await rows<StoredEventKey>(tx, stretchRows(stretch.map((t) => Number(t.txid))));
   const quarantined: QuarantinedEvent[] = [];

@@ -1,11 +1,10 @@
-import type { Context } from '../context.ts';
 import { TimeSlice } from '../kernel/time-slice.ts';
-import { acceptEvents } from './accept.ts';
+import { type AcceptDeps, acceptEvents } from './accept.ts';
 import { EventIdClaims } from './event-id-claims.ts';
 import type { ParsedImport } from './import/index.ts';
 import { refuseIfNothingAccepted } from './refusal.ts';
 
-/** Rows are accepted in slices, each durably queued before the next is read. */
+/** Rows are accepted in slices, each appended to the event log before the next is read. */
 const ACCEPT_SLICE = 5000;
 
 /**
@@ -14,7 +13,7 @@ const ACCEPT_SLICE = 5000;
  * `time` hands the event loop back between rows, so a large import never holds it for long.
  */
 export async function importRows(
-  ctx: Context,
+  ctx: AcceptDeps,
   orgId: string,
   parsed: ParsedImport,
   time: TimeSlice = new TimeSlice(),

@@ -1,5 +1,5 @@
 import { type Database, rows, toNumber } from '../db/connect.ts';
-import { unfoldedCount } from './drain-sql.ts';
+import { unfoldedCount } from './fold-sql.ts';
 import { listQuarantined, quarantineCounts } from './quarantine.ts';
 
 /** Quarantined events listed on the health view; the counts cover them all. */

@@ -3,16 +3,16 @@ import { type Database, rows } from '../db/connect.ts';
 import { events as eventsTable, usageCounters } from '../db/schema.ts';
 import { conflictingIds } from './conflict-sql.ts';
 import type { CopyEventStore } from './copy-store.ts';
-import { foldStatement, lockWatermark, lockWatermarkIfFree, unfoldedCount } from './drain-sql.ts';
+import type {
+  AppendRequest,
+  AppendResult,
+  EventLog,
+  FoldOptions,
+  FoldResult,
+} from './event-log.ts';
 import type { AcceptedEvent } from './event-schema.ts';
 import { foldIsolating, isDataError } from './fold-isolation.ts';
-import type {
-  DrainOptions,
-  DrainResult,
-  EnqueueRequest,
-  EnqueueResult,
-  IngestQueue,
-} from './queue.ts';
+import { foldStatement, lockWatermark, lockWatermarkIfFree, unfoldedCount } from './fold-sql.ts';
 import { storeAndMeter } from './store-sql.ts';
 
 /** Rows the unmetered path spreads its meter increments over. */
@@ -61,27 +61,39 @@ async function conflicts(
 }
 
 /**
- * The default: the event store is the durable log. Acceptance stores and meters a batch in one
- * transaction (the 202 follows its commit); each stored row carries its transaction's id, which
- * a trigger lists in the fold's queue (`ingest_pending`) in the same transaction, and the drain
- * folds the queued transactions' rows into the per-user daily aggregates. On a
+ * The single-node adapter: the `events` table is the log. An append stores and meters a batch
+ * in one transaction (the 202 follows its commit); each stored row carries its transaction's
+ * id, which a trigger lists in the fold's queue (`ingest_pending`) in the same transaction, and
+ * the fold takes the queued transactions' rows into the per-user daily aggregates. On a
  * PostgreSQL server first deliveries are written with COPY (`copy`); PGlite and retries take
  * one INSERT statement that skips events already stored.
  */
-export class PostgresEventLog implements IngestQueue {
+export class PostgresEventLog implements EventLog {
+  private readonly appendListeners: Array<() => void> = [];
+
   constructor(
     private readonly db: Database,
     private readonly copy: CopyEventStore | null = null,
   ) {}
 
-  async enqueue({ orgId, events, month, allowance }: EnqueueRequest): Promise<EnqueueResult> {
+  onAppend(listener: () => void): void {
+    this.appendListeners.push(listener);
+  }
+
+  async append(request: AppendRequest): Promise<AppendResult> {
+    const result = await this.write(request);
+    if (result.appended.length > 0) for (const wake of this.appendListeners) wake();
+    return result;
+  }
+
+  private async write({ orgId, events, month, allowance }: AppendRequest): Promise<AppendResult> {
     const { unique, repeats } = uniqueById(events);
     if (allowance !== null)
-      return this.enqueueWithinAllowance(orgId, month, allowance, unique, repeats);
+      return this.appendWithinAllowance(orgId, month, allowance, unique, repeats);
     const shard = Math.floor(Math.random() * METER_SHARDS);
     if (this.copy !== null && (await this.copy.store(orgId, month, shard, unique))) {
       return {
-        queued: unique.map((e) => e.event_id),
+        appended: unique.map((e) => e.event_id),
         duplicates: repeats,
         conflicts: [],
         refused: [],
@@ -90,7 +102,7 @@ export class PostgresEventLog implements IngestQueue {
     const fresh = await store(this.db, orgId, month, shard, unique);
     const stored = unique.filter((e) => !fresh.has(e.event_id));
     return {
-      queued: unique.filter((e) => fresh.has(e.event_id)).map((e) => e.event_id),
+      appended: unique.filter((e) => fresh.has(e.event_id)).map((e) => e.event_id),
       duplicates: [...stored.map((e) => e.event_id), ...repeats],
       conflicts: await conflicts(this.db, orgId, stored),
       refused: [],
@@ -98,13 +110,13 @@ export class PostgresEventLog implements IngestQueue {
   }
 
   /** With an allowance the org's shard-0 meter row is the lock, so concurrent batches are cut in turn. */
-  private async enqueueWithinAllowance(
+  private async appendWithinAllowance(
     orgId: string,
     month: string,
     allowance: number,
     unique: AcceptedEvent[],
     repeats: string[],
-  ): Promise<EnqueueResult> {
+  ): Promise<AppendResult> {
     return this.db.transaction(async (tx) => {
       await tx.insert(usageCounters).values({ orgId, month, shard: 0 }).onConflictDoNothing();
       await tx
@@ -135,11 +147,11 @@ export class PostgresEventLog implements IngestQueue {
       }
       const fresh = unique.filter((e) => !seen.has(e.event_id));
       const room = Math.max(0, Math.min(fresh.length, allowance - Number(usage?.events ?? 0)));
-      const queued = fresh.slice(0, room);
-      if (queued.length > 0) await store(tx, orgId, month, 0, queued);
+      const appended = fresh.slice(0, room);
+      if (appended.length > 0) await store(tx, orgId, month, 0, appended);
       const stored = unique.filter((e) => seen.has(e.event_id));
       return {
-        queued: queued.map((e) => e.event_id),
+        appended: appended.map((e) => e.event_id),
         duplicates: [...stored.map((e) => e.event_id), ...repeats],
         conflicts: await conflicts(tx, orgId, stored),
         refused: fresh.slice(room).map((e) => e.event_id),
@@ -147,9 +159,9 @@ export class PostgresEventLog implements IngestQueue {
     });
   }
 
-  async drain(maxTransactions: number, options: DrainOptions = {}): Promise<DrainResult> {
+  async fold(maxTransactions: number, options: FoldOptions = {}): Promise<FoldResult> {
     const lock = options.ifFree ? lockWatermarkIfFree : lockWatermark;
-    const busy: DrainResult = { events: 0, quarantined: [], busy: true };
+    const busy: FoldResult = { events: 0, quarantined: [], busy: true };
     try {
       return await this.db.transaction(async (tx) => {
         if ((await rows(tx, lock)).length === 0) return busy;

@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { and, asc, eq, gt } from 'drizzle-orm';
 import type { Context } from '../context.ts';
+import type { Database } from '../db/connect.ts';
 import { auditLog } from '../db/schema.ts';
 import { recordAudit } from '../domain/audit.ts';
 import type { Caller } from '../domain/identity.ts';
-import { acceptEvents } from './accept.ts';
+import { type AcceptDeps, acceptEvents } from './accept.ts';
 import { IngestError } from './outcomes.ts';
 import { refuseIfNothingAccepted } from './refusal.ts';
 
@@ -12,28 +13,19 @@ export const TEST_EVENTS_PER_HOUR = 5;
 export const TEST_USER_PREFIX = 'svc-test-';
 const HOUR_MS = 3600_000;
 
-/**
- * One exposure through the real ingest path, for the control arm, by a reserved test user.
- * The hourly cap is counted from the audit trail, which records every test event anyway.
- */
-export async function sendTestEvent(ctx: Context, caller: Caller, idOrName: string) {
-  const now = ctx.clock.now();
-  const state = await ctx.orgState.get(caller.orgId);
-  // The org state resolves names and ids alike, as the dashboard paths do.
-  const experiment = state.lookup.get(idOrName);
-  if (!experiment) {
-    throw new IngestError(
-      'experiment-not-found',
-      `No experiment with the id or name "${idOrName}" in your org`,
-    );
-  }
-  const experimentId = experiment.id;
-  const recent = await ctx.db
+/** Refuses a sixth test event of the hour, counted from the audit trail. */
+async function checkHourlyCap(
+  db: Database,
+  orgId: string,
+  experimentId: string,
+  now: Date,
+): Promise<void> {
+  const recent = await db
     .select({ at: auditLog.createdAt })
     .from(auditLog)
     .where(
       and(
-        eq(auditLog.orgId, caller.orgId),
+        eq(auditLog.orgId, orgId),
         eq(auditLog.targetId, experimentId),
         eq(auditLog.action, 'experiment.test_event'),
         gt(auditLog.createdAt, new Date(now.getTime() - HOUR_MS)),
@@ -50,6 +42,29 @@ export async function sendTestEvent(ctx: Context, caller: Caller, idOrName: stri
       Math.max(1, Math.ceil((freesAt - now.getTime()) / 1000)),
     );
   }
+}
+
+/**
+ * One exposure through the real ingest path, for the control arm, by a reserved test user.
+ * The hourly cap is counted from the audit trail, which records every test event anyway.
+ */
+export async function sendTestEvent(
+  ctx: AcceptDeps & Pick<Context, 'db'>,
+  caller: Caller,
+  idOrName: string,
+) {
+  const now = ctx.clock.now();
+  const state = await ctx.orgState.get(caller.orgId);
+  // The org state resolves names and ids alike, as the dashboard paths do.
+  const experiment = state.lookup.get(idOrName);
+  if (!experiment) {
+    throw new IngestError(
+      'experiment-not-found',
+      `No experiment with the id or name "${idOrName}" in your org`,
+    );
+  }
+  const experimentId = experiment.id;
+  await checkHourlyCap(ctx.db, caller.orgId, experimentId, now);
   const event = {
     event_id: randomUUID(),
     type: 'exposure',

@@ -1,6 +1,7 @@
 import { variantForBucket } from '@arbiter/bucketing';
 import { MAX_FUTURE_SKEW_MS, MAX_HISTORY_AGE_MS, MAX_LIVE_AGE_MS } from '@arbiter/contract';
 import type { OrgState } from '../domain/org-state-cache.ts';
+import { utcDay } from '../kernel/utc-day.ts';
 import { compileBodyValidator } from '../schemas/validators.ts';
 import { type AcceptedEvent, EventSchema, type IncomingEvent } from './event-schema.ts';
 
@@ -138,7 +139,7 @@ export function checkEvent(
   }
   const beforeWindow = occurred < experiment.windowStartMs;
   if (rule === 'live' && beforeWindow) {
-    const day = new Date(experiment.windowStartMs).toISOString().slice(0, 10);
+    const day = utcDay(new Date(experiment.windowStartMs));
     return {
       ok: false,
       detail: `timestamp: before ${day}, the UTC day ${experiment.name} was created, where its analysis window starts; send history through POST /v1/events/import`,

@@ -466,7 +466,7 @@ describe('retention', () => {
     });
     expect(res.json()).toEqual({ events: 1, errors: [], before_analysis_window: 1 });
     expect(await purgeExpiredEvents(h.ctx, new Date())).toBe(0);
-    expect(await h.ctx.worker.drainAll()).toBe(1);
+    expect(await h.ctx.worker.foldAll()).toBe(1);
     expect(await purgeExpiredEvents(h.ctx, new Date())).toBe(1);
     const [row] = await rows<{ calls: number; latency_sum: number }>(
       h.ctx.db,

@@ -62,7 +62,7 @@ async function importHistory(events: object[]) {
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json().errors).toEqual([]);
   }
-  await h.ctx.worker.drainAll();
+  await h.ctx.worker.foldAll();
 }
 
 const get = (url: string) => h.call(org.admin, { method: 'GET', url });

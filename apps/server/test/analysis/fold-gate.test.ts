@@ -4,7 +4,7 @@ import { rows } from '../../src/db/connect.ts';
 import { exposuresForUsers } from '../support/builders.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
 
-// No drain worker runs in the harness: what the fold has not taken yet stays unfolded until
+// No fold worker runs in the harness: what the fold has not taken yet stays unfolded until
 // someone folds it, as when the worker is behind.
 
 let h: Harness;
@@ -30,13 +30,13 @@ describe('the fold gate before an analysis', () => {
   it('a manual run counts every event accepted before it, though the fold had not taken them yet, and stores the fold position it saw', async () => {
     const exp = await h.experiment(org.admin, { name: 'gate-manual', metrics: [] });
     expect((await send(exposuresForUsers(exp, 600, { prefix: 'g' }))).statusCode).toBe(202);
-    expect(await h.ctx.queue.depth()).toBe(600);
+    expect(await h.ctx.eventLog.depth()).toBe(600);
     const before = Date.now();
     const res = await h.call(org.admin, { method: 'POST', url: `/v1/experiments/${exp}/analyze` });
     expect(res.statusCode).toBe(200);
     const arms = res.json().arms as Record<string, { users: number }>;
     expect(Object.values(arms).reduce((sum, a) => sum + a.users, 0)).toBe(600);
-    expect(await h.ctx.queue.depth()).toBe(0);
+    expect(await h.ctx.eventLog.depth()).toBe(0);
     const [stored] = await foldedThroughOf(exp);
     expect(stored?.label).toBe(res.json().computed_for);
     expect(stored?.folded_through).not.toBeNull();

@@ -1,7 +1,7 @@
 import { Cron } from 'croner';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { previousUtcDay } from '../../src/analysis/nightly.ts';
 import { withLease } from '../../src/analysis/run-lease.ts';
+import { previousUtcDay } from '../../src/kernel/utc-day.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
 
 let h: Harness;

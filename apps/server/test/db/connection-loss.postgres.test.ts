@@ -71,7 +71,7 @@ describe('a pooled connection ended by PostgreSQL', () => {
     expect((await send('before')).statusCode).toBe(202);
     expect(await terminateBackends()).toBeGreaterThan(0);
     expect((await send('after')).statusCode).toBe(202);
-    expect(await h.ctx.worker.drainAll()).toBeGreaterThanOrEqual(1);
+    expect(await h.ctx.worker.foldAll()).toBeGreaterThanOrEqual(1);
     const usage = await h.call(org.admin, { method: 'GET', url: '/v1/usage' });
     expect(usage.json().events.used).toBe(2);
   });

@@ -103,7 +103,7 @@ describe('the embedded database on a disk that fills', () => {
   });
 
   it('loses nothing it acknowledged: every accepted event is stored and folds', async () => {
-    await h.ctx.worker.drainAll();
+    await h.ctx.worker.foldAll();
     const [stored] = await rows<{ before: number; retried: number }>(
       h.ctx.db,
       sql`select count(*) filter (where event_id like 'before-%')::int as before,
@@ -111,6 +111,6 @@ describe('the embedded database on a disk that fills', () => {
         from events where org_id = ${org.orgId}::uuid`,
     );
     expect(stored).toEqual({ before: 20, retried: 20 });
-    expect(await h.ctx.queue.depth()).toBe(0);
+    expect(await h.ctx.eventLog.depth()).toBe(0);
   });
 });

@@ -37,7 +37,7 @@ describe('dashboard paths take an experiment name as well as its id', () => {
     });
     expect(test.statusCode).toBe(202);
     expect(test.json().variant).toBe('control');
-    await h.ctx.worker.drainAll();
+    await h.ctx.worker.foldAll();
     expect((await get('/v1/experiments/checkout-prompt/live')).json()).toMatchObject({
       experiment_id: id,
       arms: { control: { exposures: 1, users: 1 } },

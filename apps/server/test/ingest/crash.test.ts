@@ -115,7 +115,7 @@ describe(`crash safety on ${TEST_DB}`, () => {
     expect(acked).toBe(BATCHES);
     expect(attempts).toBeGreaterThan(BATCHES);
 
-    // The worker drains in the background; wait for it through the public API.
+    // The worker folds in the background; wait for it through the public API.
     const total = async () => {
       const response = await fetch(`${base}/v1/experiments/${exp.id}/traffic`, {
         headers: session,

@@ -204,7 +204,7 @@ describe('timestamps', () => {
     expect(await probe.metered(acme.orgId)).toBe(before + 3);
     // stored and folded on their own days (the pre-period reads them); 1970 is no traffic day
     await probe.send(other.publishable, [exposureOf(otherExp, 'dt-other-1', 'dt-other-user')]);
-    await h.ctx.worker.drainAll();
+    await h.ctx.worker.foldAll();
     expect(await probe.foldedExposures('hist-user')).toBe(3);
     expect(await probe.foldedExposures('dt-other-user')).toBe(1);
     const traffic = (

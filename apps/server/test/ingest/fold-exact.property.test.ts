@@ -129,7 +129,7 @@ describe('the fold is exact on extreme accepted values', () => {
         expect(res.statusCode).toBe(202);
         expect(res.json()).toMatchObject({ accepted: list.length, rejected: [] });
         await foldEverything(h);
-        expect(await h.ctx.queue.depth()).toBe(0);
+        expect(await h.ctx.eventLog.depth()).toBe(0);
 
         const arms = await perArm(experimentId);
         for (const arm of arms) expect(arm.folded).toBe(arm.recomputed);

@@ -78,8 +78,8 @@ describe('a transaction open in another database of the server', () => {
       });
       expect((await send(batch)).statusCode).toBe(202);
     }
-    expect(await h.ctx.worker.drainAll()).toBe(150);
-    expect(await h.ctx.queue.depth()).toBe(0);
+    expect(await h.ctx.worker.foldAll()).toBe(150);
+    expect(await h.ctx.eventLog.depth()).toBe(0);
     expect(await exposedUsers('nb-user-')).toBe(150);
   });
 

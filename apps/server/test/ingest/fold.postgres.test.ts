@@ -57,15 +57,15 @@ describe('the fold and its queue', () => {
       );
       // a later acceptance commits while the older transaction is still open: it does not wait
       expect((await send([call('fast-1', 'fast-user')])).statusCode).toBe(202);
-      expect(await h.ctx.worker.drainAll()).toBe(1);
-      expect(await h.ctx.queue.depth()).toBe(0);
+      expect(await h.ctx.worker.foldAll()).toBe(1);
+      expect(await h.ctx.eventLog.depth()).toBe(0);
       expect(await callsOf('fast-user')).toBe(1);
       expect(await callsOf('slow-user')).toBe(0);
 
       await slow.query('commit');
-      expect(await h.ctx.queue.depth()).toBe(1);
-      expect(await h.ctx.worker.drainAll()).toBe(1);
-      expect(await h.ctx.worker.drainAll()).toBe(0);
+      expect(await h.ctx.eventLog.depth()).toBe(1);
+      expect(await h.ctx.worker.foldAll()).toBe(1);
+      expect(await h.ctx.worker.foldAll()).toBe(0);
       expect(await callsOf('slow-user')).toBe(1);
       expect(await callsOf('fast-user')).toBe(1);
     } finally {
@@ -84,10 +84,10 @@ describe('the fold and its queue', () => {
         [org.orgId, experimentId],
       );
       expect((await send([call('after-1', 'after-user')])).statusCode).toBe(202);
-      expect(await h.ctx.worker.drainAll()).toBe(1);
+      expect(await h.ctx.worker.foldAll()).toBe(1);
       await aborted.query('rollback');
-      expect(await h.ctx.queue.depth()).toBe(0);
-      expect(await h.ctx.worker.drainAll()).toBe(0);
+      expect(await h.ctx.eventLog.depth()).toBe(0);
+      expect(await h.ctx.worker.foldAll()).toBe(0);
       expect(await callsOf('gone-user')).toBe(0);
       expect(await callsOf('after-user')).toBe(1);
     } finally {
@@ -95,15 +95,15 @@ describe('the fold and its queue', () => {
     }
   });
 
-  it('two workers draining side by side (two processes) fold every event exactly once', async () => {
+  it('two workers folding side by side (two processes) fold every event exactly once', async () => {
     const pool = new pg.Pool({ connectionString: url, max: 2 });
     const other = new PostgresEventLog(drizzle(pool, { schema }) as never);
     let sending = true;
-    const drainLoop = async (queue: PostgresEventLog) => {
-      while (sending || (await queue.depth()) > 0) await queue.drain(3);
+    const foldLoop = async (log: PostgresEventLog) => {
+      while (sending || (await log.depth()) > 0) await log.fold(3);
     };
     try {
-      const workers = [drainLoop(h.ctx.queue as PostgresEventLog), drainLoop(other)];
+      const workers = [foldLoop(h.ctx.eventLog as PostgresEventLog), foldLoop(other)];
       for (let b = 0; b < 40; b++) {
         const batch = Array.from({ length: 25 }, (_, i) =>
           call(`pair-${b}-${i}`, `pair-user-${i}`),

@@ -73,7 +73,7 @@ describe('numeric domains', () => {
       ]),
     ).toEqual(['n-edge', 'n-edge-call']);
     expect(await probe.metered(acme.orgId)).toBe(before + 2);
-    expect(await h.ctx.worker.drainAll()).toBe(2);
+    expect(await h.ctx.worker.foldAll()).toBe(2);
   });
 
   it('refuses the same values on the signed business-event route and in CSV, JSON and NDJSON imports', async () => {
@@ -128,7 +128,7 @@ describe('numeric domains', () => {
         'n-nd-2',
       ]),
     ).toEqual(['n-csv-2', 'n-json-2', 'n-nd-2']);
-    expect(await h.ctx.worker.drainAll()).toBe(3);
+    expect(await h.ctx.worker.foldAll()).toBe(3);
   });
 
   it('folds a row stored before the domains existed (1e155) exactly, and another org still folds', async () => {
@@ -143,8 +143,8 @@ describe('numeric domains', () => {
       (await probe.send(other.publishable, [exposureOf(otherExp, 'n-other', 'other-user')]))
         .statusCode,
     ).toBe(202);
-    expect(await h.ctx.worker.drainAll()).toBe(2);
-    expect(await h.ctx.queue.depth()).toBe(0);
+    expect(await h.ctx.worker.foldAll()).toBe(2);
+    expect(await h.ctx.eventLog.depth()).toBe(0);
     const [row] = await rows<{ exact: boolean }>(
       h.ctx.db,
       sql`select sum = 1e155 as exact from user_day_business

@@ -2,8 +2,8 @@ import { Writable } from 'node:stream';
 import { sql } from 'drizzle-orm';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DrainWorker } from '../../src/ingest/drain-worker.ts';
 import { FailureLog } from '../../src/ingest/failure-log.ts';
+import { FoldWorker } from '../../src/ingest/fold-worker.ts';
 import { listQuarantined, quarantineCounts } from '../../src/ingest/quarantine.ts';
 import { exposureOf, type TwoOrgs, twoOrgs } from '../support/ingest-probe.ts';
 
@@ -47,10 +47,10 @@ describe('the fold isolates a row it cannot fold', () => {
     expect(sent.statusCode).toBe(202);
 
     const { lines, log } = capturingLogger();
-    const worker = new DrainWorker(h.ctx.queue, log);
-    expect(await worker.drainAll()).toBe(3);
-    expect(await worker.drainAll()).toBe(0);
-    expect(await h.ctx.queue.depth()).toBe(0);
+    const worker = new FoldWorker(h.ctx.eventLog, log);
+    expect(await worker.foldAll()).toBe(3);
+    expect(await worker.foldAll()).toBe(0);
+    expect(await h.ctx.eventLog.depth()).toBe(0);
 
     expect(await probe.foldedExposures('q-user')).toBe(2);
     expect(await probe.foldedExposures('q-other-user')).toBe(1);
@@ -77,13 +77,13 @@ describe('the fold isolates a row it cannot fold', () => {
   it('later events of every org keep folding past the quarantined row', async () => {
     const res = await probe.send(acme.secret, [exposureOf(exp, 'q-after', 'q-user')]);
     expect(res.statusCode).toBe(202);
-    expect(await h.ctx.worker.drainAll()).toBe(1);
+    expect(await h.ctx.worker.foldAll()).toBe(1);
     expect(await probe.foldedExposures('q-user')).toBe(3);
     expect(await quarantineCounts(h.ctx.db)).toEqual(new Map([[acme.orgId, 1]]));
   });
 });
 
-describe('a drain that keeps failing', () => {
+describe('a fold that keeps failing', () => {
   it('is logged when it starts failing, when the failure changes and when it recovers — not on every retry', () => {
     const { lines, log } = capturingLogger();
     const failures = new FailureLog(log, 'ingest drain');

@@ -50,7 +50,7 @@ describe('free-form JSON limits', () => {
     expect(await probe.metered(acme.orgId)).toBe(before + 2);
     // another org's events still fold beside them
     await probe.send(other.publishable, [exposureOf(otherExp, 'ff-other', 'ff-other-user')]);
-    expect(await h.ctx.worker.drainAll()).toBe(3);
+    expect(await h.ctx.worker.foldAll()).toBe(3);
     expect(await probe.foldedExposures('ff-user')).toBe(2);
     expect(await probe.foldedExposures('ff-other-user')).toBe(1);
   });

@@ -35,7 +35,7 @@ export function seeded(seed: number) {
   return { next, normal };
 }
 
-/** Sends events through the real ingest path in batches and drains them into the store. */
+/** Sends events through the real ingest path in batches and folds them into the aggregates. */
 export async function ingestAll(h: Harness, key: string, events: object[]): Promise<void> {
   for (let i = 0; i < events.length; i += 1000) {
     const res = await h.ingest(key, {
@@ -46,7 +46,7 @@ export async function ingestAll(h: Harness, key: string, events: object[]): Prom
     if (res.statusCode !== 202 || res.json().rejected.length > 0)
       throw new Error(`ingest failed: ${res.body.slice(0, 500)}`);
   }
-  await h.ctx.worker.drainAll();
+  await h.ctx.worker.foldAll();
 }
 
 export const today = () => new Date().toISOString().slice(0, 10);

@@ -57,9 +57,9 @@ export function ingestProbe(h: Harness) {
   };
 }
 
-/** Folds every stored event: the fold waits for no other transaction, so one drain does it. */
+/** Folds every stored event: the fold waits for no other transaction, so one pass of the fold does it. */
 export async function foldEverything(h: Harness): Promise<void> {
-  await h.ctx.worker.drainAll();
+  await h.ctx.worker.foldAll();
 }
 
 export const exposureOf = (experimentId: string, id: string, user: string) => ({

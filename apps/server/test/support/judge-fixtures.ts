@@ -55,7 +55,7 @@ export function modelCall(
 }
 
 /**
- * Through the real ingest path, then the drain worker folds them. The fixtures are days old,
+ * Through the real ingest path, then the fold worker folds them. The fixtures are days old,
  * which POST /v1/events refuses (clients replay within 24 h), so they arrive as an import.
  */
 export async function ingest(h: Harness, secret: string, events: unknown[]): Promise<void> {
@@ -67,7 +67,7 @@ export async function ingest(h: Harness, secret: string, events: unknown[]): Pro
   });
   if (res.statusCode !== 200 || res.json().errors.length > 0)
     throw new Error(`ingest: ${res.statusCode} ${res.body}`);
-  await h.ctx.worker.drainAll();
+  await h.ctx.worker.foldAll();
 }
 
 /** The order the job samples in, computed independently of the database. */

@@ -102,7 +102,7 @@ export function expectSuccess(res: LightMyRequestResponse) {
 
 /** Raw events stored for an experiment: a refused request must have stored none. */
 export async function storedEventsOf(h: Harness, experimentId: string): Promise<number> {
-  await h.ctx.worker.drainAll();
+  await h.ctx.worker.foldAll();
   const [row] = await h.ctx.db
     .select({ n: count() })
     .from(events)

@@ -1,6 +1,7 @@
 import type { Context } from '../../context.ts';
 import { usageMonth } from '../../domain/usage-month.ts';
 import type { Judge } from '../../kernel/ports.ts';
+import { utcDay } from '../../kernel/utc-day.ts';
 import { type OrgMonth, remainingAllowance, type ScoreRow, storeScores } from './judge-metering.ts';
 import { type JudgeCandidate, sampleUnscored } from './judge-sample.ts';
 import { type JudgeMetric, type JudgeTarget, judgeTargets } from './judge-targets.ts';
@@ -30,7 +31,7 @@ function scoreRow(target: JudgeTarget, metric: string, e: JudgeCandidate, score:
     eventId: e.eventId,
     userId: e.userId,
     variant: e.variant,
-    day: e.occurredAt.toISOString().slice(0, 10),
+    day: utcDay(e.occurredAt),
     score,
   };
 }

@@ -17,6 +17,7 @@ export async function overrideMetricMethod(
   idOrName: string,
   metricName: string,
   method: (typeof METHODS)[number] | null,
+  now: Date,
 ) {
   const experiment = await getExperiment(db, caller.orgId, idOrName);
   const metric = experiment.metrics.find((m) => m.name === metricName);
@@ -52,7 +53,7 @@ export async function overrideMetricMethod(
         .values({ experimentId: experiment.id, metric: metric.name, method, setBy: caller.userId })
         .onConflictDoUpdate({
           target: [metricMethodOverrides.experimentId, metricMethodOverrides.metric],
-          set: { method, setBy: caller.userId, setAt: new Date() },
+          set: { method, setBy: caller.userId, setAt: now },
         });
     await recordAudit(tx, {
       orgId: caller.orgId,

@@ -125,7 +125,7 @@ export async function createExperiment(
   db: Database,
   caller: Caller,
   input: ExperimentConfigInput,
-  now: Date = new Date(),
+  now: Date,
   limits: ConfigSizeLimits = DEFAULT_CONFIG_SIZE_LIMITS,
 ): Promise<Experiment> {
   const config = normaliseConfig(input);
@@ -223,7 +223,7 @@ export async function updateExperiment(
   caller: Caller,
   idOrName: string,
   change: ExperimentChange,
-  now: Date = new Date(),
+  now: Date,
   limits: ConfigSizeLimits = DEFAULT_CONFIG_SIZE_LIMITS,
 ): Promise<Experiment> {
   try {

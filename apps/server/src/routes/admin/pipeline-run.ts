@@ -1,8 +1,9 @@
 import { Type } from 'typebox';
-import { previousUtcDay, runNightly } from '../../analysis/nightly.ts';
+import { runNightly } from '../../analysis/nightly.ts';
 import type { Context } from '../../context.ts';
 import type { App } from '../../http/app-types.ts';
 import { problemResponses } from '../../http/responses.ts';
+import { previousUtcDay } from '../../kernel/utc-day.ts';
 
 export function register(app: App, ctx: Context): void {
   app.post(

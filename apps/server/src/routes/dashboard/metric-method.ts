@@ -40,6 +40,7 @@ export function register(app: App, ctx: Context): void {
         request.params.id,
         request.params.metric,
         request.body.method,
+        ctx.clock.now(),
       ),
   );
 }

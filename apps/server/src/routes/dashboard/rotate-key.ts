@@ -20,7 +20,13 @@ export function register(app: App, ctx: Context): void {
       },
     },
     async (request, reply) => {
-      const key = await rotateKey(ctx.db, ctx.secretBox, callerOf(request), request.body.scope);
+      const key = await rotateKey(
+        ctx.db,
+        ctx.secretBox,
+        callerOf(request),
+        request.body.scope,
+        ctx.clock.now(),
+      );
       // The previous key must stop working at once, also for cached lookups.
       ctx.apiKeys.clear();
       reply.status(201);

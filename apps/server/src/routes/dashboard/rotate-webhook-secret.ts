@@ -25,7 +25,7 @@ export function register(app: App, ctx: Context): void {
     },
     async (request, reply) => {
       reply.status(201);
-      return rotateWebhookSecret(ctx.db, ctx.secretBox, callerOf(request));
+      return rotateWebhookSecret(ctx.db, ctx.secretBox, callerOf(request), ctx.clock.now());
     },
   );
 }

@@ -44,6 +44,7 @@ export function register(app: App, ctx: Context): void {
         type: request.body.type,
         data: request.body.data,
         at: new Date(request.body.timestamp ?? sentAt),
+        receivedAt: ctx.clock.now(),
       });
       // An org's deletion revokes its keys: this process's cached lookups go at once (other
       // processes hear the change feed). Identity changes are rare, so any applied one clears.

@@ -28,7 +28,7 @@ beforeAll(async () => {
     payload: { events: exposuresForUsers(exp, 600, { prefix: 'm' }) },
   });
   expect(sent.statusCode).toBe(202);
-  await h.ctx.worker.drainAll();
+  await h.ctx.worker.foldAll();
 });
 afterAll(() => h.close());
 

@@ -32,7 +32,7 @@ describe('POST /v1/experiments/{id}/test-event', () => {
     expect(
       (await h.call(member, { method: 'GET', url: `/v1/experiments/${exp}/live` })).json().arms,
     ).toEqual({});
-    await h.ctx.worker.drainAll();
+    await h.ctx.worker.foldAll();
     const [row] = await h.ctx.db.select().from(events).where(eq(events.eventId, event_id));
     expect(row).toMatchObject({
       type: 'exposure',
@@ -78,7 +78,7 @@ describe('POST /v1/experiments/{id}/test-event', () => {
     expect(sixth.statusCode).toBe(429);
     expect(sixth.json().type).toBe('/problems/test-event-limit');
     expect(Number(sixth.headers['retry-after'])).toBeGreaterThan(3000);
-    await h.ctx.worker.drainAll();
+    await h.ctx.worker.foldAll();
     const live = (
       await h.call(member, { method: 'GET', url: `/v1/experiments/${exp}/live` })
     ).json();

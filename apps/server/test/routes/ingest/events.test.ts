@@ -68,9 +68,9 @@ describe('POST /v1/events', () => {
     expect(res.statusCode).toBe(202);
     expect(res.json()).toMatchObject({ accepted: 3, rejected: [] });
     // Stored at acceptance; the worker then folds the three into the daily aggregates.
-    expect(await h.ctx.queue.depth()).toBe(3);
-    expect(await h.ctx.worker.drainAll()).toBe(3);
-    expect(await h.ctx.queue.depth()).toBe(0);
+    expect(await h.ctx.eventLog.depth()).toBe(3);
+    expect(await h.ctx.worker.foldAll()).toBe(3);
+    expect(await h.ctx.eventLog.depth()).toBe(0);
     const call = await stored('m-1');
     expect(call).toMatchObject({
       type: 'model_call',
@@ -99,7 +99,7 @@ describe('POST /v1/events', () => {
       })
     ).json();
     await send(acme.secret, [exposure('e-bob', 'bob')]);
-    await h.ctx.worker.drainAll();
+    await h.ctx.worker.foldAll();
     expect((await stored('e-bob'))?.variant).toBe(assigned.variant);
   });
 
@@ -144,7 +144,7 @@ describe('POST /v1/events', () => {
       type: '/problems/validation-error',
       errors: [{ pointer: '#/events/0', detail: 'user_id: must NOT have fewer than 1 characters' }],
     });
-    await h.ctx.worker.drainAll();
+    await h.ctx.worker.foldAll();
     expect(await stored('nope')).toBeUndefined();
   });
 
@@ -240,7 +240,7 @@ describe('POST /v1/events', () => {
     const retry = await send(acme.secret, batch);
     expect(first.json().accepted).toBe(3);
     expect(retry.json().accepted).toBe(3);
-    await h.ctx.worker.drainAll();
+    await h.ctx.worker.foldAll();
     expect(await used()).toBe(before + 2);
     // a batch mixing an event stored before with a new one: the new one is stored and metered
     const mixed = await send(acme.secret, [exposure('idem-2'), exposure('idem-3')]);

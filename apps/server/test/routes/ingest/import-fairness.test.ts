@@ -120,7 +120,7 @@ describe('imports at once per org', () => {
         instance: expect.any(String),
         limit: 1,
       });
-      await limited.ctx.worker.drainAll();
+      await limited.ctx.worker.foldAll();
       const stored = await limited.ctx.db
         .select({ id: events.eventId })
         .from(events)

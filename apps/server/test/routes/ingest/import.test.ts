@@ -24,7 +24,7 @@ const importAs = (type: string, payload: string, key = acme.secret) =>
   });
 
 async function storedIds(ids: string[]) {
-  await h.ctx.worker.drainAll();
+  await h.ctx.worker.foldAll();
   const rows = await h.ctx.db.select().from(events).where(inArray(events.eventId, ids));
   return new Map(rows.map((r) => [r.eventId, r]));
 }

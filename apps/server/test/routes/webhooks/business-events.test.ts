@@ -46,7 +46,7 @@ describe('POST /v1/business-events', () => {
     const res = await post(outcome('biz-1'), (raw) => signBusinessEvent(secret, raw, nowSeconds()));
     expect(res.statusCode).toBe(202);
     expect(res.json()).toMatchObject({ accepted: 1, event_id: 'biz-1' });
-    await h.ctx.worker.drainAll();
+    await h.ctx.worker.foldAll();
     const [row] = await h.ctx.db.select().from(events).where(eq(events.eventId, 'biz-1'));
     expect(row).toMatchObject({
       type: 'business_event',
@@ -70,7 +70,7 @@ describe('POST /v1/business-events', () => {
     const first = await post(body, (raw) => signBusinessEvent(secret, raw, nowSeconds()));
     const again = await post(body, (raw) => signBusinessEvent(secret, raw, nowSeconds()));
     expect(first.json().event_id).toBe(again.json().event_id);
-    await h.ctx.worker.drainAll();
+    await h.ctx.worker.foldAll();
     const rows = await h.ctx.db.select().from(events).where(eq(events.userId, 'dave'));
     expect(rows).toHaveLength(1);
   });
@@ -106,7 +106,7 @@ describe('POST /v1/business-events', () => {
     const res = await post(outcome(id), sign as (raw: string) => string | undefined);
     expect(res.statusCode).toBe(401);
     expect(res.json()).toMatchObject({ type: '/problems/invalid-signature', detail });
-    await h.ctx.worker.drainAll();
+    await h.ctx.worker.foldAll();
     expect(await h.ctx.db.select().from(events).where(eq(events.eventId, id))).toEqual([]);
   });
 

@@ -1,35 +1,38 @@
 import type { FastifyBaseLogger } from 'fastify';
+import type { EventLog, FoldOptions, FoldResult } from './event-log.ts';
 import { FailureLog } from './failure-log.ts';
-import type { DrainOptions, DrainResult, IngestQueue } from './queue.ts';
 
 /** Acceptances (transactions) one fold takes at most: bounds the fold's memory after a backlog. */
 const ACCEPTANCES_PER_FOLD = 500;
 const IDLE_POLL_MS = 250;
 
 /**
- * Folds stored events into the aggregates. Runs in every server process; the queue's lock
- * makes them take turns. `kick()` wakes it when this process enqueued.
+ * Folds the event log into the aggregates. Runs in every server process; the fold's lock makes
+ * them take turns. The log wakes it after an append of this process that stored something;
+ * otherwise it polls, for what other processes appended.
  *
  * Logs say each thing once: a quarantined event when it is set aside (it is never retried), a
  * failing fold when it starts failing (not on every retry) and when it recovers.
  */
-export class DrainWorker {
+export class FoldWorker {
   private running = false;
   private loop: Promise<void> | null = null;
   private wake: (() => void) | null = null;
   private readonly failures: FailureLog;
 
   constructor(
-    private readonly queue: IngestQueue,
+    private readonly eventLog: EventLog,
     private readonly log: Pick<FastifyBaseLogger, 'error' | 'warn' | 'info'> | null = null,
     /** False while the disk is too full to write: the fold waits, the events stay stored. */
     private readonly mayWrite: () => boolean | Promise<boolean> = () => true,
   ) {
+    // The label predates the name "fold"; operators' alerts may match it, so it stays.
     this.failures = new FailureLog(log, 'ingest drain');
+    eventLog.onAppend(() => this.kick());
   }
 
-  /** Drains until nothing stored is left to fold; returns the number of events folded. */
-  async drainAll(): Promise<number> {
+  /** Folds until nothing appended is left; returns the number of events folded. */
+  async foldAll(): Promise<number> {
     let total = 0;
     for (;;) {
       const { events, quarantined } = await this.foldOnce({});
@@ -42,8 +45,8 @@ export class DrainWorker {
    * One fold of the next stretch, for a caller that needs the fold to move now (an analysis
    * waiting for it): with `ifFree` it returns `busy` instead of waiting when another fold runs.
    */
-  async foldOnce(options: DrainOptions): Promise<DrainResult> {
-    const result = await this.queue.drain(ACCEPTANCES_PER_FOLD, options);
+  async foldOnce(options: FoldOptions): Promise<FoldResult> {
+    const result = await this.eventLog.fold(ACCEPTANCES_PER_FOLD, options);
     for (const q of result.quarantined) {
       this.log?.warn(
         { org_id: q.orgId, event_id: q.eventId, reason: q.reason },
@@ -53,7 +56,7 @@ export class DrainWorker {
     return result;
   }
 
-  kick(): void {
+  private kick(): void {
     this.wake?.();
   }
 
@@ -63,7 +66,7 @@ export class DrainWorker {
     this.loop = (async () => {
       while (this.running) {
         try {
-          const moved = (await this.mayWrite()) ? await this.drainAll() : 0;
+          const moved = (await this.mayWrite()) ? await this.foldAll() : 0;
           this.failures.succeeded();
           if (moved > 0) continue;
         } catch (error) {

@@ -1,0 +1,63 @@
+import type { AcceptedEvent } from './event-schema.ts';
+
+export interface AppendRequest {
+  orgId: string;
+  events: AcceptedEvent[];
+  /** The UTC month the events are metered in (YYYY-MM). */
+  month: string;
+  /** Events the org may be metered this month in all; null when nothing is refused (overage billed or limits off). */
+  allowance: number | null;
+}
+
+export interface AppendResult {
+  /** New events, now durably in the log (and so waiting for the fold) and metered. */
+  appended: string[];
+  /** Already accepted earlier (a retry): acknowledged, not appended or metered again. */
+  duplicates: string[];
+  /** The duplicates whose earlier event says something else: acknowledged, the earlier one stands. */
+  conflicts: string[];
+  /** New events past the monthly allowance: not appended, not metered. */
+  refused: string[];
+}
+
+/** A stored event the fold could not fold: set aside with the database's reason. */
+export interface QuarantinedEvent {
+  orgId: string;
+  eventId: string;
+  reason: string;
+}
+
+export interface FoldResult {
+  /** Events folded into the aggregates. */
+  events: number;
+  /** Events of the stretch set aside instead (each reported once, when it is set aside). */
+  quarantined: QuarantinedEvent[];
+  /** True when `ifFree` was asked and another fold was running: nothing was done. */
+  busy?: boolean;
+}
+
+export interface FoldOptions {
+  /** Fold only if no other fold is running right now, instead of waiting for it to end. */
+  ifFree?: boolean;
+}
+
+/**
+ * The permanent event log: the port every acceptance path (events, import, business events,
+ * test events) writes through, and the fold reads. `append` returns only once the events
+ * survive a crash; storing, metering and de-duplication happen in the same step so a retried
+ * event is counted once. `fold` takes appended events into the per-user daily aggregates
+ * exactly once. An append that stored something wakes the fold itself (`onAppend`), so no
+ * caller has to.
+ */
+export interface EventLog {
+  append(request: AppendRequest): Promise<AppendResult>;
+  /**
+   * Folds the next appended events (up to `maxTransactions` acceptances) into the aggregates.
+   * A row that cannot be folded is quarantined and passed, never retried: it holds nothing back.
+   */
+  fold(maxTransactions: number, options?: FoldOptions): Promise<FoldResult>;
+  /** Events appended but not yet folded. */
+  depth(): Promise<number>;
+  /** Calls `listener` after each append of this process that stored a new event. */
+  onAppend(listener: () => void): void;
+}
