@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runScheduledNightly } from '../../src/analysis/scheduler.ts';
 import { openDatabase, rows } from '../../src/db/connect.ts';
 import { exposuresForUsers } from '../support/builders.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
@@ -27,6 +28,14 @@ const post = (prefix: string) =>
     url: '/v1/events',
     payload: { events: exposuresForUsers(experimentId, 20, { prefix }) },
   });
+
+const nightlyRunsStored = async () => {
+  const [row] = await rows<{ n: number }>(
+    h.ctx.db,
+    sql`select count(*)::int as n from nightly_runs`,
+  );
+  return row?.n;
+};
 
 const health = async () => {
   const res = await h.call(owner, { method: 'GET', url: '/v1/admin/health' });
@@ -95,8 +104,20 @@ describe('the embedded database on a disk that fills', () => {
     });
     expect(assigned.statusCode).toBe(200);
 
+    // The scheduled nightly run writes too: it is skipped, and says how to run it later.
+    const logged: string[] = [];
+    const log = { error: (_o: object, message: string) => logged.push(message) };
+    expect(await runScheduledNightly(h.ctx, log)).toBeNull();
+    expect(logged).toHaveLength(1);
+    expect(logged[0]).toMatch(/skipped: the database's disk is below ARBITER_MIN_FREE_DISK_BYTES/);
+    expect(logged[0]).toContain('arbiter pipeline run --day');
+    expect(await nightlyRunsStored()).toBe(0);
+
     fs.release();
     expect((await health()).disk.writes_accepted).toBe(true);
+    expect(await runScheduledNightly(h.ctx, log)).not.toBeNull();
+    expect(logged).toHaveLength(1);
+    expect(await nightlyRunsStored()).toBe(1);
     const retried = await post('while-full');
     expect(retried.statusCode, retried.body).toBe(202);
     expect(retried.json().accepted).toBe(20);
