@@ -70,13 +70,7 @@ export function frameworkErrors(error: FastifyError, request: FastifyRequest, re
     );
   if (error.code === 'FST_ERR_BAD_URL')
     return send(reply, request, 'bad-request', 'The URL is not valid percent-encoding');
-  request.log.error({ err: error }, 'routing failed');
-  return send(
-    reply,
-    request,
-    'internal-error',
-    `Request ${request.id} failed; the server log has the cause`,
-  );
+  return sendInternalError(error, 'routing failed', request, reply);
 }
 
 /** No route for this method and path: 405 with `Allow` when the path answers other methods. */
@@ -153,6 +147,22 @@ function frameworkAnswer(
 }
 
 /** A database call over its bound: logged once per request, answered as a retryable 503. */
+/** A failure the client cannot act on: the cause goes to the log, the request id to the client. */
+function sendInternalError(
+  error: unknown,
+  logMessage: string,
+  request: FastifyRequest,
+  reply: FastifyReply,
+) {
+  request.log.error({ err: error }, logMessage);
+  return send(
+    reply,
+    request,
+    'internal-error',
+    `Request ${request.id} failed; the server log has the cause`,
+  );
+}
+
 function sendDatabaseTimeout(request: FastifyRequest, reply: FastifyReply) {
   request.log.warn('a database call exceeded ARBITER_DATABASE_TIMEOUT_MS');
   reply.header('retry-after', String(DATABASE_RETRY_AFTER_SECONDS));
@@ -186,13 +196,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
     const answer = frameworkAnswer(error, request);
     if (answer !== null) return send(reply, request, answer.slug, answer.detail);
     if (isDatabaseTimeout(error)) return sendDatabaseTimeout(request, reply);
-    request.log.error({ err: error }, 'unhandled error');
-    return send(
-      reply,
-      request,
-      'internal-error',
-      `Request ${request.id} failed; the server log has the cause`,
-    );
+    return sendInternalError(error, 'unhandled error', request, reply);
   });
 
   app.setNotFoundHandler((request, reply) => notRouted(routes, request, reply));
