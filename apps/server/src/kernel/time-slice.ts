@@ -3,9 +3,11 @@ import { performance } from 'node:perf_hooks';
 /**
  * How long a long piece of CPU work (an import's parse and checks) may run before it hands the
  * event loop back. Other requests wait at most this long plus one unit of work, well under the
- * 50 ms any request may be held up by another tenant's work.
+ * 50 ms any request may be held up by another tenant's work. At 8 ms a neighbour's assign p99
+ * under four imports was 77 ms, at 4 ms 45–60 ms, with the imports no slower
+ * (bench/server/import-fairness.bench.ts).
  */
-export const TIME_SLICE_MS = 8;
+export const TIME_SLICE_MS = 4;
 
 /** Slices that paused, first come first served. */
 const waiting: Array<() => void> = [];
