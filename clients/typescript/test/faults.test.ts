@@ -303,6 +303,31 @@ describe('never blocks, never throws', () => {
     expect(c.assign('checkout-prompt', 'user-7')).toBe(before);
   });
 
+  it('logs one line for one outage whose errors differ from poll to poll', async () => {
+    let failing = false;
+    let failures = 0;
+    const c = client({
+      pollIntervalMs: 5,
+      maxAttempts: 1,
+      fetch: (input, init) => {
+        if (failing && init?.method === 'GET') {
+          failures++;
+          // A reset connection first, refused ones after: each poll's detail is its own.
+          return Promise.reject(new TypeError(`fetch failed (attempt ${failures})`));
+        }
+        return fetch(input, init);
+      },
+    });
+    expect(await c.ready()).toBe(true);
+    failing = true;
+    await until(() => failures >= 5);
+    const logged = logger.lines.filter((l) => l.includes('config refresh failed'));
+    expect(logged).toHaveLength(1);
+    expect(logged[0]).toContain('attempt 1');
+    failing = false;
+    await until(() => logger.lines.some((l) => l.includes('reachable again')));
+  });
+
   it('close() delivers what is queued', async () => {
     const c = client();
     trackSome(c, 7);

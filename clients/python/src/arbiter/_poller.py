@@ -22,7 +22,9 @@ class ConfigPoller:
         self._closed = False
         #: Set once the first load attempt has ended, whatever its outcome.
         self.first_attempt = threading.Event()
-        #: Last problem logged, so that an outage gives one line, not one per poll.
+        #: What the last problem logged was, so that an outage gives one line, not one per poll.
+        #: A failed request counts by its kind alone (its detail changes within one outage: a
+        #: reset connection, then refused ones); an unusable config by what is wrong with it.
         self._last_problem: Optional[str] = None
 
     def start(self) -> None:
@@ -53,7 +55,7 @@ class ConfigPoller:
             try:
                 self._fetch_once()
             except Exception as err:  # a bug must not end polling
-                self._problem("config refresh failed: %s" % err)
+                self._problem("refresh-failed", "config refresh failed: %s" % err)
             finally:
                 self.first_attempt.set()
             self._wake.wait(self._interval)
@@ -66,19 +68,24 @@ class ConfigPoller:
         if result.kind == "ok":
             fatal, skipped = self._store.replace(result.body, _header(result.headers, "etag"))
             if fatal is not None:
-                return self._problem("config not used: %s" % fatal)
+                return self._problem("not used: %s" % fatal, "config not used: %s" % fatal)
             if skipped:
                 self._log.warning("config: malformed experiments left out: %s", ", ".join(skipped))
             return self._recovered()
         if self._store.loaded:
-            self._problem("config refresh failed, serving config version %s: %s" % (self._store.version, result.detail))
+            self._problem(
+                "refresh-failed",
+                "config refresh failed, serving config version %s: %s" % (self._store.version, result.detail),
+            )
         else:
-            self._problem("config could not be loaded, assign() returns None until it is: %s" % result.detail)
+            self._problem(
+                "not-loaded", "config could not be loaded, assign() returns None until it is: %s" % result.detail
+            )
 
-    def _problem(self, message: str) -> None:
-        if message != self._last_problem:
+    def _problem(self, key: str, message: str) -> None:
+        if key != self._last_problem:
             self._log.warning(message)
-        self._last_problem = message
+        self._last_problem = key
 
     def _recovered(self) -> None:
         if self._last_problem is not None:

@@ -19,7 +19,11 @@ export class ConfigPoller {
   private inFlight: Promise<void> | null = null;
   private again = false;
   private closed = false;
-  /** Last problem logged, so that an outage gives one line, not one per poll. */
+  /**
+   * What the last problem logged was, so that an outage gives one line, not one per poll. A
+   * failed request counts by its kind alone: its detail changes within one outage (a reset
+   * connection, then refused ones); an unusable config counts by what is wrong with it.
+   */
   private lastProblem: string | null = null;
   private started: Promise<void> | null = null;
 
@@ -81,22 +85,28 @@ export class ConfigPoller {
     if (result.kind === 'not-modified') return this.recovered();
     if (result.kind === 'ok') {
       const { fatal, skipped } = store.replace(result.body, result.headers.get('etag'));
-      if (fatal !== null) return this.problem(`config not used: ${fatal}`);
+      if (fatal !== null) return this.problem(`not used: ${fatal}`, `config not used: ${fatal}`);
       if (skipped.length > 0) {
         logger.warn(`config: malformed experiments left out: ${skipped.join(', ')}`);
       }
       return this.recovered();
     }
-    this.problem(
-      store.loaded
-        ? `config refresh failed, serving config version ${store.version}: ${result.detail}`
-        : `config could not be loaded, assign() returns null until it is: ${result.detail}`,
-    );
+    if (store.loaded) {
+      this.problem(
+        'refresh-failed',
+        `config refresh failed, serving config version ${store.version}: ${result.detail}`,
+      );
+    } else {
+      this.problem(
+        'not-loaded',
+        `config could not be loaded, assign() returns null until it is: ${result.detail}`,
+      );
+    }
   }
 
-  private problem(message: string): void {
-    if (message !== this.lastProblem) this.options.logger.warn(message);
-    this.lastProblem = message;
+  private problem(key: string, message: string): void {
+    if (key !== this.lastProblem) this.options.logger.warn(message);
+    this.lastProblem = key;
   }
 
   private recovered(): void {

@@ -11,7 +11,11 @@ final class ConfigPoller {
   private final Transport transport;
   private final ConfigStore store;
   private final ArbiterLogger logger;
-  /** Last problem logged, so that an outage gives one line, not one per poll. */
+  /**
+   * What the last problem logged was, so that an outage gives one line, not one per poll. A
+   * failed request counts by its kind alone (its detail changes within one outage: a reset
+   * connection, then refused ones); an unusable config by what is wrong with it.
+   */
   private String lastProblem;
 
   ConfigPoller(Transport transport, ConfigStore store, ArbiterLogger logger) {
@@ -31,7 +35,7 @@ final class ConfigPoller {
       case OK:
         ConfigStore.Outcome outcome = store.replace(result.body, result.etag);
         if (outcome.fatal != null) {
-          problem("config not used: " + outcome.fatal);
+          problem("not used: " + outcome.fatal, "config not used: " + outcome.fatal);
           return;
         }
         if (!outcome.skipped.isEmpty()) {
@@ -40,15 +44,19 @@ final class ConfigPoller {
         recovered();
         return;
       default:
-        problem(store.loaded()
-            ? "config refresh failed, serving config version " + store.version() + ": " + result.detail
-            : "config could not be loaded, assign() returns null until it is: " + result.detail);
+        if (store.loaded()) {
+          problem("refresh-failed",
+              "config refresh failed, serving config version " + store.version() + ": " + result.detail);
+        } else {
+          problem("not-loaded",
+              "config could not be loaded, assign() returns null until it is: " + result.detail);
+        }
     }
   }
 
-  private void problem(String message) {
-    if (!message.equals(lastProblem)) logger.warn(message);
-    lastProblem = message;
+  private void problem(String key, String message) {
+    if (!key.equals(lastProblem)) logger.warn(message);
+    lastProblem = key;
   }
 
   private void recovered() {
