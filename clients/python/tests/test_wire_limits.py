@@ -9,7 +9,7 @@ from typing import Any, Dict, Optional
 import pytest
 
 from arbiter import _constants as C
-from arbiter._event_validation import text_problem, wire_problem
+from arbiter._event_validation import EVENT_TYPES, text_problem, wire_problem
 from conftest import REPO_ROOT
 
 with open(os.path.join(REPO_ROOT, "testdata", "wire-limits.json"), encoding="utf-8") as f:
@@ -18,7 +18,7 @@ with open(os.path.join(REPO_ROOT, "testdata", "wire-limits.json"), encoding="utf
 TEXT = LIMITS["event"]["text"]
 NUMBERS = LIMITS["event"]["numbers"]
 #: Set by the client itself for every event, never by a caller's payload.
-CLIENT_SET = {"event_id"}
+CLIENT_SET = set(LIMITS["event"]["clientSet"])
 BASE: Dict[str, Any] = {"experiment_id": "checkout", "user_id": "user-1"}
 
 
@@ -88,3 +88,7 @@ def test_the_constants_that_carry_a_wire_limit_equal_it() -> None:
     assert LIMITS["freeFormJson"]["maxBytes"] == C.METADATA_MAX_BYTES
     # A replayed event must still be young enough for POST /v1/events.
     assert LIMITS["timestamps"]["maxLiveAgeMs"] > C.OFFLINE_REPLAY_WINDOW_MS
+
+
+def test_the_event_types_are_the_contracts() -> None:
+    assert frozenset(LIMITS["event"]["types"]) == EVENT_TYPES

@@ -1,30 +1,18 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import * as C from '../src/internal/constants.ts';
-import { isStorableText, wireProblem } from '../src/internal/event-validation.ts';
+import { EVENT_TYPES, isStorableText, wireProblem } from '../src/internal/event-validation.ts';
 import type { TrackPayload } from '../src/types.ts';
+import { WIRE_LIMITS } from './support/wire-limits.ts';
 
 /**
  * The client refuses exactly what the server refuses: every limit of testdata/wire-limits.json
  * (generated from packages/contract) is taken at its value and refused one step past it.
  */
-interface WireLimits {
-  textRule: { pattern: string };
-  event: {
-    text: Record<string, { minLength: number; maxLength: number }>;
-    numbers: Record<string, { minimum: number; maximum: number; integer: boolean }>;
-  };
-  freeFormJson: { maxDepth: number; maxBytes: number };
-  batch: { maxEvents: number; maxBytes: number };
-  timestamps: { maxLiveAgeMs: number };
-}
-const LIMITS = JSON.parse(
-  readFileSync(new URL('../../../testdata/wire-limits.json', import.meta.url), 'utf8'),
-) as WireLimits;
+const LIMITS = WIRE_LIMITS;
 
 const base: TrackPayload = { experiment_id: 'checkout', user_id: 'user-1' };
 /** The event's own fields: set by the client itself, never by a caller's payload. */
-const CLIENT_SET = new Set(['event_id']);
+const CLIENT_SET = new Set(LIMITS.event.clientSet);
 const textFields = Object.entries(LIMITS.event.text).filter(([f]) => !CLIENT_SET.has(f));
 const numberFields = Object.entries(LIMITS.event.numbers);
 const withField = (field: string, value: unknown) => ({ ...base, [field]: value }) as TrackPayload;
@@ -78,5 +66,33 @@ describe('the wire limits (testdata/wire-limits.json)', () => {
     expect(C.MAX_EVENT_BATCH_BYTES).toBe(LIMITS.batch.maxBytes);
     // A replayed event must still be young enough for POST /v1/events.
     expect(C.OFFLINE_REPLAY_WINDOW_MS).toBeLessThan(LIMITS.timestamps.maxLiveAgeMs);
+  });
+});
+
+describe('the event vocabulary (testdata/wire-limits.json)', () => {
+  it('TrackPayload takes exactly the fields a caller may set', () => {
+    // typed over TrackPayload's keys: the type check of the tests fails on a key missing or extra
+    const payloadFields: Record<keyof TrackPayload, true> = {
+      experiment_id: true,
+      user_id: true,
+      variant: true,
+      latency_ms: true,
+      input_tokens: true,
+      output_tokens: true,
+      cost_usd: true,
+      model: true,
+      error: true,
+      prompt: true,
+      response: true,
+      business_metric: true,
+      value: true,
+      metadata: true,
+    };
+    const callerSet = LIMITS.event.fields.filter((f) => !CLIENT_SET.has(f));
+    expect(Object.keys(payloadFields).sort()).toEqual(callerSet.sort());
+  });
+
+  it('track takes exactly the event types of the API', () => {
+    expect([...EVENT_TYPES]).toEqual(LIMITS.event.types);
   });
 });

@@ -8,6 +8,15 @@ export {
   relayout,
 } from './bucket-map.ts';
 export {
+  BUSINESS_FIELDS,
+  CLIENT_SET_FIELDS,
+  EVENT_FIELDS,
+  EVENT_TYPES,
+  type EventField,
+  type EventType,
+  MODEL_CALL_FIELDS,
+} from './event-fields.ts';
+export {
   BINARY_KINDS,
   CUPED_KINDS,
   MAX_COVARIATE_DAYS,

@@ -1,4 +1,11 @@
 import {
+  BUSINESS_FIELDS,
+  CLIENT_SET_FIELDS,
+  EVENT_FIELDS,
+  EVENT_TYPES,
+  MODEL_CALL_FIELDS,
+} from './event-fields.ts';
+import {
   EVENT_TEXT_LIMITS,
   FREE_FORM_JSON_MAX_BYTES,
   FREE_FORM_JSON_MAX_DEPTH,
@@ -19,12 +26,17 @@ export function wireLimitsDocument() {
   return {
     specVersion: 1,
     description:
-      'The limits of what crosses the wire, generated from packages/contract (do not edit: run `npm run write-wire-limits -w @arbiter/contract`). The server refuses anything beyond them; every client library checks them before it queues an event and its tests assert against this file. Text lengths count UTF-16 code units; free-form JSON bytes are of compact JSON in UTF-8; durations are in milliseconds.',
+      'The limits of what crosses the wire, generated from packages/contract (do not edit: run `npm run write-wire-limits -w @arbiter/contract`). The server refuses anything beyond them; every client library checks them before it queues an event and its tests assert against this file. Text lengths count UTF-16 code units; free-form JSON bytes are of compact JSON in UTF-8; durations are in milliseconds. `event.fields` are every field an event may carry; `modelCallOnly` and `businessOnly` only those types carry (a business event always); `clientSet` the client fills in itself.',
     textRule: {
       pattern: STORABLE_TEXT_PATTERN,
       meaning: 'no NUL and no unpaired UTF-16 surrogate, in every string, id and free-form key',
     },
     event: {
+      types: EVENT_TYPES,
+      fields: EVENT_FIELDS,
+      modelCallOnly: MODEL_CALL_FIELDS,
+      businessOnly: BUSINESS_FIELDS,
+      clientSet: CLIENT_SET_FIELDS,
       text: EVENT_TEXT_LIMITS,
       numbers: NUMERIC_DOMAINS,
     },

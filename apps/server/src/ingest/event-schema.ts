@@ -1,4 +1,5 @@
 import {
+  EVENT_TYPES,
   EVENT_TEXT_LIMITS as LENGTH,
   NUMERIC_DOMAINS,
   type NumericDomain,
@@ -6,9 +7,6 @@ import {
 import { type Static, Type } from 'typebox';
 import { FreeFormObject } from '../schemas/free-form-json.ts';
 import { Text } from '../schemas/text.ts';
-
-export const EVENT_TYPES = ['exposure', 'model_call', 'business_event'] as const;
-export type EventType = (typeof EVENT_TYPES)[number];
 
 /** A text limit as JSON Schema keywords; a `minLength` of 0 goes without saying. */
 const length = (field: keyof typeof LENGTH) => {
@@ -61,24 +59,8 @@ export const EventSchema = Type.Object(
 export type IncomingEvent = Static<typeof EventSchema>;
 
 /** An event that passed every check, with its experiment resolved to the canonical id. */
-export interface AcceptedEvent {
-  event_id: string;
-  type: EventType;
-  experiment_id: string;
-  user_id: string;
+export type AcceptedEvent = Omit<IncomingEvent, 'variant'> & {
   variant: string | null;
-  timestamp: string;
   received_at: string;
-  latency_ms?: number;
-  input_tokens?: number;
-  output_tokens?: number;
-  cost_usd?: number;
-  model?: string;
-  error?: string | null;
-  prompt?: string;
-  response?: string;
-  business_metric?: string;
-  value?: number;
-  metadata?: Record<string, unknown>;
   is_test: boolean;
-}
+};

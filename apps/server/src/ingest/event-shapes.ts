@@ -1,6 +1,6 @@
+import { BUSINESS_FIELDS, MODEL_CALL_FIELDS } from '@arbiter/contract';
 import { Type } from 'typebox';
 import { EventSchema } from './event-schema.ts';
-import { BUSINESS_FIELDS, MODEL_CALL_FIELDS } from './validate-event.ts';
 
 /**
  * The events of a batch as the OpenAPI document states them: one shape per `type`, each made

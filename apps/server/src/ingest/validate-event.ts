@@ -1,24 +1,17 @@
 import { variantForBucket } from '@arbiter/bucketing';
-import { MAX_FUTURE_SKEW_MS, MAX_HISTORY_AGE_MS, MAX_LIVE_AGE_MS } from '@arbiter/contract';
+import {
+  BUSINESS_FIELDS,
+  MAX_FUTURE_SKEW_MS,
+  MAX_HISTORY_AGE_MS,
+  MAX_LIVE_AGE_MS,
+  MODEL_CALL_FIELDS,
+} from '@arbiter/contract';
 import type { OrgState } from '../domain/org-state-cache.ts';
 import { utcDay } from '../kernel/utc-day.ts';
 import { compileBodyValidator } from '../schemas/validators.ts';
 import { type AcceptedEvent, EventSchema, type IncomingEvent } from './event-schema.ts';
 
 const checkShape = compileBodyValidator(EventSchema);
-/** Fields only a business event carries (and must). */
-export const BUSINESS_FIELDS = ['business_metric', 'value'] as const;
-/** Fields only a model call carries. */
-export const MODEL_CALL_FIELDS = [
-  'latency_ms',
-  'input_tokens',
-  'output_tokens',
-  'cost_usd',
-  'model',
-  'error',
-  'prompt',
-  'response',
-] as const;
 
 export type EventCheck =
   | {

@@ -1,7 +1,12 @@
 import type { EventType, TrackPayload } from '../types.ts';
 import { MAX_USER_ID_LENGTH } from './constants.ts';
 
-const EVENT_TYPES: ReadonlySet<string> = new Set(['exposure', 'model_call', 'business_event']);
+/** The event types the API takes (testdata/wire-limits.json `event.types`). */
+export const EVENT_TYPES: ReadonlySet<string> = new Set([
+  'exposure',
+  'model_call',
+  'business_event',
+]);
 
 /**
  * The server's rules for an event (docs/wire-format.md), so that no event it would refuse is

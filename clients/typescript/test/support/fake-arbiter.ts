@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { ArbiterEvent } from '../../src/internal/wire.ts';
+import { WIRE_LIMITS } from './wire-limits.ts';
 
 /** What a config document holds, as docs/wire-format.md defines it. */
 export interface ConfigDoc {
@@ -46,25 +47,7 @@ export interface FakeArbiter {
   close(): Promise<void>;
 }
 
-const EVENT_FIELDS = new Set([
-  'event_id',
-  'type',
-  'experiment_id',
-  'user_id',
-  'timestamp',
-  'variant',
-  'latency_ms',
-  'input_tokens',
-  'output_tokens',
-  'cost_usd',
-  'model',
-  'error',
-  'prompt',
-  'response',
-  'business_metric',
-  'value',
-  'metadata',
-]);
+const EVENT_FIELDS = new Set(WIRE_LIMITS.event.fields);
 
 /**
  * An Arbiter ingest plane on 127.0.0.1 that follows docs/wire-format.md and is as strict as the
@@ -213,7 +196,7 @@ function invalid(event: unknown): string | null {
   if (typeof e.event_id !== 'string' || e.event_id.length < 1 || e.event_id.length > 128) {
     return 'event_id: 1-128 characters';
   }
-  if (!['exposure', 'model_call', 'business_event'].includes(e.type as string)) return 'type';
+  if (!WIRE_LIMITS.event.types.includes(e.type as string)) return 'type';
   if (typeof e.experiment_id !== 'string' || e.experiment_id === '') return 'experiment_id';
   if (typeof e.user_id !== 'string' || e.user_id.length < 1 || e.user_id.length > 256) {
     return 'user_id: 1-256 characters';

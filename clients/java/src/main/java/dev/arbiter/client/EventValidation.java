@@ -34,8 +34,8 @@ final class EventValidation {
       "business_metric", 128);
   private static final Set<String> TEXT = Set.of("experiment_id", "user_id", "variant", "model",
       "prompt", "response", "business_metric");
-  private static final Set<String> BUSINESS_ONLY = Set.of("business_metric", "value");
-  private static final Set<String> MODEL_CALL_ONLY = Set.of("latency_ms", "input_tokens",
+  static final Set<String> BUSINESS_ONLY = Set.of("business_metric", "value");
+  static final Set<String> MODEL_CALL_ONLY = Set.of("latency_ms", "input_tokens",
       "output_tokens", "cost_usd", "model", "error", "prompt", "response");
 
   private EventValidation() {}

@@ -5,8 +5,13 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.Arrays;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
@@ -16,16 +21,21 @@ import org.junit.jupiter.api.Test;
  */
 class WireLimitsTest {
   private static final Map<String, Object> LIMITS = RepoFiles.json("testdata/wire-limits.json");
-  /** The event type that carries each field; the others go on an exposure. */
-  private static final Map<String, String> CARRIED_BY = Map.of(
-      "business_metric", "business_event", "value", "business_event",
-      "model", "model_call", "error", "model_call", "prompt", "model_call",
-      "response", "model_call", "latency_ms", "model_call", "input_tokens", "model_call",
-      "output_tokens", "model_call", "cost_usd", "model_call");
-
   @SuppressWarnings("unchecked")
   private static Map<String, Object> section(Map<String, Object> parent, String name) {
     return (Map<String, Object>) parent.get(name);
+  }
+
+  @SuppressWarnings("unchecked")
+  private static Set<String> names(String name) {
+    return new HashSet<>((List<String>) section(LIMITS, "event").get(name));
+  }
+
+  /** The event type that carries a field; the fields of every type go on an exposure. */
+  private static String carrier(String field) {
+    if (names("modelCallOnly").contains(field)) return "model_call";
+    if (names("businessOnly").contains(field)) return "business_event";
+    return "exposure";
   }
 
   private static double number(Map<String, Object> limit, String name) {
@@ -34,7 +44,7 @@ class WireLimitsTest {
 
   /** The problem of an event carrying {@code value} in {@code field}, or null. */
   private static String problem(String field, Object value) {
-    String type = CARRIED_BY.getOrDefault(field, "exposure");
+    String type = carrier(field);
     Map<String, Object> payload = new HashMap<>();
     payload.put("experiment_id", "checkout");
     payload.put("user_id", "user-1");
@@ -62,7 +72,7 @@ class WireLimitsTest {
   void textFieldsTakeTheirLengthLimitsAndRefuseOnePastThem() {
     Map<String, Object> text = section(section(LIMITS, "event"), "text");
     for (String field : text.keySet()) {
-      if (field.equals("event_id")) continue; // set by the client itself, never by a payload
+      if (names("clientSet").contains(field)) continue; // the client's own, never a payload's
       Map<String, Object> limit = section(text, field);
       int max = (int) number(limit, "maxLength");
       assertNull(problem(field, "x".repeat(max)), field);
@@ -127,5 +137,16 @@ class WireLimitsTest {
     // A replayed event must still be young enough for POST /v1/events.
     assertTrue(ArbiterDefaults.OFFLINE_REPLAY_WINDOW_MS
         < number(section(LIMITS, "timestamps"), "maxLiveAgeMs"));
+  }
+
+  @Test
+  void theEventVocabularyIsTheContracts() {
+    Set<String> callerSet = names("fields");
+    callerSet.removeAll(names("clientSet"));
+    assertEquals(callerSet, EventValidation.PAYLOAD_FIELDS);
+    assertEquals(names("modelCallOnly"), EventValidation.MODEL_CALL_ONLY);
+    assertEquals(names("businessOnly"), EventValidation.BUSINESS_ONLY);
+    assertEquals(names("types"),
+        Arrays.stream(EventType.values()).map(EventType::wireName).collect(Collectors.toSet()));
   }
 }
