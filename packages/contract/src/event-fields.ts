@@ -7,28 +7,6 @@
 export const EVENT_TYPES = ['exposure', 'model_call', 'business_event'] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
-/** Every field an event may carry, in the order the wire format lists them. */
-export const EVENT_FIELDS = [
-  'event_id',
-  'type',
-  'experiment_id',
-  'user_id',
-  'timestamp',
-  'variant',
-  'latency_ms',
-  'input_tokens',
-  'output_tokens',
-  'cost_usd',
-  'model',
-  'error',
-  'prompt',
-  'response',
-  'business_metric',
-  'value',
-  'metadata',
-] as const;
-export type EventField = (typeof EVENT_FIELDS)[number];
-
 /** Fields only a model call carries. */
 export const MODEL_CALL_FIELDS = [
   'latency_ms',
@@ -39,13 +17,24 @@ export const MODEL_CALL_FIELDS = [
   'error',
   'prompt',
   'response',
-] as const satisfies readonly EventField[];
+] as const;
 
 /** Fields only a business event carries, and always does. */
-export const BUSINESS_FIELDS = [
-  'business_metric',
-  'value',
-] as const satisfies readonly EventField[];
+export const BUSINESS_FIELDS = ['business_metric', 'value'] as const;
+
+/** Every field an event may carry, in the order the wire format lists them. */
+export const EVENT_FIELDS = [
+  'event_id',
+  'type',
+  'experiment_id',
+  'user_id',
+  'timestamp',
+  'variant',
+  ...MODEL_CALL_FIELDS,
+  ...BUSINESS_FIELDS,
+  'metadata',
+] as const;
+export type EventField = (typeof EVENT_FIELDS)[number];
 
 /** Fields a client library fills in itself when it queues an event; a caller never sets them. */
 export const CLIENT_SET_FIELDS = [
