@@ -1,6 +1,7 @@
 import { normalTwoSidedP } from './distributions.ts';
-import { sampleArms, welchCore } from './moments.ts';
-import { degenerate, liftOf, type TwoSampleResult } from './result.ts';
+import { meanDifference } from './mean-difference.ts';
+import { sampleArms } from './moments.ts';
+import { degenerate, type TwoSampleResult } from './result.ts';
 
 export interface MannWhitneyResult extends TwoSampleResult<'mann_whitney'> {
   /** U of the treatment arm: pairs where treatment > control, ties counting one half. Same as `statistic`. */
@@ -36,24 +37,13 @@ export function mannWhitneyTest(
   // scipy: z = (max(U1, U2) - mu - 0.5)/s and p = min(1, 2 sf(z)); the sign is kept here.
   const z = (Math.sign(d) * Math.max(Math.abs(d) - 0.5, 0)) / Math.sqrt(variance);
 
-  const core = welchCore(mc, mt);
-  const effect = mt.mean - mc.mean;
-  const ci =
-    typeof core === 'string'
-      ? { low: effect, high: effect }
-      : { low: core.ciLow, high: core.ciHigh };
   return {
     test: 'mann_whitney',
     ok: true,
     reason: null,
     statistic: u,
     p_value: normalTwoSidedP(z),
-    effect,
-    ci_low: ci.low,
-    ci_high: ci.high,
-    lift: liftOf(effect, mc.mean),
-    n_control: nC,
-    n_treatment: nT,
+    ...meanDifference(mc, mt),
     u,
     z,
   };

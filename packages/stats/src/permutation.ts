@@ -1,5 +1,6 @@
-import { sampleArms, welchCore } from './moments.ts';
-import { degenerate, liftOf, type StatReason, type TwoSampleResult } from './result.ts';
+import { meanDifference } from './mean-difference.ts';
+import { sampleArms } from './moments.ts';
+import { degenerate, type StatReason, type TwoSampleResult } from './result.ts';
 import { createRng, type Rng } from './rng.ts';
 
 /** The seed used when the caller gives none: results must be reproducible run to run. */
@@ -53,20 +54,9 @@ export function permutationTest(
   pooled.set(c, 0);
   pooled.set(t, c.length);
 
-  const effect = mt.mean - mc.mean;
-  const core = welchCore(mc, mt);
-  const ci =
-    typeof core === 'string'
-      ? { low: effect, high: effect }
-      : { low: core.ciLow, high: core.ciHigh };
   const base = {
     test: 'permutation' as const,
-    effect,
-    ci_low: ci.low,
-    ci_high: ci.high,
-    lift: liftOf(effect, mc.mean),
-    n_control: nC,
-    n_treatment: nT,
+    ...meanDifference(mc, mt),
     sample_cap_used: sampled,
   };
 
