@@ -1,3 +1,4 @@
+import { NUMERIC_DOMAINS } from '@arbiter/contract';
 import { TimeSlice } from '../../kernel/time-slice.ts';
 import { EventSchema, type IncomingEvent } from '../event-schema.ts';
 import { type CsvRecord, csvRecords } from './csv-records.ts';
@@ -16,13 +17,8 @@ export const CSV_COLUMNS = Object.keys(EventSchema.properties) as (keyof Incomin
 export type CsvColumn = (typeof CSV_COLUMNS)[number];
 
 const KNOWN = new Set<string>(CSV_COLUMNS);
-const NUMERIC = new Set<CsvColumn>([
-  'latency_ms',
-  'input_tokens',
-  'output_tokens',
-  'cost_usd',
-  'value',
-]);
+/** The numeric event fields: each has a domain in the contract. */
+const NUMERIC_COLUMNS: ReadonlySet<string> = new Set(Object.keys(NUMERIC_DOMAINS));
 // Plain decimal notation only: Number() would also take "0x1f", "Infinity" and "1_000"-like
 // typos that a spreadsheet never writes on purpose.
 const DECIMAL = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
@@ -79,7 +75,7 @@ function recordProblem(record: CsvRecord, header: readonly CsvColumn[]): string 
 }
 
 function convertCell(column: CsvColumn, cell: string): { value: unknown } | { problem: string } {
-  if (NUMERIC.has(column)) {
+  if (NUMERIC_COLUMNS.has(column)) {
     const trimmed = cell.trim();
     const value = DECIMAL.test(trimmed) ? Number(trimmed) : Number.NaN;
     if (!Number.isFinite(value)) return { problem: `${column}: not a number: ${snippet(cell)}` };

@@ -1,3 +1,4 @@
+import { NUMERIC_DOMAINS } from '@arbiter/contract';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { csvRecords } from '../../../src/ingest/import/csv-records.ts';
@@ -388,14 +389,6 @@ describe('row cap', () => {
 });
 
 describe('CSV round trip (property)', () => {
-  const NUMERIC = new Set<CsvColumn>([
-    'latency_ms',
-    'input_tokens',
-    'output_tokens',
-    'cost_usd',
-    'value',
-  ]);
-
   /** RFC 4180 writer: quotes when it must, or always when asked. */
   function field(cell: string, quoteAlways: boolean): string {
     return quoteAlways || /[",\r\n]/.test(cell) ? `"${cell.replaceAll('"', '""')}"` : cell;
@@ -426,7 +419,7 @@ describe('CSV round trip (property)', () => {
     fc.oneof(fc.string({ unit: awkward }), fc.integer(), fc.boolean(), fc.constant(null)),
   );
   const valueFor = (column: CsvColumn): fc.Arbitrary<unknown> =>
-    NUMERIC.has(column) ? number : column === 'metadata' ? metadata : text;
+    column in NUMERIC_DOMAINS ? number : column === 'metadata' ? metadata : text;
 
   const layout = fc.record({
     eol: fc.constantFrom('\n', '\r\n'),
