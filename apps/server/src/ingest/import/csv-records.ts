@@ -1,5 +1,6 @@
 import { pipeline } from 'node:stream/promises';
-import { CsvError, type InfoField, type InfoRecord, Parser } from 'csv-parse';
+import { CsvError, type InfoField, type InfoRecord, type Options, Parser } from 'csv-parse';
+import { parse as parseSync } from 'csv-parse/sync';
 import { TimeSlice } from '../../kernel/time-slice.ts';
 import { bomLength } from './types.ts';
 
@@ -11,6 +12,8 @@ export const CSV_CHUNK_BYTES = 8 * 1024;
 
 const LF = 0x0a;
 const CR = 0x0d;
+const QUOTE = 0x22;
+const COMMA = 0x2c;
 
 /** A syntax problem in one field; the caller names the field once it knows the header. */
 export interface CsvFieldProblem {
@@ -33,9 +36,14 @@ export interface CsvRecord {
  */
 class LineCounter {
   #offset = 0;
-  #line = 1;
+  #line: number;
 
-  constructor(readonly bytes: Buffer) {}
+  constructor(
+    readonly bytes: Buffer,
+    firstLine = 1,
+  ) {
+    this.#line = firstLine;
+  }
 
   at(offset: number): number {
     for (let at = this.bytes.indexOf(LF, this.#offset); at !== -1 && at < offset; ) {
@@ -57,75 +65,105 @@ function pastBlankLines(bytes: Buffer, from: number): number {
   }
 }
 
-/** A quoted field is well formed when its text is exactly the value quoted again. */
-function quotedAsWritten(bytes: Buffer, start: number, end: number, value: string): boolean {
-  return bytes.subarray(start, end).toString() === `"${value.replaceAll('"', '""')}"`;
+const OPTIONS: Options = {
+  bom: false,
+  record_delimiter: ['\r\n', '\n'],
+  relax_quotes: true,
+  relax_column_count: true,
+  skip_empty_lines: true,
+};
+
+const isUnclosedQuote = (err: unknown) =>
+  err instanceof CsvError && err.code === 'CSV_QUOTE_NOT_CLOSED';
+
+/**
+ * The record left open at the end of `bytes`, which starts on `line`: read again with a
+ * context per field, to say on which line its quote opened.
+ */
+function unclosedRecord(bytes: Buffer, line: number): CsvRecord {
+  const fields: string[] = [];
+  let openedAt = 0;
+  const cast = (value: string, context: InfoField) => {
+    fields.push(value);
+    openedAt = context.bytes + 1;
+    return value;
+  };
+  try {
+    parseSync(bytes, { ...OPTIONS, cast });
+  } catch (err) {
+    if (!isUnclosedQuote(err)) throw err;
+  }
+  const openLine = new LineCounter(bytes, line).at(openedAt);
+  // The only problem named: it is the reason every later line is missing.
+  const problem =
+    openLine === line
+      ? 'quoted field is never closed'
+      : `quoted field opened on line ${openLine} is never closed`;
+  return { line, fields, problem: { field: fields.length, problem } };
 }
 
 /**
- * Builds records from csv-parse's callbacks, checking each field against its raw bytes. Byte
- * offsets: where the last record ended (after its line break) and the last field ended.
+ * The first field of a record whose raw text is not what csv-parse made of it: a quoted field
+ * must be its value quoted again (doubled quotes inside) and end at a delimiter, and an
+ * unquoted field may hold no quote. `text` is the record's raw text, `fields` csv-parse's.
  */
-class RecordCollector {
+function quotingProblem(text: string, fields: readonly string[]): CsvFieldProblem | undefined {
+  let at = 0;
+  for (const [field, value] of fields.entries()) {
+    if (text.charCodeAt(at) === QUOTE) {
+      const quoted = `"${value.replaceAll('"', '""')}"`;
+      const next = text.charCodeAt(at + quoted.length);
+      const delimited = Number.isNaN(next) || next === COMMA || next === LF || next === CR;
+      if (!text.startsWith(quoted, at) || !delimited) {
+        return { field, problem: 'text after the closing quote' };
+      }
+      at += quoted.length + 1;
+    } else {
+      if (value.includes('"')) return { field, problem: 'quote inside an unquoted field' };
+      at += value.length + 1;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Builds records from csv-parse's `on_record`. A record without a quote character cannot have
+ * a quoting problem and is taken as parsed; the raw text of one with a quote is checked field
+ * by field. csv-parse's per-field context objects (its `cast` callback) were most of an
+ * import's parsing time and garbage, so only the record's end offset is asked of it.
+ */
+class RecordSplitter {
   readonly records: CsvRecord[] = [];
   #lines: LineCounter;
   #recordEnd = 0;
-  #recordStart = 0;
-  #fieldEnd = 0;
-  #fields: string[] = [];
-  #problem: CsvFieldProblem | undefined;
+  #nextQuote: number;
 
   constructor(readonly bytes: Buffer) {
     this.#lines = new LineCounter(bytes);
+    this.#nextQuote = bytes.indexOf(QUOTE);
   }
-
-  #fieldStart(index: number): number {
-    if (index > 0) return this.#fieldEnd + 1;
-    this.#recordStart = pastBlankLines(this.bytes, this.#recordEnd);
-    return this.#recordStart;
-  }
-
-  /** csv-parse's `cast`: the value stays text, only its shape is checked. */
-  field = (value: string, context: InfoField): string => {
-    const index = this.#fields.length;
-    const start = this.#fieldStart(index);
-    this.#fieldEnd = context.bytes;
-    if (context.quoting && !quotedAsWritten(this.bytes, start, this.#fieldEnd, value)) {
-      this.#problem ??= { field: index, problem: 'text after the closing quote' };
-    } else if (!context.quoting && value.includes('"')) {
-      this.#problem ??= { field: index, problem: 'quote inside an unquoted field' };
-    }
-    this.#fields.push(value);
-    return value;
-  };
 
   /** csv-parse's `on_record`: kept here, so csv-parse's own result stays empty. */
-  record = (_record: unknown, context: InfoRecord): null => {
-    this.#push(this.#lines.at(this.#recordStart));
-    this.#recordEnd = context.bytes;
+  record = (fields: string[], context: InfoRecord): null => {
+    const start = pastBlankLines(this.bytes, this.#recordEnd);
+    const end = context.bytes;
+    this.#recordEnd = end;
+    if (this.#nextQuote !== -1 && this.#nextQuote < start) {
+      this.#nextQuote = this.bytes.indexOf(QUOTE, start);
+    }
+    const quoted = this.#nextQuote !== -1 && this.#nextQuote < end;
+    this.records.push({
+      line: this.#lines.at(start),
+      fields,
+      problem: quoted ? quotingProblem(this.bytes.toString('utf8', start, end), fields) : undefined,
+    });
     return null;
   };
 
-  /** The field being read when the input ended inside its quotes. */
+  /** The input ended inside quotes: the record left open runs to the end and is read alone. */
   unclosedQuote(): void {
-    const start = this.#fieldStart(this.#fields.length);
-    const line = this.#lines.at(this.#recordStart);
-    const openLine = this.#lines.at(start);
-    // Overrides an earlier problem: it is the reason every later line is missing.
-    this.#problem = {
-      field: this.#fields.length,
-      problem:
-        openLine === line
-          ? 'quoted field is never closed'
-          : `quoted field opened on line ${openLine} is never closed`,
-    };
-    this.#push(line);
-  }
-
-  #push(line: number): void {
-    this.records.push({ line, fields: this.#fields, problem: this.#problem });
-    this.#fields = [];
-    this.#problem = undefined;
+    const start = pastBlankLines(this.bytes, this.#recordEnd);
+    this.records.push(unclosedRecord(this.bytes.subarray(start), this.#lines.at(start)));
   }
 }
 
@@ -160,23 +198,13 @@ export async function csvRecords(
   chunkBytes: number = CSV_CHUNK_BYTES,
 ): Promise<CsvRecord[]> {
   const body = text.slice(bomLength(text));
-  const collector = new RecordCollector(
-    Buffer.from(body.endsWith('\r') ? body.slice(0, -1) : body),
-  );
-  const parser = new Parser({
-    bom: false,
-    record_delimiter: ['\r\n', '\n'],
-    relax_quotes: true,
-    relax_column_count: true,
-    skip_empty_lines: true,
-    cast: collector.field,
-    on_record: collector.record,
-  });
+  const splitter = new RecordSplitter(Buffer.from(body.endsWith('\r') ? body.slice(0, -1) : body));
+  const parser = new Parser({ ...OPTIONS, on_record: splitter.record });
   try {
-    await pipeline(chunksOf(collector.bytes, chunkBytes, slice), parser, discard);
+    await pipeline(chunksOf(splitter.bytes, chunkBytes, slice), parser, discard);
   } catch (err) {
-    if (!(err instanceof CsvError) || err.code !== 'CSV_QUOTE_NOT_CLOSED') throw err;
-    collector.unclosedQuote();
+    if (!isUnclosedQuote(err)) throw err;
+    splitter.unclosedQuote();
   }
-  return collector.records;
+  return splitter.records;
 }

@@ -118,6 +118,24 @@ describe('parseCsvImport', () => {
     });
   });
 
+  it('names the first bad field of a row whose earlier fields are quoted well', async () => {
+    const text = lines(
+      'event_id,prompt,model,error',
+      '"e1","a ""b"", c","m"x,d"e',
+      '"e2","two',
+      'lines, ""quoted""",m,"x"',
+    );
+    expect(await parseCsvImport(text)).toEqual({
+      rows: [
+        {
+          line: 3,
+          event: { event_id: 'e2', prompt: 'two\nlines, "quoted"', model: 'm', error: 'x' },
+        },
+      ],
+      errors: [{ line: 2, detail: 'model: text after the closing quote' }],
+    });
+  });
+
   it('reports an unterminated quote once, at the line its row starts on', async () => {
     const text = lines('event_id,prompt', 'e1,ok', 'e2,"never', 'closed', 'e3,lost');
     expect(await parseCsvImport(text)).toEqual({
