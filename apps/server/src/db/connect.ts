@@ -9,7 +9,7 @@ import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import type pg from 'pg';
 import { lockDataDir } from './data-dir-lock.ts';
 import { boundedPglite } from './database-timeout.ts';
-import { seedFor } from './pglite-seed.ts';
+import { bundledSeed, seedFor } from './pglite-seed.ts';
 import * as schema from './schema.ts';
 
 /** The one database type the services see, whether PGlite or a PostgreSQL server sits below. */
@@ -32,7 +32,15 @@ const MIGRATIONS = fileURLToPath(new URL('./migrations', import.meta.url));
 const MIGRATION_LOCK = 7_227_001;
 
 export type DatabaseTarget =
-  | { kind: 'pglite'; dataDir: string | null }
+  | {
+      kind: 'pglite';
+      dataDir: string | null;
+      /**
+       * In memory only: an initialised, migrated database to start from (a `dumpDataDir`
+       * tarball) in place of the build's seed; code run from source has no build beside it.
+       */
+      seed?: Blob;
+    }
   | { kind: 'postgres'; url: string };
 
 /** Called when PostgreSQL ends a pooled connection that was idle (restart, failover, admin). */
@@ -51,11 +59,15 @@ export async function openDatabase(
   timeoutMs = DEFAULT_DATABASE_TIMEOUT_MS,
 ): Promise<DatabaseHandle> {
   return target.kind === 'pglite'
-    ? openPglite(target.dataDir, timeoutMs)
+    ? openPglite(target.dataDir, target.seed, timeoutMs)
     : openPostgres(target.url, onConnectionLost, timeoutMs);
 }
 
-async function openPglite(targetDir: string | null, timeoutMs: number): Promise<DatabaseHandle> {
+async function openPglite(
+  targetDir: string | null,
+  memorySeed: Blob | undefined,
+  timeoutMs: number,
+): Promise<DatabaseHandle> {
   let dataDir: string | undefined;
   let unlock = () => {};
   if (targetDir !== null) {
@@ -65,10 +77,11 @@ async function openPglite(targetDir: string | null, timeoutMs: number): Promise<
     mkdirSync(dataDir, { recursive: true });
   }
   try {
-    const seed = dataDir === undefined ? undefined : seedFor(dataDir);
-    const client = await PGlite.create(
-      dataDir === undefined ? {} : { dataDir, ...(seed ? { loadDataDir: seed } : {}) },
-    );
+    const seed = dataDir === undefined ? (memorySeed ?? bundledSeed()) : seedFor(dataDir);
+    const client = await PGlite.create({
+      ...(dataDir === undefined ? {} : { dataDir }),
+      ...(seed ? { loadDataDir: seed } : {}),
+    });
     const db = drizzlePglite(boundedPglite(client, timeoutMs), { schema }) as unknown as Database;
     await migratePglite(db as never, { migrationsFolder: MIGRATIONS });
     const close = async () => {

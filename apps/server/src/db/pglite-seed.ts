@@ -12,10 +12,14 @@ import { migrate } from 'drizzle-orm/pglite/migrator';
  */
 const SEED = fileURLToPath(new URL('./pglite-seed.tar.gz', import.meta.url));
 
+/** The build's seed, when it made one. */
+export function bundledSeed(): Blob | undefined {
+  return existsSync(SEED) ? new Blob([readFileSync(SEED)]) : undefined;
+}
+
 /** The seed to load into `pgdata`, when the folder is empty and the build made one. */
 export function seedFor(pgdata: string): Blob | undefined {
-  if (readdirSync(pgdata).length > 0 || !existsSync(SEED)) return undefined;
-  return new Blob([readFileSync(SEED)]);
+  return readdirSync(pgdata).length > 0 ? undefined : bundledSeed();
 }
 
 /** Build step: an initialised, migrated database as a gzipped tarball at `path`. */
