@@ -55,8 +55,16 @@ bash scripts/ensure-chromium.sh
 projects=(--project bucketing --project contract --project stats --project dashboard --project client-ts)
 
 status=0
-say "libraries: ${projects[*]}"
-vitest libraries "${projects[@]}" || status=1
+# The libraries run beside the server on PGlite: the dashboard's browser tests and the clients'
+# fault tests mostly wait (on Chromium, on retries), which the server tests fill.
+say "libraries, beside the server on embedded PGlite: ${projects[*]}"
+(
+  set +e
+  vitest libraries "${projects[@]}" >"$results/libraries.log" 2>&1
+  echo $? >"$results/libraries.exit"
+  echo "$SECONDS" >"$results/libraries.done-at"
+) &
+libraries=$!
 
 # Every server log line of both server runs, and every secret those servers minted, land here;
 # check-log-secrets.mjs then fails the run if any secret reached a log line.
@@ -66,6 +74,11 @@ export ARBITER_TEST_LOG_DIR
 say "server on embedded PGlite"
 # *.postgres.test.ts need concurrent transactions: a PostgreSQL server's, not PGlite's one connection
 ARBITER_TEST_DB=pglite vitest server-pglite --project server --exclude '**/*.postgres.test.ts' || status=1
+
+wait "$libraries"
+echo "== libraries (exit $(cat "$results/libraries.exit"), done at $(cat "$results/libraries.done-at")s)"
+cat "$results/libraries.log"
+[ "$(cat "$results/libraries.exit")" = 0 ] || status=1
 
 say "server on PostgreSQL"
 ARBITER_TEST_DATABASE_URL=$(bash scripts/ensure-postgres.sh)
