@@ -1,3 +1,4 @@
+import { metricDirection } from '@arbiter/contract';
 import {
   centred,
   decidePairs,
@@ -9,6 +10,7 @@ import {
 import type { PlanLimit } from '../domain/plans.ts';
 import type { ArmStatus, MetricResult } from '../schemas/analysis-run.ts';
 import type { MetricDefinition } from '../schemas/experiment-config.ts';
+import { metricOutcome } from './metric-outcome.ts';
 import type { ArmSamples } from './metric-samples.ts';
 import { type Method, type PairOutcome, testPair } from './metric-test.ts';
 import type { RunRecord } from './run-record.ts';
@@ -79,7 +81,7 @@ export function computeRun(inputs: RunInputs): RunRecord {
   return { ...record, status: 'computed', results: testMetrics(inputs, treatments, srm.p_value) };
 }
 
-type PartialResult = Omit<MetricResult, 'p_value_fdr' | 'significant' | 'sequential'>;
+type PartialResult = Omit<MetricResult, 'p_value_fdr' | 'significant' | 'sequential' | 'outcome'>;
 
 function testMetrics(
   inputs: RunInputs,
@@ -122,9 +124,16 @@ function testMetrics(
               ci_high: seq.ci_high,
             }
           : null;
+      const outcome = metricOutcome(d.significant, p.partial.effect, p.partial.direction);
       return [
         p.key,
-        { ...p.partial, p_value_fdr: d.p_value_fdr, significant: d.significant, sequential },
+        {
+          ...p.partial,
+          p_value_fdr: d.p_value_fdr,
+          significant: d.significant,
+          outcome,
+          sequential,
+        },
       ];
     }),
   );
@@ -170,6 +179,7 @@ function pairResult(
     reason: outcome.reason,
     statistic: outcome.statistic,
     p_value: outcome.p_value,
+    direction: metricDirection(definition),
     effect: outcome.effect,
     ci_low: outcome.ci_low,
     ci_high: outcome.ci_high,

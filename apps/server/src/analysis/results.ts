@@ -1,9 +1,12 @@
+import { defaultDirection } from '@arbiter/contract';
 import { and, asc, desc, eq } from 'drizzle-orm';
 import type { Database } from '../db/connect.ts';
 import { analysisRuns } from '../db/schema.ts';
 import type { Experiment } from '../domain/experiments/service.ts';
 import { liveCounts } from '../domain/exposure-counts.ts';
 import { utcDay } from '../kernel/utc-day.ts';
+import type { MetricResult } from '../schemas/analysis-run.ts';
+import { metricOutcome } from './metric-outcome.ts';
 import type { Results } from './results-schema.ts';
 
 /** What presenting a run needs: a stored row, or a record just stored. */
@@ -20,6 +23,17 @@ export type StoredRun = Pick<
   | 'results'
 >;
 
+/**
+ * A stored pair as served. Runs stored before directions existed lack `direction` and
+ * `outcome`; their configs could not state a direction, so the kind's default was the
+ * metric's direction, and the outcome follows from it exactly.
+ */
+function withOutcome(r: MetricResult): MetricResult {
+  if (r.direction !== undefined && r.outcome !== undefined) return r;
+  const direction = r.direction ?? defaultDirection(r.kind);
+  return { ...r, direction, outcome: metricOutcome(r.significant, r.effect, direction) };
+}
+
 /** The Results response of one stored run (the wire format's Results). */
 export function presentRun(run: StoredRun, availableDays: string[]): Results {
   return {
@@ -31,7 +45,9 @@ export function presentRun(run: StoredRun, availableDays: string[]): Results {
     window: { start: run.windowStart.toISOString(), end: run.windowEnd.toISOString() },
     srm: run.srm,
     arms: run.arms,
-    results: run.results,
+    results: Object.fromEntries(
+      Object.entries(run.results).map(([key, r]) => [key, withOutcome(r)]),
+    ),
   };
 }
 

@@ -1,3 +1,4 @@
+import { METRIC_DIRECTIONS } from '@arbiter/contract';
 import { type Static, type TSchema, Type } from 'typebox';
 
 /**
@@ -57,6 +58,9 @@ export const SequentialSchema = Type.Object(
   },
 );
 
+export const METRIC_OUTCOMES = ['better', 'worse', 'inconclusive'] as const;
+export type MetricOutcome = (typeof METRIC_OUTCOMES)[number];
+
 /** MetricResult: the contract's required fields plus ours (docs/decisions.md#the-results-response). */
 export const MetricResultSchema = Type.Object({
   metric: Type.String(),
@@ -77,6 +81,13 @@ export const MetricResultSchema = Type.Object({
   significant: Type.Boolean({
     description:
       'Nightly: ok and p_value_fdr < 0.05. Manual (preliminary) runs: ok and sequential.p_value_fdr < 0.05',
+  }),
+  direction: Type.Enum(METRIC_DIRECTIONS, {
+    description: 'The metric’s direction when the run computed: which way is better',
+  }),
+  outcome: Type.Enum(METRIC_OUTCOMES, {
+    description:
+      'better or worse when significant, by the sign of the effect against the direction; else inconclusive',
   }),
   effect: Type.Number({ description: 'treatment − control' }),
   ci_low: Type.Number(),

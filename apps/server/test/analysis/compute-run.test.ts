@@ -149,6 +149,44 @@ describe('computeRun', () => {
     expect(manual?.significant).toBe(false);
   });
 
+  it('calls a significant effect better or worse by the metric’s direction, else inconclusive', () => {
+    const control = normals(1000, 500, 60);
+    const faster = control.map((x) => x - 30);
+    const run = computeRun(
+      inputs([
+        metricInput(definition('latency', 'latency'), { control, treatment: faster }),
+        metricInput(definition('speed', 'value'), { control, treatment: faster }),
+        metricInput(definition('wait', 'value', { direction: 'decrease' }), {
+          control,
+          treatment: faster,
+        }),
+        metricInput(definition('tokens', 'tokens'), { control, treatment: control }),
+      ]),
+    );
+    const of = (m: string) => run.results[`${m}::treatment`];
+    expect(of('latency')?.significant).toBe(true);
+    expect(of('latency')?.direction).toBe('decrease');
+    expect(of('latency')?.outcome).toBe('better');
+    expect(of('speed')?.direction).toBe('increase');
+    expect(of('speed')?.outcome).toBe('worse');
+    expect(of('wait')?.direction).toBe('decrease');
+    expect(of('wait')?.outcome).toBe('better');
+    expect(of('tokens')?.significant).toBe(false);
+    expect(of('tokens')?.outcome).toBe('inconclusive');
+  });
+
+  it('on a manual run leaves a fixed-horizon-only effect inconclusive', () => {
+    const control = normals(400, 500, 60);
+    const m = metricInput(definition('small', 'latency'), {
+      control,
+      treatment: control.map((x) => x - 12),
+    });
+    expect(computeRun(inputs([m])).results['small::treatment']?.outcome).toBe('better');
+    const manual = computeRun(inputs([m], { kind: 'manual' })).results['small::treatment'];
+    expect(manual?.p_value_fdr).toBeLessThan(0.05);
+    expect(manual?.outcome).toBe('inconclusive');
+  });
+
   it('adjusts a CUPED metric: report beside the unadjusted test, narrower interval', () => {
     const pre = { control: normals(1000, 50, 20), treatment: normals(1000, 50, 20) };
     const arms = {
