@@ -10,6 +10,7 @@ import {
 import type { PlanLimit } from '../domain/plans.ts';
 import type { ArmStatus, MetricResult } from '../schemas/analysis-run.ts';
 import type { MetricDefinition } from '../schemas/experiment-config.ts';
+import { decide } from './decision.ts';
 import { metricOutcome } from './metric-outcome.ts';
 import type { ArmSamples } from './metric-samples.ts';
 import { type Method, type PairOutcome, testPair } from './metric-test.ts';
@@ -47,11 +48,34 @@ export interface RunInputs extends Pick<RunRecord, 'label' | 'kind' | 'windowSta
  * may be repeated at will, on the FDR p-value of its confidence sequence.
  */
 export function computeRun(inputs: RunInputs): RunRecord {
+  const record = testedRun(inputs);
+  const decision = decide({
+    status: record.status,
+    srmP: record.srm.p_value,
+    collecting: missingEvents(inputs, record),
+    metrics: inputs.metrics.map((m) => m.definition),
+    treatments: Object.keys(inputs.shares).filter((a) => a !== inputs.control),
+    results: record.results,
+  });
+  return { ...record, decision };
+}
+
+/** "control has 150 of 200 evaluated events": the arms a collecting run waits for. */
+function missingEvents(inputs: RunInputs, record: Omit<RunRecord, 'decision'>): string {
+  const short = Object.entries(record.arms)
+    .filter(([, a]) => a.events < inputs.minEventsPerArm)
+    .map(([arm, a]) => `${arm} has ${a.events} of ${inputs.minEventsPerArm}`);
+  if (short.length === 0) return 'a run needs a control and at least one treatment arm';
+  return `${short.join(', ')} evaluated events`;
+}
+
+/** The threshold, the SRM gate and the tests: the run before its decision. */
+function testedRun(inputs: RunInputs): Omit<RunRecord, 'decision'> {
   const armNames = Object.keys(inputs.shares);
   const arms = Object.fromEntries(
     armNames.map((a) => [a, inputs.arms[a] ?? { users: 0, events: 0 }]),
   );
-  const record: RunRecord = {
+  const record: Omit<RunRecord, 'decision'> = {
     label: inputs.label,
     kind: inputs.kind,
     status: 'collecting',

@@ -1,5 +1,10 @@
 import { type Static, Type } from 'typebox';
-import { ArmStatusSchema, MetricResultSchema, SrmSchema } from '../schemas/analysis-run.ts';
+import {
+  ArmStatusSchema,
+  DecisionSchema,
+  MetricResultSchema,
+  SrmSchema,
+} from '../schemas/analysis-run.ts';
 
 /**
  * The Results a run serves: the OpenAPI document's schema, built from the stored shapes of
@@ -26,6 +31,7 @@ export const ResultsSchema = Type.Object({
   results: Type.Record(Type.String(), MetricResultSchema, {
     description: 'Keyed <metric>::<treatment>; empty when the SRM gate halted',
   }),
+  decision: DecisionSchema,
 });
 
 export type Results = Static<typeof ResultsSchema>;

@@ -5,7 +5,8 @@ import { analysisRuns } from '../db/schema.ts';
 import type { Experiment } from '../domain/experiments/service.ts';
 import { liveCounts } from '../domain/exposure-counts.ts';
 import { utcDay } from '../kernel/utc-day.ts';
-import type { MetricResult } from '../schemas/analysis-run.ts';
+import type { Decision, MetricResult } from '../schemas/analysis-run.ts';
+import { decide } from './decision.ts';
 import { metricOutcome } from './metric-outcome.ts';
 import type { Results } from './results-schema.ts';
 
@@ -21,6 +22,7 @@ export type StoredRun = Pick<
   | 'srm'
   | 'arms'
   | 'results'
+  | 'decision'
 >;
 
 /**
@@ -34,8 +36,29 @@ function withOutcome(r: MetricResult): MetricResult {
   return { ...r, direction, outcome: metricOutcome(r.significant, r.effect, direction) };
 }
 
+/**
+ * The decision of a run stored before decisions were: from its stored pairs, with metrics and
+ * treatments in name order (the config order it was computed with is not kept).
+ */
+function derivedDecision(run: StoredRun, results: Record<string, MetricResult>): Decision {
+  const pairs = Object.values(results);
+  const metrics = new Map(pairs.map((r) => [r.metric, r.category]));
+  return decide({
+    status: run.srm.halted ? 'srm_halted' : 'computed',
+    srmP: run.srm.p_value,
+    metrics: [...metrics.keys()]
+      .sort()
+      .map((name) => ({ name, category: metrics.get(name) ?? '' })),
+    treatments: [...new Set(pairs.map((r) => r.treatment))].sort(),
+    results,
+  });
+}
+
 /** The Results response of one stored run (the wire format's Results). */
 export function presentRun(run: StoredRun, availableDays: string[]): Results {
+  const results = Object.fromEntries(
+    Object.entries(run.results).map(([key, r]) => [key, withOutcome(r)]),
+  );
   return {
     experiment_id: run.experimentId,
     computed_for: run.label,
@@ -45,9 +68,8 @@ export function presentRun(run: StoredRun, availableDays: string[]): Results {
     window: { start: run.windowStart.toISOString(), end: run.windowEnd.toISOString() },
     srm: run.srm,
     arms: run.arms,
-    results: Object.fromEntries(
-      Object.entries(run.results).map(([key, r]) => [key, withOutcome(r)]),
-    ),
+    results,
+    decision: run.decision ?? derivedDecision(run, results),
   };
 }
 

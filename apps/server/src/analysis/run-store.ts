@@ -29,6 +29,7 @@ export async function storeRun(
     srm: record.srm,
     results: record.results,
     arms: record.arms,
+    decision: record.decision,
   };
   if (record.kind === 'manual') {
     // A manual run is permanent: its label was taken for it alone (manual-run.ts), and a

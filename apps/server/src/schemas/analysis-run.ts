@@ -110,6 +110,26 @@ export const MetricResultSchema = Type.Object({
   sequential: Type.Optional(Nullable(SequentialSchema)),
 });
 
+export const RECOMMENDATIONS = ['ship', 'keep_control', 'keep_collecting', 'halted'] as const;
+
+/** What a run recommends (docs/decisions.md#recommendations), stored with it. */
+export const DecisionSchema = Type.Object(
+  {
+    recommendation: Type.Enum(RECOMMENDATIONS, {
+      description:
+        'ship: a treatment has a primary metric better, none worse, no guardrail broken. keep_control: every treatment has a primary metric worse or a guardrail broken. halted: the SRM gate halted the run. keep_collecting: otherwise, and whenever the run has no primary metric and no broken guardrail in every treatment',
+    }),
+    treatment: Nullable(
+      Type.String({
+        description:
+          'The treatment to ship (of several shippable, the largest lift on the first primary metric in its direction); null unless ship',
+      }),
+    ),
+    reasons: Type.Array(Type.String(), { description: 'Short sentences naming the metrics' }),
+  },
+  { description: 'The run’s recommendation' },
+);
+
 export const SrmSchema = Type.Object({
   p_value: Nullable(Type.Number()),
   halted: Type.Boolean(),
@@ -125,6 +145,7 @@ export const ArmStatusSchema = Type.Object({
 /** One (metric, treatment) result: the type of `MetricResultSchema`, its one definition. */
 export type MetricResult = Static<typeof MetricResultSchema>;
 export type SrmStatus = Static<typeof SrmSchema>;
+export type Decision = Static<typeof DecisionSchema>;
 export type ArmStatus = Static<typeof ArmStatusSchema>;
 /** How a run was started: the nightly job or a manual (preliminary) run. */
 export type RunKind = 'nightly' | 'manual';

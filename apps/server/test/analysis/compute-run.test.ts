@@ -85,6 +85,11 @@ describe('computeRun', () => {
     expect(run.status).toBe('collecting');
     expect(run.results).toEqual({});
     expect(run.srm.p_value).toBeNull();
+    expect(run.decision).toEqual({
+      recommendation: 'keep_collecting',
+      treatment: null,
+      reasons: ['Collecting: control has 199 of 200 evaluated events.'],
+    });
   });
 
   it('halts on a sample-ratio mismatch and withholds the metrics', () => {
@@ -94,6 +99,7 @@ describe('computeRun', () => {
       }),
     );
     expect(run.status).toBe('srm_halted');
+    expect(run.decision.recommendation).toBe('halted');
     expect(run.srm.halted).toBe(true);
     expect(run.srm.p_value).toBeLessThan(0.001);
     expect(run.results).toEqual({});
@@ -173,6 +179,12 @@ describe('computeRun', () => {
     expect(of('wait')?.outcome).toBe('better');
     expect(of('tokens')?.significant).toBe(false);
     expect(of('tokens')?.outcome).toBe('inconclusive');
+    // Every metric is primary here, and speed is worse: the run keeps control.
+    expect(run.decision.recommendation).toBe('keep_control');
+    const lift = `${((of('speed')?.lift as number) * 100).toFixed(1)}%`;
+    expect(run.decision.reasons).toContain(
+      `treatment: primary speed is worse (${lift}); primary latency is better (${lift}); primary wait is better (${lift}); tokens inconclusive.`,
+    );
   });
 
   it('on a manual run leaves a fixed-horizon-only effect inconclusive', () => {
