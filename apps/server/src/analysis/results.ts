@@ -7,6 +7,7 @@ import { liveCounts } from '../domain/exposure-counts.ts';
 import { utcDay } from '../kernel/utc-day.ts';
 import type { Decision, MetricResult } from '../schemas/analysis-run.ts';
 import { decide } from './decision.ts';
+import { guardrailViolations } from './guardrails.ts';
 import { metricOutcome } from './metric-outcome.ts';
 import type { Results } from './results-schema.ts';
 
@@ -70,6 +71,7 @@ export function presentRun(run: StoredRun, availableDays: string[]): Results {
     arms: run.arms,
     results,
     decision: run.decision ?? derivedDecision(run, results),
+    guardrail_violations: guardrailViolations(results),
   };
 }
 
@@ -156,7 +158,10 @@ export async function readResults(
 }
 
 /** The default view of every experiment of the org that has computed results: two queries. */
-export async function readSummary(db: Database, orgId: string): Promise<Results[]> {
+export async function readSummary(
+  db: Database,
+  orgId: string,
+): Promise<Array<Results & { guardrail_violation_count: number }>> {
   const ofOrg = and(eq(analysisRuns.orgId, orgId), withResults);
   const runs = await db
     .selectDistinctOn([analysisRuns.experimentId])
@@ -175,7 +180,8 @@ export async function readSummary(db: Database, orgId: string): Promise<Results[
   const byExperiment = new Map<string, ListedRun[]>();
   for (const r of listed)
     byExperiment.set(r.experimentId, [...(byExperiment.get(r.experimentId) ?? []), r]);
-  return runs.map((run) =>
-    presentRun(run, labelsInOrder(byExperiment.get(run.experimentId) ?? [])),
-  );
+  return runs.map((run) => {
+    const results = presentRun(run, labelsInOrder(byExperiment.get(run.experimentId) ?? []));
+    return { ...results, guardrail_violation_count: results.guardrail_violations.length };
+  });
 }

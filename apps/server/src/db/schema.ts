@@ -177,7 +177,18 @@ export const auditLog = pgTable(
     details: jsonb('details').$type<Record<string, unknown>>().notNull().default({}),
     createdAt: createdAt(),
   },
-  (t) => [index('audit_log_org_target').on(t.orgId, t.targetId)],
+  (t) => [
+    index('audit_log_org_target').on(t.orgId, t.targetId),
+    // A guardrail violation is audited once per (experiment, run label, metric, treatment).
+    uniqueIndex('audit_log_guardrail_once')
+      .on(
+        t.targetId,
+        sql`(${t.details}->>'run')`,
+        sql`(${t.details}->>'metric')`,
+        sql`(${t.details}->>'treatment')`,
+      )
+      .where(sql`${t.action} = 'guardrail.violated'`),
+  ],
 );
 
 export const feedback = pgTable('feedback', {

@@ -130,6 +130,22 @@ export const DecisionSchema = Type.Object(
   { description: 'The run’s recommendation' },
 );
 
+/** A guardrail whose outcome is worse: what the results page's banner shows. */
+export const GuardrailViolationSchema = Type.Object({
+  metric: Type.String(),
+  treatment: Type.String(),
+  direction: Type.Enum(METRIC_DIRECTIONS),
+  effect: Type.Number(),
+  lift: Nullable(Type.Number()),
+  ci_low: Type.Number({ description: 'The interval the decision was made on' }),
+  ci_high: Type.Number(),
+  p_value_fdr: Type.Number({ description: 'The FDR-corrected p-value the decision was made on' }),
+  always_valid: Type.Boolean({
+    description:
+      'true on manual runs: interval and p-value are the always-valid sequential ones; false on nightly runs (fixed-horizon)',
+  }),
+});
+
 export const SrmSchema = Type.Object({
   p_value: Nullable(Type.Number()),
   halted: Type.Boolean(),
@@ -146,6 +162,7 @@ export const ArmStatusSchema = Type.Object({
 export type MetricResult = Static<typeof MetricResultSchema>;
 export type SrmStatus = Static<typeof SrmSchema>;
 export type Decision = Static<typeof DecisionSchema>;
+export type GuardrailViolation = Static<typeof GuardrailViolationSchema>;
 export type ArmStatus = Static<typeof ArmStatusSchema>;
 /** How a run was started: the nightly job or a manual (preliminary) run. */
 export type RunKind = 'nightly' | 'manual';

@@ -140,3 +140,151 @@ describe('a shippable run', () => {
     expect(old.results).toEqual(body.results);
   });
 });
+
+interface AuditEntry {
+  action: string;
+  target_id: string;
+  details: Record<string, unknown>;
+  actor: unknown;
+}
+
+const violationsOf = async (experimentId: string) =>
+  ((await get(`/v1/audit?target_id=${experimentId}`)).json() as AuditEntry[]).filter(
+    (e) => e.action === 'guardrail.violated',
+  );
+
+describe('a run that breaks a guardrail', () => {
+  let exp: Awaited<ReturnType<typeof create>>;
+  let body: Results;
+
+  beforeAll(async () => {
+    exp = await create('broken-guardrail', METRICS);
+    await ingestAll(
+      h,
+      org.secret,
+      events(
+        exp,
+        1600,
+        { conversion: { control: 0.1, treatment: 0.2 }, latency: { control: 500, treatment: 560 } },
+        { seed: 29, prefix: 'g' },
+      ),
+    );
+    await runNightlyFor(h, today());
+    body = (await get(`/v1/experiments/${exp.id}/results`)).json();
+  });
+
+  it('keeps control although the primary metric is better, and lists the violation', () => {
+    expect(body.results['checkout::treatment']?.outcome).toBe('better');
+    const latency = body.results['latency::treatment'];
+    expect(latency?.outcome).toBe('worse');
+    expect(body.decision.recommendation).toBe('keep_control');
+    expect(body.decision.treatment).toBeNull();
+    expect(body.decision.reasons.join(' ')).toContain('guardrail latency is worse');
+    expect(body.guardrail_violations).toEqual([
+      {
+        metric: 'latency',
+        treatment: 'treatment',
+        direction: 'decrease',
+        effect: latency?.effect,
+        lift: latency?.lift,
+        ci_low: latency?.ci_low,
+        ci_high: latency?.ci_high,
+        p_value_fdr: latency?.p_value_fdr,
+        always_valid: false,
+      },
+    ]);
+  });
+
+  it('records the violation in the audit log once, however often the night is re-run', async () => {
+    await runNightlyFor(h, today());
+    await runNightlyFor(h, today());
+    const entries = await violationsOf(exp.id);
+    expect(entries).toHaveLength(1);
+    expect(entries[0]).toMatchObject({
+      target_id: exp.id,
+      actor: null,
+      details: { run: today(), run_kind: 'nightly', metric: 'latency', treatment: 'treatment' },
+    });
+  });
+
+  it('records a manual run’s violation under its own label, on its always-valid values', async () => {
+    const res = await h.call(org.admin, {
+      method: 'POST',
+      url: `/v1/experiments/${exp.id}/analyze`,
+    });
+    const run = res.json() as Results;
+    const latency = run.results['latency::treatment'];
+    expect(run.guardrail_violations).toEqual([
+      expect.objectContaining({
+        metric: 'latency',
+        ci_low: latency?.sequential?.ci_low,
+        ci_high: latency?.sequential?.ci_high,
+        p_value_fdr: latency?.sequential?.p_value_fdr,
+        always_valid: true,
+      }),
+    ]);
+    const entries = await violationsOf(exp.id);
+    expect(entries.map((e) => e.details.run).sort()).toEqual([today(), run.computed_for].sort());
+  });
+
+  it('counts violations per experiment in the summary', async () => {
+    const shippable = await create('summary-shippable', METRICS);
+    await ingestAll(
+      h,
+      org.secret,
+      events(
+        shippable,
+        1000,
+        { conversion: { control: 0.1, treatment: 0.1 }, latency: { control: 500, treatment: 500 } },
+        { seed: 30, prefix: 'q' },
+      ),
+    );
+    await runNightlyFor(h, today());
+    const summary = (await get('/v1/results/summary')).json() as Array<
+      Results & { guardrail_violation_count: number }
+    >;
+    const count = (id: string) =>
+      summary.find((s) => s.experiment_id === id)?.guardrail_violation_count;
+    expect(count(exp.id)).toBe(1);
+    expect(count(shippable.id)).toBe(0);
+  });
+});
+
+describe('a manual A/A run peeked at 20 times', () => {
+  it('raises no violation, though the fixed-horizon p-value alone would have', async () => {
+    const aa = await create('aa-peeks', [metric('latency', 'latency', 'welch_t', 'guardrail')]);
+    // Seed 10 of this generator crosses fixed-horizon p < 0.05 (treatment slower) at the
+    // sixth peek: what a fixed-horizon guardrail would have reported as a violation.
+    const all = events(
+      aa,
+      2400,
+      { conversion: {}, latency: { control: 500, treatment: 500 } },
+      { seed: 10, prefix: 'a' },
+    );
+    const perUser = (i: number) =>
+      all.filter((e) => (e as { user_id: string }).user_id === `a${i}`);
+    let sent = 0;
+    let fixedWouldFire = 0;
+    for (let peek = 0; peek < 20; peek++) {
+      const upTo = 500 + 100 * peek;
+      const batch: object[] = [];
+      for (; sent < upTo; sent++) batch.push(...perUser(sent));
+      await ingestAll(h, org.secret, batch);
+      const res = await h.call(org.admin, {
+        method: 'POST',
+        url: `/v1/experiments/${aa.id}/analyze`,
+      });
+      expect(res.statusCode, res.body).toBe(200);
+      const run = res.json() as Results;
+      const latency = run.results['latency::treatment'];
+      expect(latency?.preliminary).toBe(true);
+      if ((latency?.p_value_fdr as number) < 0.05 && (latency?.effect as number) > 0)
+        fixedWouldFire += 1;
+      expect(latency?.outcome).toBe('inconclusive');
+      expect(run.guardrail_violations).toEqual([]);
+      expect(run.decision.recommendation).toBe('keep_collecting');
+    }
+    expect(fixedWouldFire).toBeGreaterThan(0);
+    expect(await violationsOf(aa.id)).toEqual([]);
+  });
+});
