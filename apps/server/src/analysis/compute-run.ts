@@ -15,6 +15,7 @@ import { metricOutcome } from './metric-outcome.ts';
 import type { ArmSamples } from './metric-samples.ts';
 import { type Method, type PairOutcome, testPair } from './metric-test.ts';
 import type { RunRecord } from './run-record.ts';
+import { type Arrivals, sampleSize } from './sample-size.ts';
 import type { MetricStats } from './sufficient-stats.ts';
 
 /** One metric as read for a run: its definition, test, summaries and (when needed) samples. */
@@ -39,6 +40,8 @@ export interface RunInputs extends Pick<RunRecord, 'label' | 'kind' | 'windowSta
   plan: Pick<PlanLimit, 'max_permutations' | 'max_sample_per_arm'>;
   minEventsPerArm: number;
   sequentialTuning: number;
+  /** New exposed users per arm lately: how fast a collecting run's arms grow. */
+  arrivals: Arrivals;
 }
 
 /**
@@ -57,7 +60,31 @@ export function computeRun(inputs: RunInputs): RunRecord {
     treatments: Object.keys(inputs.shares).filter((a) => a !== inputs.control),
     results: record.results,
   });
-  return { ...record, decision };
+  if (decision.recommendation !== 'keep_collecting' || record.status !== 'computed')
+    return { ...record, decision };
+  return { ...record, decision, results: withEstimates(inputs, record.results) };
+}
+
+/** Each primary metric's pairs with the users and days a decision still needs. */
+function withEstimates(
+  inputs: RunInputs,
+  results: Record<string, MetricResult>,
+): Record<string, MetricResult> {
+  const out = { ...results };
+  for (const m of inputs.metrics) {
+    if (m.definition.category !== 'primary') continue;
+    for (const treatment of Object.keys(inputs.shares)) {
+      const key = `${m.definition.name}::${treatment}`;
+      const r = out[key];
+      if (r === undefined) continue;
+      const pair = { control: inputs.control, treatment };
+      out[key] = {
+        ...r,
+        ...sampleSize(m.definition, m.stats.arms, inputs.arms, pair, inputs.arrivals),
+      };
+    }
+  }
+  return out;
 }
 
 /** "control has 150 of 200 evaluated events": the arms a collecting run waits for. */

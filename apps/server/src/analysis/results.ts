@@ -6,6 +6,7 @@ import type { Experiment } from '../domain/experiments/service.ts';
 import { liveCounts } from '../domain/exposure-counts.ts';
 import { utcDay } from '../kernel/utc-day.ts';
 import type { Decision, MetricResult } from '../schemas/analysis-run.ts';
+import { type CollectingEstimate, collectingEstimates } from './collecting-estimates.ts';
 import { decide } from './decision.ts';
 import { guardrailViolations } from './guardrails.ts';
 import { metricOutcome } from './metric-outcome.ts';
@@ -108,6 +109,8 @@ export interface Collecting {
   label: string | null;
   /** The default view's evaluated events so far per arm (null when a label was asked for). */
   eventsPerArm: Record<string, number> | null;
+  /** The default view's time-to-decision estimate per primary metric and treatment. */
+  estimates: CollectingEstimate[];
   minEventsPerArm: number;
   /** The UTC day a pipeline run would cover now. */
   today: string;
@@ -135,7 +138,7 @@ export async function readResults(
   db: Database,
   experiment: Experiment,
   label: string | undefined,
-  settings: { minEventsPerArm: number; now: Date },
+  settings: { orgId: string; minEventsPerArm: number; now: Date },
 ): Promise<ResultsOutcome> {
   const base = and(eq(analysisRuns.experimentId, experiment.id), withResults);
   const [run] = await db
@@ -152,6 +155,10 @@ export async function readResults(
     experimentName: experiment.name,
     label: label ?? null,
     eventsPerArm: label === undefined ? await eventsPerArm(db, experiment) : null,
+    estimates:
+      label === undefined
+        ? await collectingEstimates(db, settings.orgId, experiment, settings.now)
+        : [],
     minEventsPerArm: settings.minEventsPerArm,
     today: utcDay(settings.now),
   };

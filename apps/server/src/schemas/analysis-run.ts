@@ -105,6 +105,28 @@ export const MetricResultSchema = Type.Object({
   retention_truncated: Type.Boolean(),
   preliminary: Type.Boolean(),
   distribution: DistributionSchema,
+  mde: Type.Optional(
+    Type.Number({
+      description:
+        'Primary metrics of a keep_collecting run: the relative minimum detectable effect the estimate assumes',
+    }),
+  ),
+  users_needed_per_arm: Type.Optional(
+    Nullable(
+      Type.Integer({
+        description:
+          'Primary metrics of a keep_collecting run: ⌈(z₀.₉₇₅ + z₀.₈)² (s_c² + s_t²) / (mde · |mean_c|)²⌉ users with a value per arm; null when the control mean is 0',
+      }),
+    ),
+  ),
+  days_to_decision: Type.Optional(
+    Nullable(
+      Type.Integer({
+        description:
+          'Primary metrics of a keep_collecting run: days until both arms have users_needed_per_arm at the last 7 days’ arrival rates (0 when they have); null when no user arrived',
+      }),
+    ),
+  ),
   cuped: Type.Optional(Nullable(CupedReportSchema)),
   unadjusted: Type.Optional(Nullable(UnadjustedSchema)),
   sequential: Type.Optional(Nullable(SequentialSchema)),

@@ -47,6 +47,14 @@ export const MetricDefinitionSchema = Type.Object(
           'Which way is better. Absent: decrease for latency, tokens, cost and error_rate, increase for the other kinds',
       }),
     ),
+    mde: Type.Optional(
+      Type.Number({
+        exclusiveMinimum: 0,
+        maximum: 10,
+        description:
+          'Relative minimum detectable effect the sample-size estimate assumes (0.05 = 5 % of the control mean; default 0.05)',
+      }),
+    ),
     description: Type.Optional(Text({ maxLength: 2000 })),
     /** Instructions for the judge model; required for `judge` metrics. */
     rubric: Type.Optional(Text({ minLength: 1, maxLength: 20_000 })),

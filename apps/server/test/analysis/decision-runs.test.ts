@@ -288,3 +288,105 @@ describe('a manual A/A run peeked at 20 times', () => {
     expect(await violationsOf(aa.id)).toEqual([]);
   });
 });
+
+describe('time to a decision', () => {
+  const Z = 1.959963984540054 + 0.8416212335729143; // scipy norm.ppf(0.975) + norm.ppf(0.8)
+  const variance = (v: number[]) => {
+    const mean = v.reduce((a, b) => a + b, 0) / v.length;
+    return v.reduce((a, x) => a + (x - mean) ** 2, 0) / (v.length - 1);
+  };
+  const mean = (v: number[]) => v.reduce((a, b) => a + b, 0) / v.length;
+
+  it('answers a collecting experiment with each primary metric’s users and days still needed', async () => {
+    const exp = await create('collecting-estimate', [
+      { ...metric('revenue', 'revenue', 'welch_t', 'primary'), mde: 0.1 },
+      metric('latency', 'latency', 'welch_t', 'guardrail'),
+    ]);
+    const rng = seeded(31);
+    const sent: Array<{ type: string; user_id: string; value?: number }> = [];
+    const timestamp = new Date().toISOString();
+    for (let i = 0; i < 240; i++) {
+      const base = { experiment_id: exp.id, user_id: `r${i}`, timestamp };
+      sent.push({ ...base, event_id: `rx-${i}`, type: 'exposure' } as never);
+      const value = Math.max(0, rng.normal(exp.arm(`r${i}`) === 'control' ? 50 : 55, 20));
+      sent.push({
+        ...base,
+        event_id: `rv-${i}`,
+        type: 'business_event',
+        business_metric: 'revenue',
+        value,
+      } as never);
+    }
+    await ingestAll(h, org.secret, sent);
+    // From the raw events: each exposed user's revenue is the one value it sent.
+    const values = { control: [] as number[], treatment: [] as number[] };
+    for (const e of sent)
+      if (e.type === 'business_event')
+        values[exp.arm(e.user_id) as 'control' | 'treatment'].push(e.value as number);
+    const needed = Math.ceil(
+      (Z ** 2 * (variance(values.control) + variance(values.treatment))) /
+        (0.1 * Math.abs(mean(values.control))) ** 2,
+    );
+    // Every user arrived today: each arm grows by its users over the part of today elapsed.
+    const daysAt = (at: number) => {
+      const elapsed = (at - Date.parse(`${today()}T00:00:00Z`)) / 86_400_000;
+      return Math.ceil(
+        Math.max(
+          ...[values.control, values.treatment].map(
+            (v) => Math.max(0, needed - v.length) / (v.length / elapsed),
+          ),
+        ),
+      );
+    };
+    const before = Date.now();
+    const res = await get(`/v1/experiments/${exp.id}/results`);
+    const after = Date.now();
+    expect(res.statusCode).toBe(404);
+    const body = res.json();
+    expect(body.type).toBe('/problems/results-collecting');
+    expect(body.primary_metrics).toHaveLength(1);
+    const [estimate] = body.primary_metrics;
+    expect(estimate).toMatchObject({
+      metric: 'revenue',
+      treatment: 'treatment',
+      mde: 0.1,
+      n_per_arm: { control: values.control.length, treatment: values.treatment.length },
+      users_needed_per_arm: needed,
+    });
+    expect(needed).toBeGreaterThan(values.control.length);
+    expect(estimate.days_to_decision).toBeGreaterThanOrEqual(daysAt(before));
+    expect(estimate.days_to_decision).toBeLessThanOrEqual(daysAt(after));
+    expect(body.detail).toContain(`revenue needs about ${needed} users per arm`);
+  });
+
+  it('gives the primary metrics of a keep_collecting run the same estimate, and guardrails none', async () => {
+    const exp = await create('keep-collecting', METRICS);
+    await ingestAll(
+      h,
+      org.secret,
+      events(
+        exp,
+        900,
+        { conversion: { control: 0.1, treatment: 0.1 }, latency: { control: 500, treatment: 500 } },
+        { seed: 32, prefix: 'k' },
+      ),
+    );
+    await runNightlyFor(h, today());
+    const body = (await get(`/v1/experiments/${exp.id}/results`)).json() as Results;
+    expect(body.decision.recommendation).toBe('keep_collecting');
+    const checkout = body.results['checkout::treatment'];
+    expect(checkout?.mde).toBe(0.05);
+    expect(checkout?.users_needed_per_arm).toBeGreaterThan(0);
+    // A nightly day is whole: the 900 users arrived over one day.
+    const n = checkout?.n_per_arm as Record<string, number>;
+    const expectedDays = Math.ceil(
+      Math.max(
+        ...Object.values(n).map(
+          (users) => Math.max(0, (checkout?.users_needed_per_arm as number) - users) / users,
+        ),
+      ),
+    );
+    expect(checkout?.days_to_decision).toBe(expectedDays);
+    expect(body.results['latency::treatment']?.users_needed_per_arm).toBeUndefined();
+  });
+});
