@@ -227,6 +227,39 @@ describe('a run that breaks a guardrail', () => {
     expect(entries.map((e) => e.details.run).sort()).toEqual([today(), run.computed_for].sort());
   });
 
+  it('exports the decision, the outcomes and the violation as columns, in JSON and CSV alike', async () => {
+    const url = `/v1/experiments/${exp.id}/results/export?day=${today()}`;
+    const rows = (await get(`${url}&format=json`)).json() as Array<Record<string, unknown>>;
+    const latency = rows.find((r) => r.metric === 'latency');
+    const checkout = rows.find((r) => r.metric === 'checkout');
+    expect(latency).toMatchObject({
+      direction: 'decrease',
+      outcome: 'worse',
+      guardrail_violated: true,
+      recommendation: 'keep_control',
+      recommended_treatment: null,
+      mde: null,
+      users_needed_per_arm: null,
+      days_to_decision: null,
+    });
+    expect(JSON.parse(latency?.decision_reasons as string)).toEqual(body.decision.reasons);
+    expect(checkout).toMatchObject({ outcome: 'better', guardrail_violated: false });
+    const csv = (await get(`${url}&format=csv`)).body;
+    const header = csv.slice(0, csv.indexOf('\r\n')).split(',');
+    expect(header.slice(-9)).toEqual([
+      'direction',
+      'outcome',
+      'guardrail_violated',
+      'mde',
+      'users_needed_per_arm',
+      'days_to_decision',
+      'recommendation',
+      'recommended_treatment',
+      'decision_reasons',
+    ]);
+    expect(csv).toContain(',decrease,worse,true,,,,keep_control,,');
+  });
+
   it('counts violations per experiment in the summary', async () => {
     const shippable = await create('summary-shippable', METRICS);
     await ingestAll(

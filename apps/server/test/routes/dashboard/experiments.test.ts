@@ -212,6 +212,40 @@ describe('POST /v1/experiments', () => {
       '#/metrics/0/rubric',
       'is required for judge metrics',
     ],
+    ...(
+      [
+        [
+          'a direction other than increase or decrease',
+          { direction: 'up' },
+          '#/metrics/0/direction',
+          'must be equal to one of the allowed values',
+        ],
+        ['an mde of 0', { mde: 0 }, '#/metrics/0/mde', 'must be > 0'],
+        ['a negative mde', { mde: -0.1 }, '#/metrics/0/mde', 'must be > 0'],
+        ['an mde above 10', { mde: 10.5 }, '#/metrics/0/mde', 'must be <= 10'],
+        ['an mde that is not a number', { mde: '5%' }, '#/metrics/0/mde', 'must be number'],
+      ] as const
+    ).map(
+      ([label, extra, pointer, detail]) =>
+        [
+          label,
+          {
+            metrics: [
+              {
+                name: 'x',
+                kind: 'latency',
+                category: 'primary',
+                method_default: 'welch_t',
+                metric_version: 1,
+                shared_org_wide: false,
+                ...extra,
+              },
+            ],
+          },
+          pointer,
+          detail,
+        ] as const,
+    ),
     [
       'duplicate variant keys',
       { variants: [{ key: 'control' }, { key: 'control' }, { key: 'treatment' }] },
