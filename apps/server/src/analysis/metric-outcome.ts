@@ -11,7 +11,7 @@ export function metricOutcome(
   effect: number,
   direction: MetricDirection,
 ): MetricOutcome {
-  if (!significant || !(effect !== 0) || Number.isNaN(effect)) return 'inconclusive';
-  const up = effect > 0;
-  return up === (direction === 'increase') ? 'better' : 'worse';
+  // A NaN or zero effect has no sign to judge.
+  if (!significant || !(Math.abs(effect) > 0)) return 'inconclusive';
+  return effect > 0 === (direction === 'increase') ? 'better' : 'worse';
 }

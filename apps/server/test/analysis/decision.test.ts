@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { type DecisionInput, type DecisionPair, decide } from '../../src/analysis/decision.ts';
+import { metricOutcome } from '../../src/analysis/metric-outcome.ts';
 
 /** The decision table alone: runs built from outcomes, no statistics behind them. */
 type Category = 'primary' | 'secondary' | 'guardrail';
@@ -232,5 +233,17 @@ describe('the decision table, several treatments', () => {
     const d = decide(run({ 'checkout::fast': ['better', null] }));
     expect(d.recommendation).toBe('ship');
     expect(d.reasons[0]).toBe('Ship fast: checkout +0.002 (better), no guardrail broken.');
+  });
+});
+
+describe('a pair’s outcome', () => {
+  it('judges only a significant effect, by its sign against the direction', () => {
+    expect(metricOutcome(true, 2, 'increase')).toBe('better');
+    expect(metricOutcome(true, -2, 'increase')).toBe('worse');
+    expect(metricOutcome(true, -2, 'decrease')).toBe('better');
+    expect(metricOutcome(true, 2, 'decrease')).toBe('worse');
+    expect(metricOutcome(false, 2, 'increase')).toBe('inconclusive');
+    expect(metricOutcome(true, 0, 'increase')).toBe('inconclusive');
+    expect(metricOutcome(true, Number.NaN, 'decrease')).toBe('inconclusive');
   });
 });
