@@ -19,10 +19,16 @@ export {
 export {
   BINARY_KINDS,
   CUPED_KINDS,
+  DECREASE_KINDS,
+  DEFAULT_MDE,
+  defaultDirection,
   MAX_COVARIATE_DAYS,
   METHODS,
   METRIC_CATEGORIES,
+  METRIC_DIRECTIONS,
   METRIC_KINDS,
+  type MetricDirection,
+  metricDirection,
 } from './metric-vocabulary.ts';
 export {
   EVENT_TEXT_LIMITS,

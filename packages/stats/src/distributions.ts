@@ -8,6 +8,8 @@ import tQuantile from '@stdlib/stats-base-dists-t-quantile';
 
 /** scipy.stats.norm.ppf(0.975). */
 export const Z_975 = 1.959963984540054;
+/** scipy.stats.norm.ppf(0.8): the quantile of 80 % power. */
+export const Z_80 = 0.8416212335729143;
 
 /** Two-sided normal tail P(|Z| >= |z|) = erfc(|z|/√2). Non-finite z maps to the limit. */
 export function normalTwoSidedP(z: number): number {

@@ -22,6 +22,7 @@ export {
   normalTwoSidedP,
   studentTTwoSidedP,
   tQuantile975,
+  Z_80,
   Z_975,
 } from './distributions.ts';
 export { DEFAULT_HISTOGRAM_BINS, type Histogram, histogram } from './histogram.ts';
@@ -33,6 +34,7 @@ export {
   permutationTest,
 } from './permutation.ts';
 export type { StatReason, TestName, TwoSampleResult } from './result.ts';
+export { sampleSizePerArm } from './sample-size.ts';
 export {
   confidenceSequence,
   DEFAULT_SEQUENTIAL_TUNING,

@@ -1,3 +1,4 @@
+import { metricDirection } from '@arbiter/contract';
 import {
   centred,
   decidePairs,
@@ -9,9 +10,12 @@ import {
 import type { PlanLimit } from '../domain/plans.ts';
 import type { ArmStatus, MetricResult } from '../schemas/analysis-run.ts';
 import type { MetricDefinition } from '../schemas/experiment-config.ts';
+import { decide } from './decision.ts';
+import { metricOutcome } from './metric-outcome.ts';
 import type { ArmSamples } from './metric-samples.ts';
 import { type Method, type PairOutcome, testPair } from './metric-test.ts';
 import type { RunRecord } from './run-record.ts';
+import { type Arrivals, sampleSize } from './sample-size.ts';
 import type { MetricStats } from './sufficient-stats.ts';
 
 /** One metric as read for a run: its definition, test, summaries and (when needed) samples. */
@@ -36,6 +40,8 @@ export interface RunInputs extends Pick<RunRecord, 'label' | 'kind' | 'windowSta
   plan: Pick<PlanLimit, 'max_permutations' | 'max_sample_per_arm'>;
   minEventsPerArm: number;
   sequentialTuning: number;
+  /** New exposed users per arm lately: how fast a collecting run's arms grow. */
+  arrivals: Arrivals;
 }
 
 /**
@@ -45,11 +51,58 @@ export interface RunInputs extends Pick<RunRecord, 'label' | 'kind' | 'windowSta
  * may be repeated at will, on the FDR p-value of its confidence sequence.
  */
 export function computeRun(inputs: RunInputs): RunRecord {
+  const record = testedRun(inputs);
+  const decision = decide({
+    status: record.status,
+    srmP: record.srm.p_value,
+    collecting: missingEvents(inputs, record),
+    metrics: inputs.metrics.map((m) => m.definition),
+    treatments: Object.keys(inputs.shares).filter((a) => a !== inputs.control),
+    results: record.results,
+  });
+  if (decision.recommendation !== 'keep_collecting' || record.status !== 'computed')
+    return { ...record, decision };
+  return { ...record, decision, results: withEstimates(inputs, record.results) };
+}
+
+/** Each primary metric's pairs with the users and days a decision still needs. */
+function withEstimates(
+  inputs: RunInputs,
+  results: Record<string, MetricResult>,
+): Record<string, MetricResult> {
+  const out = { ...results };
+  for (const m of inputs.metrics) {
+    if (m.definition.category !== 'primary') continue;
+    for (const treatment of Object.keys(inputs.shares)) {
+      const key = `${m.definition.name}::${treatment}`;
+      const r = out[key];
+      if (r === undefined) continue;
+      const pair = { control: inputs.control, treatment };
+      out[key] = {
+        ...r,
+        ...sampleSize(m.definition, m.stats.arms, inputs.arms, pair, inputs.arrivals),
+      };
+    }
+  }
+  return out;
+}
+
+/** "control has 150 of 200 evaluated events": the arms a collecting run waits for. */
+function missingEvents(inputs: RunInputs, record: Omit<RunRecord, 'decision'>): string {
+  const short = Object.entries(record.arms)
+    .filter(([, a]) => a.events < inputs.minEventsPerArm)
+    .map(([arm, a]) => `${arm} has ${a.events} of ${inputs.minEventsPerArm}`);
+  if (short.length === 0) return 'a run needs a control and at least one treatment arm';
+  return `${short.join(', ')} evaluated events`;
+}
+
+/** The threshold, the SRM gate and the tests: the run before its decision. */
+function testedRun(inputs: RunInputs): Omit<RunRecord, 'decision'> {
   const armNames = Object.keys(inputs.shares);
   const arms = Object.fromEntries(
     armNames.map((a) => [a, inputs.arms[a] ?? { users: 0, events: 0 }]),
   );
-  const record: RunRecord = {
+  const record: Omit<RunRecord, 'decision'> = {
     label: inputs.label,
     kind: inputs.kind,
     status: 'collecting',
@@ -79,7 +132,7 @@ export function computeRun(inputs: RunInputs): RunRecord {
   return { ...record, status: 'computed', results: testMetrics(inputs, treatments, srm.p_value) };
 }
 
-type PartialResult = Omit<MetricResult, 'p_value_fdr' | 'significant' | 'sequential'>;
+type PartialResult = Omit<MetricResult, 'p_value_fdr' | 'significant' | 'sequential' | 'outcome'>;
 
 function testMetrics(
   inputs: RunInputs,
@@ -122,9 +175,16 @@ function testMetrics(
               ci_high: seq.ci_high,
             }
           : null;
+      const outcome = metricOutcome(d.significant, p.partial.effect, p.partial.direction);
       return [
         p.key,
-        { ...p.partial, p_value_fdr: d.p_value_fdr, significant: d.significant, sequential },
+        {
+          ...p.partial,
+          p_value_fdr: d.p_value_fdr,
+          significant: d.significant,
+          outcome,
+          sequential,
+        },
       ];
     }),
   );
@@ -170,6 +230,7 @@ function pairResult(
     reason: outcome.reason,
     statistic: outcome.statistic,
     p_value: outcome.p_value,
+    direction: metricDirection(definition),
     effect: outcome.effect,
     ci_low: outcome.ci_low,
     ci_high: outcome.ci_high,

@@ -8,9 +8,11 @@ import { PLAN_LIMITS } from '../domain/plans.ts';
 import { DAY_MS, startOfUtcDay, utcDay } from '../kernel/utc-day.ts';
 import type { RunKind } from '../schemas/analysis-run.ts';
 import type { ExperimentConfig } from '../schemas/experiment-config.ts';
+import { readArrivals } from './arrivals.ts';
 import type { MetricInput, RunInputs } from './compute-run.ts';
 import { readArmSamples } from './metric-samples.ts';
 import type { Method } from './metric-test.ts';
+import { NO_ARRIVALS } from './sample-size.ts';
 import { readSufficientStats } from './sufficient-stats.ts';
 import type { ValueScope } from './value-scope.ts';
 
@@ -99,6 +101,10 @@ export async function readRunInputs(
     plan,
     minEventsPerArm: ctx.config.minEventsPerArm,
     sequentialTuning: ctx.config.sequentialTuning,
+    // Only a primary metric gets a time-to-decision estimate.
+    arrivals: config.metrics.some((m) => m.category === 'primary')
+      ? await readArrivals(ctx.db, found.row.id, window, windowDays, request.windowEnd)
+      : NO_ARRIVALS,
   };
   return inputs;
 }

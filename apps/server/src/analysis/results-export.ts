@@ -9,7 +9,9 @@ const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
  * One exported row: a (metric, treatment) pair of a run with every MetricResult field, flat,
  * plus the run's label, kind, window and SRM gate. Per-arm fields become `_control` and
  * `_treatment` columns, CUPED's, the unadjusted test's and the sequence's blocks prefixed
- * columns (null when absent), the histogram a JSON text. The property order is the column order.
+ * columns (null when absent), the histogram a JSON text; then the pair's direction, outcome,
+ * violation and time-to-decision estimate, and the run's decision (its reasons a JSON text).
+ * The property order is the column order.
  */
 const result = MetricResultSchema.properties;
 
@@ -63,6 +65,16 @@ export const ExportRowSchema = Type.Object({
   sequential_ci_low: Nullable(Type.Number()),
   sequential_ci_high: Nullable(Type.Number()),
   distribution: Type.String({ description: 'The Distribution as JSON text' }),
+  // Columns added with decisions stay at the end, so earlier columns keep their positions.
+  direction: result.direction,
+  outcome: result.outcome,
+  guardrail_violated: Type.Boolean({ description: 'A guardrail metric whose outcome is worse' }),
+  mde: Nullable(Type.Number()),
+  users_needed_per_arm: Nullable(Type.Integer()),
+  days_to_decision: Nullable(Type.Integer()),
+  recommendation: Type.String({ description: 'The run’s decision.recommendation' }),
+  recommended_treatment: Nullable(Type.String()),
+  decision_reasons: Type.String({ description: 'The run’s decision.reasons as a JSON array' }),
 });
 export type ExportRow = Static<typeof ExportRowSchema>;
 
@@ -116,6 +128,15 @@ export function exportRows(run: Results): ExportRow[] {
     ),
     ...prefixed('sequential', ['p_value', 'p_value_fdr', 'ci_low', 'ci_high'], r.sequential),
     distribution: JSON.stringify(r.distribution),
+    direction: r.direction,
+    outcome: r.outcome,
+    guardrail_violated: r.category === 'guardrail' && r.outcome === 'worse',
+    mde: r.mde ?? null,
+    users_needed_per_arm: r.users_needed_per_arm ?? null,
+    days_to_decision: r.days_to_decision ?? null,
+    recommendation: run.decision.recommendation,
+    recommended_treatment: run.decision.treatment,
+    decision_reasons: JSON.stringify(run.decision.reasons),
   })) as ExportRow[];
 }
 

@@ -1,5 +1,11 @@
 import { type Static, Type } from 'typebox';
-import { ArmStatusSchema, MetricResultSchema, SrmSchema } from '../schemas/analysis-run.ts';
+import {
+  ArmStatusSchema,
+  DecisionSchema,
+  GuardrailViolationSchema,
+  MetricResultSchema,
+  SrmSchema,
+} from '../schemas/analysis-run.ts';
 
 /**
  * The Results a run serves: the OpenAPI document's schema, built from the stored shapes of
@@ -26,6 +32,19 @@ export const ResultsSchema = Type.Object({
   results: Type.Record(Type.String(), MetricResultSchema, {
     description: 'Keyed <metric>::<treatment>; empty when the SRM gate halted',
   }),
+  decision: DecisionSchema,
+  guardrail_violations: Type.Array(GuardrailViolationSchema, {
+    description:
+      'Guardrail metrics whose outcome is worse, by metric then treatment; each is audited once as guardrail.violated',
+  }),
 });
 
 export type Results = Static<typeof ResultsSchema>;
+
+/** One entry of GET /v1/results/summary: the experiment's default view and its violations. */
+export const SummaryEntrySchema = Type.Object({
+  ...ResultsSchema.properties,
+  guardrail_violation_count: Type.Integer({
+    description: 'Guardrail violations of the run served (the length of guardrail_violations)',
+  }),
+});

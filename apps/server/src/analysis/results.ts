@@ -1,9 +1,15 @@
+import { defaultDirection } from '@arbiter/contract';
 import { and, asc, desc, eq } from 'drizzle-orm';
 import type { Database } from '../db/connect.ts';
 import { analysisRuns } from '../db/schema.ts';
 import type { Experiment } from '../domain/experiments/service.ts';
 import { liveCounts } from '../domain/exposure-counts.ts';
 import { utcDay } from '../kernel/utc-day.ts';
+import type { Decision, MetricResult } from '../schemas/analysis-run.ts';
+import { type CollectingEstimate, collectingEstimates } from './collecting-estimates.ts';
+import { decide } from './decision.ts';
+import { guardrailViolations } from './guardrails.ts';
+import { metricOutcome } from './metric-outcome.ts';
 import type { Results } from './results-schema.ts';
 
 /** What presenting a run needs: a stored row, or a record just stored. */
@@ -18,10 +24,43 @@ export type StoredRun = Pick<
   | 'srm'
   | 'arms'
   | 'results'
+  | 'decision'
 >;
+
+/**
+ * A stored pair as served. Runs stored before directions existed lack `direction` and
+ * `outcome`; their configs could not state a direction, so the kind's default was the
+ * metric's direction, and the outcome follows from it exactly.
+ */
+function withOutcome(r: MetricResult): MetricResult {
+  if (r.direction !== undefined && r.outcome !== undefined) return r;
+  const direction = r.direction ?? defaultDirection(r.kind);
+  return { ...r, direction, outcome: metricOutcome(r.significant, r.effect, direction) };
+}
+
+/**
+ * The decision of a run stored before decisions were: from its stored pairs, with metrics and
+ * treatments in name order (the config order it was computed with is not kept).
+ */
+function derivedDecision(run: StoredRun, results: Record<string, MetricResult>): Decision {
+  const pairs = Object.values(results);
+  const metrics = new Map(pairs.map((r) => [r.metric, r.category]));
+  return decide({
+    status: run.srm.halted ? 'srm_halted' : 'computed',
+    srmP: run.srm.p_value,
+    metrics: [...metrics.keys()]
+      .sort()
+      .map((name) => ({ name, category: metrics.get(name) ?? '' })),
+    treatments: [...new Set(pairs.map((r) => r.treatment))].sort(),
+    results,
+  });
+}
 
 /** The Results response of one stored run (the wire format's Results). */
 export function presentRun(run: StoredRun, availableDays: string[]): Results {
+  const results = Object.fromEntries(
+    Object.entries(run.results).map(([key, r]) => [key, withOutcome(r)]),
+  );
   return {
     experiment_id: run.experimentId,
     computed_for: run.label,
@@ -31,7 +70,9 @@ export function presentRun(run: StoredRun, availableDays: string[]): Results {
     window: { start: run.windowStart.toISOString(), end: run.windowEnd.toISOString() },
     srm: run.srm,
     arms: run.arms,
-    results: run.results,
+    results,
+    decision: run.decision ?? derivedDecision(run, results),
+    guardrail_violations: guardrailViolations(results),
   };
 }
 
@@ -68,6 +109,8 @@ export interface Collecting {
   label: string | null;
   /** The default view's evaluated events so far per arm (null when a label was asked for). */
   eventsPerArm: Record<string, number> | null;
+  /** The default view's time-to-decision estimate per primary metric and treatment. */
+  estimates: CollectingEstimate[];
   minEventsPerArm: number;
   /** The UTC day a pipeline run would cover now. */
   today: string;
@@ -95,7 +138,7 @@ export async function readResults(
   db: Database,
   experiment: Experiment,
   label: string | undefined,
-  settings: { minEventsPerArm: number; now: Date },
+  settings: { orgId: string; minEventsPerArm: number; now: Date },
 ): Promise<ResultsOutcome> {
   const base = and(eq(analysisRuns.experimentId, experiment.id), withResults);
   const [run] = await db
@@ -112,13 +155,20 @@ export async function readResults(
     experimentName: experiment.name,
     label: label ?? null,
     eventsPerArm: label === undefined ? await eventsPerArm(db, experiment) : null,
+    estimates:
+      label === undefined
+        ? await collectingEstimates(db, settings.orgId, experiment, settings.now)
+        : [],
     minEventsPerArm: settings.minEventsPerArm,
     today: utcDay(settings.now),
   };
 }
 
 /** The default view of every experiment of the org that has computed results: two queries. */
-export async function readSummary(db: Database, orgId: string): Promise<Results[]> {
+export async function readSummary(
+  db: Database,
+  orgId: string,
+): Promise<Array<Results & { guardrail_violation_count: number }>> {
   const ofOrg = and(eq(analysisRuns.orgId, orgId), withResults);
   const runs = await db
     .selectDistinctOn([analysisRuns.experimentId])
@@ -137,7 +187,8 @@ export async function readSummary(db: Database, orgId: string): Promise<Results[
   const byExperiment = new Map<string, ListedRun[]>();
   for (const r of listed)
     byExperiment.set(r.experimentId, [...(byExperiment.get(r.experimentId) ?? []), r]);
-  return runs.map((run) =>
-    presentRun(run, labelsInOrder(byExperiment.get(run.experimentId) ?? [])),
-  );
+  return runs.map((run) => {
+    const results = presentRun(run, labelsInOrder(byExperiment.get(run.experimentId) ?? []));
+    return { ...results, guardrail_violation_count: results.guardrail_violations.length };
+  });
 }

@@ -1,5 +1,11 @@
 import type { Static } from 'typebox';
-import type { ArmStatus, MetricResult, RunKind, SrmStatus } from '../schemas/analysis-run.ts';
+import type {
+  ArmStatus,
+  Decision,
+  MetricResult,
+  RunKind,
+  SrmStatus,
+} from '../schemas/analysis-run.ts';
 import type { RunStatusSchema } from './results-schema.ts';
 
 export type RunStatus = Static<typeof RunStatusSchema>;
@@ -14,4 +20,5 @@ export interface RunRecord {
   srm: SrmStatus;
   arms: Record<string, ArmStatus>;
   results: Record<string, MetricResult>;
+  decision: Decision;
 }

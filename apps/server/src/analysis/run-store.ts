@@ -1,6 +1,9 @@
 import { sql } from 'drizzle-orm';
 import type { Context } from '../context.ts';
+import type { Database } from '../db/connect.ts';
 import { analysisRuns } from '../db/schema.ts';
+import { recordAuditOnce } from '../domain/audit.ts';
+import { guardrailViolations } from './guardrails.ts';
 import { availableLabels, presentRun } from './results.ts';
 import type { Results } from './results-schema.ts';
 import type { RunRecord } from './run-record.ts';
@@ -29,18 +32,33 @@ export async function storeRun(
     srm: record.srm,
     results: record.results,
     arms: record.arms,
+    decision: record.decision,
   };
-  if (record.kind === 'manual') {
+  await ctx.db.transaction(async (tx) => {
+    await insertRun(tx, values, record.kind);
+    await auditViolations(tx, orgId, experimentId, record);
+  });
+  const listed = record.status === 'collecting' ? [] : await availableLabels(ctx.db, experimentId);
+  const presented = presentRun({ ...values, experimentId }, listed);
+  // A collecting run serves the gate's unset state, not its expected shares.
+  const srm = record.status === 'collecting' ? { p_value: null, halted: false } : presented.srm;
+  return { ...presented, srm, status: record.status };
+}
+
+type RunValues = typeof analysisRuns.$inferInsert;
+
+async function insertRun(tx: Database, values: RunValues, kind: RunRecord['kind']) {
+  if (kind === 'manual') {
     // A manual run is permanent: its label was taken for it alone (manual-run.ts), and a
     // stored one is never replaced.
-    const stored = await ctx.db
+    const stored = await tx
       .insert(analysisRuns)
       .values(values)
       .onConflictDoNothing()
       .returning({ id: analysisRuns.id });
-    if (stored.length === 0) throw new Error(`manual run ${record.label} is already stored`);
+    if (stored.length === 0) throw new Error(`manual run ${values.label} is already stored`);
   } else {
-    await ctx.db
+    await tx
       .insert(analysisRuns)
       .values(values)
       .onConflictDoUpdate({
@@ -48,9 +66,34 @@ export async function storeRun(
         set: { ...values, computedAt: sql`excluded.computed_at` },
       });
   }
-  const listed = record.status === 'collecting' ? [] : await availableLabels(ctx.db, experimentId);
-  const presented = presentRun({ ...values, experimentId }, listed);
-  // A collecting run serves the gate's unset state, not its expected shares.
-  const srm = record.status === 'collecting' ? { p_value: null, halted: false } : presented.srm;
-  return { ...presented, srm, status: record.status };
+}
+
+/**
+ * Each guardrail violation of the run, audited with it in one transaction and once per (run
+ * label, metric, treatment): a re-run night finds its entries there already.
+ */
+async function auditViolations(
+  tx: Database,
+  orgId: string,
+  experimentId: string,
+  record: RunRecord,
+) {
+  for (const v of guardrailViolations(record.results))
+    await recordAuditOnce(tx, {
+      orgId,
+      actorUserId: null,
+      action: 'guardrail.violated',
+      targetType: 'experiment',
+      targetId: experimentId,
+      details: {
+        run: record.label,
+        run_kind: record.kind,
+        metric: v.metric,
+        treatment: v.treatment,
+        effect: v.effect,
+        lift: v.lift,
+        p_value_fdr: v.p_value_fdr,
+        always_valid: v.always_valid,
+      },
+    });
 }

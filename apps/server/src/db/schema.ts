@@ -17,7 +17,13 @@ import {
   uniqueIndex,
   uuid,
 } from 'drizzle-orm/pg-core';
-import type { ArmStatus, MetricResult, RunKind, SrmStatus } from '../schemas/analysis-run.ts';
+import type {
+  ArmStatus,
+  Decision,
+  MetricResult,
+  RunKind,
+  SrmStatus,
+} from '../schemas/analysis-run.ts';
 import type { ExperimentConfig } from '../schemas/experiment-config.ts';
 
 const createdAt = () => timestamp('created_at', { withTimezone: true }).notNull().defaultNow();
@@ -171,7 +177,18 @@ export const auditLog = pgTable(
     details: jsonb('details').$type<Record<string, unknown>>().notNull().default({}),
     createdAt: createdAt(),
   },
-  (t) => [index('audit_log_org_target').on(t.orgId, t.targetId)],
+  (t) => [
+    index('audit_log_org_target').on(t.orgId, t.targetId),
+    // A guardrail violation is audited once per (experiment, run label, metric, treatment).
+    uniqueIndex('audit_log_guardrail_once')
+      .on(
+        t.targetId,
+        sql`(${t.details}->>'run')`,
+        sql`(${t.details}->>'metric')`,
+        sql`(${t.details}->>'treatment')`,
+      )
+      .where(sql`${t.action} = 'guardrail.violated'`),
+  ],
 );
 
 export const feedback = pgTable('feedback', {
@@ -349,6 +366,8 @@ export const analysisRuns = pgTable(
     srm: jsonb('srm').$type<SrmStatus>().notNull(),
     results: jsonb('results').$type<Record<string, MetricResult>>().notNull(),
     arms: jsonb('arms').$type<Record<string, ArmStatus>>().notNull(),
+    /** The run's recommendation; null for runs stored before decisions (migration 0012). */
+    decision: jsonb('decision').$type<Decision>(),
     /**
      * The fold position the run saw: every event accepted before this instant was in the
      * aggregates it read. Null for runs stored before it was recorded (migration 0010).

@@ -11,7 +11,8 @@ export type AuditAction =
   | 'key.revealed'
   | 'webhook_secret.rotated'
   | 'plan.changed'
-  | 'plan.override_changed';
+  | 'plan.override_changed'
+  | 'guardrail.violated';
 
 export interface AuditInput {
   orgId: string;
@@ -22,16 +23,30 @@ export interface AuditInput {
   details?: Record<string, unknown>;
 }
 
+const rowOf = (entry: AuditInput) => ({
+  orgId: entry.orgId,
+  actorUserId: entry.actorUserId,
+  action: entry.action,
+  targetType: entry.targetType,
+  targetId: entry.targetId,
+  details: entry.details ?? {},
+});
+
 /** Written inside the caller's transaction, so a mutation and its trail land together. */
 export async function recordAudit(db: Pick<Database, 'insert'>, entry: AuditInput): Promise<void> {
-  await db.insert(auditLog).values({
-    orgId: entry.orgId,
-    actorUserId: entry.actorUserId,
-    action: entry.action,
-    targetType: entry.targetType,
-    targetId: entry.targetId,
-    details: entry.details ?? {},
-  });
+  await db.insert(auditLog).values(rowOf(entry));
+}
+
+/**
+ * An entry recorded once: skipped when the unique index `audit_log_guardrail_once` already
+ * holds it (a guardrail violation of one run label, metric and treatment), so re-running a
+ * night does not repeat it.
+ */
+export async function recordAuditOnce(
+  db: Pick<Database, 'insert'>,
+  entry: AuditInput & { action: 'guardrail.violated' },
+): Promise<void> {
+  await db.insert(auditLog).values(rowOf(entry)).onConflictDoNothing();
 }
 
 export async function listAudit(

@@ -25,9 +25,28 @@ export function collectingProblem(c: Collecting): ProblemError {
     : 'Live counts are on the live route meanwhile.';
   return new ProblemError(
     'results-collecting',
-    `Experiment ${c.experimentName} is collecting: results appear once a pipeline run finds ${min} evaluated events (exposures since the day it was created) in every arm. So far: ${sofar}. The threshold is the setting ${MIN_EVENTS_SETTING}. ${next}`,
-    { events_per_arm: perArm, min_events_per_arm: min, setting: MIN_EVENTS_SETTING },
+    `Experiment ${c.experimentName} is collecting: results appear once a pipeline run finds ${min} evaluated events (exposures since the day it was created) in every arm. So far: ${sofar}. The threshold is the setting ${MIN_EVENTS_SETTING}. ${next}${estimateSentences(c)}`,
+    {
+      events_per_arm: perArm,
+      min_events_per_arm: min,
+      setting: MIN_EVENTS_SETTING,
+      primary_metrics: c.estimates,
+    },
   );
+}
+
+/** " On fast, revenue needs about 880 users per arm to detect a 5% change (about 6 more days …)." */
+function estimateSentences(c: Collecting): string {
+  return c.estimates
+    .filter((e) => e.users_needed_per_arm !== null)
+    .map((e) => {
+      const days =
+        e.days_to_decision === null
+          ? 'no user arrived in the last 7 days'
+          : `about ${e.days_to_decision} more day${e.days_to_decision === 1 ? '' : 's'} at the last 7 days’ rate`;
+      return ` On ${e.treatment}, ${e.metric} needs about ${e.users_needed_per_arm} users per arm to detect a ${Number((e.mde * 100).toPrecision(3))}% change (${days}).`;
+    })
+    .join('');
 }
 
 /** The run of a results outcome, or its collecting problem thrown. */

@@ -140,7 +140,7 @@ export const PROBLEMS = {
     status: 404,
     title: 'Collecting',
     about:
-      'No computed results yet: they appear after a pipeline run (nightly, or `arbiter pipeline run --day D`) once every arm has enough evaluated events (exposures since the day the experiment was created; 200 unless `ARBITER_MIN_EVENTS_PER_ARM` says otherwise). `events_per_arm` gives the counts so far, `min_events_per_arm` the threshold, `setting` the variable that changes it. Live counts are on the live route meanwhile.',
+      "No computed results yet: they appear after a pipeline run (nightly, or `arbiter pipeline run --day D`) once every arm has enough evaluated events (exposures since the day the experiment was created; 200 unless `ARBITER_MIN_EVENTS_PER_ARM` says otherwise). `events_per_arm` gives the counts so far, `min_events_per_arm` the threshold, `setting` the variable that changes it, and `primary_metrics` per primary metric and treatment the users per arm a decision needs (`users_needed_per_arm`, for the metric's `mde`) and `days_to_decision` at the last 7 days' arrivals. Live counts are on the live route meanwhile.",
   },
   'key-not-revealable': {
     status: 404,

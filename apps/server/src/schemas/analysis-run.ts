@@ -1,3 +1,4 @@
+import { METRIC_DIRECTIONS } from '@arbiter/contract';
 import { type Static, type TSchema, Type } from 'typebox';
 
 /**
@@ -57,6 +58,9 @@ export const SequentialSchema = Type.Object(
   },
 );
 
+export const METRIC_OUTCOMES = ['better', 'worse', 'inconclusive'] as const;
+export type MetricOutcome = (typeof METRIC_OUTCOMES)[number];
+
 /** MetricResult: the contract's required fields plus ours (docs/decisions.md#the-results-response). */
 export const MetricResultSchema = Type.Object({
   metric: Type.String(),
@@ -78,6 +82,13 @@ export const MetricResultSchema = Type.Object({
     description:
       'Nightly: ok and p_value_fdr < 0.05. Manual (preliminary) runs: ok and sequential.p_value_fdr < 0.05',
   }),
+  direction: Type.Enum(METRIC_DIRECTIONS, {
+    description: 'The metric’s direction when the run computed: which way is better',
+  }),
+  outcome: Type.Enum(METRIC_OUTCOMES, {
+    description:
+      'better or worse when significant, by the sign of the effect against the direction; else inconclusive',
+  }),
   effect: Type.Number({ description: 'treatment − control' }),
   ci_low: Type.Number(),
   ci_high: Type.Number(),
@@ -94,9 +105,67 @@ export const MetricResultSchema = Type.Object({
   retention_truncated: Type.Boolean(),
   preliminary: Type.Boolean(),
   distribution: DistributionSchema,
+  mde: Type.Optional(
+    Type.Number({
+      description:
+        'Primary metrics of a keep_collecting run: the relative minimum detectable effect the estimate assumes',
+    }),
+  ),
+  users_needed_per_arm: Type.Optional(
+    Nullable(
+      Type.Integer({
+        description:
+          'Primary metrics of a keep_collecting run: ⌈(z₀.₉₇₅ + z₀.₈)² (s_c² + s_t²) / (mde · |mean_c|)²⌉ users with a value per arm; null when the control mean is 0',
+      }),
+    ),
+  ),
+  days_to_decision: Type.Optional(
+    Nullable(
+      Type.Integer({
+        description:
+          'Primary metrics of a keep_collecting run: days until both arms have users_needed_per_arm at the last 7 days’ arrival rates (0 when they have); null when no user arrived',
+      }),
+    ),
+  ),
   cuped: Type.Optional(Nullable(CupedReportSchema)),
   unadjusted: Type.Optional(Nullable(UnadjustedSchema)),
   sequential: Type.Optional(Nullable(SequentialSchema)),
+});
+
+export const RECOMMENDATIONS = ['ship', 'keep_control', 'keep_collecting', 'halted'] as const;
+
+/** What a run recommends (docs/decisions.md#recommendations), stored with it. */
+export const DecisionSchema = Type.Object(
+  {
+    recommendation: Type.Enum(RECOMMENDATIONS, {
+      description:
+        'ship: a treatment has a primary metric better, none worse, no guardrail broken. keep_control: every treatment has a primary metric worse or a guardrail broken. halted: the SRM gate halted the run. keep_collecting: otherwise, and whenever the run has no primary metric and no broken guardrail in every treatment',
+    }),
+    treatment: Nullable(
+      Type.String({
+        description:
+          'The treatment to ship (of several shippable, the largest lift on the first primary metric in its direction); null unless ship',
+      }),
+    ),
+    reasons: Type.Array(Type.String(), { description: 'Short sentences naming the metrics' }),
+  },
+  { description: 'The run’s recommendation' },
+);
+
+/** A guardrail whose outcome is worse: what the results page's banner shows. */
+export const GuardrailViolationSchema = Type.Object({
+  metric: Type.String(),
+  treatment: Type.String(),
+  direction: Type.Enum(METRIC_DIRECTIONS),
+  effect: Type.Number(),
+  lift: Nullable(Type.Number()),
+  ci_low: Type.Number({ description: 'The interval the decision was made on' }),
+  ci_high: Type.Number(),
+  p_value_fdr: Type.Number({ description: 'The FDR-corrected p-value the decision was made on' }),
+  always_valid: Type.Boolean({
+    description:
+      'true on manual runs: interval and p-value are the always-valid sequential ones; false on nightly runs (fixed-horizon)',
+  }),
 });
 
 export const SrmSchema = Type.Object({
@@ -114,6 +183,8 @@ export const ArmStatusSchema = Type.Object({
 /** One (metric, treatment) result: the type of `MetricResultSchema`, its one definition. */
 export type MetricResult = Static<typeof MetricResultSchema>;
 export type SrmStatus = Static<typeof SrmSchema>;
+export type Decision = Static<typeof DecisionSchema>;
+export type GuardrailViolation = Static<typeof GuardrailViolationSchema>;
 export type ArmStatus = Static<typeof ArmStatusSchema>;
 /** How a run was started: the nightly job or a manual (preliminary) run. */
 export type RunKind = 'nightly' | 'manual';

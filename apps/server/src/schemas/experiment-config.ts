@@ -1,4 +1,10 @@
-import { MAX_COVARIATE_DAYS, METHODS, METRIC_CATEGORIES, METRIC_KINDS } from '@arbiter/contract';
+import {
+  MAX_COVARIATE_DAYS,
+  METHODS,
+  METRIC_CATEGORIES,
+  METRIC_DIRECTIONS,
+  METRIC_KINDS,
+} from '@arbiter/contract';
 import { type Static, Type } from 'typebox';
 import { FreeFormObject } from './free-form-json.ts';
 import { Text, TextMatching } from './text.ts';
@@ -35,6 +41,20 @@ export const MetricDefinitionSchema = Type.Object(
     method_default: Type.Enum(METHODS),
     metric_version: Type.Integer({ minimum: 1 }),
     shared_org_wide: Type.Boolean(),
+    direction: Type.Optional(
+      Type.Enum(METRIC_DIRECTIONS, {
+        description:
+          'Which way is better. Absent: decrease for latency, tokens, cost and error_rate, increase for the other kinds',
+      }),
+    ),
+    mde: Type.Optional(
+      Type.Number({
+        exclusiveMinimum: 0,
+        maximum: 10,
+        description:
+          'Relative minimum detectable effect the sample-size estimate assumes (0.05 = 5 % of the control mean; default 0.05)',
+      }),
+    ),
     description: Type.Optional(Text({ maxLength: 2000 })),
     /** Instructions for the judge model; required for `judge` metrics. */
     rubric: Type.Optional(Text({ minLength: 1, maxLength: 20_000 })),

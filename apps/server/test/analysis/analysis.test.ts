@@ -303,6 +303,17 @@ describe('the evaluated-events threshold', () => {
       events_per_arm: { control: 199, treatment: 211 },
       min_events_per_arm: 200,
       setting: 'ARBITER_MIN_EVENTS_PER_ARM',
+      // Only exposures so far: the primary latency metric has no user with a value yet.
+      primary_metrics: [
+        {
+          metric: 'latency',
+          treatment: 'treatment',
+          n_per_arm: { control: 0, treatment: 0 },
+          mde: 0.05,
+          users_needed_per_arm: null,
+          days_to_decision: null,
+        },
+      ],
     });
     await ingestAll(h, acme.secret, [exposure(1000, 'control')]);
     // Before the next run the answer says every arm has enough and how to get the results now.

@@ -4,6 +4,8 @@ import {
   summarize,
   summarizeWithCovariate,
   welchTest,
+  Z_80,
+  Z_975,
 } from '@arbiter/stats';
 import { describe, expect, it } from 'vitest';
 import { computeRun, type MetricInput, type RunInputs } from '../../src/analysis/compute-run.ts';
@@ -62,6 +64,7 @@ function inputs(metrics: MetricInput[], overrides: Partial<RunInputs> = {}): Run
     plan: { max_permutations: 1000, max_sample_per_arm: 10_000 },
     minEventsPerArm: 200,
     sequentialTuning: 5000,
+    arrivals: { days: 2, newUsers: { control: 400, treatment: 300 } },
     ...overrides,
   };
 }
@@ -85,6 +88,11 @@ describe('computeRun', () => {
     expect(run.status).toBe('collecting');
     expect(run.results).toEqual({});
     expect(run.srm.p_value).toBeNull();
+    expect(run.decision).toEqual({
+      recommendation: 'keep_collecting',
+      treatment: null,
+      reasons: ['Collecting: control has 199 of 200 evaluated events.'],
+    });
   });
 
   it('halts on a sample-ratio mismatch and withholds the metrics', () => {
@@ -94,6 +102,7 @@ describe('computeRun', () => {
       }),
     );
     expect(run.status).toBe('srm_halted');
+    expect(run.decision.recommendation).toBe('halted');
     expect(run.srm.halted).toBe(true);
     expect(run.srm.p_value).toBeLessThan(0.001);
     expect(run.results).toEqual({});
@@ -147,6 +156,108 @@ describe('computeRun', () => {
     expect(nightly?.significant).toBe(true);
     expect(manual?.sequential?.p_value_fdr).toBeGreaterThanOrEqual(0.05);
     expect(manual?.significant).toBe(false);
+  });
+
+  it('calls a significant effect better or worse by the metric’s direction, else inconclusive', () => {
+    const control = normals(1000, 500, 60);
+    const faster = control.map((x) => x - 30);
+    const run = computeRun(
+      inputs([
+        metricInput(definition('latency', 'latency'), { control, treatment: faster }),
+        metricInput(definition('speed', 'value'), { control, treatment: faster }),
+        metricInput(definition('wait', 'value', { direction: 'decrease' }), {
+          control,
+          treatment: faster,
+        }),
+        metricInput(definition('tokens', 'tokens'), { control, treatment: control }),
+      ]),
+    );
+    const of = (m: string) => run.results[`${m}::treatment`];
+    expect(of('latency')?.significant).toBe(true);
+    expect(of('latency')?.direction).toBe('decrease');
+    expect(of('latency')?.outcome).toBe('better');
+    expect(of('speed')?.direction).toBe('increase');
+    expect(of('speed')?.outcome).toBe('worse');
+    expect(of('wait')?.direction).toBe('decrease');
+    expect(of('wait')?.outcome).toBe('better');
+    expect(of('tokens')?.significant).toBe(false);
+    expect(of('tokens')?.outcome).toBe('inconclusive');
+    // Every metric is primary here, and speed is worse: the run keeps control.
+    expect(run.decision.recommendation).toBe('keep_control');
+    const lift = `${((of('speed')?.lift as number) * 100).toFixed(1)}%`;
+    expect(run.decision.reasons).toContain(
+      `treatment: primary speed is worse (${lift}); primary latency is better (${lift}); primary wait is better (${lift}); tokens inconclusive.`,
+    );
+  });
+
+  it('on a manual run leaves a fixed-horizon-only effect inconclusive', () => {
+    const control = normals(400, 500, 60);
+    const m = metricInput(definition('small', 'latency'), {
+      control,
+      treatment: control.map((x) => x - 12),
+    });
+    expect(computeRun(inputs([m])).results['small::treatment']?.outcome).toBe('better');
+    const manual = computeRun(inputs([m], { kind: 'manual' })).results['small::treatment'];
+    expect(manual?.p_value_fdr).toBeLessThan(0.05);
+    expect(manual?.outcome).toBe('inconclusive');
+  });
+
+  it('estimates users and days to a decision for the primary metrics of a keep_collecting run', () => {
+    const control = normals(1000, 500, 60);
+    const treatment = normals(1000, 500, 70);
+    const variance = (v: number[]) => {
+      const mean = v.reduce((a, b) => a + b, 0) / v.length;
+      return v.reduce((a, x) => a + (x - mean) ** 2, 0) / (v.length - 1);
+    };
+    const meanC = control.reduce((a, b) => a + b, 0) / control.length;
+    const primary = metricInput(definition('latency', 'latency', { mde: 0.01 }), {
+      control,
+      treatment,
+    });
+    const guard = metricInput(definition('tokens', 'tokens', { category: 'guardrail' }), {
+      control,
+      treatment,
+    });
+    const run = computeRun(
+      inputs([primary, guard], {
+        // 500 latency users of 1000 exposed: the metric reaches half of each arm's arrivals.
+        arms: { control: { users: 2000, events: 2000 }, treatment: { users: 2000, events: 2000 } },
+        shares: { control: 0.5, treatment: 0.5 },
+        arrivals: { days: 2, newUsers: { control: 400, treatment: 100 } },
+      }),
+    );
+    expect(run.decision.recommendation).toBe('keep_collecting');
+    const r = run.results['latency::treatment'];
+    const needed = Math.ceil(
+      ((Z_975 + Z_80) ** 2 * (variance(control) + variance(treatment))) / (0.01 * meanC) ** 2,
+    );
+    expect(r?.mde).toBe(0.01);
+    expect(r?.users_needed_per_arm).toBe(needed);
+    // Per day the treatment arm gains 100 / 2 exposed users, of whom 1000/2000 have a latency.
+    const days = Math.ceil(Math.max((needed - 1000) / (200 * 0.5), (needed - 1000) / (50 * 0.5)));
+    expect(r?.days_to_decision).toBe(days);
+    expect(run.results['tokens::treatment']?.users_needed_per_arm).toBeUndefined();
+  });
+
+  it('leaves days to a decision null when no user arrived lately, and estimates nothing once decided', () => {
+    const m = metricInput(definition('latency', 'latency'), {
+      control: normals(100, 500, 300),
+      treatment: normals(100, 500, 300),
+    });
+    const quiet = computeRun(
+      inputs([m], { arrivals: { days: 7, newUsers: { control: 0, treatment: 20 } } }),
+    ).results['latency::treatment'];
+    expect(quiet?.mde).toBe(0.05);
+    expect(quiet?.users_needed_per_arm).toBeGreaterThan(0);
+    expect(quiet?.days_to_decision).toBeNull();
+    const control = normals(1000, 500, 60);
+    const decided = metricInput(definition('latency', 'latency'), {
+      control,
+      treatment: control.map((x) => x - 30),
+    });
+    const shipped = computeRun(inputs([decided]));
+    expect(shipped.decision.recommendation).toBe('ship');
+    expect(shipped.results['latency::treatment']?.users_needed_per_arm).toBeUndefined();
   });
 
   it('adjusts a CUPED metric: report beside the unadjusted test, narrower interval', () => {

@@ -48,6 +48,7 @@ export function register(app: App, ctx: Context): void {
       const experiment = await getExperiment(ctx.db, callerOf(request).orgId, request.params.id);
       const run = resultsOrProblem(
         await readResults(ctx.db, experiment, request.query.day, {
+          orgId: callerOf(request).orgId,
           minEventsPerArm: ctx.config.minEventsPerArm,
           now: ctx.clock.now(),
         }),

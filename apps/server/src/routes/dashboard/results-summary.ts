@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { readSummary } from '../../analysis/results.ts';
-import { ResultsSchema } from '../../analysis/results-schema.ts';
+import { SummaryEntrySchema } from '../../analysis/results-schema.ts';
 import type { Context } from '../../context.ts';
 import type { App } from '../../http/app-types.ts';
 import { problemResponses } from '../../http/responses.ts';
@@ -13,8 +13,8 @@ export function register(app: App, ctx: Context): void {
       schema: {
         tags: ['results'],
         summary:
-          'One entry per experiment that has computed results, each in the shape of the results response',
-        response: { 200: Type.Array(ResultsSchema), ...problemResponses(401, 403) },
+          'One entry per experiment that has computed results, each in the shape of the results response plus its guardrail violation count',
+        response: { 200: Type.Array(SummaryEntrySchema), ...problemResponses(401, 403) },
       },
     },
     async (request) => readSummary(ctx.db, callerOf(request).orgId),

@@ -31,6 +31,7 @@ export function register(app: App, ctx: Context): void {
       const experiment = await getExperiment(ctx.db, callerOf(request).orgId, request.params.id);
       return resultsOrProblem(
         await readResults(ctx.db, experiment, request.query.day, {
+          orgId: callerOf(request).orgId,
           minEventsPerArm: ctx.config.minEventsPerArm,
           now: ctx.clock.now(),
         }),

@@ -39,6 +39,23 @@ async function configVersion(): Promise<number> {
   return org!.configVersion;
 }
 
+/** A config override with one latency metric, changed by `extra`. */
+function oneMetric(extra: Record<string, unknown>) {
+  return {
+    metrics: [
+      {
+        name: 'x',
+        kind: 'latency',
+        category: 'primary',
+        method_default: 'welch_t',
+        metric_version: 1,
+        shared_org_wide: false,
+        ...extra,
+      },
+    ],
+  };
+}
+
 describe('POST /v1/experiments', () => {
   it('stores version 1 with an id, its variants and bucket ranges', async () => {
     const res = await create(admin, { name: 'checkout-prompt' });
@@ -212,6 +229,16 @@ describe('POST /v1/experiments', () => {
       '#/metrics/0/rubric',
       'is required for judge metrics',
     ],
+    [
+      'a direction other than increase or decrease',
+      oneMetric({ direction: 'up' }),
+      '#/metrics/0/direction',
+      'must be equal to one of the allowed values',
+    ],
+    ['an mde of 0', oneMetric({ mde: 0 }), '#/metrics/0/mde', 'must be > 0'],
+    ['a negative mde', oneMetric({ mde: -0.1 }), '#/metrics/0/mde', 'must be > 0'],
+    ['an mde above 10', oneMetric({ mde: 10.5 }), '#/metrics/0/mde', 'must be <= 10'],
+    ['an mde that is not a number', oneMetric({ mde: '5%' }), '#/metrics/0/mde', 'must be number'],
     [
       'duplicate variant keys',
       { variants: [{ key: 'control' }, { key: 'control' }, { key: 'treatment' }] },
