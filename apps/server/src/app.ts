@@ -16,6 +16,7 @@ import { adminRoutes } from './routes/admin/index.ts';
 import { dashboardRoutes } from './routes/dashboard/index.ts';
 import { devRoutes } from './routes/dev/index.ts';
 import { ingestRoutes } from './routes/ingest/index.ts';
+import { probeRoutes } from './routes/probes/index.ts';
 import { publicRoutes } from './routes/public/index.ts';
 import { webhookRoutes } from './routes/webhooks/index.ts';
 import { validatorCompiler } from './schemas/validators.ts';
@@ -66,6 +67,7 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
   await registerOpenApi(app);
 
   // Each plane is a TypeBox plugin in its own encapsulation context (see http/app-types.ts).
+  await app.register(probeRoutes, { ctx });
   await app.register(publicRoutes, { ctx });
   await app.register(dashboardRoutes, { ctx });
   await app.register(ingestRoutes, { ctx });
