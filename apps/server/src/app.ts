@@ -4,6 +4,7 @@ import { isDevelopmentSessions } from './config.ts';
 import type { Context } from './context.ts';
 import type { App } from './http/app-types.ts';
 import { problemClientErrorHandler } from './http/client-errors.ts';
+import { closingHook } from './http/closing-hook.ts';
 import { registerDashboard } from './http/dashboard-static.ts';
 import { diskSpaceHook } from './http/disk-space-hook.ts';
 import { frameworkErrors, registerErrorHandling } from './http/error-handler.ts';
@@ -53,6 +54,8 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
     // Every answer is a problem, also those given before a route is found.
     clientErrorHandler: problemClientErrorHandler,
     frameworkErrors,
+    // While closing, our own hook answers (a problem with Retry-After), not Fastify's bare 503.
+    return503OnClosing: false,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);
@@ -62,6 +65,7 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
   // JSON only unless a route adds its own parser (import adds CSV and NDJSON).
   app.removeContentTypeParser('text/plain');
   registerErrorHandling(app);
+  app.addHook('onRequest', closingHook(ctx.lifecycle));
   if (ctx.disk !== null) app.addHook('onRequest', diskSpaceHook(ctx.disk));
 
   await registerOpenApi(app);
