@@ -8,6 +8,7 @@ import { closingHook } from './http/closing-hook.ts';
 import { registerDashboard } from './http/dashboard-static.ts';
 import { diskSpaceHook } from './http/disk-space-hook.ts';
 import { frameworkErrors, registerErrorHandling } from './http/error-handler.ts';
+import { createMetrics } from './http/metrics.ts';
 import { registerOpenApi } from './http/openapi-document.ts';
 import { ProblemSchema } from './http/problem-body.ts';
 import { lazyRequestLogger } from './http/request-logger.ts';
@@ -66,12 +67,14 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
   app.removeContentTypeParser('text/plain');
   registerErrorHandling(app);
   app.addHook('onRequest', closingHook(ctx.lifecycle));
+  const metrics = ctx.config.metrics ? createMetrics(ctx) : null;
+  if (metrics !== null) app.addHook('onResponse', metrics.onResponse);
   if (ctx.disk !== null) app.addHook('onRequest', diskSpaceHook(ctx.disk));
 
   await registerOpenApi(app);
 
   // Each plane is a TypeBox plugin in its own encapsulation context (see http/app-types.ts).
-  await app.register(probeRoutes, { ctx });
+  await app.register(probeRoutes, { ctx, metrics });
   await app.register(publicRoutes, { ctx });
   await app.register(dashboardRoutes, { ctx });
   await app.register(ingestRoutes, { ctx });

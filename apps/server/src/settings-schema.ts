@@ -206,6 +206,18 @@ export const SettingsSchema = Type.Object({
     description:
       '`/readyz` answers 503 while the oldest event not yet folded into the aggregates has waited longer than this',
   }),
+  ARBITER_METRICS: Type.Boolean({
+    default: false,
+    description: 'serve `GET /metrics` in the Prometheus text format (off: 404)',
+  }),
+  ARBITER_METRICS_TOKEN: Type.Optional(
+    Type.String({
+      minLength: 16,
+      errorMessage: 'must be at least 16 characters',
+      description:
+        'when set, a scrape of `/metrics` must send `Authorization: Bearer <token>` (401 otherwise); unset = open to anyone who reaches the listener',
+    }),
+  ),
   ARBITER_SHUTDOWN_DELAY_SECONDS: Type.Integer({
     minimum: 0,
     maximum: 300,
