@@ -4,9 +4,11 @@ import { isDevelopmentSessions } from './config.ts';
 import type { Context } from './context.ts';
 import type { App } from './http/app-types.ts';
 import { problemClientErrorHandler } from './http/client-errors.ts';
+import { closingHook } from './http/closing-hook.ts';
 import { registerDashboard } from './http/dashboard-static.ts';
 import { diskSpaceHook } from './http/disk-space-hook.ts';
 import { frameworkErrors, registerErrorHandling } from './http/error-handler.ts';
+import { createMetrics } from './http/metrics.ts';
 import { registerOpenApi } from './http/openapi-document.ts';
 import { ProblemSchema } from './http/problem-body.ts';
 import { lazyRequestLogger } from './http/request-logger.ts';
@@ -16,6 +18,7 @@ import { adminRoutes } from './routes/admin/index.ts';
 import { dashboardRoutes } from './routes/dashboard/index.ts';
 import { devRoutes } from './routes/dev/index.ts';
 import { ingestRoutes } from './routes/ingest/index.ts';
+import { probeRoutes } from './routes/probes/index.ts';
 import { publicRoutes } from './routes/public/index.ts';
 import { webhookRoutes } from './routes/webhooks/index.ts';
 import { validatorCompiler } from './schemas/validators.ts';
@@ -52,6 +55,8 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
     // Every answer is a problem, also those given before a route is found.
     clientErrorHandler: problemClientErrorHandler,
     frameworkErrors,
+    // While closing, our own hook answers (a problem with Retry-After), not Fastify's bare 503.
+    return503OnClosing: false,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);
@@ -61,11 +66,15 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
   // JSON only unless a route adds its own parser (import adds CSV and NDJSON).
   app.removeContentTypeParser('text/plain');
   registerErrorHandling(app);
+  app.addHook('onRequest', closingHook(ctx.lifecycle));
+  const metrics = ctx.config.metrics ? createMetrics(ctx) : null;
+  if (metrics !== null) app.addHook('onResponse', metrics.onResponse);
   if (ctx.disk !== null) app.addHook('onRequest', diskSpaceHook(ctx.disk));
 
   await registerOpenApi(app);
 
   // Each plane is a TypeBox plugin in its own encapsulation context (see http/app-types.ts).
+  await app.register(probeRoutes, { ctx, metrics });
   await app.register(publicRoutes, { ctx });
   await app.register(dashboardRoutes, { ctx });
   await app.register(ingestRoutes, { ctx });

@@ -62,6 +62,16 @@ export interface Config {
   runFoldWaitMs: number;
   /** Manual runs per experiment per hour. */
   manualRunsPerHour: number;
+  /** `/readyz` fails while the fold is behind by more than this. */
+  readyMaxFoldLagSeconds: number;
+  /** Serve `/metrics` (Prometheus text format). */
+  metrics: boolean;
+  /** Bearer token a scrape of `/metrics` must send; null = none asked. */
+  metricsToken: string | null;
+  /** On a stop signal: seconds the listener keeps serving with `/readyz` at 503. */
+  shutdownDelaySeconds: number;
+  /** On a stop signal: seconds the whole shutdown may take before the process stops hard. */
+  shutdownGraceSeconds: number;
   /** OpenAI-compatible chat-completions endpoint of the judge model; null = judge metrics not scored. */
   judgeBaseUrl: string | null;
   judgeApiKey: string | null;
@@ -222,6 +232,11 @@ export function loadConfig(env: Env, cwd = process.cwd()): Config {
     analysisConcurrency: s.ARBITER_ANALYSIS_CONCURRENCY,
     runFoldWaitMs: s.ARBITER_RUN_FOLD_WAIT_MS,
     manualRunsPerHour: s.ARBITER_MANUAL_RUNS_PER_HOUR,
+    readyMaxFoldLagSeconds: s.ARBITER_READY_MAX_FOLD_LAG_SECONDS,
+    metrics: s.ARBITER_METRICS,
+    metricsToken: s.ARBITER_METRICS_TOKEN ?? null,
+    shutdownDelaySeconds: s.ARBITER_SHUTDOWN_DELAY_SECONDS,
+    shutdownGraceSeconds: s.ARBITER_SHUTDOWN_GRACE_SECONDS,
     judgeBaseUrl: s.ARBITER_JUDGE_BASE_URL?.replace(/\/+$/, '') ?? null,
     judgeApiKey: s.ARBITER_JUDGE_API_KEY ?? null,
     judgeModel: s.ARBITER_JUDGE_MODEL,

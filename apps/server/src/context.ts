@@ -11,6 +11,7 @@ import type { IdentityResolver } from './domain/identity.ts';
 import type { OrgStateCache } from './domain/org-state-cache.ts';
 import type { EventLog } from './ingest/event-log.ts';
 import type { FoldWorker } from './ingest/fold-worker.ts';
+import type { Lifecycle } from './kernel/lifecycle.ts';
 import type {
   BillingProvider,
   BillingWebhookVerifier,
@@ -42,6 +43,8 @@ export interface Context {
   eventLog: EventLog;
   /** Folds the event log into the per-user daily aggregates. */
   worker: FoldWorker;
+  /** Serving, stopping (readiness fails) or closing (requests refused): set by the process on a stop signal. */
+  lifecycle: Lifecycle;
   /** Lets the local `arbiter` command reach this process's admin routes (written to the data dir). */
   controlToken: string;
   /** The judge model that scores judge metrics before the nightly analysis; null without a judge endpoint. */

@@ -22,6 +22,7 @@ import { createJudge } from './integrations/judge/chat-completions-judge.ts';
 import { createMailer } from './integrations/mail/smtp-mailer.ts';
 import { createBilling } from './integrations/stripe/stripe-billing.ts';
 import { createBillingWebhooks } from './integrations/stripe/stripe-webhooks.ts';
+import { Lifecycle } from './kernel/lifecycle.ts';
 import { type Clock, type FreeSpaceProbe, systemClock } from './kernel/ports.ts';
 
 /**
@@ -126,6 +127,7 @@ export async function createContext(config: Config, parts: ContextParts = {}): P
     orgState,
     eventLog,
     worker,
+    lifecycle: new Lifecycle(),
     controlToken: randomBytes(32).toString('base64url'),
     judge: createJudge(config),
     mailer,

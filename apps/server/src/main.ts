@@ -1,9 +1,65 @@
+import type { Logger } from 'pino';
+import { releaseLeasesOfThisProcess } from './analysis/run-lease.ts';
 import { startNightlyScheduler } from './analysis/scheduler.ts';
 import { buildApp } from './app.ts';
 import type { Config } from './config.ts';
 import { isDevelopmentSessions } from './config.ts';
+import type { Context } from './context.ts';
 import { removeControlFile, writeControlFile } from './control-file.ts';
 import { createContext } from './create-context.ts';
+import { withinTimeout } from './db/database-timeout.ts';
+
+/** How long a hard stop tries to give back the analysis lease before it exits anyway. */
+const HARD_STOP_RELEASE_MS = 1000;
+
+function flushed(log: Logger): Promise<void> {
+  return new Promise((resolve) => log.flush(() => resolve()));
+}
+
+/**
+ * The end of the process on SIGTERM or SIGINT. At once: `/readyz` answers 503 (the lifecycle
+ * is stopping) while the listener keeps serving for ARBITER_SHUTDOWN_DELAY_SECONDS, so load
+ * balancers notice, and the scheduler starts no run. Then it closes: a request that still
+ * arrives gets a 503 problem, the listener stops accepting, requests in flight finish, the
+ * scheduler's run in progress ends, the fold finishes its stretch, the database closes, the log is flushed, exit 0. Past
+ * ARBITER_SHUTDOWN_GRACE_SECONDS it stops hard: the analysis lease is given back if the
+ * database lets it, one log line says so, exit 1.
+ */
+function shutdownOf(
+  ctx: Context,
+  close: { app: () => Promise<void>; scheduler: () => Promise<void> },
+) {
+  const { config, log } = ctx;
+  let started = false;
+  return async (signal: string) => {
+    if (started) return;
+    started = true;
+    ctx.lifecycle.stop();
+    // No scheduled run starts from now on; one in progress is waited for below.
+    const schedulerStopped = close.scheduler();
+    log.info(
+      { signal, delay_s: config.shutdownDelaySeconds, grace_s: config.shutdownGraceSeconds },
+      'shutting down: /readyz answers 503; the listener closes after the delay',
+    );
+    const hardStop = setTimeout(async () => {
+      await withinTimeout(releaseLeasesOfThisProcess(ctx.db), HARD_STOP_RELEASE_MS).catch(() => 0);
+      log.error(
+        `shutdown did not finish within ARBITER_SHUTDOWN_GRACE_SECONDS (${config.shutdownGraceSeconds} s): stopping hard`,
+      );
+      await flushed(log);
+      process.exit(1);
+    }, config.shutdownGraceSeconds * 1000);
+    await new Promise((resolve) => setTimeout(resolve, config.shutdownDelaySeconds * 1000));
+    ctx.lifecycle.close();
+    removeControlFile(config.dataDir);
+    await Promise.all([close.app(), schedulerStopped]);
+    await ctx.close();
+    clearTimeout(hardStop);
+    log.info('shut down');
+    await flushed(log);
+    process.exit(0);
+  };
+}
 
 /** The process: config → context → app → listen; signals end it gracefully. */
 export async function serve(config: Config): Promise<void> {
@@ -16,17 +72,10 @@ export async function serve(config: Config): Promise<void> {
   const app = await buildApp(ctx);
   if (config.ingestWorker) ctx.worker.start();
   const scheduler = config.scheduler ? startNightlyScheduler(ctx, app.log) : null;
-  let closing = false;
-  const shutdown = async (signal: string) => {
-    if (closing) return;
-    closing = true;
-    app.log.info({ signal }, 'shutting down');
-    scheduler?.stop();
-    removeControlFile(config.dataDir);
-    await app.close();
-    await ctx.close();
-    process.exit(0);
-  };
+  const shutdown = shutdownOf(ctx, {
+    app: () => app.close(),
+    scheduler: async () => scheduler?.stop(),
+  });
   process.once('SIGINT', () => void shutdown('SIGINT'));
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
   const address = await app.listen({ port: config.port, host: config.host });

@@ -199,6 +199,39 @@ export const SettingsSchema = Type.Object({
     description:
       'how long a requested analysis (manual run, pipeline route) waits for the fold to take in every event accepted before it, before answering 503 with Retry-After',
   }),
+  ARBITER_READY_MAX_FOLD_LAG_SECONDS: Type.Integer({
+    minimum: 1,
+    maximum: 86_400,
+    default: 300,
+    description:
+      '`/readyz` answers 503 while the oldest event not yet folded into the aggregates has waited longer than this',
+  }),
+  ARBITER_METRICS: Type.Boolean({
+    default: false,
+    description: 'serve `GET /metrics` in the Prometheus text format (off: 404)',
+  }),
+  ARBITER_METRICS_TOKEN: Type.Optional(
+    Type.String({
+      minLength: 16,
+      errorMessage: 'must be at least 16 characters',
+      description:
+        'when set, a scrape of `/metrics` must send `Authorization: Bearer <token>` (401 otherwise); unset = open to anyone who reaches the listener',
+    }),
+  ),
+  ARBITER_SHUTDOWN_DELAY_SECONDS: Type.Integer({
+    minimum: 0,
+    maximum: 300,
+    default: 2,
+    description:
+      'on SIGTERM or SIGINT, how long the listener keeps serving with `/readyz` at 503 so load balancers notice, before it closes',
+  }),
+  ARBITER_SHUTDOWN_GRACE_SECONDS: Type.Integer({
+    minimum: 1,
+    maximum: 3600,
+    default: 10,
+    description:
+      'on SIGTERM or SIGINT, how long the whole shutdown may take (the delay included) before the process stops hard (exit 1, one log line)',
+  }),
   ARBITER_MANUAL_RUNS_PER_HOUR: Type.Integer({
     minimum: 1,
     maximum: 1_000_000,

@@ -1,5 +1,12 @@
+import { randomBytes } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { type Database, rows } from '../db/connect.ts';
+
+/**
+ * This process's mark, the first part of every lease holder it writes: a hard stop gives back
+ * its leases by the mark (process ids repeat across containers; this does not).
+ */
+const PROCESS_MARK = randomBytes(8).toString('hex');
 
 /**
  * A lease row instead of an advisory lock: PGlite has one connection that every query
@@ -12,7 +19,7 @@ export async function withLease<T>(
   now: Date,
   work: () => Promise<T>,
 ): Promise<T | null> {
-  const holder = `${process.pid}-${Math.random().toString(36).slice(2)}`;
+  const holder = `${PROCESS_MARK}-${randomBytes(6).toString('hex')}`;
   const expires = new Date(now.getTime() + ttlMs);
   const [got] = await rows<{ holder: string }>(
     db,
@@ -27,4 +34,16 @@ export async function withLease<T>(
   } finally {
     await db.execute(sql`delete from pipeline_leases where name = ${name} and holder = ${holder}`);
   }
+}
+
+/**
+ * Deletes every lease this process holds; returns how many. For a hard stop, when the work
+ * holding them will not reach its own release: the next runner then need not wait for expiry.
+ */
+export async function releaseLeasesOfThisProcess(db: Database): Promise<number> {
+  const released = await rows<{ name: string }>(
+    db,
+    sql`delete from pipeline_leases where holder like ${`${PROCESS_MARK}-%`} returning name`,
+  );
+  return released.length;
 }

@@ -39,26 +39,47 @@ export async function runScheduledNightly(
  * process may run a scheduler: the lease inside runNightly lets one of them do the work.
  */
 export function startNightlyScheduler(ctx: SchedulerDeps, log: ErrorLog) {
-  const job = new Cron(ctx.config.nightlyCron, { timezone: 'UTC', protect: true }, async () => {
+  // What the jobs are doing right now, so a shutdown can wait for it rather than cut it short.
+  const inFlight = new Set<Promise<unknown>>();
+  const tracked = (work: () => Promise<unknown>) => async () => {
+    const running = work();
+    inFlight.add(running);
     try {
-      await runScheduledNightly(ctx, log);
-    } catch (error) {
-      log.error({ err: error }, 'nightly pipeline failed');
+      await running;
+    } finally {
+      inFlight.delete(running);
     }
-  });
+  };
+  const job = new Cron(
+    ctx.config.nightlyCron,
+    { timezone: 'UTC', protect: true },
+    tracked(async () => {
+      try {
+        await runScheduledNightly(ctx, log);
+      } catch (error) {
+        log.error({ err: error }, 'nightly pipeline failed');
+      }
+    }),
+  );
   // Limits follow the effective plan at once; this hourly pass records a paid period's end
   // in orgs.plan and the audit trail (no webhook arrives at that instant).
-  const periodEnds = new Cron(PERIOD_END_CRON, { timezone: 'UTC', protect: true }, async () => {
-    try {
-      await applyPeriodEnds(ctx.db, ctx.clock.now());
-    } catch (error) {
-      log.error({ err: error }, 'applying ended billing periods failed');
-    }
-  });
+  const periodEnds = new Cron(
+    PERIOD_END_CRON,
+    { timezone: 'UTC', protect: true },
+    tracked(async () => {
+      try {
+        await applyPeriodEnds(ctx.db, ctx.clock.now());
+      } catch (error) {
+        log.error({ err: error }, 'applying ended billing periods failed');
+      }
+    }),
+  );
   return {
-    stop: () => {
+    /** No run starts from now on; resolves once the runs in progress have ended. */
+    stop: async () => {
       job.stop();
       periodEnds.stop();
+      await Promise.allSettled([...inFlight]);
     },
     next: () => job.nextRun(),
   };

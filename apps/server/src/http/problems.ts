@@ -255,6 +255,12 @@ export const PROBLEMS = {
     about:
       'A database call took longer than `ARBITER_DATABASE_TIMEOUT_MS` (60 s unless set), so the request was given up; what it had not committed is rolled back. Retry after `Retry-After` seconds.',
   },
+  'shutting-down': {
+    status: 503,
+    title: 'The server is shutting down',
+    about:
+      'The process that took the request got a stop signal (a restart or a deploy) and is closing, so it did nothing of the request. Retry after `Retry-After` seconds with the same event ids: the load balancer sends it to another process, or to this one restarted.',
+  },
   'insufficient-storage': {
     status: 507,
     title: 'The database is nearly out of disk space',

@@ -42,6 +42,20 @@ export class FoldWorker {
   }
 
   /**
+   * Folds stretch after stretch until nothing is left or the worker is stopped: a stop lets the
+   * stretch in progress commit and takes no other, so a shutdown waits for one stretch at most.
+   */
+  private async foldWhileRunning(): Promise<number> {
+    let total = 0;
+    while (this.running) {
+      const { events, quarantined } = await this.foldOnce({});
+      if (events === 0 && quarantined.length === 0) return total;
+      total += events;
+    }
+    return total;
+  }
+
+  /**
    * One fold of the next stretch, for a caller that needs the fold to move now (an analysis
    * waiting for it): with `ifFree` it returns `busy` instead of waiting when another fold runs.
    */
@@ -66,7 +80,7 @@ export class FoldWorker {
     this.loop = (async () => {
       while (this.running) {
         try {
-          const moved = (await this.mayWrite()) ? await this.foldAll() : 0;
+          const moved = (await this.mayWrite()) ? await this.foldWhileRunning() : 0;
           this.failures.succeeded();
           if (moved > 0) continue;
         } catch (error) {

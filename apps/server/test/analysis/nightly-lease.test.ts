@@ -1,6 +1,6 @@
 import { Cron } from 'croner';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { withLease } from '../../src/analysis/run-lease.ts';
+import { releaseLeasesOfThisProcess, withLease } from '../../src/analysis/run-lease.ts';
 import { previousUtcDay } from '../../src/kernel/utc-day.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
 
@@ -54,6 +54,26 @@ describe('the nightly lease', () => {
         async () => 'taken over',
       ),
     ).toBe('taken over');
+  });
+});
+
+describe('a hard stop', () => {
+  it('gives back the leases this process holds, so the next runner need not wait for expiry', async () => {
+    const now = new Date('2026-11-22T00:15:00Z');
+    const stuck = withLease(
+      h.ctx.db,
+      'hard-stop',
+      3_600_000,
+      now,
+      () => new Promise<never>(() => {}),
+    );
+    void stuck;
+    await new Promise((r) => setTimeout(r, 50));
+    expect(
+      await withLease(h.ctx.db, 'hard-stop', 3_600_000, now, async () => 'blocked'),
+    ).toBeNull();
+    expect(await releaseLeasesOfThisProcess(h.ctx.db)).toBe(1);
+    expect(await withLease(h.ctx.db, 'hard-stop', 3_600_000, now, async () => 'free')).toBe('free');
   });
 });
 

@@ -1,0 +1,29 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { App } from '../../http/app-types.ts';
+import type { Metrics } from '../../http/metrics.ts';
+import { ProblemError } from '../../http/problems.ts';
+
+const digest = (value: string) => createHash('sha256').update(value).digest();
+
+/** Refuses a scrape without `Authorization: Bearer <ARBITER_METRICS_TOKEN>` (when one is set). */
+function checkToken(header: string | undefined, token: string | null): void {
+  if (token === null) return;
+  const sent = /^Bearer (\S+)$/i.exec(header ?? '')?.[1];
+  if (sent === undefined)
+    throw new ProblemError(
+      'missing-credential',
+      'Send the scrape token as `Authorization: Bearer <ARBITER_METRICS_TOKEN>`',
+    );
+  if (!timingSafeEqual(digest(sent), digest(token)))
+    throw new ProblemError('invalid-credential', 'The scrape token is not ARBITER_METRICS_TOKEN');
+}
+
+/** Prometheus' scrape: the text exposition format, only when ARBITER_METRICS is on. */
+export function register(app: App, metrics: Metrics, token: string | null): void {
+  app.get('/metrics', { schema: { hide: true } }, async (request, reply) => {
+    checkToken(request.headers.authorization, token);
+    reply.header('cache-control', 'no-store');
+    reply.type(metrics.registry.contentType);
+    return metrics.registry.metrics();
+  });
+}

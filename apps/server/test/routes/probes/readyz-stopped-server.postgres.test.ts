@@ -1,0 +1,92 @@
+import { execFileSync } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase } from '../../../src/db/connect.ts';
+import { READY_CACHE_MS, READY_PROBE_TIMEOUT_MS } from '../../../src/http/readiness.ts';
+import { type Harness, startHarness } from '../../support/harness.ts';
+
+// A PostgreSQL server of this test's own (the shared test server keeps running for the other
+// files), stopped while the app runs: /readyz must turn 503 and name the database.
+
+const ENSURE_POSTGRES = fileURLToPath(
+  new URL('../../../../../scripts/ensure-postgres.sh', import.meta.url),
+);
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+/** Runs a command as the cluster's owner: PostgreSQL refuses to run as root. */
+function asClusterOwner(command: string[]): void {
+  const root = process.getuid?.() === 0;
+  const line = command.map((part) => `'${part}'`).join(' ');
+  if (root) execFileSync('su', ['postgres', '-s', '/bin/sh', '-c', line], { stdio: 'ignore' });
+  else execFileSync(command[0] as string, command.slice(1), { stdio: 'ignore' });
+}
+
+let h: Harness;
+let dataDirectory: string;
+let binDirectory: string;
+let time = Date.parse('2026-11-23T12:00:00.000Z');
+
+beforeAll(async () => {
+  const port = await freePort();
+  const env: Record<string, string | undefined> = {
+    ...process.env,
+    ARBITER_TEST_PG_PORT: String(port),
+  };
+  delete env.ARBITER_TEST_DATABASE_URL;
+  const url = execFileSync('bash', [ENSURE_POSTGRES], { env, encoding: 'utf8' }).trim();
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  const found = await admin.query("select current_setting('data_directory') as data");
+  await admin.end();
+  dataDirectory = found.rows[0].data as string;
+  binDirectory = execFileSync(
+    'sh',
+    ['-c', 'ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1'],
+    {
+      encoding: 'utf8',
+    },
+  ).trim();
+  const database = await openDatabase({ kind: 'postgres', url }, () => {});
+  h = await startHarness({}, { database, clock: { now: () => new Date(time) } });
+}, 120_000);
+
+afterAll(async () => {
+  await h?.close();
+  if (dataDirectory) rmSync(dirname(dataDirectory), { recursive: true, force: true });
+});
+
+describe('/readyz when the PostgreSQL server stops', () => {
+  it('answers 200, then 503 naming the database once the server is stopped', async () => {
+    expect((await h.app.inject({ method: 'GET', url: '/readyz' })).statusCode).toBe(200);
+
+    asClusterOwner([join(binDirectory, 'pg_ctl'), '-D', dataDirectory, '-m', 'fast', '-w', 'stop']);
+    time += READY_CACHE_MS + 1;
+
+    const res = await h.app.inject({ method: 'GET', url: '/readyz' });
+    expect(res.statusCode).toBe(503);
+    const body = res.json();
+    expect(body.status).toBe('not_ready');
+    expect(body.failed).toEqual(['database']);
+    expect(body.checks.database.ok).toBe(false);
+    expect(body.checks.database.detail).toMatch(/^the database (did not answer|failed)/);
+    // Whatever the failure, the probe waits at most its own timeout: with the cache, a balancer
+    // sees the 503 within 2 s of the stop.
+    expect(READY_PROBE_TIMEOUT_MS + READY_CACHE_MS).toBeLessThan(2000);
+    // /healthz does not depend on the database.
+    expect((await h.app.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
+  });
+});
