@@ -1,12 +1,11 @@
 import { mkdtempSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { openDatabase, rows } from '../src/db/connect.ts';
 import { experimentConfig } from './support/harness.ts';
-import { devEnv, type RunningServer, runCli, startServer } from './support/process.ts';
+import { devEnv, freePort, type RunningServer, runCli, startServer } from './support/process.ts';
 
 // The process on SIGTERM: /readyz turns 503 while the listener keeps serving, then the listener
 // closes, requests in flight finish, and the process exits 0. A client that retries (on 503 and
@@ -15,17 +14,6 @@ import { devEnv, type RunningServer, runCli, startServer } from './support/proce
 const TOTAL = 20_000;
 const BATCH = 500;
 const SENDERS = 2;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -32,24 +32,8 @@ const revenue = (extra: object = {}) => ({
   ...extra,
 });
 
-async function create(name: string, metrics: object[]) {
-  const res = await h.call(org.admin, {
-    method: 'POST',
-    url: '/v1/experiments',
-    payload: {
-      name,
-      salt: `${name}-salt`,
-      bucket_count: 1000,
-      allocation: [
-        { variant: 'control', weight: 50 },
-        { variant: 'treatment', weight: 50 },
-      ],
-      metrics,
-    },
-  });
-  expect(res.statusCode, res.body).toBe(201);
-  return (res.json() as { id: string }).id;
-}
+const create = (name: string, metrics: object[]) =>
+  h.experiment(org.admin, { name, salt: `${name}-salt`, metrics });
 
 async function importHistory(events: object[]) {
   for (let i = 0; i < events.length; i += 1000) {

@@ -3,7 +3,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Results } from '../../src/analysis/results-schema.ts';
 import { ingestAll, runNightlyFor, seeded, today } from '../support/analysis-data.ts';
-import { metric } from '../support/builders.ts';
+import { experimentConfig, metric } from '../support/builders.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
 
 /**
@@ -26,16 +26,7 @@ async function create(name: string, metrics: object[]) {
   const res = await h.call(org.admin, {
     method: 'POST',
     url: '/v1/experiments',
-    payload: {
-      name,
-      salt: `${name}-salt`,
-      bucket_count: 1000,
-      allocation: [
-        { variant: 'control', weight: 50 },
-        { variant: 'treatment', weight: 50 },
-      ],
-      metrics,
-    },
+    payload: experimentConfig({ name, salt: `${name}-salt`, metrics }),
   });
   expect(res.statusCode, res.body).toBe(201);
   const experiment = res.json() as {
@@ -95,23 +86,30 @@ const METRICS = [
   metric('latency', 'latency', 'welch_t', 'guardrail'),
 ];
 
+/** A new experiment with METRICS, `users` users drawn at `arms` sent to it, and tonight's run made. */
+async function nightlyRunOf(
+  name: string,
+  users: number,
+  arms: Arms,
+  options: { seed: number; prefix: string },
+) {
+  const exp = await create(name, METRICS);
+  await ingestAll(h, org.secret, events(exp, users, arms, options));
+  await runNightlyFor(h, today());
+  return exp;
+}
+
 describe('a shippable run', () => {
   let exp: Awaited<ReturnType<typeof create>>;
   let body: Results;
 
   beforeAll(async () => {
-    exp = await create('shippable', METRICS);
-    await ingestAll(
-      h,
-      org.secret,
-      events(
-        exp,
-        1600,
-        { conversion: { control: 0.1, treatment: 0.2 }, latency: { control: 500, treatment: 500 } },
-        { seed: 28, prefix: 's' },
-      ),
+    exp = await nightlyRunOf(
+      'shippable',
+      1600,
+      { conversion: { control: 0.1, treatment: 0.2 }, latency: { control: 500, treatment: 500 } },
+      { seed: 28, prefix: 's' },
     );
-    await runNightlyFor(h, today());
     const res = await get(`/v1/experiments/${exp.id}/results`);
     expect(res.statusCode, res.body).toBe(200);
     body = res.json();
@@ -158,18 +156,12 @@ describe('a run that breaks a guardrail', () => {
   let body: Results;
 
   beforeAll(async () => {
-    exp = await create('broken-guardrail', METRICS);
-    await ingestAll(
-      h,
-      org.secret,
-      events(
-        exp,
-        1600,
-        { conversion: { control: 0.1, treatment: 0.2 }, latency: { control: 500, treatment: 560 } },
-        { seed: 29, prefix: 'g' },
-      ),
+    exp = await nightlyRunOf(
+      'broken-guardrail',
+      1600,
+      { conversion: { control: 0.1, treatment: 0.2 }, latency: { control: 500, treatment: 560 } },
+      { seed: 29, prefix: 'g' },
     );
-    await runNightlyFor(h, today());
     body = (await get(`/v1/experiments/${exp.id}/results`)).json();
   });
 
@@ -261,18 +253,12 @@ describe('a run that breaks a guardrail', () => {
   });
 
   it('counts violations per experiment in the summary', async () => {
-    const shippable = await create('summary-shippable', METRICS);
-    await ingestAll(
-      h,
-      org.secret,
-      events(
-        shippable,
-        1000,
-        { conversion: { control: 0.1, treatment: 0.1 }, latency: { control: 500, treatment: 500 } },
-        { seed: 30, prefix: 'q' },
-      ),
+    const shippable = await nightlyRunOf(
+      'summary-shippable',
+      1000,
+      { conversion: { control: 0.1, treatment: 0.1 }, latency: { control: 500, treatment: 500 } },
+      { seed: 30, prefix: 'q' },
     );
-    await runNightlyFor(h, today());
     const summary = (await get('/v1/results/summary')).json() as Array<
       Results & { guardrail_violation_count: number }
     >;
@@ -393,18 +379,12 @@ describe('time to a decision', () => {
   });
 
   it('gives the primary metrics of a keep_collecting run the same estimate, and guardrails none', async () => {
-    const exp = await create('keep-collecting', METRICS);
-    await ingestAll(
-      h,
-      org.secret,
-      events(
-        exp,
-        900,
-        { conversion: { control: 0.1, treatment: 0.1 }, latency: { control: 500, treatment: 500 } },
-        { seed: 32, prefix: 'k' },
-      ),
+    const exp = await nightlyRunOf(
+      'keep-collecting',
+      900,
+      { conversion: { control: 0.1, treatment: 0.1 }, latency: { control: 500, treatment: 500 } },
+      { seed: 32, prefix: 'k' },
     );
-    await runNightlyFor(h, today());
     const body = (await get(`/v1/experiments/${exp.id}/results`)).json() as Results;
     expect(body.decision.recommendation).toBe('keep_collecting');
     const checkout = body.results['checkout::treatment'];

@@ -1,26 +1,15 @@
 import { mkdtempSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { experimentConfig, exposuresForUsers } from '../support/builders.ts';
 import { freshDatabase, TEST_DB } from '../support/database.ts';
-import { type RunningServer, runCli, startServer } from '../support/process.ts';
+import { freePort, type RunningServer, runCli, startServer } from '../support/process.ts';
 
 const BATCHES = 200;
 const PER_BATCH = 100;
 const KILL_AFTER_ACKED_BATCHES = 60;
 const CONCURRENCY = 4;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 const cleanups: Array<() => Promise<void>> = [];
 afterAll(async () => {

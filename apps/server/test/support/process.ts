@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
 export const ARBITER_BIN = fileURLToPath(new URL('../../bin/arbiter.js', import.meta.url));
@@ -54,4 +55,16 @@ export function devEnv(dataDir: string): Record<string, string> {
     ARBITER_DATABASE_URL: '',
     ARBITER_SECRET_KEY: '',
   };
+}
+
+/** A TCP port on 127.0.0.1 that was free a moment ago, for a process the test starts. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
 }

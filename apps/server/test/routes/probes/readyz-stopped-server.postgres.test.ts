@@ -1,6 +1,5 @@
 import { execFileSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
@@ -8,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../../src/db/connect.ts';
 import { READY_CACHE_MS, READY_PROBE_TIMEOUT_MS } from '../../../src/http/readiness.ts';
 import { type Harness, startHarness } from '../../support/harness.ts';
+import { freePort } from '../../support/process.ts';
 
 // A PostgreSQL server of this test's own (the shared test server keeps running for the other
 // files), stopped while the app runs: /readyz must turn 503 and name the database.
@@ -15,17 +15,6 @@ import { type Harness, startHarness } from '../../support/harness.ts';
 const ENSURE_POSTGRES = fileURLToPath(
   new URL('../../../../../scripts/ensure-postgres.sh', import.meta.url),
 );
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
 
 /** Runs a command as the cluster's owner: PostgreSQL refuses to run as root. */
 function asClusterOwner(command: string[]): void {
