@@ -1,7 +1,9 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { sql } from 'drizzle-orm';
 import { type DestinationStream, destination, multistream } from 'pino';
 import type { Context } from '../../src/context.ts';
+import { rows } from '../../src/db/connect.ts';
 import { apiKeys, webhookSecrets } from '../../src/db/schema.ts';
 
 /**
@@ -48,6 +50,12 @@ export function keepsRunLog(): boolean {
  */
 export async function recordSecrets(ctx: Context): Promise<void> {
   if (DIR === undefined) return;
+  // A test may run on a database it never migrated (the readiness probe's): it holds no secret.
+  const [tables] = await rows<{ migrated: boolean }>(
+    ctx.db,
+    sql`select to_regclass('api_keys') is not null and to_regclass('webhook_secrets') is not null as migrated`,
+  );
+  if (tables?.migrated !== true) return;
   const keys = await ctx.db
     .select({ hash: apiKeys.keyHash, sealed: apiKeys.keyCiphertext })
     .from(apiKeys);
