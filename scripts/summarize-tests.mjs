@@ -19,10 +19,13 @@ for (const file of files.filter((f) => f.endsWith('.json'))) {
     for (const test of result.assertionResults ?? []) {
       if (test.status === 'failed') failures.push(`${result.name} > ${test.fullName}`);
     }
-    // A file that failed to load or whose setup threw has no assertion results, only a
-    // message; vitest does not count it among failed tests, so it counts here as one.
-    if (result.status === 'failed' && (result.assertionResults ?? []).length === 0) {
-      failures.push(`${result.name}: ${String(result.message).split('\n')[0]}`);
+    // A file that failed to load, or whose setup or teardown threw, fails with no failed test,
+    // only a message; vitest does not count it among failed tests, so it counts here as one.
+    const testFailed = (result.assertionResults ?? []).some((t) => t.status === 'failed');
+    if (result.status === 'failed' && !testFailed) {
+      failures.push(
+        `${result.name}: ${String(result.message ?? '').split('\n')[0] || 'a setup or teardown hook failed'}`,
+      );
       failed += 1;
     }
   }

@@ -44,18 +44,32 @@ export function keepsRunLog(): boolean {
   return DIR !== undefined;
 }
 
+const isConnectionRefused = (error: unknown) =>
+  (error as { cause?: { code?: unknown } }).cause?.code === 'ECONNREFUSED';
+
+/** Whether the database answers and has the tables secrets live in. */
+async function holdsSecretTables(ctx: Context): Promise<boolean> {
+  try {
+    const [tables] = await rows<{ migrated: boolean }>(
+      ctx.db,
+      sql`select to_regclass('api_keys') is not null and to_regclass('webhook_secrets') is not null as migrated`,
+    );
+    return tables?.migrated === true;
+  } catch (error) {
+    if (isConnectionRefused(error)) return false;
+    throw error;
+  }
+}
+
 /**
  * Records every key and webhook secret the test's database holds, in every form a log line
  * could leak: raw (opened from its ciphertext), SHA-256 hash, ciphertext.
  */
 export async function recordSecrets(ctx: Context): Promise<void> {
   if (DIR === undefined) return;
-  // A test may run on a database it never migrated (the readiness probe's): it holds no secret.
-  const [tables] = await rows<{ migrated: boolean }>(
-    ctx.db,
-    sql`select to_regclass('api_keys') is not null and to_regclass('webhook_secrets') is not null as migrated`,
-  );
-  if (tables?.migrated !== true) return;
+  // The readiness probe's tests run on a database never migrated, or stop its server: neither
+  // holds a secret they minted.
+  if (!(await holdsSecretTables(ctx))) return;
   const keys = await ctx.db
     .select({ hash: apiKeys.keyHash, sealed: apiKeys.keyCiphertext })
     .from(apiKeys);
