@@ -1,14 +1,14 @@
 import { Type } from 'typebox';
 import type { App } from '../../http/app-types.ts';
 
-/** The OpenAPI document itself; it doubles as the readiness probe. */
+/** The OpenAPI document itself; probes are `/healthz` and `/readyz`, outside `/v1`. */
 export function register(app: App): void {
   app.get(
     '/v1/openapi.json',
     {
       schema: {
         tags: ['meta'],
-        summary: 'This OpenAPI 3.1 document (the readiness probe)',
+        summary: 'This OpenAPI 3.1 document',
         security: [],
         response: {
           200: {
