@@ -8,7 +8,7 @@ import { closingHook } from './http/closing-hook.ts';
 import { registerDashboard } from './http/dashboard-static.ts';
 import { diskSpaceHook } from './http/disk-space-hook.ts';
 import { frameworkErrors, registerErrorHandling } from './http/error-handler.ts';
-import { createMetrics } from './http/metrics.ts';
+import { requestMetricsHook } from './http/metrics.ts';
 import { registerOpenApi } from './http/openapi-document.ts';
 import { ProblemSchema } from './http/problem-body.ts';
 import { lazyRequestLogger } from './http/request-logger.ts';
@@ -19,6 +19,7 @@ import { dashboardRoutes } from './routes/dashboard/index.ts';
 import { devRoutes } from './routes/dev/index.ts';
 import { ingestRoutes } from './routes/ingest/index.ts';
 import { probeRoutes } from './routes/probes/index.ts';
+import * as metricsRoute from './routes/probes/metrics.ts';
 import { publicRoutes } from './routes/public/index.ts';
 import { webhookRoutes } from './routes/webhooks/index.ts';
 import { validatorCompiler } from './schemas/validators.ts';
@@ -67,14 +68,13 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
   app.removeContentTypeParser('text/plain');
   registerErrorHandling(app);
   app.addHook('onRequest', closingHook(ctx.lifecycle));
-  const metrics = ctx.config.metrics ? createMetrics(ctx) : null;
-  if (metrics !== null) app.addHook('onResponse', metrics.onResponse);
+  if (ctx.config.metrics) app.addHook('onResponse', requestMetricsHook(ctx.metrics));
   if (ctx.disk !== null) app.addHook('onRequest', diskSpaceHook(ctx.disk));
 
   await registerOpenApi(app);
 
   // Each plane is a TypeBox plugin in its own encapsulation context (see http/app-types.ts).
-  await app.register(probeRoutes, { ctx, metrics });
+  await app.register(probeRoutes, { ctx });
   await app.register(publicRoutes, { ctx });
   await app.register(dashboardRoutes, { ctx });
   await app.register(ingestRoutes, { ctx });
@@ -83,5 +83,23 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
   if (isDevelopmentSessions(ctx.config)) await app.register(devRoutes, { ctx });
   await registerDashboard(app, options.dashboardDist);
 
+  return app;
+}
+
+/**
+ * The metrics' own listener (ARBITER_METRICS_PORT): `GET /metrics` alone, with the same token
+ * rule and problem answers as on the main listener. main.ts listens on it and closes it with
+ * the app.
+ */
+export async function buildMetricsApp(ctx: Context, options: AppOptions = {}): Promise<App> {
+  const loggerInstance: FastifyBaseLogger = ctx.log;
+  const app: App = Fastify({
+    ...(options.logger === false ? { logger: false } : { loggerInstance }),
+    connectionTimeout: options.idleTimeoutMs ?? 30_000,
+    clientErrorHandler: problemClientErrorHandler,
+    frameworkErrors,
+  }).withTypeProvider<TypeBoxTypeProvider>();
+  registerErrorHandling(app);
+  metricsRoute.register(app, ctx.metrics, ctx.config.metricsToken);
   return app;
 }

@@ -68,6 +68,8 @@ export interface Config {
   metrics: boolean;
   /** Bearer token a scrape of `/metrics` must send; null = none asked. */
   metricsToken: string | null;
+  /** The port of the metrics' own listener; null = `/metrics` is on the main listener. */
+  metricsPort: number | null;
   /** On a stop signal: seconds the listener keeps serving with `/readyz` at 503. */
   shutdownDelaySeconds: number;
   /** On a stop signal: seconds the whole shutdown may take before the process stops hard. */
@@ -164,6 +166,14 @@ const RELATIONS: Partial<
     read.ARBITER_SESSION_JWKS_URL !== undefined && text(env, 'ARBITER_SESSION_ISSUER') === null
       ? 'required with ARBITER_SESSION_JWKS_URL'
       : undefined,
+  ARBITER_METRICS_PORT: (_env, read) => {
+    if (read.ARBITER_METRICS_PORT === undefined) return undefined;
+    if (read.ARBITER_METRICS !== true)
+      return 'needs ARBITER_METRICS=true: there is nothing to serve';
+    return read.ARBITER_METRICS_PORT === read.ARBITER_PORT
+      ? `must differ from ARBITER_PORT (${read.ARBITER_PORT}): the metrics get a listener of their own`
+      : undefined;
+  },
   // Development tokens are minted here without an audience: the setting is for a provider's.
   ARBITER_SESSION_AUDIENCE: (_env, read) =>
     read.ARBITER_SESSION_AUDIENCE !== undefined && read.ARBITER_SESSION_JWKS_URL === undefined
@@ -235,6 +245,7 @@ export function loadConfig(env: Env, cwd = process.cwd()): Config {
     readyMaxFoldLagSeconds: s.ARBITER_READY_MAX_FOLD_LAG_SECONDS,
     metrics: s.ARBITER_METRICS,
     metricsToken: s.ARBITER_METRICS_TOKEN ?? null,
+    metricsPort: s.ARBITER_METRICS_PORT ?? null,
     shutdownDelaySeconds: s.ARBITER_SHUTDOWN_DELAY_SECONDS,
     shutdownGraceSeconds: s.ARBITER_SHUTDOWN_GRACE_SECONDS,
     judgeBaseUrl: s.ARBITER_JUDGE_BASE_URL?.replace(/\/+$/, '') ?? null,

@@ -19,6 +19,7 @@ import type {
   IdentityDirectory,
   Judge,
   Mailer,
+  Metrics,
 } from './kernel/ports.ts';
 
 /**
@@ -43,6 +44,8 @@ export interface Context {
   eventLog: EventLog;
   /** Folds the event log into the per-user daily aggregates. */
   worker: FoldWorker;
+  /** Prometheus counters (ARBITER_METRICS), or `silentMetrics` when they are off. */
+  metrics: Metrics;
   /** Serving, stopping (readiness fails) or closing (requests refused): set by the process on a stop signal. */
   lifecycle: Lifecycle;
   /** Lets the local `arbiter` command reach this process's admin routes (written to the data dir). */

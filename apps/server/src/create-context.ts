@@ -14,6 +14,7 @@ import { ChangeListener } from './domain/change-feed.ts';
 import { ContactNotifier } from './domain/contact-notifier.ts';
 import { IdentityResolver } from './domain/identity.ts';
 import { OrgStateCache } from './domain/org-state-cache.ts';
+import { createMetrics } from './http/metrics.ts';
 import { CopyEventStore } from './ingest/copy-store.ts';
 import { FoldWorker } from './ingest/fold-worker.ts';
 import { PostgresEventLog } from './ingest/postgres-event-log.ts';
@@ -23,7 +24,7 @@ import { createMailer } from './integrations/mail/smtp-mailer.ts';
 import { createBilling } from './integrations/stripe/stripe-billing.ts';
 import { createBillingWebhooks } from './integrations/stripe/stripe-webhooks.ts';
 import { Lifecycle } from './kernel/lifecycle.ts';
-import { type Clock, type FreeSpaceProbe, systemClock } from './kernel/ports.ts';
+import { type Clock, type FreeSpaceProbe, silentMetrics, systemClock } from './kernel/ports.ts';
 
 /**
  * Development mode keeps its own secret key in the data dir so reveal works out of the box;
@@ -106,7 +107,8 @@ export async function createContext(config: Config, parts: ContextParts = {}): P
     handle.pool === null ? null : new CopyEventStore(handle.pool),
   );
   const disk = diskGuardOf(handle, config, parts.freeSpace);
-  const worker = new FoldWorker(eventLog, log, () => disk?.writesAccepted() ?? true);
+  const metrics = config.metrics ? createMetrics(handle) : silentMetrics;
+  const worker = new FoldWorker(eventLog, log, () => disk?.writesAccepted() ?? true, metrics);
   const apiKeys = new ApiKeyCache(handle.db, clock);
   const orgState = new OrgStateCache(handle.db, clock);
   const changes = listenForChanges(handle, apiKeys, orgState, log);
@@ -127,6 +129,7 @@ export async function createContext(config: Config, parts: ContextParts = {}): P
     orgState,
     eventLog,
     worker,
+    metrics,
     lifecycle: new Lifecycle(),
     controlToken: randomBytes(32).toString('base64url'),
     judge: createJudge(config),

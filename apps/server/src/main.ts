@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { releaseLeasesOfThisProcess } from './analysis/run-lease.ts';
 import { startNightlyScheduler } from './analysis/scheduler.ts';
-import { buildApp } from './app.ts';
+import { buildApp, buildMetricsApp } from './app.ts';
 import type { Config } from './config.ts';
 import { isDevelopmentSessions } from './config.ts';
 import type { Context } from './context.ts';
@@ -70,15 +70,22 @@ export async function serve(config: Config): Promise<void> {
     );
   }
   const app = await buildApp(ctx);
+  const metricsApp = config.metricsPort === null ? null : await buildMetricsApp(ctx);
   if (config.ingestWorker) ctx.worker.start();
   const scheduler = config.scheduler ? startNightlyScheduler(ctx, app.log) : null;
   const shutdown = shutdownOf(ctx, {
-    app: () => app.close(),
+    app: async () => {
+      await Promise.all([app.close(), metricsApp?.close()]);
+    },
     scheduler: async () => scheduler?.stop(),
   });
   process.once('SIGINT', () => void shutdown('SIGINT'));
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
   const address = await app.listen({ port: config.port, host: config.host });
+  const metricsAddress = await metricsApp?.listen({
+    port: config.metricsPort ?? 0,
+    host: config.host,
+  });
   const url = address.replace('[::1]', 'localhost').replace('127.0.0.1', 'localhost');
   if (ctx.dbKind === 'pglite')
     writeControlFile(config.dataDir, { url: address, pid: process.pid, token: ctx.controlToken });
@@ -87,6 +94,7 @@ export async function serve(config: Config): Promise<void> {
     `  API reference: ${url}/docs   OpenAPI: ${url}/v1/openapi.json`,
     `  Database: ${ctx.dbKind === 'pglite' ? `embedded PGlite in ${config.dataDir}` : 'PostgreSQL server'}`,
   ];
+  if (metricsAddress !== undefined) lines.push(`  Metrics: ${metricsAddress}/metrics`);
   if (isDevelopmentSessions(config)) {
     lines.push(
       '  Development sessions: get a token with',

@@ -218,6 +218,14 @@ export const SettingsSchema = Type.Object({
         'when set, a scrape of `/metrics` must send `Authorization: Bearer <token>` (401 otherwise); unset = open to anyone who reaches the listener',
     }),
   ),
+  ARBITER_METRICS_PORT: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: 65535,
+      description:
+        'when set, `GET /metrics` is served on a listener of its own on this port (same host, same token rule) and not on the main one; unset = on the main listener',
+    }),
+  ),
   ARBITER_SHUTDOWN_DELAY_SECONDS: Type.Integer({
     minimum: 0,
     maximum: 300,

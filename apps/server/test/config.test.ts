@@ -41,9 +41,28 @@ describe('loadConfig', () => {
       { ARBITER_CONTACT_PER_IP_PER_HOUR: '0' },
       'ARBITER_CONTACT_PER_IP_PER_HOUR: must be between 1 and 1000000, got 0',
     ],
+    [
+      { ARBITER_METRICS_PORT: '9464' },
+      'ARBITER_METRICS_PORT: needs ARBITER_METRICS=true: there is nothing to serve',
+    ],
+    [
+      { ARBITER_METRICS: 'true', ARBITER_METRICS_PORT: '8080' },
+      'ARBITER_METRICS_PORT: must differ from ARBITER_PORT (8080): the metrics get a listener of their own',
+    ],
+    [
+      { ARBITER_METRICS: 'true', ARBITER_METRICS_PORT: '0' },
+      'ARBITER_METRICS_PORT: must be between 1 and 65535, got 0',
+    ],
   ])('names the variable of a bad value: %j', (env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(message);
+  });
+
+  it('puts the metrics on a port of their own only when ARBITER_METRICS_PORT is set', () => {
+    expect(loadConfig({ ARBITER_METRICS: 'true' }).metricsPort).toBeNull();
+    expect(loadConfig({ ARBITER_METRICS: 'true', ARBITER_METRICS_PORT: '9464' }).metricsPort).toBe(
+      9464,
+    );
   });
 
   it('reads platform owner emails as a lower-cased list', () => {

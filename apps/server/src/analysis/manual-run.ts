@@ -6,6 +6,7 @@ import type { LoadedExperiment } from '../domain/experiments/service.ts';
 import { awaitFold, type FoldGateDeps } from './fold-gate.ts';
 import { AnalysisError } from './outcomes.ts';
 import { analyzeExperiment, type RunDeps } from './pipeline.ts';
+import { measuredRun, type RunMetricsDeps } from './run-metrics.ts';
 
 const HOUR_MS = 3600_000;
 
@@ -66,18 +67,24 @@ async function giveBack(db: Database, experimentId: string, label: string): Prom
  * A manual (preliminary) run, stored for good under its own `manual-<ISO instant>` label:
  * the label first (the hourly limit answers at once), then the fold gate, then the run over a
  * window ending at the label's instant. A run that fails (the fold gate's 503 included) gives
- * its label back, so it does not count against the limit.
+ * its label back, so it does not count against the limit. A run counts in the metrics from its
+ * label on (a refusal by the limit is no run).
  */
-export async function runManualAnalysis(ctx: RunDeps & FoldGateDeps, found: LoadedExperiment) {
+export async function runManualAnalysis(
+  ctx: RunDeps & FoldGateDeps & RunMetricsDeps,
+  found: LoadedExperiment,
+) {
   const experimentId = found.row.id;
   const label = await takeLabel(ctx, experimentId, ctx.config.manualRunsPerHour);
   try {
-    const foldedThrough = await awaitFold(ctx, ctx.config.runFoldWaitMs);
-    return await analyzeExperiment(ctx, found, {
-      kind: 'manual',
-      label,
-      windowEnd: new Date(label.slice('manual-'.length)),
-      foldedThrough,
+    return await measuredRun(ctx, 'manual', async () => {
+      const foldedThrough = await awaitFold(ctx, ctx.config.runFoldWaitMs);
+      return analyzeExperiment(ctx, found, {
+        kind: 'manual',
+        label,
+        windowEnd: new Date(label.slice('manual-'.length)),
+        foldedThrough,
+      });
     });
   } catch (error) {
     await giveBack(ctx.db, experimentId, label).catch(() => {});

@@ -10,6 +10,7 @@ import { recordedRun } from './nightly-log.ts';
 import { analyzeExperiment, type RunDeps } from './pipeline.ts';
 import { purgeExpiredEvents } from './retention.ts';
 import { withLease } from './run-lease.ts';
+import { measuredRun } from './run-metrics.ts';
 
 /** Long enough for the largest nightly run; a crashed holder frees the lease after it. */
 const LEASE_MS = 2 * 3600 * 1000;
@@ -17,7 +18,7 @@ const LEASE_MS = 2 * 3600 * 1000;
 export const SCHEDULED_FOLD_WAIT_MS = 3600 * 1000;
 
 /** The nightly run: the judge scores first, then the fold gate and every experiment's run. */
-export type NightlyDeps = RunDeps & FoldGateDeps & Pick<Context, 'judge'>;
+export type NightlyDeps = RunDeps & FoldGateDeps & Pick<Context, 'judge' | 'metrics'>;
 
 export interface NightlySummary {
   day: string;
@@ -33,7 +34,7 @@ export interface NightlySummary {
  * (when configured), the fold gate (every event accepted before the run is folded, waiting up
  * to `foldWaitMs`), then per experiment SRM → tests → FDR, then retention. One runner at a
  * time across processes; re-running a day replaces its results. How each run ended is recorded
- * for the platform owner's health view.
+ * for the platform owner's health view, and counted in the metrics with its duration.
  */
 export async function runNightly(
   ctx: NightlyDeps,
@@ -41,7 +42,12 @@ export async function runNightly(
   foldWaitMs: number,
 ): Promise<NightlySummary> {
   const run = { day, startedAt: ctx.clock.now(), finishedAt: () => ctx.clock.now() };
-  return recordedRun(ctx.db, run, () => runNightlyUnrecorded(ctx, day, foldWaitMs));
+  return measuredRun(
+    ctx,
+    'nightly',
+    () => recordedRun(ctx.db, run, () => runNightlyUnrecorded(ctx, day, foldWaitMs)),
+    (summary) => (summary.ran ? 'succeeded' : 'skipped'),
+  );
 }
 
 async function runNightlyUnrecorded(

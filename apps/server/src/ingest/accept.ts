@@ -2,8 +2,10 @@ import type { Context } from '../context.ts';
 import type { OrgState } from '../domain/org-state-cache.ts';
 import { PLAN_LIMITS } from '../domain/plans.ts';
 import { monthResetsAt, usageMonth } from '../domain/usage-month.ts';
+import type { EventOutcome } from '../kernel/ports.ts';
 import type { TimeSlice } from '../kernel/time-slice.ts';
 import { EventIdClaims } from './event-id-claims.ts';
+import type { AppendResult } from './event-log.ts';
 import type { AcceptedEvent } from './event-schema.ts';
 import { checkEvent, type TimestampRule } from './validate-event.ts';
 
@@ -31,8 +33,8 @@ export interface AcceptOutcome {
   now: Date;
 }
 
-/** What acceptance reads: the time, the org's cached state, the limits switch and the log. */
-export type AcceptDeps = Pick<Context, 'clock' | 'orgState' | 'config' | 'eventLog'>;
+/** What acceptance reads: the time, the org's cached state, the limits switch, the log; what it counts in. */
+export type AcceptDeps = Pick<Context, 'clock' | 'orgState' | 'config' | 'eventLog' | 'metrics'>;
 
 export interface AcceptOptions {
   /** Which timestamps are taken (see TimestampRule); `live` unless said. */
@@ -82,6 +84,48 @@ async function checkEach(
   return { rejected, valid, validIndex, beforeWindow };
 }
 
+/** The submitted item's `type` when it has one (the metrics bound it to the known types). */
+function typeOf(item: unknown): string | null {
+  const type = (item as { type?: unknown } | null)?.type;
+  return typeof type === 'string' ? type : null;
+}
+
+/** Counts each event of the request once, by its type and what became of it. */
+function countOutcomes(
+  metrics: AcceptDeps['metrics'],
+  raw: readonly unknown[],
+  rejected: readonly Rejection[],
+  valid: readonly AcceptedEvent[],
+  result: AppendResult | null,
+): void {
+  const tally = new Map<string, { type: string | null; outcome: EventOutcome; count: number }>();
+  const add = (type: string | null, outcome: EventOutcome) => {
+    const key = `${outcome} ${type}`;
+    const found = tally.get(key) ?? { type, outcome, count: 0 };
+    found.count += 1;
+    tally.set(key, found);
+  };
+  for (const r of rejected) add(typeOf(raw[r.index]), 'refused');
+  const typeById = new Map(valid.map((e) => [e.event_id, e.type]));
+  for (const id of result?.appended ?? []) add(typeById.get(id) ?? null, 'accepted');
+  for (const id of result?.duplicates ?? []) add(typeById.get(id) ?? null, 'duplicate');
+  for (const t of tally.values()) metrics.countEvents(t.type, t.outcome, t.count);
+}
+
+/** Adds the valid events the log refused over the allowance to `rejected`, in request order. */
+function rejectOverAllowance(
+  rejected: Rejection[],
+  valid: readonly AcceptedEvent[],
+  validIndex: readonly number[],
+  refusedIds: readonly string[],
+  detail: string,
+): void {
+  const refused = new Set(refusedIds);
+  for (const [i, event] of valid.entries())
+    if (refused.has(event.event_id)) rejected.push({ index: validIndex[i] as number, detail });
+  rejected.sort((a, b) => a.index - b.index);
+}
+
 /**
  * The whole acceptance path of every ingest route: check each event on its own, then meter,
  * de-duplicate and append the valid ones to the event log in one step. Returns once they
@@ -104,7 +148,8 @@ export async function acceptEvents(
     resetsAt: monthResetsAt(now),
     now,
   };
-  if (valid.length === 0)
+  if (valid.length === 0) {
+    countOutcomes(ctx.metrics, raw, rejected, valid, null);
     return {
       ...base,
       accepted: 0,
@@ -114,6 +159,7 @@ export async function acceptEvents(
       overAllowance: 0,
       beforeWindow: 0,
     };
+  }
   const result = await ctx.eventLog.append({
     orgId,
     events: valid,
@@ -121,14 +167,8 @@ export async function acceptEvents(
     allowance: enforce ? limits.monthly_event_allowance : null,
   });
   const refusal = `over the monthly allowance of ${limits.monthly_event_allowance} events on the ${state.plan} plan; it resets at ${base.resetsAt.toISOString()}`;
-  if (result.refused.length > 0) {
-    const refused = new Set(result.refused);
-    for (const [i, event] of valid.entries()) {
-      if (refused.has(event.event_id))
-        rejected.push({ index: validIndex[i] as number, detail: refusal });
-    }
-  }
-  rejected.sort((a, b) => a.index - b.index);
+  rejectOverAllowance(rejected, valid, validIndex, result.refused, refusal);
+  countOutcomes(ctx.metrics, raw, rejected, valid, result);
   let acceptedBeforeWindow = 0;
   if (beforeWindow.size > 0) {
     const refused = new Set(result.refused);

@@ -24,6 +24,8 @@ export interface AppendResult {
 export interface QuarantinedEvent {
   orgId: string;
   eventId: string;
+  /** The event's type as stored (null when the row has none to read). */
+  type: string | null;
   reason: string;
 }
 

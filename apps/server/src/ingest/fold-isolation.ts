@@ -61,7 +61,7 @@ export async function foldIsolating(tx: Database, span: number): Promise<FoldRes
         const key = part[0] as StoredEventKey;
         const reason = reasonOf(error);
         await tx.execute(quarantineStatement(key, reason));
-        quarantined.push({ orgId: key.org_id, eventId: key.event_id, reason });
+        quarantined.push({ orgId: key.org_id, eventId: key.event_id, type: key.type, reason });
         return;
       }
     }

@@ -1,4 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
+import { type Metrics, silentMetrics } from '../kernel/ports.ts';
 import type { EventLog, FoldOptions, FoldResult } from './event-log.ts';
 import { FailureLog } from './failure-log.ts';
 
@@ -25,6 +26,7 @@ export class FoldWorker {
     private readonly log: Pick<FastifyBaseLogger, 'error' | 'warn' | 'info'> | null = null,
     /** False while the disk is too full to write: the fold waits, the events stay stored. */
     private readonly mayWrite: () => boolean | Promise<boolean> = () => true,
+    private readonly metrics: Pick<Metrics, 'countEvents'> = silentMetrics,
   ) {
     // The label predates the name "fold"; operators' alerts may match it, so it stays.
     this.failures = new FailureLog(log, 'ingest drain');
@@ -62,6 +64,7 @@ export class FoldWorker {
   async foldOnce(options: FoldOptions): Promise<FoldResult> {
     const result = await this.eventLog.fold(ACCEPTANCES_PER_FOLD, options);
     for (const q of result.quarantined) {
+      this.metrics.countEvents(q.type, 'quarantined', 1);
       this.log?.warn(
         { org_id: q.orgId, event_id: q.eventId, reason: q.reason },
         'ingest fold quarantined an event it cannot fold; other events continue',

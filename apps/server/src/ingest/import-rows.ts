@@ -24,6 +24,8 @@ export async function importRows(
   time: TimeSlice = new TimeSlice(),
 ) {
   const errors = [...parsed.errors];
+  // Rows the parser could not read never reach acceptance: refused here, their type unread.
+  ctx.metrics.countEvents(null, 'refused', parsed.errors.length);
   let events = 0;
   let beforeWindow = 0;
   let lastOutcome: Awaited<ReturnType<typeof acceptEvents>> | null = null;

@@ -114,3 +114,33 @@ export interface BillingProvider {
   createPortalSession(input: { customerId: string; returnUrl: string }): Promise<{ url: string }>;
   retrieveSubscription(id: string): Promise<BillingSubscription>;
 }
+
+/** What became of one event: stored, acknowledged again, refused, or set aside by the fold. */
+export type EventOutcome = 'accepted' | 'duplicate' | 'refused' | 'quarantined';
+export type RunKind = 'nightly' | 'manual';
+/** `skipped`: a nightly run another process held the lease for. */
+export type RunOutcome = 'succeeded' | 'failed' | 'skipped';
+export type JudgeCallOutcome = 'succeeded' | 'failed';
+
+/**
+ * What the process counts for an operator's Prometheus (`ARBITER_METRICS`), and how a scrape
+ * reads it. Labels stay bounded: callers pass types and outcomes, never an id; an event type
+ * outside the known ones is counted as `unknown`. With metrics off it is `silentMetrics`.
+ */
+export interface Metrics {
+  countEvents(type: string | null, outcome: EventOutcome, count: number): void;
+  observeRun(kind: RunKind, outcome: RunOutcome, seconds: number): void;
+  countJudgeCall(outcome: JudgeCallOutcome): void;
+  observeRequest(method: string, route: string, statusClass: string, seconds: number): void;
+  /** The Prometheus text exposition of every metric, and its content type. */
+  scrape(): Promise<{ contentType: string; text: string }>;
+}
+
+/** Metrics off: counts nothing, and a scrape has nothing to say. */
+export const silentMetrics: Metrics = {
+  countEvents: () => {},
+  observeRun: () => {},
+  countJudgeCall: () => {},
+  observeRequest: () => {},
+  scrape: async () => ({ contentType: 'text/plain', text: '' }),
+};

@@ -21,7 +21,7 @@ export interface JudgeJobCounts {
 /** Judge calls in flight at once; scores are committed after each such batch. */
 export const JUDGE_CONCURRENCY = 4;
 
-type JobContext = Pick<Context, 'db' | 'config'>;
+type JobContext = Pick<Context, 'db' | 'config' | 'metrics'>;
 
 function scoreRow(target: JudgeTarget, metric: string, e: JudgeCandidate, score: number): ScoreRow {
   return {
@@ -58,6 +58,7 @@ async function judgeMetric(
     );
     const rows: ScoreRow[] = [];
     outcomes.forEach((outcome, k) => {
+      ctx.metrics.countJudgeCall(outcome.ok ? 'succeeded' : 'failed');
       if (outcome.ok) rows.push(scoreRow(target, metric.name, batch[k]!, outcome.score));
       else {
         counts.failed += 1;

@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { App } from '../../http/app-types.ts';
-import type { Metrics } from '../../http/metrics.ts';
 import { ProblemError } from '../../http/problems.ts';
+import type { Metrics } from '../../kernel/ports.ts';
 
 const digest = (value: string) => createHash('sha256').update(value).digest();
 
@@ -18,12 +18,13 @@ function checkToken(header: string | undefined, token: string | null): void {
     throw new ProblemError('invalid-credential', 'The scrape token is not ARBITER_METRICS_TOKEN');
 }
 
-/** Prometheus' scrape: the text exposition format, only when ARBITER_METRICS is on. */
+/** Prometheus' scrape: the text exposition format, only when ARBITER_METRICS is on (on the main or the metrics listener). */
 export function register(app: App, metrics: Metrics, token: string | null): void {
   app.get('/metrics', { schema: { hide: true } }, async (request, reply) => {
     checkToken(request.headers.authorization, token);
+    const { contentType, text } = await metrics.scrape();
     reply.header('cache-control', 'no-store');
-    reply.type(metrics.registry.contentType);
-    return metrics.registry.metrics();
+    reply.type(contentType);
+    return text;
   });
 }

@@ -5,7 +5,7 @@ import { judgeUserValues } from '../../../src/analysis/judge/judge-values.ts';
 import { judgeScores, usageCounters } from '../../../src/db/schema.ts';
 import { usageMonth } from '../../../src/domain/usage-month.ts';
 import { createJudge } from '../../../src/integrations/judge/chat-completions-judge.ts';
-import type { Judge } from '../../../src/kernel/ports.ts';
+import { type Judge, type JudgeCallOutcome, silentMetrics } from '../../../src/kernel/ports.ts';
 import { type Harness, startHarness } from '../../support/harness.ts';
 import {
   createJudgeExperiment,
@@ -148,7 +148,14 @@ describe('runJudgeJob', () => {
         ? { status: 500, body: '{"error":{"message":"overloaded"}}' }
         : scoreFromQualityMarker(r);
     const before = await judgeUsed(h, acme.admin);
-    const result = await runJudgeJob(h.ctx, judge, { experimentId: flaky, now: now() });
+    const counted: JudgeCallOutcome[] = [];
+    const metrics = { ...silentMetrics, countJudgeCall: (o: JudgeCallOutcome) => counted.push(o) };
+    const result = await runJudgeJob({ ...h.ctx, metrics }, judge, {
+      experimentId: flaky,
+      now: now(),
+    });
+    // Each call made counts once in the metrics, by its outcome.
+    expect(counted.sort()).toEqual(['failed', 'failed', 'succeeded', 'succeeded']);
     expect(result).toEqual([
       {
         experimentId: flaky,
