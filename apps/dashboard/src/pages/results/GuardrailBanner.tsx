@@ -14,8 +14,10 @@ export function GuardrailBanner({ run }: { run: Results }) {
   return (
     <div className="guardrail-banner" role="alert" data-testid="guardrail-banner">
       <strong>
-        Guardrail broken: {violations.length === 1 ? 'one metric is' : `${violations.length} are`}{' '}
-        significantly worse
+        Guardrail broken:{' '}
+        {violations.length === 1
+          ? 'one guardrail metric is significantly worse'
+          : `${violations.length} guardrail results are significantly worse`}
       </strong>
       <ul>
         {violations.map((v) => {

@@ -1,4 +1,3 @@
-import { metricDirection } from '@arbiter/contract';
 import { useQuery } from '@tanstack/react-query';
 import { startTransition, useEffect, useState } from 'react';
 import { useSearchParams } from 'react-router';
@@ -66,7 +65,6 @@ function RunView({ experiment, run }: { experiment: Experiment; run: Results }) 
   const [histograms, setHistograms] = useState(false);
   useEffect(() => startTransition(() => setHistograms(true)), []);
   const methods = new Map(experiment.metrics.map((m) => [m.name, m.method_default]));
-  const directions = new Map(experiment.metrics.map((m) => [m.name, metricDirection(m)]));
   return (
     <>
       <RunControls id={experiment.id} run={run} />
@@ -107,7 +105,7 @@ function RunView({ experiment, run }: { experiment: Experiment; run: Results }) 
               <span className="hint">
                 ({rows[0]?.kind}, {rows[0]?.category},{' '}
                 <span data-testid={`direction-${metric}`}>
-                  {directionLabel(rows[0]?.direction ?? directions.get(metric) ?? 'increase')}
+                  {rows[0] ? directionLabel(rows[0].direction) : null}
                 </span>
                 )
               </span>
