@@ -50,6 +50,8 @@ export type Body<
 export type Experiment = Body<'/v1/experiments/{id}', 'get'>;
 export type Results = Body<'/v1/experiments/{id}/results', 'get'>;
 export type MetricResult = Results['results'][string];
+/** A results summary entry: the run served plus its guardrail violation count. */
+export type SummaryEntry = Body<'/v1/results/summary', 'get'>[number];
 export type Distribution = MetricResult['distribution'];
 export type Live = Body<'/v1/experiments/{id}/live', 'get'>;
 export type Traffic = Body<'/v1/experiments/{id}/traffic', 'get'>;

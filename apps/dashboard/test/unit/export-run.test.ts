@@ -17,6 +17,10 @@ const result = (over: Record<string, unknown>) => ({
   srm_p: 0.5,
   window_days: 14,
   preliminary: false,
+  category: 'primary',
+  direction: 'decrease',
+  outcome: 'better',
+  sequential: null,
   ...over,
 });
 
@@ -24,22 +28,45 @@ describe('the CSV export of a run', () => {
   it('writes a header and one CRLF-terminated row per metric and treatment, labelled with the run', () => {
     const run = {
       computed_for: '2026-11-22',
+      decision: { recommendation: 'ship', treatment: 'b', reasons: [] },
       results: { 'latency::b': result({}) },
     } as unknown as Results;
     expect(runCsv(run)).toBe(
-      'run,metric,treatment,control,test,effect,ci_low,ci_high,lift,p_value,p_value_fdr,significant,srm_p,window_days,preliminary\r\n' +
-        '2026-11-22,latency,b,a,welch_t,-12.5,-20,-5,-0.1,0.001,0.002,true,0.5,14,false\r\n',
+      'run,metric,treatment,control,test,effect,ci_low,ci_high,lift,p_value,p_value_fdr,significant,srm_p,window_days,preliminary,' +
+        'direction,outcome,guardrail_violated,sequential_p_value,sequential_p_value_fdr,sequential_ci_low,sequential_ci_high,mde,users_needed_per_arm,days_to_decision,recommendation,recommended_treatment\r\n' +
+        '2026-11-22,latency,b,a,welch_t,-12.5,-20,-5,-0.1,0.001,0.002,true,0.5,14,false,decrease,better,false,,,,,,,,ship,b\r\n',
+    );
+  });
+
+  it('writes a manual run’s sequential values, a broken guardrail and the wait of a collecting run', () => {
+    const run = {
+      computed_for: 'manual-2026-11-22T10:00:00Z',
+      decision: { recommendation: 'keep_control', treatment: null, reasons: [] },
+      results: {
+        'latency::b': result({
+          category: 'guardrail',
+          outcome: 'worse',
+          sequential: { p_value: 0.01, p_value_fdr: 0.02, ci_low: 1, ci_high: 9 },
+          mde: 0.05,
+          users_needed_per_arm: 880,
+          days_to_decision: 6,
+        }),
+      },
+    } as unknown as Results;
+    expect(runCsv(run).split('\r\n')[1]).toBe(
+      'manual-2026-11-22T10:00:00Z,latency,b,a,welch_t,-12.5,-20,-5,-0.1,0.001,0.002,true,0.5,14,false,decrease,worse,true,0.01,0.02,1,9,0.05,880,6,keep_control,',
     );
   });
 
   it('quotes fields holding a comma, a quote or a newline (RFC 4180) and leaves nulls empty', () => {
     const run = {
       computed_for: 'manual-2026-11-22T10:00:00Z',
+      decision: { recommendation: 'keep_collecting', treatment: null, reasons: [] },
       results: { x: result({ metric: 'say "hi", twice', treatment: 'line\nbreak', lift: null }) },
     } as unknown as Results;
     const row = runCsv(run).split('\r\n')[1];
     expect(row).toBe(
-      'manual-2026-11-22T10:00:00Z,"say ""hi"", twice","line\nbreak",a,welch_t,-12.5,-20,-5,,0.001,0.002,true,0.5,14,false',
+      'manual-2026-11-22T10:00:00Z,"say ""hi"", twice","line\nbreak",a,welch_t,-12.5,-20,-5,,0.001,0.002,true,0.5,14,false,decrease,better,false,,,,,,,,keep_collecting,',
     );
   });
 });

@@ -1,5 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { byMetric, num, percent, pValue } from '../../src/pages/results/format.ts';
+import {
+  armValue,
+  byMetric,
+  directionLabel,
+  effectValue,
+  intervalValue,
+  moreDays,
+  num,
+  percent,
+  pValue,
+} from '../../src/pages/results/format.ts';
 
 describe('number formatting on the results page', () => {
   it('num: three significant digits, exponents for the very large and small, a dash for none', () => {
@@ -38,5 +48,37 @@ describe('number formatting on the results page', () => {
       ['b', [rows['b::t']]],
       ['x', [rows['x::t']]],
     ]);
+  });
+
+  it('armValue: rates as percentages, latency in ms, cost in dollars, tokens; others plain', () => {
+    expect(armValue('conversion', 0.104)).toBe('10.4%');
+    expect(armValue('retention', 0.5)).toBe('50.0%');
+    expect(armValue('error_rate', 0.0123)).toBe('1.2%');
+    expect(armValue('latency', 512.345)).toBe('512 ms');
+    expect(armValue('cost', 0.001)).toBe('$0.001');
+    expect(armValue('tokens', 300.4)).toBe('300 tokens');
+    expect(armValue('judge', 4.25)).toBe('4.25');
+    expect(armValue('latency', null)).toBe('—');
+  });
+
+  it('effectValue: points for rates, ms, dollars and tokens, with a sign', () => {
+    expect(effectValue('conversion', 0.075)).toBe('+7.5 pts');
+    expect(effectValue('conversion', -0.0123)).toBe('\u22121.23 pts');
+    expect(effectValue('latency', -70.04)).toBe('\u221270 ms');
+    expect(effectValue('cost', 0.002)).toBe('+$0.002');
+    expect(effectValue('cost', -0.0025)).toBe('\u2212$0.0025');
+    expect(effectValue('cost', 0)).toBe('$0');
+    expect(effectValue('tokens', 12)).toBe('+12 tokens');
+    expect(effectValue('revenue', 1.5)).toBe('+1.5');
+    expect(effectValue('latency', 0)).toBe('0 ms');
+    expect(effectValue('latency', Number.NaN)).toBe('—');
+    expect(intervalValue('latency', -80.1, -52.34)).toBe('\u221280.1 ms to \u221252.3 ms');
+  });
+
+  it('directionLabel and moreDays', () => {
+    expect(directionLabel('increase')).toBe('↑ higher is better');
+    expect(directionLabel('decrease')).toBe('↓ lower is better');
+    expect(moreDays(1)).toBe('about 1 more day');
+    expect(moreDays(6)).toBe('about 6 more days');
   });
 });

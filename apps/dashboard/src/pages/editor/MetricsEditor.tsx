@@ -1,4 +1,14 @@
-import { BINARY_KINDS, METHODS, METRIC_CATEGORIES, METRIC_KINDS } from '@arbiter/contract';
+import {
+  BINARY_KINDS,
+  DEFAULT_MDE,
+  defaultDirection,
+  METHODS,
+  METRIC_CATEGORIES,
+  METRIC_DIRECTIONS,
+  METRIC_KINDS,
+  type MetricDirection,
+} from '@arbiter/contract';
+import { useState } from 'react';
 import type { MetricDefinition } from '../../api/client.ts';
 import { newMetric } from './form-state.ts';
 
@@ -21,6 +31,7 @@ export function MetricsEditor({
           metric={m}
           label={m.name || `metric ${i + 1}`}
           onSet={(patch) => set(i, patch)}
+          onReplace={(metric) => onChange(metrics.map((x, j) => (j === i ? metric : x)))}
           onRemove={() => onChange(metrics.filter((_, j) => j !== i))}
         />
       ))}
@@ -31,18 +42,29 @@ export function MetricsEditor({
   );
 }
 
-/** One metric: its name, kind (which picks the default test), category, test and, for a judge, rubric. */
+/**
+ * One metric: its name, kind (which picks the default test), category (a guardrail is a
+ * category), test, which way is better, its minimum detectable effect and, for a judge, rubric.
+ */
 function MetricRow({
   metric: m,
   label: n,
   onSet,
+  onReplace,
   onRemove,
 }: {
   metric: MetricDefinition;
   label: string;
   onSet: (patch: Partial<MetricDefinition>) => void;
+  onReplace: (metric: MetricDefinition) => void;
   onRemove: () => void;
 }) {
+  // The MDE as typed: a half-typed or unreadable number is sent as it parses (NaN goes out as
+  // null), so the server's problem points at the field instead of the form guessing.
+  const [mde, setMde] = useState(m.mde === undefined ? '' : String(m.mde));
+  // Rows are keyed by position: when another row's removal hands this one a different metric,
+  // its text follows the metric.
+  if (!Object.is(parseMde(mde), m.mde)) setMde(m.mde === undefined ? '' : String(m.mde));
   return (
     <div className="row">
       <label>
@@ -70,6 +92,35 @@ function MetricRow({
         options={METHODS}
         onPick={(method_default) => onSet({ method_default })}
       />
+      <label>
+        Direction of {n}
+        <select
+          value={m.direction ?? ''}
+          onChange={(e) =>
+            onReplace(withOptional(m, 'direction', e.target.value as MetricDirection | ''))
+          }
+        >
+          <option value="">kind's default ({defaultDirection(m.kind)} is better)</option>
+          {METRIC_DIRECTIONS.map((d) => (
+            <option key={d} value={d}>
+              {d} is better
+            </option>
+          ))}
+        </select>
+      </label>
+      <label>
+        MDE of {n} (relative; empty: {DEFAULT_MDE}, a {DEFAULT_MDE * 100}% change)
+        {/* No min or max here: the server's problem names the field, as for every other one. */}
+        <input
+          inputMode="decimal"
+          placeholder={String(DEFAULT_MDE)}
+          value={mde}
+          onChange={(e) => {
+            setMde(e.target.value);
+            onReplace(withOptional(m, 'mde', parseMde(e.target.value)));
+          }}
+        />
+      </label>
       {m.kind === 'judge' ? (
         <label>
           Rubric of {n}
@@ -81,6 +132,23 @@ function MetricRow({
       </button>
     </div>
   );
+}
+
+const parseMde = (text: string) => (text.trim() === '' ? undefined : Number(text.trim()));
+
+/**
+ * The metric with an optional field set, or removed when empty: an absent field means the
+ * default (the kind's direction, an mde of 0.05), which the server fills in itself.
+ */
+function withOptional<K extends 'direction' | 'mde'>(
+  m: MetricDefinition,
+  key: K,
+  value: MetricDefinition[K] | '' | undefined,
+): MetricDefinition {
+  const next = { ...m };
+  if (value === '' || value === undefined) delete next[key];
+  else next[key] = value;
+  return next;
 }
 
 /** A labelled select over a closed vocabulary; the picked value keeps the vocabulary's type. */

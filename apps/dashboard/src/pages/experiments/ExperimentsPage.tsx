@@ -1,5 +1,5 @@
 import { Link } from 'react-router';
-import type { Results } from '../../api/client.ts';
+import type { SummaryEntry } from '../../api/client.ts';
 import { ScrollRegion } from '../../components/ScrollRegion.tsx';
 import { Empty, QueryView } from '../../components/states.tsx';
 import { ExperimentState } from './ExperimentState.tsx';
@@ -8,7 +8,7 @@ import { useExperiments, useResultsSummary } from './queries.ts';
 export function ExperimentsPage() {
   const experiments = useExperiments();
   const summary = useResultsSummary();
-  const latest = new Map<string, Results>(
+  const latest = new Map<string, SummaryEntry>(
     (summary.data ?? []).map((r) => [r.experiment_id, r] as const),
   );
   return (

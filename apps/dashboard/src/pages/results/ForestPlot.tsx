@@ -9,35 +9,51 @@ import {
   YAxis,
 } from 'recharts';
 import type { MetricResult } from '../../api/client.ts';
+import { decidedOn } from './decided-on.ts';
 import { num } from './format.ts';
 
-const SIGNIFICANT = '#1d4ed8';
-const NOT_SIGNIFICANT = '#64748b';
+/** Green better, red worse, grey inconclusive: the same colours as the table's badges. */
+const COLOURS = { better: '#15803d', worse: '#b91c1c', inconclusive: '#64748b' } as const;
+type Outcome = keyof typeof COLOURS;
 
 /**
- * One metric's effects (treatment − control) with their 95% CIs, one row per treatment.
- * Colour and label follow `significant`, which the server decides on the FDR-adjusted p-value.
+ * One metric's effects (treatment − control) with the 95% interval the decision was made on
+ * (always-valid on a manual run), one row per treatment. Colour and label follow `outcome`,
+ * which the server decides on the FDR-adjusted p-value and the metric's direction.
  */
-export function ForestPlot({ metric, rows }: { metric: string; rows: MetricResult[] }) {
-  const data = rows.map((r) => ({
-    treatment: r.treatment,
-    effect: r.effect,
-    ci: [r.ci_low, r.ci_high] as [number, number],
-    significant: r.significant,
-  }));
-  const lo = Math.min(0, ...rows.map((r) => r.ci_low));
-  const hi = Math.max(0, ...rows.map((r) => r.ci_high));
+export function ForestPlot({
+  metric,
+  rows,
+  preliminary,
+}: {
+  metric: string;
+  rows: MetricResult[];
+  preliminary: boolean;
+}) {
+  const data = rows.map((r) => {
+    const d = decidedOn(r, preliminary);
+    return {
+      treatment: r.treatment,
+      effect: r.effect,
+      ci: [d.ci_low ?? r.effect, d.ci_high ?? r.effect] as [number, number],
+      outcome: r.outcome as Outcome,
+      significant: r.significant,
+    };
+  });
+  const lo = Math.min(0, ...data.map((r) => r.ci[0]));
+  const hi = Math.max(0, ...data.map((r) => r.ci[1]));
   const pad = (hi - lo) * 0.08 || 1;
-  const summary = rows
+  const ciName = preliminary ? 'always-valid 95% CI' : '95% CI';
+  const summary = data
     .map(
       (r) =>
-        `${r.treatment}: effect ${num(r.effect)} (95% CI ${num(r.ci_low)} to ${num(r.ci_high)}), ${r.significant ? 'significant' : 'not significant'}`,
+        `${r.treatment}: effect ${num(r.effect)} (${ciName} ${num(r.ci[0])} to ${num(r.ci[1])}), ${r.significant ? 'significant' : 'not significant'}, ${r.outcome}`,
     )
     .join('; ');
   return (
     <figure className="forest" data-testid={`forest-${metric}`}>
       <figcaption>
-        {metric}: effect vs {rows[0]?.control} with 95% CI
+        {metric}: effect vs {rows[0]?.control} with {ciName}
       </figcaption>
       <div role="img" aria-label={`Forest plot of ${metric}. ${summary}`}>
         <ResponsiveContainer width="100%" height={40 + rows.length * 36}>
@@ -69,16 +85,16 @@ interface CiBarProps {
   y: number;
   width: number;
   height: number;
-  payload: { significant: boolean };
+  payload: { outcome: Outcome };
 }
 
 function CiBar({ x, y, width, height, payload }: CiBarProps) {
-  const colour = payload.significant ? SIGNIFICANT : NOT_SIGNIFICANT;
+  const colour = COLOURS[payload.outcome] ?? COLOURS.inconclusive;
   return <rect x={x} y={y} width={Math.max(1, width)} height={height} fill={colour} rx={2} />;
 }
 
-function EffectDot(props: { cx?: number; cy?: number; payload?: { significant: boolean } }) {
+function EffectDot(props: { cx?: number; cy?: number; payload?: { outcome: Outcome } }) {
   const { cx = 0, cy = 0, payload } = props;
-  const colour = payload?.significant ? SIGNIFICANT : NOT_SIGNIFICANT;
+  const colour = COLOURS[payload?.outcome ?? 'inconclusive'] ?? COLOURS.inconclusive;
   return <rect x={cx - 5} y={cy - 5} width={10} height={10} fill={colour} stroke="#fff" />;
 }

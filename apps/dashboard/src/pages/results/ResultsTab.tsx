@@ -1,19 +1,21 @@
 import { useQuery } from '@tanstack/react-query';
 import { startTransition, useEffect, useState } from 'react';
 import { useSearchParams } from 'react-router';
-import { api, type Experiment, type MetricResult, ok, type Results } from '../../api/client.ts';
+import { api, type Experiment, ok, type Results } from '../../api/client.ts';
 import { isProblem } from '../../api/problem.ts';
-import { ScrollRegion } from '../../components/ScrollRegion.tsx';
 import { Loading, ProblemView } from '../../components/states.tsx';
 import { experimentKeys, useResultsSummary } from '../experiments/queries.ts';
 import { armDistributions } from './arm-distributions.ts';
 import { CollectingPanel } from './CollectingPanel.tsx';
 import { Distributions } from './Distributions.tsx';
 import { ForestPlot } from './ForestPlot.tsx';
-import { byMetric, num, percent, pValue } from './format.ts';
+import { byMetric, directionLabel, pValue } from './format.ts';
+import { GuardrailBanner } from './GuardrailBanner.tsx';
 import { MethodOverride } from './MethodOverride.tsx';
+import { ResultTable } from './ResultTable.tsx';
 import { RunControls } from './RunControls.tsx';
 import { SrmBanner } from './SrmBanner.tsx';
+import { VerdictBanner } from './VerdictBanner.tsx';
 
 export function ResultsTab({ experiment }: { experiment: Experiment }) {
   const [params] = useSearchParams();
@@ -72,11 +74,22 @@ function RunView({ experiment, run }: { experiment: Experiment; run: Results }) 
         {Object.entries(run.arms)
           .map(([a, s]) => `${a} ${s.users}`)
           .join(', ')}
+        {run.srm.halted ? null : (
+          <>
+            {' '}
+            · <span data-testid="srm-passed">SRM check passed</span> (p{' '}
+            {run.srm.p_value === null ? '—' : pValue(run.srm.p_value)}, threshold 0.001)
+          </>
+        )}
       </p>
+      <VerdictBanner decision={run.decision} />
+      <GuardrailBanner run={run} />
       {run.preliminary ? (
         <p className="note">
           A preliminary run is kept for reference; the nightly run remains the default view once it
-          lands.
+          lands. Its intervals and p-values are the always-valid (sequential) ones the decision is
+          made on, so looking early cannot raise a false alarm; the fixed-horizon ones are shown for
+          reference only.
         </p>
       ) : null}
       {run.srm.halted ? (
@@ -90,11 +103,15 @@ function RunView({ experiment, run }: { experiment: Experiment; run: Results }) 
             <h2 id={`m-${metric}`}>
               {metric}{' '}
               <span className="hint">
-                ({rows[0]?.kind}, {rows[0]?.category})
+                ({rows[0]?.kind}, {rows[0]?.category},{' '}
+                <span data-testid={`direction-${metric}`}>
+                  {rows[0] ? directionLabel(rows[0].direction) : null}
+                </span>
+                )
               </span>
             </h2>
-            <ForestPlot metric={metric} rows={rows} />
-            <ResultTable rows={rows} />
+            <ForestPlot metric={metric} rows={rows} preliminary={run.preliminary} />
+            <ResultTable rows={rows} preliminary={run.preliminary} />
             <MethodOverride
               id={experiment.id}
               metric={metric}
@@ -107,49 +124,5 @@ function RunView({ experiment, run }: { experiment: Experiment; run: Results }) 
         ))
       )}
     </>
-  );
-}
-
-/** The decision is the FDR-adjusted p-value's; the raw p-value stands beside it, never instead. */
-function ResultTable({ rows }: { rows: MetricResult[] }) {
-  return (
-    <ScrollRegion label={`Decisions for ${rows[0]?.metric ?? 'metric'}`}>
-      <table>
-        <thead>
-          <tr>
-            <th scope="col">Treatment</th>
-            <th scope="col">Effect (95% CI)</th>
-            <th scope="col">Lift</th>
-            <th scope="col">FDR-adjusted p-value</th>
-            <th scope="col">p-value</th>
-            <th scope="col">Decision</th>
-          </tr>
-        </thead>
-        <tbody>
-          {rows.map((r) => (
-            <tr key={r.treatment} data-testid={`row-${r.metric}-${r.treatment}`}>
-              <th scope="row">{r.treatment}</th>
-              <td>
-                {num(r.effect)} ({num(r.ci_low)} to {num(r.ci_high)})
-              </td>
-              <td>{percent(r.lift)}</td>
-              <td>
-                <strong>{pValue(r.p_value_fdr)}</strong>
-              </td>
-              <td>{pValue(r.p_value)}</td>
-              <td>
-                {!r.ok ? (
-                  <span className="badge">not computable: {r.reason}</span>
-                ) : r.significant ? (
-                  <span className="badge good">significant</span>
-                ) : (
-                  <span className="badge">not significant</span>
-                )}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </ScrollRegion>
   );
 }

@@ -29,3 +29,58 @@ export function byMetric<R extends { metric: string }>(
   }
   return [...groups.entries()].filter(([, rows]) => rows.length > 0);
 }
+
+const MINUS = '\u2212';
+/** Kinds whose per-user value is a share (0 to 1): arms as percentages, effects in points. */
+const RATE_KINDS: readonly string[] = ['conversion', 'retention', 'error_rate'];
+
+/** A signed number for an effect: "+" or a true minus sign, three significant digits. */
+function signed(x: number, digits = 3): string {
+  const body = num(Math.abs(x), digits);
+  if (x === 0) return body;
+  return `${x > 0 ? '+' : MINUS}${body}`;
+}
+
+/**
+ * A per-arm value in the metric's unit: rates as a percentage, latency in ms, cost in dollars,
+ * tokens as tokens; scores, revenue and values as plain numbers (their unit is the org's own).
+ */
+export function armValue(kind: string, x: number | null | undefined): string {
+  if (x === null || x === undefined || !Number.isFinite(x)) return '—';
+  if (RATE_KINDS.includes(kind)) return `${(x * 100).toFixed(1)}%`;
+  if (kind === 'latency') return `${num(x)} ms`;
+  if (kind === 'cost') return `$${num(x)}`;
+  if (kind === 'tokens') return `${num(x)} tokens`;
+  return num(x);
+}
+
+/**
+ * A difference (treatment − control) in the metric's unit: rates in percentage points
+ * ("+7.5 pts"), latency in ms ("−70 ms"), cost in dollars ("+$0.002"), tokens ("+12 tokens").
+ */
+export function effectValue(kind: string, x: number | null | undefined): string {
+  if (x === null || x === undefined || !Number.isFinite(x)) return '—';
+  if (RATE_KINDS.includes(kind)) return `${signed(x * 100)} pts`;
+  if (kind === 'latency') return `${signed(x)} ms`;
+  if (kind === 'cost') {
+    const s = signed(x);
+    return x === 0 ? '$0' : `${s[0]}$${s.slice(1)}`;
+  }
+  if (kind === 'tokens') return `${signed(x)} tokens`;
+  return signed(x);
+}
+
+/** An interval in the metric's unit: "−80.1 ms to −52.3 ms". */
+export function intervalValue(kind: string, low: number, high: number): string {
+  return `${effectValue(kind, low)} to ${effectValue(kind, high)}`;
+}
+
+/** Which way is better, as an arrow and words for the metric's heading. */
+export function directionLabel(direction: 'increase' | 'decrease'): string {
+  return direction === 'increase' ? '↑ higher is better' : '↓ lower is better';
+}
+
+/** "about 1 more day", "about 6 more days". */
+export function moreDays(days: number): string {
+  return `about ${days} more day${days === 1 ? '' : 's'}`;
+}
