@@ -68,8 +68,9 @@ function shutdownOf(
 
 /** The process: config → context → app → listen; signals end it gracefully. */
 export async function serve(config: Config): Promise<void> {
-  const tracing = await startTracing(config);
   const ctx = await createContext(config);
+  // Before the app, the fold and the scheduler start any span.
+  const tracing = await startTracing(config, ctx.log);
   if (config.sessionJwksUrl !== null && config.sessionAudience === null) {
     ctx.log.warn(
       'ARBITER_SESSION_AUDIENCE is not set: session tokens the identity provider issued for any of its applications are accepted; set it to this deployment’s audience',

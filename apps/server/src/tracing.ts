@@ -1,5 +1,6 @@
-import type { Span } from '@opentelemetry/api';
+import { DiagLogLevel, diag, type Span } from '@opentelemetry/api';
 import type { FastifyPluginCallback, FastifyRequest } from 'fastify';
+import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 
 /** The process's trace export, once started. */
@@ -30,6 +31,20 @@ function describeRequest(span: Span, request: FastifyRequest): void {
 }
 
 /**
+ * The SDK's own warnings and errors (an export the collector refused or never answered, say)
+ * as warn lines of the process's log; its chatter below that level is dropped.
+ */
+function reportSdkProblems(log: Logger): void {
+  const warn = (message: string, ...args: unknown[]) =>
+    log.warn({ otel: args.length > 0 ? args.map(String) : undefined }, `OpenTelemetry: ${message}`);
+  const quiet = () => {};
+  diag.setLogger(
+    { error: warn, warn, info: quiet, debug: quiet, verbose: quiet },
+    { logLevel: DiagLogLevel.WARN, suppressOverrideMessage: true },
+  );
+}
+
+/**
  * Starts the OpenTelemetry SDK when `config.traces` (an OTLP endpoint is set): a tracer
  * provider with the OTLP/HTTP exporter behind a batch processor, registered as the API's
  * global one (with the async-context manager and W3C propagation), so the spans the layers
@@ -38,8 +53,12 @@ function describeRequest(span: Span, request: FastifyRequest): void {
  * the API stays on its no-op tracer. The SDK is imported here only, so a start without
  * traces does not load it.
  */
-export async function startTracing(config: Pick<Config, 'traces'>): Promise<Tracing | null> {
+export async function startTracing(
+  config: Pick<Config, 'traces'>,
+  log: Logger,
+): Promise<Tracing | null> {
   if (!config.traces) return null;
+  reportSdkProblems(log);
   const [{ NodeTracerProvider }, { BatchSpanProcessor }, { OTLPTraceExporter }, resources, otel] =
     await Promise.all([
       import('@opentelemetry/sdk-trace-node'),

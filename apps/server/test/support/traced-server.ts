@@ -142,6 +142,7 @@ export function describeTracedServer(
         // Nothing is exported on a timer during the test: every span arrives with the flush of
         // the graceful shutdown, which this also tests.
         OTEL_BSP_SCHEDULE_DELAY: '600000',
+        ARBITER_SHUTDOWN_DELAY_SECONDS: '0',
       };
       const server = await startServer(env);
       try {
