@@ -9,7 +9,8 @@ import { ARBITER_BIN, devEnv } from './support/process.ts';
 import { describeTracedServer } from './support/traced-server.ts';
 
 // The statements of a PostgreSQL server pass through its pool: the same span tree as on the
-// embedded database, with transactions' BEGIN and COMMIT as statements of their own.
+// embedded database, with transactions' BEGIN and COMMIT as statements of their own, and the
+// COPY that stores events.
 describeTracedServer(
   'traces exported to an OTLP endpoint (PostgreSQL)',
   async () => {
@@ -18,7 +19,7 @@ describeTracedServer(
     // The server process uses it; this process drops it at the end.
     return { env: { ARBITER_DATABASE_URL: database.url }, drop: () => database.close() };
   },
-  { transactionStatements: true },
+  { postgresServer: true },
 );
 
 /** Runs `arbiter` to its end without blocking this process (the receiver answers meanwhile). */

@@ -13,7 +13,7 @@ import { describeTracedServer } from './support/traced-server.ts';
 describeTracedServer(
   'traces exported to an OTLP endpoint (embedded database)',
   async () => ({ env: {}, drop: async () => {} }),
-  { transactionStatements: false },
+  { postgresServer: false },
 );
 
 describe('traces without an endpoint', () => {

@@ -1,6 +1,6 @@
 import { SpanKind } from '@opentelemetry/api';
 import type pg from 'pg';
-import { inSpan, insideRecordingSpan } from '../kernel/tracing.ts';
+import { inSpan, insideRecordingSpan, recordFailure, tracer } from '../kernel/tracing.ts';
 
 /**
  * A span per database statement, the child of the span that runs it (a request, a run, a fold
@@ -21,29 +21,54 @@ export function statementKind(query: unknown): string {
   return keyword === undefined ? 'UNKNOWN' : keyword.toUpperCase();
 }
 
+function attributesOf(kind: string) {
+  return {
+    'db.system.name': 'postgresql',
+    // The attribute's older name, which many backends still read.
+    'db.system': 'postgresql',
+    'db.operation.name': kind,
+  };
+}
+
 /** `run`, inside a statement span when a recording span is active. */
 export function inStatementSpan<T>(query: unknown, run: () => Promise<T>): Promise<T> {
   if (!insideRecordingSpan()) return run();
   const kind = statementKind(query);
-  return inSpan(
-    kind,
-    {
-      'db.system.name': 'postgresql',
-      // The attribute's older name, which many backends still read.
-      'db.system': 'postgresql',
-      'db.operation.name': kind,
-    },
-    () => run(),
-    SpanKind.CLIENT,
-  );
+  return inSpan(kind, attributesOf(kind), () => run(), SpanKind.CLIENT);
+}
+
+interface Emitter {
+  once(event: string, listener: (error?: unknown) => void): unknown;
+}
+
+/** A streamed statement (COPY) as a span from its start until the stream ends or fails. */
+function streamSpan<T>(query: unknown, stream: T): T {
+  const emitter = stream as unknown as Partial<Emitter>;
+  if (!insideRecordingSpan() || typeof emitter.once !== 'function') return stream;
+  const kind = statementKind(query);
+  const span = tracer().startSpan(kind, { kind: SpanKind.CLIENT, attributes: attributesOf(kind) });
+  let ended = false;
+  const end = (error?: unknown) => {
+    if (ended) return;
+    ended = true;
+    if (error !== undefined) recordFailure(span, error);
+    span.end();
+  };
+  for (const event of ['finish', 'end', 'close']) emitter.once.call(stream, event, () => end());
+  emitter.once.call(stream, 'error', (error) => end(error ?? new Error('stream failed')));
+  return stream;
 }
 
 type QueryFunction = (...args: unknown[]) => unknown;
 
-/** A call in the callback form, or of a submittable query (a COPY stream). */
-function notPromised(args: unknown[]): boolean {
-  const first = args[0] as { submit?: unknown } | null | undefined;
-  return typeof args.at(-1) === 'function' || typeof first?.submit === 'function';
+/** A call in the callback form: the pool's own, or a caller's not awaiting a promise. */
+function withCallback(args: unknown[]): boolean {
+  return typeof args.at(-1) === 'function';
+}
+
+/** A submittable query (a COPY stream): `query` returns it, not a promise. */
+function submittable(args: unknown[]): boolean {
+  return typeof (args[0] as { submit?: unknown } | null | undefined)?.submit === 'function';
 }
 
 /** A pooled client whose `query` is traced; everything else is the client itself. */
@@ -53,11 +78,10 @@ function tracedClient(client: pg.PoolClient): pg.PoolClient {
       const value = Reflect.get(object, property, object);
       if (property === 'query')
         return (...args: unknown[]) => {
-          // A callback or a stream (COPY) is not a promise: it is left as it is.
-          if (notPromised(args)) return (value as QueryFunction).apply(object, args);
-          return inStatementSpan(args[0], () =>
-            Promise.resolve((value as QueryFunction).apply(object, args)),
-          );
+          const call = () => (value as QueryFunction).apply(object, args);
+          if (withCallback(args)) return call();
+          if (submittable(args)) return streamSpan(args[0], call());
+          return inStatementSpan(args[0], () => Promise.resolve(call()));
         };
       return typeof value === 'function' ? value.bind(object) : value;
     },
@@ -75,7 +99,7 @@ export function traceStatements(pool: pg.Pool): void {
   const connect = pool.connect.bind(pool) as QueryFunction;
   Object.assign(pool, {
     query: (...args: unknown[]) =>
-      notPromised(args)
+      withCallback(args) || submittable(args)
         ? query(...args)
         : inStatementSpan(args[0], () => Promise.resolve(query(...args))),
     connect: (...args: unknown[]) =>

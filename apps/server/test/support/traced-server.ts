@@ -15,6 +15,8 @@ const DB_ATTRIBUTES = ['db.operation.name', 'db.system', 'db.system.name'];
 /** Values the test sends that no exported attribute may carry. */
 const USER_ID = 'traced-user-5c1e9a';
 const OWNER = 'traces@example.com';
+const CALLER_TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
+const CALLER_SPAN = '00f067aa0ba902b7';
 const JUDGE_MODEL = 'judge-model-7';
 /** The graded model call's prompt: sent to the judge, never exported. */
 const PROMPT = 'traced prompt 93b1c4';
@@ -77,7 +79,9 @@ async function workload(url: string, env: Record<string, string>) {
     expect(created.status, JSON.stringify(body)).toBe(201);
     experimentIds.push(body.id);
   }
-  const { key } = (await (await post('/v1/keys', { scope: 'publishable' })).json()) as {
+  // A caller's W3C trace context: this request's span continues the caller's trace.
+  const traced = { ...auth, traceparent: `00-${CALLER_TRACE}-${CALLER_SPAN}-01` };
+  const { key } = (await (await post('/v1/keys', { scope: 'publishable' }, traced)).json()) as {
     key: string;
   };
   const keyed = { 'x-api-key': key, 'content-type': 'application/json' };
@@ -113,7 +117,7 @@ async function workload(url: string, env: Record<string, string>) {
 export function describeTracedServer(
   title: string,
   database: () => Promise<{ env: Record<string, string>; drop(): Promise<void> }>,
-  options: { transactionStatements: boolean },
+  options: { postgresServer: boolean },
 ): void {
   describe(title, () => {
     let receiver: OtlpReceiver;
@@ -185,9 +189,14 @@ export function describeTracedServer(
       const kinds = statements.map((s) => s.attributes['db.operation.name']);
       expect(kinds).toContain('INSERT');
       // A server's transaction is statements on one pooled connection; PGlite's are internal.
-      if (options.transactionStatements)
+      if (options.postgresServer)
         expect(kinds).toEqual(expect.arrayContaining(['BEGIN', 'COMMIT']));
       else expect(kinds).not.toContain('BEGIN');
+      // Events arrive on a server by COPY, a streamed statement: a span until the stream ends.
+      const events = only(spans, 'POST /v1/events');
+      const written = descendants(events, spans).map((s) => s.attributes['db.operation.name']);
+      if (options.postgresServer) expect(written).toContain('COPY');
+      else expect(written).not.toContain('COPY');
       for (const statement of statements) {
         expect(statement.kind).toBe(CLIENT);
         expect(Object.keys(statement.attributes).sort()).toEqual(DB_ATTRIBUTES);
@@ -198,9 +207,16 @@ export function describeTracedServer(
       }
     });
 
+    it("continues a caller's trace from its traceparent header", () => {
+      const request = only(spans, 'POST /v1/keys');
+      expect(request.traceId).toBe(CALLER_TRACE);
+      expect(request.parentSpanId).toBe(CALLER_SPAN);
+    });
+
     it('links every span to an exported parent, and puts no statement outside a span', () => {
-      for (const span of spans) ancestors(span, spans);
-      const roots = spans.filter((s) => s.parentSpanId === '');
+      const own = spans.filter((s) => s.traceId !== CALLER_TRACE);
+      for (const span of own) ancestors(span, own);
+      const roots = own.filter((s) => s.parentSpanId === '');
       expect(roots.filter((s) => s.attributes['db.system'])).toEqual([]);
     });
 
