@@ -15,12 +15,19 @@
  * Arbiter, baseline, ...), so that load from other work on a shared machine falls on both.
  * Env: BENCH_CONNECTIONS (10), BENCH_DURATION seconds per target (10), BENCH_ROUNDS (2),
  * BENCH_WARMUP seconds (3).
+ *
+ * Against a reference build (issue 26, traces: with no OTLP endpoint the tracing code must keep
+ * `POST /v1/assign` within 3 % of the code without it): BENCH_REFERENCE_BIN is the `arbiter`
+ * (apps/server/bin/arbiter.js) of a built checkout of the code before the change. It serves as a
+ * third target on its own fresh database, in the same alternating rounds (the order of the two
+ * Arbiter builds swaps each round), and the run prints this build's req/s, p50 and p99 against
+ * the reference's. Both run with no OTEL_* endpoint set.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 // @ts-expect-error autocannon ships no type declarations; the shape used is typed below.
 import autocannonUntyped from 'autocannon';
-import { cpuSecondsOf, freshPostgres, startBenchServer } from './setup.ts';
+import { type BenchServer, cpuSecondsOf, freshPostgres, startBenchServer } from './setup.ts';
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
@@ -33,6 +40,11 @@ const SCALE_CONNECTIONS = Number(process.env.BENCH_SCALE_CONNECTIONS ?? 2);
 const SCALE_SECONDS = Number(process.env.BENCH_SCALE_SECONDS ?? 4);
 const IDLE_SECONDS = 3;
 const GOAL_P99_MS = 10;
+const REFERENCE_BIN = process.env.BENCH_REFERENCE_BIN ?? '';
+/** This build's req/s at least 97 % of the reference's: "within 3 %". */
+const GOAL_REFERENCE_RATIO = 0.97;
+/** No trace export in either Arbiter: what is measured is the tracing code's cost when off. */
+const NO_TRACES = { OTEL_EXPORTER_OTLP_ENDPOINT: '', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: '' };
 const USERS = 1_000_000;
 
 interface AutocannonResult {
@@ -220,18 +232,50 @@ async function scaleCurve(base: Target, arbiter: Target): Promise<void> {
   }
 }
 
+function targetOf(bench: BenchServer): Target {
+  return {
+    url: bench.server.url,
+    apiKey: bench.secretKey,
+    experiment: [bench.experimentId, 'bench'],
+    pid: bench.server.child.pid,
+    idleCpu: 0,
+  };
+}
+
+/** The median of the per-round req/s ratios: a burst of other load falls in one round only. */
+function medianRoundRatio(arbRuns: Run[], refRuns: Run[]): number {
+  const ratios = arbRuns.map((run, i) => rate(run) / rate(refRuns[i] as Run)).sort((a, b) => a - b);
+  const mid = Math.floor(ratios.length / 2);
+  return ratios.length % 2 === 1
+    ? (ratios[mid] as number)
+    : ((ratios[mid - 1] as number) + (ratios[mid] as number)) / 2;
+}
+
+/** The reference build beside this one: req/s, p50 and p99 ratios, and the goal. */
+function compareWithReference(arbRuns: Run[], refRuns: Run[]): void {
+  const arbRun = combine(arbRuns);
+  const refRun = combine(refRuns);
+  console.log(
+    `this build / reference, req/s per round: ${arbRuns.map((r, i) => (rate(r) / rate(refRuns[i] as Run)).toFixed(3)).join(', ')}; median ${medianRoundRatio(arbRuns, refRuns).toFixed(3)}`,
+  );
+  const ratio = rate(arbRun) / rate(refRun);
+  const p50 = percentile(arbRun.times, 50) / percentile(refRun.times, 50);
+  const p99 = percentile(arbRun.times, 99) / percentile(refRun.times, 99);
+  console.log(
+    `this build / reference: req/s ${ratio.toFixed(3)}, p50 ${p50.toFixed(3)}, p99 ${p99.toFixed(3)}, server CPU per request ${(cpuPerRequest(arbRun) / cpuPerRequest(refRun)).toFixed(3)}  goal req/s >= ${GOAL_REFERENCE_RATIO}: ${ratio >= GOAL_REFERENCE_RATIO ? 'met' : 'NOT met'}`,
+  );
+}
+
 async function main() {
   const db = await freshPostgres();
-  const bench = await startBenchServer(db.url);
+  const bench = await startBenchServer(db.url, NO_TRACES);
+  const refDb = REFERENCE_BIN === '' ? null : await freshPostgres();
+  const refBench =
+    refDb === null ? null : await startBenchServer(refDb.url, NO_TRACES, REFERENCE_BIN);
   const baseline = await startBaseline();
   try {
-    const arbiter: Target = {
-      url: bench.server.url,
-      apiKey: bench.secretKey,
-      experiment: [bench.experimentId, 'bench'],
-      pid: bench.server.child.pid,
-      idleCpu: 0,
-    };
+    const arbiter = targetOf(bench);
+    const reference = refBench === null ? null : targetOf(refBench);
     const base: Target = {
       url: baseline.url,
       apiKey: 'none',
@@ -250,7 +294,8 @@ async function main() {
       throw new Error(`assign probe: ${probe.status} ${JSON.stringify(answer)}`);
     }
 
-    for (const target of [arbiter, base]) target.idleCpu = await idleCpuOf(target.pid);
+    const targets = reference === null ? [arbiter, base] : [arbiter, reference, base];
+    for (const target of targets) target.idleCpu = await idleCpuOf(target.pid);
     console.log(
       `idle CPU taken out of each run: arbiter ${(arbiter.idleCpu * 1e3).toFixed(1)} ms/s, baseline ${(base.idleCpu * 1e3).toFixed(1)} ms/s`,
     );
@@ -258,15 +303,24 @@ async function main() {
     if (WARMUP > 0) {
       check('warm-up baseline', await load(base, WARMUP));
       check('warm-up arbiter', await load(arbiter, WARMUP));
+      if (reference !== null) check('warm-up reference', await load(reference, WARMUP));
     }
     const baseRuns: Run[] = [];
     const arbRuns: Run[] = [];
+    const refRuns: Run[] = [];
     for (let round = 0; round < ROUNDS; round++) {
       baseRuns.push(await load(base, DURATION / ROUNDS));
+      // The two builds swap places each round, so neither always follows the baseline.
+      if (reference !== null && round % 2 === 1)
+        refRuns.push(await load(reference, DURATION / ROUNDS));
       arbRuns.push(await load(arbiter, DURATION / ROUNDS));
+      if (reference !== null && round % 2 === 0)
+        refRuns.push(await load(reference, DURATION / ROUNDS));
     }
     const baseRun = combine(baseRuns);
     const arbRun = combine(arbRuns);
+    const refRun = reference === null ? null : combine(refRuns);
+    if (refRun !== null) check('reference', refRun);
     check('baseline', baseRun);
     check('arbiter', arbRun);
 
@@ -274,10 +328,12 @@ async function main() {
     console.log(
       `POST /v1/assign, ${CONNECTIONS} keep-alive connections, pipelining 1, ${DURATION} s each in ${ROUNDS} alternating rounds after ${WARMUP} s warm-up; Arbiter on PostgreSQL`,
     );
-    for (const [label, run, rounds] of [
+    const rows: Array<readonly [string, Run, Run[]]> = [
       ['bare Fastify (baseline)', baseRun, baseRuns],
       ['arbiter serve /v1/assign', arbRun, arbRuns],
-    ] as const) {
+    ];
+    if (refRun !== null) rows.push(['reference build /v1/assign', refRun, refRuns]);
+    for (const [label, run, rounds] of rows) {
       const t = run.times;
       const perRound = rounds.map((r) => Math.round(rate(r))).join(', ');
       console.log(
@@ -297,11 +353,14 @@ async function main() {
     console.log(
       `arbiter p99: ${ms(arbP99)}  goal <= ${GOAL_P99_MS} ms: ${p99Ok ? 'met' : 'NOT met'}`,
     );
+    if (refRun !== null) compareWithReference(arbRuns, refRuns);
     if (SCALE_SECONDS > 0) await scaleCurve(base, arbiter);
   } finally {
     await baseline.stop();
     await bench.stop();
+    await refBench?.stop();
     await db.drop();
+    await refDb?.drop();
   }
 }
 

@@ -47,6 +47,8 @@ export interface BenchServer {
 export async function startBenchServer(
   databaseUrl: string,
   extraEnv: Record<string, string> = {},
+  /** Another build's `arbiter` to start (a reference to compare with); default this one. */
+  bin?: string,
 ): Promise<BenchServer> {
   const env = {
     ARBITER_DATA_DIR: mkdtempSync(join(tmpdir(), 'arbiter-bench-')),
@@ -60,7 +62,7 @@ export async function startBenchServer(
   };
   // e.g. BENCH_SERVER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" to profile the server
   const nodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const server = await startServer(env, nodeArgs);
+  const server = await startServer(env, nodeArgs, bin);
   const token = runCli(
     ['token', '--email', 'bench@example.com', '--org', 'bench', '--role', 'admin'],
     env,

@@ -1,5 +1,5 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyBaseLogger } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyPluginCallback } from 'fastify';
 import { isDevelopmentSessions } from './config.ts';
 import type { Context } from './context.ts';
 import type { App } from './http/app-types.ts';
@@ -31,6 +31,8 @@ export interface AppOptions {
   dashboardDist?: string;
   /** How long a connection may stay silent before it is closed (default 30 s). */
   idleTimeoutMs?: number;
+  /** The request spans' plugin when traces are exported (tracing.ts); registered before all else. */
+  tracing?: FastifyPluginCallback;
 }
 
 /** Fastify honours a hop count too, though its types omit it: as the function it stands for. */
@@ -60,6 +62,7 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
     return503OnClosing: false,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  if (options.tracing !== undefined) await app.register(options.tracing);
   app.setValidatorCompiler(validatorCompiler);
   app.addSchema({ $id: 'Problem', ...ProblemSchema });
   // Before any route: every documented route declares the statuses the edge can answer.

@@ -92,6 +92,12 @@ export interface Config {
   clerkSecretKey: string | null;
   clerkApiUrl: string;
   stripe: StripeConfig;
+  /**
+   * Export OpenTelemetry traces: the standard OTEL_EXPORTER_OTLP_ENDPOINT or
+   * OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is set (and neither OTEL_SDK_DISABLED=true nor
+   * OTEL_TRACES_EXPORTER=none says otherwise). The SDK reads the other OTEL_* variables itself.
+   */
+  traces: boolean;
 }
 
 /** Billing through Stripe; each part null when unset. */
@@ -115,7 +121,7 @@ export class ConfigError extends Error {
 
 type Env = Record<string, string | undefined>;
 
-/** An ARBITER_* value with surrounding spaces trimmed; empty counts as unset. */
+/** A variable's value with surrounding spaces trimmed; empty counts as unset. */
 function text(env: Env, name: string): string | null {
   const v = env[name];
   return v === undefined || v.trim() === '' ? null : v.trim();
@@ -201,6 +207,16 @@ export function readSettings(env: Env): Settings {
   return read as Settings;
 }
 
+/** Whether the standard OpenTelemetry variables ask for traces (see `Config.traces`). */
+function tracesRequested(env: Env): boolean {
+  if (text(env, 'OTEL_SDK_DISABLED')?.toLowerCase() === 'true') return false;
+  if (text(env, 'OTEL_TRACES_EXPORTER')?.toLowerCase() === 'none') return false;
+  return (
+    text(env, 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT') !== null ||
+    text(env, 'OTEL_EXPORTER_OTLP_ENDPOINT') !== null
+  );
+}
+
 /** The setting's text as Fastify's `trustProxy` option. */
 function trustProxyOf(value: string): Config['trustProxy'] {
   if (value === 'true' || value === 'false') return value === 'true';
@@ -266,6 +282,7 @@ export function loadConfig(env: Env, cwd = process.cwd()): Config {
       pricePro: s.ARBITER_STRIPE_PRICE_PRO ?? null,
       priceBusiness: s.ARBITER_STRIPE_PRICE_BUSINESS ?? null,
     },
+    traces: tracesRequested(env),
   };
 }
 

@@ -62,6 +62,7 @@ function openConfiguredDatabase(config: Config, log: Logger): Promise<DatabaseHa
     (err) =>
       log.warn({ err }, 'a pooled PostgreSQL connection was lost; the next query opens a new one'),
     config.databaseTimeoutMs,
+    config.traces,
   );
 }
 

@@ -8,6 +8,7 @@ import type { Context } from './context.ts';
 import { removeControlFile, writeControlFile } from './control-file.ts';
 import { createContext } from './create-context.ts';
 import { withinTimeout } from './db/database-timeout.ts';
+import { startTracing } from './tracing.ts';
 
 /** How long a hard stop tries to give back the analysis lease before it exits anyway. */
 const HARD_STOP_RELEASE_MS = 1000;
@@ -21,13 +22,14 @@ function flushed(log: Logger): Promise<void> {
  * is stopping) while the listener keeps serving for ARBITER_SHUTDOWN_DELAY_SECONDS, so load
  * balancers notice, and the scheduler starts no run. Then it closes: a request that still
  * arrives gets a 503 problem, the listener stops accepting, requests in flight finish, the
- * scheduler's run in progress ends, the fold finishes its stretch, the database closes, the log is flushed, exit 0. Past
+ * scheduler's run in progress ends, the fold finishes its stretch, the database closes, the
+ * traces are exported, the log is flushed, exit 0. Past
  * ARBITER_SHUTDOWN_GRACE_SECONDS it stops hard: the analysis lease is given back if the
  * database lets it, one log line says so, exit 1.
  */
 function shutdownOf(
   ctx: Context,
-  close: { app: () => Promise<void>; scheduler: () => Promise<void> },
+  close: { app: () => Promise<void>; scheduler: () => Promise<void>; traces: () => Promise<void> },
 ) {
   const { config, log } = ctx;
   let started = false;
@@ -43,6 +45,7 @@ function shutdownOf(
     );
     const hardStop = setTimeout(async () => {
       await withinTimeout(releaseLeasesOfThisProcess(ctx.db), HARD_STOP_RELEASE_MS).catch(() => 0);
+      await withinTimeout(close.traces(), HARD_STOP_RELEASE_MS).catch(() => {});
       log.error(
         `shutdown did not finish within ARBITER_SHUTDOWN_GRACE_SECONDS (${config.shutdownGraceSeconds} s): stopping hard`,
       );
@@ -54,6 +57,8 @@ function shutdownOf(
     removeControlFile(config.dataDir);
     await Promise.all([close.app(), schedulerStopped]);
     await ctx.close();
+    // The spans of the last requests, the last fold stretch and any run go out before the exit.
+    await close.traces().catch((err) => log.warn({ err }, 'the last traces were not exported'));
     clearTimeout(hardStop);
     log.info('shut down');
     await flushed(log);
@@ -64,12 +69,14 @@ function shutdownOf(
 /** The process: config → context → app → listen; signals end it gracefully. */
 export async function serve(config: Config): Promise<void> {
   const ctx = await createContext(config);
+  // Before the app, the fold and the scheduler start any span.
+  const tracing = await startTracing(config, ctx.log);
   if (config.sessionJwksUrl !== null && config.sessionAudience === null) {
     ctx.log.warn(
       'ARBITER_SESSION_AUDIENCE is not set: session tokens the identity provider issued for any of its applications are accepted; set it to this deployment’s audience',
     );
   }
-  const app = await buildApp(ctx);
+  const app = await buildApp(ctx, { tracing: tracing?.plugin });
   const metricsApp = config.metricsPort === null ? null : await buildMetricsApp(ctx);
   if (config.ingestWorker) ctx.worker.start();
   const scheduler = config.scheduler ? startNightlyScheduler(ctx, app.log) : null;
@@ -78,6 +85,7 @@ export async function serve(config: Config): Promise<void> {
       await Promise.all([app.close(), metricsApp?.close()]);
     },
     scheduler: async () => scheduler?.stop(),
+    traces: async () => tracing?.shutdown(),
   });
   process.once('SIGINT', () => void shutdown('SIGINT'));
   process.once('SIGTERM', () => void shutdown('SIGTERM'));

@@ -2,13 +2,15 @@ import { type NightlySummary, runNightly, SCHEDULED_FOLD_WAIT_MS } from './analy
 import type { Config } from './config.ts';
 import { CONTROL_HEADER, readControlFile } from './control-file.ts';
 import { createContext } from './create-context.ts';
+import { startTracing } from './tracing.ts';
 
 /** The running server refused the run; its answer is in the message. */
 export class PipelineRequestError extends Error {}
 
 /**
  * Runs the pipeline for one UTC day from outside the server: on the embedded database it asks
- * the running server (PGlite admits one process), otherwise it opens the database itself.
+ * the running server (PGlite admits one process), otherwise it opens the database itself (and
+ * exports the run's traces itself when an OTLP endpoint is set).
  */
 export async function requestPipelineRun(config: Config, day: string): Promise<NightlySummary> {
   const running = config.databaseUrl === null ? readControlFile(config.dataDir) : null;
@@ -32,9 +34,11 @@ export async function requestPipelineRun(config: Config, day: string): Promise<N
     return JSON.parse(body) as NightlySummary;
   }
   const ctx = await createContext(config);
+  const tracing = await startTracing(config, ctx.log);
   try {
     return await runNightly(ctx, day, SCHEDULED_FOLD_WAIT_MS);
   } finally {
     await ctx.close();
+    await tracing?.shutdown();
   }
 }

@@ -3,6 +3,7 @@ import type { Context } from '../context.ts';
 import { experiments } from '../db/schema.ts';
 import { loadCurrentVersion } from '../domain/experiments/current-version.ts';
 import { mapConcurrent } from '../kernel/map-concurrent.ts';
+import { inSpan } from '../kernel/tracing.ts';
 import { DAY_MS, utcDay } from '../kernel/utc-day.ts';
 import { awaitFold, type FoldGateDeps } from './fold-gate.ts';
 import { runJudgeJob } from './judge/judge-job.ts';
@@ -34,7 +35,9 @@ export interface NightlySummary {
  * (when configured), the fold gate (every event accepted before the run is folded, waiting up
  * to `foldWaitMs`), then per experiment SRM → tests → FDR, then retention. One runner at a
  * time across processes; re-running a day replaces its results. How each run ended is recorded
- * for the platform owner's health view, and counted in the metrics with its duration.
+ * for the platform owner's health view, and counted in the metrics with its duration. The run
+ * is a span, `arbiter.nightly_run`, the parent of each experiment's `arbiter.analysis` and of
+ * the judge's calls.
  */
 export async function runNightly(
   ctx: NightlyDeps,
@@ -45,7 +48,17 @@ export async function runNightly(
   return measuredRun(
     ctx,
     'nightly',
-    () => recordedRun(ctx.db, run, () => runNightlyUnrecorded(ctx, day, foldWaitMs)),
+    () =>
+      inSpan('arbiter.nightly_run', { 'arbiter.run.day': day }, async (span) => {
+        const summary = await recordedRun(ctx.db, run, () =>
+          runNightlyUnrecorded(ctx, day, foldWaitMs),
+        );
+        span.setAttributes({
+          'arbiter.run.ran': summary.ran,
+          'arbiter.run.experiments': summary.experiments.length,
+        });
+        return summary;
+      }),
     (summary) => (summary.ran ? 'succeeded' : 'skipped'),
   );
 }

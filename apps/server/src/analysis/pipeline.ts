@@ -1,5 +1,6 @@
 import type { Context } from '../context.ts';
 import type { LoadedExperiment } from '../domain/experiments/service.ts';
+import { inSpan } from '../kernel/tracing.ts';
 import { computeRun } from './compute-run.ts';
 import { type RunRequest, readRunInputs } from './read-run-inputs.ts';
 import { storeRun } from './run-store.ts';
@@ -14,13 +15,20 @@ export type RunDeps = Pick<Context, 'db' | 'clock' | 'config'>;
  * query), compute (pure: threshold, SRM gate, tests, CUPED, BH) and store, which returns the
  * run as the results route presents it. The caller has loaded the experiment with its
  * current version (the route for its org, the nightly run for every one) and passed the fold
- * gate (`awaitFold`), whose position the request carries.
+ * gate (`awaitFold`), whose position the request carries. It is one span, `arbiter.analysis`,
+ * with its statements as children.
  */
 export async function analyzeExperiment(
   ctx: RunDeps,
   found: LoadedExperiment,
   request: RunRequest,
 ) {
-  const inputs = await readRunInputs(ctx, found, request);
-  return storeRun(ctx, found.row.orgId, found.row.id, computeRun(inputs), request.foldedThrough);
+  const attributes = { 'arbiter.run.kind': request.kind, 'arbiter.experiment.id': found.row.id };
+  return inSpan('arbiter.analysis', attributes, async (span) => {
+    const inputs = await readRunInputs(ctx, found, request);
+    const run = computeRun(inputs);
+    const stored = await storeRun(ctx, found.row.orgId, found.row.id, run, request.foldedThrough);
+    span.setAttribute('arbiter.run.status', stored.status);
+    return stored;
+  });
 }

@@ -11,6 +11,7 @@ import { lockDataDir } from './data-dir-lock.ts';
 import { boundedPglite } from './database-timeout.ts';
 import { bundledSeed, seedFor } from './pglite-seed.ts';
 import * as schema from './schema.ts';
+import { traceStatements } from './statement-spans.ts';
 
 /** The one database type the services see, whether PGlite or a PostgreSQL server sits below. */
 export type Database = PgDatabase<PgQueryResultHKT, typeof schema>;
@@ -53,20 +54,26 @@ const reportOnStderr: ConnectionLostHandler = (error) => {
 /** The longest one database call may take unless the caller says (ARBITER_DATABASE_TIMEOUT_MS). */
 export const DEFAULT_DATABASE_TIMEOUT_MS = 60_000;
 
+/**
+ * Opens and migrates the database. With `traced` (traces are exported), each statement after
+ * the migrations runs in a span of its own: see statement-spans.ts.
+ */
 export async function openDatabase(
   target: DatabaseTarget,
   onConnectionLost: ConnectionLostHandler = reportOnStderr,
   timeoutMs = DEFAULT_DATABASE_TIMEOUT_MS,
+  traced = false,
 ): Promise<DatabaseHandle> {
   return target.kind === 'pglite'
-    ? openPglite(target.dataDir, target.seed, timeoutMs)
-    : openPostgres(target.url, onConnectionLost, timeoutMs);
+    ? openPglite(target.dataDir, target.seed, timeoutMs, traced)
+    : openPostgres(target.url, onConnectionLost, timeoutMs, traced);
 }
 
 async function openPglite(
   targetDir: string | null,
   memorySeed: Blob | undefined,
   timeoutMs: number,
+  traced: boolean,
 ): Promise<DatabaseHandle> {
   let dataDir: string | undefined;
   let unlock = () => {};
@@ -82,7 +89,8 @@ async function openPglite(
       ...(dataDir === undefined ? {} : { dataDir }),
       ...(seed ? { loadDataDir: seed } : {}),
     });
-    const db = drizzlePglite(boundedPglite(client, timeoutMs), { schema }) as unknown as Database;
+    const bounded = boundedPglite(client, timeoutMs, traced);
+    const db = drizzlePglite(bounded, { schema }) as unknown as Database;
     await migratePglite(db as never, { migrationsFolder: MIGRATIONS });
     const close = async () => {
       try {
@@ -102,6 +110,7 @@ async function openPostgres(
   url: string,
   onConnectionLost: ConnectionLostHandler,
   timeoutMs: number,
+  traced: boolean,
 ): Promise<DatabaseHandle> {
   // The PostgreSQL driver is loaded only here: an embedded start does not pay for importing it.
   const [{ default: pgDriver }, { drizzle: drizzlePg }, { migrate: migratePg }] = await Promise.all(
@@ -131,6 +140,7 @@ async function openPostgres(
   } finally {
     conn.release();
   }
+  if (traced) traceStatements(pool);
   return { db, kind: 'postgres', pool, dataDir: null, close: () => pool.end() };
 }
 

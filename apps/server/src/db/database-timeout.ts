@@ -1,4 +1,5 @@
 import type { PGlite, Transaction as PGliteTransaction } from '@electric-sql/pglite';
+import { inStatementSpan } from './statement-spans.ts';
 
 /** A database call that did not finish in time; the edge answers it 503 with `Retry-After`. */
 export class DatabaseTimeout extends Error {
@@ -34,13 +35,16 @@ export function withinTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
 
 type Bounded = Pick<PGliteTransaction, 'query' | 'exec'>;
 
-function boundCalls<T extends Bounded>(target: T, ms: number): T {
+/** Each statement, in a span of its own when `traced` (see statement-spans.ts). */
+function boundCalls<T extends Bounded>(target: T, ms: number, traced: boolean): T {
   return new Proxy(target, {
     get(object, property) {
       const value = Reflect.get(object, property, object);
       if (property === 'query' || property === 'exec')
-        return (...args: unknown[]) =>
-          withinTimeout((value as (...a: unknown[]) => Promise<unknown>).apply(object, args), ms);
+        return (...args: unknown[]) => {
+          const run = () => (value as (...a: unknown[]) => Promise<unknown>).apply(object, args);
+          return withinTimeout(traced ? inStatementSpan(args[0], run) : run(), ms);
+        };
       return typeof value === 'function' ? value.bind(object) : value;
     },
   });
@@ -50,13 +54,15 @@ function boundCalls<T extends Bounded>(target: T, ms: number): T {
  * The embedded database with every call bounded: each statement, in or out of a transaction,
  * and the wait for a transaction to begin (PGlite has one connection, so a call that never
  * ends would otherwise hold every later one forever). A transaction as a whole is not
- * bounded: the nightly analysis runs many bounded statements in one.
+ * bounded: the nightly analysis runs many bounded statements in one. With `traced`, this is
+ * also where each statement gets its span: every call of the embedded database passes here.
  */
-export function boundedPglite(client: PGlite, ms: number): PGlite {
+export function boundedPglite(client: PGlite, ms: number, traced = false): PGlite {
   return new Proxy(client, {
     get(object, property) {
       const value = Reflect.get(object, property, object);
-      if (property === 'query' || property === 'exec') return boundCalls(object, ms)[property];
+      if (property === 'query' || property === 'exec')
+        return boundCalls(object, ms, traced)[property];
       if (property === 'transaction')
         return <T>(work: (tx: PGliteTransaction) => Promise<T>) => {
           let begun: () => void = () => {};
@@ -68,7 +74,7 @@ export function boundedPglite(client: PGlite, ms: number): PGlite {
             // The caller was told it timed out: roll back rather than write behind its back.
             if (abandoned) throw new DatabaseTimeout(ms);
             begun();
-            return work(boundCalls(tx, ms));
+            return work(boundCalls(tx, ms, traced));
           });
           return withinTimeout(beginning, ms).then(
             () => done,

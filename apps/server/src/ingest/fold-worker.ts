@@ -1,5 +1,7 @@
+import { performance } from 'node:perf_hooks';
 import type { FastifyBaseLogger } from 'fastify';
 import { type Metrics, silentMetrics } from '../kernel/ports.ts';
+import { recordSpan } from '../kernel/tracing.ts';
 import type { EventLog, FoldOptions, FoldResult } from './event-log.ts';
 import { FailureLog } from './failure-log.ts';
 
@@ -62,7 +64,14 @@ export class FoldWorker {
    * waiting for it): with `ifFree` it returns `busy` instead of waiting when another fold runs.
    */
   async foldOnce(options: FoldOptions): Promise<FoldResult> {
+    const startedAt = performance.now();
     const result = await this.eventLog.fold(ACCEPTANCES_PER_FOLD, options);
+    // A stretch that moved something is a span; the idle polls (four a second) are not.
+    if (result.events > 0 || result.quarantined.length > 0)
+      recordSpan('arbiter.fold', startedAt, {
+        'arbiter.fold.events': result.events,
+        'arbiter.fold.quarantined': result.quarantined.length,
+      });
     for (const q of result.quarantined) {
       this.metrics.countEvents(q.type, 'quarantined', 1);
       this.log?.warn(

@@ -12,12 +12,16 @@ export interface RunningServer {
   exited: Promise<number | null>;
 }
 
-/** Starts `arbiter serve` as its own process and resolves once it prints its URL. */
+/**
+ * Starts `arbiter serve` as its own process and resolves once it prints its URL. `bin` is
+ * another build's `arbiter` (a benchmark's reference).
+ */
 export function startServer(
   env: Record<string, string>,
   nodeArgs: readonly string[] = [],
+  bin = ARBITER_BIN,
 ): Promise<RunningServer> {
-  const child = spawn(process.execPath, [...nodeArgs, ARBITER_BIN, 'serve'], {
+  const child = spawn(process.execPath, [...nodeArgs, bin, 'serve'], {
     env: { ...process.env, ARBITER_PORT: '0', ARBITER_LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -1,6 +1,9 @@
+import { type Span, SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
+import type { ChatCompletion } from 'openai/resources/chat/completions';
 import type { Config } from '../../config.ts';
 import type { Judge, JudgeInput, JudgeOutcome } from '../../kernel/ports.ts';
+import { tracer } from '../../kernel/tracing.ts';
 import { parseScore } from './parse-score.ts';
 
 export interface JudgeClientOptions {
@@ -43,6 +46,48 @@ function failureReason(error: unknown): string {
 }
 
 /**
+ * The GenAI semantic conventions' attributes of one judge call (a chat completion): what was
+ * asked of which provider and model; never the prompt or the answer. The endpoint is any
+ * OpenAI-compatible server, spoken to with OpenAI's client, so the provider is `openai`.
+ */
+function requestAttributes(baseUrl: string, model: string) {
+  const url = new URL(baseUrl);
+  const port = url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : Number(url.port);
+  return {
+    'gen_ai.operation.name': 'chat',
+    'gen_ai.provider.name': 'openai',
+    'gen_ai.request.model': model,
+    'server.address': url.hostname,
+    'server.port': port,
+  };
+}
+
+function recordResponse(span: Span, completion: ChatCompletion): void {
+  span.setAttributes({
+    'gen_ai.response.model': completion.model,
+    'gen_ai.response.id': completion.id,
+    'gen_ai.response.finish_reasons': (completion.choices ?? []).map((c) => c.finish_reason),
+  });
+  if (completion.usage) {
+    span.setAttributes({
+      'gen_ai.usage.input_tokens': completion.usage.prompt_tokens,
+      'gen_ai.usage.output_tokens': completion.usage.completion_tokens,
+    });
+  }
+}
+
+function recordCallFailure(span: Span, error: unknown, reason: string): void {
+  const type =
+    error instanceof APIError && error.status !== undefined
+      ? String(error.status)
+      : error instanceof Error
+        ? error.name
+        : 'Error';
+  span.setAttribute('error.type', type);
+  span.setStatus({ code: SpanStatusCode.ERROR, message: reason });
+}
+
+/**
  * A judge over any OpenAI-compatible chat-completions endpoint. No temperature or
  * response_format is sent: several compatible servers and reasoning models refuse them, and
  * the answer is parsed leniently instead.
@@ -64,18 +109,37 @@ export class ChatCompletionsJudge implements Judge {
     });
   }
 
-  async score(input: JudgeInput): Promise<JudgeOutcome> {
+  /** One call, as a span `chat {model}` (the GenAI semantic conventions' client span). */
+  score(input: JudgeInput): Promise<JudgeOutcome> {
+    const { baseUrl, model } = this.options;
+    return tracer().startActiveSpan(
+      `chat ${model}`,
+      { kind: SpanKind.CLIENT, attributes: requestAttributes(baseUrl, model) },
+      async (span) => {
+        try {
+          return await this.scoreIn(span, input);
+        } finally {
+          span.end();
+        }
+      },
+    );
+  }
+
+  private async scoreIn(span: Span, input: JudgeInput): Promise<JudgeOutcome> {
     let content: string | null | undefined;
     try {
       const completion = await this.client.chat.completions.create({
         model: this.options.model,
         messages: judgeMessages(input),
       });
+      recordResponse(span, completion);
       const message = completion.choices?.[0]?.message;
       if (message?.refusal) return { ok: false, reason: `the judge refused: ${message.refusal}` };
       content = message?.content;
     } catch (error) {
-      return { ok: false, reason: failureReason(error) };
+      const reason = failureReason(error);
+      recordCallFailure(span, error, reason);
+      return { ok: false, reason };
     }
     return parseScore(content);
   }
