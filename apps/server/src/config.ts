@@ -30,6 +30,8 @@ export interface Config {
   sessionIssuer: string;
   /** Expected `aud` of session tokens; null accepts any audience (warned at start with a JWKS). */
   sessionAudience: string | null;
+  /** Development sessions on a non-loopback host were allowed for a trial (warned at every start). */
+  devSessionsOffLoopback: boolean;
   /** Encrypts stored raw keys and webhook secrets; absent means keys are not revealable. */
   secretKey: string | null;
   platformOwnerEmails: string[];
@@ -157,8 +159,10 @@ const RELATIONS: Partial<
   Record<SettingName, (env: Env, read: Partial<Settings>) => string | undefined>
 > = {
   ARBITER_SESSION_JWKS_URL: (_env, read) =>
-    read.ARBITER_SESSION_JWKS_URL === undefined && !isLoopback(read.ARBITER_HOST ?? '')
-      ? `required when ARBITER_HOST (${read.ARBITER_HOST}) is not a loopback address: development sessions are refused off this machine`
+    read.ARBITER_SESSION_JWKS_URL === undefined &&
+    !isLoopback(read.ARBITER_HOST ?? '') &&
+    read.ARBITER_DEV_SESSIONS_OFF_LOOPBACK !== true
+      ? `required when ARBITER_HOST (${read.ARBITER_HOST}) is not a loopback address: development sessions are refused off this machine (ARBITER_DEV_SESSIONS_OFF_LOOPBACK=true allows them for a local trial)`
       : undefined,
   ARBITER_SESSION_ISSUER: (env, read) =>
     read.ARBITER_SESSION_JWKS_URL !== undefined && text(env, 'ARBITER_SESSION_ISSUER') === null
@@ -211,6 +215,10 @@ export function loadConfig(env: Env, cwd = process.cwd()): Config {
     sessionJwksUrl: s.ARBITER_SESSION_JWKS_URL ?? null,
     sessionIssuer: s.ARBITER_SESSION_ISSUER,
     sessionAudience: s.ARBITER_SESSION_AUDIENCE ?? null,
+    devSessionsOffLoopback:
+      s.ARBITER_SESSION_JWKS_URL === undefined &&
+      s.ARBITER_DEV_SESSIONS_OFF_LOOPBACK &&
+      !isLoopback(s.ARBITER_HOST),
     secretKey: s.ARBITER_SECRET_KEY ?? null,
     platformOwnerEmails: (s.ARBITER_PLATFORM_OWNER_EMAILS ?? '')
       .split(',')
