@@ -202,6 +202,15 @@ function trustProxyOf(value: string): Config['trustProxy'] {
   return value.split(',').map((a) => a.trim());
 }
 
+/** Development sessions let off loopback for a trial: every start warns about it. */
+function devSessionsOffLoopback(s: Settings): boolean {
+  return (
+    s.ARBITER_SESSION_JWKS_URL === undefined &&
+    s.ARBITER_DEV_SESSIONS_OFF_LOOPBACK &&
+    !isLoopback(s.ARBITER_HOST)
+  );
+}
+
 export function loadConfig(env: Env, cwd = process.cwd()): Config {
   const s = readSettings(env);
   const dataDir = s.ARBITER_DATA_DIR;
@@ -215,10 +224,7 @@ export function loadConfig(env: Env, cwd = process.cwd()): Config {
     sessionJwksUrl: s.ARBITER_SESSION_JWKS_URL ?? null,
     sessionIssuer: s.ARBITER_SESSION_ISSUER,
     sessionAudience: s.ARBITER_SESSION_AUDIENCE ?? null,
-    devSessionsOffLoopback:
-      s.ARBITER_SESSION_JWKS_URL === undefined &&
-      s.ARBITER_DEV_SESSIONS_OFF_LOOPBACK &&
-      !isLoopback(s.ARBITER_HOST),
+    devSessionsOffLoopback: devSessionsOffLoopback(s),
     secretKey: s.ARBITER_SECRET_KEY ?? null,
     platformOwnerEmails: (s.ARBITER_PLATFORM_OWNER_EMAILS ?? '')
       .split(',')
