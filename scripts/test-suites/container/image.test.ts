@@ -132,6 +132,11 @@ describe('docs/deploy.md', () => {
     ])
       expect(DEPLOY).toContain(`podman ${args.join(' ')}`);
     expect(DEPLOY).toContain(`podman-compose ${composeConfig.join(' ')}`);
+    // container.sh builds the same way, on the local base image (NODE_IMAGE).
+    expect(DEPLOY).toContain('podman build --format docker -t arbiter .');
+    expect(readFileSync(join(ROOT, 'scripts', 'test-suites', 'container.sh'), 'utf8')).toContain(
+      'podman build --quiet --format docker --build-arg NODE_IMAGE="$base"',
+    );
   });
 
   it('states the image size this suite measures', () => {
