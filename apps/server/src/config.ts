@@ -30,6 +30,8 @@ export interface Config {
   sessionIssuer: string;
   /** Expected `aud` of session tokens; null accepts any audience (warned at start with a JWKS). */
   sessionAudience: string | null;
+  /** Development sessions on a non-loopback host were allowed for a trial (warned at every start). */
+  devSessionsOffLoopback: boolean;
   /** Encrypts stored raw keys and webhook secrets; absent means keys are not revealable. */
   secretKey: string | null;
   platformOwnerEmails: string[];
@@ -165,8 +167,10 @@ const RELATIONS: Partial<
   Record<SettingName, (env: Env, read: Partial<Settings>) => string | undefined>
 > = {
   ARBITER_SESSION_JWKS_URL: (_env, read) =>
-    read.ARBITER_SESSION_JWKS_URL === undefined && !isLoopback(read.ARBITER_HOST ?? '')
-      ? `required when ARBITER_HOST (${read.ARBITER_HOST}) is not a loopback address: development sessions are refused off this machine`
+    read.ARBITER_SESSION_JWKS_URL === undefined &&
+    !isLoopback(read.ARBITER_HOST ?? '') &&
+    read.ARBITER_DEV_SESSIONS_OFF_LOOPBACK !== true
+      ? `required when ARBITER_HOST (${read.ARBITER_HOST}) is not a loopback address: development sessions are refused off this machine (ARBITER_DEV_SESSIONS_OFF_LOOPBACK=true allows them for a local trial)`
       : undefined,
   ARBITER_SESSION_ISSUER: (env, read) =>
     read.ARBITER_SESSION_JWKS_URL !== undefined && text(env, 'ARBITER_SESSION_ISSUER') === null
@@ -224,6 +228,15 @@ function trustProxyOf(value: string): Config['trustProxy'] {
   return value.split(',').map((a) => a.trim());
 }
 
+/** Development sessions let off loopback for a trial: every start warns about it. */
+function devSessionsOffLoopback(s: Settings): boolean {
+  return (
+    s.ARBITER_SESSION_JWKS_URL === undefined &&
+    s.ARBITER_DEV_SESSIONS_OFF_LOOPBACK &&
+    !isLoopback(s.ARBITER_HOST)
+  );
+}
+
 export function loadConfig(env: Env, cwd = process.cwd()): Config {
   const s = readSettings(env);
   const dataDir = s.ARBITER_DATA_DIR;
@@ -237,6 +250,7 @@ export function loadConfig(env: Env, cwd = process.cwd()): Config {
     sessionJwksUrl: s.ARBITER_SESSION_JWKS_URL ?? null,
     sessionIssuer: s.ARBITER_SESSION_ISSUER,
     sessionAudience: s.ARBITER_SESSION_AUDIENCE ?? null,
+    devSessionsOffLoopback: devSessionsOffLoopback(s),
     secretKey: s.ARBITER_SECRET_KEY ?? null,
     platformOwnerEmails: (s.ARBITER_PLATFORM_OWNER_EMAILS ?? '')
       .split(',')

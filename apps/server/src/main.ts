@@ -76,6 +76,11 @@ export async function serve(config: Config): Promise<void> {
       'ARBITER_SESSION_AUDIENCE is not set: session tokens the identity provider issued for any of its applications are accepted; set it to this deployment’s audience',
     );
   }
+  if (config.devSessionsOffLoopback) {
+    ctx.log.warn(
+      `ARBITER_DEV_SESSIONS_OFF_LOOPBACK is on: development sessions are served on ${config.host}, so anyone who reaches this port can sign in as anyone; for a local trial only, never in production (set ARBITER_SESSION_JWKS_URL instead)`,
+    );
+  }
   const app = await buildApp(ctx, { tracing: tracing?.plugin });
   const metricsApp = config.metricsPort === null ? null : await buildMetricsApp(ctx);
   if (config.ingestWorker) ctx.worker.start();

@@ -40,10 +40,16 @@ export const SettingsSchema = Type.Object({
     description:
       'longest one database call may take (a statement, or waiting for a pooled connection); past it the request answers 503',
   }),
+  // Before the JWKS setting: the rule that refuses development sessions off loopback reads it.
+  ARBITER_DEV_SESSIONS_OFF_LOOPBACK: Type.Boolean({
+    default: false,
+    description:
+      'true allows development sessions (no JWKS) on a non-loopback ARBITER_HOST, for a local trial such as the container image with `-p 8080:8080`; anyone who reaches the port can sign in as anyone, so every start logs a warning. Never in production',
+  }),
   ARBITER_SESSION_JWKS_URL: Type.Optional(
     Type.String({
       description:
-        "identity provider's JWKS (https URL or file path). Unset = development sessions, refused on a non-loopback host",
+        "identity provider's JWKS (https URL or file path). Unset = development sessions, refused on a non-loopback host unless ARBITER_DEV_SESSIONS_OFF_LOOPBACK",
     }),
   ),
   ARBITER_SESSION_ISSUER: Type.String({

@@ -65,6 +65,22 @@ describe('loadConfig', () => {
     );
   });
 
+  it('refuses development sessions off loopback unless a trial asks for them', () => {
+    expect(() => loadConfig({ ARBITER_HOST: '0.0.0.0' })).toThrow(
+      'ARBITER_SESSION_JWKS_URL: required when ARBITER_HOST (0.0.0.0) is not a loopback address',
+    );
+    expect(() =>
+      loadConfig({ ARBITER_HOST: '0.0.0.0', ARBITER_DEV_SESSIONS_OFF_LOOPBACK: 'false' }),
+    ).toThrow(ConfigError);
+    const trial = loadConfig({ ARBITER_HOST: '0.0.0.0', ARBITER_DEV_SESSIONS_OFF_LOOPBACK: 'yes' });
+    expect(trial).toMatchObject({ host: '0.0.0.0', sessionJwksUrl: null });
+    expect(trial.devSessionsOffLoopback).toBe(true);
+    // On loopback, or with an identity provider, there is nothing to warn about.
+    expect(loadConfig({ ARBITER_DEV_SESSIONS_OFF_LOOPBACK: 'true' }).devSessionsOffLoopback).toBe(
+      false,
+    );
+  });
+
   it('reads platform owner emails as a lower-cased list', () => {
     expect(
       loadConfig({ ARBITER_PLATFORM_OWNER_EMAILS: ' Boss@Arbiter.dev, ops@arbiter.dev ,' })

@@ -58,6 +58,30 @@ describe('the arbiter command on the embedded database', () => {
     );
   });
 
+  it('allows development sessions off loopback for a trial only when asked, with a warning', async () => {
+    const env = {
+      ...devEnv(mkdtempSync(join(tmpdir(), 'arbiter-trial-'))),
+      ARBITER_HOST: '0.0.0.0',
+      ARBITER_DEV_SESSIONS_OFF_LOOPBACK: 'true',
+    };
+    const server = await startServer(env);
+    try {
+      expect(server.output()).toContain(
+        'ARBITER_DEV_SESSIONS_OFF_LOOPBACK is on: development sessions are served on 0.0.0.0',
+      );
+      const port = new URL(server.url).port;
+      const signIn = await fetch(`http://127.0.0.1:${port}/v1/dev/session`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email: 'trial@example.com', org: 'trial', role: 'admin' }),
+      });
+      expect(signIn.status).toBe(200);
+    } finally {
+      server.child.kill('SIGTERM');
+      expect(await server.exited).toBe(0);
+    }
+  }, 120_000);
+
   it('token refuses when sessions come from an identity provider', () => {
     const env = {
       ...devEnv(mkdtempSync(join(tmpdir(), 'arbiter-idp-'))),
