@@ -237,6 +237,28 @@ function devSessionsOffLoopback(s: Settings): boolean {
   );
 }
 
+/** What a load balancer, Prometheus and a stop signal see: probes, metrics, shutdown. */
+function operationsOf(
+  s: Settings,
+): Pick<
+  Config,
+  | 'readyMaxFoldLagSeconds'
+  | 'metrics'
+  | 'metricsToken'
+  | 'metricsPort'
+  | 'shutdownDelaySeconds'
+  | 'shutdownGraceSeconds'
+> {
+  return {
+    readyMaxFoldLagSeconds: s.ARBITER_READY_MAX_FOLD_LAG_SECONDS,
+    metrics: s.ARBITER_METRICS,
+    metricsToken: s.ARBITER_METRICS_TOKEN ?? null,
+    metricsPort: s.ARBITER_METRICS_PORT ?? null,
+    shutdownDelaySeconds: s.ARBITER_SHUTDOWN_DELAY_SECONDS,
+    shutdownGraceSeconds: s.ARBITER_SHUTDOWN_GRACE_SECONDS,
+  };
+}
+
 export function loadConfig(env: Env, cwd = process.cwd()): Config {
   const s = readSettings(env);
   const dataDir = s.ARBITER_DATA_DIR;
@@ -272,12 +294,7 @@ export function loadConfig(env: Env, cwd = process.cwd()): Config {
     analysisConcurrency: s.ARBITER_ANALYSIS_CONCURRENCY,
     runFoldWaitMs: s.ARBITER_RUN_FOLD_WAIT_MS,
     manualRunsPerHour: s.ARBITER_MANUAL_RUNS_PER_HOUR,
-    readyMaxFoldLagSeconds: s.ARBITER_READY_MAX_FOLD_LAG_SECONDS,
-    metrics: s.ARBITER_METRICS,
-    metricsToken: s.ARBITER_METRICS_TOKEN ?? null,
-    metricsPort: s.ARBITER_METRICS_PORT ?? null,
-    shutdownDelaySeconds: s.ARBITER_SHUTDOWN_DELAY_SECONDS,
-    shutdownGraceSeconds: s.ARBITER_SHUTDOWN_GRACE_SECONDS,
+    ...operationsOf(s),
     judgeBaseUrl: s.ARBITER_JUDGE_BASE_URL?.replace(/\/+$/, '') ?? null,
     judgeApiKey: s.ARBITER_JUDGE_API_KEY ?? null,
     judgeModel: s.ARBITER_JUDGE_MODEL,

@@ -59,12 +59,6 @@ function MetricRow({
   onReplace: (metric: MetricDefinition) => void;
   onRemove: () => void;
 }) {
-  // The MDE as typed: a half-typed or unreadable number is sent as it parses (NaN goes out as
-  // null), so the server's problem points at the field instead of the form guessing.
-  const [mde, setMde] = useState(m.mde === undefined ? '' : String(m.mde));
-  // Rows are keyed by position: when another row's removal hands this one a different metric,
-  // its text follows the metric.
-  if (!Object.is(parseMde(mde), m.mde)) setMde(m.mde === undefined ? '' : String(m.mde));
   return (
     <div className="row">
       <label>
@@ -92,35 +86,8 @@ function MetricRow({
         options={METHODS}
         onPick={(method_default) => onSet({ method_default })}
       />
-      <label>
-        Direction of {n}
-        <select
-          value={m.direction ?? ''}
-          onChange={(e) =>
-            onReplace(withOptional(m, 'direction', e.target.value as MetricDirection | ''))
-          }
-        >
-          <option value="">kind's default ({defaultDirection(m.kind)} is better)</option>
-          {METRIC_DIRECTIONS.map((d) => (
-            <option key={d} value={d}>
-              {d} is better
-            </option>
-          ))}
-        </select>
-      </label>
-      <label>
-        MDE of {n} (relative; empty: {DEFAULT_MDE}, a {DEFAULT_MDE * 100}% change)
-        {/* No min or max here: the server's problem names the field, as for every other one. */}
-        <input
-          inputMode="decimal"
-          placeholder={String(DEFAULT_MDE)}
-          value={mde}
-          onChange={(e) => {
-            setMde(e.target.value);
-            onReplace(withOptional(m, 'mde', parseMde(e.target.value)));
-          }}
-        />
-      </label>
+      <DirectionField metric={m} label={n} onReplace={onReplace} />
+      <MdeField metric={m} label={n} onReplace={onReplace} />
       {m.kind === 'judge' ? (
         <label>
           Rubric of {n}
@@ -131,6 +98,69 @@ function MetricRow({
         Remove
       </button>
     </div>
+  );
+}
+
+/** Which way is better; empty keeps the kind's default. */
+function DirectionField({
+  metric: m,
+  label: n,
+  onReplace,
+}: {
+  metric: MetricDefinition;
+  label: string;
+  onReplace: (metric: MetricDefinition) => void;
+}) {
+  return (
+    <label>
+      Direction of {n}
+      <select
+        value={m.direction ?? ''}
+        onChange={(e) =>
+          onReplace(withOptional(m, 'direction', e.target.value as MetricDirection | ''))
+        }
+      >
+        <option value="">kind's default ({defaultDirection(m.kind)} is better)</option>
+        {METRIC_DIRECTIONS.map((d) => (
+          <option key={d} value={d}>
+            {d} is better
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
+/** The minimum detectable effect the sample-size estimate assumes. */
+function MdeField({
+  metric: m,
+  label: n,
+  onReplace,
+}: {
+  metric: MetricDefinition;
+  label: string;
+  onReplace: (metric: MetricDefinition) => void;
+}) {
+  // The MDE as typed: a half-typed or unreadable number is sent as it parses (NaN goes out as
+  // null), so the server's problem points at the field instead of the form guessing.
+  const [mde, setMde] = useState(m.mde === undefined ? '' : String(m.mde));
+  // Rows are keyed by position: when another row's removal hands this one a different metric,
+  // its text follows the metric.
+  if (!Object.is(parseMde(mde), m.mde)) setMde(m.mde === undefined ? '' : String(m.mde));
+  return (
+    <label>
+      MDE of {n} (relative; empty: {DEFAULT_MDE}, a {DEFAULT_MDE * 100}% change)
+      {/* No min or max here: the server's problem names the field, as for every other one. */}
+      <input
+        inputMode="decimal"
+        placeholder={String(DEFAULT_MDE)}
+        value={mde}
+        onChange={(e) => {
+          setMde(e.target.value);
+          onReplace(withOptional(m, 'mde', parseMde(e.target.value)));
+        }}
+      />
+    </label>
   );
 }
 

@@ -1,7 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { startTransition, useEffect, useState } from 'react';
 import { useSearchParams } from 'react-router';
-import { api, type Experiment, ok, type Results } from '../../api/client.ts';
+import { api, type Experiment, type MetricResult, ok, type Results } from '../../api/client.ts';
 import { isProblem } from '../../api/problem.ts';
 import { Loading, ProblemView } from '../../components/states.tsx';
 import { experimentKeys, useResultsSummary } from '../experiments/queries.ts';
@@ -64,24 +64,10 @@ function RunView({ experiment, run }: { experiment: Experiment; run: Results }) 
   // charts, follow in a transition that never holds up the first paint.
   const [histograms, setHistograms] = useState(false);
   useEffect(() => startTransition(() => setHistograms(true)), []);
-  const methods = new Map(experiment.metrics.map((m) => [m.name, m.method_default]));
   return (
     <>
       <RunControls id={experiment.id} run={run} />
-      <p className="hint">
-        {run.preliminary ? 'Preliminary (manual) run' : 'Nightly run'} {run.computed_for} · window{' '}
-        {run.window.start.slice(0, 10)} to {run.window.end.slice(0, 10)} · users per arm:{' '}
-        {Object.entries(run.arms)
-          .map(([a, s]) => `${a} ${s.users}`)
-          .join(', ')}
-        {run.srm.halted ? null : (
-          <>
-            {' '}
-            · <span data-testid="srm-passed">SRM check passed</span> (p{' '}
-            {run.srm.p_value === null ? '—' : pValue(run.srm.p_value)}, threshold 0.001)
-          </>
-        )}
-      </p>
+      <RunLine run={run} />
       <VerdictBanner decision={run.decision} />
       <GuardrailBanner run={run} />
       {run.preliminary ? (
@@ -99,30 +85,77 @@ function RunView({ experiment, run }: { experiment: Experiment; run: Results }) 
           run.results,
           experiment.metrics.map((m) => m.name),
         ).map(([metric, rows]) => (
-          <section key={metric} className="card metric" aria-labelledby={`m-${metric}`}>
-            <h2 id={`m-${metric}`}>
-              {metric}{' '}
-              <span className="hint">
-                ({rows[0]?.kind}, {rows[0]?.category},{' '}
-                <span data-testid={`direction-${metric}`}>
-                  {rows[0] ? directionLabel(rows[0].direction) : null}
-                </span>
-                )
-              </span>
-            </h2>
-            <ForestPlot metric={metric} rows={rows} preliminary={run.preliminary} />
-            <ResultTable rows={rows} preliminary={run.preliminary} />
-            <MethodOverride
-              id={experiment.id}
-              metric={metric}
-              current={rows[0]?.test ?? methods.get(metric) ?? 'welch_t'}
-            />
-            {(histograms ? armDistributions(rows) : []).map((d) => (
-              <Distributions key={d.title} title={d.title} dist={d.dist} />
-            ))}
-          </section>
+          <MetricSection
+            key={metric}
+            experiment={experiment}
+            metric={metric}
+            rows={rows}
+            preliminary={run.preliminary}
+            histograms={histograms}
+          />
         ))
       )}
     </>
+  );
+}
+
+/** Which run this is, its window, users per arm, and a passed SRM check. */
+function RunLine({ run }: { run: Results }) {
+  return (
+    <p className="hint">
+      {run.preliminary ? 'Preliminary (manual) run' : 'Nightly run'} {run.computed_for} · window{' '}
+      {run.window.start.slice(0, 10)} to {run.window.end.slice(0, 10)} · users per arm:{' '}
+      {Object.entries(run.arms)
+        .map(([a, s]) => `${a} ${s.users}`)
+        .join(', ')}
+      {run.srm.halted ? null : (
+        <>
+          {' '}
+          · <span data-testid="srm-passed">SRM check passed</span> (p{' '}
+          {run.srm.p_value === null ? '—' : pValue(run.srm.p_value)}, threshold 0.001)
+        </>
+      )}
+    </p>
+  );
+}
+
+/** One metric's plot, table, test override and (after the first paint) histograms. */
+function MetricSection({
+  experiment,
+  metric,
+  rows,
+  preliminary,
+  histograms,
+}: {
+  experiment: Experiment;
+  metric: string;
+  rows: MetricResult[];
+  preliminary: boolean;
+  histograms: boolean;
+}) {
+  const method = experiment.metrics.find((m) => m.name === metric)?.method_default;
+  return (
+    <section className="card metric" aria-labelledby={`m-${metric}`}>
+      <h2 id={`m-${metric}`}>
+        {metric}{' '}
+        <span className="hint">
+          ({rows[0]?.kind}, {rows[0]?.category},{' '}
+          <span data-testid={`direction-${metric}`}>
+            {rows[0] ? directionLabel(rows[0].direction) : null}
+          </span>
+          )
+        </span>
+      </h2>
+      <ForestPlot metric={metric} rows={rows} preliminary={preliminary} />
+      <ResultTable rows={rows} preliminary={preliminary} />
+      <MethodOverride
+        id={experiment.id}
+        metric={metric}
+        current={rows[0]?.test ?? method ?? 'welch_t'}
+      />
+      {(histograms ? armDistributions(rows) : []).map((d) => (
+        <Distributions key={d.title} title={d.title} dist={d.dist} />
+      ))}
+    </section>
   );
 }
