@@ -52,6 +52,8 @@ for suite in scripts/test-suites/*.sh; do
 done
 
 bash scripts/ensure-chromium.sh
+# systemd-analyze, for the systemd unit's test (apps/server/test/systemd-unit.test.ts)
+bash scripts/ensure-systemd.sh
 projects=(--project bucketing --project contract --project stats --project dashboard --project client-ts)
 
 status=0

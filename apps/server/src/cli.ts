@@ -21,6 +21,9 @@ Commands:
   pipeline run [--day YYYY-MM-DD]
                              run the nightly analysis for one UTC day (default: yesterday); on the
                              embedded database it asks the running server instead of opening it
+  backup --out FILE          write a consistent backup of the embedded database to FILE (gzipped);
+                             the running server makes it, or this command when none runs
+  restore --from FILE        restore such a backup into ARBITER_DATA_DIR, which must be empty or absent
   demo [--url URL]           seed the demo org (two experiments, keys, a day of traffic) on the running
                              local server, run the pipeline and print where the results are
 `;
@@ -85,6 +88,39 @@ async function pipeline(config: Config, args: string[]): Promise<void> {
   }
 }
 
+/** The backup commands' refusals are one sentence (exit 1), not usage mistakes. */
+async function backupCommand(config: Config, command: 'backup' | 'restore', args: string[]) {
+  const { values } = parseArgs({
+    args,
+    options: { out: { type: 'string' }, from: { type: 'string' } },
+  });
+  if (command === 'backup' && !values.out) throw new UsageError('backup needs --out FILE');
+  if (command === 'restore' && !values.from) throw new UsageError('restore needs --from FILE');
+  const { BackupError, restoreBackup, writeBackup } = await import('./backup-request.ts');
+  try {
+    if (command === 'backup') {
+      const out = values.out as string;
+      const written = await writeBackup(config, out);
+      const by =
+        written.source === 'data dir'
+          ? `from the data dir ${config.dataDir} (no server runs on it)`
+          : `by the running server (process ${written.source.server})`;
+      process.stdout.write(`backup written to ${out} (${written.bytes} bytes), made ${by}\n`);
+    } else {
+      const from = values.from as string;
+      const restored = await restoreBackup(config, from);
+      process.stdout.write(
+        `restored ${from} into ${config.dataDir}: ${restored.experiments} experiments, ${restored.events} stored events; start the server on it with ARBITER_DATA_DIR=${config.dataDir}\n`,
+      );
+    }
+    return 0;
+  } catch (error) {
+    if (!(error instanceof BackupError)) throw error;
+    process.stderr.write(`arbiter: ${command}: ${error.message}\n`);
+    return 1;
+  }
+}
+
 /** A demo that cannot run says why in one sentence (exit 1); it is not a usage mistake. */
 async function demo(config: Config, args: string[]): Promise<number> {
   const { values } = parseArgs({ args, options: { url: { type: 'string' } } });
@@ -129,6 +165,9 @@ export async function main(argv: string[]): Promise<number> {
         return 0;
       case 'demo':
         return await demo(config, rest);
+      case 'backup':
+      case 'restore':
+        return await backupCommand(config, command, rest);
       default:
         process.stderr.write(USAGE);
         return command === undefined || command === 'help' || command === '--help' ? 0 : 2;

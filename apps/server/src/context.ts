@@ -48,6 +48,11 @@ export interface Context {
   metrics: Metrics;
   /** Serving, stopping (readiness fails) or closing (requests refused): set by the process on a stop signal. */
   lifecycle: Lifecycle;
+  /**
+   * A consistent copy of the embedded database as an uncompressed tarball (PGlite's own dump,
+   * which `arbiter restore` loads); null on a PostgreSQL server.
+   */
+  dumpDatabase: (() => Promise<Blob>) | null;
   /** Lets the local `arbiter` command reach this process's admin routes (written to the data dir). */
   controlToken: string;
   /** The judge model that scores judge metrics before the nightly analysis; null without a judge endpoint. */

@@ -133,6 +133,7 @@ export async function createContext(config: Config, parts: ContextParts = {}): P
     metrics,
     lifecycle: new Lifecycle(),
     controlToken: randomBytes(32).toString('base64url'),
+    dumpDatabase: handle.dump,
     judge: createJudge(config),
     mailer,
     contactNotifier,

@@ -64,7 +64,7 @@ const LAYERS = {
       'main.ts',
       'cli.ts',
       'cli-failure.ts',
-    ].concat(['pipeline-request.ts', 'tracing.ts', 'demo/']),
+    ].concat(['pipeline-request.ts', 'backup-request.ts', 'tracing.ts', 'demo/']),
     mayImport: ['routes', 'http', 'analysis', 'ingest', 'domain', 'integrations', 'data'].concat([
       'config',
       'kernel',

@@ -9,6 +9,7 @@ import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import type pg from 'pg';
 import { lockDataDir } from './data-dir-lock.ts';
 import { boundedPglite } from './database-timeout.ts';
+import { dumpPglite } from './pglite-backup.ts';
 import { bundledSeed, seedFor } from './pglite-seed.ts';
 import * as schema from './schema.ts';
 import { traceStatements } from './statement-spans.ts';
@@ -25,6 +26,11 @@ export interface DatabaseHandle {
   pool: pg.Pool | null;
   /** Where the embedded database writes its files; null in memory and on a PostgreSQL server. */
   dataDir: string | null;
+  /**
+   * A consistent copy of the embedded database (PGlite's data dir as an uncompressed tarball,
+   * taken between transactions); null on a PostgreSQL server, which has its own tools.
+   */
+  dump: (() => Promise<Blob>) | null;
   close(): Promise<void>;
 }
 
@@ -99,7 +105,14 @@ async function openPglite(
         unlock();
       }
     };
-    return { db, kind: 'pglite', pool: null, dataDir: targetDir, close };
+    return {
+      db,
+      kind: 'pglite',
+      pool: null,
+      dataDir: targetDir,
+      dump: () => dumpPglite(client),
+      close,
+    };
   } catch (error) {
     unlock();
     throw error;
@@ -141,7 +154,7 @@ async function openPostgres(
     conn.release();
   }
   if (traced) traceStatements(pool);
-  return { db, kind: 'postgres', pool, dataDir: null, close: () => pool.end() };
+  return { db, kind: 'postgres', pool, dataDir: null, dump: null, close: () => pool.end() };
 }
 
 /** `pg` returns int8 and numeric as strings, PGlite as numbers: raw queries normalise here. */

@@ -186,6 +186,12 @@ export const PROBLEMS = {
     about:
       'This deployment has no `ARBITER_SECRET_KEY`, so secrets cannot be stored for later use.',
   },
+  'embedded-database-only': {
+    status: 409,
+    title: 'Only the embedded database is backed up here',
+    about:
+      'This server runs on a PostgreSQL server, whose backups are made with its own tools (`pg_dump`, base backups with WAL archiving), as the operations guide of the repository says; `arbiter backup` copies only the embedded PGlite database.',
+  },
   'identity-provider-not-configured': {
     status: 409,
     title: 'Identity provider not configured',

@@ -51,6 +51,31 @@ export function runCli(args: string[], env: Record<string, string>) {
   return { code: result.status, stdout: result.stdout.trim(), stderr: result.stderr };
 }
 
+/**
+ * Runs one `arbiter` command without blocking this process's event loop, so the test can keep
+ * talking to a server meanwhile (runCli waits synchronously).
+ */
+export function runCliAsync(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [ARBITER_BIN, ...args], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString();
+  });
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  return new Promise((resolve) =>
+    child.once('close', (code) => resolve({ code, stdout: stdout.trim(), stderr })),
+  );
+}
+
 /** Only the variables a bare machine would have: no test JWKS, the embedded database. */
 export function devEnv(dataDir: string): Record<string, string> {
   return {

@@ -1,5 +1,6 @@
 import type { Plane } from '../../http/app-types.ts';
 import { platformOwnerHook } from '../../http/platform-owner-auth.ts';
+import * as backup from './backup.ts';
 import * as getOrg from './get-org.ts';
 import * as health from './health.ts';
 import * as inbox from './inbox.ts';
@@ -21,4 +22,5 @@ export const adminRoutes: Plane = async (app, { ctx }) => {
   health.register(app, ctx);
   seatsResync.register(app, ctx);
   planOverride.register(app, ctx);
+  backup.register(app, ctx);
 };

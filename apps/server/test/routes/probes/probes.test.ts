@@ -32,6 +32,7 @@ describe('the probes on a database with no migrations applied', () => {
       kind: 'pglite',
       pool: null,
       dataDir: null,
+      dump: null,
       close: () => client.close(),
     };
     h = await startHarness({}, { database });
