@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { CollectingEstimate } from '../src/pages/experiments/queries.ts';
 import { axeViolations, launch, screenshot, watchConsole } from './support/browser.ts';
 import {
   type AnalysedOrg,
@@ -324,9 +325,32 @@ describe('the dashboard in Chromium against the real server on PGlite', () => {
 
   it('shows a collecting experiment as Collecting with per-arm progress, and its live view as not for decisions', async () => {
     const { ids } = await analysedOrgSignedIn();
+    // The time to a decision is the collecting answer's own estimate, pair by pair: the page is
+    // compared with the very answer it got (the estimate moves with the clock).
+    const answered = page.waitForResponse((r) =>
+      r.url().endsWith(`/v1/experiments/${ids.collecting}/results`),
+    );
     await page.goto(`${server.url}/experiments/${ids.collecting}/results`);
     await page.getByRole('heading', { name: 'Collecting' }).waitFor();
     await page.getByText('Smallest arm: 30 of 200').waitFor();
+    const answer = await answered;
+    expect(answer.status()).toBe(404);
+    const estimates = ((await answer.json()) as { primary_metrics: CollectingEstimate[] })
+      .primary_metrics;
+    const shown = estimates.filter((e) => e.users_needed_per_arm !== null);
+    expect(shown.length).toBeGreaterThan(0);
+    for (const e of shown) {
+      const days =
+        e.days_to_decision === null
+          ? 'no user arrived in the last 7 days'
+          : `about ${e.days_to_decision} more day${e.days_to_decision === 1 ? '' : 's'}`;
+      const line = page.getByTestId(`estimate-${e.metric}-${e.treatment}`);
+      await line.waitFor();
+      await expect(line.textContent()).resolves.toContain(days);
+      await expect(line.textContent()).resolves.toContain(
+        `${e.users_needed_per_arm} users per arm`,
+      );
+    }
     await check('results-collecting');
     await page.getByRole('link', { name: 'Live' }).click();
     await page.getByText('Live view — not for decisions.').waitFor();

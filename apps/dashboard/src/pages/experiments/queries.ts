@@ -1,5 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import { api, type Experiment, ok } from '../../api/client.ts';
+import { isProblem } from '../../api/problem.ts';
 
 export const experimentKeys = {
   list: ['experiments'] as const,
@@ -8,6 +9,7 @@ export const experimentKeys = {
   results: (id: string, run: string | undefined) => ['experiment', id, 'results', run] as const,
   live: (id: string) => ['experiment', id, 'live'] as const,
   traffic: (id: string) => ['experiment', id, 'traffic'] as const,
+  collecting: (id: string) => ['experiment', id, 'collecting'] as const,
   summary: ['results-summary'] as const,
 };
 
@@ -55,4 +57,33 @@ export const useTraffic = (id: string) =>
   useQuery({
     queryKey: experimentKeys.traffic(id),
     queryFn: () => ok(api.GET('/v1/experiments/{id}/traffic', { params: { path: { id } } })),
+  });
+
+/** One (primary metric, treatment) pair's time-to-decision estimate while the experiment collects. */
+export interface CollectingEstimate {
+  metric: string;
+  treatment: string;
+  mde: number;
+  users_needed_per_arm: number | null;
+  days_to_decision: number | null;
+}
+
+/**
+ * The estimates of a collecting experiment. They come in the results route's 404 answer (the
+ * designed "collecting" problem), so that answer is the data here; any other failure is one.
+ */
+export const useCollectingEstimates = (id: string) =>
+  useQuery({
+    queryKey: experimentKeys.collecting(id),
+    queryFn: async (): Promise<CollectingEstimate[]> => {
+      try {
+        await ok(api.GET('/v1/experiments/{id}/results', { params: { path: { id } } }));
+        return [];
+      } catch (e) {
+        if (isProblem(e) && e.status === 404 && Array.isArray(e.body.primary_metrics))
+          return e.body.primary_metrics as CollectingEstimate[];
+        throw e;
+      }
+    },
+    retry: false,
   });

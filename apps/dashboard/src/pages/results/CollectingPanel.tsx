@@ -2,8 +2,12 @@ import type { Experiment } from '../../api/client.ts';
 import { QueryView } from '../../components/states.tsx';
 import { collectingProgress } from '../experiments/collecting.ts';
 import { useLive } from '../experiments/queries.ts';
+import { TimeToDecision } from './TimeToDecision.tsx';
 
-/** Before the first computed run: how far each arm is from the ~200 events results need. */
+/**
+ * Before the first computed run: how far each arm is from the ~200 events results need, and
+ * about how many more days the primary metrics need to decide.
+ */
 export function CollectingPanel({ experiment }: { experiment: Experiment }) {
   const live = useLive(experiment.id);
   return (
@@ -38,6 +42,7 @@ export function CollectingPanel({ experiment }: { experiment: Experiment }) {
                   );
                 })}
               </ul>
+              <TimeToDecision id={experiment.id} />
             </>
           );
         }}
