@@ -1,11 +1,11 @@
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chownSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../../../apps/server/test/support/process.ts';
 
 /**
  * The image scripts/test-suites/container.sh built (ARBITER_IMAGE), run as docs/deploy.md says.
@@ -87,17 +87,6 @@ function ok(args: string[]): string {
   const result = podman(args);
   expect(result.code, `podman ${args.join(' ')}: ${result.stderr}`).toBe(0);
   return result.stdout;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /** Polls until the server answers its OpenAPI document (a bounded number of tries, not a time). */

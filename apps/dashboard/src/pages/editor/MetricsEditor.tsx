@@ -101,16 +101,15 @@ function MetricRow({
   );
 }
 
-/** Which way is better; empty keeps the kind's default. */
-function DirectionField({
-  metric: m,
-  label: n,
-  onReplace,
-}: {
+/** One metric's optional field: the metric, its label in the form, and how to replace it. */
+interface MetricFieldProps {
   metric: MetricDefinition;
   label: string;
   onReplace: (metric: MetricDefinition) => void;
-}) {
+}
+
+/** Which way is better; empty keeps the kind's default. */
+function DirectionField({ metric: m, label: n, onReplace }: MetricFieldProps) {
   return (
     <label>
       Direction of {n}
@@ -132,15 +131,7 @@ function DirectionField({
 }
 
 /** The minimum detectable effect the sample-size estimate assumes. */
-function MdeField({
-  metric: m,
-  label: n,
-  onReplace,
-}: {
-  metric: MetricDefinition;
-  label: string;
-  onReplace: (metric: MetricDefinition) => void;
-}) {
+function MdeField({ metric: m, label: n, onReplace }: MetricFieldProps) {
   // The MDE as typed: a half-typed or unreadable number is sent as it parses (NaN goes out as
   // null), so the server's problem points at the field instead of the form guessing.
   const [mde, setMde] = useState(m.mde === undefined ? '' : String(m.mde));
