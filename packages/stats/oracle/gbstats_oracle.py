@@ -1,13 +1,15 @@
-"""Reference values for @arbiter/stats' CUPED and confidence sequences, from GrowthBook's own
-stats engine gbstats (PyPI, pinned in oracle/requirements.txt).
+"""Reference values for @arbiter/stats' CUPED, confidence sequences, quantile and ratio metrics,
+from GrowthBook's own stats engine gbstats (PyPI, pinned in oracle/requirements.txt).
 
 Reads {"cases": [...]} as JSON on stdin, writes {"results": [...]} on stdout, one result per
-case in the same order. Spawned once per test run by test/gbstats-oracle.test.ts. The per-user
+case in the same order. Spawned once per test run by test/gbstats-oracle.test.ts and
+test/quantile-ratio-oracle.test.ts. The per-user
 data are summed here with numpy, so our summaries are checked too, not only the formulas.
 Every comparison uses difference_type="absolute" (our `effect` is treatment - control); the
 relative point estimate is returned as well, to check our `lift`.
 """
 import sys
+from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal, localcontext
 
 from oracle_io import answer, num
 
@@ -24,6 +26,8 @@ try:
     )
     from gbstats.models.statistics import (
         ProportionStatistic,
+        QuantileClusteredStatistic,
+        RatioStatistic,
         RegressionAdjustedStatistic,
         SampleMeanStatistic,
     )
@@ -56,6 +60,9 @@ def ra_stat(arm):
 
 def fixed(test):
     res = test.compute_result()
+    if res.error_message:
+        # gbstats' default output: its dof and variance may not exist (0/0) for such arms.
+        return {"error": res.error_message}
     return {
         "effect": num(test.point_estimate),
         "variance": num(test.variance),
@@ -112,7 +119,85 @@ def sequential_proportion(case):
     return sequential(SequentialTwoSidedTTest(a, b, seq_config(case)))
 
 
+def two_sided(stat_a, stat_b):
+    absolute = TwoSidedTTest(stat_a, stat_b, FrequentistConfig(difference_type="absolute"))
+    relative = TwoSidedTTest(stat_a, stat_b, FrequentistConfig(difference_type="relative"))
+    out = fixed(absolute)
+    out["relative_effect"] = num(relative.point_estimate)
+    out["relative_error"] = relative.compute_result().error_message
+    return out
+
+
+def quantile_ranks(n, q):
+    """The order-statistic ranks in 60-digit decimals (the TS side uses integers). The level is
+    read from its shortest repr: Decimal(0.9) would be the double's 0.90000000000000002…, whose
+    n·q lands above an integer that n·0.9 is exactly."""
+    with localcontext() as ctx:
+        ctx.prec = 60
+        level = Decimal(repr(q))
+        nq = Decimal(n) * level
+        s = Decimal("1.96") * (nq * (1 - level)).sqrt()
+        estimate = int(nq.to_integral_value(ROUND_CEILING))
+        lower = int((nq - s).to_integral_value(ROUND_FLOOR))
+        upper = int((nq + s).to_integral_value(ROUND_CEILING))
+    return max(1, estimate), max(1, lower), min(n, upper)
+
+
+def quantile_stat(users, q):
+    """users: one list of call values per exposed user (empty for a user without calls)."""
+    values = np.sort(np.asarray([v for calls in users for v in calls], dtype=float))
+    n = len(values)
+    estimate, lower, upper = quantile_ranks(n, q)
+    q_hat = float(values[estimate - 1])
+    below = np.asarray([sum(1 for v in calls if v <= q_hat) for calls in users], dtype=float)
+    counts = np.asarray([len(calls) for calls in users], dtype=float)
+    stat = QuantileClusteredStatistic(
+        n=n,
+        n_star=n,
+        nu=q,
+        quantile_hat=q_hat,
+        quantile_lower=float(values[lower - 1]),
+        quantile_upper=float(values[upper - 1]),
+        main_sum=float(below.sum()),
+        main_sum_squares=float((below * below).sum()),
+        denominator_sum=float(counts.sum()),
+        denominator_sum_squares=float((counts * counts).sum()),
+        main_denominator_sum_product=float((below * counts).sum()),
+        n_clusters=len(users),
+    )
+    return stat, {"ranks": [estimate, lower, upper], "quantile": q_hat}
+
+
+def quantile(case):
+    a, ref_a = quantile_stat(case["control"], case["q"])
+    b, ref_b = quantile_stat(case["treatment"], case["q"])
+    out = two_sided(a, b)
+    out.update(control=ref_a, treatment=ref_b)
+    return out
+
+
+def ratio_stat(arm):
+    m = np.asarray(arm["m"], dtype=float)
+    d = np.asarray(arm["d"], dtype=float)
+    return RatioStatistic(
+        n=len(m),
+        m_statistic=mean_stat(m),
+        d_statistic=mean_stat(d),
+        m_d_sum_of_products=float((m * d).sum()),
+    )
+
+
+def ratio(case):
+    a = ratio_stat(case["control"])
+    b = ratio_stat(case["treatment"])
+    out = two_sided(a, b)
+    out.update(ratio_control=num(a.mean), ratio_treatment=num(b.mean))
+    return out
+
+
 HANDLERS = {
+    "quantile": quantile,
+    "ratio": ratio,
     "cuped": cuped,
     "sequential_mean": sequential_mean,
     "sequential_proportion": sequential_proportion,

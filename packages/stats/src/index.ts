@@ -33,6 +33,19 @@ export {
   type PermutationResult,
   permutationTest,
 } from './permutation.ts';
+export {
+  type QuantileArm,
+  type QuantileResult,
+  quantileTest,
+} from './quantile.ts';
+export {
+  QUANTILE_SCALE,
+  type QuantileRanks,
+  quantileLevel,
+  quantileRanks,
+} from './quantile-ranks.ts';
+export { summarizeQuantileArm } from './quantile-summary.ts';
+export { type RatioResult, ratioTest } from './ratio.ts';
 export type { StatReason, TestName, TwoSampleResult } from './result.ts';
 export { sampleSizePerArm } from './sample-size.ts';
 export {

@@ -12,7 +12,9 @@ export type StatReason =
   | 'invalid_input'
   | 'no_observations'
   | 'too_few_categories'
-  | 'observed_in_zero_share';
+  | 'observed_in_zero_share'
+  | 'zero_denominator'
+  | 'zero_baseline';
 
 export type TestName = 'welch_t' | 'mann_whitney' | 'permutation' | 'two_proportion_z';
 
