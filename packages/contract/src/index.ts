@@ -28,7 +28,12 @@ export {
   METRIC_DIRECTIONS,
   METRIC_KINDS,
   type MetricDirection,
+  methodRefusal,
   metricDirection,
+  QUANTILE_KINDS,
+  RATIO_BUSINESS_PARTS,
+  RATIO_CALL_PARTS,
+  type RatioPart,
 } from './metric-vocabulary.ts';
 export {
   EVENT_TEXT_LIMITS,

@@ -13,6 +13,7 @@ export const METRIC_KINDS = [
   'revenue',
   'value',
   'judge',
+  'ratio',
 ] as const;
 /** Kinds whose per-user value is 0 or 1. */
 export const BINARY_KINDS: readonly string[] = ['conversion', 'retention'];
@@ -23,6 +24,18 @@ export const BINARY_KINDS: readonly string[] = ['conversion', 'retention'];
 export const CUPED_KINDS: readonly string[] = ['revenue', 'value', 'cost', 'latency', 'tokens'];
 /** Longest pre-period CUPED may read, in days. */
 export const MAX_COVARIATE_DAYS = 90;
+/** Per-call kinds a metric may summarise by a quantile of all the arm's calls (p95 latency). */
+export const QUANTILE_KINDS: readonly string[] = ['latency', 'tokens', 'cost'];
+/**
+ * What a ratio's numerator or denominator sums over a user's model calls in the window:
+ * `cost_usd`, input + output tokens, `latency_ms`, the calls, or the calls with an error.
+ */
+export const RATIO_CALL_PARTS = ['cost', 'tokens', 'latency', 'calls', 'errors'] as const;
+/** What a ratio part sums over a user's business events of one name: their number or values. */
+export const RATIO_BUSINESS_PARTS = ['count', 'value'] as const;
+export type RatioPart =
+  | { of: (typeof RATIO_CALL_PARTS)[number] }
+  | { business_metric: string; of: (typeof RATIO_BUSINESS_PARTS)[number] };
 export const METRIC_CATEGORIES = ['primary', 'secondary', 'guardrail'] as const;
 export const METHODS = ['welch_t', 'mann_whitney', 'permutation', 'two_proportion_z'] as const;
 /** Which way a metric moving is good: `increase` or `decrease` is better. */
@@ -35,6 +48,24 @@ export const DECREASE_KINDS: readonly string[] = ['latency', 'tokens', 'cost', '
  * metric states none (5 % of the control mean).
  */
 export const DEFAULT_MDE = 0.05;
+
+/**
+ * Why `method` cannot test a metric, or null when it can. Quantile and ratio metrics have no
+ * per-user value to rank: they are tested on the difference of the arms' quantiles or ratios
+ * (welch_t, gbstats' test); two_proportion_z needs a metric whose per-user value is 0 or 1.
+ */
+export function methodRefusal(
+  metric: { kind: string; quantile?: number | undefined },
+  method: string,
+): string | null {
+  if (method === 'two_proportion_z' && !BINARY_KINDS.includes(metric.kind))
+    return `two_proportion_z needs a binary kind (${BINARY_KINDS.join(', ')}), not ${metric.kind}`;
+  const shape =
+    metric.kind === 'ratio' ? 'ratio' : metric.quantile !== undefined ? 'quantile' : null;
+  if (shape !== null && method !== 'welch_t')
+    return `a ${shape} metric is tested on the difference of the arms' ${shape === 'ratio' ? 'ratios' : 'quantiles'} with welch_t; ${method} ranks per-user values, which a ${shape} metric does not have`;
+  return null;
+}
 
 /** The direction a metric of `kind` has when it states none. */
 export function defaultDirection(kind: string): MetricDirection {

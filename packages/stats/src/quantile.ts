@@ -3,7 +3,8 @@ import { Z_975 } from './distributions.ts';
 import type { Moments } from './moments.ts';
 import { QUANTILE_SCALE } from './quantile-ranks.ts';
 import { degenerate, type StatReason } from './result.ts';
-import { type WelchResult, welchFromMoments } from './welch.ts';
+import type { Estimate } from './sequential.ts';
+import { estimateFromMoments, type WelchResult, welchFromMoments } from './welch.ts';
 
 /**
  * One arm of a quantile metric, as SQL hands it over: the order statistics of the arm's
@@ -21,6 +22,8 @@ export interface QuantileArm {
 }
 
 export interface QuantileResult extends WelchResult {
+  /** The effect and its variance, for the confidence sequence; null when degenerate. */
+  estimate: Estimate | null;
   /** n_control and n_treatment count users (clusters); these count the calls. */
   calls_control: number;
   calls_treatment: number;
@@ -50,7 +53,12 @@ export function quantileTest(
   const users = { c: control.clusters.n, t: treatment.clusters.n };
   const fail = (reason: StatReason): QuantileResult => {
     const means = { control: control.estimate, treatment: treatment.estimate };
-    return { ...degenerate('welch_t', reason, users.c, users.t, means), df: 0, ...extra };
+    return {
+      ...degenerate('welch_t', reason, users.c, users.t, means),
+      df: 0,
+      ...extra,
+      estimate: null,
+    };
   };
   if (control.calls === 0 || treatment.calls === 0) return fail('empty_arm');
   if (control.estimate === 0) return fail('zero_baseline');
@@ -59,7 +67,13 @@ export function quantileTest(
   if (c === null || t === null) return fail('zero_variance');
   const result = welchFromMoments(c, t);
   if (!result.ok) return fail(result.reason ?? 'non_finite');
-  return { ...result, n_control: users.c, n_treatment: users.t, ...extra };
+  return {
+    ...result,
+    n_control: users.c,
+    n_treatment: users.t,
+    ...extra,
+    estimate: estimateFromMoments(c, t, result.effect),
+  };
 }
 
 /** The arm as Moments (n = calls, mean = the estimate), or null where gbstats sees no variance. */

@@ -1,9 +1,12 @@
 import { type CovariateSummary, covariateMoments } from './covariate-summary.ts';
 import type { Moments } from './moments.ts';
 import { degenerate, type StatReason } from './result.ts';
-import { type WelchResult, welchFromMoments } from './welch.ts';
+import type { Estimate } from './sequential.ts';
+import { estimateFromMoments, type WelchResult, welchFromMoments } from './welch.ts';
 
 export interface RatioResult extends WelchResult {
+  /** The effect and its variance, for the confidence sequence; null when degenerate. */
+  estimate: Estimate | null;
   /** Σ numerator / Σ denominator over each arm's users. */
   ratio_control: number;
   ratio_treatment: number;
@@ -25,7 +28,12 @@ export function ratioTest(control: CovariateSummary, treatment: CovariateSummary
   const extra = { ratio_control: ratio(c), ratio_treatment: ratio(t) };
   const fail = (reason: StatReason): RatioResult => {
     const means = { control: extra.ratio_control, treatment: extra.ratio_treatment };
-    return { ...degenerate('welch_t', reason, c.n, t.n, means), df: 0, ...extra };
+    return {
+      ...degenerate('welch_t', reason, c.n, t.n, means),
+      df: 0,
+      ...extra,
+      estimate: null,
+    };
   };
   if (c.n === 0 || t.n === 0) return fail('empty_arm');
   if (c.n < 2 || t.n < 2) return fail('too_few_users');
@@ -36,7 +44,7 @@ export function ratioTest(control: CovariateSummary, treatment: CovariateSummary
   if (mc === null || mt === null) return fail('zero_variance');
   const result = welchFromMoments(mc, mt);
   if (!result.ok) return fail(result.reason ?? 'non_finite');
-  return { ...result, ...extra };
+  return { ...result, ...extra, estimate: estimateFromMoments(mc, mt, result.effect) };
 }
 
 function ratioMoments(m: ReturnType<typeof covariateMoments>): Moments | null {

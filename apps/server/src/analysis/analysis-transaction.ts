@@ -15,12 +15,16 @@ import type { Database } from '../db/connect.ts';
  *   once, and workers inside a statement would hash each user twice (partial and final);
  * - statements bounded at 30 minutes, not the request paths' ARBITER_DATABASE_TIMEOUT_MS: one
  *   aggregate over a million users takes tens of seconds on a busy server.
+ * `snapshot` makes it repeatable read, for work of several statements that must see the same
+ * rows (a quantile's ranks come from one count and are read by the next statement).
  */
 export async function inAnalysisTransaction<T>(
   db: Database,
   work: (tx: Database) => Promise<T>,
+  options: { snapshot?: boolean } = {},
 ): Promise<T> {
   return db.transaction(async (tx) => {
+    if (options.snapshot) await tx.execute(sql`set transaction isolation level repeatable read`);
     await tx.execute(sql`select set_config('enable_nestloop', 'off', true),
       set_config('jit', 'off', true), set_config('work_mem', '128MB', true),
       set_config('max_parallel_workers_per_gather', '0', true),

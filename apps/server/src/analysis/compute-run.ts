@@ -1,4 +1,4 @@
-import { metricDirection } from '@arbiter/contract';
+import { DEFAULT_MDE, metricDirection } from '@arbiter/contract';
 import {
   centred,
   decidePairs,
@@ -14,6 +14,7 @@ import { decide } from './decision.ts';
 import { metricOutcome } from './metric-outcome.ts';
 import type { ArmSamples } from './metric-samples.ts';
 import { type Method, type PairOutcome, testPair } from './metric-test.ts';
+import { EMPTY_QUANTILE_ARM, type QuantileArms } from './quantile-sql.ts';
 import type { RunRecord } from './run-record.ts';
 import { type Arrivals, sampleSize } from './sample-size.ts';
 import type { MetricStats } from './sufficient-stats.ts';
@@ -26,6 +27,8 @@ export interface MetricInput {
   stats: MetricStats;
   /** Mann–Whitney and permutation only. */
   samples: ArmSamples | null;
+  /** Quantile metrics only: each arm's order statistics and per-user counts. */
+  quantiles: QuantileArms | null;
 }
 
 /** Everything one run decides on; no database behind it. */
@@ -73,6 +76,8 @@ function withEstimates(
   const out = { ...results };
   for (const m of inputs.metrics) {
     if (m.definition.category !== 'primary') continue;
+    // No per-user mean to size a quantile or a ratio on: the estimate is not offered.
+    const sized = m.definition.kind !== 'ratio' && m.definition.quantile === undefined;
     for (const treatment of Object.keys(inputs.shares)) {
       const key = `${m.definition.name}::${treatment}`;
       const r = out[key];
@@ -80,12 +85,20 @@ function withEstimates(
       const pair = { control: inputs.control, treatment };
       out[key] = {
         ...r,
-        ...sampleSize(m.definition, m.stats.arms, inputs.arms, pair, inputs.arrivals),
+        ...(sized
+          ? sampleSize(m.definition, m.stats.arms, inputs.arms, pair, inputs.arrivals)
+          : NOT_SIZED(m.definition)),
       };
     }
   }
   return out;
 }
+
+const NOT_SIZED = (m: MetricDefinition) => ({
+  mde: m.mde ?? DEFAULT_MDE,
+  users_needed_per_arm: null,
+  days_to_decision: null,
+});
 
 /** "control has 150 of 200 evaluated events": the arms a collecting run waits for. */
 function missingEvents(inputs: RunInputs, record: Omit<RunRecord, 'decision'>): string {
@@ -146,6 +159,7 @@ function testMetrics(
         plan: inputs.plan,
         cuped: metric.definition.cuped !== undefined,
         sequentialTuning: inputs.kind === 'manual' ? inputs.sequentialTuning : null,
+        ratio: metric.definition.kind === 'ratio',
       });
       pending.push({
         key: `${metric.definition.name}::${treatment}`,
@@ -195,6 +209,14 @@ function pairArms(metric: MetricInput, control: string, treatment: string) {
     control: metric.stats.arms[control] ?? EMPTY_COVARIATE_SUMMARY,
     treatment: metric.stats.arms[treatment] ?? EMPTY_COVARIATE_SUMMARY,
   };
+  const q = metric.quantiles;
+  if (q) {
+    const arm = (name: string) => q.arms[name] ?? EMPTY_QUANTILE_ARM;
+    return {
+      ...arms,
+      quantile: { control: arm(control), treatment: arm(treatment), level: q.level },
+    };
+  }
   if (!metric.samples) return arms;
   const { values, capUsed } = metric.samples;
   return {
@@ -214,9 +236,11 @@ function pairResult(
   const { definition } = metric;
   const control = inputs.control;
   const meanOf = (arm: string) => {
+    if (outcome.values) return outcome.values[arm === control ? 'control' : 'treatment'];
     const s = metric.stats.arms[arm];
     return s && s.n > 0 ? centred(metricSummary(s)).mean : null;
   };
+  const { calls, values } = outcome;
   return {
     metric: definition.name,
     kind: definition.kind,
@@ -243,7 +267,16 @@ function pairResult(
     window_days: inputs.windowDays,
     retention_truncated: inputs.retentionTruncated,
     preliminary: inputs.kind === 'manual',
-    distribution: metric.stats.histograms[treatment] ?? emptyHistogram(control, treatment),
+    // A ratio's y is its numerator, a quantile's the per-user mean: neither is its distribution.
+    distribution: outcome.values
+      ? emptyHistogram(control, treatment)
+      : (metric.stats.histograms[treatment] ?? emptyHistogram(control, treatment)),
+    ...(calls && values
+      ? {
+          calls_per_arm: { [control]: calls.control, [treatment]: calls.treatment },
+          quantile_per_arm: { [control]: values.control, [treatment]: values.treatment },
+        }
+      : {}),
     cuped: outcome.cuped,
     unadjusted: outcome.unadjusted,
   };

@@ -2,9 +2,13 @@ import {
   type CovariateSummary,
   confidenceSequence,
   EMPTY_COVARIATE_SUMMARY,
+  type Estimate,
   mannWhitneyTest,
   metricSummary,
   permutationTest,
+  type QuantileArm,
+  quantileTest,
+  ratioTest,
   type SequentialResult,
   type TwoSampleResult,
   testSummaryPair,
@@ -25,6 +29,8 @@ export interface PairArms {
   treatment: CovariateSummary;
   /** Mann–Whitney and permutation only: the capped samples of both arms. */
   samples?: { control: number[]; treatment: number[]; capUsed: boolean };
+  /** Quantile metrics only: both arms' order statistics and clusters, and the level (×10⁴). */
+  quantile?: { control: QuantileArm; treatment: QuantileArm; level: number };
 }
 
 export interface PairOutcome extends TwoSampleResult {
@@ -34,6 +40,10 @@ export interface PairOutcome extends TwoSampleResult {
   unadjusted: MetricResult['unadjusted'];
   /** The confidence sequence (manual runs), before BH. */
   sequential: SequentialResult | null;
+  /** A quantile's or ratio's value per arm (other metrics: the mean of per-user values). */
+  values: { control: number; treatment: number } | null;
+  /** A quantile metric's model calls per arm. */
+  calls: { control: number; treatment: number } | null;
 }
 
 export interface PairOptions {
@@ -42,6 +52,8 @@ export interface PairOptions {
   cuped: boolean;
   /** The confidence sequence's tuning on a manual run; null on a nightly run. */
   sequentialTuning: number | null;
+  /** A ratio metric: the summaries hold numerator (y) and denominator (x) per user. */
+  ratio: boolean;
 }
 
 /** Runs the chosen test on one (control, treatment) pair. */
@@ -50,6 +62,18 @@ export function testPair(method: Method, arms: PairArms, options: PairOptions): 
     options.sequentialTuning === null ? null : { tuning: options.sequentialTuning };
   const c = arms.control ?? EMPTY_COVARIATE_SUMMARY;
   const t = arms.treatment ?? EMPTY_COVARIATE_SUMMARY;
+  if (arms.quantile) {
+    const { control, treatment, level } = arms.quantile;
+    const r = quantileTest(control, treatment, level);
+    const calls = { control: r.calls_control, treatment: r.calls_treatment };
+    const values = { control: r.quantile_control, treatment: r.quantile_treatment };
+    return { ...estimated(r, r.estimate, sequential), values, calls };
+  }
+  if (options.ratio) {
+    const r = ratioTest(c, t);
+    const values = { control: r.ratio_control, treatment: r.ratio_treatment };
+    return { ...estimated(r, r.estimate, sequential), values, calls: null };
+  }
   if (method === 'welch_t' || method === 'two_proportion_z') {
     const cuped = method === 'welch_t' && options.cuped ? { control: c, treatment: t } : null;
     const r = testSummaryPair({
@@ -67,9 +91,27 @@ export function testPair(method: Method, arms: PairArms, options: PairOptions): 
       cuped: report,
       unadjusted: unadjusted && pickUnadjusted(unadjusted),
       sequential: seq,
+      values: null,
+      calls: null,
     };
   }
   return sampleTest(method, arms, options, sequential);
+}
+
+/** A test on an estimate of its own (quantile, ratio), with its confidence sequence on request. */
+function estimated(
+  r: TwoSampleResult,
+  estimate: Estimate | null,
+  sequential: { tuning: number } | null,
+): Omit<PairOutcome, 'values' | 'calls'> {
+  return {
+    ...stripExtras(r),
+    permutations_used: 0,
+    sample_cap_used: false,
+    cuped: null,
+    unadjusted: null,
+    sequential: estimate && sequential ? confidenceSequence(estimate, sequential) : null,
+  };
 }
 
 /** Mann–Whitney or permutation on the capped samples; effect and CI Welch's from full arms. */
@@ -105,6 +147,8 @@ function sampleTest(
     cuped: null,
     unadjusted: null,
     sequential: estimate && sequential ? confidenceSequence(estimate, sequential) : null,
+    values: null,
+    calls: null,
   };
 }
 

@@ -37,6 +37,9 @@ export function momentCtes(metrics: readonly MetricDefinition[]): SQL {
     )`;
 }
 
+/** Metrics with an x beside y: CUPED's covariate, or a ratio's denominator. */
+const hasX = (m: MetricDefinition) => m.cuped !== undefined || m.kind === 'ratio';
+
 const col = (prefix: string, i: number) => sql.raw(`${prefix}_${i}`);
 const list = (parts: SQL[]) =>
   sql.join(
@@ -60,7 +63,7 @@ function centreColumns(metric: MetricDefinition, i: number): SQL {
   const y = valueColumn(i);
   const base = sql`count(${y}) as ${col('n', i)}, min(${y}) as ${col('lo', i)},
     max(${y}) as ${col('hi', i)}, ${shift(y)} as ${col('sy', i)}`;
-  if (!metric.cuped) return base;
+  if (!hasX(metric)) return base;
   // Users without pre-period data count with x = 0 (the documented imputation).
   const x = sql`(case when ${y} is not null then coalesce(${covariateColumn(i)}, 0) end)`;
   return sql`${base}, count(${covariateColumn(i)}) as ${col('nc', i)},
@@ -68,8 +71,8 @@ function centreColumns(metric: MetricDefinition, i: number): SQL {
 }
 
 function centreRow(metric: MetricDefinition, i: number): SQL {
-  const cov = metric.cuped ? sql`c.${col('nc', i)}, ` : sql`0::bigint, `;
-  const sx = metric.cuped ? sql`c.${col('sx', i)}` : sql`0::float8`;
+  const cov = hasX(metric) ? sql`c.${col('nc', i)}, ` : sql`0::bigint, `;
+  const sx = hasX(metric) ? sql`c.${col('sx', i)}` : sql`0::float8`;
   return sql`(${metric.name}::text, c.${col('n', i)}, ${cov}c.${col('lo', i)}, c.${col('hi', i)},
     c.${col('sy', i)}, ${sx})`;
 }
@@ -83,7 +86,7 @@ const product = (a: SQL, b: SQL) =>
 function sumColumns(metric: MetricDefinition, i: number): SQL {
   const dy = sql`(${valueColumn(i)} - c.${col('sy', i)})`;
   const base = sql`sum(${dy}) as ${col('a', i)}, sum(${square(dy)}) as ${col('b', i)}`;
-  if (!metric.cuped) return base;
+  if (!hasX(metric)) return base;
   const dx = sql`(coalesce(${covariateColumn(i)}, 0) - c.${col('sx', i)})`;
   const mine = sql`filter (where ${valueColumn(i)} is not null)`;
   return sql`${base}, sum(${dx}) ${mine} as ${col('c', i)}, sum(${square(dx)}) ${mine} as ${col('d', i)},
@@ -91,7 +94,7 @@ function sumColumns(metric: MetricDefinition, i: number): SQL {
 }
 
 function momentRow(metric: MetricDefinition, i: number): SQL {
-  const covariate = metric.cuped
+  const covariate = hasX(metric)
     ? sql`c.${col('nc', i)}, c.${col('sy', i)}, c.${col('sx', i)}, s.${col('a', i)}, s.${col('b', i)},
         s.${col('c', i)}, s.${col('d', i)}, s.${col('e', i)}`
     : sql`0::bigint, c.${col('sy', i)}, 0::float8, s.${col('a', i)}, s.${col('b', i)},

@@ -12,6 +12,7 @@ import { readArrivals } from './arrivals.ts';
 import type { MetricInput, RunInputs } from './compute-run.ts';
 import { readArmSamples } from './metric-samples.ts';
 import type { Method } from './metric-test.ts';
+import { readQuantileArms } from './quantile-sql.ts';
 import { NO_ARRIVALS } from './sample-size.ts';
 import { readSufficientStats } from './sufficient-stats.ts';
 import type { ValueScope } from './value-scope.ts';
@@ -85,6 +86,10 @@ export async function readRunInputs(
       samples: needsSamples
         ? await readArmSamples(ctx.db, scope, definition, plan.max_sample_per_arm)
         : null,
+      quantiles:
+        definition.quantile === undefined
+          ? null
+          : await readQuantileArms(ctx.db, scope, definition),
     });
   }
   const inputs: RunInputs = {

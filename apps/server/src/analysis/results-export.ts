@@ -75,6 +75,9 @@ export const ExportRowSchema = Type.Object({
   recommendation: Type.String({ description: 'The run’s decision.recommendation' }),
   recommended_treatment: Nullable(Type.String()),
   decision_reasons: Type.String({ description: 'The run’s decision.reasons as a JSON array' }),
+  // Quantile metrics: the calls per arm (their estimates are mean_control and mean_treatment).
+  calls_control: Nullable(Type.Integer()),
+  calls_treatment: Nullable(Type.Integer()),
 });
 export type ExportRow = Static<typeof ExportRowSchema>;
 
@@ -137,6 +140,8 @@ export function exportRows(run: Results): ExportRow[] {
     recommendation: run.decision.recommendation,
     recommended_treatment: run.decision.treatment,
     decision_reasons: JSON.stringify(run.decision.reasons),
+    calls_control: r.calls_per_arm?.[r.control] ?? null,
+    calls_treatment: r.calls_per_arm?.[r.treatment] ?? null,
   })) as ExportRow[];
 }
 

@@ -1,6 +1,7 @@
 import { type SQL, sql } from 'drizzle-orm';
 import type { MetricDefinition } from '../schemas/experiment-config.ts';
 import { covariateOf, firstExposures } from './covariate-sql.ts';
+import { ratioBusinessMetrics, ratioStatsColumns, ratioValues } from './ratio-values-sql.ts';
 import type { ValueScope } from './value-scope.ts';
 
 /** The daily-stats columns a model-call kind's per-user value reads (exposures always). */
@@ -20,7 +21,7 @@ export function valueColumn(index: number): SQL {
   return sql.raw(`u.y_${index}`);
 }
 
-/** The column of `u` holding CUPED's covariate of metric `index` (a CUPED metric's only). */
+/** The column of `u` holding CUPED's covariate of metric `index`, or a ratio's denominator. */
 export function covariateColumn(index: number): SQL {
   return sql.raw(`u.x_${index}`);
 }
@@ -36,8 +37,16 @@ export function covariateColumn(index: number): SQL {
  * numeric addition over millions of rows).
  */
 export function perUserCtes(scope: ValueScope, metrics: readonly MetricDefinition[]): SQL {
-  const columns = ['exposures', ...new Set(metrics.flatMap((m) => STATS_COLUMNS[m.kind] ?? []))];
-  const values = metrics.map((m, i) => sql`${perUserValue(m)} as ${sql.raw(`y_${i}`)}`);
+  const columns = [
+    'exposures',
+    ...new Set(metrics.flatMap((m) => [...(STATS_COLUMNS[m.kind] ?? []), ...ratioStatsColumns(m)])),
+  ];
+  const values = metrics.map((m, i) => {
+    if (m.kind !== 'ratio') return sql`${perUserValue(m)} as ${sql.raw(`y_${i}`)}`;
+    // A ratio's numerator is its y and its denominator its x, summed like CUPED's y and x.
+    const { numerator, denominator } = ratioValues(m);
+    return sql`${numerator} as ${sql.raw(`y_${i}`)}, ${denominator} as ${sql.raw(`x_${i}`)}`;
+  });
   const aggregated = sql`select variant, user_id, sum(exposures) as exposures${sql.join(
     values.map((v) => sql`, ${v}`),
     sql``,
@@ -71,7 +80,10 @@ function sourceRows(
     sql`select variant, user_id, null::text as metric, ${stats}, null::float8 as n, null::float8 as s,
       null::float8 as score from user_day_stats where ${inWindow}`,
   ];
-  const business = metrics.filter((m) => isBusinessKind(m.kind)).map((m) => m.name);
+  const business = [
+    ...metrics.filter((m) => isBusinessKind(m.kind)).map((m) => m.name),
+    ...metrics.flatMap(ratioBusinessMetrics),
+  ];
   if (business.length)
     parts.push(sql`select variant, user_id, metric, ${nulls}, n::float8, sum::float8, null::float8
       from user_day_business where ${inWindow} and ${oneOf(business)}`);

@@ -93,8 +93,23 @@ export const MetricResultSchema = Type.Object({
   ci_low: Type.Number(),
   ci_high: Type.Number(),
   lift: Nullable(Type.Number()),
-  n_per_arm: Type.Record(Type.String(), Type.Integer()),
-  mean_per_arm: Type.Record(Type.String(), Nullable(Type.Number())),
+  n_per_arm: Type.Record(Type.String(), Type.Integer(), {
+    description: 'Users per arm (a quantile metric too: its calls are in calls_per_arm)',
+  }),
+  mean_per_arm: Type.Record(Type.String(), Nullable(Type.Number()), {
+    description:
+      'The metric’s value per arm: the mean of per-user values; a ratio metric’s Σ numerator / Σ denominator; a quantile metric’s estimate',
+  }),
+  calls_per_arm: Type.Optional(
+    Type.Record(Type.String(), Type.Integer(), {
+      description: 'Quantile metrics: the model calls per arm the quantile is taken over',
+    }),
+  ),
+  quantile_per_arm: Type.Optional(
+    Type.Record(Type.String(), Type.Number(), {
+      description: 'Quantile metrics: the estimate per arm, x(⌈n·q⌉) of the arm’s sorted calls',
+    }),
+  ),
   srm_p: Type.Number(),
   permutations_used: Type.Integer(),
   sample_cap_used: Type.Boolean({
@@ -115,7 +130,7 @@ export const MetricResultSchema = Type.Object({
     Nullable(
       Type.Integer({
         description:
-          'Primary metrics of a keep_collecting run: ⌈(z₀.₉₇₅ + z₀.₈)² (s_c² + s_t²) / (mde · |mean_c|)²⌉ users with a value per arm; null when the control mean is 0',
+          'Primary metrics of a keep_collecting run: ⌈(z₀.₉₇₅ + z₀.₈)² (s_c² + s_t²) / (mde · |mean_c|)²⌉ users with a value per arm; null when the control mean is 0, and for quantile and ratio metrics',
       }),
     ),
   ),

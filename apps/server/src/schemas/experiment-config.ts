@@ -1,9 +1,12 @@
 import {
+  EVENT_TEXT_LIMITS,
   MAX_COVARIATE_DAYS,
   METHODS,
   METRIC_CATEGORIES,
   METRIC_DIRECTIONS,
   METRIC_KINDS,
+  RATIO_BUSINESS_PARTS,
+  RATIO_CALL_PARTS,
 } from '@arbiter/contract';
 import { type Static, Type } from 'typebox';
 import { FreeFormObject } from './free-form-json.ts';
@@ -33,6 +36,23 @@ export const AllocationSliceSchema = Type.Object(
   { additionalProperties: false },
 );
 
+/**
+ * One side of a ratio metric: a sum over the user's model calls, or over one business metric.
+ * One object rather than a union, so a wrong `of` gets one message naming the choices
+ * (checked with `business_metric` in the config rules).
+ */
+const RatioPartSchema = Type.Object(
+  {
+    of: Type.Enum([...RATIO_CALL_PARTS, ...RATIO_BUSINESS_PARTS]),
+    business_metric: Type.Optional(Text(EVENT_TEXT_LIMITS.business_metric)),
+  },
+  {
+    additionalProperties: false,
+    description:
+      'Per user over the window: {of: cost|tokens|latency|calls|errors} sums the user’s model calls (cost_usd, input+output tokens, latency_ms, calls, calls with an error); {business_metric, of: count|value} counts that business metric’s events or sums their values',
+  },
+);
+
 export const MetricDefinitionSchema = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9][A-Za-z0-9_.:-]*$' }),
@@ -55,6 +75,16 @@ export const MetricDefinitionSchema = Type.Object(
           'Relative minimum detectable effect the sample-size estimate assumes (0.05 = 5 % of the control mean; default 0.05)',
       }),
     ),
+    quantile: Type.Optional(
+      Type.Number({
+        exclusiveMinimum: 0,
+        exclusiveMaximum: 1,
+        description:
+          'latency, tokens and cost only: the metric is this quantile (at most four decimals, e.g. 0.95) of all the arm’s model calls in the window, not a per-user mean',
+      }),
+    ),
+    numerator: Type.Optional(RatioPartSchema),
+    denominator: Type.Optional(RatioPartSchema),
     description: Type.Optional(Text({ maxLength: 2000 })),
     /** Instructions for the judge model; required for `judge` metrics. */
     rubric: Type.Optional(Text({ minLength: 1, maxLength: 20_000 })),

@@ -46,6 +46,7 @@ function metricInput(
       },
     },
     samples: options.samples ?? null,
+    quantiles: null,
   };
 }
 

@@ -238,7 +238,10 @@ describe('a run that breaks a guardrail', () => {
     expect(checkout).toMatchObject({ outcome: 'better', guardrail_violated: false });
     const csv = (await get(`${url}&format=csv`)).body;
     const header = csv.slice(0, csv.indexOf('\r\n')).split(',');
-    expect(header.slice(-9)).toEqual([
+    // Added with decisions, after the columns before them (later additions follow).
+    expect(
+      header.slice(header.indexOf('direction'), header.indexOf('decision_reasons') + 1),
+    ).toEqual([
       'direction',
       'outcome',
       'guardrail_violated',
@@ -249,6 +252,7 @@ describe('a run that breaks a guardrail', () => {
       'recommended_treatment',
       'decision_reasons',
     ]);
+    expect(header.indexOf('direction')).toBe(header.indexOf('distribution') + 1);
     expect(csv).toContain(',decrease,worse,true,,,,keep_control,,');
   });
 

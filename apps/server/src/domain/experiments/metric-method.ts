@@ -1,4 +1,4 @@
-import { BINARY_KINDS, type METHODS } from '@arbiter/contract';
+import { type METHODS, methodRefusal } from '@arbiter/contract';
 import { and, eq } from 'drizzle-orm';
 import type { Database } from '../../db/connect.ts';
 import { metricMethodOverrides } from '../../db/schema.ts';
@@ -27,19 +27,11 @@ export async function overrideMetricMethod(
       `Experiment ${experiment.name} has no metric ${metricName}; its metrics: ${experiment.metrics.map((m) => m.name).join(', ') || 'none'}`,
       { metrics: experiment.metrics.map((m) => m.name) },
     );
-  if (method === 'two_proportion_z' && !BINARY_KINDS.includes(metric.kind)) {
-    throw new DomainError(
-      'method-invalid',
-      `two_proportion_z needs a binary metric, not ${metric.kind}`,
-      {
-        errors: [
-          {
-            pointer: '#/method',
-            detail: `two_proportion_z needs a binary kind (${BINARY_KINDS.join(', ')})`,
-          },
-        ],
-      },
-    );
+  const refusal = method === null ? null : methodRefusal(metric, method);
+  if (refusal !== null) {
+    throw new DomainError('method-invalid', refusal, {
+      errors: [{ pointer: '#/method', detail: refusal }],
+    });
   }
   const where = and(
     eq(metricMethodOverrides.experimentId, experiment.id),

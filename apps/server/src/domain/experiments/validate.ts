@@ -1,4 +1,11 @@
-import { BINARY_KINDS, CUPED_KINDS } from '@arbiter/contract';
+import {
+  CUPED_KINDS,
+  methodRefusal,
+  QUANTILE_KINDS,
+  RATIO_BUSINESS_PARTS,
+  RATIO_CALL_PARTS,
+} from '@arbiter/contract';
+import { quantileLevel } from '@arbiter/stats';
 import type { ExperimentConfig, ExperimentConfigInput } from '../../schemas/experiment-config.ts';
 import { UUID } from '../../schemas/uuid.ts';
 import { DomainError } from '../outcomes.ts';
@@ -36,26 +43,73 @@ function duplicates(values: readonly string[]): Set<number> {
   return dupes;
 }
 
+type Metric = ExperimentConfig['metrics'][number];
+
 /** What one metric definition breaks beyond its schema: kind and method, rubric, CUPED. */
-function metricErrors(m: ExperimentConfig['metrics'][number], i: number): FieldError[] {
+function metricErrors(m: Metric, i: number): FieldError[] {
+  const at = (field: string) => `#/metrics/${i}/${field}`;
   const out: FieldError[] = [];
-  if (m.method_default === 'two_proportion_z' && !BINARY_KINDS.includes(m.kind)) {
-    out.push({
-      pointer: `#/metrics/${i}/method_default`,
-      detail: `two_proportion_z needs a binary kind (${BINARY_KINDS.join(', ')}), not ${m.kind}`,
-    });
-  }
+  const refusal = methodRefusal(m, m.method_default);
+  if (refusal !== null) out.push({ pointer: at('method_default'), detail: refusal });
   if (m.kind === 'judge' && m.rubric === undefined) {
-    out.push({ pointer: `#/metrics/${i}/rubric`, detail: 'is required for judge metrics' });
+    out.push({ pointer: at('rubric'), detail: 'is required for judge metrics' });
   }
   if (m.cuped !== undefined && !CUPED_KINDS.includes(m.kind)) {
     out.push({
-      pointer: `#/metrics/${i}/cuped`,
+      pointer: at('cuped'),
       detail: `CUPED adjusts value-like kinds (${CUPED_KINDS.join(', ')}), not ${m.kind}`,
     });
+  } else if (m.cuped !== undefined && m.quantile !== undefined) {
+    out.push({ pointer: at('cuped'), detail: 'CUPED does not adjust quantile metrics' });
   }
+  return [...out, ...quantileErrors(m, at), ...ratioErrors(m, at)];
+}
+
+function quantileErrors(m: Metric, at: (field: string) => string): FieldError[] {
+  if (m.quantile === undefined) return [];
+  if (!QUANTILE_KINDS.includes(m.kind))
+    return [
+      {
+        pointer: at('quantile'),
+        detail: `a quantile is taken over model calls: kinds ${QUANTILE_KINDS.join(', ')}, not ${m.kind}`,
+      },
+    ];
+  if (quantileLevel(m.quantile) === null)
+    return [{ pointer: at('quantile'), detail: 'must have at most four decimals (e.g. 0.95)' }];
+  return [];
+}
+
+/** A ratio needs both parts and a direction (CUPED_KINDS leaves ratios out); other kinds take no parts. */
+function ratioErrors(m: Metric, at: (field: string) => string): FieldError[] {
+  const parts = ['numerator', 'denominator'] as const;
+  if (m.kind !== 'ratio')
+    return parts
+      .filter((p) => m[p] !== undefined)
+      .map((p) => ({ pointer: at(p), detail: `only ratio metrics have a ${p}` }));
+  const out: FieldError[] = [];
+  for (const p of parts) {
+    const part = m[p];
+    if (part === undefined) out.push({ pointer: at(p), detail: 'is required for ratio metrics' });
+    else if (part.business_metric === undefined && !isOneOf(RATIO_CALL_PARTS, part.of))
+      out.push({
+        pointer: `${at(p)}/of`,
+        detail: `over model calls, of is one of ${RATIO_CALL_PARTS.join(', ')}; ${part.of} needs a business_metric`,
+      });
+    else if (part.business_metric !== undefined && !isOneOf(RATIO_BUSINESS_PARTS, part.of))
+      out.push({
+        pointer: `${at(p)}/of`,
+        detail: `over a business metric, of is one of ${RATIO_BUSINESS_PARTS.join(', ')}`,
+      });
+  }
+  if (m.direction === undefined)
+    out.push({
+      pointer: at('direction'),
+      detail: 'is required for ratio metrics: which way is better',
+    });
   return out;
 }
+
+const isOneOf = (choices: readonly string[], value: string) => choices.includes(value);
 
 /** The rules a schema cannot state; every broken rule is reported with its pointer. */
 export function checkConfig(config: ExperimentConfig): void {

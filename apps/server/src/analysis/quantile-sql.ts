@@ -1,0 +1,155 @@
+import {
+  EMPTY_COVARIATE_SUMMARY,
+  type QuantileArm,
+  quantileLevel,
+  quantileRanks,
+} from '@arbiter/stats';
+import { type SQL, sql } from 'drizzle-orm';
+import { type Database, rows, toNumber } from '../db/connect.ts';
+import type { MetricDefinition } from '../schemas/experiment-config.ts';
+import { inAnalysisTransaction } from './analysis-transaction.ts';
+import type { ValueScope } from './value-scope.ts';
+
+/** A call's value for each quantile kind, as the fold reads it (tokens: input + output). */
+const CALL_VALUES: Record<string, SQL> = {
+  latency: sql`e.latency_ms`,
+  tokens: sql`case when e.input_tokens is not null or e.output_tokens is not null
+    then coalesce(e.input_tokens, 0) + coalesce(e.output_tokens, 0) end`,
+  cost: sql`e.cost_usd`,
+};
+
+/** A quantile metric's arms as a run reads them, with the level in ten-thousandths. */
+export interface QuantileArms {
+  level: number;
+  arms: Record<string, QuantileArm>;
+}
+
+/** An arm without calls: the test answers `empty_arm` before reading anything else. */
+export const EMPTY_QUANTILE_ARM: QuantileArm = Object.freeze({
+  calls: 0,
+  estimate: Number.NaN,
+  lower: Number.NaN,
+  upper: Number.NaN,
+  clusters: EMPTY_COVARIATE_SUMMARY,
+});
+
+/**
+ * A quantile metric's arms (docs/decisions.md#quantile-and-ratio-metrics), in two statements
+ * over one snapshot: the calls per arm, then, at the ranks `quantileRanks` computes exactly
+ * from those counts, the order statistics and the per-user counts of calls at or below the
+ * estimate over every user of the arm (exposed or calling; without a call: zeros). Values are
+ * sorted and counted in the database; Node gets a row per arm.
+ */
+export async function readQuantileArms(
+  db: Database,
+  scope: ValueScope,
+  metric: MetricDefinition,
+): Promise<QuantileArms> {
+  const level = quantileLevel(metric.quantile ?? Number.NaN);
+  const value = CALL_VALUES[metric.kind];
+  if (level === null || value === undefined)
+    throw new Error(`metric ${metric.name} is not a valid quantile metric`);
+  const calls = windowCalls(scope, value);
+  return inAnalysisTransaction(
+    db,
+    async (tx) => {
+      const counts = await rows<{ variant: string; n: unknown }>(
+        tx,
+        sql`select variant, count(*) as n from (${calls}) c group by variant`,
+      );
+      const want = counts.map((c) => ({
+        variant: c.variant,
+        ...quantileRanks(toNumber(c.n), level),
+      }));
+      if (want.length === 0) return { level, arms: {} };
+      const found = await rows<ArmRow>(tx, armsStatement(scope, calls, want));
+      return { level, arms: Object.fromEntries(found.map((r) => [r.variant, armOf(r)])) };
+    },
+    { snapshot: true },
+  );
+}
+
+/** The experiment's model calls with a value in the window, as the fold stored them. */
+function windowCalls(scope: ValueScope, value: SQL): SQL {
+  const { from, to } = scope.window;
+  return sql`select e.variant, e.user_id, (${value})::float8 as v from events e
+    where e.experiment_id = ${scope.experimentId}::uuid and e.type = 'model_call'
+      and e.variant is not null and (${value}) is not null
+      and e.occurred_at >= (${from}::date)::timestamp at time zone 'UTC'
+      and e.occurred_at < (${to}::date + 1)::timestamp at time zone 'UTC'
+      and not exists (select 1 from ingest_quarantine q
+        where q.org_id = e.org_id and q.event_id = e.event_id)`;
+}
+
+interface ArmRow {
+  variant: string;
+  calls: unknown;
+  est: unknown;
+  lo: unknown;
+  hi: unknown;
+  users: unknown;
+  sum_a: unknown;
+  sum_aa: unknown;
+  sum_b: unknown;
+  sum_bb: unknown;
+  sum_ab: unknown;
+}
+
+function armsStatement(
+  scope: ValueScope,
+  calls: SQL,
+  want: { variant: string; estimate: number; lower: number; upper: number }[],
+): SQL {
+  const { from, to } = scope.window;
+  return sql`with calls as materialized (${calls}),
+    want as (select * from json_to_recordset(${JSON.stringify(want)}::json)
+      as w(variant text, estimate bigint, lower bigint, upper bigint)),
+    ranked as (select variant, v, row_number() over (partition by variant order by v) as rn from calls),
+    picks as (
+      select w.variant, count(*) as calls,
+        max(r.v) filter (where r.rn = w.estimate) as est,
+        max(r.v) filter (where r.rn = w.lower) as lo,
+        max(r.v) filter (where r.rn = w.upper) as hi
+      from ranked r join want w on w.variant = r.variant group by w.variant
+    ),
+    per_user as (
+      select c.variant, c.user_id, count(*) filter (where c.v <= p.est) as a, count(*) as b
+      from calls c join picks p on p.variant = c.variant group by c.variant, c.user_id
+    ),
+    members as (
+      select variant, user_id from user_day_stats
+      where experiment_id = ${scope.experimentId}::uuid and day between ${from}::date and ${to}::date
+      group by variant, user_id having sum(exposures) > 0 or sum(calls) > 0
+    ),
+    clusters as (
+      select m.variant, count(*) as users, sum(coalesce(u.a, 0)) as sum_a,
+        sum(coalesce(u.a * u.a, 0)) as sum_aa, sum(coalesce(u.b, 0)) as sum_b,
+        sum(coalesce(u.b * u.b, 0)) as sum_bb, sum(coalesce(u.a * u.b, 0)) as sum_ab
+      from members m left join per_user u on u.variant = m.variant and u.user_id = m.user_id
+      group by m.variant
+    )
+    select p.*, c.users, c.sum_a, c.sum_aa, c.sum_b, c.sum_bb, c.sum_ab
+    from picks p left join clusters c on c.variant = p.variant`;
+}
+
+/** Counts are integers: raw sums (shift 0) are exact far past any arm's size. */
+function armOf(r: ArmRow): QuantileArm {
+  const n = toNumber(r.users ?? 0);
+  return {
+    calls: toNumber(r.calls),
+    estimate: toNumber(r.est),
+    lower: toNumber(r.lo),
+    upper: toNumber(r.hi),
+    clusters: {
+      n,
+      nWithCovariate: n,
+      sumY: toNumber(r.sum_a ?? 0),
+      sumYY: toNumber(r.sum_aa ?? 0),
+      sumX: toNumber(r.sum_b ?? 0),
+      sumXX: toNumber(r.sum_bb ?? 0),
+      sumXY: toNumber(r.sum_ab ?? 0),
+      shiftX: 0,
+      shiftY: 0,
+    },
+  };
+}
