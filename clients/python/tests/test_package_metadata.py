@@ -23,3 +23,11 @@ def test_the_distribution_carries_the_repository_licence_text() -> None:
     assert dist.metadata.get_all("License-File") == ["LICENSE"]
     with open(os.path.join(REPO_ROOT, "LICENSE"), encoding="utf-8") as root:
         assert texts[0].read_text(encoding="utf-8") == root.read()
+
+
+def test_the_plain_install_has_no_runtime_dependency_and_speedups_adds_mmh3() -> None:
+    requires = metadata("arbiter-client").get_all("Requires-Dist") or []
+    assert [r for r in requires if "extra ==" not in r] == []
+    assert [r.split(";")[0].strip() for r in requires] == ["mmh3<6,>=5.0"]
+    assert all("extra == 'speedups'" in r or 'extra == "speedups"' in r for r in requires)
+    assert metadata("arbiter-client").get_all("Provides-Extra") == ["speedups"]
