@@ -7,6 +7,9 @@
  * BENCH_USERS), each on a fresh database; BENCH_SCALE=0 runs only the last.
  * Run: npx tsx bench/server/pipeline.bench.ts (BENCH_USERS=100000 for the smaller size;
  * BENCH_DAYS=N gives every user a row on each of N days, the window N days).
+ * BENCH_LLM_METRICS=1 then measures the largest size again with a p95-latency metric (read from
+ * two stored model calls per user-day, matching the aggregates) and a tokens-per-checkout ratio
+ * added, and prints both ratios to the plain aggregate (issue 27: within 1.5× of the first).
  */
 import { mkdtempSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -29,6 +32,30 @@ const USERS = Number(process.env.BENCH_USERS ?? 1_000_000);
 const DAY = '2026-11-20';
 /** Days of data per user: the window then runs from DAYS − 1 days before DAY to DAY. */
 const DAYS = Number(process.env.BENCH_DAYS ?? 1);
+
+/** The metrics issue 27 adds: a quantile over stored calls and a ratio over the aggregates. */
+const LLM_METRICS = [
+  {
+    name: 'p95-latency',
+    kind: 'latency',
+    category: 'secondary',
+    method_default: 'welch_t',
+    metric_version: 1,
+    shared_org_wide: false,
+    quantile: 0.95,
+  },
+  {
+    name: 'tokens-per-checkout',
+    kind: 'ratio',
+    category: 'secondary',
+    method_default: 'welch_t',
+    metric_version: 1,
+    shared_org_wide: false,
+    direction: 'decrease',
+    numerator: { of: 'tokens' },
+    denominator: { business_metric: 'checkout', of: 'count' },
+  },
+] as const;
 
 const BASELINE = `select s.experiment_id, s.variant, count(*), sum(s.latency_sum / nullif(s.latency_n, 0)),
     sum(s.tokens_sum / nullif(s.tokens_n, 0)), count(b.user_id)
@@ -104,7 +131,7 @@ interface Measured {
   cpuRatio: number;
 }
 
-async function measure(users: number): Promise<Measured> {
+async function measure(users: number, llmMetrics = false): Promise<Measured> {
   const db = await freshPostgres();
   const config = loadConfig({
     ARBITER_DATABASE_URL: db.url,
@@ -131,7 +158,7 @@ async function measure(users: number): Promise<Measured> {
           name: `bench-${e}`,
           salt: `bench-${e}`,
           bucket_count: 10_000,
-          metrics: LLM_FEATURE_METRICS,
+          metrics: llmMetrics ? [...LLM_FEATURE_METRICS, ...LLM_METRICS] : LLM_FEATURE_METRICS,
         }),
         ctx.clock.now(),
       );
@@ -153,6 +180,7 @@ async function measure(users: number): Promise<Measured> {
         insert into user_day_business (experiment_id, day, metric, variant, user_id, n, sum)
         select ${id}::uuid, ${DAY}::date - d, 'checkout', case when g % 2 = 0 then 'control' else 'treatment' end, 'user-' || g, 1, 1
         from generate_series(0, ${DAYS - 1}) d, generate_series(1, ${users}) g where g % 10 = 0`);
+      if (llmMetrics) await storeCalls(ctx, caller.orgId, id, users);
     }
     await ctx.db.execute(sql`analyze`);
     const loaded = performance.now();
@@ -182,7 +210,7 @@ async function measure(users: number): Promise<Measured> {
       throw new Error(`unexpected run: ${JSON.stringify(summary)}`);
 
     console.log(
-      `data: ${EXPERIMENTS} experiments × ${users} users × 3 metrics × ${DAYS} day(s), loaded in ${((loaded - loadStart) / 1000).toFixed(1)} s (PostgreSQL)`,
+      `data: ${EXPERIMENTS} experiments × ${users} users × ${llmMetrics ? 5 : 3} metrics × ${DAYS} day(s), loaded in ${((loaded - loadStart) / 1000).toFixed(1)} s (PostgreSQL)`,
     );
     console.log(`nightly pipeline:          ${(elapsed / 1000).toFixed(2)} s`);
     console.log(`plain SQL aggregate:       ${(baseline / 1000).toFixed(2)} s`);
@@ -229,6 +257,29 @@ async function measure(users: number): Promise<Measured> {
   }
 }
 
+/**
+ * The two model calls per user-day the aggregates above count, as stored events (each of the
+ * user's latency and tokens values, no cost), taken out of the fold's queue: they are folded
+ * already, by construction.
+ */
+async function storeCalls(
+  ctx: Awaited<ReturnType<typeof createContext>>,
+  orgId: string,
+  id: string,
+  users: number,
+) {
+  await ctx.db.execute(sql`
+    insert into events (org_id, event_id, type, experiment_id, user_id, variant, occurred_at,
+      received_at, latency_ms, input_tokens, output_tokens, cost_usd, model)
+    select ${orgId}::uuid, 'call-' || ${id} || '-' || d || '-' || g || '-' || c, 'model_call',
+      ${id}::uuid, 'user-' || g, case when g % 2 = 0 then 'control' else 'treatment' end,
+      (${DAY}::date - d)::timestamp at time zone 'UTC' + interval '12 hours',
+      (${DAY}::date - d)::timestamp at time zone 'UTC' + interval '12 hours',
+      400 + (g % 97), 300 + (g % 53), 0, 0, 'bench-model'
+    from generate_series(0, ${DAYS - 1}) d, generate_series(1, ${users}) g, generate_series(1, 2) c`);
+  await ctx.db.execute(sql`delete from ingest_pending`);
+}
+
 async function main() {
   const factors = process.env.BENCH_SCALE === '0' ? [16] : [1, 4, 16];
   const runs: (Measured & { users: number })[] = [];
@@ -244,6 +295,15 @@ async function main() {
       `${String(factors[i]).padStart(3)}x ${String(r.users).padStart(8)} | ${(r.elapsed / 1000).toFixed(2)} | ${(r.baseline / 1000).toFixed(2)} | ${(r.elapsed / r.baseline).toFixed(1)} | ${r.cpuRatio.toFixed(2)} | ${((r.elapsed * 1000) / (r.users * EXPERIMENTS)).toFixed(1)}`,
     );
   });
+  if (process.env.BENCH_LLM_METRICS !== '1') return;
+  const plain = runs[runs.length - 1] as Measured & { users: number };
+  console.log('\nthe same users with a p95-latency and a tokens-per-checkout metric added:');
+  const llm = await measure(plain.users, true);
+  const before = plain.elapsed / plain.baseline;
+  const after = llm.elapsed / llm.baseline;
+  console.log(
+    `ratio to the aggregate: ${before.toFixed(2)} with 3 metrics, ${after.toFixed(2)} with 5; factor ${(after / before).toFixed(2)} (goal <= 1.5); CPU ratios ${plain.cpuRatio.toFixed(2)} and ${llm.cpuRatio.toFixed(2)}, factor ${(llm.cpuRatio / plain.cpuRatio).toFixed(2)}`,
+  );
 }
 
 await main();
