@@ -6,8 +6,40 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# One temporary directory holds everything the run makes: the PostgreSQL cluster (data, socket,
+# log), every suite's temporary files (TMPDIR points into it) and, unless ARBITER_TEST_RESULTS
+# names a folder to keep them in, the reports and logs (every log is printed below as well).
+# ARBITER_TEST_RUN (that directory's path) tags every process the run starts, through its
+# environment: scripts/leftovers.mjs finds the run's own processes by it, however detached.
+# The trap stops all of it and removes the directory, on success, on failure and on Ctrl-C.
+tmp_parent=${TMPDIR:-/tmp}
+tmp_before=$(ls -A "$tmp_parent")
+run_dir=$(mktemp -d "$tmp_parent/arbiter-test.XXXXXX")
+# The cluster runs as the postgres user when we are root: it must get through to run_dir/pg.
+chmod 711 "$run_dir"
+printf '%s\n' "$tmp_before" >"$run_dir/tmp-before"
+mkdir "$run_dir/tmp"
+pg_dir=$run_dir/pg
+export ARBITER_TEST_RUN=$run_dir TMPDIR=$run_dir/tmp
+results=${ARBITER_TEST_RESULTS:-$run_dir/results}
+mkdir -p "$results"
+
+cleanup() {
+  local code=$?
+  trap - EXIT INT TERM
+  # Background suites still running after a failure or an interrupt, and whatever they started,
+  # are ended; the cluster is stopped first so that it shuts down cleanly.
+  bash scripts/stop-postgres.sh "$pg_dir" || true
+  node scripts/leftovers.mjs kill || true
+  rm -rf "$run_dir"
+  echo "removed $run_dir" >&2
+  exit "$code"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
 sh scripts/bootstrap.sh
-results=$(mktemp -d)
 vitest() { npx vitest run --reporter=default --reporter=json --outputFile="$results/$1.json" "${@:2}"; }
 
 # One Python environment for every Python suite, made before any of them starts.
@@ -83,14 +115,20 @@ cat "$results/libraries.log"
 [ "$(cat "$results/libraries.exit")" = 0 ] || status=1
 
 say "server on PostgreSQL"
-ARBITER_TEST_DATABASE_URL=$(bash scripts/ensure-postgres.sh)
+# A cluster of this run's own (a free port, in run_dir/pg), unless ARBITER_TEST_DATABASE_URL
+# names a server that answers; stopped right after this pass, and by the trap on a failure.
+ARBITER_TEST_DATABASE_URL=$(ARBITER_TEST_PG_DIR=$pg_dir bash scripts/ensure-postgres.sh)
 export ARBITER_TEST_DATABASE_URL
 ARBITER_TEST_DB=postgres vitest server-postgres --project server || status=1
+bash scripts/stop-postgres.sh "$pg_dir"
 
 say "no secret in the server log (both server runs)"
 node scripts/check-log-secrets.mjs "$results" || status=1
 
 print_side_suites
+# Last, once every suite has ended and stopped what it started: nothing of the run may be left.
+say "nothing left behind: no process of this run, nothing new in $tmp_parent"
+node scripts/leftovers.mjs check "$results" "$run_dir/tmp-before" "$tmp_parent" || status=1
 say "summary"
 node scripts/summarize-tests.mjs "$results" || status=1
 exit $status

@@ -19,9 +19,15 @@ fi
 cd "$root/clients/java"
 # No stale classes or reports from an earlier run.
 rm -rf target
+# A JVM ignores TMPDIR: its temporary files (the tests make some) would land in /tmp, outside
+# the test command's own directory, which is removed at the end. Maven's JVM and the forked test
+# JVM (surefire's argLine) get TMPDIR as java.io.tmpdir.
+jtmp="-Djava.io.tmpdir=${TMPDIR:-/tmp}"
+export MAVEN_OPTS="${MAVEN_OPTS:-} $jtmp"
 # Maven 3.8's console library prints bare colour resets even in batch mode: filtered out.
 set +e
-mvn -B -q -ntp -Dstyle.color=never test -Darbiter.repoRoot="$root" 2>&1 | sed -u '/^\(\x1b\[0m\)*$/d'
+mvn -B -q -ntp -Dstyle.color=never test -Darbiter.repoRoot="$root" "-DargLine=$jtmp" 2>&1 |
+  sed -u '/^\(\x1b\[0m\)*$/d'
 status=${PIPESTATUS[0]}
 set -e
 
