@@ -46,6 +46,21 @@ vitest() { npx vitest run --reporter=default --reporter=json --outputFile="$resu
 ARBITER_PYTHON=$(bash scripts/python-env.sh)
 export ARBITER_PYTHON
 
+# The client libraries as `npm run pack` builds them (the TypeScript build is bootstrap's, not
+# redone), once, for the quickstart test of both server passes, which runs the quickstart's
+# TypeScript, Python and Java programs on them. Beside the lint and typecheck below; finished
+# before the side suites start, since the Java suite cleans clients/java/target, where Maven
+# builds the jar. A failure is counted as one by the summary (pack.exit, no report).
+bash scripts/ensure-maven.sh
+ARBITER_QUICKSTART_PACKAGES=$run_dir/packages
+export ARBITER_QUICKSTART_PACKAGES
+(
+  set +e
+  PACK_OUT=$ARBITER_QUICKSTART_PACKAGES bash scripts/pack.sh >"$results/pack.log" 2>&1
+  echo $? >"$results/pack.exit"
+) &
+pack=$!
+
 # side NAME SCRIPT: runs `bash SCRIPT RESULTS_DIR` in the background; its output is printed at the end.
 side_suites=()
 # say TITLE: a section heading with the time since the command started, to see where the time goes.
@@ -78,6 +93,10 @@ npx tsc -p apps/dashboard/tsconfig.node.json
 npx tsc -p packages/contract/tsconfig.json
 # The TypeScript client with its tests (vitest runs them untyped; this is what checks their types).
 npx tsc -p clients/typescript/tsconfig.json
+
+wait "$pack"
+echo "== npm run pack (exit $(cat "$results/pack.exit"), at ${SECONDS}s)"
+cat "$results/pack.log"
 
 for suite in scripts/test-suites/*.sh; do
   side "$(basename "$suite" .sh)" "$suite"

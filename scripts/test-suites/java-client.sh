@@ -5,14 +5,7 @@ set -euo pipefail
 results=${1:?usage: java-client.sh RESULTS_DIR}
 root=$(cd "$(dirname "$0")/../.." && pwd)
 
-if ! command -v mvn >/dev/null 2>&1; then
-  echo "installing maven from Debian's packages" >&2
-  if [ "$(id -u)" = 0 ]; then
-    apt-get update -qq >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq maven >&2
-  else
-    sudo apt-get update -qq >&2 && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq maven >&2
-  fi
-fi
+bash "$root/scripts/ensure-maven.sh"
 # The parity test runs `node apps/server/bin/arbiter.js serve`, which needs the npm packages.
 [ -d "$root/node_modules/tsx" ] || sh "$root/scripts/bootstrap.sh" >&2
 
