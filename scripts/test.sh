@@ -6,13 +6,66 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# One temporary directory holds everything the run makes: the PostgreSQL cluster (data, socket,
+# log), every suite's temporary files (TMPDIR points into it) and, unless ARBITER_TEST_RESULTS
+# names a folder to keep them in, the reports and logs (every log is printed below as well).
+# ARBITER_TEST_RUN (that directory's path) tags every process the run starts, through its
+# environment: scripts/leftovers.mjs finds the run's own processes by it, however detached.
+# The trap stops all of it and removes the directory, on success, on failure and on Ctrl-C.
+tmp_parent=${TMPDIR:-/tmp}
+tmp_before=$(ls -A "$tmp_parent")
+run_dir=$(mktemp -d "$tmp_parent/arbiter-test.XXXXXX")
+# The cluster runs as the postgres user when we are root: it must get through to run_dir/pg.
+chmod 711 "$run_dir"
+printf '%s\n' "$tmp_before" >"$run_dir/tmp-before"
+mkdir "$run_dir/tmp"
+pg_dir=$run_dir/pg
+export ARBITER_TEST_RUN=$run_dir TMPDIR=$run_dir/tmp
+results=${ARBITER_TEST_RESULTS:-$run_dir/results}
+mkdir -p "$results"
+
+cleanup() {
+  local code=$?
+  trap - EXIT INT TERM
+  # Background suites still running after a failure or an interrupt, and whatever they started,
+  # are ended; the cluster is stopped first so that it shuts down cleanly.
+  bash scripts/stop-postgres.sh "$pg_dir" || true
+  node scripts/leftovers.mjs kill || true
+  rm -rf "$run_dir"
+  echo "removed $run_dir" >&2
+  exit "$code"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
 sh scripts/bootstrap.sh
-results=$(mktemp -d)
-vitest() { npx vitest run --reporter=default --reporter=json --outputFile="$results/$1.json" "${@:2}"; }
+# Started in the background and waited for: bash runs a trap only once the command in the
+# foreground has ended, while `wait` returns at once on a signal, so a TERM sent to this command
+# alone stops a 10-minute vitest run now (the trap ends it) rather than when it finishes.
+vitest() {
+  npx vitest run --reporter=default --reporter=json --outputFile="$results/$1.json" "${@:2}" &
+  wait $!
+}
 
 # One Python environment for every Python suite, made before any of them starts.
 ARBITER_PYTHON=$(bash scripts/python-env.sh)
 export ARBITER_PYTHON
+
+# The client libraries as `npm run pack` builds them (the TypeScript build is bootstrap's, not
+# redone), once, for the quickstart test of both server passes, which runs the quickstart's
+# TypeScript, Python and Java programs on them. Beside the lint and typecheck below; finished
+# before the side suites start, since the Java suite cleans clients/java/target, where Maven
+# builds the jar. A failure is counted as one by the summary (pack.exit, no report).
+bash scripts/ensure-maven.sh
+ARBITER_QUICKSTART_PACKAGES=$run_dir/packages
+export ARBITER_QUICKSTART_PACKAGES
+(
+  set +e
+  PACK_OUT=$ARBITER_QUICKSTART_PACKAGES bash scripts/pack.sh >"$results/pack.log" 2>&1
+  echo $? >"$results/pack.exit"
+) &
+pack=$!
 
 # side NAME SCRIPT: runs `bash SCRIPT RESULTS_DIR` in the background; its output is printed at the end.
 side_suites=()
@@ -46,6 +99,10 @@ npx tsc -p apps/dashboard/tsconfig.node.json
 npx tsc -p packages/contract/tsconfig.json
 # The TypeScript client with its tests (vitest runs them untyped; this is what checks their types).
 npx tsc -p clients/typescript/tsconfig.json
+
+wait "$pack"
+echo "== npm run pack (exit $(cat "$results/pack.exit"), at ${SECONDS}s)"
+cat "$results/pack.log"
 
 for suite in scripts/test-suites/*.sh; do
   side "$(basename "$suite" .sh)" "$suite"
@@ -83,14 +140,20 @@ cat "$results/libraries.log"
 [ "$(cat "$results/libraries.exit")" = 0 ] || status=1
 
 say "server on PostgreSQL"
-ARBITER_TEST_DATABASE_URL=$(bash scripts/ensure-postgres.sh)
+# A cluster of this run's own (a free port, in run_dir/pg), unless ARBITER_TEST_DATABASE_URL
+# names a server that answers; stopped right after this pass, and by the trap on a failure.
+ARBITER_TEST_DATABASE_URL=$(ARBITER_TEST_PG_DIR=$pg_dir bash scripts/ensure-postgres.sh)
 export ARBITER_TEST_DATABASE_URL
 ARBITER_TEST_DB=postgres vitest server-postgres --project server || status=1
+bash scripts/stop-postgres.sh "$pg_dir"
 
 say "no secret in the server log (both server runs)"
 node scripts/check-log-secrets.mjs "$results" || status=1
 
 print_side_suites
+# Last, once every suite has ended and stopped what it started: nothing of the run may be left.
+say "nothing left behind: no process of this run, nothing new in $tmp_parent"
+node scripts/leftovers.mjs check "$results" "$run_dir/tmp-before" "$tmp_parent" || status=1
 say "summary"
 node scripts/summarize-tests.mjs "$results" || status=1
 exit $status

@@ -26,9 +26,13 @@ image=localhost/arbiter:test-suite
 podman build --quiet --format docker --build-arg NODE_IMAGE="$base" -t "$image" -f Containerfile . >/dev/null
 echo "== container: image built at ${SECONDS} s"
 
-# The suite's own PostgreSQL server (a port of its own: the server suite's runs beside it), and a
-# fresh database on it.
-pg_admin=$(ARBITER_TEST_PG_PORT=${ARBITER_CONTAINER_PG_PORT:-54339} bash scripts/ensure-postgres.sh)
+# The suite's own PostgreSQL server (a free port of its own, or ARBITER_CONTAINER_PG_PORT: the
+# server suite's runs beside it) in a directory of its own, stopped and removed when the suite
+# ends, however it ends; and a fresh database on it.
+pg_dir=$(mktemp -d "${TMPDIR:-/tmp}/arbiter-container-pg.XXXXXX")
+trap 'bash scripts/stop-postgres.sh "$pg_dir"' EXIT
+pg_admin=$(ARBITER_TEST_PG_DIR=$pg_dir ARBITER_TEST_PG_PORT=${ARBITER_CONTAINER_PG_PORT:-} \
+  bash scripts/ensure-postgres.sh)
 database=arbiter_container_$$
 export PGOPTIONS='--client-min-messages=warning'
 psql -q "$pg_admin" -c "DROP DATABASE IF EXISTS $database" -c "CREATE DATABASE $database"

@@ -5,23 +5,22 @@ set -euo pipefail
 results=${1:?usage: java-client.sh RESULTS_DIR}
 root=$(cd "$(dirname "$0")/../.." && pwd)
 
-if ! command -v mvn >/dev/null 2>&1; then
-  echo "installing maven from Debian's packages" >&2
-  if [ "$(id -u)" = 0 ]; then
-    apt-get update -qq >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq maven >&2
-  else
-    sudo apt-get update -qq >&2 && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq maven >&2
-  fi
-fi
+bash "$root/scripts/ensure-maven.sh"
 # The parity test runs `node apps/server/bin/arbiter.js serve`, which needs the npm packages.
 [ -d "$root/node_modules/tsx" ] || sh "$root/scripts/bootstrap.sh" >&2
 
 cd "$root/clients/java"
 # No stale classes or reports from an earlier run.
 rm -rf target
+# A JVM ignores TMPDIR: its temporary files (the tests make some) would land in /tmp, outside
+# the test command's own directory, which is removed at the end. Maven's JVM and the forked test
+# JVM (surefire's argLine) get TMPDIR as java.io.tmpdir.
+jtmp="-Djava.io.tmpdir=${TMPDIR:-/tmp}"
+export MAVEN_OPTS="${MAVEN_OPTS:-} $jtmp"
 # Maven 3.8's console library prints bare colour resets even in batch mode: filtered out.
 set +e
-mvn -B -q -ntp -Dstyle.color=never test -Darbiter.repoRoot="$root" 2>&1 | sed -u '/^\(\x1b\[0m\)*$/d'
+mvn -B -q -ntp -Dstyle.color=never test -Darbiter.repoRoot="$root" "-DargLine=$jtmp" 2>&1 |
+  sed -u '/^\(\x1b\[0m\)*$/d'
 status=${PIPESTATUS[0]}
 set -e
 

@@ -1,59 +1,163 @@
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase, rows } from '../src/db/connect.ts';
 import { devEnv, type RunningServer, runCli, startServer } from './support/process.ts';
 
 /**
- * docs/quickstart.md cannot rot: every `sh` block of it runs, in order, in one bash session
- * against a fresh embedded server, with `set -euo pipefail` (the page's `curl --fail-with-body`
- * stops the run at the first refused request).
+ * docs/quickstart.md cannot rot: every block of it runs, in order, against a fresh embedded
+ * server. The `sh` blocks run in one bash session with `set -euo pipefail` (the page's
+ * `curl --fail-with-body` stops the run at the first refused request); the Python and Java
+ * programs are saved first under the file names their first lines give, for the `sh` blocks
+ * that run them. The client libraries are the artifacts `npm run pack` builds: the page's
+ * `dist/packages/` is that folder, and the TypeScript client is the packed tarball installed
+ * where the page's script imports it.
  */
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const PAGE = join(ROOT, 'docs', 'quickstart.md');
 const DEFAULT_ADDRESS = 'ARBITER=http://localhost:8080';
+const PAGE_PACKAGES = 'dist/packages/';
+/** The three clients' users: each prints and sends the same ten. */
+const CLIENT_USERS = ['ts-user', 'py-user', 'java-user'];
+/** The prompt of each variant, as the page's experiment defines it. */
+const PROMPTS: Record<string, string> = {
+  control: 'You are a helpful shopping assistant.',
+  concise: 'Answer in two sentences, then give the next step.',
+};
 
-function shellBlocks(markdown: string): string[] {
-  return [...markdown.matchAll(/^```sh\n([\s\S]*?)^```$/gm)].map((m) => m[1] as string);
+interface Block {
+  lang: string;
+  code: string;
+}
+
+function blocks(markdown: string): Block[] {
+  return [...markdown.matchAll(/^```(\w*)\n([\s\S]*?)^```$/gm)].map((m) => ({
+    lang: m[1] as string,
+    code: m[2] as string,
+  }));
+}
+
+/** A program block's file name: its first line, a comment (`# name.py`, `// Name.java`). */
+function fileNameOf(block: Block): string {
+  const found = /^(?:#|\/\/) ([\w.-]+)\n/.exec(block.code);
+  if (!found) throw new Error(`a ${block.lang} block must name its file on its first line`);
+  return found[1] as string;
+}
+
+/**
+ * The client libraries as `npm run pack` builds them. The test command packs them once, before
+ * both server passes and beside nothing that writes clients/java/target, and passes the folder
+ * in ARBITER_QUICKSTART_PACKAGES; alone, this file packs them into a folder of its own.
+ */
+function packages(): { dir: string; own: boolean } {
+  const given = process.env.ARBITER_QUICKSTART_PACKAGES;
+  if (given) return { dir: given, own: false };
+  const dir = mkdtempSync(join(tmpdir(), 'arbiter-quickstart-pack-'));
+  execFileSync('bash', [join(ROOT, 'scripts', 'pack.sh')], {
+    env: { ...process.env, PACK_OUT: dir },
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  return { dir, own: true };
+}
+
+/** The version clients/java/pom.xml builds (the project's own `<version>`, after its parent-less header). */
+function javaVersion(): string {
+  const pom = readFileSync(join(ROOT, 'clients', 'java', 'pom.xml'), 'utf8');
+  const found = /<artifactId>arbiter-client<\/artifactId>\s*<version>([^<]+)<\/version>/.exec(pom);
+  if (!found) throw new Error('clients/java/pom.xml names no version after its artifactId');
+  return found[1] as string;
 }
 
 let env: Record<string, string>;
+let dataDir: string;
 let server: RunningServer;
 let workDir: string;
+let packed: { dir: string; own: boolean };
 let run: { status: number | null; stdout: string; stderr: string };
 
 beforeAll(async () => {
-  env = devEnv(mkdtempSync(join(tmpdir(), 'arbiter-quickstart-')));
+  packed = packages();
+  dataDir = mkdtempSync(join(tmpdir(), 'arbiter-quickstart-'));
+  env = devEnv(dataDir);
   server = await startServer(env);
-  // Inside the repository's node_modules, so `npx arbiter` and `import '@arbiter/client'`
-  // resolve as they do at the repository root, without leaving files in the work tree.
+  // Inside the repository's node_modules, so `npx arbiter` resolves as it does at the
+  // repository root, without leaving files in the work tree; the packed client is installed in
+  // the folder's own node_modules, which Node searches before the workspace's @arbiter/client.
   workDir = mkdtempSync(join(ROOT, 'node_modules', '.quickstart-'));
-  const blocks = shellBlocks(readFileSync(PAGE, 'utf8'));
-  const script = ['set -euo pipefail', ...blocks].join('\n');
-  expect(script).toContain(DEFAULT_ADDRESS);
-  const result = spawnSync(
-    'bash',
-    ['-c', script.replace(DEFAULT_ADDRESS, `ARBITER=${server.url}`)],
-    {
-      cwd: workDir,
-      env: { ...process.env, ...env },
-      encoding: 'utf8',
-    },
-  );
+  const tarball = readdirSync(packed.dir).find((f) => /^arbiter-client-.*\.tgz$/.test(f));
+  if (!tarball) throw new Error(`no @arbiter/client tarball in ${packed.dir}`);
+  mkdirSync(join(workDir, 'node_modules', '@arbiter'), { recursive: true });
+  execFileSync('tar', ['-xzf', join(packed.dir, tarball), '-C', join(workDir, 'node_modules')]);
+  rmSync(join(workDir, 'node_modules', '@arbiter', 'client'), { recursive: true, force: true });
+  execFileSync('mv', [
+    join(workDir, 'node_modules', 'package'),
+    join(workDir, 'node_modules', '@arbiter', 'client'),
+  ]);
+
+  const page = blocks(readFileSync(PAGE, 'utf8'));
+  for (const block of page.filter((b) => b.lang === 'python' || b.lang === 'java'))
+    writeFileSync(join(workDir, fileNameOf(block)), block.code);
+  const script = ['set -euo pipefail', ...page.filter((b) => b.lang === 'sh').map((b) => b.code)]
+    .join('\n')
+    .replace(DEFAULT_ADDRESS, `ARBITER=${server.url}`)
+    .replaceAll(PAGE_PACKAGES, `${packed.dir}/`);
+  const result = spawnSync('bash', ['-c', script], {
+    cwd: workDir,
+    env: { ...process.env, ...env, PIP_DISABLE_PIP_VERSION_CHECK: '1' },
+    encoding: 'utf8',
+  });
   run = { status: result.status, stdout: result.stdout, stderr: result.stderr };
-}, 180_000);
+}, 600_000);
 
 afterAll(async () => {
   rmSync(workDir, { recursive: true, force: true });
-  server.child.kill('SIGTERM');
-  await server.exited;
+  if (server.child.exitCode === null) {
+    server.child.kill('SIGTERM');
+    await server.exited;
+  }
+  rmSync(dataDir, { recursive: true, force: true });
+  if (packed.own) rmSync(packed.dir, { recursive: true, force: true });
 });
 
 describe('docs/quickstart.md', () => {
+  it('runs every block: commands (sh), programs (python, java), and only samples besides', () => {
+    const page = blocks(readFileSync(PAGE, 'utf8'));
+    // console: `npm start`'s banner; json: an answer as the page shows it. Any other language
+    // would be a block this test does not run.
+    expect(new Set(page.map((b) => b.lang))).toEqual(
+      new Set(['console', 'sh', 'json', 'python', 'java']),
+    );
+    expect(page.filter((b) => b.lang === 'console' || b.lang === 'json')).toHaveLength(2);
+    expect(page.filter((b) => b.lang === 'python' || b.lang === 'java').map(fileNameOf)).toEqual([
+      'quickstart_client.py',
+      'Quickstart.java',
+    ]);
+    const script = page.map((b) => b.code).join('\n');
+    expect(script).toContain(DEFAULT_ADDRESS);
+    expect(script).toContain(PAGE_PACKAGES);
+  });
+
+  it('names the jar and the Maven coordinates the Java build makes', () => {
+    const version = javaVersion();
+    const jar = `arbiter-client-${version}.jar`;
+    expect(readdirSync(packed.dir)).toContain(jar);
+    expect(readFileSync(PAGE, 'utf8')).toContain(`${PAGE_PACKAGES}${jar}`);
+    const readme = readFileSync(join(ROOT, 'clients', 'java', 'README.md'), 'utf8');
+    const versions = [
+      ...readme.matchAll(/<artifactId>arbiter-client<\/artifactId>\s*<version>([^<]+)</g),
+      ...readme.matchAll(/dev\.arbiter:arbiter-client:([^"\s)`]+)/g),
+    ].map((m) => m[1]);
+    expect(versions.length).toBeGreaterThanOrEqual(2);
+    for (const v of versions) expect(v).toBe(version);
+  });
+
   it('has the steps a newcomer needs, each as a runnable block', () => {
-    const blocks = shellBlocks(readFileSync(PAGE, 'utf8')).join('\n');
+    const blocks = readFileSync(PAGE, 'utf8');
     for (const step of [
       'npx arbiter token',
       'POST "$ARBITER/v1/experiments"',
@@ -61,6 +165,11 @@ describe('docs/quickstart.md', () => {
       '/v1/config',
       '/v1/assign',
       "from '@arbiter/client'",
+      'from arbiter import Arbiter',
+      'quickstart-venv/bin/python quickstart_client.py',
+      'public static void main(String[] args)',
+      'Quickstart.java',
+      'ARBITER_API_KEY=$PUBLISHABLE ARBITER_BASE_URL=$ARBITER',
       '/v1/events"',
       '/v1/events/import',
       '/test-event',
@@ -84,23 +193,88 @@ describe('docs/quickstart.md', () => {
     expect(run.stdout).toMatch(/"preliminary":true/);
     expect(run.stdout).toContain('"status":"collecting"');
     expect(run.stderr).toContain('checkout-prompt: collecting');
-    expect(run.stdout).toMatch(/ts-user-0 (control|concise) "/);
   });
 
-  it('leaves the events it sent in the experiment: ten client users, the HTTP, import and test events', async () => {
+  it('has each client (TypeScript, Python, Java) print its ten users, each with a variant and its prompt', () => {
+    for (const prefix of CLIENT_USERS) {
+      for (let i = 0; i < 10; i++) {
+        const line = printed(`${prefix}-${i}`);
+        expect(PROMPTS[line.variant], `${prefix}-${i}: ${line.variant}`).toBe(line.prompt);
+      }
+    }
+  });
+
+  it('leaves the events it sent in the experiment: thirty client users, the HTTP, import and test events', async () => {
     const token = runCli(
       ['token', '--email', 'you@example.com', '--org', 'my-org', '--role', 'admin'],
       env,
     ).stdout;
+    const expected = 3 * 10 + 3;
     let exposures = 0;
-    for (let attempt = 0; attempt < 100 && exposures < 13; attempt++) {
+    for (let attempt = 0; attempt < 100 && exposures < expected; attempt++) {
       const res = await fetch(`${server.url}/v1/experiments/checkout-prompt/live`, {
         headers: { authorization: `Bearer ${token}` },
       });
       const live = (await res.json()) as { arms: Record<string, { exposures: number }> };
       exposures = Object.values(live.arms).reduce((sum, arm) => sum + arm.exposures, 0);
-      if (exposures < 13) await new Promise((resolve) => setTimeout(resolve, 200));
+      if (exposures < expected) await new Promise((resolve) => setTimeout(resolve, 200));
     }
-    expect(exposures).toBe(13);
+    expect(exposures).toBe(expected);
+  });
+
+  it('stores what each client sent: per user its exposure in the printed variant, its model call and, for every third, a checkout', async () => {
+    // The server stopped (its shutdown folds what is queued), its embedded database is read here.
+    server.child.kill('SIGTERM');
+    expect(await server.exited).toBe(0);
+    const database = await openDatabase({ kind: 'pglite', dataDir });
+    let stored: {
+      user_id: string;
+      type: string;
+      variant: string | null;
+      latency_ms: number | null;
+      business_metric: string | null;
+    }[];
+    try {
+      stored = await rows(
+        database.db,
+        sql`select user_id, type, variant, latency_ms, business_metric from events
+            where user_id ~ '^(ts|py|java)-user-[0-9]$'`,
+      );
+    } finally {
+      await database.close();
+    }
+    for (const prefix of CLIENT_USERS) {
+      for (let i = 0; i < 10; i++) {
+        const user = `${prefix}-${i}`;
+        const mine = stored.filter((e) => e.user_id === user);
+        const { variant } = printed(user);
+        expect(
+          mine.filter((e) => e.type === 'exposure').map((e) => e.variant),
+          `${user}'s exposures`,
+        ).toEqual([variant]);
+        expect(
+          mine.filter((e) => e.type === 'model_call').map((e) => e.latency_ms),
+          `${user}'s model calls`,
+        ).toEqual([700 + 10 * i]);
+        expect(
+          mine.filter((e) => e.type === 'business_event').map((e) => e.business_metric),
+          `${user}'s business events`,
+        ).toEqual(i % 3 === 0 ? ['checkout'] : []);
+      }
+    }
   });
 });
+
+/**
+ * What a client printed for one user: `<user> <variant> <prompt>` (TypeScript quotes the prompt
+ * as JSON). A line may follow a curl answer, which ends without a newline.
+ */
+function printed(user: string): { variant: string; prompt: string } {
+  const lines = [...run.stdout.matchAll(new RegExp(`(?<![\\w-])${user} (\\S+) (.*)$`, 'gm'))];
+  expect(lines, `one line for ${user}`).toHaveLength(1);
+  const [, variant, prompt] = lines[0] as RegExpMatchArray;
+  return {
+    variant: variant as string,
+    prompt: user.startsWith('ts-') ? (JSON.parse(prompt as string) as string) : (prompt as string),
+  };
+}

@@ -19,22 +19,13 @@ import javax.tools.ToolProvider;
 import org.junit.jupiter.api.Test;
 
 /**
- * docs/quickstart.md's Java block compiles against this library with the build's own flags
- * ({@code -Xlint:all -Werror}): a renamed method or a deprecated call in the page fails here.
+ * docs/quickstart.md's Java block, a whole program ({@code Quickstart.java}), compiles as printed
+ * against this library with the build's own flags ({@code -Xlint:all -Werror}): a renamed method
+ * or a deprecated call in the page fails here. (apps/server/test/quickstart.test.ts also runs it,
+ * on the packed jar, against a server.)
  */
 class QuickstartSnippetTest {
   private static final Pattern JAVA_BLOCK = Pattern.compile("(?ms)^```java\\n(.*?)^```$");
-
-  /** The page's import lines go on top of the file, the rest into a method body. */
-  static String asCompilationUnit(String block) {
-    StringBuilder imports = new StringBuilder();
-    StringBuilder body = new StringBuilder();
-    for (String line : block.split("\n", -1)) {
-      (line.startsWith("import ") ? imports : body).append(line).append('\n');
-    }
-    return imports + "class Quickstart {\n  static void run() throws Exception {\n" + body
-        + "  }\n}\n";
-  }
 
   static String compile(String source, Path out) throws Exception {
     JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
@@ -62,7 +53,7 @@ class QuickstartSnippetTest {
     while (m.find()) blocks.add(m.group(1));
     assertEquals(1, blocks.size(), "one Java block in the quickstart");
     Path out = Files.createTempDirectory("arbiter-quickstart-");
-    assertEquals("", compile(asCompilationUnit(blocks.get(0)), out));
+    assertEquals("", compile(blocks.get(0), out));
     assertTrue(Files.exists(out.resolve("Quickstart.class")));
   }
 
@@ -70,8 +61,12 @@ class QuickstartSnippetTest {
   @Test
   void aDeprecatedCallInTheBlockWouldFailIt() throws Exception {
     String stale = "import dev.arbiter.client.Arbiter;\n"
-        + "Arbiter.builder().pollIntervalMs(1_000);\n";
-    String diagnostics = compile(asCompilationUnit(stale), Files.createTempDirectory("arbiter-"));
+        + "public class Quickstart {\n"
+        + "  public static void main(String[] args) {\n"
+        + "    Arbiter.builder().pollIntervalMs(1_000);\n"
+        + "  }\n"
+        + "}\n";
+    String diagnostics = compile(stale, Files.createTempDirectory("arbiter-"));
     assertTrue(diagnostics.contains("pollIntervalMs"), diagnostics);
   }
 }
