@@ -83,7 +83,7 @@ describe('docs/quickstart.md', () => {
     expect(run.stdout).toContain('"setting":"ARBITER_MIN_EVENTS_PER_ARM"');
     expect(run.stdout).toMatch(/"preliminary":true/);
     expect(run.stdout).toContain('"status":"collecting"');
-    expect(run.stderr).toContain('checkout-prompt: collecting');
+    expect(run.stdout).toMatch(/ \d+ collecting: .*checkout-prompt/);
     expect(run.stdout).toMatch(/ts-user-0 (control|concise) "/);
   });
 
