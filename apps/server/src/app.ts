@@ -11,6 +11,7 @@ import { frameworkErrors, registerErrorHandling } from './http/error-handler.ts'
 import { requestMetricsHook } from './http/metrics.ts';
 import { registerOpenApi } from './http/openapi-document.ts';
 import { ProblemSchema } from './http/problem-body.ts';
+import { OneLineRequestLog } from './http/request-log-line.ts';
 import { lazyRequestLogger } from './http/request-logger.ts';
 import { declareEdgeStatuses } from './http/responses.ts';
 import { MAX_PARAM_LENGTH } from './http/route-methods.ts';
@@ -47,7 +48,12 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
   const app: App = Fastify({
     ...(options.logger === false
       ? { logger: false }
-      : { loggerInstance, childLoggerFactory: lazyRequestLogger }),
+      : // One line per request, probes left out.
+        {
+          loggerInstance,
+          childLoggerFactory: lazyRequestLogger,
+          logController: new OneLineRequestLog(),
+        }),
     bodyLimit: ctx.config.bodyLimitBytes,
     connectionTimeout: options.idleTimeoutMs ?? 30_000,
     requestTimeout: 60_000,
@@ -97,7 +103,10 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
 export async function buildMetricsApp(ctx: Context, options: AppOptions = {}): Promise<App> {
   const loggerInstance: FastifyBaseLogger = ctx.log;
   const app: App = Fastify({
-    ...(options.logger === false ? { logger: false } : { loggerInstance }),
+    // It serves only /metrics, a probe: no request lines.
+    ...(options.logger === false
+      ? { logger: false }
+      : { loggerInstance, logController: new OneLineRequestLog() }),
     connectionTimeout: options.idleTimeoutMs ?? 30_000,
     clientErrorHandler: problemClientErrorHandler,
     frameworkErrors,

@@ -36,6 +36,8 @@ export interface Config {
   secretKey: string | null;
   platformOwnerEmails: string[];
   logLevel: Settings['ARBITER_LOG_LEVEL'];
+  /** How log lines look; null: readable when stdout is a terminal, JSON otherwise. */
+  logFormat: 'json' | 'pretty' | null;
   bodyLimitBytes: number;
   /** Plan limits (allowances) are applied; false for self-hosting without billing. */
   enforceLimits: boolean;
@@ -237,7 +239,7 @@ function devSessionsOffLoopback(s: Settings): boolean {
   );
 }
 
-/** What a load balancer, Prometheus and a stop signal see: probes, metrics, shutdown. */
+/** What a load balancer, Prometheus, a stop signal and a log reader see: probes, metrics, logs. */
 function operationsOf(
   s: Settings,
 ): Pick<
@@ -248,6 +250,7 @@ function operationsOf(
   | 'metricsPort'
   | 'shutdownDelaySeconds'
   | 'shutdownGraceSeconds'
+  | 'logFormat'
 > {
   return {
     readyMaxFoldLagSeconds: s.ARBITER_READY_MAX_FOLD_LAG_SECONDS,
@@ -256,6 +259,7 @@ function operationsOf(
     metricsPort: s.ARBITER_METRICS_PORT ?? null,
     shutdownDelaySeconds: s.ARBITER_SHUTDOWN_DELAY_SECONDS,
     shutdownGraceSeconds: s.ARBITER_SHUTDOWN_GRACE_SECONDS,
+    logFormat: s.ARBITER_LOG_FORMAT ?? null,
   };
 }
 

@@ -25,6 +25,7 @@ import { createBilling } from './integrations/stripe/stripe-billing.ts';
 import { createBillingWebhooks } from './integrations/stripe/stripe-webhooks.ts';
 import { Lifecycle } from './kernel/lifecycle.ts';
 import { type Clock, type FreeSpaceProbe, silentMetrics, systemClock } from './kernel/ports.ts';
+import { logFormatOf } from './pretty-log-stream.ts';
 
 /**
  * Development mode keeps its own secret key in the data dir so reveal works out of the box;
@@ -99,7 +100,8 @@ function listenForChanges(
 }
 
 export async function createContext(config: Config, parts: ContextParts = {}): Promise<Context> {
-  const log = createLogger(config.logLevel, parts.logDestination);
+  const format = logFormatOf(config.logFormat, process.stdout.isTTY === true);
+  const log = createLogger(config.logLevel, parts.logDestination, format);
   const handle = parts.database ?? (await openConfiguredDatabase(config, log));
   const secretKey = secretKeyOf(config);
   const clock = parts.clock ?? systemClock;

@@ -7,6 +7,17 @@ import { startTracing } from './tracing.ts';
 /** The running server refused the run; its answer is in the message. */
 export class PipelineRequestError extends Error {}
 
+/** The server's refusal in one line: its problem's detail (or title), never the raw body. */
+function refusalOf(status: number, body: string): string {
+  let said = '';
+  try {
+    const problem = JSON.parse(body) as { detail?: unknown; title?: unknown };
+    said = String(problem.detail ?? problem.title ?? '');
+  } catch {}
+  const line = said.split('\n')[0]?.trim() ?? '';
+  return `the running server refused the run (${status})${line === '' ? '' : `: ${line}`}`;
+}
+
 /**
  * Runs the pipeline for one UTC day from outside the server: on the embedded database it asks
  * the running server (PGlite admits one process), otherwise it opens the database itself (and
@@ -29,8 +40,7 @@ export async function requestPipelineRun(config: Config, day: string): Promise<N
       );
     }
     const body = await res.text();
-    if (!res.ok)
-      throw new PipelineRequestError(`the running server answered ${res.status}: ${body}`);
+    if (!res.ok) throw new PipelineRequestError(refusalOf(res.status, body));
     return JSON.parse(body) as NightlySummary;
   }
   const ctx = await createContext(config);

@@ -79,6 +79,13 @@ export const SettingsSchema = Type.Object({
       description: 'pino level',
     },
   ),
+  ARBITER_LOG_FORMAT: Type.Optional(
+    Type.Union([Type.Literal('json'), Type.Literal('pretty')], {
+      errorMessage: 'expected json or pretty',
+      description:
+        '`json` (one JSON object per line) or `pretty` (short readable lines). Unset: pretty when stdout is a terminal, JSON otherwise',
+    }),
+  ),
   ARBITER_PORT: Type.Integer({
     minimum: 0,
     maximum: 65535,

@@ -64,6 +64,8 @@ const LAYERS = {
       'main.ts',
       'cli.ts',
       'cli-failure.ts',
+      'cli/',
+      'pretty-log-stream.ts',
     ].concat(['pipeline-request.ts', 'backup-request.ts', 'tracing.ts', 'demo/']),
     mayImport: ['routes', 'http', 'analysis', 'ingest', 'domain', 'integrations', 'data'].concat([
       'config',

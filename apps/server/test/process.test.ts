@@ -105,23 +105,28 @@ describe('the arbiter command on the embedded database', () => {
     const server = await startServer(env);
     try {
       const viaServer = runCli(['pipeline', 'run', '--day', '2026-11-20'], env);
-      // stdout stays one JSON document; the sentences go to stderr.
-      expect(viaServer.stderr).toBe(
-        'pipeline ran for 2026-11-20\nno experiments exist yet: create one with POST /v1/experiments\n',
-      );
+      // Sentences by default, on stdout; nothing on stderr.
       expect(viaServer.code).toBe(0);
-      expect(JSON.parse(viaServer.stdout)).toEqual({
+      expect(viaServer.stdout).toBe(
+        'pipeline ran for 2026-11-20\nno experiments exist yet: create one with POST /v1/experiments',
+      );
+      expect(viaServer.stderr).toBe('');
+      // --json: the run as one JSON document, and nothing else.
+      const asJson = runCli(['pipeline', 'run', '--day', '2026-11-20', '--json'], env);
+      expect(asJson.code).toBe(0);
+      expect(JSON.parse(asJson.stdout)).toEqual({
         day: '2026-11-20',
         ran: true,
         experiments: [],
         skipped: [],
         purged_events: 0,
       });
+      expect(asJson.stderr).toBe('');
     } finally {
       server.child.kill('SIGTERM');
       expect(await server.exited).toBe(0);
     }
-    const direct = runCli(['pipeline', 'run', '--day', '2026-11-19'], env);
+    const direct = runCli(['pipeline', 'run', '--day', '2026-11-19', '--json'], env);
     expect(direct.code).toBe(0);
     expect(JSON.parse(direct.stdout)).toMatchObject({ day: '2026-11-19', ran: true });
     expect(runCli(['pipeline', 'run', '--day', 'soon'], env).code).toBe(2);

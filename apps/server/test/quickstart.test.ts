@@ -192,7 +192,7 @@ describe('docs/quickstart.md', () => {
     expect(run.stdout).toContain('"setting":"ARBITER_MIN_EVENTS_PER_ARM"');
     expect(run.stdout).toMatch(/"preliminary":true/);
     expect(run.stdout).toContain('"status":"collecting"');
-    expect(run.stderr).toContain('checkout-prompt: collecting');
+    expect(run.stdout).toMatch(/ \d+ collecting: .*checkout-prompt/);
   });
 
   it('has each client (TypeScript, Python, Java) print its ten users, each with a variant and its prompt', () => {

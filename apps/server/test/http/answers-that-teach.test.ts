@@ -106,14 +106,14 @@ describe('a pipeline run of a day before an experiment existed', () => {
       reason: `created on ${day}, after 2020-01-01: an analysis window starts on the day the experiment was created, so run the pipeline for ${day} or later (--day ${day})`,
     });
     expect(explainRun(summary, true)).toContain(
-      `  skipped checkout-prompt: created on ${day}, after 2020-01-01: an analysis window starts on the day the experiment was created, so run the pipeline for ${day} or later (--day ${day})`,
+      '  1 skipped: created after 2020-01-01, and an analysis window starts on the day the experiment was created; run a later --day for them (checkout-prompt)',
     );
     expect(explainRun(summary, true)[0]).toBe(
       'pipeline ran for 2020-01-01 (yesterday, UTC: the default; pass --day YYYY-MM-DD for another day)',
     );
   });
 
-  it('explains collecting, halted and computed experiments, and a run that did not happen', () => {
+  it('summarises collecting, halted and computed experiments, and a run that did not happen', () => {
     const summary: NightlySummary = {
       day: '2026-11-21',
       ran: true,
@@ -127,10 +127,20 @@ describe('a pipeline run of a day before an experiment existed', () => {
     };
     expect(explainRun(summary, false)).toEqual([
       'pipeline ran for 2026-11-21',
-      '  slow start: collecting, an arm has fewer evaluated events than the threshold; GET /v1/experiments/slow%20start/results gives the counts so far',
-      '  split: halted by the SRM check (the traffic split differs from the allocation)',
-      '  done: results computed',
+      '  1 results computed (done)',
+      '  1 collecting: an arm has fewer evaluated events than the threshold; GET /v1/experiments/NAME/results gives the counts so far (slow start)',
+      '  1 halted by the SRM check: the traffic split differs from the allocation (split)',
+      '  (--json prints each experiment with its id and status)',
     ]);
+    // Many experiments: a count and the first few names, not a list of every org's experiments.
+    const many = Array.from({ length: 7 }, (_, i) => ({
+      experiment_id: `e${i}`,
+      name: `exp-${i}`,
+      status: 'collecting',
+    }));
+    expect(explainRun({ ...summary, experiments: many }, false)[1]).toMatch(
+      / 7 collecting: .* \(exp-0, exp-1, exp-2, exp-3, exp-4 and 2 more\)$/,
+    );
     expect(explainRun({ ...summary, ran: false, experiments: [] }, true)).toEqual([
       'pipeline did not run for 2026-11-21: another process holds the nightly lease (it is running now); try again when it ends',
     ]);

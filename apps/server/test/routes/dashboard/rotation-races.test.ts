@@ -67,6 +67,6 @@ describe('concurrent rotations of one org', () => {
   });
 
   it('logged every request, so the absence of secrets above means something', () => {
-    expect(logged.some((line) => line.includes('"url":"/v1/keys"'))).toBe(true);
+    expect(logged.some((line) => line.includes('"path":"/v1/keys"'))).toBe(true);
   });
 });

@@ -1,0 +1,105 @@
+import type { CommandSpec } from './command-spec.ts';
+
+const SETTINGS = 'Settings come from the ARBITER_* environment variables (README: Settings).';
+
+export const SERVE: CommandSpec = {
+  name: 'serve',
+  synopsis: '',
+  summary: 'start the API server',
+  description: `Start the API server (and apply the database migrations). ${SETTINGS}`,
+  options: {},
+};
+
+export const MIGRATE: CommandSpec = {
+  name: 'migrate',
+  synopsis: '',
+  summary: 'apply the database migrations and exit',
+  description: `Apply the database migrations and exit. ${SETTINGS}`,
+  options: {},
+};
+
+export const TOKEN: CommandSpec = {
+  name: 'token',
+  synopsis: '--email E --org O [--role member|admin|owner] [--name N]',
+  summary: 'print a development session token',
+  description:
+    'Print a development session token, signed with the data dir’s development key. Only without ARBITER_SESSION_JWKS_URL: with an identity provider, sessions come from it.',
+  options: {
+    email: { type: 'string', value: 'E', description: 'the user’s email (required)' },
+    org: {
+      type: 'string',
+      value: 'O',
+      description: 'the org’s id, 1 to 128 characters (required)',
+    },
+    role: { type: 'string', value: 'ROLE', description: 'member, admin or owner (default: admin)' },
+    name: {
+      type: 'string',
+      value: 'N',
+      description: 'the display name (default: the email’s local part)',
+    },
+  },
+};
+
+export const PIPELINE_RUN: CommandSpec = {
+  name: 'pipeline run',
+  synopsis: '[--day YYYY-MM-DD] [--json]',
+  summary: 'run the nightly analysis for one UTC day',
+  description:
+    'Run the nightly analysis for one UTC day and print a summary of it. On the embedded database it asks the server running on the data dir; otherwise it opens the database itself.',
+  options: {
+    day: { type: 'string', value: 'YYYY-MM-DD', description: 'the UTC day (default: yesterday)' },
+    json: { type: 'boolean', description: 'print the run as one JSON document instead' },
+  },
+};
+
+export const BACKUP: CommandSpec = {
+  name: 'backup',
+  synopsis: '--out FILE',
+  summary: 'write a backup of the embedded database to FILE',
+  description:
+    'Write a consistent backup of the embedded database to FILE (gzipped). The server running on the data dir makes it, or this command when none runs; refused with ARBITER_DATABASE_URL.',
+  options: { out: { type: 'string', value: 'FILE', description: 'where to write it (required)' } },
+};
+
+export const RESTORE: CommandSpec = {
+  name: 'restore',
+  synopsis: '--from FILE',
+  summary: 'restore such a backup into an empty ARBITER_DATA_DIR',
+  description:
+    'Restore a backup into ARBITER_DATA_DIR, which must be empty or absent (otherwise refused, nothing changed); start `arbiter serve` on it afterwards.',
+  options: { from: { type: 'string', value: 'FILE', description: 'the backup (required)' } },
+};
+
+export const DEMO: CommandSpec = {
+  name: 'demo',
+  synopsis: '[--url URL]',
+  summary: 'seed the demo org on the running local server and run the pipeline',
+  description:
+    'Seed the arbiter-demo org on the running local server (two experiments, keys, today’s traffic through the ingest API), run the pipeline and print where the results are. Safe to repeat; refused off loopback.',
+  options: {
+    url: {
+      type: 'string',
+      value: 'URL',
+      description:
+        'the server (default: the one running on the data dir, else ARBITER_PORT on 127.0.0.1)',
+    },
+  },
+};
+
+/** Every command as typed after `arbiter`, in the order `arbiter --help` lists them. */
+export const COMMANDS: readonly CommandSpec[] = [
+  SERVE,
+  MIGRATE,
+  TOKEN,
+  PIPELINE_RUN,
+  BACKUP,
+  RESTORE,
+  DEMO,
+];
+
+/** `arbiter --help`. */
+export function commandsUsage(): string {
+  const width = Math.max(...COMMANDS.map((c) => c.name.length)) + 3;
+  const rows = COMMANDS.map((c) => `  ${c.name.padEnd(width)}${c.summary}`);
+  return `Usage: arbiter <command> [options]\n\nCommands:\n${rows.join('\n')}\n  ${'help [command]'.padEnd(width)}show the commands, or one command's usage\n\n'arbiter <command> --help' shows a command's options. ${SETTINGS}\n`;
+}
