@@ -210,6 +210,12 @@ export const PROBLEMS = {
     about:
       'The payload as a whole is unusable (no CSV header, JSON that is not an array, too many rows). Rows are otherwise checked one by one.',
   },
+  'otlp-payload-invalid': {
+    status: 400,
+    title: 'The OTLP payload cannot be read',
+    about:
+      'The body of `POST /v1/otlp/v1/traces` is not an OTLP ExportTraceServiceRequest in the encoding its `Content-Type` names (`application/x-protobuf` or OTLP JSON `application/json`), or its gzip is broken. Nothing was stored.',
+  },
   'rate-limited': {
     status: 429,
     title: 'Too many requests',
