@@ -29,10 +29,11 @@ export async function refuseContentEncoding(request: FastifyRequest): Promise<vo
   if (codings.length === 0) return;
   const decoded = request.routeOptions.config?.contentEncodings ?? [];
   if (codings.length === 1 && decoded.includes(codings[0] as string)) return;
+  const or = decoded.map((c) => ` or as ${c}`).join('');
   throw new ProblemError(
     'unsupported-content-encoding',
-    `Content-Encoding ${codings.join(', ')} is not accepted; send the body uncompressed`,
+    `Content-Encoding ${codings.join(', ')} is not accepted; send the body uncompressed${or}`,
     {},
-    { 'accept-encoding': 'identity' },
+    { 'accept-encoding': [...decoded, 'identity'].join(', ') },
   );
 }

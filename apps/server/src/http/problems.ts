@@ -173,7 +173,7 @@ export const PROBLEMS = {
     status: 415,
     title: 'Unsupported content encoding',
     about:
-      'Request bodies are read as sent: send them without `Content-Encoding` (or `identity`). Compressed bodies (gzip, deflate, br) are not accepted.',
+      'Request bodies are read as sent: send them without `Content-Encoding` (or `identity`). Compressed bodies (gzip, deflate, br) are not accepted, except gzip on `POST /v1/otlp/v1/traces` (OTLP/HTTP).',
   },
   'unsupported-media-type': {
     status: 415,

@@ -71,6 +71,12 @@ type Json = Record<string, unknown>;
 
 const HEX_ID = /^[0-9a-fA-F]+$/;
 
+const STATUS_NAMES: Record<string, number> = {
+  STATUS_CODE_UNSET: 0,
+  STATUS_CODE_OK: 1,
+  STATUS_CODE_ERROR: 2,
+};
+
 /** An id as lowercase hex of `bytes` bytes; all-zero ids are invalid in OTLP. */
 function idOf(value: unknown, bytes: number, encoding: OtlpEncoding): string | null {
   if (typeof value !== 'string') return null;
@@ -140,13 +146,15 @@ function attributesOf(list: readonly Json[]): Map<string, AttributeValue> {
 
 function spanOf(s: Json, path: string, resource: Attributes, encoding: OtlpEncoding): OtlpSpan {
   const status = objectAt(s, 'status', path);
-  const code = typeof status.code === 'number' ? status.code : Number(status.code ?? 0);
+  // OTLP JSON sends the enum as an integer; a sender using proto3's JSON mapping sends its name.
+  const code =
+    typeof status.code === 'number' ? status.code : (STATUS_NAMES[String(status.code)] ?? 0);
   return {
     traceId: idOf(s.traceId, 16, encoding),
     spanId: idOf(s.spanId, 8, encoding),
     startNs: nanosOf(s.startTimeUnixNano),
     endNs: nanosOf(s.endTimeUnixNano),
-    statusCode: Number.isInteger(code) ? code : 0,
+    statusCode: code,
     statusMessage: typeof status.message === 'string' ? status.message : '',
     attributes: attributesOf(listAt(s, 'attributes', path)),
     resource,

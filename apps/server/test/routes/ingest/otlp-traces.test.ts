@@ -372,7 +372,7 @@ describe('POST /v1/otlp/v1/traces answers', () => {
         { 'content-type': 'application/json', 'content-encoding': 'br' },
         415,
         'unsupported-content-encoding',
-        'Content-Encoding br is not accepted',
+        'Content-Encoding br is not accepted; send the body uncompressed or as gzip',
       ],
     ];
     for (const [body, headers, status, slug, detail] of cases) {
@@ -381,8 +381,22 @@ describe('POST /v1/otlp/v1/traces answers', () => {
       expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
       expect(res.json()).toMatchObject({ type: `/problems/${slug}`, status });
       expect(res.json().detail).toContain(detail);
+      if (status === 415 && slug === 'unsupported-content-encoding') {
+        expect(res.headers['accept-encoding']).toBe('gzip, identity');
+      }
     }
     expect(await storedOf(acme.orgId)).toHaveLength(before.length);
+  });
+
+  it('reads a status sent by its enum name, as proto3 JSON writes it', async () => {
+    const body = jsonExport(['hana']);
+    const span = body.resourceSpans[0]!.scopeSpans[0]!.spans[0]! as Record<string, unknown>;
+    span.spanId = 'feedfacefeedface';
+    span.status = { code: 'STATUS_CODE_ERROR', message: 'upstream 503' };
+    const res = await post(JSON.stringify(body), { 'content-type': 'application/json' });
+    expect(res.json()).toEqual({});
+    const stored = await storedEvent(acme.orgId, `${'abc'.padStart(32, '0')}-feedfacefeedface`);
+    expect(stored).toMatchObject({ userId: 'hana', error: 'upstream 503', inputTokens: 5 });
   });
 
   it('needs an API key, as every ingest route', async () => {
