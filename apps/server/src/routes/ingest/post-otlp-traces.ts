@@ -46,7 +46,8 @@ const TracesSchema = {
       'application/x-protobuf': { schema: Binary },
       'application/json': {
         schema: Type.Object(
-          { resourceSpans: Type.Optional(Type.Array(Type.Unknown())) },
+          // proto3's JSON mapping reads null as the field's default, an empty list here.
+          { resourceSpans: Type.Optional(Type.Union([Type.Array(Type.Unknown()), Type.Null()])) },
           { description: 'OTLP JSON: hex trace and span ids, enums as integers' },
         ),
       },

@@ -296,6 +296,9 @@ describe('POST /v1/otlp/v1/traces answers', () => {
     expect(json.statusCode).toBe(202);
     expect(json.headers['content-type']).toMatch(/^application\/json/);
     expect(json.json()).toEqual({});
+    // proto3's JSON mapping: null is the field's default, no spans.
+    const none = await post('{"resourceSpans":null}', { 'content-type': 'application/json' });
+    expect([none.statusCode, none.json()]).toEqual([202, {}]);
     const pb = await post(Buffer.from(Request.encode(Request.fromObject({})).finish()), {
       'content-type': 'application/x-protobuf',
     });
