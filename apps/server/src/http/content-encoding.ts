@@ -1,6 +1,13 @@
 import type { FastifyRequest } from 'fastify';
 import { ProblemError } from './problems.ts';
 
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Content codings the route decodes itself (OTLP's gzip); every other route takes none. */
+    contentEncodings?: readonly string[];
+  }
+}
+
 function hasBody(request: FastifyRequest): boolean {
   const length = request.headers['content-length'];
   return (
@@ -20,10 +27,13 @@ export async function refuseContentEncoding(request: FastifyRequest): Promise<vo
     .map((c) => c.trim().toLowerCase())
     .filter((c) => c !== '' && c !== 'identity');
   if (codings.length === 0) return;
+  const decoded = request.routeOptions.config?.contentEncodings ?? [];
+  if (codings.length === 1 && decoded.includes(codings[0] as string)) return;
+  const or = decoded.map((c) => ` or as ${c}`).join('');
   throw new ProblemError(
     'unsupported-content-encoding',
-    `Content-Encoding ${codings.join(', ')} is not accepted; send the body uncompressed`,
+    `Content-Encoding ${codings.join(', ')} is not accepted; send the body uncompressed${or}`,
     {},
-    { 'accept-encoding': 'identity' },
+    { 'accept-encoding': [...decoded, 'identity'].join(', ') },
   );
 }

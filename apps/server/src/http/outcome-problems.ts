@@ -38,6 +38,8 @@ const PROBLEM_OF = {
     'experiment-not-found': 'experiment-not-found',
     'test-event-limit': 'test-event-limit',
     'import-unreadable': 'import-format',
+    'otlp-unreadable': 'otlp-payload-invalid',
+    'otlp-too-large': 'payload-too-large',
   } satisfies Record<IngestCode, ProblemSlug>,
   analysis: {
     'fold-behind': 'fold-behind',

@@ -173,7 +173,7 @@ export const PROBLEMS = {
     status: 415,
     title: 'Unsupported content encoding',
     about:
-      'Request bodies are read as sent: send them without `Content-Encoding` (or `identity`). Compressed bodies (gzip, deflate, br) are not accepted.',
+      'Request bodies are read as sent: send them without `Content-Encoding` (or `identity`). Compressed bodies (gzip, deflate, br) are not accepted, except gzip on `POST /v1/otlp/v1/traces` (OTLP/HTTP).',
   },
   'unsupported-media-type': {
     status: 415,
@@ -209,6 +209,12 @@ export const PROBLEMS = {
     title: 'The import payload cannot be read',
     about:
       'The payload as a whole is unusable (no CSV header, JSON that is not an array, too many rows). Rows are otherwise checked one by one.',
+  },
+  'otlp-payload-invalid': {
+    status: 400,
+    title: 'The OTLP payload cannot be read',
+    about:
+      'The body of `POST /v1/otlp/v1/traces` is not an OTLP ExportTraceServiceRequest in the encoding its `Content-Type` names (`application/x-protobuf` or OTLP JSON `application/json`), or its gzip is broken. Nothing was stored.',
   },
   'rate-limited': {
     status: 429,

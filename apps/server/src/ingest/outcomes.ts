@@ -6,6 +6,8 @@ export type IngestCode =
   | 'allowance-exceeded'
   | 'experiment-not-found'
   | 'test-event-limit'
-  | 'import-unreadable';
+  | 'import-unreadable'
+  | 'otlp-unreadable'
+  | 'otlp-too-large';
 
 export class IngestError extends Outcome<IngestCode> {}

@@ -7,22 +7,26 @@ export function refuseIfNothingAccepted(
   pointerOf: (index: number) => string,
 ): void {
   if (outcome.accepted > 0) return;
-  if (outcome.overAllowance > 0) {
-    const seconds = Math.max(
-      1,
-      Math.ceil((outcome.resetsAt.getTime() - outcome.now.getTime()) / 1000),
-    );
-    throw new IngestError(
-      'allowance-exceeded',
-      `The monthly allowance of ${outcome.allowance} events is used up; it resets at ${outcome.resetsAt.toISOString()}`,
-      { allowance: outcome.allowance, resets_at: outcome.resetsAt.toISOString() },
-      seconds,
-    );
-  }
+  refuseIfAllOverAllowance(outcome);
   const errors = outcome.rejected.map((r) => ({ pointer: pointerOf(r.index), detail: r.detail }));
   throw new IngestError(
     'nothing-accepted',
     `No event in the request is valid; first: ${errors[0]?.pointer ?? ''} ${errors[0]?.detail ?? ''}`.trim(),
     { errors },
+  );
+}
+
+/** Nothing accepted and some refused only for the allowance: 429 until the month resets. */
+export function refuseIfAllOverAllowance(outcome: AcceptOutcome): void {
+  if (outcome.accepted > 0 || outcome.overAllowance === 0) return;
+  const seconds = Math.max(
+    1,
+    Math.ceil((outcome.resetsAt.getTime() - outcome.now.getTime()) / 1000),
+  );
+  throw new IngestError(
+    'allowance-exceeded',
+    `The monthly allowance of ${outcome.allowance} events is used up; it resets at ${outcome.resetsAt.toISOString()}`,
+    { allowance: outcome.allowance, resets_at: outcome.resetsAt.toISOString() },
+    seconds,
   );
 }

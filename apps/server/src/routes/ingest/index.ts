@@ -15,6 +15,7 @@ import * as assign from './assign.ts';
 import * as getConfig from './get-config.ts';
 import * as importEvents from './import-events.ts';
 import * as postEvents from './post-events.ts';
+import * as postOtlpTraces from './post-otlp-traces.ts';
 
 /**
  * Per-key limits; the publishable key, which ships in client code, gets the stricter one. The
@@ -91,6 +92,9 @@ const keyedWrites: Plane = async (app, { ctx }) => {
 /** Import has its own body parsers and needs the secret key, so it gets its own scope. */
 const importScope: Plane = (app, { ctx }) => importEvents.register(app, ctx);
 
+/** OTLP reads protobuf and JSON bodies as bytes (gzip or not), so it gets its own scope. */
+const otlpScope: Plane = (app, { ctx }) => postOtlpTraces.register(app, ctx);
+
 /** The ingest plane: every route behind an API key; the org comes from the key. */
 export const ingestRoutes: Plane = async (app, { ctx }) => {
   const windows = new KeyRateWindows();
@@ -100,4 +104,5 @@ export const ingestRoutes: Plane = async (app, { ctx }) => {
   await app.register(keyed(windows), { ctx });
   await app.register(keyedWrites, { ctx });
   await app.register(importScope, { ctx });
+  await app.register(otlpScope, { ctx });
 };

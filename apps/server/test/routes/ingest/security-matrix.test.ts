@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Harness, startHarness } from '../../support/harness.ts';
@@ -29,6 +30,26 @@ const event = (experimentId: string, eventId: string) => ({
   user_id: 'matrix-user',
   timestamp: new Date().toISOString(),
 });
+
+/** One GenAI chat span as OTLP JSON, its ids derived from the event id. */
+const otlpExport = (experimentId: string, eventId: string) => {
+  const hex = createHash('sha256').update(eventId).digest('hex');
+  const nanos = String(BigInt(Date.now()) * 1_000_000n);
+  const attribute = (key: string, value: string) => ({ key, value: { stringValue: value } });
+  const span = {
+    traceId: hex.slice(0, 32),
+    spanId: hex.slice(32, 48),
+    name: 'chat',
+    startTimeUnixNano: nanos,
+    endTimeUnixNano: nanos,
+    attributes: [
+      attribute('gen_ai.operation.name', 'chat'),
+      attribute('arbiter.experiment', experimentId),
+      attribute('arbiter.user_id', 'matrix-user'),
+    ],
+  };
+  return JSON.stringify({ resourceSpans: [{ scopeSpans: [{ spans: [span] }] }] });
+};
 
 const KEY_ROUTES: KeyRouteCase[] = [
   {
@@ -82,6 +103,22 @@ const KEY_ROUTES: KeyRouteCase[] = [
     foreign: (res) => {
       expect(res.statusCode).toBe(200);
       expect(res.json()).toMatchObject({ events: 0, errors: [{ line: 1 }] });
+    },
+  },
+  {
+    method: 'POST',
+    path: '/v1/otlp/v1/traces',
+    scope: 'publishable',
+    request: (experimentId, eventId) => ({
+      method: 'POST',
+      url: '/v1/otlp/v1/traces',
+      headers: { 'content-type': 'application/json' },
+      payload: otlpExport(experimentId, eventId),
+    }),
+    foreign: (res) => {
+      expect(res.statusCode).toBe(202);
+      expect(res.json().partialSuccess.rejectedSpans).toBe('1');
+      expect(res.json().partialSuccess.errorMessage).toContain('no experiment');
     },
   },
 ];

@@ -1,0 +1,110 @@
+import { Type } from 'typebox';
+import type { Context } from '../../context.ts';
+import { apiKeyHook, keyCallerOf } from '../../http/api-key-auth.ts';
+import type { App } from '../../http/app-types.ts';
+import { ProblemError } from '../../http/problems.ts';
+import { problemResponses } from '../../http/responses.ts';
+import { acceptOtlpTraces } from '../../ingest/otlp/accept-traces.ts';
+import {
+  decodeTraces,
+  inflated,
+  jsonResponse,
+  type OtlpEncoding,
+  protobufResponse,
+} from '../../ingest/otlp/decode.ts';
+
+/** A body as sent (compressed or not); collectors batch thousands of spans with their text. */
+export const OTLP_MAX_BODY_BYTES = 16 * 1024 * 1024;
+
+const ENCODINGS: Record<string, OtlpEncoding> = {
+  'application/x-protobuf': 'protobuf',
+  'application/json': 'json',
+};
+
+const Binary = Type.String({ format: 'binary' });
+
+const PartialSuccess = Type.Object(
+  {
+    rejectedSpans: Type.String({
+      pattern: '^[0-9]+$',
+      description: 'GenAI spans not stored (int64, a decimal string as proto3 JSON writes it)',
+    }),
+    errorMessage: Type.String({ description: 'Why, span by span (the first few)' }),
+  },
+  { description: 'Present only when a span was rejected' },
+);
+
+const TracesSchema = {
+  tags: ['ingest'],
+  summary:
+    'OTLP/HTTP trace export: GenAI model-call spans become model_call events (202, OTLP ExportTraceServiceResponse)',
+  description:
+    "The body is an OTLP ExportTraceServiceRequest, binary protobuf (`application/x-protobuf`) or OTLP JSON (`application/json`), optionally `Content-Encoding: gzip`, at most 16 MiB as sent and 32 MiB unpacked. Spans with `gen_ai.operation.name` `chat`, `text_completion` or `generate_content` are stored as `model_call` events (event id `<trace id>-<span id>`), a user's first one with an exposure; the experiment and user come from the attributes `arbiter.experiment` and `arbiter.user_id`. Other spans are acknowledged and ignored. The answer is in the request's encoding; `partialSuccess` counts and explains the GenAI spans rejected. See docs/integrations/otlp.md.",
+  security: [{ apiKey: [] }],
+  body: {
+    content: {
+      'application/x-protobuf': { schema: Binary },
+      'application/json': {
+        schema: Type.Object(
+          // proto3's JSON mapping reads null as the field's default, an empty list here.
+          { resourceSpans: Type.Optional(Type.Union([Type.Array(Type.Unknown()), Type.Null()])) },
+          { description: 'OTLP JSON: hex trace and span ids, enums as integers' },
+        ),
+      },
+    },
+  },
+  response: {
+    202: {
+      description: 'ExportTraceServiceResponse, in the encoding of the request',
+      content: {
+        'application/json': {
+          schema: Type.Object({ partialSuccess: Type.Optional(PartialSuccess) }),
+        },
+        'application/x-protobuf': { schema: Binary },
+      },
+    },
+    ...problemResponses(400, 401, 413, 415, 429),
+  },
+};
+
+function encodingOf(contentType: string | undefined): OtlpEncoding | undefined {
+  return ENCODINGS[(contentType ?? '').split(';')[0]!.trim().toLowerCase()];
+}
+
+export async function register(app: App, ctx: Context): Promise<void> {
+  // Both encodings arrive as bytes: the body may be gzip, and protobuf is not text anyway.
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser(
+    Object.keys(ENCODINGS),
+    { parseAs: 'buffer', bodyLimit: OTLP_MAX_BODY_BYTES },
+    (_request, body, done) => done(null, body),
+  );
+  app.post(
+    '/v1/otlp/v1/traces',
+    {
+      onRequest: apiKeyHook(ctx, { authoritative: true }),
+      bodyLimit: OTLP_MAX_BODY_BYTES,
+      config: { contentEncodings: ['gzip'] },
+      // The bytes are decoded by the handler; the document states both encodings' shapes.
+      validatorCompiler: () => () => true,
+      schema: TracesSchema,
+    },
+    async (request, reply) => {
+      const encoding = encodingOf(request.headers['content-type']);
+      if (encoding === undefined || !Buffer.isBuffer(request.body)) {
+        throw new ProblemError(
+          'unsupported-media-type',
+          `Send the OTLP export as ${Object.keys(ENCODINGS).join(' or ')} with its Content-Type`,
+        );
+      }
+      const gzipped = (request.headers['content-encoding'] ?? '').trim().toLowerCase() === 'gzip';
+      const spans = decodeTraces(await inflated(request.body, gzipped), encoding);
+      const partial = await acceptOtlpTraces(ctx, keyCallerOf(request).orgId, spans);
+      reply.status(202);
+      if (encoding === 'json') return jsonResponse(partial);
+      reply.type('application/x-protobuf');
+      // Fastify sends a Buffer as it is; the type provider knows binary only as the document's string.
+      return protobufResponse(partial) as unknown as string;
+    },
+  );
+}
