@@ -9,6 +9,7 @@ import {
   YAxis,
 } from 'recharts';
 import type { MetricResult } from '../../api/client.ts';
+import { niceTicks } from '../../charts/ticks.ts';
 import { decidedOn } from './decided-on.ts';
 import { num } from './format.ts';
 
@@ -43,6 +44,7 @@ export function ForestPlot({
   const lo = Math.min(0, ...data.map((r) => r.ci[0]));
   const hi = Math.max(0, ...data.map((r) => r.ci[1]));
   const pad = (hi - lo) * 0.08 || 1;
+  const ticks = niceTicks(lo - pad, hi + pad);
   const ciName = preliminary ? 'always-valid 95% CI' : '95% CI';
   const summary = data
     .map(
@@ -61,8 +63,10 @@ export function ForestPlot({
             <CartesianGrid horizontal={false} strokeDasharray="3 3" />
             <XAxis
               type="number"
-              domain={[lo - pad, hi + pad]}
-              tickFormatter={(v: number) => num(v, 2)}
+              domain={[ticks[0] ?? lo - pad, ticks.at(-1) ?? hi + pad]}
+              ticks={ticks}
+              interval={0}
+              tickFormatter={(v: number) => num(v)}
             />
             <YAxis type="category" dataKey="treatment" width={90} />
             <ReferenceLine x={0} stroke="#0f172a" />
