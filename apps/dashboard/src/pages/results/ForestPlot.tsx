@@ -41,10 +41,7 @@ export function ForestPlot({
       significant: r.significant,
     };
   });
-  const lo = Math.min(0, ...data.map((r) => r.ci[0]));
-  const hi = Math.max(0, ...data.map((r) => r.ci[1]));
-  const pad = (hi - lo) * 0.08 || 1;
-  const ticks = niceTicks(lo - pad, hi + pad);
+  const ticks = effectTicks(data.map((r) => r.ci));
   const ciName = preliminary ? 'always-valid 95% CI' : '95% CI';
   const summary = data
     .map(
@@ -63,7 +60,7 @@ export function ForestPlot({
             <CartesianGrid horizontal={false} strokeDasharray="3 3" />
             <XAxis
               type="number"
-              domain={[ticks[0] ?? lo - pad, ticks.at(-1) ?? hi + pad]}
+              domain={[ticks[0] as number, ticks.at(-1) as number]}
               ticks={ticks}
               interval={0}
               tickFormatter={(v: number) => num(v)}
@@ -82,6 +79,14 @@ export function ForestPlot({
       </div>
     </figure>
   );
+}
+
+/** Round ticks over every interval and 0, with a little room on each side. */
+function effectTicks(intervals: Array<[number, number]>): number[] {
+  const lo = Math.min(0, ...intervals.map((ci) => ci[0]));
+  const hi = Math.max(0, ...intervals.map((ci) => ci[1]));
+  const pad = (hi - lo) * 0.08 || 1;
+  return niceTicks(lo - pad, hi + pad);
 }
 
 interface CiBarProps {
