@@ -1,6 +1,7 @@
 import { createBrowserRouter, Navigate, RouterProvider } from 'react-router';
 import { useSessionToken } from './auth/session.ts';
 import { Layout } from './components/Layout.tsx';
+import { NotFound } from './components/NotFound.tsx';
 import { HealthPage } from './pages/admin/HealthPage.tsx';
 import { InboxPage } from './pages/admin/InboxPage.tsx';
 import { OrgDetailPage } from './pages/admin/OrgDetailPage.tsx';
@@ -49,7 +50,7 @@ const signedIn = createBrowserRouter([
       { path: 'admin/orgs/:id', element: <OrgDetailPage /> },
       { path: 'admin/health', element: <HealthPage /> },
       { path: 'auth/callback', element: <Navigate to="/experiments" replace /> },
-      { path: '*', element: <p>No such page.</p> },
+      { path: '*', element: <NotFound /> },
     ],
   },
 ]);

@@ -39,7 +39,7 @@ export interface Config {
   /** How log lines look; null: readable when stdout is a terminal, JSON otherwise. */
   logFormat: 'json' | 'pretty' | null;
   bodyLimitBytes: number;
-  /** Plan limits (allowances) are applied; false for self-hosting without billing. */
+  /** Plan limits (allowances) are applied: ARBITER_ENFORCE_LIMITS, else whether billing is configured. */
   enforceLimits: boolean;
   /** Requests per minute per key on the ingest plane. */
   rateLimitPublishablePerMinute: number;
@@ -230,6 +230,15 @@ function trustProxyOf(value: string): Config['trustProxy'] {
   return value.split(',').map((a) => a.trim());
 }
 
+/**
+ * Plan allowances apply where plans can be bought: unset, the setting follows whether billing
+ * is configured, so a self-hosted server without billing never caps its own orgs at the free
+ * plan (docs/decisions.md#where-plan-limits-apply). Set, it wins either way.
+ */
+function enforceLimitsOf(s: Settings): boolean {
+  return s.ARBITER_ENFORCE_LIMITS ?? s.ARBITER_STRIPE_SECRET_KEY !== undefined;
+}
+
 /** Development sessions let off loopback for a trial: every start warns about it. */
 function devSessionsOffLoopback(s: Settings): boolean {
   return (
@@ -284,7 +293,7 @@ export function loadConfig(env: Env, cwd = process.cwd()): Config {
       .filter((e) => e !== ''),
     logLevel: s.ARBITER_LOG_LEVEL,
     bodyLimitBytes: s.ARBITER_BODY_LIMIT_BYTES,
-    enforceLimits: s.ARBITER_ENFORCE_LIMITS,
+    enforceLimits: enforceLimitsOf(s),
     rateLimitPublishablePerMinute: s.ARBITER_RATE_LIMIT_PUBLISHABLE_PER_MINUTE,
     rateLimitSecretPerMinute: s.ARBITER_RATE_LIMIT_SECRET_PER_MINUTE,
     importConcurrencyPerOrg: s.ARBITER_IMPORT_CONCURRENCY_PER_ORG,

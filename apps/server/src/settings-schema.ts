@@ -114,10 +114,12 @@ export const SettingsSchema = Type.Object({
     default: 1024 * 1024,
     description: 'largest accepted request body',
   }),
-  ARBITER_ENFORCE_LIMITS: Type.Boolean({
-    default: true,
-    description: 'apply plan allowances (false for self-hosting without billing)',
-  }),
+  ARBITER_ENFORCE_LIMITS: Type.Optional(
+    Type.Boolean({
+      description:
+        'apply plan allowances (events past the monthly allowance answer 429). Unset = applied only when billing is configured (ARBITER_STRIPE_SECRET_KEY set), so a self-hosted server without billing has no cap',
+    }),
+  ),
   ARBITER_RATE_LIMIT_PUBLISHABLE_PER_MINUTE: Type.Integer({
     minimum: 1,
     maximum: 100_000_000,

@@ -88,6 +88,16 @@ describe('loadConfig', () => {
     ).toEqual(['boss@arbiter.dev', 'ops@arbiter.dev']);
   });
 
+  it('enforces plan limits only where billing is configured, unless the setting says otherwise', () => {
+    const enforced = (env: Record<string, string>) => loadConfig(env).enforceLimits;
+    const billed = { ARBITER_STRIPE_SECRET_KEY: 'sk_test_123' };
+    expect(enforced({})).toBe(false);
+    expect(enforced(billed)).toBe(true);
+    expect(enforced({ ARBITER_ENFORCE_LIMITS: 'true' })).toBe(true);
+    expect(enforced({ ...billed, ARBITER_ENFORCE_LIMITS: 'false' })).toBe(false);
+    expect(enforced({ ARBITER_ENFORCE_LIMITS: '' })).toBe(false);
+  });
+
   it('reads the trusted proxies as Fastify takes them: none, any, a hop count or addresses', () => {
     const trust = (value?: string) =>
       loadConfig(value === undefined ? {} : { ARBITER_TRUST_PROXY: value }).trustProxy;

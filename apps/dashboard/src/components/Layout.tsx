@@ -1,7 +1,6 @@
 import { NavLink, Outlet } from 'react-router';
 import { clearSession } from '../auth/session.ts';
 import { useWhoami } from '../auth/whoami.ts';
-import { useIsPlatformOwner } from '../pages/admin/queries.ts';
 
 const NAV = [
   { to: '/experiments', label: 'Experiments' },
@@ -12,7 +11,7 @@ const NAV = [
   { to: '/feedback', label: 'Feedback' },
 ];
 
-/** Shown only to platform owners: the server's answer on the inbox decides (docs/decisions.md#billing-and-platform-owner-pages). */
+/** Shown only to platform owners: whoami's `platform_owner` decides (docs/decisions.md#billing-and-platform-owner-pages). */
 const OWNER_NAV = [
   { to: '/admin/inbox', label: 'Inbox' },
   { to: '/admin/overview', label: 'Platform' },
@@ -20,8 +19,7 @@ const OWNER_NAV = [
 
 export function Layout() {
   const me = useWhoami();
-  const owner = useIsPlatformOwner();
-  const nav = owner.data === true ? [...NAV, ...OWNER_NAV] : NAV;
+  const nav = me.data?.platform_owner === true ? [...NAV, ...OWNER_NAV] : NAV;
   return (
     <div className="shell">
       <header className="top">

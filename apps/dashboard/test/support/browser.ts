@@ -26,7 +26,7 @@ export function watchConsole(page: Page) {
     if (m.type() !== 'error') return;
     const text = m.text();
     if (tolerated !== null && text.includes(`status of ${tolerated}`)) return;
-    if (isOwnerProbeAnswer(m) || isCollectingAnswer(m)) return;
+    if (isCollectingAnswer(m)) return;
     errors.push(`${page.url()}: ${text}`);
   });
   page.on('pageerror', (e) => errors.push(`${page.url()}: ${e.message}`));
@@ -41,18 +41,6 @@ export function watchConsole(page: Page) {
       }
     },
   };
-}
-
-/**
- * The dashboard asks the inbox whether the signed-in user is a platform owner (docs/decisions.md#billing-and-platform-owner-pages: "the 403
- * on the inbox also tells the dashboard whether to show the inbox navigation item"). For
- * everyone else that 403 is the designed answer, and Chromium logs it like any failed load.
- */
-function isOwnerProbeAnswer(m: ConsoleMessage): boolean {
-  return (
-    m.text().includes('status of 403') &&
-    new URL(m.location().url, 'http://x').pathname === '/v1/admin/inbox'
-  );
 }
 
 /**

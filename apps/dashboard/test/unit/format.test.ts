@@ -12,11 +12,13 @@ import {
 } from '../../src/pages/results/format.ts';
 
 describe('number formatting on the results page', () => {
-  it('num: three significant digits, exponents for the very large and small, a dash for none', () => {
+  it('num: three significant digits, readable large and small numbers, a dash for none', () => {
     expect(num(4.56789)).toBe('4.57');
     expect(num(0.012345)).toBe('0.0123');
-    expect(num(12345)).toBe('1.23e+4');
-    expect(num(0.0001234)).toBe('1.23e-4');
+    expect(num(1040.4)).toBe('1,040');
+    expect(num(-12345)).toBe('-12,345');
+    expect(num(0.0001234)).toBe('0.000123');
+    expect(num(999.6)).toBe('1,000');
     expect(num(0)).toBe('0');
     expect(num(2.5, 1)).toBe('3');
     for (const none of [null, undefined, Number.NaN, Number.POSITIVE_INFINITY])

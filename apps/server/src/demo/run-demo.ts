@@ -245,14 +245,16 @@ function summaryLines(
 ): string[] {
   const { checkout, onboarding, results, collecting } = seen;
   const url = baseUrl.replace('127.0.0.1', 'localhost');
+  // The dashboard's development sign-in fills its form in from these (nothing secret in them).
+  const signInQuery = `?${new URLSearchParams({ email: DEMO_EMAIL, org: DEMO_ORG, role: 'admin' })}`;
   const lines = [
     `Arbiter demo: org ${DEMO_ORG} with ${checkout.name} and ${onboarding.name}, traffic of today (UTC) sent through ${url}/v1/events and /v1/events/import, pipeline run for ${daysFrom(firstDay, now).join(', ')}.`,
     ...describeResults(checkout, results),
     `  ${onboarding.name}: ${collecting.status === 404 ? collecting.body.detail : `results for ${collecting.body.computed_for}`}`,
     '',
     `Dashboard (sign in with Email ${DEMO_EMAIL}, Organization ${DEMO_ORG}, Role admin):`,
-    `  ${url}/experiments/${checkout.id}/results`,
-    `  ${url}/experiments/${onboarding.id}/results`,
+    `  ${url}/experiments/${checkout.id}/results${signInQuery}`,
+    `  ${url}/experiments/${onboarding.id}/results${signInQuery}`,
     '',
     'Results through the API (send the session token below as a Bearer token):',
     `  ${url}/v1/experiments/${checkout.name}/results`,

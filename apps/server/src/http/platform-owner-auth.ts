@@ -58,7 +58,7 @@ export function platformOwnerHook(ctx: Context) {
  * The caller's email when it is a configured owner's: compared as ASCII-lowercased text only
  * (non-ASCII addresses never match), and refused when the token says it is not verified.
  */
-function ownerEmailOf(claims: SessionClaims, owners: readonly string[]): string | null {
+export function ownerEmailOf(claims: SessionClaims, owners: readonly string[]): string | null {
   if (claims.email === null || claims.emailVerified === false) return null;
   const email = comparableEmail(claims.email);
   return email !== null && owners.includes(email) ? email : null;

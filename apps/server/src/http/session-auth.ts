@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { type OrgRole, roleAtLeast } from '../auth/session-claims.ts';
+import { type OrgRole, roleAtLeast, type SessionClaims } from '../auth/session-claims.ts';
 import type { Context } from '../context.ts';
 import type { Caller } from '../domain/identity.ts';
 import { ProblemError } from './problems.ts';
@@ -7,6 +7,8 @@ import { ProblemError } from './problems.ts';
 declare module 'fastify' {
   interface FastifyRequest {
     caller: Caller | null;
+    /** The verified session token's claims, beside the caller they resolved to. */
+    sessionClaims: SessionClaims | null;
   }
 }
 
@@ -64,6 +66,7 @@ export function sessionHook(ctx: Context) {
       );
     }
     request.caller = await ctx.identity.resolve({ ...claims, orgExternalId });
+    request.sessionClaims = claims;
   };
 }
 

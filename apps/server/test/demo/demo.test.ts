@@ -47,7 +47,10 @@ describe('arbiter demo', () => {
     expect(run.stdout).toContain(
       'Dashboard (sign in with Email demo@example.com, Organization arbiter-demo, Role admin):',
     );
-    expect(run.stdout).toContain(`  ${url}/experiments/${id}/results`);
+    // With the demo's sign-in, which the dashboard's development form fills itself in from.
+    expect(run.stdout).toContain(
+      `  ${url}/experiments/${id}/results?email=demo%40example.com&org=arbiter-demo&role=admin\n`,
+    );
   }, 120_000);
 
   it('gives a significant metric, a null and a passed SRM check on the first experiment', async () => {

@@ -1,4 +1,5 @@
 import { Bar, BarChart, CartesianGrid, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import { countAxis } from '../../charts/ticks.ts';
 import { Empty } from '../../components/states.tsx';
 
 /** Events ingested per UTC day across every org over the last 30 days, oldest first. */
@@ -16,7 +17,7 @@ export function EventsPerDayChart({ days }: { days: Array<{ day: string; events:
           <BarChart data={days}>
             <CartesianGrid strokeDasharray="3 3" />
             <XAxis dataKey="day" />
-            <YAxis allowDecimals={false} width={60} />
+            <YAxis width={64} {...countAxis(days.map((d) => d.events))} />
             <Tooltip />
             <Bar dataKey="events" fill="#1d4ed8" isAnimationActive={false} />
           </BarChart>

@@ -29,8 +29,12 @@ export function OrgDetailPage() {
             </p>
             <PlanOverrideForm orgId={o.id} override={o.override} />
             <div className="cards">
-              <Meter label="Events" {...o.usage.events} />
-              <Meter label="Judge evaluations" {...o.usage.judge_evaluations} />
+              <Meter label="Events" plan={planName(o.usage.plan)} {...o.usage.events} />
+              <Meter
+                label="Judge evaluations"
+                plan={planName(o.usage.plan)}
+                {...o.usage.judge_evaluations}
+              />
             </div>
             {o.members.length === 0 ? (
               <Empty>No members.</Empty>

@@ -1,36 +1,14 @@
 import { useQuery } from '@tanstack/react-query';
 import { api, ok } from '../../api/client.ts';
-import { isProblem } from '../../api/problem.ts';
 
 export const adminKeys = {
   all: ['admin'] as const,
-  probe: ['admin', 'probe'] as const,
   inbox: (cursor: string | undefined) => ['admin', 'inbox', cursor] as const,
   overview: ['admin', 'overview'] as const,
   orgs: ['admin', 'orgs'] as const,
   org: (id: string) => ['admin', 'org', id] as const,
   health: ['admin', 'health'] as const,
 };
-
-/**
- * Whether the caller is a platform owner. The server is the only judge (its list of owner
- * emails is not published): the inbox's 403 is the signal (docs/decisions.md#billing-and-platform-owner-pages). Any other failure
- * leaves the answer unknown, and the owner's navigation stays hidden.
- */
-export const useIsPlatformOwner = () =>
-  useQuery({
-    queryKey: adminKeys.probe,
-    queryFn: async () => {
-      try {
-        await ok(api.GET('/v1/admin/inbox', { params: { query: { limit: 1 } } }));
-        return true;
-      } catch (e) {
-        if (isProblem(e) && e.status === 403) return false;
-        throw e;
-      }
-    },
-    staleTime: Number.POSITIVE_INFINITY,
-  });
 
 /** Messages per inbox page: a screenful to read through, then "Older messages". */
 export const INBOX_PAGE_SIZE = 20;

@@ -2,13 +2,15 @@ import { Link, useSearchParams } from 'react-router';
 import type { BillingSummary } from '../../api/client.ts';
 import { useWhoami } from '../../auth/whoami.ts';
 import { ProblemView, QueryView } from '../../components/states.tsx';
+import { LimitsNote } from './LimitsNote.tsx';
 import { PlanChoices } from './PlanChoices.tsx';
 import { planName } from './plan-name.ts';
-import { useBillingSummary, useHostedPage } from './queries.ts';
+import { useBillingSummary, useHostedPage, useUsage } from './queries.ts';
 import { SubscriptionLine } from './SubscriptionLine.tsx';
 
 export function BillingPage() {
   const summary = useBillingSummary();
+  const usage = useUsage();
   const [params] = useSearchParams();
   const back = params.get('checkout');
   return (
@@ -27,6 +29,7 @@ export function BillingPage() {
       <QueryView query={summary} what="billing">
         {(s) => <BillingCards summary={s} />}
       </QueryView>
+      {usage.data ? <LimitsNote usage={usage.data} /> : null}
       <p>
         <Link to="/usage">Usage this month against your plan’s allowances</Link>
       </p>
@@ -54,8 +57,9 @@ function BillingCards({ summary: s }: { summary: BillingSummary }) {
       </section>
       {!s.billing_configured ? (
         <p className="note" data-testid="not-configured">
-          Billing is not configured on this server, so plans cannot be bought here. The org stays on{' '}
-          {planName(s.plan)}.
+          Billing is not configured on this server (no <code>ARBITER_STRIPE_SECRET_KEY</code>), so
+          plans cannot be bought here: the org stays on {planName(s.plan)} unless a platform owner
+          pins another plan.
         </p>
       ) : (
         <>

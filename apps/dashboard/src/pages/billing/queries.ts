@@ -1,6 +1,10 @@
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { api, ok } from '../../api/client.ts';
 
+/** This month's usage, and whether this server enforces the plan's limits. */
+export const useUsage = () =>
+  useQuery({ queryKey: ['usage'], queryFn: () => ok(api.GET('/v1/usage')) });
+
 export const useBillingSummary = () =>
   useQuery({ queryKey: ['billing-summary'], queryFn: () => ok(api.GET('/v1/billing/summary')) });
 

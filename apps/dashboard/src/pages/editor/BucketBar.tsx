@@ -1,11 +1,5 @@
 import type { BucketMap } from '@arbiter/contract';
-
-const PALETTE = ['#2563eb', '#d97706', '#059669', '#7c3aed', '#db2777', '#0891b2', '#65a30d'];
-
-export function variantColor(variants: string[], variant: string): string {
-  const i = variants.indexOf(variant);
-  return PALETTE[Math.max(i, 0) % PALETTE.length] as string;
-}
+import { armColour } from '../../charts/arm-colour.ts';
 
 /** The bucket map as one bar: each run in its variant's colour, retired hatched, unused blank. */
 export function BucketBar({
@@ -37,7 +31,7 @@ export function BucketBar({
             y={0}
             width={r.end - r.start}
             height={10}
-            fill={r.variant === null ? 'url(#retired)' : variantColor(variants, r.variant)}
+            fill={r.variant === null ? 'url(#retired)' : armColour(variants, r.variant)}
           />
         ))}
         <defs>
@@ -52,7 +46,7 @@ export function BucketBar({
           .filter((v) => map.runs.some((r) => r.variant === v))
           .map((v) => (
             <li key={v}>
-              <span className="swatch" style={{ background: variantColor(variants, v) }} /> {v}
+              <span className="swatch" style={{ background: armColour(variants, v) }} /> {v}
             </li>
           ))}
         {map.runs.some((r) => r.variant === null) ? (

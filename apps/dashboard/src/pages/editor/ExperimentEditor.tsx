@@ -117,27 +117,37 @@ function ExperimentBasics({
         Name
         <input required value={draft.name} onChange={(e) => patch({ name: e.target.value })} />
       </label>
-      <label>
-        Salt {frozen ? '(frozen)' : ''}
-        <input
-          required
-          value={draft.salt}
-          readOnly={frozen}
-          onChange={(e) => patch({ salt: e.target.value })}
-        />
-      </label>
-      <label>
-        Bucket count {frozen ? '(frozen)' : ''}
-        <input
-          type="number"
-          min={1}
-          max={1000000}
-          required
-          readOnly={frozen}
-          value={draft.bucket_count}
-          onChange={(e) => patch({ bucket_count: Number(e.target.value) })}
-        />
-      </label>
+      {frozen ? (
+        <dl className="frozen">
+          <dt>Salt</dt>
+          <dd>
+            <code>{draft.salt}</code>
+          </dd>
+          <dt>Bucket count</dt>
+          <dd>{draft.bucket_count.toLocaleString('en-US')}</dd>
+          <dd className="hint">
+            Frozen when the experiment was created: changing either would move enrolled users.
+          </dd>
+        </dl>
+      ) : (
+        <>
+          <label>
+            Salt
+            <input required value={draft.salt} onChange={(e) => patch({ salt: e.target.value })} />
+          </label>
+          <label>
+            Bucket count
+            <input
+              type="number"
+              min={1}
+              max={1000000}
+              required
+              value={draft.bucket_count}
+              onChange={(e) => patch({ bucket_count: Number(e.target.value) })}
+            />
+          </label>
+        </>
+      )}
     </fieldset>
   );
 }

@@ -10,6 +10,7 @@ import {
 } from '@arbiter/contract';
 import { useState } from 'react';
 import type { MetricDefinition } from '../../api/client.ts';
+import { textRows } from '../../components/text-rows.ts';
 import { newMetric } from './form-state.ts';
 
 export function MetricsEditor({
@@ -91,7 +92,11 @@ function MetricRow({
       {m.kind === 'judge' ? (
         <label>
           Rubric of {n}
-          <textarea value={m.rubric ?? ''} onChange={(e) => onSet({ rubric: e.target.value })} />
+          <textarea
+            rows={textRows(m.rubric ?? '', 3)}
+            value={m.rubric ?? ''}
+            onChange={(e) => onSet({ rubric: e.target.value })}
+          />
         </label>
       ) : null}
       <button type="button" onClick={onRemove} aria-label={`Remove ${n}`}>

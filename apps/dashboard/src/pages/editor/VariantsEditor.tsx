@@ -1,3 +1,4 @@
+import { textRows } from '../../components/text-rows.ts';
 import type { VariantDraft } from './form-state.ts';
 
 /** Prompt text and custom variables per variant (what the client libraries read). */
@@ -17,7 +18,7 @@ export function VariantsEditor({
           <label>
             Prompt of {v.key}
             <textarea
-              rows={3}
+              rows={textRows(v.prompt, 3)}
               value={v.prompt}
               onChange={(e) => onChange(v.key, { prompt: e.target.value })}
             />
@@ -25,7 +26,7 @@ export function VariantsEditor({
           <label>
             Variables of {v.key} (JSON object)
             <textarea
-              rows={2}
+              rows={textRows(v.variables, 2)}
               value={v.variables}
               placeholder='{"temperature": 0.2}'
               onChange={(e) => onChange(v.key, { variables: e.target.value })}

@@ -1,4 +1,5 @@
 import { NavLink, useParams } from 'react-router';
+import { NotFound } from '../../components/NotFound.tsx';
 import { QueryView } from '../../components/states.tsx';
 import { ExperimentEditor } from '../editor/ExperimentEditor.tsx';
 import { useExperiment, useResultsSummary, useVersions } from '../experiments/queries.ts';
@@ -17,7 +18,13 @@ const TABS = [
 ] as const;
 
 export function ExperimentPage() {
-  const { id = '', tab = 'results' } = useParams();
+  const { tab = 'results' } = useParams();
+  if (!TABS.some((t) => t.tab === tab)) return <NotFound what="page" />;
+  return <ExperimentTabs tab={tab} />;
+}
+
+function ExperimentTabs({ tab }: { tab: string }) {
+  const { id = '' } = useParams();
   const experiment = useExperiment(id);
   // Asked in parallel with the experiment: the results tab's default view comes from it.
   useResultsSummary();

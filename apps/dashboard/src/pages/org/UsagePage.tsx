@@ -1,11 +1,12 @@
-import { useQuery } from '@tanstack/react-query';
 import { Link } from 'react-router';
-import { api, ok } from '../../api/client.ts';
 import { Meter } from '../../components/Meter.tsx';
 import { QueryView } from '../../components/states.tsx';
+import { LimitsNote } from '../billing/LimitsNote.tsx';
+import { planName } from '../billing/plan-name.ts';
+import { useUsage } from '../billing/queries.ts';
 
 export function UsagePage() {
-  const usage = useQuery({ queryKey: ['usage'], queryFn: () => ok(api.GET('/v1/usage')) });
+  const usage = useUsage();
   return (
     <section>
       <h1>Usage</h1>
@@ -13,14 +14,13 @@ export function UsagePage() {
         {(u) => (
           <>
             <p>
-              Plan <strong>{u.plan}</strong> · month {u.month} (UTC) · resets{' '}
-              {new Date(u.resets_at).toLocaleString()} ·{' '}
-              {u.overage_billed ? 'overage is billed' : 'hard cap at the allowance'}
-              {u.enforced ? '' : ' · limits not enforced in this environment'}
+              Plan <strong>{planName(u.plan)}</strong> · month {u.month} (UTC) · resets{' '}
+              {new Date(u.resets_at).toLocaleString()}
             </p>
+            <LimitsNote usage={u} />
             <div className="cards">
-              <Meter label="Events" {...u.events} />
-              <Meter label="Judge evaluations" {...u.judge_evaluations} />
+              <Meter label="Events" plan={planName(u.plan)} {...u.events} />
+              <Meter label="Judge evaluations" plan={planName(u.plan)} {...u.judge_evaluations} />
             </div>
             <p>
               <Link to="/billing">Change plan or manage billing</Link>

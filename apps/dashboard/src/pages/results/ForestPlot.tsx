@@ -9,6 +9,7 @@ import {
   YAxis,
 } from 'recharts';
 import type { MetricResult } from '../../api/client.ts';
+import { niceTicks } from '../../charts/ticks.ts';
 import { decidedOn } from './decided-on.ts';
 import { num } from './format.ts';
 
@@ -40,9 +41,7 @@ export function ForestPlot({
       significant: r.significant,
     };
   });
-  const lo = Math.min(0, ...data.map((r) => r.ci[0]));
-  const hi = Math.max(0, ...data.map((r) => r.ci[1]));
-  const pad = (hi - lo) * 0.08 || 1;
+  const ticks = effectTicks(data.map((r) => r.ci));
   const ciName = preliminary ? 'always-valid 95% CI' : '95% CI';
   const summary = data
     .map(
@@ -61,8 +60,10 @@ export function ForestPlot({
             <CartesianGrid horizontal={false} strokeDasharray="3 3" />
             <XAxis
               type="number"
-              domain={[lo - pad, hi + pad]}
-              tickFormatter={(v: number) => num(v, 2)}
+              domain={[ticks[0] as number, ticks.at(-1) as number]}
+              ticks={ticks}
+              interval={0}
+              tickFormatter={(v: number) => num(v)}
             />
             <YAxis type="category" dataKey="treatment" width={90} />
             <ReferenceLine x={0} stroke="#0f172a" />
@@ -78,6 +79,14 @@ export function ForestPlot({
       </div>
     </figure>
   );
+}
+
+/** Round ticks over every interval and 0, with a little room on each side. */
+function effectTicks(intervals: Array<[number, number]>): number[] {
+  const lo = Math.min(0, ...intervals.map((ci) => ci[0]));
+  const hi = Math.max(0, ...intervals.map((ci) => ci[1]));
+  const pad = (hi - lo) * 0.08 || 1;
+  return niceTicks(lo - pad, hi + pad);
 }
 
 interface CiBarProps {

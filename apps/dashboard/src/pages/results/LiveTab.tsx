@@ -1,4 +1,5 @@
 import type { Experiment } from '../../api/client.ts';
+import { armOrder } from '../../charts/arm-colour.ts';
 import { ScrollRegion } from '../../components/ScrollRegion.tsx';
 import { Empty, QueryView } from '../../components/states.tsx';
 import { useLive } from '../experiments/queries.ts';
@@ -41,7 +42,12 @@ export function LiveTab({ experiment }: { experiment: Experiment }) {
               <Empty>No metric values yet.</Empty>
             ) : (
               Object.entries(l.distributions).map(([metric, dist]) => (
-                <Distributions key={metric} title={metric} dist={dist} />
+                <Distributions
+                  key={metric}
+                  title={metric}
+                  dist={dist}
+                  variants={armOrder(experiment)}
+                />
               ))
             )}
           </>

@@ -3,6 +3,7 @@ import { startTransition, useEffect, useState } from 'react';
 import { useSearchParams } from 'react-router';
 import { api, type Experiment, type MetricResult, ok, type Results } from '../../api/client.ts';
 import { isProblem } from '../../api/problem.ts';
+import { armOrder } from '../../charts/arm-colour.ts';
 import { Loading, ProblemView } from '../../components/states.tsx';
 import { experimentKeys, useResultsSummary } from '../experiments/queries.ts';
 import { armDistributions } from './arm-distributions.ts';
@@ -154,7 +155,12 @@ function MetricSection({
         current={rows[0]?.test ?? method ?? 'welch_t'}
       />
       {(histograms ? armDistributions(rows) : []).map((d) => (
-        <Distributions key={d.title} title={d.title} dist={d.dist} />
+        <Distributions
+          key={d.title}
+          title={d.title}
+          dist={d.dist}
+          variants={armOrder(experiment)}
+        />
       ))}
     </section>
   );

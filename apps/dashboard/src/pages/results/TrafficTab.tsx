@@ -9,14 +9,16 @@ import {
   YAxis,
 } from 'recharts';
 import type { Experiment } from '../../api/client.ts';
+import { armColour, armOrder } from '../../charts/arm-colour.ts';
+import { countAxis } from '../../charts/ticks.ts';
 import { Empty, QueryView } from '../../components/states.tsx';
-import { variantColor } from '../editor/BucketBar.tsx';
 import { useTraffic } from '../experiments/queries.ts';
 
 /** Exposures per UTC day per variant, oldest first. */
 export function TrafficTab({ experiment }: { experiment: Experiment }) {
   const traffic = useTraffic(experiment.id);
   const arms = experiment.allocation.map((a) => a.variant);
+  const variants = armOrder(experiment);
   return (
     <QueryView query={traffic} what="traffic">
       {(t) =>
@@ -33,14 +35,17 @@ export function TrafficTab({ experiment }: { experiment: Experiment }) {
                 <LineChart data={t.days.map((d) => ({ day: d.day, ...d.exposures }))}>
                   <CartesianGrid strokeDasharray="3 3" />
                   <XAxis dataKey="day" />
-                  <YAxis allowDecimals={false} width={50} />
+                  <YAxis
+                    width={56}
+                    {...countAxis(t.days.flatMap((d) => Object.values(d.exposures)))}
+                  />
                   <Tooltip />
-                  <Legend />
+                  <Legend itemSorter={null} />
                   {arms.map((a) => (
                     <Line
                       key={a}
                       dataKey={a}
-                      stroke={variantColor(arms, a)}
+                      stroke={armColour(variants, a)}
                       isAnimationActive={false}
                       dot
                     />

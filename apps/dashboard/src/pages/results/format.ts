@@ -1,9 +1,12 @@
+/**
+ * A number for people: `digits` significant digits below 1,000, whole numbers with thousands
+ * separators from 1,000 on (1,040, never 1.04e+3), and small ones as decimals (0.000123).
+ */
 export function num(x: number | null | undefined, digits = 3): string {
   if (x === null || x === undefined || !Number.isFinite(x)) return '—';
   if (x === 0) return '0';
-  const abs = Math.abs(x);
-  if (abs >= 1000 || abs < 0.001) return x.toExponential(2);
-  return Number(x.toPrecision(digits)).toString();
+  if (Math.abs(x) >= 1000) return Math.round(x).toLocaleString('en-US');
+  return Number(x.toPrecision(digits)).toLocaleString('en-US', { maximumSignificantDigits: 21 });
 }
 
 export function pValue(p: number): string {

@@ -45,10 +45,27 @@ export function SignInPage() {
   );
 }
 
+type Role = 'member' | 'admin' | 'owner';
+
+/**
+ * What a link may fill in: `arbiter demo` prints its dashboard pages with `?email=…&org=…&role=…`,
+ * so opening one offers the demo's own sign-in. Nothing is submitted by itself.
+ */
+function linkedSignIn(): { email: string; org: string; role: Role } {
+  const q = new URLSearchParams(window.location.search);
+  const role = q.get('role');
+  return {
+    email: q.get('email') ?? '',
+    org: q.get('org') ?? '',
+    role: role === 'member' || role === 'owner' ? role : 'admin',
+  };
+}
+
 function DevSignInForm() {
-  const [email, setEmail] = useState('');
-  const [org, setOrg] = useState('');
-  const [role, setRole] = useState<'member' | 'admin' | 'owner'>('admin');
+  const [linked] = useState(linkedSignIn);
+  const [email, setEmail] = useState(linked.email);
+  const [org, setOrg] = useState(linked.org);
+  const [role, setRole] = useState<Role>(linked.role);
   const signIn = useMutation({
     mutationFn: () => ok(api.POST('/v1/dev/session', { body: { email, org, role } })),
     onSuccess: (data) => setSession(data.token),
@@ -60,7 +77,15 @@ function DevSignInForm() {
   return (
     <form onSubmit={submit} className="card form" aria-label="Development sign-in">
       <p className="hint">
-        Development mode: signs into the same org as <code>arbiter token --org &lt;name&gt;</code>.
+        Development mode: signs into the same org as <code>arbiter token --org &lt;name&gt;</code>.{' '}
+        {linked.org ? (
+          'Filled in from the link you opened.'
+        ) : (
+          <>
+            After <code>arbiter demo</code>, use what it printed: Email demo@example.com,
+            Organization arbiter-demo, Role admin.
+          </>
+        )}
       </p>
       <label>
         Email
@@ -78,7 +103,7 @@ function DevSignInForm() {
       </label>
       <label>
         Role
-        <select value={role} onChange={(e) => setRole(e.target.value as typeof role)}>
+        <select value={role} onChange={(e) => setRole(e.target.value as Role)}>
           <option value="member">member</option>
           <option value="admin">admin</option>
           <option value="owner">owner</option>

@@ -25,7 +25,14 @@ export function VersionsTab({ experiment }: { experiment: Experiment }) {
         return (
           <>
             <VersionTable versions={vs} />
-            <CompareVersions versions={vs} from={from} to={to} changes={changes} onPick={pick} />
+            {vs.length < 2 ? (
+              <p className="hint" data-testid="one-version">
+                There is one version so far: saving a change in Edit mints the next, and the
+                differences between any two show here.
+              </p>
+            ) : (
+              <CompareVersions versions={vs} from={from} to={to} changes={changes} onPick={pick} />
+            )}
           </>
         );
       }}

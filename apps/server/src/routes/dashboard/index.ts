@@ -31,6 +31,7 @@ import * as whoami from './whoami.ts';
 /** The dashboard plane: every route behind a session token, scoped to the caller's org. */
 export const dashboardRoutes: Plane = async (app, { ctx }) => {
   app.decorateRequest('caller', null);
+  app.decorateRequest('sessionClaims', null);
   app.addHook('onRequest', sessionHook(ctx));
   listExperiments.register(app, ctx);
   createExperiment.register(app, ctx);

@@ -1,10 +1,11 @@
 import { Type } from 'typebox';
 import type { Context } from '../../context.ts';
 import type { App } from '../../http/app-types.ts';
+import { ownerEmailOf } from '../../http/platform-owner-auth.ts';
 import { problemResponses } from '../../http/responses.ts';
 import { callerOf } from '../../http/session-auth.ts';
 
-export function register(app: App, _ctx: Context): void {
+export function register(app: App, ctx: Context): void {
   app.get(
     '/v1/whoami',
     {
@@ -18,6 +19,10 @@ export function register(app: App, _ctx: Context): void {
             role: Type.Enum(['member', 'admin', 'owner']),
             email: Type.Union([Type.String(), Type.Null()]),
             name: Type.Union([Type.String(), Type.Null()]),
+            platform_owner: Type.Boolean({
+              description:
+                'Whether this session may use the platform-owner routes (/v1/admin/…): its verified sign-in email is a configured platform owner’s',
+            }),
           }),
           ...problemResponses(401, 403),
         },
@@ -25,7 +30,17 @@ export function register(app: App, _ctx: Context): void {
     },
     async (request) => {
       const c = callerOf(request);
-      return { org_id: c.orgId, user_id: c.userId, role: c.role, email: c.email, name: c.name };
+      const claims = request.sessionClaims;
+      const owner =
+        claims !== null && ownerEmailOf(claims, ctx.config.platformOwnerEmails) !== null;
+      return {
+        org_id: c.orgId,
+        user_id: c.userId,
+        role: c.role,
+        email: c.email,
+        name: c.name,
+        platform_owner: owner,
+      };
     },
   );
 }

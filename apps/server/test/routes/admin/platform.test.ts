@@ -294,3 +294,30 @@ describe('GET /v1/admin/inbox', () => {
     });
   });
 });
+
+describe('GET /v1/whoami and platform owners', () => {
+  it('says whether the caller is a platform owner, as the owner routes decide it', async () => {
+    const claims = { sub: 'boss', email: 'Boss@Arbiter.test', org_id: 'platform-staff' };
+    const callers = {
+      owner,
+      'owner, other case': await h.token(claims),
+      'owner, email not verified': await h.token({ ...claims, email_verified: false }),
+      member: await h.token({ sub: 'mia', email: 'mia@acme.test', org_id: 'acme' }),
+      admin: acme.admin,
+    };
+    const answers: Record<string, [boolean, number]> = {};
+    for (const [who, token] of Object.entries(callers)) {
+      const me = await h.call(token, { method: 'GET', url: '/v1/whoami' });
+      expect(me.statusCode, me.body).toBe(200);
+      const inbox = await h.call(token, { method: 'GET', url: '/v1/admin/inbox?limit=1' });
+      answers[who] = [me.json().platform_owner, inbox.statusCode];
+    }
+    expect(answers).toEqual({
+      owner: [true, 200],
+      'owner, other case': [true, 200],
+      'owner, email not verified': [false, 403],
+      member: [false, 403],
+      admin: [false, 403],
+    });
+  });
+});

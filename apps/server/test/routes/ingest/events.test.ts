@@ -13,7 +13,11 @@ const now = () => new Date().toISOString();
 let wholeSecond: string;
 
 beforeAll(async () => {
-  h = await startHarness({ ARBITER_RATE_LIMIT_PUBLISHABLE_PER_MINUTE: '40' });
+  // Limits stated: this file tests the free allowance, which applies by default only with billing.
+  h = await startHarness({
+    ARBITER_RATE_LIMIT_PUBLISHABLE_PER_MINUTE: '40',
+    ARBITER_ENFORCE_LIMITS: 'true',
+  });
   acme = await h.org('acme');
   experimentId = await h.experiment(acme.admin, { name: 'ingest-exp' });
   wholeSecond = new Date(Math.ceil(Date.now() / 1000) * 1000).toISOString();

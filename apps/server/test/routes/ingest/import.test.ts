@@ -9,7 +9,8 @@ let acme: Awaited<ReturnType<Harness['org']>>;
 let exp: string;
 
 beforeAll(async () => {
-  h = await startHarness();
+  // Limits stated: this file tests the free allowance, which applies by default only with billing.
+  h = await startHarness({ ARBITER_ENFORCE_LIMITS: 'true' });
   acme = await h.org('acme');
   exp = await h.experiment(acme.admin, { name: 'imp' });
 });
