@@ -251,6 +251,26 @@ describe('the dashboard’s rough edges, in Chromium', () => {
     await heading('Experiments').waitFor();
   });
 
+  it('names the last run of an experiment the pipeline found still collecting', async () => {
+    const { org, api } = await newOrg(server.url, 'polish');
+    const key = await secretKey(api);
+    const id = await createExperiment(api, 'still-collecting', { control: 50, treatment: 50 }, [
+      metric('latency', 'latency', 'welch_t'),
+    ]);
+    await ingest(server.url, key, armEvents(id, { control: 3, treatment: 3 }, {}));
+    await waitForExposures(api, id, 6);
+    runPipeline(server.dataDir, today);
+    // Created after the run, so no run has looked at it yet.
+    await createExperiment(api, 'never-run', { control: 50, treatment: 50 }, [
+      metric('latency', 'latency', 'welch_t'),
+    ]);
+    await signIn(page, server.url, { email: 'mo@example.com', org, role: 'member' });
+    await page.goto(`${server.url}/experiments`);
+    const row = (name: string) => page.getByRole('row').filter({ hasText: name });
+    await row('still-collecting').getByText(`${today} · still collecting`).waitFor();
+    await expect(row('never-run').locator('td').nth(2).textContent()).resolves.toBe('—');
+  });
+
   it('says what applies on Usage and Billing: no limits without billing, the setting that changes it', async () => {
     const { org } = await newOrg(server.url, 'polish');
     await signIn(page, server.url, { email: 'analyst@example.com', org, role: 'admin' });

@@ -1,5 +1,5 @@
 import { Link } from 'react-router';
-import type { SummaryEntry } from '../../api/client.ts';
+import type { Body, SummaryEntry } from '../../api/client.ts';
 import { ScrollRegion } from '../../components/ScrollRegion.tsx';
 import { Empty, QueryView } from '../../components/states.tsx';
 import { ExperimentState } from './ExperimentState.tsx';
@@ -44,7 +44,7 @@ export function ExperimentsPage() {
                       <td>
                         <ExperimentState id={e.id} latest={latest.get(e.id)} />
                       </td>
-                      <td>{latest.get(e.id)?.computed_for ?? '—'}</td>
+                      <td>{lastRunText(latest.get(e.id), e.last_run)}</td>
                       <td>v{e.version}</td>
                       <td>{e.allocation.map((a) => `${a.variant} ${a.weight}%`).join(', ')}</td>
                     </tr>
@@ -57,4 +57,16 @@ export function ExperimentsPage() {
       </QueryView>
     </section>
   );
+}
+
+type LastRun = Body<'/v1/experiments', 'get'>[number]['last_run'];
+
+/**
+ * The run with results the summary serves, or else when the pipeline last looked and what it
+ * found (a collecting run stores no results, so the summary does not list it).
+ */
+function lastRunText(computed: SummaryEntry | undefined, last: LastRun): string {
+  if (computed) return computed.computed_for;
+  if (last === null) return '—';
+  return last.status === 'collecting' ? `${last.label} · still collecting` : last.label;
 }
