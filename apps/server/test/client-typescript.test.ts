@@ -71,6 +71,12 @@ const logger = {
 /** The server's answer per user before the PUT. */
 const before = new Map<string, string | null>();
 
+/**
+ * The tests that send thousands of requests through the in-process server: about 15 s on a
+ * quiet machine, and past the project's 60 s default under the whole test command's load.
+ */
+const HEAVY_TIMEOUT_MS = 240_000;
+
 async function serverAssign(experiment: string, users: readonly string[]) {
   const out = new Map<string, { variant: string | null; config_version: number }>();
   for (let i = 0; i < users.length; i += 250) {
@@ -174,31 +180,35 @@ describe('TypeScript client against the server', () => {
     await other.close();
   });
 
-  it('assign() equals POST /v1/assign for 10,000 users, by name and by id', async () => {
-    const byName = await serverAssign(NAME, USERS);
-    const byId = await serverAssign(experimentId, USERS);
-    const mismatches: string[] = [];
-    const counts = new Map<string | null, number>();
-    for (const user of USERS) {
-      const expected = byName.get(user)!.variant;
-      before.set(user, expected);
-      counts.set(expected, (counts.get(expected) ?? 0) + 1);
-      const fromId = byId.get(user)!.variant;
-      const local = client.assign(NAME, user);
-      const localById = client.assign(experimentId, user);
-      if (fromId !== expected || local !== expected || localById !== expected) {
-        mismatches.push(`${user}: server ${expected}/${fromId}, client ${local}/${localById}`);
+  it(
+    'assign() equals POST /v1/assign for 10,000 users, by name and by id',
+    async () => {
+      const byName = await serverAssign(NAME, USERS);
+      const byId = await serverAssign(experimentId, USERS);
+      const mismatches: string[] = [];
+      const counts = new Map<string | null, number>();
+      for (const user of USERS) {
+        const expected = byName.get(user)!.variant;
+        before.set(user, expected);
+        counts.set(expected, (counts.get(expected) ?? 0) + 1);
+        const fromId = byId.get(user)!.variant;
+        const local = client.assign(NAME, user);
+        const localById = client.assign(experimentId, user);
+        if (fromId !== expected || local !== expected || localById !== expected) {
+          mismatches.push(`${user}: server ${expected}/${fromId}, client ${local}/${localById}`);
+        }
       }
-    }
-    expect(mismatches).toEqual([]);
-    // 30/30/30 of 10,000 buckets; a tenth of the users are not enrolled (deterministic users).
-    for (const key of ['control', 'concise', 'formal']) {
-      expect(counts.get(key)).toBeGreaterThan(2_700);
-      expect(counts.get(key)).toBeLessThan(3_300);
-    }
-    expect(counts.get(null)).toBeGreaterThan(850);
-    expect(counts.get(null)).toBeLessThan(1_150);
-  });
+      expect(mismatches).toEqual([]);
+      // 30/30/30 of 10,000 buckets; a tenth of the users are not enrolled (deterministic users).
+      for (const key of ['control', 'concise', 'formal']) {
+        expect(counts.get(key)).toBeGreaterThan(2_700);
+        expect(counts.get(key)).toBeLessThan(3_300);
+      }
+      expect(counts.get(null)).toBeGreaterThan(850);
+      expect(counts.get(null)).toBeLessThan(1_150);
+    },
+    HEAVY_TIMEOUT_MS,
+  );
 
   it('stores every tracked event and exposure once, with its fields and original timestamp', async () => {
     const enrolled = USERS.filter((u) => before.get(u) !== null);
@@ -277,103 +287,111 @@ describe('TypeScript client against the server', () => {
     });
   });
 
-  it('a PUT raises config_version; the next ack and the poll refresh the client, which assigns by the new version', async () => {
-    watcher = new Arbiter({
-      apiKey: acme.publishable,
-      baseUrl,
-      experiments: [NAME],
-      logger,
-      fetch: recordingFetch(watcherWire),
-      trackExposures: false,
-      pollIntervalMs: 100,
-    });
-    expect(await watcher.ready()).toBe(true);
-    const versionBefore = (
-      await h.ingest(acme.publishable, { method: 'GET', url: '/v1/config' })
-    ).json().config_version as number;
+  it(
+    'a PUT raises config_version; the next ack and the poll refresh the client, which assigns by the new version',
+    async () => {
+      watcher = new Arbiter({
+        apiKey: acme.publishable,
+        baseUrl,
+        experiments: [NAME],
+        logger,
+        fetch: recordingFetch(watcherWire),
+        trackExposures: false,
+        pollIntervalMs: 100,
+      });
+      expect(await watcher.ready()).toBe(true);
+      const versionBefore = (
+        await h.ingest(acme.publishable, { method: 'GET', url: '/v1/config' })
+      ).json().config_version as number;
 
-    // A fourth variant takes the 1,000 never-used buckets; the others keep theirs.
-    const put = await h.call(acme.admin, {
-      method: 'PUT',
-      url: `/v1/experiments/${experimentId}`,
-      payload: {
-        allocation: [
-          { variant: 'control', weight: 30 },
-          { variant: 'concise', weight: 30 },
-          { variant: 'formal', weight: 30 },
-          { variant: 'playful', weight: 10 },
-        ],
-        variants: ['control', 'concise', 'formal', 'playful'].map(variant),
-      },
-    });
-    expect(put.statusCode).toBe(200);
-    const versionAfter = (
-      await h.ingest(acme.publishable, { method: 'GET', url: '/v1/config' })
-    ).json().config_version as number;
-    expect(versionAfter).toBeGreaterThan(versionBefore);
+      // A fourth variant takes the 1,000 never-used buckets; the others keep theirs.
+      const put = await h.call(acme.admin, {
+        method: 'PUT',
+        url: `/v1/experiments/${experimentId}`,
+        payload: {
+          allocation: [
+            { variant: 'control', weight: 30 },
+            { variant: 'concise', weight: 30 },
+            { variant: 'formal', weight: 30 },
+            { variant: 'playful', weight: 10 },
+          ],
+          variants: ['control', 'concise', 'formal', 'playful'].map(variant),
+        },
+      });
+      expect(put.statusCode).toBe(200);
+      const versionAfter = (
+        await h.ingest(acme.publishable, { method: 'GET', url: '/v1/config' })
+      ).json().config_version as number;
+      expect(versionAfter).toBeGreaterThan(versionBefore);
 
-    const after = await serverAssign(NAME, USERS);
-    const newcomers = USERS.filter((u) => after.get(u)!.variant === 'playful');
-    expect(newcomers.length).toBeGreaterThan(850);
-    for (const user of USERS) {
-      // Sticky: enrolled users keep their variant; only unenrolled ones may join the new arm.
-      const was = before.get(user);
-      if (was !== null) expect(after.get(user)!.variant).toBe(was);
-      else expect([null, 'playful']).toContain(after.get(user)!.variant);
-    }
-    const probe = newcomers[0]!;
+      const after = await serverAssign(NAME, USERS);
+      const newcomers = USERS.filter((u) => after.get(u)!.variant === 'playful');
+      expect(newcomers.length).toBeGreaterThan(850);
+      for (const user of USERS) {
+        // Sticky: enrolled users keep their variant; only unenrolled ones may join the new arm.
+        const was = before.get(user);
+        if (was !== null) expect(after.get(user)!.variant).toBe(was);
+        else expect([null, 'playful']).toContain(after.get(user)!.variant);
+      }
+      const probe = newcomers[0]!;
 
-    // The client has not heard of the change: its poll is an hour away and nothing was sent.
-    const configGetsBefore = wire.configGets;
-    expect(client.assign(NAME, probe)).toBeNull();
+      // The client has not heard of the change: its poll is an hour away and nothing was sent.
+      const configGetsBefore = wire.configGets;
+      expect(client.assign(NAME, probe)).toBeNull();
 
-    client.track('business_event', {
-      experiment_id: NAME,
-      user_id: probe,
-      business_metric: 'checkout',
-      value: 0,
-    });
-    await client.flush();
-    expect(wire.acks.at(-1)?.config_version).toBe(versionAfter);
-    await vi.waitFor(() => expect(client.assign(NAME, probe)).toBe('playful'), {
-      timeout: 20_000,
-      interval: 10,
-    });
-    expect(wire.configGets).toBe(configGetsBefore + 1);
-    expect(wire.configStatuses.at(-1)).toBe(200);
+      client.track('business_event', {
+        experiment_id: NAME,
+        user_id: probe,
+        business_metric: 'checkout',
+        value: 0,
+      });
+      await client.flush();
+      expect(wire.acks.at(-1)?.config_version).toBe(versionAfter);
+      await vi.waitFor(() => expect(client.assign(NAME, probe)).toBe('playful'), {
+        timeout: 20_000,
+        interval: 10,
+      });
+      expect(wire.configGets).toBe(configGetsBefore + 1);
+      expect(wire.configStatuses.at(-1)).toBe(200);
 
-    const mismatches = USERS.filter((u) => client.assign(NAME, u) !== after.get(u)!.variant);
-    expect(mismatches).toEqual([]);
-    expect(client.getPrompt(experimentId, probe, 'DEFAULT')).toEqual({
-      variant: 'playful',
-      prompt: PROMPTS.playful,
-      fallback: false,
-    });
+      const mismatches = USERS.filter((u) => client.assign(NAME, u) !== after.get(u)!.variant);
+      expect(mismatches).toEqual([]);
+      expect(client.getPrompt(experimentId, probe, 'DEFAULT')).toEqual({
+        variant: 'playful',
+        prompt: PROMPTS.playful,
+        fallback: false,
+      });
 
-    // The watcher sends nothing; its poll alone brings the new version.
-    await vi.waitFor(() => expect(watcher.assign(NAME, probe)).toBe('playful'), {
-      timeout: 20_000,
-      interval: 10,
-    });
-    expect(watcherWire.sent).toEqual([]);
-    // Unchanged polls cost a 304.
-    await vi.waitFor(() => expect(watcherWire.configStatuses).toContain(304), {
-      timeout: 20_000,
-      interval: 10,
-    });
-    expect(USERS.filter((u) => watcher.assign(experimentId, u) !== after.get(u)!.variant)).toEqual(
-      [],
-    );
+      // The watcher sends nothing; its poll alone brings the new version.
+      await vi.waitFor(() => expect(watcher.assign(NAME, probe)).toBe('playful'), {
+        timeout: 20_000,
+        interval: 10,
+      });
+      expect(watcherWire.sent).toEqual([]);
+      // Unchanged polls cost a 304.
+      await vi.waitFor(() => expect(watcherWire.configStatuses).toContain(304), {
+        timeout: 20_000,
+        interval: 10,
+      });
+      expect(
+        USERS.filter((u) => watcher.assign(experimentId, u) !== after.get(u)!.variant),
+      ).toEqual([]);
 
-    // close() delivers the newcomers' exposures with their new variant.
-    await client.close();
-    await h.ctx.worker.foldAll();
-    const rows = await storedEvents();
-    expect(rows).toHaveLength(wire.sent.length);
-    const newExposures = rows.filter((r) => r.type === 'exposure' && r.variant === 'playful');
-    expect(newExposures.map((r) => r.userId).sort()).toEqual([...newcomers].sort());
-    const probeEvent = rows.find((r) => r.type === 'business_event' && r.userId === probe);
-    expect(probeEvent).toMatchObject({ variant: 'playful', businessMetric: 'checkout', value: 0 });
-    expect(warnings).toEqual([]);
-  });
+      // close() delivers the newcomers' exposures with their new variant.
+      await client.close();
+      await h.ctx.worker.foldAll();
+      const rows = await storedEvents();
+      expect(rows).toHaveLength(wire.sent.length);
+      const newExposures = rows.filter((r) => r.type === 'exposure' && r.variant === 'playful');
+      expect(newExposures.map((r) => r.userId).sort()).toEqual([...newcomers].sort());
+      const probeEvent = rows.find((r) => r.type === 'business_event' && r.userId === probe);
+      expect(probeEvent).toMatchObject({
+        variant: 'playful',
+        businessMetric: 'checkout',
+        value: 0,
+      });
+      expect(warnings).toEqual([]);
+    },
+    HEAVY_TIMEOUT_MS,
+  );
 });
