@@ -1,8 +1,5 @@
 import { type FastifyReply, type FastifyRequest, LogController } from 'fastify';
 
-/** Levels at which an `info` line is written. */
-const INFO_OR_BELOW = new Set(['trace', 'debug', 'info']);
-
 /** The probes a load balancer or Prometheus polls every few seconds: never logged. */
 const PROBE_ROUTES = new Set(['/healthz', '/readyz', '/metrics']);
 
@@ -24,8 +21,6 @@ export class OneLineRequestLog extends LogController {
     request: FastifyRequest,
     reply: FastifyReply,
   ): void {
-    // Most requests of a quiet server log nothing: build no line for a level that is off.
-    if (!error && !INFO_OR_BELOW.has(request.log.level)) return;
     const path = request.url.split('?', 1)[0] ?? '';
     if (PROBE_ROUTES.has(request.routeOptions.url ?? path)) return;
     const responseTime = Math.round(reply.elapsedTime * 10) / 10;
