@@ -13,6 +13,7 @@ const failures = [];
 
 for (const file of files.filter((f) => f.endsWith('.json'))) {
   const report = JSON.parse(readFileSync(join(dir, file), 'utf8'));
+  const before = failures.length;
   passed += report.numPassedTests;
   failed += report.numFailedTests;
   for (const result of report.testResults ?? []) {
@@ -28,6 +29,11 @@ for (const file of files.filter((f) => f.endsWith('.json'))) {
       );
       failed += 1;
     }
+  }
+  // An error outside every test (an unhandled rejection) fails the run with nothing failed.
+  if (report.success === false && report.numFailedTests === 0 && failures.length === before) {
+    failures.push(`${file}: the run failed outside its tests (see its log)`);
+    failed += 1;
   }
 }
 
@@ -66,7 +72,8 @@ for (const file of files.filter((f) => f.endsWith('.xml'))) {
 for (const file of files.filter((f) => f.endsWith('.exit'))) {
   const suite = file.replace(/\.exit$/, '');
   const code = readFileSync(join(dir, file), 'utf8').trim();
-  if (code !== '0' && !existsSync(join(dir, `${suite}.xml`))) {
+  const reported = ['xml', 'json'].some((ext) => existsSync(join(dir, `${suite}.${ext}`)));
+  if (code !== '0' && !reported) {
     process.stdout.write(`${suite}: exited ${code} without a report (counted as one failure)\n`);
     failed += 1;
   }

@@ -114,38 +114,48 @@ bash scripts/ensure-systemd.sh
 projects=(--project bucketing --project contract --project stats --project dashboard --project client-ts)
 
 status=0
-# The libraries run beside the server on PGlite: the dashboard's browser tests and the clients'
-# fault tests mostly wait (on Chromium, on retries), which the server tests fill.
-say "libraries, beside the server on embedded PGlite: ${projects[*]}"
+# Every server log line of both server runs, and every secret those servers minted, land here;
+# check-log-secrets.mjs then fails the run if any secret reached a log line.
+ARBITER_TEST_LOG_DIR="$results/server-logs"
+
+# Two lanes, each running one test file at a time (vitest's default on two cores), so that both
+# cores stay busy: the server on PGlite in the foreground; beside it the libraries (the
+# dashboard's browser tests and the clients' fault tests mostly wait, on Chromium, on retries),
+# then the server on PostgreSQL, whose files wait on the cluster's own processes.
+say "libraries, then the server on PostgreSQL, beside the server on embedded PGlite: ${projects[*]}"
 (
   set +e
   vitest libraries "${projects[@]}" >"$results/libraries.log" 2>&1
   echo $? >"$results/libraries.exit"
   echo "$SECONDS" >"$results/libraries.done-at"
+  # A cluster of this run's own (a free port, in run_dir/pg), unless ARBITER_TEST_DATABASE_URL
+  # names a server that answers; stopped right after this pass, and by the trap on a failure.
+  if ! url=$(ARBITER_TEST_PG_DIR=$pg_dir bash scripts/ensure-postgres.sh 2>>"$results/server-postgres.log"); then
+    echo 1 >"$results/server-postgres.exit"
+    exit
+  fi
+  # *.embedded.test.ts start `arbiter` processes on their own embedded database whatever the
+  # pass (the process's life, the CLI, backups, the quickstart): the PGlite pass runs them.
+  ARBITER_TEST_DATABASE_URL=$url ARBITER_TEST_DB=postgres ARBITER_TEST_LOG_DIR=$ARBITER_TEST_LOG_DIR \
+    vitest server-postgres --project server --exclude '**/*.embedded.test.ts' \
+    >>"$results/server-postgres.log" 2>&1
+  echo $? >"$results/server-postgres.exit"
+  echo "$SECONDS" >"$results/server-postgres.done-at"
+  bash scripts/stop-postgres.sh "$pg_dir" >>"$results/server-postgres.log" 2>&1
 ) &
-libraries=$!
-
-# Every server log line of both server runs, and every secret those servers minted, land here;
-# check-log-secrets.mjs then fails the run if any secret reached a log line.
-ARBITER_TEST_LOG_DIR="$results/server-logs"
-export ARBITER_TEST_LOG_DIR
+lane=$!
 
 say "server on embedded PGlite"
 # *.postgres.test.ts need concurrent transactions: a PostgreSQL server's, not PGlite's one connection
-ARBITER_TEST_DB=pglite vitest server-pglite --project server --exclude '**/*.postgres.test.ts' || status=1
+ARBITER_TEST_LOG_DIR=$ARBITER_TEST_LOG_DIR ARBITER_TEST_DB=pglite \
+  vitest server-pglite --project server --exclude '**/*.postgres.test.ts' || status=1
 
-wait "$libraries"
-echo "== libraries (exit $(cat "$results/libraries.exit"), done at $(cat "$results/libraries.done-at")s)"
-cat "$results/libraries.log"
-[ "$(cat "$results/libraries.exit")" = 0 ] || status=1
-
-say "server on PostgreSQL"
-# A cluster of this run's own (a free port, in run_dir/pg), unless ARBITER_TEST_DATABASE_URL
-# names a server that answers; stopped right after this pass, and by the trap on a failure.
-ARBITER_TEST_DATABASE_URL=$(ARBITER_TEST_PG_DIR=$pg_dir bash scripts/ensure-postgres.sh)
-export ARBITER_TEST_DATABASE_URL
-ARBITER_TEST_DB=postgres vitest server-postgres --project server || status=1
-bash scripts/stop-postgres.sh "$pg_dir"
+wait "$lane"
+for pass in libraries server-postgres; do
+  echo "== $pass (exit $(cat "$results/$pass.exit" 2>/dev/null || echo none), done at $(cat "$results/$pass.done-at" 2>/dev/null || echo -)s)"
+  cat "$results/$pass.log"
+  [ "$(cat "$results/$pass.exit" 2>/dev/null)" = 0 ] || status=1
+done
 
 say "no secret in the server log (both server runs)"
 node scripts/check-log-secrets.mjs "$results" || status=1

@@ -302,7 +302,7 @@ describe('on a PostgreSQL server (host network)', () => {
     // The development key is the container's (uid 10001), made here if its start did not.
     ok(['exec', name, 'arbiter', 'token', '--email', 'you@example.com', '--org', 'my-org']);
 
-    // docs/quickstart.md, its `sh` blocks in order, as apps/server/test/quickstart.test.ts runs
+    // docs/quickstart.md, its `sh` blocks in order, as apps/server/test/quickstart.embedded.test.ts runs
     // them, against the container; but for the blocks that run the Python and Java programs on
     // the packed artifacts (`dist/packages/`): those clients are that test's, on the same API.
     const page = readFileSync(join(ROOT, 'docs', 'quickstart.md'), 'utf8');
