@@ -8,6 +8,7 @@ import {
   welchEstimate,
 } from '../src/index.ts';
 import { covariateDataset, type DatasetKind, Draw, dataset } from './support/generate.ts';
+import { nearWithin } from './support/near.ts';
 import { GBSTATS_ORACLE, runOracle } from './support/oracle.ts';
 
 // Golden comparisons against GrowthBook's stats engine, gbstats 0.8.0 (oracle/gbstats_oracle.py,
@@ -59,15 +60,7 @@ const oracleProportion = reply.results.slice(cupedSets.length + meanSets.length)
 
 type Ref = Record<string, number | string | null>;
 
-function near(actual: number, expected: unknown, abs: number, what: string) {
-  expect(typeof expected, `${what}: oracle returned ${String(expected)}`).toBe('number');
-  const e = expected as number;
-  const tol = abs + REL * Math.abs(e);
-  expect(
-    Math.abs(actual - e),
-    `${what}: ours ${actual}, gbstats ${e}, tolerance ${tol}`,
-  ).toBeLessThanOrEqual(tol);
-}
+const near = nearWithin(REL);
 
 function nearInterval(
   ours: { ci_low: number; ci_high: number; p_value: number },

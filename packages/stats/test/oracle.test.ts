@@ -10,6 +10,7 @@ import {
   welchTest,
 } from '../src/index.ts';
 import { type Dataset, Draw, ORACLE_SEED, oracleDatasets } from './support/generate.ts';
+import { expectNear } from './support/near.ts';
 import { runOracle } from './support/oracle.ts';
 
 // Golden comparisons against scipy / statsmodels / numpy (oracle/oracle.py, versions pinned
@@ -127,16 +128,7 @@ const oracleTiny = take(tiny.length);
 const oracleMc = take(monteCarlo.length);
 const [oracleExtremeWelch, oracleExtremeMw, oracleExtremeProp, oracleExtremeChi] = take(4);
 
-/** |actual − expected| <= abs + rel·|expected|; the message names both values. */
-function near(actual: number, expected: unknown, rel: number, abs: number, what: string) {
-  expect(typeof expected, `${what}: oracle returned ${String(expected)}`).toBe('number');
-  const e = expected as number;
-  const tol = abs + rel * Math.abs(e);
-  expect(
-    Math.abs(actual - e),
-    `${what}: ours ${actual}, oracle ${e}, tolerance ${tol}`,
-  ).toBeLessThanOrEqual(tol);
-}
+const near = expectNear;
 
 it(`oracle answered (${JSON.stringify(reply.versions)})`, () => {
   expect(cursor).toBe(cases.length);

@@ -8,6 +8,7 @@ import {
   summarizeWithCovariate,
 } from '../src/index.ts';
 import { Draw } from './support/generate.ts';
+import { nearWithin } from './support/near.ts';
 import { GBSTATS_ORACLE, runOracle } from './support/oracle.ts';
 
 // Quantile and ratio metrics against GrowthBook's stats engine, gbstats 0.8.0
@@ -112,15 +113,7 @@ type Ref = Record<string, unknown>;
 const oracleQuantile = reply.results.slice(0, quantileCases.length) as Ref[];
 const oracleRatio = reply.results.slice(quantileCases.length) as Ref[];
 
-function near(actual: number, expected: unknown, abs: number, what: string) {
-  expect(typeof expected, `${what}: oracle returned ${String(expected)}`).toBe('number');
-  const e = expected as number;
-  const tol = abs + REL * Math.abs(e);
-  expect(
-    Math.abs(actual - e),
-    `${what}: ours ${actual}, gbstats ${e}, tolerance ${tol}`,
-  ).toBeLessThanOrEqual(tol);
-}
+const near = nearWithin(REL);
 
 /** Ours against gbstats' absolute test (and its relative point estimate as our lift). */
 function matches(
