@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `npm run pack`: builds each client library as the artifact its ecosystem installs, into
 # dist/packages/ (ignored by git): the npm tarball of clients/typescript, a wheel of
-# clients/python and a jar of clients/java.
+# clients/python, and the jars of clients/java and clients/java-langchain4j.
 # Usage: [PACK_OUT=dir] bash scripts/pack.sh [typescript|python|java ...]
 # (default: all three; PACK_OUT defaults to dist/packages)
 set -euo pipefail
@@ -31,8 +31,9 @@ for lib in "${wanted[@]}"; do
         echo "pack: the Java client needs Maven (sudo apt-get install maven)" >&2
         exit 1
       fi
-      mvn -q -f clients/java/pom.xml -DskipTests package
-      for jar in clients/java/target/*.jar; do
+      # Both Java artifacts, from their reactor: the client and its LangChain4j listener.
+      mvn -q -f clients/java-reactor/pom.xml -DskipTests package
+      for jar in clients/java/target/*.jar clients/java-langchain4j/target/*.jar; do
         case "$jar" in *-sources.jar | *-javadoc.jar | *-tests.jar) continue ;; esac
         cp "$jar" "$out/"
         made+=("$out/$(basename "$jar")")

@@ -49,6 +49,21 @@ public final class Arbiter implements AutoCloseable {
   private final Set<String> warned = ConcurrentHashMap.newKeySet();
   private final AtomicBoolean closing = new AtomicBoolean();
   private final EventStamper stamper;
+  /**
+   * The user of {@link #withUser}: per client and per thread. Each scope puts back what it
+   * found, and removes the entry when it found none, so no thread keeps a user after its scope.
+   */
+  private final ThreadLocal<String> users = new ThreadLocal<>();
+
+  /**
+   * What {@link Arbiter#withUser(String, UserCall)} runs: a {@code Callable} whose checked
+   * exception is a type parameter, inferred from the lambda (none, for most lambdas), as in the
+   * JDK's {@code ScopedValue.CallableOp}. A {@code Callable} {@code c} passes as {@code c::call}.
+   */
+  @FunctionalInterface
+  public interface UserCall<T, X extends Throwable> {
+    T call() throws X;
+  }
 
   private Arbiter(Builder b, String apiKey, String baseUrl) {
     this.logger = new SafeLogger(b.logger != null ? b.logger : ArbiterLogger.system());
@@ -205,6 +220,59 @@ public final class Arbiter implements AutoCloseable {
    */
   public <T> T interceptModelCall(String experiment, String user, Function<String, T> call) {
     return recorder.intercept(experiment, user, call);
+  }
+
+  /**
+   * {@link #interceptModelCall(String, String, Function)} for the user of the enclosing
+   * {@link #withUser} scope on this thread, the Java form of the other clients' {@code wrap}:
+   * the request code names the user once, the model calls deep inside it need not. Outside
+   * any scope the call runs with a null variant and is not recorded (logged once).
+   */
+  public <T> T interceptModelCall(String experiment, Function<String, T> call) {
+    String user = users.get();
+    if (user == null) {
+      warnOnce("model-call-user", "interceptModelCall: model call outside withUser(), not recorded");
+      return call.apply(null);
+    }
+    return recorder.intercept(experiment, user, call);
+  }
+
+  /**
+   * Runs {@code call} with {@code user} as the user of the model calls it makes on this thread
+   * ({@link #interceptModelCall(String, Function)} and the framework integrations, such as
+   * LangChain4j's listener), and returns what it returns, or throws what it throws.
+   *
+   * <p>Scopes nest: an inner {@code withUser} wins until it ends, then the outer user is back,
+   * whether {@code call} returned or threw. The user is a thread-local of this client: it does
+   * not follow {@code call} into other threads. Work that {@code call} hands to an executor, a
+   * {@code CompletableFuture.supplyAsync} or a new thread runs without a user, unless that task
+   * calls {@code withUser} itself; a thread pool never inherits a user from the thread that
+   * submitted to it. A model call records the user of the thread that starts it (LangChain4j's
+   * streaming models start on the caller's thread and may finish on another: they are
+   * attributed correctly).
+   *
+   * @param user the user id; null runs {@code call} with no user
+   */
+  public <T, X extends Throwable> T withUser(String user, UserCall<T, X> call) throws X {
+    String outer = users.get();
+    users.set(user);
+    try {
+      return call.call();
+    } finally {
+      if (outer == null) {
+        users.remove();
+      } else {
+        users.set(outer);
+      }
+    }
+  }
+
+  /** {@link #withUser(String, UserCall)} for work that returns nothing. */
+  public void withUser(String user, Runnable run) {
+    withUser(user, () -> {
+      run.run();
+      return null;
+    });
   }
 
   /** Sends everything queued so far (or spills it); the future never completes exceptionally. */
