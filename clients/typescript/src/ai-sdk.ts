@@ -5,7 +5,7 @@ import {
   type OpenModelCall,
 } from './internal/integration-hooks.ts';
 import type { CallMeasure } from './internal/model-call-measure.ts';
-import type { PromptResult } from './types.ts';
+import type { ArbiterInstance } from './types.ts';
 
 /**
  * `@arbiter/client/ai-sdk`: a language-model middleware for the Vercel AI SDK's
@@ -13,10 +13,7 @@ import type { PromptResult } from './types.ts';
  * is imported from `ai`, so the package keeps no runtime dependency.
  */
 
-/** The part of an `Arbiter` (either build of `@arbiter/client`) the integrations use. */
-export interface ArbiterInstance {
-  getPrompt(experiment: string, user: string, defaultPrompt: string): PromptResult;
-}
+export type { ArbiterInstance } from './types.ts';
 
 export interface ArbiterMiddlewareOptions {
   /** The `Arbiter` whose rule, queue and `recordModelText` setting the calls go through. */

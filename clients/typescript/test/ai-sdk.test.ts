@@ -209,7 +209,10 @@ describe('arbiterMiddleware: generateText', () => {
 
   it('refuses a client that is not an Arbiter', () => {
     expect(() =>
-      arbiterMiddleware({ client: { getPrompt: () => null as never }, experiment: EXPERIMENT }),
+      arbiterMiddleware({
+        client: { getPrompt: () => null as never, withUser: (_u, fn) => fn() },
+        experiment: EXPERIMENT,
+      }),
     ).toThrow(ArbiterError);
   });
 });
