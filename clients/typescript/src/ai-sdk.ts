@@ -79,7 +79,7 @@ const SOURCE = 'arbiterMiddleware';
  * has `recordModelText: false`. A stream is recorded when it ends (or is cancelled), with its
  * time to first token in `metadata.time_to_first_token_ms`. `generateText`, `streamText`,
  * structured output and tool loops (one `model_call` per step) all go through it.
- * Throws an `ArbiterError` when `client` is not an `Arbiter`.
+ * Throws a TypeError when `client` is not an `Arbiter`.
  */
 export function arbiterMiddleware(
   options: ArbiterMiddlewareOptions,

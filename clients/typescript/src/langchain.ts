@@ -50,7 +50,7 @@ interface Run {
  * error, and the prompt and response text unless the client has `recordModelText: false`.
  * Streamed runs carry their time to first token in `metadata.time_to_first_token_ms`.
  * Concurrent runs are kept apart by their run ids. Pass it in `callbacks` of a model, a chain's
- * `invoke`/`stream` config, or an agent. Throws an `ArbiterError` when `client` is not an
+ * `invoke`/`stream` config, or an agent. Throws a TypeError when `client` is not an
  * `Arbiter`.
  */
 export class ArbiterCallbackHandler {

@@ -13,7 +13,6 @@ import {
 import { MockLanguageModelV4 } from 'ai/test';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { arbiterMiddleware } from '../src/ai-sdk.ts';
-import { ArbiterError } from '../src/errors.ts';
 import { Arbiter } from '../src/index.ts';
 import type { ArbiterEvent } from '../src/internal/wire.ts';
 import { type FakeArbiter, startFakeArbiter } from './support/fake-arbiter.ts';
@@ -213,7 +212,7 @@ describe('arbiterMiddleware: generateText', () => {
         client: { getPrompt: () => null as never, withUser: (_u, fn) => fn() },
         experiment: EXPERIMENT,
       }),
-    ).toThrow(ArbiterError);
+    ).toThrow(TypeError);
   });
 });
 

@@ -2,7 +2,6 @@ import { StringOutputParser } from '@langchain/core/output_parsers';
 import { ChatPromptTemplate } from '@langchain/core/prompts';
 import { ChatOpenAI } from '@langchain/openai';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ArbiterError } from '../src/errors.ts';
 import { Arbiter } from '../src/index.ts';
 import type { ArbiterEvent } from '../src/internal/wire.ts';
 import { ArbiterCallbackHandler } from '../src/langchain.ts';
@@ -212,6 +211,6 @@ describe('ArbiterCallbackHandler: an LCEL chain (prompt | ChatOpenAI | StringOut
           client: { getPrompt: () => null as never, withUser: (_u, fn) => fn() },
           experiment: EXPERIMENT,
         }),
-    ).toThrow(ArbiterError);
+    ).toThrow(TypeError);
   });
 });

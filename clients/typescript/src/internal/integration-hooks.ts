@@ -1,4 +1,3 @@
-import { ArbiterError } from '../errors.ts';
 import type { CallMeasure } from './model-call-measure.ts';
 
 /**
@@ -32,14 +31,18 @@ export interface OpenModelCall {
   fail(err: unknown, measure?: CallMeasure): void;
 }
 
-/** The hooks of an `Arbiter`, or an `ArbiterError` saying the object is not one. */
+/**
+ * The hooks of an `Arbiter`, or a TypeError saying the object is not one. Not an
+ * `ArbiterError`: each subpath bundle would carry its own copy of that class, which
+ * `instanceof` against the main entry's would not match.
+ */
 export function integrationHooks(client: unknown, integration: string): IntegrationHooks {
   const hooks =
     typeof client === 'object' && client !== null
       ? (client as { [INTEGRATION_HOOKS]?: IntegrationHooks })[INTEGRATION_HOOKS]
       : undefined;
   if (hooks === undefined) {
-    throw new ArbiterError(`${integration}: \`client\` must be an Arbiter from @arbiter/client`);
+    throw new TypeError(`${integration}: \`client\` must be an Arbiter from @arbiter/client`);
   }
   return hooks;
 }
