@@ -21,4 +21,12 @@ export default defineConfig([
   // es2022 keeps the `#` fields native: es2020 lowered them to WeakMap helpers, which cost
   // assign() a quarter of its speed (docs/decisions.md#typescript-client).
   { ...shared, entry: { browser: 'src/browser.ts' }, platform: 'browser', target: 'es2022' },
+  // The framework integrations (`@arbiter/client/ai-sdk`, `/langchain`) run wherever the
+  // frameworks do, Node and edge alike: no built-ins, and nothing imported from the frameworks.
+  {
+    ...shared,
+    entry: { 'ai-sdk': 'src/ai-sdk.ts', langchain: 'src/langchain.ts' },
+    platform: 'neutral',
+    target: 'es2022',
+  },
 ]);

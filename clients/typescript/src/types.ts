@@ -53,3 +53,12 @@ export interface ClientStats {
   /** Spilled events discarded as older than the replay window. */
   expired: number;
 }
+
+/**
+ * What the framework integrations (`@arbiter/client/ai-sdk`, `@arbiter/client/langchain`) take
+ * as `client`: an `Arbiter` of either build. They check at construction that it is one.
+ */
+export interface ArbiterInstance {
+  getPrompt(experiment: string, user: string, defaultPrompt: string): PromptResult;
+  withUser<R>(user: string, fn: () => R): R;
+}

@@ -53,6 +53,26 @@ describe('npm run pack', () => {
     expect(probe([], "console.log(typeof require('@arbiter/client').Arbiter)")).toBe('function');
   });
 
+  it('carries the framework integrations at their subpaths, ESM and CommonJS', () => {
+    const probe = (args: string[], script: string) =>
+      execFileSync(process.execPath, [...args, '-e', script], {
+        cwd: project,
+        encoding: 'utf8',
+      }).trim();
+    expect(
+      probe(
+        ['--input-type=module'],
+        "import { arbiterMiddleware } from '@arbiter/client/ai-sdk'; import { ArbiterCallbackHandler } from '@arbiter/client/langchain'; console.log(typeof arbiterMiddleware, typeof ArbiterCallbackHandler)",
+      ),
+    ).toBe('function function');
+    expect(
+      probe(
+        [],
+        "console.log(typeof require('@arbiter/client/ai-sdk').arbiterMiddleware, typeof require('@arbiter/client/langchain').ArbiterCallbackHandler)",
+      ),
+    ).toBe('function function');
+  });
+
   it('carries the repository licence text beside its Apache-2.0 metadata', () => {
     const pkg = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8'));
     expect(pkg.license).toBe('Apache-2.0');

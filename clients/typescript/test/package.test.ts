@@ -30,12 +30,27 @@ function imports(code: string): string[] {
   return [...found].sort();
 }
 
+/** The framework integrations, each a subpath `@arbiter/client/<entry>`. */
+const INTEGRATIONS = ['ai-sdk', 'langchain'];
+const INTEGRATION_PEERS = ['@langchain/core', 'ai'];
+
 describe('package.json', () => {
   const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
-  it('has no runtime dependencies', () => {
+  it('has no runtime dependencies; the frameworks of the integrations are optional peers', () => {
     expect(pkg.dependencies).toBeUndefined();
-    expect(pkg.peerDependencies).toBeUndefined();
     expect(pkg.optionalDependencies).toBeUndefined();
+    expect(Object.keys(pkg.peerDependencies).sort()).toEqual(INTEGRATION_PEERS);
+    for (const peer of INTEGRATION_PEERS) {
+      expect(pkg.peerDependenciesMeta[peer]).toEqual({ optional: true });
+    }
+  });
+  it('maps each integration subpath to its ESM and CommonJS build with types', () => {
+    for (const entry of INTEGRATIONS) {
+      expect(pkg.exports[`./${entry}`]).toEqual({
+        import: { types: `./dist/${entry}.d.ts`, default: `./dist/${entry}.js` },
+        require: { types: `./dist/${entry}.d.cts`, default: `./dist/${entry}.cjs` },
+      });
+    }
   });
   it('maps node, browser, import, require and types', () => {
     const entry = pkg.exports['.'];
@@ -66,6 +81,44 @@ describe('module resolution of the built package', () => {
         "console.log(import.meta.resolve('@arbiter/client'))",
       ),
     ).toBe(`${pathToFileURL(dist('browser.js')).href}\n`);
+  });
+
+  it('the integration subpaths resolve to their own builds, ESM and CommonJS', () => {
+    for (const entry of INTEGRATIONS) {
+      expect(
+        node(
+          ['--input-type=module'],
+          `console.log(import.meta.resolve('@arbiter/client/${entry}'))`,
+        ),
+      ).toBe(`${pathToFileURL(dist(`${entry}.js`)).href}\n`);
+      expect(node([], `console.log(require.resolve('@arbiter/client/${entry}'))`)).toBe(
+        `${dist(`${entry}.cjs`)}\n`,
+      );
+    }
+  });
+
+  it('the integration subpaths export their names only, and importing starts nothing', () => {
+    const out = node(
+      ['--input-type=module'],
+      `const live = () => process.getActiveResourcesInfo().filter((r) => !/Req/.test(r));
+       const before = live();
+       const req = (await import('node:module')).createRequire(process.cwd() + '/');
+       const names = {};
+       for (const entry of ${JSON.stringify(INTEGRATIONS)}) {
+         names[entry] = {
+           esm: Object.keys(await import('@arbiter/client/' + entry)),
+           cjs: Object.keys(req('@arbiter/client/' + entry)),
+         };
+       }
+       console.log(JSON.stringify({ names, started: live().filter((r) => !before.includes(r)) }));`,
+    );
+    expect(JSON.parse(out)).toEqual({
+      names: {
+        'ai-sdk': { esm: ['arbiterMiddleware'], cjs: ['arbiterMiddleware'] },
+        langchain: { esm: ['ArbiterCallbackHandler'], cjs: ['ArbiterCallbackHandler'] },
+      },
+      started: [],
+    });
   });
 
   it('exports names only, and importing starts nothing', () => {
@@ -107,6 +160,19 @@ describe('bundles', () => {
     }
   });
 
+  it('the integration builds load nothing: no framework, no Node built-in', () => {
+    for (const entry of INTEGRATIONS) {
+      for (const file of [`${entry}.js`, `${entry}.cjs`]) {
+        const code = read(file);
+        expect(imports(code)).toEqual([]);
+        expect(code).not.toMatch(/\bprocess\.|\bBuffer\b|__dirname|node:/);
+      }
+      for (const file of [`${entry}.d.ts`, `${entry}.d.cts`]) {
+        expect(read(file)).not.toMatch(/from ['"](ai|@langchain\/[\w-]+|@ai-sdk\/[\w-]+)['"]/);
+      }
+    }
+  });
+
   it('the type declarations are self-contained', () => {
     for (const file of ['index.d.ts', 'index.d.cts', 'browser.d.ts', 'browser.d.cts']) {
       const types = read(file);
@@ -117,6 +183,8 @@ describe('bundles', () => {
 
   it('a strict TypeScript consumer compiles against both module formats', () => {
     const use = `import { Arbiter, type NodeArbiterOptions, type PromptResult } from '@arbiter/client';
+import { arbiterMiddleware } from '@arbiter/client/ai-sdk';
+import { ArbiterCallbackHandler } from '@arbiter/client/langchain';
 const options: NodeArbiterOptions = { apiKey: 'k', experiments: ['e'] };
 const client = new Arbiter(options);
 const v: string | null = client.assign('e', 'u');
@@ -124,6 +192,9 @@ const p: PromptResult = client.getPrompt('e', 'u', 'default');
 const vars: { t: number } = client.getVariables('e', 'u', { t: 1 });
 client.track('business_event', { experiment_id: 'e', user_id: 'u', business_metric: 'm', value: 1 });
 void [v, p, vars];
+const middleware = arbiterMiddleware({ client, experiment: 'e', useVariantPrompt: true });
+const handler = new ArbiterCallbackHandler({ client, experiment: 'e', user: 'u' });
+void [middleware.wrapGenerate, handler.handleLLMEnd];
 `;
     writeFileSync(join(root, 'consumer.mts'), use);
     writeFileSync(join(root, 'consumer.cts'), use);
@@ -149,6 +220,14 @@ void [v, p, vars];
     );
   });
 });
+
+interface Middleware {
+  wrapGenerate(o: object): Promise<unknown>;
+}
+interface Handler {
+  handleLLMStart(...args: unknown[]): void;
+  handleLLMEnd(...args: unknown[]): void;
+}
 
 describe('the built bundles run', () => {
   let fake: FakeArbiter;
@@ -181,6 +260,56 @@ describe('the built bundles run', () => {
       expect(['control', 'concise']).toContain(client.assign('checkout-prompt', `${file}-user`));
       await client.close();
       expect(fake.events.size).toBe(before + 1);
+    });
+  }
+
+  // The client and the integration may come from different module formats: the integration
+  // finds the client's hooks under a registered symbol.
+  const integrationLoaders: [string, string, () => Promise<Record<string, unknown>>][] = [
+    ['ai-sdk.js', 'index.cjs', () => import(pathToFileURL(dist('ai-sdk.js')).href)],
+    ['ai-sdk.cjs', 'index.js', async () => createRequire(import.meta.url)(dist('ai-sdk.cjs'))],
+    ['langchain.js', 'index.js', () => import(pathToFileURL(dist('langchain.js')).href)],
+    [
+      'langchain.cjs',
+      'index.cjs',
+      async () => createRequire(import.meta.url)(dist('langchain.cjs')),
+    ],
+  ];
+  for (const [file, clientFile, load] of integrationLoaders) {
+    it(`${file} with the client of ${clientFile}: records a model call`, async () => {
+      const clientModule = clientFile.endsWith('.cjs')
+        ? createRequire(import.meta.url)(dist(clientFile))
+        : await import(pathToFileURL(dist(clientFile)).href);
+      const client = new clientModule.Arbiter({
+        apiKey: fake.apiKey,
+        baseUrl: fake.baseUrl,
+        logger: memoryLogger(),
+      });
+      await client.ready();
+      const user = `${file}-user`;
+      const integration = await load();
+      if (file.startsWith('ai-sdk')) {
+        const middleware = (integration.arbiterMiddleware as (o: object) => Middleware)({
+          client,
+          experiment: 'checkout-prompt',
+          user,
+        });
+        await middleware.wrapGenerate({
+          doGenerate: async () => ({ content: [{ type: 'text', text: 'ok' }] }),
+          params: { prompt: [] },
+          model: { modelId: 'm-1' },
+        });
+      } else {
+        const Handler = integration.ArbiterCallbackHandler as new (o: object) => Handler;
+        const handler = new Handler({ client, experiment: 'checkout-prompt', user });
+        handler.handleLLMStart({}, ['Hi'], 'run-1', undefined, {}, [], { ls_model_name: 'm-1' });
+        handler.handleLLMEnd({ generations: [[{ text: 'ok' }]] }, 'run-1');
+      }
+      await client.close();
+      const call = [...fake.events.values()].find(
+        (e) => e.user_id === user && e.type === 'model_call',
+      );
+      expect(call).toMatchObject({ model: 'm-1', response: 'ok', error: null });
     });
   }
 

@@ -7,6 +7,7 @@ import * as C from './constants.ts';
 import { EventPipeline } from './event-pipeline.ts';
 import { EventQueue } from './event-queue.ts';
 import { isWireUserId, trackProblem, wireProblem } from './event-validation.ts';
+import { INTEGRATION_HOOKS, type IntegrationHooks } from './integration-hooks.ts';
 import { defaultLogger, safeLogger } from './logger.ts';
 import { ModelCallRecorder } from './model-call-recorder.ts';
 import type { Platform } from './platform.ts';
@@ -94,6 +95,13 @@ export class ArbiterClient {
       enqueue: (type, payload) => this.#enqueue(type, payload),
       warnOnce: (key, message) => this.#warnOnce(key, message),
     });
+    const hooks: IntegrationHooks = {
+      currentUser: () => this.#users.current(),
+      open: (experiment, user, source) => this.#recorder.open(experiment, user, source),
+      warnOnce: (key, message) => this.#warnOnce(key, message),
+    };
+    // Not a method: it stays out of the public surface and the type declarations.
+    Object.defineProperty(this, INTEGRATION_HOOKS, { value: hooks });
     this.#readyPromise = this.#poller.start().then(() => this.#prefetched());
     this.#pipeline.start();
     this.#unhook = platform.onShutdown((urgent) => {

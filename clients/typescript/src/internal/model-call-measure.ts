@@ -11,6 +11,10 @@ export interface CallMeasure {
   prompt?: string;
   /** The text the model answered, streamed parts joined. */
   response?: string;
+  /** What the provider says the call cost, when it says (the AI SDK's provider metadata). */
+  cost_usd?: number;
+  /** A stream's first token (text, reasoning or tool input) after this many ms; integrations only. */
+  time_to_first_token_ms?: number;
 }
 
 /** Reads one provider's request and response shapes. Readers ignore shapes that are not theirs. */

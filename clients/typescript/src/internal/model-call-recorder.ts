@@ -1,7 +1,8 @@
 import type { EventType, TrackPayload } from '../types.ts';
 import type { ConfigStore } from './config-store.ts';
 import { isWireUserId } from './event-validation.ts';
-import { ModelCall } from './model-call.ts';
+import type { OpenModelCall } from './integration-hooks.ts';
+import { describeError, ModelCall } from './model-call.ts';
 import type { CallMeasure, ProviderReader } from './model-call-measure.ts';
 
 export interface RecorderDeps {
@@ -64,6 +65,29 @@ export class ModelCallRecorder {
   }
 
   /**
+   * One call seen through a framework integration (the AI SDK middleware, the LangChain
+   * handler), which reports its start, first token and end itself; null when not recorded.
+   */
+  open(experiment: string, user: string | undefined, source: string): OpenModelCall | null {
+    if (user === undefined) {
+      this.deps.warnOnce(`${source}-user`, `${source}: model call without a user, not recorded`);
+      return null;
+    }
+    const call = this.begin(experiment, user, [], undefined);
+    if (call === null) return null;
+    const { variant, observer } = call;
+    return {
+      variant,
+      firstToken: () => observer.firstToken(),
+      complete: (measure) => observer.complete(measure),
+      fail: (err, measure) => {
+        if (measure !== undefined) observer.complete({ ...measure, error: describeError(err) });
+        else observer.fail(err);
+      },
+    };
+  }
+
+  /**
    * Records the exposure and returns the timer of the model_call, or null when the call is not
    * part of the experiment. Without a config yet, the server works the variant out itself.
    */
@@ -114,5 +138,10 @@ function modelCallFields(m: CallMeasure, recordText: boolean): Partial<TrackPayl
   if (m.output_tokens !== undefined) out.output_tokens = m.output_tokens;
   if (recordText && m.prompt !== undefined) out.prompt = m.prompt;
   if (recordText && m.response !== undefined) out.response = m.response;
+  if (m.cost_usd !== undefined) out.cost_usd = m.cost_usd;
+  // The wire has no field for it: the metadata carries it, like any measurement of the caller's.
+  if (m.time_to_first_token_ms !== undefined) {
+    out.metadata = { time_to_first_token_ms: m.time_to_first_token_ms };
+  }
   return out;
 }

@@ -64,6 +64,19 @@ export class ModelCall {
     this.end();
   }
 
+  /** Notes a stream's first token, once: the time to first token. */
+  firstToken(): void {
+    if (this.finished || this.measure.time_to_first_token_ms !== undefined) return;
+    this.measure.time_to_first_token_ms = this.elapsed();
+  }
+
+  /** Ends the call with what an integration read from its framework's own result shapes. */
+  complete(measure: CallMeasure): void {
+    if (this.finished) return;
+    Object.assign(this.measure, measure);
+    this.end();
+  }
+
   observeValue<T>(value: T): T {
     try {
       if (isAsyncIterable(value)) {
@@ -124,8 +137,12 @@ export class ModelCall {
   private end(): void {
     if (this.finished) return;
     this.finished = true;
-    const latency = Math.round((performance.now() - this.startedAt) * 1_000) / 1_000;
-    this.finish(this.measure, Math.max(0, latency));
+    this.finish(this.measure, this.elapsed());
+  }
+
+  /** Milliseconds since the call was made, to the microsecond. */
+  private elapsed(): number {
+    return Math.max(0, Math.round((performance.now() - this.startedAt) * 1_000) / 1_000);
   }
 }
 

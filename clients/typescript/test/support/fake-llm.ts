@@ -9,6 +9,8 @@ export const STREAM_GAP_MS = 5;
 export const FAILING_MODEL = 'model-that-fails';
 
 export const USAGE = { input: 11, output: 7 };
+/** The answer to a Chat Completions request asking for JSON (`response_format`). */
+export const JSON_ANSWER = '{"greeting":"Hi there."}';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -16,12 +18,30 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * Speaks just enough of the OpenAI (Chat Completions, Responses) and Anthropic (Messages) HTTP
  * protocols, JSON and SSE, for the real SDKs to parse its answers.
  */
-export async function startFakeLlm(): Promise<{ url: string; close(): Promise<void> }> {
-  const server = createServer((req, res) => void handle(req, res));
+export async function startFakeLlm(): Promise<{
+  url: string;
+  /**
+   * The next streamed answer stops after its first event until the returned function is
+   * called, so a test can look at what was recorded while a stream is still open.
+   */
+  holdNextStream(): () => void;
+  close(): Promise<void>;
+}> {
+  const gates: Promise<void>[] = [];
+  const server = createServer((req, res) => void handle(req, res, gates));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
+    holdNextStream() {
+      let release = () => {};
+      gates.push(
+        new Promise<void>((resolve) => {
+          release = resolve;
+        }),
+      );
+      return release;
+    },
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
@@ -30,7 +50,11 @@ export async function startFakeLlm(): Promise<{ url: string; close(): Promise<vo
   };
 }
 
-async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function handle(
+  req: IncomingMessage,
+  res: ServerResponse,
+  gates: Promise<void>[],
+): Promise<void> {
   let text = '';
   for await (const chunk of req) text += chunk;
   const body = JSON.parse(text) as Record<string, unknown>;
@@ -63,7 +87,9 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
     return;
   }
   res.writeHead(200, { 'content-type': 'text/event-stream', 'x-request-id': 'req_1' });
-  for (const e of events.stream) {
+  const gate = gates.shift();
+  for (const [i, e] of events.stream.entries()) {
+    if (i === 1 && gate !== undefined) await gate;
     await sleep(STREAM_GAP_MS);
     const head = e.event === undefined ? '' : `event: ${e.event}\n`;
     res.write(`${head}data: ${typeof e.data === 'string' ? e.data : JSON.stringify(e.data)}\n\n`);
@@ -90,9 +116,13 @@ function chat(model: string, body: Record<string, unknown>): Answer {
   });
   const includeUsage = (body.stream_options as { include_usage?: boolean } | undefined)
     ?.include_usage;
+  // Structured output: the AI SDK sends a `response_format` and parses the answer as JSON.
+  const json = body.response_format !== undefined;
+  const text = json ? JSON_ANSWER : 'Hi there.';
+  const [first, rest] = json ? [text.slice(0, 10), text.slice(10)] : ['Hi', ' there.'];
   const answer = toolCallDue(body)
     ? { message: toolCall(body), finish_reason: 'tool_calls' }
-    : { message: { role: 'assistant', content: 'Hi there.' }, finish_reason: 'stop' };
+    : { message: { role: 'assistant', content: text }, finish_reason: 'stop' };
   return {
     json: {
       ...base,
@@ -101,8 +131,8 @@ function chat(model: string, body: Record<string, unknown>): Answer {
       usage,
     },
     stream: [
-      { data: chunk({ role: 'assistant', content: 'Hi' }, null) },
-      { data: chunk({ content: ' there.' }, null) },
+      { data: chunk({ role: 'assistant', content: first }, null) },
+      { data: chunk({ content: rest }, null) },
       { data: chunk({}, 'stop') },
       ...(includeUsage
         ? [{ data: { ...base, object: 'chat.completion.chunk', choices: [], usage } }]
