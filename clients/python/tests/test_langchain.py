@@ -9,6 +9,7 @@ from typing import Any, Dict, Iterator, List
 
 import openai
 import pytest
+from langchain_core.language_models import FakeListLLM
 from langchain_core.output_parsers import StrOutputParser
 from langchain_core.prompts import ChatPromptTemplate
 from langchain_core.runnables import Runnable
@@ -200,3 +201,36 @@ def test_importing_arbiter_does_not_import_langchain() -> None:
     code = "import sys, arbiter, arbiter.integrations; print(any(m.startswith('langchain') for m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_a_stream_read_in_part_is_a_complete_call(
+    fake: FakeArbiter, llm: LoopbackServer, arbiter_client: Arbiter
+) -> None:
+    handler = ArbiterCallbackHandler(arbiter_client, EXPERIMENT_NAME)
+    chat = ChatOpenAI(model="gpt-4o-mini", base_url=llm.url + "/v1", api_key="sk-test", max_retries=0)
+    with arbiter_client.as_user("p-1"):
+        stream = chat.stream("partly", {"callbacks": [handler]})
+        first_chunk = next(stream)
+        stream.close()  # LangChain reports GeneratorExit to on_llm_error
+    assert first_chunk.content == "Echo:"
+    [call] = events_of(fake, arbiter_client, "model_call")
+    assert call == dict(call, error=None, response="Echo:", prompt="user: partly", model="gpt-4o-mini")
+    assert "input_tokens" not in call and 0 < call["metadata"]["time_to_first_token_ms"] <= call["latency_ms"]
+
+
+def test_batch_with_a_handler_per_user(fake: FakeArbiter, llm: LoopbackServer, arbiter_client: Arbiter) -> None:
+    users = ["b-%d" % n for n in range(4)]
+    configs: Any = [{"callbacks": [ArbiterCallbackHandler(arbiter_client, EXPERIMENT_NAME, user=u)]} for u in users]
+    answers = chain_of(llm).batch([ask(arbiter_client, u, u) for u in users], configs)
+    assert answers == ["Echo: %s" % u for u in users]
+    for user in users:
+        assert recorded_call(fake, arbiter_client, user)["response"] == "Echo: " + user
+
+
+def test_a_completion_llm_run_is_recorded(fake: FakeArbiter, arbiter_client: Arbiter) -> None:
+    """``on_llm_start``: a text-completion model gets one prompt string per run."""
+    model = FakeListLLM(responses=["the answer"])
+    handler = ArbiterCallbackHandler(arbiter_client, EXPERIMENT_NAME, user="l-1")
+    assert model.invoke("the question", {"callbacks": [handler]}) == "the answer"
+    [call] = events_of(fake, arbiter_client, "model_call")
+    assert call == dict(call, user_id="l-1", prompt="user: the question", response="the answer", error=None)
