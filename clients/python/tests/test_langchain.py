@@ -234,3 +234,20 @@ def test_a_completion_llm_run_is_recorded(fake: FakeArbiter, arbiter_client: Arb
     assert model.invoke("the question", {"callbacks": [handler]}) == "the answer"
     [call] = events_of(fake, arbiter_client, "model_call")
     assert call == dict(call, user_id="l-1", prompt="user: the question", response="the answer", error=None)
+
+
+def test_before_the_first_config_the_server_works_the_variant_out(
+    fake: FakeArbiter, llm: LoopbackServer, make_client: Any
+) -> None:
+    fake.config_released.clear()  # the config request waits: the client has no config yet
+    try:
+        client = make_client(base_url=fake.url)
+        handler = ArbiterCallbackHandler(client, EXPERIMENT_NAME, user="n-1")
+        assert chain_of(llm).invoke({"system": "s", "question": "early"}, {"callbacks": [handler]}) == "Echo: early"
+        [exposure] = events_of(fake, client, "exposure")
+        [call] = events_of(fake, client, "model_call")
+    finally:
+        fake.config_released.set()
+    # As wrap sends it then: the experiment as named, no variant.
+    assert exposure == dict(exposure, experiment_id=EXPERIMENT_NAME, user_id="n-1") and "variant" not in exposure
+    assert call == dict(call, experiment_id=EXPERIMENT_NAME, user_id="n-1", response="Echo: early", error=None)
