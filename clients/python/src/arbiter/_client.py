@@ -20,6 +20,7 @@ from ._event_queue import EventQueue
 from ._event_validation import is_wire_user_id, track_problem, wire_problem
 from ._http_client import HttpClient, sender_of
 from ._lifecycle import forget_client, track_client
+from ._model_call import FinishModelCall
 from ._model_call_recorder import ModelCallRecorder
 from ._offline_store import FileOfflineStore
 from ._poller import ConfigPoller
@@ -274,6 +275,12 @@ class Arbiter:
         recorded, then raised."""
         result: R = self._recorder.explicit(experiment, user, ANY_PROVIDER, fn)
         return result
+
+    def _begin_model_run(self, experiment: str, user: str) -> Optional[FinishModelCall]:
+        """For the framework integrations (``arbiter.integrations``): queues the exposure under
+        ``assign``'s rule and returns how to finish the ``model_call``, or None when the call is
+        not part of the experiment."""
+        return self._recorder.begin_run(experiment, user, self.assign)
 
     # -- context managers ------------------------------------------------------------------
 

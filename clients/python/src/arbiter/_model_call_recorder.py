@@ -4,7 +4,7 @@ from typing import Any, Callable, Dict, NamedTuple, Optional, Sequence
 
 from ._config_store import ConfigStore
 from ._event_validation import is_wire_user_id
-from ._model_call import ModelCall
+from ._model_call import FinishModelCall, ModelCall
 from ._model_call_measure import Measure, ProviderReader
 
 Enqueue = Callable[[str, Dict[str, Any]], None]
@@ -82,16 +82,45 @@ class ModelCallRecorder:
                 return None
             base: Dict[str, Any] = {"experiment_id": experiment if entry is None else entry.id, "user_id": user}
             self._enqueue("exposure", base if variant is None else dict(base, variant=variant))
-
-            def finish(measure: Measure, latency_ms: float) -> None:
-                fields = dict(base, **_model_call_fields(measure, self._record_text))
-                fields["latency_ms"] = latency_ms
-                self._enqueue("model_call", fields)
-
-            return _Begun(variant, ModelCall(readers, params, finish))
+            return _Begun(variant, ModelCall(readers, params, self._finisher(base)))
         except Exception as err:
             self._warn_once("model-call", "model call not recorded: %s" % err)
             return None
+
+    def begin_run(
+        self, experiment: str, user: str, assign: Callable[[str, str], Optional[str]]
+    ) -> Optional[FinishModelCall]:
+        """For framework integrations, which see a call's start and end as callbacks rather than a
+        function to run. The exposure follows ``assign``'s rule (once per user and experiment,
+        unless ``track_exposures`` is off); before the first config, as in ``wrap``, the exposure
+        goes without a variant and the server works it out. Returns how to finish the
+        ``model_call``, or None when the call is not part of the experiment."""
+        try:
+            if not isinstance(user, str) or not is_wire_user_id(user):
+                return None
+            entry = self._store.experiments.get(experiment)
+            if entry is None:
+                if self._store.loaded:
+                    self._warn_once("unknown:" + experiment, "experiment %s is not in the config" % experiment)
+                    return None
+                base: Dict[str, Any] = {"experiment_id": experiment, "user_id": user}
+                self._enqueue("exposure", base)
+            elif assign(experiment, user) is None:
+                return None
+            else:
+                base = {"experiment_id": entry.id, "user_id": user}
+            return self._finisher(base)
+        except Exception as err:
+            self._warn_once("model-call", "model call not recorded: %s" % err)
+            return None
+
+    def _finisher(self, base: Dict[str, Any]) -> FinishModelCall:
+        def finish(measure: Measure, latency_ms: float) -> None:
+            fields = dict(base, **_model_call_fields(measure, self._record_text))
+            fields["latency_ms"] = latency_ms
+            self._enqueue("model_call", fields)
+
+        return finish
 
     def _variant_of(self, experiment: str, user: str) -> Optional[str]:
         entry = self._store.experiments.get(experiment)
@@ -107,4 +136,7 @@ def _model_call_fields(m: Measure, record_text: bool) -> Dict[str, Any]:
         for name in ("prompt", "response"):
             if name in m:
                 out[name] = m[name]
+    # The event has no field of its own for it: streamed calls carry it in metadata.
+    if "time_to_first_token_ms" in m:
+        out["metadata"] = {"time_to_first_token_ms": m["time_to_first_token_ms"]}
     return out
