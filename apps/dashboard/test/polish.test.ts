@@ -1,9 +1,12 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { Results } from '../src/api/client.ts';
+import { armValue, effectValue, pValue } from '../src/pages/results/format.ts';
 import { axeViolations, launch, screenshot, watchConsole } from './support/browser.ts';
 import {
   type Api,
   armEvents,
+  call,
   createCheckoutCopy,
   createExperiment,
   ingest,
@@ -132,6 +135,64 @@ afterEach(async () => {
   expect(consoleWatch.errors).toEqual([]);
 });
 
+/**
+ * An org with `by-model`: a mean latency, a p95 latency and a cost-per-conversion ratio,
+ * declaring the `model` dimension; its calls go to two models (one user in three on gpt-b),
+ * a user in four converts; analysed for today.
+ */
+async function byModelOrg(): Promise<{ org: string; api: Api; id: string }> {
+  const { org, api } = await newOrg(server.url, 'polish');
+  const key = await secretKey(api);
+  const metrics = [
+    metric('latency', 'latency', 'welch_t'),
+    { ...metric('p95', 'latency', 'welch_t'), quantile: 0.95 },
+    {
+      ...metric('cpc', 'ratio', 'welch_t'),
+      direction: 'decrease',
+      numerator: { of: 'cost' },
+      denominator: { business_metric: 'conversion', of: 'count' },
+    },
+  ];
+  const body = {
+    name: 'by-model',
+    salt: 'by-model-salt',
+    bucket_count: 999,
+    allocation: [
+      { variant: 'control', weight: 50 },
+      { variant: 'treatment', weight: 50 },
+    ],
+    metrics,
+    dimensions: ['model'],
+  };
+  const id = (await call(api, 'POST', '/v1/experiments', body)).id as string;
+  let n = 0;
+  const events = armEvents(id, { control: 240, treatment: 240 }, { treatment: -40 }).flatMap(
+    (e) => {
+      const event = e as Record<string, unknown>;
+      if (event.type !== 'model_call') return [event];
+      n++;
+      const call = { ...event, model: n % 3 === 0 ? 'gpt-b' : 'gpt-a' };
+      if (n % 4 !== 0) return [call];
+      const conversion: Record<string, unknown> = {
+        ...event,
+        event_id: `c-${String(event.event_id)}`,
+        type: 'business_event',
+        business_metric: 'conversion',
+        value: 1,
+      };
+      for (const k of ['latency_ms', 'input_tokens', 'output_tokens', 'cost_usd', 'model'])
+        delete conversion[k];
+      return [call, conversion];
+    },
+  );
+  await ingest(server.url, key, events);
+  await waitForExposures(api, id, 480);
+  runPipeline(server.dataDir, today);
+  return { org, api, id };
+}
+
+const squash = (s: string | null) => (s ?? '').replace(/\s+/g, ' ').trim();
+
 describe('the dashboard’s rough edges, in Chromium', () => {
   it('logs no console error on any page for an ordinary member, and shows no owner navigation', async () => {
     const { org, ids } = await seedAnalysedOrg(server.url, server.dataDir, today);
@@ -234,6 +295,67 @@ describe('the dashboard’s rough edges, in Chromium', () => {
     expectRoundTicks(traffic[0] ?? []);
     expect(traffic[0]?.[0]).toBe('0');
     await check('axes');
+  });
+
+  it('names quantile and ratio metrics, and splits the results by model as the server does', async () => {
+    const { org, api, id } = await byModelOrg();
+    const served = (await call(
+      api,
+      'GET',
+      `/v1/experiments/${id}/results?dimension=model`,
+    )) as Results;
+    const breakdown = served.breakdown;
+    expect(breakdown?.slices.map((s) => s.value)).toEqual(['gpt-a', 'gpt-b']);
+    await signIn(page, server.url, { email: 'analyst@example.com', org, role: 'admin' });
+    await page.goto(`${server.url}/experiments/${id}/results`);
+    await page.getByTestId('title-p95').waitFor();
+    expect(squash(await page.getByTestId('title-p95').textContent())).toMatch(
+      /^p95 latency \(p95,/,
+    );
+    expect(squash(await page.getByTestId('title-cpc').textContent())).toMatch(
+      /^cost per conversion \(cpc,/,
+    );
+    expect(squash(await page.getByTestId('title-latency').textContent())).toMatch(/^latency \(/);
+    await expect(page.getByTestId('slice-gpt-a').count()).resolves.toBe(0);
+
+    await page.getByRole('combobox', { name: 'Split by' }).selectOption('model');
+    await page.getByTestId('exploratory-note').waitFor();
+    expect(squash(await page.getByTestId('exploratory-note').textContent())).toContain(
+      'raw p-values',
+    );
+    for (const slice of breakdown?.slices ?? []) {
+      const box = page.getByTestId(`slice-${slice.value}`);
+      expect(squash(await box.getByRole('heading').textContent())).toBe(
+        `model = ${slice.value} exploratory`,
+      );
+      expect(squash(await box.getByTestId('slice-summary').textContent())).toContain(
+        `${slice.users} users · per arm: control ${slice.arms.control?.users}, treatment ${slice.arms.treatment?.users}`,
+      );
+      const results = Object.values(slice.results);
+      expect(results).toHaveLength(3);
+      for (const r of results) {
+        const row = box.getByTestId(`slice-row-${r.metric}-${r.treatment}`);
+        const cell = async (name: string) => squash(await row.getByTestId(name).textContent());
+        for (const [testid, arm] of [
+          ['control-value', r.control],
+          ['treatment-value', r.treatment],
+        ] as const)
+          expect(await cell(testid)).toBe(
+            `${armValue(r.kind, r.mean_per_arm[arm])} (n = ${r.n_per_arm[arm]})`,
+          );
+        expect(r.ok).toBe(true);
+        expect(await cell('p')).toBe(pValue(r.p_value));
+        expect(await cell('effect')).toBe(
+          `${effectValue(r.kind, r.effect)} (${effectValue(r.kind, r.ci_low)} to ${effectValue(r.kind, r.ci_high)})`,
+        );
+      }
+      expect(
+        squash(
+          await box.getByTestId('slice-row-cpc-treatment').getByRole('rowheader').textContent(),
+        ),
+      ).toBe('cost per conversion');
+    }
+    await check('split-by-model');
   });
 
   it('shows a "No such page" view for an unknown address, signed in', async () => {

@@ -79,3 +79,20 @@ export function metricDirection(metric: {
 }): MetricDirection {
   return metric.direction ?? defaultDirection(metric.kind);
 }
+
+/** How many dimensions an experiment may declare for breakdowns. */
+export const MAX_DIMENSIONS = 5;
+/** A breakdown shows this many values (those with the most users); the rest are one slice. */
+export const MAX_SLICE_VALUES = 20;
+/** The slice of every value beyond the first MAX_SLICE_VALUES. */
+export const OTHER_SLICE = '(other)';
+/**
+ * A dimension: `model` (the model call's model) or `metadata.<key>` (a string value of the
+ * events' metadata under that key).
+ */
+export const DIMENSION_PATTERN = '^(model|metadata\\.[A-Za-z0-9_.:-]{1,128})$';
+
+/** The metadata key of a `metadata.<key>` dimension, or null for `model`. */
+export function dimensionMetadataKey(dimension: string): string | null {
+  return dimension.startsWith('metadata.') ? dimension.slice('metadata.'.length) : null;
+}

@@ -5,10 +5,12 @@ import {
   directionLabel,
   effectValue,
   intervalValue,
+  metricTitle,
   moreDays,
   num,
   percent,
   pValue,
+  titleOf,
 } from '../../src/pages/results/format.ts';
 
 describe('number formatting on the results page', () => {
@@ -82,5 +84,39 @@ describe('number formatting on the results page', () => {
     expect(directionLabel('decrease')).toBe('↓ lower is better');
     expect(moreDays(1)).toBe('about 1 more day');
     expect(moreDays(6)).toBe('about 6 more days');
+  });
+});
+
+describe('metric titles', () => {
+  const base = { name: 'm', kind: 'latency' };
+  it('names a quantile metric by its percentile and kind', () => {
+    expect(metricTitle({ ...base, quantile: 0.95 })).toBe('p95 latency');
+    expect(metricTitle({ ...base, kind: 'cost', quantile: 0.999 })).toBe('p99.9 cost');
+    expect(metricTitle({ ...base, kind: 'tokens', quantile: 0.5 })).toBe('p50 tokens');
+  });
+  it('names a ratio metric by its parts', () => {
+    const ratio = { name: 'r', kind: 'ratio' };
+    expect(
+      metricTitle({
+        ...ratio,
+        numerator: { of: 'cost' },
+        denominator: { business_metric: 'conversion', of: 'count' },
+      }),
+    ).toBe('cost per conversion');
+    expect(
+      metricTitle({ ...ratio, numerator: { of: 'tokens' }, denominator: { of: 'calls' } }),
+    ).toBe('tokens per call');
+    expect(
+      metricTitle({
+        ...ratio,
+        numerator: { business_metric: 'purchase', of: 'value' },
+        denominator: { of: 'errors' },
+      }),
+    ).toBe('purchase value per error');
+  });
+  it('names any other metric by its name, also when looked up by name', () => {
+    expect(metricTitle(base)).toBe('m');
+    expect(titleOf([{ ...base, quantile: 0.9 }], 'm')).toBe('p90 latency');
+    expect(titleOf([], 'unknown')).toBe('unknown');
   });
 });

@@ -204,7 +204,7 @@ function testMetrics(
   );
 }
 
-function pairArms(metric: MetricInput, control: string, treatment: string) {
+export function pairArms(metric: MetricInput, control: string, treatment: string) {
   const arms = {
     control: metric.stats.arms[control] ?? EMPTY_COVARIATE_SUMMARY,
     treatment: metric.stats.arms[treatment] ?? EMPTY_COVARIATE_SUMMARY,
@@ -226,7 +226,7 @@ function pairArms(metric: MetricInput, control: string, treatment: string) {
 }
 
 /** One (metric, treatment) pair's result before the FDR correction across the run. */
-function pairResult(
+export function pairResult(
   inputs: RunInputs,
   metric: MetricInput,
   treatment: string,

@@ -3,6 +3,7 @@ import type { Context } from '../context.ts';
 import type { Database } from '../db/connect.ts';
 import { experiments, manualRunLabels } from '../db/schema.ts';
 import type { LoadedExperiment } from '../domain/experiments/service.ts';
+import { checkDimension } from './dimensions.ts';
 import { awaitFold, type FoldGateDeps } from './fold-gate.ts';
 import { AnalysisError } from './outcomes.ts';
 import { analyzeExperiment, type RunDeps } from './pipeline.ts';
@@ -73,7 +74,9 @@ async function giveBack(db: Database, experimentId: string, label: string): Prom
 export async function runManualAnalysis(
   ctx: RunDeps & FoldGateDeps & RunMetricsDeps,
   found: LoadedExperiment,
+  dimension?: string,
 ) {
+  if (dimension !== undefined) checkDimension(found.version.config, dimension);
   const experimentId = found.row.id;
   const label = await takeLabel(ctx, experimentId, ctx.config.manualRunsPerHour);
   try {
@@ -84,6 +87,7 @@ export async function runManualAnalysis(
         label,
         windowEnd: new Date(label.slice('manual-'.length)),
         foldedThrough,
+        dimensions: dimension === undefined ? [] : [dimension],
       });
     });
   } catch (error) {

@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 import { type Database, rows, toNumber } from '../db/connect.ts';
 import type { MetricDefinition } from '../schemas/experiment-config.ts';
 import { inAnalysisTransaction } from './analysis-transaction.ts';
@@ -27,12 +27,14 @@ export async function readArmSamples(
   scope: ValueScope,
   metric: MetricDefinition,
   cap: number,
+  /** The CTEs ending in `u` the values come from: the run's own, or a breakdown's. */
+  userCtes: (metrics: MetricDefinition[]) => SQL = (metrics) => perUserCtes(scope, metrics),
 ): Promise<ArmSamples> {
   const plain = { ...metric, cuped: undefined };
   const found = await inAnalysisTransaction(db, (tx) =>
     rows<{ variant: string; value: unknown; n: unknown }>(
       tx,
-      sql`with ${perUserCtes(scope, [plain])},
+      sql`with ${userCtes([plain])},
       ranked as (
         select variant, user_id, ${valueColumn(0)} as value, count(*) over (partition by variant) as n,
           row_number() over (partition by variant order by md5(${String(SAMPLE_SEED)} || ':' || user_id), user_id) as r

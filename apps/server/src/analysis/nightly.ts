@@ -86,6 +86,7 @@ async function runNightlyUnrecorded(
         label: day,
         windowEnd,
         foldedThrough,
+        dimensions: found.version.config.dimensions ?? [],
       });
       return { experiment_id: id, name, status: record.status };
     });

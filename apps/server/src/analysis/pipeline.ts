@@ -1,8 +1,9 @@
 import type { Context } from '../context.ts';
 import type { LoadedExperiment } from '../domain/experiments/service.ts';
 import { inSpan } from '../kernel/tracing.ts';
+import { readBreakdowns } from './breakdowns.ts';
 import { computeRun } from './compute-run.ts';
-import { type RunRequest, readRunInputs } from './read-run-inputs.ts';
+import { type RunRequest, readRunInputs, valueScope } from './read-run-inputs.ts';
 import { storeRun } from './run-store.ts';
 
 export type { RunRequest } from './read-run-inputs.ts';
@@ -27,8 +28,31 @@ export async function analyzeExperiment(
   return inSpan('arbiter.analysis', attributes, async (span) => {
     const inputs = await readRunInputs(ctx, found, request);
     const run = computeRun(inputs);
-    const stored = await storeRun(ctx, found.row.orgId, found.row.id, run, request.foldedThrough);
+    // Slices after the run is decided, and only from its inputs: they cannot change it.
+    const slices =
+      run.status === 'computed' && request.dimensions?.length
+        ? await readBreakdowns(
+            ctx.db,
+            valueScope(found, request.windowEnd),
+            inputs,
+            request.dimensions,
+          )
+        : {};
+    const stored = await storeRun(
+      ctx,
+      found.row.orgId,
+      found.row.id,
+      run,
+      request.foldedThrough,
+      slices,
+    );
     span.setAttribute('arbiter.run.status', stored.status);
-    return stored;
+    // A manual run asked for one breakdown answers with it when it computed one.
+    const [asked] = request.kind === 'manual' ? (request.dimensions ?? []) : [];
+    if (asked === undefined || slices[asked] === undefined) return stored;
+    return {
+      ...stored,
+      breakdown: { dimension: asked, exploratory: true as const, slices: slices[asked] },
+    };
   });
 }

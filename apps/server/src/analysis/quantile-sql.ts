@@ -44,12 +44,13 @@ export async function readQuantileArms(
   db: Database,
   scope: ValueScope,
   metric: MetricDefinition,
+  source: QuantileSource = runSource(scope),
 ): Promise<QuantileArms> {
   const level = quantileLevel(metric.quantile ?? Number.NaN);
   const value = CALL_VALUES[metric.kind];
   if (level === null || value === undefined)
     throw new Error(`metric ${metric.name} is not a valid quantile metric`);
-  const calls = windowCalls(scope, value);
+  const calls = source.calls(value);
   return inAnalysisTransaction(
     db,
     async (tx) => {
@@ -62,11 +63,32 @@ export async function readQuantileArms(
         ...quantileRanks(toNumber(c.n), level),
       }));
       if (want.length === 0) return { level, arms: {} };
-      const found = await rows<ArmRow>(tx, armsStatement(scope, calls, want));
+      const found = await rows<ArmRow>(tx, armsStatement(calls, source.members, want));
       return { level, arms: Object.fromEntries(found.map((r) => [r.variant, armOf(r)])) };
     },
     { snapshot: true },
   );
+}
+
+/**
+ * Where a quantile's calls and users come from: `calls(value)` the rows (variant, user_id, v),
+ * `members` the rows (variant, user_id) of the arms' users. A breakdown keys both by slice and
+ * arm (`slice-sql.ts`).
+ */
+export interface QuantileSource {
+  calls: (value: SQL) => SQL;
+  members: SQL;
+}
+
+/** The run's own source: every call of the window, and the users exposed or calling. */
+function runSource(scope: ValueScope): QuantileSource {
+  const { from, to } = scope.window;
+  return {
+    calls: (value) => windowCalls(scope, value),
+    members: sql`select variant, user_id from user_day_stats
+      where experiment_id = ${scope.experimentId}::uuid and day between ${from}::date and ${to}::date
+      group by variant, user_id having sum(exposures) > 0 or sum(calls) > 0`,
+  };
 }
 
 /** The experiment's model calls with a value in the window, as the fold stored them. */
@@ -96,11 +118,10 @@ interface ArmRow {
 }
 
 function armsStatement(
-  scope: ValueScope,
   calls: SQL,
+  members: SQL,
   want: { variant: string; estimate: number; lower: number; upper: number }[],
 ): SQL {
-  const { from, to } = scope.window;
   return sql`with calls as materialized (${calls}),
     want as (select * from json_to_recordset(${JSON.stringify(want)}::json)
       as w(variant text, estimate bigint, lower bigint, upper bigint)),
@@ -116,11 +137,7 @@ function armsStatement(
       select c.variant, c.user_id, count(*) filter (where c.v <= p.est) as a, count(*) as b
       from calls c join picks p on p.variant = c.variant group by c.variant, c.user_id
     ),
-    members as (
-      select variant, user_id from user_day_stats
-      where experiment_id = ${scope.experimentId}::uuid and day between ${from}::date and ${to}::date
-      group by variant, user_id having sum(exposures) > 0 or sum(calls) > 0
-    ),
+    members as (${members}),
     clusters as (
       select m.variant, count(*) as users, sum(coalesce(u.a, 0)) as sum_a,
         sum(coalesce(u.a * u.a, 0)) as sum_aa, sum(coalesce(u.b, 0)) as sum_b,

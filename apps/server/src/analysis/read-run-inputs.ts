@@ -24,6 +24,8 @@ export interface RunRequest {
   windowEnd: Date;
   /** The fold position the run's gate saw (`awaitFold`): stored with the run. */
   foldedThrough: Date;
+  /** The breakdown dimensions to compute slices for once the run's own results are computed. */
+  dimensions?: readonly string[];
 }
 
 /** Buckets each arm owns now, as shares of all buckets: the traffic split the SRM gate expects. */
@@ -50,6 +52,12 @@ export function analysisWindow(createdAt: Date, windowEnd: Date) {
   return { windowStart, window, windowDays };
 }
 
+/** The experiment's rows over the run's window: what every statement of the run reads. */
+export function valueScope(found: LoadedExperiment, windowEnd: Date): ValueScope {
+  const { window } = analysisWindow(found.row.createdAt, windowEnd);
+  return { experimentId: found.row.id, orgId: found.row.orgId, window };
+}
+
 /**
  * Every query of one run of the experiment loaded with its current version: the method overrides, the
  * retention watermark, one aggregate statement for the arms and every metric's sufficient
@@ -69,7 +77,7 @@ export async function readRunInputs(
     found.row.createdAt,
     request.windowEnd,
   );
-  const scope: ValueScope = { experimentId: found.row.id, orgId: found.row.orgId, window };
+  const scope = valueScope(found, request.windowEnd);
   const treatments = Object.keys(shares).filter((a) => a !== control);
   const groups = treatments.map((t) => ({ key: t, variants: [control, t] }));
   const stats = await readSufficientStats(ctx.db, scope, config.metrics, groups);

@@ -1,6 +1,10 @@
 import { stringify } from 'csv-stringify/sync';
 import { type Static, type TSchema, Type } from 'typebox';
-import { MetricResultSchema } from '../schemas/analysis-run.ts';
+import {
+  type MetricResult,
+  MetricResultSchema,
+  type SliceMetricResult,
+} from '../schemas/analysis-run.ts';
 import type { Results } from './results-schema.ts';
 
 const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
@@ -36,8 +40,8 @@ export const ExportRowSchema = Type.Object({
   reason: result.reason,
   statistic: result.statistic,
   p_value: result.p_value,
-  p_value_fdr: result.p_value_fdr,
-  significant: result.significant,
+  p_value_fdr: Nullable(result.p_value_fdr),
+  significant: Nullable(result.significant),
   effect: result.effect,
   ci_low: result.ci_low,
   ci_high: result.ci_high,
@@ -67,7 +71,7 @@ export const ExportRowSchema = Type.Object({
   distribution: Type.String({ description: 'The Distribution as JSON text' }),
   // Columns added with decisions stay at the end, so earlier columns keep their positions.
   direction: result.direction,
-  outcome: result.outcome,
+  outcome: Nullable(result.outcome),
   guardrail_violated: Type.Boolean({ description: 'A guardrail metric whose outcome is worse' }),
   mde: Nullable(Type.Number()),
   users_needed_per_arm: Nullable(Type.Integer()),
@@ -78,15 +82,46 @@ export const ExportRowSchema = Type.Object({
   // Quantile metrics: the calls per arm (their estimates are mean_control and mean_treatment).
   calls_control: Nullable(Type.Integer()),
   calls_treatment: Nullable(Type.Integer()),
+  // Breakdowns (?dimension=): after the run's own rows, one row per metric × treatment × slice.
+  dimension: Nullable(
+    Type.String({ description: 'The breakdown’s dimension; null on the run’s own rows' }),
+  ),
+  slice: Nullable(
+    Type.String({ description: 'The slice’s value or (other); null on the run’s own rows' }),
+  ),
+  exploratory: Type.Boolean({
+    description:
+      'A slice row: raw p-value only (p_value_fdr, significant and outcome null), outside the run’s FDR family and decision',
+  }),
 });
 export type ExportRow = Static<typeof ExportRowSchema>;
 
 /** The columns in order: the schema's properties. */
 export const EXPORT_COLUMNS = Object.keys(ExportRowSchema.properties) as Array<keyof ExportRow>;
 
-/** One row per (metric, treatment) of a presented run, in the run's key order. */
+type AnyResult = MetricResult | SliceMetricResult;
+const whole = (r: AnyResult): Partial<MetricResult> => ('exploratory' in r ? {} : r);
+
+/**
+ * One row per (metric, treatment) of a presented run, in the run's key order; then, when the
+ * run was presented with a breakdown, one per (metric, treatment) of each slice.
+ */
 export function exportRows(run: Results): ExportRow[] {
-  return Object.values(run.results).map((r) => ({
+  const own = Object.values(run.results).map((r) => pairRow(run, r, null, null));
+  const sliced = (run.breakdown?.slices ?? []).flatMap((s) =>
+    Object.values(s.results).map((r) => pairRow(run, r, run.breakdown?.dimension ?? null, s.value)),
+  );
+  return [...own, ...sliced];
+}
+
+function pairRow(
+  run: Results,
+  r: AnyResult,
+  dimension: string | null,
+  slice: string | null,
+): ExportRow {
+  const w = whole(r);
+  return {
     experiment_id: run.experiment_id,
     run_label: run.computed_for,
     run_kind: run.preliminary ? 'manual' : 'nightly',
@@ -107,8 +142,8 @@ export function exportRows(run: Results): ExportRow[] {
     reason: r.reason,
     statistic: r.statistic,
     p_value: r.p_value,
-    p_value_fdr: r.p_value_fdr,
-    significant: r.significant,
+    p_value_fdr: w.p_value_fdr ?? null,
+    significant: w.significant ?? null,
     effect: r.effect,
     ci_low: r.ci_low,
     ci_high: r.ci_high,
@@ -129,20 +164,36 @@ export function exportRows(run: Results): ExportRow[] {
       ['statistic', 'p_value', 'effect', 'ci_low', 'ci_high'],
       r.unadjusted,
     ),
-    ...prefixed('sequential', ['p_value', 'p_value_fdr', 'ci_low', 'ci_high'], r.sequential),
+    ...prefixed('sequential', ['p_value', 'p_value_fdr', 'ci_low', 'ci_high'], w.sequential),
     distribution: JSON.stringify(r.distribution),
+    ...laterColumns(run, r, dimension, slice),
+  } as ExportRow;
+}
+
+/** The columns added after the first export: decisions, estimates, calls, breakdowns. */
+function laterColumns(
+  run: Results,
+  r: AnyResult,
+  dimension: string | null,
+  slice: string | null,
+): Partial<ExportRow> {
+  const w = whole(r);
+  return {
     direction: r.direction,
-    outcome: r.outcome,
-    guardrail_violated: r.category === 'guardrail' && r.outcome === 'worse',
-    mde: r.mde ?? null,
-    users_needed_per_arm: r.users_needed_per_arm ?? null,
-    days_to_decision: r.days_to_decision ?? null,
+    outcome: w.outcome ?? null,
+    guardrail_violated: r.category === 'guardrail' && w.outcome === 'worse',
+    mde: w.mde ?? null,
+    users_needed_per_arm: w.users_needed_per_arm ?? null,
+    days_to_decision: w.days_to_decision ?? null,
     recommendation: run.decision.recommendation,
     recommended_treatment: run.decision.treatment,
     decision_reasons: JSON.stringify(run.decision.reasons),
     calls_control: r.calls_per_arm?.[r.control] ?? null,
     calls_treatment: r.calls_per_arm?.[r.treatment] ?? null,
-  })) as ExportRow[];
+    dimension,
+    slice,
+    exploratory: slice !== null,
+  };
 }
 
 function prefixed(

@@ -1,6 +1,7 @@
 import { type Static, Type } from 'typebox';
 import {
   ArmStatusSchema,
+  BreakdownSchema,
   DecisionSchema,
   GuardrailViolationSchema,
   MetricResultSchema,
@@ -37,6 +38,7 @@ export const ResultsSchema = Type.Object({
     description:
       'Guardrail metrics whose outcome is worse, by metric then treatment; each is audited once as guardrail.violated',
   }),
+  breakdown: Type.Optional(BreakdownSchema),
 });
 
 export type Results = Static<typeof ResultsSchema>;

@@ -8,8 +8,10 @@ import { utcDay } from '../kernel/utc-day.ts';
 import type { Decision, MetricResult } from '../schemas/analysis-run.ts';
 import { type CollectingEstimate, collectingEstimates } from './collecting-estimates.ts';
 import { decide } from './decision.ts';
+import { checkDimension } from './dimensions.ts';
 import { guardrailViolations } from './guardrails.ts';
 import { metricOutcome } from './metric-outcome.ts';
+import { AnalysisError } from './outcomes.ts';
 import type { Results } from './results-schema.ts';
 
 /** What presenting a run needs: a stored row, or a record just stored. */
@@ -25,6 +27,7 @@ export type StoredRun = Pick<
   | 'arms'
   | 'results'
   | 'decision'
+  | 'slices'
 >;
 
 /**
@@ -56,8 +59,32 @@ function derivedDecision(run: StoredRun, results: Record<string, MetricResult>):
   });
 }
 
-/** The Results response of one stored run (the wire format's Results). */
-export function presentRun(run: StoredRun, availableDays: string[]): Results {
+/**
+ * A run's slices by `dimension` (declared: `checkDimension`), or the problem that it computed
+ * none, saying how to get them.
+ */
+export function breakdownOf(
+  run: Pick<StoredRun, 'label' | 'kind' | 'slices'>,
+  dimension: string,
+): NonNullable<Results['breakdown']> {
+  const slices = run.slices[dimension];
+  if (slices !== undefined) return { dimension, exploratory: true, slices };
+  const how =
+    run.kind === 'manual'
+      ? `a manual run computes slices when asked: POST /v1/experiments/{id}/analyze?dimension=${encodeURIComponent(dimension)}`
+      : 'the dimension was declared after the run, or the run’s SRM check halted; the next nightly run computes it';
+  throw new AnalysisError(
+    'breakdown-not-computed',
+    `Run ${run.label} computed no slices by ${dimension}: ${how}`,
+    { dimension, computed_dimensions: Object.keys(run.slices) },
+  );
+}
+
+/**
+ * The Results response of one stored run (the wire format's Results); with `dimension`, its
+ * slices by that dimension as `breakdown`.
+ */
+export function presentRun(run: StoredRun, availableDays: string[], dimension?: string): Results {
   const results = Object.fromEntries(
     Object.entries(run.results).map(([key, r]) => [key, withOutcome(r)]),
   );
@@ -73,6 +100,7 @@ export function presentRun(run: StoredRun, availableDays: string[]): Results {
     results,
     decision: run.decision ?? derivedDecision(run, results),
     guardrail_violations: guardrailViolations(results),
+    ...(dimension === undefined ? {} : { breakdown: breakdownOf(run, dimension) }),
   };
 }
 
@@ -139,7 +167,9 @@ export async function readResults(
   experiment: Experiment,
   label: string | undefined,
   settings: { orgId: string; minEventsPerArm: number; now: Date },
+  dimension?: string,
 ): Promise<ResultsOutcome> {
+  if (dimension !== undefined) checkDimension(experiment, dimension);
   const base = and(eq(analysisRuns.experimentId, experiment.id), withResults);
   const [run] = await db
     .select()
@@ -148,7 +178,10 @@ export async function readResults(
     .orderBy(desc(analysisRuns.computedAt))
     .limit(1);
   if (run)
-    return { kind: 'run', results: presentRun(run, await availableLabels(db, run.experimentId)) };
+    return {
+      kind: 'run',
+      results: presentRun(run, await availableLabels(db, run.experimentId), dimension),
+    };
   return {
     kind: 'collecting',
     experimentId: experiment.id,

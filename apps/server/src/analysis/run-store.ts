@@ -3,6 +3,7 @@ import type { Context } from '../context.ts';
 import type { Database } from '../db/connect.ts';
 import { analysisRuns } from '../db/schema.ts';
 import { recordAuditOnce } from '../domain/audit.ts';
+import type { StoredSlices } from '../schemas/analysis-run.ts';
 import { guardrailViolations } from './guardrails.ts';
 import { availableLabels, presentRun } from './results.ts';
 import type { Results } from './results-schema.ts';
@@ -18,8 +19,10 @@ export async function storeRun(
   experimentId: string,
   record: RunRecord,
   foldedThrough: Date,
+  slices: StoredSlices = {},
 ): Promise<Results & { status: RunRecord['status'] }> {
   const values = {
+    slices,
     foldedThrough,
     orgId,
     experimentId,

@@ -81,7 +81,7 @@ interface SumsRow {
   sum_xy: unknown;
 }
 
-function parseStats(
+export function parseStats(
   row: Partial<Record<'arms' | 'sums' | 'edges' | 'bins', unknown>>,
   metrics: readonly MetricDefinition[],
   groups: readonly HistogramGroup[],

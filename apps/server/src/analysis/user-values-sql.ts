@@ -12,7 +12,7 @@ const STATS_COLUMNS: Record<string, readonly string[]> = {
   error_rate: ['calls', 'errors'],
 };
 
-function isBusinessKind(kind: string): boolean {
+export function isBusinessKind(kind: string): boolean {
   return ['conversion', 'retention', 'revenue', 'value'].includes(kind);
 }
 
@@ -126,7 +126,7 @@ function oneOf(names: readonly string[]): SQL {
  * exposed user plus anyone with the outcome: conversion and retention 0/1, revenue the sum
  * (0 without), `value` the mean of the outcome's values (users with one).
  */
-function perUserValue(metric: MetricDefinition): SQL {
+export function perUserValue(metric: MetricDefinition): SQL {
   switch (metric.kind) {
     case 'latency':
       return sql`case when sum(latency_n) > 0 then sum(latency_sum) / sum(latency_n) end`;

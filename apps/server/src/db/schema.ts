@@ -23,6 +23,7 @@ import type {
   MetricResult,
   RunKind,
   SrmStatus,
+  StoredSlices,
 } from '../schemas/analysis-run.ts';
 import type { ExperimentConfig } from '../schemas/experiment-config.ts';
 
@@ -373,6 +374,11 @@ export const analysisRuns = pgTable(
      * aggregates it read. Null for runs stored before it was recorded (migration 0010).
      */
     foldedThrough: timestamp('folded_through', { withTimezone: true }),
+    /**
+     * Each computed breakdown dimension's slices (exploratory; migration 0014): every declared
+     * dimension on nightly runs, the asked one on manual runs; empty when none was computed.
+     */
+    slices: jsonb('slices').$type<StoredSlices>().notNull().default({}),
   },
   (t) => [
     uniqueIndex('analysis_runs_experiment_label').on(t.experimentId, t.label),

@@ -44,6 +44,8 @@ const PROBLEM_OF = {
   analysis: {
     'fold-behind': 'fold-behind',
     'manual-run-limit': 'manual-run-limit',
+    'dimension-unknown': 'dimension-unknown',
+    'breakdown-not-computed': 'breakdown-not-computed',
   } satisfies Record<AnalysisCode, ProblemSlug>,
   integration: {
     'billing-provider-failed': 'billing-provider-failed',

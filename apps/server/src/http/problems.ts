@@ -136,6 +136,12 @@ export const PROBLEMS = {
     about:
       "The experiment has no metric of this name. `metrics` lists the experiment's metric names.",
   },
+  'breakdown-not-computed': {
+    status: 404,
+    title: 'No breakdown in this run',
+    about:
+      'The run served computed no slices by this dimension. Nightly runs compute every dimension the experiment declares; a manual run computes one when asked (`POST /v1/experiments/{id}/analyze?dimension=<name>`). Runs whose own SRM check halted, and runs stored before the dimension was declared, have none.',
+  },
   'results-collecting': {
     status: 404,
     title: 'Collecting',
@@ -237,6 +243,12 @@ export const PROBLEMS = {
     status: 429,
     title: 'Too many test events',
     about: 'At most 5 test events per experiment per hour.',
+  },
+  'dimension-unknown': {
+    status: 400,
+    title: 'Unknown dimension',
+    about:
+      'A breakdown is offered for the dimensions the experiment declares (`dimensions` in its config: `model` or `metadata.<key>`). `dimensions` lists them; `dimension` is the one asked for.',
   },
   'manual-run-limit': {
     status: 429,

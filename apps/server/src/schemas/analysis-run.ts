@@ -203,3 +203,61 @@ export type GuardrailViolation = Static<typeof GuardrailViolationSchema>;
 export type ArmStatus = Static<typeof ArmStatusSchema>;
 /** How a run was started: the nightly job or a manual (preliminary) run. */
 export type RunKind = 'nightly' | 'manual';
+
+/**
+ * A (metric, treatment) result inside one slice of a breakdown: the run's MetricResult less
+ * what only the run's own family has (the FDR-corrected p-value, `significant`, the outcome,
+ * the always-valid block and the time-to-decision estimate), marked exploratory.
+ */
+export const SliceMetricResultSchema = Type.Object({
+  ...Type.Omit(MetricResultSchema, [
+    'p_value_fdr',
+    'significant',
+    'outcome',
+    'sequential',
+    'mde',
+    'users_needed_per_arm',
+    'days_to_decision',
+  ]).properties,
+  exploratory: Type.Literal(true, {
+    description:
+      'Slices are exploratory: raw p-values, outside the run’s Benjamini–Hochberg family, never a decision',
+  }),
+});
+
+/** One value of a breakdown's dimension (or `(other)`), with its own arms, SRM check and tests. */
+export const SliceSchema = Type.Object({
+  value: Type.String({
+    description:
+      'The dimension’s value, or (other) for every value past the 20 with the most users',
+  }),
+  exploratory: Type.Literal(true),
+  users: Type.Integer({
+    description: 'Users in the slice: every user who had this value in the window, in any arm',
+  }),
+  arms: Type.Record(Type.String(), ArmStatusSchema, {
+    description: 'Per arm: the slice’s exposed users and their exposures',
+  }),
+  srm: SrmSchema,
+  results: Type.Record(Type.String(), SliceMetricResultSchema, {
+    description: 'Keyed <metric>::<treatment>; empty when the slice’s own SRM check halted',
+  }),
+});
+
+/** Every slice of one dimension as a run stored it, in descending order of users ((other) last). */
+export const BreakdownSchema = Type.Object(
+  {
+    dimension: Type.String(),
+    exploratory: Type.Literal(true),
+    slices: Type.Array(SliceSchema),
+  },
+  {
+    description:
+      'Present when ?dimension= was asked: the run’s results per value of that dimension. Exploratory: the run’s own results and decision do not depend on it',
+  },
+);
+
+export type SliceMetricResult = Static<typeof SliceMetricResultSchema>;
+export type Slice = Static<typeof SliceSchema>;
+/** A run's breakdowns as stored: each computed dimension's slices. */
+export type StoredSlices = Record<string, Slice[]>;

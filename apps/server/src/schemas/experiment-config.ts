@@ -1,6 +1,8 @@
 import {
+  DIMENSION_PATTERN,
   EVENT_TEXT_LIMITS,
   MAX_COVARIATE_DAYS,
+  MAX_DIMENSIONS,
   METHODS,
   METRIC_CATEGORIES,
   METRIC_DIRECTIONS,
@@ -134,6 +136,13 @@ const configFields = {
   metrics: Type.Array(MetricDefinitionSchema, { maxItems: 100 }),
   variants: Type.Optional(Type.Array(VariantSchema, { maxItems: 100 })),
   description: Type.Optional(Text({ maxLength: 5000 })),
+  dimensions: Type.Optional(
+    Type.Array(Type.String({ pattern: DIMENSION_PATTERN }), {
+      maxItems: MAX_DIMENSIONS,
+      description:
+        'Breakdowns offered on the results (GET …/results?dimension=<name>): model (the model call’s model) or metadata.<key> (a string value of the events’ metadata), each once',
+    }),
+  ),
 };
 
 export const ExperimentConfigSchema = Type.Object(configFields, {
@@ -151,6 +160,7 @@ export const ExperimentChangeSchema = Type.Object(
     metrics: Type.Optional(configFields.metrics),
     variants: configFields.variants,
     description: configFields.description,
+    dimensions: configFields.dimensions,
   },
   { additionalProperties: false, minProperties: 1 },
 );
@@ -169,4 +179,6 @@ export interface ExperimentConfig {
   metrics: MetricDefinition[];
   variants: Variant[];
   description?: string;
+  /** Breakdown dimensions; absent when none is declared. */
+  dimensions?: string[];
 }

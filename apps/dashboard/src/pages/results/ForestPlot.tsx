@@ -24,10 +24,13 @@ type Outcome = keyof typeof COLOURS;
  */
 export function ForestPlot({
   metric,
+  title = metric,
   rows,
   preliminary,
 }: {
   metric: string;
+  /** How the page names the metric ("p95 latency"); its name by default. */
+  title?: string;
   rows: MetricResult[];
   preliminary: boolean;
 }) {
@@ -52,9 +55,9 @@ export function ForestPlot({
   return (
     <figure className="forest" data-testid={`forest-${metric}`}>
       <figcaption>
-        {metric}: effect vs {rows[0]?.control} with {ciName}
+        {title}: effect vs {rows[0]?.control} with {ciName}
       </figcaption>
-      <div role="img" aria-label={`Forest plot of ${metric}. ${summary}`}>
+      <div role="img" aria-label={`Forest plot of ${title}. ${summary}`}>
         <ResponsiveContainer width="100%" height={40 + rows.length * 36}>
           <ComposedChart layout="vertical" data={data} margin={{ left: 8, right: 16 }}>
             <CartesianGrid horizontal={false} strokeDasharray="3 3" />

@@ -10,11 +10,12 @@ import { armDistributions } from './arm-distributions.ts';
 import { CollectingPanel } from './CollectingPanel.tsx';
 import { Distributions } from './Distributions.tsx';
 import { ForestPlot } from './ForestPlot.tsx';
-import { byMetric, directionLabel, pValue } from './format.ts';
+import { byMetric, directionLabel, pValue, titleOf } from './format.ts';
 import { GuardrailBanner } from './GuardrailBanner.tsx';
 import { MethodOverride } from './MethodOverride.tsx';
 import { ResultTable } from './ResultTable.tsx';
 import { RunControls } from './RunControls.tsx';
+import { SplitBy } from './SplitBy.tsx';
 import { SrmBanner } from './SrmBanner.tsx';
 import { VerdictBanner } from './VerdictBanner.tsx';
 
@@ -70,7 +71,7 @@ function RunView({ experiment, run }: { experiment: Experiment; run: Results }) 
       <RunControls id={experiment.id} run={run} />
       <RunLine run={run} />
       <VerdictBanner decision={run.decision} />
-      <GuardrailBanner run={run} />
+      <GuardrailBanner run={run} metrics={experiment.metrics} />
       {run.preliminary ? (
         <p className="note">
           A preliminary run is kept for reference; the nightly run remains the default view once it
@@ -78,6 +79,9 @@ function RunView({ experiment, run }: { experiment: Experiment; run: Results }) 
           made on, so looking early cannot raise a false alarm; the fixed-horizon ones are shown for
           reference only.
         </p>
+      ) : null}
+      {experiment.dimensions?.length && !run.srm.halted ? (
+        <SplitBy experiment={experiment} run={run} />
       ) : null}
       {run.srm.halted ? (
         <SrmBanner srm={run.srm} />
@@ -135,19 +139,21 @@ function MetricSection({
   histograms: boolean;
 }) {
   const method = experiment.metrics.find((m) => m.name === metric)?.method_default;
+  const title = titleOf(experiment.metrics, metric);
   return (
     <section className="card metric" aria-labelledby={`m-${metric}`}>
-      <h2 id={`m-${metric}`}>
-        {metric}{' '}
+      <h2 id={`m-${metric}`} data-testid={`title-${metric}`}>
+        {title}{' '}
         <span className="hint">
-          ({rows[0]?.kind}, {rows[0]?.category},{' '}
+          ({title === metric ? '' : `${metric}, `}
+          {rows[0]?.kind}, {rows[0]?.category},{' '}
           <span data-testid={`direction-${metric}`}>
             {rows[0] ? directionLabel(rows[0].direction) : null}
           </span>
           )
         </span>
       </h2>
-      <ForestPlot metric={metric} rows={rows} preliminary={preliminary} />
+      <ForestPlot metric={metric} title={title} rows={rows} preliminary={preliminary} />
       <ResultTable rows={rows} preliminary={preliminary} />
       <MethodOverride
         id={experiment.id}

@@ -87,3 +87,44 @@ export function directionLabel(direction: 'increase' | 'decrease'): string {
 export function moreDays(days: number): string {
   return `about ${days} more day${days === 1 ? '' : 's'}`;
 }
+
+/** The parts of a metric definition its display name is made from. */
+interface NamedMetric {
+  name: string;
+  kind: string;
+  quantile?: number;
+  numerator?: { of: string; business_metric?: string };
+  denominator?: { of: string; business_metric?: string };
+}
+
+/** "p95", "p99.9", "p50": a quantile level as people name it. */
+function percentile(q: number): string {
+  return `p${Number((q * 100).toFixed(2))}`;
+}
+
+/** A ratio part in words: "cost", "tokens", "calls", "purchases", "purchase value". */
+function ratioPart(part: NonNullable<NamedMetric['numerator']>, singular: boolean): string {
+  if (part.business_metric !== undefined)
+    return part.of === 'value' ? `${part.business_metric} value` : part.business_metric;
+  if (part.of === 'calls') return singular ? 'call' : 'calls';
+  if (part.of === 'errors') return singular ? 'error' : 'errors';
+  return part.of;
+}
+
+/**
+ * How a metric is named on the page: a quantile metric by its percentile and kind ("p95
+ * latency"), a ratio by its parts ("cost per conversion", "tokens per call"); any other metric
+ * by its name.
+ */
+export function metricTitle(m: NamedMetric): string {
+  if (m.quantile !== undefined) return `${percentile(m.quantile)} ${m.kind}`;
+  if (m.kind === 'ratio' && m.numerator && m.denominator)
+    return `${ratioPart(m.numerator, false)} per ${ratioPart(m.denominator, true)}`;
+  return m.name;
+}
+
+/** A metric's title by name, from the experiment's definitions (the name when it has none). */
+export function titleOf(metrics: readonly NamedMetric[], name: string): string {
+  const m = metrics.find((d) => d.name === name);
+  return m ? metricTitle(m) : name;
+}

@@ -16,6 +16,7 @@ export const ExperimentSchema = Type.Object({
   allocation: Type.Array(AllocationSliceSchema),
   metrics: Type.Array(MetricDefinitionSchema),
   variants: Type.Array(VariantSchema),
+  dimensions: Type.Optional(Type.Array(Type.String())),
   bucket_ranges: Type.Array(
     Type.Object({ variant: Type.String(), start: Type.Integer(), end: Type.Integer() }),
     {

@@ -30,6 +30,9 @@ export function normaliseConfig(input: ExperimentConfigInput): ExperimentConfig 
     variants,
   };
   if (input.description !== undefined) config.description = input.description;
+  // An empty list declares nothing: stored as absent, so a config without breakdowns stays as it was.
+  if (input.dimensions !== undefined && input.dimensions.length > 0)
+    config.dimensions = input.dimensions;
   return config;
 }
 
@@ -145,6 +148,9 @@ export function checkConfig(config: ExperimentConfig): void {
   config.metrics.forEach((m, i) => {
     errors.push(...metricErrors(m, i));
   });
+  for (const i of duplicates(config.dimensions ?? [])) {
+    errors.push({ pointer: `#/dimensions/${i}`, detail: 'dimension already declared' });
+  }
   if (errors.length > 0) {
     const first = errors[0] as FieldError;
     throw new DomainError(

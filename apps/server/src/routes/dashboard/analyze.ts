@@ -1,3 +1,4 @@
+import { Type } from 'typebox';
 import { runManualAnalysis } from '../../analysis/manual-run.ts';
 import { ResultsSchema } from '../../analysis/results-schema.ts';
 import type { Context } from '../../context.ts';
@@ -6,6 +7,7 @@ import type { App } from '../../http/app-types.ts';
 import { problemResponses } from '../../http/responses.ts';
 import { callerOf } from '../../http/session-auth.ts';
 import { ExperimentParams } from './get-experiment.ts';
+import { DimensionParam } from './schemas.ts';
 
 export function register(app: App, ctx: Context): void {
   app.post(
@@ -16,12 +18,16 @@ export function register(app: App, ctx: Context): void {
         summary:
           'Run a preliminary analysis now (SRM, tests, FDR over a window ending now); stored for good under manual-<ISO instant>',
         params: ExperimentParams,
-        response: { 200: ResultsSchema, ...problemResponses(401, 403, 404, 429, 503) },
+        querystring: Type.Object(
+          { dimension: Type.Optional(DimensionParam) },
+          { additionalProperties: false },
+        ),
+        response: { 200: ResultsSchema, ...problemResponses(400, 401, 403, 404, 429, 503) },
       },
     },
     async (request) => {
       const found = await loadExperiment(ctx.db, callerOf(request).orgId, request.params.id);
-      return runManualAnalysis(ctx, found);
+      return runManualAnalysis(ctx, found, request.query.dimension);
     },
   );
 }

@@ -9,6 +9,7 @@ import { problemResponses } from '../../http/responses.ts';
 import { callerOf } from '../../http/session-auth.ts';
 import { RunLabelParam } from '../../schemas/run-label.ts';
 import { ExperimentParams } from './get-experiment.ts';
+import { DimensionParam } from './schemas.ts';
 
 export function register(app: App, ctx: Context): void {
   app.get(
@@ -17,7 +18,7 @@ export function register(app: App, ctx: Context): void {
       schema: {
         tags: ['results'],
         summary:
-          'One run’s results as rows (one per metric × treatment, every MetricResult field, FDR p, SRM status, run label and window): JSON or RFC 4180 CSV',
+          'One run’s results as rows (one per metric × treatment, every MetricResult field, FDR p, SRM status, run label and window; with ?dimension= also one per metric × treatment × slice): JSON or RFC 4180 CSV',
         params: ExperimentParams,
         querystring: Type.Object(
           {
@@ -27,6 +28,7 @@ export function register(app: App, ctx: Context): void {
               ),
             ),
             format: Type.Optional(Type.Enum(['json', 'csv'], { default: 'json' })),
+            dimension: Type.Optional(DimensionParam),
           },
           { additionalProperties: false },
         ),
@@ -47,11 +49,17 @@ export function register(app: App, ctx: Context): void {
     async (request, reply) => {
       const experiment = await getExperiment(ctx.db, callerOf(request).orgId, request.params.id);
       const run = resultsOrProblem(
-        await readResults(ctx.db, experiment, request.query.day, {
-          orgId: callerOf(request).orgId,
-          minEventsPerArm: ctx.config.minEventsPerArm,
-          now: ctx.clock.now(),
-        }),
+        await readResults(
+          ctx.db,
+          experiment,
+          request.query.day,
+          {
+            orgId: callerOf(request).orgId,
+            minEventsPerArm: ctx.config.minEventsPerArm,
+            now: ctx.clock.now(),
+          },
+          request.query.dimension,
+        ),
       );
       const rows = exportRows(run);
       if (request.query.format !== 'csv') return reply.type('application/json').send(rows);

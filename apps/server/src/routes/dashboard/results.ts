@@ -9,6 +9,7 @@ import { problemResponses } from '../../http/responses.ts';
 import { callerOf } from '../../http/session-auth.ts';
 import { RunLabelParam } from '../../schemas/run-label.ts';
 import { ExperimentParams } from './get-experiment.ts';
+import { DimensionParam } from './schemas.ts';
 
 export function register(app: App, ctx: Context): void {
   app.get(
@@ -21,6 +22,7 @@ export function register(app: App, ctx: Context): void {
         querystring: Type.Object(
           {
             day: Type.Optional(RunLabelParam('A day YYYY-MM-DD or a label manual-<ISO instant>')),
+            dimension: Type.Optional(DimensionParam),
           },
           { additionalProperties: false },
         ),
@@ -30,11 +32,17 @@ export function register(app: App, ctx: Context): void {
     async (request) => {
       const experiment = await getExperiment(ctx.db, callerOf(request).orgId, request.params.id);
       return resultsOrProblem(
-        await readResults(ctx.db, experiment, request.query.day, {
-          orgId: callerOf(request).orgId,
-          minEventsPerArm: ctx.config.minEventsPerArm,
-          now: ctx.clock.now(),
-        }),
+        await readResults(
+          ctx.db,
+          experiment,
+          request.query.day,
+          {
+            orgId: callerOf(request).orgId,
+            minEventsPerArm: ctx.config.minEventsPerArm,
+            now: ctx.clock.now(),
+          },
+          request.query.dimension,
+        ),
       );
     },
   );

@@ -23,3 +23,14 @@ export const FeedbackSchema = Type.Object({
   user_id: Type.Union([Type.String(), Type.Null()]),
   created_at: Type.String({ format: 'date-time' }),
 });
+
+/**
+ * `?dimension=`: a breakdown the experiment declares. Any text up to a dimension's length: a
+ * name the experiment does not declare is a `dimension-unknown` problem naming the declared ones.
+ */
+export const DimensionParam = Type.String({
+  minLength: 1,
+  maxLength: 137,
+  description:
+    'A dimension the experiment declares (model or metadata.<key>): its slices, exploratory, as breakdown',
+});
