@@ -34,16 +34,7 @@ export function ForestPlot({
   rows: MetricResult[];
   preliminary: boolean;
 }) {
-  const data = rows.map((r) => {
-    const d = decidedOn(r, preliminary);
-    return {
-      treatment: r.treatment,
-      effect: r.effect,
-      ci: [d.ci_low ?? r.effect, d.ci_high ?? r.effect] as [number, number],
-      outcome: r.outcome as Outcome,
-      significant: r.significant,
-    };
-  });
+  const data = plotRows(rows, preliminary);
   const ticks = effectTicks(data.map((r) => r.ci));
   const ciName = preliminary ? 'always-valid 95% CI' : '95% CI';
   const summary = data
@@ -82,6 +73,20 @@ export function ForestPlot({
       </div>
     </figure>
   );
+}
+
+/** Each treatment's effect with the interval the decision was made on. */
+function plotRows(rows: MetricResult[], preliminary: boolean) {
+  return rows.map((r) => {
+    const d = decidedOn(r, preliminary);
+    return {
+      treatment: r.treatment,
+      effect: r.effect,
+      ci: [d.ci_low ?? r.effect, d.ci_high ?? r.effect] as [number, number],
+      outcome: r.outcome as Outcome,
+      significant: r.significant,
+    };
+  });
 }
 
 /** Round ticks over every interval and 0, with a little room on each side. */
