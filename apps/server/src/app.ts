@@ -17,6 +17,7 @@ import { declareEdgeStatuses } from './http/responses.ts';
 import { MAX_PARAM_LENGTH } from './http/route-methods.ts';
 import { adminRoutes } from './routes/admin/index.ts';
 import { dashboardRoutes } from './routes/dashboard/index.ts';
+import { datasetRoutes } from './routes/datasets/index.ts';
 import { devRoutes } from './routes/dev/index.ts';
 import { ingestRoutes } from './routes/ingest/index.ts';
 import { probeRoutes } from './routes/probes/index.ts';
@@ -86,6 +87,7 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
   await app.register(probeRoutes, { ctx });
   await app.register(publicRoutes, { ctx });
   await app.register(dashboardRoutes, { ctx });
+  await app.register(datasetRoutes, { ctx });
   await app.register(ingestRoutes, { ctx });
   await app.register(webhookRoutes, { ctx });
   await app.register(adminRoutes, { ctx });

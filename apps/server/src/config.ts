@@ -50,6 +50,10 @@ export interface Config {
   maxConfigBytes: number;
   /** Largest total of an org's current experiment configs, as JSON bytes. */
   maxOrgConfigBytes: number;
+  /** Most items one dataset version may hold. */
+  maxDatasetItems: number;
+  /** Largest dataset item, as compact JSON bytes. */
+  maxDatasetItemBytes: number;
   /** Start the fold worker (event log → aggregates) in this process. */
   ingestWorker: boolean;
   /** Cron expression (UTC) of the nightly analysis of the previous UTC day. */
@@ -299,6 +303,8 @@ export function loadConfig(env: Env, cwd = process.cwd()): Config {
     importConcurrencyPerOrg: s.ARBITER_IMPORT_CONCURRENCY_PER_ORG,
     maxConfigBytes: s.ARBITER_MAX_CONFIG_BYTES,
     maxOrgConfigBytes: s.ARBITER_MAX_ORG_CONFIG_BYTES,
+    maxDatasetItems: s.ARBITER_MAX_DATASET_ITEMS,
+    maxDatasetItemBytes: s.ARBITER_MAX_DATASET_ITEM_BYTES,
     ingestWorker: s.ARBITER_INGEST_WORKER,
     nightlyCron: s.ARBITER_NIGHTLY_CRON,
     scheduler: s.ARBITER_SCHEDULER,

@@ -146,6 +146,20 @@ export const SettingsSchema = Type.Object({
     description:
       "largest experiment config (its JSON, after a PUT's merge), whatever the body limit; larger is refused with 413",
   }),
+  ARBITER_MAX_DATASET_ITEMS: Type.Integer({
+    minimum: 1,
+    maximum: 10_000_000,
+    default: 10_000,
+    description:
+      'most items one dataset version may hold; an upload row that would add one more is reported as a row error and skipped',
+  }),
+  ARBITER_MAX_DATASET_ITEM_BYTES: Type.Integer({
+    minimum: 64,
+    maximum: 64 * 1024 * 1024,
+    default: 256 * 1024,
+    description:
+      'largest dataset item, as the compact JSON of its fields; a larger row is reported as a row error and skipped',
+  }),
   ARBITER_MAX_ORG_CONFIG_BYTES: Type.Integer({
     minimum: 1024,
     maximum: 1024 * 1024 * 1024,

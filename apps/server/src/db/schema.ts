@@ -545,3 +545,66 @@ export const nightlyRuns = pgTable(
   },
   (t) => [index('nightly_runs_finished').on(t.finishedAt)],
 );
+
+/**
+ * An org's dataset for offline evaluation. Versioned as a whole: every change (an upload, a
+ * deletion) mints `current_version + 1`, and a run pins the version it read.
+ */
+export const datasets = pgTable(
+  'datasets',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    orgId: uuid('org_id')
+      .notNull()
+      .references(() => orgs.id),
+    name: text('name').notNull(),
+    description: text('description'),
+    currentVersion: integer('current_version').notNull(),
+    createdAt: createdAt(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex('datasets_org_name').on(t.orgId, t.name)],
+);
+
+/** One row per version of a dataset: what the change was and how many items the version holds. */
+export const datasetVersions = pgTable(
+  'dataset_versions',
+  {
+    datasetId: uuid('dataset_id')
+      .notNull()
+      .references(() => datasets.id),
+    version: integer('version').notNull(),
+    itemCount: integer('item_count').notNull(),
+    /** `created`, `items_uploaded` or `item_deleted`. */
+    change: text('change').notNull(),
+    createdBy: uuid('created_by').references(() => users.id),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.datasetId, t.version] })],
+);
+
+/**
+ * Items, each stored once per change of it (docs/decisions.md#datasets): a row holds in the
+ * versions from `valid_from` up to, not including, `valid_to` (null: still current). Version v
+ * holds the rows with valid_from <= v < valid_to; at most one row of an item id is current.
+ */
+export const datasetItems = pgTable(
+  'dataset_items',
+  {
+    datasetId: uuid('dataset_id')
+      .notNull()
+      .references(() => datasets.id),
+    itemId: text('item_id').notNull(),
+    validFrom: integer('valid_from').notNull(),
+    validTo: integer('valid_to'),
+    input: jsonb('input').$type<string | Record<string, unknown>>().notNull(),
+    expectedOutput: jsonb('expected_output').$type<unknown>(),
+    variables: jsonb('variables').$type<Record<string, unknown>>().notNull().default({}),
+    metadata: jsonb('metadata').$type<Record<string, unknown>>().notNull().default({}),
+    group: text('group'),
+  },
+  (t) => [
+    primaryKey({ columns: [t.datasetId, t.itemId, t.validFrom] }),
+    uniqueIndex('dataset_items_current').on(t.datasetId, t.itemId).where(sql`${t.validTo} is null`),
+  ],
+);

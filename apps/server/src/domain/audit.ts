@@ -12,7 +12,10 @@ export type AuditAction =
   | 'webhook_secret.rotated'
   | 'plan.changed'
   | 'plan.override_changed'
-  | 'guardrail.violated';
+  | 'guardrail.violated'
+  | 'dataset.created'
+  | 'dataset.items_uploaded'
+  | 'dataset.item_deleted';
 
 export interface AuditInput {
   orgId: string;

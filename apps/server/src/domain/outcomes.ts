@@ -25,6 +25,11 @@ export type DomainCode =
   | 'cursor-invalid'
   | 'billing-not-configured'
   | 'plan-already-active'
-  | 'no-billing-account';
+  | 'no-billing-account'
+  | 'dataset-invalid'
+  | 'dataset-not-found'
+  | 'dataset-name-taken'
+  | 'dataset-item-not-found'
+  | 'dataset-version-not-found';
 
 export class DomainError extends Outcome<DomainCode> {}

@@ -31,6 +31,11 @@ const PROBLEM_OF = {
     'billing-not-configured': 'billing-not-configured',
     'plan-already-active': 'plan-already-active',
     'no-billing-account': 'no-billing-account',
+    'dataset-invalid': 'validation-error',
+    'dataset-not-found': 'dataset-not-found',
+    'dataset-name-taken': 'dataset-name-taken',
+    'dataset-item-not-found': 'dataset-item-not-found',
+    'dataset-version-not-found': 'dataset-version-not-found',
   } satisfies Record<DomainCode, ProblemSlug>,
   ingest: {
     'nothing-accepted': 'validation-error',

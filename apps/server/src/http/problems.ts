@@ -25,6 +25,11 @@ export const PROBLEMS = {
     title: 'Experiment name already used',
     about: 'Experiment names are unique within an org; choose another name.',
   },
+  'dataset-name-taken': {
+    status: 400,
+    title: 'Dataset name already used',
+    about: 'Dataset names are unique within an org; choose another name.',
+  },
   'config-too-large': {
     status: 413,
     title: 'The experiment config is too large',
@@ -130,6 +135,23 @@ export const PROBLEMS = {
     about:
       'No experiment with this id or name exists in your org. Dashboard paths take either: names are never shaped like a UUID.',
   },
+  'dataset-not-found': {
+    status: 404,
+    title: 'Dataset not found',
+    about:
+      'No dataset with this id or name exists in your org. Dataset paths take either: names are never shaped like a UUID.',
+  },
+  'dataset-item-not-found': {
+    status: 404,
+    title: 'Dataset item not found',
+    about: "The dataset's latest version holds no item with this id.",
+  },
+  'dataset-version-not-found': {
+    status: 404,
+    title: 'Dataset version not found',
+    about:
+      'The dataset has no version of this number: versions run from 1 (its creation) to its latest, `version` in the dataset.',
+  },
   'metric-not-found': {
     status: 404,
     title: 'Metric not found',
@@ -214,7 +236,7 @@ export const PROBLEMS = {
     status: 400,
     title: 'The import payload cannot be read',
     about:
-      'The payload as a whole is unusable (no CSV header, JSON that is not an array, too many rows). Rows are otherwise checked one by one.',
+      'The payload of an events import or a dataset upload is unusable as a whole (no CSV header or an unknown column, JSON of the wrong shape, too many rows). Rows are otherwise checked one by one.',
   },
   'otlp-payload-invalid': {
     status: 400,

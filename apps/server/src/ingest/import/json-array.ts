@@ -31,7 +31,7 @@ interface Opener {
  * bracket depth, strings with escapes, and line breaks. Whether an element is valid JSON is left
  * to JSON.parse, element by element, so one bad element does not sink the others.
  */
-class ArrayCursor {
+export class ArrayCursor {
   pos: number;
   line = 1;
   private readonly text: string;
@@ -58,7 +58,7 @@ class ArrayCursor {
     }
   }
 
-  private skipString(): void {
+  skipString(): void {
     const openLine = this.line;
     this.pos++;
     while (!this.done) {
@@ -76,8 +76,11 @@ class ArrayCursor {
     throw new ImportFormatError('string is never closed', openLine);
   }
 
-  /** Moves to the `,` or `]` that ends the current element. */
-  skipElement(arrayLine: number): void {
+  /**
+   * Moves to the `,` or the unmatched `closer` (`]` of an array, `}` of an object's member)
+   * that ends the current element.
+   */
+  skipElement(arrayLine: number, closer: number = CLOSE_BRACKET): void {
     const open: Opener[] = [];
     while (!this.done) {
       const c = this.peek();
@@ -90,7 +93,7 @@ class ArrayCursor {
       } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
         const opener = open.pop();
         if (opener === undefined) {
-          if (c === CLOSE_BRACKET) return;
+          if (c === closer) return;
           throw new ImportFormatError("'}' without a matching '{'", this.line);
         }
         if (opener.code !== (c === CLOSE_BRACE ? OPEN_BRACE : OPEN_BRACKET)) {
@@ -145,6 +148,21 @@ export async function parseJsonArrayImport(
       cursor.line,
     );
   }
+  const parsed = await readElements(cursor, text, slice);
+  cursor.skipWhitespace();
+  if (!cursor.done) throw new ImportFormatError('unexpected text after the closing ]', cursor.line);
+  return parsed;
+}
+
+/**
+ * Reads the array the cursor stands on (at its `[`) element by element, leaving the cursor past
+ * its `]`. Each element's line is where it starts; its index is its 0-based position.
+ */
+export async function readElements(
+  cursor: ArrayCursor,
+  text: string,
+  slice: TimeSlice,
+): Promise<ParsedImport> {
   const arrayLine = cursor.line;
   cursor.pos++;
   const rows: ImportRow[] = [];
@@ -152,33 +170,29 @@ export async function parseJsonArrayImport(
   cursor.skipWhitespace();
   if (cursor.peek() === CLOSE_BRACKET) {
     cursor.pos++;
-  } else {
-    let count = 0;
-    for (;;) {
-      if (slice.due) await slice.pause();
-      cursor.skipWhitespace();
-      const start = cursor.pos;
-      const line = cursor.line;
-      cursor.skipElement(arrayLine);
-      const index = count;
-      checkRowCap(++count);
-      const end = cursor.peek();
-      if (cursor.pos === start) {
-        errors.push({
-          line,
-          index,
-          detail: end === CLOSE_BRACKET ? 'trailing comma before ]' : 'missing element before ,',
-        });
-      } else {
-        const parsed = parseElement(text.slice(start, cursor.pos), line, index);
-        if ('event' in parsed) rows.push(parsed);
-        else errors.push(parsed);
-      }
-      cursor.pos++;
-      if (end === CLOSE_BRACKET) break;
-    }
+    return { rows, errors };
   }
-  cursor.skipWhitespace();
-  if (!cursor.done) throw new ImportFormatError('unexpected text after the closing ]', cursor.line);
-  return { rows, errors };
+  for (let count = 0; ; ) {
+    if (slice.due) await slice.pause();
+    cursor.skipWhitespace();
+    const start = cursor.pos;
+    const line = cursor.line;
+    cursor.skipElement(arrayLine);
+    const index = count;
+    checkRowCap(++count);
+    const end = cursor.peek();
+    if (cursor.pos === start) {
+      errors.push({
+        line,
+        index,
+        detail: end === CLOSE_BRACKET ? 'trailing comma before ]' : 'missing element before ,',
+      });
+    } else {
+      const parsed = parseElement(text.slice(start, cursor.pos), line, index);
+      if ('event' in parsed) rows.push(parsed);
+      else errors.push(parsed);
+    }
+    cursor.pos++;
+    if (end === CLOSE_BRACKET) return { rows, errors };
+  }
 }

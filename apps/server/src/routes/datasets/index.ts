@@ -1,0 +1,28 @@
+import type { Plane } from '../../http/app-types.ts';
+import { sessionOrSecretKeyHook } from '../../http/session-or-key-auth.ts';
+import * as createDataset from './create-dataset.ts';
+import * as deleteItem from './delete-item.ts';
+import * as getDataset from './get-dataset.ts';
+import * as listDatasets from './list-datasets.ts';
+import * as listItems from './list-items.ts';
+import * as uploadItems from './upload-items.ts';
+
+/** The upload reads its body as text in three formats, so it gets its own scope and parsers. */
+const uploadScope: Plane = async (app, { ctx }) => uploadItems.register(app, ctx);
+
+/**
+ * The datasets plane: offline-evaluation datasets of the caller's org, behind a dashboard
+ * session of any role or the org's secret key (a CI job); the org comes from the credential.
+ */
+export const datasetRoutes: Plane = async (app, { ctx }) => {
+  app.decorateRequest('caller', null);
+  app.decorateRequest('sessionClaims', null);
+  app.decorateRequest('keyCaller', null);
+  app.addHook('onRequest', sessionOrSecretKeyHook(ctx));
+  listDatasets.register(app, ctx);
+  createDataset.register(app, ctx);
+  getDataset.register(app, ctx);
+  listItems.register(app, ctx);
+  deleteItem.register(app, ctx);
+  await app.register(uploadScope, { ctx });
+};
