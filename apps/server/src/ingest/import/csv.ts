@@ -1,6 +1,7 @@
 import { NUMERIC_DOMAINS } from '@arbiter/contract';
 import { TimeSlice } from '../../kernel/time-slice.ts';
 import { EventSchema, type IncomingEvent } from '../event-schema.ts';
+import { readHeaderNames } from './csv-header.ts';
 import { type CsvRecord, csvRecords } from './csv-records.ts';
 import { describeJsonValue, isJsonObject, jsonErrorMessage } from './json-object.ts';
 import {
@@ -33,33 +34,7 @@ function snippet(cell: string): string {
 }
 
 function readHeader(record: CsvRecord): CsvColumn[] {
-  if (record.problem) {
-    throw new ImportFormatError(
-      `header row, column ${record.problem.field + 1}: ${record.problem.problem}`,
-      record.line,
-    );
-  }
-  // Surrounding spaces in a name are a typing habit ("event_id, type"), never meaningful.
-  const names = record.fields.map((f) => f.trim());
-  const unknown = names.filter((name) => !KNOWN.has(name));
-  if (unknown.length > 0) {
-    throw new ImportFormatError(
-      `the header row must name the columns; unknown column names ${unknown
-        .map((name) => JSON.stringify(name))
-        .join(', ')} (known: ${CSV_COLUMNS.join(', ')})`,
-      record.line,
-    );
-  }
-  const duplicated = names.filter((name, i) => names.indexOf(name) !== i);
-  if (duplicated.length > 0) {
-    throw new ImportFormatError(
-      `duplicate column names in the header row: ${[...new Set(duplicated)]
-        .map((name) => JSON.stringify(name))
-        .join(', ')}`,
-      record.line,
-    );
-  }
-  return names as CsvColumn[];
+  return readHeaderNames(record, (name) => KNOWN.has(name), CSV_COLUMNS.join(', ')) as CsvColumn[];
 }
 
 /** The reason a record cannot become an event at all, before its cells are looked at. */

@@ -1,4 +1,5 @@
 import { TimeSlice } from '../../kernel/time-slice.ts';
+import { readHeaderNames } from './csv-header.ts';
 import { type CsvRecord, csvRecords } from './csv-records.ts';
 import { ArrayCursor, readElements } from './json-array.ts';
 import { parseNdjsonImport } from './ndjson.ts';
@@ -39,31 +40,11 @@ function columnOf(name: string): Column | undefined {
 }
 
 function readHeader(record: CsvRecord): Column[] {
-  if (record.problem) {
-    throw new ImportFormatError(
-      `header row, column ${record.problem.field + 1}: ${record.problem.problem}`,
-      record.line,
-    );
-  }
-  const names = record.fields.map((f) => f.trim());
-  const unknown = names.filter((name) => columnOf(name) === undefined);
-  if (unknown.length > 0) {
-    throw new ImportFormatError(
-      `the header row must name the columns; unknown column names ${unknown
-        .map((name) => JSON.stringify(name))
-        .join(', ')} (known: ${DATASET_CSV_COLUMNS.join(', ')}, var.<name>, meta.<name>)`,
-      record.line,
-    );
-  }
-  const duplicated = names.filter((name, i) => names.indexOf(name) !== i);
-  if (duplicated.length > 0) {
-    throw new ImportFormatError(
-      `duplicate column names in the header row: ${[...new Set(duplicated)]
-        .map((name) => JSON.stringify(name))
-        .join(', ')}`,
-      record.line,
-    );
-  }
+  const names = readHeaderNames(
+    record,
+    (name) => columnOf(name) !== undefined,
+    `${DATASET_CSV_COLUMNS.join(', ')}, var.<name>, meta.<name>`,
+  );
   return names.map((name) => columnOf(name) as Column);
 }
 
