@@ -1,6 +1,7 @@
 import { createOpenAI } from '@ai-sdk/openai';
 import {
   APICallError,
+  generateObject,
   generateText,
   jsonSchema,
   type LanguageModel,
@@ -296,6 +297,28 @@ describe('arbiterMiddleware: structured output and tools', () => {
     );
     expect(result.output).toEqual({ greeting: 'Hi there.' });
     const call = await oneCall('o-1');
+    expect(call).toMatchObject({
+      response: JSON_ANSWER,
+      input_tokens: USAGE.input,
+      output_tokens: USAGE.output,
+    });
+  });
+
+  it('generateObject: the JSON answer is the response', async () => {
+    const result = await arbiter.withUser('o-2', () =>
+      generateObject({
+        model: model(),
+        prompt: 'Greet me',
+        schema: jsonSchema<{ greeting: string }>({
+          type: 'object',
+          properties: { greeting: { type: 'string' } },
+          required: ['greeting'],
+          additionalProperties: false,
+        }),
+      }),
+    );
+    expect(result.object).toEqual({ greeting: 'Hi there.' });
+    const call = await oneCall('o-2');
     expect(call).toMatchObject({
       response: JSON_ANSWER,
       input_tokens: USAGE.input,
