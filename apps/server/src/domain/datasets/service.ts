@@ -117,9 +117,9 @@ export async function createDataset(
   });
 }
 
-/** The org's datasets with their latest version, by name. */
-export async function listDatasets(db: Database, orgId: string): Promise<Dataset[]> {
-  const rows = await db
+/** Datasets joined to their current version, for the item count and when it was minted. */
+function withCurrentVersion(db: Database) {
+  return db
     .select({
       dataset: datasets,
       itemCount: datasetVersions.itemCount,
@@ -132,28 +132,19 @@ export async function listDatasets(db: Database, orgId: string): Promise<Dataset
         eq(datasetVersions.datasetId, datasets.id),
         eq(datasetVersions.version, datasets.currentVersion),
       ),
-    )
+    );
+}
+
+/** The org's datasets with their latest version, by name. */
+export async function listDatasets(db: Database, orgId: string): Promise<Dataset[]> {
+  const rows = await withCurrentVersion(db)
     .where(eq(datasets.orgId, orgId))
     .orderBy(asc(datasets.name));
   return rows.map((r) => present(r.dataset, r.itemCount, r.at));
 }
 
 export async function getDataset(db: Database, orgId: string, idOrName: string): Promise<Dataset> {
-  const [found] = await db
-    .select({
-      dataset: datasets,
-      itemCount: datasetVersions.itemCount,
-      at: datasetVersions.createdAt,
-    })
-    .from(datasets)
-    .innerJoin(
-      datasetVersions,
-      and(
-        eq(datasetVersions.datasetId, datasets.id),
-        eq(datasetVersions.version, datasets.currentVersion),
-      ),
-    )
-    .where(addressed(orgId, idOrName));
+  const [found] = await withCurrentVersion(db).where(addressed(orgId, idOrName));
   if (found === undefined) throw notFound(idOrName);
   return present(found.dataset, found.itemCount, found.at);
 }
