@@ -1,0 +1,168 @@
+import { isPlainObject } from './json-values.ts';
+import {
+  hasOperatorKey,
+  isOperatorObject,
+  TYPE_NAMES,
+  VALUE_OPERATORS,
+  type ValueOperator,
+} from './operators.ts';
+import { compilePattern } from './regex-cache.ts';
+
+/** Why a condition cannot be read, and where: a JSON Pointer into the condition. */
+export interface ConditionProblem {
+  pointer: string;
+  message: string;
+}
+
+const VALUE_OPERATOR_SET: ReadonlySet<string> = new Set(VALUE_OPERATORS);
+const TYPE_NAME_SET: ReadonlySet<string> = new Set(TYPE_NAMES);
+
+/**
+ * Every problem that makes a condition unreadable; none when the evaluator can read it. An
+ * unreadable condition matches no one at run time, so a save refuses it with these pointers
+ * (relative to the condition: "" is the condition itself, "/$and/0/age/$gt" an operand).
+ */
+export function checkCondition(condition: unknown): ConditionProblem[] {
+  const problems: ConditionProblem[] = [];
+  try {
+    checkConditionAt(condition, '', problems);
+  } catch {
+    // Only a condition nested deeper than the stack gets here.
+    problems.push({ pointer: '', message: 'the condition is nested too deeply to read' });
+  }
+  return problems;
+}
+
+function child(pointer: string, key: string | number): string {
+  return `${pointer}/${String(key).replaceAll('~', '~0').replaceAll('/', '~1')}`;
+}
+
+function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'object') return 'an object';
+  return `a ${typeof value}`;
+}
+
+function checkConditionAt(condition: unknown, pointer: string, problems: ConditionProblem[]): void {
+  if (!isPlainObject(condition)) {
+    problems.push({
+      pointer,
+      message: `a condition must be an object, not ${describe(condition)}`,
+    });
+    return;
+  }
+  for (const [key, value] of Object.entries(condition)) {
+    const at = child(pointer, key);
+    if (key === '$and' || key === '$or' || key === '$nor') {
+      if (!Array.isArray(value)) {
+        problems.push({ pointer: at, message: `${key} takes a list of conditions` });
+        continue;
+      }
+      for (const [i, item] of value.entries()) checkConditionAt(item, child(at, i), problems);
+    } else if (key === '$not') {
+      checkConditionAt(value, at, problems);
+    } else {
+      // Any other key, even one starting with `$`, is a field path.
+      checkValueAt(value, at, problems);
+    }
+  }
+}
+
+/** A condition value: a plain value compared by equality, or an operator object. */
+function checkValueAt(value: unknown, pointer: string, problems: ConditionProblem[]): void {
+  if (!isPlainObject(value) || !hasOperatorKey(value)) return;
+  if (!isOperatorObject(value)) {
+    problems.push({
+      pointer,
+      message: 'an object mixes operators ($…) with field names; write the fields as paths',
+    });
+    return;
+  }
+  for (const [operator, operand] of Object.entries(value)) {
+    const at = child(pointer, operator);
+    if (!VALUE_OPERATOR_SET.has(operator)) {
+      problems.push({ pointer: at, message: `unknown operator ${operator}` });
+      continue;
+    }
+    checkOperand(operator as ValueOperator, operand, at, problems);
+  }
+}
+
+function checkOperand(
+  operator: ValueOperator,
+  operand: unknown,
+  pointer: string,
+  problems: ConditionProblem[],
+): void {
+  const wrong = (expected: string) =>
+    problems.push({ pointer, message: `${operator} takes ${expected}, not ${describe(operand)}` });
+  switch (operator) {
+    case '$eq':
+    case '$ne':
+      return;
+    case '$lt':
+    case '$lte':
+    case '$gt':
+    case '$gte':
+    case '$veq':
+    case '$vne':
+    case '$vgt':
+    case '$vgte':
+    case '$vlt':
+    case '$vlte':
+      if (typeof operand !== 'string' && typeof operand !== 'number') wrong('a string or a number');
+      return;
+    case '$in':
+    case '$nin':
+    case '$ini':
+    case '$nini':
+      if (!Array.isArray(operand)) wrong('a list');
+      return;
+    case '$all':
+    case '$alli':
+      if (!Array.isArray(operand)) {
+        wrong('a list');
+        return;
+      }
+      for (const [i, item] of operand.entries()) checkValueAt(item, child(pointer, i), problems);
+      return;
+    case '$exists':
+      if (typeof operand !== 'boolean') wrong('true or false');
+      return;
+    case '$type':
+      if (typeof operand !== 'string' || !TYPE_NAME_SET.has(operand)) {
+        problems.push({
+          pointer,
+          message: `$type takes one of ${TYPE_NAMES.join(', ')}, not ${JSON.stringify(operand)}`,
+        });
+      }
+      return;
+    case '$inGroup':
+    case '$notInGroup':
+      if (typeof operand !== 'string') wrong("a saved group's key (a string)");
+      return;
+    case '$regex':
+    case '$regexi':
+      if (typeof operand !== 'string') {
+        wrong('a pattern (a string)');
+        return;
+      }
+      if (compilePattern(operand, operator === '$regexi') === null) {
+        problems.push({ pointer, message: `${operator} is not a valid regular expression` });
+      }
+      return;
+    case '$not':
+    case '$size':
+      checkValueAt(operand, pointer, problems);
+      return;
+    case '$elemMatch':
+      if (!isPlainObject(operand)) {
+        wrong('an object (a condition or operators)');
+        return;
+      }
+      if (isOperatorObject(operand)) checkValueAt(operand, pointer, problems);
+      else checkConditionAt(operand, pointer, problems);
+      return;
+  }
+}

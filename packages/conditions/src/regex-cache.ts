@@ -1,0 +1,21 @@
+// Compiled patterns of `$regex` and `$regexi`, by pattern and flag. Conditions come from the
+// config, so few patterns recur; the cache is still bounded, against a caller that evaluates
+// ever new conditions.
+const MAX_ENTRIES = 1000;
+const cache = new Map<string, RegExp | null>();
+
+/** The pattern compiled (case-insensitive when asked), or null when it is not a valid pattern. */
+export function compilePattern(pattern: string, insensitive: boolean): RegExp | null {
+  const key = `${insensitive ? 'i' : '-'}${pattern}`;
+  const cached = cache.get(key);
+  if (cached !== undefined) return cached;
+  let compiled: RegExp | null;
+  try {
+    compiled = new RegExp(pattern, insensitive ? 'i' : '');
+  } catch {
+    compiled = null;
+  }
+  if (cache.size >= MAX_ENTRIES) cache.clear();
+  cache.set(key, compiled);
+  return compiled;
+}
