@@ -20,6 +20,7 @@ const targets = [
       'apps/server/tsup.config.ts',
       'apps/server/package.json',
       'packages/bucketing/src',
+      'packages/conditions/src',
       'packages/contract/src',
       'packages/stats/src',
       'package-lock.json',
@@ -34,6 +35,7 @@ const targets = [
       'clients/typescript/tsup.config.ts',
       'clients/typescript/package.json',
       'packages/bucketing/src',
+      'packages/conditions/src',
     ],
   },
   {

@@ -97,6 +97,8 @@ npx tsc -p apps/dashboard/tsconfig.json
 npx tsc -p apps/dashboard/tsconfig.node.json
 # The contract package alone, without Node or DOM types: the dashboard and browsers bundle it.
 npx tsc -p packages/contract/tsconfig.json
+# The condition evaluator alone, likewise: the server and the TypeScript client bundle it.
+npx tsc -p packages/conditions/tsconfig.json
 # The TypeScript client with its tests (vitest runs them untyped; this is what checks their types).
 npx tsc -p clients/typescript/tsconfig.json
 
@@ -111,7 +113,7 @@ done
 bash scripts/ensure-chromium.sh
 # systemd-analyze, for the systemd unit's test (apps/server/test/systemd-unit.test.ts)
 bash scripts/ensure-systemd.sh
-projects=(--project bucketing --project contract --project stats --project dashboard --project client-ts)
+projects=(--project bucketing --project contract --project conditions --project stats --project dashboard --project client-ts)
 
 status=0
 # Every server log line of both server runs, and every secret those servers minted, land here;
