@@ -19,10 +19,11 @@ export type SavedGroups = Readonly<Record<string, unknown>>;
 const readable = new WeakMap<object, boolean>();
 
 /**
- * Whether the attributes satisfy the condition (GrowthBook's condition language; the semantics
- * are in docs/wire-format.md). Never throws: a condition that `checkCondition` refuses, or one
- * that is not an object, matches no one, whatever the attributes. A condition object is read
- * once and remembered, so it must not be changed after its first evaluation.
+ * Whether the attributes satisfy the condition: GrowthBook's condition language, with the
+ * semantics of docs/wire-format.md#the-condition-language-targeting. Never throws: a condition
+ * that `checkCondition` refuses, or one that is not an object, matches no one, whatever the
+ * attributes. A condition object is read once and remembered, so it must not be changed after
+ * its first evaluation.
  */
 export function evalCondition(
   attributes: unknown,

@@ -1,7 +1,7 @@
 // How the condition language reads attribute values: the string and number forms of a value,
 // truthiness, and equality. GrowthBook's JavaScript evaluator gets these from JavaScript's own
 // coercions; here they are written out, restricted to what every client language can reproduce
-// (docs/wire-format.md, "The condition language").
+// (docs/wire-format.md#the-condition-language-targeting).
 
 /** A JSON object: not null, not an array. */
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
