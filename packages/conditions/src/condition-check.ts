@@ -7,6 +7,7 @@ import {
   type ValueOperator,
 } from './operators.ts';
 import { compilePattern } from './regex-cache.ts';
+import { nonPortableConstruct } from './regex-portability.ts';
 
 /** Why a condition cannot be read, and where: a JSON Pointer into the condition. */
 export interface ConditionProblem {
@@ -17,15 +18,29 @@ export interface ConditionProblem {
 const VALUE_OPERATOR_SET: ReadonlySet<string> = new Set(VALUE_OPERATORS);
 const TYPE_NAME_SET: ReadonlySet<string> = new Set(TYPE_NAMES);
 
+export interface CheckOptions {
+  /**
+   * Also refuse `$regex`/`$regexi` patterns that JavaScript, Python and Java would read
+   * differently (named groups, lookbehind, `\A`, `\p{…}`, `[a[b]]`, …). The server asks for it
+   * at save time; the evaluator does not, so such a pattern stays readable where it is valid.
+   */
+  portable?: boolean;
+}
+
+interface Check {
+  problems: ConditionProblem[];
+  portable: boolean;
+}
+
 /**
  * Every problem that makes a condition unreadable; none when the evaluator can read it. An
  * unreadable condition matches no one at run time, so a save refuses it with these pointers
  * (relative to the condition: "" is the condition itself, "/$and/0/age/$gt" an operand).
  */
-export function checkCondition(condition: unknown): ConditionProblem[] {
+export function checkCondition(condition: unknown, options: CheckOptions = {}): ConditionProblem[] {
   const problems: ConditionProblem[] = [];
   try {
-    checkConditionAt(condition, '', problems);
+    checkConditionAt(condition, '', { problems, portable: options.portable ?? false });
   } catch {
     // Only a condition nested deeper than the stack gets here.
     problems.push({ pointer: '', message: 'the condition is nested too deeply to read' });
@@ -44,7 +59,8 @@ function describe(value: unknown): string {
   return `a ${typeof value}`;
 }
 
-function checkConditionAt(condition: unknown, pointer: string, problems: ConditionProblem[]): void {
+function checkConditionAt(condition: unknown, pointer: string, check: Check): void {
+  const { problems } = check;
   if (!isPlainObject(condition)) {
     problems.push({
       pointer,
@@ -59,18 +75,19 @@ function checkConditionAt(condition: unknown, pointer: string, problems: Conditi
         problems.push({ pointer: at, message: `${key} takes a list of conditions` });
         continue;
       }
-      for (const [i, item] of value.entries()) checkConditionAt(item, child(at, i), problems);
+      for (const [i, item] of value.entries()) checkConditionAt(item, child(at, i), check);
     } else if (key === '$not') {
-      checkConditionAt(value, at, problems);
+      checkConditionAt(value, at, check);
     } else {
       // Any other key, even one starting with `$`, is a field path.
-      checkValueAt(value, at, problems);
+      checkValueAt(value, at, check);
     }
   }
 }
 
 /** A condition value: a plain value compared by equality, or an operator object. */
-function checkValueAt(value: unknown, pointer: string, problems: ConditionProblem[]): void {
+function checkValueAt(value: unknown, pointer: string, check: Check): void {
+  const { problems } = check;
   if (!isPlainObject(value) || !hasOperatorKey(value)) return;
   if (!isOperatorObject(value)) {
     problems.push({
@@ -85,7 +102,7 @@ function checkValueAt(value: unknown, pointer: string, problems: ConditionProble
       problems.push({ pointer: at, message: `unknown operator ${operator}` });
       continue;
     }
-    checkOperand(operator as ValueOperator, operand, at, problems);
+    checkOperand(operator as ValueOperator, operand, at, check);
   }
 }
 
@@ -93,8 +110,9 @@ function checkOperand(
   operator: ValueOperator,
   operand: unknown,
   pointer: string,
-  problems: ConditionProblem[],
+  check: Check,
 ): void {
+  const { problems } = check;
   const wrong = (expected: string) =>
     problems.push({ pointer, message: `${operator} takes ${expected}, not ${describe(operand)}` });
   switch (operator) {
@@ -125,7 +143,7 @@ function checkOperand(
         wrong('a list');
         return;
       }
-      for (const [i, item] of operand.entries()) checkValueAt(item, child(pointer, i), problems);
+      for (const [i, item] of operand.entries()) checkValueAt(item, child(pointer, i), check);
       return;
     case '$exists':
       if (typeof operand !== 'boolean') wrong('true or false');
@@ -150,19 +168,29 @@ function checkOperand(
       }
       if (compilePattern(operand, operator === '$regexi') === null) {
         problems.push({ pointer, message: `${operator} is not a valid regular expression` });
+        return;
+      }
+      if (check.portable) {
+        const construct = nonPortableConstruct(operand);
+        if (construct !== undefined) {
+          problems.push({
+            pointer,
+            message: `${operator} would not mean the same in every client: ${construct}`,
+          });
+        }
       }
       return;
     case '$not':
     case '$size':
-      checkValueAt(operand, pointer, problems);
+      checkValueAt(operand, pointer, check);
       return;
     case '$elemMatch':
       if (!isPlainObject(operand)) {
         wrong('an object (a condition or operators)');
         return;
       }
-      if (isOperatorObject(operand)) checkValueAt(operand, pointer, problems);
-      else checkConditionAt(operand, pointer, problems);
+      if (isOperatorObject(operand)) checkValueAt(operand, pointer, check);
+      else checkConditionAt(operand, pointer, check);
       return;
   }
 }

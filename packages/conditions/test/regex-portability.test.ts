@@ -1,0 +1,81 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { checkCondition } from '../src/index.ts';
+
+const portable = (pattern: string) =>
+  checkCondition({ s: { $regex: pattern } }, { portable: true });
+
+describe('checkCondition with portable: true', () => {
+  it.each([
+    ['(?<y>[0-9]{4})', 'a named group'],
+    ['(?<=a)b', 'a lookbehind'],
+    ['(?<!a)b', 'a negative lookbehind'],
+    ['\\Aabc', '\\A (a literal "A" in JavaScript)'],
+    ['abc\\z', '\\z'],
+    ['\\p{L}', '\\p{…} (a literal "p{L}" in JavaScript)'],
+    ['\\v', '\\v (a class of line ends in Java)'],
+    ['\\cA', '\\c'],
+    ['\\q', 'an escaped letter that escapes nothing'],
+    ['(a)\\1', 'a backreference'],
+    ['\\0', 'an octal escape'],
+    ['\\x4', 'a short \\x'],
+    ['\\u00e', 'a short \\u'],
+    ['[a[b]]', 'a class inside a class (a union in Java)'],
+    ['[a&&b]', '&& inside a class (an intersection in Java)'],
+    ['[\\b]', '\\b inside a class'],
+    ['[^]', 'a class opening with ]'],
+    ['a{', 'a { that is not a quantifier'],
+    ['a{,3}', '{,n} (a quantifier in Python, a literal in JavaScript)'],
+    ['\\é', 'a backslash before a non-ASCII letter'],
+  ])('refuses %s: %s', (pattern) => {
+    expect(() => new RegExp(pattern)).not.toThrow();
+    expect(checkCondition({ s: { $regex: pattern } })).toEqual([]);
+    const problems = portable(pattern);
+    expect(problems).toEqual([
+      { pointer: '/s/$regex', message: expect.stringMatching(/every client/) },
+    ]);
+  });
+
+  it('checks $regexi too, inside nested conditions', () => {
+    const condition = { $or: [{ a: { $elemMatch: { $regexi: '(?<=a)x' } } }] };
+    expect(checkCondition(condition)).toEqual([]);
+    expect(checkCondition(condition, { portable: true }).map((p) => p.pointer)).toEqual([
+      '/$or/0/a/$elemMatch/$regexi',
+    ]);
+  });
+
+  it.each([
+    '^[a-f0-9]{4,6}$',
+    '^(?:free|pro)-\\d+$',
+    '^a.*?b(?=c)(?!d)',
+    '\\bword\\b\\s\\S\\w\\W\\D',
+    '[\\[\\]\\-\\\\\\d\\s\\n\\t]',
+    '\\x41\\u00e9\\.\\$\\^\\/\\{\\}',
+    'a{2}b{3,}c{1,2}',
+    'a]b}c',
+    '',
+  ])('accepts %s', (pattern) => {
+    expect(portable(pattern)).toEqual([]);
+  });
+
+  it('accepts every pattern of both vector files that is valid', () => {
+    const patterns: string[] = [];
+    const collect = (value: unknown): void => {
+      if (Array.isArray(value)) for (const item of value) collect(item);
+      else if (typeof value === 'object' && value !== null) {
+        for (const [key, item] of Object.entries(value)) {
+          if ((key === '$regex' || key === '$regexi') && typeof item === 'string')
+            patterns.push(item);
+          collect(item);
+        }
+      }
+    };
+    for (const file of ['conditions.json', 'growthbook/eval-condition.json']) {
+      const url = new URL(`../../../testdata/${file}`, import.meta.url);
+      collect((JSON.parse(readFileSync(url, 'utf8')) as { evalCondition: unknown }).evalCondition);
+    }
+    const valid = patterns.filter((p) => checkCondition({ s: { $regex: p } }).length === 0);
+    expect(valid.length).toBeGreaterThan(30);
+    for (const pattern of valid) expect(portable(pattern), pattern).toEqual([]);
+  });
+});
