@@ -14,16 +14,24 @@ import { paddedVersionString } from './version-string.ts';
 /** Saved groups by key: the values `$inGroup` looks a user's attribute up in. */
 export type SavedGroups = Readonly<Record<string, unknown>>;
 
-// Whether a condition object is readable, remembered per object: the config's conditions are
-// evaluated again and again.
-const readable = new WeakMap<object, boolean>();
+// A condition is compiled once into a tree of closures: the operands' work (version padding,
+// pattern compilation, lookup sets) is done then, not per user, so that evaluating a few
+// clauses costs about as much as the bucketing hash (the issue's speed bar for assign).
+type Predicate = (attributes: unknown, groups: SavedGroups) => boolean;
+type ValueTest = (value: unknown, groups: SavedGroups) => boolean;
+
+const NO_ONE: Predicate = () => false;
+const EVERYONE: Predicate = () => true;
+const NO_GROUPS: SavedGroups = Object.freeze({});
+const compiled = new WeakMap<object, Predicate>();
 
 /**
  * Whether the attributes satisfy the condition: GrowthBook's condition language, with the
  * semantics of docs/wire-format.md#the-condition-language-targeting. Never throws: a condition
  * that `checkCondition` refuses, or one that is not an object, matches no one, whatever the
- * attributes. A condition object is read once and remembered, so it must not be changed after
- * its first evaluation.
+ * attributes. A condition object is compiled once and remembered, and a saved-groups object's
+ * lookup sets likewise: neither may be changed after its first evaluation (a new config brings
+ * new objects).
  */
 export function evalCondition(
   attributes: unknown,
@@ -31,200 +39,256 @@ export function evalCondition(
   savedGroups?: SavedGroups | null,
 ): boolean {
   if (!isPlainObject(condition)) return false;
-  let ok = readable.get(condition);
-  if (ok === undefined) {
-    ok = checkCondition(condition).length === 0;
-    readable.set(condition, ok);
+  let predicate = compiled.get(condition);
+  if (predicate === undefined) {
+    try {
+      predicate = checkCondition(condition).length === 0 ? compileCondition(condition) : NO_ONE;
+    } catch {
+      predicate = NO_ONE; // only a condition nested deeper than the stack
+    }
+    compiled.set(condition, predicate);
   }
-  if (!ok) return false;
   try {
-    return matches(attributes, condition, savedGroups ?? {});
+    return predicate(attributes, savedGroups ?? NO_GROUPS);
   } catch {
-    // Only a condition or attributes nested deeper than the stack get here.
+    // Only attributes nested deeper than the stack get here.
     return false;
   }
 }
 
-function matches(
-  attributes: unknown,
-  condition: Record<string, unknown>,
-  groups: SavedGroups,
-): boolean {
+function all<T extends (a: unknown, g: SavedGroups) => boolean>(tests: T[]): T | Predicate {
+  if (tests.length === 0) return EVERYONE;
+  if (tests.length === 1) return tests[0]!;
+  return (value, groups) => {
+    for (const test of tests) if (!test(value, groups)) return false;
+    return true;
+  };
+}
+
+function compileCondition(condition: Record<string, unknown>): Predicate {
+  const parts: Predicate[] = [];
   for (const [key, value] of Object.entries(condition)) {
     switch (key) {
       case '$and':
-        if (!(value as Record<string, unknown>[]).every((c) => matches(attributes, c, groups)))
-          return false;
+        parts.push(all((value as Record<string, unknown>[]).map(compileCondition)));
         break;
       case '$or':
-        if (!anyMatches(attributes, value as Record<string, unknown>[], groups)) return false;
+        parts.push(any((value as Record<string, unknown>[]).map(compileCondition)));
         break;
-      case '$nor':
-        if (anyMatches(attributes, value as Record<string, unknown>[], groups)) return false;
+      case '$nor': {
+        const either = any((value as Record<string, unknown>[]).map(compileCondition));
+        parts.push((attributes, groups) => !either(attributes, groups));
         break;
-      case '$not':
-        if (matches(attributes, value as Record<string, unknown>, groups)) return false;
+      }
+      case '$not': {
+        const inner = compileCondition(value as Record<string, unknown>);
+        parts.push((attributes, groups) => !inner(attributes, groups));
         break;
-      default:
-        if (!valueMatches(value, readPath(attributes, key), groups, false)) return false;
+      }
+      default: {
+        const path = key.split('.');
+        const test = compileValue(value, false);
+        if (path.length === 1) {
+          // Most fields are top-level attributes: read without walking a path.
+          parts.push((attributes, groups) => test(readField(attributes, key), groups));
+        } else {
+          parts.push((attributes, groups) => test(readPath(attributes, path), groups));
+        }
+      }
     }
   }
-  return true;
+  return all(parts);
 }
 
 // An empty $or passes (and so an empty $nor fails), as in GrowthBook.
-function anyMatches(
-  attributes: unknown,
-  conditions: Record<string, unknown>[],
-  groups: SavedGroups,
-): boolean {
-  return conditions.length === 0 || conditions.some((c) => matches(attributes, c, groups));
+function any(conditions: Predicate[]): Predicate {
+  if (conditions.length === 0) return EVERYONE;
+  return (attributes, groups) => {
+    for (const condition of conditions) if (condition(attributes, groups)) return true;
+    return false;
+  };
+}
+
+/** An object's own field; null when missing, or when the value is no JSON object. */
+function readField(attributes: unknown, key: string): unknown {
+  if (!isPlainObject(attributes) || !Object.hasOwn(attributes, key)) return null;
+  const value = attributes[key];
+  return value === undefined ? null : value;
 }
 
 /** The value at a dot path, through JSON objects' own keys only; null when missing. */
-function readPath(attributes: unknown, path: string): unknown {
+function readPath(attributes: unknown, path: readonly string[]): unknown {
   let current = attributes;
-  for (const part of path.split('.')) {
+  for (const part of path) {
     if (!isPlainObject(current) || !Object.hasOwn(current, part)) return null;
     current = current[part];
   }
   return current === undefined ? null : current;
 }
 
-/** A condition value against an attribute value: shorthand equality or operators. */
-function valueMatches(
-  expected: unknown,
-  actual: unknown,
-  groups: SavedGroups,
-  insensitive: boolean,
-): boolean {
+/** A condition value: shorthand equality, or an operator object. */
+function compileValue(expected: unknown, insensitive: boolean): ValueTest {
   switch (typeof expected) {
     case 'string': {
-      const text = stringForm(actual);
-      if (text === undefined) return false;
-      return insensitive ? text.toLowerCase() === expected.toLowerCase() : text === expected;
+      if (!insensitive) return (value) => stringForm(value) === expected;
+      const lower = expected.toLowerCase();
+      return (value) => stringForm(value)?.toLowerCase() === lower;
     }
     case 'number':
-      return numberForm(actual) === expected;
+      return (value) => numberForm(value) === expected;
     case 'boolean':
-      return actual !== null && actual !== undefined && truthy(actual) === expected;
+      return (value) => value !== null && value !== undefined && truthy(value) === expected;
   }
   if (isPlainObject(expected) && isOperatorObject(expected)) {
-    for (const [operator, operand] of Object.entries(expected)) {
-      if (!operatorMatches(operator as ValueOperator, actual, operand, groups)) return false;
-    }
-    return true;
+    return all(
+      Object.entries(expected).map(([operator, operand]) =>
+        compileOperator(operator as ValueOperator, operand),
+      ),
+    );
   }
-  return sameValue(actual, expected);
+  return (value) => sameValue(value, expected);
 }
 
-function operatorMatches(
-  operator: ValueOperator,
-  actual: unknown,
-  expected: unknown,
-  groups: SavedGroups,
-): boolean {
+function compileOperator(operator: ValueOperator, operand: unknown): ValueTest {
   switch (operator) {
     case '$eq':
-      return sameValue(actual, expected);
+      return (value) => sameValue(value, operand);
     case '$ne':
-      return !sameValue(actual, expected);
+      return (value) => !sameValue(value, operand);
     case '$lt':
-      return compare(actual, expected) < 0;
+      return (value) => compare(value, operand) < 0;
     case '$lte':
-      return compare(actual, expected) <= 0;
+      return (value) => compare(value, operand) <= 0;
     case '$gt':
-      return compare(actual, expected) > 0;
+      return (value) => compare(value, operand) > 0;
     case '$gte':
-      return compare(actual, expected) >= 0;
+      return (value) => compare(value, operand) >= 0;
     case '$veq':
-      return paddedVersionString(actual) === paddedVersionString(expected);
     case '$vne':
-      return paddedVersionString(actual) !== paddedVersionString(expected);
     case '$vlt':
-      return paddedVersionString(actual) < paddedVersionString(expected);
     case '$vlte':
-      return paddedVersionString(actual) <= paddedVersionString(expected);
     case '$vgt':
-      return paddedVersionString(actual) > paddedVersionString(expected);
     case '$vgte':
-      return paddedVersionString(actual) >= paddedVersionString(expected);
-    case '$in':
-      return isIn(actual, expected as unknown[], false);
-    case '$nin':
-      return !isIn(actual, expected as unknown[], false);
-    case '$ini':
-      return isIn(actual, expected as unknown[], true);
-    case '$nini':
-      return !isIn(actual, expected as unknown[], true);
+      return compileVersion(operator, paddedVersionString(operand));
+    case '$in': {
+      const isIn = membership(operand as unknown[], false);
+      return (value) => isIn(value);
+    }
+    case '$nin': {
+      const isIn = membership(operand as unknown[], false);
+      return (value) => !isIn(value);
+    }
+    case '$ini': {
+      const isIn = membership(operand as unknown[], true);
+      return (value) => isIn(value);
+    }
+    case '$nini': {
+      const isIn = membership(operand as unknown[], true);
+      return (value) => !isIn(value);
+    }
     case '$inGroup':
-      return isIn(actual, groupValues(groups, expected as string), false);
+      return (value, groups) => groupMembership(groups, operand as string)(value);
     case '$notInGroup':
-      return !isIn(actual, groupValues(groups, expected as string), false);
+      return (value, groups) => !groupMembership(groups, operand as string)(value);
     case '$all':
-      return containsAll(actual, expected as unknown[], groups, false);
-    case '$alli':
-      return containsAll(actual, expected as unknown[], groups, true);
+    case '$alli': {
+      const wanted = (operand as unknown[]).map((item) => compileValue(item, operator === '$alli'));
+      return (value, groups) =>
+        Array.isArray(value) &&
+        wanted.every((test) => value.some((element) => test(element, groups)));
+    }
     case '$exists':
-      return (actual !== null && actual !== undefined) === expected;
+      return operand
+        ? (value) => value !== null && value !== undefined
+        : (value) => value === null || value === undefined;
     case '$type':
-      return typeName(actual) === expected;
-    case '$size':
-      return Array.isArray(actual) && valueMatches(expected, actual.length, groups, false);
-    case '$elemMatch':
-      return elementMatches(actual, expected as Record<string, unknown>, groups);
-    case '$not':
-      return !valueMatches(expected, actual, groups, false);
+      return (value) => typeName(value) === operand;
+    case '$size': {
+      const test = compileValue(operand, false);
+      return (value, groups) => Array.isArray(value) && test(value.length, groups);
+    }
+    case '$elemMatch': {
+      const shape = operand as Record<string, unknown>;
+      const test: ValueTest = isOperatorObject(shape)
+        ? compileValue(shape, false)
+        : compileCondition(shape);
+      return (value, groups) =>
+        Array.isArray(value) && value.some((element) => test(element, groups));
+    }
+    case '$not': {
+      const test = compileValue(operand, false);
+      return (value, groups) => !test(value, groups);
+    }
     case '$regex':
     case '$regexi': {
-      // Unreadable patterns never get here; null, arrays and objects have no text to search.
-      const text = stringForm(actual);
-      if (text === undefined) return false;
-      return compilePattern(expected as string, operator === '$regexi')?.test(text) ?? false;
+      // Readable conditions have valid patterns; null, arrays and objects have no text to search.
+      const pattern = compilePattern(operand as string, operator === '$regexi');
+      if (pattern === null) return () => false;
+      return (value) => {
+        const text = stringForm(value);
+        return text !== undefined && pattern.test(text);
+      };
     }
   }
 }
 
-function fold(value: unknown): unknown {
-  return typeof value === 'string' ? value.toLowerCase() : value;
-}
-
-// An array attribute is in the list when any of its elements is.
-function isIn(actual: unknown, list: readonly unknown[], insensitive: boolean): boolean {
-  const one = insensitive
-    ? (value: unknown) => list.some((item) => sameValue(fold(value), fold(item)))
-    : (value: unknown) => list.some((item) => sameValue(value, item));
-  return Array.isArray(actual) ? actual.some(one) : one(actual);
-}
-
-function groupValues(groups: SavedGroups, key: string): readonly unknown[] {
-  if (!Object.hasOwn(groups, key)) return [];
-  const values = groups[key];
-  return Array.isArray(values) ? values : [];
-}
-
-function containsAll(
-  actual: unknown,
-  expected: readonly unknown[],
-  groups: SavedGroups,
-  insensitive: boolean,
-): boolean {
-  if (!Array.isArray(actual)) return false;
-  return expected.every((want) =>
-    actual.some((element) => valueMatches(want, element, groups, insensitive)),
-  );
-}
-
-function elementMatches(
-  actual: unknown,
-  expected: Record<string, unknown>,
-  groups: SavedGroups,
-): boolean {
-  if (!Array.isArray(actual)) return false;
-  if (isOperatorObject(expected)) {
-    return actual.some((element) => valueMatches(expected, element, groups, false));
+function compileVersion(operator: ValueOperator, padded: string): ValueTest {
+  switch (operator) {
+    case '$veq':
+      return (value) => paddedVersionString(value) === padded;
+    case '$vne':
+      return (value) => paddedVersionString(value) !== padded;
+    case '$vlt':
+      return (value) => paddedVersionString(value) < padded;
+    case '$vlte':
+      return (value) => paddedVersionString(value) <= padded;
+    case '$vgt':
+      return (value) => paddedVersionString(value) > padded;
+    default:
+      return (value) => paddedVersionString(value) >= padded;
   }
-  return actual.some((element) => matches(element, expected, groups));
+}
+
+/**
+ * Whether a value is in the list (by `sameValue`, strings lowercased when insensitive); an
+ * array value is when any of its elements is. Strings, numbers and booleans are looked up in a
+ * set, so a long list or saved group costs no more than a short one.
+ */
+function membership(list: readonly unknown[], insensitive: boolean): (value: unknown) => boolean {
+  const scalars = new Set<unknown>();
+  const others: unknown[] = [];
+  for (const item of list) {
+    if (typeof item === 'string') scalars.add(insensitive ? item.toLowerCase() : item);
+    else if (typeof item === 'number' || typeof item === 'boolean') scalars.add(item);
+    else others.push(item === undefined ? null : item);
+  }
+  const one = (value: unknown): boolean => {
+    if (typeof value === 'string') return scalars.has(insensitive ? value.toLowerCase() : value);
+    if (typeof value === 'number' || typeof value === 'boolean') return scalars.has(value);
+    return others.some((item) => sameValue(value, item));
+  };
+  return (value) => (Array.isArray(value) ? value.some(one) : one(value));
+}
+
+// Saved groups arrive with the config and are evaluated again and again: each group's lookup
+// set is built once per groups object.
+const groupSets = new WeakMap<object, Map<string, (value: unknown) => boolean>>();
+const EMPTY_GROUP = (): boolean => false;
+
+function groupMembership(groups: SavedGroups, key: string): (value: unknown) => boolean {
+  let byKey = groupSets.get(groups);
+  if (byKey === undefined) {
+    byKey = new Map();
+    groupSets.set(groups, byKey);
+  }
+  let isIn = byKey.get(key);
+  if (isIn === undefined) {
+    // A missing group, or one that is not a list, is empty.
+    const values = Object.hasOwn(groups, key) ? groups[key] : undefined;
+    isIn = Array.isArray(values) ? membership(values, false) : EMPTY_GROUP;
+    byKey.set(key, isIn);
+  }
+  return isIn;
 }
 
 function typeName(value: unknown): string {

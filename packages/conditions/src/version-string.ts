@@ -13,6 +13,20 @@ const NUMERIC_PART = /^[0-9]+$/;
 export function paddedVersionString(input: unknown): string {
   const given = typeof input === 'number' ? stringForm(input) : input;
   const text = typeof given === 'string' && given !== '' ? given : '0';
+  // Users share a handful of app versions: each is padded once (the cache is bounded).
+  let padded = cache.get(text);
+  if (padded === undefined) {
+    padded = pad(text);
+    if (cache.size >= MAX_CACHED) cache.clear();
+    cache.set(text, padded);
+  }
+  return padded;
+}
+
+const MAX_CACHED = 1000;
+const cache = new Map<string, string>();
+
+function pad(text: string): string {
   const parts = text.replace(/^v/, '').replace(/\+.*$/s, '').split(/[-.]/);
   if (parts.length === 3) parts.push('~');
   return parts.map((part) => (NUMERIC_PART.test(part) ? part.padStart(5, ' ') : part)).join('-');
