@@ -90,6 +90,9 @@ def _condition(condition: Any) -> _Matcher:
     (any other key, even one starting with ``$``), all of which must hold."""
     if not isinstance(condition, dict):
         raise _Unreadable
+    # Top-level fields are read here, in one loop, rather than each by a closure of its own: a
+    # call less per clause, on the path every user takes.
+    fields: List[Tuple[str, _Matcher]] = []
     clauses: List[_Matcher] = []
     for key, value in condition.items():
         if not isinstance(key, str):
@@ -98,9 +101,34 @@ def _condition(condition: Any) -> _Matcher:
             clauses.append(_logical(key, value))
         elif key == "$not":
             clauses.append(_negate(_condition(value)))
+        elif "." in key:
+            clauses.append(_nested_field(key, _value(value, False)))
         else:
-            clauses.append(_field(key, _value(value, False)))
-    return _all_of(clauses)
+            fields.append((key, _value(value, False)))
+    if not fields:
+        return _all_of(clauses)
+    top = tuple(fields)
+
+    def conjunction(attributes: Any, groups: SavedGroups) -> bool:
+        get = attributes.get if isinstance(attributes, dict) else _missing
+        for key, value in top:  # noqa: SIM110 (a loop: all(<generator>) costs more per user)
+            if not value(get(key), groups):
+                return False
+        return True
+
+    if not clauses:
+        return conjunction
+    rest = _all_of(clauses)
+
+    def conjunction_and_rest(attributes: Any, groups: SavedGroups) -> bool:
+        return conjunction(attributes, groups) and rest(attributes, groups)
+
+    return conjunction_and_rest
+
+
+def _missing(key: str) -> None:
+    """The attributes of what is not an object: every field is missing."""
+    return None
 
 
 def _logical(key: str, value: Any) -> _Matcher:
@@ -148,19 +176,10 @@ def _always(result: bool) -> _Matcher:
     return constant
 
 
-def _field(path: str, value: _Matcher) -> _Matcher:
-    """A field path: the value at a dot path, through JSON objects' own keys only; arrays are not
-    indexed. A missing field (or a path through a non-object) reads as null."""
+def _nested_field(path: str, value: _Matcher) -> _Matcher:
+    """A dot path: the value through JSON objects' own keys only; arrays are not indexed. A
+    missing field (or a path through a non-object) reads as null."""
     parts = tuple(path.split("."))
-    if len(parts) == 1:
-        key = parts[0]
-
-        def top(attributes: Any, groups: SavedGroups) -> bool:
-            if isinstance(attributes, dict):
-                return value(attributes.get(key), groups)
-            return value(None, groups)
-
-        return top
 
     def nested(attributes: Any, groups: SavedGroups) -> bool:
         current = attributes
@@ -309,6 +328,8 @@ def _ordering(name: str, operand: Any) -> _Matcher:
             return test(actual, number)
         if kind is int:
             return test(to_double(actual), number)
+        if kind is str:
+            return test(number_form(actual), number)
         result = compare(actual, number)
         return result is not None and test(result, 0)
 
@@ -332,7 +353,7 @@ _MAX_VERSIONS = 1024
 
 
 def _padded_version(value: Any) -> str:
-    if not isinstance(value, str):
+    if type(value) is not str:
         return padded_version_string(value)
     padded = _VERSIONS.get(value)
     if padded is None:
@@ -349,8 +370,13 @@ def _version(name: str, operand: Any) -> _Matcher:
     want = padded_version_string(operand)
     test = _VERSION_TESTS[name]
 
+    want_ascii = want.isascii()
+
     def versioned(actual: Any, groups: SavedGroups) -> bool:
-        return test(compare_text(_padded_version(actual), want), 0)
+        padded = _padded_version(actual)
+        if want_ascii and padded.isascii():
+            return test(padded, want)  # ASCII strings: Python's order is the UTF-16 order
+        return test(compare_text(padded, want), 0)
 
     return versioned
 
@@ -416,12 +442,25 @@ def _membership(name: str, operand: Any) -> _Matcher:
     if not isinstance(operand, list):
         raise _Unreadable
     _check_json(operand)
-    members = _Members(operand, name in ("$ini", "$nini"))
+    insensitive = name in ("$ini", "$nini")
+    members = _Members(operand, insensitive)
+    strings = members.strings
+    contains_any = members.contains_any
 
+    # A string attribute, the common case, is looked up here; anything else by the members.
     def is_in(actual: Any, groups: SavedGroups) -> bool:
-        return members.contains_any(actual)
+        if type(actual) is str:
+            return actual in strings
+        return contains_any(actual)
 
-    return is_in if name in ("$in", "$ini") else _negate(is_in)
+    def is_in_folded(actual: Any, groups: SavedGroups) -> bool:
+        if type(actual) is str:
+            return actual.lower() in strings
+        return contains_any(actual)
+
+    matcher: _Matcher = is_in_folded if insensitive else is_in
+
+    return matcher if name in ("$in", "$ini") else _negate(matcher)
 
 
 def _group(name: str, operand: Any) -> _Matcher:
