@@ -27,7 +27,9 @@ from arbiter._json_values import (
 from arbiter._version_string import padded_version_string
 
 #: Saved groups by key: the values ``$inGroup`` looks a user's attribute up in. A value that is not
-#: a list reads as an empty group.
+#: a list reads as an empty group. The lists are read as immutable (they come from a parsed config,
+#: replaced as a whole): a compiled condition keeps the last list it was given as a set, and a list
+#: changed in place is not seen.
 SavedGroups = Mapping[str, Any]
 
 #: A compiled condition or condition value: (the attributes or the attribute value, saved groups).
