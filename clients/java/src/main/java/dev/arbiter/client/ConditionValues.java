@@ -20,7 +20,8 @@ import java.util.regex.Pattern;
  * <p>Values are JSON as {@link JsonReader} produces them, or as a caller's attribute map holds
  * them: any {@link Number} is a number (compared by its double value, as JavaScript holds every
  * number, so {@code 1L} equals {@code 1.0}), a {@link CharSequence} or {@link Character} a string,
- * a {@link Map} an object, a {@link List} (any {@link Collection}, or an {@code Object[]}) an array.
+ * a {@link Map} an object, a {@link List} (any {@link Collection}, or an {@code Object[]}) an
+ * array.
  * Any other object is opaque: it has no string or number form and equals nothing.
  */
 final class ConditionValues {
@@ -29,7 +30,8 @@ final class ConditionValues {
 
   private static final Pattern DECIMAL =
       Pattern.compile("[+-]?(?:[0-9]+(?:\\.[0-9]*)?|\\.[0-9]+)(?:[eE][+-]?[0-9]+)?");
-  private static final double TWO_POW_63 = 0x1p63;
+  // Below 2^53 every integer is a double of its own, so its digits are already the shortest.
+  private static final double TWO_POW_53 = 0x1p53;
 
   private ConditionValues() {}
 
@@ -171,7 +173,7 @@ final class ConditionValues {
     if (Double.isNaN(d)) return "NaN";
     if (Double.isInfinite(d)) return d > 0 ? "Infinity" : "-Infinity";
     if (d == 0) return "0";
-    if (d == Math.rint(d) && Math.abs(d) < TWO_POW_63) return Long.toString((long) d);
+    if (d == Math.rint(d) && Math.abs(d) < TWO_POW_53) return Long.toString((long) d);
     BigDecimal shortest = shortestDigits(d);
     String digits = shortest.unscaledValue().abs().toString();
     int k = digits.length();
@@ -196,13 +198,24 @@ final class ConditionValues {
     return out.toString();
   }
 
-  /** The fewest significant digits that read back as {@code d}, trailing zeros stripped. */
+  /**
+   * The fewest significant digits that read back as {@code d}, trailing zeros stripped, and of
+   * those the closest to {@code d}. Double.toString reads back but is not always the shortest
+   * before Java 19, so shorter roundings of it are tried first; the exact value is rounded once,
+   * at the length found (rounding a 700-digit exact value at every length is slow).
+   */
   private static BigDecimal shortestDigits(double d) {
-    BigDecimal exact = new BigDecimal(d);
-    for (int precision = 1; precision < 17; precision++) {
-      BigDecimal rounded = exact.round(new MathContext(precision, RoundingMode.HALF_EVEN));
-      if (rounded.doubleValue() == d) return rounded.stripTrailingZeros();
+    BigDecimal readsBack = new BigDecimal(Double.toString(d)).stripTrailingZeros();
+    BigDecimal shortest = readsBack;
+    for (int precision = 1; precision < readsBack.precision(); precision++) {
+      BigDecimal rounded = readsBack.round(new MathContext(precision, RoundingMode.HALF_EVEN));
+      if (rounded.doubleValue() == d) {
+        shortest = rounded;
+        break;
+      }
     }
-    return exact.round(new MathContext(17, RoundingMode.HALF_EVEN)).stripTrailingZeros();
+    MathContext length = new MathContext(shortest.precision(), RoundingMode.HALF_EVEN);
+    BigDecimal closest = new BigDecimal(d).round(length);
+    return (closest.doubleValue() == d ? closest : shortest).stripTrailingZeros();
   }
 }
