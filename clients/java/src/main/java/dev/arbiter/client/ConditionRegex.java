@@ -13,18 +13,20 @@ import java.util.regex.PatternSyntaxException;
  */
 final class ConditionRegex {
   private static final int MAX_ENTRIES = 1000;
-  private static final Map<String, Optional<Pattern>> CACHE = new ConcurrentHashMap<>();
+  // One cache per flag, keyed by the pattern itself: no key is built on the evaluation path.
+  private static final Map<String, Optional<Pattern>> PLAIN = new ConcurrentHashMap<>();
+  private static final Map<String, Optional<Pattern>> FOLDED = new ConcurrentHashMap<>();
 
   private ConditionRegex() {}
 
   /** The pattern compiled (case-insensitive when asked), or null when it is not valid. */
   static Pattern compile(String pattern, boolean insensitive) {
-    String key = (insensitive ? "i" : "-") + pattern;
-    Optional<Pattern> cached = CACHE.get(key);
+    Map<String, Optional<Pattern>> cache = insensitive ? FOLDED : PLAIN;
+    Optional<Pattern> cached = cache.get(pattern);
     if (cached != null) return cached.orElse(null);
     Pattern compiled = translateAndCompile(pattern, insensitive);
-    if (CACHE.size() >= MAX_ENTRIES) CACHE.clear();
-    CACHE.put(key, Optional.ofNullable(compiled));
+    if (cache.size() >= MAX_ENTRIES) cache.clear();
+    cache.put(pattern, Optional.ofNullable(compiled));
     return compiled;
   }
 

@@ -171,7 +171,7 @@ final class JsPattern {
         out.append("[^\\n\\r\\u2028\\u2029]");
         return true;
       case '$':
-        out.append("(?![\\s\\S])");
+        out.append("\\z");
         return false;
       case '^':
       case '|':

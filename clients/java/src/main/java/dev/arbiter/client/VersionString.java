@@ -1,8 +1,5 @@
 package dev.arbiter.client;
 
-import java.util.ArrayList;
-import java.util.List;
-
 /**
  * A version as a string whose plain order (UTF-16 code units) is the version order, GrowthBook's
  * scheme: a leading {@code v} and any {@code +build} suffix are dropped, the rest splits on
@@ -18,43 +15,37 @@ final class VersionString {
     String text = input instanceof Number ? ConditionValues.stringForm(input)
         : input instanceof String ? (String) input : null;
     if (text == null || text.isEmpty()) text = "0";
-    if (text.startsWith("v")) text = text.substring(1);
-    int build = text.indexOf('+');
-    if (build >= 0) text = text.substring(0, build);
-    List<String> parts = split(text);
-    if (parts.size() == 3) parts.add("~");
-    StringBuilder out = new StringBuilder();
-    for (String part : parts) {
-      if (out.length() > 0) out.append('-');
-      if (isDigits(part)) {
-        for (int i = part.length(); i < 5; i++) out.append(' ');
+    int start = text.startsWith("v") ? 1 : 0;
+    int build = text.indexOf('+', start);
+    int end = build >= 0 ? build : text.length();
+    // One pass, no part list: the evaluation path runs this twice per version operator.
+    StringBuilder out = new StringBuilder(end - start + 24);
+    int parts = 1;
+    int part = start;
+    for (int i = start; i <= end; i++) {
+      if (i < end) {
+        char c = text.charAt(i);
+        if (c != '-' && c != '.') continue;
       }
-      out.append(part);
+      if (parts > 1) out.append('-');
+      appendPart(out, text, part, i);
+      if (i < end) parts++;
+      part = i + 1;
     }
+    if (parts == 3) out.append("-~");
     return out.toString();
   }
 
-  /** Splits on every '-' and '.', keeping empty parts (as JavaScript's split does). */
-  private static List<String> split(String text) {
-    List<String> parts = new ArrayList<>();
-    int start = 0;
-    for (int i = 0; i < text.length(); i++) {
+  /** A part, left-padded with spaces to five characters when it is all ASCII digits. */
+  private static void appendPart(StringBuilder out, String text, int from, int to) {
+    boolean digits = to > from;
+    for (int i = from; i < to && digits; i++) {
       char c = text.charAt(i);
-      if (c == '-' || c == '.') {
-        parts.add(text.substring(start, i));
-        start = i + 1;
-      }
+      digits = c >= '0' && c <= '9';
     }
-    parts.add(text.substring(start));
-    return parts;
-  }
-
-  private static boolean isDigits(String part) {
-    if (part.isEmpty()) return false;
-    for (int i = 0; i < part.length(); i++) {
-      char c = part.charAt(i);
-      if (c < '0' || c > '9') return false;
+    if (digits) {
+      for (int i = to - from; i < 5; i++) out.append(' ');
     }
-    return true;
+    out.append(text, from, to);
   }
 }

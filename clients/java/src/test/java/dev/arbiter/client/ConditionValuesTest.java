@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.math.BigDecimal;
 import java.math.BigInteger;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -98,6 +99,30 @@ class ConditionValuesTest {
     assertEquals("    2", VersionString.padded(2L));
     assertTrue(VersionString.padded("1.0.0").compareTo(VersionString.padded("1.0.0-beta")) > 0);
     assertTrue(VersionString.padded("1.10.0").compareTo(VersionString.padded("1.9.0")) > 0);
+  }
+
+  /** The one-pass form against GrowthBook's steps written plainly, on random version text. */
+  @Test
+  void paddedVersionsMatchTheStepByStepForm() {
+    Random random = new Random(31);
+    String alphabet = "v+-.0123456789rcab~ ";
+    for (int k = 0; k < 20_000; k++) {
+      StringBuilder text = new StringBuilder();
+      for (int n = random.nextInt(12); n > 0; n--) {
+        text.append(alphabet.charAt(random.nextInt(alphabet.length())));
+      }
+      String version = text.toString();
+      assertEquals(stepByStep(version), VersionString.padded(version), version);
+    }
+  }
+
+  private static String stepByStep(String version) {
+    String text = version.isEmpty() ? "0" : version;
+    text = text.replaceFirst("^v", "").replaceFirst("(?s)\\+.*$", "");
+    List<String> parts = new ArrayList<>(Arrays.asList(text.split("[-.]", -1)));
+    if (parts.size() == 3) parts.add("~");
+    parts.replaceAll(p -> p.matches("[0-9]+") ? " ".repeat(Math.max(0, 5 - p.length())) + p : p);
+    return String.join("-", parts);
   }
 
   @Test
