@@ -8,8 +8,25 @@ import { download, runCsv } from './export-run.ts';
 const runLabel = (label: string) =>
   label.startsWith('manual-') ? `Preliminary ${label.slice(7)}` : `Nightly ${label}`;
 
-/** Run picker (nightly days, manual labels), preliminary analysis and export of the served run. */
-export function RunControls({ id, run }: { id: string; run: Results | null }) {
+/** The dimension "Split by" shows, and its breakdown once the server has answered. */
+export interface ChosenSlices {
+  dimension: string;
+  breakdown: Results['breakdown'] | undefined;
+}
+
+/**
+ * Run picker (nightly days, manual labels), preliminary analysis and export of the served run;
+ * with a dimension chosen, the CSV adds its slices, and waits for them.
+ */
+export function RunControls({
+  id,
+  run,
+  slices = null,
+}: {
+  id: string;
+  run: Results | null;
+  slices?: ChosenSlices | null;
+}) {
   const [params, setParams] = useSearchParams();
   const picked = params.get('run') ?? '';
   return (
@@ -34,11 +51,16 @@ export function RunControls({ id, run }: { id: string; run: Results | null }) {
         <>
           <button
             type="button"
+            disabled={slices !== null && !slices.breakdown}
             onClick={() =>
-              download(`${run.experiment_id}-${run.computed_for}.csv`, 'text/csv', runCsv(run))
+              download(
+                `${run.experiment_id}-${run.computed_for}${slices ? `-by-${slices.dimension}` : ''}.csv`,
+                'text/csv',
+                runCsv(run, slices?.breakdown),
+              )
             }
           >
-            Export CSV
+            {slices ? `Export CSV (split by ${slices.dimension})` : 'Export CSV'}
           </button>
           <button
             type="button"
