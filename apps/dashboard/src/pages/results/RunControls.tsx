@@ -47,36 +47,41 @@ export function RunControls({
         </label>
       ) : null}
       <PreliminaryButton id={id} onRun={(label) => setParams({ run: label })} />
-      {run ? (
-        <>
-          <button
-            type="button"
-            disabled={slices !== null && !slices.breakdown}
-            onClick={() =>
-              download(
-                `${run.experiment_id}-${run.computed_for}${slices ? `-by-${slices.dimension}` : ''}.csv`,
-                'text/csv',
-                runCsv(run, slices?.breakdown),
-              )
-            }
-          >
-            {slices ? `Export CSV (split by ${slices.dimension})` : 'Export CSV'}
-          </button>
-          <button
-            type="button"
-            onClick={() =>
-              download(
-                `${run.experiment_id}-${run.computed_for}.json`,
-                'application/json',
-                JSON.stringify(run, null, 2),
-              )
-            }
-          >
-            Export JSON
-          </button>
-        </>
-      ) : null}
+      {run ? <ExportButtons run={run} slices={slices} /> : null}
     </div>
+  );
+}
+
+/** CSV (with the chosen slices, once they are here) and JSON of the served run. */
+function ExportButtons({ run, slices }: { run: Results; slices: ChosenSlices | null }) {
+  return (
+    <>
+      <button
+        type="button"
+        disabled={slices !== null && !slices.breakdown}
+        onClick={() =>
+          download(
+            `${run.experiment_id}-${run.computed_for}${slices ? `-by-${slices.dimension}` : ''}.csv`,
+            'text/csv',
+            runCsv(run, slices?.breakdown),
+          )
+        }
+      >
+        {slices ? `Export CSV (split by ${slices.dimension})` : 'Export CSV'}
+      </button>
+      <button
+        type="button"
+        onClick={() =>
+          download(
+            `${run.experiment_id}-${run.computed_for}.json`,
+            'application/json',
+            JSON.stringify(run, null, 2),
+          )
+        }
+      >
+        Export JSON
+      </button>
+    </>
   );
 }
 
