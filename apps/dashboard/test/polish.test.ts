@@ -1,6 +1,8 @@
+import { readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Results } from '../src/api/client.ts';
+import { runCsv } from '../src/pages/results/export-run.ts';
 import { armValue, effectValue, pValue } from '../src/pages/results/format.ts';
 import { axeViolations, launch, screenshot, watchConsole } from './support/browser.ts';
 import {
@@ -356,6 +358,28 @@ describe('the dashboard’s rough edges, in Chromium', () => {
       ).toBe('cost per conversion');
     }
     await check('split-by-model');
+
+    // The CSV export follows "Split by": the run's rows, then one per metric × treatment × slice.
+    const download = page.waitForEvent('download');
+    await page.getByRole('button', { name: 'Export CSV (split by model)' }).click();
+    const text = readFileSync((await download.then((d) => d.path())) as string, 'utf8');
+    const lines = text.split('\r\n').slice(1, -1);
+    const own = Object.keys(served.results).length;
+    const sliceRows = lines.slice(own);
+    expect(sliceRows).toHaveLength(
+      (breakdown?.slices ?? []).reduce((n, s) => n + Object.keys(s.results).length, 0),
+    );
+    for (const line of lines.slice(0, own)) expect(line.endsWith(',,,false')).toBe(true);
+    for (const slice of breakdown?.slices ?? [])
+      for (const r of Object.values(slice.results))
+        expect(
+          sliceRows
+            .filter((l) =>
+              l.startsWith(`${served.computed_for},${r.metric},${r.treatment},${r.control},`),
+            )
+            .filter((l) => l.endsWith(`,model,${slice.value},true`)),
+        ).toHaveLength(1);
+    expect(text).toBe(runCsv(served, breakdown));
   });
 
   it('shows a "No such page" view for an unknown address, signed in', async () => {

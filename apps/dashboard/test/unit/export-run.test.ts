@@ -33,8 +33,8 @@ describe('the CSV export of a run', () => {
     } as unknown as Results;
     expect(runCsv(run)).toBe(
       'run,metric,treatment,control,test,effect,ci_low,ci_high,lift,p_value,p_value_fdr,significant,srm_p,window_days,preliminary,' +
-        'direction,outcome,guardrail_violated,sequential_p_value,sequential_p_value_fdr,sequential_ci_low,sequential_ci_high,mde,users_needed_per_arm,days_to_decision,recommendation,recommended_treatment\r\n' +
-        '2026-11-22,latency,b,a,welch_t,-12.5,-20,-5,-0.1,0.001,0.002,true,0.5,14,false,decrease,better,false,,,,,,,,ship,b\r\n',
+        'direction,outcome,guardrail_violated,sequential_p_value,sequential_p_value_fdr,sequential_ci_low,sequential_ci_high,mde,users_needed_per_arm,days_to_decision,recommendation,recommended_treatment,dimension,slice,exploratory\r\n' +
+        '2026-11-22,latency,b,a,welch_t,-12.5,-20,-5,-0.1,0.001,0.002,true,0.5,14,false,decrease,better,false,,,,,,,,ship,b,,,false\r\n',
     );
   });
 
@@ -54,7 +54,7 @@ describe('the CSV export of a run', () => {
       },
     } as unknown as Results;
     expect(runCsv(run).split('\r\n')[1]).toBe(
-      'manual-2026-11-22T10:00:00Z,latency,b,a,welch_t,-12.5,-20,-5,-0.1,0.001,0.002,true,0.5,14,false,decrease,worse,true,0.01,0.02,1,9,0.05,880,6,keep_control,',
+      'manual-2026-11-22T10:00:00Z,latency,b,a,welch_t,-12.5,-20,-5,-0.1,0.001,0.002,true,0.5,14,false,decrease,worse,true,0.01,0.02,1,9,0.05,880,6,keep_control,,,,false',
     );
   });
 
@@ -66,7 +66,42 @@ describe('the CSV export of a run', () => {
     } as unknown as Results;
     const row = runCsv(run).split('\r\n')[1];
     expect(row).toBe(
-      'manual-2026-11-22T10:00:00Z,"say ""hi"", twice","line\nbreak",a,welch_t,-12.5,-20,-5,,0.001,0.002,true,0.5,14,false,decrease,better,false,,,,,,,,keep_collecting,',
+      'manual-2026-11-22T10:00:00Z,"say ""hi"", twice","line\nbreak",a,welch_t,-12.5,-20,-5,,0.001,0.002,true,0.5,14,false,decrease,better,false,,,,,,,,keep_collecting,,,,false',
     );
+  });
+
+  it('adds one row per metric, treatment and slice of the breakdown "Split by" shows, exploratory', () => {
+    const run = {
+      computed_for: '2026-11-22',
+      decision: { recommendation: 'ship', treatment: 'b', reasons: [] },
+      results: { 'latency::b': result({}) },
+    } as unknown as Results;
+    // A slice's result as the server presents it: raw p-value only, no FDR, outcome or sequence.
+    const sliced = (over: Record<string, unknown>) => {
+      const { p_value_fdr, significant, outcome, sequential, ...rest } = result(over);
+      return { ...rest, exploratory: true };
+    };
+    const breakdown = {
+      dimension: 'model',
+      exploratory: true,
+      slices: [
+        { value: 'gpt-a', results: { 'latency::b': sliced({ p_value: 0.04, effect: -3 }) } },
+        {
+          value: '(other)',
+          results: { 'latency::b': sliced({ category: 'guardrail', p_value: 0.5, lift: null }) },
+        },
+      ],
+    } as unknown as NonNullable<Results['breakdown']>;
+    const lines = runCsv(run, breakdown).split('\r\n');
+    expect(lines).toHaveLength(5);
+    expect(lines[0]?.endsWith(',recommended_treatment,dimension,slice,exploratory')).toBe(true);
+    expect(lines[1]).toBe(runCsv(run).split('\r\n')[1]);
+    expect(lines[2]).toBe(
+      '2026-11-22,latency,b,a,welch_t,-3,-20,-5,-0.1,0.04,,,0.5,14,false,decrease,,false,,,,,,,,ship,b,model,gpt-a,true',
+    );
+    expect(lines[3]).toBe(
+      '2026-11-22,latency,b,a,welch_t,-12.5,-20,-5,,0.5,,,0.5,14,false,decrease,,false,,,,,,,,ship,b,model,(other),true',
+    );
+    expect(lines[4]).toBe('');
   });
 });

@@ -38,7 +38,7 @@ export const EMPTY_QUANTILE_ARM: QuantileArm = Object.freeze({
  * over one snapshot: the calls per arm, then, at the ranks `quantileRanks` computes exactly
  * from those counts, the order statistics and the per-user counts of calls at or below the
  * estimate over every user of the arm (exposed or calling; without a call: zeros). Values are
- * sorted and counted in the database; Node gets a row per arm.
+ * counted and ranked in the database; Node gets a row per arm.
  */
 export async function readQuantileArms(
   db: Database,
@@ -72,8 +72,9 @@ export async function readQuantileArms(
 
 /**
  * Where a quantile's calls and users come from: `calls(value)` the rows (variant, user_id, v),
- * `members` the rows (variant, user_id) of the arms' users. A breakdown keys both by slice and
- * arm (`slice-sql.ts`).
+ * `members` rows (variant, user_id, m) with m ≥ 0, a user being a member of the arm when their
+ * m add up to more than 0 (so the source need not group them first). A breakdown keys both by
+ * slice and arm (`slice-sql.ts`).
  */
 export interface QuantileSource {
   calls: (value: SQL) => SQL;
@@ -85,9 +86,9 @@ function runSource(scope: ValueScope): QuantileSource {
   const { from, to } = scope.window;
   return {
     calls: (value) => windowCalls(scope, value),
-    members: sql`select variant, user_id from user_day_stats
-      where experiment_id = ${scope.experimentId}::uuid and day between ${from}::date and ${to}::date
-      group by variant, user_id having sum(exposures) > 0 or sum(calls) > 0`,
+    // exposed or calling: the counts are never negative, so their sum is > 0 exactly then
+    members: sql`select variant, user_id, exposures + calls as m from user_day_stats
+      where experiment_id = ${scope.experimentId}::uuid and day between ${from}::date and ${to}::date`,
   };
 }
 
@@ -117,6 +118,13 @@ interface ArmRow {
   sum_ab: unknown;
 }
 
+/**
+ * The order statistics from each arm's distinct values and their running counts (x(k) is the
+ * least value whose running count reaches k: a hash aggregate and a sort of distinct values,
+ * not a sort of every call), then one aggregate per (arm, user) over the members' rows and the
+ * calls together, which gives each member's counts without a join (a member without calls
+ * sums to zeros; a caller who is not a member is left out).
+ */
 function armsStatement(
   calls: SQL,
   members: SQL,
@@ -125,25 +133,29 @@ function armsStatement(
   return sql`with calls as materialized (${calls}),
     want as (select * from json_to_recordset(${JSON.stringify(want)}::json)
       as w(variant text, estimate bigint, lower bigint, upper bigint)),
-    ranked as (select variant, v, row_number() over (partition by variant order by v) as rn from calls),
+    running as (
+      select variant, v, sum(n) over (partition by variant order by v) as upto
+      from (select variant, v, count(*) as n from calls group by variant, v) d
+    ),
     picks as (
-      select w.variant, count(*) as calls,
-        max(r.v) filter (where r.rn = w.estimate) as est,
-        max(r.v) filter (where r.rn = w.lower) as lo,
-        max(r.v) filter (where r.rn = w.upper) as hi
-      from ranked r join want w on w.variant = r.variant group by w.variant
+      select w.variant, max(r.upto) as calls,
+        min(r.v) filter (where r.upto >= w.estimate) as est,
+        min(r.v) filter (where r.upto >= w.lower) as lo,
+        min(r.v) filter (where r.upto >= w.upper) as hi
+      from running r join want w on w.variant = r.variant group by w.variant
     ),
     per_user as (
-      select c.variant, c.user_id, count(*) filter (where c.v <= p.est) as a, count(*) as b
-      from calls c join picks p on p.variant = c.variant group by c.variant, c.user_id
+      select variant, sum(a) as a, sum(b) as b from (
+        select m.variant, m.user_id, 0 as a, 0 as b, m.m from (${members}) m
+        union all
+        select c.variant, c.user_id, (c.v <= p.est)::int, 1, 0
+        from calls c join picks p on p.variant = c.variant
+      ) x group by variant, user_id having sum(m) > 0
     ),
-    members as (${members}),
     clusters as (
-      select m.variant, count(*) as users, sum(coalesce(u.a, 0)) as sum_a,
-        sum(coalesce(u.a * u.a, 0)) as sum_aa, sum(coalesce(u.b, 0)) as sum_b,
-        sum(coalesce(u.b * u.b, 0)) as sum_bb, sum(coalesce(u.a * u.b, 0)) as sum_ab
-      from members m left join per_user u on u.variant = m.variant and u.user_id = m.user_id
-      group by m.variant
+      select variant, count(*) as users, sum(a) as sum_a, sum(a * a) as sum_aa, sum(b) as sum_b,
+        sum(b * b) as sum_bb, sum(a * b) as sum_ab
+      from per_user group by variant
     )
     select p.*, c.users, c.sum_a, c.sum_aa, c.sum_b, c.sum_bb, c.sum_ab
     from picks p left join clusters c on c.variant = p.variant`;

@@ -80,9 +80,9 @@ function members(scope: ValueScope, slicing: Slicing): SQL {
     where ${windowEvents(scope)} and ${dimensionValue(slicing.dimension)} is not null`;
 }
 
-/** A slice's members keyed by slice and arm: a quantile metric's users. */
+/** A slice's members keyed by slice and arm: a quantile metric's users (m = 1 each). */
 export function sliceMembers(scope: ValueScope, slicing: Slicing): SQL {
-  return sql`select ${sliceKey(sql`m.slice`, sql`m.variant`)} as variant, m.user_id
+  return sql`select ${sliceKey(sql`m.slice`, sql`m.variant`)} as variant, m.user_id, 1 as m
     from (${members(scope, slicing)}) m`;
 }
 

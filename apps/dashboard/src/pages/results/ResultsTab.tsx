@@ -15,7 +15,7 @@ import { GuardrailBanner } from './GuardrailBanner.tsx';
 import { MethodOverride } from './MethodOverride.tsx';
 import { ResultTable } from './ResultTable.tsx';
 import { RunControls } from './RunControls.tsx';
-import { SplitBy } from './SplitBy.tsx';
+import { SplitBy, useBreakdown } from './SplitBy.tsx';
 import { SrmBanner } from './SrmBanner.tsx';
 import { VerdictBanner } from './VerdictBanner.tsx';
 
@@ -66,9 +66,16 @@ function RunView({ experiment, run }: { experiment: Experiment; run: Results }) 
   // charts, follow in a transition that never holds up the first paint.
   const [histograms, setHistograms] = useState(false);
   useEffect(() => startTransition(() => setHistograms(true)), []);
+  // "Split by"'s dimension: the CSV export adds the slices shown.
+  const [dimension, setDimension] = useState('');
+  const breakdown = useBreakdown(experiment.id, run, dimension);
   return (
     <>
-      <RunControls id={experiment.id} run={run} />
+      <RunControls
+        id={experiment.id}
+        run={run}
+        slices={dimension === '' ? null : { dimension, breakdown: breakdown.data?.breakdown }}
+      />
       <RunLine run={run} />
       <VerdictBanner decision={run.decision} />
       <GuardrailBanner run={run} metrics={experiment.metrics} />
@@ -81,7 +88,12 @@ function RunView({ experiment, run }: { experiment: Experiment; run: Results }) 
         </p>
       ) : null}
       {experiment.dimensions?.length && !run.srm.halted ? (
-        <SplitBy experiment={experiment} run={run} />
+        <SplitBy
+          experiment={experiment}
+          run={run}
+          dimension={dimension}
+          onDimension={setDimension}
+        />
       ) : null}
       {run.srm.halted ? (
         <SrmBanner srm={run.srm} />

@@ -8,8 +8,25 @@ import { download, runCsv } from './export-run.ts';
 const runLabel = (label: string) =>
   label.startsWith('manual-') ? `Preliminary ${label.slice(7)}` : `Nightly ${label}`;
 
-/** Run picker (nightly days, manual labels), preliminary analysis and export of the served run. */
-export function RunControls({ id, run }: { id: string; run: Results | null }) {
+/** The dimension "Split by" shows, and its breakdown once the server has answered. */
+export interface ChosenSlices {
+  dimension: string;
+  breakdown: Results['breakdown'] | undefined;
+}
+
+/**
+ * Run picker (nightly days, manual labels), preliminary analysis and export of the served run;
+ * with a dimension chosen, the CSV adds its slices, and waits for them.
+ */
+export function RunControls({
+  id,
+  run,
+  slices = null,
+}: {
+  id: string;
+  run: Results | null;
+  slices?: ChosenSlices | null;
+}) {
   const [params, setParams] = useSearchParams();
   const picked = params.get('run') ?? '';
   return (
@@ -30,31 +47,41 @@ export function RunControls({ id, run }: { id: string; run: Results | null }) {
         </label>
       ) : null}
       <PreliminaryButton id={id} onRun={(label) => setParams({ run: label })} />
-      {run ? (
-        <>
-          <button
-            type="button"
-            onClick={() =>
-              download(`${run.experiment_id}-${run.computed_for}.csv`, 'text/csv', runCsv(run))
-            }
-          >
-            Export CSV
-          </button>
-          <button
-            type="button"
-            onClick={() =>
-              download(
-                `${run.experiment_id}-${run.computed_for}.json`,
-                'application/json',
-                JSON.stringify(run, null, 2),
-              )
-            }
-          >
-            Export JSON
-          </button>
-        </>
-      ) : null}
+      {run ? <ExportButtons run={run} slices={slices} /> : null}
     </div>
+  );
+}
+
+/** CSV (with the chosen slices, once they are here) and JSON of the served run. */
+function ExportButtons({ run, slices }: { run: Results; slices: ChosenSlices | null }) {
+  return (
+    <>
+      <button
+        type="button"
+        disabled={slices !== null && !slices.breakdown}
+        onClick={() =>
+          download(
+            `${run.experiment_id}-${run.computed_for}${slices ? `-by-${slices.dimension}` : ''}.csv`,
+            'text/csv',
+            runCsv(run, slices?.breakdown),
+          )
+        }
+      >
+        {slices ? `Export CSV (split by ${slices.dimension})` : 'Export CSV'}
+      </button>
+      <button
+        type="button"
+        onClick={() =>
+          download(
+            `${run.experiment_id}-${run.computed_for}.json`,
+            'application/json',
+            JSON.stringify(run, null, 2),
+          )
+        }
+      >
+        Export JSON
+      </button>
+    </>
   );
 }
 

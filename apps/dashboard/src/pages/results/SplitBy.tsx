@@ -1,5 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
-import { useId, useState } from 'react';
+import { useId } from 'react';
 import { api, type Experiment, ok, type Results } from '../../api/client.ts';
 import { isProblem } from '../../api/problem.ts';
 import { ScrollRegion } from '../../components/ScrollRegion.tsx';
@@ -12,24 +12,42 @@ type Slice = Breakdown['slices'][number];
 type SliceResult = Slice['results'][string];
 
 /**
- * "Split by": the run shown, per value of one of the experiment's dimensions, as the server
- * computed it (`?dimension=`). Every slice is marked exploratory: its p-values are raw, outside
- * the run's FDR correction, and it decides nothing; the run above stays the decision.
+ * The run's breakdown by `dimension` as the server computed it (`?dimension=`), when one is
+ * chosen. "Split by" shows it and the CSV export adds its rows: one query, shared by key.
  */
-export function SplitBy({ experiment, run }: { experiment: Experiment; run: Results }) {
-  const [dimension, setDimension] = useState('');
-  const selectId = useId();
-  const query = useQuery({
+export function useBreakdown(experimentId: string, run: Results, dimension: string) {
+  return useQuery({
     enabled: dimension !== '',
-    queryKey: [...experimentKeys.results(experiment.id, run.computed_for), dimension] as const,
+    queryKey: [...experimentKeys.results(experimentId, run.computed_for), dimension] as const,
     queryFn: () =>
       ok(
         api.GET('/v1/experiments/{id}/results', {
-          params: { path: { id: experiment.id }, query: { day: run.computed_for, dimension } },
+          params: { path: { id: experimentId }, query: { day: run.computed_for, dimension } },
         }),
       ),
     retry: (n, e) => !isProblem(e) && n < 2,
   });
+}
+
+/**
+ * "Split by": the run shown, per value of one of the experiment's dimensions, as the server
+ * computed it (`?dimension=`). Every slice is marked exploratory: its p-values are raw, outside
+ * the run's FDR correction, and it decides nothing; the run above stays the decision. The
+ * chosen dimension is the results page's, so the export can follow it.
+ */
+export function SplitBy({
+  experiment,
+  run,
+  dimension,
+  onDimension,
+}: {
+  experiment: Experiment;
+  run: Results;
+  dimension: string;
+  onDimension: (dimension: string) => void;
+}) {
+  const selectId = useId();
+  const query = useBreakdown(experiment.id, run, dimension);
   return (
     <section className="card split-by" aria-label="Breakdowns">
       <label htmlFor={selectId}>Split by </label>
@@ -37,7 +55,7 @@ export function SplitBy({ experiment, run }: { experiment: Experiment; run: Resu
         id={selectId}
         data-testid="split-by"
         value={dimension}
-        onChange={(e) => setDimension(e.target.value)}
+        onChange={(e) => onDimension(e.target.value)}
       >
         <option value="">nothing (the run as a whole)</option>
         {(experiment.dimensions ?? []).map((d) => (
