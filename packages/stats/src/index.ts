@@ -1,4 +1,5 @@
 export { benjaminiHochberg } from './bh.ts';
+export { binomTestHalf } from './binomtest.ts';
 export { type ChiSquareResult, chiSquareGoodnessOfFit } from './chi-square.ts';
 export {
   type CovariateMoments,
@@ -27,6 +28,31 @@ export {
 } from './distributions.ts';
 export { DEFAULT_HISTOGRAM_BINS, type Histogram, histogram } from './histogram.ts';
 export { type MannWhitneyResult, mannWhitneyTest } from './mann-whitney.ts';
+export {
+  type NonDeterminism,
+  nonDeterminism,
+  UNSTABLE_ITEMS_MAX,
+} from './non-determinism.ts';
+export {
+  evaluateOffline,
+  type Gate,
+  itemMeans,
+  type NonDeterminismEntry,
+  type OfflineComparison,
+  type OfflineEvaluation,
+  type OfflineInput,
+  type OfflineScorer,
+  type OfflineValues,
+  type Outcome,
+} from './offline-evaluation.ts';
+export {
+  type Direction,
+  type PairedComparison,
+  type PairedItem,
+  type PairedTestName,
+  pairedComparison,
+  sampleSd,
+} from './paired-comparison.ts';
 export {
   DEFAULT_PERMUTATION_SEED,
   type PermutationOptions,

@@ -608,3 +608,82 @@ export const datasetItems = pgTable(
     uniqueIndex('dataset_items_current').on(t.datasetId, t.itemId).where(sql`${t.validTo} is null`),
   ],
 );
+
+/**
+ * An offline evaluation run: a dataset version through some variants of an experiment version,
+ * `repeats` times each. `status` is `running` (taking results), `scoring`, then `complete` or
+ * `failed`; `result` holds the coverage and statistics once complete.
+ */
+export const offlineRuns = pgTable(
+  'offline_runs',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    orgId: uuid('org_id')
+      .notNull()
+      .references(() => orgs.id),
+    experimentId: uuid('experiment_id')
+      .notNull()
+      .references(() => experiments.id),
+    experimentVersion: integer('experiment_version').notNull(),
+    datasetId: uuid('dataset_id')
+      .notNull()
+      .references(() => datasets.id),
+    datasetVersion: integer('dataset_version').notNull(),
+    /** The variant keys run, the baseline first. */
+    variants: jsonb('variants').$type<string[]>().notNull(),
+    repeats: integer('repeats').notNull(),
+    /** The scorers as normalised at creation (direction and margin filled in). */
+    scorers: jsonb('scorers').$type<Record<string, unknown>[]>().notNull(),
+    note: text('note'),
+    status: text('status').notNull(),
+    failureReason: text('failure_reason'),
+    itemCount: integer('item_count').notNull(),
+    expectedResults: integer('expected_results').notNull(),
+    result: jsonb('result').$type<Record<string, unknown>>(),
+    createdBy: uuid('created_by').references(() => users.id),
+    createdAt: createdAt(),
+    completedAt: timestamp('completed_at', { withTimezone: true }),
+  },
+  (t) => [index('offline_runs_experiment').on(t.experimentId, t.createdAt)],
+);
+
+/** One result of a run: what the task gave for (item, variant, repeat); the first one kept. */
+export const offlineResults = pgTable(
+  'offline_results',
+  {
+    runId: uuid('run_id')
+      .notNull()
+      .references(() => offlineRuns.id),
+    itemId: text('item_id').notNull(),
+    variant: text('variant').notNull(),
+    repeat: integer('repeat').notNull(),
+    output: jsonb('output').$type<unknown>(),
+    error: text('error'),
+    latencyMs: doublePrecision('latency_ms'),
+    inputTokens: bigint('input_tokens', { mode: 'number' }),
+    outputTokens: bigint('output_tokens', { mode: 'number' }),
+    cost: doublePrecision('cost'),
+    model: text('model'),
+    scores: jsonb('scores').$type<Record<string, number>>().notNull().default({}),
+    /** The row's canonical JSON: the same row sent again is a duplicate, another a conflict. */
+    fingerprint: text('fingerprint').notNull(),
+    receivedAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.runId, t.itemId, t.variant, t.repeat] })],
+);
+
+/** Each scorer's value for each result that has one, written when the run completes. */
+export const offlineScores = pgTable(
+  'offline_scores',
+  {
+    runId: uuid('run_id')
+      .notNull()
+      .references(() => offlineRuns.id),
+    scorer: text('scorer').notNull(),
+    variant: text('variant').notNull(),
+    itemId: text('item_id').notNull(),
+    repeat: integer('repeat').notNull(),
+    value: doublePrecision('value').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.runId, t.scorer, t.variant, t.itemId, t.repeat] })],
+);

@@ -15,7 +15,8 @@ export type AuditAction =
   | 'guardrail.violated'
   | 'dataset.created'
   | 'dataset.items_uploaded'
-  | 'dataset.item_deleted';
+  | 'dataset.item_deleted'
+  | 'offline_run.created';
 
 export interface AuditInput {
   orgId: string;

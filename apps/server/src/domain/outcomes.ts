@@ -30,6 +30,9 @@ export type DomainCode =
   | 'dataset-not-found'
   | 'dataset-name-taken'
   | 'dataset-item-not-found'
-  | 'dataset-version-not-found';
+  | 'dataset-version-not-found'
+  | 'offline-run-invalid'
+  | 'offline-run-not-found'
+  | 'offline-run-not-open';
 
 export class DomainError extends Outcome<DomainCode> {}

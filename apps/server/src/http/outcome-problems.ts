@@ -36,6 +36,9 @@ const PROBLEM_OF = {
     'dataset-name-taken': 'dataset-name-taken',
     'dataset-item-not-found': 'dataset-item-not-found',
     'dataset-version-not-found': 'dataset-version-not-found',
+    'offline-run-invalid': 'validation-error',
+    'offline-run-not-found': 'offline-run-not-found',
+    'offline-run-not-open': 'offline-run-not-open',
   } satisfies Record<DomainCode, ProblemSlug>,
   ingest: {
     'nothing-accepted': 'validation-error',

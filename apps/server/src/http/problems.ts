@@ -152,6 +152,17 @@ export const PROBLEMS = {
     about:
       'The dataset has no version of this number: versions run from 1 (its creation) to its latest, `version` in the dataset.',
   },
+  'offline-run-not-found': {
+    status: 404,
+    title: 'Offline run not found',
+    about: 'No offline evaluation run with this id exists in your org.',
+  },
+  'offline-run-not-open': {
+    status: 409,
+    title: 'The offline run takes no more results',
+    about:
+      'Results are taken while a run is `running`. Once `complete` is called the run is scored (`scoring`) and then `complete` or `failed`; later results are refused and change nothing. Start a new run to evaluate again.',
+  },
   'metric-not-found': {
     status: 404,
     title: 'Metric not found',

@@ -36,7 +36,7 @@ export interface ItemPage {
 const byteOrder = sql`${datasetItems.itemId} collate "C"`;
 
 /** The rows of version `version`: valid_from <= version < valid_to (null: still current). */
-function inVersion(datasetId: string, version: number): SQL | undefined {
+export function inVersion(datasetId: string, version: number): SQL | undefined {
   return and(
     eq(datasetItems.datasetId, datasetId),
     lte(datasetItems.validFrom, version),

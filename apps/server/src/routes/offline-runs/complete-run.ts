@@ -1,0 +1,26 @@
+import type { Context } from '../../context.ts';
+import { completeRun } from '../../domain/offline-runs/complete.ts';
+import { RunSchema } from '../../domain/offline-runs/run-schema.ts';
+import type { App } from '../../http/app-types.ts';
+import { problemResponses } from '../../http/responses.ts';
+import { orgCallerOf } from '../../http/session-or-key-auth.ts';
+import { AUTH_NOTE, NOT_RATE_LIMITED, RunParams, SESSION_OR_SECRET_KEY } from './schemas.ts';
+
+export function register(app: App, ctx: Context): void {
+  app.post(
+    '/v1/offline-runs/:run_id/complete',
+    {
+      config: NOT_RATE_LIMITED,
+      schema: {
+        tags: ['offline-runs'],
+        summary: 'Score what arrived and compute the statistics',
+        description: `The run goes to \`scoring\`, then \`complete\` (or \`failed\` with \`failure_reason\`); the built-in scorers run at once, so the answer is the finished run. A run with missing results still completes: \`coverage\` says what is missing. A run already past \`running\` is answered as it is, unchanged. ${AUTH_NOTE}`,
+        security: SESSION_OR_SECRET_KEY,
+        params: RunParams,
+        response: { 200: RunSchema, ...problemResponses(401, 403, 404) },
+      },
+    },
+    async (request) =>
+      completeRun(ctx.db, orgCallerOf(request).orgId, request.params.run_id, () => ctx.clock.now()),
+  );
+}

@@ -1,0 +1,25 @@
+import type { Plane } from '../../http/app-types.ts';
+import { sessionOrSecretKeyHook } from '../../http/session-or-key-auth.ts';
+import * as completeRun from './complete-run.ts';
+import * as createRun from './create-run.ts';
+import * as getRun from './get-run.ts';
+import * as listItems from './list-items.ts';
+import * as listRuns from './list-runs.ts';
+import * as uploadResults from './upload-results.ts';
+
+/**
+ * The offline-runs plane: offline evaluation runs of the caller's org, behind a dashboard
+ * session of any role or the org's secret key (a CI job); the org comes from the credential.
+ */
+export const offlineRunRoutes: Plane = async (app, { ctx }) => {
+  app.decorateRequest('caller', null);
+  app.decorateRequest('sessionClaims', null);
+  app.decorateRequest('keyCaller', null);
+  app.addHook('onRequest', sessionOrSecretKeyHook(ctx));
+  createRun.register(app, ctx);
+  listRuns.register(app, ctx);
+  getRun.register(app, ctx);
+  uploadResults.register(app, ctx);
+  completeRun.register(app, ctx);
+  listItems.register(app, ctx);
+};

@@ -1,0 +1,134 @@
+import { binomTestHalf } from './binomtest.ts';
+import { studentTTwoSidedP, tQuantile975, Z_80, Z_975 } from './distributions.ts';
+
+export type Direction = 'increase' | 'decrease';
+export type PairedTestName = 'mcnemar_exact' | 'paired_t';
+
+/** One item's paired values: the baseline's y(c,i) and the treatment's y(t,i). */
+export interface PairedItem {
+  id: string;
+  baseline: number;
+  treatment: number;
+}
+
+/** A paired comparison before the run-wide FDR step (see offline-evaluation.ts). */
+export interface PairedComparison {
+  n_items: number;
+  mean_baseline: number | null;
+  mean_treatment: number | null;
+  mean_difference: number | null;
+  relative_difference: number | null;
+  ci_low: number | null;
+  ci_high: number | null;
+  test: PairedTestName;
+  p_value: number | null;
+  improved_items: number;
+  regressed_items: number;
+  tied_items: number;
+  mdd: number | null;
+  items_needed: number | null;
+}
+
+function mean(xs: readonly number[]): number {
+  let s = 0;
+  for (const x of xs) s += x;
+  return s / xs.length;
+}
+
+/** Sample standard deviation (ddof 1), two-pass; needs at least two values. */
+export function sampleSd(xs: readonly number[]): number {
+  const m = mean(xs);
+  let ss = 0;
+  for (const x of xs) ss += (x - m) * (x - m);
+  return Math.sqrt(ss / (xs.length - 1));
+}
+
+const isBinary = (x: number) => x === 0 || x === 1;
+
+/**
+ * Treatment against baseline over the items where both have a value, d_i = y(t,i) − y(c,i):
+ * - mean_difference = mean(d); relative_difference = mean(d) ÷ mean(y(c)), null when that is 0;
+ * - ci = mean(d) ± t(0.975, n−1) · sd(d) ÷ √n (sd at ddof 1);
+ * - `mcnemar_exact` when every value is 0 or 1 and the run has one repeat: with b and c the items
+ *   with d = +1 and d = −1, p = binomtest(b, b+c, 0.5) two-sided, 1 when b + c = 0;
+ *   otherwise `paired_t` (scipy's ttest_rel): t = mean(d) ÷ (sd(d) ÷ √n) on n − 1 df, and when
+ *   sd(d) = 0, p = 1 if mean(d) = 0 and 0 otherwise;
+ * - with n < 2 the p-value, the interval, mdd and items_needed are null;
+ * - improved / regressed / tied: d better than 0 by the direction, worse, or exactly 0;
+ * - mdd = (z(0.975) + z(0.8)) · sd(d) ÷ √n; items_needed = ⌈((z(0.975) + z(0.8)) · sd(d) ÷
+ *   |mean(d)|)²⌉, null when mean(d) = 0.
+ */
+export function pairedComparison(
+  items: readonly PairedItem[],
+  direction: Direction,
+  repeats: number,
+): PairedComparison {
+  const n = items.length;
+  const d = items.map((i) => i.treatment - i.baseline);
+  const binary = repeats === 1 && items.every((i) => isBinary(i.baseline) && isBinary(i.treatment));
+  const test: PairedTestName = binary ? 'mcnemar_exact' : 'paired_t';
+  const sign = direction === 'increase' ? 1 : -1;
+  let improved = 0;
+  let regressed = 0;
+  for (const x of d) {
+    if (x * sign > 0) improved++;
+    else if (x * sign < 0) regressed++;
+  }
+  const base = {
+    n_items: n,
+    test,
+    improved_items: improved,
+    regressed_items: regressed,
+    tied_items: n - improved - regressed,
+  };
+  if (n === 0) {
+    return {
+      ...base,
+      mean_baseline: null,
+      mean_treatment: null,
+      mean_difference: null,
+      relative_difference: null,
+      ci_low: null,
+      ci_high: null,
+      p_value: null,
+      mdd: null,
+      items_needed: null,
+    };
+  }
+  const meanBaseline = mean(items.map((i) => i.baseline));
+  const meanTreatment = mean(items.map((i) => i.treatment));
+  const md = mean(d);
+  const relative = meanBaseline === 0 ? null : md / meanBaseline;
+  const common = {
+    ...base,
+    mean_baseline: meanBaseline,
+    mean_treatment: meanTreatment,
+    mean_difference: md,
+    relative_difference: relative,
+  };
+  if (n < 2) {
+    return { ...common, ci_low: null, ci_high: null, p_value: null, mdd: null, items_needed: null };
+  }
+  const sd = sampleSd(d);
+  const se = sd / Math.sqrt(n);
+  const half = tQuantile975(n - 1) * se;
+  let p: number;
+  if (binary) {
+    const b = d.filter((x) => x === 1).length;
+    const c = d.filter((x) => x === -1).length;
+    p = b + c === 0 ? 1 : binomTestHalf(b, b + c);
+  } else if (sd === 0) {
+    p = md === 0 ? 1 : 0;
+  } else {
+    p = studentTTwoSidedP(md / se, n - 1);
+  }
+  const zz = Z_975 + Z_80;
+  return {
+    ...common,
+    ci_low: md - half,
+    ci_high: md + half,
+    p_value: p,
+    mdd: zz * se,
+    items_needed: md === 0 ? null : Math.ceil(((zz * sd) / Math.abs(md)) ** 2),
+  };
+}
