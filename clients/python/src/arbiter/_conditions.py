@@ -1,5 +1,5 @@
 """Targeting conditions: GrowthBook's condition language (MongoDB-style operators) with the
-semantics written in docs/wire-format.md ("The condition language").
+semantics written in docs/wire-format.md#the-condition-language-targeting.
 
 A condition is compiled once into a tree of closures (:func:`compile_condition`) and then matched
 against many users' attributes. Compiling also decides whether the condition is readable: an

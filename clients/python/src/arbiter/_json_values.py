@@ -2,7 +2,7 @@
 truthiness, equality and ordering.
 
 GrowthBook's JavaScript evaluator gets these from JavaScript's own coercions; they are written out
-here so that Python gives the same answers (docs/wire-format.md, "The condition language").
+here so that Python gives the same answers (docs/wire-format.md#conditions-and-values).
 Attributes are JSON values as :mod:`json` reads them: ``dict``, ``list`` (or ``tuple``), ``str``,
 ``int``, ``float``, ``bool`` and ``None``. ``bool`` is tested before ``int`` everywhere: ``True`` is
 a boolean, never the number 1. Numbers are compared as IEEE doubles, as JavaScript has no other
