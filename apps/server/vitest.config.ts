@@ -10,5 +10,10 @@ export default defineConfig({
     globalSetup: ['test/support/build.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
+    // Files run one after another in one worker that keeps its module graph: the server's
+    // modules and PGlite's WebAssembly load once per pass instead of once per file, which was
+    // more than half of a pass (docs/decisions.md#test-suites). Each file starts its own
+    // database and app, and no test changes module state or the environment.
+    isolate: false,
   },
 });
