@@ -109,21 +109,39 @@ function any(conditions: Predicate[]): Predicate {
   };
 }
 
-/** An object's own field; null when missing, or when the value is no JSON object. */
-function readField(attributes: unknown, key: string): unknown {
-  if (!isPlainObject(attributes) || !Object.hasOwn(attributes, key)) return null;
-  const value = attributes[key];
+/** One part of a path: an object's own field; null when missing, or on no object or array. */
+function readField(current: unknown, part: string): unknown {
+  let value: unknown;
+  if (isPlainObject(current)) {
+    if (!Object.hasOwn(current, part)) return null;
+    value = current[part];
+  } else if (Array.isArray(current)) {
+    // As in both GrowthBook SDKs, an array has its length and its canonical indexes in range.
+    if (part === 'length') return current.length;
+    if (!ARRAY_INDEX.test(part)) return null;
+    const index = Number(part);
+    if (index >= current.length) return null;
+    value = current[index];
+  } else {
+    return null;
+  }
   return value === undefined ? null : value;
 }
 
-/** The value at a dot path, through JSON objects' own keys only; null when missing. */
+// "0", "1", "12"; not "01", "-1", "+1", "1e2" or " 1".
+const ARRAY_INDEX = /^(?:0|[1-9][0-9]*)$/;
+
+/**
+ * The value at a dot path, through JSON objects' own keys and arrays' indexes and length;
+ * null when missing.
+ */
 function readPath(attributes: unknown, path: readonly string[]): unknown {
   let current = attributes;
   for (const part of path) {
-    if (!isPlainObject(current) || !Object.hasOwn(current, part)) return null;
-    current = current[part];
+    current = readField(current, part);
+    if (current === null) return null;
   }
-  return current === undefined ? null : current;
+  return current;
 }
 
 /** A condition value: shorthand equality, or an operator object. */
@@ -212,8 +230,10 @@ function compileOperator(operator: ValueOperator, operand: unknown): ValueTest {
       const test: ValueTest = isOperatorObject(shape)
         ? compileValue(shape, false)
         : compileCondition(shape);
+      // Null elements are skipped, as both GrowthBook SDKs skip them.
       return (value, groups) =>
-        Array.isArray(value) && value.some((element) => test(element, groups));
+        Array.isArray(value) &&
+        value.some((element) => element !== null && element !== undefined && test(element, groups));
     }
     case '$not': {
       const test = compileValue(operand, false);

@@ -27,6 +27,14 @@ describe('checkCondition with portable: true', () => {
     ['a{', 'a { that is not a quantifier'],
     ['a{,3}', '{,n} (a quantifier in Python, a literal in JavaScript)'],
     ['\\é', 'a backslash before a non-ASCII letter'],
+    ['[\\d-z]', 'a range from a class escape (a literal - in JavaScript, an error in Python)'],
+    ['[\\w-a]', 'a range from \\w'],
+    ['[a-\\d]', 'a range to a class escape'],
+    ['[\\s-\\d]', 'a range between two class escapes'],
+    ['[^\\D-x]', 'a range from a class escape in a negated class'],
+    ['[\\x41-\\d]', 'a range from a hexadecimal escape to a class escape'],
+    ['[--\\d]', 'a range from "-" to a class escape'],
+    ['x[a-z][0-9\\W-]*[\\S-!]', 'a range with a class escape in a later class'],
   ])('refuses %s: %s', (pattern) => {
     expect(() => new RegExp(pattern)).not.toThrow();
     expect(checkCondition({ s: { $regex: pattern } })).toEqual([]);
@@ -53,6 +61,12 @@ describe('checkCondition with portable: true', () => {
     '\\x41\\u00e9\\.\\$\\^\\/\\{\\}',
     'a{2}b{3,}c{1,2}',
     'a]b}c',
+    '[\\d-]',
+    '[-\\d]',
+    '[a-z\\d-]',
+    '[\\d\\-z]',
+    '[a-b-\\d]',
+    '[\\d]-[a-z]',
     '',
   ])('accepts %s', (pattern) => {
     expect(portable(pattern)).toEqual([]);

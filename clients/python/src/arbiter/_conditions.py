@@ -112,7 +112,13 @@ def _condition(condition: Any) -> _Matcher:
     top = tuple(fields)
 
     def conjunction(attributes: Any, groups: SavedGroups) -> bool:
-        get = attributes.get if isinstance(attributes, dict) else _missing
+        get: Callable[[str], Any]
+        if isinstance(attributes, dict):
+            get = attributes.get
+        elif isinstance(attributes, ARRAY_TYPES):
+            get = _array_reader(attributes)
+        else:
+            get = _missing
         for key, value in top:  # noqa: SIM110 (a loop: all(<generator>) costs more per user)
             if not value(get(key), groups):
                 return False
@@ -179,20 +185,53 @@ def _always(result: bool) -> _Matcher:
 
 
 def _nested_field(path: str, value: _Matcher) -> _Matcher:
-    """A dot path: the value through JSON objects' own keys only; arrays are not indexed. A
-    missing field (or a path through a non-object) reads as null."""
+    """A dot path: the value through JSON objects' own keys, and arrays' canonical indexes in
+    range and ``length``, as in both GrowthBook SDKs. A missing field (or a path through anything
+    else, strings included) reads as null."""
     parts = tuple(path.split("."))
 
     def nested(attributes: Any, groups: SavedGroups) -> bool:
         current = attributes
         for part in parts:
-            if isinstance(current, dict) and part in current:
-                current = current[part]
-            else:
-                return value(None, groups)
+            current = _path_part(current, part)
+            if current is None:
+                break
         return value(current, groups)
 
     return nested
+
+
+# "0", "1", "12"; not "01", "-1", "+1" or " 1" (re's [0-9] is ASCII only).
+_ARRAY_INDEX = re.compile(r"(?:0|[1-9][0-9]*)\Z")
+
+
+def _path_part(current: Any, part: str) -> Any:
+    """One part of a dot path; None when missing."""
+    if isinstance(current, dict):
+        return current.get(part)
+    if isinstance(current, ARRAY_TYPES):
+        return _array_part(current, part)
+    return None
+
+
+def _array_part(array: Sequence[Any], part: str) -> Any:
+    if part == "length":
+        return len(array)
+    # At most 10 digits: no array is longer, and int() stays off huge digit strings.
+    if len(part) <= 10 and _ARRAY_INDEX.match(part):
+        index = int(part)
+        if index < len(array):
+            return array[index]
+    return None
+
+
+def _array_reader(array: Sequence[Any]) -> Callable[[str], Any]:
+    """The top-level fields of an array (an element of an array, under ``$elemMatch``)."""
+
+    def get(key: str) -> Any:
+        return _array_part(array, key)
+
+    return get
 
 
 # --- condition values --------------------------------------------------------------------------
@@ -540,8 +579,8 @@ def _size(name: str, operand: Any) -> _Matcher:
 
 
 def _elem_match(name: str, operand: Any) -> _Matcher:
-    """Some element of the array attribute matches: operators test the element itself, anything
-    else is a condition on the element's fields."""
+    """Some element of the array attribute, other than null, matches: operators test the element
+    itself, anything else is a condition on the element's fields."""
     if not isinstance(operand, dict):
         raise _Unreadable
     element_matches = _value(operand, False) if _is_operator_object(operand) else _condition(operand)
@@ -549,7 +588,8 @@ def _elem_match(name: str, operand: Any) -> _Matcher:
     def elem_match(actual: Any, groups: SavedGroups) -> bool:
         if not isinstance(actual, ARRAY_TYPES):
             return False
-        return any(element_matches(element, groups) for element in actual)
+        # Null elements are skipped, as both GrowthBook SDKs skip them.
+        return any(element_matches(element, groups) for element in actual if element is not None)
 
     return elem_match
 

@@ -71,20 +71,42 @@ final class ConditionEvaluator {
     return false;
   }
 
-  /** The value at a dot path, through objects' own keys only (not arrays); null when missing. */
+  /**
+   * The value at a dot path, through objects' own keys, and arrays' canonical indexes in range
+   * and {@code length}, as in both GrowthBook SDKs; null when missing (strings have no fields).
+   */
   private static Object readPath(Object attributes, String path) {
     Object current = attributes;
     int start = 0;
     while (true) {
       int dot = path.indexOf('.', start);
       String part = dot < 0 ? path.substring(start) : path.substring(start, dot);
-      if (!(current instanceof Map)) return null;
-      Map<?, ?> object = (Map<?, ?>) current;
-      if (!object.containsKey(part)) return null;
-      current = ConditionValues.json(object.get(part));
-      if (dot < 0) return current;
+      if (current instanceof Map) {
+        Map<?, ?> object = (Map<?, ?>) current;
+        if (!object.containsKey(part)) return null;
+        current = ConditionValues.json(object.get(part));
+      } else if (current instanceof List) {
+        current = arrayPart((List<?>) current, part);
+      } else {
+        return null;
+      }
+      if (dot < 0 || current == null) return current;
       start = dot + 1;
     }
+  }
+
+  /** An array's {@code length}, or its element at a canonical index in range; else null. */
+  private static Object arrayPart(List<?> array, String part) {
+    if (part.equals("length")) return array.size();
+    int length = part.length();
+    // "0", "1", "12"; not "01", "-1", "+1" or " 1". At most 10 digits: no list is longer.
+    if (length == 0 || length > 10 || (length > 1 && part.charAt(0) == '0')) return null;
+    for (int i = 0; i < length; i++) {
+      char c = part.charAt(i);
+      if (c < '0' || c > '9') return null;
+    }
+    long index = Long.parseLong(part);
+    return index < array.size() ? ConditionValues.json(array.get((int) index)) : null;
   }
 
   /** A condition value against an attribute value: shorthand equality or operators. */
@@ -211,6 +233,8 @@ final class ConditionEvaluator {
     boolean operators = ConditionCheck.isOperatorObject(expected);
     for (Object raw : (List<?>) actual) {
       Object element = ConditionValues.json(raw);
+      // Null elements are skipped, as both GrowthBook SDKs skip them.
+      if (element == null) continue;
       if (operators ? valueMatches(expected, element, groups, false)
           : matches(element, expected, groups)) {
         return true;
