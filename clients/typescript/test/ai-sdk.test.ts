@@ -12,69 +12,42 @@ import {
   wrapLanguageModel,
 } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { arbiterMiddleware } from '../src/ai-sdk.ts';
 import { Arbiter } from '../src/index.ts';
 import type { ArbiterEvent } from '../src/internal/wire.ts';
-import { type FakeArbiter, startFakeArbiter } from './support/fake-arbiter.ts';
 import {
   FAILING_MODEL,
   JSON_ANSWER,
   RESPONSE_DELAY_MS,
   STREAM_GAP_MS,
-  startFakeLlm,
   USAGE,
 } from './support/fake-llm.ts';
 import { configOf, twoArms } from './support/fixtures.ts';
 import { memoryLogger } from './support/logger.ts';
+import { EXPERIMENT, EXPERIMENT_ID, useModelCallHarness } from './support/model-call-harness.ts';
 
-const EXPERIMENT = 'checkout-prompt';
-const EXPERIMENT_ID = '0b6f1c9e-7c1a-4d3e-9a43-0c1a2b3c4d5e';
 /** The variants' prompts in the fixture config. */
 const PROMPTS: Record<string, string> = {
   control: 'You are a helpful assistant.',
   concise: 'Answer in one sentence.',
 };
 
-let fake: FakeArbiter;
-let llm: Awaited<ReturnType<typeof startFakeLlm>>;
 let provider: ReturnType<typeof createOpenAI>;
-let arbiter: Arbiter;
+const h = useModelCallHarness();
+const { recorded } = h;
 
 beforeAll(async () => {
-  fake = await startFakeArbiter({ config: configOf(1, twoArms()) });
-  llm = await startFakeLlm();
-  provider = createOpenAI({ apiKey: 'sk-test', baseURL: `${llm.url}/v1` });
+  provider = createOpenAI({ apiKey: 'sk-test', baseURL: `${h.llm.url}/v1` });
 });
-afterAll(async () => {
-  await llm.close();
-  await fake.close();
-});
-beforeEach(async () => {
-  fake.events.clear();
-  arbiter = new Arbiter({
-    apiKey: fake.apiKey,
-    baseUrl: fake.baseUrl,
-    logger: memoryLogger(),
-    flushIntervalMs: 3_600_000,
-    trackExposures: false,
-  });
-  await arbiter.ready();
-});
-afterEach(() => arbiter.close());
 
 /** The fake server's Chat Completions model, through the middleware. */
 function model(options: { user?: string; useVariantPrompt?: boolean; id?: string } = {}) {
   const { id = 'gpt-test', ...rest } = options;
   return wrapLanguageModel({
     model: provider.chat(id),
-    middleware: arbiterMiddleware({ client: arbiter, experiment: EXPERIMENT, ...rest }),
+    middleware: arbiterMiddleware({ client: h.arbiter, experiment: EXPERIMENT, ...rest }),
   });
-}
-
-async function recorded(): Promise<ArbiterEvent[]> {
-  await arbiter.flush();
-  return [...fake.events.values()];
 }
 
 async function modelCalls(): Promise<ArbiterEvent[]> {
@@ -85,7 +58,7 @@ async function modelCalls(): Promise<ArbiterEvent[]> {
 async function oneCall(user: string): Promise<ArbiterEvent> {
   const events = await recorded();
   expect(events.map((e) => e.type).sort()).toEqual(['exposure', 'model_call']);
-  const variant = arbiter.assign(EXPERIMENT, user);
+  const variant = h.arbiter.assign(EXPERIMENT, user);
   expect(variant).not.toBeNull();
   expect(events.find((e) => e.type === 'exposure')).toMatchObject({
     experiment_id: EXPERIMENT_ID,
@@ -99,7 +72,7 @@ async function oneCall(user: string): Promise<ArbiterEvent> {
 
 describe('arbiterMiddleware: generateText', () => {
   it('records latency, tokens, model, prompt and response of the call', async () => {
-    const result = await arbiter.withUser('g-1', () =>
+    const result = await h.arbiter.withUser('g-1', () =>
       generateText({ model: model(), system: 'Be kind.', prompt: 'Hi' }),
     );
     expect(result.text).toBe('Hi there.');
@@ -118,7 +91,7 @@ describe('arbiterMiddleware: generateText', () => {
   });
 
   it('takes an explicit user over withUser', async () => {
-    await arbiter.withUser('someone-else', () =>
+    await h.arbiter.withUser('someone-else', () =>
       generateText({ model: model({ user: 'g-2' }), prompt: 'Hi' }),
     );
     expect((await oneCall('g-2')).response).toBe('Hi there.');
@@ -126,7 +99,7 @@ describe('arbiterMiddleware: generateText', () => {
 
   it('records a failed call and rethrows the provider error', async () => {
     await expect(
-      arbiter.withUser('g-3', () =>
+      h.arbiter.withUser('g-3', () =>
         generateText({ model: model({ id: FAILING_MODEL }), prompt: 'Hi', maxRetries: 0 }),
       ),
     ).rejects.toSatisfy((err) => APICallError.isInstance(err));
@@ -146,8 +119,8 @@ describe('arbiterMiddleware: generateText', () => {
 
   it('sets the variant prompt as the system message when asked', async () => {
     const user = 'g-4';
-    const variant = arbiter.assign(EXPERIMENT, user) as string;
-    await arbiter.withUser(user, () =>
+    const variant = h.arbiter.assign(EXPERIMENT, user) as string;
+    await h.arbiter.withUser(user, () =>
       generateText({ model: model({ useVariantPrompt: true }), system: 'Own.', prompt: 'Hi' }),
     );
     const [call] = await modelCalls();
@@ -155,10 +128,10 @@ describe('arbiterMiddleware: generateText', () => {
   });
 
   it('keeps the call’s own system message when the user’s variant has no prompt', async () => {
-    fake.setConfig(configOf(2, twoArms({ variants: [{ key: 'control' }, { key: 'concise' }] })));
+    h.fake.setConfig(configOf(2, twoArms({ variants: [{ key: 'control' }, { key: 'concise' }] })));
     const local = new Arbiter({
-      apiKey: fake.apiKey,
-      baseUrl: fake.baseUrl,
+      apiKey: h.fake.apiKey,
+      baseUrl: h.fake.baseUrl,
       logger: memoryLogger(),
       flushIntervalMs: 3_600_000,
     });
@@ -174,18 +147,18 @@ describe('arbiterMiddleware: generateText', () => {
       });
       await local.withUser('g-5', () => generateText({ model: m, system: 'Own.', prompt: 'Hi' }));
       await local.flush();
-      const call = [...fake.events.values()].find((e) => e.type === 'model_call');
+      const call = [...h.fake.events.values()].find((e) => e.type === 'model_call');
       expect(call?.prompt).toBe('system: Own.\nuser: Hi');
     } finally {
       await local.close();
-      fake.setConfig(configOf(3, twoArms()));
+      h.fake.setConfig(configOf(3, twoArms()));
     }
   });
 
   it('recordModelText: false leaves the prompt and response out', async () => {
     const quiet = new Arbiter({
-      apiKey: fake.apiKey,
-      baseUrl: fake.baseUrl,
+      apiKey: h.fake.apiKey,
+      baseUrl: h.fake.baseUrl,
       logger: memoryLogger(),
       flushIntervalMs: 3_600_000,
       recordModelText: false,
@@ -198,7 +171,7 @@ describe('arbiterMiddleware: generateText', () => {
       });
       await generateText({ model: m, prompt: 'Hi' });
       await quiet.flush();
-      const call = [...fake.events.values()].find((e) => e.type === 'model_call');
+      const call = [...h.fake.events.values()].find((e) => e.type === 'model_call');
       expect(call).toMatchObject({ model: 'gpt-test', output_tokens: USAGE.output });
       expect(call).not.toHaveProperty('prompt');
       expect(call).not.toHaveProperty('response');
@@ -219,9 +192,9 @@ describe('arbiterMiddleware: generateText', () => {
 
 describe('arbiterMiddleware: streamText', () => {
   it('records the call when the stream ends, with the time to first token', async () => {
-    const release = llm.holdNextStream();
+    const release = h.llm.holdNextStream();
     let text = '';
-    await arbiter.withUser('s-1', async () => {
+    await h.arbiter.withUser('s-1', async () => {
       const result = streamText({ model: model(), prompt: 'Hi' });
       const reader = result.textStream[Symbol.asyncIterator]();
       const first = await reader.next();
@@ -250,7 +223,7 @@ describe('arbiterMiddleware: streamText', () => {
   });
 
   it('measures a stream read at its own pace: first token before the end', async () => {
-    const result = arbiter.withUser('s-2', () => streamText({ model: model(), prompt: 'Hi' }));
+    const result = h.arbiter.withUser('s-2', () => streamText({ model: model(), prompt: 'Hi' }));
     expect(await result.text).toBe('Hi there.');
     expect(await result.usage).toMatchObject({ inputTokens: USAGE.input });
     const call = await oneCall('s-2');
@@ -262,7 +235,7 @@ describe('arbiterMiddleware: streamText', () => {
   });
 
   it('records a stream the caller abandons', async () => {
-    await arbiter.withUser('s-3', async () => {
+    await h.arbiter.withUser('s-3', async () => {
       const controller = new AbortController();
       const result = streamText({
         model: model(),
@@ -281,7 +254,7 @@ describe('arbiterMiddleware: streamText', () => {
 
 describe('arbiterMiddleware: structured output and tools', () => {
   it('structured output (Output.object): the JSON answer is the response', async () => {
-    const result = await arbiter.withUser('o-1', () =>
+    const result = await h.arbiter.withUser('o-1', () =>
       generateText({
         model: model(),
         prompt: 'Greet me',
@@ -305,7 +278,7 @@ describe('arbiterMiddleware: structured output and tools', () => {
   });
 
   it('generateObject: the JSON answer is the response', async () => {
-    const result = await arbiter.withUser('o-2', () =>
+    const result = await h.arbiter.withUser('o-2', () =>
       generateObject({
         model: model(),
         prompt: 'Greet me',
@@ -328,7 +301,7 @@ describe('arbiterMiddleware: structured output and tools', () => {
 
   it('a tool loop records one model_call per step, the tool result in the second prompt', async () => {
     let toolRuns = 0;
-    const result = await arbiter.withUser('t-1', () =>
+    const result = await h.arbiter.withUser('t-1', () =>
       generateText({
         model: model(),
         prompt: 'Hi',
@@ -372,7 +345,7 @@ describe('arbiterMiddleware: attribution and providers', () => {
     const m = model();
     await Promise.all(
       users.map((user, i) =>
-        arbiter.withUser(user, async () => {
+        h.arbiter.withUser(user, async () => {
           if (i % 2 === 0) {
             await generateText({ model: m, prompt: `Hi from ${user}` });
           } else {
@@ -393,7 +366,7 @@ describe('arbiterMiddleware: attribution and providers', () => {
     const exposures = events.filter((e) => e.type === 'exposure');
     expect(exposures).toHaveLength(users.length);
     for (const exposure of exposures) {
-      expect(exposure.variant).toBe(arbiter.assign(EXPERIMENT, exposure.user_id));
+      expect(exposure.variant).toBe(h.arbiter.assign(EXPERIMENT, exposure.user_id));
     }
   });
 
@@ -414,7 +387,7 @@ describe('arbiterMiddleware: attribution and providers', () => {
     });
     const m: LanguageModel = wrapLanguageModel({
       model: mock,
-      middleware: arbiterMiddleware({ client: arbiter, experiment: EXPERIMENT, user: 'p-1' }),
+      middleware: arbiterMiddleware({ client: h.arbiter, experiment: EXPERIMENT, user: 'p-1' }),
     });
     expect((await generateText({ model: m, prompt: 'Price?' })).text).toBe('Priced.');
     expect(await oneCall('p-1')).toMatchObject({

@@ -1,54 +1,20 @@
 import { StringOutputParser } from '@langchain/core/output_parsers';
 import { ChatPromptTemplate } from '@langchain/core/prompts';
 import { ChatOpenAI } from '@langchain/openai';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { Arbiter } from '../src/index.ts';
+import { describe, expect, it } from 'vitest';
 import type { ArbiterEvent } from '../src/internal/wire.ts';
 import { ArbiterCallbackHandler } from '../src/langchain.ts';
-import { type FakeArbiter, startFakeArbiter } from './support/fake-arbiter.ts';
-import {
-  FAILING_MODEL,
-  RESPONSE_DELAY_MS,
-  STREAM_GAP_MS,
-  startFakeLlm,
-  USAGE,
-} from './support/fake-llm.ts';
-import { configOf, twoArms } from './support/fixtures.ts';
-import { memoryLogger } from './support/logger.ts';
+import { FAILING_MODEL, RESPONSE_DELAY_MS, STREAM_GAP_MS, USAGE } from './support/fake-llm.ts';
+import { EXPERIMENT, EXPERIMENT_ID, useModelCallHarness } from './support/model-call-harness.ts';
 
-const EXPERIMENT = 'checkout-prompt';
-const EXPERIMENT_ID = '0b6f1c9e-7c1a-4d3e-9a43-0c1a2b3c4d5e';
-
-let fake: FakeArbiter;
-let llm: Awaited<ReturnType<typeof startFakeLlm>>;
-let arbiter: Arbiter;
-
-beforeAll(async () => {
-  fake = await startFakeArbiter({ config: configOf(1, twoArms()) });
-  llm = await startFakeLlm();
-});
-afterAll(async () => {
-  await llm.close();
-  await fake.close();
-});
-beforeEach(async () => {
-  fake.events.clear();
-  arbiter = new Arbiter({
-    apiKey: fake.apiKey,
-    baseUrl: fake.baseUrl,
-    logger: memoryLogger(),
-    flushIntervalMs: 3_600_000,
-    trackExposures: false,
-  });
-  await arbiter.ready();
-});
-afterEach(() => arbiter.close());
+const h = useModelCallHarness();
+const { recorded } = h;
 
 function chatModel(model = 'gpt-test', fields: ConstructorParameters<typeof ChatOpenAI>[0] = {}) {
   return new ChatOpenAI({
     model,
     apiKey: 'sk-test',
-    configuration: { baseURL: `${llm.url}/v1` },
+    configuration: { baseURL: `${h.llm.url}/v1` },
     maxRetries: 0,
     ...fields,
   });
@@ -64,16 +30,11 @@ function chain(model = chatModel()) {
     .pipe(new StringOutputParser());
 }
 
-async function recorded(): Promise<ArbiterEvent[]> {
-  await arbiter.flush();
-  return [...fake.events.values()];
-}
-
 /** Exactly one exposure (the user's variant) and one model_call for `user`; returns the call. */
 async function oneCall(user: string): Promise<ArbiterEvent> {
   const events = await recorded();
   expect(events.map((e) => e.type).sort()).toEqual(['exposure', 'model_call']);
-  const variant = arbiter.assign(EXPERIMENT, user);
+  const variant = h.arbiter.assign(EXPERIMENT, user);
   expect(variant).not.toBeNull();
   expect(events.find((e) => e.type === 'exposure')).toMatchObject({
     experiment_id: EXPERIMENT_ID,
@@ -97,8 +58,8 @@ const answered = {
 
 describe('ArbiterCallbackHandler: an LCEL chain (prompt | ChatOpenAI | StringOutputParser)', () => {
   it('invoke: one model_call with latency, tokens, model, prompt and response', async () => {
-    const handler = new ArbiterCallbackHandler({ client: arbiter, experiment: EXPERIMENT });
-    const out = await arbiter.withUser('l-1', () =>
+    const handler = new ArbiterCallbackHandler({ client: h.arbiter, experiment: EXPERIMENT });
+    const out = await h.arbiter.withUser('l-1', () =>
       chain().invoke({ question: 'Hi' }, { callbacks: [handler] }),
     );
     expect(out).toBe('Hi there.');
@@ -109,10 +70,10 @@ describe('ArbiterCallbackHandler: an LCEL chain (prompt | ChatOpenAI | StringOut
   });
 
   it('stream: recorded when the stream ends, with the time to first token', async () => {
-    const handler = new ArbiterCallbackHandler({ client: arbiter, experiment: EXPERIMENT });
-    const release = llm.holdNextStream();
+    const handler = new ArbiterCallbackHandler({ client: h.arbiter, experiment: EXPERIMENT });
+    const release = h.llm.holdNextStream();
     let text = '';
-    await arbiter.withUser('l-2', async () => {
+    await h.arbiter.withUser('l-2', async () => {
       const stream = await chain().stream({ question: 'Hi' }, { callbacks: [handler] });
       const reader = stream[Symbol.asyncIterator]();
       let step = await reader.next();
@@ -132,12 +93,12 @@ describe('ArbiterCallbackHandler: an LCEL chain (prompt | ChatOpenAI | StringOut
   });
 
   it('concurrent runs through one handler are kept apart, invoke and stream mixed', async () => {
-    const handler = new ArbiterCallbackHandler({ client: arbiter, experiment: EXPERIMENT });
+    const handler = new ArbiterCallbackHandler({ client: h.arbiter, experiment: EXPERIMENT });
     const users = Array.from({ length: 12 }, (_, i) => `lc-${i}`);
     const c = chain();
     await Promise.all(
       users.map((user, i) =>
-        arbiter.withUser(user, async () => {
+        h.arbiter.withUser(user, async () => {
           if (i % 2 === 0) {
             expect(await c.invoke({ question: `Hi from ${user}` }, { callbacks: [handler] })).toBe(
               'Hi there.',
@@ -166,28 +127,28 @@ describe('ArbiterCallbackHandler: an LCEL chain (prompt | ChatOpenAI | StringOut
     for (const call of streamed) expect(call.metadata).toHaveProperty('time_to_first_token_ms');
     const exposures = events.filter((e) => e.type === 'exposure');
     for (const exposure of exposures) {
-      expect(exposure.variant).toBe(arbiter.assign(EXPERIMENT, exposure.user_id));
+      expect(exposure.variant).toBe(h.arbiter.assign(EXPERIMENT, exposure.user_id));
     }
   });
 
   it('a handler on the model itself; the user from run metadata or the handler option', async () => {
     const handler = new ArbiterCallbackHandler({
-      client: arbiter,
+      client: h.arbiter,
       experiment: EXPERIMENT,
       user: 'l-fixed',
     });
     const c = chain(chatModel('gpt-test', { callbacks: [handler] }));
     await c.invoke({ question: 'Hi' }, { metadata: { arbiter_user_id: 'l-meta' } });
     expect((await oneCall('l-meta')).response).toBe('Hi there.');
-    fake.events.clear();
+    h.fake.events.clear();
     await c.invoke({ question: 'Hi' });
     expect((await oneCall('l-fixed')).response).toBe('Hi there.');
   });
 
   it('records a failed run and lets the error through', async () => {
-    const handler = new ArbiterCallbackHandler({ client: arbiter, experiment: EXPERIMENT });
+    const handler = new ArbiterCallbackHandler({ client: h.arbiter, experiment: EXPERIMENT });
     await expect(
-      arbiter.withUser('l-3', () =>
+      h.arbiter.withUser('l-3', () =>
         chain(chatModel(FAILING_MODEL)).invoke({ question: 'Hi' }, { callbacks: [handler] }),
       ),
     ).rejects.toThrow(/bad model/);
@@ -199,7 +160,7 @@ describe('ArbiterCallbackHandler: an LCEL chain (prompt | ChatOpenAI | StringOut
   });
 
   it('runs with no user pass unrecorded', async () => {
-    const handler = new ArbiterCallbackHandler({ client: arbiter, experiment: EXPERIMENT });
+    const handler = new ArbiterCallbackHandler({ client: h.arbiter, experiment: EXPERIMENT });
     expect(await chain().invoke({ question: 'Hi' }, { callbacks: [handler] })).toBe('Hi there.');
     expect(await recorded()).toEqual([]);
   });

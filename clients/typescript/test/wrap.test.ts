@@ -1,56 +1,20 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { Arbiter } from '../src/index.ts';
-import type { ArbiterEvent } from '../src/internal/wire.ts';
-import { type FakeArbiter, startFakeArbiter } from './support/fake-arbiter.ts';
-import {
-  FAILING_MODEL,
-  RESPONSE_DELAY_MS,
-  STREAM_GAP_MS,
-  startFakeLlm,
-  USAGE,
-} from './support/fake-llm.ts';
-import { configOf, twoArms } from './support/fixtures.ts';
+import { FAILING_MODEL, RESPONSE_DELAY_MS, STREAM_GAP_MS, USAGE } from './support/fake-llm.ts';
 import { memoryLogger } from './support/logger.ts';
+import { EXPERIMENT, EXPERIMENT_ID, useModelCallHarness } from './support/model-call-harness.ts';
 
-const EXPERIMENT = 'checkout-prompt';
-const EXPERIMENT_ID = '0b6f1c9e-7c1a-4d3e-9a43-0c1a2b3c4d5e';
-
-let fake: FakeArbiter;
-let llm: Awaited<ReturnType<typeof startFakeLlm>>;
-let arbiter: Arbiter;
+const h = useModelCallHarness();
+const { recorded } = h;
 let openai: OpenAI;
 let anthropic: Anthropic;
 
 beforeAll(async () => {
-  fake = await startFakeArbiter({ config: configOf(1, twoArms()) });
-  llm = await startFakeLlm();
-  openai = new OpenAI({ apiKey: 'sk-test', baseURL: `${llm.url}/v1`, maxRetries: 0 });
-  anthropic = new Anthropic({ apiKey: 'sk-ant-test', baseURL: llm.url, maxRetries: 0 });
+  openai = new OpenAI({ apiKey: 'sk-test', baseURL: `${h.llm.url}/v1`, maxRetries: 0 });
+  anthropic = new Anthropic({ apiKey: 'sk-ant-test', baseURL: h.llm.url, maxRetries: 0 });
 });
-afterAll(async () => {
-  await llm.close();
-  await fake.close();
-});
-beforeEach(async () => {
-  fake.events.clear();
-  arbiter = new Arbiter({
-    apiKey: fake.apiKey,
-    baseUrl: fake.baseUrl,
-    logger: memoryLogger(),
-    flushIntervalMs: 3_600_000,
-    trackExposures: false,
-  });
-  await arbiter.ready();
-});
-afterEach(() => arbiter.close());
-
-/** Everything the fake server stored, after a flush. */
-async function recorded(): Promise<ArbiterEvent[]> {
-  await arbiter.flush();
-  return [...fake.events.values()];
-}
 
 /** One exposure and one model_call for `user`, the model_call measured as expected. */
 async function expectOneCall(
@@ -67,7 +31,7 @@ async function expectOneCall(
 ): Promise<void> {
   const events = await recorded();
   expect(events.map((e) => e.type).sort()).toEqual(['exposure', 'model_call']);
-  const variant = arbiter.assign(EXPERIMENT, user);
+  const variant = h.arbiter.assign(EXPERIMENT, user);
   expect(variant).not.toBeNull();
   expect(events.find((e) => e.type === 'exposure')).toMatchObject({
     experiment_id: EXPERIMENT_ID,
@@ -104,8 +68,8 @@ const streamFloor = RESPONSE_DELAY_MS + 3 * STREAM_GAP_MS;
 
 describe('wrap(openai)', () => {
   it('chat.completions.create: records latency, tokens and model', async () => {
-    const client = arbiter.wrap(openai, EXPERIMENT);
-    const completion = await arbiter.withUser('user-1', () =>
+    const client = h.arbiter.wrap(openai, EXPERIMENT);
+    const completion = await h.arbiter.withUser('user-1', () =>
       client.chat.completions.create(chatParams),
     );
     expect(completion.choices[0]?.message.content).toBe('Hi there.');
@@ -113,9 +77,9 @@ describe('wrap(openai)', () => {
   });
 
   it('chat.completions.create with stream: measured to the end of the stream', async () => {
-    const client = arbiter.wrap(openai, EXPERIMENT);
+    const client = h.arbiter.wrap(openai, EXPERIMENT);
     let text = '';
-    await arbiter.withUser('user-2', async () => {
+    await h.arbiter.withUser('user-2', async () => {
       const stream = await client.chat.completions.create({
         ...chatParams,
         stream: true,
@@ -128,8 +92,8 @@ describe('wrap(openai)', () => {
   });
 
   it('a stream without usage still records model and latency', async () => {
-    const client = arbiter.wrap(openai, EXPERIMENT);
-    await arbiter.withUser('user-3', async () => {
+    const client = h.arbiter.wrap(openai, EXPERIMENT);
+    await h.arbiter.withUser('user-3', async () => {
       const stream = await client.chat.completions.create({ ...chatParams, stream: true });
       for await (const _ of stream) {
       }
@@ -143,14 +107,14 @@ describe('wrap(openai)', () => {
   });
 
   it('responses.create, plain and streamed', async () => {
-    const client = arbiter.wrap(openai, EXPERIMENT);
-    const response = await arbiter.withUser('user-4', () =>
+    const client = h.arbiter.wrap(openai, EXPERIMENT);
+    const response = await h.arbiter.withUser('user-4', () =>
       client.responses.create({ model: 'gpt-resp', input: 'Hi' }),
     );
     expect(response.output_text).toBe('Hi there.');
     await expectOneCall('user-4', answered('gpt-resp', RESPONSE_DELAY_MS));
-    fake.events.clear();
-    await arbiter.withUser('user-5', async () => {
+    h.fake.events.clear();
+    await h.arbiter.withUser('user-5', async () => {
       const stream = await client.responses.create({
         model: 'gpt-resp',
         input: 'Hi',
@@ -164,8 +128,8 @@ describe('wrap(openai)', () => {
   });
 
   it('the chat.completions.stream() helper goes through the wrapped create', async () => {
-    const client = arbiter.wrap(openai, EXPERIMENT);
-    const final = await arbiter.withUser('user-h1', () =>
+    const client = h.arbiter.wrap(openai, EXPERIMENT);
+    const final = await h.arbiter.withUser('user-h1', () =>
       client.chat.completions
         .stream({ ...chatParams, stream_options: { include_usage: true } })
         .finalChatCompletion(),
@@ -175,20 +139,20 @@ describe('wrap(openai)', () => {
   });
 
   it('chat.completions.parse(), responses.parse() and responses.stream() are recorded too', async () => {
-    const client = arbiter.wrap(openai, EXPERIMENT);
-    const parsed = await arbiter.withUser('user-h2', () =>
+    const client = h.arbiter.wrap(openai, EXPERIMENT);
+    const parsed = await h.arbiter.withUser('user-h2', () =>
       client.chat.completions.parse(chatParams),
     );
     expect(parsed.choices[0]?.message.content).toBe('Hi there.');
     await expectOneCall('user-h2', answered('gpt-test', RESPONSE_DELAY_MS));
-    fake.events.clear();
-    const parsedResponse = await arbiter.withUser('user-h5', () =>
+    h.fake.events.clear();
+    const parsedResponse = await h.arbiter.withUser('user-h5', () =>
       client.responses.parse({ model: 'gpt-resp', input: 'Hi' }),
     );
     expect(parsedResponse.output_text).toBe('Hi there.');
     await expectOneCall('user-h5', answered('gpt-resp', RESPONSE_DELAY_MS));
-    fake.events.clear();
-    const final = await arbiter.withUser('user-h3', () =>
+    h.fake.events.clear();
+    const final = await h.arbiter.withUser('user-h3', () =>
       client.responses.stream({ model: 'gpt-resp', input: 'Hi' }).finalResponse(),
     );
     expect(final.output_text).toBe('Hi there.');
@@ -196,9 +160,9 @@ describe('wrap(openai)', () => {
   });
 
   it('runTools() records each completion it asks for, the tool round included', async () => {
-    const client = arbiter.wrap(openai, EXPERIMENT);
+    const client = h.arbiter.wrap(openai, EXPERIMENT);
     let toolRuns = 0;
-    const runner = arbiter.withUser('user-h4', () =>
+    const runner = h.arbiter.withUser('user-h4', () =>
       client.chat.completions.runTools({
         ...chatParams,
         tools: [
@@ -232,9 +196,9 @@ describe('wrap(openai)', () => {
   });
 
   it('records a failed call and rethrows the SDK error', async () => {
-    const client = arbiter.wrap(openai, EXPERIMENT);
+    const client = h.arbiter.wrap(openai, EXPERIMENT);
     await expect(
-      arbiter.withUser('user-6', () =>
+      h.arbiter.withUser('user-6', () =>
         client.chat.completions.create({ ...chatParams, model: FAILING_MODEL }),
       ),
     ).rejects.toBeInstanceOf(OpenAI.BadRequestError);
@@ -247,8 +211,8 @@ describe('wrap(openai)', () => {
   });
 
   it('keeps the SDK promise: withResponse() still works', async () => {
-    const client = arbiter.wrap(openai, EXPERIMENT);
-    const { data, response } = await arbiter.withUser('user-7', () =>
+    const client = h.arbiter.wrap(openai, EXPERIMENT);
+    const { data, response } = await h.arbiter.withUser('user-7', () =>
       client.chat.completions.create(chatParams).withResponse(),
     );
     expect(response.status).toBe(200);
@@ -257,8 +221,8 @@ describe('wrap(openai)', () => {
   });
 
   it('records a stream the caller stops reading early', async () => {
-    const client = arbiter.wrap(openai, EXPERIMENT);
-    await arbiter.withUser('user-8', async () => {
+    const client = h.arbiter.wrap(openai, EXPERIMENT);
+    await h.arbiter.withUser('user-8', async () => {
       const stream = await client.chat.completions.create({ ...chatParams, stream: true });
       for await (const _ of stream) break;
     });
@@ -272,18 +236,18 @@ describe('wrap(openai)', () => {
   });
 
   it('passes calls outside withUser through, unrecorded', async () => {
-    const client = arbiter.wrap(openai, EXPERIMENT);
+    const client = h.arbiter.wrap(openai, EXPERIMENT);
     const completion = await client.chat.completions.create(chatParams);
     expect(completion.choices[0]?.message.content).toBe('Hi there.');
     expect(await recorded()).toEqual([]);
   });
 
   it('attributes concurrent calls to their own users', async () => {
-    const client = arbiter.wrap(openai, EXPERIMENT);
+    const client = h.arbiter.wrap(openai, EXPERIMENT);
     const users = ['c-1', 'c-2', 'c-3', 'c-4'];
     await Promise.all(
       users.map((u) =>
-        arbiter.withUser(u, async () => {
+        h.arbiter.withUser(u, async () => {
           await new Promise((r) => setTimeout(r, 1));
           await client.chat.completions.create(chatParams);
         }),
@@ -294,10 +258,10 @@ describe('wrap(openai)', () => {
   });
 
   it('leaves the original client and its other methods alone', async () => {
-    const client = arbiter.wrap(openai, EXPERIMENT);
+    const client = h.arbiter.wrap(openai, EXPERIMENT);
     expect(client.chat.completions).toBe(client.chat.completions);
     expect(client.baseURL).toBe(openai.baseURL);
-    const models = await arbiter.withUser('user-9', () =>
+    const models = await h.arbiter.withUser('user-9', () =>
       openai.chat.completions.create(chatParams),
     );
     expect(models.id).toBe('chatcmpl-1');
@@ -313,16 +277,16 @@ describe('wrap(anthropic)', () => {
   };
 
   it('messages.create: records latency, tokens and model', async () => {
-    const client = arbiter.wrap(anthropic, EXPERIMENT);
-    const message = await arbiter.withUser('a-1', () => client.messages.create(params));
+    const client = h.arbiter.wrap(anthropic, EXPERIMENT);
+    const message = await h.arbiter.withUser('a-1', () => client.messages.create(params));
     expect(message.content[0]).toMatchObject({ type: 'text', text: 'Hi there.' });
     await expectOneCall('a-1', answered('claude-test', RESPONSE_DELAY_MS));
   });
 
   it('messages.create with stream: tokens from message_start and message_delta', async () => {
-    const client = arbiter.wrap(anthropic, EXPERIMENT);
+    const client = h.arbiter.wrap(anthropic, EXPERIMENT);
     let text = '';
-    await arbiter.withUser('a-2', async () => {
+    await h.arbiter.withUser('a-2', async () => {
       const stream = await client.messages.create({ ...params, stream: true });
       for await (const event of stream) {
         if (event.type === 'content_block_delta' && event.delta.type === 'text_delta') {
@@ -335,8 +299,8 @@ describe('wrap(anthropic)', () => {
   });
 
   it('the messages.stream() helper goes through the wrapped create', async () => {
-    const client = arbiter.wrap(anthropic, EXPERIMENT);
-    const final = await arbiter.withUser('a-3', () =>
+    const client = h.arbiter.wrap(anthropic, EXPERIMENT);
+    const final = await h.arbiter.withUser('a-3', () =>
       client.messages.stream(params).finalMessage(),
     );
     expect(final.usage.output_tokens).toBe(USAGE.output);
@@ -344,8 +308,8 @@ describe('wrap(anthropic)', () => {
   });
 
   it('renders a system prompt and a conversation as role lines, text parts only', async () => {
-    const client = arbiter.wrap(anthropic, EXPERIMENT);
-    await arbiter.withUser('a-5', () =>
+    const client = h.arbiter.wrap(anthropic, EXPERIMENT);
+    await h.arbiter.withUser('a-5', () =>
       client.messages.create({
         ...params,
         system: 'Be brief.',
@@ -364,9 +328,9 @@ describe('wrap(anthropic)', () => {
   });
 
   it('records a failed call and rethrows the SDK error', async () => {
-    const client = arbiter.wrap(anthropic, EXPERIMENT);
+    const client = h.arbiter.wrap(anthropic, EXPERIMENT);
     await expect(
-      arbiter.withUser('a-4', () => client.messages.create({ ...params, model: FAILING_MODEL })),
+      h.arbiter.withUser('a-4', () => client.messages.create({ ...params, model: FAILING_MODEL })),
     ).rejects.toBeInstanceOf(Anthropic.BadRequestError);
     await expectOneCall('a-4', {
       model: FAILING_MODEL,
@@ -380,8 +344,8 @@ describe('wrap(anthropic)', () => {
 describe('recordModelText: false', () => {
   it('sends the measurements without prompt or response text', async () => {
     const quiet = new Arbiter({
-      apiKey: fake.apiKey,
-      baseUrl: fake.baseUrl,
+      apiKey: h.fake.apiKey,
+      baseUrl: h.fake.baseUrl,
       logger: memoryLogger(),
       flushIntervalMs: 3_600_000,
       trackExposures: false,
@@ -392,7 +356,7 @@ describe('recordModelText: false', () => {
       const client = quiet.wrap(openai, EXPERIMENT);
       await quiet.withUser('private-1', () => client.chat.completions.create(chatParams));
       await quiet.flush();
-      const call = [...fake.events.values()].find(
+      const call = [...h.fake.events.values()].find(
         (e) => e.type === 'model_call' && e.user_id === 'private-1',
       );
       expect(call).toMatchObject({ model: 'gpt-test', input_tokens: USAGE.input });
@@ -406,9 +370,9 @@ describe('recordModelText: false', () => {
 
 describe('interceptModelCall', () => {
   it('hands the variant to fn and records what the call returned', async () => {
-    const variant = arbiter.assign(EXPERIMENT, 'i-1');
+    const variant = h.arbiter.assign(EXPERIMENT, 'i-1');
     let given: string | null | undefined;
-    const message = await arbiter.interceptModelCall(EXPERIMENT, 'i-1', (v) => {
+    const message = await h.arbiter.interceptModelCall(EXPERIMENT, 'i-1', (v) => {
       given = v;
       return anthropic.messages.create({
         model: 'claude-test',
@@ -429,7 +393,7 @@ describe('interceptModelCall', () => {
   });
 
   it('records a streamed result once the stream ends', async () => {
-    const stream = await arbiter.interceptModelCall(EXPERIMENT, 'i-2', () =>
+    const stream = await h.arbiter.interceptModelCall(EXPERIMENT, 'i-2', () =>
       openai.chat.completions.create({
         ...chatParams,
         stream: true,
@@ -441,8 +405,8 @@ describe('interceptModelCall', () => {
     ]);
     for await (const _ of stream) {
     }
-    fake.events.clear();
-    await arbiter.flush();
+    h.fake.events.clear();
+    await h.arbiter.flush();
     const events = await recorded();
     expect(events).toHaveLength(1);
     expect(events[0]).toMatchObject({
@@ -455,7 +419,7 @@ describe('interceptModelCall', () => {
   it('records an error thrown by fn and rethrows it', async () => {
     class QuotaError extends Error {}
     await expect(
-      arbiter.interceptModelCall(EXPERIMENT, 'i-3', async () => {
+      h.arbiter.interceptModelCall(EXPERIMENT, 'i-3', async () => {
         throw new QuotaError('out of quota');
       }),
     ).rejects.toThrow('out of quota');
@@ -466,8 +430,8 @@ describe('interceptModelCall', () => {
   it('records no model_call the API would refuse (a NUL in the error), with one log line; the exposure goes', async () => {
     const logger = memoryLogger();
     const strict = new Arbiter({
-      apiKey: fake.apiKey,
-      baseUrl: fake.baseUrl,
+      apiKey: h.fake.apiKey,
+      baseUrl: h.fake.baseUrl,
       logger,
       flushIntervalMs: 3_600_000,
       trackExposures: false,
@@ -480,7 +444,7 @@ describe('interceptModelCall', () => {
         }),
       ).rejects.toThrow('bad');
       await strict.flush();
-      const events = [...fake.events.values()].filter((e) => e.user_id === 'i-5');
+      const events = [...h.fake.events.values()].filter((e) => e.user_id === 'i-5');
       expect(events.map((e) => e.type)).toEqual(['exposure']);
       expect(logger.lines).toEqual([
         'warn model_call not recorded: error holds a NUL character or an unpaired surrogate',
@@ -491,7 +455,7 @@ describe('interceptModelCall', () => {
   });
 
   it('runs fn unrecorded for an experiment the config does not have', async () => {
-    const out = await arbiter.interceptModelCall('nope', 'i-4', (v) => `variant ${v}`);
+    const out = await h.arbiter.interceptModelCall('nope', 'i-4', (v) => `variant ${v}`);
     expect(out).toBe('variant null');
     expect(await recorded()).toEqual([]);
   });
