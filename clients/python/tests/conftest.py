@@ -8,7 +8,9 @@ import pytest
 sys.path.insert(0, os.path.dirname(__file__))
 
 from arbiter import Arbiter
-from support.fake_arbiter import FakeArbiter
+from support.fake_arbiter import EXPERIMENT_NAME, FakeArbiter
+from support.fake_llm import start_fake_llm
+from support.http_server import LoopbackServer
 
 REPO_ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
 
@@ -57,3 +59,19 @@ def make_client() -> Iterator[Clients]:
 def warnings_log(caplog: pytest.LogCaptureFixture) -> pytest.LogCaptureFixture:
     caplog.set_level(logging.WARNING, logger="arbiter")
     return caplog
+
+
+@pytest.fixture
+def llm() -> Iterator[LoopbackServer]:
+    """A local server speaking OpenAI's and Anthropic's protocols, for the model-call integrations."""
+    server = start_fake_llm()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def arbiter_client(fake: FakeArbiter, make_client: Any) -> Arbiter:
+    """A client of the fake Arbiter with its experiment's config loaded."""
+    client: Arbiter = make_client(base_url=fake.url, experiments=[EXPERIMENT_NAME])
+    assert client.ready(timeout=30)
+    return client

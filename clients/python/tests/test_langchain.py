@@ -5,7 +5,7 @@ async, streamed and not, concurrent users, and a failing call."""
 import asyncio
 import subprocess
 import sys
-from typing import Any, Dict, Iterator, List
+from typing import Any, Dict
 
 import openai
 import pytest
@@ -18,27 +18,9 @@ from langchain_openai import ChatOpenAI
 from arbiter import Arbiter
 from arbiter.integrations.langchain import ArbiterCallbackHandler
 from support.fake_arbiter import EXPERIMENT_ID, EXPERIMENT_NAME, FakeArbiter
-from support.fake_llm import FAILING_MODEL, USAGE, start_fake_llm
+from support.fake_llm import FAILING_MODEL, USAGE
 from support.http_server import LoopbackServer
-
-
-@pytest.fixture
-def llm() -> Iterator[LoopbackServer]:
-    server = start_fake_llm()
-    yield server
-    server.stop()
-
-
-@pytest.fixture
-def arbiter_client(fake: FakeArbiter, make_client: Any) -> Arbiter:
-    client: Arbiter = make_client(base_url=fake.url, experiments=[EXPERIMENT_NAME])
-    assert client.ready(timeout=30)
-    return client
-
-
-def events_of(fake: FakeArbiter, client: Arbiter, kind: str) -> List[Dict[str, Any]]:
-    client.flush()
-    return [e for e in fake.stored.values() if e["type"] == kind]
+from support.recorded import events_of
 
 
 def chain_of(llm: LoopbackServer, model: str = "gpt-4o-mini") -> "Runnable[Dict[str, str], str]":

@@ -3,7 +3,7 @@ their protocols: sync, async and streaming, and ``as_user`` across threads and a
 
 import asyncio
 import threading
-from typing import Any, Dict, Iterator, List
+from typing import Any, Dict, List
 
 import anthropic
 import openai
@@ -11,27 +11,9 @@ import pytest
 
 from arbiter import Arbiter
 from support.fake_arbiter import EXPERIMENT_ID, EXPERIMENT_NAME, FakeArbiter
-from support.fake_llm import FAILING_MODEL, USAGE, start_fake_llm
+from support.fake_llm import FAILING_MODEL, USAGE
 from support.http_server import LoopbackServer
-
-
-@pytest.fixture
-def llm() -> Iterator[LoopbackServer]:
-    server = start_fake_llm()
-    yield server
-    server.stop()
-
-
-@pytest.fixture
-def arbiter_client(fake: FakeArbiter, make_client: Any) -> Arbiter:
-    client: Arbiter = make_client(base_url=fake.url, experiments=[EXPERIMENT_NAME])
-    assert client.ready(timeout=30)
-    return client
-
-
-def events_of(fake: FakeArbiter, client: Arbiter, kind: str) -> List[Dict[str, Any]]:
-    client.flush()
-    return [e for e in fake.stored.values() if e["type"] == kind]
+from support.recorded import events_of
 
 
 def only_call(fake: FakeArbiter, client: Arbiter, user: str, prompt: str) -> Dict[str, Any]:
