@@ -1,26 +1,31 @@
-import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, rows } from '../src/db/connect.ts';
 import { devEnv, type RunningServer, runCli, startServer } from './support/process.ts';
+import {
+  blocks,
+  DEFAULT_ADDRESS,
+  fileNameOf,
+  javaVersion,
+  PAGE_PACKAGES,
+  type Packages,
+  type PageRun,
+  packages,
+  ROOT,
+  runPage,
+  workFolderWithPackedClient,
+} from './support/runnable-page.ts';
 
 /**
  * docs/quickstart.md cannot rot: every block of it runs, in order, against a fresh embedded
- * server. The `sh` blocks run in one bash session with `set -euo pipefail` (the page's
- * `curl --fail-with-body` stops the run at the first refused request); the Python and Java
- * programs are saved first under the file names their first lines give, for the `sh` blocks
- * that run them. The client libraries are the artifacts `npm run pack` builds: the page's
- * `dist/packages/` is that folder, and the TypeScript client is the packed tarball installed
- * where the page's script imports it.
+ * server (`support/runnable-page.ts`: `sh` blocks in one bash session, whose
+ * `curl --fail-with-body` stops the run at the first refused request; Python and Java programs
+ * saved under the names their first lines give; the clients as `npm run pack` builds them).
  */
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const PAGE = join(ROOT, 'docs', 'quickstart.md');
-const DEFAULT_ADDRESS = 'ARBITER=http://localhost:8080';
-const PAGE_PACKAGES = 'dist/packages/';
 /** The three clients' users: each prints and sends the same ten. */
 const CLIENT_USERS = ['ts-user', 'py-user', 'java-user'];
 /** The prompt of each variant, as the page's experiment defines it. */
@@ -29,89 +34,25 @@ const PROMPTS: Record<string, string> = {
   concise: 'Answer in two sentences, then give the next step.',
 };
 
-interface Block {
-  lang: string;
-  code: string;
-}
-
-function blocks(markdown: string): Block[] {
-  return [...markdown.matchAll(/^```(\w*)\n([\s\S]*?)^```$/gm)].map((m) => ({
-    lang: m[1] as string,
-    code: m[2] as string,
-  }));
-}
-
-/** A program block's file name: its first line, a comment (`# name.py`, `// Name.java`). */
-function fileNameOf(block: Block): string {
-  const found = /^(?:#|\/\/) ([\w.-]+)\n/.exec(block.code);
-  if (!found) throw new Error(`a ${block.lang} block must name its file on its first line`);
-  return found[1] as string;
-}
-
-/**
- * The client libraries as `npm run pack` builds them. The test command packs them once, before
- * both server passes and beside nothing that writes clients/java/target, and passes the folder
- * in ARBITER_QUICKSTART_PACKAGES; alone, this file packs them into a folder of its own.
- */
-function packages(): { dir: string; own: boolean } {
-  const given = process.env.ARBITER_QUICKSTART_PACKAGES;
-  if (given) return { dir: given, own: false };
-  const dir = mkdtempSync(join(tmpdir(), 'arbiter-quickstart-pack-'));
-  execFileSync('bash', [join(ROOT, 'scripts', 'pack.sh')], {
-    env: { ...process.env, PACK_OUT: dir },
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  return { dir, own: true };
-}
-
-/** The version clients/java/pom.xml builds (the project's own `<version>`, after its parent-less header). */
-function javaVersion(): string {
-  const pom = readFileSync(join(ROOT, 'clients', 'java', 'pom.xml'), 'utf8');
-  const found = /<artifactId>arbiter-client<\/artifactId>\s*<version>([^<]+)<\/version>/.exec(pom);
-  if (!found) throw new Error('clients/java/pom.xml names no version after its artifactId');
-  return found[1] as string;
-}
-
 let env: Record<string, string>;
 let dataDir: string;
 let server: RunningServer;
 let workDir: string;
-let packed: { dir: string; own: boolean };
-let run: { status: number | null; stdout: string; stderr: string };
+let packed: Packages;
+let run: PageRun;
 
 beforeAll(async () => {
   packed = packages();
   dataDir = mkdtempSync(join(tmpdir(), 'arbiter-quickstart-'));
   env = devEnv(dataDir);
   server = await startServer(env);
-  // Inside the repository's node_modules, so `npx arbiter` resolves as it does at the
-  // repository root, without leaving files in the work tree; the packed client is installed in
-  // the folder's own node_modules, which Node searches before the workspace's @arbiter/client.
-  workDir = mkdtempSync(join(ROOT, 'node_modules', '.quickstart-'));
-  const tarball = readdirSync(packed.dir).find((f) => /^arbiter-client-.*\.tgz$/.test(f));
-  if (!tarball) throw new Error(`no @arbiter/client tarball in ${packed.dir}`);
-  mkdirSync(join(workDir, 'node_modules', '@arbiter'), { recursive: true });
-  execFileSync('tar', ['-xzf', join(packed.dir, tarball), '-C', join(workDir, 'node_modules')]);
-  rmSync(join(workDir, 'node_modules', '@arbiter', 'client'), { recursive: true, force: true });
-  execFileSync('mv', [
-    join(workDir, 'node_modules', 'package'),
-    join(workDir, 'node_modules', '@arbiter', 'client'),
-  ]);
-
-  const page = blocks(readFileSync(PAGE, 'utf8'));
-  for (const block of page.filter((b) => b.lang === 'python' || b.lang === 'java'))
-    writeFileSync(join(workDir, fileNameOf(block)), block.code);
-  const script = ['set -euo pipefail', ...page.filter((b) => b.lang === 'sh').map((b) => b.code)]
-    .join('\n')
-    .replace(DEFAULT_ADDRESS, `ARBITER=${server.url}`)
-    .replaceAll(PAGE_PACKAGES, `${packed.dir}/`);
-  const result = spawnSync('bash', ['-c', script], {
-    cwd: workDir,
-    env: { ...process.env, ...env, PIP_DISABLE_PIP_VERSION_CHECK: '1' },
-    encoding: 'utf8',
+  workDir = workFolderWithPackedClient('.quickstart-', packed);
+  run = runPage(blocks(readFileSync(PAGE, 'utf8')), {
+    workDir,
+    serverUrl: server.url,
+    packed,
+    env,
   });
-  run = { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }, 600_000);
 
 afterAll(async () => {
