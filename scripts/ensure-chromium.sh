@@ -3,8 +3,4 @@
 set -euo pipefail
 if [ -x /usr/bin/chromium ]; then exit 0; fi
 echo "installing chromium from Debian's packages" >&2
-if [ "$(id -u)" = 0 ]; then
-  apt-get update -qq >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >&2
-else
-  sudo apt-get update -qq >&2 && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >&2
-fi
+"$(dirname "$0")/apt-install.sh" chromium

@@ -20,9 +20,7 @@ fi
 bindir=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1 || true)
 if [ -z "$bindir" ] || [ ! -x "$bindir/postgres" ]; then
   echo "installing PostgreSQL from Debian's packages" >&2
-  as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
-  as_root apt-get update -qq >&2
-  DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq postgresql >&2
+  "$(dirname "$0")/apt-install.sh" postgresql
   bindir=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1)
 fi
 

@@ -8,9 +8,7 @@ dir="$root/.tools/stripe-mock-$VERSION"
 if [ ! -x "$dir/stripe-mock" ]; then
   if ! command -v go >/dev/null 2>&1; then
     echo "stripe-mock is installed with go install: installing golang-go from Debian's packages" >&2
-    sudo=; [ "$(id -u)" = 0 ] || sudo=sudo
-    $sudo apt-get update -qq >&2
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq golang-go >&2
+    "$root/scripts/apt-install.sh" golang-go
   fi
   echo "installing stripe-mock $VERSION with go install" >&2
   mkdir -p "$dir"

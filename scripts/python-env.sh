@@ -14,8 +14,7 @@ done < scripts/python-requirements.txt
 if [ ! -x "$venv/bin/python" ]; then
   if ! python3 -m venv "$venv" >&2 2>/dev/null; then
     echo "installing python3-venv from Debian's packages" >&2
-    if [ "$(id -u)" = 0 ]; then apt-get update -qq >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv >&2;
-    else sudo apt-get update -qq >&2 && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv >&2; fi
+    scripts/apt-install.sh python3-venv
     rm -rf "$venv"
     python3 -m venv "$venv" >&2
   fi
