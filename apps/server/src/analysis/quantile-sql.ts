@@ -5,18 +5,11 @@ import {
   quantileRanks,
 } from '@arbiter/stats';
 import { type SQL, sql } from 'drizzle-orm';
+import { callValueOrNull, isQuantileKind, type QuantileKind } from '../db/call-values.ts';
 import { type Database, rows, toNumber } from '../db/connect.ts';
 import type { MetricDefinition } from '../schemas/experiment-config.ts';
 import { inAnalysisTransaction } from './analysis-transaction.ts';
 import type { ValueScope } from './value-scope.ts';
-
-/** A call's value for each quantile kind, as the fold reads it (tokens: input + output). */
-const CALL_VALUES: Record<string, SQL> = {
-  latency: sql`e.latency_ms`,
-  tokens: sql`case when e.input_tokens is not null or e.output_tokens is not null
-    then coalesce(e.input_tokens, 0) + coalesce(e.output_tokens, 0) end`,
-  cost: sql`e.cost_usd`,
-};
 
 /** A quantile metric's arms as a run reads them, with the level in ten-thousandths. */
 export interface QuantileArms {
@@ -46,11 +39,8 @@ export async function readQuantileArms(
   metric: MetricDefinition,
   source: QuantileSource = runSource(scope),
 ): Promise<QuantileArms> {
-  const level = quantileLevel(metric.quantile ?? Number.NaN);
-  const value = CALL_VALUES[metric.kind];
-  if (level === null || value === undefined)
-    throw new Error(`metric ${metric.name} is not a valid quantile metric`);
-  const calls = source.calls(value);
+  const { level, kind } = quantileOf(metric);
+  const calls = source.calls(callValueOrNull(kind));
   return inAnalysisTransaction(
     db,
     async (tx) => {
@@ -58,16 +48,21 @@ export async function readQuantileArms(
         tx,
         sql`select variant, count(*) as n from (${calls}) c group by variant`,
       );
-      const want = counts.map((c) => ({
-        variant: c.variant,
-        ...quantileRanks(toNumber(c.n), level),
-      }));
+      const want = wantRows(counts, level);
       if (want.length === 0) return { level, arms: {} };
       const found = await rows<ArmRow>(tx, armsStatement(calls, source.members, want));
       return { level, arms: Object.fromEntries(found.map((r) => [r.variant, armOf(r)])) };
     },
     { snapshot: true },
   );
+}
+
+/** A quantile metric's level in ten-thousandths and its per-call kind, or an error. */
+export function quantileOf(metric: MetricDefinition): { level: number; kind: QuantileKind } {
+  const level = quantileLevel(metric.quantile ?? Number.NaN);
+  if (level === null || !isQuantileKind(metric.kind))
+    throw new Error(`metric ${metric.name} is not a valid quantile metric`);
+  return { level, kind: metric.kind };
 }
 
 /**
@@ -104,7 +99,7 @@ function windowCalls(scope: ValueScope, value: SQL): SQL {
         where q.org_id = e.org_id and q.event_id = e.event_id)`;
 }
 
-interface ArmRow {
+export interface ArmRow {
   variant: string;
   calls: unknown;
   est: unknown;
@@ -125,25 +120,10 @@ interface ArmRow {
  * calls together, which gives each member's counts without a join (a member without calls
  * sums to zeros; a caller who is not a member is left out).
  */
-function armsStatement(
-  calls: SQL,
-  members: SQL,
-  want: { variant: string; estimate: number; lower: number; upper: number }[],
-): SQL {
+function armsStatement(calls: SQL, members: SQL, want: ReturnType<typeof wantRows>): SQL {
   return sql`with calls as materialized (${calls}),
-    want as (select * from json_to_recordset(${JSON.stringify(want)}::json)
-      as w(variant text, estimate bigint, lower bigint, upper bigint)),
-    running as (
-      select variant, v, sum(n) over (partition by variant order by v) as upto
-      from (select variant, v, count(*) as n from calls group by variant, v) d
-    ),
-    picks as (
-      select w.variant, max(r.upto) as calls,
-        min(r.v) filter (where r.upto >= w.estimate) as est,
-        min(r.v) filter (where r.upto >= w.lower) as lo,
-        min(r.v) filter (where r.upto >= w.upper) as hi
-      from running r join want w on w.variant = r.variant group by w.variant
-    ),
+    ${wantCte(want)},
+    ${orderStatistics(sql`select variant, v, count(*) as n from calls group by variant, v`)},
     per_user as (
       select variant, sum(a) as a, sum(b) as b from (
         select m.variant, m.user_id, 0 as a, 0 as b, m.m from (${members}) m
@@ -161,8 +141,39 @@ function armsStatement(
     from picks p left join clusters c on c.variant = p.variant`;
 }
 
+/**
+ * `running` and `picks` over `distinct` rows (variant, v, n): each arm's distinct values with
+ * their counts, and `want`'s ranks. x(k) is the least value whose running count reaches k.
+ */
+export function orderStatistics(distinct: SQL): SQL {
+  return sql`running as (
+      select variant, v, sum(n) over (partition by variant order by v) as upto
+      from (${distinct}) d
+    ),
+    picks as (
+      select w.variant, max(r.upto) as calls,
+        min(r.v) filter (where r.upto >= w.estimate) as est,
+        min(r.v) filter (where r.upto >= w.lower) as lo,
+        min(r.v) filter (where r.upto >= w.upper) as hi
+      from running r join want w on w.variant = r.variant group by w.variant
+    )`;
+}
+
+/** The ranks `quantileRanks` computes per arm, as the `want` rows a statement joins. */
+export function wantRows(
+  counts: readonly { variant: string; n: unknown }[],
+  level: number,
+): { variant: string; estimate: number; lower: number; upper: number }[] {
+  return counts.map((c) => ({ variant: c.variant, ...quantileRanks(toNumber(c.n), level) }));
+}
+
+export function wantCte(want: ReturnType<typeof wantRows>): SQL {
+  return sql`want as (select * from json_to_recordset(${JSON.stringify(want)}::json)
+      as w(variant text, estimate bigint, lower bigint, upper bigint))`;
+}
+
 /** Counts are integers: raw sums (shift 0) are exact far past any arm's size. */
-function armOf(r: ArmRow): QuantileArm {
+export function armOf(r: ArmRow): QuantileArm {
   const n = toNumber(r.users ?? 0);
   return {
     calls: toNumber(r.calls),

@@ -12,6 +12,7 @@ import { readArrivals } from './arrivals.ts';
 import type { MetricInput, RunInputs } from './compute-run.ts';
 import { readArmSamples } from './metric-samples.ts';
 import type { Method } from './metric-test.ts';
+import { readFoldedQuantileArms } from './quantile-counts-sql.ts';
 import { readQuantileArms } from './quantile-sql.ts';
 import { NO_ARRIVALS } from './sample-size.ts';
 import { readSufficientStats } from './sufficient-stats.ts';
@@ -82,6 +83,10 @@ export async function readRunInputs(
   const groups = treatments.map((t) => ({ key: t, variants: [control, t] }));
   const stats = await readSufficientStats(ctx.db, scope, config.metrics, groups);
   const overrides = await methodOverrides(ctx, found.row.id);
+  const truncated = await retentionTruncated(ctx, found.row.orgId, windowStart);
+  // The fold's counts need the raw calls above the estimate; a window the purge reached reads
+  // what raw calls are left, as the run then says (`retention_truncated`).
+  const readQuantile = truncated ? readQuantileArms : readFoldedQuantileArms;
   const metrics: MetricInput[] = [];
   for (const definition of config.metrics) {
     const method = overrides.get(definition.name) ?? (definition.method_default as Method);
@@ -95,9 +100,7 @@ export async function readRunInputs(
         ? await readArmSamples(ctx.db, scope, definition, plan.max_sample_per_arm)
         : null,
       quantiles:
-        definition.quantile === undefined
-          ? null
-          : await readQuantileArms(ctx.db, scope, definition),
+        definition.quantile === undefined ? null : await readQuantile(ctx.db, scope, definition),
     });
   }
   const inputs: RunInputs = {
@@ -110,7 +113,7 @@ export async function readRunInputs(
     shares,
     arms: stats.arms,
     metrics,
-    retentionTruncated: await retentionTruncated(ctx, found.row.orgId, windowStart),
+    retentionTruncated: truncated,
     plan,
     minEventsPerArm: ctx.config.minEventsPerArm,
     sequentialTuning: ctx.config.sequentialTuning,

@@ -265,6 +265,17 @@ export const events = pgTable(
     primaryKey({ columns: [t.orgId, t.eventId] }),
     index('events_experiment_time').on(t.experimentId, t.occurredAt),
     index('events_txid').on(t.txid),
+    // A quantile's per-user counts read only the calls above its estimate (about 1 − q of
+    // them) by these, one per quantile kind, on the value as `CALL_VALUE` (db/call-values.ts) computes it.
+    index('events_call_latency')
+      .on(t.experimentId, t.latencyMs)
+      .where(sql`type = 'model_call' and latency_ms is not null`),
+    index('events_call_tokens')
+      .on(t.experimentId, sql`(coalesce(input_tokens, 0) + coalesce(output_tokens, 0))`)
+      .where(sql`type = 'model_call' and (input_tokens is not null or output_tokens is not null)`),
+    index('events_call_cost')
+      .on(t.experimentId, t.costUsd)
+      .where(sql`type = 'model_call' and cost_usd is not null`),
   ],
 );
 
@@ -312,8 +323,30 @@ export const userDayStats = pgTable(
     tokensN: bigint('tokens_n', { mode: 'number' }).notNull().default(0),
     tokensSum: numeric('tokens_sum', { mode: 'number' }).notNull().default(0),
     costSum: numeric('cost_sum', { mode: 'number' }).notNull().default(0),
+    costN: bigint('cost_n', { mode: 'number' }).notNull().default(0),
   },
   (t) => [primaryKey({ columns: [t.experimentId, t.day, t.variant, t.userId] })],
+);
+
+/**
+ * Model calls per (experiment, UTC day, arm, quantile kind, value): exact counts the fold keeps
+ * once per accepted event, as it keeps `user_day_stats`. A quantile's calls per arm and its
+ * order statistics come from these few rows (latencies in whole milliseconds and token counts
+ * repeat a lot) instead of a sort of every call, and several databases' counts merge by
+ * addition (docs/decisions.md#quantile-and-ratio-metrics). `kind` is `latency`, `tokens` or
+ * `cost`; `value` is the call's value as `CALL_VALUE` computes it.
+ */
+export const callValueCounts = pgTable(
+  'call_value_counts',
+  {
+    experimentId: uuid('experiment_id').notNull(),
+    kind: text('kind').notNull(),
+    day: date('day', { mode: 'string' }).notNull(),
+    variant: text('variant').notNull(),
+    value: doublePrecision('value').notNull(),
+    n: bigint('n', { mode: 'number' }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.experimentId, t.kind, t.day, t.variant, t.value] })],
 );
 
 /** Per user, per UTC day, per business metric: count and sum of `value` (exact `numeric`). */

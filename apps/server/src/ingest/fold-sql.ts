@@ -1,4 +1,5 @@
 import { type SQL, sql } from 'drizzle-orm';
+import { callValueOrNull } from '../db/call-values.ts';
 
 /**
  * Taken first, in its own statement, so the fold that follows in the same transaction reads a
@@ -27,19 +28,21 @@ function aggregateUpserts(rowsToFold: SQL) {
         e.latency_ms::numeric as lat, e.cost_usd::numeric as cost, e.business_metric as bm,
         e.value::numeric as val,
         case when e.input_tokens is not null or e.output_tokens is not null
-          then coalesce(e.input_tokens, 0)::numeric + coalesce(e.output_tokens, 0)::numeric end as tok
+          then coalesce(e.input_tokens, 0)::numeric + coalesce(e.output_tokens, 0)::numeric end as tok,
+        (${callValueOrNull('latency')})::float8 as lat_v, (${callValueOrNull('tokens')})::float8 as tok_v,
+        (${callValueOrNull('cost')})::float8 as cost_v
       from ${rowsToFold}
     ),
     stats as (
       insert into user_day_stats (experiment_id, day, variant, user_id, exposures, calls, errors,
-        latency_n, latency_sum, tokens_n, tokens_sum, cost_sum)
+        latency_n, latency_sum, tokens_n, tokens_sum, cost_sum, cost_n)
       select x, d, v, u,
         count(*) filter (where t = 'exposure'),
         count(*) filter (where t = 'model_call'),
         count(*) filter (where t = 'model_call' and err),
         count(lat), coalesce(sum(lat), 0),
         count(tok), coalesce(sum(tok), 0),
-        coalesce(sum(cost), 0)
+        coalesce(sum(cost), 0), count(cost)
       from items
       where t in ('exposure', 'model_call') and v is not null
       group by x, d, v, u
@@ -51,7 +54,18 @@ function aggregateUpserts(rowsToFold: SQL) {
         latency_sum = user_day_stats.latency_sum + excluded.latency_sum,
         tokens_n = user_day_stats.tokens_n + excluded.tokens_n,
         tokens_sum = user_day_stats.tokens_sum + excluded.tokens_sum,
-        cost_sum = user_day_stats.cost_sum + excluded.cost_sum
+        cost_sum = user_day_stats.cost_sum + excluded.cost_sum,
+        cost_n = user_day_stats.cost_n + excluded.cost_n
+    ),
+    value_counts as (
+      insert into call_value_counts (experiment_id, kind, day, variant, value, n)
+      select x, k.kind, d, v, k.value, count(*)
+      from items cross join lateral (values ('latency', lat_v), ('tokens', tok_v), ('cost', cost_v))
+        as k(kind, value)
+      where t = 'model_call' and v is not null and k.value is not null
+      group by x, k.kind, d, v, k.value
+      on conflict (experiment_id, kind, day, variant, value) do update set
+        n = call_value_counts.n + excluded.n
     ),
     business as (
       insert into user_day_business (experiment_id, day, metric, variant, user_id, n, sum)
@@ -85,7 +99,8 @@ function claimed(span: number) {
  * overflow, whatever values the log holds.
  *
  * Exposures and model calls fold into one user_day_stats row per user-day (tokens = input +
- * output; an error is a non-empty `error`); business events into user_day_business per metric.
+ * output; an error is a non-empty `error`); model calls' values also into call_value_counts per
+ * (day, arm, kind, value); business events into user_day_business per metric.
  * Events without a variant (the user is not enrolled) are stored but not aggregated. Rows in
  * `ingest_quarantine` are passed over.
  */

@@ -64,7 +64,7 @@ async function perArm(experimentId: string) {
         select variant, concat_ws(' ',
           coalesce(sum(latency_n), 0), coalesce(sum(latency_sum), 0),
           coalesce(sum(tokens_n), 0), coalesce(sum(tokens_sum), 0),
-          coalesce(sum(cost_sum), 0)) as s
+          coalesce(sum(cost_sum), 0), coalesce(sum(cost_n), 0)) as s
         from user_day_stats where experiment_id = ${experimentId} group by variant
       ),
       folded_business as (
@@ -82,7 +82,7 @@ async function perArm(experimentId: string) {
         select variant, concat_ws(' ',
           count(lat), coalesce(sum(lat), 0),
           count(tok), coalesce(sum(tok), 0),
-          coalesce(sum(cost), 0)) as s
+          coalesce(sum(cost), 0), count(cost)) as s
         from calls group by variant
       ),
       raw_business as (
@@ -99,6 +99,33 @@ async function perArm(experimentId: string) {
       left join raw_business rb using (variant)
       order by v.variant`,
   );
+}
+
+type Sent = (typeof batch extends fc.Arbitrary<infer T> ? T : never)[number];
+
+/** `kind arm value` → calls, as `call_value_counts` should hold them for what was sent. */
+function expectedValueCounts(list: readonly Sent[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  const add = (kind: string, arm: string, v: number) => {
+    const key = `${kind} ${arm} ${v}`;
+    counts[key] = (counts[key] ?? 0) + 1;
+  };
+  for (const e of list) {
+    if (e.type !== 'model_call') continue;
+    if (e.latency_ms !== undefined) add('latency', e.arm, e.latency_ms);
+    if (e.input_tokens !== undefined || e.output_tokens !== undefined)
+      add('tokens', e.arm, (e.input_tokens ?? 0) + (e.output_tokens ?? 0));
+    if (e.cost_usd !== undefined) add('cost', e.arm, e.cost_usd);
+  }
+  return counts;
+}
+
+async function valueCounts(experimentId: string): Promise<Record<string, number>> {
+  const found = await rows<{ kind: string; variant: string; value: number; n: string | number }>(
+    h.ctx.db,
+    sql`select kind, variant, value, n from call_value_counts where experiment_id = ${experimentId}`,
+  );
+  return Object.fromEntries(found.map((r) => [`${r.kind} ${r.variant} ${r.value}`, Number(r.n)]));
 }
 
 describe('the fold is exact on extreme accepted values', () => {
@@ -152,6 +179,18 @@ describe('the fold is exact on extreme accepted values', () => {
           );
           expect(row).toEqual({ n: String(n), sum: String(sum) });
         }
+
+        // A retried batch (a lost 202) changes nothing; then the quantile kinds' counts per
+        // value, recomputed here from what was sent (tokens: the double sum, as PostgreSQL's).
+        const again = await h.ingest(acme.secret, {
+          method: 'POST',
+          url: '/v1/events',
+          payload: { events: sent },
+        });
+        expect(again.statusCode).toBe(202);
+        await foldEverything(h);
+        expect(await perArm(experimentId)).toEqual(arms);
+        expect(await valueCounts(experimentId)).toEqual(expectedValueCounts(list));
       }),
       { numRuns: 12, endOnFailure: true },
     );
