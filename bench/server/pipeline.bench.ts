@@ -20,6 +20,7 @@ import { runNightly, SCHEDULED_FOLD_WAIT_MS } from '../../apps/server/src/analys
 import { analyzeExperiment } from '../../apps/server/src/analysis/pipeline.ts';
 import { loadConfig } from '../../apps/server/src/config.ts';
 import { createContext } from '../../apps/server/src/create-context.ts';
+import { callValueOrNull } from '../../apps/server/src/db/call-values.ts';
 import { experiments } from '../../apps/server/src/db/schema.ts';
 import { loadCurrentVersion } from '../../apps/server/src/domain/experiments/current-version.ts';
 import { createExperiment } from '../../apps/server/src/domain/experiments/service.ts';
@@ -172,9 +173,9 @@ async function measure(users: number, llmMetrics = false): Promise<Measured> {
     for (const id of ids) {
       await ctx.db.execute(sql`
         insert into user_day_stats (experiment_id, day, variant, user_id, exposures, calls, errors,
-          latency_n, latency_sum, tokens_n, tokens_sum, cost_sum)
+          latency_n, latency_sum, tokens_n, tokens_sum, cost_sum, cost_n)
         select ${id}::uuid, ${DAY}::date - d, case when g % 2 = 0 then 'control' else 'treatment' end, 'user-' || g,
-          1, 2, 0, 2, 2 * (400 + (g % 97)), 2, 2 * (300 + (g % 53)), 0
+          1, 2, 0, 2, 2 * (400 + (g % 97)), 2, 2 * (300 + (g % 53)), 0, 2
         from generate_series(0, ${DAYS - 1}) d, generate_series(1, ${users}) g`);
       await ctx.db.execute(sql`
         insert into user_day_business (experiment_id, day, metric, variant, user_id, n, sum)
@@ -247,6 +248,12 @@ async function measure(users: number, llmMetrics = false): Promise<Measured> {
     clearInterval(mwSampler);
     mwPeak = Math.max(mwPeak, process.memoryUsage().rss);
     const mw = manual.results['latency::treatment'];
+    // The quantile must have read every call: two per user-day, in both arms.
+    const p95 = manual.results['p95-latency::treatment'];
+    if (llmMetrics && p95?.calls_per_arm?.control !== users * DAYS)
+      throw new Error(
+        `the p95 read ${JSON.stringify(p95?.calls_per_arm)} calls, not ${users * DAYS}`,
+      );
     console.log(
       `Mann–Whitney manual run:   ${(mwElapsed / 1000).toFixed(2)} s, test ${mw?.test}, sample_cap_used ${mw?.sample_cap_used}, n ${JSON.stringify(mw?.n_per_arm)}, peak RSS ${Math.round(mwPeak / 1048576)} MiB (${Math.round(mwRssBefore / 1048576)} MiB before)`,
     );
@@ -259,8 +266,8 @@ async function measure(users: number, llmMetrics = false): Promise<Measured> {
 
 /**
  * The two model calls per user-day the aggregates above count, as stored events (each of the
- * user's latency and tokens values, no cost), taken out of the fold's queue: they are folded
- * already, by construction.
+ * user's latency and tokens values, a cost of 0), taken out of the fold's queue: they are
+ * folded already, by construction, so their counts per value are added as the fold adds them.
  */
 async function storeCalls(
   ctx: Awaited<ReturnType<typeof createContext>>,
@@ -277,6 +284,14 @@ async function storeCalls(
       (${DAY}::date - d)::timestamp at time zone 'UTC' + interval '12 hours',
       400 + (g % 97), 300 + (g % 53), 0, 0, 'bench-model'
     from generate_series(0, ${DAYS - 1}) d, generate_series(1, ${users}) g, generate_series(1, 2) c`);
+  await ctx.db.execute(sql`
+    insert into call_value_counts (experiment_id, kind, day, variant, value, n)
+    select e.experiment_id, k.kind, (e.occurred_at at time zone 'UTC')::date, e.variant, k.value, count(*)
+    from events e cross join lateral (values ('latency', ${callValueOrNull('latency')}::float8),
+      ('tokens', ${callValueOrNull('tokens')}::float8), ('cost', ${callValueOrNull('cost')}::float8))
+      as k(kind, value)
+    where e.experiment_id = ${id}::uuid and k.value is not null
+    group by 1, 2, 3, 4, 5`);
   await ctx.db.execute(sql`delete from ingest_pending`);
 }
 

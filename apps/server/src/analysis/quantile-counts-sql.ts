@@ -96,12 +96,7 @@ function clustersStatement(
   return sql`with above as (
       select variant, user_id, count(*) as c from (${above}) x group by variant, user_id
     ),
-    members as (
-      select variant, user_id, sum(${CALL_VALUE_COUNT_COLUMN[kind]}) as b from user_day_stats
-      where experiment_id = ${experimentId}::uuid
-        and day between ${window.from}::date and ${window.to}::date
-      group by variant, user_id having sum(exposures + calls) > 0
-    ),
+    members as (${members(scope, CALL_VALUE_COUNT_COLUMN[kind])}),
     per_user as (
       select m.variant, m.b - coalesce(a.c, 0) as a, m.b
       from members m left join above a on a.variant = m.variant and a.user_id = m.user_id
@@ -109,4 +104,21 @@ function clustersStatement(
     select variant, count(*) as users, sum(a) as sum_a, sum(a * a) as sum_aa, sum(b) as sum_b,
       sum(b * b) as sum_bb, sum(a * b) as sum_ab
     from per_user group by variant`;
+}
+
+/**
+ * (variant, user_id, b) per member. A one-day window has one user_day_stats row per member (its
+ * key is experiment, day, arm, user), so it needs no grouping: on 100,000 users the grouping
+ * was two thirds of the statement.
+ */
+function members(scope: ValueScope, counted: SQL): SQL {
+  const { experimentId, window } = scope;
+  if (window.from === window.to)
+    return sql`select variant, user_id, ${counted}::int8 as b from user_day_stats
+      where experiment_id = ${experimentId}::uuid and day = ${window.from}::date
+        and exposures + calls > 0`;
+  return sql`select variant, user_id, sum(${counted})::int8 as b from user_day_stats
+    where experiment_id = ${experimentId}::uuid
+      and day between ${window.from}::date and ${window.to}::date
+    group by variant, user_id having sum(exposures + calls) > 0`;
 }

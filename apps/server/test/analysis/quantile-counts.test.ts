@@ -22,7 +22,12 @@ let acme: Awaited<ReturnType<Harness['org']>>;
 let experimentId: string;
 let scope: ValueScope;
 
-const today = new Date().toISOString().slice(0, 10);
+// The server's clock stands at noon: calls 20 hours earlier fall on the day before, still
+// within a live event's day of grace; the experiment exists from two days earlier.
+const now = Math.floor(Date.now() / 86_400_000) * 86_400_000 + 12 * 3_600_000;
+let clock = now - 2 * 86_400_000;
+const today = new Date(now).toISOString().slice(0, 10);
+const yesterday = new Date(now - 86_400_000).toISOString().slice(0, 10);
 const metric = (kind: 'latency' | 'tokens' | 'cost', quantile: number) =>
   ({ name: `p-${kind}`, kind, quantile }) as unknown as MetricDefinition;
 
@@ -54,7 +59,11 @@ function calls(prefix: string, users: number, seed: number) {
   for (let u = 0; u < users; u++) {
     const variant = u % 2 === 0 ? 'control' : 'treatment';
     const user = `${prefix}-u${u}`;
-    out.push({ ...exposureOf(experimentId, `${prefix}-x${u}`, user), variant });
+    out.push({
+      ...exposureOf(experimentId, `${prefix}-x${u}`, user),
+      timestamp: new Date(now).toISOString(),
+      variant,
+    });
     // a third of the users never call; the others call 1–4 times, with heavy ties
     const n = u % 3 === 0 ? 0 : 1 + Math.floor(next() * 4);
     for (let k = 0; k < n; k++) {
@@ -65,7 +74,8 @@ function calls(prefix: string, users: number, seed: number) {
         experiment_id: experimentId,
         user_id: user,
         variant,
-        timestamp: new Date().toISOString(),
+        // a fifth of the calls a day earlier: a two-day window groups a member's days
+        timestamp: new Date(next() < 0.2 ? now - 20 * 3_600_000 : now).toISOString(),
         model: 'm',
         latency_ms: Math.round(100 * skew) + (variant === 'treatment' ? 20 : 0),
         ...(next() < 0.9 ? { input_tokens: Math.floor(next() * 50), output_tokens: 10 } : {}),
@@ -77,9 +87,15 @@ function calls(prefix: string, users: number, seed: number) {
 }
 
 beforeAll(async () => {
-  h = await startHarness();
+  h = await startHarness({}, { clock: { now: () => new Date(clock) } });
   acme = await h.org('quantile-counts');
   experimentId = await h.experiment(acme.admin, { name: 'quantile-counts' });
+  clock = now;
+  // created two days ago, as the database's own clock sets it: yesterday is in the window
+  await h.ctx.db.execute(
+    sql`update experiments set created_at = ${new Date(now - 2 * 86_400_000).toISOString()}::timestamptz
+      where id = ${experimentId}::uuid`,
+  );
   scope = { experimentId, orgId: acme.orgId, window: { from: today, to: today } };
   await send(calls('a', 400, 7));
   // one stored call the fold sets aside: out of the counts and out of the raw read alike
@@ -94,15 +110,18 @@ beforeAll(async () => {
 afterAll(() => h.close());
 
 describe('a quantile from the fold-kept counts', () => {
-  for (const [kind, q] of [
-    ['latency', 0.95],
-    ['latency', 0.5],
-    ['tokens', 0.9],
-    ['cost', 0.99],
+  for (const [kind, q, from] of [
+    ['latency', 0.95, 'today'],
+    ['latency', 0.95, 'yesterday'],
+    ['latency', 0.5, 'today'],
+    ['tokens', 0.9, 'yesterday'],
+    ['cost', 0.99, 'today'],
   ] as const) {
-    it(`equals the quantile over every raw call: ${kind} at ${q}`, async () => {
-      const folded = await readFoldedQuantileArms(h.ctx.db, scope, metric(kind, q));
-      const raw = await readQuantileArms(h.ctx.db, scope, metric(kind, q));
+    it(`equals the quantile over every raw call: ${kind} at ${q}, from ${from} to today`, async () => {
+      const window = { from: from === 'today' ? today : yesterday, to: today };
+      const at = { ...scope, window };
+      const folded = await readFoldedQuantileArms(h.ctx.db, at, metric(kind, q));
+      const raw = await readQuantileArms(h.ctx.db, at, metric(kind, q));
       expect(Object.keys(folded.arms).sort()).toEqual(['control', 'treatment']);
       expect(folded).toEqual(raw);
       // the clustered counts are not all zero: the comparison compares something
