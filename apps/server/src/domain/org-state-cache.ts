@@ -19,6 +19,8 @@ export interface ClientExperiment {
   bucket_count: number;
   ranges: Array<{ variant: string; start: number; end: number }>;
   variants: Variant[];
+  /** Who may enter; absent when everyone may. */
+  targeting?: Record<string, unknown>;
 }
 
 export interface OrgState {
@@ -59,6 +61,7 @@ async function loadExperiments(
       ranges: clientRanges(version.bucketMap),
       variants: config.variants,
     };
+    if (config.targeting !== undefined) client.targeting = config.targeting;
     // The control arm is the first slice of the allocation.
     return {
       client,

@@ -111,6 +111,13 @@ export const MetricDefinitionSchema = Type.Object(
   { additionalProperties: false },
 );
 
+/** A condition over the user's attributes (docs/wire-format.md#the-condition-language-targeting). */
+function TargetingSchema() {
+  return FreeFormObject(
+    'Who may enter: a condition in GrowthBook’s condition language over the attributes passed to assign. A user it does not match gets null (control behaviour) and sends no exposure. {} (or absent) lets everyone in; a condition the evaluator cannot read is refused',
+  );
+}
+
 const nameSchema = Type.String({
   minLength: 1,
   maxLength: 128,
@@ -143,6 +150,7 @@ const configFields = {
         'Breakdowns offered on the results (GET …/results?dimension=<name>): model (the model call’s model) or metadata.<key> (a string value of the events’ metadata), each once',
     }),
   ),
+  targeting: Type.Optional(TargetingSchema()),
 };
 
 export const ExperimentConfigSchema = Type.Object(configFields, {
@@ -161,6 +169,7 @@ export const ExperimentChangeSchema = Type.Object(
     variants: configFields.variants,
     description: configFields.description,
     dimensions: configFields.dimensions,
+    targeting: configFields.targeting,
   },
   { additionalProperties: false, minProperties: 1 },
 );
@@ -181,4 +190,6 @@ export interface ExperimentConfig {
   description?: string;
   /** Breakdown dimensions; absent when none is declared. */
   dimensions?: string[];
+  /** Who may enter; absent when everyone may. */
+  targeting?: Record<string, unknown>;
 }

@@ -17,6 +17,7 @@ export const ExperimentSchema = Type.Object({
   metrics: Type.Array(MetricDefinitionSchema),
   variants: Type.Array(VariantSchema),
   dimensions: Type.Optional(Type.Array(Type.String())),
+  targeting: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
   bucket_ranges: Type.Array(
     Type.Object({ variant: Type.String(), start: Type.Integer(), end: Type.Integer() }),
     {

@@ -1,3 +1,4 @@
+import { checkCondition } from '@arbiter/conditions';
 import {
   CUPED_KINDS,
   methodRefusal,
@@ -33,6 +34,9 @@ export function normaliseConfig(input: ExperimentConfigInput): ExperimentConfig 
   // An empty list declares nothing: stored as absent, so a config without breakdowns stays as it was.
   if (input.dimensions !== undefined && input.dimensions.length > 0)
     config.dimensions = input.dimensions;
+  // An empty condition matches everyone: stored as absent, which is how a PUT takes targeting off.
+  if (input.targeting !== undefined && Object.keys(input.targeting).length > 0)
+    config.targeting = input.targeting;
   return config;
 }
 
@@ -150,6 +154,10 @@ export function checkConfig(config: ExperimentConfig): void {
   });
   for (const i of duplicates(config.dimensions ?? [])) {
     errors.push({ pointer: `#/dimensions/${i}`, detail: 'dimension already declared' });
+  }
+  // Portable: a pattern JavaScript, Python and Java read differently would split the clients.
+  for (const problem of checkCondition(config.targeting ?? {}, { portable: true })) {
+    errors.push({ pointer: `#/targeting${problem.pointer}`, detail: problem.message });
   }
   if (errors.length > 0) {
     const first = errors[0] as FieldError;

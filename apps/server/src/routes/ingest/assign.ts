@@ -1,4 +1,5 @@
 import { variantForBucket } from '@arbiter/bucketing';
+import { evalCondition } from '@arbiter/conditions';
 import { EVENT_TEXT_LIMITS } from '@arbiter/contract';
 import type { preHandlerHookHandler } from 'fastify';
 import { type Static, Type } from 'typebox';
@@ -7,6 +8,7 @@ import type { OrgState } from '../../domain/org-state-cache.ts';
 import { keyCallerOf } from '../../http/api-key-auth.ts';
 import type { App } from '../../http/app-types.ts';
 import { problemResponses } from '../../http/responses.ts';
+import { FreeFormObject } from '../../schemas/free-form-json.ts';
 import { Text } from '../../schemas/text.ts';
 
 const AssignResponse = Type.Object({
@@ -15,16 +17,27 @@ const AssignResponse = Type.Object({
   }),
   config_version: Type.Integer(),
   reason: Type.Optional(
-    Type.Enum(['not_enrolled', 'unknown_experiment'], { description: 'Why variant is null' }),
+    Type.Enum(['not_enrolled', 'not_targeted', 'unknown_experiment'], {
+      description:
+        'Why variant is null: the user’s bucket is in no range, the attributes do not match the targeting, or no experiment has this id or name',
+    }),
   ),
 });
 
 type Answer = Static<typeof AssignResponse>;
 
-function answer(state: OrgState, experimentId: string, userId: string): Answer {
+function answer(
+  state: OrgState,
+  experimentId: string,
+  userId: string,
+  attributes: Record<string, unknown>,
+): Answer {
   const experiment = state.lookup.get(experimentId);
   if (!experiment)
     return { variant: null, config_version: state.configVersion, reason: 'unknown_experiment' };
+  // Targeting before bucketing, as in every client (docs/wire-format.md).
+  if (experiment.targeting !== undefined && !evalCondition(attributes, experiment.targeting))
+    return { variant: null, config_version: state.configVersion, reason: 'not_targeted' };
   const variant = variantForBucket(experiment.ranges, experiment.bucketOf(userId));
   return variant === null
     ? { variant: null, config_version: state.configVersion, reason: 'not_enrolled' }
@@ -55,6 +68,11 @@ export function register(app: App, ctx: Context, limit: preHandlerHookHandler): 
               description:
                 'Refused (400) when an event could not carry it: no NUL or unpaired surrogate',
             }),
+            attributes: Type.Optional(
+              FreeFormObject(
+                'The user’s attributes the experiment’s targeting reads (absent: none); not stored',
+              ),
+            ),
           },
           { additionalProperties: false },
         ),
@@ -64,11 +82,11 @@ export function register(app: App, ctx: Context, limit: preHandlerHookHandler): 
     // From the in-memory org state: no database round trip on this path, and no promise while
     // the state is fresh (a synchronous handler's answer is sent as it returns).
     (request): Answer | Promise<Answer> => {
-      const { experiment_id, user_id } = request.body;
+      const { experiment_id, user_id, attributes = {} } = request.body;
       const orgId = keyCallerOf(request).orgId;
       const state = ctx.orgState.fresh(orgId);
-      if (state !== undefined) return answer(state, experiment_id, user_id);
-      return ctx.orgState.get(orgId).then((s) => answer(s, experiment_id, user_id));
+      if (state !== undefined) return answer(state, experiment_id, user_id, attributes);
+      return ctx.orgState.get(orgId).then((s) => answer(s, experiment_id, user_id, attributes));
     },
   );
 }

@@ -20,6 +20,12 @@ const ClientExperiment = Type.Object({
       variables: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
     }),
   ),
+  targeting: Type.Optional(
+    Type.Record(Type.String(), Type.Unknown(), {
+      description:
+        'Who may enter: a condition over the attributes passed to assign (docs/wire-format.md); absent when everyone may',
+    }),
+  ),
 });
 
 /**
