@@ -17,6 +17,23 @@ const ROUNDS = Number(process.argv[3] ?? 7);
 const USERS = 1 << 14;
 const CHUNK = 4_096;
 const EXPERIMENT = 'checkout-prompt';
+/** The same experiment behind a five-clause targeting condition (issue 29's speed goal). */
+const TARGETED = 'checkout-prompt-targeted';
+const FIVE_CLAUSES = {
+  plan: { $in: ['pro', 'team'] },
+  locale: { $regexi: '^en' },
+  'app.version': { $vgte: '2.4.0' },
+  country: { $nin: ['CU', 'IR'] },
+  age: { $gte: 18 },
+};
+/** Attributes of user i: nine in ten match all five clauses, so most calls reach the bucket. */
+const attributesOf = (i: number) => ({
+  plan: i % 10 === 0 ? 'free' : i % 2 ? 'pro' : 'team',
+  locale: i % 3 ? 'en-US' : 'EN-gb',
+  app: { version: `2.${4 + (i % 7)}.${i % 13}` },
+  country: ['US', 'DE', 'FR', 'JP'][i % 4],
+  age: 18 + (i % 50),
+});
 
 const config = {
   config_version: 1,
@@ -33,6 +50,19 @@ const config = {
         { variant: 'concise', start: 5_000, end: 10_000 },
       ],
       variants: [{ key: 'control' }, { key: 'concise' }],
+    },
+    {
+      id: '7d1c2b3a-0000-4000-8000-000000000005',
+      name: TARGETED,
+      version: 1,
+      salt: 's-8f2a',
+      bucket_count: 10_000,
+      ranges: [
+        { variant: 'control', start: 0, end: 5_000 },
+        { variant: 'concise', start: 5_000, end: 10_000 },
+      ],
+      variants: [{ key: 'control' }, { key: 'concise' }],
+      targeting: FIVE_CLAUSES,
     },
   ],
 };
@@ -98,6 +128,29 @@ function roundArbiter(client: Arbiter, ids: readonly string[]): number {
   return calls / ((now - start) / 1_000);
 }
 
+/** roundArbiter through the targeted experiment, each user with its attributes. */
+function roundArbiterTargeted(
+  client: Arbiter,
+  ids: readonly string[],
+  attributes: readonly Record<string, unknown>[],
+): number {
+  const mask = ids.length - 1;
+  let calls = 0;
+  let control = 0;
+  const start = performance.now();
+  let now = start;
+  while (now - start < ROUND_MS) {
+    for (let i = 0; i < CHUNK; i++) {
+      const at = (calls + i) & mask;
+      if (client.assign(TARGETED, ids[at] as string, attributes[at]) === 'control') control++;
+    }
+    calls += CHUNK;
+    now = performance.now();
+  }
+  keep(control);
+  return calls / ((now - start) / 1_000);
+}
+
 function roundGrowthBook(gb: GrowthBookClient, contexts: readonly UserContext[]): number {
   const mask = contexts.length - 1;
   let calls = 0;
@@ -152,6 +205,7 @@ async function main(): Promise<void> {
   const ids = userIds(USERS);
   const bucketer = createBucketer('s-8f2a', 10_000);
   const contexts: UserContext[] = ids.map((id) => ({ attributes: { id } }));
+  const attributes = ids.map((_, i) => attributesOf(i));
   const plain = await arbiterClient(false);
   const exposing = await arbiterClient(true);
   const gb = growthBook();
@@ -181,6 +235,14 @@ async function main(): Promise<void> {
       'GrowthBook evalFeature()',
       () => roundGrowthBook(gb, contexts),
       controlShare(contexts, (c) => gb.evalFeature(EXPERIMENT, c).value),
+    ],
+    [
+      'Arbiter assign() with a 5-clause targeting condition',
+      () => roundArbiterTargeted(plain, ids, attributes),
+      controlShare(
+        ids.map((u, i) => [u, i] as const),
+        ([u, i]) => plain.assign(TARGETED, u, attributes[i]),
+      ),
     ],
   ];
   for (const [name, , share] of contenders) {
@@ -212,7 +274,8 @@ async function main(): Promise<void> {
       `${name.padEnd(56)} median ${fmt(medians[i] ?? 0)}  (min ${fmt(Math.min(...xs))}, max ${fmt(Math.max(...xs))}), per CPU second ${fmt(median(cpuRates[i] ?? []))}`,
     );
   });
-  const [arbiter, withExposures, floor, plainBucketOf, growthbook] = medians as [
+  const [arbiter, withExposures, floor, plainBucketOf, growthbook, targeted] = medians as [
+    number,
     number,
     number,
     number,
@@ -223,6 +286,9 @@ async function main(): Promise<void> {
   console.log(`Arbiter (exposures on) / GrowthBook: ${(withExposures / growthbook).toFixed(1)}x`);
   console.log(`Arbiter / floor (bucket function alone): ${(arbiter / floor).toFixed(2)}`);
   console.log(`bucket function / plain bucketOf: ${(floor / plainBucketOf).toFixed(2)}x`);
+  console.log(
+    `Arbiter with 5-clause targeting / without: ${(targeted / arbiter).toFixed(2)} (goal >= 0.5); by CPU second ${((cpuRates[5] ? median(cpuRates[5]) : 0) / median(cpuRates[0] ?? [])).toFixed(2)}`,
+  );
   const cpu = cpuRates.map(median);
   console.log(
     `by CPU second: Arbiter ${fmt(cpu[0] ?? 0)} (goal >= 10 M/s), Arbiter / GrowthBook ${((cpu[0] ?? 0) / (cpu[4] ?? 1)).toFixed(1)}x (goal >= 10x), Arbiter / floor ${((cpu[0] ?? 0) / (cpu[2] ?? 1)).toFixed(2)}`,

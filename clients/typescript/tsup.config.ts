@@ -1,7 +1,7 @@
 import { defineConfig, type Options } from 'tsup';
 
-// @arbiter/bucketing is a workspace package: it is bundled, so the published library has no
-// runtime dependencies.
+// @arbiter/bucketing and @arbiter/conditions are workspace packages: they are bundled, so the
+// published library has no runtime dependencies.
 const shared: Options = {
   format: ['esm', 'cjs'],
   // The platform parameter of the shared client class is not part of the public surface.
@@ -9,7 +9,7 @@ const shared: Options = {
   sourcemap: true,
   splitting: false,
   treeshake: true,
-  noExternal: ['@arbiter/bucketing'],
+  noExternal: ['@arbiter/bucketing', '@arbiter/conditions'],
   outDir: 'dist',
   // Node 18 knows the node: scheme, and it tells bundlers these are built-ins.
   removeNodeProtocol: false,

@@ -4,7 +4,14 @@ import type { BrowserArbiterOptions } from './options.ts';
 
 export { ArbiterError } from './errors.ts';
 export type { BrowserArbiterOptions } from './options.ts';
-export type { ClientStats, EventType, Logger, PromptResult, TrackPayload } from './types.ts';
+export type {
+  Attributes,
+  ClientStats,
+  EventType,
+  Logger,
+  PromptResult,
+  TrackPayload,
+} from './types.ts';
 
 /**
  * Arbiter for browsers (and other runtimes without Node built-ins): the key is passed

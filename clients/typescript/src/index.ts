@@ -4,7 +4,14 @@ import type { NodeArbiterOptions } from './options.ts';
 
 export { ArbiterError } from './errors.ts';
 export type { NodeArbiterOptions } from './options.ts';
-export type { ClientStats, EventType, Logger, PromptResult, TrackPayload } from './types.ts';
+export type {
+  Attributes,
+  ClientStats,
+  EventType,
+  Logger,
+  PromptResult,
+  TrackPayload,
+} from './types.ts';
 
 /**
  * Arbiter for Node 18+: the key and address may come from `ARBITER_API_KEY` and

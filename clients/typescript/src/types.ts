@@ -59,6 +59,17 @@ export interface ClientStats {
  * as `client`: an `Arbiter` of either build. They check at construction that it is one.
  */
 export interface ArbiterInstance {
-  getPrompt(experiment: string, user: string, defaultPrompt: string): PromptResult;
-  withUser<R>(user: string, fn: () => R): R;
+  getPrompt(
+    experiment: string,
+    user: string,
+    defaultPrompt: string,
+    attributes?: Attributes,
+  ): PromptResult;
+  withUser<R>(user: string, fn: () => R, attributes?: Attributes): R;
 }
+
+/**
+ * What an experiment's targeting reads about a user (plan, locale, app version…): any JSON
+ * object. It stays in the process: assign evaluates it locally and no event carries it.
+ */
+export type Attributes = Record<string, unknown>;

@@ -25,6 +25,7 @@ const PUBLIC_METHODS = [
 const SHARED_EXPORTS = [
   'Arbiter',
   'ArbiterError',
+  'Attributes',
   'ClientStats',
   'EventType',
   'Logger',

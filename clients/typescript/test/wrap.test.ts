@@ -3,6 +3,7 @@ import OpenAI from 'openai';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { Arbiter } from '../src/index.ts';
 import { FAILING_MODEL, RESPONSE_DELAY_MS, STREAM_GAP_MS, USAGE } from './support/fake-llm.ts';
+import { configOf, twoArms } from './support/fixtures.ts';
 import { memoryLogger } from './support/logger.ts';
 import { EXPERIMENT, EXPERIMENT_ID, useModelCallHarness } from './support/model-call-harness.ts';
 
@@ -458,5 +459,32 @@ describe('interceptModelCall', () => {
     const out = await h.arbiter.interceptModelCall('nope', 'i-4', (v) => `variant ${v}`);
     expect(out).toBe('variant null');
     expect(await recorded()).toEqual([]);
+  });
+});
+
+describe('targeting', () => {
+  it('records a wrapped call only for a user the targeting admits, reading withUser’s attributes', async () => {
+    h.fake.setConfig(configOf(2, twoArms({ targeting: { plan: 'pro' } })));
+    const client = new Arbiter({
+      apiKey: h.fake.apiKey,
+      baseUrl: h.fake.baseUrl,
+      logger: memoryLogger(),
+      flushIntervalMs: 3_600_000,
+      trackExposures: false,
+    });
+    try {
+      expect(await client.ready()).toBe(true);
+      const wrapped = client.wrap(openai, EXPERIMENT);
+      const call = () => wrapped.chat.completions.create(chatParams);
+      await client.withUser('ann', call, { plan: 'pro' });
+      await client.withUser('bob', call, { plan: 'free' });
+      await client.withUser('cy', call);
+      await client.flush();
+      const events = [...h.fake.events.values()].map((e) => `${e.type}:${e.user_id}`).sort();
+      expect(events).toEqual(['exposure:ann', 'model_call:ann']);
+    } finally {
+      await client.close();
+      h.fake.setConfig(configOf(1, twoArms()));
+    }
   });
 });

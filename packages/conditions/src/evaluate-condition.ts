@@ -38,7 +38,22 @@ export function evalCondition(
   condition: unknown,
   savedGroups?: SavedGroups | null,
 ): boolean {
-  if (!isPlainObject(condition)) return false;
+  return run(predicateOf(condition), attributes, savedGroups);
+}
+
+/**
+ * `evalCondition` with the condition fixed: it is checked and compiled here, once, so each call
+ * costs only the clauses (no lookup of the compiled form). What a client keeps per experiment.
+ */
+export function conditionMatcher(
+  condition: unknown,
+): (attributes: unknown, savedGroups?: SavedGroups | null) => boolean {
+  const predicate = predicateOf(condition);
+  return (attributes, savedGroups) => run(predicate, attributes, savedGroups);
+}
+
+function predicateOf(condition: unknown): Predicate {
+  if (!isPlainObject(condition)) return NO_ONE;
   let predicate = compiled.get(condition);
   if (predicate === undefined) {
     try {
@@ -48,6 +63,14 @@ export function evalCondition(
     }
     compiled.set(condition, predicate);
   }
+  return predicate;
+}
+
+function run(
+  predicate: Predicate,
+  attributes: unknown,
+  savedGroups: SavedGroups | null | undefined,
+): boolean {
   try {
     return predicate(attributes, savedGroups ?? NO_GROUPS);
   } catch {

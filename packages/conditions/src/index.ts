@@ -1,4 +1,4 @@
 export { type CheckOptions, type ConditionProblem, checkCondition } from './condition-check.ts';
-export { evalCondition, type SavedGroups } from './evaluate-condition.ts';
+export { conditionMatcher, evalCondition, type SavedGroups } from './evaluate-condition.ts';
 export { LOGICAL_OPERATORS, TYPE_NAMES, VALUE_OPERATORS, type ValueOperator } from './operators.ts';
 export { paddedVersionString } from './version-string.ts';

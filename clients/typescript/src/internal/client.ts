@@ -1,6 +1,13 @@
 import { ArbiterError } from '../errors.ts';
 import type { NodeArbiterOptions } from '../options.ts';
-import type { ClientStats, EventType, Logger, PromptResult, TrackPayload } from '../types.ts';
+import type {
+  Attributes,
+  ClientStats,
+  EventType,
+  Logger,
+  PromptResult,
+  TrackPayload,
+} from '../types.ts';
 import { bindMethods } from './bind-methods.ts';
 import { type CompiledExperiment, ConfigStore } from './config-store.ts';
 import * as C from './constants.ts';
@@ -13,7 +20,7 @@ import { ModelCallRecorder } from './model-call-recorder.ts';
 import type { Platform } from './platform.ts';
 import { ConfigPoller } from './poller.ts';
 import { Transport } from './transport.ts';
-import type { UserContext } from './user-context.ts';
+import type { CurrentUser, UserContext } from './user-context.ts';
 import type { ArbiterEvent } from './wire.ts';
 import { ANY_PROVIDER, wrapProviderClient } from './wrap.ts';
 
@@ -96,8 +103,9 @@ export class ArbiterClient {
       warnOnce: (key, message) => this.#warnOnce(key, message),
     });
     const hooks: IntegrationHooks = {
-      currentUser: () => this.#users.current(),
-      open: (experiment, user, source) => this.#recorder.open(experiment, user, source),
+      currentUser: () => this.#users.current()?.user,
+      open: (experiment, user, source) =>
+        this.#recorder.open(experiment, user === undefined ? undefined : this.#who(user), source),
       warnOnce: (key, message) => this.#warnOnce(key, message),
     };
     // Not a method: it stays out of the public surface and the type declarations.
@@ -121,15 +129,16 @@ export class ArbiterClient {
   }
 
   /**
-   * The variant key of `user` in `experiment` (name or id), or null: not enrolled, unknown
-   * experiment, or no config yet. Null means the control behaviour. Local, synchronous; the
-   * first assignment of a user sends one `exposure` event in the background.
+   * The variant key of `user` in `experiment` (name or id), or null: not targeted, not
+   * enrolled, unknown experiment, or no config yet. Null means the control behaviour. Local,
+   * synchronous; the first assignment of a user sends one `exposure` event in the background.
+   * `attributes` are what the experiment's targeting reads; no event carries them.
    */
-  assign(experiment: string, user: string): string | null {
+  assign(experiment: string, user: string, attributes?: Attributes): string | null {
     try {
       const entry = this.#store.lookup(experiment);
       if (entry === undefined || typeof user !== 'string') return null;
-      const variant = this.#store.variantOf(entry, user);
+      const variant = this.#store.variantOf(entry, user, attributes);
       if (variant !== null && this.#trackExposures) this.#exposeOnce(entry, user, variant);
       return variant;
     } catch (err) {
@@ -139,8 +148,13 @@ export class ArbiterClient {
   }
 
   /** The prompt of the user's variant, or `defaultPrompt` (with `fallback: true`) when there is none. */
-  getPrompt(experiment: string, user: string, defaultPrompt: string): PromptResult {
-    const variant = this.assign(experiment, user);
+  getPrompt(
+    experiment: string,
+    user: string,
+    defaultPrompt: string,
+    attributes?: Attributes,
+  ): PromptResult {
+    const variant = this.assign(experiment, user, attributes);
     const prompt =
       variant === null ? undefined : this.#store.lookup(experiment)?.variants.get(variant)?.prompt;
     return typeof prompt === 'string'
@@ -153,8 +167,9 @@ export class ArbiterClient {
     experiment: string,
     user: string,
     defaults: T,
+    attributes?: Attributes,
   ): T {
-    const variant = this.assign(experiment, user);
+    const variant = this.assign(experiment, user, attributes);
     const variables =
       variant === null
         ? undefined
@@ -200,9 +215,12 @@ export class ArbiterClient {
     );
   }
 
-  /** Runs `fn` with `user` as the user of the wrapped clients' calls it makes. */
-  withUser<R>(user: string, fn: () => R): R {
-    return this.#users.run(user, fn);
+  /**
+   * Runs `fn` with `user` (and the `attributes` targeting reads) as the user of the wrapped
+   * clients' and the framework integrations' calls it makes.
+   */
+  withUser<R>(user: string, fn: () => R, attributes?: Attributes): R {
+    return this.#users.run({ user, attributes }, fn);
   }
 
   /**
@@ -215,8 +233,17 @@ export class ArbiterClient {
     experiment: string,
     user: string,
     fn: (variant: string | null) => T | PromiseLike<T>,
+    attributes?: Attributes,
   ): Promise<T> {
-    return this.#recorder.explicit(experiment, user, ANY_PROVIDER, fn);
+    return this.#recorder.explicit(experiment, { user, attributes }, ANY_PROVIDER, fn);
+  }
+
+  /** `user` with the attributes of the enclosing `withUser` when it runs for the same user. */
+  #who(user: string): CurrentUser {
+    const current = this.#users.current();
+    return current !== undefined && current.user === user
+      ? current
+      : { user, attributes: undefined };
   }
 
   /** Sends everything queued so far (or spills it); resolves when done. Never rejects. */

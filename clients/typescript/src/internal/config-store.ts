@@ -1,4 +1,6 @@
 import { BUCKETING_VERSION, createBucketer, variantForBucket } from '@arbiter/bucketing';
+import { conditionMatcher } from '@arbiter/conditions';
+import type { Attributes } from '../types.ts';
 import type { ConfigDocument, ExperimentConfig, WireRange, WireVariant } from './wire.ts';
 
 /** One experiment of the config, prepared for lookups on the hot path. */
@@ -11,6 +13,8 @@ export interface CompiledExperiment {
   readonly bucketOf: (userId: string) => number;
   readonly ranges: readonly WireRange[];
   readonly variants: ReadonlyMap<string, WireVariant>;
+  /** Whether the attributes pass the targeting (docs/wire-format.md); null when everyone may enter. */
+  readonly targeted: ((attributes: Attributes) => boolean) | null;
   /** Users already sent an exposure, with the variant they got; survives config refreshes. */
   readonly exposed: Map<string, string>;
 }
@@ -40,8 +44,16 @@ export class ConfigStore {
     return this.byKey.get(experiment);
   }
 
-  /** The variant of `userId`, or null when not enrolled or the experiment is unknown. */
-  variantOf(experiment: CompiledExperiment, userId: string): string | null {
+  /**
+   * The variant of `userId`, or null when the targeting does not match `attributes` or the
+   * bucket is in no range. Targeting first, as the server and every client order it.
+   */
+  variantOf(
+    experiment: CompiledExperiment,
+    userId: string,
+    attributes?: Attributes,
+  ): string | null {
+    if (experiment.targeted !== null && !experiment.targeted(attributes ?? {})) return null;
     return variantForBucket(experiment.ranges, experiment.bucketOf(userId));
   }
 
@@ -110,8 +122,19 @@ function compile(
     bucketOf: createBucketer(salt, bucketCount),
     ranges,
     variants,
+    targeted: targetingOf(raw.targeting),
     exposed: previous.get(id)?.exposed ?? new Map(),
   };
+}
+
+/**
+ * Absent or {} lets everyone in; any other value is a condition, compiled once here (one that
+ * cannot be read, a non-object included, lets no one in).
+ */
+function targetingOf(targeting: unknown): ((attributes: Attributes) => boolean) | null {
+  if (targeting === undefined || targeting === null) return null;
+  if (isObject(targeting) && Object.keys(targeting).length === 0) return null;
+  return conditionMatcher(targeting);
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

@@ -4,6 +4,7 @@ import { isWireUserId } from './event-validation.ts';
 import type { OpenModelCall } from './integration-hooks.ts';
 import { describeError, ModelCall } from './model-call.ts';
 import type { CallMeasure, ProviderReader } from './model-call-measure.ts';
+import type { CurrentUser } from './user-context.ts';
 
 export interface RecorderDeps {
   store: ConfigStore;
@@ -21,19 +22,19 @@ export interface RecorderDeps {
 export class ModelCallRecorder {
   constructor(private readonly deps: RecorderDeps) {}
 
-  /** One call through a wrapped provider client; `user` comes from `withUser`. */
+  /** One call through a wrapped provider client; `who` comes from `withUser`. */
   throughWrap(
     experiment: string,
-    user: string | undefined,
+    who: CurrentUser | undefined,
     reader: ProviderReader,
     params: unknown,
     invoke: () => unknown,
   ): unknown {
     let call: ReturnType<ModelCallRecorder['begin']> = null;
-    if (user === undefined) {
+    if (who === undefined) {
       this.deps.warnOnce('wrap-user', 'wrap: model call outside withUser(), not recorded');
     } else {
-      call = this.begin(experiment, user, [reader], params);
+      call = this.begin(experiment, who, [reader], params);
     }
     if (call === null) return invoke();
     let result: unknown;
@@ -48,12 +49,12 @@ export class ModelCallRecorder {
 
   async explicit<T>(
     experiment: string,
-    user: string,
+    who: CurrentUser,
     readers: readonly ProviderReader[],
     fn: (variant: string | null) => T | PromiseLike<T>,
   ): Promise<T> {
-    const call = this.begin(experiment, user, readers, undefined);
-    if (call === null) return fn(this.variantOf(experiment, user));
+    const call = this.begin(experiment, who, readers, undefined);
+    if (call === null) return fn(this.variantOf(experiment, who));
     let value: T;
     try {
       value = await fn(call.variant);
@@ -68,12 +69,12 @@ export class ModelCallRecorder {
    * One call seen through a framework integration (the AI SDK middleware, the LangChain
    * handler), which reports its start, first token and end itself; null when not recorded.
    */
-  open(experiment: string, user: string | undefined, source: string): OpenModelCall | null {
-    if (user === undefined) {
+  open(experiment: string, who: CurrentUser | undefined, source: string): OpenModelCall | null {
+    if (who === undefined) {
       this.deps.warnOnce(`${source}-user`, `${source}: model call without a user, not recorded`);
       return null;
     }
-    const call = this.begin(experiment, user, [], undefined);
+    const call = this.begin(experiment, who, [], undefined);
     if (call === null) return null;
     const { variant, observer } = call;
     return {
@@ -93,7 +94,7 @@ export class ModelCallRecorder {
    */
   private begin(
     experiment: string,
-    user: string,
+    { user, attributes }: CurrentUser,
     readers: readonly ProviderReader[],
     params: unknown,
   ): { variant: string | null; observer: ModelCall } | null {
@@ -105,7 +106,7 @@ export class ModelCallRecorder {
         warnOnce(`unknown:${experiment}`, `experiment ${experiment} is not in the config`);
         return null;
       }
-      const variant = entry === undefined ? null : store.variantOf(entry, user);
+      const variant = entry === undefined ? null : store.variantOf(entry, user, attributes);
       if (entry !== undefined && variant === null) return null;
       const base = { experiment_id: entry?.id ?? experiment, user_id: user };
       enqueue('exposure', variant === null ? base : { ...base, variant });
@@ -123,11 +124,11 @@ export class ModelCallRecorder {
     }
   }
 
-  private variantOf(experiment: string, user: string): string | null {
+  private variantOf(experiment: string, { user, attributes }: CurrentUser): string | null {
     const entry = this.deps.store.lookup(experiment);
     return entry === undefined || typeof user !== 'string'
       ? null
-      : this.deps.store.variantOf(entry, user);
+      : this.deps.store.variantOf(entry, user, attributes);
   }
 }
 

@@ -1,4 +1,4 @@
-import type { UserContext } from './user-context.ts';
+import type { CurrentUser, UserContext } from './user-context.ts';
 
 /**
  * Browsers have no AsyncLocalStorage. A page serves one user, so the user of the innermost
@@ -7,28 +7,28 @@ import type { UserContext } from './user-context.ts';
  * `interceptModelCall` there.
  */
 export function browserUserContext(): UserContext {
-  const active: string[] = [];
-  const leave = (user: string) => {
-    const at = active.lastIndexOf(user);
+  const active: CurrentUser[] = [];
+  const leave = (who: CurrentUser) => {
+    const at = active.lastIndexOf(who);
     if (at >= 0) active.splice(at, 1);
   };
   return {
-    run<R>(user: string, fn: () => R): R {
-      active.push(user);
+    run<R>(who: CurrentUser, fn: () => R): R {
+      active.push(who);
       let result: R;
       try {
         result = fn();
       } catch (err) {
-        leave(user);
+        leave(who);
         throw err;
       }
       if (isPromiseLike(result)) {
         void Promise.resolve(result).then(
-          () => leave(user),
-          () => leave(user),
+          () => leave(who),
+          () => leave(who),
         );
       } else {
-        leave(user);
+        leave(who);
       }
       return result;
     },

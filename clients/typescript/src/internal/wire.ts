@@ -23,6 +23,8 @@ export interface ExperimentConfig {
   bucket_count: number;
   ranges: WireRange[];
   variants: WireVariant[];
+  /** Who may enter: a condition over the user's attributes; absent when everyone may. */
+  targeting?: unknown;
 }
 
 /** Half-open `[start, end)`, sorted by start, never overlapping. */

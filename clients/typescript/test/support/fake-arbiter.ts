@@ -15,6 +15,7 @@ export interface ConfigDoc {
     bucket_count: number;
     ranges: { variant: string; start: number; end: number }[];
     variants: { key: string; prompt?: string; variables?: Record<string, unknown> }[];
+    targeting?: unknown;
   }[];
 }
 
