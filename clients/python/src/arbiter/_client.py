@@ -28,7 +28,7 @@ from ._queued_event import serialize
 from ._retry_policy import RetryPolicy
 from ._transport import Transport
 from ._types import ClientStats, EventType, PromptResult
-from ._user_context import AsUser, current_user
+from ._user_context import AsUser, current_attributes, current_user
 from ._wrap import ANY_PROVIDER, wrap_provider_client
 
 T = TypeVar("T")
@@ -133,15 +133,17 @@ class Arbiter:
 
     # -- assignment ------------------------------------------------------------------------
 
-    def assign(self, experiment: str, user: str) -> Optional[str]:
-        """The variant key of ``user`` in ``experiment`` (name or id), or None: not enrolled,
-        unknown experiment, or no config yet. None means the control behaviour. Local, no network
-        call, never raises; the first assignment of a user queues one ``exposure`` event."""
+    def assign(self, experiment: str, user: str, attributes: Optional[Mapping[str, Any]] = None) -> Optional[str]:
+        """The variant key of ``user`` in ``experiment`` (name or id), or None: not targeted, not
+        enrolled, unknown experiment, or no config yet. None means the control behaviour. Local,
+        no network call, never raises; the first assignment of a user queues one ``exposure``
+        event. ``attributes`` are what the experiment's targeting reads (None reads as none);
+        no event carries them."""
         try:
             entry = self._experiments.get(experiment)
             if entry is None or not isinstance(user, str):
                 return None
-            variant = entry.variant_of(user)
+            variant = entry.variant(user, attributes)
             if variant is not None and self._track_exposures and entry.exposed.get(user) != variant:
                 self._expose(entry, user, variant)
             return variant
@@ -149,36 +151,54 @@ class Arbiter:
             self._warn_once("assign", "assign failed, returning None: %r" % (err,))
             return None
 
-    async def aassign(self, experiment: str, user: str) -> Optional[str]:
+    async def aassign(
+        self, experiment: str, user: str, attributes: Optional[Mapping[str, Any]] = None
+    ) -> Optional[str]:
         """``assign`` for symmetry in async code; it never waits."""
-        return self.assign(experiment, user)
+        return self.assign(experiment, user, attributes)
 
-    def get_prompt(self, experiment: str, user: str, default: str) -> PromptResult:
+    def get_prompt(
+        self, experiment: str, user: str, default: str, attributes: Optional[Mapping[str, Any]] = None
+    ) -> PromptResult:
         """The prompt of the user's variant, or ``default`` (with ``fallback=True``) when there
         is no config, no variant, or the variant has no prompt."""
-        variant = self.assign(experiment, user)
+        variant = self.assign(experiment, user, attributes)
         prompt = self._variant_field(experiment, variant, "prompt")
         if isinstance(prompt, str):
             return PromptResult(variant, prompt, False)
         return PromptResult(variant, default, True)
 
-    async def aget_prompt(self, experiment: str, user: str, default: str) -> PromptResult:
-        return self.get_prompt(experiment, user, default)
+    async def aget_prompt(
+        self, experiment: str, user: str, default: str, attributes: Optional[Mapping[str, Any]] = None
+    ) -> PromptResult:
+        return self.get_prompt(experiment, user, default, attributes)
 
-    def get_variables(self, experiment: str, user: str, defaults: Mapping[str, Any]) -> Dict[str, Any]:
+    def get_variables(
+        self,
+        experiment: str,
+        user: str,
+        defaults: Mapping[str, Any],
+        attributes: Optional[Mapping[str, Any]] = None,
+    ) -> Dict[str, Any]:
         """The variables of the user's variant merged over ``defaults``, as a new dict."""
         try:
             merged = dict(defaults)
         except Exception as err:  # not a mapping: the caller still gets the variant's variables
             self._warn_once("get_variables", "get_variables: defaults is not a mapping: %r" % (err,))
             merged = {}
-        variables = self._variant_field(experiment, self.assign(experiment, user), "variables")
+        variables = self._variant_field(experiment, self.assign(experiment, user, attributes), "variables")
         if isinstance(variables, dict):
             merged.update(variables)
         return merged
 
-    async def aget_variables(self, experiment: str, user: str, defaults: Mapping[str, Any]) -> Dict[str, Any]:
-        return self.get_variables(experiment, user, defaults)
+    async def aget_variables(
+        self,
+        experiment: str,
+        user: str,
+        defaults: Mapping[str, Any],
+        attributes: Optional[Mapping[str, Any]] = None,
+    ) -> Dict[str, Any]:
+        return self.get_variables(experiment, user, defaults, attributes)
 
     # -- events ----------------------------------------------------------------------------
 
@@ -257,30 +277,41 @@ class Arbiter:
         unrecorded. The client itself is not changed."""
 
         def hook(reader: Any, params: Dict[str, Any], invoke: Callable[[], Any]) -> Any:
-            return self._recorder.through_wrap(experiment, current_user.get(), reader, params, invoke)
+            return self._recorder.through_wrap(
+                experiment, current_user.get(), current_attributes.get(), reader, params, invoke
+            )
 
         result: T = wrap_provider_client(client, hook)
         return result
 
-    def as_user(self, user: str) -> AsUser:
-        """``with arbiter.as_user(user):`` makes ``user`` the user of wrapped-client calls inside,
-        across ``await`` and per thread and asyncio task (``contextvars``)."""
-        return AsUser(user)
+    def as_user(self, user: str, attributes: Optional[Mapping[str, Any]] = None) -> AsUser:
+        """``with arbiter.as_user(user, attributes):`` makes ``user`` the user of wrapped-client
+        and framework-integration calls inside, assigned with ``attributes``, across ``await``
+        and per thread and asyncio task (``contextvars``)."""
+        return AsUser(user, attributes)
 
-    def intercept_model_call(self, experiment: str, user: str, fn: Callable[[Optional[str]], R]) -> R:
+    def intercept_model_call(
+        self,
+        experiment: str,
+        user: str,
+        fn: Callable[[Optional[str]], R],
+        attributes: Optional[Mapping[str, Any]] = None,
+    ) -> R:
         """The explicit form of ``wrap``: calls ``fn(variant)`` (None when not enrolled or no
         config yet) and records an ``exposure`` and a ``model_call`` with the latency of ``fn``
         and the tokens and model found in its result (OpenAI and Anthropic shapes, streams
         included). An ``fn`` that returns an awaitable gives an awaitable. Errors of ``fn`` are
         recorded, then raised."""
-        result: R = self._recorder.explicit(experiment, user, ANY_PROVIDER, fn)
+        result: R = self._recorder.explicit(experiment, user, attributes, ANY_PROVIDER, fn)
         return result
 
     def _begin_model_run(self, experiment: str, user: str) -> Optional[FinishModelCall]:
         """For the framework integrations (``arbiter.integrations``): queues the exposure under
         ``assign``'s rule and returns how to finish the ``model_call``, or None when the call is
         not part of the experiment."""
-        return self._recorder.begin_run(experiment, user, self.assign)
+        # The attributes of the enclosing as_user, when it runs for this user.
+        attributes = current_attributes.get() if current_user.get() == user else None
+        return self._recorder.begin_run(experiment, user, lambda e, u: self.assign(e, u, attributes))
 
     # -- context managers ------------------------------------------------------------------
 

@@ -4,29 +4,42 @@ import threading
 from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
 
 from ._bucketing import BUCKETING_VERSION, Range, make_assigner
+from ._conditions import CompiledCondition, compile_condition
 
 
 class CompiledExperiment:
     """One experiment of the config."""
 
-    __slots__ = ("id", "name", "variant_of", "variants", "exposed")
+    __slots__ = ("id", "name", "variant_of", "targeting", "variants", "exposed")
 
     def __init__(
         self,
         id: str,
         name: str,
         variant_of: Callable[[str], Optional[str]],
+        targeting: Optional[CompiledCondition],
         variants: Dict[str, Mapping[str, Any]],
         exposed: Dict[str, str],
     ) -> None:
         self.id = id
         self.name = name
-        #: user id -> variant key or None, with ``salt:`` pre-hashed.
+        #: user id -> variant key or None by the bucket alone, with ``salt:`` pre-hashed.
         self.variant_of = variant_of
+        #: Who may enter (docs/wire-format.md); None when everyone may.
+        self.targeting = targeting
         #: variant key -> the variant's wire object (``prompt``, ``variables``).
         self.variants = variants
         #: Users already sent an exposure, with the variant they got; survives refreshes.
         self.exposed = exposed
+
+    def variant(self, user: str, attributes: Optional[Mapping[str, Any]] = None) -> Optional[str]:
+        """The user's variant, or None when the targeting does not match ``attributes`` (None
+        reads as no attributes) or the bucket is in no range. Targeting first, as the server
+        and every client order it."""
+        targeting = self.targeting
+        if targeting is not None and not targeting.matches({} if attributes is None else attributes):
+            return None
+        return self.variant_of(user)
 
 
 class ConfigStore:
@@ -115,9 +128,18 @@ def _compile(raw: Any, previous: Mapping[str, CompiledExperiment]) -> Optional[C
         id=id_,
         name=name,
         variant_of=make_assigner(salt, bucket_count, ranges),
+        targeting=_targeting(raw.get("targeting")),
         variants=variants,
         exposed=before.exposed if before is not None else {},
     )
+
+
+def _targeting(targeting: Any) -> Optional[CompiledCondition]:
+    """Absent or {} lets everyone in; any other value is a condition, compiled once here (one
+    that cannot be read, a non-object included, lets no one in)."""
+    if targeting is None or (isinstance(targeting, dict) and not targeting):
+        return None
+    return compile_condition(targeting)
 
 
 def _is_int(value: Any) -> bool:

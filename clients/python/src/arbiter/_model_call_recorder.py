@@ -1,6 +1,6 @@
 """Turns one model call into an ``exposure`` (when it starts) and a ``model_call`` (when it ends)."""
 
-from typing import Any, Callable, Dict, NamedTuple, Optional, Sequence
+from typing import Any, Callable, Dict, Mapping, NamedTuple, Optional, Sequence
 
 from ._config_store import ConfigStore
 from ._event_validation import is_wire_user_id
@@ -31,16 +31,17 @@ class ModelCallRecorder:
         self,
         experiment: str,
         user: Optional[str],
+        attributes: Optional[Mapping[str, Any]],
         reader: ProviderReader,
         params: Dict[str, Any],
         invoke: Callable[[], Any],
     ) -> Any:
-        """One call through a wrapped provider client; ``user`` comes from ``as_user``."""
+        """One call through a wrapped provider client; ``user`` and ``attributes`` come from ``as_user``."""
         begun = None
         if user is None:
             self._warn_once("wrap-user", "wrap: model call outside as_user(), not recorded")
         else:
-            begun = self._begin(experiment, user, (reader,), params)
+            begun = self._begin(experiment, user, attributes, (reader,), params)
         if begun is None:
             return invoke()
         try:
@@ -54,12 +55,13 @@ class ModelCallRecorder:
         self,
         experiment: str,
         user: str,
+        attributes: Optional[Mapping[str, Any]],
         readers: Sequence[ProviderReader],
         fn: Callable[[Optional[str]], Any],
     ) -> Any:
-        begun = self._begin(experiment, user, readers, None)
+        begun = self._begin(experiment, user, attributes, readers, None)
         if begun is None:
-            return fn(self._variant_of(experiment, user))
+            return fn(self._variant_of(experiment, user, attributes))
         try:
             result = fn(begun.variant)
         except BaseException as err:
@@ -67,7 +69,14 @@ class ModelCallRecorder:
             raise
         return begun.call.observe(result)
 
-    def _begin(self, experiment: str, user: str, readers: Sequence[ProviderReader], params: Any) -> Optional[_Begun]:
+    def _begin(
+        self,
+        experiment: str,
+        user: str,
+        attributes: Optional[Mapping[str, Any]],
+        readers: Sequence[ProviderReader],
+        params: Any,
+    ) -> Optional[_Begun]:
         """Records the exposure and returns the timer of the model_call, or None when the call is
         not part of the experiment. Without a config yet, the server works the variant out."""
         try:
@@ -77,7 +86,7 @@ class ModelCallRecorder:
             if entry is None and self._store.loaded:
                 self._warn_once("unknown:" + experiment, "experiment %s is not in the config" % experiment)
                 return None
-            variant = None if entry is None else entry.variant_of(user)
+            variant = None if entry is None else entry.variant(user, attributes)
             if entry is not None and variant is None:
                 return None
             base: Dict[str, Any] = {"experiment_id": experiment if entry is None else entry.id, "user_id": user}
@@ -122,9 +131,9 @@ class ModelCallRecorder:
 
         return finish
 
-    def _variant_of(self, experiment: str, user: str) -> Optional[str]:
+    def _variant_of(self, experiment: str, user: str, attributes: Optional[Mapping[str, Any]]) -> Optional[str]:
         entry = self._store.experiments.get(experiment)
-        return None if entry is None or not isinstance(user, str) else entry.variant_of(user)
+        return None if entry is None or not isinstance(user, str) else entry.variant(user, attributes)
 
 
 def _model_call_fields(m: Measure, record_text: bool) -> Dict[str, Any]:

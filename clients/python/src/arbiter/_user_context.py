@@ -7,23 +7,27 @@ requests of different users never see each other's user.
 
 from contextvars import ContextVar, Token
 from types import TracebackType
-from typing import List, Optional, Type
+from typing import Any, List, Mapping, Optional, Tuple, Type
 
 current_user: "ContextVar[Optional[str]]" = ContextVar("arbiter_user", default=None)
+#: The attributes given to the innermost ``as_user`` (what targeting reads), or None.
+current_attributes: "ContextVar[Optional[Mapping[str, Any]]]" = ContextVar("arbiter_attributes", default=None)
 
 
 class AsUser:
-    """``with arbiter.as_user(user):`` (or ``async with``): wrapped-client calls inside belong to ``user``."""
+    """``with arbiter.as_user(user, attributes):`` (or ``async with``): wrapped-client calls
+    inside belong to ``user``, assigned with ``attributes``."""
 
-    __slots__ = ("_user", "_tokens")
+    __slots__ = ("_user", "_attributes", "_tokens")
 
-    def __init__(self, user: str) -> None:
+    def __init__(self, user: str, attributes: Optional[Mapping[str, Any]] = None) -> None:
         self._user = user
+        self._attributes = attributes
         # A stack, so that one AsUser object may be entered again while it is active.
-        self._tokens: "List[Token[Optional[str]]]" = []
+        self._tokens: "List[Tuple[Token[Optional[str]], Token[Optional[Mapping[str, Any]]]]]" = []
 
     def __enter__(self) -> "AsUser":
-        self._tokens.append(current_user.set(self._user))
+        self._tokens.append((current_user.set(self._user), current_attributes.set(self._attributes)))
         return self
 
     def __exit__(
@@ -32,7 +36,9 @@ class AsUser:
         exc: Optional[BaseException],
         tb: Optional[TracebackType],
     ) -> None:
-        current_user.reset(self._tokens.pop())
+        user_token, attributes_token = self._tokens.pop()
+        current_attributes.reset(attributes_token)
+        current_user.reset(user_token)
 
     async def __aenter__(self) -> "AsUser":
         return self.__enter__()
