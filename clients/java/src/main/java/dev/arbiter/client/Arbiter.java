@@ -54,6 +54,8 @@ public final class Arbiter implements AutoCloseable {
    * found, and removes the entry when it found none, so no thread keeps a user after its scope.
    */
   private final ThreadLocal<String> users = new ThreadLocal<>();
+  /** The attributes of the innermost {@link #withUser} scope on this thread, or null. */
+  private final ThreadLocal<Map<String, ?>> userAttributes = new ThreadLocal<>();
 
   /**
    * What {@link Arbiter#withUser(String, UserCall)} runs: a {@code Callable} whose checked
@@ -110,15 +112,29 @@ public final class Arbiter implements AutoCloseable {
   }
 
   /**
-   * The variant key of {@code user} in {@code experiment} (name or id), or null: not enrolled,
-   * unknown experiment, or no config yet. Null means the control behaviour. Local, no network,
-   * never blocks, never throws; the first assignment of a user queues one {@code exposure}.
+   * The variant key of {@code user} in {@code experiment} (name or id), or null: not targeted,
+   * not enrolled, unknown experiment, or no config yet. Null means the control behaviour.
+   * Local, no network, never blocks, never throws; the first assignment of a user queues one
+   * {@code exposure}. An experiment with targeting reads no attributes here: see
+   * {@link #assign(String, String, Map)}.
    */
   public String assign(String experiment, String user) {
+    return assign(experiment, user, null);
+  }
+
+  /**
+   * {@link #assign(String, String)} with the user's attributes, what the experiment's targeting
+   * reads (plan, locale, app version...: String, Number, Boolean, null, List and Map values, as
+   * JSON holds them). A user the targeting leaves out gets null and sends no exposure. The
+   * attributes stay in memory: no event carries them.
+   *
+   * @param attributes the user's attributes; null reads as none
+   */
+  public String assign(String experiment, String user, Map<String, ?> attributes) {
     try {
       CompiledExperiment entry = store.lookup(experiment);
       if (entry == null || user == null) return null;
-      String variant = entry.variantOf(user);
+      String variant = entry.variantOf(user, attributes);
       if (variant != null && trackExposures) exposeOnce(entry, user, variant);
       return variant;
     } catch (RuntimeException e) {
@@ -129,7 +145,13 @@ public final class Arbiter implements AutoCloseable {
 
   /** The prompt of the user's variant, or {@code defaultPrompt} (with {@code fallback} true) when there is none. */
   public PromptResult getPrompt(String experiment, String user, String defaultPrompt) {
-    String variant = assign(experiment, user);
+    return getPrompt(experiment, user, defaultPrompt, null);
+  }
+
+  /** {@link #getPrompt(String, String, String)} with the attributes targeting reads. */
+  public PromptResult getPrompt(String experiment, String user, String defaultPrompt,
+      Map<String, ?> attributes) {
+    String variant = assign(experiment, user, attributes);
     CompiledExperiment.Variant v = variantConfig(experiment, variant);
     return v != null && v.prompt != null ? new PromptResult(variant, v.prompt, false)
         : new PromptResult(variant, defaultPrompt, true);
@@ -142,10 +164,17 @@ public final class Arbiter implements AutoCloseable {
    */
   public Map<String, Object> getVariables(String experiment, String user,
       Map<String, ?> defaults) {
+    return getVariables(experiment, user, defaults, null);
+  }
+
+  /** {@link #getVariables(String, String, Map)} with the attributes targeting reads. */
+  public Map<String, Object> getVariables(String experiment, String user,
+      Map<String, ?> defaults, Map<String, ?> attributes) {
     Map<String, Object> merged = new LinkedHashMap<>();
     try {
       if (defaults != null) merged.putAll(defaults);
-      CompiledExperiment.Variant v = variantConfig(experiment, assign(experiment, user));
+      CompiledExperiment.Variant v =
+          variantConfig(experiment, assign(experiment, user, attributes));
       if (v != null && v.variables != null) merged.putAll(v.variables);
     } catch (RuntimeException e) {
       warnOnce("variables", "getVariables failed, returning the defaults: " + e);
@@ -219,7 +248,18 @@ public final class Arbiter implements AutoCloseable {
    * recorded, then rethrown unchanged.
    */
   public <T> T interceptModelCall(String experiment, String user, Function<String, T> call) {
-    return recorder.intercept(experiment, user, call);
+    // The attributes of the enclosing withUser scope, when it is this user's.
+    Map<String, ?> attributes = user != null && user.equals(users.get()) ? userAttributes.get()
+        : null;
+    return recorder.intercept(experiment, user, attributes, call);
+  }
+
+  /**
+   * {@link #interceptModelCall(String, String, Function)} with the attributes targeting reads.
+   */
+  public <T> T interceptModelCall(String experiment, String user, Map<String, ?> attributes,
+      Function<String, T> call) {
+    return recorder.intercept(experiment, user, attributes, call);
   }
 
   /**
@@ -234,7 +274,7 @@ public final class Arbiter implements AutoCloseable {
       warnOnce("model-call-user", "interceptModelCall: model call outside withUser(), not recorded");
       return call.apply(null);
     }
-    return recorder.intercept(experiment, user, call);
+    return recorder.intercept(experiment, user, userAttributes.get(), call);
   }
 
   /**
@@ -254,8 +294,21 @@ public final class Arbiter implements AutoCloseable {
    * @param user the user id; null runs {@code call} with no user
    */
   public <T, X extends Throwable> T withUser(String user, UserCall<T, X> call) throws X {
+    return withUser(user, null, call);
+  }
+
+  /**
+   * {@link #withUser(String, UserCall)} with the user's attributes: the model calls made in
+   * the scope are assigned with them, as {@link #assign(String, String, Map)} assigns.
+   *
+   * @param attributes the user's attributes; null reads as none
+   */
+  public <T, X extends Throwable> T withUser(String user, Map<String, ?> attributes,
+      UserCall<T, X> call) throws X {
     String outer = users.get();
+    Map<String, ?> outerAttributes = userAttributes.get();
     users.set(user);
+    userAttributes.set(attributes);
     try {
       return call.call();
     } finally {
@@ -264,12 +317,22 @@ public final class Arbiter implements AutoCloseable {
       } else {
         users.set(outer);
       }
+      if (outerAttributes == null) {
+        userAttributes.remove();
+      } else {
+        userAttributes.set(outerAttributes);
+      }
     }
   }
 
   /** {@link #withUser(String, UserCall)} for work that returns nothing. */
   public void withUser(String user, Runnable run) {
-    withUser(user, () -> {
+    withUser(user, null, run);
+  }
+
+  /** {@link #withUser(String, Map, UserCall)} for work that returns nothing. */
+  public void withUser(String user, Map<String, ?> attributes, Runnable run) {
+    withUser(user, attributes, () -> {
       run.run();
       return null;
     });

@@ -30,9 +30,14 @@ final class CompiledExperiment {
   final Map<String, Variant> variants;
   /** Users already sent an exposure, with the variant they got. */
   final ConcurrentHashMap<String, String> exposed;
+  /** Who may enter (docs/wire-format.md), checked readable once; null when everyone may. */
+  private final Map<?, ?> targeting;
+  /** A targeting that cannot be read (a non-object included) lets no one in. */
+  private final boolean nobody;
 
   CompiledExperiment(String id, String name, Bucketer bucketer, long[] starts, long[] ends,
-      String[] owners, Map<String, Variant> variants, ConcurrentHashMap<String, String> exposed) {
+      String[] owners, Map<String, Variant> variants, ConcurrentHashMap<String, String> exposed,
+      Object targeting) {
     this.id = id;
     this.name = name;
     this.bucketer = bucketer;
@@ -41,10 +46,24 @@ final class CompiledExperiment {
     this.owners = owners;
     this.variants = variants;
     this.exposed = exposed;
+    boolean everyone = targeting == null
+        || (targeting instanceof Map && ((Map<?, ?>) targeting).isEmpty());
+    boolean readable = !everyone && ConditionCheck.isReadable(targeting);
+    this.targeting = readable ? (Map<?, ?>) targeting : null;
+    this.nobody = !everyone && !readable;
   }
 
-  /** The user's variant, or null when the bucket is in no range (not enrolled). */
-  String variantOf(String user) {
+  /**
+   * The user's variant, or null when the targeting does not match {@code attributes} (null
+   * reads as none) or the bucket is in no range. Targeting first, as the server and every
+   * client order it.
+   */
+  String variantOf(String user, Map<String, ?> attributes) {
+    if (nobody) return null;
+    if (targeting != null && !ConditionEvaluator.evalReadable(
+        attributes == null ? Map.of() : attributes, targeting, null)) {
+      return null;
+    }
     long bucket = bucketer.bucketOf(user);
     int lo = 0;
     int hi = starts.length - 1;

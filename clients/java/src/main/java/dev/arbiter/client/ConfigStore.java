@@ -144,7 +144,7 @@ final class ConfigStore {
     return new CompiledExperiment((String) id, (String) name,
         new Bucketer((String) salt, (Long) count), starts, ends, sortedOwners,
         Collections.unmodifiableMap(variants),
-        before != null ? before.exposed : new ConcurrentHashMap<>());
+        before != null ? before.exposed : new ConcurrentHashMap<>(), e.get("targeting"));
   }
 
   @SuppressWarnings("unchecked")

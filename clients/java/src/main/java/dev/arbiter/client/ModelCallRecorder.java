@@ -25,12 +25,13 @@ final class ModelCallRecorder {
     this.warnOnce = warnOnce;
   }
 
-  <T> T intercept(String experiment, String user, Function<String, T> call) {
+  <T> T intercept(String experiment, String user, Map<String, ?> attributes,
+      Function<String, T> call) {
     Map<String, Object> base = null;
     String variant = null;
     try {
       CompiledExperiment entry = store.lookup(experiment);
-      variant = entry == null ? null : entry.variantOf(user);
+      variant = entry == null || user == null ? null : entry.variantOf(user, attributes);
       base = begin(experiment, user, entry, variant);
     } catch (RuntimeException e) {
       warnOnce.warn("model-call", "model call not recorded: " + e);
