@@ -19,4 +19,8 @@ const baseline = score("launchDarklyVariation");
 for (const name of ["arbiterAssign", "arbiterAssignWithoutExposures"]) {
   const own = score(name);
   if (own && baseline) console.log(`${name}: ${(own / baseline).toFixed(1)}x launchDarklyVariation`);
-}' target/jmh.json
+}
+const targeted = score("arbiterAssignTargeted");
+const plain = score("arbiterAssignWithoutExposures");
+if (targeted && plain) console.log(`arbiterAssignTargeted / arbiterAssignWithoutExposures: ${(targeted / plain).toFixed(2)} (goal >= 0.5)`);
+' target/jmh.json

@@ -599,6 +599,28 @@ export const datasets = pgTable(
   (t) => [uniqueIndex('datasets_org_name').on(t.orgId, t.name)],
 );
 
+/**
+ * A saved group: a named list of values (user ids, emails, countries…) that targeting
+ * conditions test with `$inGroup`/`$notInGroup` by `key`, shipped in the client config.
+ */
+export const savedGroups = pgTable(
+  'saved_groups',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    orgId: uuid('org_id')
+      .notNull()
+      .references(() => orgs.id),
+    key: text('key').notNull(),
+    description: text('description'),
+    values: jsonb('values').$type<Array<string | number>>().notNull(),
+    /** Rises with every change, as an experiment's versions do. */
+    version: integer('version').notNull(),
+    createdAt: createdAt(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex('saved_groups_org_key').on(t.orgId, t.key)],
+);
+
 /** One row per version of a dataset: what the change was and how many items the version holds. */
 export const datasetVersions = pgTable(
   'dataset_versions',

@@ -16,7 +16,9 @@ export type AuditAction =
   | 'dataset.created'
   | 'dataset.items_uploaded'
   | 'dataset.item_deleted'
-  | 'offline_run.created';
+  | 'offline_run.created'
+  | 'saved_group.created'
+  | 'saved_group.updated';
 
 export interface AuditInput {
   orgId: string;

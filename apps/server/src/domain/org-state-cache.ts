@@ -9,6 +9,7 @@ import type { Variant } from '../schemas/experiment-config.ts';
 import { loadCurrentVersion } from './experiments/current-version.ts';
 import { effectivePlan } from './plans/effective-plan.ts';
 import type { Plan } from './plans.ts';
+import { type SavedGroupValues, savedGroupValues } from './saved-groups/service.ts';
 
 /** One experiment as the client libraries receive it (docs/wire-format.md). */
 export interface ClientExperiment {
@@ -28,7 +29,15 @@ export interface OrgState {
   configVersion: number;
   plan: Plan;
   etag: string;
-  body: { config_version: number; bucketing_version: '1'; experiments: ClientExperiment[] };
+  body: {
+    config_version: number;
+    bucketing_version: '1';
+    experiments: ClientExperiment[];
+    /** Saved groups by key, for `$inGroup`; absent when the org has none. */
+    saved_groups?: SavedGroupValues;
+  };
+  /** The saved groups targeting reads (empty when none). */
+  savedGroups: SavedGroupValues;
   /** By id and by name: both address the same experiment. */
   lookup: Map<
     string,
@@ -136,6 +145,7 @@ export class OrgStateCache {
       state = { ...previous, plan };
     } else {
       const list = await loadExperiments(this.db, orgId);
+      const savedGroups = await savedGroupValues(this.db, orgId);
       const lookup: OrgState['lookup'] = new Map();
       for (const { client, control, windowStartMs } of list) {
         const enriched = {
@@ -157,7 +167,10 @@ export class OrgStateCache {
           config_version: configVersion,
           bucketing_version: '1',
           experiments: list.map((e) => e.client),
+          // Absent, not {}, for an org without groups: its document stays as it was.
+          ...(Object.keys(savedGroups).length > 0 ? { saved_groups: savedGroups } : {}),
         },
+        savedGroups,
         lookup,
       };
     }

@@ -33,6 +33,9 @@ export type DomainCode =
   | 'dataset-version-not-found'
   | 'offline-run-invalid'
   | 'offline-run-not-found'
-  | 'offline-run-not-open';
+  | 'offline-run-not-open'
+  | 'saved-group-not-found'
+  | 'saved-group-key-taken'
+  | 'saved-group-too-large';
 
 export class DomainError extends Outcome<DomainCode> {}

@@ -39,6 +39,9 @@ const PROBLEM_OF = {
     'offline-run-invalid': 'validation-error',
     'offline-run-not-found': 'offline-run-not-found',
     'offline-run-not-open': 'offline-run-not-open',
+    'saved-group-not-found': 'saved-group-not-found',
+    'saved-group-key-taken': 'saved-group-key-taken',
+    'saved-group-too-large': 'org-config-too-large',
   } satisfies Record<DomainCode, ProblemSlug>,
   ingest: {
     'nothing-accepted': 'validation-error',

@@ -25,6 +25,11 @@ export const PROBLEMS = {
     title: 'Experiment name already used',
     about: 'Experiment names are unique within an org; choose another name.',
   },
+  'saved-group-key-taken': {
+    status: 400,
+    title: 'Saved group key already used',
+    about: 'Saved group keys are unique within an org; choose another key.',
+  },
   'dataset-name-taken': {
     status: 400,
     title: 'Dataset name already used',
@@ -134,6 +139,12 @@ export const PROBLEMS = {
     title: 'Experiment not found',
     about:
       'No experiment with this id or name exists in your org. Dashboard paths take either: names are never shaped like a UUID.',
+  },
+  'saved-group-not-found': {
+    status: 404,
+    title: 'Saved group not found',
+    about:
+      'No saved group with this id or key exists in your org. Saved group paths take either: keys are never shaped like a UUID.',
   },
   'dataset-not-found': {
     status: 404,

@@ -30,6 +30,8 @@ export interface RouteCase {
 }
 
 export const PLATFORM_OWNER = 'boss@arbiter.test';
+/** The saved group of org A that the matrix reads and changes. */
+export const MATRIX_GROUP = 'matrix-group';
 
 /** A harness with a platform owner, org A's admin, an experiment and a publishable key. */
 export async function startMatrixHarness(): Promise<{ h: Harness; ids: Ids }> {
@@ -39,6 +41,11 @@ export async function startMatrixHarness(): Promise<{ h: Harness; ids: Ids }> {
     method: 'POST',
     url: '/v1/experiments',
     payload: experimentConfig(),
+  });
+  await h.call(admin, {
+    method: 'POST',
+    url: '/v1/saved-groups',
+    payload: { key: MATRIX_GROUP, values: ['u1'] },
   });
   const whoami = await h.call(admin, { method: 'GET', url: '/v1/whoami' });
   const ids = { experimentId: created.json().id, orgId: whoami.json().org_id };

@@ -10,7 +10,7 @@ from ._conditions import CompiledCondition, compile_condition
 class CompiledExperiment:
     """One experiment of the config."""
 
-    __slots__ = ("id", "name", "variant_of", "targeting", "variants", "exposed")
+    __slots__ = ("id", "name", "variant_of", "targeting", "saved_groups", "variants", "exposed")
 
     def __init__(
         self,
@@ -20,6 +20,7 @@ class CompiledExperiment:
         targeting: Optional[CompiledCondition],
         variants: Dict[str, Mapping[str, Any]],
         exposed: Dict[str, str],
+        saved_groups: Optional[Mapping[str, Any]] = None,
     ) -> None:
         self.id = id
         self.name = name
@@ -27,6 +28,8 @@ class CompiledExperiment:
         self.variant_of = variant_of
         #: Who may enter (docs/wire-format.md); None when everyone may.
         self.targeting = targeting
+        #: The config's saved groups by key, for ``$inGroup``; None when it has none.
+        self.saved_groups = saved_groups
         #: variant key -> the variant's wire object (``prompt``, ``variables``).
         self.variants = variants
         #: Users already sent an exposure, with the variant they got; survives refreshes.
@@ -37,7 +40,7 @@ class CompiledExperiment:
         reads as no attributes) or the bucket is in no range. Targeting first, as the server
         and every client order it."""
         targeting = self.targeting
-        if targeting is not None and not targeting.matches({} if attributes is None else attributes):
+        if targeting is not None and not targeting.matches({} if attributes is None else attributes, self.saved_groups):
             return None
         return self.variant_of(user)
 
@@ -77,8 +80,9 @@ class ConfigStore:
             current = self.experiments
             by_name: Dict[str, CompiledExperiment] = {}
             skipped: List[str] = []
+            groups = body.get("saved_groups")
             for raw in body["experiments"]:
-                compiled = _compile(raw, current)
+                compiled = _compile(raw, current, groups if isinstance(groups, dict) else None)
                 if compiled is None:
                     skipped.append(str(raw.get("name", raw.get("id")) if isinstance(raw, dict) else raw))
                     continue
@@ -99,7 +103,9 @@ class ConfigStore:
         self._lock = threading.Lock()
 
 
-def _compile(raw: Any, previous: Mapping[str, CompiledExperiment]) -> Optional[CompiledExperiment]:
+def _compile(
+    raw: Any, previous: Mapping[str, CompiledExperiment], saved_groups: Optional[Mapping[str, Any]]
+) -> Optional[CompiledExperiment]:
     if not isinstance(raw, dict):
         return None
     id_, name, salt, bucket_count = raw.get("id"), raw.get("name"), raw.get("salt"), raw.get("bucket_count")
@@ -131,6 +137,7 @@ def _compile(raw: Any, previous: Mapping[str, CompiledExperiment]) -> Optional[C
         targeting=_targeting(raw.get("targeting")),
         variants=variants,
         exposed=before.exposed if before is not None else {},
+        saved_groups=saved_groups,
     )
 
 

@@ -1,5 +1,5 @@
 import { BUCKETING_VERSION, createBucketer, variantForBucket } from '@arbiter/bucketing';
-import { conditionMatcher } from '@arbiter/conditions';
+import { conditionMatcher, type SavedGroups } from '@arbiter/conditions';
 import type { Attributes } from '../types.ts';
 import type { ConfigDocument, ExperimentConfig, WireRange, WireVariant } from './wire.ts';
 
@@ -76,8 +76,10 @@ export class ConfigStore {
     }
     const next = new Map<string, CompiledExperiment>();
     const skipped: string[] = [];
+    // One object per config: the evaluator builds each group's lookup set once for it.
+    const groups = isObject(doc.saved_groups) ? doc.saved_groups : NO_GROUPS;
     for (const raw of doc.experiments) {
-      const compiled = compile(raw, this.byKey);
+      const compiled = compile(raw, this.byKey, groups);
       if (compiled === null) {
         skipped.push(isObject(raw) ? String(raw.name ?? raw.id) : String(raw));
         continue;
@@ -96,6 +98,7 @@ export class ConfigStore {
 function compile(
   raw: ExperimentConfig,
   previous: ReadonlyMap<string, CompiledExperiment>,
+  groups: SavedGroups,
 ): CompiledExperiment | null {
   if (!isObject(raw)) return null;
   const { id, name, salt, bucket_count: bucketCount } = raw;
@@ -122,7 +125,7 @@ function compile(
     bucketOf: createBucketer(salt, bucketCount),
     ranges,
     variants,
-    targeted: targetingOf(raw.targeting),
+    targeted: targetingOf(raw.targeting, groups),
     exposed: previous.get(id)?.exposed ?? new Map(),
   };
 }
@@ -131,11 +134,17 @@ function compile(
  * Absent or {} lets everyone in; any other value is a condition, compiled once here (one that
  * cannot be read, a non-object included, lets no one in).
  */
-function targetingOf(targeting: unknown): ((attributes: Attributes) => boolean) | null {
+function targetingOf(
+  targeting: unknown,
+  groups: SavedGroups,
+): ((attributes: Attributes) => boolean) | null {
   if (targeting === undefined || targeting === null) return null;
   if (isObject(targeting) && Object.keys(targeting).length === 0) return null;
-  return conditionMatcher(targeting);
+  const matches = conditionMatcher(targeting);
+  return (attributes) => matches(attributes, groups);
 }
+
+const NO_GROUPS: SavedGroups = Object.freeze({});
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -13,6 +13,8 @@ export interface ConfigDocument {
   config_version: number;
   bucketing_version: string;
   experiments: ExperimentConfig[];
+  /** Saved groups by key, for `$inGroup`/`$notInGroup`; absent when the org has none. */
+  saved_groups?: Record<string, unknown>;
 }
 
 export interface ExperimentConfig {

@@ -17,6 +17,7 @@ export interface ConfigDoc {
     variants: { key: string; prompt?: string; variables?: Record<string, unknown> }[];
     targeting?: unknown;
   }[];
+  saved_groups?: Record<string, unknown>;
 }
 
 /** Faults for the next `POST /v1/events` requests, used up in order. */

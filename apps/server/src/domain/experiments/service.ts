@@ -1,7 +1,7 @@
 import { type BucketMap, clientRanges, initialBucketMap, relayout } from '@arbiter/contract';
 import { and, desc, eq, sql } from 'drizzle-orm';
 import type { Database, Transaction } from '../../db/connect.ts';
-import { experiments, experimentVersions, orgs } from '../../db/schema.ts';
+import { experiments, experimentVersions } from '../../db/schema.ts';
 import type {
   ExperimentChange,
   ExperimentConfig,
@@ -9,11 +9,12 @@ import type {
 } from '../../schemas/experiment-config.ts';
 import { UUID } from '../../schemas/uuid.ts';
 import { recordAudit } from '../audit.ts';
-import { announceChange } from '../change-feed.ts';
+import { bumpConfigVersion } from '../config-version.ts';
 import type { Caller } from '../identity.ts';
 import { DomainError } from '../outcomes.ts';
 import { effectivePlan } from '../plans/effective-plan.ts';
 import { PLAN_LIMITS } from '../plans.ts';
+import { checkGroupsExist } from '../saved-groups/service.ts';
 import {
   type ConfigSizeLimits,
   checkConfigSize,
@@ -113,14 +114,6 @@ async function checkPlanAllows(
   );
 }
 
-async function bumpConfigVersion(tx: Tx, orgId: string): Promise<void> {
-  await tx
-    .update(orgs)
-    .set({ configVersion: sql`${orgs.configVersion} + 1` })
-    .where(eq(orgs.id, orgId));
-  await announceChange(tx, { kind: 'config', orgId });
-}
-
 export async function createExperiment(
   db: Database,
   caller: Caller,
@@ -133,6 +126,7 @@ export async function createExperiment(
   const bucketMap = initialBucketMap(config.allocation, config.bucket_count);
   return await db.transaction(async (tx) => {
     await checkPlanAllows(tx, caller.orgId, config, now);
+    await checkGroupsExist(tx, caller.orgId, config.targeting);
     await checkConfigSize(tx, caller.orgId, null, config, limits);
     // The unique index decides a race between two creates of one name: no row back means taken.
     const [row] = await tx
@@ -234,6 +228,7 @@ export async function updateExperiment(
       const after = changedConfig(before, change);
       checkConfig(after);
       await checkPlanAllows(tx, caller.orgId, after, now);
+      await checkGroupsExist(tx, caller.orgId, after.targeting);
       await checkConfigSize(tx, caller.orgId, id, after, limits);
       const layout = stickyRelayout(current!.bucketMap, after);
       const nextVersion = row.currentVersion + 1;

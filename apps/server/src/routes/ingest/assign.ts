@@ -36,7 +36,10 @@ function answer(
   if (!experiment)
     return { variant: null, config_version: state.configVersion, reason: 'unknown_experiment' };
   // Targeting before bucketing, as in every client (docs/wire-format.md).
-  if (experiment.targeting !== undefined && !evalCondition(attributes, experiment.targeting))
+  if (
+    experiment.targeting !== undefined &&
+    !evalCondition(attributes, experiment.targeting, state.savedGroups)
+  )
     return { variant: null, config_version: state.configVersion, reason: 'not_targeted' };
   const variant = variantForBucket(experiment.ranges, experiment.bucketOf(userId));
   return variant === null

@@ -50,6 +50,12 @@ export function register(app: App, ctx: Context): void {
             config_version: Type.Integer(),
             bucketing_version: Type.String(),
             experiments: Type.Array(ClientExperiment),
+            saved_groups: Type.Optional(
+              Type.Record(Type.String(), Type.Array(Type.Union([Type.String(), Type.Number()])), {
+                description:
+                  'The org’s saved groups by key: the values `$inGroup`/`$notInGroup` look an attribute up in. Absent when the org has none',
+              }),
+            ),
           }),
           304: Type.Null({ description: 'Unchanged since the ETag in If-None-Match' }),
           ...problemResponses(401),

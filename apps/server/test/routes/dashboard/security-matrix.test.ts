@@ -1,8 +1,10 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { experimentConfig, type Harness } from '../../support/harness.ts';
 import {
   expectAdmitted,
   type Ids,
+  MATRIX_GROUP,
   type RouteCase,
   startMatrixHarness,
 } from '../../support/security-matrix.ts';
@@ -44,6 +46,27 @@ const ROUTES: RouteCase[] = [
     path: '/v1/experiments/{id}/versions/{version}',
     role: 'member',
     url: ({ experimentId }) => `/v1/experiments/${experimentId}/versions/1`,
+  },
+  { method: 'GET', path: '/v1/saved-groups', role: 'member', url: () => '/v1/saved-groups' },
+  {
+    method: 'POST',
+    path: '/v1/saved-groups',
+    role: 'member',
+    url: () => '/v1/saved-groups',
+    payload: () => ({ key: `group-${randomUUID()}`, values: ['u1'] }),
+  },
+  {
+    method: 'GET',
+    path: '/v1/saved-groups/{id}',
+    role: 'member',
+    url: () => `/v1/saved-groups/${MATRIX_GROUP}`,
+  },
+  {
+    method: 'PUT',
+    path: '/v1/saved-groups/{id}',
+    role: 'member',
+    url: () => `/v1/saved-groups/${MATRIX_GROUP}`,
+    payload: () => ({ values: ['u2'] }),
   },
   {
     method: 'POST',

@@ -11,6 +11,7 @@ import dev.arbiter.client.ArbiterLogger;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.IntFunction;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -47,9 +48,17 @@ public class AssignBenchmark {
   static final String CONFIG = "{\"config_version\":1,\"bucketing_version\":\"1\",\"experiments\":[{"
       + "\"id\":\"0b6f1c9e-7c1a-4d3e-9a43-0c1a2b3c4d5e\",\"name\":\"checkout-prompt\",\"version\":1,"
       + "\"salt\":\"s-8f2a\",\"bucket_count\":10000,\"ranges\":[{\"variant\":\"control\",\"start\":0,\"end\":5000},"
-      + "{\"variant\":\"concise\",\"start\":5000,\"end\":10000}],\"variants\":[{\"key\":\"control\"},{\"key\":\"concise\"}]}]}";
+      + "{\"variant\":\"concise\",\"start\":5000,\"end\":10000}],\"variants\":[{\"key\":\"control\"},{\"key\":\"concise\"}]},"
+      // The same experiment behind a five-clause targeting condition (issue 29's speed goal).
+      + "{\"id\":\"7d1c2b3a-0000-4000-8000-000000000005\",\"name\":\"checkout-prompt-targeted\",\"version\":1,"
+      + "\"salt\":\"s-8f2a\",\"bucket_count\":10000,\"ranges\":[{\"variant\":\"control\",\"start\":0,\"end\":5000},"
+      + "{\"variant\":\"concise\",\"start\":5000,\"end\":10000}],\"variants\":[{\"key\":\"control\"},{\"key\":\"concise\"}],"
+      + "\"targeting\":{\"plan\":{\"$in\":[\"pro\",\"team\"]},\"locale\":{\"$regexi\":\"^en\"},"
+      + "\"app.version\":{\"$vgte\":\"2.4.0\"},\"country\":{\"$nin\":[\"CU\",\"IR\"]},\"age\":{\"$gte\":18}}}]}";
 
   private String[] userIds;
+  /** User i's attributes: nine in ten match all five clauses, so most calls reach the bucket. */
+  private Map<String, Object>[] attributes;
   private int next;
   private HttpServer server;
   private Arbiter arbiter;
@@ -62,6 +71,7 @@ public class AssignBenchmark {
     if (Integer.bitCount(users) != 1) throw new IllegalArgumentException("users must be a power of two");
     userIds = new String[users];
     for (int i = 0; i < users; i++) userIds[i] = "user-" + i;
+    attributes = attributesOf(users);
     // The config comes from a loopback server speaking GET /v1/config; events are acknowledged.
     server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 16);
     server.createContext("/", ex -> {
@@ -92,6 +102,21 @@ public class AssignBenchmark {
     // that does nothing (or always falls back) measures nothing.
     checkSplit("Arbiter", users, i -> arbiter.assign("checkout-prompt", userIds[i]));
     checkSplit("LaunchDarkly", users, i -> launchDarkly.stringVariation("checkout-prompt", contexts[i], "fallback"));
+  }
+
+  @SuppressWarnings("unchecked")
+  private static Map<String, Object>[] attributesOf(int users) {
+    Map<String, Object>[] out = new Map[users];
+    String[] countries = {"US", "DE", "FR", "JP"};
+    for (int i = 0; i < users; i++) {
+      out[i] = Map.of(
+          "plan", i % 10 == 0 ? "free" : i % 2 == 1 ? "pro" : "team",
+          "locale", i % 3 != 0 ? "en-US" : "EN-gb",
+          "app", Map.of("version", "2." + (4 + i % 7) + "." + (i % 13)),
+          "country", countries[i % 4],
+          "age", (long) (18 + i % 50));
+    }
+    return out;
   }
 
   private static void checkSplit(String side, int users, IntFunction<String> assignment) {
@@ -143,6 +168,14 @@ public class AssignBenchmark {
     int i = next;
     next = (i + 1) & (users - 1);
     return arbiterWithoutExposures.assign("checkout-prompt", userIds[i]);
+  }
+
+  /** assign() behind the five-clause targeting condition, each user with its attributes. */
+  @Benchmark
+  public String arbiterAssignTargeted() {
+    int i = next;
+    next = (i + 1) & (users - 1);
+    return arbiterWithoutExposures.assign("checkout-prompt-targeted", userIds[i], attributes[i]);
   }
 
   @Benchmark

@@ -34,10 +34,12 @@ final class CompiledExperiment {
   private final Map<?, ?> targeting;
   /** A targeting that cannot be read (a non-object included) lets no one in. */
   private final boolean nobody;
+  /** The config's saved groups by key, which {@code $inGroup} looks values up in. */
+  private final Map<String, ?> savedGroups;
 
   CompiledExperiment(String id, String name, Bucketer bucketer, long[] starts, long[] ends,
       String[] owners, Map<String, Variant> variants, ConcurrentHashMap<String, String> exposed,
-      Object targeting) {
+      Object targeting, Map<String, ?> savedGroups) {
     this.id = id;
     this.name = name;
     this.bucketer = bucketer;
@@ -51,6 +53,7 @@ final class CompiledExperiment {
     boolean readable = !everyone && ConditionCheck.isReadable(targeting);
     this.targeting = readable ? (Map<?, ?>) targeting : null;
     this.nobody = !everyone && !readable;
+    this.savedGroups = savedGroups;
   }
 
   /**
@@ -61,7 +64,7 @@ final class CompiledExperiment {
   String variantOf(String user, Map<String, ?> attributes) {
     if (nobody) return null;
     if (targeting != null && !ConditionEvaluator.evalReadable(
-        attributes == null ? Map.of() : attributes, targeting, null)) {
+        attributes == null ? Map.of() : attributes, targeting, savedGroups)) {
       return null;
     }
     long bucket = bucketer.bucketOf(user);

@@ -79,8 +79,9 @@ final class ConfigStore {
     Snapshot previous = current;
     Map<String, CompiledExperiment> byName = new LinkedHashMap<>();
     List<String> skipped = new ArrayList<>();
+    Map<String, ?> groups = savedGroups(doc.get("saved_groups"));
     for (Object raw : (List<?>) doc.get("experiments")) {
-      CompiledExperiment compiled = compile(raw, previous);
+      CompiledExperiment compiled = compile(raw, previous, groups);
       if (compiled == null) {
         skipped.add(describe(raw));
       } else {
@@ -96,7 +97,14 @@ final class ConfigStore {
     return new Outcome(null, skipped);
   }
 
-  private static CompiledExperiment compile(Object raw, Snapshot previous) {
+  /** The config's saved groups by key, for {@code $inGroup}; empty when it has none. */
+  @SuppressWarnings("unchecked")
+  private static Map<String, ?> savedGroups(Object raw) {
+    return raw instanceof Map ? (Map<String, ?>) raw : Map.of();
+  }
+
+  private static CompiledExperiment compile(Object raw, Snapshot previous,
+      Map<String, ?> savedGroups) {
     if (!(raw instanceof Map)) return null;
     Map<?, ?> e = (Map<?, ?>) raw;
     Object id = e.get("id");
@@ -144,7 +152,8 @@ final class ConfigStore {
     return new CompiledExperiment((String) id, (String) name,
         new Bucketer((String) salt, (Long) count), starts, ends, sortedOwners,
         Collections.unmodifiableMap(variants),
-        before != null ? before.exposed : new ConcurrentHashMap<>(), e.get("targeting"));
+        before != null ? before.exposed : new ConcurrentHashMap<>(), e.get("targeting"),
+        savedGroups);
   }
 
   @SuppressWarnings("unchecked")

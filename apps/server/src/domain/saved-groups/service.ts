@@ -1,0 +1,249 @@
+import { groupReferences } from '@arbiter/conditions';
+import { and, asc, eq, inArray, ne, sql } from 'drizzle-orm';
+import type { Database, Transaction } from '../../db/connect.ts';
+import { savedGroups } from '../../db/schema.ts';
+import { UUID } from '../../schemas/uuid.ts';
+import { recordAudit } from '../audit.ts';
+import { bumpConfigVersion } from '../config-version.ts';
+import type { ConfigSizeLimits } from '../experiments/config-size.ts';
+import type { Caller } from '../identity.ts';
+import { DomainError } from '../outcomes.ts';
+import type { SavedGroup, SavedGroupChange, SavedGroupInput } from './saved-group-schema.ts';
+
+type Row = typeof savedGroups.$inferSelect;
+
+function present(row: Row): SavedGroup {
+  return {
+    id: row.id,
+    key: row.key,
+    ...(row.description === null ? {} : { description: row.description }),
+    values: row.values,
+    version: row.version,
+    created_at: row.createdAt.toISOString(),
+    updated_at: row.updatedAt.toISOString(),
+  };
+}
+
+function notFound(idOrKey: string): DomainError {
+  return new DomainError(
+    'saved-group-not-found',
+    `No saved group with the id or key "${idOrKey}" in your org`,
+  );
+}
+
+function keyTaken(key: string): DomainError {
+  return new DomainError('saved-group-key-taken', `A saved group with the key "${key}" exists`, {
+    errors: [{ pointer: '#/key', detail: 'already used in this org' }],
+  });
+}
+
+/** Paths address a group by id or by key; a key is never shaped like a UUID. */
+function addressed(orgId: string, idOrKey: string) {
+  return and(
+    UUID.test(idOrKey) ? eq(savedGroups.id, idOrKey) : eq(savedGroups.key, idOrKey),
+    eq(savedGroups.orgId, orgId),
+  );
+}
+
+function checkKey(key: string): void {
+  if (UUID.test(key))
+    throw new DomainError(
+      'config-invalid',
+      '1 invalid field in the body; first: #/key must not be shaped like a UUID',
+      {
+        errors: [
+          {
+            pointer: '#/key',
+            detail: 'must not be shaped like a UUID: groups are addressed by key or id',
+          },
+        ],
+      },
+    );
+}
+
+/**
+ * Every group ships in /v1/config beside the experiments, so the org's groups together are
+ * held to the bound of the org's experiment configs (ARBITER_MAX_ORG_CONFIG_BYTES), checked
+ * with the org row locked as a config change is.
+ */
+async function checkGroupsSize(
+  tx: Transaction,
+  orgId: string,
+  groupId: string | null,
+  values: SavedGroupInput['values'],
+  limits: ConfigSizeLimits,
+): Promise<void> {
+  await tx.execute(sql`select 1 from orgs where id = ${orgId}::uuid for update`);
+  const [others] = await tx
+    .select({
+      bytes: sql<number>`coalesce(sum(octet_length(${savedGroups.values}::text)), 0)`.mapWith(
+        Number,
+      ),
+    })
+    .from(savedGroups)
+    .where(
+      and(eq(savedGroups.orgId, orgId), groupId === null ? undefined : ne(savedGroups.id, groupId)),
+    );
+  const total = (others?.bytes ?? 0) + Buffer.byteLength(JSON.stringify(values));
+  if (total > limits.maxOrgConfigBytes)
+    throw new DomainError(
+      'saved-group-too-large',
+      `Your org's saved groups would total ${total} bytes of JSON with this one; an org may serve at most ${limits.maxOrgConfigBytes}`,
+      { size_bytes: total, limit_bytes: limits.maxOrgConfigBytes },
+    );
+}
+
+export async function createSavedGroup(
+  db: Database,
+  caller: Caller,
+  input: SavedGroupInput,
+  limits: ConfigSizeLimits,
+): Promise<SavedGroup> {
+  checkKey(input.key);
+  return await db.transaction(async (tx) => {
+    await checkGroupsSize(tx, caller.orgId, null, input.values, limits);
+    // The unique index decides a race between two creates of one key: no row back means taken.
+    const [row] = await tx
+      .insert(savedGroups)
+      .values({
+        orgId: caller.orgId,
+        key: input.key,
+        description: input.description ?? null,
+        values: input.values,
+        version: 1,
+      })
+      .onConflictDoNothing({ target: [savedGroups.orgId, savedGroups.key] })
+      .returning();
+    if (row === undefined) throw keyTaken(input.key);
+    await bumpConfigVersion(tx, caller.orgId);
+    await recordAudit(tx, {
+      orgId: caller.orgId,
+      actorUserId: caller.userId,
+      action: 'saved_group.created',
+      targetType: 'saved_group',
+      targetId: row.id,
+      details: { key: row.key, values: row.values.length },
+    });
+    return present(row);
+  });
+}
+
+export async function updateSavedGroup(
+  db: Database,
+  caller: Caller,
+  idOrKey: string,
+  change: SavedGroupChange,
+  limits: ConfigSizeLimits,
+): Promise<SavedGroup> {
+  return await db.transaction(async (tx) => {
+    const [row] = await tx
+      .select()
+      .from(savedGroups)
+      .where(addressed(caller.orgId, idOrKey))
+      .for('update');
+    if (row === undefined) throw notFound(idOrKey);
+    if (change.key !== undefined && change.key !== row.key)
+      throw new DomainError(
+        'frozen-field',
+        `key is frozen at ${JSON.stringify(row.key)}: targeting conditions name the group by it`,
+        { errors: [{ pointer: '#/key', detail: `must stay ${JSON.stringify(row.key)}` }] },
+      );
+    const values = change.values ?? row.values;
+    if (change.values !== undefined)
+      await checkGroupsSize(tx, caller.orgId, row.id, values, limits);
+    const [updated] = await tx
+      .update(savedGroups)
+      .set({
+        values,
+        description: change.description ?? row.description,
+        version: row.version + 1,
+        updatedAt: sql`now()`,
+      })
+      .where(eq(savedGroups.id, row.id))
+      .returning();
+    await bumpConfigVersion(tx, caller.orgId);
+    await recordAudit(tx, {
+      orgId: caller.orgId,
+      actorUserId: caller.userId,
+      action: 'saved_group.updated',
+      targetType: 'saved_group',
+      targetId: row.id,
+      details: {
+        key: row.key,
+        version: row.version + 1,
+        changed: Object.keys(change)
+          .filter((k) => k !== 'key')
+          .sort(),
+      },
+    });
+    return present(updated!);
+  });
+}
+
+export async function getSavedGroup(
+  db: Database,
+  orgId: string,
+  idOrKey: string,
+): Promise<SavedGroup> {
+  const [row] = await db.select().from(savedGroups).where(addressed(orgId, idOrKey));
+  if (row === undefined) throw notFound(idOrKey);
+  return present(row);
+}
+
+export async function listSavedGroups(db: Database, orgId: string): Promise<SavedGroup[]> {
+  const rows = await db
+    .select()
+    .from(savedGroups)
+    .where(eq(savedGroups.orgId, orgId))
+    .orderBy(asc(savedGroups.key));
+  return rows.map(present);
+}
+
+/** Saved groups by key, as the config ships them and targeting reads them. */
+export type SavedGroupValues = Record<string, Array<string | number>>;
+
+/** The org's groups as the config ships them: key → values. */
+export async function savedGroupValues(
+  db: Pick<Database, 'select'>,
+  orgId: string,
+): Promise<SavedGroupValues> {
+  const rows = await db
+    .select({ key: savedGroups.key, values: savedGroups.values })
+    .from(savedGroups)
+    .where(eq(savedGroups.orgId, orgId))
+    .orderBy(asc(savedGroups.key));
+  return Object.fromEntries(rows.map((r) => [r.key, r.values]));
+}
+
+/**
+ * Refuses targeting that names a saved group the org does not have: the evaluators read a
+ * missing group as empty, so a typo would otherwise leave everyone out (or in) silently.
+ */
+export async function checkGroupsExist(
+  tx: Pick<Database, 'select'>,
+  orgId: string,
+  targeting: unknown,
+): Promise<void> {
+  const references = groupReferences(targeting ?? {});
+  if (references.length === 0) return;
+  const keys = [...new Set(references.map((r) => r.key))];
+  const found = await tx
+    .select({ key: savedGroups.key })
+    .from(savedGroups)
+    .where(and(eq(savedGroups.orgId, orgId), inArray(savedGroups.key, keys)));
+  const known = new Set(found.map((r) => r.key));
+  const errors = references
+    .filter((r) => !known.has(r.key))
+    .map((r) => ({
+      pointer: `#/targeting${r.pointer}`,
+      detail: `no saved group has the key "${r.key}"`,
+    }));
+  if (errors.length > 0) {
+    const first = errors[0]!;
+    throw new DomainError(
+      'config-invalid',
+      `${errors.length} invalid field${errors.length === 1 ? '' : 's'} in the body; first: ${first.pointer} ${first.detail}`,
+      { errors },
+    );
+  }
+}

@@ -1,0 +1,37 @@
+import type { Context } from '../../context.ts';
+import {
+  SavedGroupChangeSchema,
+  SavedGroupSchema,
+} from '../../domain/saved-groups/saved-group-schema.ts';
+import { updateSavedGroup } from '../../domain/saved-groups/service.ts';
+import type { App } from '../../http/app-types.ts';
+import { problemResponses } from '../../http/responses.ts';
+import { callerOf } from '../../http/session-auth.ts';
+import { SavedGroupParams } from './get-saved-group.ts';
+
+export function register(app: App, ctx: Context): void {
+  app.put(
+    '/v1/saved-groups/:id',
+    {
+      schema: {
+        tags: ['saved groups'],
+        summary: 'Change a saved group’s values or description; the key stays',
+        params: SavedGroupParams,
+        body: SavedGroupChangeSchema,
+        response: { 200: SavedGroupSchema, ...problemResponses(400, 401, 403, 404, 413, 415) },
+      },
+    },
+    async (request) => {
+      const caller = callerOf(request);
+      const group = await updateSavedGroup(
+        ctx.db,
+        caller,
+        request.params.id,
+        request.body,
+        ctx.config,
+      );
+      ctx.orgState.invalidate(caller.orgId);
+      return group;
+    },
+  );
+}
