@@ -30,7 +30,8 @@ const DATA_OPERATORS: ReadonlySet<string> = new Set([
   '$type',
 ]);
 
-const escape = (key: string | number) => String(key).replaceAll('~', '~0').replaceAll('/', '~1');
+const pointerPart = (key: string | number) =>
+  String(key).replaceAll('~', '~0').replaceAll('/', '~1');
 
 /**
  * Every `$inGroup`/`$notInGroup` operand of a condition, wherever it sits (under `$and`, `$or`,
@@ -45,7 +46,7 @@ export function groupReferences(condition: unknown, pointer = ''): GroupReferenc
     });
   } else if (isPlainObject(condition)) {
     for (const [key, value] of Object.entries(condition)) {
-      const at = `${pointer}/${escape(key)}`;
+      const at = `${pointer}/${pointerPart(key)}`;
       if ((key === '$inGroup' || key === '$notInGroup') && typeof value === 'string')
         out.push({ pointer: at, key: value });
       else if (!DATA_OPERATORS.has(key)) out.push(...groupReferences(value, at));
