@@ -2,6 +2,7 @@
 ``POST /v1/assign`` for 10,000 users, tracked events stored exactly once, and a PUT seen through
 polling and through an ingest ack."""
 
+import random
 import uuid
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Dict, Iterator, List, NamedTuple, Optional, Tuple
@@ -127,6 +128,72 @@ def test_assign_equals_the_server_for_10000_users_by_name_and_by_id(server: Arbi
         assert [client.assign("parity", u) for u in long_ids] == [rule_variant(experiment, u) for u in long_ids]
         status, _ = caller.assign("parity", long_ids[0])
         assert status == 400
+    finally:
+        client.close()
+
+
+def random_attributes(rng: random.Random) -> Dict[str, Any]:
+    """Attributes of the shapes targeting reads: strings, numbers, versions, nested, missing."""
+    out: Dict[str, Any] = {}
+    for field, choices in (
+        ("plan", ["free", "pro", "team", "PRO"]),
+        ("locale", ["en-US", "EN-gb", "fr-FR", ""]),
+        ("country", ["US", "CU", "FR", 7]),
+        ("age", [12, 18, 40.5, "30"]),
+        ("id", ["u-1", "u-2", "u-3"]),
+    ):
+        if rng.random() < 0.85:
+            out[field] = rng.choice(choices)
+    if rng.random() < 0.85:
+        out["app"] = {"version": rng.choice(["2.3.9", "2.4.0", "2.10.1", "v3.0.0-beta"])}
+    return out
+
+
+def test_targeted_assign_equals_the_server_for_10000_users_with_random_attributes(server: ArbiterServer) -> None:
+    org = new_org(server)
+    status, body = org.session.call("POST", "/v1/saved-groups", {"key": "beta", "values": ["u-1", 7]})
+    assert status == 201, body
+    targeting = {
+        "$or": [
+            {"id": {"$inGroup": "beta"}},
+            {
+                "plan": {"$ini": ["pro", "team"]},
+                "locale": {"$regexi": "^en"},
+                "app.version": {"$vgte": "2.4.0"},
+                "country": {"$notInGroup": "beta", "$nin": ["CU"]},
+                "age": {"$gte": 18},
+            },
+        ]
+    }
+    create_experiment(
+        org,
+        name="targeted-parity",
+        targeting=targeting,
+        allocation=[{"variant": "control", "weight": 45}, {"variant": "treatment", "weight": 45}],
+    )
+    client = Arbiter(
+        api_key=org.publishable, base_url=server.url, experiments=["targeted-parity"], track_exposures=False
+    )
+    try:
+        assert client.ready(timeout=60) is True
+        rng = random.Random(29)
+        users = ["user-%d" % i for i in range(10_000)]
+        attributes = {u: random_attributes(rng) for u in users}
+        caller = AssignCaller(server.url, org.secret)
+
+        def one(user: str) -> Tuple[str, Optional[str]]:
+            status, body = caller.assign("targeted-parity", user, attributes[user])
+            assert status == 200, (user, body)
+            return user, body["variant"]
+
+        with ThreadPoolExecutor(4) as pool:
+            expected = dict(pool.map(one, users))
+        mismatches = [u for u in users if client.assign("targeted-parity", u, attributes[u]) != expected[u]]
+        assert mismatches == []
+        admitted = sum(1 for u in users if expected[u] is not None)
+        # both sides of the targeting, and both arms, are in the sample
+        assert 500 < admitted < 9_000, admitted
+        assert {expected[u] for u in users} == {"control", "treatment", None}
     finally:
         client.close()
 

@@ -118,11 +118,16 @@ class AssignCaller:
         self._key = key
         self._local = threading.local()
 
-    def assign(self, experiment: str, user: str) -> Tuple[int, Dict[str, Any]]:
+    def assign(
+        self, experiment: str, user: str, attributes: Optional[Dict[str, Any]] = None
+    ) -> Tuple[int, Dict[str, Any]]:
         conn = getattr(self._local, "conn", None)
         if conn is None:
             conn = self._local.conn = HTTPConnection(self._host, self._port, timeout=30)
-        body = json.dumps({"experiment_id": experiment, "user_id": user})
+        request: Dict[str, Any] = {"experiment_id": experiment, "user_id": user}
+        if attributes is not None:
+            request["attributes"] = attributes
+        body = json.dumps(request)
         conn.request(
             "POST", "/v1/assign", body=body, headers={"Content-Type": "application/json", "X-API-Key": self._key}
         )

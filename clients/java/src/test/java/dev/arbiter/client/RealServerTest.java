@@ -72,13 +72,23 @@ class RealServerTest {
   /** {@code POST /v1/assign} for every user, 100 requests in flight at a time. */
   private static Map<String, String> serverAssign(String experiment, List<String> users)
       throws Exception {
+    return serverAssign(experiment, users, null);
+  }
+
+  /** {@link #serverAssign(String, List)} with each user's attributes (null: none sent). */
+  private static Map<String, String> serverAssign(String experiment, List<String> users,
+      Map<String, Map<String, Object>> attributes) throws Exception {
     HttpClient http = HttpClient.newHttpClient();
     Map<String, String> out = new HashMap<>();
     for (int i = 0; i < users.size(); i += 100) {
       List<CompletableFuture<HttpResponse<String>>> inFlight = new ArrayList<>();
       List<String> chunk = users.subList(i, Math.min(users.size(), i + 100));
       for (String user : chunk) {
-        String body = JsonWriter.write(Map.of("experiment_id", experiment, "user_id", user));
+        Map<String, Object> request = new LinkedHashMap<>();
+        request.put("experiment_id", experiment);
+        request.put("user_id", user);
+        if (attributes != null) request.put("attributes", attributes.get(user));
+        String body = JsonWriter.write(request);
         inFlight.add(http.sendAsync(HttpRequest.newBuilder(URI.create(server.baseUrl + "/v1/assign"))
             .header("X-API-Key", secret).header("Content-Type", "application/json")
             .POST(HttpRequest.BodyPublishers.ofString(body)).build(),
@@ -125,6 +135,73 @@ class RealServerTest {
         assertTrue(counts.get(arm) > 2_700 && counts.get(arm) < 3_300, arm + " " + counts);
       }
       assertTrue(counts.get("null") > 850 && counts.get("null") < 1_150, counts.toString());
+    }
+  }
+
+  /** Attributes of the shapes targeting reads: strings, numbers, versions, nested, missing. */
+  private static Map<String, Object> randomAttributes(java.util.Random rng) {
+    Map<String, Object> out = new LinkedHashMap<>();
+    Object[][] fields = {
+      {"plan", "free", "pro", "team", "PRO"},
+      {"locale", "en-US", "EN-gb", "fr-FR", ""},
+      {"country", "US", "CU", "FR", 7L},
+      {"age", 12L, 18L, 40.5, "30"},
+      {"id", "u-1", "u-2", "u-3"},
+    };
+    for (Object[] field : fields) {
+      if (rng.nextDouble() < 0.85) out.put((String) field[0], field[1 + rng.nextInt(field.length - 1)]);
+    }
+    if (rng.nextDouble() < 0.85) {
+      String[] versions = {"2.3.9", "2.4.0", "2.10.1", "v3.0.0-beta"};
+      out.put("app", Map.of("version", versions[rng.nextInt(versions.length)]));
+    }
+    return out;
+  }
+
+  @Test
+  void targetedAssignEqualsTheServersFor10000UsersWithRandomAttributes() throws Exception {
+    server.session("POST", "/v1/saved-groups", Map.of("key", "beta", "values", List.of("u-1", 7L)));
+    Map<String, Object> clauses = new LinkedHashMap<>();
+    clauses.put("plan", Map.of("$ini", List.of("pro", "team")));
+    clauses.put("locale", Map.of("$regexi", "^en"));
+    clauses.put("app.version", Map.of("$vgte", "2.4.0"));
+    clauses.put("country", Map.of("$notInGroup", "beta", "$nin", List.of("CU")));
+    clauses.put("age", Map.of("$gte", 18L));
+    Map<String, Object> config = new LinkedHashMap<>();
+    config.put("name", "java-targeted-parity");
+    config.put("salt", "java-targeted-salt");
+    config.put("bucket_count", 10_000L);
+    config.put("allocation", List.of(Map.of("variant", "control", "weight", 45L),
+        Map.of("variant", "treatment", "weight", 45L)));
+    config.put("metrics", List.of());
+    config.put("targeting", Map.of("$or", List.of(Map.of("id", Map.of("$inGroup", "beta")), clauses)));
+    Object created = server.session("POST", "/v1/experiments", config);
+    assertTrue(created instanceof Map && ((Map<?, ?>) created).containsKey("id"), String.valueOf(created));
+    java.util.Random rng = new java.util.Random(29);
+    List<String> users = users();
+    Map<String, Map<String, Object>> attributes = new HashMap<>();
+    for (String user : users) attributes.put(user, randomAttributes(rng));
+    Map<String, String> expected = serverAssign("java-targeted-parity", users, attributes);
+    try (Arbiter client = Arbiter.builder().apiKey(publishable).baseUrl(server.baseUrl)
+        .experiments("java-targeted-parity").trackExposures(false).logger(new MemoryLogger())
+        .build()) {
+      assertTrue(client.ready().get());
+      List<String> mismatches = new ArrayList<>();
+      int admitted = 0;
+      java.util.Set<String> seen = new java.util.HashSet<>();
+      for (String user : users) {
+        String want = expected.get(user);
+        seen.add(String.valueOf(want));
+        if (want != null) admitted++;
+        String local = client.assign("java-targeted-parity", user, attributes.get(user));
+        if (!java.util.Objects.equals(want, local)) {
+          mismatches.add(user + " " + attributes.get(user) + ": server " + want + ", client " + local);
+        }
+      }
+      assertEquals(List.of(), mismatches);
+      // both sides of the targeting, and both arms, are in the sample
+      assertTrue(admitted > 500 && admitted < 9_000, "admitted " + admitted);
+      assertEquals(java.util.Set.of("control", "treatment", "null"), seen);
     }
   }
 
