@@ -14,7 +14,9 @@ const TARGETING = {
     { 'app.version': { $vgte: '2.4.0' } },
   ],
 };
-const USERS = 2_000;
+const USERS = 10_000;
+/** Ten thousand in-process requests: well past vitest's 60 s default under the whole suite's load. */
+const HEAVY_TIMEOUT_MS = 240_000;
 
 let h: Harness;
 let acme: Awaited<ReturnType<Harness['org']>>;
@@ -60,44 +62,48 @@ afterAll(async () => {
 }, 120_000);
 
 describe('targeting in the TypeScript client against the server', () => {
-  it('assigns every user as /v1/assign does, and sends exposures only for admitted users', async () => {
-    const expected = new Map<string, string | null>();
-    for (let i = 0; i < USERS; i += 250) {
-      await Promise.all(
-        Array.from({ length: Math.min(250, USERS - i) }, async (_, k) => {
-          const user = `user-${i + k}`;
-          const res = await h.ingest(acme.secret, {
-            method: 'POST',
-            url: '/v1/assign',
-            payload: {
-              experiment_id: 'targeted-parity',
-              user_id: user,
-              attributes: attributesOf(i + k),
-            },
-          });
-          expected.set(user, res.json().variant);
-        }),
-      );
-    }
-    const got = new Map<string, string | null>();
-    for (let i = 0; i < USERS; i++) {
-      got.set(`user-${i}`, client.assign('targeted-parity', `user-${i}`, attributesOf(i)));
-    }
-    expect(got).toEqual(expected);
-    const admitted = [...expected].filter(([, v]) => v !== null).map(([u]) => u);
-    // both sides of the targeting, and both arms, are in the sample
-    expect(admitted.length).toBeGreaterThan(USERS / 10);
-    expect(admitted.length).toBeLessThan(USERS / 2);
-    expect(new Set(expected.values())).toEqual(new Set(['control', 'treatment', null]));
+  it(
+    'assigns every user as /v1/assign does, and sends exposures only for admitted users',
+    async () => {
+      const expected = new Map<string, string | null>();
+      for (let i = 0; i < USERS; i += 250) {
+        await Promise.all(
+          Array.from({ length: Math.min(250, USERS - i) }, async (_, k) => {
+            const user = `user-${i + k}`;
+            const res = await h.ingest(acme.secret, {
+              method: 'POST',
+              url: '/v1/assign',
+              payload: {
+                experiment_id: 'targeted-parity',
+                user_id: user,
+                attributes: attributesOf(i + k),
+              },
+            });
+            expected.set(user, res.json().variant);
+          }),
+        );
+      }
+      const got = new Map<string, string | null>();
+      for (let i = 0; i < USERS; i++) {
+        got.set(`user-${i}`, client.assign('targeted-parity', `user-${i}`, attributesOf(i)));
+      }
+      expect(got).toEqual(expected);
+      const admitted = [...expected].filter(([, v]) => v !== null).map(([u]) => u);
+      // both sides of the targeting, and both arms, are in the sample
+      expect(admitted.length).toBeGreaterThan(USERS / 10);
+      expect(admitted.length).toBeLessThan(USERS / 2);
+      expect(new Set(expected.values())).toEqual(new Set(['control', 'treatment', null]));
 
-    await client.flush();
-    const stored = await h.ctx.db
-      .select({ user: events.userId, variant: events.variant })
-      .from(events)
-      .where(and(eq(events.orgId, acme.orgId), eq(events.type, 'exposure')));
-    expect(new Map(stored.map((e) => [e.user, e.variant]))).toEqual(
-      new Map(admitted.map((u) => [u, expected.get(u)])),
-    );
-    expect(stored).toHaveLength(admitted.length);
-  });
+      await client.flush();
+      const stored = await h.ctx.db
+        .select({ user: events.userId, variant: events.variant })
+        .from(events)
+        .where(and(eq(events.orgId, acme.orgId), eq(events.type, 'exposure')));
+      expect(new Map(stored.map((e) => [e.user, e.variant]))).toEqual(
+        new Map(admitted.map((u) => [u, expected.get(u)])),
+      );
+      expect(stored).toHaveLength(admitted.length);
+    },
+    HEAVY_TIMEOUT_MS,
+  );
 });
