@@ -2,10 +2,12 @@ import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Arbiter } from '../../../clients/typescript/src/index.ts';
 import { events } from '../src/db/schema.ts';
+import { runNightlyFor, today } from './support/analysis-data.ts';
 import { experimentConfig, type Harness, startHarness } from './support/harness.ts';
 
 // The TypeScript client and the server on one targeted experiment: the same answer for every
-// user and attributes, and an exposure stored for exactly the users the targeting admits.
+// user and attributes, an exposure stored for exactly the users the targeting admits, and an
+// SRM check that the excluded users leave clean.
 
 const TARGETING = {
   $and: [
@@ -22,6 +24,8 @@ let h: Harness;
 let acme: Awaited<ReturnType<Harness['org']>>;
 let baseUrl: string;
 let client: Arbiter;
+/** Each user's answer from /v1/assign, filled by the first test. */
+const expected = new Map<string, string | null>();
 
 /** Attributes drawn from a fixed sequence; about a quarter of the users match. */
 function attributesOf(i: number): Record<string, unknown> {
@@ -65,7 +69,6 @@ describe('targeting in the TypeScript client against the server', () => {
   it(
     'assigns every user as /v1/assign does, and sends exposures only for admitted users',
     async () => {
-      const expected = new Map<string, string | null>();
       for (let i = 0; i < USERS; i += 250) {
         await Promise.all(
           Array.from({ length: Math.min(250, USERS - i) }, async (_, k) => {
@@ -103,6 +106,34 @@ describe('targeting in the TypeScript client against the server', () => {
         new Map(admitted.map((u) => [u, expected.get(u)])),
       );
       expect(stored).toHaveLength(admitted.length);
+    },
+    HEAVY_TIMEOUT_MS,
+  );
+
+  it(
+    "keeps the experiment's SRM check clean: only admitted users are counted, in the allocation's split",
+    async () => {
+      const admitted = [...expected.values()].filter((v) => v !== null);
+      expect(admitted.length).toBeGreaterThan(0);
+      const summary = await runNightlyFor(h, today());
+      expect(summary.experiments).toContainEqual(
+        expect.objectContaining({ name: 'targeted-parity', status: 'computed' }),
+      );
+      const res = await h.call(acme.admin, {
+        method: 'GET',
+        url: '/v1/experiments/targeted-parity/results',
+      });
+      expect(res.statusCode).toBe(200);
+      const { srm } = res.json() as {
+        srm: { halted: boolean; p_value: number; observed: Record<string, number> };
+      };
+      // The 10 % of buckets no arm owns and the users the targeting turns away count nowhere.
+      expect(srm.observed).toEqual({
+        control: admitted.filter((v) => v === 'control').length,
+        treatment: admitted.filter((v) => v === 'treatment').length,
+      });
+      expect(srm.halted).toBe(false);
+      expect(srm.p_value).toBeGreaterThan(0.001);
     },
     HEAVY_TIMEOUT_MS,
   );
