@@ -5,10 +5,11 @@ when stderr is not a terminal: a CI log or a pipe gets no carriage returns."""
 import time
 from typing import Callable, Optional, TextIO
 
+from ._constants import EVALUATION_PROGRESS_REDRAW_MS
 from ._evaluation_types import EvaluationProgress
 
-#: The line is redrawn at most this often; ``on_progress`` still hears of every result.
-REDRAW_INTERVAL_S = 0.1
+#: ``on_progress`` still hears of every result.
+REDRAW_INTERVAL_S = EVALUATION_PROGRESS_REDRAW_MS / 1000
 
 
 class Progress:

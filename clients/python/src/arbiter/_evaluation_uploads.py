@@ -5,14 +5,14 @@ import logging
 import time
 from typing import Any, Dict, List
 
-from ._constants import EVENT_BATCH_SIZE
+from ._constants import EVALUATION_SCORING_POLL_MS, EVENT_BATCH_SIZE
 from ._evaluation_progress import Progress
 from ._evaluation_types import OfflineRun
 from ._offline_api import OfflineApi
 
-#: While a run is ``scoring`` (a ``complete`` whose answer was lost to a timeout and retried), it
-#: is read again this often until it is ``complete`` or ``failed``.
-SCORING_POLL_INTERVAL_S = 1.0
+#: A run is ``scoring`` after ``complete`` answered when that answer was lost to a timeout and the
+#: retry found the first still at work: it is read again until ``complete`` or ``failed``.
+SCORING_POLL_INTERVAL_S = EVALUATION_SCORING_POLL_MS / 1000
 
 
 class Uploads:
