@@ -1,7 +1,8 @@
 """``evaluate`` and ``aevaluate`` against the real server, with the real ``openai`` SDK talking to a
 local OpenAI-compatible provider: each variant's prompt reaches the provider, the wrapped call's
 latency and tokens are attached to the result, repeats run, a task's exception is recorded, an
-interrupted run resumes without running anything twice, and a publishable key is refused."""
+interrupted run resumes without running anything twice, a LangChain run inside a task is
+measured like a wrapped call, and a publishable key is refused."""
 
 import asyncio
 import io
@@ -12,8 +13,12 @@ from typing import Any, Dict, List, Set, Tuple
 
 import openai
 import pytest
+from langchain_core.output_parsers import StrOutputParser
+from langchain_core.prompts import ChatPromptTemplate
+from langchain_openai import ChatOpenAI
 
 from arbiter import Arbiter, ArbiterError, EvaluationProgress, ScorerInput, TaskInput
+from arbiter.integrations.langchain import ArbiterCallbackHandler
 from support.arbiter_server import ArbiterServer, Org, create_experiment, new_org
 from support.fake_llm import RESPONSE_DELAY_S, USAGE
 from support.http_server import LoopbackServer
@@ -80,17 +85,17 @@ def says_echo(scoring: ScorerInput) -> bool:
     return str(scoring.output).startswith("Echo: ")
 
 
-def provider_saw(llm: LoopbackServer) -> List[Tuple[str, float, str]]:
+def provider_saw(llm: LoopbackServer) -> List[Tuple[str, Any, str]]:
     """(system prompt, temperature, user message) of each chat completion the provider got."""
     out = []
     for path, body in llm.received:
         if path == "/v1/chat/completions":
             messages = {m["role"]: m["content"] for m in body["messages"]}
-            out.append((messages["system"], body["temperature"], messages["user"]))
+            out.append((messages["system"], body.get("temperature"), messages["user"]))
     return sorted(out)
 
 
-def expected_provider_requests(repeats: int) -> List[Tuple[str, float, str]]:
+def expected_provider_requests(repeats: int) -> List[Tuple[str, Any, str]]:
     return sorted(
         (PROMPTS[v], TEMPERATURES[v], item["input"])
         for item in ITEMS
@@ -250,6 +255,33 @@ async def test_aevaluate_runs_an_async_task_through_the_wrapped_async_provider(
     assert 2 <= most_in_flight <= 3
     # stderr is not a terminal under pytest: no progress line.
     assert "evaluate py-exp" not in capsys.readouterr().err
+
+
+def test_a_langchain_run_inside_the_task_is_measured_for_its_result(server: ArbiterServer, llm: LoopbackServer) -> None:
+    org = new_org(server)
+    create_experiment(org)
+    new_dataset(org, "one", ITEMS[:1])
+    with Arbiter(org.secret, base_url=server.url) as client:
+        handler = ArbiterCallbackHandler(client, "py-exp")
+        chat = ChatOpenAI(model="gpt-4o", base_url=llm.url + "/v1", api_key="sk-test", max_retries=0)
+        chain = ChatPromptTemplate.from_messages([("system", "{system}"), ("human", "{question}")]) | chat
+        answer = chain | StrOutputParser()
+
+        # No as_user: inside a task the run belongs to the result, whoever the user is.
+        def task(case: TaskInput) -> str:
+            question = {"system": case.prompt, "question": case.item["input"]}
+            return answer.invoke(question, config={"callbacks": [handler]})
+
+        run = client.evaluate(experiment="py-exp", dataset="one", task=task)
+        no_online_traffic(org, client)
+    assert run["status"] == "complete" and run["coverage"]["failed_results"] == 0
+    item = run_items(org, run["id"])["q1"]
+    for variant in ("control", "treatment"):
+        (result,) = item["variants"][variant]
+        assert result["output"] == "Echo: What is 2+2?" and result["model"] == "gpt-4o"
+        assert (result["input_tokens"], result["output_tokens"]) == (USAGE["input"], USAGE["output"])
+        assert result["latency_ms"] >= RESPONSE_DELAY_S * 1000
+    assert sorted(system for system, _, _ in provider_saw(llm)) == sorted(PROMPTS.values())
 
 
 def stopped_run(org: Org, experiment_id: str) -> Dict[str, Any]:
