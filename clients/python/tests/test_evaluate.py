@@ -126,6 +126,7 @@ def check_completed_run(org: Org, run: Dict[str, Any], calls: Calls) -> None:
                 if item_id == "boom":
                     assert result["error"] == "no answer from %s" % variant
                     assert result["output"] is None and result["input_tokens"] is None
+                    assert result["latency_ms"] >= 0  # no call: the task's own time
                     assert "says_echo" not in result["scores"] and result["scores"]["error_rate"] == 1
                     continue
                 # The wrapped call's measure, not sent anywhere else: the provider's tokens and
@@ -372,6 +373,7 @@ async def test_an_interrupted_aevaluate_resumes_with_a_sync_task(server: Arbiter
         )
     assert calls.counts == Counter(every_triple(items, 2))
     assert run["status"] == "complete" and run["received_results"] == 20
+    assert run["coverage"]["failed_results"] == 0  # the sync task ran off the loop every time
     stored = run_items(org, run["id"])
     assert stored["item-3"]["variants"]["treatment"][1]["output"] == {"answer": "input 3", "variant": "treatment"}
 
