@@ -2,12 +2,15 @@
 local OpenAI-compatible provider: each variant's prompt reaches the provider, the wrapped call's
 latency and tokens are attached to the result, repeats run, a task's exception is recorded, an
 interrupted run resumes without running anything twice, a LangChain run inside a task is
-measured like a wrapped call, and a publishable key is refused."""
+measured like a wrapped call, a refused upload is retried by the library's policy and then
+raised with the run to resume, and a publishable key is refused."""
 
 import asyncio
 import io
 import sys
 import threading
+import urllib.error
+import urllib.request
 from collections import Counter
 from typing import Any, Dict, List, Set, Tuple
 
@@ -376,6 +379,43 @@ async def test_an_interrupted_aevaluate_resumes_with_a_sync_task(server: Arbiter
     assert run["coverage"]["failed_results"] == 0  # the sync task ran off the loop every time
     stored = run_items(org, run["id"])
     assert stored["item-3"]["variants"]["treatment"][1]["output"] == {"answer": "input 3", "variant": "treatment"}
+
+
+def test_a_refused_upload_is_retried_then_raised_and_the_run_resumed(server: ArbiterServer) -> None:
+    org = new_org(server)
+    experiment = create_experiment(org)
+    items = [{"id": "item-%d" % i, "input": "input %d" % i} for i in range(3)]
+    new_dataset(org, "three", items)
+    uploads: List[str] = []
+    waits: List[float] = []
+
+    def results_down(request: urllib.request.Request, *, timeout: float) -> Any:
+        """The real server, except that every results upload answers 503."""
+        if request.full_url.endswith("/results"):
+            uploads.append(request.full_url)
+            raise urllib.error.HTTPError(request.full_url, 503, "Service Unavailable", {}, None)  # type: ignore[arg-type]
+        return urllib.request.urlopen(request, timeout=timeout)
+
+    calls = Calls()
+
+    def task(case: TaskInput) -> str:
+        calls.add(case)
+        return "out"
+
+    unsaved = r"HTTP 503.*6 results were not saved.*resume with run_id='"
+    with Arbiter(
+        org.secret, base_url=server.url, http_client=results_down, sleep=waits.append
+    ) as client, pytest.raises(ArbiterError, match=unsaved) as refused:
+        client.evaluate(experiment="py-exp", dataset="three", task=task)
+    assert len(uploads) == 3 and len(waits) == 2  # MAX_ATTEMPTS, with the backoff between them
+    (stopped,) = runs_of(org, experiment["id"])
+    assert stopped["status"] == "running" and stopped["id"] in str(refused.value)
+
+    with Arbiter(org.secret, base_url=server.url) as client:
+        run = client.evaluate(experiment="py-exp", dataset="three", task=task, run_id=stopped["id"])
+    assert run["status"] == "complete" and run["received_results"] == 6
+    # The results that never reached the run ran again; nothing else did.
+    assert calls.counts == Counter(dict.fromkeys(every_triple(items, 1), 2))
 
 
 async def test_a_publishable_key_is_refused_before_any_request(server: ArbiterServer) -> None:

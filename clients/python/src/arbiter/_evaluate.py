@@ -194,7 +194,10 @@ def _keep_landed(uploads: Uploads, running: "Set[Any]") -> None:
 def _save_what_ran(uploads: Uploads, log: logging.Logger) -> None:
     uploads.progress.end()
     rows = uploads.take_all()
-    if rows and not uploads.failed:
+    if rows and uploads.failed:
+        # The transport has retried already: another attempt now would fail the same way.
+        log.warning("evaluate: %d results were not saved", len(rows))
+    elif rows:
         try:
             uploads.send(rows)
         except Exception as err:

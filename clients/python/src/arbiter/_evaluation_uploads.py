@@ -6,6 +6,7 @@ import time
 from typing import Any, Dict, List
 
 from ._constants import EVALUATION_SCORING_POLL_MS, EVENT_BATCH_SIZE
+from ._errors import ArbiterError
 from ._evaluation_progress import Progress
 from ._evaluation_types import OfflineRun
 from ._offline_api import OfflineApi
@@ -51,7 +52,16 @@ class Uploads:
             batch = rows[start : start + EVENT_BATCH_SIZE]
             try:
                 answer = self._api.upload(self.run_id, batch)
+            except ArbiterError as err:
+                self._pending[:0] = rows[start:]
+                self.failed = True
+                raise ArbiterError(
+                    "%s; %d results were not saved, the run keeps the others: resume with run_id=%r"
+                    % (err, len(self._pending), self.run_id)
+                ) from None
             except BaseException:
+                # Kept, so that the log line of a stopped run counts them among the unsaved.
+                self._pending[:0] = rows[start:]
                 self.failed = True
                 raise
             for refused in answer.get("errors") or []:
