@@ -8,6 +8,7 @@ import pytest
 sys.path.insert(0, os.path.dirname(__file__))
 
 from arbiter import Arbiter
+from support.arbiter_server import ArbiterServer
 from support.fake_arbiter import EXPERIMENT_NAME, FakeArbiter
 from support.fake_llm import start_fake_llm
 from support.http_server import LoopbackServer
@@ -23,6 +24,14 @@ FAST = dict(
     flush_interval=3600.0,  # flushes come from flush(), so every test decides when
     poll_interval=3600.0,
 )
+
+
+@pytest.fixture(scope="session")
+def server() -> Iterator[ArbiterServer]:
+    """The real server (``arbiter serve``), one for the session: each test makes its own org."""
+    running = ArbiterServer(REPO_ROOT).start()
+    yield running
+    running.stop()
 
 
 @pytest.fixture

@@ -3,46 +3,13 @@
 polling and through an ingest ack."""
 
 import random
-import uuid
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Dict, Iterator, List, NamedTuple, Optional, Tuple
-
-import pytest
+from typing import Any, Dict, List, Optional, Tuple
 
 from arbiter import Arbiter
 from arbiter._bucketing import bucket_of
-from conftest import REPO_ROOT
-from support.arbiter_server import Api, ArbiterServer, AssignCaller, experiment_config
+from support.arbiter_server import ArbiterServer, AssignCaller, create_experiment, new_org
 from support.wait import wait_until
-
-
-@pytest.fixture(scope="session")
-def server() -> Iterator[ArbiterServer]:
-    running = ArbiterServer(REPO_ROOT).start()
-    yield running
-    running.stop()
-
-
-class Org(NamedTuple):
-    session: Api
-    publishable: str
-    secret: str
-
-
-def new_org(server: ArbiterServer) -> Org:
-    session = Api(server.url, session=server.token("org-%s" % uuid.uuid4().hex[:8]))
-    keys = {}
-    for scope in ("publishable", "secret"):
-        status, body = session.call("POST", "/v1/keys", {"scope": scope})
-        assert status == 201, body
-        keys[scope] = body["key"]
-    return Org(session, keys["publishable"], keys["secret"])
-
-
-def create_experiment(org: Org, **overrides: Any) -> Dict[str, Any]:
-    status, body = org.session.call("POST", "/v1/experiments", experiment_config(**overrides))
-    assert status == 201, body
-    return body  # type: ignore[no-any-return]
 
 
 def user_ids() -> List[str]:

@@ -1,5 +1,6 @@
 """Arbiter's Python client: local assignment on a cached config, prompts and variables per
-variant, background event delivery, and ``wrap`` for the OpenAI and Anthropic SDKs.
+variant, background event delivery, ``wrap`` for the OpenAI and Anthropic SDKs, and
+``evaluate`` for offline runs of a dataset through an experiment's variants.
 
 >>> from arbiter import Arbiter
 >>> arbiter = Arbiter()  # key from ARBITER_API_KEY
@@ -7,6 +8,14 @@ variant, background event delivery, and ``wrap`` for the OpenAI and Anthropic SD
 
 from ._client import Arbiter
 from ._errors import ArbiterError
+from ._evaluation_types import (
+    DatasetItem,
+    EvaluationProgress,
+    OfflineRun,
+    Scorer,
+    ScorerInput,
+    TaskInput,
+)
 from ._types import ClientStats, EventType, PromptResult, TrackPayload
 from ._user_context import AsUser
 from ._version import __version__
@@ -16,8 +25,14 @@ __all__ = [
     "ArbiterError",
     "AsUser",
     "ClientStats",
+    "DatasetItem",
+    "EvaluationProgress",
     "EventType",
+    "OfflineRun",
     "PromptResult",
+    "Scorer",
+    "ScorerInput",
+    "TaskInput",
     "TrackPayload",
     "__version__",
 ]

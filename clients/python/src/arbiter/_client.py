@@ -9,12 +9,14 @@ import time
 import uuid
 from datetime import datetime, timezone
 from types import TracebackType
-from typing import Any, Callable, Dict, Iterable, Mapping, Optional, Set, Type, TypeVar
+from typing import Any, Callable, Dict, Iterable, Mapping, Optional, Sequence, Set, Type, TypeVar
 
 from . import _constants as C
 from ._config_store import CompiledExperiment, ConfigStore
 from ._deprecated_options import accepts_deprecated_options
 from ._errors import ArbiterError
+from ._evaluate import Evaluation, aevaluate, evaluate
+from ._evaluation_types import EvaluationProgress, OfflineRun, Scorer, TaskInput
 from ._event_pipeline import EventPipeline
 from ._event_queue import EventQueue
 from ._event_validation import is_wire_user_id, track_problem, wire_problem
@@ -22,6 +24,7 @@ from ._http_client import HttpClient, sender_of
 from ._lifecycle import forget_client, track_client
 from ._model_call import FinishModelCall
 from ._model_call_recorder import ModelCallRecorder
+from ._offline_api import OfflineApi
 from ._offline_store import FileOfflineStore
 from ._poller import ConfigPoller
 from ._queued_event import serialize
@@ -91,6 +94,8 @@ class Arbiter:
             send,
             sleep if sleep is not None else time.sleep,
         )
+        self._api_key = key
+        self._offline = OfflineApi(transport)
         self._poller = ConfigPoller(transport, self._store, poll_interval, self._log)
         self._pipeline = EventPipeline(
             transport,
@@ -305,13 +310,103 @@ class Arbiter:
         result: R = self._recorder.explicit(experiment, user, attributes, ANY_PROVIDER, fn)
         return result
 
-    def _begin_model_run(self, experiment: str, user: str) -> Optional[FinishModelCall]:
+    def _begin_model_run(self, experiment: str, user: Optional[str]) -> Optional[FinishModelCall]:
         """For the framework integrations (``arbiter.integrations``): queues the exposure under
         ``assign``'s rule and returns how to finish the ``model_call``, or None when the call is
-        not part of the experiment."""
+        not part of the experiment. Inside an ``evaluate`` task the call is measured for the task's
+        result instead, whatever ``user`` is."""
         # The attributes of the enclosing as_user, when it runs for this user.
         attributes = current_attributes.get() if current_user.get() == user else None
         return self._recorder.begin_run(experiment, user, lambda e, u: self.assign(e, u, attributes))
+
+    # -- offline evaluation ----------------------------------------------------------------
+
+    def evaluate(
+        self,
+        *,
+        experiment: str,
+        dataset: str,
+        task: Callable[[TaskInput], Any],
+        scorers: Optional[Sequence[Scorer]] = None,
+        repeats: int = 1,
+        concurrency: int = C.EVALUATION_CONCURRENCY,
+        variants: Optional[Sequence[str]] = None,
+        run_id: Optional[str] = None,
+        dataset_version: Optional[int] = None,
+        note: Optional[str] = None,
+        on_progress: Optional[Callable[[EvaluationProgress], None]] = None,
+    ) -> OfflineRun:
+        """Runs ``dataset`` (id or name) through the variants of ``experiment`` (id or name) as an
+        offline run, and returns the completed run with its comparisons and gates.
+
+        ``task(case)`` is called for each item, variant and repeat with a ``TaskInput`` (``item``,
+        ``variant``, ``prompt``, ``variables``, ``repeat``) and returns the output, a string or a
+        JSON value; what it raises is recorded as that result's ``error``. Model calls made inside
+        it through a client from ``wrap`` are measured for the result (latency, tokens, model) and
+        are not sent as online events. ``scorers`` go to the server as given; a ``custom`` one may
+        carry ``score``, a function of a ``ScorerInput`` computed here. At most ``concurrency``
+        tasks run at once, on threads. ``run_id`` resumes an interrupted run: only the results it
+        lacks are run. ``on_progress`` hears of each result; on a terminal a progress line is
+        drawn on stderr.
+
+        Needs the org's secret key. Unlike ``assign``, it raises: ``ArbiterError`` for a
+        publishable key (before any request) and for a request the API refuses.
+        """
+        return evaluate(
+            self._offline,
+            self._log,
+            Evaluation(
+                self._api_key,
+                experiment=experiment,
+                dataset=dataset,
+                task=task,
+                scorers=scorers,
+                repeats=repeats,
+                concurrency=concurrency,
+                variants=variants,
+                run_id=run_id,
+                dataset_version=dataset_version,
+                note=note,
+                on_progress=on_progress,
+            ),
+        )
+
+    async def aevaluate(
+        self,
+        *,
+        experiment: str,
+        dataset: str,
+        task: Callable[[TaskInput], Any],
+        scorers: Optional[Sequence[Scorer]] = None,
+        repeats: int = 1,
+        concurrency: int = C.EVALUATION_CONCURRENCY,
+        variants: Optional[Sequence[str]] = None,
+        run_id: Optional[str] = None,
+        dataset_version: Optional[int] = None,
+        note: Optional[str] = None,
+        on_progress: Optional[Callable[[EvaluationProgress], None]] = None,
+    ) -> OfflineRun:
+        """``evaluate`` for asyncio: ``task`` and ``score`` functions may be ``async def`` (run
+        as asyncio tasks, at most ``concurrency`` at once) or plain functions (run on threads);
+        requests never block the event loop."""
+        return await aevaluate(
+            self._offline,
+            self._log,
+            Evaluation(
+                self._api_key,
+                experiment=experiment,
+                dataset=dataset,
+                task=task,
+                scorers=scorers,
+                repeats=repeats,
+                concurrency=concurrency,
+                variants=variants,
+                run_id=run_id,
+                dataset_version=dataset_version,
+                note=note,
+                on_progress=on_progress,
+            ),
+        )
 
     # -- context managers ------------------------------------------------------------------
 

@@ -70,3 +70,11 @@ METADATA_MAX_BYTES = 65_536
 #: Python only: how long the ``atexit`` hook may spend delivering the queue before it spills the
 #: rest to the offline store (or drops it with a log line). Sentry's Python SDK uses the same 2 s.
 EXIT_FLUSH_DEADLINE_MS = 2_000
+
+#: ``evaluate``: tasks running at once unless ``concurrency`` says otherwise (the same default as
+#: the TypeScript and Java clients, docs/decisions.md#offline-evaluation-in-the-clients-evaluate).
+EVALUATION_CONCURRENCY = 4
+#: Python only: the progress line on a terminal is redrawn at most this often.
+EVALUATION_PROGRESS_REDRAW_MS = 100
+#: Python only: a run still ``scoring`` after ``complete`` answered is read again this often.
+EVALUATION_SCORING_POLL_MS = 1_000

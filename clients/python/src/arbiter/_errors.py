@@ -2,4 +2,5 @@
 
 
 class ArbiterError(Exception):
-    """Raised only by the constructor, when it has no API key. ``assign`` and ``track`` never raise."""
+    """Raised by the constructor when it has no API key, and by ``evaluate``/``aevaluate``: for a
+    publishable key, and for a request the API refuses. ``assign`` and ``track`` never raise."""

@@ -78,37 +78,37 @@ def _number_problem(value: Any, low: int, high: int, integer: bool) -> bool:
     return not low <= value <= high
 
 
-def _metadata_problem(metadata: Any) -> Optional[str]:
-    """Why ``metadata`` breaks the free-form JSON limit, or None; iterative, so no depth can
-    overflow the stack."""
-    if not isinstance(metadata, Mapping):
+def free_form_problem(value: Any, what: str = "metadata") -> Optional[str]:
+    """Why ``value`` (an object, or for ``what`` other than metadata any JSON value) breaks the
+    free-form JSON limit, or None; iterative, so no depth can overflow the stack."""
+    if what == "metadata" and not isinstance(value, Mapping):
         return "metadata must be an object"
-    stack: List[Tuple[Any, int]] = [(metadata, 1)]
+    stack: List[Tuple[Any, int]] = [(value, 1)]
     while stack:
         node, depth = stack.pop()
         if isinstance(node, str):
             if text_problem(node) is not None:
-                return "metadata " + _TEXT_RULE
+                return "%s %s" % (what, _TEXT_RULE)
         elif isinstance(node, float):
             if not math.isfinite(node):
-                return "metadata holds a number JSON cannot carry"
+                return "%s holds a number JSON cannot carry" % what
         elif isinstance(node, (Mapping, list, tuple)):
             if depth > METADATA_MAX_DEPTH:
-                return "metadata is nested deeper than %d levels" % METADATA_MAX_DEPTH
+                return "%s is nested deeper than %d levels" % (what, METADATA_MAX_DEPTH)
             if isinstance(node, Mapping):
                 for key, inner in node.items():
                     if isinstance(key, str) and text_problem(key) is not None:
-                        return "a metadata key " + _TEXT_RULE
+                        return "a key of %s %s" % (what, _TEXT_RULE)
                     stack.append((inner, depth + 1))
             else:
                 stack.extend((inner, depth + 1) for inner in node)
     try:
-        compact = json.dumps(metadata, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+        compact = json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
     except (TypeError, ValueError) as err:
-        return "metadata is not JSON (%s)" % err
+        return "%s is not JSON (%s)" % (what, err)
     size = len(compact.encode("utf-8"))
     if size > METADATA_MAX_BYTES:
-        return "metadata is %d bytes as JSON, more than %d" % (size, METADATA_MAX_BYTES)
+        return "%s is %d bytes as JSON, more than %d" % (what, size, METADATA_MAX_BYTES)
     return None
 
 
@@ -129,7 +129,7 @@ def wire_problem(payload: Mapping[str, Any]) -> Optional[str]:
         if field in payload and _number_problem(payload[field], low, high, integer):
             return "%s must be %s from %d to %d" % (field, "an integer" if integer else "a number", low, high)
     if "metadata" in payload:
-        return _metadata_problem(payload["metadata"])
+        return free_form_problem(payload["metadata"])
     return None
 
 

@@ -3,6 +3,7 @@
 from typing import Any, Callable, Dict, Mapping, NamedTuple, Optional, Sequence
 
 from ._config_store import ConfigStore
+from ._evaluation_scope import current_evaluation
 from ._event_validation import is_wire_user_id
 from ._model_call import FinishModelCall, ModelCall
 from ._model_call_measure import Measure, ProviderReader
@@ -36,7 +37,11 @@ class ModelCallRecorder:
         params: Dict[str, Any],
         invoke: Callable[[], Any],
     ) -> Any:
-        """One call through a wrapped provider client; ``user`` and ``attributes`` come from ``as_user``."""
+        """One call through a wrapped provider client; ``user`` and ``attributes`` come from ``as_user``.
+        Inside an evaluation task the call is measured for the task's result and sends nothing."""
+        scope = current_evaluation.get()
+        if scope is not None:
+            return _measured(ModelCall((reader,), params, scope.begin()), invoke)
         begun = None
         if user is None:
             self._warn_once("wrap-user", "wrap: model call outside as_user(), not recorded")
@@ -44,12 +49,7 @@ class ModelCallRecorder:
             begun = self._begin(experiment, user, attributes, (reader,), params)
         if begun is None:
             return invoke()
-        try:
-            result = invoke()
-        except BaseException as err:
-            begun.call.fail(err)
-            raise
-        return begun.call.observe(result)
+        return _measured(begun.call, invoke)
 
     def explicit(
         self,
@@ -97,13 +97,17 @@ class ModelCallRecorder:
             return None
 
     def begin_run(
-        self, experiment: str, user: str, assign: Callable[[str, str], Optional[str]]
+        self, experiment: str, user: Optional[str], assign: Callable[[str, str], Optional[str]]
     ) -> Optional[FinishModelCall]:
         """For framework integrations, which see a call's start and end as callbacks rather than a
         function to run. The exposure follows ``assign``'s rule (once per user and experiment,
         unless ``track_exposures`` is off); before the first config, as in ``wrap``, the exposure
         goes without a variant and the server works it out. Returns how to finish the
-        ``model_call``, or None when the call is not part of the experiment."""
+        ``model_call``, or None when the call is not part of the experiment. Inside an evaluation
+        task the run is measured for the task's result and sends nothing."""
+        scope = current_evaluation.get()
+        if scope is not None:
+            return scope.begin()
         try:
             if not isinstance(user, str) or not is_wire_user_id(user):
                 return None
@@ -134,6 +138,15 @@ class ModelCallRecorder:
     def _variant_of(self, experiment: str, user: str, attributes: Optional[Mapping[str, Any]]) -> Optional[str]:
         entry = self._store.experiments.get(experiment)
         return None if entry is None or not isinstance(user, str) else entry.variant(user, attributes)
+
+
+def _measured(call: ModelCall, invoke: Callable[[], Any]) -> Any:
+    try:
+        result = invoke()
+    except BaseException as err:
+        call.fail(err)
+        raise
+    return call.observe(result)
 
 
 def _model_call_fields(m: Measure, record_text: bool) -> Dict[str, Any]:

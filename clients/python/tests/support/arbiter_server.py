@@ -9,8 +9,9 @@ import tempfile
 import threading
 import urllib.error
 import urllib.request
+import uuid
 from http.client import HTTPConnection
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, NamedTuple, Optional, Tuple
 from urllib.parse import urlparse
 
 BIN = ["apps", "server", "bin", "arbiter.js"]
@@ -167,3 +168,27 @@ def experiment_config(**overrides: Any) -> Dict[str, Any]:
     }
     config.update(overrides)
     return config
+
+
+class Org(NamedTuple):
+    """A new org of the server: a dashboard session and both keys."""
+
+    session: Api
+    publishable: str
+    secret: str
+
+
+def new_org(server: ArbiterServer) -> Org:
+    session = Api(server.url, session=server.token("org-%s" % uuid.uuid4().hex[:8]))
+    keys = {}
+    for scope in ("publishable", "secret"):
+        status, body = session.call("POST", "/v1/keys", {"scope": scope})
+        assert status == 201, body
+        keys[scope] = body["key"]
+    return Org(session, keys["publishable"], keys["secret"])
+
+
+def create_experiment(org: Org, **overrides: Any) -> Dict[str, Any]:
+    status, body = org.session.call("POST", "/v1/experiments", experiment_config(**overrides))
+    assert status == 201, body
+    return body  # type: ignore[no-any-return]

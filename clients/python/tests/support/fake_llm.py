@@ -166,6 +166,8 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        # Appending to a list is atomic: concurrent requests each land once.
+        self.server.owner.received.append((self.path, body))  # type: ignore[attr-defined]
         time.sleep(RESPONSE_DELAY_S)
         route = ROUTES.get(self.path.split("?")[0])
         if route is None:

@@ -2,7 +2,7 @@
 
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Optional, Type
+from typing import Any, List, Optional, Type
 
 
 class _Server(ThreadingHTTPServer):
@@ -16,6 +16,8 @@ class LoopbackServer:
         self._handler = handler
         self._port = port
         self._httpd: Optional[ThreadingHTTPServer] = None
+        #: What the handler chose to keep of the requests it served (``self.server.owner``).
+        self.received: List[Any] = []
 
     def start(self) -> "LoopbackServer":
         httpd = _Server(("127.0.0.1", self._port), self._handler)

@@ -20,6 +20,7 @@ from langchain_core.messages import BaseMessage
 from langchain_core.outputs import ChatGenerationChunk, GenerationChunk, LLMResult
 
 from .._client import Arbiter
+from .._evaluation_scope import current_evaluation
 from .._model_call import FinishModelCall, describe_error
 from .._model_call_measure import (
     Measure,
@@ -181,7 +182,8 @@ class ArbiterCallbackHandler(BaseCallbackHandler):
     def _start(self, run_id: UUID, prompt: str, metadata: Any, invocation: Any) -> None:
         try:
             user = self._user if self._user is not None else current_user.get()
-            if user is None:
+            # Inside an evaluation task the call belongs to the task's result, whoever the user.
+            if user is None and current_evaluation.get() is None:
                 self._client._warn_once(
                     "langchain-user", "langchain: model call outside as_user() and without user=, not recorded"
                 )
