@@ -330,6 +330,54 @@ class EvaluateRealServerTest {
   }
 
   @Test
+  void resultUploadsAreRetriedAndTheResentRowsAreNoError() throws Exception {
+    MemoryLogger logger = new MemoryLogger();
+    try (LossyProxy proxy = new LossyProxy(server.baseUrl)) {
+      proxy.lossy = path -> path.endsWith("/results");
+      proxy.acksToLose.set(2);
+      Map<String, AtomicInteger> runs = new ConcurrentHashMap<>();
+      try (Arbiter client = Arbiter.builder().apiKey(secret).baseUrl(proxy.baseUrl())
+          .logger(logger).retryBaseDelay(java.time.Duration.ofMillis(10)).build()) {
+        OfflineRun run = client.evaluate(Evaluation.builder().experiment(NAME).dataset(DATASET)
+            .task(task(client, runs, new ConcurrentHashMap<>())).build());
+        assertEquals("complete", run.status());
+        assertEquals(10, run.receivedResults());
+      }
+      // The one batch was stored at the first attempt; the third got its answer.
+      assertEquals(2, proxy.acksLost.get());
+      assertEquals(10, runs.size());
+    }
+    assertEquals(List.of(), logger.lines);
+  }
+
+  @Test
+  void aRunWhoseExperimentChangedSinceCannotBeResumed() throws Exception {
+    Map<String, Object> config = new LinkedHashMap<>();
+    config.put("name", "java-evaluate-changed");
+    config.put("salt", "java-evaluate-changed-salt");
+    config.put("bucket_count", 10_000L);
+    config.put("allocation", List.of(Map.of("variant", "control", "weight", 50L),
+        Map.of("variant", "treatment", "weight", 50L)));
+    config.put("variants", List.of(Map.of("key", "control", "prompt", "old control"),
+        Map.of("key", "treatment", "prompt", "old treatment")));
+    config.put("metrics", List.of());
+    String id = (String) ((Map<?, ?>) server.session("POST", "/v1/experiments", config)).get("id");
+    String runId = (String) ((Map<?, ?>) server.session("POST",
+        "/v1/experiments/" + id + "/offline-runs", Map.of("dataset_id", datasetId))).get("id");
+    server.session("PUT", "/v1/experiments/" + id, Map.of("variants", List.of(
+        Map.of("key", "control", "prompt", "new control"),
+        Map.of("key", "treatment", "prompt", "new treatment"))));
+    AtomicInteger tasks = new AtomicInteger();
+    try (Arbiter client = client(secret, new MemoryLogger())) {
+      ArbiterException e = assertThrows(ArbiterException.class, () -> client.evaluate(
+          Evaluation.builder().runId(runId).task(in -> tasks.incrementAndGet()).build()));
+      assertTrue(e.getMessage().contains("pinned version 1"), e.getMessage());
+      assertTrue(e.getMessage().contains("serves version 2"), e.getMessage());
+    }
+    assertEquals(0, tasks.get());
+  }
+
+  @Test
   void aPublishableKeyIsRefusedBeforeAnyRequest() throws Exception {
     int runsBefore = runs().size();
     AtomicInteger tasks = new AtomicInteger();
