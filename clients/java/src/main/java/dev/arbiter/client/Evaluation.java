@@ -51,7 +51,7 @@ public final class Evaluation {
     /**
      * The dataset item as {@code GET /v1/datasets/{id}/items} serves it: {@code id},
      * {@code input}, {@code expected_output}, {@code variables}, {@code metadata},
-     * {@code group}.
+     * {@code group}. Read-only: the item's tasks share it.
      */
     public Map<String, Object> item() {
       return item;
@@ -72,7 +72,10 @@ public final class Evaluation {
       return prompt;
     }
 
-    /** The variant's variables with the item's {@code variables} merged over them. */
+    /**
+     * The variant's variables with the item's {@code variables} merged over them: a new map per
+     * task.
+     */
     public Map<String, Object> variables() {
       return variables;
     }

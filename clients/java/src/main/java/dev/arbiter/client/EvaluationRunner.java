@@ -1,6 +1,7 @@
 package dev.arbiter.client;
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -224,7 +225,8 @@ final class EvaluationRunner {
               + (after == null ? "" : "&starting_after=" + EvaluationApi.segment(after)));
           List<?> data = (List<?>) page.get("data");
           for (Object raw : data) {
-            Map<String, Object> item = (Map<String, Object>) raw;
+            // Shared by the item's tasks on several threads: read-only for them.
+            Map<String, Object> item = Collections.unmodifiableMap((Map<String, Object>) raw);
             after = (String) item.get("id");
             for (String variant : variants) {
               for (int repeat = 0; repeat < repeats; repeat++) {
