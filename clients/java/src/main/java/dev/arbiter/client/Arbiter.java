@@ -31,6 +31,8 @@ public final class Arbiter implements AutoCloseable {
   /** This library's version (the pom's, written at build time), sent in {@code User-Agent}. */
   public static final String VERSION = BuildVersion.read();
 
+  private static final String PUBLISHABLE_KEY_PREFIX = "svc_pk_";
+
   /** Logs a message the first time its key is seen (messages that would repeat per call). */
   interface WarnOnce {
     void warn(String key, String message);
@@ -49,6 +51,8 @@ public final class Arbiter implements AutoCloseable {
   private final Set<String> warned = ConcurrentHashMap.newKeySet();
   private final AtomicBoolean closing = new AtomicBoolean();
   private final EventStamper stamper;
+  private final Transport transport;
+  private final boolean publishableKey;
   /**
    * The user of {@link #withUser}: per client and per thread. Each scope puts back what it
    * found, and removes the entry when it found none, so no thread keeps a user after its scope.
@@ -75,6 +79,8 @@ public final class Arbiter implements AutoCloseable {
     Transport transport = new Transport(http, baseUrl, apiKey, Builder.millis(b.requestTimeout),
         new RetryPolicy(b.maxAttempts, Builder.millis(b.retryBaseDelay),
             Builder.millis(b.retryMaxDelay), Builder.millis(b.retryAfterCap)));
+    this.transport = transport;
+    this.publishableKey = apiKey.startsWith(PUBLISHABLE_KEY_PREFIX);
     this.trackExposures = b.trackExposures;
     this.prefetch = List.copyOf(b.experiments);
     this.closeTimeoutMs = Builder.millis(b.closeTimeout);
@@ -270,6 +276,7 @@ public final class Arbiter implements AutoCloseable {
    */
   public <T> T interceptModelCall(String experiment, Function<String, T> call) {
     String user = users.get();
+    if (user == null && recorder.measuring()) return recorder.intercept(experiment, null, null, call);
     if (user == null) {
       warnOnce("model-call-user", "interceptModelCall: model call outside withUser(), not recorded");
       return call.apply(null);
@@ -336,6 +343,38 @@ public final class Arbiter implements AutoCloseable {
       run.run();
       return null;
     });
+  }
+
+  /**
+   * Runs a dataset through an experiment's variants and returns the completed run, as
+   * {@code GET /v1/offline-runs/{run_id}} serves it: the server scores the outputs and compares
+   * each variant with the baseline. Needs the org's secret key.
+   *
+   * <p>The task runs once per (item, variant, repeat), at most
+   * {@link Evaluation.Builder#concurrency concurrency} at once, on threads of the evaluation.
+   * Model calls it makes on its own thread through {@code interceptModelCall} (or an
+   * integration built on it, such as the LangChain4j listener) get the evaluated variant, are
+   * measured (latency, tokens, cost, model) into that task's result and are sent as no event.
+   * What the task throws becomes the result's {@code error}. Results are uploaded in batches
+   * as tasks finish, with the client's retries. On a terminal a progress line is redrawn on
+   * stderr.
+   *
+   * <p>Unlike {@code assign}, this call throws: {@link ArbiterException} for a publishable
+   * key (before any request), a request the API refuses (with its reason), an API that stays
+   * unreachable, or an interrupt of the calling thread. An interrupt lets the tasks already
+   * started finish and uploads their results first; {@link Evaluation.Builder#runId runId}
+   * then resumes the run, running only what it lacks.
+   *
+   * @throws ArbiterException as above
+   */
+  public OfflineRun evaluate(Evaluation evaluation) {
+    if (evaluation == null) throw new IllegalArgumentException("evaluate: evaluation is null");
+    if (publishableKey) {
+      throw new ArbiterException("Arbiter evaluate needs the org's secret key (svc_sk_...): "
+          + "this client has a publishable key (svc_pk_...), which the API refuses for "
+          + "datasets and offline runs.");
+    }
+    return new EvaluationRunner(new EvaluationApi(transport), recorder, logger, evaluation).run();
   }
 
   /** Sends everything queued so far (or spills it); the future never completes exceptionally. */

@@ -69,6 +69,9 @@ public final class ArbiterDefaults {
   /** ...and at most this many bytes as compact UTF-8 JSON (64 KiB). */
   public static final int METADATA_MAX_BYTES = 65_536;
 
+  /** Tasks an offline evaluation runs at once, unless {@code concurrency(..)} says otherwise. */
+  public static final int EVALUATION_CONCURRENCY = 4;
+
   /** Java only: how long {@code close()} waits for the queue to be delivered or spilled. */
   public static final long CLOSE_TIMEOUT_MS = 10_000;
 }

@@ -19,6 +19,8 @@ final class ModelCallReader {
     String model;
     Long inputTokens;
     Long outputTokens;
+    /** What the call cost in US dollars, where the provider reports it (OpenRouter's usage.cost). */
+    Double cost;
     String prompt;
     String response;
   }
@@ -35,6 +37,8 @@ final class ModelCallReader {
       Object counts = usage != null ? usage : result;
       m.inputTokens = count(first(counts, "input_tokens", "inputTokens", "prompt_tokens", "promptTokens"));
       m.outputTokens = count(first(counts, "output_tokens", "outputTokens", "completion_tokens", "completionTokens"));
+      m.cost = amount(first(counts, "cost", "cost_usd", "costUsd"));
+      if (m.cost == null && usage != null) m.cost = amount(first(result, "cost", "cost_usd", "costUsd"));
       if (withText) {
         Object prompt = member(result, "prompt");
         Object response = first(result, "response", "output_text", "outputText", "text");
@@ -94,6 +98,12 @@ final class ModelCallReader {
     if (!(value instanceof Number)) return null;
     double d = ((Number) value).doubleValue();
     return Double.isFinite(d) && d >= 0 ? ((Number) value).longValue() : null;
+  }
+
+  private static Double amount(Object value) {
+    if (!(value instanceof Number)) return null;
+    double d = ((Number) value).doubleValue();
+    return Double.isFinite(d) && d >= 0 ? d : null;
   }
 
   private static String capped(String text) {

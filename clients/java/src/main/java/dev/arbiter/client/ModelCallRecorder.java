@@ -16,6 +16,11 @@ final class ModelCallRecorder {
   private final boolean recordText;
   private final BiConsumer<EventType, Map<String, Object>> enqueue;
   private final Arbiter.WarnOnce warnOnce;
+  /**
+   * The evaluation task running on this thread, whose model calls are measured for its result
+   * and sent as no event. A ThreadLocal of this client, as the withUser scope is.
+   */
+  private final ThreadLocal<TaskMeasure> task = new ThreadLocal<>();
 
   ModelCallRecorder(ConfigStore store, boolean recordText,
       BiConsumer<EventType, Map<String, Object>> enqueue, Arbiter.WarnOnce warnOnce) {
@@ -25,8 +30,31 @@ final class ModelCallRecorder {
     this.warnOnce = warnOnce;
   }
 
+  /** Whether an evaluation task runs on this thread. */
+  boolean measuring() {
+    return task.get() != null;
+  }
+
+  /** Runs an evaluation task with its model calls measured into {@code measure}. */
+  Object measuring(TaskMeasure measure, Evaluation.Task run, Evaluation.TaskInput input)
+      throws Exception {
+    TaskMeasure outer = task.get();
+    task.set(measure);
+    try {
+      return run.run(input);
+    } finally {
+      if (outer == null) {
+        task.remove();
+      } else {
+        task.set(outer);
+      }
+    }
+  }
+
   <T> T intercept(String experiment, String user, Map<String, ?> attributes,
       Function<String, T> call) {
+    TaskMeasure measure = task.get();
+    if (measure != null) return measure.measure(experiment, call);
     Map<String, Object> base = null;
     String variant = null;
     try {
@@ -89,6 +117,7 @@ final class ModelCallRecorder {
       }
       if (m.inputTokens != null) event.put("input_tokens", m.inputTokens);
       if (m.outputTokens != null) event.put("output_tokens", m.outputTokens);
+      if (m.cost != null) event.put("cost_usd", m.cost);
       if (recordText && m.prompt != null) event.put("prompt", storable(m.prompt));
       if (recordText && m.response != null) event.put("response", storable(m.response));
       event.values().removeIf(v -> v == Removed.FIELD);

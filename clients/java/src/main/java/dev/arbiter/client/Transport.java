@@ -13,8 +13,10 @@ import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * The one place that talks HTTP. It never throws: every outcome, network failures included, is
- * a {@link Result} the caller has to look at. Requests are synchronous and made from the
- * scheduler thread only, so at most one is in flight per client.
+ * a {@link Result} the caller has to look at. Requests are synchronous: the scheduler thread
+ * makes the config polls and event posts one at a time; {@code evaluate} makes its own from its
+ * caller's thread and its upload thread (HttpClient is thread-safe, the rest is immutable or
+ * volatile).
  */
 final class Transport {
   enum Kind {

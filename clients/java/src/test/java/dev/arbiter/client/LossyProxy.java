@@ -13,11 +13,12 @@ import java.net.http.HttpResponse;
 import java.util.List;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Predicate;
 
 /**
- * A pass-through to the real server that loses the answers of the next N event posts after
- * the server has taken them: the client must retry with the same event ids, and the server
- * must store each once.
+ * A pass-through to the real server that loses the answers of the next N event posts (or of
+ * the requests {@link #lossy} picks) after the server has taken them: the client must retry
+ * with the same body, and the server must store each event or result once.
  */
 final class LossyProxy implements AutoCloseable {
   static {
@@ -26,6 +27,8 @@ final class LossyProxy implements AutoCloseable {
 
   final AtomicInteger acksToLose = new AtomicInteger();
   final AtomicInteger acksLost = new AtomicInteger();
+  /** Which request paths may lose their answer. */
+  volatile Predicate<String> lossy = path -> path.equals("/v1/events");
   private final HttpServer server;
   private final String target;
   private final HttpClient http = HttpClient.newHttpClient();
@@ -57,8 +60,8 @@ final class LossyProxy implements AutoCloseable {
       b.method(ex.getRequestMethod(), body.length == 0
           ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofByteArray(body));
       HttpResponse<byte[]> res = http.send(b.build(), HttpResponse.BodyHandlers.ofByteArray());
-      boolean events = ex.getRequestURI().getPath().equals("/v1/events");
-      if (events && res.statusCode() == 202 && acksToLose.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+      boolean picked = lossy.test(ex.getRequestURI().getPath());
+      if (picked && res.statusCode() / 100 == 2 && acksToLose.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
         acksLost.incrementAndGet();
         return; // closed without an answer: the server has the events, the client no ack
       }
