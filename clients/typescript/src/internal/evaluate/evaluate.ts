@@ -87,6 +87,12 @@ function checkOptions(options: EvaluateOptions): void {
   if (typeof options?.dataset !== 'string' || options.dataset === '')
     problems.push('`dataset` (an id or name)');
   if (typeof options?.task !== 'function') problems.push('`task` (a function)');
+  const { concurrency } = options ?? {};
+  if (
+    concurrency !== undefined &&
+    !(typeof concurrency === 'number' && Number.isFinite(concurrency))
+  )
+    problems.push('`concurrency` as a finite number');
   if (problems.length > 0) throw new ArbiterError(`evaluate: needs ${problems.join(', ')}`);
 }
 
