@@ -378,3 +378,75 @@ describe('a publishable key', () => {
     expect(ran).toBe(0);
   });
 });
+
+describe('an output the server cannot store', () => {
+  it('is sent again as a failed result carrying the server’s reason', async () => {
+    const created = await h.ingest(acme.secret, {
+      method: 'POST',
+      url: '/v1/datasets',
+      payload: { name: 'offline-e2e-nul' },
+    });
+    expect(created.statusCode, created.body).toBe(201);
+    await h.ingest(acme.secret, {
+      method: 'POST',
+      url: `/v1/datasets/${created.json().id}/items`,
+      payload: { items: [{ id: 'nul', input: 'anything' }] },
+    });
+    const client = secretClient();
+    const run = await client.evaluate({
+      experiment: EXPERIMENT,
+      dataset: 'offline-e2e-nul',
+      variants: ['control'],
+      task: () => 'a\u0000b',
+    });
+    expect(run.status).toBe('complete');
+    expect(run.coverage).toMatchObject({ received_results: 1, failed_results: 1 });
+    const [result] = (await storedResults(run.id)).values();
+    expect(result?.error).toMatch(/^the server refused this result: \/output/);
+    expect(result?.output).toBeNull();
+  });
+});
+
+// Last: it changes the experiment the tests above run.
+describe('a run whose experiment changed since', () => {
+  it('cannot be resumed: its prompts are no longer served', async () => {
+    const created = await h.ingest(acme.secret, {
+      method: 'POST',
+      url: `/v1/experiments/${experimentId}/offline-runs`,
+      payload: { dataset_id: DATASET },
+    });
+    expect(created.statusCode, created.body).toBe(201);
+    const changed = await h.call(acme.admin, {
+      method: 'PUT',
+      url: `/v1/experiments/${experimentId}`,
+      payload: {
+        variants: [
+          { key: 'control', prompt: 'You are very helpful.' },
+          { key: 'terse', prompt: PROMPTS.terse },
+        ],
+      },
+    });
+    expect(changed.statusCode, changed.body).toBe(200);
+    const client = secretClient();
+    let ran = 0;
+    const failure = await client
+      .evaluate({
+        experiment: EXPERIMENT,
+        dataset: DATASET,
+        runId: created.json().id,
+        task: () => {
+          ran++;
+          return 'x';
+        },
+      })
+      .then(
+        () => null,
+        (err: unknown) => err,
+      );
+    expect(failure).toBeInstanceOf(ArbiterError);
+    expect((failure as Error).message).toMatch(
+      /pinned version 1 of experiment offline-e2e, which is now at version 2/,
+    );
+    expect(ran).toBe(0);
+  });
+});
