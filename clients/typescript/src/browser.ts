@@ -3,6 +3,22 @@ import { browserPlatform } from './internal/platform-browser.ts';
 import type { BrowserArbiterOptions } from './options.ts';
 
 export { ArbiterError } from './errors.ts';
+export type {
+  DatasetItem,
+  EvaluateOptions,
+  EvaluationProgress,
+  EvaluationScorer,
+  EvaluationTask,
+  EvaluationTaskInput,
+  FunctionScorer,
+  OfflineComparison,
+  OfflineCoverage,
+  OfflineNonDeterminism,
+  OfflineRun,
+  ScoreInput,
+  ScorerDirection,
+  ServerScorer,
+} from './evaluation.ts';
 export type { BrowserArbiterOptions } from './options.ts';
 export type {
   Attributes,

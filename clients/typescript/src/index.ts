@@ -3,6 +3,22 @@ import { nodePlatform } from './internal/platform-node.ts';
 import type { NodeArbiterOptions } from './options.ts';
 
 export { ArbiterError } from './errors.ts';
+export type {
+  DatasetItem,
+  EvaluateOptions,
+  EvaluationProgress,
+  EvaluationScorer,
+  EvaluationTask,
+  EvaluationTaskInput,
+  FunctionScorer,
+  OfflineComparison,
+  OfflineCoverage,
+  OfflineNonDeterminism,
+  OfflineRun,
+  ScoreInput,
+  ScorerDirection,
+  ServerScorer,
+} from './evaluation.ts';
 export type { NodeArbiterOptions } from './options.ts';
 export type {
   Attributes,

@@ -18,6 +18,7 @@ const PUBLIC_METHODS = [
   'wrap',
   'withUser',
   'interceptModelCall',
+  'evaluate',
   'flush',
   'close',
   'stats',
@@ -27,9 +28,23 @@ const SHARED_EXPORTS = [
   'ArbiterError',
   'Attributes',
   'ClientStats',
+  'DatasetItem',
+  'EvaluateOptions',
+  'EvaluationProgress',
+  'EvaluationScorer',
+  'EvaluationTask',
+  'EvaluationTaskInput',
   'EventType',
+  'FunctionScorer',
   'Logger',
+  'OfflineComparison',
+  'OfflineCoverage',
+  'OfflineNonDeterminism',
+  'OfflineRun',
   'PromptResult',
+  'ScoreInput',
+  'ScorerDirection',
+  'ServerScorer',
   'TrackPayload',
 ];
 const ENTRY_EXPORTS: Record<string, string[]> = {
@@ -65,7 +80,7 @@ function topLevelNames(source: ts.SourceFile): string[] {
 
 /** Every name declared at the top of a module under src/internal/ (ArbiterEvent included). */
 function internalNames(): Set<string> {
-  const names = readdirSync(internalDir)
+  const names = readdirSync(internalDir, { recursive: true, encoding: 'utf8' })
     .filter((f) => f.endsWith('.ts'))
     .flatMap((f) => topLevelNames(parse(join(internalDir, f))));
   return new Set(names.filter((n) => n !== SHARED_BASE));
@@ -98,6 +113,7 @@ describe('the published declarations show only the public surface', () => {
     expect(internal).toContain('ArbiterEvent');
     expect(internal).toContain('Platform');
     expect(internal).toContain('ConfigStore');
+    expect(internal).toContain('ResultUploader');
   });
 
   for (const [entry, file] of declarationFiles) {

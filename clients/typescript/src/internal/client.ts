@@ -1,4 +1,5 @@
 import { ArbiterError } from '../errors.ts';
+import type { EvaluateOptions, OfflineRun } from '../evaluation.ts';
 import type { NodeArbiterOptions } from '../options.ts';
 import type {
   Attributes,
@@ -11,6 +12,9 @@ import type {
 import { bindMethods } from './bind-methods.ts';
 import { type CompiledExperiment, ConfigStore } from './config-store.ts';
 import * as C from './constants.ts';
+import { EvaluationApi } from './evaluate/api.ts';
+import { runEvaluation } from './evaluate/evaluate.ts';
+import type { TaskMeasure } from './evaluate/task-measure.ts';
 import { EventPipeline } from './event-pipeline.ts';
 import { EventQueue } from './event-queue.ts';
 import { isWireUserId, trackProblem, wireProblem } from './event-validation.ts';
@@ -19,10 +23,16 @@ import { defaultLogger, safeLogger } from './logger.ts';
 import { ModelCallRecorder } from './model-call-recorder.ts';
 import type { Platform } from './platform.ts';
 import { ConfigPoller } from './poller.ts';
+import type { RetryPolicy } from './retry-policy.ts';
 import { Transport } from './transport.ts';
-import type { CurrentUser, UserContext } from './user-context.ts';
+import type { AsyncContext, CurrentUser, UserContext } from './user-context.ts';
 import type { ArbiterEvent } from './wire.ts';
 import { ANY_PROVIDER, wrapProviderClient } from './wrap.ts';
+
+/** Keys that ship in client code; `evaluate` refuses them before any request. */
+const PUBLISHABLE_KEY_PREFIX = 'svc_pk_';
+/** `POST /v1/offline-runs/{run_id}/results` takes at most this many rows. */
+const MAX_RESULTS_PER_REQUEST = 500;
 
 /** What the shared client reads; the platform-only options went into the platform. */
 type ClientOptions = Omit<NodeArbiterOptions, 'offlineStorePath'>;
@@ -50,6 +60,13 @@ export class ArbiterClient {
   /** Warnings that would otherwise repeat on every call. */
   readonly #warned = new Set<string>();
   readonly #recorder: ModelCallRecorder;
+  readonly #transport: Transport;
+  readonly #publishableKey: boolean;
+  readonly #batchSize: number;
+  readonly #retry: RetryPolicy;
+  /** The `evaluate` task running in this async context, whose model calls it measures. */
+  readonly #tasks: AsyncContext<TaskMeasure>;
+  readonly #platform: Platform;
 
   /** @internal The entry points (Node, browser) pass their platform. */
   constructor(options: ClientOptions, platform: Platform) {
@@ -63,17 +80,24 @@ export class ArbiterClient {
     if (typeof fetchImpl !== 'function') {
       throw new ArbiterError('Arbiter: no fetch in this runtime. Pass { fetch }.');
     }
+    this.#retry = {
+      maxAttempts: Math.max(1, options.maxAttempts ?? C.MAX_ATTEMPTS),
+      baseDelayMs: options.retryBaseDelayMs ?? C.RETRY_BASE_DELAY_MS,
+      maxDelayMs: options.retryMaxDelayMs ?? C.RETRY_MAX_DELAY_MS,
+      retryAfterCapMs: options.retryAfterCapMs ?? C.RETRY_AFTER_CAP_MS,
+    };
     const transport = new Transport({
       baseUrl: options.baseUrl ?? platform.env('ARBITER_BASE_URL') ?? C.DEFAULT_BASE_URL,
       apiKey,
       fetch: fetchImpl,
       timeoutMs: options.requestTimeoutMs ?? C.REQUEST_TIMEOUT_MS,
-      maxAttempts: Math.max(1, options.maxAttempts ?? C.MAX_ATTEMPTS),
-      baseDelayMs: options.retryBaseDelayMs ?? C.RETRY_BASE_DELAY_MS,
-      maxDelayMs: options.retryMaxDelayMs ?? C.RETRY_MAX_DELAY_MS,
-      retryAfterCapMs: options.retryAfterCapMs ?? C.RETRY_AFTER_CAP_MS,
+      ...this.#retry,
     });
-    this.#users = platform.userContext();
+    this.#transport = transport;
+    this.#publishableKey = apiKey.startsWith(PUBLISHABLE_KEY_PREFIX);
+    this.#platform = platform;
+    this.#tasks = platform.asyncContext<TaskMeasure>();
+    this.#users = platform.asyncContext<CurrentUser>();
     this.#uuid = () => platform.randomUUID();
     this.#trackExposures = options.trackExposures ?? true;
     this.#prefetch = [...(options.experiments ?? [])];
@@ -84,15 +108,16 @@ export class ArbiterClient {
       intervalMs: options.pollIntervalMs ?? C.CONFIG_POLL_INTERVAL_MS,
       logger: this.#logger,
     });
+    this.#batchSize = Math.min(
+      Math.max(1, options.batchSize ?? C.EVENT_BATCH_SIZE),
+      C.MAX_EVENT_BATCH_SIZE,
+    );
     this.#pipeline = new EventPipeline({
       transport,
       queue: this.#queue,
       store: platform.offlineStore(apiKey),
       logger: this.#logger,
-      batchSize: Math.min(
-        Math.max(1, options.batchSize ?? C.EVENT_BATCH_SIZE),
-        C.MAX_EVENT_BATCH_SIZE,
-      ),
+      batchSize: this.#batchSize,
       flushIntervalMs: options.flushIntervalMs ?? C.FLUSH_INTERVAL_MS,
       onAck: (version) => this.#poller.noteServerVersion(version),
     });
@@ -101,6 +126,7 @@ export class ArbiterClient {
       recordText: options.recordModelText ?? true,
       enqueue: (type, payload) => this.#enqueue(type, payload),
       warnOnce: (key, message) => this.#warnOnce(key, message),
+      currentTask: () => this.#tasks.current(),
     });
     const hooks: IntegrationHooks = {
       currentUser: () => this.#users.current()?.user,
@@ -236,6 +262,31 @@ export class ArbiterClient {
     attributes?: Attributes,
   ): Promise<T> {
     return this.#recorder.explicit(experiment, { user, attributes }, ANY_PROVIDER, fn);
+  }
+
+  /**
+   * Runs `task` on every item of `dataset` for each variant of `experiment` (and each repeat),
+   * uploads the outputs, completes the run and returns it as the server scored it. Model calls
+   * the task makes through clients from `wrap` are measured for its results and send no
+   * events. Needs the org's secret key. Unlike the other methods it throws (`ArbiterError`):
+   * a publishable key, a refused request, or uploads that fail after their retries (the error
+   * names the run, which `runId` resumes). What the task throws is recorded, never thrown.
+   */
+  async evaluate(options: EvaluateOptions): Promise<OfflineRun> {
+    if (this.#publishableKey) {
+      throw new ArbiterError(
+        "evaluate needs the org's secret key (svc_sk_…): this client has a publishable key, which may not read datasets or write runs",
+      );
+    }
+    return runEvaluation(options, {
+      api: new EvaluationApi(this.#transport),
+      scope: this.#tasks,
+      progressOutput: this.#platform.progressOutput(),
+      // The results route takes at most 500 rows a request.
+      batchSize: Math.min(this.#batchSize, MAX_RESULTS_PER_REQUEST),
+      retry: this.#retry,
+      warn: (message) => this.#logger.warn(message),
+    });
   }
 
   /** `user` with the attributes of the enclosing `withUser` when it runs for the same user. */

@@ -1,5 +1,6 @@
 import type { EventType, TrackPayload } from '../types.ts';
 import type { ConfigStore } from './config-store.ts';
+import type { TaskMeasure } from './evaluate/task-measure.ts';
 import { isWireUserId } from './event-validation.ts';
 import type { OpenModelCall } from './integration-hooks.ts';
 import { describeError, ModelCall } from './model-call.ts';
@@ -12,12 +13,15 @@ export interface RecorderDeps {
   recordText: boolean;
   enqueue: (type: EventType, payload: TrackPayload) => void;
   warnOnce: (key: string, message: string) => void;
+  /** The evaluation task running here, if any: its calls are measured for its result only. */
+  currentTask: () => TaskMeasure | undefined;
 }
 
 /**
  * Turns one model call into an `exposure` (when it starts) and a `model_call` (when it ends),
  * for both `wrap` and `interceptModelCall`. A call outside the experiment — user not enrolled,
- * experiment unknown — runs unrecorded. Recording never changes what the caller gets back.
+ * experiment unknown — runs unrecorded. Inside an `evaluate` task a call sends no event: it is
+ * measured for the task's result. Recording never changes what the caller gets back.
  */
 export class ModelCallRecorder {
   constructor(private readonly deps: RecorderDeps) {}
@@ -30,11 +34,14 @@ export class ModelCallRecorder {
     params: unknown,
     invoke: () => unknown,
   ): unknown {
-    let call: ReturnType<ModelCallRecorder['begin']> = null;
-    if (who === undefined) {
-      this.deps.warnOnce('wrap-user', 'wrap: model call outside withUser(), not recorded');
-    } else {
-      call = this.begin(experiment, who, [reader], params);
+    // Inside an evaluation task no user is needed: the call belongs to the task's result.
+    let call = this.forTask([reader], params);
+    if (call === null) {
+      if (who === undefined) {
+        this.deps.warnOnce('wrap-user', 'wrap: model call outside withUser(), not recorded');
+      } else {
+        call = this.begin(experiment, who, [reader], params);
+      }
     }
     if (call === null) return invoke();
     let result: unknown;
@@ -53,7 +60,8 @@ export class ModelCallRecorder {
     readers: readonly ProviderReader[],
     fn: (variant: string | null) => T | PromiseLike<T>,
   ): Promise<T> {
-    const call = this.begin(experiment, who, readers, undefined);
+    const call =
+      this.forTask(readers, undefined) ?? this.begin(experiment, who, readers, undefined);
     if (call === null) return fn(this.variantOf(experiment, who));
     let value: T;
     try {
@@ -70,11 +78,14 @@ export class ModelCallRecorder {
    * handler), which reports its start, first token and end itself; null when not recorded.
    */
   open(experiment: string, who: CurrentUser | undefined, source: string): OpenModelCall | null {
-    if (who === undefined) {
-      this.deps.warnOnce(`${source}-user`, `${source}: model call without a user, not recorded`);
-      return null;
+    let call = this.forTask([], undefined);
+    if (call === null) {
+      if (who === undefined) {
+        this.deps.warnOnce(`${source}-user`, `${source}: model call without a user, not recorded`);
+        return null;
+      }
+      call = this.begin(experiment, who, [], undefined);
     }
-    const call = this.begin(experiment, who, [], undefined);
     if (call === null) return null;
     const { variant, observer } = call;
     return {
@@ -122,6 +133,16 @@ export class ModelCallRecorder {
       warnOnce('model-call', `model call not recorded: ${String(err)}`);
       return null;
     }
+  }
+
+  /** The timer of a call made inside an evaluation task, or null outside one. */
+  private forTask(
+    readers: readonly ProviderReader[],
+    params: unknown,
+  ): { variant: string | null; observer: ModelCall } | null {
+    const task = this.deps.currentTask();
+    if (task === undefined) return null;
+    return { variant: task.variant, observer: new ModelCall(readers, params, task.begin()) };
   }
 
   private variantOf(experiment: string, { user, attributes }: CurrentUser): string | null {

@@ -35,7 +35,7 @@ export class IndexedDbOfflineStore implements OfflineStore {
         c.continue();
       };
     }
-    await done(tx);
+    await committed(tx);
     return overflow;
   }
 
@@ -50,7 +50,7 @@ export class IndexedDbOfflineStore implements OfflineStore {
       out.push(c.value as ArbiterEvent);
       c.continue();
     };
-    await done(tx);
+    await committed(tx);
     return out;
   }
 
@@ -59,7 +59,7 @@ export class IndexedDbOfflineStore implements OfflineStore {
     const tx = db.transaction(STORE, 'readwrite');
     const store = tx.objectStore(STORE);
     for (const id of eventIds) store.delete(id);
-    await done(tx);
+    await committed(tx);
   }
 
   private open(): Promise<IDBDatabase> {
@@ -86,7 +86,7 @@ function request<T>(req: IDBRequest<T>): Promise<T> {
   });
 }
 
-function done(tx: IDBTransaction): Promise<void> {
+function committed(tx: IDBTransaction): Promise<void> {
   return new Promise((resolve, reject) => {
     tx.oncomplete = () => resolve();
     tx.onerror = () => reject(tx.error);

@@ -3,13 +3,14 @@ import type { BrowserArbiterOptions } from '../options.ts';
 import { INDEXEDDB_NAME, OFFLINE_STORE_CAPACITY } from './constants.ts';
 import { IndexedDbOfflineStore } from './offline-store-indexeddb.ts';
 import type { Platform } from './platform.ts';
-import { browserUserContext } from './user-context-browser.ts';
+import { browserAsyncContext } from './user-context-browser.ts';
 import { webRandomUUID } from './uuid.ts';
 
 export const browserPlatform = (options: BrowserArbiterOptions): Platform => ({
   env: () => undefined,
   randomUUID: webRandomUUID,
-  userContext: browserUserContext,
+  asyncContext: browserAsyncContext,
+  progressOutput: () => null,
   offlineStore(apiKey) {
     if (options.offlineStore === false || typeof indexedDB === 'undefined') return null;
     // Spilled events carry no key; one database per key keeps them from being replayed into

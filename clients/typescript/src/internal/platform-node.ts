@@ -3,13 +3,16 @@ import type { NodeArbiterOptions } from '../options.ts';
 import { OFFLINE_STORE_CAPACITY } from './constants.ts';
 import { FileOfflineStore } from './offline-store-file.ts';
 import type { Platform } from './platform.ts';
-import { nodeUserContext } from './user-context-node.ts';
+import { nodeAsyncContext } from './user-context-node.ts';
 
 export const nodePlatform = (options: NodeArbiterOptions): Platform => ({
   // Read at construction, never at import (STYLE: no module-level environment reads).
   env: (name) => process.env[name],
   randomUUID: () => randomUUID(),
-  userContext: nodeUserContext,
+  asyncContext: nodeAsyncContext,
+  // Asked when an evaluation starts: a redirected stderr (a CI log) gets no redrawn line.
+  progressOutput: () =>
+    process.stderr.isTTY === true ? { write: (text) => void process.stderr.write(text) } : null,
   offlineStore: () =>
     options.offlineStorePath === undefined || options.offlineStorePath === ''
       ? null

@@ -1,19 +1,19 @@
-import type { CurrentUser, UserContext } from './user-context.ts';
+import type { AsyncContext } from './user-context.ts';
 
 /**
- * Browsers have no AsyncLocalStorage. A page serves one user, so the user of the innermost
- * running `withUser` is the current one until the promise `fn` returned settles. Overlapping
- * `withUser` calls for different users in one page would see each other's user; use
- * `interceptModelCall` there.
+ * Browsers have no AsyncLocalStorage. A page serves one user, so the value of the innermost
+ * running `run` is the current one until the promise `fn` returned settles. Overlapping runs
+ * with different values in one page would see each other's value; use `interceptModelCall`
+ * there (and `concurrency: 1` for `evaluate`).
  */
-export function browserUserContext(): UserContext {
-  const active: CurrentUser[] = [];
-  const leave = (who: CurrentUser) => {
+export function browserAsyncContext<T>(): AsyncContext<T> {
+  const active: T[] = [];
+  const leave = (who: T) => {
     const at = active.lastIndexOf(who);
     if (at >= 0) active.splice(at, 1);
   };
   return {
-    run<R>(who: CurrentUser, fn: () => R): R {
+    run<R>(who: T, fn: () => R): R {
       active.push(who);
       let result: R;
       try {

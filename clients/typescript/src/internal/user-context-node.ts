@@ -1,11 +1,11 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { CurrentUser, UserContext } from './user-context.ts';
+import type { AsyncContext } from './user-context.ts';
 
-/** AsyncLocalStorage follows the user through every await, so concurrent requests never mix. */
-export function nodeUserContext(): UserContext {
-  const storage = new AsyncLocalStorage<CurrentUser>();
+/** AsyncLocalStorage follows the value through every await, so concurrent requests never mix. */
+export function nodeAsyncContext<T>(): AsyncContext<T> {
+  const storage = new AsyncLocalStorage<T>();
   return {
-    run: (who, fn) => storage.run(who, fn),
+    run: (value, fn) => storage.run(value, fn),
     current: () => storage.getStore(),
   };
 }

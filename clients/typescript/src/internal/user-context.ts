@@ -6,8 +6,11 @@ export interface CurrentUser {
   readonly attributes: Attributes | undefined;
 }
 
-/** Which user (and attributes) the model calls made inside `withUser(user, fn)` belong to. */
-export interface UserContext {
-  run<R>(who: CurrentUser, fn: () => R): R;
-  current(): CurrentUser | undefined;
+/** A value that follows the work `fn` starts, through its awaits. */
+export interface AsyncContext<T> {
+  run<R>(value: T, fn: () => R): R;
+  current(): T | undefined;
 }
+
+/** Which user (and attributes) the model calls made inside `withUser(user, fn)` belong to. */
+export type UserContext = AsyncContext<CurrentUser>;

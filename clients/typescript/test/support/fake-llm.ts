@@ -20,6 +20,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  */
 export async function startFakeLlm(): Promise<{
   url: string;
+  /** Every request received, in arrival order: its path and JSON body. */
+  requests: ReceivedRequest[];
   /**
    * The next streamed answer stops after its first event until the returned function is
    * called, so a test can look at what was recorded while a stream is still open.
@@ -28,11 +30,13 @@ export async function startFakeLlm(): Promise<{
   close(): Promise<void>;
 }> {
   const gates: Promise<void>[] = [];
-  const server = createServer((req, res) => void handle(req, res, gates));
+  const requests: ReceivedRequest[] = [];
+  const server = createServer((req, res) => void handle(req, res, gates, requests));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
+    requests,
     holdNextStream() {
       let release = () => {};
       gates.push(
@@ -50,14 +54,21 @@ export async function startFakeLlm(): Promise<{
   };
 }
 
+export interface ReceivedRequest {
+  path: string;
+  body: Record<string, unknown>;
+}
+
 async function handle(
   req: IncomingMessage,
   res: ServerResponse,
   gates: Promise<void>[],
+  requests: ReceivedRequest[],
 ): Promise<void> {
   let text = '';
   for await (const chunk of req) text += chunk;
   const body = JSON.parse(text) as Record<string, unknown>;
+  requests.push({ path: req.url ?? '', body });
   const model = String(body.model);
   await sleep(RESPONSE_DELAY_MS);
   const anthropic = req.url === '/v1/messages';
