@@ -102,7 +102,7 @@ export interface EvaluateOptions {
   scorers?: readonly EvaluationScorer[];
   /** Runs of each item by each variant, 1–10. Default 1. */
   repeats?: number;
-  /** Tasks running at once, at least 1. Default 4 (`EVALUATE_CONCURRENCY`). */
+  /** Tasks running at once, at least 1. Default 4 (`EVALUATION_CONCURRENCY`). */
   concurrency?: number;
   /** Variant keys to run (they must include the baseline); all of them when absent. */
   variants?: readonly string[];

@@ -55,6 +55,6 @@ export const MAX_MODEL_TEXT_LENGTH = 200_000;
 export const KEEPALIVE_MAX_BYTES = 60_000;
 
 /** `evaluate`: tasks running at once unless `concurrency` says otherwise. */
-export const EVALUATE_CONCURRENCY = 4;
+export const EVALUATION_CONCURRENCY = 4;
 /** `evaluate`: how long a run found still scoring (a retried `complete`) is waited for. */
 export const EVALUATE_SCORING_WAIT_MS = 300_000;

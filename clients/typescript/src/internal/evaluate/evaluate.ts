@@ -6,7 +6,7 @@ import type {
   FunctionScorer,
   OfflineRun,
 } from '../../evaluation.ts';
-import { EVALUATE_CONCURRENCY, EVALUATE_SCORING_WAIT_MS } from '../constants.ts';
+import { EVALUATION_CONCURRENCY, EVALUATE_SCORING_WAIT_MS } from '../constants.ts';
 import type { ProgressOutput } from '../platform.ts';
 import type { RetryPolicy } from '../retry-policy.ts';
 import { retryDelayMs } from '../retry-policy.ts';
@@ -61,7 +61,7 @@ export async function runEvaluation(
   try {
     await forEachBounded(
       triples(api.items(run.dataset_id, run.dataset_version), run, held),
-      Math.max(1, Math.floor(options.concurrency ?? EVALUATE_CONCURRENCY)),
+      Math.max(1, Math.floor(options.concurrency ?? EVALUATION_CONCURRENCY)),
       async (triple) => {
         uploader.check();
         await uploader.add(await runTask(triple, runner));
