@@ -8,6 +8,8 @@ import { OrgDetailPage } from './pages/admin/OrgDetailPage.tsx';
 import { OrgsPage } from './pages/admin/OrgsPage.tsx';
 import { OverviewPage } from './pages/admin/OverviewPage.tsx';
 import { BillingPage } from './pages/billing/BillingPage.tsx';
+import { DatasetPage } from './pages/datasets/DatasetPage.tsx';
+import { DatasetsPage } from './pages/datasets/DatasetsPage.tsx';
 import { ExperimentEditor } from './pages/editor/ExperimentEditor.tsx';
 import { ExperimentPage } from './pages/experiment/ExperimentPage.tsx';
 import { ExperimentsPage } from './pages/experiments/ExperimentsPage.tsx';
@@ -38,6 +40,9 @@ const signedIn = createBrowserRouter([
       { path: 'experiments/new', element: <NewExperimentPage /> },
       { path: 'experiments/:id', element: <Navigate to="results" replace /> },
       { path: 'experiments/:id/:tab', element: <ExperimentPage /> },
+      { path: 'experiments/:id/offline/:runId', element: <ExperimentPage offlineRun /> },
+      { path: 'datasets', element: <DatasetsPage /> },
+      { path: 'datasets/:id', element: <DatasetPage /> },
       { path: 'keys', element: <KeysPage /> },
       { path: 'usage', element: <UsagePage /> },
       { path: 'audit', element: <AuditPage /> },

@@ -4,6 +4,7 @@ import { useWhoami } from '../auth/whoami.ts';
 
 const NAV = [
   { to: '/experiments', label: 'Experiments' },
+  { to: '/datasets', label: 'Datasets' },
   { to: '/keys', label: 'Keys' },
   { to: '/usage', label: 'Usage' },
   { to: '/billing', label: 'Billing' },

@@ -28,6 +28,8 @@ export const DASHBOARD_PAGES = [
   '/',
   '/experiments',
   '/experiments/*',
+  '/datasets',
+  '/datasets/*',
   '/keys',
   '/usage',
   '/billing',

@@ -3,6 +3,8 @@ import { NotFound } from '../../components/NotFound.tsx';
 import { QueryView } from '../../components/states.tsx';
 import { ExperimentEditor } from '../editor/ExperimentEditor.tsx';
 import { useExperiment, useResultsSummary, useVersions } from '../experiments/queries.ts';
+import { OfflineTab } from '../offline/OfflineTab.tsx';
+import { RunPage } from '../offline/RunPage.tsx';
 import { LiveTab } from '../results/LiveTab.tsx';
 import { ResultsTab } from '../results/ResultsTab.tsx';
 import { TrafficTab } from '../results/TrafficTab.tsx';
@@ -14,17 +16,19 @@ const TABS = [
   { tab: 'live', label: 'Live' },
   { tab: 'traffic', label: 'Traffic' },
   { tab: 'versions', label: 'Versions' },
+  { tab: 'offline', label: 'Offline' },
   { tab: 'edit', label: 'Edit' },
 ] as const;
 
-export function ExperimentPage() {
-  const { tab = 'results' } = useParams();
+/** `/experiments/:id/:tab`, or an offline run's page (`/experiments/:id/offline/:runId`). */
+export function ExperimentPage({ offlineRun = false }: { offlineRun?: boolean }) {
+  const { tab = offlineRun ? 'offline' : 'results' } = useParams();
   if (!TABS.some((t) => t.tab === tab)) return <NotFound what="page" />;
   return <ExperimentTabs tab={tab} />;
 }
 
 function ExperimentTabs({ tab }: { tab: string }) {
-  const { id = '' } = useParams();
+  const { id = '', runId } = useParams();
   const experiment = useExperiment(id);
   // Asked in parallel with the experiment: the results tab's default view comes from it.
   useResultsSummary();
@@ -51,6 +55,10 @@ function ExperimentTabs({ tab }: { tab: string }) {
           {tab === 'live' ? <LiveTab experiment={e} /> : null}
           {tab === 'traffic' ? <TrafficTab experiment={e} /> : null}
           {tab === 'versions' ? <VersionsTab experiment={e} /> : null}
+          {tab === 'offline' && runId === undefined ? <OfflineTab experiment={e} /> : null}
+          {tab === 'offline' && runId !== undefined ? (
+            <RunPage key={runId} experiment={e} runId={runId} />
+          ) : null}
           {tab === 'edit' ? <EditTab id={e.id} /> : null}
         </section>
       )}

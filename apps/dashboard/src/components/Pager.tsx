@@ -1,0 +1,48 @@
+import { useState } from 'react';
+
+/**
+ * Cursor pages as the server's lists give them (`starting_after` the last id of the page
+ * before, `has_more`): the cursors walked so far are kept, so Previous goes back exactly.
+ */
+export function useCursorPages() {
+  const [cursors, setCursors] = useState<string[]>([]);
+  return {
+    after: cursors.at(-1),
+    page: cursors.length + 1,
+    next: (lastId: string) => setCursors((c) => [...c, lastId]),
+    previous: () => setCursors((c) => c.slice(0, -1)),
+    reset: () => setCursors([]),
+  };
+}
+
+export function Pager({
+  label,
+  pages,
+  lastId,
+  hasMore,
+  busy,
+}: {
+  /** What is paged, for the navigation's name ("Dataset items"). */
+  label: string;
+  pages: ReturnType<typeof useCursorPages>;
+  lastId: string | undefined;
+  hasMore: boolean;
+  busy: boolean;
+}) {
+  if (pages.page === 1 && !hasMore) return null;
+  return (
+    <nav className="pager" aria-label={`${label} pages`}>
+      <button type="button" disabled={pages.page === 1 || busy} onClick={pages.previous}>
+        Previous page
+      </button>
+      <span aria-live="polite">Page {pages.page}</span>
+      <button
+        type="button"
+        disabled={!hasMore || lastId === undefined || busy}
+        onClick={() => lastId !== undefined && pages.next(lastId)}
+      >
+        Next page
+      </button>
+    </nav>
+  );
+}

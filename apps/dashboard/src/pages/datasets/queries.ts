@@ -1,0 +1,68 @@
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { api, ok } from '../../api/client.ts';
+import type { UploadFormat } from './upload-format.ts';
+
+export const datasetKeys = {
+  list: ['datasets'] as const,
+  one: (id: string) => ['dataset', id] as const,
+  items: (id: string, after: string | undefined) => ['dataset', id, 'items', after] as const,
+};
+
+/** Items per page of a dataset's table. */
+export const DATASET_ITEMS_PER_PAGE = 50;
+
+export const useDatasets = () =>
+  useQuery({ queryKey: datasetKeys.list, queryFn: () => ok(api.GET('/v1/datasets')) });
+
+export const useDataset = (id: string) =>
+  useQuery({
+    queryKey: datasetKeys.one(id),
+    queryFn: () => ok(api.GET('/v1/datasets/{id}', { params: { path: { id } } })),
+  });
+
+export const useDatasetItems = (id: string, after: string | undefined) =>
+  useQuery({
+    queryKey: datasetKeys.items(id, after),
+    queryFn: () =>
+      ok(
+        api.GET('/v1/datasets/{id}/items', {
+          params: {
+            path: { id },
+            query: {
+              limit: DATASET_ITEMS_PER_PAGE,
+              ...(after === undefined ? {} : { starting_after: after }),
+            },
+          },
+        }),
+      ),
+    placeholderData: keepPreviousData,
+  });
+
+export function useCreateDataset() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (body: { name: string; description?: string }) =>
+      ok(api.POST('/v1/datasets', { body })),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: datasetKeys.list }),
+  });
+}
+
+/** The file's text as sent, with the Content-Type that names its format to the server. */
+export function useUploadItems(id: string) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: ({ text, format }: { text: string; format: UploadFormat }) =>
+      ok(
+        api.POST('/v1/datasets/{id}/items', {
+          params: { path: { id } },
+          body: text,
+          bodySerializer: (body) => body,
+          headers: { 'content-type': format.contentType },
+        }),
+      ),
+    onSuccess: async () => {
+      await queryClient.invalidateQueries({ queryKey: datasetKeys.list });
+      await queryClient.invalidateQueries({ queryKey: datasetKeys.one(id) });
+    },
+  });
+}
