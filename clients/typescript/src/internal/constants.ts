@@ -57,4 +57,4 @@ export const KEEPALIVE_MAX_BYTES = 60_000;
 /** `evaluate`: tasks running at once unless `concurrency` says otherwise. */
 export const EVALUATION_CONCURRENCY = 4;
 /** `evaluate`: how long a run found still scoring (a retried `complete`) is waited for. */
-export const EVALUATE_SCORING_WAIT_MS = 300_000;
+export const EVALUATION_SCORING_WAIT_MS = 300_000;

@@ -6,7 +6,7 @@ import type {
   FunctionScorer,
   OfflineRun,
 } from '../../evaluation.ts';
-import { EVALUATION_CONCURRENCY, EVALUATE_SCORING_WAIT_MS } from '../constants.ts';
+import { EVALUATION_CONCURRENCY, EVALUATION_SCORING_WAIT_MS } from '../constants.ts';
 import type { ProgressOutput } from '../platform.ts';
 import type { RetryPolicy } from '../retry-policy.ts';
 import { retryDelayMs } from '../retry-policy.ts';
@@ -194,9 +194,9 @@ async function whenScored(run: OfflineRun, deps: EvaluationDeps): Promise<Offlin
   let current = run;
   let waited = 0;
   for (let poll = 1; current.status === 'scoring'; poll++) {
-    if (waited >= EVALUATE_SCORING_WAIT_MS) {
+    if (waited >= EVALUATION_SCORING_WAIT_MS) {
       throw new ArbiterError(
-        `evaluate: run ${run.id} is still scoring after ${EVALUATE_SCORING_WAIT_MS / 1_000} s`,
+        `evaluate: run ${run.id} is still scoring after ${EVALUATION_SCORING_WAIT_MS / 1_000} s`,
       );
     }
     const delay = retryDelayMs(poll, null, deps.retry, Math.random());
