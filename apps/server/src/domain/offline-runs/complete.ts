@@ -1,11 +1,12 @@
 import { evaluateOffline } from '@arbiter/stats';
-import { eq, sql } from 'drizzle-orm';
+import { and, asc, eq, notInArray, sql } from 'drizzle-orm';
 import type { Database } from '../../db/connect.ts';
 import { datasetItems, offlineResults, offlineRuns, offlineScores } from '../../db/schema.ts';
 import { inVersion } from '../datasets/items-page.ts';
 import { MEASURED_SCORERS, type Scorer } from './run-schema.ts';
 import { type ScoredResult, score } from './scorers.ts';
-import { loadRun, present, type Run, type RunRow, receivedCount } from './service.ts';
+import { type Claim, finishScoring, stillHolding } from './scoring-lease.ts';
+import type { Coverage, RunResult, RunRow } from './service.ts';
 
 export const COVERAGE_MISSING_MAX = 100;
 
@@ -64,7 +65,7 @@ export async function storedResults(
  * The scorers a completed run reports: the ones asked for, then each measured one that is not
  * listed and that some result carries (error_rate whenever there is a result).
  */
-function activeScorers(declared: Scorer[], results: StoredResult[]): Scorer[] {
+export function activeScorers(declared: Scorer[], results: StoredResult[]): Scorer[] {
   const named = new Set(declared.map((s) => s.name));
   const carried = {
     latency_ms: results.some((r) => r.latencyMs !== null),
@@ -78,7 +79,7 @@ function activeScorers(declared: Scorer[], results: StoredResult[]): Scorer[] {
   return [...declared, ...measured];
 }
 
-function coverageOf(run: RunRow, itemIds: string[], results: StoredResult[]) {
+export function coverageOf(run: RunRow, itemIds: string[], results: StoredResult[]) {
   const have = new Set(results.map((r) => `${r.variant}\u0000${r.itemId}\u0000${r.repeat}`));
   const missing: Array<{ item_id: string; variant: string; repeat: number }> = [];
   for (const variant of run.variants) {
@@ -102,26 +103,52 @@ function coverageOf(run: RunRow, itemIds: string[], results: StoredResult[]) {
   };
 }
 
-/** Scores every result, stores the scores and computes the run's statistics. */
-async function scoreAndEvaluate(db: Database, run: RunRow) {
+/** scorer → variant → item → the values of its repeats, in repeat order. */
+export type ScoreValues = Map<string, Map<string, Map<string, number[]>>>;
+
+function addValue(values: ScoreValues, scorer: string, variant: string, item: string, y: number) {
+  let byVariant = values.get(scorer);
+  if (byVariant === undefined) {
+    byVariant = new Map();
+    values.set(scorer, byVariant);
+  }
+  let byItem = byVariant.get(variant);
+  if (byItem === undefined) {
+    byItem = new Map();
+    byVariant.set(variant, byItem);
+  }
+  const ys = byItem.get(item);
+  if (ys === undefined) byItem.set(item, [y]);
+  else ys.push(y);
+}
+
+export const isJudge = (s: Scorer) => s.kind === 'judge';
+
+export interface BuiltinScoring {
+  scorers: Scorer[];
+  rows: Array<typeof offlineScores.$inferInsert>;
+  values: ScoreValues;
+  coverage: Coverage;
+}
+
+/**
+ * Every built-in scorer's value for every result (the judge's come later, through its queue),
+ * with the run's coverage and its scorers as they will be reported.
+ */
+export async function scoreBuiltins(db: Database, run: RunRow): Promise<BuiltinScoring> {
   const items = await pinnedItems(db, run);
   const expected = new Map(items.map((i) => [i.id, i.expected]));
   const results = await storedResults(db, run.id);
   const scorers = activeScorers(run.scorers as unknown as Scorer[], results);
-  const values = new Map<string, Map<string, Map<string, number[]>>>();
+  const values: ScoreValues = new Map();
   const rows: Array<typeof offlineScores.$inferInsert> = [];
   const ordered = [...results].sort((a, b) => a.repeat - b.repeat);
   for (const scorer of scorers) {
-    const byVariant = new Map<string, Map<string, number[]>>();
-    values.set(scorer.name, byVariant);
+    if (isJudge(scorer)) continue;
     for (const r of ordered) {
       const value = score(scorer, r, expected.get(r.itemId));
       if (value === null || !Number.isFinite(value)) continue;
-      const byItem = byVariant.get(r.variant) ?? new Map<string, number[]>();
-      byVariant.set(r.variant, byItem);
-      const ys = byItem.get(r.itemId);
-      if (ys === undefined) byItem.set(r.itemId, [value]);
-      else ys.push(value);
+      addValue(values, scorer.name, r.variant, r.itemId, value);
       rows.push({
         runId: run.id,
         scorer: scorer.name,
@@ -132,6 +159,68 @@ async function scoreAndEvaluate(db: Database, run: RunRow) {
       });
     }
   }
+  const coverage = coverageOf(
+    run,
+    items.map((i) => i.id),
+    results,
+  );
+  return { scorers, rows, values, coverage };
+}
+
+/**
+ * Stores the built-in scores (replacing any a former holder stored; the judge's are kept, each
+ * was paid for) and the run's scorers as reported. False when the lease was lost meanwhile.
+ */
+export async function storeBuiltins(
+  db: Database,
+  claim: Claim,
+  scoring: BuiltinScoring,
+): Promise<boolean> {
+  const judged = scoring.scorers.filter(isJudge).map((s) => s.name);
+  return db.transaction(async (tx) => {
+    if (!(await stillHolding(tx, claim.run.id, claim.holder))) return false;
+    await tx
+      .delete(offlineScores)
+      .where(
+        and(
+          eq(offlineScores.runId, claim.run.id),
+          judged.length === 0 ? undefined : notInArray(offlineScores.scorer, judged),
+        ),
+      );
+    for (let i = 0; i < scoring.rows.length; i += 1000)
+      await tx.insert(offlineScores).values(scoring.rows.slice(i, i + 1000));
+    await tx
+      .update(offlineRuns)
+      .set({ scorers: scoring.scorers as unknown as Record<string, unknown>[] })
+      .where(eq(offlineRuns.id, claim.run.id));
+    return true;
+  });
+}
+
+/** Every stored score of the run (built-in and judge), as the statistics read them. */
+export async function storedValues(db: Database, runId: string): Promise<ScoreValues> {
+  const rows = await db
+    .select({
+      scorer: offlineScores.scorer,
+      variant: offlineScores.variant,
+      itemId: offlineScores.itemId,
+      value: offlineScores.value,
+    })
+    .from(offlineScores)
+    .where(eq(offlineScores.runId, runId))
+    .orderBy(asc(offlineScores.repeat));
+  const values: ScoreValues = new Map();
+  for (const r of rows) addValue(values, r.scorer, r.variant, r.itemId, r.value);
+  return values;
+}
+
+/** The statistics of the run from its scores (docs/decisions.md#offline-statistics). */
+export function evaluationOf(
+  run: RunRow,
+  scorers: Scorer[],
+  values: ScoreValues,
+  coverage: Coverage,
+): RunResult {
   const evaluation = evaluateOffline({
     scorers: scorers.map((s) => ({
       name: s.name,
@@ -143,75 +232,39 @@ async function scoreAndEvaluate(db: Database, run: RunRow) {
     values,
   });
   return {
-    scorers,
-    rows,
-    result: {
-      coverage: coverageOf(
-        run,
-        items.map((i) => i.id),
-        results,
-      ),
-      comparisons: evaluation.comparisons,
-      summary: evaluation.summary,
-      gates: evaluation.gates,
-    },
+    coverage,
+    comparisons: evaluation.comparisons,
+    summary: evaluation.summary,
+    gates: evaluation.gates,
   };
 }
 
-/**
- * Completes a run: `scoring` while the scorers run, then `complete` with the coverage and the
- * statistics, or `failed` with the reason. A run already past `running` is answered as it is.
- */
-export async function completeRun(
+/** Ends the run `complete` with its statistics; null when the lease was lost meanwhile. */
+export function markComplete(
   db: Database,
-  orgId: string,
-  runId: string,
-  now: () => Date,
-): Promise<Run> {
-  const found = await loadRun(db, orgId, runId);
-  const started = await db.transaction(async (tx) => {
-    const [row] = await tx
-      .select()
-      .from(offlineRuns)
-      .where(eq(offlineRuns.id, found.id))
-      .for('update');
-    if (row?.status !== 'running') return null;
-    const [updated] = await tx
-      .update(offlineRuns)
-      .set({ status: 'scoring' })
-      .where(eq(offlineRuns.id, found.id))
-      .returning();
-    return updated!;
+  claim: Claim,
+  scorers: Scorer[],
+  result: RunResult,
+  now: Date,
+): Promise<RunRow | null> {
+  return finishScoring(db, claim.run.id, claim.holder, {
+    status: 'complete',
+    scorers: scorers as unknown as Record<string, unknown>[],
+    result: result as unknown as Record<string, unknown>,
+    completedAt: now,
   });
-  if (started === null)
-    return present(await loadRun(db, orgId, runId), await receivedCount(db, found.id));
-  let finished: RunRow;
-  try {
-    const { scorers, rows, result } = await scoreAndEvaluate(db, started);
-    finished = await db.transaction(async (tx) => {
-      await tx.delete(offlineScores).where(eq(offlineScores.runId, started.id));
-      for (let i = 0; i < rows.length; i += 1000)
-        await tx.insert(offlineScores).values(rows.slice(i, i + 1000));
-      const [row] = await tx
-        .update(offlineRuns)
-        .set({
-          status: 'complete',
-          scorers: scorers as unknown as Record<string, unknown>[],
-          result,
-          completedAt: now(),
-        })
-        .where(eq(offlineRuns.id, started.id))
-        .returning();
-      return row!;
-    });
-  } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    const [row] = await db
-      .update(offlineRuns)
-      .set({ status: 'failed', failureReason: `Scoring failed: ${reason}`, completedAt: now() })
-      .where(eq(offlineRuns.id, started.id))
-      .returning();
-    finished = row!;
-  }
-  return present(finished, await receivedCount(db, finished.id));
+}
+
+/** Ends the run `failed` with the reason; null when the lease was lost meanwhile. */
+export function markFailed(
+  db: Database,
+  claim: Claim,
+  reason: string,
+  now: Date,
+): Promise<RunRow | null> {
+  return finishScoring(db, claim.run.id, claim.holder, {
+    status: 'failed',
+    failureReason: reason,
+    completedAt: now,
+  });
 }

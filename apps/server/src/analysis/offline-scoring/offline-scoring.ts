@@ -1,0 +1,147 @@
+import type { Context } from '../../context.ts';
+import {
+  type BuiltinScoring,
+  evaluationOf,
+  isJudge,
+  markComplete,
+  markFailed,
+  scoreBuiltins,
+  storeBuiltins,
+  storedValues,
+} from '../../domain/offline-runs/complete.ts';
+import {
+  type Claim,
+  claimScoring,
+  orphanedRuns,
+  releaseScoring,
+} from '../../domain/offline-runs/scoring-lease.ts';
+import type { OfflineScoringQueue } from '../../domain/offline-runs/scoring-queue.ts';
+import { loadRun, present, type Run, receivedCount } from '../../domain/offline-runs/service.ts';
+import { leaseHolder } from '../run-lease.ts';
+import { judgeRun } from './offline-judge.ts';
+
+/** How often a process looks for runs left in `scoring` by a holder that is gone. */
+export const SWEEP_INTERVAL_MS = 60 * 1000;
+/** Runs taken over per sweep, at most; the next sweep takes the rest. */
+const SWEEP_BATCH = 10;
+
+type Deps = Pick<Context, 'db' | 'judge' | 'clock' | 'log' | 'metrics'>;
+
+const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+/**
+ * The offline runs' scoring in this process (docs/decisions.md#offline-runs). Every run in
+ * `scoring` holds a lease on its row; whoever holds it scores, and a holder that died is
+ * replaced once the lease has passed: by `sweep` (at start and every SWEEP_INTERVAL_MS in each
+ * serving process) or by a repeated `complete`. Nothing but the lease says who scores, so any
+ * number of processes may run this.
+ */
+export class OfflineScoring implements OfflineScoringQueue {
+  private readonly jobs = new Set<Promise<void>>();
+  private stopping = false;
+  private timer: ReturnType<typeof setInterval> | null = null;
+
+  constructor(private readonly deps: Deps) {}
+
+  /**
+   * Claims the run and runs the built-in scorers at once: a run without a judge scorer is
+   * answered complete; one with a judge scorer is answered `scoring`, the judge's queue ends it.
+   * A run being scored (or done) is answered as it is.
+   */
+  async complete(orgId: string, runId: string): Promise<Run> {
+    const { db, clock } = this.deps;
+    const found = await loadRun(db, orgId, runId);
+    const claim = await claimScoring(db, found.id, leaseHolder(), clock.now());
+    if (claim !== null) await this.score(claim);
+    const row = await loadRun(db, orgId, runId);
+    return present(row, await receivedCount(db, row.id));
+  }
+
+  async sweep(): Promise<number> {
+    if (this.stopping) return 0;
+    const { db, clock } = this.deps;
+    let taken = 0;
+    for (const id of await orphanedRuns(db, clock.now(), SWEEP_BATCH)) {
+      const claim = await claimScoring(db, id, leaseHolder(), clock.now());
+      if (claim === null) continue;
+      taken += 1;
+      this.deps.log.info(
+        { run_id: id },
+        'offline run: scoring taken over from a holder that is gone',
+      );
+      this.track(this.score(claim));
+    }
+    return taken;
+  }
+
+  start(): void {
+    this.stopping = false;
+    const sweep = () =>
+      this.sweep().catch((err) => this.deps.log.warn({ err }, 'offline runs: sweep failed'));
+    void sweep();
+    this.timer = setInterval(sweep, SWEEP_INTERVAL_MS);
+    this.timer.unref();
+  }
+
+  async idle(): Promise<void> {
+    while (this.jobs.size > 0) await Promise.allSettled([...this.jobs]);
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    if (this.timer !== null) clearInterval(this.timer);
+    this.timer = null;
+    await this.idle();
+  }
+
+  private track(job: Promise<void>): void {
+    const tracked: Promise<void> = job
+      .catch((err) => this.deps.log.error({ err }, 'offline run: scoring failed'))
+      .finally(() => this.jobs.delete(tracked));
+    this.jobs.add(tracked);
+  }
+
+  /** Built-ins now; the judge, when the run has one, in the background. */
+  private async score(claim: Claim): Promise<void> {
+    let builtins: BuiltinScoring;
+    try {
+      builtins = await scoreBuiltins(this.deps.db, claim.run);
+      if (!(await storeBuiltins(this.deps.db, claim, builtins))) return;
+    } catch (error) {
+      await this.fail(claim, `Scoring failed: ${messageOf(error)}`);
+      return;
+    }
+    if (builtins.scorers.some(isJudge)) this.track(this.judgeThenFinish(claim, builtins));
+    else await this.finish(claim, builtins);
+  }
+
+  private async judgeThenFinish(claim: Claim, builtins: BuiltinScoring): Promise<void> {
+    const { db, judge, metrics, clock } = this.deps;
+    try {
+      const outcome = await judgeRun(
+        { db, judge, metrics, now: () => clock.now(), stopping: () => this.stopping },
+        claim,
+        builtins.scorers.filter(isJudge),
+      );
+      if (outcome.kind === 'done')
+        await this.finish(claim, { ...builtins, values: await storedValues(db, claim.run.id) });
+      else if (outcome.kind === 'failed') await this.fail(claim, outcome.reason);
+      else if (outcome.kind === 'stopped') await releaseScoring(db, claim.run.id, claim.holder);
+    } catch (error) {
+      await this.fail(claim, `Judge scoring failed: ${messageOf(error)}`);
+    }
+  }
+
+  private async finish(claim: Claim, scoring: BuiltinScoring): Promise<void> {
+    try {
+      const result = evaluationOf(claim.run, scoring.scorers, scoring.values, scoring.coverage);
+      await markComplete(this.deps.db, claim, scoring.scorers, result, this.deps.clock.now());
+    } catch (error) {
+      await this.fail(claim, `Scoring failed: ${messageOf(error)}`);
+    }
+  }
+
+  private async fail(claim: Claim, reason: string): Promise<void> {
+    await markFailed(this.deps.db, claim, reason, this.deps.clock.now());
+  }
+}
