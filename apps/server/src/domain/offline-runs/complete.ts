@@ -1,6 +1,7 @@
 import { evaluateOffline } from '@arbiter/stats';
 import { and, asc, eq, notInArray, sql } from 'drizzle-orm';
-import type { Database } from '../../db/connect.ts';
+import { arrayLiteral } from '../../db/array-literal.ts';
+import type { Database, Transaction } from '../../db/connect.ts';
 import { datasetItems, offlineResults, offlineRuns, offlineScores } from '../../db/schema.ts';
 import { inVersion } from '../datasets/items-page.ts';
 import { MEASURED_SCORERS, type Scorer } from './run-schema.ts';
@@ -167,6 +168,23 @@ export async function scoreBuiltins(db: Database, run: RunRow): Promise<BuiltinS
   return { scorers, rows, values, coverage };
 }
 
+/** Score rows sent in one statement: a few MiB of array literals. */
+const SCORE_ROWS_PER_STATEMENT = 100_000;
+
+/** One run's score rows in one statement, as five arrays through `unnest`. */
+async function insertScoreRows(
+  tx: Transaction,
+  runId: string,
+  rows: ReadonlyArray<typeof offlineScores.$inferInsert>,
+): Promise<void> {
+  const column = <K extends keyof (typeof rows)[number]>(k: K) =>
+    arrayLiteral(rows.map((r) => r[k] as string | number));
+  await tx.execute(sql`insert into offline_scores (run_id, scorer, variant, item_id, repeat, value)
+    select ${runId}::uuid, s, v, i, r, x
+    from unnest(${column('scorer')}::text[], ${column('variant')}::text[], ${column('itemId')}::text[],
+      ${column('repeat')}::int[], ${column('value')}::float8[]) as t(s, v, i, r, x)`);
+}
+
 /**
  * Stores the built-in scores (replacing any a former holder stored; the judge's are kept, each
  * was paid for) and the run's scorers as reported. False when the lease was lost meanwhile.
@@ -187,8 +205,8 @@ export async function storeBuiltins(
           judged.length === 0 ? undefined : notInArray(offlineScores.scorer, judged),
         ),
       );
-    for (let i = 0; i < scoring.rows.length; i += 1000)
-      await tx.insert(offlineScores).values(scoring.rows.slice(i, i + 1000));
+    for (let i = 0; i < scoring.rows.length; i += SCORE_ROWS_PER_STATEMENT)
+      await insertScoreRows(tx, claim.run.id, scoring.rows.slice(i, i + SCORE_ROWS_PER_STATEMENT));
     await tx
       .update(offlineRuns)
       .set({ scorers: scoring.scorers as unknown as Record<string, unknown>[] })
