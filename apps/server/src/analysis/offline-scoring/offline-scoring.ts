@@ -25,7 +25,33 @@ export const SWEEP_INTERVAL_MS = 60 * 1000;
 /** Runs taken over per sweep, at most; the next sweep takes the rest. */
 const SWEEP_BATCH = 10;
 
-type Deps = Pick<Context, 'db' | 'judge' | 'clock' | 'log' | 'metrics'>;
+/**
+ * How long `complete` waits for the built-in scorers before it answers the run as it is
+ * (`scoring`, finished in the background): under the 30 s a silent connection is kept open,
+ * so a run of a million results is not cut off mid-answer.
+ */
+export const COMPLETE_WAIT_MS = 20 * 1000;
+
+/** Resolves when `work` settles or after `ms`, whichever is first; at once for 0. */
+function settledWithin(work: Promise<unknown>, ms: number): Promise<void> {
+  if (ms <= 0) return Promise.resolve();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const waited = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ms);
+  });
+  return Promise.race([
+    work.then(
+      () => {},
+      () => {},
+    ),
+    waited,
+  ]).finally(() => clearTimeout(timer));
+}
+
+type Deps = Pick<Context, 'db' | 'judge' | 'clock' | 'log' | 'metrics'> & {
+  /** COMPLETE_WAIT_MS unless given (a test's 0 shows the answer of a run that outlasts it). */
+  completeWaitMs?: number;
+};
 
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
@@ -45,14 +71,19 @@ export class OfflineScoring implements OfflineScoringQueue {
 
   /**
    * Claims the run and runs the built-in scorers at once: a run without a judge scorer is
-   * answered complete; one with a judge scorer is answered `scoring`, the judge's queue ends it.
-   * A run being scored (or done) is answered as it is.
+   * answered complete (unless scoring outlasts COMPLETE_WAIT_MS: then `scoring`, finished in the
+   * background); one with a judge scorer is answered `scoring`, the judge's queue ends it. A run
+   * being scored (or done) is answered as it is.
    */
   async complete(orgId: string, runId: string): Promise<Run> {
     const { db, clock } = this.deps;
     const found = await loadRun(db, orgId, runId);
     const claim = await claimScoring(db, found.id, leaseHolder(), clock.now());
-    if (claim !== null) await this.score(claim);
+    if (claim !== null) {
+      const scoring = this.score(claim);
+      this.track(scoring);
+      await settledWithin(scoring, this.deps.completeWaitMs ?? COMPLETE_WAIT_MS);
+    }
     const row = await loadRun(db, orgId, runId);
     return present(row, await receivedCount(db, row.id));
   }

@@ -125,6 +125,9 @@ function addValue(values: ScoreValues, scorer: string, variant: string, item: st
 
 export const isJudge = (s: Scorer) => s.kind === 'judge';
 
+/** Results scored between two turns of the event loop. */
+const YIELD_EVERY = 20_000;
+
 export interface BuiltinScoring {
   scorers: Scorer[];
   rows: Array<typeof offlineScores.$inferInsert>;
@@ -146,7 +149,10 @@ export async function scoreBuiltins(db: Database, run: RunRow): Promise<BuiltinS
   const ordered = [...results].sort((a, b) => a.repeat - b.repeat);
   for (const scorer of scorers) {
     if (isJudge(scorer)) continue;
-    for (const r of ordered) {
+    for (const [n, r] of ordered.entries()) {
+      // A million results take seconds to score: the process keeps answering meanwhile.
+      if (n % YIELD_EVERY === YIELD_EVERY - 1)
+        await new Promise((resolve) => setImmediate(resolve));
       const value = score(scorer, r, expected.get(r.itemId));
       if (value === null || !Number.isFinite(value)) continue;
       addValue(values, scorer.name, r.variant, r.itemId, value);

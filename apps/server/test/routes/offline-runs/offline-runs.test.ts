@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OfflineScoring } from '../../../src/analysis/offline-scoring/offline-scoring.ts';
 import { type Harness, startHarness } from '../../support/harness.ts';
 
 /**
@@ -531,6 +532,40 @@ describe('completing a run', () => {
     const again = await complete(session(acme.admin), run.id);
     expect(again.json()).toEqual(done);
     expect((await getRun(session(acme.admin), run.id)).json()).toEqual(done);
+  });
+});
+
+describe('a run whose scoring outlasts the answer', () => {
+  it('is answered `scoring` and completes in the background', async () => {
+    const ds = await dataset('slow', ITEMS);
+    const run = (await createRun(session(acme.admin), { dataset_id: ds })).json();
+    await upload(session(acme.admin), run.id, [
+      { item_id: 'a', variant: 'control', repeat: 0, output: 'x' },
+    ]);
+    // The scorer's writes wait for the gate (the claim, the first transaction, does not), so
+    // the answer is read while scoring is surely under way.
+    let open = () => {};
+    const gate = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    let transactions = 0;
+    const db = new Proxy(h.ctx.db, {
+      get(target, property, receiver) {
+        if (property !== 'transaction') return Reflect.get(target, property, receiver);
+        return async (...args: Parameters<typeof target.transaction>) => {
+          if (++transactions > 1) await gate;
+          return target.transaction(...args);
+        };
+      },
+    });
+    const scoring = new OfflineScoring({ ...h.ctx, db, completeWaitMs: 0 });
+    const answered = await scoring.complete(acme.orgId, run.id);
+    expect(answered).toMatchObject({ status: 'scoring', comparisons: null });
+    open();
+    await scoring.idle();
+    const done = (await getRun(session(acme.admin), run.id)).json();
+    expect(done.status).toBe('complete');
+    expect(done.coverage.received_results).toBe(1);
   });
 });
 
