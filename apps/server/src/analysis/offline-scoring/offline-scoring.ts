@@ -154,9 +154,14 @@ export class OfflineScoring implements OfflineScoringQueue {
         claim,
         builtins.scorers.filter(isJudge),
       );
-      if (outcome.kind === 'done')
-        await this.finish(claim, { ...builtins, values: await storedValues(db, claim.run.id) });
-      else if (outcome.kind === 'failed') await this.fail(claim, outcome.reason);
+      if (outcome.kind === 'done') {
+        // The built-ins' values are at hand; the judge's are read back from what it stored.
+        const judged = builtins.scorers.filter(isJudge).map((s) => s.name);
+        const values = new Map(builtins.values);
+        for (const [name, byVariant] of await storedValues(db, claim.run.id, judged))
+          values.set(name, byVariant);
+        await this.finish(claim, { ...builtins, values });
+      } else if (outcome.kind === 'failed') await this.fail(claim, outcome.reason);
       else if (outcome.kind === 'stopped') await releaseScoring(db, claim.run.id, claim.holder);
     } catch (error) {
       await this.fail(claim, `Judge scoring failed: ${messageOf(error)}`);

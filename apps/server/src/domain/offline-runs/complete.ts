@@ -1,5 +1,5 @@
 import { evaluateOffline } from '@arbiter/stats';
-import { and, asc, eq, notInArray, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, notInArray, sql } from 'drizzle-orm';
 import { arrayLiteral } from '../../db/array-literal.ts';
 import type { Database, Transaction } from '../../db/connect.ts';
 import { datasetItems, offlineResults, offlineRuns, offlineScores } from '../../db/schema.ts';
@@ -124,6 +124,33 @@ function addValue(values: ScoreValues, scorer: string, variant: string, item: st
 }
 
 export const isJudge = (s: Scorer) => s.kind === 'judge';
+/**
+ * Measured scorers' values are the results' own columns: they are not stored per result again
+ * (three rows in four, in a run with one output scorer), and the items view reads them from the
+ * result.
+ */
+export const isMeasuredScorer = (s: Scorer) =>
+  (MEASURED_SCORERS as readonly string[]).includes(s.kind);
+
+/** The measured scorers' values of these results, as score rows (for the items view). */
+export function measuredScoreRows(run: RunRow, results: StoredResult[]) {
+  const rows: Array<typeof offlineScores.$inferSelect> = [];
+  for (const scorer of (run.scorers as unknown as Scorer[]).filter(isMeasuredScorer)) {
+    for (const r of results) {
+      const value = score(scorer, r, null);
+      if (value === null || !Number.isFinite(value)) continue;
+      rows.push({
+        runId: run.id,
+        scorer: scorer.name,
+        variant: r.variant,
+        itemId: r.itemId,
+        repeat: r.repeat,
+        value,
+      });
+    }
+  }
+  return rows;
+}
 
 /** Results scored between two turns of the event loop. */
 const YIELD_EVERY = 20_000;
@@ -156,6 +183,7 @@ export async function scoreBuiltins(db: Database, run: RunRow): Promise<BuiltinS
       const value = score(scorer, r, expected.get(r.itemId));
       if (value === null || !Number.isFinite(value)) continue;
       addValue(values, scorer.name, r.variant, r.itemId, value);
+      if (isMeasuredScorer(scorer)) continue;
       rows.push({
         runId: run.id,
         scorer: scorer.name,
@@ -221,8 +249,13 @@ export async function storeBuiltins(
   });
 }
 
-/** Every stored score of the run (built-in and judge), as the statistics read them. */
-export async function storedValues(db: Database, runId: string): Promise<ScoreValues> {
+/** The stored scores of some of the run's scorers, as the statistics read them. */
+export async function storedValues(
+  db: Database,
+  runId: string,
+  scorers: string[],
+): Promise<ScoreValues> {
+  if (scorers.length === 0) return new Map();
   const rows = await db
     .select({
       scorer: offlineScores.scorer,
@@ -231,7 +264,7 @@ export async function storedValues(db: Database, runId: string): Promise<ScoreVa
       value: offlineScores.value,
     })
     .from(offlineScores)
-    .where(eq(offlineScores.runId, runId))
+    .where(and(eq(offlineScores.runId, runId), inArray(offlineScores.scorer, scorers)))
     .orderBy(asc(offlineScores.repeat));
   const values: ScoreValues = new Map();
   for (const r of rows) addValue(values, r.scorer, r.variant, r.itemId, r.value);
