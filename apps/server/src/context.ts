@@ -8,6 +8,7 @@ import type { ApiKeyCache } from './domain/api-key-cache.ts';
 import type { PlanPrices } from './domain/billing/plan-prices.ts';
 import type { ContactNotifier } from './domain/contact-notifier.ts';
 import type { IdentityResolver } from './domain/identity.ts';
+import type { OfflineScoringQueue } from './domain/offline-runs/scoring-queue.ts';
 import type { OrgStateCache } from './domain/org-state-cache.ts';
 import type { EventLog } from './ingest/event-log.ts';
 import type { FoldWorker } from './ingest/fold-worker.ts';
@@ -55,8 +56,10 @@ export interface Context {
   dumpDatabase: (() => Promise<Blob>) | null;
   /** Lets the local `arbiter` command reach this process's admin routes (written to the data dir). */
   controlToken: string;
-  /** The judge model that scores judge metrics before the nightly analysis; null without a judge endpoint. */
+  /** The judge model that scores judge metrics and offline judge scorers; null without a judge endpoint. */
   judge: Judge | null;
+  /** Scores offline runs: the built-ins at `complete`, the judge through its queue. */
+  offlineScoring: OfflineScoringQueue;
   /** Mail over SMTP (ARBITER_SMTP_URL); null when not configured. */
   mailer: Mailer | null;
   /** Mails stored contact messages to the platform owners in the background. */

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DestinationStream, Logger } from 'pino';
+import { OfflineScoring } from './analysis/offline-scoring/offline-scoring.ts';
 import { createSessionVerifier } from './auth/session-verifier.ts';
 import { type Config, isDevelopmentSessions } from './config.ts';
 import type { Context } from './context.ts';
@@ -118,6 +119,8 @@ export async function createContext(config: Config, parts: ContextParts = {}): P
   await changes?.start();
   const mailer = createMailer(config);
   const contactNotifier = new ContactNotifier(handle.db, mailer, config.platformOwnerEmails, log);
+  const judge = createJudge(config);
+  const offlineScoring = new OfflineScoring({ db: handle.db, judge, clock, log, metrics });
   return {
     config,
     db: handle.db,
@@ -136,7 +139,8 @@ export async function createContext(config: Config, parts: ContextParts = {}): P
     lifecycle: new Lifecycle(),
     controlToken: randomBytes(32).toString('base64url'),
     dumpDatabase: handle.dump,
-    judge: createJudge(config),
+    judge,
+    offlineScoring,
     mailer,
     contactNotifier,
     identityDirectory: createIdentityDirectory(config),
@@ -144,6 +148,7 @@ export async function createContext(config: Config, parts: ContextParts = {}): P
     billingWebhooks: createBillingWebhooks(config.stripe),
     planPrices: { pro: config.stripe.pricePro, business: config.stripe.priceBusiness },
     close: async () => {
+      await offlineScoring.stop();
       await worker.stop();
       await contactNotifier.idle();
       mailer?.close();

@@ -8,6 +8,11 @@ import { type Database, rows } from '../db/connect.ts';
  */
 const PROCESS_MARK = randomBytes(8).toString('hex');
 
+/** A new holder name of this process: its mark, then a part of its own. */
+export function leaseHolder(): string {
+  return `${PROCESS_MARK}-${randomBytes(6).toString('hex')}`;
+}
+
 /**
  * A lease row instead of an advisory lock: PGlite has one connection that every query
  * shares, and a lease also frees itself when a holder dies (it expires).
@@ -19,7 +24,7 @@ export async function withLease<T>(
   now: Date,
   work: () => Promise<T>,
 ): Promise<T | null> {
-  const holder = `${PROCESS_MARK}-${randomBytes(6).toString('hex')}`;
+  const holder = leaseHolder();
   const expires = new Date(now.getTime() + ttlMs);
   const [got] = await rows<{ holder: string }>(
     db,
@@ -41,9 +46,17 @@ export async function withLease<T>(
  * holding them will not reach its own release: the next runner then need not wait for expiry.
  */
 export async function releaseLeasesOfThisProcess(db: Database): Promise<number> {
+  const mine = `${PROCESS_MARK}-%`;
   const released = await rows<{ name: string }>(
     db,
-    sql`delete from pipeline_leases where holder like ${`${PROCESS_MARK}-%`} returning name`,
+    sql`delete from pipeline_leases where holder like ${mine} returning name`,
   );
-  return released.length;
+  // An offline run this process was scoring is free to be taken over at once (see
+  // docs/decisions.md#offline-runs): its scores so far are kept, the rest is resumed.
+  const runs = await rows<{ id: string }>(
+    db,
+    sql`update offline_runs set scoring_expires_at = null
+        where status = 'scoring' and scoring_holder like ${mine} returning id`,
+  );
+  return released.length + runs.length;
 }

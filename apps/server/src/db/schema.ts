@@ -698,8 +698,17 @@ export const offlineRuns = pgTable(
     createdBy: uuid('created_by').references(() => users.id),
     createdAt: createdAt(),
     completedAt: timestamp('completed_at', { withTimezone: true }),
+    /**
+     * The lease of whoever is scoring the run (a process's mark and a job id) and when it ends:
+     * a run left in `scoring` by a holder that died is taken over once the lease has passed.
+     */
+    scoringHolder: text('scoring_holder'),
+    scoringExpiresAt: timestamp('scoring_expires_at', { withTimezone: true }),
   },
-  (t) => [index('offline_runs_experiment').on(t.experimentId, t.createdAt)],
+  (t) => [
+    index('offline_runs_experiment').on(t.experimentId, t.createdAt),
+    index('offline_runs_scoring').on(t.scoringExpiresAt).where(sql`${t.status} = 'scoring'`),
+  ],
 );
 
 /** One result of a run: what the task gave for (item, variant, repeat); the first one kept. */

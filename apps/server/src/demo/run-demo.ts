@@ -17,6 +17,7 @@ import {
   type SimulatedUser,
   simulateUser,
 } from './demo-experiments.ts';
+import { describeOfflineRun, ensureOfflineRun, type OfflineRunBody } from './demo-offline.ts';
 
 type Results = Static<typeof ResultsSchema>;
 
@@ -239,11 +240,12 @@ function summaryLines(
     onboarding: ExperimentBody;
     results: Results;
     collecting: Awaited<ReturnType<DemoApi['dashboard']>>;
+    offline: OfflineRunBody;
   },
   firstDay: string,
   now: Date,
 ): string[] {
-  const { checkout, onboarding, results, collecting } = seen;
+  const { checkout, onboarding, results, collecting, offline } = seen;
   const url = baseUrl.replace('127.0.0.1', 'localhost');
   // The dashboard's development sign-in fills its form in from these (nothing secret in them).
   const signInQuery = `?${new URLSearchParams({ email: DEMO_EMAIL, org: DEMO_ORG, role: 'admin' })}`;
@@ -251,6 +253,7 @@ function summaryLines(
     `Arbiter demo: org ${DEMO_ORG} with ${checkout.name} and ${onboarding.name}, traffic of today (UTC) sent through ${url}/v1/events and /v1/events/import, pipeline run for ${daysFrom(firstDay, now).join(', ')}.`,
     ...describeResults(checkout, results),
     `  ${onboarding.name}: ${collecting.status === 404 ? collecting.body.detail : `results for ${collecting.body.computed_for}`}`,
+    ...describeOfflineRun(offline, url),
     '',
     `Dashboard (sign in with Email ${DEMO_EMAIL}, Organization ${DEMO_ORG}, Role admin):`,
     `  ${url}/experiments/${checkout.id}/results${signInQuery}`,
@@ -273,7 +276,8 @@ function summaryLines(
 /**
  * `arbiter demo`: seeds the demo org with two experiments and keys, sends today's simulated
  * traffic through the real ingest API, runs the pipeline for every day since the experiments
- * were created, and prints where to look. Running it again changes nothing.
+ * were created, runs one offline evaluation of the first experiment on a dataset, and prints
+ * where to look. Running it again changes nothing.
  */
 export async function runDemo(config: Config, options: DemoOptions): Promise<void> {
   if (!isDevelopmentSessions(config))
@@ -311,6 +315,12 @@ export async function runDemo(config: Config, options: DemoOptions): Promise<voi
     200,
   );
   const collecting = await api.dashboard('GET', `/v1/experiments/${onboarding.name}/results`);
-  const lines = summaryLines(baseUrl, { checkout, onboarding, results, collecting }, firstDay, now);
+  const offline = await ensureOfflineRun(api, checkout.name, secret);
+  const lines = summaryLines(
+    baseUrl,
+    { checkout, onboarding, results, collecting, offline },
+    firstDay,
+    now,
+  );
   for (const line of lines) options.write(line);
 }

@@ -63,7 +63,7 @@ export const PROBLEMS = {
     status: 400,
     title: 'Your plan does not include this',
     about:
-      'Judge evaluations (quality metrics scored by a judge model) need the pro plan or higher. `plan_required` names the plan.',
+      "Judge evaluations (judge metrics and offline runs' judge scorers, scored by a judge model) need the pro plan or higher. `plan_required` names the plan.",
   },
   'missing-credential': {
     status: 401,

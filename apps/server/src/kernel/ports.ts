@@ -21,6 +21,8 @@ export interface JudgeInput {
   rubric: string;
   prompt: string;
   response: string;
+  /** The reference answer, when there is one (an offline dataset item's expected output). */
+  expected?: string;
 }
 
 export type JudgeOutcome = { ok: true; score: number } | { ok: false; reason: string };

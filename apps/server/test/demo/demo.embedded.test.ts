@@ -81,8 +81,51 @@ describe('arbiter demo', () => {
     for (const n of counts) expect(n).toBeLessThan(200);
   });
 
+  it('runs one offline evaluation: a dataset and a completed run with results, through the API', async () => {
+    const dataset = await get('/v1/datasets/demo-support-questions');
+    expect(dataset.status).toBe(200);
+    expect(dataset.body).toMatchObject({ version: 2, item_count: 40 });
+    const runs = await get('/v1/experiments/demo-checkout-prompt/offline-runs');
+    expect(runs.status).toBe(200);
+    expect(runs.body).toHaveLength(1);
+    const run = runs.body[0];
+    expect(run).toMatchObject({
+      dataset_id: dataset.body.id,
+      dataset_version: 2,
+      variants: ['control', 'concise'],
+      repeats: 3,
+      status: 'complete',
+      expected_results: 240,
+      received_results: 240,
+    });
+    expect(run.coverage).toMatchObject({ missing_results: 0, failed_results: 0 });
+    expect(run.scorers.map((s: { name: string }) => s.name)).toEqual([
+      'mentions_answer',
+      'latency_ms',
+      'total_tokens',
+      'error_rate',
+    ]);
+    // The planted effects: the concise prompt names the fact more often, with fewer tokens.
+    expect(run.comparisons['mentions_answer::concise']).toMatchObject({
+      test: 'paired_t',
+      n_items: 40,
+      outcome: 'better',
+    });
+    expect(run.comparisons['total_tokens::concise'].outcome).toBe('better');
+    expect(run.gates.concise.passed).toBe(true);
+    expect(Object.keys(run.summary)).toContain('mentions_answer::concise');
+    expect(firstOutput).toContain(`/v1/offline-runs/${run.id}`);
+    expect(firstOutput).toContain('mentions_answer::concise better');
+    const items = await get(`/v1/offline-runs/${run.id}/items?limit=5`);
+    expect(items.status).toBe(200);
+    expect(items.body.data).toHaveLength(5);
+    expect(items.body.data[0].variants.concise).toHaveLength(3);
+  });
+
   it('changes nothing when run again', async () => {
     const before = {
+      offline: (await get('/v1/experiments/demo-checkout-prompt/offline-runs')).body,
+      dataset: (await get('/v1/datasets/demo-support-questions')).body,
       list: (await get('/v1/experiments')).body,
       traffic: (await get('/v1/experiments/demo-checkout-prompt/traffic')).body,
       results: (await get('/v1/experiments/demo-checkout-prompt/results')).body.results,
@@ -112,6 +155,10 @@ describe('arbiter demo', () => {
       before.results,
     );
     expect((await get('/v1/keys')).body).toEqual(before.keys);
+    expect((await get('/v1/experiments/demo-checkout-prompt/offline-runs')).body).toEqual(
+      before.offline,
+    );
+    expect((await get('/v1/datasets/demo-support-questions')).body).toEqual(before.dataset);
   }, 120_000);
 
   it('refuses a server that is not on this machine, before sending anything', () => {

@@ -1,5 +1,5 @@
 import { and, eq, sql } from 'drizzle-orm';
-import type { Database } from '../../db/connect.ts';
+import type { Database, Transaction } from '../../db/connect.ts';
 import { judgeScores, usageCounters } from '../../db/schema.ts';
 
 type Reader = Pick<Database, 'select'>;
@@ -36,14 +36,17 @@ export async function remainingAllowance(db: Database, org: OrgMonth): Promise<n
 }
 
 /**
- * Stores scores and meters them in one transaction, so a score exists exactly when it was
- * counted. The org's shard-0 counter row is the lock (as for event metering), so concurrent
- * runs cannot together pass the allowance: what no longer fits is dropped, not stored.
+ * Stores what `insert` stores of `rows` and meters it, in one transaction, so a score exists
+ * exactly when it was counted. The org's shard-0 counter row is the lock (as for event
+ * metering), so concurrent runs cannot together pass the allowance: the rows that no longer fit
+ * are not offered to `insert`. `insert` answers how many it stored (a row already scored is not
+ * stored again, and not counted).
  */
-export async function storeScores(
+export async function storeMetered<T>(
   db: Database,
   org: OrgMonth,
-  scores: readonly ScoreRow[],
+  rows: readonly T[],
+  insert: (tx: Transaction, fits: T[]) => Promise<number>,
 ): Promise<{ stored: number; overAllowance: number; remaining: number }> {
   return db.transaction(async (tx) => {
     const shard0 = and(
@@ -57,19 +60,12 @@ export async function storeScores(
       .onConflictDoNothing();
     await tx.select({ shard: usageCounters.shard }).from(usageCounters).where(shard0).for('update');
     const room = Math.max(0, org.allowance - (await used(tx, org)));
-    const fits = scores.slice(0, room);
-    const inserted =
-      fits.length === 0
-        ? []
-        : await tx
-            .insert(judgeScores)
-            .values([...fits])
-            .onConflictDoNothing()
-            .returning({ eventId: judgeScores.eventId });
-    if (inserted.length > 0) {
+    const fits = rows.slice(0, room);
+    const stored = fits.length === 0 ? 0 : await insert(tx, fits);
+    if (stored > 0) {
       await tx
         .insert(usageCounters)
-        .values({ orgId: org.orgId, month: org.month, shard: 0, judgeEvaluations: inserted.length })
+        .values({ orgId: org.orgId, month: org.month, shard: 0, judgeEvaluations: stored })
         .onConflictDoUpdate({
           target: [usageCounters.orgId, usageCounters.month, usageCounters.shard],
           set: {
@@ -77,10 +73,18 @@ export async function storeScores(
           },
         });
     }
-    return {
-      stored: inserted.length,
-      overAllowance: scores.length - fits.length,
-      remaining: room - inserted.length,
-    };
+    return { stored, overAllowance: rows.length - fits.length, remaining: room - stored };
+  });
+}
+
+/** Online judge scores: stored once per (experiment, metric, event) and metered. */
+export function storeScores(db: Database, org: OrgMonth, scores: readonly ScoreRow[]) {
+  return storeMetered(db, org, scores, async (tx, fits) => {
+    const inserted = await tx
+      .insert(judgeScores)
+      .values(fits)
+      .onConflictDoNothing()
+      .returning({ eventId: judgeScores.eventId });
+    return inserted.length;
   });
 }

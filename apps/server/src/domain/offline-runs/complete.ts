@@ -1,11 +1,13 @@
 import { evaluateOffline } from '@arbiter/stats';
-import { eq, sql } from 'drizzle-orm';
-import type { Database } from '../../db/connect.ts';
+import { and, asc, eq, inArray, notInArray, sql } from 'drizzle-orm';
+import { arrayLiteral } from '../../db/array-literal.ts';
+import type { Database, Transaction } from '../../db/connect.ts';
 import { datasetItems, offlineResults, offlineRuns, offlineScores } from '../../db/schema.ts';
 import { inVersion } from '../datasets/items-page.ts';
 import { MEASURED_SCORERS, type Scorer } from './run-schema.ts';
 import { type ScoredResult, score } from './scorers.ts';
-import { loadRun, present, type Run, type RunRow, receivedCount } from './service.ts';
+import { type Claim, finishScoring, stillHolding } from './scoring-lease.ts';
+import type { Coverage, RunResult, RunRow } from './service.ts';
 
 export const COVERAGE_MISSING_MAX = 100;
 
@@ -64,7 +66,7 @@ export async function storedResults(
  * The scorers a completed run reports: the ones asked for, then each measured one that is not
  * listed and that some result carries (error_rate whenever there is a result).
  */
-function activeScorers(declared: Scorer[], results: StoredResult[]): Scorer[] {
+export function activeScorers(declared: Scorer[], results: StoredResult[]): Scorer[] {
   const named = new Set(declared.map((s) => s.name));
   const carried = {
     latency_ms: results.some((r) => r.latencyMs !== null),
@@ -78,7 +80,7 @@ function activeScorers(declared: Scorer[], results: StoredResult[]): Scorer[] {
   return [...declared, ...measured];
 }
 
-function coverageOf(run: RunRow, itemIds: string[], results: StoredResult[]) {
+export function coverageOf(run: RunRow, itemIds: string[], results: StoredResult[]) {
   const have = new Set(results.map((r) => `${r.variant}\u0000${r.itemId}\u0000${r.repeat}`));
   const missing: Array<{ item_id: string; variant: string; repeat: number }> = [];
   for (const variant of run.variants) {
@@ -102,26 +104,41 @@ function coverageOf(run: RunRow, itemIds: string[], results: StoredResult[]) {
   };
 }
 
-/** Scores every result, stores the scores and computes the run's statistics. */
-async function scoreAndEvaluate(db: Database, run: RunRow) {
-  const items = await pinnedItems(db, run);
-  const expected = new Map(items.map((i) => [i.id, i.expected]));
-  const results = await storedResults(db, run.id);
-  const scorers = activeScorers(run.scorers as unknown as Scorer[], results);
-  const values = new Map<string, Map<string, Map<string, number[]>>>();
-  const rows: Array<typeof offlineScores.$inferInsert> = [];
-  const ordered = [...results].sort((a, b) => a.repeat - b.repeat);
-  for (const scorer of scorers) {
-    const byVariant = new Map<string, Map<string, number[]>>();
-    values.set(scorer.name, byVariant);
-    for (const r of ordered) {
-      const value = score(scorer, r, expected.get(r.itemId));
+/** scorer → variant → item → the values of its repeats, in repeat order. */
+export type ScoreValues = Map<string, Map<string, Map<string, number[]>>>;
+
+function addValue(values: ScoreValues, scorer: string, variant: string, item: string, y: number) {
+  let byVariant = values.get(scorer);
+  if (byVariant === undefined) {
+    byVariant = new Map();
+    values.set(scorer, byVariant);
+  }
+  let byItem = byVariant.get(variant);
+  if (byItem === undefined) {
+    byItem = new Map();
+    byVariant.set(variant, byItem);
+  }
+  const ys = byItem.get(item);
+  if (ys === undefined) byItem.set(item, [y]);
+  else ys.push(y);
+}
+
+export const isJudge = (s: Scorer) => s.kind === 'judge';
+/**
+ * Measured scorers' values are the results' own columns: they are not stored per result again
+ * (three rows in four, in a run with one output scorer), and the items view reads them from the
+ * result.
+ */
+export const isMeasuredScorer = (s: Scorer) =>
+  (MEASURED_SCORERS as readonly string[]).includes(s.kind);
+
+/** The measured scorers' values of these results, as score rows (for the items view). */
+export function measuredScoreRows(run: RunRow, results: StoredResult[]) {
+  const rows: Array<typeof offlineScores.$inferSelect> = [];
+  for (const scorer of (run.scorers as unknown as Scorer[]).filter(isMeasuredScorer)) {
+    for (const r of results) {
+      const value = score(scorer, r, null);
       if (value === null || !Number.isFinite(value)) continue;
-      const byItem = byVariant.get(r.variant) ?? new Map<string, number[]>();
-      byVariant.set(r.variant, byItem);
-      const ys = byItem.get(r.itemId);
-      if (ys === undefined) byItem.set(r.itemId, [value]);
-      else ys.push(value);
       rows.push({
         runId: run.id,
         scorer: scorer.name,
@@ -132,6 +149,135 @@ async function scoreAndEvaluate(db: Database, run: RunRow) {
       });
     }
   }
+  return rows;
+}
+
+/** Results scored between two turns of the event loop. */
+const YIELD_EVERY = 20_000;
+
+export interface BuiltinScoring {
+  scorers: Scorer[];
+  rows: Array<typeof offlineScores.$inferInsert>;
+  values: ScoreValues;
+  coverage: Coverage;
+}
+
+/**
+ * Every built-in scorer's value for every result (the judge's come later, through its queue),
+ * with the run's coverage and its scorers as they will be reported.
+ */
+export async function scoreBuiltins(db: Database, run: RunRow): Promise<BuiltinScoring> {
+  const items = await pinnedItems(db, run);
+  const expected = new Map(items.map((i) => [i.id, i.expected]));
+  const results = await storedResults(db, run.id);
+  const scorers = activeScorers(run.scorers as unknown as Scorer[], results);
+  const values: ScoreValues = new Map();
+  const rows: Array<typeof offlineScores.$inferInsert> = [];
+  const ordered = [...results].sort((a, b) => a.repeat - b.repeat);
+  for (const scorer of scorers) {
+    if (isJudge(scorer)) continue;
+    for (const [n, r] of ordered.entries()) {
+      // A million results take seconds to score: the process keeps answering meanwhile.
+      if (n % YIELD_EVERY === YIELD_EVERY - 1)
+        await new Promise((resolve) => setImmediate(resolve));
+      const value = score(scorer, r, expected.get(r.itemId));
+      if (value === null || !Number.isFinite(value)) continue;
+      addValue(values, scorer.name, r.variant, r.itemId, value);
+      if (isMeasuredScorer(scorer)) continue;
+      rows.push({
+        runId: run.id,
+        scorer: scorer.name,
+        variant: r.variant,
+        itemId: r.itemId,
+        repeat: r.repeat,
+        value,
+      });
+    }
+  }
+  const coverage = coverageOf(
+    run,
+    items.map((i) => i.id),
+    results,
+  );
+  return { scorers, rows, values, coverage };
+}
+
+/** Score rows sent in one statement: a few MiB of array literals. */
+const SCORE_ROWS_PER_STATEMENT = 100_000;
+
+/** One run's score rows in one statement, as five arrays through `unnest`. */
+async function insertScoreRows(
+  tx: Transaction,
+  runId: string,
+  rows: ReadonlyArray<typeof offlineScores.$inferInsert>,
+): Promise<void> {
+  const column = <K extends keyof (typeof rows)[number]>(k: K) =>
+    arrayLiteral(rows.map((r) => r[k] as string | number));
+  await tx.execute(sql`insert into offline_scores (run_id, scorer, variant, item_id, repeat, value)
+    select ${runId}::uuid, s, v, i, r, x
+    from unnest(${column('scorer')}::text[], ${column('variant')}::text[], ${column('itemId')}::text[],
+      ${column('repeat')}::int[], ${column('value')}::float8[]) as t(s, v, i, r, x)`);
+}
+
+/**
+ * Stores the built-in scores (replacing any a former holder stored; the judge's are kept, each
+ * was paid for) and the run's scorers as reported. False when the lease was lost meanwhile.
+ */
+export async function storeBuiltins(
+  db: Database,
+  claim: Claim,
+  scoring: BuiltinScoring,
+): Promise<boolean> {
+  const judged = scoring.scorers.filter(isJudge).map((s) => s.name);
+  return db.transaction(async (tx) => {
+    if (!(await stillHolding(tx, claim.run.id, claim.holder))) return false;
+    await tx
+      .delete(offlineScores)
+      .where(
+        and(
+          eq(offlineScores.runId, claim.run.id),
+          judged.length === 0 ? undefined : notInArray(offlineScores.scorer, judged),
+        ),
+      );
+    for (let i = 0; i < scoring.rows.length; i += SCORE_ROWS_PER_STATEMENT)
+      await insertScoreRows(tx, claim.run.id, scoring.rows.slice(i, i + SCORE_ROWS_PER_STATEMENT));
+    await tx
+      .update(offlineRuns)
+      .set({ scorers: scoring.scorers as unknown as Record<string, unknown>[] })
+      .where(eq(offlineRuns.id, claim.run.id));
+    return true;
+  });
+}
+
+/** The stored scores of some of the run's scorers, as the statistics read them. */
+export async function storedValues(
+  db: Database,
+  runId: string,
+  scorers: string[],
+): Promise<ScoreValues> {
+  if (scorers.length === 0) return new Map();
+  const rows = await db
+    .select({
+      scorer: offlineScores.scorer,
+      variant: offlineScores.variant,
+      itemId: offlineScores.itemId,
+      value: offlineScores.value,
+    })
+    .from(offlineScores)
+    .where(and(eq(offlineScores.runId, runId), inArray(offlineScores.scorer, scorers)))
+    .orderBy(asc(offlineScores.repeat));
+  const values: ScoreValues = new Map();
+  for (const r of rows) addValue(values, r.scorer, r.variant, r.itemId, r.value);
+  return values;
+}
+
+/** The statistics of the run from its scores (docs/decisions.md#offline-statistics). */
+export function evaluationOf(
+  run: RunRow,
+  scorers: Scorer[],
+  values: ScoreValues,
+  coverage: Coverage,
+): RunResult {
   const evaluation = evaluateOffline({
     scorers: scorers.map((s) => ({
       name: s.name,
@@ -143,75 +289,39 @@ async function scoreAndEvaluate(db: Database, run: RunRow) {
     values,
   });
   return {
-    scorers,
-    rows,
-    result: {
-      coverage: coverageOf(
-        run,
-        items.map((i) => i.id),
-        results,
-      ),
-      comparisons: evaluation.comparisons,
-      summary: evaluation.summary,
-      gates: evaluation.gates,
-    },
+    coverage,
+    comparisons: evaluation.comparisons,
+    summary: evaluation.summary,
+    gates: evaluation.gates,
   };
 }
 
-/**
- * Completes a run: `scoring` while the scorers run, then `complete` with the coverage and the
- * statistics, or `failed` with the reason. A run already past `running` is answered as it is.
- */
-export async function completeRun(
+/** Ends the run `complete` with its statistics; null when the lease was lost meanwhile. */
+export function markComplete(
   db: Database,
-  orgId: string,
-  runId: string,
-  now: () => Date,
-): Promise<Run> {
-  const found = await loadRun(db, orgId, runId);
-  const started = await db.transaction(async (tx) => {
-    const [row] = await tx
-      .select()
-      .from(offlineRuns)
-      .where(eq(offlineRuns.id, found.id))
-      .for('update');
-    if (row?.status !== 'running') return null;
-    const [updated] = await tx
-      .update(offlineRuns)
-      .set({ status: 'scoring' })
-      .where(eq(offlineRuns.id, found.id))
-      .returning();
-    return updated!;
+  claim: Claim,
+  scorers: Scorer[],
+  result: RunResult,
+  now: Date,
+): Promise<RunRow | null> {
+  return finishScoring(db, claim.run.id, claim.holder, {
+    status: 'complete',
+    scorers: scorers as unknown as Record<string, unknown>[],
+    result: result as unknown as Record<string, unknown>,
+    completedAt: now,
   });
-  if (started === null)
-    return present(await loadRun(db, orgId, runId), await receivedCount(db, found.id));
-  let finished: RunRow;
-  try {
-    const { scorers, rows, result } = await scoreAndEvaluate(db, started);
-    finished = await db.transaction(async (tx) => {
-      await tx.delete(offlineScores).where(eq(offlineScores.runId, started.id));
-      for (let i = 0; i < rows.length; i += 1000)
-        await tx.insert(offlineScores).values(rows.slice(i, i + 1000));
-      const [row] = await tx
-        .update(offlineRuns)
-        .set({
-          status: 'complete',
-          scorers: scorers as unknown as Record<string, unknown>[],
-          result,
-          completedAt: now(),
-        })
-        .where(eq(offlineRuns.id, started.id))
-        .returning();
-      return row!;
-    });
-  } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    const [row] = await db
-      .update(offlineRuns)
-      .set({ status: 'failed', failureReason: `Scoring failed: ${reason}`, completedAt: now() })
-      .where(eq(offlineRuns.id, started.id))
-      .returning();
-    finished = row!;
-  }
-  return present(finished, await receivedCount(db, finished.id));
+}
+
+/** Ends the run `failed` with the reason; null when the lease was lost meanwhile. */
+export function markFailed(
+  db: Database,
+  claim: Claim,
+  reason: string,
+  now: Date,
+): Promise<RunRow | null> {
+  return finishScoring(db, claim.run.id, claim.holder, {
+    status: 'failed',
+    failureReason: reason,
+    completedAt: now,
+  });
 }

@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm';
 import type { Database } from '../../db/connect.ts';
 import { offlineScores } from '../../db/schema.ts';
 import { DomainError } from '../outcomes.ts';
-import { pinnedItems, type StoredResult, storedResults } from './complete.ts';
+import { measuredScoreRows, pinnedItems, type StoredResult, storedResults } from './complete.ts';
 import type { Scorer } from './run-schema.ts';
 import { loadRun, type RunRow } from './service.ts';
 
@@ -143,7 +143,8 @@ export async function listRunItems(
   const { baseline, treatment, scorer } = viewOf(run, request);
   const items = await pinnedItems(db, run);
   const results = await storedResults(db, run.id);
-  const scores = await db.select().from(offlineScores).where(eq(offlineScores.runId, run.id));
+  const stored = await db.select().from(offlineScores).where(eq(offlineScores.runId, run.id));
+  const scores = [...stored, ...measuredScoreRows(run, results)];
   const index = indexScores(scores, scorer?.name ?? null);
   const byItem = new Map<string, StoredResult[]>();
   for (const r of [...results].sort((a, b) => a.repeat - b.repeat)) {

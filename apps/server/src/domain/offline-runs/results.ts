@@ -1,4 +1,5 @@
-import { and, eq, inArray } from 'drizzle-orm';
+import { and, eq, inArray, sql } from 'drizzle-orm';
+import { arrayLiteral } from '../../db/array-literal.ts';
 import type { Database, Transaction } from '../../db/connect.ts';
 import { datasetItems, offlineResults, offlineRuns } from '../../db/schema.ts';
 import { freeFormJsonProblem } from '../../schemas/free-form-json.ts';
@@ -148,29 +149,41 @@ async function existing(tx: Transaction, run: RunRow, ids: string[]) {
   return { known, stored };
 }
 
-function insertOf(runId: string, row: Row, fingerprint: string) {
-  return {
-    runId,
-    itemId: row.item_id,
-    variant: row.variant,
-    repeat: row.repeat,
-    output: row.output ?? null,
-    error: row.error ?? null,
-    latencyMs: row.latency_ms ?? null,
-    inputTokens: row.input_tokens ?? null,
-    outputTokens: row.output_tokens ?? null,
-    cost: row.cost ?? null,
-    model: row.model ?? null,
-    scores: row.scores ?? {},
-    fingerprint,
-  };
+interface Insert {
+  row: Row;
+  fingerprint: string;
+}
+
+const nullable = <T>(v: T | undefined) => (v === undefined ? null : v);
+
+/**
+ * The batch's new results in one statement: a text array per column through `unnest`, rather
+ * than a parameter per value (docs/decisions.md#offline-runs). JSON columns travel as their
+ * text and are cast.
+ */
+async function insertResults(tx: Transaction, runId: string, inserts: Insert[]): Promise<void> {
+  const col = (f: (i: Insert) => string | number | null) => arrayLiteral(inserts.map(f));
+  await tx.execute(sql`insert into offline_results (run_id, item_id, variant, repeat, output,
+      error, latency_ms, input_tokens, output_tokens, cost, model, scores, fingerprint)
+    select ${runId}::uuid, item, variant, rep, output::jsonb, error, latency, input_tokens,
+      output_tokens, cost, model, scores::jsonb, fingerprint
+    from unnest(
+      ${col((i) => i.row.item_id)}::text[], ${col((i) => i.row.variant)}::text[],
+      ${col((i) => i.row.repeat)}::int[],
+      ${col((i) => (i.row.output === undefined || i.row.output === null ? null : JSON.stringify(i.row.output)))}::text[],
+      ${col((i) => nullable(i.row.error))}::text[], ${col((i) => nullable(i.row.latency_ms))}::float8[],
+      ${col((i) => nullable(i.row.input_tokens))}::bigint[], ${col((i) => nullable(i.row.output_tokens))}::bigint[],
+      ${col((i) => nullable(i.row.cost))}::float8[], ${col((i) => nullable(i.row.model))}::text[],
+      ${col((i) => JSON.stringify(i.row.scores ?? {}))}::text[], ${col((i) => i.fingerprint)}::text[]
+    ) as t(item, variant, rep, output, error, latency, input_tokens, output_tokens, cost, model,
+      scores, fingerprint)`);
 }
 
 /** Stores the new rows of the batch; counts duplicates and conflicts (the first row is kept). */
 async function storeBatch(tx: Transaction, run: RunRow, valid: ValidRow[], answer: ResultsAnswer) {
   await lockOpenRun(tx, run);
   const { known, stored } = await existing(tx, run, [...new Set(valid.map((v) => v.row.item_id))]);
-  const inserts: Array<typeof offlineResults.$inferInsert> = [];
+  const inserts: Insert[] = [];
   for (const { index, row, fingerprint } of valid) {
     if (!known.has(row.item_id)) {
       answer.errors.push({
@@ -188,11 +201,9 @@ async function storeBatch(tx: Transaction, run: RunRow, valid: ValidRow[], answe
     }
     stored.set(key, fingerprint);
     answer.accepted++;
-    inserts.push(insertOf(run.id, row, fingerprint));
+    inserts.push({ row, fingerprint });
   }
-  for (let i = 0; i < inserts.length; i += 100) {
-    await tx.insert(offlineResults).values(inserts.slice(i, i + 100));
-  }
+  if (inserts.length > 0) await insertResults(tx, run.id, inserts);
 }
 
 /**

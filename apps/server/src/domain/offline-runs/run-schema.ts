@@ -7,6 +7,8 @@ export const RESULTS_MAX_ROWS = 500;
 export const REPEATS_MAX = 10;
 export const NOTE_MAX_LENGTH = 2000;
 export const SCORERS_MAX = 20;
+/** As for a judge metric's rubric. */
+export const JUDGE_RUBRIC_MAX_LENGTH = 20_000;
 
 /** Scorers computed from the output (and the item's expected output). */
 export const OUTPUT_SCORER_KINDS = [
@@ -15,6 +17,7 @@ export const OUTPUT_SCORER_KINDS = [
   'json_valid',
   'levenshtein',
   'numeric_close',
+  'judge',
   'custom',
 ] as const;
 /** Measured from the results themselves; present whenever a result carries them. */
@@ -39,7 +42,7 @@ export const ScorerInputSchema = Type.Object(
     }),
     kind: Type.Enum([...OUTPUT_SCORER_KINDS, ...MEASURED_SCORERS], {
       description:
-        'exact_match, contains, json_valid, numeric_close: 0 or 1; levenshtein: 1 − distance ÷ the longer length in code points; custom: the values uploaded in `scores`; latency_ms, total_tokens, cost, error_rate: measured (listed only to set a direction or margin: they are present whenever results carry them)',
+        'exact_match, contains, json_valid, numeric_close: 0 or 1; levenshtein: 1 − distance ÷ the longer length in code points; judge: 0 to 1, from the judge model with `rubric` (pro plan or higher; each score counts against the monthly judge allowance); custom: the values uploaded in `scores`; latency_ms, total_tokens, cost, error_rate: measured (listed only to set a direction or margin: they are present whenever results carry them)',
     }),
     direction: Type.Optional(Direction),
     non_inferiority_margin: Type.Optional(
@@ -58,6 +61,14 @@ export const ScorerInputSchema = Type.Object(
         description: 'numeric_close only, required there: |output − expected| ≤ tolerance scores 1',
       }),
     ),
+    rubric: Type.Optional(
+      Text({
+        minLength: 1,
+        maxLength: JUDGE_RUBRIC_MAX_LENGTH,
+        description:
+          'judge only, required there: what the judge model grades each output against (it also sees the item’s input and expected output)',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -70,6 +81,7 @@ export const ScorerSchema = Type.Object({
   non_inferiority_margin: Type.Union([Type.Number(), Type.Null()]),
   case_sensitive: Type.Optional(Type.Boolean()),
   tolerance: Type.Optional(Type.Number()),
+  rubric: Type.Optional(Type.String()),
 });
 
 export interface Scorer {
@@ -79,6 +91,7 @@ export interface Scorer {
   non_inferiority_margin: number | null;
   case_sensitive?: boolean;
   tolerance?: number;
+  rubric?: string;
 }
 
 export const RunInputSchema = Type.Object(
@@ -125,6 +138,7 @@ export type RunInput = {
     non_inferiority_margin?: number | undefined;
     case_sensitive?: boolean | undefined;
     tolerance?: number | undefined;
+    rubric?: string | undefined;
   }>;
   note?: string | undefined;
 };
@@ -205,7 +219,7 @@ export const RunSchema = Type.Object({
   note: Nullable(Type.String()),
   status: Type.Enum(['running', 'scoring', 'complete', 'failed'], {
     description:
-      '`running` takes results; `complete` ends in `complete`, or `failed` with `failure_reason`',
+      '`running` takes results; `complete` moves it to `scoring`, which ends in `complete`, or `failed` with `failure_reason`. A run with a judge scorer stays `scoring` while the judge works through its outputs',
   }),
   failure_reason: Nullable(Type.String()),
   item_count: Type.Integer(),

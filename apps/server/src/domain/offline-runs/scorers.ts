@@ -63,6 +63,9 @@ export function score(scorer: Scorer, result: ScoredResult, expected: unknown): 
       return result.cost;
     case 'error_rate':
       return result.error === null ? 0 : 1;
+    case 'judge':
+      // The judge model's, through its queue: never computed here.
+      return null;
     default:
       break;
   }

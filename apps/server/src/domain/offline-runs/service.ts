@@ -11,6 +11,8 @@ import {
   notFound as experimentNotFound,
 } from '../experiments/service.ts';
 import { DomainError } from '../outcomes.ts';
+import { effectivePlan } from '../plans/effective-plan.ts';
+import { PLAN_LIMITS } from '../plans.ts';
 import { MEASURED_SCORERS, type MeasuredScorer, type RunInput, type Scorer } from './run-schema.ts';
 
 /** Who acts on a run: a dashboard session (a user) or the org's secret key (no user). */
@@ -103,6 +105,10 @@ function normalizeScorers(input: NonNullable<RunInput['scorers']>): Scorer[] {
       errors.push({ pointer: `${at}/tolerance`, detail: 'is for numeric_close only' });
     if (s.kind !== 'exact_match' && s.case_sensitive !== undefined)
       errors.push({ pointer: `${at}/case_sensitive`, detail: 'is for exact_match only' });
+    if (s.kind === 'judge' && s.rubric === undefined)
+      errors.push({ pointer: `${at}/rubric`, detail: 'is required for judge' });
+    if (s.kind !== 'judge' && s.rubric !== undefined)
+      errors.push({ pointer: `${at}/rubric`, detail: 'is for judge only' });
     const scorer: Scorer = {
       name: s.name,
       kind: s.kind,
@@ -111,10 +117,46 @@ function normalizeScorers(input: NonNullable<RunInput['scorers']>): Scorer[] {
     };
     if (s.kind === 'exact_match') scorer.case_sensitive = s.case_sensitive ?? true;
     if (s.tolerance !== undefined) scorer.tolerance = s.tolerance;
+    if (s.rubric !== undefined) scorer.rubric = s.rubric;
     return scorer;
   });
   if (errors.length > 0) throw invalid('The scorers are not valid', errors);
   return scorers;
+}
+
+/**
+ * A judge scorer needs a plan with judge evaluations (refused on free with the plan needed, as
+ * a judge metric is) and a judge endpoint on this server.
+ */
+async function checkJudgeAllowed(
+  tx: Transaction,
+  orgId: string,
+  scorers: Scorer[],
+  judgeConfigured: boolean,
+  now: Date,
+): Promise<void> {
+  const index = scorers.findIndex((s) => s.kind === 'judge');
+  if (index < 0) return;
+  const pointer = `#/scorers/${index}/kind`;
+  const { plan } = await effectivePlan(tx, orgId, now);
+  if (PLAN_LIMITS[plan].monthly_judge_allowance <= 0) {
+    throw new DomainError(
+      'plan-required',
+      `Judge scorers need the pro plan or higher; your org is on ${plan}`,
+      {
+        plan_required: 'pro',
+        errors: [{ pointer, detail: 'judge scorers need the pro plan or higher' }],
+      },
+    );
+  }
+  if (!judgeConfigured) {
+    throw invalid('This server has no judge model', [
+      {
+        pointer,
+        detail: 'no judge endpoint is configured on this server (ARBITER_JUDGE_BASE_URL)',
+      },
+    ]);
+  }
 }
 
 /** The variants run, the baseline (the first allocation slice's variant) first. */
@@ -194,6 +236,7 @@ export async function createRun(
   experimentIdOrName: string,
   input: RunInput,
   now: Date,
+  options: { judgeConfigured: boolean },
 ): Promise<Run> {
   const [experiment] = await loadCurrentVersion(
     db,
@@ -204,6 +247,7 @@ export async function createRun(
   const scorers = normalizeScorers(input.scorers ?? []);
   const repeats = input.repeats ?? 1;
   return await db.transaction(async (tx) => {
+    await checkJudgeAllowed(tx, actor.orgId, scorers, options.judgeConfigured, now);
     const { datasetId, version, itemCount } = await pinDataset(tx, actor.orgId, input);
     const pins = {
       experiment_version: experiment.version.version,

@@ -14,7 +14,7 @@ export function register(app: App, ctx: Context): void {
       schema: {
         tags: ['offline-runs'],
         summary: 'Start an offline run: a dataset version through variants, with scorers',
-        description: `Pins the experiment's current version and the dataset version (the latest when \`dataset_version\` is absent). \`variants\` defaults to every variant of the current version; the baseline is the variant of the first allocation slice and is listed first. \`expected_results\` = items × variants × repeats. The run takes results while \`running\`. ${AUTH_NOTE}`,
+        description: `Pins the experiment's current version and the dataset version (the latest when \`dataset_version\` is absent). \`variants\` defaults to every variant of the current version; the baseline is the variant of the first allocation slice and is listed first. \`expected_results\` = items × variants × repeats. The run takes results while \`running\`. A \`judge\` scorer needs the pro plan or higher (on free the run is refused with \`plan-required\`) and a judge endpoint on the server. ${AUTH_NOTE}`,
         security: SESSION_OR_SECRET_KEY,
         params: ExperimentParams,
         body: RunInputSchema,
@@ -28,6 +28,7 @@ export function register(app: App, ctx: Context): void {
         request.params.id,
         request.body,
         ctx.clock.now(),
+        { judgeConfigured: ctx.judge !== null },
       );
       reply.status(201).header('location', `/v1/offline-runs/${run.id}`);
       return run;

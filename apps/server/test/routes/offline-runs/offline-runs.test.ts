@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OfflineScoring } from '../../../src/analysis/offline-scoring/offline-scoring.ts';
 import { type Harness, startHarness } from '../../support/harness.ts';
 
 /**
@@ -279,6 +280,66 @@ describe('uploading results', () => {
     expect((await getRun(session(acme.admin), run.id)).json().received_results).toBe(2);
   });
 
+  it('stores every value as sent: quotes, backslashes, newlines, braces, NULL as a word, JSON', async () => {
+    const ds = await dataset('verbatim', ITEMS);
+    const run = (
+      await createRun(session(acme.admin), {
+        dataset_id: ds,
+        variants: ['control', 'short'],
+        scorers: [{ name: 'stars', kind: 'custom' }],
+      })
+    ).json();
+    const tricky = 'a "quoted" \\ back\\slash,\n{braces}, NULL, naïve 🙂';
+    const rows = [
+      {
+        item_id: 'a',
+        variant: 'control',
+        repeat: 0,
+        output: tricky,
+        model: 'NULL',
+        latency_ms: 0.1 + 0.2,
+        input_tokens: 1e12,
+        output_tokens: 0,
+        cost: 1e-9,
+        scores: { stars: -2.5e-7 },
+      },
+      { item_id: 'a', variant: 'short', repeat: 0, output: { text: tricky, n: [1, null] } },
+      { item_id: 'b', variant: 'short', repeat: 0, error: 'NULL', output: null },
+    ];
+    expect((await upload(key(acme.secret), run.id, rows)).json()).toMatchObject({ accepted: 3 });
+    // The same rows again are duplicates: the stored fingerprints are those of the rows sent.
+    expect((await upload(key(acme.secret), run.id, rows)).json()).toMatchObject({
+      accepted: 0,
+      duplicates: 3,
+    });
+    const items = (
+      await h.call(acme.admin, { method: 'GET', url: `/v1/offline-runs/${run.id}/items?sort=item` })
+    ).json().data;
+    expect(items[0].variants.control[0]).toMatchObject({
+      output: tricky,
+      model: 'NULL',
+      error: null,
+      latency_ms: 0.1 + 0.2,
+      input_tokens: 1e12,
+      output_tokens: 0,
+      cost: 1e-9,
+    });
+    expect(items[0].variants.short[0].output).toEqual({ text: tricky, n: [1, null] });
+    expect(items[1].variants.short[0]).toMatchObject({ output: null, error: 'NULL' });
+    const done = (await complete(session(acme.admin), run.id)).json();
+    expect(done.status).toBe('complete');
+    const scored = (
+      await h.call(acme.admin, { method: 'GET', url: `/v1/offline-runs/${run.id}/items?sort=item` })
+    ).json().data;
+    expect(scored[0].variants.control[0].scores).toEqual({
+      stars: -2.5e-7,
+      latency_ms: 0.1 + 0.2,
+      total_tokens: 1e12,
+      cost: 1e-9,
+      error_rate: 0,
+    });
+  });
+
   it('takes 500 rows and refuses 501 with a pointer, storing none', async () => {
     const many = Array.from({ length: 200 }, (_, i) => ({ id: `i${i}`, input: `q${i}` }));
     const ds = await dataset('bound', many);
@@ -471,6 +532,40 @@ describe('completing a run', () => {
     const again = await complete(session(acme.admin), run.id);
     expect(again.json()).toEqual(done);
     expect((await getRun(session(acme.admin), run.id)).json()).toEqual(done);
+  });
+});
+
+describe('a run whose scoring outlasts the answer', () => {
+  it('is answered `scoring` and completes in the background', async () => {
+    const ds = await dataset('slow', ITEMS);
+    const run = (await createRun(session(acme.admin), { dataset_id: ds })).json();
+    await upload(session(acme.admin), run.id, [
+      { item_id: 'a', variant: 'control', repeat: 0, output: 'x' },
+    ]);
+    // The scorer's writes wait for the gate (the claim, the first transaction, does not), so
+    // the answer is read while scoring is surely under way.
+    let open = () => {};
+    const gate = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    let transactions = 0;
+    const db = new Proxy(h.ctx.db, {
+      get(target, property, receiver) {
+        if (property !== 'transaction') return Reflect.get(target, property, receiver);
+        return async (...args: Parameters<typeof target.transaction>) => {
+          if (++transactions > 1) await gate;
+          return target.transaction(...args);
+        };
+      },
+    });
+    const scoring = new OfflineScoring({ ...h.ctx, db, completeWaitMs: 0 });
+    const answered = await scoring.complete(acme.orgId, run.id);
+    expect(answered).toMatchObject({ status: 'scoring', comparisons: null });
+    open();
+    await scoring.idle();
+    const done = (await getRun(session(acme.admin), run.id)).json();
+    expect(done.status).toBe('complete');
+    expect(done.coverage.received_results).toBe(1);
   });
 });
 
