@@ -78,3 +78,6 @@ EVALUATION_CONCURRENCY = 4
 EVALUATION_PROGRESS_REDRAW_MS = 100
 #: Python only: a run still ``scoring`` after ``complete`` answered is read again this often.
 EVALUATION_SCORING_POLL_MS = 1_000
+#: ``evaluate``: how long a run the server answers ``scoring`` (a judge scorer scores in the
+#: background, a large run finishes after the answer) is waited for before ``evaluate`` gives up.
+EVALUATION_SCORING_WAIT_MS = 300_000

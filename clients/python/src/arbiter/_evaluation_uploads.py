@@ -5,7 +5,7 @@ import logging
 import time
 from typing import Any, Dict, List
 
-from ._constants import EVALUATION_SCORING_POLL_MS, EVENT_BATCH_SIZE
+from ._constants import EVALUATION_SCORING_POLL_MS, EVALUATION_SCORING_WAIT_MS, EVENT_BATCH_SIZE
 from ._errors import ArbiterError
 from ._evaluation_progress import Progress
 from ._evaluation_types import OfflineRun
@@ -80,7 +80,13 @@ class Uploads:
         self.send(self.take_all())
         self.progress.end()
         run = self._api.complete(self.run_id)
+        deadline = time.monotonic() + EVALUATION_SCORING_WAIT_MS / 1000
         while run["status"] == "scoring":
+            if time.monotonic() > deadline:
+                raise ArbiterError(
+                    "evaluate: run %s is still scoring after %d s; read it later with GET /v1/offline-runs/%s"
+                    % (self.run_id, EVALUATION_SCORING_WAIT_MS // 1000, self.run_id)
+                )
             time.sleep(SCORING_POLL_INTERVAL_S)
             run = self._api.run(self.run_id)
         return run

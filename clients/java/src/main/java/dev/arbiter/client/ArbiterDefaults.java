@@ -71,6 +71,11 @@ public final class ArbiterDefaults {
 
   /** Tasks an offline evaluation runs at once, unless {@code concurrency(..)} says otherwise. */
   public static final int EVALUATION_CONCURRENCY = 4;
+  /**
+   * How long {@code evaluate} waits for a run the server answers {@code scoring} (a judge scorer
+   * scores in the background, and a large run finishes after the answer) before it gives up.
+   */
+  public static final long EVALUATION_SCORING_WAIT_MS = 300_000;
 
   /** Java only: how long {@code close()} waits for the queue to be delivered or spilled. */
   public static final long CLOSE_TIMEOUT_MS = 10_000;

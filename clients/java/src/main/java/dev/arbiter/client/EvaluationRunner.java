@@ -21,6 +21,8 @@ final class EvaluationRunner {
   private static final AtomicInteger RUNS = new AtomicInteger();
   private static final int ITEMS_PAGE = 1_000;
   private static final int RUN_ITEMS_PAGE = 500;
+  /** A run still {@code scoring} is read again this often. */
+  private static final long SCORING_POLL_MS = 1_000;
 
   private final EvaluationApi api;
   private final ModelCallRecorder recorder;
@@ -69,8 +71,33 @@ final class EvaluationRunner {
       throw new ArbiterException("Arbiter evaluate: interrupted after " + batch.done + " of "
           + total + " results; the run continues with runId(\"" + runId + "\")");
     }
-    return new OfflineRun(api.post("/v1/offline-runs/" + EvaluationApi.segment(runId)
-        + "/complete", null));
+    return new OfflineRun(untilScored(runId, api.post("/v1/offline-runs/" + EvaluationApi.segment(runId)
+        + "/complete", null)));
+  }
+
+  /**
+   * The run once it has left {@code scoring}: a judge scorer, or a run too large to score within
+   * the answer, is finished by the server in the background, and read here every second.
+   */
+  private Map<String, Object> untilScored(String runId, Map<String, Object> completed) {
+    Map<String, Object> run = completed;
+    long deadline = System.nanoTime() + ArbiterDefaults.EVALUATION_SCORING_WAIT_MS * 1_000_000L;
+    while ("scoring".equals(run.get("status"))) {
+      if (System.nanoTime() - deadline > 0) {
+        throw new ArbiterException("Arbiter evaluate: run " + runId + " is still scoring after "
+            + ArbiterDefaults.EVALUATION_SCORING_WAIT_MS / 1_000 + " s; read it later with GET"
+            + " /v1/offline-runs/" + runId);
+      }
+      try {
+        Thread.sleep(SCORING_POLL_MS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new ArbiterException("Arbiter evaluate: interrupted while run " + runId
+            + " was scoring; read it later with GET /v1/offline-runs/" + runId);
+      }
+      run = api.get("/v1/offline-runs/" + EvaluationApi.segment(runId));
+    }
+    return run;
   }
 
   private Map<String, Object> create() {
