@@ -1,25 +1,51 @@
 import { checkCondition } from './condition-check.ts';
-import {
-  compare,
-  isPlainObject,
-  numberForm,
-  sameValue,
-  stringForm,
-  truthy,
-} from './json-values.ts';
+import { type FieldPath, fieldPath } from './field-path.ts';
+import { isPlainObject } from './json-values.ts';
+import { Membership, type SavedGroups } from './membership.ts';
 import { isOperatorObject, type ValueOperator } from './operators.ts';
 import { compilePattern } from './regex-cache.ts';
+import {
+  ALL,
+  ELEMENT_MATCHES,
+  EQUALS,
+  EXISTS,
+  GREATER,
+  GREATER_OR_EQUAL,
+  IN,
+  IN_GROUP,
+  type Kind,
+  LESS,
+  LESS_OR_EQUAL,
+  MATCHES_PATTERN,
+  MISSING,
+  NEVER,
+  NOT,
+  NOT_EQUALS,
+  NOT_IN,
+  NOT_IN_GROUP,
+  NUMBER_IS,
+  type Predicate,
+  passAll,
+  SIZE,
+  STRING_IS,
+  STRING_IS_IGNORING_CASE,
+  TRUTHINESS_IS,
+  TYPE_IS,
+  ValueTest,
+  VERSION_EQUALS,
+  VERSION_GREATER,
+  VERSION_GREATER_OR_EQUAL,
+  VERSION_LESS,
+  VERSION_LESS_OR_EQUAL,
+  VERSION_NOT_EQUALS,
+} from './value-tests.ts';
 import { paddedVersionString } from './version-string.ts';
 
-/** Saved groups by key: the values `$inGroup` looks a user's attribute up in. */
-export type SavedGroups = Readonly<Record<string, unknown>>;
+export type { SavedGroups } from './membership.ts';
 
-// A condition is compiled once into a tree of closures: the operands' work (version padding,
-// pattern compilation, lookup sets) is done then, not per user, so that evaluating a few
-// clauses costs about as much as the bucketing hash (the issue's speed bar for assign).
-type Predicate = (attributes: unknown, groups: SavedGroups) => boolean;
-type ValueTest = (value: unknown, groups: SavedGroups) => boolean;
-
+// A condition is compiled once: the operands' work (version padding, pattern compilation,
+// lookup sets) is done then, not per user, and its field tests become one list of `ValueTest`s
+// run by one loop (value-tests.ts).
 const NO_ONE: Predicate = () => false;
 const EVERYONE: Predicate = () => true;
 const NO_GROUPS: SavedGroups = Object.freeze({});
@@ -79,263 +105,165 @@ function run(
   }
 }
 
-function all<T extends (a: unknown, g: SavedGroups) => boolean>(tests: T[]): T | Predicate {
-  if (tests.length === 0) return EVERYONE;
-  if (tests.length === 1) return tests[0]!;
-  return (value, groups) => {
-    for (const test of tests) if (!test(value, groups)) return false;
+function all(predicates: Predicate[]): Predicate {
+  if (predicates.length === 0) return EVERYONE;
+  if (predicates.length === 1) return predicates[0] as Predicate;
+  return (attributes, groups) => {
+    for (const predicate of predicates) if (!predicate(attributes, groups)) return false;
     return true;
   };
 }
 
-function compileCondition(condition: Record<string, unknown>): Predicate {
-  const parts: Predicate[] = [];
-  for (const [key, value] of Object.entries(condition)) {
-    switch (key) {
-      case '$and':
-        parts.push(all((value as Record<string, unknown>[]).map(compileCondition)));
-        break;
-      case '$or':
-        parts.push(any((value as Record<string, unknown>[]).map(compileCondition)));
-        break;
-      case '$nor': {
-        const either = any((value as Record<string, unknown>[]).map(compileCondition));
-        parts.push((attributes, groups) => !either(attributes, groups));
-        break;
-      }
-      case '$not': {
-        const inner = compileCondition(value as Record<string, unknown>);
-        parts.push((attributes, groups) => !inner(attributes, groups));
-        break;
-      }
-      default: {
-        const path = key.split('.');
-        const test = compileValue(value, false);
-        if (path.length === 1) {
-          // Most fields are top-level attributes: read without walking a path.
-          parts.push((attributes, groups) => test(readField(attributes, key), groups));
-        } else {
-          parts.push((attributes, groups) => test(readPath(attributes, path), groups));
-        }
-      }
-    }
-  }
-  return all(parts);
-}
-
 // An empty $or passes (and so an empty $nor fails), as in GrowthBook.
-function any(conditions: Predicate[]): Predicate {
-  if (conditions.length === 0) return EVERYONE;
+function any(predicates: Predicate[]): Predicate {
+  if (predicates.length === 0) return EVERYONE;
   return (attributes, groups) => {
-    for (const condition of conditions) if (condition(attributes, groups)) return true;
+    for (const predicate of predicates) if (predicate(attributes, groups)) return true;
     return false;
   };
 }
 
-/** One part of a path: an object's own field; null when missing, or on no object or array. */
-function readField(current: unknown, part: string): unknown {
-  let value: unknown;
-  if (isPlainObject(current)) {
-    if (!Object.hasOwn(current, part)) return null;
-    value = current[part];
-  } else if (Array.isArray(current)) {
-    // As in both GrowthBook SDKs, an array has its length and its canonical indexes in range.
-    if (part === 'length') return current.length;
-    if (!ARRAY_INDEX.test(part)) return null;
-    const index = Number(part);
-    if (index >= current.length) return null;
-    value = current[index];
-  } else {
-    return null;
+function compileCondition(condition: Record<string, unknown>): Predicate {
+  const fieldTests: ValueTest[] = [];
+  const logical: Predicate[] = [];
+  for (const [key, value] of Object.entries(condition)) {
+    switch (key) {
+      case '$and':
+        logical.push(all((value as Record<string, unknown>[]).map(compileCondition)));
+        break;
+      case '$or':
+        logical.push(any((value as Record<string, unknown>[]).map(compileCondition)));
+        break;
+      case '$nor': {
+        const either = any((value as Record<string, unknown>[]).map(compileCondition));
+        logical.push((attributes, groups) => !either(attributes, groups));
+        break;
+      }
+      case '$not': {
+        const inner = compileCondition(value as Record<string, unknown>);
+        logical.push((attributes, groups) => !inner(attributes, groups));
+        break;
+      }
+      default:
+        fieldTests.push(...compileValue(value, false, fieldPath(key)));
+    }
   }
-  return value === undefined ? null : value;
+  // All keys must hold, so their order does not matter: the field tests run first, in one loop.
+  if (fieldTests.length > 0) {
+    logical.unshift((attributes, groups) => passAll(fieldTests, attributes, groups));
+  }
+  return all(logical);
 }
-
-// "0", "1", "12"; not "01", "-1", "+1", "1e2" or " 1".
-const ARRAY_INDEX = /^(?:0|[1-9][0-9]*)$/;
 
 /**
- * The value at a dot path, through JSON objects' own keys and arrays' indexes and length;
- * null when missing.
+ * A condition value, as tests of the field at `path` (or, without one, of a value given):
+ * shorthand equality, or an operator object, one test per operator.
  */
-function readPath(attributes: unknown, path: readonly string[]): unknown {
-  let current = attributes;
-  for (const part of path) {
-    current = readField(current, part);
-    if (current === null) return null;
-  }
-  return current;
-}
-
-/** A condition value: shorthand equality, or an operator object. */
-function compileValue(expected: unknown, insensitive: boolean): ValueTest {
+function compileValue(
+  expected: unknown,
+  insensitive: boolean,
+  path: FieldPath | null = null,
+): ValueTest[] {
   switch (typeof expected) {
-    case 'string': {
-      if (!insensitive) return (value) => stringForm(value) === expected;
-      const lower = expected.toLowerCase();
-      return (value) => stringForm(value)?.toLowerCase() === lower;
-    }
+    case 'string':
+      return insensitive
+        ? [new ValueTest(STRING_IS_IGNORING_CASE, { path, text: expected.toLowerCase() })]
+        : [new ValueTest(STRING_IS, { path, text: expected })];
     case 'number':
-      return (value) => numberForm(value) === expected;
+      return [new ValueTest(NUMBER_IS, { path, number: expected })];
     case 'boolean':
-      return (value) => value !== null && value !== undefined && truthy(value) === expected;
+      return [new ValueTest(TRUTHINESS_IS, { path, operand: expected })];
   }
   if (isPlainObject(expected) && isOperatorObject(expected)) {
-    return all(
-      Object.entries(expected).map(([operator, operand]) =>
-        compileOperator(operator as ValueOperator, operand),
-      ),
+    return Object.entries(expected).map(([operator, operand]) =>
+      compileOperator(operator as ValueOperator, operand, path),
     );
   }
-  return (value) => sameValue(value, expected);
+  return [new ValueTest(EQUALS, { path, operand: expected })];
 }
 
-function compileOperator(operator: ValueOperator, operand: unknown): ValueTest {
+const ORDERINGS: Record<string, Kind> = {
+  $lt: LESS,
+  $lte: LESS_OR_EQUAL,
+  $gt: GREATER,
+  $gte: GREATER_OR_EQUAL,
+};
+const VERSION_ORDERINGS: Record<string, Kind> = {
+  $veq: VERSION_EQUALS,
+  $vne: VERSION_NOT_EQUALS,
+  $vlt: VERSION_LESS,
+  $vlte: VERSION_LESS_OR_EQUAL,
+  $vgt: VERSION_GREATER,
+  $vgte: VERSION_GREATER_OR_EQUAL,
+};
+
+function compileOperator(
+  operator: ValueOperator,
+  operand: unknown,
+  path: FieldPath | null,
+): ValueTest {
   switch (operator) {
     case '$eq':
-      return (value) => sameValue(value, operand);
+      return new ValueTest(EQUALS, { path, operand });
     case '$ne':
-      return (value) => !sameValue(value, operand);
+      return new ValueTest(NOT_EQUALS, { path, operand });
     case '$lt':
-      return (value) => compare(value, operand) < 0;
     case '$lte':
-      return (value) => compare(value, operand) <= 0;
     case '$gt':
-      return (value) => compare(value, operand) > 0;
     case '$gte':
-      return (value) => compare(value, operand) >= 0;
+      return new ValueTest(ORDERINGS[operator] as Kind, { path, operand });
     case '$veq':
     case '$vne':
     case '$vlt':
     case '$vlte':
     case '$vgt':
     case '$vgte':
-      return compileVersion(operator, paddedVersionString(operand));
-    case '$in': {
-      const isIn = membership(operand as unknown[], false);
-      return (value) => isIn(value);
-    }
-    case '$nin': {
-      const isIn = membership(operand as unknown[], false);
-      return (value) => !isIn(value);
-    }
-    case '$ini': {
-      const isIn = membership(operand as unknown[], true);
-      return (value) => isIn(value);
-    }
-    case '$nini': {
-      const isIn = membership(operand as unknown[], true);
-      return (value) => !isIn(value);
-    }
+      return new ValueTest(VERSION_ORDERINGS[operator] as Kind, {
+        path,
+        text: paddedVersionString(operand),
+      });
+    case '$in':
+    case '$ini':
+      return new ValueTest(IN, {
+        path,
+        members: new Membership(operand as unknown[], operator === '$ini'),
+      });
+    case '$nin':
+    case '$nini':
+      return new ValueTest(NOT_IN, {
+        path,
+        members: new Membership(operand as unknown[], operator === '$nini'),
+      });
     case '$inGroup':
-      return (value, groups) => groupMembership(groups, operand as string)(value);
+      return new ValueTest(IN_GROUP, { path, text: operand as string });
     case '$notInGroup':
-      return (value, groups) => !groupMembership(groups, operand as string)(value);
+      return new ValueTest(NOT_IN_GROUP, { path, text: operand as string });
     case '$all':
     case '$alli': {
-      const wanted = (operand as unknown[]).map((item) => compileValue(item, operator === '$alli'));
-      return (value, groups) =>
-        Array.isArray(value) &&
-        wanted.every((test) => value.some((element) => test(element, groups)));
+      const inner = (operand as unknown[]).map((item) => compileValue(item, operator === '$alli'));
+      return new ValueTest(ALL, { path, inner });
     }
     case '$exists':
-      return operand
-        ? (value) => value !== null && value !== undefined
-        : (value) => value === null || value === undefined;
+      return new ValueTest(operand ? EXISTS : MISSING, { path });
     case '$type':
-      return (value) => typeName(value) === operand;
-    case '$size': {
-      const test = compileValue(operand, false);
-      return (value, groups) => Array.isArray(value) && test(value.length, groups);
-    }
+      return new ValueTest(TYPE_IS, { path, text: operand as string });
+    case '$size':
+      return new ValueTest(SIZE, { path, inner: [compileValue(operand, false)] });
     case '$elemMatch': {
       const shape = operand as Record<string, unknown>;
-      const test: ValueTest = isOperatorObject(shape)
-        ? compileValue(shape, false)
-        : compileCondition(shape);
-      // Null elements are skipped, as both GrowthBook SDKs skip them.
-      return (value, groups) =>
-        Array.isArray(value) &&
-        value.some((element) => element !== null && element !== undefined && test(element, groups));
+      return isOperatorObject(shape)
+        ? new ValueTest(ELEMENT_MATCHES, { path, inner: [compileValue(shape, false)] })
+        : new ValueTest(ELEMENT_MATCHES, { path, condition: compileCondition(shape) });
     }
-    case '$not': {
-      const test = compileValue(operand, false);
-      return (value, groups) => !test(value, groups);
-    }
+    case '$not':
+      return new ValueTest(NOT, { path, inner: [compileValue(operand, false)] });
     case '$regex':
     case '$regexi': {
       // Readable conditions have valid patterns; null, arrays and objects have no text to search.
       const pattern = compilePattern(operand as string, operator === '$regexi');
-      if (pattern === null) return () => false;
-      return (value) => {
-        const text = stringForm(value);
-        return text !== undefined && pattern.test(text);
-      };
+      return pattern === null
+        ? new ValueTest(NEVER, { path })
+        : new ValueTest(MATCHES_PATTERN, { path, pattern });
     }
   }
-}
-
-function compileVersion(operator: ValueOperator, padded: string): ValueTest {
-  switch (operator) {
-    case '$veq':
-      return (value) => paddedVersionString(value) === padded;
-    case '$vne':
-      return (value) => paddedVersionString(value) !== padded;
-    case '$vlt':
-      return (value) => paddedVersionString(value) < padded;
-    case '$vlte':
-      return (value) => paddedVersionString(value) <= padded;
-    case '$vgt':
-      return (value) => paddedVersionString(value) > padded;
-    default:
-      return (value) => paddedVersionString(value) >= padded;
-  }
-}
-
-/**
- * Whether a value is in the list (by `sameValue`, strings lowercased when insensitive); an
- * array value is when any of its elements is. Strings, numbers and booleans are looked up in a
- * set, so a long list or saved group costs no more than a short one.
- */
-function membership(list: readonly unknown[], insensitive: boolean): (value: unknown) => boolean {
-  const scalars = new Set<unknown>();
-  const others: unknown[] = [];
-  for (const item of list) {
-    if (typeof item === 'string') scalars.add(insensitive ? item.toLowerCase() : item);
-    else if (typeof item === 'number' || typeof item === 'boolean') scalars.add(item);
-    else others.push(item === undefined ? null : item);
-  }
-  const one = (value: unknown): boolean => {
-    if (typeof value === 'string') return scalars.has(insensitive ? value.toLowerCase() : value);
-    if (typeof value === 'number' || typeof value === 'boolean') return scalars.has(value);
-    return others.some((item) => sameValue(value, item));
-  };
-  return (value) => (Array.isArray(value) ? value.some(one) : one(value));
-}
-
-// Saved groups arrive with the config and are evaluated again and again: each group's lookup
-// set is built once per groups object.
-const groupSets = new WeakMap<object, Map<string, (value: unknown) => boolean>>();
-const EMPTY_GROUP = (): boolean => false;
-
-function groupMembership(groups: SavedGroups, key: string): (value: unknown) => boolean {
-  let byKey = groupSets.get(groups);
-  if (byKey === undefined) {
-    byKey = new Map();
-    groupSets.set(groups, byKey);
-  }
-  let isIn = byKey.get(key);
-  if (isIn === undefined) {
-    // A missing group, or one that is not a list, is empty.
-    const values = Object.hasOwn(groups, key) ? groups[key] : undefined;
-    isIn = Array.isArray(values) ? membership(values, false) : EMPTY_GROUP;
-    byKey.set(key, isIn);
-  }
-  return isIn;
-}
-
-function typeName(value: unknown): string {
-  if (value === null || value === undefined) return 'null';
-  if (Array.isArray(value)) return 'array';
-  return typeof value;
 }

@@ -193,7 +193,8 @@ def _nested_field(path: str, value: _Matcher) -> _Matcher:
     def nested(attributes: Any, groups: SavedGroups) -> bool:
         current = attributes
         for part in parts:
-            current = _path_part(current, part)
+            # Objects, the common case, are read here: a call less per part.
+            current = current.get(part) if type(current) is dict else _path_part(current, part)
             if current is None:
                 break
         return value(current, groups)
@@ -413,13 +414,14 @@ def _version(name: str, operand: Any) -> _Matcher:
 
     want_ascii = want.isascii()
 
-    def versioned(actual: Any, groups: SavedGroups) -> bool:
+    def versioned_uncached(actual: Any) -> bool:
         padded = _padded_version(actual)
         if want_ascii and padded.isascii():
             return test(padded, want)  # ASCII strings: Python's order is the UTF-16 order
         return test(compare_text(padded, want), 0)
 
-    return versioned
+    # Few versions are in use at a time: this test's answer for each version string is kept.
+    return _remembering_strings(versioned_uncached)
 
 
 class _Members:
@@ -608,11 +610,35 @@ def _regex(name: str, operand: Any) -> _Matcher:
 
     find = pattern.search
 
-    def search(actual: Any, groups: SavedGroups) -> bool:
+    def search(actual: Any) -> bool:
         text = actual if isinstance(actual, str) else string_form(actual)
         return text is not None and find(text) is not None
 
-    return search
+    # Attributes that regexes read (locales, countries, plans) repeat from user to user.
+    return _remembering_strings(search)
+
+
+#: How many answers a test keeps per attribute string before it forgets them all.
+_MAX_REMEMBERED = 1024
+
+
+def _remembering_strings(test: Callable[[Any], bool]) -> _Matcher:
+    """A value test that is a pure function of its value, with its answers for string values
+    kept (a dict lookup instead of a regex search or a version padding and comparison)."""
+    answers: Dict[str, bool] = {}
+
+    def remembered(actual: Any, groups: SavedGroups) -> bool:
+        if type(actual) is not str:
+            return test(actual)
+        answer = answers.get(actual)
+        if answer is None:
+            answer = test(actual)
+            if len(answers) >= _MAX_REMEMBERED:
+                answers.clear()
+            answers[actual] = answer
+        return answer
+
+    return remembered
 
 
 _OPERATORS: Dict[str, Callable[[str, Any], _Matcher]] = {

@@ -31,7 +31,7 @@ final class CompiledExperiment {
   /** Users already sent an exposure, with the variant they got. */
   final ConcurrentHashMap<String, String> exposed;
   /** Who may enter (docs/wire-format.md), checked readable once; null when everyone may. */
-  private final Map<?, ?> targeting;
+  private final CompiledCondition targeting;
   /** A targeting that cannot be read (a non-object included) lets no one in. */
   private final boolean nobody;
   /** The config's saved groups by key, which {@code $inGroup} looks values up in. */
@@ -51,7 +51,7 @@ final class CompiledExperiment {
     boolean everyone = targeting == null
         || (targeting instanceof Map && ((Map<?, ?>) targeting).isEmpty());
     boolean readable = !everyone && ConditionCheck.isReadable(targeting);
-    this.targeting = readable ? (Map<?, ?>) targeting : null;
+    this.targeting = readable ? CompiledCondition.of((Map<?, ?>) targeting) : null;
     this.nobody = !everyone && !readable;
     this.savedGroups = savedGroups;
   }
@@ -63,8 +63,8 @@ final class CompiledExperiment {
    */
   String variantOf(String user, Map<String, ?> attributes) {
     if (nobody) return null;
-    if (targeting != null && !ConditionEvaluator.evalReadable(
-        attributes == null ? Map.of() : attributes, targeting, savedGroups)) {
+    if (targeting != null
+        && !targeting.matches(attributes == null ? Map.of() : attributes, savedGroups)) {
       return null;
     }
     long bucket = bucketer.bucketOf(user);

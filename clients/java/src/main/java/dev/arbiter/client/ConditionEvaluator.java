@@ -19,7 +19,7 @@ final class ConditionEvaluator {
   static boolean evalCondition(Map<String, ?> attributes, Object condition,
       Map<String, ?> savedGroups) {
     return ConditionCheck.isReadable(condition)
-        && evalReadable(attributes, (Map<?, ?>) condition, savedGroups);
+        && CompiledCondition.of((Map<?, ?>) condition).matches(attributes, savedGroups);
   }
 
   /**
@@ -75,16 +75,17 @@ final class ConditionEvaluator {
    * The value at a dot path, through objects' own keys, and arrays' canonical indexes in range
    * and {@code length}, as in both GrowthBook SDKs; null when missing (strings have no fields).
    */
-  private static Object readPath(Object attributes, String path) {
+  static Object readPath(Object attributes, String path) {
     Object current = attributes;
     int start = 0;
     while (true) {
       int dot = path.indexOf('.', start);
-      String part = dot < 0 ? path.substring(start) : path.substring(start, dot);
+      // A top-level field (no dot) is looked up by the path itself: no substring per call.
+      String part = dot < 0 ? (start == 0 ? path : path.substring(start))
+          : path.substring(start, dot);
       if (current instanceof Map) {
-        Map<?, ?> object = (Map<?, ?>) current;
-        if (!object.containsKey(part)) return null;
-        current = ConditionValues.json(object.get(part));
+        // One lookup: a missing key and a key holding null both read as null.
+        current = ConditionValues.json(((Map<?, ?>) current).get(part));
       } else if (current instanceof List) {
         current = arrayPart((List<?>) current, part);
       } else {
@@ -96,7 +97,7 @@ final class ConditionEvaluator {
   }
 
   /** An array's {@code length}, or its element at a canonical index in range; else null. */
-  private static Object arrayPart(List<?> array, String part) {
+  static Object arrayPart(List<?> array, String part) {
     if (part.equals("length")) return array.size();
     int length = part.length();
     // "0", "1", "12"; not "01", "-1", "+1" or " 1". At most 10 digits: no list is longer.
@@ -110,7 +111,7 @@ final class ConditionEvaluator {
   }
 
   /** A condition value against an attribute value: shorthand equality or operators. */
-  private static boolean valueMatches(Object expected, Object actual, Map<String, ?> groups,
+  static boolean valueMatches(Object expected, Object actual, Map<String, ?> groups,
       boolean insensitive) {
     if (expected instanceof String) {
       String text = ConditionValues.stringForm(actual);
@@ -133,7 +134,7 @@ final class ConditionEvaluator {
     return ConditionValues.sameValue(actual, expected);
   }
 
-  private static boolean operatorMatches(String operator, Object actual, Object expected,
+  static boolean operatorMatches(String operator, Object actual, Object expected,
       Map<String, ?> groups) {
     switch (operator) {
       case "$eq": return ConditionValues.sameValue(actual, expected);
@@ -176,13 +177,13 @@ final class ConditionEvaluator {
   }
 
   /** Whether the order of actual to expected is between low and high (-1, 0 or 1). */
-  private static boolean ordered(Object actual, Object expected, int low, int high) {
+  static boolean ordered(Object actual, Object expected, int low, int high) {
     int order = ConditionValues.compare(actual, expected);
     return order != ConditionValues.UNORDERED && order >= low && order <= high;
   }
 
   private static int versionOrder(Object actual, Object expected) {
-    return VersionString.padded(actual).compareTo(VersionString.padded(expected));
+    return VersionString.paddedCached(actual).compareTo(VersionString.paddedCached(expected));
   }
 
   // An array attribute is in the list when any of its elements is.

@@ -1,5 +1,8 @@
 package dev.arbiter.client;
 
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
 /**
  * A version as a string whose plain order (UTF-16 code units) is the version order, GrowthBook's
  * scheme: a leading {@code v} and any {@code +build} suffix are dropped, the rest splits on
@@ -9,7 +12,24 @@ package dev.arbiter.client;
  * anything that is not a non-empty string or a number reads as "0".
  */
 final class VersionString {
+  private static final int MAX_CACHED = 1000;
+  // Operands and attribute values share a handful of versions: each string is padded once (the
+  // cache is bounded against ever new versions, and cleared when full).
+  private static final Map<String, String> CACHE = new ConcurrentHashMap<>();
+
   private VersionString() {}
+
+  /** {@link #padded}, remembered for strings. */
+  static String paddedCached(Object input) {
+    if (!(input instanceof String)) return padded(input);
+    String text = (String) input;
+    String cached = CACHE.get(text);
+    if (cached != null) return cached;
+    String padded = padded(text);
+    if (CACHE.size() >= MAX_CACHED) CACHE.clear();
+    CACHE.put(text, padded);
+    return padded;
+  }
 
   static String padded(Object input) {
     String text = input instanceof Number ? ConditionValues.stringForm(input)
