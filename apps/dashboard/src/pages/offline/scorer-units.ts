@@ -4,7 +4,7 @@ import { armValue, effectValue } from '../results/format.ts';
 /**
  * A scorer's values in the units of the results pages: the 0/1 scorers and `error_rate` are
  * shares (means as percentages, differences in points), latency in ms, cost in dollars,
- * tokens as tokens; levenshtein and custom scores as plain numbers.
+ * tokens as tokens; levenshtein, judge and custom scores as plain numbers.
  */
 const UNIT_KIND: Record<Scorer['kind'], string> = {
   exact_match: 'conversion',
@@ -16,6 +16,7 @@ const UNIT_KIND: Record<Scorer['kind'], string> = {
   cost: 'cost',
   total_tokens: 'tokens',
   levenshtein: 'value',
+  judge: 'value',
   custom: 'value',
 };
 
