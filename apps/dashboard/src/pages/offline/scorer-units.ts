@@ -4,7 +4,7 @@ import { armValue, effectValue } from '../results/format.ts';
 /**
  * A scorer's values in the units of the results pages: the 0/1 scorers and `error_rate` are
  * shares (means as percentages, differences in points), latency in ms, cost in dollars,
- * tokens as tokens; levenshtein and custom scores as plain numbers.
+ * tokens as tokens; levenshtein, custom and judge scores as plain numbers.
  */
 const UNIT_KIND: Record<Scorer['kind'], string> = {
   exact_match: 'conversion',
@@ -17,6 +17,7 @@ const UNIT_KIND: Record<Scorer['kind'], string> = {
   total_tokens: 'tokens',
   levenshtein: 'value',
   custom: 'value',
+  judge: 'value',
 };
 
 const unitOf = (kind: Scorer['kind'] | undefined) => (kind ? UNIT_KIND[kind] : 'value');
