@@ -1,7 +1,7 @@
 import { evaluateOffline } from '@arbiter/stats';
 import { and, asc, eq, inArray, notInArray, sql } from 'drizzle-orm';
-import type { Database } from '../../db/connect.ts';
-import { datasetItems, offlineResults, offlineRuns, offlineScores } from '../../db/schema.ts';
+import { type Database, rows } from '../../db/connect.ts';
+import { datasetItems, offlineRuns, offlineScores } from '../../db/schema.ts';
 import { inVersion } from '../datasets/items-page.ts';
 import { MEASURED_SCORERS, type Scorer } from './run-schema.ts';
 import { type ScoredResult, score } from './scorers.ts';
@@ -38,27 +38,56 @@ export interface StoredResult extends ScoredResult {
   model: string | null;
 }
 
+/**
+ * The run's results. `complete` reads them for scoring only (`forScoring`): without the model,
+ * and without the custom scores unless a custom scorer reads them; a million rows either way,
+ * so the query is a raw one (no per-row mapping but the few conversions below).
+ */
 export async function storedResults(
-  db: Pick<Database, 'select'>,
+  db: Database,
   runId: string,
+  forScoring?: { customScores: boolean },
 ): Promise<StoredResult[]> {
-  const rows = await db
-    .select({
-      itemId: offlineResults.itemId,
-      variant: offlineResults.variant,
-      repeat: offlineResults.repeat,
-      output: sql<string | null>`${offlineResults.output}::text`,
-      error: offlineResults.error,
-      latencyMs: offlineResults.latencyMs,
-      inputTokens: offlineResults.inputTokens,
-      outputTokens: offlineResults.outputTokens,
-      cost: offlineResults.cost,
-      model: offlineResults.model,
-      scores: offlineResults.scores,
-    })
-    .from(offlineResults)
-    .where(eq(offlineResults.runId, runId));
-  return rows.map((r) => ({ ...r, output: r.output === null ? null : JSON.parse(r.output) }));
+  const model = forScoring === undefined ? sql`model` : sql`null::text`;
+  const scores = forScoring?.customScores === false ? sql`null::jsonb` : sql`scores`;
+  const found = await rows<{
+    item_id: string;
+    variant: string;
+    repeat: number;
+    output: string | null;
+    error: string | null;
+    latency_ms: number | null;
+    input_tokens: number | null;
+    output_tokens: number | null;
+    cost: number | null;
+    model: string | null;
+    scores: Record<string, number> | null;
+  }>(
+    db,
+    // Tokens are int8, which pg returns as strings: float8 holds them exactly below 2^53.
+    sql`select item_id, variant, repeat, output::text as output, error, latency_ms,
+      input_tokens::float8 as input_tokens, output_tokens::float8 as output_tokens, cost,
+      ${model} as model, ${scores} as scores
+    from offline_results where run_id = ${runId}`,
+  );
+  const out = new Array<StoredResult>(found.length);
+  for (let n = 0; n < found.length; n++) {
+    const r = found[n] as (typeof found)[number];
+    out[n] = {
+      itemId: r.item_id,
+      variant: r.variant,
+      repeat: r.repeat,
+      output: r.output === null ? null : JSON.parse(r.output),
+      error: r.error,
+      latencyMs: r.latency_ms,
+      inputTokens: r.input_tokens,
+      outputTokens: r.output_tokens,
+      cost: r.cost,
+      model: r.model,
+      scores: r.scores ?? {},
+    };
+  }
+  return out;
 }
 
 /**
@@ -167,12 +196,30 @@ export function builtinScoreRows(
   return rows;
 }
 
-/** The results in repeat order (a counting sort: repeats are 0 … run.repeats − 1). */
-function byRepeat(results: StoredResult[], repeats: number): StoredResult[] {
-  const buckets: StoredResult[][] = Array.from({ length: repeats }, () => []);
+/**
+ * The results by variant, then item, each list in repeat order (the order the statistics sum
+ * in): grouped once, so each scorer's values are one list per (variant, item).
+ */
+function byVariantAndItem(results: StoredResult[], repeats: number) {
+  const ordered: StoredResult[][] = Array.from({ length: repeats }, () => []);
   const rest: StoredResult[] = [];
-  for (const r of results) (buckets[r.repeat] ?? rest).push(r);
-  return [...buckets.flat(), ...rest.sort((a, b) => a.repeat - b.repeat)];
+  for (const r of results) (ordered[r.repeat] ?? rest).push(r);
+  rest.sort((a, b) => a.repeat - b.repeat);
+  ordered.push(rest);
+  const groups = new Map<string, Map<string, StoredResult[]>>();
+  for (const bucket of ordered) {
+    for (const r of bucket) {
+      let byItem = groups.get(r.variant);
+      if (byItem === undefined) {
+        byItem = new Map();
+        groups.set(r.variant, byItem);
+      }
+      const list = byItem.get(r.itemId);
+      if (list === undefined) byItem.set(r.itemId, [r]);
+      else list.push(r);
+    }
+  }
+  return groups;
 }
 
 /** Results scored between two turns of the event loop. */
@@ -191,20 +238,37 @@ export interface BuiltinScoring {
 export async function scoreBuiltins(db: Database, run: RunRow): Promise<BuiltinScoring> {
   const items = await pinnedItems(db, run);
   const expected = new Map(items.map((i) => [i.id, i.expected]));
-  const results = await storedResults(db, run.id);
-  const scorers = activeScorers(run.scorers as unknown as Scorer[], results);
+  const declared = run.scorers as unknown as Scorer[];
+  const results = await storedResults(db, run.id, {
+    customScores: declared.some((s) => s.kind === 'custom'),
+  });
+  const scorers = activeScorers(declared, results);
+  const groups = byVariantAndItem(results, run.repeats);
   const values: ScoreValues = new Map();
-  const ordered = byRepeat(results, run.repeats);
+  let scored = 0;
   for (const scorer of scorers) {
     if (isJudge(scorer)) continue;
-    for (const [n, r] of ordered.entries()) {
-      // A million results take seconds to score: the process keeps answering meanwhile.
-      if (n % YIELD_EVERY === YIELD_EVERY - 1)
-        await new Promise((resolve) => setImmediate(resolve));
-      const value = score(scorer, r, expected.get(r.itemId));
-      if (value === null || !Number.isFinite(value)) continue;
-      addValue(values, scorer.name, r.variant, r.itemId, value);
+    const byVariant = new Map<string, Map<string, number[]>>();
+    for (const [variant, byItem] of groups) {
+      const ysByItem = new Map<string, number[]>();
+      for (const [item, list] of byItem) {
+        // A million results take seconds to score: the process keeps answering meanwhile.
+        scored += list.length;
+        if (scored >= YIELD_EVERY) {
+          scored = 0;
+          await new Promise((resolve) => setImmediate(resolve));
+        }
+        const want = expected.get(item);
+        const ys: number[] = [];
+        for (const r of list) {
+          const value = score(scorer, r, want);
+          if (value !== null && Number.isFinite(value)) ys.push(value);
+        }
+        if (ys.length > 0) ysByItem.set(item, ys);
+      }
+      if (ysByItem.size > 0) byVariant.set(variant, ysByItem);
     }
+    if (byVariant.size > 0) values.set(scorer.name, byVariant);
   }
   const coverage = coverageOf(
     run,
