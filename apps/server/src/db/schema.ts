@@ -736,7 +736,7 @@ export const offlineResults = pgTable(
   (t) => [primaryKey({ columns: [t.runId, t.itemId, t.variant, t.repeat] })],
 );
 
-/** Each scorer's value for each result that has one, written when the run completes. */
+/** The judge's score of each result it scored (built-in scorers' values are computed). */
 export const offlineScores = pgTable(
   'offline_scores',
   {

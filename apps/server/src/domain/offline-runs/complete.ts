@@ -1,8 +1,7 @@
 import { evaluateOffline } from '@arbiter/stats';
 import { and, asc, eq, inArray, notInArray, sql } from 'drizzle-orm';
-import { arrayLiteral } from '../../db/array-literal.ts';
-import type { Database, Transaction } from '../../db/connect.ts';
-import { datasetItems, offlineResults, offlineRuns, offlineScores } from '../../db/schema.ts';
+import { type Database, rows } from '../../db/connect.ts';
+import { datasetItems, offlineRuns, offlineScores } from '../../db/schema.ts';
 import { inVersion } from '../datasets/items-page.ts';
 import { MEASURED_SCORERS, type Scorer } from './run-schema.ts';
 import { type ScoredResult, score } from './scorers.ts';
@@ -39,27 +38,56 @@ export interface StoredResult extends ScoredResult {
   model: string | null;
 }
 
+/**
+ * The run's results. `complete` reads them for scoring only (`forScoring`): without the model,
+ * and without the custom scores unless a custom scorer reads them; a million rows either way,
+ * so the query is a raw one (no per-row mapping but the few conversions below).
+ */
 export async function storedResults(
-  db: Pick<Database, 'select'>,
+  db: Database,
   runId: string,
+  forScoring?: { customScores: boolean },
 ): Promise<StoredResult[]> {
-  const rows = await db
-    .select({
-      itemId: offlineResults.itemId,
-      variant: offlineResults.variant,
-      repeat: offlineResults.repeat,
-      output: sql<string | null>`${offlineResults.output}::text`,
-      error: offlineResults.error,
-      latencyMs: offlineResults.latencyMs,
-      inputTokens: offlineResults.inputTokens,
-      outputTokens: offlineResults.outputTokens,
-      cost: offlineResults.cost,
-      model: offlineResults.model,
-      scores: offlineResults.scores,
-    })
-    .from(offlineResults)
-    .where(eq(offlineResults.runId, runId));
-  return rows.map((r) => ({ ...r, output: r.output === null ? null : JSON.parse(r.output) }));
+  const model = forScoring === undefined ? sql`model` : sql`null::text`;
+  const scores = forScoring?.customScores === false ? sql`null::jsonb` : sql`scores`;
+  const found = await rows<{
+    item_id: string;
+    variant: string;
+    repeat: number;
+    output: string | null;
+    error: string | null;
+    latency_ms: number | null;
+    input_tokens: number | null;
+    output_tokens: number | null;
+    cost: number | null;
+    model: string | null;
+    scores: Record<string, number> | null;
+  }>(
+    db,
+    // Tokens are int8, which pg returns as strings: float8 holds them exactly below 2^53.
+    sql`select item_id, variant, repeat, output::text as output, error, latency_ms,
+      input_tokens::float8 as input_tokens, output_tokens::float8 as output_tokens, cost,
+      ${model} as model, ${scores} as scores
+    from offline_results where run_id = ${runId}`,
+  );
+  const out = new Array<StoredResult>(found.length);
+  for (let n = 0; n < found.length; n++) {
+    const r = found[n] as (typeof found)[number];
+    out[n] = {
+      itemId: r.item_id,
+      variant: r.variant,
+      repeat: r.repeat,
+      output: r.output === null ? null : JSON.parse(r.output),
+      error: r.error,
+      latencyMs: r.latency_ms,
+      inputTokens: r.input_tokens,
+      outputTokens: r.output_tokens,
+      cost: r.cost,
+      model: r.model,
+      scores: r.scores ?? {},
+    };
+  }
+  return out;
 }
 
 /**
@@ -80,26 +108,35 @@ export function activeScorers(declared: Scorer[], results: StoredResult[]): Scor
   return [...declared, ...measured];
 }
 
+/**
+ * The run's coverage. Uploads take only the pinned version's items, the run's variants and
+ * repeats below its count, once each, so as many results as expected means none is missing:
+ * the key of every result is built only when some are.
+ */
 export function coverageOf(run: RunRow, itemIds: string[], results: StoredResult[]) {
-  const have = new Set(results.map((r) => `${r.variant}\u0000${r.itemId}\u0000${r.repeat}`));
   const missing: Array<{ item_id: string; variant: string; repeat: number }> = [];
-  for (const variant of run.variants) {
-    for (const item of itemIds) {
-      for (
-        let repeat = 0;
-        repeat < run.repeats && missing.length < COVERAGE_MISSING_MAX;
-        repeat++
-      ) {
-        if (!have.has(`${variant}\u0000${item}\u0000${repeat}`))
-          missing.push({ item_id: item, variant, repeat });
+  if (results.length < run.expectedResults) {
+    const have = new Set(results.map((r) => `${r.variant}\u0000${r.itemId}\u0000${r.repeat}`));
+    for (const variant of run.variants) {
+      for (const item of itemIds) {
+        for (
+          let repeat = 0;
+          repeat < run.repeats && missing.length < COVERAGE_MISSING_MAX;
+          repeat++
+        ) {
+          if (!have.has(`${variant}\u0000${item}\u0000${repeat}`))
+            missing.push({ item_id: item, variant, repeat });
+        }
       }
     }
   }
+  let failed = 0;
+  for (const r of results) if (r.error !== null) failed++;
   return {
     expected_results: run.expectedResults,
     received_results: results.length,
     missing_results: run.expectedResults - results.length,
-    failed_results: results.filter((r) => r.error !== null).length,
+    failed_results: failed,
     missing,
   };
 }
@@ -124,20 +161,27 @@ function addValue(values: ScoreValues, scorer: string, variant: string, item: st
 }
 
 export const isJudge = (s: Scorer) => s.kind === 'judge';
-/**
- * Measured scorers' values are the results' own columns: they are not stored per result again
- * (three rows in four, in a run with one output scorer), and the items view reads them from the
- * result.
- */
 export const isMeasuredScorer = (s: Scorer) =>
   (MEASURED_SCORERS as readonly string[]).includes(s.kind);
 
-/** The measured scorers' values of these results, as score rows (for the items view). */
-export function measuredScoreRows(run: RunRow, results: StoredResult[]) {
+/**
+ * The built-in scorers' values of these results, as score rows (for the items view). They are
+ * not stored: each is a function of the result and its item's expected output, and storing a
+ * million of them was most of `complete` at that size (docs/decisions.md#offline-runs). The
+ * output scorers' values exist once the run is scored (as when they were stored then); the
+ * measured ones' always, as the result's own columns.
+ */
+export function builtinScoreRows(
+  run: RunRow,
+  results: StoredResult[],
+  expected: ReadonlyMap<string, unknown>,
+) {
   const rows: Array<typeof offlineScores.$inferSelect> = [];
-  for (const scorer of (run.scorers as unknown as Scorer[]).filter(isMeasuredScorer)) {
+  const scored = run.status !== 'running';
+  for (const scorer of run.scorers as unknown as Scorer[]) {
+    if (isJudge(scorer) || !(scored || isMeasuredScorer(scorer))) continue;
     for (const r of results) {
-      const value = score(scorer, r, null);
+      const value = score(scorer, r, expected.get(r.itemId));
       if (value === null || !Number.isFinite(value)) continue;
       rows.push({
         runId: run.id,
@@ -152,12 +196,37 @@ export function measuredScoreRows(run: RunRow, results: StoredResult[]) {
   return rows;
 }
 
+/**
+ * The results by variant, then item, each list in repeat order (the order the statistics sum
+ * in): grouped once, so each scorer's values are one list per (variant, item).
+ */
+function byVariantAndItem(results: StoredResult[], repeats: number) {
+  const ordered: StoredResult[][] = Array.from({ length: repeats }, () => []);
+  const rest: StoredResult[] = [];
+  for (const r of results) (ordered[r.repeat] ?? rest).push(r);
+  rest.sort((a, b) => a.repeat - b.repeat);
+  ordered.push(rest);
+  const groups = new Map<string, Map<string, StoredResult[]>>();
+  for (const bucket of ordered) {
+    for (const r of bucket) {
+      let byItem = groups.get(r.variant);
+      if (byItem === undefined) {
+        byItem = new Map();
+        groups.set(r.variant, byItem);
+      }
+      const list = byItem.get(r.itemId);
+      if (list === undefined) byItem.set(r.itemId, [r]);
+      else list.push(r);
+    }
+  }
+  return groups;
+}
+
 /** Results scored between two turns of the event loop. */
 const YIELD_EVERY = 20_000;
 
 export interface BuiltinScoring {
   scorers: Scorer[];
-  rows: Array<typeof offlineScores.$inferInsert>;
   values: ScoreValues;
   coverage: Coverage;
 }
@@ -169,59 +238,49 @@ export interface BuiltinScoring {
 export async function scoreBuiltins(db: Database, run: RunRow): Promise<BuiltinScoring> {
   const items = await pinnedItems(db, run);
   const expected = new Map(items.map((i) => [i.id, i.expected]));
-  const results = await storedResults(db, run.id);
-  const scorers = activeScorers(run.scorers as unknown as Scorer[], results);
+  const declared = run.scorers as unknown as Scorer[];
+  const results = await storedResults(db, run.id, {
+    customScores: declared.some((s) => s.kind === 'custom'),
+  });
+  const scorers = activeScorers(declared, results);
+  const groups = byVariantAndItem(results, run.repeats);
   const values: ScoreValues = new Map();
-  const rows: Array<typeof offlineScores.$inferInsert> = [];
-  const ordered = [...results].sort((a, b) => a.repeat - b.repeat);
+  let scored = 0;
   for (const scorer of scorers) {
     if (isJudge(scorer)) continue;
-    for (const [n, r] of ordered.entries()) {
-      // A million results take seconds to score: the process keeps answering meanwhile.
-      if (n % YIELD_EVERY === YIELD_EVERY - 1)
-        await new Promise((resolve) => setImmediate(resolve));
-      const value = score(scorer, r, expected.get(r.itemId));
-      if (value === null || !Number.isFinite(value)) continue;
-      addValue(values, scorer.name, r.variant, r.itemId, value);
-      if (isMeasuredScorer(scorer)) continue;
-      rows.push({
-        runId: run.id,
-        scorer: scorer.name,
-        variant: r.variant,
-        itemId: r.itemId,
-        repeat: r.repeat,
-        value,
-      });
+    const byVariant = new Map<string, Map<string, number[]>>();
+    for (const [variant, byItem] of groups) {
+      const ysByItem = new Map<string, number[]>();
+      for (const [item, list] of byItem) {
+        // A million results take seconds to score: the process keeps answering meanwhile.
+        scored += list.length;
+        if (scored >= YIELD_EVERY) {
+          scored = 0;
+          await new Promise((resolve) => setImmediate(resolve));
+        }
+        const want = expected.get(item);
+        const ys: number[] = [];
+        for (const r of list) {
+          const value = score(scorer, r, want);
+          if (value !== null && Number.isFinite(value)) ys.push(value);
+        }
+        if (ys.length > 0) ysByItem.set(item, ys);
+      }
+      if (ysByItem.size > 0) byVariant.set(variant, ysByItem);
     }
+    if (byVariant.size > 0) values.set(scorer.name, byVariant);
   }
   const coverage = coverageOf(
     run,
     items.map((i) => i.id),
     results,
   );
-  return { scorers, rows, values, coverage };
-}
-
-/** Score rows sent in one statement: a few MiB of array literals. */
-const SCORE_ROWS_PER_STATEMENT = 100_000;
-
-/** One run's score rows in one statement, as five arrays through `unnest`. */
-async function insertScoreRows(
-  tx: Transaction,
-  runId: string,
-  rows: ReadonlyArray<typeof offlineScores.$inferInsert>,
-): Promise<void> {
-  const column = <K extends keyof (typeof rows)[number]>(k: K) =>
-    arrayLiteral(rows.map((r) => r[k] as string | number));
-  await tx.execute(sql`insert into offline_scores (run_id, scorer, variant, item_id, repeat, value)
-    select ${runId}::uuid, s, v, i, r, x
-    from unnest(${column('scorer')}::text[], ${column('variant')}::text[], ${column('itemId')}::text[],
-      ${column('repeat')}::int[], ${column('value')}::float8[]) as t(s, v, i, r, x)`);
+  return { scorers, values, coverage };
 }
 
 /**
- * Stores the built-in scores (replacing any a former holder stored; the judge's are kept, each
- * was paid for) and the run's scorers as reported. False when the lease was lost meanwhile.
+ * Stores the run's scorers as reported, and removes any built-in score rows an earlier version
+ * stored (the judge's are kept, each was paid for). False when the lease was lost meanwhile.
  */
 export async function storeBuiltins(
   db: Database,
@@ -239,8 +298,6 @@ export async function storeBuiltins(
           judged.length === 0 ? undefined : notInArray(offlineScores.scorer, judged),
         ),
       );
-    for (let i = 0; i < scoring.rows.length; i += SCORE_ROWS_PER_STATEMENT)
-      await insertScoreRows(tx, claim.run.id, scoring.rows.slice(i, i + SCORE_ROWS_PER_STATEMENT));
     await tx
       .update(offlineRuns)
       .set({ scorers: scoring.scorers as unknown as Record<string, unknown>[] })

@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm';
 import type { Database } from '../../db/connect.ts';
 import { offlineScores } from '../../db/schema.ts';
 import { DomainError } from '../outcomes.ts';
-import { measuredScoreRows, pinnedItems, type StoredResult, storedResults } from './complete.ts';
+import { builtinScoreRows, pinnedItems, type StoredResult, storedResults } from './complete.ts';
 import type { Scorer } from './run-schema.ts';
 import { loadRun, type RunRow } from './service.ts';
 
@@ -144,7 +144,8 @@ export async function listRunItems(
   const items = await pinnedItems(db, run);
   const results = await storedResults(db, run.id);
   const stored = await db.select().from(offlineScores).where(eq(offlineScores.runId, run.id));
-  const scores = [...stored, ...measuredScoreRows(run, results)];
+  const expected = new Map(items.map((i) => [i.id, i.expected]));
+  const scores = [...stored, ...builtinScoreRows(run, results, expected)];
   const index = indexScores(scores, scorer?.name ?? null);
   const byItem = new Map<string, StoredResult[]>();
   for (const r of [...results].sort((a, b) => a.repeat - b.repeat)) {
