@@ -1,18 +1,18 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { devEnv, type RunningServer, runCli, startServer } from './support/process.ts';
+import {
+  cleanUpPage,
+  type PageOnServer,
+  runPageOnFreshServer,
+} from './support/page-on-fresh-server.ts';
+import { runCli } from './support/process.ts';
 import {
   blocks,
   DEFAULT_ADDRESS,
   fileNameOf,
-  type Packages,
   type PageRun,
-  packages,
   ROOT,
-  runPage,
-  workFolderWithPackedClient,
 } from './support/runnable-page.ts';
 
 /**
@@ -40,45 +40,24 @@ interface Run {
   coverage: { expected_results: number; received_results: number };
 }
 
-let env: Record<string, string>;
-let dataDir: string;
-let server: RunningServer;
-let workDir: string;
-let packed: Packages;
+let page: PageOnServer;
 let run: PageRun;
 let runs: Run[];
 
 beforeAll(async () => {
-  packed = packages();
-  dataDir = mkdtempSync(join(tmpdir(), 'arbiter-offline-page-'));
-  env = devEnv(dataDir);
-  server = await startServer(env);
-  workDir = workFolderWithPackedClient('.offline-page-', packed);
-  run = runPage(blocks(readFileSync(PAGE, 'utf8')), {
-    workDir,
-    serverUrl: server.url,
-    packed,
-    env,
-  });
+  page = await runPageOnFreshServer(PAGE, 'offline-page');
+  run = page.run;
   const token = runCli(
     ['token', '--email', 'you@example.com', '--org', 'my-org', '--role', 'admin'],
-    env,
+    page.env,
   ).stdout;
-  const res = await fetch(`${server.url}/v1/experiments/math-helper/offline-runs`, {
+  const res = await fetch(`${page.server.url}/v1/experiments/math-helper/offline-runs`, {
     headers: { authorization: `Bearer ${token}` },
   });
   runs = res.ok ? ((await res.json()) as Run[]) : [];
 }, 600_000);
 
-afterAll(async () => {
-  rmSync(workDir, { recursive: true, force: true });
-  if (server.child.exitCode === null) {
-    server.child.kill('SIGTERM');
-    await server.exited;
-  }
-  rmSync(dataDir, { recursive: true, force: true });
-  if (packed.own) rmSync(packed.dir, { recursive: true, force: true });
-});
+afterAll(() => cleanUpPage(page));
 
 describe('docs/offline-evaluation.md', () => {
   it('runs every block: commands (sh), programs (python, java), and nothing else', () => {

@@ -1,10 +1,14 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, rows } from '../src/db/connect.ts';
-import { devEnv, type RunningServer, runCli, startServer } from './support/process.ts';
+import {
+  cleanUpPage,
+  type PageOnServer,
+  runPageOnFreshServer,
+} from './support/page-on-fresh-server.ts';
+import { type RunningServer, runCli } from './support/process.ts';
 import {
   blocks,
   DEFAULT_ADDRESS,
@@ -13,10 +17,7 @@ import {
   PAGE_PACKAGES,
   type Packages,
   type PageRun,
-  packages,
   ROOT,
-  runPage,
-  workFolderWithPackedClient,
 } from './support/runnable-page.ts';
 
 /**
@@ -34,36 +35,19 @@ const PROMPTS: Record<string, string> = {
   concise: 'Answer in two sentences, then give the next step.',
 };
 
+let page: PageOnServer;
 let env: Record<string, string>;
 let dataDir: string;
 let server: RunningServer;
-let workDir: string;
 let packed: Packages;
 let run: PageRun;
 
 beforeAll(async () => {
-  packed = packages();
-  dataDir = mkdtempSync(join(tmpdir(), 'arbiter-quickstart-'));
-  env = devEnv(dataDir);
-  server = await startServer(env);
-  workDir = workFolderWithPackedClient('.quickstart-', packed);
-  run = runPage(blocks(readFileSync(PAGE, 'utf8')), {
-    workDir,
-    serverUrl: server.url,
-    packed,
-    env,
-  });
+  page = await runPageOnFreshServer(PAGE, 'quickstart');
+  ({ env, dataDir, server, packed, run } = page);
 }, 600_000);
 
-afterAll(async () => {
-  rmSync(workDir, { recursive: true, force: true });
-  if (server.child.exitCode === null) {
-    server.child.kill('SIGTERM');
-    await server.exited;
-  }
-  rmSync(dataDir, { recursive: true, force: true });
-  if (packed.own) rmSync(packed.dir, { recursive: true, force: true });
-});
+afterAll(() => cleanUpPage(page));
 
 describe('docs/quickstart.md', () => {
   it('runs every block: commands (sh), programs (python, java), and only samples besides', () => {
