@@ -1,0 +1,186 @@
+#!/usr/bin/env bash
+# A local Kafka cluster for the scale-out tests and for trying Arbiter's Kafka log by hand:
+# N KRaft nodes (each broker and controller at once, a static quorum of all N) on free
+# loopback ports, from Kafka's own jars on Maven Central (scripts/kafka/pom.xml), on Java 17.
+#
+#   bash scripts/kafka-cluster.sh start N DIR   prints the bootstrap list as its last line
+#   bash scripts/kafka-cluster.sh stop DIR      stops every node started in DIR
+#   bash scripts/kafka-cluster.sh install       only fetches what `start` needs
+#
+# Everything a node keeps is under DIR: broker-<i>/ (its properties and data), broker-<i>.log,
+# broker-<i>.pid (what a fault test kills), and bootstrap (the list printed). The jars are
+# fetched once into .tools/kafka-<version>/ (Maven and a JDK are installed when missing).
+# Replication follows the cluster's size: factor min(3, N), min.insync.replicas min(2, N), so
+# a three-node cluster keeps taking acks=all writes with one node down.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+pom="$root/scripts/kafka/pom.xml"
+version=$(sed -n 's:.*<kafka.version>\(.*\)</kafka.version>.*:\1:p' "$pom")
+lib="$root/.tools/kafka-$version/lib"
+
+usage() {
+  echo "usage: $0 start N DIR | stop DIR | install" >&2
+  exit 2
+}
+
+ensure_jars() {
+  if [ -f "$lib/.complete" ]; then return; fi
+  if ! command -v java >/dev/null 2>&1; then
+    echo "Kafka needs Java 17: installing openjdk-17-jre-headless from Debian's packages" >&2
+    "$root/scripts/apt-install.sh" openjdk-17-jre-headless
+  fi
+  bash "$root/scripts/ensure-maven.sh"
+  echo "fetching Kafka $version's jars from Maven Central into $lib" >&2
+  rm -rf "$lib"
+  mkdir -p "$lib"
+  mvn -q -B -f "$pom" dependency:copy-dependencies -DoutputDirectory="$lib" >&2
+  touch "$lib/.complete"
+}
+
+# N distinct free loopback ports, one per line (the kernel's choice, released at once).
+free_ports() {
+  node -e '
+    const net = require("node:net");
+    const servers = Array.from({ length: Number(process.argv[1]) }, () => net.createServer());
+    Promise.all(servers.map((s) => new Promise((r) => s.listen(0, "127.0.0.1", () => r(s.address().port)))))
+      .then((ports) => { console.log(ports.join("\n")); servers.forEach((s) => s.close()); });
+  ' "$1"
+}
+
+# Kafka's cluster id: 16 random bytes, base64url without padding.
+cluster_id() {
+  node -e 'console.log(require("node:crypto").randomBytes(16).toString("base64url"))'
+}
+
+# One of Kafka's main classes on the fetched jars, with DIR's logging settings.
+java_node() {
+  local dir=$1 main=$2
+  shift 2
+  exec java -Xms128m -Xmx512m -XX:+UseG1GC -Djava.awt.headless=true \
+    -Dlog4j2.configurationFile="$dir/log4j2.properties" \
+    -cp "$lib/*" "$main" "$@"
+}
+
+start() {
+  local n=$1 dir=$2
+  [[ "$n" =~ ^[1-9][0-9]*$ ]] || usage
+  mkdir -p "$dir"
+  dir="$(cd "$dir" && pwd)"
+  if compgen -G "$dir/broker-*.pid" >/dev/null; then
+    echo "$dir already holds a running cluster; stop it first: $0 stop $dir" >&2
+    exit 1
+  fi
+  ensure_jars
+  local ports
+  mapfile -t ports < <(free_ports $((2 * n)))
+  local replicas=$((n < 3 ? n : 3)) in_sync=$((n < 2 ? n : 2))
+  local voters="" bootstrap="" i
+  for ((i = 1; i <= n; i++)); do
+    voters+="${voters:+,}$i@127.0.0.1:${ports[$((n + i - 1))]}"
+    bootstrap+="${bootstrap:+,}127.0.0.1:${ports[$((i - 1))]}"
+  done
+  cat >"$dir/log4j2.properties" <<'EOF'
+# Warnings and errors, plus the line that says a node has started (what `start` waits for).
+status = warn
+appender.out.type = Console
+appender.out.name = OUT
+appender.out.layout.type = PatternLayout
+appender.out.layout.pattern = [%d] %p %m (%c)%n
+rootLogger.level = WARN
+rootLogger.appenderRef.out.ref = OUT
+logger.started.name = kafka.server.KafkaRaftServer
+logger.started.level = INFO
+EOF
+  local id
+  id=$(cluster_id)
+  for ((i = 1; i <= n; i++)); do
+    local node="$dir/broker-$i"
+    mkdir -p "$node/data"
+    cat >"$node/server.properties" <<EOF
+process.roles=broker,controller
+node.id=$i
+controller.quorum.voters=$voters
+listeners=PLAINTEXT://127.0.0.1:${ports[$((i - 1))]},CONTROLLER://127.0.0.1:${ports[$((n + i - 1))]}
+advertised.listeners=PLAINTEXT://127.0.0.1:${ports[$((i - 1))]}
+controller.listener.names=CONTROLLER
+inter.broker.listener.name=PLAINTEXT
+listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT
+log.dirs=$node/data
+default.replication.factor=$replicas
+min.insync.replicas=$in_sync
+offsets.topic.replication.factor=$replicas
+transaction.state.log.replication.factor=$replicas
+transaction.state.log.min.isr=$in_sync
+share.coordinator.state.topic.replication.factor=$replicas
+share.coordinator.state.topic.min.isr=$in_sync
+group.initial.rebalance.delay.ms=0
+EOF
+    (java_node "$dir" kafka.tools.StorageTool format -t "$id" -c "$node/server.properties") \
+      >"$dir/broker-$i.log" 2>&1
+  done
+  for ((i = 1; i <= n; i++)); do
+    # In a subshell that becomes the JVM, so the pid file names the node itself.
+    (trap '' HUP && java_node "$dir" kafka.Kafka "$dir/broker-$i/server.properties") \
+      >>"$dir/broker-$i.log" 2>&1 </dev/null &
+    echo $! >"$dir/broker-$i.pid"
+  done
+  # A bounded number of looks (the machine may be loaded), not a time: every node says it
+  # has started, or one has exited and its log says why.
+  for ((attempt = 0; attempt < 1200; attempt++)); do
+    local up=0
+    for ((i = 1; i <= n; i++)); do
+      if ! kill -0 "$(cat "$dir/broker-$i.pid")" 2>/dev/null; then
+        echo "Kafka node $i exited during start; its log ($dir/broker-$i.log) ends:" >&2
+        tail -20 "$dir/broker-$i.log" >&2
+        stop "$dir" >/dev/null 2>&1 || true
+        exit 1
+      fi
+      if grep -q 'Kafka Server started' "$dir/broker-$i.log"; then up=$((up + 1)); fi
+    done
+    if [ "$up" -eq "$n" ]; then
+      echo "$bootstrap" >"$dir/bootstrap"
+      echo "$bootstrap"
+      return
+    fi
+    sleep 0.25
+  done
+  echo "the Kafka nodes in $dir did not all start; see $dir/broker-*.log" >&2
+  stop "$dir" >/dev/null 2>&1 || true
+  exit 1
+}
+
+stop() {
+  local dir=$1 pidfile pid
+  [ -d "$dir" ] || return 0
+  for pidfile in "$dir"/broker-*.pid; do
+    [ -e "$pidfile" ] || continue
+    pid=$(cat "$pidfile")
+    kill -TERM "$pid" 2>/dev/null || true
+  done
+  for pidfile in "$dir"/broker-*.pid; do
+    [ -e "$pidfile" ] || continue
+    pid=$(cat "$pidfile")
+    # A controlled shutdown takes a few seconds; past about 30 the node is killed.
+    for ((attempt = 0; attempt < 120 && $(kill -0 "$pid" 2>/dev/null && echo 1 || echo 0); attempt++)); do
+      sleep 0.25
+    done
+    kill -KILL "$pid" 2>/dev/null || true
+    rm -f "$pidfile"
+  done
+}
+
+case "${1:-}" in
+  install)
+    [ $# -eq 1 ] || usage
+    ensure_jars
+    ;;
+  start)
+    [ $# -eq 3 ] || usage
+    start "$2" "$3"
+    ;;
+  stop)
+    [ $# -eq 2 ] || usage
+    stop "$2"
+    ;;
+  *) usage ;;
+esac

@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# A real S3-compatible server process for the scale-out tests and for trying Arbiter's object
+# storage by hand: versitygw (Versity's S3 gateway, Apache 2.0) over a plain directory, built
+# once with `go install` into .tools/ (Go from Debian's packages when missing).
+#
+#   bash scripts/s3-server.sh start DIR   prints the endpoint URL as its last line
+#   bash scripts/s3-server.sh stop DIR    stops it
+#   bash scripts/s3-server.sh install     only builds what `start` needs
+#
+# Credentials: AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY from the environment, defaulting to
+# `arbiter` and `arbiter-secret`. It creates no bucket (Arbiter creates its own when missing).
+# Under DIR: data/ (the buckets, one directory each), s3.log, s3.pid and endpoint.
+set -euo pipefail
+VERSION=v1.8.0
+root="$(cd "$(dirname "$0")/.." && pwd)"
+bin_dir="$root/.tools/versitygw-$VERSION"
+bin="$bin_dir/versitygw"
+
+usage() {
+  echo "usage: $0 start DIR | stop DIR | install" >&2
+  exit 2
+}
+
+ensure_binary() {
+  if [ -x "$bin" ]; then return; fi
+  if ! command -v go >/dev/null 2>&1; then
+    echo "versitygw is installed with go install: installing golang-go from Debian's packages" >&2
+    "$root/scripts/apt-install.sh" golang-go
+  fi
+  echo "installing versitygw $VERSION with go install (once)" >&2
+  mkdir -p "$bin_dir"
+  GOBIN="$bin_dir" GOFLAGS=-mod=mod go install "github.com/versity/versitygw/cmd/versitygw@$VERSION" >&2
+}
+
+free_port() {
+  node -e '
+    const s = require("node:net").createServer();
+    s.listen(0, "127.0.0.1", () => { console.log(s.address().port); s.close(); });
+  '
+}
+
+start() {
+  local dir=$1
+  mkdir -p "$dir/data"
+  dir="$(cd "$dir" && pwd)"
+  if [ -e "$dir/s3.pid" ] && kill -0 "$(cat "$dir/s3.pid")" 2>/dev/null; then
+    echo "$dir already holds a running S3 server; stop it first: $0 stop $dir" >&2
+    exit 1
+  fi
+  ensure_binary
+  local port endpoint
+  port=$(free_port)
+  endpoint="http://127.0.0.1:$port"
+  # The keys go through the environment (ROOT_ACCESS_KEY and ROOT_SECRET_KEY are versitygw's
+  # own variables), never the command line, where `ps` would show them.
+  (
+    trap '' HUP
+    export ROOT_ACCESS_KEY="${AWS_ACCESS_KEY_ID:-arbiter}"
+    export ROOT_SECRET_KEY="${AWS_SECRET_ACCESS_KEY:-arbiter-secret}"
+    exec "$bin" --port "127.0.0.1:$port" posix "$dir/data"
+  ) >"$dir/s3.log" 2>&1 </dev/null &
+  echo $! >"$dir/s3.pid"
+  # A bounded number of looks, not a time: the port answers HTTP, or the process has exited.
+  for ((attempt = 0; attempt < 400; attempt++)); do
+    if ! kill -0 "$(cat "$dir/s3.pid")" 2>/dev/null; then
+      echo "the S3 server exited during start; its log ($dir/s3.log) ends:" >&2
+      tail -20 "$dir/s3.log" >&2
+      rm -f "$dir/s3.pid"
+      exit 1
+    fi
+    if curl -s -o /dev/null "$endpoint/"; then
+      echo "$endpoint" >"$dir/endpoint"
+      echo "$endpoint"
+      return
+    fi
+    sleep 0.25
+  done
+  echo "the S3 server in $dir did not answer; see $dir/s3.log" >&2
+  stop "$dir"
+  exit 1
+}
+
+stop() {
+  local dir=$1 pid
+  [ -e "$dir/s3.pid" ] || return 0
+  pid=$(cat "$dir/s3.pid")
+  kill -TERM "$pid" 2>/dev/null || true
+  for ((attempt = 0; attempt < 40 && $(kill -0 "$pid" 2>/dev/null && echo 1 || echo 0); attempt++)); do
+    sleep 0.25
+  done
+  kill -KILL "$pid" 2>/dev/null || true
+  rm -f "$dir/s3.pid"
+}
+
+case "${1:-}" in
+  install)
+    [ $# -eq 1 ] || usage
+    ensure_binary
+    ;;
+  start)
+    [ $# -eq 2 ] || usage
+    start "$2"
+    ;;
+  stop)
+    [ $# -eq 2 ] || usage
+    stop "$2"
+    ;;
+  *) usage ;;
+esac
