@@ -16,9 +16,8 @@ const raw = (name: string, i: number, j: number) => sql.raw(`${name}_${i}_${j}`)
  * after `momentCtes` (it reads the arms' min and max from `cm`): `edges`, per metric and group
  * numpy's linspace over the group's range (a single value v widened to v ± 0.5), computed on
  * halves so that a range beyond the largest double is no error, and `bins`, the count per
- * metric, group, arm and bin: numpy's bin, an index guessed by arithmetic and moved by one
- * where the actual edges say so, for every metric and group in one pass over `u` with a
- * grouping set each.
+ * metric, group, arm and bin, for every metric and group in one pass over `u` with a grouping
+ * set each.
  */
 export function histogramCtes(
   metrics: readonly MetricDefinition[],
@@ -39,7 +38,7 @@ export function histogramCtes(
       from bounds where lo > '-Infinity'::float8 and hi < 'Infinity'::float8
     ),
     steps as (
-      select metric, g, lo, hi, (hi / 2 - lo / 2) / ${k} as step, lo / 2 as half_lo from widened
+      select metric, g, lo, hi, (hi / 2 - lo / 2) / ${k} as step from widened
     ),
     edges as (
       select metric, g, array(
@@ -57,28 +56,30 @@ interface Pair {
   j: number;
 }
 
-const FIELDS = ['lo', 'hi', 'step', 'half_lo'] as const;
-
+/**
+ * The bins of every metric and group in one pass over `u`: each value's numpy bin by a binary
+ * search of the group's edges (`width_bucket` over the edges array: bin i holds
+ * edges[i] <= y < edges[i + 1], the last bin closed, as numpy's own fix-up of its guess
+ * settles it), counted per arm with a grouping set per metric and group.
+ */
 function binCtes(pairs: readonly Pair[], bins: number): SQL {
-  const at = (p: Pair, field: string) =>
-    sql`max(${sql.raw(field)}) filter (where metric = ${p.m.name} and g = ${p.g.key}) as ${raw(field, p.i, p.j)}`;
-  const scalars = pairs.flatMap((p) => FIELDS.map((f) => at(p, f)));
-  const values = [...new Set(pairs.map((p) => p.i))].map((i) => sql`, ${valueColumn(i)}`);
-  const guesses = pairs.map((p) => sql`, ${guessOf(p, bins)} as ${raw('g', p.i, p.j)}`);
-  const buckets = pairs.map((p) => sql`${bucketOf(p, bins)} as ${raw('k', p.i, p.j)}`);
+  const k = sql.raw(String(bins));
+  const edgesOf = pairs.map(
+    (p) =>
+      sql`max(edges) filter (where metric = ${p.m.name} and g = ${p.g.key}) as ${raw('e', p.i, p.j)}`,
+  );
+  const buckets = pairs.map(
+    (p) =>
+      sql`case when ${valueColumn(p.i)} is not null${inGroup(p.g)} then least(width_bucket(${valueColumn(p.i)}, ew.${raw('e', p.i, p.j)}), ${k}) end as ${raw('k', p.i, p.j)}`,
+  );
   const sets = pairs.map((_, n) => sql.raw(`(1, ${n + 2})`));
   const unpivot = pairs.map(
     (p) => sql`(${p.m.name}::text, ${p.g.key}::text, b.${raw('k', p.i, p.j)})`,
   );
-  // `offset 0` keeps the guesses computed once per row: inlined, each would be recomputed
-  // at every use in the bucket's comparisons.
-  return sql`ew as (select ${sql.join(scalars, sql`, `)} from steps),
-    guessed as (
-      select u.variant${sql.join(values, sql``)}${sql.join(guesses, sql``)} from u cross join ew offset 0
-    ),
+  return sql`ew as (select ${sql.join(edgesOf, sql`, `)} from edges),
     binned as (
       select u.variant, ${sql.join(buckets, sql`, `)}, count(*) as c
-      from guessed u cross join ew group by grouping sets (${sql.join(sets, sql`, `)})
+      from u cross join ew group by grouping sets (${sql.join(sets, sql`, `)})
     ),
     bins(metric, g, variant, bucket, c) as (
       select v.metric, v.g, b.variant, v.bucket, b.c
@@ -87,40 +88,13 @@ function binCtes(pairs: readonly Pair[], bins: number): SQL {
     )`;
 }
 
-const scalarsOf = (p: Pair) => FIELDS.map((f) => sql`ew.${raw(f, p.i, p.j)}`);
-
-/**
- * A 0-based index guess of metric i's value in group j, within one of numpy's (both are the
- * value's offset in the range times k, rounded differently); null outside the group or
- * without a value. PostgreSQL's own `width_bucket(y, lo, hi, k)` computes it in one call.
- */
-function guessOf(p: Pair, bins: number): SQL {
-  const y = valueColumn(p.i);
-  const [lo, hi] = scalarsOf(p);
-  const k = sql.raw(String(bins));
-  // (`least` skips nulls: without the case, a missing value would land in the last bin.)
-  const inGroup =
-    p.g.variants === 'all'
-      ? sql``
-      : sql` and u.variant in (${sql.join(
-          p.g.variants.map((v) => sql`${v}`),
-          sql`, `,
-        )})`;
-  return sql`case when ${y} is not null${inGroup} then least(width_bucket(${y}, ${lo}, ${hi}, ${k}), ${k}) - 1 end`;
-}
-
-/**
- * The 1-based bin: the guess, moved by one where numpy's actual edges (2·(i·step + lo/2), the
- * last one hi) say so: bins [a, b), the last one closed.
- */
-function bucketOf(p: Pair, bins: number): SQL {
-  const y = valueColumn(p.i);
-  const g = sql.raw(`u.g_${p.i}_${p.j}`);
-  const [, , step, halfLo] = scalarsOf(p);
-  const last = sql.raw(String(bins - 1));
-  return sql`case when ${y} < 2 * (${g} * ${step} + ${halfLo}) then ${g}
-      when ${g} < ${last} and ${y} >= 2 * ((${g} + 1) * ${step} + ${halfLo}) then ${g} + 2
-      else ${g} + 1 end`;
+/** ` and u.variant in (…)` for a pair's arms; nothing for every arm. */
+function inGroup(g: HistogramGroup): SQL {
+  if (g.variants === 'all') return sql``;
+  return sql` and u.variant in (${sql.join(
+    g.variants.map((v) => sql`${v}`),
+    sql`, `,
+  )})`;
 }
 
 function groupRows(groups: readonly HistogramGroup[]): SQL {

@@ -1,5 +1,6 @@
 import { type SQL, sql } from 'drizzle-orm';
 import type { MetricDefinition } from '../schemas/experiment-config.ts';
+import { GROUPED_ROWS, type UserRows } from './user-rows-sql.ts';
 
 type RatioPart = NonNullable<MetricDefinition['numerator']>;
 
@@ -28,12 +29,11 @@ export function ratioBusinessMetrics(m: MetricDefinition): string[] {
   return partsOf(m).flatMap((p) => (p.business_metric === undefined ? [] : [p.business_metric]));
 }
 
-/** One part's per-user sum over the user's grouped rows (0 without any). */
-function partSum(p: RatioPart): SQL {
+/** One part's per-user sum over the user's rows (0 without any). */
+function partSum(p: RatioPart, rows: UserRows): SQL {
   if (p.business_metric === undefined)
-    return sql`coalesce(sum(${sql.raw(CALL_PART_COLUMNS[p.of] ?? 'null')}), 0)`;
-  const mine = sql`filter (where metric = ${p.business_metric})`;
-  return p.of === 'count' ? sql`coalesce(sum(n) ${mine}, 0)` : sql`coalesce(sum(s) ${mine}, 0)`;
+    return sql`coalesce(${rows.stat(CALL_PART_COLUMNS[p.of] ?? 'null')}, 0)`;
+  return sql`coalesce(${rows.outcome(p.business_metric, p.of === 'count' ? 'n' : 's')}, 0)`;
 }
 
 /**
@@ -41,12 +41,15 @@ function partSum(p: RatioPart): SQL {
  * in the window, plus anyone with a nonzero part. A user whose denominator is 0 still counts
  * in n (the ratio is Σ numerator / Σ denominator over users, not a mean of per-user ratios).
  */
-export function ratioValues(m: MetricDefinition): { numerator: SQL; denominator: SQL } {
+export function ratioValues(
+  m: MetricDefinition,
+  rows: UserRows = GROUPED_ROWS,
+): { numerator: SQL; denominator: SQL } {
   if (m.numerator === undefined || m.denominator === undefined)
     throw new Error(`ratio metric ${m.name} without both parts passed validation`);
-  const num = partSum(m.numerator);
-  const den = partSum(m.denominator);
-  const inPopulation = sql`sum(exposures) > 0 or ${num} <> 0 or ${den} <> 0`;
+  const num = partSum(m.numerator, rows);
+  const den = partSum(m.denominator, rows);
+  const inPopulation = sql`${rows.stat('exposures')} > 0 or ${num} <> 0 or ${den} <> 0`;
   return {
     numerator: sql`case when ${inPopulation} then ${num}::float8 end`,
     denominator: sql`case when ${inPopulation} then ${den}::float8 end`,

@@ -119,7 +119,7 @@ export async function readRunInputs(
     sequentialTuning: ctx.config.sequentialTuning,
     // Only a primary metric gets a time-to-decision estimate.
     arrivals: config.metrics.some((m) => m.category === 'primary')
-      ? await readArrivals(ctx.db, found.row.id, window, windowDays, request.windowEnd)
+      ? await readArrivals(ctx.db, found.row.id, window, windowDays, request.windowEnd, stats.arms)
       : NO_ARRIVALS,
   };
   return inputs;

@@ -2,6 +2,7 @@ import { type SQL, sql } from 'drizzle-orm';
 import type { MetricDefinition } from '../schemas/experiment-config.ts';
 import { covariateOf, firstExposures } from './covariate-sql.ts';
 import { ratioBusinessMetrics, ratioStatsColumns, ratioValues } from './ratio-values-sql.ts';
+import { GROUPED_ROWS, oneDayRows, type UserRows } from './user-rows-sql.ts';
 import type { ValueScope } from './value-scope.ts';
 
 /** The daily-stats columns a model-call kind's per-user value reads (exposures always). */
@@ -35,22 +36,21 @@ export function covariateColumn(index: number): SQL {
  * each user once. The table's exact `numeric` day sums are added as float8 (a user's few days:
  * rounding far below what any test can see, 1e-16 relative, and several times faster than
  * numeric addition over millions of rows).
+ *
+ * A one-day window needs no aggregate over the stats: the table keeps one row per user and
+ * day, so each user's stats row is joined to the user's outcomes and judge scores, grouped
+ * apart (usually far fewer rows). The values are the same expressions over the same float8
+ * numbers, with one term each.
  */
 export function perUserCtes(scope: ValueScope, metrics: readonly MetricDefinition[]): SQL {
   const columns = [
     'exposures',
     ...new Set(metrics.flatMap((m) => [...(STATS_COLUMNS[m.kind] ?? []), ...ratioStatsColumns(m)])),
   ];
-  const values = metrics.map((m, i) => {
-    if (m.kind !== 'ratio') return sql`${perUserValue(m)} as ${sql.raw(`y_${i}`)}`;
-    // A ratio's numerator is its y and its denominator its x, summed like CUPED's y and x.
-    const { numerator, denominator } = ratioValues(m);
-    return sql`${numerator} as ${sql.raw(`y_${i}`)}, ${denominator} as ${sql.raw(`x_${i}`)}`;
-  });
-  const aggregated = sql`select variant, user_id, sum(exposures) as exposures${sql.join(
-    values.map((v) => sql`, ${v}`),
-    sql``,
-  )}
+  const oneDay = scope.window.from === scope.window.to;
+  const aggregated = oneDay
+    ? oneDayValues(scope, metrics, columns)
+    : sql`select variant, user_id, sum(exposures) as exposures${valueList(metrics, GROUPED_ROWS)}
     from (${sourceRows(scope, metrics, columns)}) r group by user_id, variant`;
   const cuped = metrics.flatMap((m, i) => (m.cuped ? [i] : []));
   if (cuped.length === 0) return sql`u as materialized (${aggregated})`;
@@ -66,32 +66,87 @@ export function perUserCtes(scope: ValueScope, metrics: readonly MetricDefinitio
     u as materialized (select a.*${sql.join(covariates, sql``)} from (${aggregated}) a${sql.join(joins, sql``)})`;
 }
 
+/** `, <value> as y_i[, <denominator> as x_i]` for every metric, over the user's rows. */
+function valueList(metrics: readonly MetricDefinition[], rows: UserRows): SQL {
+  const values = metrics.map((m, i) => {
+    if (m.kind !== 'ratio') return sql`, ${perUserValue(m, rows)} as ${sql.raw(`y_${i}`)}`;
+    // A ratio's numerator is its y and its denominator its x, summed like CUPED's y and x.
+    const { numerator, denominator } = ratioValues(m, rows);
+    return sql`, ${numerator} as ${sql.raw(`y_${i}`)}, ${denominator} as ${sql.raw(`x_${i}`)}`;
+  });
+  return sql.join(values, sql``);
+}
+
+/**
+ * A one-day window's per-user rows: the day's stats rows `s` (one per user) fully joined to
+ * the outcomes and judge scores `o` grouped per user, so users with only outcomes count too.
+ */
+function oneDayValues(
+  scope: ValueScope,
+  metrics: readonly MetricDefinition[],
+  columns: readonly string[],
+): SQL {
+  const rows = oneDayRows();
+  const values = valueList(metrics, rows);
+  const stats = sql`select variant, user_id, ${sql.raw(columns.map((c) => `${c}::float8 as ${c}`).join(', '))}
+    from user_day_stats where ${inWindow(scope)}`;
+  if (rows.columns.length === 0)
+    return sql`select s.variant, s.user_id, s.exposures${values} from (${stats}) s`;
+  const outcomes = sql`select variant, user_id, ${sql.join(rows.columns, sql`, `)}
+    from (${outcomeRows(scope, metrics, [])}) r group by user_id, variant`;
+  return sql`select coalesce(s.variant, o.variant) as variant, coalesce(s.user_id, o.user_id) as user_id,
+      s.exposures${values}
+    from (${stats}) s full join (${outcomes}) o on o.variant = s.variant and o.user_id = s.user_id`;
+}
+
+const inWindow = ({ experimentId, window }: ValueScope) =>
+  sql`experiment_id = ${experimentId}::uuid and day between ${window.from}::date and ${window.to}::date`;
+
 /** The daily stats, business outcomes and judge scores of the window, as one row set. */
 function sourceRows(
   scope: ValueScope,
   metrics: readonly MetricDefinition[],
   columns: readonly string[],
 ): SQL {
-  const { experimentId, window } = scope;
-  const inWindow = sql`experiment_id = ${experimentId}::uuid and day between ${window.from}::date and ${window.to}::date`;
-  const nulls = sql.raw(columns.map((c) => `null::float8 as ${c}`).join(', '));
   const stats = sql.raw(columns.map((c) => `${c}::float8 as ${c}`).join(', '));
-  const parts = [
-    sql`select variant, user_id, null::text as metric, ${stats}, null::float8 as n, null::float8 as s,
-      null::float8 as score from user_day_stats where ${inWindow}`,
-  ];
+  return sql.join(
+    [
+      sql`select variant, user_id, null::text as metric, ${stats}, null::float8 as n, null::float8 as s,
+      null::float8 as score from user_day_stats where ${inWindow(scope)}`,
+      ...outcomeParts(scope, metrics, columns),
+    ],
+    sql` union all `,
+  );
+}
+
+/** The window's business outcomes and judge scores (with `columns` as nulls), as one row set. */
+function outcomeRows(
+  scope: ValueScope,
+  metrics: readonly MetricDefinition[],
+  columns: readonly string[],
+): SQL {
+  return sql.join(outcomeParts(scope, metrics, columns), sql` union all `);
+}
+
+function outcomeParts(
+  scope: ValueScope,
+  metrics: readonly MetricDefinition[],
+  columns: readonly string[],
+): SQL[] {
+  const nulls = sql.raw(columns.map((c) => `null::float8 as ${c}, `).join(''));
+  const parts: SQL[] = [];
   const business = [
     ...metrics.filter((m) => isBusinessKind(m.kind)).map((m) => m.name),
     ...metrics.flatMap(ratioBusinessMetrics),
   ];
   if (business.length)
-    parts.push(sql`select variant, user_id, metric, ${nulls}, n::float8, sum::float8, null::float8
-      from user_day_business where ${inWindow} and ${oneOf(business)}`);
+    parts.push(sql`select variant, user_id, metric, ${nulls}n::float8 as n, sum::float8 as s, null::float8 as score
+      from user_day_business where ${inWindow(scope)} and ${oneOf(business)}`);
   const judged = metrics.filter((m) => m.kind === 'judge').map((m) => m.name);
   if (judged.length)
-    parts.push(sql`select variant, user_id, metric, ${nulls}, null::float8, null::float8, score
-      from judge_scores where ${inWindow} and ${oneOf(judged)}`);
-  return sql.join(parts, sql` union all `);
+    parts.push(sql`select variant, user_id, metric, ${nulls}null::float8 as n, null::float8 as s, score
+      from judge_scores where ${inWindow(scope)} and ${oneOf(judged)}`);
+  return parts;
 }
 
 /**
@@ -126,29 +181,30 @@ function oneOf(names: readonly string[]): SQL {
  * exposed user plus anyone with the outcome: conversion and retention 0/1, revenue the sum
  * (0 without), `value` the mean of the outcome's values (users with one).
  */
-export function perUserValue(metric: MetricDefinition): SQL {
+export function perUserValue(metric: MetricDefinition, rows: UserRows = GROUPED_ROWS): SQL {
+  const { stat } = rows;
   switch (metric.kind) {
     case 'latency':
-      return sql`case when sum(latency_n) > 0 then sum(latency_sum) / sum(latency_n) end`;
+      return sql`case when ${stat('latency_n')} > 0 then ${stat('latency_sum')} / ${stat('latency_n')} end`;
     case 'tokens':
-      return sql`case when sum(tokens_n) > 0 then sum(tokens_sum) / sum(tokens_n) end`;
+      return sql`case when ${stat('tokens_n')} > 0 then ${stat('tokens_sum')} / ${stat('tokens_n')} end`;
     case 'cost':
-      return sql`case when sum(exposures) > 0 or sum(calls) > 0 then sum(cost_sum) end`;
+      return sql`case when ${stat('exposures')} > 0 or ${stat('calls')} > 0 then ${stat('cost_sum')} end`;
     case 'error_rate':
-      return sql`case when sum(calls) > 0 then sum(errors) / sum(calls) end`;
+      return sql`case when ${stat('calls')} > 0 then ${stat('errors')} / ${stat('calls')} end`;
     case 'judge':
-      return sql`avg(score) filter (where metric = ${metric.name})`;
+      return rows.judge(metric.name);
     default:
-      return businessValue(metric);
+      return businessValue(metric, rows);
   }
 }
 
-function businessValue(metric: MetricDefinition): SQL {
-  const mine = sql`filter (where metric = ${metric.name})`;
-  if (metric.kind === 'value') return sql`sum(s) ${mine} / nullif(sum(n) ${mine}, 0)`;
+function businessValue(metric: MetricDefinition, rows: UserRows): SQL {
+  const total = (field: 'n' | 's') => rows.outcome(metric.name, field);
+  if (metric.kind === 'value') return sql`${total('s')} / nullif(${total('n')}, 0)`;
   const value =
     metric.kind === 'revenue'
-      ? sql`coalesce(sum(s) ${mine}, 0)`
-      : sql`case when sum(n) ${mine} > 0 then 1 else 0 end::float8`;
-  return sql`case when sum(exposures) > 0 or count(*) ${mine} > 0 then ${value} end`;
+      ? sql`coalesce(${total('s')}, 0)`
+      : sql`case when ${total('n')} > 0 then 1 else 0 end::float8`;
+  return sql`case when ${rows.stat('exposures')} > 0 or ${rows.outcome(metric.name, 'rows')} > 0 then ${value} end`;
 }

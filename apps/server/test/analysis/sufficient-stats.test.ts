@@ -9,6 +9,7 @@ import {
 } from '@arbiter/stats';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readArrivals } from '../../src/analysis/arrivals.ts';
 import { readArmSamples } from '../../src/analysis/metric-samples.ts';
 import { readSufficientStats } from '../../src/analysis/sufficient-stats.ts';
 import type { MetricDefinition } from '../../src/schemas/experiment-config.ts';
@@ -213,99 +214,129 @@ function expectClose(actual: number | null, expected: number | null, label: stri
   ).toBeLessThan(1e-9);
 }
 
-describe('sufficient statistics in SQL against the per-user path they replaced', () => {
-  const data = generate();
-  let read: Awaited<ReturnType<typeof readSufficientStats>>;
+// Two days read each user's rows grouped; one day (the second: it has the outcome-only users)
+// reads each user's one stats row joined to the user's outcomes.
+describe.each([
+  ['two days', EXPERIMENT, DAYS[0]],
+  ['one day', '0b5e4d1c-0000-4000-8000-000000000018', DAYS[1]],
+] as const)(
+  'sufficient statistics in SQL against the per-user path they replaced, %s',
+  (_, id, from) => {
+    const scope = { experimentId: id, orgId: ORG, window: { from, to: DAYS[1] } };
+    const generated = generate();
+    const inWindow = (r: { day: string }) => r.day >= from;
+    const data = {
+      stats: generated.stats.filter(inWindow),
+      business: generated.business.filter(inWindow),
+    };
+    let read: Awaited<ReturnType<typeof readSufficientStats>>;
 
-  beforeAll(async () => {
-    await insert(data.stats, data.business);
-    const groups = ['a', 'b'].map((t) => ({ key: t, variants: ['control', t] }));
-    read = await readSufficientStats(h.ctx.db, scope, METRICS, groups);
-  });
+    beforeAll(async () => {
+      await insert(generated.stats, generated.business, id);
+      const groups = ['a', 'b'].map((t) => ({ key: t, variants: ['control', t] }));
+      read = await readSufficientStats(h.ctx.db, scope, METRICS, groups);
+    });
 
-  it('counts exposed users and exposures per arm', () => {
-    for (const arm of ARMS) {
-      const rows = data.stats.filter((r) => r.variant === arm);
-      const exposed = new Set(rows.filter((r) => r.exposures > 0).map((r) => r.user_id));
-      expect(read.arms[arm]).toEqual({
-        users: exposed.size,
-        events: rows.reduce((s, r) => s + r.exposures, 0),
-      });
-    }
-  });
+    it('gives the exposed users per arm as the arrivals of a window within their span', async () => {
+      const windowEnd = new Date(`${DAYS[1]}T12:00:00Z`);
+      const windowDays = from === DAYS[0] ? 2 : 1;
+      const queried = await readArrivals(h.ctx.db, id, scope.window, windowDays, windowEnd);
+      const fromArms = await readArrivals(
+        h.ctx.db,
+        id,
+        scope.window,
+        windowDays,
+        windowEnd,
+        read.arms,
+      );
+      expect(fromArms).toEqual(queried);
+      expect(Object.keys(queried.newUsers).sort()).toEqual([...ARMS].sort());
+    });
 
-  it.each(METRICS.map((m) => [m.name, m] as const))(
-    '%s: the tests agree to 1e-9 relative',
-    (_, m) => {
-      const values = expectedValues(m, data.stats, data.business);
-      const sqlArms = read.metrics[m.name]?.arms ?? {};
-      for (const t of ['a', 'b']) {
-        const sc = metricSummary(sqlArms.control!);
-        const st = metricSummary(sqlArms[t]!);
-        expect(sc.n).toBe(values.control?.length);
-        expect(st.n).toBe(values[t]?.length);
-        const got =
-          m.kind === 'conversion'
-            ? twoProportionZTest(proportionArm(sc), proportionArm(st))
-            : welchTest(sc, st);
-        const want =
-          m.kind === 'conversion'
-            ? twoProportionZTest(
-                proportionArm(summarize(values.control!)),
-                proportionArm(summarize(values[t]!)),
-              )
-            : welchTest(summarize(values.control!), summarize(values[t]!));
-        expect(got.ok).toBe(true);
-        for (const f of ['statistic', 'p_value', 'effect', 'ci_low', 'ci_high', 'lift'] as const)
-          expectClose(got[f], want[f], `${m.name}::${t} ${f}`);
-        expectClose(
-          centred(sc).mean,
-          summarize(values.control!).shift ?? 0,
-          `${m.name} control mean`,
-        );
-      }
-    },
-  );
-
-  it.each(METRICS.map((m) => [m.name, m] as const))(
-    '%s: the histograms match numpy-style binning',
-    (_, m) => {
-      const values = expectedValues(m, data.stats, data.business);
-      for (const t of ['a', 'b']) {
-        const want = histogram({ control: values.control!, [t]: values[t]! });
-        const got = read.metrics[m.name]?.histograms[t];
-        expect(got?.counts).toEqual(want.counts);
-        expect(got?.bin_edges.length).toBe(21);
-        got?.bin_edges.forEach((e, i) => {
-          expectClose(e, want.bin_edges[i] as number, `edge ${i}`);
+    it('counts exposed users and exposures per arm', () => {
+      for (const arm of ARMS) {
+        const rows = data.stats.filter((r) => r.variant === arm);
+        const exposed = new Set(rows.filter((r) => r.exposures > 0).map((r) => r.user_id));
+        expect(read.arms[arm]).toEqual({
+          users: exposed.size,
+          events: rows.reduce((s, r) => s + r.exposures, 0),
         });
       }
-    },
-  );
+    });
 
-  it('samples at most the cap per arm, the same users on every read, and all users under it', async () => {
-    const m = METRICS[0] as MetricDefinition;
-    const values = expectedValues(m, data.stats, data.business);
-    const all = await readArmSamples(h.ctx.db, scope, m, 10_000);
-    expect(all.capUsed).toBe(false);
-    for (const arm of ARMS) {
-      const got = [...(all.values[arm] ?? [])].sort((x, y) => x - y);
-      const want = [...(values[arm] ?? [])].sort((x, y) => x - y);
-      expect(got).toHaveLength(want.length);
-      got.forEach((v, i) => {
-        expectClose(v, want[i] as number, `${arm} value ${i}`);
-      });
-    }
-    const capped = await readArmSamples(h.ctx.db, scope, m, 50);
-    const again = await readArmSamples(h.ctx.db, scope, m, 50);
-    expect(capped.capUsed).toBe(true);
-    for (const arm of ARMS) {
-      expect(capped.values[arm]).toHaveLength(50);
-      expect(again.values[arm]).toEqual(capped.values[arm]);
-      for (const v of capped.values[arm] ?? []) expect(all.values[arm]).toContain(v);
-    }
-  });
-});
+    it.each(METRICS.map((m) => [m.name, m] as const))(
+      '%s: the tests agree to 1e-9 relative',
+      (_, m) => {
+        const values = expectedValues(m, data.stats, data.business);
+        const sqlArms = read.metrics[m.name]?.arms ?? {};
+        for (const t of ['a', 'b']) {
+          const sc = metricSummary(sqlArms.control!);
+          const st = metricSummary(sqlArms[t]!);
+          expect(sc.n).toBe(values.control?.length);
+          expect(st.n).toBe(values[t]?.length);
+          const got =
+            m.kind === 'conversion'
+              ? twoProportionZTest(proportionArm(sc), proportionArm(st))
+              : welchTest(sc, st);
+          const want =
+            m.kind === 'conversion'
+              ? twoProportionZTest(
+                  proportionArm(summarize(values.control!)),
+                  proportionArm(summarize(values[t]!)),
+                )
+              : welchTest(summarize(values.control!), summarize(values[t]!));
+          expect(got.ok).toBe(true);
+          for (const f of ['statistic', 'p_value', 'effect', 'ci_low', 'ci_high', 'lift'] as const)
+            expectClose(got[f], want[f], `${m.name}::${t} ${f}`);
+          expectClose(
+            centred(sc).mean,
+            summarize(values.control!).shift ?? 0,
+            `${m.name} control mean`,
+          );
+        }
+      },
+    );
+
+    it.each(METRICS.map((m) => [m.name, m] as const))(
+      '%s: the histograms match numpy-style binning',
+      (_, m) => {
+        const values = expectedValues(m, data.stats, data.business);
+        for (const t of ['a', 'b']) {
+          const want = histogram({ control: values.control!, [t]: values[t]! });
+          const got = read.metrics[m.name]?.histograms[t];
+          expect(got?.counts).toEqual(want.counts);
+          expect(got?.bin_edges.length).toBe(21);
+          got?.bin_edges.forEach((e, i) => {
+            expectClose(e, want.bin_edges[i] as number, `edge ${i}`);
+          });
+        }
+      },
+    );
+
+    it('samples at most the cap per arm, the same users on every read, and all users under it', async () => {
+      const m = METRICS[0] as MetricDefinition;
+      const values = expectedValues(m, data.stats, data.business);
+      const all = await readArmSamples(h.ctx.db, scope, m, 10_000);
+      expect(all.capUsed).toBe(false);
+      for (const arm of ARMS) {
+        const got = [...(all.values[arm] ?? [])].sort((x, y) => x - y);
+        const want = [...(values[arm] ?? [])].sort((x, y) => x - y);
+        expect(got).toHaveLength(want.length);
+        got.forEach((v, i) => {
+          expectClose(v, want[i] as number, `${arm} value ${i}`);
+        });
+      }
+      const capped = await readArmSamples(h.ctx.db, scope, m, 50);
+      const again = await readArmSamples(h.ctx.db, scope, m, 50);
+      expect(capped.capUsed).toBe(true);
+      for (const arm of ARMS) {
+        expect(capped.values[arm]).toHaveLength(50);
+        expect(again.values[arm]).toEqual(capped.values[arm]);
+        for (const v of capped.values[arm] ?? []) expect(all.values[arm]).toContain(v);
+      }
+    });
+  },
+);
 
 describe('a large mean with a tiny variance (1e9 ± 0.01)', () => {
   const EXP = '0b5e4d1c-0000-4000-8000-000000000017';
@@ -339,9 +370,15 @@ describe('a large mean with a tiny variance (1e9 ± 0.01)', () => {
 
   it('keeps every digit of the variance and of the 4e-4 difference, where raw sums lose them', async () => {
     await insert([], business, EXP);
+    // The run's two-day window groups each user's rows; a one-day window joins them.
+    for (const window of [scope.window, { from: DAYS[0], to: DAYS[0] }])
+      await expectEveryDigit(window);
+  });
+
+  async function expectEveryDigit(window: { from: string; to: string }) {
     const read = await readSufficientStats(
       h.ctx.db,
-      { ...scope, experimentId: EXP },
+      { ...scope, experimentId: EXP, window },
       [hard],
       [{ key: 'treatment', variants: ['control', 'treatment'] }],
     );
@@ -367,5 +404,5 @@ describe('a large mean with a tiny variance (1e9 ± 0.01)', () => {
     const got = welchTest(sc, st);
     for (const f of ['statistic', 'p_value', 'effect', 'ci_low', 'ci_high'] as const)
       expectClose(got[f], want[f], `hard ${f}`);
-  });
+  }
 });
