@@ -1,5 +1,5 @@
-"""One exposure per user, experiment, variant and UTC day, in bounded memory
-(docs/decisions.md#exposure-de-duplication-in-the-clients)."""
+"""One exposure per user, experiment, variant and UTC day, in bounded memory; a full queue drops
+exposures first (docs/decisions.md#exposure-de-duplication-in-the-clients)."""
 
 import asyncio
 from typing import Any, Callable, Dict, List
@@ -7,6 +7,8 @@ from typing import Any, Callable, Dict, List
 import pytest
 
 from arbiter import Arbiter, _exposure_dedup
+from arbiter._event_queue import EventQueue
+from arbiter._queued_event import QueuedEvent
 from support.fake_arbiter import EXPERIMENT_ID, EXPERIMENT_NAME, FakeArbiter, config_document
 from support.recorded import events_of
 from support.wait import wait_until
@@ -151,3 +153,50 @@ def test_a_table_grows_by_doubling_and_finds_every_user_after_each_growth(clock:
     assert sizes == [256, 512, 1024, 2048, 4096, 6667]
     assert not any(table.first_today(user, "a") for user in users)
     assert all(table.first_today(user, "b") for user in users[:10])  # another variant, another pair
+
+
+def event(n: int) -> QueuedEvent:
+    return QueuedEvent("id-%d" % n, "2026-11-25T12:00:00.000Z", "{}")
+
+
+def test_a_full_queue_makes_room_for_other_events_by_dropping_its_oldest_exposure() -> None:
+    queue = EventQueue(4)
+    for n, exposure in [(1, True), (2, False), (3, True), (4, False)]:
+        assert queue.push(event(n), exposure) is True
+    assert queue.push(event(5), False) is False  # kept, in the place of exposure 1
+    assert queue.push(event(6), True) is False  # an exposure finds the queue full: dropped
+    assert queue.push(event(7), False) is False  # kept, in the place of exposure 3
+    assert queue.dropped == 3 and len(queue) == 4
+    assert queue.push(event(8), False) is False  # no exposure left to give way: dropped
+    assert queue.dropped == 4
+    assert [e.event_id for e in queue.take(10)] == ["id-2", "id-4", "id-5", "id-7"]
+
+
+def test_take_hands_out_both_kinds_in_arrival_order() -> None:
+    queue = EventQueue(100)
+    kinds = [n % 3 == 0 for n in range(30)]
+    for n, exposure in enumerate(kinds):
+        queue.push(event(n), exposure)
+    taken = queue.take(7) + queue.take(100)
+    assert [e.event_id for e in taken] == ["id-%d" % n for n in range(30)]
+    assert queue.take(5) == [] and len(queue) == 0
+
+
+def test_a_model_call_at_a_queue_full_of_exposures_is_kept_and_an_exposure_is_dropped(
+    fake: FakeArbiter, make_client: Any, clock: Clock, warnings_log: Any
+) -> None:
+    client = make_client(base_url=fake.url, experiments=[EXPERIMENT_NAME], queue_capacity=3, batch_size=1000)
+    assert client.ready(timeout=30)
+    for user in ["u1", "u2", "u3", "u4"]:  # u4's exposure finds the queue full
+        client.assign(EXPERIMENT_NAME, user)
+    assert client.stats()["queued"] == 3 and client.stats()["dropped"] == 1
+    # The call's own exposure is dropped; its model_call takes the place of u1's exposure.
+    client.intercept_model_call(EXPERIMENT_NAME, "u2", lambda variant: {"model": "m"})
+    assert client.stats()["queued"] == 3 and client.stats()["dropped"] == 3
+    # A business event takes the place of u2's.
+    client.track("business_event", experiment_id=EXPERIMENT_NAME, user_id="u3", business_metric="m", value=1)
+    assert client.stats()["queued"] == 3 and client.stats()["dropped"] == 4
+    client.flush()
+    kept = sorted((e["type"], e["user_id"]) for e in fake.stored.values())
+    assert kept == [("business_event", "u3"), ("exposure", "u3"), ("model_call", "u2")]
+    assert len([r for r in warnings_log.records if "queue full" in r.getMessage()]) == 1

@@ -466,7 +466,7 @@ class Arbiter:
         except (TypeError, ValueError) as err:
             self._log.warning("track(%s): the payload is not JSON (%s), event dropped", event_type, err)
             return
-        if not self._queue.push(queued):
+        if not self._queue.push(queued, event_type == "exposure"):
             if not self._overflowing:
                 self._log.warning("event queue full (%d): dropping events, see stats()", len(self._queue))
             self._overflowing = True
