@@ -2,6 +2,8 @@
 exposures first (docs/decisions.md#exposure-de-duplication-in-the-clients)."""
 
 import asyncio
+import sys
+from array import array
 from typing import Any, Callable, Dict, List
 
 import pytest
@@ -123,6 +125,7 @@ def test_reaching_the_capacity_clears_the_table_and_keeps_its_memory_bounded(
         assert len(table) <= capacity
     # Three in four slots filled at most, 8 bytes each: at most 134 slots for 100 users.
     assert largest == -(-capacity * 4 // 3)
+    assert sys.getsizeof(table._slots) - sys.getsizeof(array("q")) == 8 * table.slot_count()
     # Filled at users 0-99 and 100-199, cleared twice: it holds users 200-249 now.
     assert len(table) == 50
     for user in users[200:]:
