@@ -136,8 +136,11 @@ def test_reaching_the_capacity_clears_the_table_and_keeps_its_memory_bounded(
     assert exposures_per_user(fake, client) == dict(dict.fromkeys(users, 1), **dict.fromkeys(users[:10], 2))
 
 
-def test_a_capacity_below_one_is_read_as_one(fake: FakeArbiter, make_client: Any, clock: Clock) -> None:
-    client = make_client(base_url=fake.url, experiments=[EXPERIMENT_NAME], exposure_dedup_capacity=0)
+@pytest.mark.parametrize("capacity", [0, -5, 1.9])
+def test_a_capacity_below_one_or_not_whole_is_read_as_a_whole_number_from_one(
+    fake: FakeArbiter, make_client: Any, clock: Clock, capacity: float
+) -> None:
+    client = make_client(base_url=fake.url, experiments=[EXPERIMENT_NAME], exposure_dedup_capacity=capacity)
     assert client.ready(timeout=30)
     for user in ["a", "a", "b", "b", "a"]:
         client.assign(EXPERIMENT_NAME, user)

@@ -83,7 +83,7 @@ class Arbiter:
         self._log = logger if logger is not None else logging.getLogger("arbiter")
         self._prefetch = list(experiments or [])
         self._track_exposures = track_exposures
-        self._store = ConfigStore(max(1, exposure_dedup_capacity))
+        self._store = ConfigStore(max(1, int(exposure_dedup_capacity)))
         #: The store's dict itself (it never replaces it), one attribute read from ``assign``.
         self._experiments = self._store.experiments
         self._queue = EventQueue(queue_capacity)
