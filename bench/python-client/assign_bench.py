@@ -6,7 +6,9 @@ client with mmh3 switched off). One process, the same 16,384 users, rounds
 interleaved and short so that drift of the (shared, noisy) machine hits every contender alike;
 medians reported.
 
-    .venv/bin/python bench/python-client/assign_bench.py [round_seconds=0.25] [rounds=24]
+    .venv/bin/python bench/python-client/assign_bench.py [round_seconds=0.25] [rounds=24] [rounds_at_scale=5]
+
+Then a scale curve up to 1,048,576 users, exposures off and on (see ``scale_curve``).
 """
 
 import asyncio
@@ -33,6 +35,9 @@ from arbiter._murmur3 import murmur3_x86_32
 ROUND_S = float(sys.argv[1]) if len(sys.argv) > 1 else 0.25
 ROUNDS = int(sys.argv[2]) if len(sys.argv) > 2 else 24
 USERS = 1 << 14
+#: The scale curve's passes per size and client, and how often its warm-up flushes.
+ROUNDS_AT_SCALE = int(sys.argv[3]) if len(sys.argv) > 3 else 5
+FLUSH_EVERY = 5_000
 EXPERIMENT = "checkout-prompt"
 SALT = "s-8f2a"
 CONFIG = {
@@ -263,27 +268,74 @@ def main() -> None:
     plain.close()
     exposing.close()
     runner.close()
-    scale_curve(client, arbiter_loop)
+    scale_curve(url, arbiter_loop)
     server.shutdown()
 
 
-def scale_curve(client: Callable[[bool, int], Arbiter], arbiter_loop: Callable[..., Callable[[], int]]) -> None:
-    """ns per assign() at 1x, 4x and 16x the users, exposures off and on (every user exposed
-    first): the hash costs the same per call, so growth is memory (the exposed-users cache)."""
-    print("\nscale curve: users  |  ns/assign, exposures off  |  ns/assign, exposures on (all exposed)")
-    base = None
-    for factor in (1, 4, 16):
+def rss_bytes() -> int:
+    """Resident memory of this process (Linux), 0 where /proc is missing."""
+    try:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except OSError:
+        return 0
+
+
+def cpu_ns_per_call(loop: Callable[[], int], users: int) -> float:
+    """CPU time of one pass over the users, per call: the machine is shared, and a pass that is
+    descheduled half-way costs no CPU time meanwhile."""
+    start = time.process_time()
+    loop()
+    return (time.process_time() - start) * 1e9 / users
+
+
+def scale_curve(url: str, arbiter_loop: Callable[..., Callable[[], int]]) -> None:
+    """ns per assign() at 1x to 64x the users (1,048,576), exposures off and on with every user
+    already exposed (the steady state): the hash costs the same per call, so growth is memory
+    (the exposure tables). Each "on" client is warmed up as an app would run it: default queue
+    and batch sizes, a flush every FLUSH_EVERY assigns so the queue drains; every exposure must
+    be delivered (dropped 0) and the steady state must send none. Off and on passes alternate,
+    ROUNDS_AT_SCALE each, CPU time per pass; medians and their ratio, measured in this run."""
+    print("\nscale curve (CPU ns per assign, medians of %d alternating passes; every user exposed first)" % (
+        ROUNDS_AT_SCALE))
+    print("%9s | %9s | %9s | %6s | %9s | %7s | %9s | %s" % (
+        "users", "off", "on", "rate on/off", "table", "B/user", "RSS grew", "exposures sent, dropped"))
+    ratio = 0.0
+    for factor in (1, 4, 16, 64):
         users = ids(USERS * factor)
-        off, on = client(False, len(users)), client(True, len(users))
-        for u in users:
-            on.assign(EXPERIMENT, u)
+        off = Arbiter(api_key="svc_pk_bench", base_url=url, experiments=[EXPERIMENT], track_exposures=False,
+                      flush_interval=3600.0, poll_interval=3600.0)
+        on = Arbiter(api_key="svc_pk_bench", base_url=url, experiments=[EXPERIMENT],
+                     flush_interval=3600.0, poll_interval=3600.0)
+        assert off.ready(timeout=30) and on.ready(timeout=30)
+        rss_before = rss_bytes()
+        assign = on.assign
+        for i, u in enumerate(users):
+            assign(EXPERIMENT, u)
+            if i % FLUSH_EVERY == FLUSH_EVERY - 1:
+                on.flush()
         on.flush()
-        ns = tuple(statistics.median(1e9 / rate(arbiter_loop(c, users), len(users)) for _ in range(3)) for c in (off, on))
-        base = base or ns
-        print("%3dx %7d  |  %5.0f ns (%.2fx)  |  %5.0f ns (%.2fx)" % (
-            factor, len(users), ns[0], ns[0] / base[0], ns[1], ns[1] / base[1]))
+        rss_grew = rss_bytes() - rss_before
+        warm = on.stats()
+        table = on._experiments[EXPERIMENT].exposures
+        table_bytes = sys.getsizeof(table._slots)
+        samples: Tuple[List[float], List[float]] = ([], [])
+        for _ in range(ROUNDS_AT_SCALE):
+            for c, into in ((off, samples[0]), (on, samples[1])):
+                into.append(cpu_ns_per_call(arbiter_loop(c, users), len(users)))
+        on.flush()
+        after = on.stats()
+        off_ns, on_ns = statistics.median(samples[0]), statistics.median(samples[1])
+        ratio = off_ns / on_ns
+        print("%9d | %6.0f ns | %6.0f ns | %11.2f | %5.1f MiB | %7.1f | %5.1f MiB | %d, %d" % (
+            len(users), off_ns, on_ns, ratio, table_bytes / 2**20, table_bytes / len(users),
+            rss_grew / 2**20, warm["sent"], warm["dropped"]))
+        # Every warm-up exposure delivered, none lost; the steady state re-sent none.
+        assert warm["sent"] == len(users) and warm["dropped"] == 0 and warm["queued"] == 0, warm
+        assert after == warm, (warm, after)
         off.close()
         on.close()
+    print("assign() rate at 1,048,576 users, exposures on / off: %.2f  (goal >= 0.5)" % ratio)
 
 
 if __name__ == "__main__":

@@ -64,6 +64,7 @@ class Arbiter:
         flush_interval: float = C.FLUSH_INTERVAL_MS / 1000,
         batch_size: int = C.EVENT_BATCH_SIZE,
         queue_capacity: int = C.EVENT_QUEUE_CAPACITY,
+        exposure_dedup_capacity: int = C.EXPOSURE_DEDUP_CAPACITY,
         max_attempts: int = C.MAX_ATTEMPTS,
         retry_base_delay: float = C.RETRY_BASE_DELAY_MS / 1000,
         retry_max_delay: float = C.RETRY_MAX_DELAY_MS / 1000,
@@ -82,7 +83,7 @@ class Arbiter:
         self._log = logger if logger is not None else logging.getLogger("arbiter")
         self._prefetch = list(experiments or [])
         self._track_exposures = track_exposures
-        self._store = ConfigStore()
+        self._store = ConfigStore(max(1, int(exposure_dedup_capacity)))
         #: The store's dict itself (it never replaces it), one attribute read from ``assign``.
         self._experiments = self._store.experiments
         self._queue = EventQueue(queue_capacity)
@@ -149,7 +150,7 @@ class Arbiter:
             if entry is None or not isinstance(user, str):
                 return None
             variant = entry.variant(user, attributes)
-            if variant is not None and self._track_exposures and entry.exposed.get(user) != variant:
+            if variant is not None and self._track_exposures and entry.exposures.first_today(user, variant):
                 self._expose(entry, user, variant)
             return variant
         except Exception as err:
@@ -443,10 +444,6 @@ class Arbiter:
                 " surrogate) is bucketed but sends no exposure" % C.MAX_USER_ID_LENGTH,
             )
             return
-        # Forgetting everyone at once keeps the cache bounded at the price of a repeat exposure.
-        if len(entry.exposed) >= C.EXPOSURE_CACHE_SIZE:
-            entry.exposed.clear()
-        entry.exposed[user] = variant
         self._enqueue("exposure", {"experiment_id": entry.id, "user_id": user, "variant": variant})
 
     def _enqueue(self, event_type: str, payload: Dict[str, Any], checked: bool = False) -> None:
@@ -469,7 +466,7 @@ class Arbiter:
         except (TypeError, ValueError) as err:
             self._log.warning("track(%s): the payload is not JSON (%s), event dropped", event_type, err)
             return
-        if not self._queue.push(queued):
+        if not self._queue.push(queued, event_type == "exposure"):
             if not self._overflowing:
                 self._log.warning("event queue full (%d): dropping events, see stats()", len(self._queue))
             self._overflowing = True

@@ -5,12 +5,13 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
 
 from ._bucketing import BUCKETING_VERSION, Range, make_assigner
 from ._conditions import CompiledCondition, compile_condition
+from ._exposure_dedup import ExposureDedup
 
 
 class CompiledExperiment:
     """One experiment of the config."""
 
-    __slots__ = ("id", "name", "variant_of", "targeting", "saved_groups", "variants", "exposed")
+    __slots__ = ("id", "name", "variant_of", "targeting", "saved_groups", "variants", "exposures")
 
     def __init__(
         self,
@@ -19,7 +20,7 @@ class CompiledExperiment:
         variant_of: Callable[[str], Optional[str]],
         targeting: Optional[CompiledCondition],
         variants: Dict[str, Mapping[str, Any]],
-        exposed: Dict[str, str],
+        exposures: ExposureDedup,
         saved_groups: Optional[Mapping[str, Any]] = None,
     ) -> None:
         self.id = id
@@ -32,8 +33,8 @@ class CompiledExperiment:
         self.saved_groups = saved_groups
         #: variant key -> the variant's wire object (``prompt``, ``variables``).
         self.variants = variants
-        #: Users already sent an exposure, with the variant they got; survives refreshes.
-        self.exposed = exposed
+        #: Who was sent an exposure today, with which variant; survives config refreshes.
+        self.exposures = exposures
 
     def variant(self, user: str, attributes: Optional[Mapping[str, Any]] = None) -> Optional[str]:
         """The user's variant, or None when the targeting does not match ``attributes`` (None
@@ -53,7 +54,8 @@ class ConfigStore:
     A document that cannot be used never replaces a good one: the last known config keeps serving.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, exposure_dedup_capacity: int) -> None:
+        self._exposure_dedup_capacity = exposure_dedup_capacity
         self.experiments: Dict[str, CompiledExperiment] = {}
         self.version: Optional[int] = None
         self.etag: Optional[str] = None
@@ -82,7 +84,9 @@ class ConfigStore:
             skipped: List[str] = []
             groups = body.get("saved_groups")
             for raw in body["experiments"]:
-                compiled = _compile(raw, current, groups if isinstance(groups, dict) else None)
+                compiled = _compile(
+                    raw, current, groups if isinstance(groups, dict) else None, self._exposure_dedup_capacity
+                )
                 if compiled is None:
                     skipped.append(str(raw.get("name", raw.get("id")) if isinstance(raw, dict) else raw))
                     continue
@@ -101,10 +105,15 @@ class ConfigStore:
 
     def reset_after_fork(self) -> None:
         self._lock = threading.Lock()
+        for entry in self.experiments.values():
+            entry.exposures.reset_after_fork()
 
 
 def _compile(
-    raw: Any, previous: Mapping[str, CompiledExperiment], saved_groups: Optional[Mapping[str, Any]]
+    raw: Any,
+    previous: Mapping[str, CompiledExperiment],
+    saved_groups: Optional[Mapping[str, Any]],
+    exposure_dedup_capacity: int,
 ) -> Optional[CompiledExperiment]:
     if not isinstance(raw, dict):
         return None
@@ -136,7 +145,7 @@ def _compile(
         variant_of=make_assigner(salt, bucket_count, ranges),
         targeting=_targeting(raw.get("targeting")),
         variants=variants,
-        exposed=before.exposed if before is not None else {},
+        exposures=before.exposures if before is not None else ExposureDedup(exposure_dedup_capacity),
         saved_groups=saved_groups,
     )
 

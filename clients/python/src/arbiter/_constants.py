@@ -44,8 +44,9 @@ OFFLINE_REPLAY_WINDOW_MS = 24 * 60 * 60 * 1_000
 #: Events kept in the offline store; the oldest go first past this.
 OFFLINE_STORE_CAPACITY = 100_000
 
-#: Users remembered per experiment so that ``assign`` sends one exposure per user, not per call.
-EXPOSURE_CACHE_SIZE = 100_000
+#: Fingerprints of (user, variant) remembered per experiment and UTC day, so that ``assign`` sends
+#: one exposure per user a day, not one per call; past it the experiment's table starts again.
+EXPOSURE_DEDUP_CAPACITY = 1_048_576
 #: The API stores user ids of 1 to 256 characters (UTF-16 units); others bucket but send no events.
 MAX_USER_ID_LENGTH = 256
 #: A model-call error message is cut to this many characters.
