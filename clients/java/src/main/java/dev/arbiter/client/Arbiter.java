@@ -600,7 +600,11 @@ public final class Arbiter implements AutoCloseable {
       return this;
     }
 
-    /** Events held in memory; beyond it new events are dropped and counted. Default {@value ArbiterDefaults#EVENT_QUEUE_CAPACITY}. */
+    /**
+     * Events held in memory; beyond it exposures are dropped first (a model call or business
+     * event takes the oldest queued exposure's place), and every drop is counted. Default
+     * {@value ArbiterDefaults#EVENT_QUEUE_CAPACITY}.
+     */
     public Builder queueCapacity(int capacity) {
       this.queueCapacity = capacity;
       return this;

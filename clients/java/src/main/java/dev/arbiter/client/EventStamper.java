@@ -59,14 +59,17 @@ final class EventStamper {
     event.put("type", type.wireName());
     event.put("timestamp", ISO_MILLIS.format(Instant.ofEpochMilli(clock.getAsLong())));
     event.putAll(fields);
-    if (!queue.offer(event)) {
+    EventQueue.Outcome outcome = queue.offer(event, type == EventType.EXPOSURE);
+    if (outcome != EventQueue.Outcome.QUEUED) {
       if (!overflowing) {
-        logger.warn("event queue full (" + queue.size() + "): dropping events, see stats()");
+        logger.warn("event queue full (" + queue.size() + "): dropping events, exposures "
+            + "first, see stats()");
       }
       overflowing = true;
-      return;
+      if (outcome == EventQueue.Outcome.DROPPED) return;
+    } else {
+      overflowing = false;
     }
-    overflowing = false;
     onQueued.run();
   }
 }
