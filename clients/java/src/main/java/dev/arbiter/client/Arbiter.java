@@ -46,8 +46,8 @@ public final class Arbiter implements AutoCloseable {
   private final BackgroundWorker worker;
   private final ModelCallRecorder recorder;
   private final boolean trackExposures;
-  /** Wall-clock ms: what decides the UTC day of an exposure (a seam for the tests). */
-  private final LongSupplier clock;
+  /** What decides the UTC day of an exposure. */
+  private final UtcDayClock day;
   private final List<String> prefetch;
   private final long closeTimeoutMs;
   private final CompletableFuture<Boolean> ready;
@@ -85,7 +85,9 @@ public final class Arbiter implements AutoCloseable {
     this.transport = transport;
     this.publishableKey = apiKey.startsWith(PUBLISHABLE_KEY_PREFIX);
     this.trackExposures = b.trackExposures;
-    this.clock = b.clock;
+    LongSupplier clock = b.clock != null ? b.clock : System::currentTimeMillis;
+    // A clock of the tests is read on every call: no ticker follows its jumps.
+    this.day = b.clock != null ? new UtcDayClock(b.clock) : UtcDayClock.system();
     this.store = new ConfigStore(Math.min(Math.max(1, b.exposureDedupCapacity),
         ExposureTable.MAX_CAPACITY));
     this.prefetch = List.copyOf(b.experiments);
@@ -439,7 +441,7 @@ public final class Arbiter implements AutoCloseable {
 
   /** Queues the user's exposure unless it was sent today (the table decides races too). */
   private void exposeOnce(CompiledExperiment entry, String user, int hash, int range) {
-    if (!entry.exposed.firstToday(entry.fingerprint(hash, user, range), clock.getAsLong())) {
+    if (!entry.exposed.firstToday(entry.fingerprint(hash, user, range), day.dayTime())) {
       return;
     }
     // An id the API would refuse is remembered too, so that its later calls stop here.
@@ -497,7 +499,7 @@ public final class Arbiter implements AutoCloseable {
     private int batchSize = ArbiterDefaults.EVENT_BATCH_SIZE;
     private int queueCapacity = ArbiterDefaults.EVENT_QUEUE_CAPACITY;
     private int exposureDedupCapacity = ArbiterDefaults.EXPOSURE_DEDUP_CAPACITY;
-    private LongSupplier clock = System::currentTimeMillis;
+    private LongSupplier clock;
     private int maxAttempts = ArbiterDefaults.MAX_ATTEMPTS;
     private Duration retryBaseDelay = DEFAULT_RETRY_BASE_DELAY;
     private Duration retryMaxDelay = DEFAULT_RETRY_MAX_DELAY;
