@@ -16,9 +16,9 @@ import java.util.function.IntFunction;
  * <p>{@code java -cp target/benchmarks.jar dev.arbiter.bench.ExposureScaleProbe [users...]}
  */
 public final class ExposureScaleProbe {
-  private static final int ROUNDS = 5;
-  /** Calls a round: a few seconds at the measured rates, and many passes over every size. */
-  private static final int CALLS = 40_000_000;
+  private static final int ROUNDS = 3;
+  /** Calls a round: a CPU second or two at the measured rates, ten passes over a million users. */
+  private static final int CALLS = 10_000_000;
 
   private ExposureScaleProbe() {}
 
