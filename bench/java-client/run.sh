@@ -13,7 +13,11 @@ java -jar target/benchmarks.jar AssignBenchmark -f 2 -wi 2 -w 2s -i 3 -r 2s -rf 
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 # The ratios, from the same run's scores (the machine is noisy: compare only within one run).
 node -e '
-const runs = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+const all = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+// One block per number of users (the users parameter), each compared within itself.
+for (const users of [...new Set(all.map((r) => r.params?.users ?? "16384"))]) {
+const runs = all.filter((r) => (r.params?.users ?? "16384") === users);
+console.log(`users=${users}:`);
 const score = (name) => runs.find((r) => r.benchmark.endsWith("." + name))?.primaryMetric.score;
 const baseline = score("launchDarklyVariation");
 for (const name of ["arbiterAssign", "arbiterAssignWithoutExposures"]) {
@@ -23,4 +27,7 @@ for (const name of ["arbiterAssign", "arbiterAssignWithoutExposures"]) {
 const targeted = score("arbiterAssignTargeted");
 const plain = score("arbiterAssignWithoutExposures");
 if (targeted && plain) console.log(`arbiterAssignTargeted / arbiterAssignWithoutExposures: ${(targeted / plain).toFixed(2)} (goal >= 0.5)`);
+const exposed = score("arbiterAssign");
+if (exposed && plain) console.log(`arbiterAssign / arbiterAssignWithoutExposures: ${(exposed / plain).toFixed(2)} (goal >= 0.5 at 1048576 users)`);
+}
 ' target/jmh.json

@@ -8,9 +8,13 @@ import com.launchdarkly.sdk.server.integrations.FileData;
 import com.sun.net.httpserver.HttpServer;
 import dev.arbiter.client.Arbiter;
 import dev.arbiter.client.ArbiterLogger;
+import dev.arbiter.client.ArbiterStats;
+import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.IntFunction;
@@ -25,6 +29,7 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Threads;
+import org.openjdk.jmh.infra.BenchmarkParams;
 
 /**
  * One assignment of one of 16,384 distinct users to a two-variant 50/50 experiment, on one
@@ -40,8 +45,8 @@ import org.openjdk.jmh.annotations.Threads;
 @Threads(1)
 public class AssignBenchmark {
   /**
-   * Distinct users, a power of two. The scale curve: {@code ./run.sh -p users=16384,65536,262144}
-   * (1x, 4x, 16x).
+   * Distinct users, a power of two. The scale curve: {@code ./run.sh -p
+   * users=16384,65536,262144,1048576} (1x, 4x, 16x, 64x; see {@code scale.sh}).
    */
   @Param({"16384"})
   int users = 16_384;
@@ -66,12 +71,23 @@ public class AssignBenchmark {
   private LDClient launchDarkly;
   private LDContext[] contexts;
 
+  /** Users assigned between two flushes in the first round: well under the queue's 10,000. */
+  static final int WARM_UP_CHUNK = 5_000;
+
+  /** Only what the benchmark about to run needs: at a million users the rest costs minutes. */
   @Setup(Level.Trial)
-  public void setUp() throws Exception {
+  public void setUp(BenchmarkParams params) throws Exception {
+    String name = params.getBenchmark();
+    setUp(name.substring(name.lastIndexOf('.') + 1));
+  }
+
+  /** {@code benchmark} names the one to prepare for, or is "all". */
+  public void setUp(String benchmark) throws Exception {
+    boolean all = benchmark.equals("all");
     if (Integer.bitCount(users) != 1) throw new IllegalArgumentException("users must be a power of two");
     userIds = new String[users];
     for (int i = 0; i < users; i++) userIds[i] = "user-" + i;
-    attributes = attributesOf(users);
+    if (all || benchmark.equals("arbiterAssignTargeted")) attributes = attributesOf(users);
     // The config comes from a loopback server speaking GET /v1/config; events are acknowledged.
     server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 16);
     server.createContext("/", ex -> {
@@ -86,9 +102,15 @@ public class AssignBenchmark {
       ex.close();
     });
     server.start();
-    arbiter = client(true);
     arbiterWithoutExposures = client(false);
-
+    // Both sides must answer, with both variants in about equal shares: a benchmark of a call
+    // that does nothing (or always falls back) measures nothing.
+    checkSplit("Arbiter", users, i -> arbiterWithoutExposures.assign("checkout-prompt", userIds[i]));
+    if (all || benchmark.equals("arbiterAssign")) {
+      arbiter = client(true);
+      exposeEveryone(arbiter, userIds);
+    }
+    if (!all && !benchmark.equals("launchDarklyVariation")) return;
     launchDarkly = new LDClient("sdk-bench-offline", new LDConfig.Builder()
         .dataSource(FileData.dataSource().classpathResources("launchdarkly-flags.json"))
         .events(Components.noEvents())
@@ -98,9 +120,6 @@ public class AssignBenchmark {
     if (!launchDarkly.isInitialized()) throw new IllegalStateException("LaunchDarkly flags not loaded");
     contexts = new LDContext[users];
     for (int i = 0; i < users; i++) contexts[i] = LDContext.create(userIds[i]);
-    // Both sides must answer, with both variants in about equal shares: a benchmark of a call
-    // that does nothing (or always falls back) measures nothing.
-    checkSplit("Arbiter", users, i -> arbiter.assign("checkout-prompt", userIds[i]));
     checkSplit("LaunchDarkly", users, i -> launchDarkly.stringVariation("checkout-prompt", contexts[i], "fallback"));
   }
 
@@ -135,6 +154,8 @@ public class AssignBenchmark {
     Arbiter client = Arbiter.builder().apiKey("svc_pk_bench")
         .baseUrl("http://127.0.0.1:" + server.getAddress().getPort())
         .trackExposures(exposures)
+        // The largest batch the API takes: a million first exposures in fewer requests.
+        .batchSize(1_000)
         .logger(new ArbiterLogger() {
           @Override
           public void warn(String message) {}
@@ -147,10 +168,70 @@ public class AssignBenchmark {
     return client;
   }
 
+  /**
+   * The first round: every user's exposure, delivered as a real app's traffic would be (a flush
+   * every {@link #WARM_UP_CHUNK} users, so the queue never fills), then a second round that must
+   * send nothing. Prints what the client sent and dropped and what the exposure table added to
+   * the heap (live bytes after a full GC) and to the process's RSS; throws unless every
+   * exposure was sent once and none dropped.
+   */
+  static void exposeEveryone(Arbiter client, String[] userIds) {
+    long heapBefore = liveHeap();
+    long rssBefore = rssKb();
+    for (int i = 0; i < userIds.length; i++) {
+      client.assign("checkout-prompt", userIds[i]);
+      if ((i + 1) % WARM_UP_CHUNK == 0) client.flush().join();
+    }
+    client.flush().join();
+    ArbiterStats first = client.stats();
+    for (String user : userIds) client.assign("checkout-prompt", user);
+    client.flush().join();
+    ArbiterStats second = client.stats();
+    long heapAfter = liveHeap();
+    long rssAfter = rssKb();
+    System.out.printf("exposures at %,d users: sent %,d, dropped %d; second round sent %,d more; "
+        + "live heap +%.1f MiB (%.1f bytes a user), RSS +%.1f MiB%n", userIds.length,
+        first.sent(), first.dropped(), second.sent() - first.sent(),
+        (heapAfter - heapBefore) / 1048576.0, (heapAfter - heapBefore) / (double) userIds.length,
+        (rssAfter - rssBefore) / 1024.0);
+    if (first.dropped() != 0 || second.dropped() != 0 || first.sent() != userIds.length
+        || second.sent() != first.sent()) {
+      throw new IllegalStateException("exposures lost or re-sent: " + first + " then " + second);
+    }
+  }
+
+  /** Bytes of live objects on the heap, after a full collection. */
+  static long liveHeap() {
+    for (int i = 0; i < 2; i++) System.gc();
+    return ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
+  }
+
+  /** The process's resident set in KiB (Linux), or 0. */
+  static long rssKb() {
+    try {
+      for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
+        if (line.startsWith("VmRSS:")) return Long.parseLong(line.replaceAll("[^0-9]", ""));
+      }
+    } catch (Exception e) {
+      // Not Linux: no RSS figure.
+    }
+    return 0;
+  }
+
+  /** Events the exposure client has sent so far (its exposures: it tracks nothing else). */
+  long exposuresSent() {
+    arbiter.flush().join();
+    return arbiter.stats().sent();
+  }
+
+  long exposuresDropped() {
+    return arbiter.stats().dropped();
+  }
+
   @TearDown(Level.Trial)
   public void tearDown() throws Exception {
-    launchDarkly.close();
-    arbiter.close();
+    if (launchDarkly != null) launchDarkly.close();
+    if (arbiter != null) arbiter.close();
     arbiterWithoutExposures.close();
     server.stop(0);
   }

@@ -14,7 +14,7 @@ public final class CpuTimeProbe {
 
   public static void main(String[] args) throws Exception {
     AssignBenchmark state = new AssignBenchmark();
-    state.setUp();
+    state.setUp("all");
     try {
       ThreadMXBean cpu = ManagementFactory.getThreadMXBean();
       measure("arbiterAssign", cpu, i -> state.arbiterAssign(), 200_000_000);

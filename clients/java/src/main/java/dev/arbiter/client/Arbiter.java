@@ -14,6 +14,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
+import java.util.function.LongSupplier;
 
 /**
  * The Arbiter client: one instance, shared by the whole application, from
@@ -39,12 +40,14 @@ public final class Arbiter implements AutoCloseable {
   }
 
   private final ArbiterLogger logger;
-  private final ConfigStore store = new ConfigStore();
+  private final ConfigStore store;
   private final EventQueue queue;
   private final EventPipeline pipeline;
   private final BackgroundWorker worker;
   private final ModelCallRecorder recorder;
   private final boolean trackExposures;
+  /** What decides the UTC day of an exposure. */
+  private final UtcDayClock day;
   private final List<String> prefetch;
   private final long closeTimeoutMs;
   private final CompletableFuture<Boolean> ready;
@@ -82,6 +85,11 @@ public final class Arbiter implements AutoCloseable {
     this.transport = transport;
     this.publishableKey = apiKey.startsWith(PUBLISHABLE_KEY_PREFIX);
     this.trackExposures = b.trackExposures;
+    LongSupplier clock = b.clock != null ? b.clock : System::currentTimeMillis;
+    // A clock of the tests is read on every call: no ticker follows its jumps.
+    this.day = b.clock != null ? new UtcDayClock(b.clock) : UtcDayClock.system();
+    this.store = new ConfigStore(Math.min(Math.max(1, b.exposureDedupCapacity),
+        ExposureTable.MAX_CAPACITY));
     this.prefetch = List.copyOf(b.experiments);
     this.closeTimeoutMs = Builder.millis(b.closeTimeout);
     this.queue = new EventQueue(b.queueCapacity);
@@ -97,7 +105,7 @@ public final class Arbiter implements AutoCloseable {
     this.worker = new BackgroundWorker(poller, pipeline, queue, transport, logger,
         Builder.millis(b.pollInterval), b.sendFullBatches ? batchSize : Integer.MAX_VALUE);
     self[0] = worker;
-    this.stamper = new EventStamper(queue, logger, this::warnOnce, worker::eventQueued);
+    this.stamper = new EventStamper(queue, logger, this::warnOnce, worker::eventQueued, clock);
     this.recorder = new ModelCallRecorder(store, b.recordModelText, this::enqueueRecorded,
         this::warnOnce);
     this.ready = worker.firstLoad().thenApply(ignored -> prefetched());
@@ -139,10 +147,13 @@ public final class Arbiter implements AutoCloseable {
   public String assign(String experiment, String user, Map<String, ?> attributes) {
     try {
       CompiledExperiment entry = store.lookup(experiment);
-      if (entry == null || user == null) return null;
-      String variant = entry.variantOf(user, attributes);
-      if (variant != null && trackExposures) exposeOnce(entry, user, variant);
-      return variant;
+      if (entry == null || user == null || !entry.admits(attributes)) return null;
+      // The bucket hash serves the exposure's fingerprint too: the id is read once.
+      int hash = entry.bucketer.hashOf(user);
+      int range = entry.rangeOf(hash);
+      if (range < 0) return null;
+      if (trackExposures) exposeOnce(entry, user, hash, range);
+      return entry.owner(range);
     } catch (RuntimeException e) {
       warnOnce("assign", "assign failed, returning null: " + e);
       return null;
@@ -428,17 +439,17 @@ public final class Arbiter implements AutoCloseable {
     return missing.isEmpty();
   }
 
-  private void exposeOnce(CompiledExperiment entry, String user, String variant) {
-    if (variant.equals(entry.exposed.get(user))) return;
+  /** Queues the user's exposure unless it was sent today (the table decides races too). */
+  private void exposeOnce(CompiledExperiment entry, String user, int hash, int range) {
+    if (!entry.exposed.firstToday(entry.fingerprint(hash, user, range), day.dayTime())) {
+      return;
+    }
+    // An id the API would refuse is remembered too, so that its later calls stop here.
     if (!EventValidation.isWireUserId(user)) return;
-    // Forgetting everyone at once keeps the cache bounded at the price of a repeat exposure.
-    if (entry.exposed.size() >= ArbiterDefaults.EXPOSURE_CACHE_SIZE) entry.exposed.clear();
-    // put() decides the race between threads assigning the same user: one sends the exposure.
-    if (variant.equals(entry.exposed.put(user, variant))) return;
     Map<String, Object> fields = new LinkedHashMap<>();
     fields.put("experiment_id", entry.id);
     fields.put("user_id", user);
-    fields.put("variant", variant);
+    fields.put("variant", entry.owner(range));
     enqueueRecorded(EventType.EXPOSURE, fields);
   }
 
@@ -487,6 +498,8 @@ public final class Arbiter implements AutoCloseable {
     private Duration flushInterval = DEFAULT_FLUSH_INTERVAL;
     private int batchSize = ArbiterDefaults.EVENT_BATCH_SIZE;
     private int queueCapacity = ArbiterDefaults.EVENT_QUEUE_CAPACITY;
+    private int exposureDedupCapacity = ArbiterDefaults.EXPOSURE_DEDUP_CAPACITY;
+    private LongSupplier clock;
     private int maxAttempts = ArbiterDefaults.MAX_ATTEMPTS;
     private Duration retryBaseDelay = DEFAULT_RETRY_BASE_DELAY;
     private Duration retryMaxDelay = DEFAULT_RETRY_MAX_DELAY;
@@ -533,7 +546,7 @@ public final class Arbiter implements AutoCloseable {
       return offlineStorePath(path == null || path.isEmpty() ? null : Path.of(path));
     }
 
-    /** Whether assign/getPrompt/getVariables queue one exposure per user and experiment. Default true. */
+    /** Whether assign/getPrompt/getVariables queue one exposure per user, experiment and UTC day. Default true. */
     public Builder trackExposures(boolean trackExposures) {
       this.trackExposures = trackExposures;
       return this;
@@ -589,9 +602,25 @@ public final class Arbiter implements AutoCloseable {
       return this;
     }
 
-    /** Events held in memory; beyond it new events are dropped and counted. Default {@value ArbiterDefaults#EVENT_QUEUE_CAPACITY}. */
+    /**
+     * Events held in memory; beyond it exposures are dropped first (a model call or business
+     * event takes the oldest queued exposure's place), and every drop is counted. Default
+     * {@value ArbiterDefaults#EVENT_QUEUE_CAPACITY}.
+     */
     public Builder queueCapacity(int capacity) {
       this.queueCapacity = capacity;
+      return this;
+    }
+
+    /**
+     * Users (fingerprints of user and variant) remembered per experiment and UTC day so that
+     * {@code assign} sends one exposure each; past it in one day the experiment's table is
+     * cleared and starts again. 8 bytes a slot, at most 4/3 of a slot a user (10.7 MiB at the
+     * default). At least 1, at most 2^30. Default
+     * {@value ArbiterDefaults#EXPOSURE_DEDUP_CAPACITY}.
+     */
+    public Builder exposureDedupCapacity(int capacity) {
+      this.exposureDedupCapacity = capacity;
       return this;
     }
 
@@ -714,6 +743,12 @@ public final class Arbiter implements AutoCloseable {
      */
     Builder sendFullBatches(boolean send) {
       this.sendFullBatches = send;
+      return this;
+    }
+
+    /** Tests: the wall clock (epoch ms) that exposures' UTC day and events' timestamps read. */
+    Builder clock(LongSupplier clock) {
+      this.clock = clock;
       return this;
     }
 

@@ -46,8 +46,11 @@ public final class ArbiterDefaults {
   /** Events kept in the offline store; the oldest go first past this. */
   public static final int OFFLINE_STORE_CAPACITY = 100_000;
 
-  /** Users remembered per experiment so that {@code assign} sends one exposure per user. */
-  public static final int EXPOSURE_CACHE_SIZE = 100_000;
+  /**
+   * Users (fingerprints of user and variant) remembered per experiment and UTC day so that
+   * {@code assign} sends one exposure per user a day; the option {@code exposureDedupCapacity}.
+   */
+  public static final int EXPOSURE_DEDUP_CAPACITY = 1_048_576;
   /** The API stores user ids of 1 to 256 characters; others bucket but send no events. */
   public static final int MAX_USER_ID_LENGTH = 256;
   /** A model-call error message is cut to this many characters. */

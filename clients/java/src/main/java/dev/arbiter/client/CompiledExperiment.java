@@ -1,7 +1,6 @@
 package dev.arbiter.client;
 
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * One experiment of the config, prepared for the hot path: the salt pre-hashed, the bucket
@@ -27,9 +26,11 @@ final class CompiledExperiment {
   private final long[] starts;
   private final long[] ends;
   private final String[] owners;
+  /** Per range, 64 bits of its variant key's hash: what a fingerprint takes of the variant. */
+  private final long[] ownerKeys;
   final Map<String, Variant> variants;
-  /** Users already sent an exposure, with the variant they got. */
-  final ConcurrentHashMap<String, String> exposed;
+  /** Fingerprints of (user, variant) sent an exposure today. */
+  final ExposureTable exposed;
   /** Who may enter (docs/wire-format.md), checked readable once; null when everyone may. */
   private final CompiledCondition targeting;
   /** A targeting that cannot be read (a non-object included) lets no one in. */
@@ -38,7 +39,7 @@ final class CompiledExperiment {
   private final Map<String, ?> savedGroups;
 
   CompiledExperiment(String id, String name, Bucketer bucketer, long[] starts, long[] ends,
-      String[] owners, Map<String, Variant> variants, ConcurrentHashMap<String, String> exposed,
+      String[] owners, Map<String, Variant> variants, ExposureTable exposed,
       Object targeting, Map<String, ?> savedGroups) {
     this.id = id;
     this.name = name;
@@ -46,6 +47,8 @@ final class CompiledExperiment {
     this.starts = starts;
     this.ends = ends;
     this.owners = owners;
+    this.ownerKeys = new long[owners.length];
+    for (int i = 0; i < owners.length; i++) ownerKeys[i] = keyHash(owners[i]);
     this.variants = variants;
     this.exposed = exposed;
     boolean everyone = targeting == null
@@ -62,12 +65,21 @@ final class CompiledExperiment {
    * client order it.
    */
   String variantOf(String user, Map<String, ?> attributes) {
-    if (nobody) return null;
-    if (targeting != null
-        && !targeting.matches(attributes == null ? Map.of() : attributes, savedGroups)) {
-      return null;
-    }
-    long bucket = bucketer.bucketOf(user);
+    if (!admits(attributes)) return null;
+    int range = rangeOf(bucketer.hashOf(user));
+    return range < 0 ? null : owners[range];
+  }
+
+  /** Whether the targeting lets a user with {@code attributes} (null reads as none) in. */
+  boolean admits(Map<String, ?> attributes) {
+    if (nobody) return false;
+    return targeting == null
+        || targeting.matches(attributes == null ? Map.of() : attributes, savedGroups);
+  }
+
+  /** The range whose bucket interval holds the user's bucket ({@code hash} from the bucketer), or -1. */
+  int rangeOf(int hash) {
+    long bucket = bucketer.mod(Integer.toUnsignedLong(hash));
     int lo = 0;
     int hi = starts.length - 1;
     while (lo <= hi) {
@@ -77,9 +89,31 @@ final class CompiledExperiment {
       } else if (bucket >= ends[mid]) {
         lo = mid + 1;
       } else {
-        return owners[mid];
+        return mid;
       }
     }
-    return null;
+    return -1;
+  }
+
+  /** The variant key of a range from {@link #rangeOf}. */
+  String owner(int range) {
+    return owners[range];
+  }
+
+  /**
+   * The fingerprint of (user, variant of {@code range}) for {@link ExposureTable}, from what
+   * assign has at hand: the bucket hash of the user (32 bits, salted) beside the user id's
+   * {@code String.hashCode} (32 more, cached in the string), the variant key's hash XORed in.
+   * Two users collide only when both of their hashes do; a variant change always changes it.
+   */
+  long fingerprint(int hash, String user, int range) {
+    return ((long) hash << 32 | (user.hashCode() & 0xffff_ffffL)) ^ ownerKeys[range];
+  }
+
+  /** 64 well-mixed bits of a variant key (two seeded MurmurHash3 runs), once per config. */
+  private static long keyHash(String key) {
+    byte[] bytes = Bucketer.utf8(key);
+    return (long) Murmur3.hash(bytes, 0x5bd1e995) << 32
+        | Integer.toUnsignedLong(Murmur3.hash(bytes, 0x27d4eb2f));
   }
 }

@@ -7,7 +7,6 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The last config the API served, swapped whole through one volatile reference so that readers
@@ -42,6 +41,12 @@ final class ConfigStore {
   }
 
   private volatile Snapshot current;
+  /** Fingerprints each experiment's exposure table holds per day. */
+  private final int exposureCapacity;
+
+  ConfigStore(int exposureCapacity) {
+    this.exposureCapacity = exposureCapacity;
+  }
 
   boolean loaded() {
     return current != null;
@@ -81,7 +86,7 @@ final class ConfigStore {
     List<String> skipped = new ArrayList<>();
     Map<String, ?> groups = savedGroups(doc.get("saved_groups"));
     for (Object raw : (List<?>) doc.get("experiments")) {
-      CompiledExperiment compiled = compile(raw, previous, groups);
+      CompiledExperiment compiled = compile(raw, previous, groups, exposureCapacity);
       if (compiled == null) {
         skipped.add(describe(raw));
       } else {
@@ -104,7 +109,7 @@ final class ConfigStore {
   }
 
   private static CompiledExperiment compile(Object raw, Snapshot previous,
-      Map<String, ?> savedGroups) {
+      Map<String, ?> savedGroups, int exposureCapacity) {
     if (!(raw instanceof Map)) return null;
     Map<?, ?> e = (Map<?, ?>) raw;
     Object id = e.get("id");
@@ -152,7 +157,7 @@ final class ConfigStore {
     return new CompiledExperiment((String) id, (String) name,
         new Bucketer((String) salt, (Long) count), starts, ends, sortedOwners,
         Collections.unmodifiableMap(variants),
-        before != null ? before.exposed : new ConcurrentHashMap<>(), e.get("targeting"),
+        before != null ? before.exposed : new ExposureTable(exposureCapacity), e.get("targeting"),
         savedGroups);
   }
 

@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
 
 /**
  * Gives an event its {@code event_id}, {@code type} and {@code timestamp} at the moment it is
@@ -23,17 +24,19 @@ final class EventStamper {
   private final ArbiterLogger logger;
   private final Arbiter.WarnOnce warnOnce;
   private final Runnable onQueued;
+  private final LongSupplier clock;
   private final AtomicBoolean closed = new AtomicBoolean();
   private final AtomicLong droppedAfterClose = new AtomicLong();
   /** One log line per stretch of drops from a full queue. */
   private volatile boolean overflowing;
 
   EventStamper(EventQueue queue, ArbiterLogger logger, Arbiter.WarnOnce warnOnce,
-      Runnable onQueued) {
+      Runnable onQueued, LongSupplier clock) {
     this.queue = queue;
     this.logger = logger;
     this.warnOnce = warnOnce;
     this.onQueued = onQueued;
+    this.clock = clock;
   }
 
   /** From now on events are dropped and counted. */
@@ -54,16 +57,19 @@ final class EventStamper {
     Map<String, Object> event = new LinkedHashMap<>();
     event.put("event_id", UUID.randomUUID().toString());
     event.put("type", type.wireName());
-    event.put("timestamp", ISO_MILLIS.format(Instant.now()));
+    event.put("timestamp", ISO_MILLIS.format(Instant.ofEpochMilli(clock.getAsLong())));
     event.putAll(fields);
-    if (!queue.offer(event)) {
+    EventQueue.Outcome outcome = queue.offer(event, type == EventType.EXPOSURE);
+    if (outcome != EventQueue.Outcome.QUEUED) {
       if (!overflowing) {
-        logger.warn("event queue full (" + queue.size() + "): dropping events, see stats()");
+        logger.warn("event queue full (" + queue.size() + "): dropping events, exposures "
+            + "first, see stats()");
       }
       overflowing = true;
-      return;
+      if (outcome == EventQueue.Outcome.DROPPED) return;
+    } else {
+      overflowing = false;
     }
-    overflowing = false;
     onQueued.run();
   }
 }
