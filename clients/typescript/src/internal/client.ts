@@ -357,14 +357,18 @@ export class ArbiterClient {
       type,
       timestamp: new Date().toISOString(),
     };
-    if (!this.#queue.push(event)) {
+    const outcome = this.#queue.push(event);
+    if (outcome === 'queued') {
+      this.#overflowing = false;
+    } else {
       if (!this.#overflowing) {
-        this.#logger.warn(`event queue full (${this.#queue.length}): dropping events, see stats()`);
+        this.#logger.warn(
+          `event queue full (${this.#queue.length}): dropping events, exposures first, see stats()`,
+        );
       }
       this.#overflowing = true;
-      return;
+      if (outcome === 'dropped') return;
     }
-    this.#overflowing = false;
     this.#pipeline.notify();
   }
 
