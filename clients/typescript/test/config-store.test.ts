@@ -54,9 +54,36 @@ describe('ConfigStore', () => {
 
   it('keeps who was exposed across a refresh', () => {
     const store = new ConfigStore();
+    const exposures: string[] = [];
+    const expose = (_: unknown, user: string, variant: string) =>
+      exposures.push(`${user}:${variant}`);
     store.replace(configOf(1, twoArms()), null);
-    store.lookup('checkout-prompt')?.exposed.set('user-1', 'control');
+    const first = store.lookup('checkout-prompt');
+    const variant = first && store.exposedVariantOf(first, 'user-1', undefined, 7, expose);
     store.replace(configOf(2, twoArms()), null);
-    expect(store.lookup('checkout-prompt')?.exposed.get('user-1')).toBe('control');
+    const second = store.lookup('checkout-prompt');
+    expect(second).not.toBe(first);
+    expect(second && store.exposedVariantOf(second, 'user-1', undefined, 7, expose)).toBe(variant);
+    expect(exposures).toEqual([`user-1:${variant}`]);
+  });
+
+  it('gives exposedVariantOf the variant variantOf gives, and no exposure to a user left out', () => {
+    const store = new ConfigStore();
+    const exp = twoArms();
+    store.replace(configOf(1, exp, { ...exp, id: 'none', name: 'none', ranges: [] }), null);
+    const entry = store.lookup('checkout-prompt');
+    const nobody = store.lookup('none');
+    if (entry === undefined || nobody === undefined) throw new Error('config not compiled');
+    const exposed: string[] = [];
+    for (let i = 0; i < 2_000; i++) {
+      const user = i % 7 === 0 ? `ü-${i}-\u{1F600}` : `user-${i}`;
+      expect(store.exposedVariantOf(entry, user, undefined, 1, (_, u) => exposed.push(u))).toBe(
+        store.variantOf(entry, user),
+      );
+      expect(store.exposedVariantOf(nobody, user, undefined, 1, (_, u) => exposed.push(u))).toBe(
+        null,
+      );
+    }
+    expect(exposed).toHaveLength(2_000);
   });
 });

@@ -26,6 +26,7 @@ import { ConfigPoller } from './poller.ts';
 import type { RetryPolicy } from './retry-policy.ts';
 import { Transport } from './transport.ts';
 import type { AsyncContext, CurrentUser, UserContext } from './user-context.ts';
+import { UtcDay } from './utc-day.ts';
 import type { ArbiterEvent } from './wire.ts';
 import { ANY_PROVIDER, wrapProviderClient } from './wrap.ts';
 
@@ -43,13 +44,14 @@ type ClientOptions = Omit<NodeArbiterOptions, 'offlineStorePath'>;
  */
 export class ArbiterClient {
   readonly #logger: Logger;
-  readonly #store = new ConfigStore();
+  readonly #store: ConfigStore;
   readonly #queue: EventQueue;
   readonly #poller: ConfigPoller;
   readonly #pipeline: EventPipeline;
   readonly #users: UserContext;
   readonly #uuid: () => string;
-  readonly #trackExposures: boolean;
+  /** The UTC day exposures are de-duplicated by; null with `trackExposures: false`. */
+  readonly #day: UtcDay | null;
   readonly #prefetch: readonly string[];
   readonly #readyPromise: Promise<boolean>;
   readonly #unhook: () => void;
@@ -99,7 +101,10 @@ export class ArbiterClient {
     this.#tasks = platform.asyncContext<TaskMeasure>();
     this.#users = platform.asyncContext<CurrentUser>();
     this.#uuid = () => platform.randomUUID();
-    this.#trackExposures = options.trackExposures ?? true;
+    this.#store = new ConfigStore(
+      positiveInteger(options.exposureDedupCapacity, C.EXPOSURE_DEDUP_CAPACITY),
+    );
+    this.#day = (options.trackExposures ?? true) ? new UtcDay() : null;
     this.#prefetch = [...(options.experiments ?? [])];
     this.#queue = new EventQueue(options.queueCapacity ?? C.EVENT_QUEUE_CAPACITY);
     this.#poller = new ConfigPoller({
@@ -164,9 +169,9 @@ export class ArbiterClient {
     try {
       const entry = this.#store.lookup(experiment);
       if (entry === undefined || typeof user !== 'string') return null;
-      const variant = this.#store.variantOf(entry, user, attributes);
-      if (variant !== null && this.#trackExposures) this.#exposeOnce(entry, user, variant);
-      return variant;
+      return this.#day === null
+        ? this.#store.variantOf(entry, user, attributes)
+        : this.#store.exposedVariantOf(entry, user, attributes, this.#day.current, this.#expose);
     } catch (err) {
       this.#warnOnce('assign', `assign failed, returning null: ${String(err)}`);
       return null;
@@ -306,6 +311,7 @@ export class ArbiterClient {
   close(): Promise<void> {
     if (this.#closing === null) {
       this.#poller.close();
+      this.#day?.close();
       this.#unhook();
       this.#closing = this.#pipeline.close();
     }
@@ -327,16 +333,13 @@ export class ArbiterClient {
     return missing.length === 0;
   }
 
-  #exposeOnce(entry: CompiledExperiment, user: string, variant: string): void {
-    if (entry.exposed.get(user) === variant) return;
-    // After the cache, which only ever holds ids that passed: an already exposed user (the
-    // steady state) skips the scan of the id; one the API would refuse is never queued.
+  /** The first call of the day for a user and variant: the exposure table said so. */
+  readonly #expose = (entry: CompiledExperiment, user: string, variant: string): void => {
+    // Only here, after the table: an already exposed user (the steady state) skips the scan of
+    // the id. One the API would refuse stays in the table as handled, and is never queued.
     if (!isWireUserId(user)) return;
-    // Forgetting everyone at once keeps the cache bounded at the price of a repeat exposure.
-    if (entry.exposed.size >= C.EXPOSURE_CACHE_SIZE) entry.exposed.clear();
-    entry.exposed.set(user, variant);
     this.#enqueue('exposure', { experiment_id: entry.id, user_id: user, variant });
-  }
+  };
 
   /** `checked`: `track` has already told the caller why an event is refused. */
   #enqueue(type: EventType, payload: TrackPayload, { checked = false } = {}): void {
@@ -377,4 +380,11 @@ export class ArbiterClient {
     this.#warned.add(key);
     this.#logger.warn(message);
   }
+}
+
+/** A count option: a whole number of at least 1, else the default. */
+function positiveInteger(value: number | undefined, fallback: number): number {
+  return typeof value === 'number' && Number.isFinite(value)
+    ? Math.max(1, Math.floor(value))
+    : fallback;
 }
