@@ -139,6 +139,35 @@ describe('exposures from assign, one per user, experiment, variant and UTC day',
     expect(events[2]?.variant).toBe(events[0]?.variant);
   });
 
+  it('queues the exposure of an assign before the events tracked after it', async () => {
+    const sent = recordingFetch();
+    const c = client({ fetch: sent.fetch });
+    await c.ready();
+    for (const user of ['u1', 'u2', 'u3']) {
+      c.assign('checkout-prompt', user);
+      c.track('business_event', {
+        experiment_id: 'checkout-prompt',
+        user_id: user,
+        business_metric: 'revenue',
+        value: 1,
+      });
+    }
+    await c.flush();
+    const order = sent.events().map((e) => `${e.type}:${e.user_id}`);
+    expect(order).toEqual([
+      'exposure:u1',
+      'business_event:u1',
+      'exposure:u2',
+      'business_event:u2',
+      'exposure:u3',
+      'business_event:u3',
+    ]);
+    const [exposure, conversion] = sent.events();
+    expect(Date.parse(exposure?.timestamp ?? '')).toBeLessThanOrEqual(
+      Date.parse(conversion?.timestamp ?? ''),
+    );
+  });
+
   it('sends again when the user gets another variant', async () => {
     const sent = recordingFetch();
     const c = client({ fetch: sent.fetch, pollIntervalMs: 20 });

@@ -18,6 +18,7 @@ import type { TaskMeasure } from './evaluate/task-measure.ts';
 import { EventPipeline } from './event-pipeline.ts';
 import { EventQueue } from './event-queue.ts';
 import { isWireUserId, trackProblem, wireProblem } from './event-validation.ts';
+import { PendingExposures } from './exposure-dedup.ts';
 import { INTEGRATION_HOOKS, type IntegrationHooks } from './integration-hooks.ts';
 import { defaultLogger, safeLogger } from './logger.ts';
 import { ModelCallRecorder } from './model-call-recorder.ts';
@@ -52,6 +53,8 @@ export class ArbiterClient {
   readonly #uuid: () => string;
   /** The UTC day exposures are de-duplicated by; null with `trackExposures: false`. */
   readonly #day: UtcDay | null;
+  /** `assign` calls whose exposure is yet to be checked against the table. */
+  readonly #pending = new PendingExposures<CompiledExperiment>(() => this.#checkExposures());
   readonly #prefetch: readonly string[];
   readonly #readyPromise: Promise<boolean>;
   readonly #unhook: () => void;
@@ -171,7 +174,7 @@ export class ArbiterClient {
       if (entry === undefined || typeof user !== 'string') return null;
       return this.#day === null
         ? this.#store.variantOf(entry, user, attributes)
-        : this.#store.exposedVariantOf(entry, user, attributes, this.#day.current, this.#expose);
+        : this.#store.exposedVariantOf(entry, user, attributes, this.#pending);
     } catch (err) {
       this.#warnOnce('assign', `assign failed, returning null: ${String(err)}`);
       return null;
@@ -304,12 +307,14 @@ export class ArbiterClient {
 
   /** Sends everything queued so far (or spills it); resolves when done. Never rejects. */
   flush(): Promise<void> {
+    this.#checkExposures();
     return this.#pipeline.flush();
   }
 
   /** Stops polling, delivers what is queued, and releases timers and listeners. Never rejects. */
   close(): Promise<void> {
     if (this.#closing === null) {
+      this.#checkExposures();
       this.#poller.close();
       this.#day?.close();
       this.#unhook();
@@ -319,6 +324,7 @@ export class ArbiterClient {
   }
 
   stats(): ClientStats {
+    this.#checkExposures();
     return { queued: this.#queue.length, ...this.#pipeline.counts, dropped: this.#dropped() };
   }
 
@@ -333,6 +339,12 @@ export class ArbiterClient {
     return missing.length === 0;
   }
 
+  #checkExposures(): void {
+    if (this.#pending.count > 0 && this.#day !== null) {
+      this.#pending.drain(this.#day.current, this.#expose);
+    }
+  }
+
   /** The first call of the day for a user and variant: the exposure table said so. */
   readonly #expose = (entry: CompiledExperiment, user: string, variant: string): void => {
     // Only here, after the table: an already exposed user (the steady state) skips the scan of
@@ -343,6 +355,8 @@ export class ArbiterClient {
 
   /** `checked`: `track` has already told the caller why an event is refused. */
   #enqueue(type: EventType, payload: TrackPayload, { checked = false } = {}): void {
+    // Exposures of earlier calls first, so that the events keep the order of the calls.
+    if (this.#pending.count > 0) this.#checkExposures();
     if (this.#closing !== null) {
       this.#droppedAfterClose++;
       this.#warnOnce('closed', 'events after close() are dropped');

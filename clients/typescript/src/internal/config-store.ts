@@ -7,7 +7,7 @@ import {
 import { conditionMatcher, type SavedGroups } from '@arbiter/conditions';
 import type { Attributes } from '../types.ts';
 import { EXPOSURE_DEDUP_CAPACITY } from './constants.ts';
-import { ExposureDedup } from './exposure-dedup.ts';
+import { ExposureDedup, type PendingExposures } from './exposure-dedup.ts';
 import type { ConfigDocument, ExperimentConfig, WireRange, WireVariant } from './wire.ts';
 
 /** One experiment of the config, prepared for lookups on the hot path. */
@@ -76,24 +76,28 @@ export class ConfigStore {
   }
 
   /**
-   * `variantOf` for a caller that sends exposures: calls `expose` when the user is enrolled
-   * and this is the first time on `day` (a UTC day number) for this variant. One pass over the
-   * id gives both the bucket and the fingerprint the exposure table remembers.
+   * `variantOf` for a caller that sends exposures: an enrolled user's call goes to `pending`
+   * with its fingerprint, to be checked against the experiment's exposure table. One pass over
+   * the id gives both the bucket and the fingerprint.
    */
   exposedVariantOf(
     experiment: CompiledExperiment,
     userId: string,
     attributes: Attributes | undefined,
-    day: number,
-    expose: (experiment: CompiledExperiment, userId: string, variant: string) => void,
+    pending: PendingExposures<CompiledExperiment>,
   ): string | null {
     if (experiment.targeted !== null && !experiment.targeted(attributes ?? {})) return null;
     const hasher = experiment.hasher;
     const hash = hasher.hash(userId);
     const variant = variantForBucket(experiment.ranges, hash % experiment.bucketCount);
     if (variant === null) return null;
-    const fingerprintHi = hasher.second ^ variantCode(experiment, variant);
-    if (experiment.exposures.firstOn(day, hash, fingerprintHi)) expose(experiment, userId, variant);
+    pending.add(
+      experiment,
+      userId,
+      variant,
+      hash,
+      hasher.second ^ variantCode(experiment, variant),
+    );
     return variant;
   }
 

@@ -119,3 +119,55 @@ export class ExposureDedup {
     }
   }
 }
+
+/** Calls whose fingerprints are checked together; a batch is drained at once when this full. */
+const PENDING_CAPACITY = 1_024;
+
+/**
+ * Fingerprints of `assign` calls not yet checked against their experiments' tables. A lookup in
+ * a table of a million users misses the caches, and one lookup per call waits for its memory
+ * alone; a batch of lookups in one loop has its misses in flight together (measured at a
+ * million users: about 110 ns less per call, a third of the call). The batch is drained when
+ * full, in a microtask after the call that began it, and before any other event is queued or
+ * anything is flushed or counted, so events keep their order and `stats()` its meaning.
+ */
+export class PendingExposures<E extends { readonly exposures: ExposureDedup }> {
+  readonly #lo = new Int32Array(PENDING_CAPACITY);
+  readonly #hi = new Int32Array(PENDING_CAPACITY);
+  readonly #experiments: E[] = [];
+  readonly #users: string[] = [];
+  readonly #variants: string[] = [];
+  #count = 0;
+
+  /** `drain`: the owner's `drain` with today and its sender, called when due. */
+  constructor(private readonly drainNow: () => void) {}
+
+  get count(): number {
+    return this.#count;
+  }
+
+  add(experiment: E, user: string, variant: string, lo: number, hi: number): void {
+    const n = this.#count;
+    this.#lo[n] = lo;
+    this.#hi[n] = hi;
+    this.#experiments[n] = experiment;
+    this.#users[n] = user;
+    this.#variants[n] = variant;
+    this.#count = n + 1;
+    if (n === 0) queueMicrotask(this.drainNow);
+    else if (n + 1 === PENDING_CAPACITY) this.drainNow();
+  }
+
+  /** Checks every pending call on `day`; `expose` gets those that are the first of the day. */
+  drain(day: number, expose: (experiment: E, user: string, variant: string) => void): void {
+    const n = this.#count;
+    // Zero first: what `expose` sets off (queueing an event) finds nothing left to drain.
+    this.#count = 0;
+    for (let j = 0; j < n; j++) {
+      const experiment = this.#experiments[j] as E;
+      if (experiment.exposures.firstOn(day, this.#lo[j] as number, this.#hi[j] as number)) {
+        expose(experiment, this.#users[j] as string, this.#variants[j] as string);
+      }
+    }
+  }
+}
