@@ -9,7 +9,8 @@
  * memory the table added, and the client's dropped count, which must be 0: the warm-up that
  * exposes every user flushes as it goes, as an app's background flush would.
  *
- *   npx tsx bench/typescript-client/assign.bench.ts [roundMs=1000] [rounds=7]
+ *   npx tsx --expose-gc bench/typescript-client/assign.bench.ts [roundMs=1000] [rounds=7]
+ * (--expose-gc: the memory figures are read after a full collection.)
  *   BENCH_SCALE=0 skips the scale curve; BENCH_ONLY_SCALE=1 runs only it.
  */
 import { GrowthBookClient, type UserContext } from '@growthbook/growthbook';
