@@ -4,9 +4,14 @@
  * a per-call user context). Both run in one process, interleaved round by round, over the same
  * 16 384 users; the median round is reported. The floor is the experiment's bucket function
  * alone (the frozen hash with `salt:` pre-hashed), in the same process. Then the scale curve:
- * assign() over 1x, 4x and 16x the users, exposures off and on (the exposed-users map grows).
+ * assign() over 1x, 4x, 16x and 64x the users (64x = 1,048,576), exposures off and on with
+ * every user already exposed (the exposure table holds them all), the ratio on / off, the
+ * memory the table added, and the client's dropped count, which must be 0: the warm-up that
+ * exposes every user flushes as it goes, as an app's background flush would.
  *
- *   npx tsx bench/typescript-client/assign.bench.ts [roundMs=1000] [rounds=7]
+ *   npx tsx --expose-gc bench/typescript-client/assign.bench.ts [roundMs=1000] [rounds=7]
+ * (--expose-gc: the memory figures are read after a full collection.)
+ *   BENCH_SCALE=0 skips the scale curve; BENCH_ONLY_SCALE=1 runs only it.
  */
 import { GrowthBookClient, type UserContext } from '@growthbook/growthbook';
 import { Arbiter } from '../../clients/typescript/src/index.ts';
@@ -68,11 +73,11 @@ const config = {
 };
 
 /** A client whose only "network" is this config, so the bench measures assign and nothing else. */
-async function arbiterClient(trackExposures: boolean, users = USERS): Promise<Arbiter> {
+async function arbiterClient(trackExposures: boolean): Promise<Arbiter> {
+  // The default queue (10,000 events): exposing every user goes through exposeAll's flushes.
   const client = new Arbiter({
     apiKey: 'svc_pk_bench',
     trackExposures,
-    queueCapacity: users * 2,
     flushIntervalMs: 3_600_000,
     fetch: async (_url, init) =>
       init?.method === 'POST'
@@ -81,6 +86,22 @@ async function arbiterClient(trackExposures: boolean, users = USERS): Promise<Ar
   });
   if (!(await client.ready())) throw new Error('config not loaded');
   return client;
+}
+
+/**
+ * Assigns every user once, flushing every 5,000 calls (half the default queue) so that the
+ * exposures are delivered, not dropped: the steady state the exposures-on figures measure.
+ */
+async function exposeAll(client: Arbiter, ids: readonly string[]): Promise<void> {
+  for (let at = 0; at < ids.length; at += 5_000) {
+    const end = Math.min(at + 5_000, ids.length);
+    for (let i = at; i < end; i++) client.assign(EXPERIMENT, ids[i] as string);
+    await client.flush();
+  }
+  const stats = client.stats();
+  if (stats.dropped !== 0 || stats.sent < ids.length) {
+    throw new Error(`exposing ${ids.length} users: ${JSON.stringify(stats)}`);
+  }
 }
 
 function growthBook(): GrowthBookClient {
@@ -208,6 +229,7 @@ async function main(): Promise<void> {
   const attributes = ids.map((_, i) => attributesOf(i));
   const plain = await arbiterClient(false);
   const exposing = await arbiterClient(true);
+  await exposeAll(exposing, ids);
   const gb = growthBook();
 
   const contenders: [string, () => number, number][] = [
@@ -293,38 +315,72 @@ async function main(): Promise<void> {
   console.log(
     `by CPU second: Arbiter ${fmt(cpu[0] ?? 0)} (goal >= 10 M/s), Arbiter / GrowthBook ${((cpu[0] ?? 0) / (cpu[4] ?? 1)).toFixed(1)}x (goal >= 10x), Arbiter / floor ${((cpu[0] ?? 0) / (cpu[2] ?? 1)).toFixed(2)}`,
   );
+  console.log(
+    `exposures on: ${exposing.stats().sent} exposures delivered, ${exposing.stats().dropped} dropped`,
+  );
   await Promise.all([plain.close(), exposing.close()]);
-  await scaleCurve();
+}
+
+/** CPU time of this process, in seconds (every thread: the GC's included). */
+function cpuSeconds(): number {
+  const cpu = process.cpuUsage();
+  return (cpu.user + cpu.system) / 1e6;
+}
+
+/** Memory now, in MiB, after a full collection when node runs with --expose-gc. */
+function memoryMiB(): { heap: number; arrayBuffers: number; rss: number } {
+  (globalThis as { gc?: () => void }).gc?.();
+  const m = process.memoryUsage();
+  const mib = (n: number) => n / 1_048_576;
+  return { heap: mib(m.heapUsed), arrayBuffers: mib(m.arrayBuffers), rss: mib(m.rss) };
 }
 
 /**
- * ns per assign() at 1x, 4x and 16x the users: the hash costs the same per call, so growth
- * here is the memory the working set (and, with exposures on, the exposed-users map) outgrows.
+ * ns per assign() at 1x, 4x, 16x and 64x the users, by wall clock and by CPU second, exposures
+ * off and on (every user exposed first, and delivered). Without exposures the hash costs the
+ * same per call, so growth is the memory the users outgrow; with them, the exposure table's.
+ * The goal at 1,048,576 users: on / off >= 0.5, by CPU second.
  */
 async function scaleCurve(): Promise<void> {
   console.log(
-    '\nscale curve: users  |  ns/assign, exposures off  |  ns/assign, exposures on (all exposed)',
+    '\nscale curve: users | ns/assign off, wall / CPU | ns/assign on (all exposed), wall / CPU | on/off by CPU | table memory: arrayBuffers / heap / RSS growth | exposures sent, dropped',
   );
-  let base: [number, number] | null = null;
-  for (const factor of [1, 4, 16]) {
+  for (const factor of [1, 4, 16, 64]) {
     const ids = userIds(USERS * factor);
-    const [off, on] = [
-      await arbiterClient(false, ids.length),
-      await arbiterClient(true, ids.length),
-    ];
-    for (const id of ids) on.assign(EXPERIMENT, id);
-    const samples: [number[], number[]] = [[], []];
+    const off = await arbiterClient(false);
+    const before = memoryMiB();
+    const on = await arbiterClient(true);
+    await exposeAll(on, ids);
+    const after = memoryMiB();
+    // Warm both paths before the measured rounds.
+    roundArbiter(off, ids);
+    roundArbiter(on, ids);
+    const wall: [number[], number[]] = [[], []];
+    const cpu: [number[], number[]] = [[], []];
     for (let r = 0; r < 3; r++) {
-      samples[0].push(1e9 / roundArbiter(off, ids));
-      samples[1].push(1e9 / roundArbiter(on, ids));
+      [off, on].forEach((client, k) => {
+        const cpuBefore = cpuSeconds();
+        const wallBefore = performance.now();
+        const rate = roundArbiter(client, ids);
+        const wallSeconds = (performance.now() - wallBefore) / 1_000;
+        wall[k]?.push(1e9 / rate);
+        cpu[k]?.push((1e9 * (cpuSeconds() - cpuBefore)) / (rate * wallSeconds));
+      });
     }
-    const ns: [number, number] = [median(samples[0]), median(samples[1])];
-    base ??= ns;
+    const [offWall, onWall, offCpu, onCpu] = [
+      median(wall[0]),
+      median(wall[1]),
+      median(cpu[0]),
+      median(cpu[1]),
+    ];
+    const stats = on.stats();
     console.log(
-      `${String(factor).padStart(3)}x ${String(ids.length).padStart(7)}  |  ${ns[0].toFixed(0).padStart(4)} ns (${(ns[0] / base[0]).toFixed(2)}x)  |  ${ns[1].toFixed(0).padStart(4)} ns (${(ns[1] / base[1]).toFixed(2)}x)`,
+      `${String(factor).padStart(3)}x ${String(ids.length).padStart(8)} | ${offWall.toFixed(0).padStart(4)} / ${offCpu.toFixed(0).padStart(4)} ns | ${onWall.toFixed(0).padStart(4)} / ${onCpu.toFixed(0).padStart(4)} ns | ${(offCpu / onCpu).toFixed(2)} | +${(after.arrayBuffers - before.arrayBuffers).toFixed(1)} / +${(after.heap - before.heap).toFixed(1)} / +${(after.rss - before.rss).toFixed(1)} MiB | ${stats.sent}, ${stats.dropped}`,
     );
+    if (stats.dropped !== 0) throw new Error(`events dropped: ${JSON.stringify(stats)}`);
     await Promise.all([off.close(), on.close()]);
   }
 }
 
-await main();
+if (process.env.BENCH_ONLY_SCALE !== '1') await main();
+if (process.env.BENCH_SCALE !== '0') await scaleCurve();

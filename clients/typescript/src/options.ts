@@ -8,8 +8,13 @@ interface SharedOptions {
   fetch?: typeof fetch;
   /** Where warnings go; defaults to `console`. */
   logger?: Logger;
-  /** Send one `exposure` per user and experiment from `assign`/`getPrompt`/`getVariables`. Default true. */
+  /** Send one `exposure` per user, experiment and UTC day from `assign`/`getPrompt`/`getVariables`. Default true. */
   trackExposures?: boolean;
+  /**
+   * Users per experiment remembered as exposed today (8 bytes each); past it they are all
+   * forgotten and sent again once. Default 1 048 576, at least 1.
+   */
+  exposureDedupCapacity?: number;
   /**
    * Keep the prompt and response text of wrapped model calls on their `model_call` events, so
    * judge metrics can grade them. Default true; false sends measurements only.

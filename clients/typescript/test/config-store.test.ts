@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigStore } from '../src/internal/config-store.ts';
+import { type CompiledExperiment, ConfigStore } from '../src/internal/config-store.ts';
+import { PendingExposures } from '../src/internal/exposure-dedup.ts';
 import { configOf, twoArms } from './support/fixtures.ts';
 
 describe('ConfigStore', () => {
@@ -54,9 +55,44 @@ describe('ConfigStore', () => {
 
   it('keeps who was exposed across a refresh', () => {
     const store = new ConfigStore();
+    const exposures: string[] = [];
+    const pending = new PendingExposures<CompiledExperiment>(() => {});
+    const check = () =>
+      pending.drain(7, (_, user, variant) => exposures.push(`${user}:${variant}`));
     store.replace(configOf(1, twoArms()), null);
-    store.lookup('checkout-prompt')?.exposed.set('user-1', 'control');
+    const first = store.lookup('checkout-prompt');
+    const variant = first && store.exposedVariantOf(first, 'user-1', undefined, pending);
+    check();
     store.replace(configOf(2, twoArms()), null);
-    expect(store.lookup('checkout-prompt')?.exposed.get('user-1')).toBe('control');
+    const second = store.lookup('checkout-prompt');
+    expect(second).not.toBe(first);
+    expect(second && store.exposedVariantOf(second, 'user-1', undefined, pending)).toBe(variant);
+    check();
+    expect(exposures).toEqual([`user-1:${variant}`]);
+  });
+
+  it('gives exposedVariantOf the variant variantOf gives, and no exposure to a user left out', () => {
+    const store = new ConfigStore();
+    const exp = twoArms();
+    store.replace(configOf(1, exp, { ...exp, id: 'none', name: 'none', ranges: [] }), null);
+    const entry = store.lookup('checkout-prompt');
+    const nobody = store.lookup('none');
+    if (entry === undefined || nobody === undefined) throw new Error('config not compiled');
+    const exposed: string[] = [];
+    const pending = new PendingExposures<CompiledExperiment>(() =>
+      pending.drain(1, (_, user) => exposed.push(user)),
+    );
+    for (let i = 0; i < 2_000; i++) {
+      const user = i % 7 === 0 ? `ü-${i}-\u{1F600}` : `user-${i}`;
+      expect(store.exposedVariantOf(entry, user, undefined, pending)).toBe(
+        store.variantOf(entry, user),
+      );
+      expect(store.exposedVariantOf(nobody, user, undefined, pending)).toBe(null);
+    }
+    // 1,024 calls fill a batch, which is checked at once; the rest wait for the next check.
+    expect(exposed).toHaveLength(1_024);
+    pending.drain(1, (_, user) => exposed.push(user));
+    expect(exposed).toHaveLength(2_000);
+    expect(new Set(exposed).size).toBe(2_000);
   });
 });

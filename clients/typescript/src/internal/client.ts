@@ -18,6 +18,7 @@ import type { TaskMeasure } from './evaluate/task-measure.ts';
 import { EventPipeline } from './event-pipeline.ts';
 import { EventQueue } from './event-queue.ts';
 import { isWireUserId, trackProblem, wireProblem } from './event-validation.ts';
+import { PendingExposures } from './exposure-dedup.ts';
 import { INTEGRATION_HOOKS, type IntegrationHooks } from './integration-hooks.ts';
 import { defaultLogger, safeLogger } from './logger.ts';
 import { ModelCallRecorder } from './model-call-recorder.ts';
@@ -26,6 +27,7 @@ import { ConfigPoller } from './poller.ts';
 import type { RetryPolicy } from './retry-policy.ts';
 import { Transport } from './transport.ts';
 import type { AsyncContext, CurrentUser, UserContext } from './user-context.ts';
+import { UtcDay } from './utc-day.ts';
 import type { ArbiterEvent } from './wire.ts';
 import { ANY_PROVIDER, wrapProviderClient } from './wrap.ts';
 
@@ -43,13 +45,16 @@ type ClientOptions = Omit<NodeArbiterOptions, 'offlineStorePath'>;
  */
 export class ArbiterClient {
   readonly #logger: Logger;
-  readonly #store = new ConfigStore();
+  readonly #store: ConfigStore;
   readonly #queue: EventQueue;
   readonly #poller: ConfigPoller;
   readonly #pipeline: EventPipeline;
   readonly #users: UserContext;
   readonly #uuid: () => string;
-  readonly #trackExposures: boolean;
+  /** The UTC day exposures are de-duplicated by; null with `trackExposures: false`. */
+  readonly #day: UtcDay | null;
+  /** `assign` calls whose exposure is yet to be checked against the table. */
+  readonly #pending = new PendingExposures<CompiledExperiment>(() => this.#checkExposures());
   readonly #prefetch: readonly string[];
   readonly #readyPromise: Promise<boolean>;
   readonly #unhook: () => void;
@@ -99,7 +104,10 @@ export class ArbiterClient {
     this.#tasks = platform.asyncContext<TaskMeasure>();
     this.#users = platform.asyncContext<CurrentUser>();
     this.#uuid = () => platform.randomUUID();
-    this.#trackExposures = options.trackExposures ?? true;
+    this.#store = new ConfigStore(
+      positiveInteger(options.exposureDedupCapacity, C.EXPOSURE_DEDUP_CAPACITY),
+    );
+    this.#day = (options.trackExposures ?? true) ? new UtcDay() : null;
     this.#prefetch = [...(options.experiments ?? [])];
     this.#queue = new EventQueue(options.queueCapacity ?? C.EVENT_QUEUE_CAPACITY);
     this.#poller = new ConfigPoller({
@@ -164,9 +172,9 @@ export class ArbiterClient {
     try {
       const entry = this.#store.lookup(experiment);
       if (entry === undefined || typeof user !== 'string') return null;
-      const variant = this.#store.variantOf(entry, user, attributes);
-      if (variant !== null && this.#trackExposures) this.#exposeOnce(entry, user, variant);
-      return variant;
+      return this.#day === null
+        ? this.#store.variantOf(entry, user, attributes)
+        : this.#store.exposedVariantOf(entry, user, attributes, this.#pending);
     } catch (err) {
       this.#warnOnce('assign', `assign failed, returning null: ${String(err)}`);
       return null;
@@ -299,13 +307,16 @@ export class ArbiterClient {
 
   /** Sends everything queued so far (or spills it); resolves when done. Never rejects. */
   flush(): Promise<void> {
+    this.#checkExposures();
     return this.#pipeline.flush();
   }
 
   /** Stops polling, delivers what is queued, and releases timers and listeners. Never rejects. */
   close(): Promise<void> {
     if (this.#closing === null) {
+      this.#checkExposures();
       this.#poller.close();
+      this.#day?.close();
       this.#unhook();
       this.#closing = this.#pipeline.close();
     }
@@ -313,6 +324,7 @@ export class ArbiterClient {
   }
 
   stats(): ClientStats {
+    this.#checkExposures();
     return { queued: this.#queue.length, ...this.#pipeline.counts, dropped: this.#dropped() };
   }
 
@@ -327,19 +339,24 @@ export class ArbiterClient {
     return missing.length === 0;
   }
 
-  #exposeOnce(entry: CompiledExperiment, user: string, variant: string): void {
-    if (entry.exposed.get(user) === variant) return;
-    // After the cache, which only ever holds ids that passed: an already exposed user (the
-    // steady state) skips the scan of the id; one the API would refuse is never queued.
-    if (!isWireUserId(user)) return;
-    // Forgetting everyone at once keeps the cache bounded at the price of a repeat exposure.
-    if (entry.exposed.size >= C.EXPOSURE_CACHE_SIZE) entry.exposed.clear();
-    entry.exposed.set(user, variant);
-    this.#enqueue('exposure', { experiment_id: entry.id, user_id: user, variant });
+  #checkExposures(): void {
+    if (this.#pending.count > 0 && this.#day !== null) {
+      this.#pending.drain(this.#day.current, this.#expose);
+    }
   }
+
+  /** The first call of the day for a user and variant: the exposure table said so. */
+  readonly #expose = (entry: CompiledExperiment, user: string, variant: string): void => {
+    // Only here, after the table: an already exposed user (the steady state) skips the scan of
+    // the id. One the API would refuse stays in the table as handled, and is never queued.
+    if (!isWireUserId(user)) return;
+    this.#enqueue('exposure', { experiment_id: entry.id, user_id: user, variant });
+  };
 
   /** `checked`: `track` has already told the caller why an event is refused. */
   #enqueue(type: EventType, payload: TrackPayload, { checked = false } = {}): void {
+    // Exposures of earlier calls first, so that the events keep the order of the calls.
+    if (this.#pending.count > 0) this.#checkExposures();
     if (this.#closing !== null) {
       this.#droppedAfterClose++;
       this.#warnOnce('closed', 'events after close() are dropped');
@@ -357,14 +374,18 @@ export class ArbiterClient {
       type,
       timestamp: new Date().toISOString(),
     };
-    if (!this.#queue.push(event)) {
+    const outcome = this.#queue.push(event);
+    if (outcome === 'queued') {
+      this.#overflowing = false;
+    } else {
       if (!this.#overflowing) {
-        this.#logger.warn(`event queue full (${this.#queue.length}): dropping events, see stats()`);
+        this.#logger.warn(
+          `event queue full (${this.#queue.length}): dropping events, exposures first, see stats()`,
+        );
       }
       this.#overflowing = true;
-      return;
+      if (outcome === 'dropped') return;
     }
-    this.#overflowing = false;
     this.#pipeline.notify();
   }
 
@@ -373,4 +394,11 @@ export class ArbiterClient {
     this.#warned.add(key);
     this.#logger.warn(message);
   }
+}
+
+/** A count option: a whole number of at least 1, else the default. */
+function positiveInteger(value: number | undefined, fallback: number): number {
+  return typeof value === 'number' && Number.isFinite(value)
+    ? Math.max(1, Math.floor(value))
+    : fallback;
 }

@@ -1,6 +1,13 @@
-import { BUCKETING_VERSION, createBucketer, variantForBucket } from '@arbiter/bucketing';
+import {
+  BUCKETING_VERSION,
+  createBucketer,
+  UserHasher,
+  variantForBucket,
+} from '@arbiter/bucketing';
 import { conditionMatcher, type SavedGroups } from '@arbiter/conditions';
 import type { Attributes } from '../types.ts';
+import { EXPOSURE_DEDUP_CAPACITY } from './constants.ts';
+import { ExposureDedup, type PendingExposures } from './exposure-dedup.ts';
 import type { ConfigDocument, ExperimentConfig, WireRange, WireVariant } from './wire.ts';
 
 /** One experiment of the config, prepared for lookups on the hot path. */
@@ -15,8 +22,16 @@ export interface CompiledExperiment {
   readonly variants: ReadonlyMap<string, WireVariant>;
   /** Whether the attributes pass the targeting (docs/wire-format.md); null when everyone may enter. */
   readonly targeted: ((attributes: Attributes) => boolean) | null;
-  /** Users already sent an exposure, with the variant they got; survives config refreshes. */
-  readonly exposed: Map<string, string>;
+  /**
+   * The bucket hash of a user (`bucketOf` is it modulo `bucketCount`) and, in `hasher.second`,
+   * a second hash of the id from the same pass: together the fingerprint of exposures.
+   */
+  readonly hasher: UserHasher;
+  /** The distinct variants of `ranges`, and beside each a hash of its key. */
+  readonly variantKeys: readonly string[];
+  readonly variantCodes: readonly number[];
+  /** Fingerprints of (user, variant) sent an exposure today; survives config refreshes. */
+  readonly exposures: ExposureDedup;
 }
 
 /**
@@ -27,6 +42,9 @@ export interface CompiledExperiment {
 export class ConfigStore {
   private byKey = new Map<string, CompiledExperiment>();
   private current: { version: number; etag: string } | null = null;
+
+  /** `exposureDedupCapacity`: fingerprints each experiment's exposure table holds. */
+  constructor(private readonly exposureDedupCapacity = EXPOSURE_DEDUP_CAPACITY) {}
 
   get loaded(): boolean {
     return this.current !== null;
@@ -58,6 +76,32 @@ export class ConfigStore {
   }
 
   /**
+   * `variantOf` for a caller that sends exposures: an enrolled user's call goes to `pending`
+   * with its fingerprint, to be checked against the experiment's exposure table. One pass over
+   * the id gives both the bucket and the fingerprint.
+   */
+  exposedVariantOf(
+    experiment: CompiledExperiment,
+    userId: string,
+    attributes: Attributes | undefined,
+    pending: PendingExposures<CompiledExperiment>,
+  ): string | null {
+    if (experiment.targeted !== null && !experiment.targeted(attributes ?? {})) return null;
+    const hasher = experiment.hasher;
+    const hash = hasher.hash(userId);
+    const variant = variantForBucket(experiment.ranges, hash % experiment.bucketCount);
+    if (variant === null) return null;
+    pending.add(
+      experiment,
+      userId,
+      variant,
+      hash,
+      hasher.second ^ variantCode(experiment, variant),
+    );
+    return variant;
+  }
+
+  /**
    * Installs a fetched document. Returns the problems found: a fatal one leaves the previous
    * config in place; a malformed experiment is left out and the rest is used.
    */
@@ -79,7 +123,7 @@ export class ConfigStore {
     // One object per config: the evaluator builds each group's lookup set once for it.
     const groups = isObject(doc.saved_groups) ? doc.saved_groups : NO_GROUPS;
     for (const raw of doc.experiments) {
-      const compiled = compile(raw, this.byKey, groups);
+      const compiled = compile(raw, this.byKey, groups, this.exposureDedupCapacity);
       if (compiled === null) {
         skipped.push(isObject(raw) ? String(raw.name ?? raw.id) : String(raw));
         continue;
@@ -99,6 +143,7 @@ function compile(
   raw: ExperimentConfig,
   previous: ReadonlyMap<string, CompiledExperiment>,
   groups: SavedGroups,
+  exposureDedupCapacity: number,
 ): CompiledExperiment | null {
   if (!isObject(raw)) return null;
   const { id, name, salt, bucket_count: bucketCount } = raw;
@@ -117,6 +162,7 @@ function compile(
   for (const v of raw.variants) {
     if (isObject(v) && typeof v.key === 'string') variants.set(v.key, v);
   }
+  const variantKeys = [...new Set(ranges.map((r) => r.variant))];
   return {
     id,
     name,
@@ -126,8 +172,33 @@ function compile(
     ranges,
     variants,
     targeted: targetingOf(raw.targeting, groups),
-    exposed: previous.get(id)?.exposed ?? new Map(),
+    hasher: new UserHasher(salt),
+    variantKeys,
+    variantCodes: variantKeys.map(keyCode),
+    exposures: previous.get(id)?.exposures ?? new ExposureDedup(exposureDedupCapacity),
   };
+}
+
+/**
+ * The variant's hash, from a scan of a few keys: the variant is one of the `ranges` strings
+ * themselves, so the first comparison that matches is usually one of identity.
+ */
+function variantCode(experiment: CompiledExperiment, variant: string): number {
+  const keys = experiment.variantKeys;
+  for (let i = 0; i < keys.length; i++) {
+    if (keys[i] === variant) return experiment.variantCodes[i] as number;
+  }
+  return 0;
+}
+
+/** FNV-1a of the key's UTF-16 units, then an avalanche: variants apart in every bit. */
+function keyCode(key: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193);
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  return h | 0;
 }
 
 /**

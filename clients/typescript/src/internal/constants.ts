@@ -43,8 +43,12 @@ export const OFFLINE_STORE_CAPACITY = 100_000;
 /** IndexedDB database holding spilled events in the browser. */
 export const INDEXEDDB_NAME = 'arbiter-offline-events';
 
-/** Users remembered per experiment so that `assign` sends one exposure per user, not per call. */
-export const EXPOSURE_CACHE_SIZE = 100_000;
+/**
+ * Fingerprints of exposed users remembered per experiment and UTC day (8 bytes each, about
+ * 9 MiB at most with the table's slack), so that `assign` sends one exposure per user and day,
+ * not per call; past it the table is cleared and starts again.
+ */
+export const EXPOSURE_DEDUP_CAPACITY = 1_048_576;
 /** The API stores user ids of 1 to 256 characters; others bucket but send no events. */
 export const MAX_USER_ID_LENGTH = 256;
 /** A model-call error message is cut to this many characters. */

@@ -3,7 +3,9 @@ import type { ArbiterEvent } from './wire.ts';
 /**
  * Events waiting for a flush, in arrival order. Bounded so that a long outage without an
  * offline store costs memory up to `capacity` and no more; what does not fit is counted, since
- * a silent drop would look like traffic that never happened.
+ * a silent drop would look like traffic that never happened. When full, exposures go first:
+ * the user's next call (the next day at the latest) sends an exposure again, while a model
+ * call or a conversion lost is gone for good.
  */
 export class EventQueue {
   private items: ArbiterEvent[] = [];
@@ -19,14 +21,23 @@ export class EventQueue {
     return this.droppedCount;
   }
 
-  /** False when the queue was full and the event was dropped. */
-  push(event: ArbiterEvent): boolean {
-    if (this.items.length >= this.capacity) {
-      this.droppedCount++;
-      return false;
+  /**
+   * `queued`, or, when the queue was full and an event was dropped (and counted): `replaced`
+   * when the event took the place of the oldest queued exposure, `dropped` when it was itself
+   * dropped (an exposure, or any event when no exposure is queued).
+   */
+  push(event: ArbiterEvent): 'queued' | 'replaced' | 'dropped' {
+    if (this.items.length < this.capacity) {
+      this.items.push(event);
+      return 'queued';
     }
+    this.droppedCount++;
+    if (event.type === 'exposure') return 'dropped';
+    const oldest = this.items.findIndex((queued) => queued.type === 'exposure');
+    if (oldest < 0) return 'dropped';
+    this.items.splice(oldest, 1);
     this.items.push(event);
-    return true;
+    return 'replaced';
   }
 
   /** Removes and returns up to `count` of the oldest events. */

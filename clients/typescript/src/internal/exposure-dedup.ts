@@ -1,0 +1,173 @@
+/**
+ * The users of one experiment already sent an exposure today, as 64-bit fingerprints (two
+ * 32-bit halves) in one flat open-addressing table with linear probing: 8 bytes a slot, no
+ * object per user, so a million users cost about 9 MiB and a lookup touches one cache line or
+ * two. See docs/decisions.md#exposure-de-duplication-in-the-clients.
+ */
+
+/** Slots of a table's first real allocation; it starts with one empty slot, so it costs nothing unused. */
+const FIRST_SLOTS = 1_024;
+/** Fullest a table may be before it doubles: linear probing stays short up to about 7/8. */
+const MAX_LOAD = 7 / 8;
+const TWO_TO_32 = 4_294_967_296;
+
+export class ExposureDedup {
+  /** Pairs (lo, hi) of fingerprints; (0, 0) marks an empty slot. */
+  #slots = new Int32Array(2);
+  #size = 1;
+  /** `#size / 2^32`: maps the `lo` half onto a slot with a multiply (any size, not only powers of two). */
+  #scale = 1 / TWO_TO_32;
+  #count = 0;
+  /** Fingerprints the current size takes before it grows (or, at full size, is cleared). */
+  #limit = 0;
+  /** The size that holds `capacity` fingerprints at `MAX_LOAD`, never exceeded. */
+  readonly #fullSize: number;
+  /** The UTC day (days since the epoch) the fingerprints were remembered on. */
+  #day = Number.NaN;
+
+  /** `capacity`: fingerprints remembered before the table is cleared and starts again (>= 1). */
+  constructor(readonly capacity: number) {
+    this.#fullSize = Math.max(Math.ceil(capacity / MAX_LOAD), capacity + 1);
+  }
+
+  /** Fingerprints held. */
+  get size(): number {
+    return this.#count;
+  }
+
+  /** Bytes the table holds now, at most about `capacity * 8 / MAX_LOAD`. */
+  get bytes(): number {
+    return this.#slots.byteLength;
+  }
+
+  /**
+   * True when fingerprint (lo, hi) was not remembered yet on `day`: it is from now on, and the
+   * caller sends the exposure. False when it already was.
+   */
+  firstOn(day: number, lo: number, hi: number): boolean {
+    if (day !== this.#day) this.#startDay(day);
+    lo |= 0;
+    hi |= 0;
+    // (0, 0) marks an empty slot; folding it onto (1, 0) costs one more in 2^64 collisions.
+    if ((lo | hi) === 0) lo = 1;
+    const slots = this.#slots;
+    const size = this.#size;
+    let i = this.#home(lo);
+    for (;;) {
+      const a = slots[2 * i];
+      const b = slots[2 * i + 1];
+      if (a === lo && b === hi) return false;
+      if (a === 0 && b === 0) break;
+      if (++i === size) i = 0;
+    }
+    if (this.#count < this.#limit) {
+      this.#put(slots, i, lo, hi);
+      return true;
+    }
+    if (this.#size < this.#fullSize) {
+      this.#resize(Math.min(this.#size === 1 ? FIRST_SLOTS : this.#size * 2, this.#fullSize));
+    } else {
+      // Full for today: forgetting everyone keeps memory bounded, at worst one repeat each.
+      this.#slots.fill(0);
+      this.#count = 0;
+    }
+    this.#insert(lo, hi);
+    return true;
+  }
+
+  #startDay(day: number): void {
+    this.#day = day;
+    if (this.#count === 0) return;
+    // A new day starts small again: yesterday's crowd may not come back.
+    this.#slots = new Int32Array(2);
+    this.#size = 1;
+    this.#scale = 1 / TWO_TO_32;
+    this.#count = 0;
+    this.#limit = 0;
+  }
+
+  #home(lo: number): number {
+    const i = Math.floor((lo >>> 0) * this.#scale);
+    // Past 2^21 slots the product is rounded and may land on `size` itself.
+    return i < this.#size ? i : 0;
+  }
+
+  #insert(lo: number, hi: number): void {
+    const slots = this.#slots;
+    let i = this.#home(lo);
+    while (slots[2 * i] !== 0 || slots[2 * i + 1] !== 0) if (++i === this.#size) i = 0;
+    this.#put(slots, i, lo, hi);
+  }
+
+  #put(slots: Int32Array, i: number, lo: number, hi: number): void {
+    slots[2 * i] = lo;
+    slots[2 * i + 1] = hi;
+    this.#count++;
+  }
+
+  #resize(size: number): void {
+    const old = this.#slots;
+    this.#slots = new Int32Array(2 * size);
+    this.#size = size;
+    this.#scale = size / TWO_TO_32;
+    this.#limit = size === this.#fullSize ? this.capacity : Math.floor(size * MAX_LOAD);
+    this.#count = 0;
+    for (let j = 0; j < old.length; j += 2) {
+      const lo = old[j] as number;
+      const hi = old[j + 1] as number;
+      if (lo !== 0 || hi !== 0) this.#insert(lo, hi);
+    }
+  }
+}
+
+/** Calls whose fingerprints are checked together; a batch is drained at once when this full. */
+const PENDING_CAPACITY = 1_024;
+
+/**
+ * Fingerprints of `assign` calls not yet checked against their experiments' tables. A lookup in
+ * a table of a million users misses the caches, and one lookup per call waits for its memory
+ * alone; a batch of lookups in one loop has its misses in flight together (measured at a
+ * million users: about 110 ns less per call, a third of the call). The batch is drained when
+ * full, in a microtask after the call that began it, and before any other event is queued or
+ * anything is flushed or counted, so events keep their order and `stats()` its meaning.
+ */
+export class PendingExposures<E extends { readonly exposures: ExposureDedup }> {
+  readonly #lo = new Int32Array(PENDING_CAPACITY);
+  readonly #hi = new Int32Array(PENDING_CAPACITY);
+  readonly #experiments: E[] = [];
+  readonly #users: string[] = [];
+  readonly #variants: string[] = [];
+  #count = 0;
+
+  /** `drain`: the owner's `drain` with today and its sender, called when due. */
+  constructor(private readonly drainNow: () => void) {}
+
+  get count(): number {
+    return this.#count;
+  }
+
+  add(experiment: E, user: string, variant: string, lo: number, hi: number): void {
+    const n = this.#count;
+    this.#lo[n] = lo;
+    this.#hi[n] = hi;
+    this.#experiments[n] = experiment;
+    this.#users[n] = user;
+    this.#variants[n] = variant;
+    this.#count = n + 1;
+    if (n === 0) queueMicrotask(this.drainNow);
+    else if (n + 1 === PENDING_CAPACITY) this.drainNow();
+  }
+
+  /** Checks every pending call on `day`; `expose` gets those that are the first of the day. */
+  drain(day: number, expose: (experiment: E, user: string, variant: string) => void): void {
+    const n = this.#count;
+    // Zero first: what `expose` sets off (queueing an event) finds nothing left to drain.
+    this.#count = 0;
+    for (let j = 0; j < n; j++) {
+      const experiment = this.#experiments[j] as E;
+      if (experiment.exposures.firstOn(day, this.#lo[j] as number, this.#hi[j] as number)) {
+        expose(experiment, this.#users[j] as string, this.#variants[j] as string);
+      }
+    }
+  }
+}
