@@ -61,8 +61,11 @@ function cpuMsOf(pid) {
 /** N processes spinning on a core each, until stopped: the bench's controlled load. */
 function startLoad(n) {
   const spinners = [];
-  for (let i = 0; i < n; i++)
-    spinners.push(spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' }));
+  for (let i = 0; i < n; i++) {
+    const child = spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' });
+    child.unref(); // the bench ends when its work does; the exit handler stops the spinners
+    spinners.push(child);
+  }
   return () => {
     for (const child of spinners) child.kill('SIGKILL');
   };
