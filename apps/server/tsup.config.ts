@@ -19,8 +19,8 @@ export default defineConfig({
   sourcemap: true,
   dts: false,
   // Bare specifiers other than the workspace packages stay imports resolved from node_modules.
-  noExternal: [/^@arbiter\//],
-  external: [/^(?!@arbiter\/)[^./]/],
+  noExternal: [/^@arbiter\//, /^typebox(\/|$)/, /^drizzle-orm(\/|$)/],
+  external: [/^(?!@arbiter\/|typebox(\/|$)|drizzle-orm(\/|$))[^./]/],
   removeNodeProtocol: false,
   onSuccess: async () => {
     cpSync('src/db/migrations', 'dist/migrations', { recursive: true });

@@ -2,27 +2,37 @@
 // (the machine is shared and noisy). Plain Node, like the `arbiter` command itself.
 //   node bench/startup/startup.bench.mjs        (after `sh scripts/bootstrap.sh`)
 //   knobs: BENCH_ROUNDS (5); scale curve: BENCH_SCALE_ROUNDS (6), BENCH_SCALE_EXPERIMENTS (4),
-//   BENCH_SCALE_USERS (2000) per experiment; BENCH_SCALE=0 skips the curve
+//   BENCH_SCALE_USERS (2000) per experiment; BENCH_SCALE=0 skips the curve; BENCH_LOAD=N keeps N
+//   busy processes running through every round (a controlled load: restarts happen when the
+//   machine is busy), after BENCH_LOAD_WARMUP seconds (60) for the load average to follow
 // Measures, per round and interleaved so that other work on the machine falls on all of them:
 //   baseline   node -e 0, spawn to exit
 //   token      arbiter token --email … --org …, spawn to exit (data dir with its keys made)
 //   restart    arbiter serve on a data dir that has a database, spawn to the first 200 of
 //              GET /v1/openapi.json (the readiness probe)
 //   first      arbiter serve on an empty data dir, spawn to the first 200
+// Beside the wall times, the CPU time the server process used up to its first 200 (all its
+// threads, from /proc), which other work on the machine changes far less than the wall time;
+// and the one-minute load average (what `uptime` prints) before each round.
 // Then a scale curve: restart on data dirs holding 1×, 4× and 16× the stored data (experiments,
 // each with its users' exposures and model calls, folded), interleaved with `node -e 0` again.
 // Token and first start are left out of it: neither opens stored data.
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const BIN = fileURLToPath(new URL('../../apps/server/bin/arbiter.js', import.meta.url));
+// BENCH_BIN: another build's `arbiter` (a copy of an older dist/, to compare in the same hour).
+const BIN =
+  process.env.BENCH_BIN ??
+  fileURLToPath(new URL('../../apps/server/bin/arbiter.js', import.meta.url));
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const SCALE_ROUNDS = Number(process.env.BENCH_SCALE_ROUNDS ?? 6);
 const SCALE_EXPERIMENTS = Number(process.env.BENCH_SCALE_EXPERIMENTS ?? 4);
 const SCALE_USERS = Number(process.env.BENCH_SCALE_USERS ?? 2000);
+const LOAD = Number(process.env.BENCH_LOAD ?? 0);
+const LOAD_WARMUP_S = Number(process.env.BENCH_LOAD_WARMUP ?? 60);
 const devEnv = (dataDir) => ({
   ...process.env,
   ARBITER_DATA_DIR: dataDir,
@@ -40,6 +50,25 @@ function timeToExit(args, env = process.env) {
       code === 0 ? resolve(performance.now() - start) : reject(new Error(`${args} exited ${code}`)),
     );
   });
+}
+
+/** CPU time (user + system, all threads) a running process has used so far, in ms. */
+function cpuMsOf(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * (1000 / 100); // clock ticks: 100 a second
+}
+
+/** N processes spinning on a core each, until stopped: the bench's controlled load. */
+function startLoad(n) {
+  const spinners = [];
+  for (let i = 0; i < n; i++) {
+    const child = spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' });
+    child.unref(); // the bench ends when its work does; the exit handler stops the spinners
+    spinners.push(child);
+  }
+  return () => {
+    for (const child of spinners) child.kill('SIGKILL');
+  };
 }
 
 /** Spawns `arbiter serve` and resolves with its URL once it says it is running. */
@@ -73,13 +102,17 @@ const stop = (child) =>
     child.kill('SIGTERM');
   });
 
-/** Spawns `arbiter serve`, waits for the first 200 of the readiness probe, stops it. */
-async function timeToReady(dataDir) {
+/**
+ * Spawns `arbiter serve`, waits for the first 200 of the readiness probe, stops it. Its wall
+ * time in ms; `cpu` (when given) gets the server's CPU time up to that answer.
+ */
+async function timeToReady(dataDir, cpu = []) {
   const start = performance.now();
   const { child, url } = await startServe(dataDir);
   const res = await fetch(`${url}/v1/openapi.json`);
   await res.arrayBuffer();
   const elapsed = performance.now() - start;
+  cpu.push(cpuMsOf(child.pid));
   await stop(child);
   if (res.status !== 200) throw new Error(`${res.status}`);
   return elapsed;
@@ -169,6 +202,9 @@ const median = (xs) => {
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
 
+const stopLoad = startLoad(LOAD);
+process.once('exit', stopLoad); // also when a step throws: no spinner outlives the bench
+if (LOAD > 0) await new Promise((r) => setTimeout(r, LOAD_WARMUP_S * 1000));
 const loadBefore = loadavg();
 const kept = mkdtempSync(join(tmpdir(), 'arbiter-bench-startup-'));
 const fresh = [];
@@ -177,15 +213,18 @@ await timeToReady(kept);
 await timeToExit([BIN, 'token', '--email', 'b@example.com', '--org', 'bench'], devEnv(kept));
 
 const times = { baseline: [], token: [], restart: [], first: [] };
+const cpu = { restart: [], first: [] };
+const roundLoads = [];
 for (let round = 0; round < ROUNDS; round++) {
+  roundLoads.push(loadavg()[0]);
   times.baseline.push(await timeToExit(['-e', '0']));
   times.token.push(
     await timeToExit([BIN, 'token', '--email', 'b@example.com', '--org', 'bench'], devEnv(kept)),
   );
-  times.restart.push(await timeToReady(kept));
+  times.restart.push(await timeToReady(kept, cpu.restart));
   const dir = mkdtempSync(join(tmpdir(), 'arbiter-bench-fresh-'));
   fresh.push(dir);
-  times.first.push(await timeToReady(dir));
+  times.first.push(await timeToReady(dir, cpu.first));
 }
 const loadAfter = loadavg();
 for (const dir of [kept, ...fresh]) rmSync(dir, { recursive: true, force: true });
@@ -193,17 +232,18 @@ for (const dir of [kept, ...fresh]) rmSync(dir, { recursive: true, force: true }
 const base = median(times.baseline);
 const goals = { token: 1000, restart: 3000, first: 10000 };
 console.log(
-  `rounds: ${ROUNDS}; load average before ${loadBefore.map((l) => l.toFixed(2)).join(' ')}, after ${loadAfter.map((l) => l.toFixed(2)).join(' ')}`,
+  `rounds: ${ROUNDS}; BENCH_LOAD ${LOAD} busy processes; load average before ${loadBefore.map((l) => l.toFixed(2)).join(' ')}, after ${loadAfter.map((l) => l.toFixed(2)).join(' ')}; one-minute load before each round ${roundLoads.map((l) => l.toFixed(1)).join(', ')}`,
 );
 console.log(
-  '| measure | median ms | min ms | max ms | ratio to node -e 0 (medians) | goal | met |',
+  '| measure | median ms | min ms | max ms | ratio to node -e 0 (medians) | server CPU ms (median) | goal | met |',
 );
-console.log('| --- | ---: | ---: | ---: | ---: | --- | --- |');
+console.log('| --- | ---: | ---: | ---: | ---: | ---: | --- | --- |');
 for (const [name, xs] of Object.entries(times)) {
   const m = median(xs);
   const goal = goals[name];
+  const cpuMs = cpu[name] ? median(cpu[name]).toFixed(0) : '—';
   console.log(
-    `| ${name} | ${m.toFixed(0)} | ${Math.min(...xs).toFixed(0)} | ${Math.max(...xs).toFixed(0)} | ${(m / base).toFixed(1)} | ${goal ? `< ${goal} ms` : '—'} | ${goal ? (m < goal ? 'yes' : 'NO') : '—'} |`,
+    `| ${name} | ${m.toFixed(0)} | ${Math.min(...xs).toFixed(0)} | ${Math.max(...xs).toFixed(0)} | ${(m / base).toFixed(1)} | ${cpuMs} | ${goal ? `< ${goal} ms` : '—'} | ${goal ? (m < goal ? 'yes' : 'NO') : '—'} |`,
   );
 }
 

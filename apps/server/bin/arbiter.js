@@ -3,6 +3,7 @@
 // which `npm start` and `npm test` run through scripts/bootstrap.sh) on plain Node. Without a
 // build it says how to make one rather than compiling TypeScript on every start.
 import { existsSync } from 'node:fs';
+import { setFlagsFromString } from 'node:v8';
 
 const built = new URL('../dist/cli.js', import.meta.url);
 if (!existsSync(built)) {
@@ -11,4 +12,10 @@ if (!existsSync(built)) {
   );
   process.exit(1);
 }
+// PGlite's WebAssembly moves a function to V8's optimising compiler once it has run about this
+// many bytes (V8's default is 1.8 million). At the default, opening the database and the first
+// queries send hundreds of PostgreSQL's functions to that compiler, a third of a restart's CPU
+// on a busy machine; at 100 times it only the functions that stay hot are, a fraction of a
+// second later (docs/decisions.md#build-start-and-the-demo, bench/startup/RESULTS.md).
+setFlagsFromString('--wasm-tiering-budget=180000000');
 await import(built.href);

@@ -8,6 +8,7 @@ import { closingHook } from './http/closing-hook.ts';
 import { registerDashboard } from './http/dashboard-static.ts';
 import { diskSpaceHook } from './http/disk-space-hook.ts';
 import { frameworkErrors, registerErrorHandling } from './http/error-handler.ts';
+import { lazySerializerFactory } from './http/lazy-serializers.ts';
 import { requestMetricsHook } from './http/metrics.ts';
 import { registerOpenApi } from './http/openapi-document.ts';
 import { ProblemSchema } from './http/problem-body.ts';
@@ -68,6 +69,8 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
     frameworkErrors,
     // While closing, our own hook answers (a problem with Retry-After), not Fastify's bare 503.
     return503OnClosing: false,
+    // Each route's response serializers compile on its first answer, not before the listener.
+    schemaController: { compilersFactory: { buildSerializer: lazySerializerFactory } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   if (options.tracing !== undefined) await app.register(options.tracing);

@@ -19,11 +19,6 @@ import { createMetrics } from './http/metrics.ts';
 import { CopyEventStore } from './ingest/copy-store.ts';
 import { FoldWorker } from './ingest/fold-worker.ts';
 import { PostgresEventLog } from './ingest/postgres-event-log.ts';
-import { createIdentityDirectory } from './integrations/clerk/clerk-directory.ts';
-import { createJudge } from './integrations/judge/chat-completions-judge.ts';
-import { createMailer } from './integrations/mail/smtp-mailer.ts';
-import { createBilling } from './integrations/stripe/stripe-billing.ts';
-import { createBillingWebhooks } from './integrations/stripe/stripe-webhooks.ts';
 import { Lifecycle } from './kernel/lifecycle.ts';
 import { type Clock, type FreeSpaceProbe, silentMetrics, systemClock } from './kernel/ports.ts';
 import { logFormatOf } from './pretty-log-stream.ts';
@@ -100,6 +95,38 @@ function listenForChanges(
   );
 }
 
+/**
+ * The configured integrations. Each SDK (nodemailer, openai, the Clerk SDK, stripe) is imported
+ * only when its setting is set: loading them all was a tenth of a restart's work for a server
+ * that uses none (docs/decisions.md#build-start-and-the-demo).
+ */
+async function createIntegrations(config: Config) {
+  const [mailer, judge, identityDirectory, billing, billingWebhooks] = await Promise.all([
+    config.smtpUrl === null
+      ? null
+      : import('./integrations/mail/smtp-mailer.ts').then((m) => m.createMailer(config)),
+    config.judgeBaseUrl === null
+      ? null
+      : import('./integrations/judge/chat-completions-judge.ts').then((m) => m.createJudge(config)),
+    config.clerkSecretKey === null
+      ? null
+      : import('./integrations/clerk/clerk-directory.ts').then((m) =>
+          m.createIdentityDirectory(config),
+        ),
+    config.stripe.secretKey === null
+      ? null
+      : import('./integrations/stripe/stripe-billing.ts').then((m) =>
+          m.createBilling(config.stripe),
+        ),
+    config.stripe.webhookSecret === null
+      ? null
+      : import('./integrations/stripe/stripe-webhooks.ts').then((m) =>
+          m.createBillingWebhooks(config.stripe),
+        ),
+  ]);
+  return { mailer, judge, identityDirectory, billing, billingWebhooks };
+}
+
 export async function createContext(config: Config, parts: ContextParts = {}): Promise<Context> {
   const format = logFormatOf(config.logFormat, process.stdout.isTTY === true);
   const log = createLogger(config.logLevel, parts.logDestination, format);
@@ -117,9 +144,9 @@ export async function createContext(config: Config, parts: ContextParts = {}): P
   const orgState = new OrgStateCache(handle.db, clock);
   const changes = listenForChanges(handle, apiKeys, orgState, log);
   await changes?.start();
-  const mailer = createMailer(config);
+  const { mailer, judge, identityDirectory, billing, billingWebhooks } =
+    await createIntegrations(config);
   const contactNotifier = new ContactNotifier(handle.db, mailer, config.platformOwnerEmails, log);
-  const judge = createJudge(config);
   const offlineScoring = new OfflineScoring({ db: handle.db, judge, clock, log, metrics });
   return {
     config,
@@ -143,9 +170,9 @@ export async function createContext(config: Config, parts: ContextParts = {}): P
     offlineScoring,
     mailer,
     contactNotifier,
-    identityDirectory: createIdentityDirectory(config),
-    billing: createBilling(config.stripe),
-    billingWebhooks: createBillingWebhooks(config.stripe),
+    identityDirectory,
+    billing,
+    billingWebhooks,
     planPrices: { pro: config.stripe.pricePro, business: config.stripe.priceBusiness },
     close: async () => {
       await offlineScoring.stop();

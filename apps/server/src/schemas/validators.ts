@@ -43,9 +43,16 @@ function ajv(options: Options): Ajv {
   return instance;
 }
 
-/** The text rule's and the run label's failures say what is wrong instead of quoting a pattern. */
-function withTextRuleMessage(validate: ValidateFunction): ValidateFunction {
+/**
+ * Compiles on the first call, not when the route or module is set up: compiling every route's
+ * validators before the listener opened was a large part of a restart
+ * (docs/decisions.md#build-start-and-the-demo). The text rule's and the run label's failures
+ * say what is wrong instead of quoting a pattern.
+ */
+function checkedOnFirstUse(schema: object, compile: () => ValidateFunction): ValidateFunction {
+  let validate: ValidateFunction | undefined;
   const checked = ((data: unknown) => {
+    validate ??= compile();
     const ok = validate(data);
     checked.errors = validate.errors;
     if (!ok) {
@@ -58,16 +65,28 @@ function withTextRuleMessage(validate: ValidateFunction): ValidateFunction {
     }
     return ok;
   }) as ValidateFunction;
-  checked.schema = validate.schema;
+  checked.schema = schema;
   return checked;
 }
 
-const byPart = {
-  body: ajv({ coerceTypes: false, removeAdditional: false }),
-  querystring: ajv({ coerceTypes: 'array', removeAdditional: false }),
-  params: ajv({ coerceTypes: true }),
-  headers: ajv({ coerceTypes: true }),
+const optionsByPart: Record<string, Options> = {
+  body: { coerceTypes: false, removeAdditional: false },
+  querystring: { coerceTypes: 'array', removeAdditional: false },
+  params: { coerceTypes: true },
+  headers: { coerceTypes: true },
 };
+/** One Ajv per part, made when that part's first validator compiles. */
+const ajvByPart = new Map<string, Ajv>();
+
+function ajvFor(httpPart: string | undefined): Ajv {
+  const part = httpPart !== undefined && Object.hasOwn(optionsByPart, httpPart) ? httpPart : 'body';
+  let instance = ajvByPart.get(part);
+  if (instance === undefined) {
+    instance = ajv(optionsByPart[part] as Options);
+    ajvByPart.set(part, instance);
+  }
+  return instance;
+}
 
 export function validatorCompiler({
   schema,
@@ -76,11 +95,10 @@ export function validatorCompiler({
   schema: FastifySchema;
   httpPart?: string;
 }) {
-  const compiler = byPart[(httpPart ?? 'body') as keyof typeof byPart] ?? byPart.body;
-  return withTextRuleMessage(compiler.compile(schema as object));
+  return checkedOnFirstUse(schema as object, () => ajvFor(httpPart).compile(schema as object));
 }
 
 /** A standalone validator with the body rules, for records checked one by one (events, import rows). */
 export function compileBodyValidator(schema: object) {
-  return withTextRuleMessage(byPart.body.compile(schema));
+  return checkedOnFirstUse(schema, () => ajvFor('body').compile(schema));
 }
