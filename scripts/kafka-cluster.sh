@@ -17,6 +17,8 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 pom="$root/scripts/kafka/pom.xml"
 version=$(sed -n 's:.*<kafka.version>\(.*\)</kafka.version>.*:\1:p' "$pom")
 lib="$root/.tools/kafka-$version/lib"
+# shellcheck source=lib/local-server.sh
+. "$root/scripts/lib/local-server.sh"
 
 usage() {
   echo "usage: $0 start N DIR | stop DIR | install" >&2
@@ -35,16 +37,6 @@ ensure_jars() {
   mkdir -p "$lib"
   mvn -q -B -f "$pom" dependency:copy-dependencies -DoutputDirectory="$lib" >&2
   touch "$lib/.complete"
-}
-
-# N distinct free loopback ports, one per line (the kernel's choice, released at once).
-free_ports() {
-  node -e '
-    const net = require("node:net");
-    const servers = Array.from({ length: Number(process.argv[1]) }, () => net.createServer());
-    Promise.all(servers.map((s) => new Promise((r) => s.listen(0, "127.0.0.1", () => r(s.address().port)))))
-      .then((ports) => { console.log(ports.join("\n")); servers.forEach((s) => s.close()); });
-  ' "$1"
 }
 
 # Kafka's cluster id: 16 random bytes, base64url without padding.
@@ -150,22 +142,15 @@ EOF
 }
 
 stop() {
-  local dir=$1 pidfile pid
+  local dir=$1 pidfile
   [ -d "$dir" ] || return 0
+  # Every node is told at once; a controlled shutdown takes a few seconds, past about 30 each
+  # node is killed.
   for pidfile in "$dir"/broker-*.pid; do
-    [ -e "$pidfile" ] || continue
-    pid=$(cat "$pidfile")
-    kill -TERM "$pid" 2>/dev/null || true
+    [ -e "$pidfile" ] && kill -TERM "$(cat "$pidfile")" 2>/dev/null || true
   done
   for pidfile in "$dir"/broker-*.pid; do
-    [ -e "$pidfile" ] || continue
-    pid=$(cat "$pidfile")
-    # A controlled shutdown takes a few seconds; past about 30 the node is killed.
-    for ((attempt = 0; attempt < 120 && $(kill -0 "$pid" 2>/dev/null && echo 1 || echo 0); attempt++)); do
-      sleep 0.25
-    done
-    kill -KILL "$pid" 2>/dev/null || true
-    rm -f "$pidfile"
+    stop_process "$pidfile" 120
   done
 }
 

@@ -15,6 +15,8 @@ VERSION=v1.8.0
 root="$(cd "$(dirname "$0")/.." && pwd)"
 bin_dir="$root/.tools/versitygw-$VERSION"
 bin="$bin_dir/versitygw"
+# shellcheck source=lib/local-server.sh
+. "$root/scripts/lib/local-server.sh"
 
 usage() {
   echo "usage: $0 start DIR | stop DIR | install" >&2
@@ -32,13 +34,6 @@ ensure_binary() {
   GOBIN="$bin_dir" GOFLAGS=-mod=mod go install "github.com/versity/versitygw/cmd/versitygw@$VERSION" >&2
 }
 
-free_port() {
-  node -e '
-    const s = require("node:net").createServer();
-    s.listen(0, "127.0.0.1", () => { console.log(s.address().port); s.close(); });
-  '
-}
-
 start() {
   local dir=$1
   mkdir -p "$dir/data"
@@ -49,7 +44,7 @@ start() {
   fi
   ensure_binary
   local port endpoint
-  port=$(free_port)
+  port=$(free_ports 1)
   endpoint="http://127.0.0.1:$port"
   # The keys go through the environment (ROOT_ACCESS_KEY and ROOT_SECRET_KEY are versitygw's
   # own variables), never the command line, where `ps` would show them.
@@ -81,15 +76,7 @@ start() {
 }
 
 stop() {
-  local dir=$1 pid
-  [ -e "$dir/s3.pid" ] || return 0
-  pid=$(cat "$dir/s3.pid")
-  kill -TERM "$pid" 2>/dev/null || true
-  for ((attempt = 0; attempt < 40 && $(kill -0 "$pid" 2>/dev/null && echo 1 || echo 0); attempt++)); do
-    sleep 0.25
-  done
-  kill -KILL "$pid" 2>/dev/null || true
-  rm -f "$dir/s3.pid"
+  stop_process "$1/s3.pid" 40
 }
 
 case "${1:-}" in

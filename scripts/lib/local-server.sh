@@ -1,0 +1,26 @@
+# Shared by the scripts that start local servers for tests and trials (kafka-cluster.sh,
+# s3-server.sh); sourced, not run.
+
+# N distinct free loopback ports, one per line (the kernel's choice, released at once).
+free_ports() {
+  node -e '
+    const net = require("node:net");
+    const servers = Array.from({ length: Number(process.argv[1]) }, () => net.createServer());
+    Promise.all(servers.map((s) => new Promise((r) => s.listen(0, "127.0.0.1", () => r(s.address().port)))))
+      .then((ports) => { console.log(ports.join("\n")); servers.forEach((s) => s.close()); });
+  ' "$1"
+}
+
+# stop_process PID_FILE LOOKS: TERM, then up to LOOKS quarter-seconds for the process to end,
+# then KILL; the pid file is removed.
+stop_process() {
+  local pidfile=$1 looks=$2 pid attempt
+  [ -e "$pidfile" ] || return 0
+  pid=$(cat "$pidfile")
+  kill -TERM "$pid" 2>/dev/null || true
+  for ((attempt = 0; attempt < looks && $(kill -0 "$pid" 2>/dev/null && echo 1 || echo 0); attempt++)); do
+    sleep 0.25
+  done
+  kill -KILL "$pid" 2>/dev/null || true
+  rm -f "$pidfile"
+}
