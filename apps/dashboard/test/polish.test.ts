@@ -62,21 +62,40 @@ async function armOrderOrg(): Promise<{ org: string; api: Api; id: string }> {
   return { org, api, id };
 }
 
-/** Each arm's colour in the legends of the histograms of `metric` on the page. */
-async function legendColours(metric: string): Promise<Record<string, string>> {
+/**
+ * Each arm's colour in the legends of the histograms of `metric` on the page, read once
+ * `charts` figures show `arms` distinct arms between them: Recharts draws a legend after it
+ * measures, so one chart can be drawn while its neighbour is not yet.
+ */
+async function legendColours(
+  metric: string,
+  charts: number,
+  arms = 3,
+): Promise<Record<string, string>> {
   const figures = page.locator('figure.distribution').filter({
     has: page.getByRole('img', { name: new RegExp(`^Histogram of ${metric}`) }),
   });
-  await figures.locator('.recharts-legend-item').first().waitFor();
-  const perFigure = await figures.evaluateAll((fs) =>
-    fs.flatMap((f) =>
-      Array.from(f.querySelectorAll('.recharts-legend-item')).map((item) => {
-        const icon = item.querySelector('.recharts-legend-icon');
-        const arm = item.querySelector('.recharts-legend-item-text')?.textContent ?? '';
-        return [arm, icon?.getAttribute('fill') ?? icon?.getAttribute('stroke') ?? ''] as const;
-      }),
-    ),
-  );
+  let perFigure: (readonly [string, string])[] = [];
+  await expect
+    .poll(
+      async () => {
+        perFigure = await figures.evaluateAll((fs) =>
+          fs.flatMap((f) =>
+            Array.from(f.querySelectorAll('.recharts-legend-item')).map((item) => {
+              const icon = item.querySelector('.recharts-legend-icon');
+              const arm = item.querySelector('.recharts-legend-item-text')?.textContent ?? '';
+              return [
+                arm,
+                icon?.getAttribute('fill') ?? icon?.getAttribute('stroke') ?? '',
+              ] as const;
+            }),
+          ),
+        );
+        return [await figures.count(), new Set(perFigure.map(([arm]) => arm)).size];
+      },
+      { timeout: 15_000 },
+    )
+    .toEqual([charts, arms]);
   const out: Record<string, string> = {};
   for (const [arm, colour] of perFigure) {
     // One arm in two charts (control beside each treatment) keeps one colour.
@@ -256,10 +275,11 @@ describe('the dashboard’s rough edges, in Chromium', () => {
     const { org, id } = await armOrderOrg();
     await signIn(page, server.url, { email: 'analyst@example.com', org, role: 'admin' });
     await page.goto(`${server.url}/experiments/${id}/results`);
-    const onResults = await legendColours('latency');
+    const onResults = await legendColours('latency', 2);
     await check('arm-colours-results');
     await page.getByRole('link', { name: 'Live' }).click();
-    const onLive = await legendColours('latency');
+    await page.waitForURL(/\/live$/);
+    const onLive = await legendColours('latency', 1);
     await check('arm-colours-live');
     expect(Object.keys(onResults).sort()).toEqual(['alpha', 'control', 'zeta']);
     expect(onLive).toEqual(onResults);
@@ -268,15 +288,21 @@ describe('the dashboard’s rough edges, in Chromium', () => {
     expect(Object.keys(onLive)).toEqual(['control', 'zeta', 'alpha']);
     await page.getByRole('link', { name: 'Traffic' }).click();
     await page.getByRole('img', { name: /Exposures per day/ }).waitFor();
-    const traffic = await page.evaluate(() =>
-      Object.fromEntries(
-        Array.from(document.querySelectorAll('.recharts-legend-item')).map((item) => [
-          item.querySelector('.recharts-legend-item-text')?.textContent ?? '',
-          item.querySelector('.recharts-legend-icon')?.getAttribute('stroke') ??
-            item.querySelector('.recharts-legend-icon')?.getAttribute('fill'),
-        ]),
-      ),
-    );
+    let traffic: Record<string, string | null | undefined> = {};
+    await expect
+      .poll(async () => {
+        traffic = await page.evaluate(() =>
+          Object.fromEntries(
+            Array.from(document.querySelectorAll('.recharts-legend-item')).map((item) => [
+              item.querySelector('.recharts-legend-item-text')?.textContent ?? '',
+              item.querySelector('.recharts-legend-icon')?.getAttribute('stroke') ??
+                item.querySelector('.recharts-legend-icon')?.getAttribute('fill'),
+            ]),
+          ),
+        );
+        return Object.keys(traffic).length;
+      })
+      .toBe(3);
     expect(traffic).toEqual(onResults);
   });
 
