@@ -32,7 +32,7 @@ export function readPath(attributes: unknown, path: FieldPath): unknown {
 }
 
 /** One part of a path: an object's own field; null when missing, or on no object or array. */
-function readField(current: unknown, part: string, checksOwnKeys: boolean): unknown {
+export function readField(current: unknown, part: string, checksOwnKeys: boolean): unknown {
   if (typeof current !== 'object' || current === null) return null;
   let value: unknown;
   if (Array.isArray(current)) {

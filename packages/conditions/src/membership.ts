@@ -27,6 +27,20 @@ export class Membership {
     this.fewStrings = strings.length <= FEW ? strings : null;
   }
 
+  /**
+   * The list when it is a few strings and nothing else, compared as they are: a generated
+   * matcher tests a string against them inline (generated-matcher.ts). Null otherwise.
+   */
+  get fewStringsOnly(): readonly string[] | null {
+    const few = this.fewStrings;
+    return few !== null &&
+      !this.insensitive &&
+      few.length === this.scalars.size &&
+      this.others.length === 0
+      ? few
+      : null;
+  }
+
   has(value: unknown): boolean {
     return Array.isArray(value)
       ? value.some((element) => this.hasOne(element))

@@ -221,7 +221,8 @@ function someElementMatches(
   );
 }
 
-function typeName(value: unknown): string {
+/** `$type`'s name of a value (missing reads as null). */
+export function typeName(value: unknown): string {
   if (value === null || value === undefined) return 'null';
   if (Array.isArray(value)) return 'array';
   return typeof value;
