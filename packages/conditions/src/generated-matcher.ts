@@ -2,7 +2,8 @@
 // (compile-condition.ts) reads every field at one property-read site and dispatches every test
 // through one switch, so V8 sees every name and operator there and cannot specialise; here each
 // field has a read site of its own and each operator is written out where it is used, which
-// halves what a five-clause condition costs (issue 29, bench/typescript-client/RESULTS.md).
+// takes a five-clause condition from ~140 ns to ~45 ns (issue 29,
+// bench/typescript-client/RESULTS.md).
 //
 // The safety rule: the generated source is made only of this file's fixed text and counters.
 // Field names, operands, patterns and group keys reach the function as values, in the `values`
@@ -107,13 +108,14 @@ export function matcherSource(condition: Record<string, unknown>): MatcherSource
   return { body, values: builder.values };
 }
 
-// Whether this realm lets `new Function` compile: a Content-Security-Policy without
-// 'unsafe-eval' (or node --disallow-code-generation-from-strings) throws EvalError. Asked once.
-let codeGeneration: 'unknown' | 'allowed' | 'refused' = 'unknown';
+// Whether this realm has refused `new Function`: a Content-Security-Policy without
+// 'unsafe-eval' (or node --disallow-code-generation-from-strings) throws EvalError. After the
+// first refusal no more is attempted, so a page reports one CSP violation, not one a condition.
+let refused = false;
 
 /** Whether `new Function` was refused here, so that every condition runs in the interpreter. */
 export function codeGenerationRefused(): boolean {
-  return codeGeneration === 'refused';
+  return refused;
 }
 
 /**
@@ -121,22 +123,24 @@ export function codeGenerationRefused(): boolean {
  * cannot be generated: the caller then uses the interpreter.
  */
 export function generateMatcher(condition: Record<string, unknown>): Predicate | null {
-  if (codeGeneration === 'refused') return null;
+  if (refused) return null;
   let source: MatcherSource;
   try {
     source = matcherSource(condition);
   } catch {
     return null; // a condition nested deeper than the stack
   }
-  let factory: (helpers: typeof HELPERS, values: readonly unknown[]) => Predicate;
   try {
-    factory = new Function('helpers', 'values', source.body) as typeof factory;
-    codeGeneration = 'allowed';
+    const factory = new Function('helpers', 'values', source.body) as (
+      helpers: typeof HELPERS,
+      values: readonly unknown[],
+    ) => Predicate;
+    return factory(HELPERS, source.values);
   } catch (error) {
-    if (error instanceof EvalError) codeGeneration = 'refused';
+    // Any other error is this condition's alone (none is known): it is interpreted.
+    if (error instanceof EvalError) refused = true;
     return null;
   }
-  return factory(HELPERS, source.values);
 }
 
 /** Builds the matcher's functions: `c0` for the condition, one more per nested condition. */

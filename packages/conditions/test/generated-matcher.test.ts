@@ -64,6 +64,14 @@ describe('the generated matcher', () => {
     );
   });
 
+  it('gives each condition a source of its own, even two of one shape', () => {
+    // V8 would otherwise share one script's feedback between them (docs/decisions.md).
+    const one = matcherSource({ plan: { $in: ['pro'] } }).body;
+    const other = matcherSource({ tier: { $in: ['team'] } }).body;
+    expect(one).not.toBe(other);
+    expect(withoutNumber(one)).toBe(withoutNumber(other));
+  });
+
   it('reads each field once per operator object, and still tests every operator', () => {
     const c = { age: { $gte: 18, $lt: 65, $ne: 30 }, 'app.version': { $vgte: '2.4.0' } };
     const at = (age: unknown, version: unknown) => ({ age, app: { version } });
