@@ -4,7 +4,7 @@
  */
 export function TargetingSummary({ targeting }: { targeting?: Record<string, unknown> }) {
   if (!targeting || Object.keys(targeting).length === 0)
-    return <span className="hint">targeting: everyone</span>;
+    return <p className="targeting-summary">targeting: everyone</p>;
   const line = JSON.stringify(targeting);
   return (
     <details className="targeting-summary">
