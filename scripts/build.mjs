@@ -50,6 +50,7 @@ const targets = [
       'apps/dashboard/vite.config.ts',
       'apps/dashboard/package.json',
       'apps/dashboard/scripts',
+      'packages/conditions/src',
       'packages/contract/src',
       'apps/server/src/routes',
       'apps/server/src/analysis/results-schema.ts',

@@ -77,9 +77,23 @@ describe('the editor draft', () => {
           shared_org_wide: false,
         },
       ],
+      targeting: { plan: { $in: ['pro', 'team'] } },
     } as unknown as Experiment;
     const { id: _id, ...config } = stored as unknown as Record<string, unknown>;
     expect(toInput(draftOf(stored))).toEqual(config);
+  });
+
+  it('sends an empty targeting box as {} (everyone), and refuses one that is no JSON object', () => {
+    expect(toInput(draft()).targeting).toEqual({});
+    expect(toInput(draft({ targeting: '{"age": {"$gt": [1]}}' })).targeting).toEqual({
+      age: { $gt: [1] },
+    });
+    expect(() => toInput(draft({ targeting: '{"plan":' }))).toThrow(
+      new DraftError('Targeting is not valid JSON'),
+    );
+    expect(() => toInput(draft({ targeting: '"pro"' }))).toThrow(
+      new DraftError('Targeting must be a JSON object'),
+    );
   });
 
   it('starts new drafts with a fresh salt each time', () => {

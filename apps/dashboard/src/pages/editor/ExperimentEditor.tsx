@@ -15,6 +15,7 @@ import {
   variantRows,
 } from './form-state.ts';
 import { MetricsEditor } from './MetricsEditor.tsx';
+import { TargetingEditor } from './TargetingEditor.tsx';
 import { VariantsEditor } from './VariantsEditor.tsx';
 
 /** Create (no `existing`) or edit: every save mints a version; salt and buckets stay frozen. */
@@ -29,13 +30,7 @@ export function ExperimentEditor({
     existing ? draftOf(existing) : blankDraft(),
   );
   const patch = (p: Partial<EditorDraft>) => setDraft((d) => ({ ...d, ...p }));
-  const previous = useMemo(
-    () => (existing && versions ? currentMap(existing.bucket_count, versions) : null),
-    [existing, versions],
-  );
-  const preview = previous
-    ? previewChange(previous, draft.allocation)
-    : previewCreate(draft.allocation, draft.bucket_count || 1);
+  const { previous, preview } = useAllocationPreview(draft, existing, versions);
 
   const save = useSaveExperiment(existing);
   const submit = (e: FormEvent) => {
@@ -56,6 +51,11 @@ export function ExperimentEditor({
         previous={previous}
         preview={preview}
       />
+      <TargetingEditor
+        value={draft.targeting}
+        onChange={(targeting) => patch({ targeting })}
+        saveError={save.error}
+      />
       <VariantsEditor
         rows={variantRows(draft)}
         onChange={(key, p) =>
@@ -74,6 +74,22 @@ export function ExperimentEditor({
       <SaveError error={save.error} />
     </form>
   );
+}
+
+/** The bucket map now (editing) and what the draft's allocation would make of it. */
+function useAllocationPreview(
+  draft: EditorDraft,
+  existing: Experiment | undefined,
+  versions: Experiment[] | undefined,
+) {
+  const previous = useMemo(
+    () => (existing && versions ? currentMap(existing.bucket_count, versions) : null),
+    [existing, versions],
+  );
+  const preview = previous
+    ? previewChange(previous, draft.allocation)
+    : previewCreate(draft.allocation, draft.bucket_count || 1);
+  return { previous, preview };
 }
 
 /** Saves the draft as a new experiment or a new version, then opens where the change shows. */

@@ -1,4 +1,5 @@
 import type { Experiment, ExperimentInput, MetricDefinition, Variant } from '../../api/client.ts';
+import { targetingText } from './targeting.ts';
 
 /** The editor's working copy: variables as JSON text so a half-typed object is not lost. */
 export interface VariantDraft {
@@ -13,6 +14,8 @@ export interface EditorDraft {
   allocation: Array<{ variant: string; weight: number }>;
   variants: VariantDraft[];
   metrics: MetricDefinition[];
+  /** The condition as JSON text; empty means everyone may enter. */
+  targeting: string;
 }
 
 export const newMetric = (): MetricDefinition => ({
@@ -35,6 +38,7 @@ export function blankDraft(): EditorDraft {
     ],
     variants: [],
     metrics: [],
+    targeting: '',
   };
 }
 
@@ -50,6 +54,7 @@ export function draftOf(e: Experiment): EditorDraft {
       variables: v.variables ? JSON.stringify(v.variables, null, 2) : '',
     })),
     metrics: e.metrics.map((m) => ({ ...m })),
+    targeting: targetingText(e.targeting),
   };
 }
 
@@ -87,5 +92,24 @@ export function toInput(d: EditorDraft): ExperimentInput {
     allocation: d.allocation,
     variants,
     metrics: d.metrics,
+    targeting: targetingOf(d.targeting),
   };
+}
+
+/**
+ * Always sent: an empty box goes out as `{}`, the server's own spelling of "everyone", which is
+ * how a PUT takes targeting off (a PUT keeps the fields it does not send). Any JSON object goes
+ * out as typed, problems and all, so that the server's refusal names them.
+ */
+function targetingOf(text: string): Record<string, unknown> {
+  if (text.trim() === '') return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new DraftError('Targeting is not valid JSON');
+  }
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed))
+    throw new DraftError('Targeting must be a JSON object');
+  return parsed as Record<string, unknown>;
 }

@@ -9,6 +9,7 @@ import { LiveTab } from '../results/LiveTab.tsx';
 import { ResultsTab } from '../results/ResultsTab.tsx';
 import { TrafficTab } from '../results/TrafficTab.tsx';
 import { VersionsTab } from '../versions/VersionsTab.tsx';
+import { TargetingSummary } from './TargetingSummary.tsx';
 import { TestEventButton } from './TestEventButton.tsx';
 
 const TABS = [
@@ -42,6 +43,7 @@ function ExperimentTabs({ tab }: { tab: string }) {
               version {e.version} ·{' '}
               {e.allocation.map((a) => `${a.variant} ${a.weight}%`).join(' · ')}
             </span>
+            <TargetingSummary targeting={e.targeting} />
             <TestEventButton id={e.id} />
           </div>
           <nav className="tabs" aria-label="Experiment">
