@@ -3,6 +3,7 @@ experiment's own bucket (docs/wire-format.md#who-enters-an-experiment-holdouts-l
 
 from typing import Any, Callable, Mapping, Optional, Sequence
 
+from ._condition_source import generated_targeting
 from ._conditions import CompiledCondition
 from ._layers_holdouts import GENERAL, HELD_OUT, CompiledHoldout, InRange
 
@@ -30,6 +31,18 @@ def make_variant(
                 return bucket(user)
 
             return plain
+        if not targeting.readable:
+
+            def no_one(user: str, attributes: Any = None, expose_holdout: Any = None) -> Optional[str]:
+                return None
+
+            return no_one
+        try:
+            generated = generated_targeting(targeting.source, targeting.matches, saved_groups, bucket)
+        except Exception:
+            generated = None  # the compiled condition answers the same, only slower
+        if generated is not None:
+            return generated
         matches = targeting.matches
 
         def targeted(user: str, attributes: Any = None, expose_holdout: Any = None) -> Optional[str]:
