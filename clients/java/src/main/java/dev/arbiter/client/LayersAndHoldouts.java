@@ -19,7 +19,7 @@ import java.util.Set;
  * would give its held-out users the change it exists to keep from them.
  */
 final class LayersAndHoldouts {
-  /** The gate of an experiment whose {@code layer}, {@code layer_ranges} or holdouts are unusable. */
+  /** The gate of an experiment whose layer, layer ranges or holdouts cannot be used. */
   static final ExperimentGate MALFORMED =
       new ExperimentGate(new CompiledHoldout[0], true, null, BucketRanges.NONE);
 

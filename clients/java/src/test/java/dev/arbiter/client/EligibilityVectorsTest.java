@@ -64,7 +64,9 @@ class EligibilityVectorsTest {
     for (Map<String, Object> c : cases()) {
       reasons.add(c.get("reason"));
       for (Map<String, Object> e : exposuresOf(c)) {
-        if (((String) e.get("experiment_id")).endsWith("a001")) holdoutVariants.add(e.get("variant"));
+        if (((String) e.get("experiment_id")).endsWith("a001")) {
+          holdoutVariants.add(e.get("variant"));
+        }
       }
     }
     Set<Object> all = new HashSet<>();
