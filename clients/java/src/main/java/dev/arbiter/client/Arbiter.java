@@ -148,8 +148,8 @@ public final class Arbiter implements AutoCloseable {
     try {
       CompiledExperiment entry = store.lookup(experiment);
       if (entry == null || user == null) return null;
-      if (entry.gate != null && !passes(entry.gate, user, trackExposures)) return null;
-      if (!entry.admits(attributes)) return null;
+      // Holdouts, then the layer, then targeting; an experiment with none reads one field.
+      if (!entry.open && !enters(entry, user, attributes)) return null;
       // The bucket hash serves the exposure's fingerprint too: the id is read once.
       int hash = entry.bucketer.hashOf(user);
       int range = entry.rangeOf(hash);
@@ -439,6 +439,12 @@ public final class Arbiter implements AutoCloseable {
       logger.warn("ready(): not in the config: " + String.join(", ", missing));
     }
     return missing.isEmpty();
+  }
+
+  /** Whether the user passes the experiment's holdouts, layer and targeting, in that order. */
+  private boolean enters(CompiledExperiment entry, String user, Map<String, ?> attributes) {
+    return (entry.gate == null || passes(entry.gate, user, trackExposures))
+        && entry.admits(attributes);
   }
 
   /**

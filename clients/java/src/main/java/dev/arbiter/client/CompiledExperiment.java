@@ -39,6 +39,8 @@ final class CompiledExperiment {
   private final Map<String, ?> savedGroups;
   /** Its holdouts and layer, decided before the targeting; null when it names neither. */
   final ExperimentGate gate;
+  /** Whether everyone may enter: no holdout, no layer, no targeting to decide. */
+  final boolean open;
 
   CompiledExperiment(String id, String name, Bucketer bucketer, long[] starts, long[] ends,
       String[] owners, Map<String, Variant> variants, ExposureTable exposed,
@@ -60,6 +62,7 @@ final class CompiledExperiment {
     this.nobody = !everyone && !readable;
     this.savedGroups = savedGroups;
     this.gate = gate;
+    this.open = gate == null && everyone;
   }
 
   /**
