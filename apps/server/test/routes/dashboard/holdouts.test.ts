@@ -245,5 +245,17 @@ describe('holdouts', () => {
     expect((await get('/v1/holdouts/nope/results')).json().type).toBe(
       '/problems/holdout-not-found',
     );
+    // the experiments' summary lists no holdout, though the holdout has computed results
+    const listed = (await get('/v1/results/summary')).json();
+    expect(listed.map((s: { experiment_id: string }) => s.experiment_id)).not.toContain(holdout.id);
+    // the import takes a holdout's exposures as any experiment's
+    const csv = `event_id,type,experiment_id,user_id,timestamp,variant\nimp-1,exposure,${holdout.id},m-1,${ts},general\n`;
+    const imported = await h.ingest(acme.secret, {
+      method: 'POST',
+      url: '/v1/events/import',
+      headers: { 'content-type': 'text/csv' },
+      payload: csv,
+    });
+    expect(imported.json()).toMatchObject({ events: 1, errors: [] });
   });
 });
