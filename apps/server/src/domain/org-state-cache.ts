@@ -1,6 +1,6 @@
 import { createBucketer } from '@arbiter/bucketing';
 import { clientRanges } from '@arbiter/contract';
-import { and, asc, eq } from 'drizzle-orm';
+import { and, asc, eq, sql } from 'drizzle-orm';
 import type { Database } from '../db/connect.ts';
 import { experiments, holdouts, layers, orgs } from '../db/schema.ts';
 import type { Clock } from '../kernel/ports.ts';
@@ -91,7 +91,15 @@ async function loadExperiments(db: Database, orgId: string): Promise<LoadedExper
     experiments.id,
   );
   const held = await db
-    .select({ id: holdouts.id, experiments: holdouts.experiments, createdAt: holdouts.createdAt })
+    .select({
+      id: holdouts.id,
+      experiments: holdouts.experiments,
+      // "all" covers the experiments created after the holdout, not those before it; compared
+      // in the database, whose timestamps are finer than a JavaScript Date's milliseconds.
+      later: sql<string[]>`coalesce((select array_agg(e.id::text) from experiments e
+        where e.org_id = holdouts.org_id and e.kind = 'experiment'
+          and e.created_at > holdouts.created_at), '{}')`,
+    })
     .from(holdouts)
     .where(eq(holdouts.orgId, orgId))
     .orderBy(asc(holdouts.createdAt), asc(holdouts.id));
@@ -112,11 +120,8 @@ async function loadExperiments(db: Database, orgId: string): Promise<LoadedExper
       client.layer_ranges = version.layerRanges ?? [];
     }
     if (row.kind === 'experiment') {
-      // "all" covers the experiments created after the holdout, not those before it.
       const applying = held
-        .filter((h) =>
-          h.experiments === 'all' ? row.createdAt > h.createdAt : h.experiments.includes(row.id),
-        )
+        .filter((h) => (h.experiments === 'all' ? h.later : h.experiments).includes(row.id))
         .map((h) => h.id);
       if (applying.length > 0) client.holdouts = applying;
     }

@@ -119,8 +119,10 @@ describe('holdouts', () => {
       const out = bucketOf(q4.salt, user, q4.bucket_count) < 25;
       const inBefore = await assign('before', user);
       const inOther = await assign('other', user);
+      const inAfter = await assign('after', user);
       if (out) {
         held += 1;
+        expect(inAfter).toMatchObject({ variant: null, reason: 'held_out' });
         expect(inBefore).toEqual({
           variant: null,
           config_version: expect.any(Number),
