@@ -1,5 +1,6 @@
 import { bucketOf } from '@arbiter/bucketing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listOrgSummaries } from '../../../src/domain/org-summaries.ts';
 import { ingestAll, runNightlyFor, seeded, today } from '../../support/analysis-data.ts';
 import { metric } from '../../support/builders.ts';
 import { experimentConfig, type Harness, startHarness } from '../../support/harness.ts';
@@ -259,5 +260,12 @@ describe('holdouts', () => {
       payload: csv,
     });
     expect(imported.json()).toMatchObject({ events: 1, errors: [] });
+  });
+
+  it('counts no holdout among the org’s experiments in the platform owner’s view', async () => {
+    const orgs = await listOrgSummaries(h.ctx.db, new Date(), true);
+    const org = orgs.find((o) => o.id === acme.orgId);
+    // before, other, after: the three holdouts' rows are not experiments
+    expect(org?.experiment_count).toBe(3);
   });
 });
