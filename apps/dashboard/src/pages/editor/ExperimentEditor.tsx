@@ -14,6 +14,7 @@ import {
   toInput,
   variantRows,
 } from './form-state.ts';
+import { LayerFields } from './LayerFields.tsx';
 import { MetricsEditor } from './MetricsEditor.tsx';
 import { VariantsEditor } from './VariantsEditor.tsx';
 
@@ -148,6 +149,7 @@ function ExperimentBasics({
           </label>
         </>
       )}
+      <LayerFields draft={draft} patch={patch} frozen={frozen} />
     </fieldset>
   );
 }
