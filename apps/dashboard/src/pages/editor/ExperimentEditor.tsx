@@ -4,6 +4,7 @@ import { useNavigate } from 'react-router';
 import { api, type Experiment, ok } from '../../api/client.ts';
 import { ProblemView } from '../../components/states.tsx';
 import { experimentKeys } from '../experiments/queries.ts';
+import { layerKeys } from '../layers/queries.ts';
 import { AllocationEditor } from './AllocationEditor.tsx';
 import { currentMap, previewChange, previewCreate } from './bucket-preview.ts';
 import {
@@ -90,6 +91,9 @@ function useSaveExperiment(existing: Experiment | undefined) {
     onSuccess: async (saved) => {
       await queryClient.invalidateQueries({ queryKey: experimentKeys.list });
       await queryClient.invalidateQueries({ queryKey: experimentKeys.one(saved.id) });
+      // A layer's bucket map changes with its experiments' layer_weight.
+      if (saved.layer !== undefined)
+        await queryClient.invalidateQueries({ queryKey: layerKeys.all });
       navigate(`/experiments/${saved.id}/${existing ? 'versions' : 'results'}`);
     },
   });

@@ -20,7 +20,7 @@ export function ExperimentsChoice({
   return (
     <fieldset className="experiments-choice">
       <legend>Experiments</legend>
-      <label>
+      <label className="choice">
         <input
           type="radio"
           name={name}
@@ -29,7 +29,7 @@ export function ExperimentsChoice({
         />{' '}
         All experiments created after the holdout
       </label>
-      <label>
+      <label className="choice">
         <input type="radio" name={name} checked={value !== 'all'} onChange={() => onChange([])} />{' '}
         Only these
       </label>
@@ -63,10 +63,12 @@ export function ExperimentsChoice({
 export function FieldErrors({ errors, id }: { errors: string[]; id?: string }) {
   if (errors.length === 0) return null;
   return (
-    <ul className="field-errors" id={id} role="alert">
-      {errors.map((e) => (
-        <li key={e}>{e}</li>
-      ))}
-    </ul>
+    <div className="field-errors" id={id} role="alert">
+      <ul>
+        {errors.map((e) => (
+          <li key={e}>{e}</li>
+        ))}
+      </ul>
+    </div>
   );
 }

@@ -2,8 +2,10 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, type LayerInput, ok } from '../../api/client.ts';
 
 export const layerKeys = {
-  list: ['layers'] as const,
-  one: (idOrName: string) => ['layer', idOrName] as const,
+  /** Every layer query: the list and each layer's page. */
+  all: ['layers'] as const,
+  list: ['layers', 'list'] as const,
+  one: (idOrName: string) => ['layers', 'one', idOrName] as const,
 };
 
 export const useLayers = () =>
