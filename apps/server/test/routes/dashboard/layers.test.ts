@@ -181,6 +181,16 @@ describe('layers', () => {
       [800, 850, false],
     ]);
     expect(layer.free_buckets).toBe(150);
+    // each version keeps the layer buckets it owned
+    const versions = (await get('/v1/experiments/chat-tone/versions')).json();
+    expect(versions.map((v: { layer_ranges: unknown }) => v.layer_ranges)).toEqual([
+      [
+        { start: 0, end: 200 },
+        { start: 800, end: 850 },
+      ],
+      [{ start: 0, end: 200 }],
+      [{ start: 0, end: 300 }],
+    ]);
     const audit = (await get(`/v1/audit?target_id=${layer.id}`)).json();
     expect(audit.map((e: { action: string }) => e.action)).toContain('layer.buckets_changed');
   });
