@@ -450,8 +450,8 @@ public final class Arbiter implements AutoCloseable {
   /**
    * Whether the user passes an experiment's holdouts and layer. Each holdout reached, in the
    * experiment's order, is recorded (when {@code record}) with an exposure to the holdout itself,
-   * once a day; the first that holds the user out ends it (docs/wire-format.md, "Who enters an
-   * experiment").
+   * once a day; the first that holds the user out ends it
+   * (docs/wire-format.md#who-enters-an-experiment-holdouts-layers-targeting).
    */
   private boolean passes(ExperimentGate gate, String user, boolean record) {
     for (CompiledHoldout holdout : gate.holdouts) {

@@ -1,9 +1,9 @@
 package dev.arbiter.client;
 
 /**
- * One holdout of the config (docs/wire-format.md, "Who enters an experiment"): its own salt and
- * bucket count, its held-out buckets, and who was sent its exposure today. Immutable except
- * {@code exposed}, which a refresh carries over by id, as an experiment's.
+ * One holdout of the config (docs/wire-format.md#who-enters-an-experiment-holdouts-layers-targeting):
+ * its own salt and bucket count, its held-out buckets, and who was sent its exposure today.
+ * Immutable except {@code exposed}, which a refresh carries over by id, as an experiment's.
  */
 final class CompiledHoldout {
   /** The variant of a holdout's exposure for a user it holds out, and for everyone else. */

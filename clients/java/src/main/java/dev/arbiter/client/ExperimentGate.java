@@ -2,9 +2,9 @@ package dev.arbiter.client;
 
 /**
  * What a user must pass in an experiment before its targeting: the experiment's holdouts, in
- * its order, then its layer (docs/wire-format.md, "Who enters an experiment"). Built once per
- * config, and only for an experiment that names a holdout or a layer: the others carry none,
- * so their assignment reads one null field more.
+ * its order, then its layer (docs/wire-format.md#who-enters-an-experiment-holdouts-layers-targeting).
+ * Built once per config, and only for an experiment that names a holdout or a layer: the others
+ * carry none, so their assignment reads one null field more.
  */
 final class ExperimentGate {
   /** The holdouts the config carries, in the experiment's order; unknown ids are left out. */
