@@ -2,6 +2,8 @@ import { QueryView } from '../../components/states.tsx';
 import { useLayers } from '../layers/queries.ts';
 import type { EditorDraft } from './form-state.ts';
 
+type Patch = (p: Partial<EditorDraft>) => void;
+
 /**
  * The layer, chosen at creation (frozen after: moving would mix two experiments' users), and the
  * layer weight, the percent of the layer's users the experiment may take; growing it later takes
@@ -13,12 +15,26 @@ export function LayerFields({
   frozen,
 }: {
   draft: EditorDraft;
-  patch: (p: Partial<EditorDraft>) => void;
+  patch: Patch;
   frozen: boolean;
 }) {
-  const layers = useLayers();
   if (frozen && draft.layer === '') return null;
-  const weight = (
+  const weight = <LayerWeight draft={draft} patch={patch} />;
+  if (frozen)
+    return (
+      <>
+        <dl className="frozen">
+          <dt>Layer</dt>
+          <dd>{draft.layer}</dd>
+        </dl>
+        {weight}
+      </>
+    );
+  return <LayerChoice draft={draft} patch={patch} />;
+}
+
+function LayerWeight({ draft, patch }: { draft: EditorDraft; patch: Patch }) {
+  return (
     <label>
       Layer weight (%)
       <input
@@ -32,16 +48,10 @@ export function LayerFields({
       />
     </label>
   );
-  if (frozen)
-    return (
-      <>
-        <dl className="frozen">
-          <dt>Layer</dt>
-          <dd>{draft.layer}</dd>
-        </dl>
-        {weight}
-      </>
-    );
+}
+
+function LayerChoice({ draft, patch }: { draft: EditorDraft; patch: Patch }) {
+  const layers = useLayers();
   return (
     <QueryView query={layers} what="layers">
       {(list) => (
@@ -65,7 +75,7 @@ export function LayerFields({
               ))}
             </select>
           </label>
-          {draft.layer === '' ? null : weight}
+          {draft.layer === '' ? null : <LayerWeight draft={draft} patch={patch} />}
         </>
       )}
     </QueryView>

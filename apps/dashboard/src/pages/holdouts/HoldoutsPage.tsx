@@ -90,29 +90,12 @@ function NewHoldoutForm() {
           Name
           <input value={name} onChange={(e) => setName(e.target.value)} required />
         </label>
-        <label>
-          Bucket count
-          <input
-            type="number"
-            min={1}
-            max={1000000}
-            required
-            value={bucketCount}
-            onChange={(e) => setBucketCount(Number(e.target.value))}
-          />
-        </label>
-        <label>
-          Percent held out
-          <input
-            type="number"
-            min={0.01}
-            max={99.99}
-            step={0.01}
-            required
-            value={percent}
-            onChange={(e) => setPercent(Number(e.target.value))}
-          />
-        </label>
+        <HoldoutSize
+          bucketCount={bucketCount}
+          percent={percent}
+          setBucketCount={setBucketCount}
+          setPercent={setPercent}
+        />
       </div>
       <ExperimentsChoice
         value={experiments}
@@ -130,5 +113,46 @@ function NewHoldoutForm() {
       </p>
       {create.error ? <ProblemView error={create.error} /> : null}
     </form>
+  );
+}
+
+/** The holdout's bucket count (frozen once created) and the percent held out (may only grow). */
+function HoldoutSize({
+  bucketCount,
+  percent,
+  setBucketCount,
+  setPercent,
+}: {
+  bucketCount: number;
+  percent: number;
+  setBucketCount: (n: number) => void;
+  setPercent: (n: number) => void;
+}) {
+  return (
+    <>
+      <label>
+        Bucket count
+        <input
+          type="number"
+          min={1}
+          max={1000000}
+          required
+          value={bucketCount}
+          onChange={(e) => setBucketCount(Number(e.target.value))}
+        />
+      </label>
+      <label>
+        Percent held out
+        <input
+          type="number"
+          min={0.01}
+          max={99.99}
+          step={0.01}
+          required
+          value={percent}
+          onChange={(e) => setPercent(Number(e.target.value))}
+        />
+      </label>
+    </>
   );
 }

@@ -38,37 +38,52 @@ export function LayerBucketMap({ layer }: { layer: Layer }) {
           </div>
         ))}
       </div>
-      <ScrollRegion label={`Bucket runs of layer ${layer.name}`}>
-        <table data-testid="layer-runs">
-          <caption>Who owns which buckets</caption>
-          <thead>
-            <tr>
-              <th scope="col">Owner</th>
-              <th scope="col">Buckets</th>
-              <th scope="col">Count</th>
-              <th scope="col">Share</th>
-            </tr>
-          </thead>
-          <tbody>
-            {segments.map((s) => (
-              <tr key={s.start} data-testid={`run-${s.start}`}>
-                <th scope="row">
-                  <span
-                    className={`swatch${s.experiment === null ? ' unused' : ''}${s.retired ? ' retired' : ''}`}
-                    style={
-                      s.retired || s.experiment === null ? {} : { background: colour(s.experiment) }
-                    }
-                  />{' '}
-                  {segmentOwner(s)}
-                </th>
-                <td data-testid="range">{bucketRange(s)}</td>
-                <td>{(s.end - s.start).toLocaleString('en-US')}</td>
-                <td>{((100 * (s.end - s.start)) / layer.bucket_count).toFixed(2)}%</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </ScrollRegion>
+      <LayerRunsTable layer={layer} segments={segments} colour={colour} />
     </section>
+  );
+}
+
+/** The bar's runs as a table: owner, range, count and share of the layer. */
+function LayerRunsTable({
+  layer,
+  segments,
+  colour,
+}: {
+  layer: Layer;
+  segments: ReturnType<typeof layerSegments>;
+  colour: (name: string | null) => string | undefined;
+}) {
+  return (
+    <ScrollRegion label={`Bucket runs of layer ${layer.name}`}>
+      <table data-testid="layer-runs">
+        <caption>Who owns which buckets</caption>
+        <thead>
+          <tr>
+            <th scope="col">Owner</th>
+            <th scope="col">Buckets</th>
+            <th scope="col">Count</th>
+            <th scope="col">Share</th>
+          </tr>
+        </thead>
+        <tbody>
+          {segments.map((s) => (
+            <tr key={s.start} data-testid={`run-${s.start}`}>
+              <th scope="row">
+                <span
+                  className={`swatch${s.experiment === null ? ' unused' : ''}${s.retired ? ' retired' : ''}`}
+                  style={
+                    s.retired || s.experiment === null ? {} : { background: colour(s.experiment) }
+                  }
+                />{' '}
+                {segmentOwner(s)}
+              </th>
+              <td data-testid="range">{bucketRange(s)}</td>
+              <td>{(s.end - s.start).toLocaleString('en-US')}</td>
+              <td>{((100 * (s.end - s.start)) / layer.bucket_count).toFixed(2)}%</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </ScrollRegion>
   );
 }
