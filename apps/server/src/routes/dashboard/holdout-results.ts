@@ -37,6 +37,8 @@ export function register(app: App, ctx: Context): void {
           minEventsPerArm: ctx.config.minEventsPerArm,
           now: ctx.clock.now(),
         }),
+        // The backing row is named `holdout:<name>`; the answer names the holdout as created.
+        { kind: 'holdout', name: holdout.name.replace(/^holdout:/, '') },
       );
     },
   );

@@ -231,6 +231,12 @@ describe('holdouts', () => {
     });
     expect(wrong.statusCode).toBe(400);
     await ingestAll(h, acme.secret, events);
+    // Before a run: the collecting answer names the holdout and only the pipeline run (a
+    // holdout has no live route and no manual analysis).
+    const collecting = await get(`/v1/holdouts/${holdout.id}/results`);
+    expect(collecting.statusCode).toBe(404);
+    expect(collecting.json().detail).toMatch(/^Holdout measured is collecting:/);
+    expect(collecting.json().detail).not.toMatch(/live route|\/analyze/);
     const summary = await runNightlyFor(h, today());
     expect(summary.experiments).toContainEqual(
       expect.objectContaining({ experiment_id: holdout.id, status: 'computed' }),
