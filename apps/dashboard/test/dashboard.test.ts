@@ -428,6 +428,8 @@ describe('the dashboard in Chromium against the real server on PGlite', () => {
     const nav = page.getByRole('navigation', { name: 'Main' });
     await expect(nav.getByRole('link').allTextContents()).resolves.toEqual([
       'Experiments',
+      'Layers',
+      'Holdouts',
       'Datasets',
       'Keys',
       'Usage',
