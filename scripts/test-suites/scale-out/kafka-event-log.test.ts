@@ -63,6 +63,8 @@ beforeAll(async () => {
     ARBITER_KAFKA_BROKERS: brokers,
     ARBITER_KAFKA_TOPIC: topic,
     ARBITER_INGEST_WORKER: 'false',
+    // The free plan's hard cap, which applies by default only with billing.
+    ARBITER_ENFORCE_LIMITS: 'true',
   });
   url = h.databaseUrl ?? '';
   org = await h.org('kafka-log');
@@ -269,6 +271,49 @@ describe('the Kafka event log', () => {
     } finally {
       await stop(restarted);
     }
+  });
+
+  it("cuts a batch at the free plan's allowance: only what fits is produced and metered", async () => {
+    const capped = await h.org('kafka-capped');
+    const exp = await h.experiment(capped.admin, { name: 'kafka-capped-exp' });
+    const month = new Date().toISOString().slice(0, 7);
+    await rows(
+      h.ctx.db,
+      sql`insert into usage_counters (org_id, month, shard, events)
+        values (${capped.orgId}::uuid, ${month}, 0, 49999)`,
+    );
+    const exposure = (id: string) => ({
+      event_id: id,
+      type: 'exposure',
+      experiment_id: exp,
+      user_id: 'u',
+      timestamp: new Date().toISOString(),
+    });
+    const before = await endOffsets();
+    const partial = await h.ingest(capped.secret, {
+      method: 'POST',
+      url: '/v1/events',
+      payload: { events: [exposure('cap-1'), exposure('cap-2')] },
+    });
+    expect(partial.statusCode, partial.body).toBe(202);
+    expect(partial.json().accepted).toBe(1);
+    expect(partial.json().rejected[0].index).toBe(1);
+    expect(await endOffsets()).toBe(before + 1n);
+    const refused = await h.ingest(capped.secret, {
+      method: 'POST',
+      url: '/v1/events',
+      payload: { events: [exposure('cap-3')] },
+    });
+    expect(refused.statusCode).toBe(429);
+    expect(await endOffsets()).toBe(before + 1n);
+    expect(
+      await count(
+        sql`select sum(events) as n from usage_counters where org_id = ${capped.orgId}::uuid`,
+      ),
+    ).toBe(50_000);
+    expect(
+      await count(sql`select count(*) as n from event_claims where org_id = ${capped.orgId}::uuid`),
+    ).toBe(1);
   });
 
   it('answers 503 with Retry-After and claims and meters nothing when the broker is down', async () => {
