@@ -7,7 +7,9 @@
  * assign() over 1x, 4x, 16x and 64x the users (64x = 1,048,576), exposures off and on with
  * every user already exposed (the exposure table holds them all), the ratio on / off, the
  * memory the table added, and the client's dropped count, which must be 0: the warm-up that
- * exposes every user flushes as it goes, as an app's background flush would.
+ * exposes every user flushes as it goes, as an app's background flush would. Two more
+ * contenders: the experiment behind a five-clause targeting condition, and behind a holdout and
+ * in a layer (three hashes a call: holdout, layer, bucket).
  *
  *   npx tsx --expose-gc bench/typescript-client/assign.bench.ts [roundMs=1000] [rounds=7]
  * (--expose-gc: the memory figures are read after a full collection.)
@@ -31,6 +33,8 @@ const FIVE_CLAUSES = {
   country: { $nin: ['CU', 'IR'] },
   age: { $gte: 18 },
 };
+/** The same experiment behind a holdout (2.5 % out) and in a layer (60 % of its buckets). */
+const GATED = 'checkout-prompt-gated';
 /** Attributes of user i: nine in ten match all five clauses, so most calls reach the bucket. */
 const attributesOf = (i: number) => ({
   plan: i % 10 === 0 ? 'free' : i % 2 ? 'pro' : 'team',
@@ -68,6 +72,31 @@ const config = {
       ],
       variants: [{ key: 'control' }, { key: 'concise' }],
       targeting: FIVE_CLAUSES,
+    },
+    {
+      id: '7d1c2b3a-0000-4000-8000-000000000006',
+      name: GATED,
+      version: 1,
+      salt: 's-8f2a',
+      bucket_count: 10_000,
+      ranges: [
+        { variant: 'control', start: 0, end: 5_000 },
+        { variant: 'concise', start: 5_000, end: 10_000 },
+      ],
+      variants: [{ key: 'control' }, { key: 'concise' }],
+      layer: 'chat',
+      layer_ranges: [{ start: 0, end: 600 }],
+      holdouts: ['5d1e0000-0000-4000-8000-00000000a001'],
+    },
+  ],
+  layers: [{ name: 'chat', salt: 'layer-chat', bucket_count: 1_000 }],
+  holdouts: [
+    {
+      id: '5d1e0000-0000-4000-8000-00000000a001',
+      name: 'q4',
+      salt: 'h-77c1',
+      bucket_count: 10_000,
+      ranges: [{ start: 0, end: 250 }],
     },
   ],
 };
@@ -141,6 +170,24 @@ function roundArbiter(client: Arbiter, ids: readonly string[]): number {
   while (now - start < ROUND_MS) {
     for (let i = 0; i < CHUNK; i++) {
       if (client.assign(EXPERIMENT, ids[(calls + i) & mask] as string) === 'control') control++;
+    }
+    calls += CHUNK;
+    now = performance.now();
+  }
+  keep(control);
+  return calls / ((now - start) / 1_000);
+}
+
+/** roundArbiter through the experiment behind a holdout and in a layer. */
+function roundArbiterGated(client: Arbiter, ids: readonly string[]): number {
+  const mask = ids.length - 1;
+  let calls = 0;
+  let control = 0;
+  const start = performance.now();
+  let now = start;
+  while (now - start < ROUND_MS) {
+    for (let i = 0; i < CHUNK; i++) {
+      if (client.assign(GATED, ids[(calls + i) & mask] as string) === 'control') control++;
     }
     calls += CHUNK;
     now = performance.now();
@@ -266,6 +313,11 @@ async function main(): Promise<void> {
         ([u, i]) => plain.assign(TARGETED, u, attributes[i]),
       ),
     ],
+    [
+      'Arbiter assign() behind a holdout, in a layer',
+      () => roundArbiterGated(plain, ids),
+      controlShare(ids, (u) => plain.assign(GATED, u)),
+    ],
   ];
   for (const [name, , share] of contenders) {
     console.log(`${name}: control share ${(share * 100).toFixed(1)} %`);
@@ -296,7 +348,8 @@ async function main(): Promise<void> {
       `${name.padEnd(56)} median ${fmt(medians[i] ?? 0)}  (min ${fmt(Math.min(...xs))}, max ${fmt(Math.max(...xs))}), per CPU second ${fmt(median(cpuRates[i] ?? []))}`,
     );
   });
-  const [arbiter, withExposures, floor, plainBucketOf, growthbook, targeted] = medians as [
+  const [arbiter, withExposures, floor, plainBucketOf, growthbook, targeted, gated] = medians as [
+    number,
     number,
     number,
     number,
@@ -312,6 +365,9 @@ async function main(): Promise<void> {
     `Arbiter with 5-clause targeting / without: ${(targeted / arbiter).toFixed(2)} (goal >= 0.5); by CPU second ${((cpuRates[5] ? median(cpuRates[5]) : 0) / median(cpuRates[0] ?? [])).toFixed(2)}`,
   );
   const cpu = cpuRates.map(median);
+  console.log(
+    `Arbiter behind a holdout, in a layer / without: ${(gated / arbiter).toFixed(2)}; by CPU second ${((cpu[6] ?? 0) / (cpu[0] ?? 1)).toFixed(2)}`,
+  );
   console.log(
     `by CPU second: Arbiter ${fmt(cpu[0] ?? 0)} (goal >= 10 M/s), Arbiter / GrowthBook ${((cpu[0] ?? 0) / (cpu[4] ?? 1)).toFixed(1)}x (goal >= 10x), Arbiter / floor ${((cpu[0] ?? 0) / (cpu[2] ?? 1)).toFixed(2)}`,
   );

@@ -13,6 +13,10 @@ import { DatasetsPage } from './pages/datasets/DatasetsPage.tsx';
 import { ExperimentEditor } from './pages/editor/ExperimentEditor.tsx';
 import { ExperimentPage } from './pages/experiment/ExperimentPage.tsx';
 import { ExperimentsPage } from './pages/experiments/ExperimentsPage.tsx';
+import { HoldoutPage } from './pages/holdouts/HoldoutPage.tsx';
+import { HoldoutsPage } from './pages/holdouts/HoldoutsPage.tsx';
+import { LayerPage } from './pages/layers/LayerPage.tsx';
+import { LayersPage } from './pages/layers/LayersPage.tsx';
 import { AuditPage } from './pages/org/AuditPage.tsx';
 import { FeedbackPage } from './pages/org/FeedbackPage.tsx';
 import { KeysPage } from './pages/org/KeysPage.tsx';
@@ -41,6 +45,10 @@ const signedIn = createBrowserRouter([
       { path: 'experiments/:id', element: <Navigate to="results" replace /> },
       { path: 'experiments/:id/:tab', element: <ExperimentPage /> },
       { path: 'experiments/:id/offline/:runId', element: <ExperimentPage offlineRun /> },
+      { path: 'layers', element: <LayersPage /> },
+      { path: 'layers/:id', element: <LayerPage /> },
+      { path: 'holdouts', element: <HoldoutsPage /> },
+      { path: 'holdouts/:id', element: <HoldoutPage /> },
       { path: 'datasets', element: <DatasetsPage /> },
       { path: 'datasets/:id', element: <DatasetPage /> },
       { path: 'keys', element: <KeysPage /> },

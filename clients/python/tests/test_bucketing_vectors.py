@@ -11,6 +11,8 @@ import mmh3
 import pytest
 
 from arbiter._bucketing import ACCELERATED_HASH, Hash32, bucket_of, make_assigner
+from arbiter._condition_source import generated_targeting
+from arbiter._conditions import compile_condition
 from arbiter._murmur3 import murmur3_x86_32
 from arbiter._utf8 import encode_utf8
 from conftest import REPO_ROOT
@@ -81,6 +83,24 @@ def test_both_hash_paths_agree_on_random_unicode() -> None:
             assert fast(user) == pure(user), (salt, user, count)
             assert mmh3.hash(encode_utf8(salt + ":" + user), 0, False) == murmur3_x86_32(encode_utf8(salt + ":" + user))
     assert surrogates > 1000
+
+
+def test_a_targeted_experiments_variant_function_buckets_as_the_pure_path() -> None:
+    """The variant function of a targeted experiment writes the mmh3 assigner's ASCII case out
+    (arbiter._condition_source); every other id goes to the assigner. Both give the pure path's
+    variant, for every attributes that pass the targeting."""
+    rng = random.Random(29)
+    for _ in range(200):
+        salt = random_text(rng).replace(":", "") or "s"
+        count = rng.choice([1, 2, 7, 100, 10_000, 1_000_000])
+        ranges = [("a", 0, count // 3), ("b", count // 3, count // 2), ("c", count - count // 4, count)]
+        pure, fast = make_assigner(salt, count, ranges, None), make_assigner(salt, count, ranges, mmh3.hash)
+        targeted = generated_targeting({"plan": "pro"}, compile_condition({"plan": "pro"}).matches, None, fast)
+        assert targeted is not None
+        for _ in range(50):
+            user = random_text(rng) if rng.random() < 0.5 else "user-%d" % rng.randrange(10**9)
+            assert targeted(user, {"plan": "pro"}) == pure(user), (salt, user, count)
+            assert targeted(user, {"plan": "free"}) is None
 
 
 def test_the_client_uses_mmh3_when_it_imports_and_the_pure_hash_otherwise() -> None:

@@ -11,7 +11,8 @@ from typing import Any, Dict, List, Optional
 
 import pytest
 
-from arbiter._conditions import compile_condition, eval_condition
+from arbiter._condition_source import generated_condition, generated_targeting
+from arbiter._conditions import _condition, compile_condition, eval_condition
 from arbiter._json_values import compare_text, js_number_string, number_form, same_value, string_form
 from arbiter._version_string import padded_version_string
 from conftest import REPO_ROOT
@@ -45,6 +46,19 @@ def check(case: List[Any]) -> None:
     compiled = compile_condition(condition)
     assert compiled.matches(attributes, groups) is expected, name
     assert compiled.matches(attributes, groups) is expected, name
+
+
+def test_every_readable_condition_of_the_files_is_written_out_as_one_function() -> None:
+    """So the cases above check the generated function, not the tree it falls back to."""
+    written = 0
+    for case in GROWTHBOOK + ARBITER:
+        condition = case[1]
+        if not compile_condition(condition).readable:
+            continue
+        function = generated_condition(condition, _condition(condition))
+        assert function is not None or condition == {}, case[0]
+        written += function is not None
+    assert written > 400
 
 
 @pytest.mark.parametrize("case", GROWTHBOOK, ids=case_id)
@@ -298,3 +312,34 @@ def test_random_conditions_never_raise_and_negate_consistently() -> None:
             assert not result and not negated and not either, (condition, attributes)
     # The generator reaches both kinds, and matches as well as misses.
     assert readable > 2000 and unreadable > 2000 and 200 < matched < readable
+
+
+def test_the_generated_functions_answer_as_the_tree() -> None:
+    """Random conditions, top-level fields with each operator included, on random attributes:
+    the generated condition, and the variant function assign() uses, agree with the tree."""
+    rng = random.Random(2911)
+    compared = matched = 0
+    for _ in range(8000):
+        condition = random_condition(rng, 3)
+        if not isinstance(condition, dict) or not compile_condition(condition).readable:
+            continue
+        tree = _condition(condition)
+        groups = random_groups(rng) or {}
+        function = generated_condition(condition, tree)
+        targeted = generated_targeting(condition, compile_condition(condition).matches, groups, lambda user: "in")
+        if function is None or targeted is None:
+            assert condition == {}
+            continue
+        for _ in range(4):
+            attributes = {field: random_json(rng, 2) for field in rng.sample(FIELDS, rng.randrange(4))}
+            if rng.random() < 0.5:
+                attributes["a"] = rng.choice([*STRINGS, 2**53, 2**53 + 1, -(2**53) - 1, 1.5, 3, True, None])
+            try:
+                want: Any = tree(attributes, groups)
+            except RecursionError:
+                continue
+            assert function(attributes, groups) is want, (condition, attributes, groups)
+            assert targeted("user", attributes) == ("in" if want else None), (condition, attributes, groups)
+            compared += 1
+            matched += want
+    assert compared > 5000 and 500 < matched < compared

@@ -1,4 +1,5 @@
-"""testdata/eligibility.json through the client: targeting, then the bucket, on every surface."""
+"""testdata/eligibility.json through the client: holdouts, then the layer, then targeting, then
+the bucket, on every surface, with every exposure each case sends."""
 
 import asyncio
 import json
@@ -27,6 +28,14 @@ def test_the_file_has_targeted_users_on_both_sides() -> None:
     assert any(c["variant"] is None for c in targeted)
 
 
+def test_the_file_reaches_every_step_of_the_order() -> None:
+    reasons = {c.get("reason") for c in CASES}
+    assert reasons == {None, "held_out", "not_in_layer", "not_targeted", "not_enrolled"}
+    holdout_ids = {h["id"] for h in VECTORS["config"]["holdouts"]}
+    sent = {(e["experiment_id"], e["variant"]) for c in CASES for e in c["exposures"]}
+    assert {(h, v) for h in holdout_ids for v in ("holdout", "general")} <= sent
+
+
 def test_every_case_assigns_prompts_and_merges_as_it_says(fake: FakeArbiter, make_client: Any) -> None:
     client = _client(fake, make_client)
     for case in CASES:
@@ -42,15 +51,28 @@ def test_every_case_assigns_prompts_and_merges_as_it_says(fake: FakeArbiter, mak
         assert got == {"name": case["name"], "assign": want, "prompt": want, "variables": {"v": 1}, "async": want}
 
 
-def test_an_exposure_only_for_users_the_targeting_admits(fake: FakeArbiter, make_client: Any) -> None:
+def test_every_case_sends_exactly_its_exposures_in_order(fake: FakeArbiter, make_client: Any) -> None:
+    """Each case runs through every surface, then the client flushes: what reached the server
+    for the case is its list, in order (a holdout's exposures first). The surfaces after the
+    first add nothing: exposures, the holdouts' included, go once per user and day."""
     client = _client(fake, make_client)
+    mismatches = []
     for case in CASES:
-        client.assign(case["experiment"], case["user_id"], case.get("attributes"))
-    client.flush(timeout=30)
-    ids = {e["name"]: e["id"] for e in VECTORS["config"]["experiments"]}
-    stored = {(e["experiment_id"], e["user_id"], e.get("variant")) for e in fake.stored.values()}
-    expected = {(ids[c["experiment"]], c["user_id"], c["variant"]) for c in CASES if c["variant"] is not None}
-    assert stored == expected
+        attributes: Optional[Dict[str, Any]] = case.get("attributes")
+        before = len(fake.stored)
+        client.assign(case["experiment"], case["user_id"], attributes)
+        client.get_prompt(case["experiment"], case["user_id"], "default", attributes=attributes)
+        client.get_variables(case["experiment"], case["user_id"], {}, attributes=attributes)
+        asyncio.run(client.aassign(case["experiment"], case["user_id"], attributes))
+        client.flush(timeout=30)
+        sent = [
+            {"experiment_id": e["experiment_id"], "variant": e.get("variant")}
+            for e in list(fake.stored.values())[before:]
+            if e["type"] == "exposure" and e["user_id"] == case["user_id"]
+        ]
+        if len(fake.stored) - before != len(sent) or sent != case["exposures"]:
+            mismatches.append({"case": case["name"], "sent": sent, "want": case["exposures"]})
+    assert mismatches == []
 
 
 def test_as_user_and_intercept_model_call_read_the_attributes(fake: FakeArbiter, make_client: Any) -> None:

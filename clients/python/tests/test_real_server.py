@@ -8,7 +8,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from arbiter import Arbiter
 from arbiter._bucketing import bucket_of
-from support.arbiter_server import ArbiterServer, AssignCaller, create_experiment, new_org
+from support.arbiter_server import ArbiterServer, AssignCaller, Org, create_experiment, new_org
 from support.wait import wait_until
 
 
@@ -116,7 +116,26 @@ def random_attributes(rng: random.Random) -> Dict[str, Any]:
     return out
 
 
+LAYERED = {
+    # The layer's experiments: their weights fill the layer, so each layer bucket has one owner.
+    "layered-targeted": {"layer_weight": 50, "targeting": {"locale": {"$regexi": "^en"}}},
+    "layered-open": {"layer_weight": 40},
+    "layered-held": {"layer_weight": 10},
+}
+HELD = ["held-open", "layered-held"]
+
+
+def live_arms(org: Org, experiment_id: str) -> Dict[str, int]:
+    """Stored exposures per arm, from the live view (``GET /v1/experiments/{id}/live``)."""
+    status, live = org.session.call("GET", "/v1/experiments/%s/live" % experiment_id)
+    assert status == 200, live
+    return {arm: v["exposures"] for arm, v in live["arms"].items() if v["exposures"]}
+
+
 def test_targeted_assign_equals_the_server_for_10000_users_with_random_attributes(server: ArbiterServer) -> None:
+    """A targeted experiment, three experiments sharing one layer (one of them targeted), and a
+    holdout over one experiment outside the layer and one inside it: the client answers as
+    ``POST /v1/assign`` for every user and experiment, and sends exactly the exposures it should."""
     org = new_org(server)
     status, body = org.session.call("POST", "/v1/saved-groups", {"key": "beta", "values": ["u-1", 7]})
     assert status == 201, body
@@ -132,14 +151,33 @@ def test_targeted_assign_equals_the_server_for_10000_users_with_random_attribute
             },
         ]
     }
-    create_experiment(
-        org,
-        name="targeted-parity",
-        targeting=targeting,
-        allocation=[{"variant": "control", "weight": 45}, {"variant": "treatment", "weight": 45}],
+    allocation = [{"variant": "control", "weight": 45}, {"variant": "treatment", "weight": 45}]
+    ids = {
+        "targeted-parity": create_experiment(org, name="targeted-parity", targeting=targeting, allocation=allocation)[
+            "id"
+        ]
+    }
+    status, body = org.session.call(
+        "POST", "/v1/layers", {"name": "py-layer", "salt": "py-layer-salt", "bucket_count": 1000}
     )
+    assert status == 201, body
+    for name, joins in LAYERED.items():
+        made = create_experiment(org, name=name, salt="salt-" + name, layer="py-layer", allocation=allocation, **joins)
+        ids[name] = made["id"]
+    ids["held-open"] = create_experiment(org, name="held-open", salt="salt-held-open", allocation=allocation)["id"]
+    status, holdout = org.session.call(
+        "POST",
+        "/v1/holdouts",
+        {"name": "py-holdout", "salt": "py-holdout-salt", "bucket_count": 1000, "percent": 10, "experiments": HELD},
+    )
+    assert status == 201, holdout
     client = Arbiter(
-        api_key=org.publishable, base_url=server.url, experiments=["targeted-parity"], track_exposures=False
+        api_key=org.publishable,
+        base_url=server.url,
+        experiments=list(ids),
+        flush_interval=3600.0,
+        batch_size=1000,
+        queue_capacity=100_000,  # every exposure of the run (about 25,000) before the one flush
     )
     try:
         assert client.ready(timeout=60) is True
@@ -148,19 +186,73 @@ def test_targeted_assign_equals_the_server_for_10000_users_with_random_attribute
         attributes = {u: random_attributes(rng) for u in users}
         caller = AssignCaller(server.url, org.secret)
 
-        def one(user: str) -> Tuple[str, Optional[str]]:
-            status, body = caller.assign("targeted-parity", user, attributes[user])
-            assert status == 200, (user, body)
-            return user, body["variant"]
+        def answers(experiment: str) -> Dict[str, Dict[str, Any]]:
+            def one(user: str) -> Tuple[str, Dict[str, Any]]:
+                status, body = caller.assign(experiment, user, attributes[user])
+                assert status == 200, (user, body)
+                return user, body
 
-        with ThreadPoolExecutor(4) as pool:
-            expected = dict(pool.map(one, users))
-        mismatches = [u for u in users if client.assign("targeted-parity", u, attributes[u]) != expected[u]]
+            with ThreadPoolExecutor(4) as pool:
+                return dict(pool.map(one, users))
+
+        expected = {name: answers(name) for name in ids}
+        mismatches = [
+            (name, u)
+            for name in ids
+            for u in users
+            if client.assign(name, u, attributes[u]) != expected[name][u]["variant"]
+        ]
         assert mismatches == []
-        admitted = sum(1 for u in users if expected[u] is not None)
+
+        def where(name: str, test: Any) -> List[str]:
+            return [u for u in users if test(expected[name][u])]
+
+        admitted = len(where("targeted-parity", lambda a: a["variant"] is not None))
         # both sides of the targeting, and both arms, are in the sample
         assert 500 < admitted < 9_000, admitted
-        assert {expected[u] for u in users} == {"control", "treatment", None}
+        assert {expected["targeted-parity"][u]["variant"] for u in users} == {"control", "treatment", None}
+
+        # The layer: no user has a variant in two of its experiments; each of them enrols users.
+        shared = [u for u in users if sum(expected[n][u]["variant"] is not None for n in LAYERED) > 1]
+        assert shared == []
+        for name in LAYERED:
+            assert len(where(name, lambda a: a["variant"] is not None)) > 200, name
+            assert len(where(name, lambda a: a.get("reason") == "not_in_layer")) > 3_000, name
+        excluded = where("layered-targeted", lambda a: a.get("reason") == "not_targeted")
+        assert len(excluded) > 500
+
+        # The holdout: the same users are held out of both its experiments, null in the client.
+        held_out = where("held-open", lambda a: a.get("reason") == "held_out")
+        assert where("layered-held", lambda a: a.get("reason") == "held_out") == held_out
+        assert 500 < len(held_out) < 2_000, len(held_out)
+        assert [(n, u) for n in HELD for u in held_out if client.assign(n, u, attributes[u]) is not None] == []
+        for name in ("targeted-parity", "layered-targeted", "layered-open"):
+            assert where(name, lambda a: a.get("reason") == "held_out") == [], name
+
+        client.flush()
+        enrolled = {name: where(name, lambda a: a["variant"] is not None) for name in ids}
+        # One exposure per enrolled user and experiment, and one holdout exposure per user (every
+        # user reaches the holdout, which comes first): nothing for users the targeting turned away.
+        sent = sum(len(v) for v in enrolled.values()) + len(users)
+        stats = client.stats()
+        assert (stats["sent"], stats["dropped"]) == (sent, 0), stats
+        want = {
+            name: {
+                arm: n
+                for arm in ("control", "treatment")
+                for n in [sum(1 for u in enrolled[name] if expected[name][u]["variant"] == arm)]
+                if n
+            }
+            for name in ids
+        }
+        wait_until(
+            lambda: all(live_arms(org, ids[name]) == arms for name, arms in want.items()),
+            "the live view counts each experiment's exposures",
+        )
+        # A holdout has no live view (GET /v1/experiments/{id}/live is for experiments): the usage
+        # meter, once per stored event, shows the server took the rest, one holdout exposure per user.
+        status, usage = org.session.call("GET", "/v1/usage")
+        assert status == 200 and usage["events"]["used"] == sent, usage
     finally:
         client.close()
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { type CompiledExperiment, ConfigStore } from '../src/internal/config-store.ts';
 import { PendingExposures } from '../src/internal/exposure-dedup.ts';
+import type { ExposureTarget } from '../src/internal/holdouts-and-layers.ts';
 import { configOf, twoArms } from './support/fixtures.ts';
 
 describe('ConfigStore', () => {
@@ -94,5 +95,117 @@ describe('ConfigStore', () => {
     pending.drain(1, (_, user) => exposed.push(user));
     expect(exposed).toHaveLength(2_000);
     expect(new Set(exposed).size).toBe(2_000);
+  });
+
+  describe('holdouts and layers', () => {
+    const HOLDOUT = {
+      id: 'h-1',
+      name: 'everyone-out',
+      salt: 'h-salt',
+      bucket_count: 10,
+      ranges: [{ start: 0, end: 10 }],
+    };
+    const LAYER = { name: 'chat', salt: 'l-salt', bucket_count: 10 };
+    const withGates = (version: number, ...experiments: ReturnType<typeof twoArms>[]) => ({
+      ...configOf(version, ...experiments),
+      layers: [LAYER],
+      holdouts: [HOLDOUT, { ...HOLDOUT, id: 'h-none', ranges: [] }],
+    });
+
+    it('gives an experiment with neither no gate, and resolves the others once per config', () => {
+      const store = new ConfigStore();
+      store.replace(
+        withGates(
+          1,
+          twoArms(),
+          twoArms({ id: 'u', name: 'unknown-holdout-only', holdouts: ['h-gone'] }),
+          twoArms({
+            id: 'g',
+            name: 'gated',
+            holdouts: ['h-none', 'h-gone'],
+            layer: 'chat',
+            layer_ranges: [],
+          }),
+        ),
+        null,
+      );
+      expect(store.lookup('checkout-prompt')?.gate).toBeNull();
+      // an id the config does not carry is skipped when the config is read
+      expect(store.lookup('unknown-holdout-only')?.gate).toBeNull();
+      const gate = store.lookup('gated')?.gate;
+      expect(gate?.holdouts.map((h) => h.id)).toEqual(['h-none']);
+      expect(typeof gate?.inLayer).toBe('function');
+    });
+
+    it('reads null layer and holdouts as absent, and lets no one into a layer it does not know', () => {
+      const store = new ConfigStore();
+      const absent = { ...twoArms({ id: 'n', name: 'nulls' }), layer: null, holdouts: null };
+      const lost = twoArms({
+        id: 'l',
+        name: 'lost',
+        layer: 'gone',
+        layer_ranges: [{ start: 0, end: 10 }],
+      });
+      expect(store.replace(withGates(1, absent as never, lost), null).skipped).toEqual([]);
+      const nulls = store.lookup('nulls');
+      const gone = store.lookup('lost');
+      if (nulls === undefined || gone === undefined) throw new Error('config not compiled');
+      expect(nulls.gate).toBeNull();
+      for (let i = 0; i < 100; i++) {
+        expect(store.variantOf(nulls, `user-${i}`)).not.toBeNull();
+        expect(store.variantOf(gone, `user-${i}`)).toBeNull();
+      }
+    });
+
+    it('leaves out an experiment whose layer or holdout it cannot read, and keeps the others', () => {
+      const store = new ConfigStore();
+      const doc = {
+        ...configOf(
+          1,
+          twoArms(),
+          twoArms({ id: 'a', name: 'bad-holdout', holdouts: ['h-bad'] }),
+          twoArms({
+            id: 'b',
+            name: 'bad-layer',
+            layer: 'bad',
+            layer_ranges: [{ start: 0, end: 5 }],
+          }),
+          twoArms({
+            id: 'c',
+            name: 'bad-ranges',
+            layer: 'chat',
+            layer_ranges: [{ start: '0', end: 5 }] as never,
+          }),
+          { ...twoArms({ id: 'd', name: 'bad-ids' }), holdouts: [7] as never },
+        ),
+        layers: [LAYER, { name: 'bad', salt: 'x', bucket_count: 0 }],
+        holdouts: [{ ...HOLDOUT, id: 'h-bad', ranges: 'all' }],
+      };
+      expect(store.replace(doc, null)).toEqual({
+        fatal: null,
+        skipped: ['bad-holdout', 'bad-layer', 'bad-ranges', 'bad-ids'],
+      });
+      expect(store.lookup('checkout-prompt')).toBeDefined();
+    });
+
+    it("keeps who was sent a holdout's exposure across a refresh", () => {
+      const store = new ConfigStore();
+      const sent: string[] = [];
+      const pending = new PendingExposures<ExposureTarget>(() => {});
+      const check = () =>
+        pending.drain(7, (target, user, variant) => sent.push(`${target.id}:${user}:${variant}`));
+      const held = twoArms({ holdouts: ['h-1'] });
+      store.replace(withGates(1, held), null);
+      const first = store.lookup('checkout-prompt');
+      expect(first && store.exposedVariantOf(first, 'user-1', undefined, pending)).toBeNull();
+      check();
+      store.replace(withGates(2, held), null);
+      const second = store.lookup('checkout-prompt');
+      expect(second).not.toBe(first);
+      expect(second?.gate?.holdouts[0]?.exposures).toBe(first?.gate?.holdouts[0]?.exposures);
+      expect(second && store.exposedVariantOf(second, 'user-1', undefined, pending)).toBeNull();
+      check();
+      expect(sent).toEqual(['h-1:user-1:holdout']);
+    });
   });
 });

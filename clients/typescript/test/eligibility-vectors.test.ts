@@ -1,9 +1,16 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Arbiter } from '../src/index.ts';
 import { type ConfigDoc, type FakeArbiter, startFakeArbiter } from './support/fake-arbiter.ts';
+import { startFakeLlm } from './support/fake-llm.ts';
 import { memoryLogger } from './support/logger.ts';
+
+interface Exposure {
+  experiment_id: string;
+  variant: string;
+}
 
 interface EligibilityCase {
   name: string;
@@ -11,6 +18,8 @@ interface EligibilityCase {
   user_id: string;
   attributes?: Record<string, unknown>;
   variant: string | null;
+  reason?: 'held_out' | 'not_in_layer' | 'not_targeted' | 'not_enrolled';
+  exposures: Exposure[];
 }
 
 // The one shared copy of the vectors, read in place as bucketing.json is.
@@ -19,63 +28,109 @@ const read = (file: string) =>
     readFileSync(fileURLToPath(new URL(`../../../testdata/${file}`, import.meta.url)), 'utf8'),
   );
 const vectors = read('eligibility.json') as { config: ConfigDoc; cases: EligibilityCase[] };
+const idOf = new Map(vectors.config.experiments.map((e) => [e.name, e.id]));
+const holdoutIds = new Set((vectors.config.holdouts ?? []).map((h) => h.id));
 
-let fake: FakeArbiter;
-let client: Arbiter;
+/** What a case expects the server to receive: its exposures, in order, for its user. */
+const expectedExposures = (c: EligibilityCase) =>
+  c.exposures.map((e) => ({ type: 'exposure', user_id: c.user_id, ...e }));
 
-beforeAll(async () => {
-  fake = await startFakeArbiter({ config: vectors.config });
-  client = new Arbiter({
-    apiKey: fake.apiKey,
-    baseUrl: fake.baseUrl,
-    flushIntervalMs: 60_000,
-    logger: memoryLogger(),
-  });
-  expect(await client.ready()).toBe(true);
-});
-afterAll(async () => {
-  await client.close();
-  await fake.close();
-});
+/**
+ * The events the fake server received since the last call, in the order they were sent (one
+ * flush is one or more deliveries, in queue order).
+ */
+function receiver(fake: FakeArbiter): () => Array<Record<string, unknown>> {
+  let seen = 0;
+  return () => {
+    const fresh = fake.deliveries.slice(seen).flat();
+    seen = fake.deliveries.length;
+    return fresh.map((id) => {
+      const e = fake.events.get(id);
+      if (e === undefined) throw new Error(`event ${id} delivered but not stored`);
+      return e.variant === undefined
+        ? { type: e.type, user_id: e.user_id, experiment_id: e.experiment_id }
+        : { type: e.type, user_id: e.user_id, experiment_id: e.experiment_id, variant: e.variant };
+    });
+  };
+}
 
-describe('testdata/eligibility.json through the client', () => {
-  it('has targeted users on both sides of every readable condition', () => {
+describe('testdata/eligibility.json: the cases reach every branch', () => {
+  it('has enrolled users and users null for each reason, and both holdout exposures', () => {
+    const reasons = new Set(vectors.cases.map((c) => c.reason ?? 'enrolled'));
+    expect([...reasons].sort()).toEqual(
+      ['enrolled', 'held_out', 'not_enrolled', 'not_in_layer', 'not_targeted'].sort(),
+    );
+    const holdoutVariants = new Set(
+      vectors.cases.flatMap((c) =>
+        c.exposures.filter((e) => holdoutIds.has(e.experiment_id)).map((e) => e.variant),
+      ),
+    );
+    expect([...holdoutVariants].sort()).toEqual(['general', 'holdout']);
     const targeted = vectors.cases.filter((c) => c.experiment === 'pro-english');
     expect(targeted.some((c) => c.variant !== null)).toBe(true);
     expect(targeted.some((c) => c.variant === null)).toBe(true);
   });
+});
 
-  it('assigns, prompts and merges variables as each case says, and never throws', () => {
-    for (const c of vectors.cases) {
-      const got = {
-        name: c.name,
-        assign: client.assign(c.experiment, c.user_id, c.attributes),
-        prompt: client.getPrompt(c.experiment, c.user_id, 'default', c.attributes).variant,
-        variables: client.getVariables(c.experiment, c.user_id, { v: 1 }, c.attributes),
-      };
-      expect(got).toEqual({
-        name: c.name,
-        assign: c.variant,
-        prompt: c.variant,
-        variables: { v: 1 },
-      });
-    }
+describe('testdata/eligibility.json through assign, getPrompt and getVariables', () => {
+  let fake: FakeArbiter;
+  let client: Arbiter;
+  let received: () => Array<Record<string, unknown>>;
+
+  beforeAll(async () => {
+    fake = await startFakeArbiter({ config: vectors.config });
+    received = receiver(fake);
+    client = new Arbiter({
+      apiKey: fake.apiKey,
+      baseUrl: fake.baseUrl,
+      flushIntervalMs: 3_600_000,
+      logger: memoryLogger(),
+    });
+    expect(await client.ready()).toBe(true);
+  });
+  afterAll(async () => {
+    await client.close();
+    await fake.close();
   });
 
-  it('sends an exposure for each enrolled case and none for a user the targeting leaves out', async () => {
-    await client.flush();
-    const exposed = new Set(
-      [...fake.events.values()].map((e) => `${e.experiment_id}|${e.user_id}|${e.variant}`),
-    );
-    const idOf = new Map(vectors.config.experiments.map((e) => [e.name, e.id]));
+  it('gives each case its variant and sends exactly its exposures, in order, once', async () => {
     for (const c of vectors.cases) {
-      const key = `${idOf.get(c.experiment)}|${c.user_id}|${c.variant}`;
-      expect({ name: c.name, exposed: exposed.has(key) }).toEqual({
+      const assigned = client.assign(c.experiment, c.user_id, c.attributes);
+      const prompt = client.getPrompt(c.experiment, c.user_id, 'default', c.attributes).variant;
+      const variables = client.getVariables(c.experiment, c.user_id, { v: 1 }, c.attributes);
+      await client.flush();
+      expect({ name: c.name, assigned, prompt, variables, sent: received() }).toEqual({
         name: c.name,
-        exposed: c.variant !== null,
+        assigned: c.variant,
+        prompt: c.variant,
+        variables: { v: 1 },
+        sent: expectedExposures(c),
       });
     }
-    expect(fake.events.size).toBe(vectors.cases.filter((c) => c.variant !== null).length);
+    expect(fake.events.size).toBe(vectors.cases.reduce((n, c) => n + c.exposures.length, 0));
+  });
+
+  it('sends nothing again for the same users the same day, holdout exposures included', async () => {
+    for (const c of vectors.cases) {
+      expect({
+        name: c.name,
+        variant: client.assign(c.experiment, c.user_id, c.attributes),
+      }).toEqual({ name: c.name, variant: c.variant });
+    }
+    await client.flush();
+    expect(received()).toEqual([]);
+  });
+
+  it('addresses an experiment by id as by name', () => {
+    for (const c of vectors.cases.filter((x) => x.experiment.startsWith('held-'))) {
+      expect({
+        name: c.name,
+        variant: client.assign(idOf.get(c.experiment) ?? '', c.user_id, c.attributes),
+      }).toEqual({
+        name: c.name,
+        variant: c.variant,
+      });
+    }
   });
 
   it('gives interceptModelCall the variant the attributes it is given admit', async () => {
@@ -89,5 +144,104 @@ describe('testdata/eligibility.json through the client', () => {
     // without attributes the targeting reads {}: no plan, so not targeted
     await client.interceptModelCall(c.experiment, c.user_id, fn);
     expect(seen).toEqual([c.variant, null]);
+  });
+});
+
+describe('testdata/eligibility.json through model calls (holdouts and layers)', () => {
+  let fake: FakeArbiter;
+  let llm: Awaited<ReturnType<typeof startFakeLlm>>;
+  let client: Arbiter;
+  let received: () => Array<Record<string, unknown>>;
+  const gated = vectors.cases.filter(
+    (c) => c.experiment === 'held-global' || c.experiment === 'held-both-layered-targeted',
+  );
+
+  beforeAll(async () => {
+    fake = await startFakeArbiter({ config: vectors.config });
+    llm = await startFakeLlm();
+    received = receiver(fake);
+    // As the integrations' tests run it: a model call records its own exposure.
+    client = new Arbiter({
+      apiKey: fake.apiKey,
+      baseUrl: fake.baseUrl,
+      flushIntervalMs: 3_600_000,
+      trackExposures: false,
+      logger: memoryLogger(),
+    });
+    expect(await client.ready()).toBe(true);
+  });
+  afterAll(async () => {
+    await client.close();
+    await llm.close();
+    await fake.close();
+  });
+
+  /** A model call sends the case's exposures (the experiment's from the call), then its own record. */
+  const expectedOfCall = (c: EligibilityCase) => [
+    ...expectedExposures(c),
+    ...(c.variant === null
+      ? []
+      : [{ type: 'model_call', user_id: c.user_id, experiment_id: idOf.get(c.experiment) }]),
+  ];
+
+  it('interceptModelCall: each case its variant, its holdout exposures, and a record only when enrolled', async () => {
+    for (const c of gated) {
+      let given: string | null | undefined;
+      await client.interceptModelCall(
+        c.experiment,
+        c.user_id,
+        async (variant) => {
+          given = variant;
+        },
+        c.attributes,
+      );
+      await client.flush();
+      expect({ name: c.name, given, sent: received() }).toEqual({
+        name: c.name,
+        given: c.variant,
+        sent: expectedOfCall(c),
+      });
+    }
+  });
+
+  it('a wrapped client inside withUser: the holdout decides before the layer and targeting', async () => {
+    // A client of its own, so that no exposure of these users was sent today.
+    const own = new Arbiter({
+      apiKey: fake.apiKey,
+      baseUrl: fake.baseUrl,
+      flushIntervalMs: 3_600_000,
+      trackExposures: false,
+      logger: memoryLogger(),
+    });
+    try {
+      expect(await own.ready()).toBe(true);
+      const openai = own.wrap(
+        new OpenAI({ apiKey: 'sk-test', baseURL: `${llm.url}/v1`, maxRetries: 0 }),
+        'held-both-layered-targeted',
+      );
+      for (const reason of ['held_out', 'not_in_layer', 'not_targeted', undefined]) {
+        const c = gated.find(
+          (x) => x.experiment === 'held-both-layered-targeted' && x.reason === reason,
+        );
+        if (c === undefined) throw new Error(`no case with reason ${String(reason)}`);
+        const answer = await own.withUser(
+          c.user_id,
+          () =>
+            openai.chat.completions.create({
+              model: 'gpt-test',
+              messages: [{ role: 'user', content: 'Hi' }],
+            }),
+          c.attributes,
+        );
+        await own.flush();
+        expect({ name: c.name, answered: answer.choices.length > 0, sent: received() }).toEqual({
+          name: c.name,
+          answered: true,
+          sent: expectedOfCall(c),
+        });
+      }
+    } finally {
+      await own.close();
+    }
   });
 });

@@ -1,5 +1,6 @@
 /**
- * Writes testdata/eligibility.json: who gets which variant once targeting is applied, for the
+ * Writes testdata/eligibility.json: who gets which variant once holdouts, layers and targeting
+ * are applied, for the
  * server and the three clients to read in place. The expected variants come from the reference
  * pieces (packages/conditions, packages/bucketing), as bucketing.json's hashes come from the
  * reference MurmurHash3; every other evaluator must reproduce them.
@@ -19,6 +20,23 @@ interface Experiment {
   ranges: Array<{ variant: string; start: number; end: number }>;
   variants: Array<{ key: string }>;
   targeting?: unknown;
+  layer?: string;
+  layer_ranges?: Array<{ start: number; end: number }>;
+  holdouts?: string[];
+}
+
+interface Layer {
+  name: string;
+  salt: string;
+  bucket_count: number;
+}
+
+interface Holdout {
+  id: string;
+  name: string;
+  salt: string;
+  bucket_count: number;
+  ranges: Array<{ start: number; end: number }>;
 }
 
 const twoArms = (name: string, targeting?: unknown): Experiment => ({
@@ -60,6 +78,72 @@ for (const [name, targeting] of [
   experiments.push(twoArms(name, targeting));
 }
 
+/** Two layers: `chat` is shared by three experiments, `search` holds one on a sliver. */
+const LAYERS: Layer[] = [
+  { name: 'chat', salt: 'layer-chat', bucket_count: 1000 },
+  { name: 'search', salt: 'layer-search', bucket_count: 100 },
+];
+
+/** Two holdouts: 10 % of users out of `global`, 2.5 % (bucket < 250 of 10,000) out of `q4`. */
+const HOLDOUTS: Holdout[] = [
+  {
+    id: '00000000-0000-4000-8000-00000000a001',
+    name: 'global',
+    salt: 'holdout-global',
+    bucket_count: 1000,
+    ranges: [{ start: 0, end: 100 }],
+  },
+  {
+    id: '00000000-0000-4000-8000-00000000a002',
+    name: 'q4',
+    salt: 'holdout-q4',
+    bucket_count: 10000,
+    ranges: [{ start: 0, end: 250 }],
+  },
+];
+
+for (const [name, extra] of [
+  // the chat layer's buckets: [0,300) and [700,800) to chat-tone, [300,600) to chat-length,
+  // [600,700) to chat-targeted; [800,1000) is owned by no one
+  [
+    'chat-tone',
+    {
+      layer: 'chat',
+      layer_ranges: [
+        { start: 0, end: 300 },
+        { start: 700, end: 800 },
+      ],
+    },
+  ],
+  ['chat-length', { layer: 'chat', layer_ranges: [{ start: 300, end: 600 }] }],
+  [
+    'chat-targeted',
+    {
+      layer: 'chat',
+      layer_ranges: [{ start: 600, end: 700 }],
+      targeting: { plan: { $in: ['pro', 'team'] } },
+    },
+  ],
+  ['search-sliver', { layer: 'search', layer_ranges: [{ start: 0, end: 5 }] }],
+  // a layer the config does not carry: no one enters, nothing throws
+  ['lost-layer', { layer: 'gone', layer_ranges: [{ start: 0, end: 100 }] }],
+  ['held-global', { holdouts: [HOLDOUTS[0]?.id] }],
+  [
+    'held-both-layered-targeted',
+    {
+      holdouts: [HOLDOUTS[0]?.id, HOLDOUTS[1]?.id],
+      layer: 'search',
+      layer_ranges: [{ start: 5, end: 100 }],
+      targeting: { country: { $notInGroup: 'blocked-countries' } },
+    },
+  ],
+  // a holdout id the config does not carry holds no one out and records nothing
+  ['held-unknown', { holdouts: ['00000000-0000-4000-8000-00000000afff'] }],
+] as const) {
+  const { targeting, ...rest } = extra as { targeting?: unknown };
+  experiments.push({ ...twoArms(name, targeting), ...rest } as Experiment);
+}
+
 // A fixed sequence, so the file is the same on every run.
 let seed = 20261125;
 const next = () => {
@@ -90,26 +174,89 @@ function randomAttributes(): Record<string, unknown> | undefined {
   return out;
 }
 
+const inRanges = (ranges: ReadonlyArray<{ start: number; end: number }>, bucket: number) =>
+  ranges.some((r) => r.start <= bucket && bucket < r.end);
+
+type Reason = 'held_out' | 'not_in_layer' | 'not_targeted' | 'not_enrolled';
+interface Exposure {
+  experiment_id: string;
+  variant: string;
+}
+
+/**
+ * The reference order: holdouts (in the experiment's order; each one reached records an exposure
+ * to the holdout, `holdout` or `general`, and the first that holds the user out ends it), then
+ * the layer, then targeting, then the experiment's own bucket.
+ */
+function evaluate(
+  experiment: Experiment,
+  user: string,
+  attributes: Record<string, unknown>,
+): { variant: string | null; reason?: Reason; exposures: Exposure[] } {
+  const exposures: Exposure[] = [];
+  for (const id of experiment.holdouts ?? []) {
+    const holdout = HOLDOUTS.find((h) => h.id === id);
+    if (holdout === undefined) continue;
+    const held = inRanges(holdout.ranges, bucketOf(holdout.salt, user, holdout.bucket_count));
+    exposures.push({ experiment_id: holdout.id, variant: held ? 'holdout' : 'general' });
+    if (held) return { variant: null, reason: 'held_out', exposures };
+  }
+  if (experiment.layer !== undefined) {
+    const layer = LAYERS.find((l) => l.name === experiment.layer);
+    if (
+      layer === undefined ||
+      !inRanges(experiment.layer_ranges ?? [], bucketOf(layer.salt, user, layer.bucket_count))
+    )
+      return { variant: null, reason: 'not_in_layer', exposures };
+  }
+  if (
+    experiment.targeting !== undefined &&
+    !evalCondition(attributes, experiment.targeting, SAVED_GROUPS)
+  )
+    return { variant: null, reason: 'not_targeted', exposures };
+  const variant = variantForBucket(
+    experiment.ranges,
+    bucketOf(experiment.salt, user, experiment.bucket_count),
+  );
+  if (variant === null) return { variant, reason: 'not_enrolled', exposures };
+  exposures.push({ experiment_id: experiment.id, variant });
+  return { variant, exposures };
+}
+
 const cases = [];
 for (const experiment of experiments) {
-  for (let i = 0; i < 40; i++) {
+  // More users where a layer or holdout splits them, so every branch has cases.
+  const users = experiment.layer !== undefined || experiment.holdouts !== undefined ? 120 : 40;
+  for (let i = 0; i < users; i++) {
     const user = `user-${experiment.name}-${i}`;
     const attributes = randomAttributes();
-    const matches =
-      experiment.targeting === undefined ||
-      evalCondition(attributes ?? {}, experiment.targeting, SAVED_GROUPS);
-    const variant = matches
-      ? variantForBucket(
-          experiment.ranges,
-          bucketOf(experiment.salt, user, experiment.bucket_count),
-        )
-      : null;
+    const { variant, reason, exposures } = evaluate(experiment, user, attributes ?? {});
     cases.push({
       name: `${experiment.name} #${i}`,
       experiment: experiment.name,
       user_id: user,
       ...(attributes === undefined ? {} : { attributes }),
       variant,
+      ...(reason === undefined ? {} : { reason }),
+      exposures,
+    });
+  }
+}
+
+// The same users in every experiment of the chat layer: each enters at most one of them.
+for (let i = 0; i < 60; i++) {
+  const user = `user-chat-layer-${i}`;
+  const attributes = randomAttributes();
+  for (const experiment of experiments.filter((e) => e.layer === 'chat')) {
+    const { variant, reason, exposures } = evaluate(experiment, user, attributes ?? {});
+    cases.push({
+      name: `chat layer, one user in each: ${experiment.name} #${i}`,
+      experiment: experiment.name,
+      user_id: user,
+      ...(attributes === undefined ? {} : { attributes }),
+      variant,
+      ...(reason === undefined ? {} : { reason }),
+      exposures,
     });
   }
 }
@@ -117,8 +264,15 @@ for (const experiment of experiments) {
 const file = {
   specVersion: 1,
   description:
-    "Who enters an experiment, once targeting is applied: the server and the TypeScript, Python and Java clients read this file in place. config is a GET /v1/config document; its saved_groups are what $inGroup/$notInGroup look values up in. Each case assigns user_id in experiment (by name) with attributes (absent: the caller passed none, read as {}) and expects variant (null: control behaviour, and no exposure is sent). Order of evaluation: targeting first (docs/wire-format.md#the-condition-language-targeting), then the bucket (bucketing.json's function) against the experiment's ranges. An experiment without targeting, or with targeting {}, lets everyone in; a targeting the evaluator cannot read lets no one in and never throws. Generated by packages/conditions/scripts/write-eligibility.ts from the reference evaluator and bucketing.",
-  config: { config_version: 1, bucketing_version: '1', experiments, saved_groups: SAVED_GROUPS },
+    "Who enters an experiment, once holdouts, layers and targeting are applied: the server and the TypeScript, Python and Java clients read this file in place. config is a GET /v1/config document; its saved_groups are what $inGroup/$notInGroup look values up in, its layers and holdouts what an experiment's layer and holdouts name. Each case assigns user_id in experiment (by name) with attributes (absent: the caller passed none, read as {}) and expects variant (null: control behaviour), reason (why variant is null, as POST /v1/assign says it) and exposures: every exposure that assign sends, in order (a holdout's first, then the experiment's own when variant is not null). Order of evaluation (docs/wire-format.md#who-enters-an-experiment-holdouts-layers-targeting): holdouts, then the layer, then targeting (docs/wire-format.md#the-condition-language-targeting), then the bucket (bucketing.json's function) against the experiment's ranges. An experiment without targeting, or with targeting {}, lets everyone in; a targeting the evaluator cannot read lets no one in and never throws. Generated by packages/conditions/scripts/write-eligibility.ts from the reference evaluator and bucketing.",
+  config: {
+    config_version: 1,
+    bucketing_version: '1',
+    experiments,
+    saved_groups: SAVED_GROUPS,
+    layers: LAYERS,
+    holdouts: HOLDOUTS,
+  },
   cases,
 };
 writeFileSync(
@@ -127,5 +281,8 @@ writeFileSync(
 );
 const count = (f: (c: (typeof cases)[number]) => boolean) => cases.filter(f).length;
 console.log(
-  `${cases.length} cases: ${count((c) => c.variant !== null)} enrolled, ${count((c) => c.variant === null)} null`,
+  `${cases.length} cases: ${count((c) => c.variant !== null)} enrolled, ${count((c) => c.variant === null)} null; ` +
+    ['held_out', 'not_in_layer', 'not_targeted', 'not_enrolled']
+      .map((r) => `${r} ${count((c) => c.reason === r)}`)
+      .join(', '),
 );

@@ -80,3 +80,15 @@ export type Scorer = OfflineRun['scorers'][number];
 export type RunItemsPage = Body<'/v1/offline-runs/{run_id}/items', 'get'>;
 export type RunItem = RunItemsPage['data'][number];
 export type RunItemsSort = RunItemsPage['sort'];
+export type Layer = Body<'/v1/layers/{id}', 'get'>;
+export type LayerRun = Layer['bucket_map'][number];
+export type LayerInput = NonNullable<
+  paths['/v1/layers']['post']['requestBody']
+>['content']['application/json'];
+export type Holdout = Body<'/v1/holdouts/{id}', 'get'>;
+export type HoldoutInput = NonNullable<
+  paths['/v1/holdouts']['post']['requestBody']
+>['content']['application/json'];
+export type HoldoutChange = NonNullable<
+  paths['/v1/holdouts/{id}']['put']['requestBody']
+>['content']['application/json'];

@@ -4,6 +4,8 @@ import { useWhoami } from '../auth/whoami.ts';
 
 const NAV = [
   { to: '/experiments', label: 'Experiments' },
+  { to: '/layers', label: 'Layers' },
+  { to: '/holdouts', label: 'Holdouts' },
   { to: '/datasets', label: 'Datasets' },
   { to: '/keys', label: 'Keys' },
   { to: '/usage', label: 'Usage' },

@@ -45,15 +45,16 @@ export function watchConsole(page: Page) {
 
 /**
  * A collecting experiment's results route answers 404 with the time-to-decision estimates the
- * collecting panel shows: the designed answer, which Chromium logs like any failed load. A run
- * asked for by label (`?day=`) that does not exist is still an error.
+ * collecting panel shows: the designed answer, which Chromium logs like any failed load; a
+ * holdout's results route answers alike before its first nightly run. A run asked for by label
+ * (`?day=`) that does not exist is still an error.
  */
 function isCollectingAnswer(m: ConsoleMessage): boolean {
   const url = new URL(m.location().url, 'http://x');
   return (
     m.text().includes('status of 404') &&
     url.search === '' &&
-    /^\/v1\/experiments\/[^/]+\/results$/.test(url.pathname)
+    /^\/v1\/(experiments|holdouts)\/[^/]+\/results$/.test(url.pathname)
   );
 }
 

@@ -1,7 +1,7 @@
 import { defaultDirection } from '@arbiter/contract';
-import { and, asc, desc, eq } from 'drizzle-orm';
+import { and, asc, desc, eq, sql } from 'drizzle-orm';
 import type { Database } from '../db/connect.ts';
-import { analysisRuns } from '../db/schema.ts';
+import { analysisRuns, holdouts } from '../db/schema.ts';
 import type { Experiment } from '../domain/experiments/service.ts';
 import { liveCounts } from '../domain/exposure-counts.ts';
 import { utcDay } from '../kernel/utc-day.ts';
@@ -202,7 +202,12 @@ export async function readSummary(
   db: Database,
   orgId: string,
 ): Promise<Array<Results & { guardrail_violation_count: number }>> {
-  const ofOrg = and(eq(analysisRuns.orgId, orgId), withResults);
+  const ofOrg = and(
+    eq(analysisRuns.orgId, orgId),
+    withResults,
+    // A holdout's runs are read at /v1/holdouts/{id}/results, not among the experiments'.
+    sql`${analysisRuns.experimentId} not in (select ${holdouts.id} from ${holdouts} where ${holdouts.orgId} = ${orgId})`,
+  );
   const runs = await db
     .selectDistinctOn([analysisRuns.experimentId])
     .from(analysisRuns)

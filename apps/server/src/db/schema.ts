@@ -27,6 +27,14 @@ import type {
 } from '../schemas/analysis-run.ts';
 import type { ExperimentConfig } from '../schemas/experiment-config.ts';
 
+/** A run of a layer's buckets handed to an experiment; `retired` once given up, for good. */
+export interface LayerRun {
+  experiment_id: string;
+  start: number;
+  end: number;
+  retired?: true;
+}
+
 const createdAt = () => timestamp('created_at', { withTimezone: true }).notNull().defaultNow();
 
 /**
@@ -101,6 +109,12 @@ export const experiments = pgTable(
     salt: text('salt').notNull(),
     bucketCount: integer('bucket_count').notNull(),
     currentVersion: integer('current_version').notNull(),
+    /**
+     * `experiment`, or `holdout`: the row behind a holdout (docs/decisions.md#holdouts), ingested
+     * and analysed as an experiment but never listed, served in the config's experiments or
+     * assigned.
+     */
+    kind: text('kind').$type<'experiment' | 'holdout'>().notNull().default('experiment'),
     createdAt: createdAt(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
@@ -117,6 +131,8 @@ export const experimentVersions = pgTable(
     version: integer('version').notNull(),
     config: jsonb('config').$type<ExperimentConfig>().notNull(),
     bucketMap: jsonb('bucket_map').$type<BucketMap>().notNull(),
+    /** The layer buckets the version owns (sorted half-open runs); null outside a layer. */
+    layerRanges: jsonb('layer_ranges').$type<Array<{ start: number; end: number }>>(),
     createdBy: uuid('created_by').references(() => users.id),
     createdAt: createdAt(),
   },
@@ -657,6 +673,52 @@ export const savedGroups = pgTable(
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [uniqueIndex('saved_groups_org_key').on(t.orgId, t.key)],
+);
+
+/**
+ * A layer (docs/decisions.md#layers): experiments in it own disjoint runs of its buckets.
+ * `runs` is every run ever handed out, owned or retired; a retired run is never handed out
+ * again, so a bucket once owned never reaches another experiment.
+ */
+export const layers = pgTable(
+  'layers',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    orgId: uuid('org_id')
+      .notNull()
+      .references(() => orgs.id),
+    name: text('name').notNull(),
+    description: text('description'),
+    salt: text('salt').notNull(),
+    bucketCount: integer('bucket_count').notNull(),
+    runs: jsonb('runs').$type<LayerRun[]>().notNull(),
+    /** Rises with every change of the runs. */
+    version: integer('version').notNull(),
+    createdAt: createdAt(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex('layers_org_name').on(t.orgId, t.name)],
+);
+
+/**
+ * A holdout (docs/decisions.md#holdouts). Its id is the id of the experiment row of kind
+ * `holdout` that holds its salt, bucket count, percent (as the allocation) and metrics.
+ */
+export const holdouts = pgTable(
+  'holdouts',
+  {
+    id: uuid('id')
+      .primaryKey()
+      .references(() => experiments.id),
+    orgId: uuid('org_id')
+      .notNull()
+      .references(() => orgs.id),
+    name: text('name').notNull(),
+    /** `"all"` (every experiment created after the holdout) or a list of experiment ids. */
+    experiments: jsonb('experiments').$type<'all' | string[]>().notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex('holdouts_org_name').on(t.orgId, t.name)],
 );
 
 /** One row per version of a dataset: what the change was and how many items the version holds. */

@@ -18,7 +18,11 @@ export type AuditAction =
   | 'dataset.item_deleted'
   | 'offline_run.created'
   | 'saved_group.created'
-  | 'saved_group.updated';
+  | 'saved_group.updated'
+  | 'layer.created'
+  | 'layer.buckets_changed'
+  | 'holdout.created'
+  | 'holdout.updated';
 
 export interface AuditInput {
   orgId: string;

@@ -1,12 +1,13 @@
 import { createBucketer } from '@arbiter/bucketing';
 import { clientRanges } from '@arbiter/contract';
-import { eq } from 'drizzle-orm';
+import { and, asc, eq, sql } from 'drizzle-orm';
 import type { Database } from '../db/connect.ts';
-import { experiments, orgs } from '../db/schema.ts';
+import { experiments, holdouts, layers, orgs } from '../db/schema.ts';
 import type { Clock } from '../kernel/ports.ts';
 import { startOfUtcDay } from '../kernel/utc-day.ts';
 import type { Variant } from '../schemas/experiment-config.ts';
 import { loadCurrentVersion } from './experiments/current-version.ts';
+import { type EligibilityWorld, eligibilityWorld } from './experiments/eligibility.ts';
 import { effectivePlan } from './plans/effective-plan.ts';
 import type { Plan } from './plans.ts';
 import { type SavedGroupValues, savedGroupValues } from './saved-groups/service.ts';
@@ -22,6 +23,27 @@ export interface ClientExperiment {
   variants: Variant[];
   /** Who may enter; absent when everyone may. */
   targeting?: Record<string, unknown>;
+  /** The layer the experiment is in, and the layer buckets it owns; absent outside a layer. */
+  layer?: string;
+  layer_ranges?: Array<{ start: number; end: number }>;
+  /** Ids of the holdouts that apply, in the order they were created; absent when none does. */
+  holdouts?: string[];
+}
+
+/** A layer as the clients receive it. */
+export interface ClientLayer {
+  name: string;
+  salt: string;
+  bucket_count: number;
+}
+
+/** A holdout as the clients receive it: its held-out buckets, computed by the server. */
+export interface ClientHoldout {
+  id: string;
+  name: string;
+  salt: string;
+  bucket_count: number;
+  ranges: Array<{ start: number; end: number }>;
 }
 
 export interface OrgState {
@@ -35,13 +57,18 @@ export interface OrgState {
     experiments: ClientExperiment[];
     /** Saved groups by key, for `$inGroup`; absent when the org has none. */
     saved_groups?: SavedGroupValues;
+    /** Absent when the org has none, as saved groups. */
+    layers?: ClientLayer[];
+    holdouts?: ClientHoldout[];
   };
-  /** The saved groups targeting reads (empty when none). */
-  savedGroups: SavedGroupValues;
+  /** The layers, holdouts and saved groups an experiment's eligibility reads. */
+  world: EligibilityWorld;
   /** By id and by name: both address the same experiment. */
   lookup: Map<
     string,
     ClientExperiment & {
+      /** `holdout`: a holdout's row, which takes exposures but is not assigned or served. */
+      kind: 'experiment' | 'holdout';
       control: string | null;
       /** Where the analysis window starts: 00:00 UTC of the day the experiment was created. */
       windowStartMs: number;
@@ -51,14 +78,31 @@ export interface OrgState {
   >;
 }
 
-async function loadExperiments(
-  db: Database,
-  orgId: string,
-): Promise<Array<{ client: ClientExperiment; control: string | null; windowStartMs: number }>> {
+interface LoadedExperiment {
+  client: ClientExperiment;
+  kind: 'experiment' | 'holdout';
+  control: string | null;
+  windowStartMs: number;
+}
+
+async function loadExperiments(db: Database, orgId: string): Promise<LoadedExperiment[]> {
   const found = await loadCurrentVersion(db, eq(experiments.orgId, orgId)).orderBy(
     experiments.createdAt,
     experiments.id,
   );
+  const held = await db
+    .select({
+      id: holdouts.id,
+      experiments: holdouts.experiments,
+      // "all" covers the experiments created after the holdout, not those before it; compared
+      // in the database, whose timestamps are finer than a JavaScript Date's milliseconds.
+      later: sql<string[]>`coalesce((select array_agg(e.id::text) from experiments e
+        where e.org_id = holdouts.org_id and e.kind = 'experiment'
+          and e.created_at > holdouts.created_at), '{}')`,
+    })
+    .from(holdouts)
+    .where(eq(holdouts.orgId, orgId))
+    .orderBy(asc(holdouts.createdAt), asc(holdouts.id));
   return found.map(({ row, version }) => {
     const config = version.config;
     const client: ClientExperiment = {
@@ -71,12 +115,59 @@ async function loadExperiments(
       variants: config.variants,
     };
     if (config.targeting !== undefined) client.targeting = config.targeting;
+    if (config.layer !== undefined) {
+      client.layer = config.layer;
+      client.layer_ranges = version.layerRanges ?? [];
+    }
+    if (row.kind === 'experiment') {
+      const applying = held
+        .filter((h) => (h.experiments === 'all' ? h.later : h.experiments).includes(row.id))
+        .map((h) => h.id);
+      if (applying.length > 0) client.holdouts = applying;
+    }
     // The control arm is the first slice of the allocation.
     return {
       client,
+      kind: row.kind,
       control: config.allocation[0]?.variant ?? null,
       windowStartMs: startOfUtcDay(row.createdAt).getTime(),
     };
+  });
+}
+
+async function loadLayers(db: Database, orgId: string): Promise<ClientLayer[]> {
+  return db
+    .select({ name: layers.name, salt: layers.salt, bucket_count: layers.bucketCount })
+    .from(layers)
+    .where(eq(layers.orgId, orgId))
+    .orderBy(asc(layers.createdAt), asc(layers.id));
+}
+
+/** Holdouts from their experiment rows: the held-out buckets are the `holdout` arm's runs. */
+async function loadHoldouts(
+  db: Database,
+  orgId: string,
+  loaded: readonly LoadedExperiment[],
+): Promise<ClientHoldout[]> {
+  const rows = await db
+    .select({ id: holdouts.id, name: holdouts.name })
+    .from(holdouts)
+    .where(and(eq(holdouts.orgId, orgId)))
+    .orderBy(asc(holdouts.createdAt), asc(holdouts.id));
+  return rows.flatMap((h) => {
+    const backing = loaded.find((e) => e.client.id === h.id)?.client;
+    if (backing === undefined) return [];
+    return [
+      {
+        id: h.id,
+        name: h.name,
+        salt: backing.salt,
+        bucket_count: backing.bucket_count,
+        ranges: backing.ranges
+          .filter((r) => r.variant === 'holdout')
+          .map((r) => ({ start: r.start, end: r.end })),
+      },
+    ];
   });
 }
 
@@ -146,10 +237,13 @@ export class OrgStateCache {
     } else {
       const list = await loadExperiments(this.db, orgId);
       const savedGroups = await savedGroupValues(this.db, orgId);
+      const layerList = await loadLayers(this.db, orgId);
+      const holdoutList = await loadHoldouts(this.db, orgId, list);
       const lookup: OrgState['lookup'] = new Map();
-      for (const { client, control, windowStartMs } of list) {
+      for (const { client, kind, control, windowStartMs } of list) {
         const enriched = {
           ...client,
+          kind,
           control,
           windowStartMs,
           variantKeys: new Set(client.variants.map((v) => v.key)),
@@ -166,11 +260,17 @@ export class OrgStateCache {
         body: {
           config_version: configVersion,
           bucketing_version: '1',
-          experiments: list.map((e) => e.client),
+          experiments: list.filter((e) => e.kind === 'experiment').map((e) => e.client),
           // Absent, not {}, for an org without groups: its document stays as it was.
           ...(Object.keys(savedGroups).length > 0 ? { saved_groups: savedGroups } : {}),
+          ...(layerList.length > 0 ? { layers: layerList } : {}),
+          ...(holdoutList.length > 0 ? { holdouts: holdoutList } : {}),
         },
-        savedGroups,
+        world: eligibilityWorld({
+          layers: layerList,
+          holdouts: holdoutList,
+          saved_groups: savedGroups,
+        }),
         lookup,
       };
     }

@@ -61,7 +61,8 @@ export async function listOrgSummaries(db: Database, now: Date, enforced: boolea
   const all = await db.select().from(orgs).orderBy(asc(orgs.createdAt), asc(orgs.id));
   // A membership deleted at the identity provider stays as a tombstone: it is no member.
   const members = await countsBy(db, memberships, isNull(memberships.deletedAt));
-  const experimentCounts = await countsBy(db, experiments);
+  // A holdout's experiment row is no experiment of the org (docs/decisions.md#holdouts).
+  const experimentCounts = await countsBy(db, experiments, eq(experiments.kind, 'experiment'));
   const summaries = [];
   for (const org of all)
     summaries.push(
@@ -116,7 +117,7 @@ export async function orgDetail(
   const [experimentCount] = await db
     .select({ n: count() })
     .from(experiments)
-    .where(eq(experiments.orgId, org.id));
+    .where(and(eq(experiments.orgId, org.id), eq(experiments.kind, 'experiment')));
   const summary = await summarize(db, org, {
     now,
     enforced,

@@ -36,6 +36,13 @@ export type DomainCode =
   | 'offline-run-not-open'
   | 'saved-group-not-found'
   | 'saved-group-key-taken'
-  | 'saved-group-too-large';
+  | 'saved-group-too-large'
+  | 'layer-not-found'
+  | 'layer-name-taken'
+  | 'layer-full'
+  | 'layer-not-sticky'
+  | 'holdout-not-found'
+  | 'holdout-name-taken'
+  | 'holdout-not-sticky';
 
 export class DomainError extends Outcome<DomainCode> {}

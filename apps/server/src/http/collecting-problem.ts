@@ -4,12 +4,22 @@ import { ProblemError } from './problems.ts';
 
 const MIN_EVENTS_SETTING = 'ARBITER_MIN_EVENTS_PER_ARM';
 
+/** What the results belong to: an experiment, or a holdout (stored as a hidden experiment row). */
+export interface CollectingSubject {
+  kind: 'experiment' | 'holdout';
+  name: string;
+}
+
 /**
  * The one builder of the collecting answer. The default view teaches: each arm's evaluated
  * events so far against the threshold, the setting that changes it, and what to do once every
- * arm has enough; a run asked for by label points at the labels that exist.
+ * arm has enough; a run asked for by label points at the labels that exist. A holdout has no
+ * live route and no manual analysis, so its answer names only the pipeline run.
  */
-export function collectingProblem(c: Collecting): ProblemError {
+export function collectingProblem(
+  c: Collecting,
+  subject: CollectingSubject = { kind: 'experiment', name: c.experimentName },
+): ProblemError {
   if (c.label !== null || c.eventsPerArm === null)
     return new ProblemError(
       'results-collecting',
@@ -20,12 +30,18 @@ export function collectingProblem(c: Collecting): ProblemError {
   const sofar = Object.entries(perArm)
     .map(([arm, n]) => `${arm} ${n} of ${min}`)
     .join(', ');
+  const holdout = subject.kind === 'holdout';
+  const run = `\`arbiter pipeline run --day ${c.today}\``;
   const next = Object.values(perArm).every((n) => n >= min)
-    ? `Every arm has enough now: the next pipeline run computes results (\`arbiter pipeline run --day ${c.today}\`, or POST /v1/experiments/${c.experimentId}/analyze for a preliminary run).`
-    : 'Live counts are on the live route meanwhile.';
+    ? holdout
+      ? `Every arm has enough now: the next pipeline run computes results (${run}).`
+      : `Every arm has enough now: the next pipeline run computes results (${run}, or POST /v1/experiments/${c.experimentId}/analyze for a preliminary run).`
+    : holdout
+      ? 'The counts grow with each nightly run.'
+      : 'Live counts are on the live route meanwhile.';
   return new ProblemError(
     'results-collecting',
-    `Experiment ${c.experimentName} is collecting: results appear once a pipeline run finds ${min} evaluated events (exposures since the day it was created) in every arm. So far: ${sofar}. The threshold is the setting ${MIN_EVENTS_SETTING}. ${next}${estimateSentences(c)}`,
+    `${holdout ? 'Holdout' : 'Experiment'} ${subject.name} is collecting: results appear once a pipeline run finds ${min} evaluated events (exposures since the day it was created) in every arm. So far: ${sofar}. The threshold is the setting ${MIN_EVENTS_SETTING}. ${next}${estimateSentences(c)}`,
     {
       events_per_arm: perArm,
       min_events_per_arm: min,
@@ -50,7 +66,7 @@ function estimateSentences(c: Collecting): string {
 }
 
 /** The run of a results outcome, or its collecting problem thrown. */
-export function resultsOrProblem(outcome: ResultsOutcome): Results {
-  if (outcome.kind === 'collecting') throw collectingProblem(outcome);
+export function resultsOrProblem(outcome: ResultsOutcome, subject?: CollectingSubject): Results {
+  if (outcome.kind === 'collecting') throw collectingProblem(outcome, subject);
   return outcome.results;
 }

@@ -42,6 +42,13 @@ const PROBLEM_OF = {
     'saved-group-not-found': 'saved-group-not-found',
     'saved-group-key-taken': 'saved-group-key-taken',
     'saved-group-too-large': 'org-config-too-large',
+    'layer-not-found': 'layer-not-found',
+    'layer-name-taken': 'layer-name-taken',
+    'layer-full': 'layer-full',
+    'layer-not-sticky': 'allocation-not-sticky',
+    'holdout-not-found': 'holdout-not-found',
+    'holdout-name-taken': 'holdout-name-taken',
+    'holdout-not-sticky': 'allocation-not-sticky',
   } satisfies Record<DomainCode, ProblemSlug>,
   ingest: {
     'nothing-accepted': 'validation-error',

@@ -30,6 +30,22 @@ export const PROBLEMS = {
     title: 'Saved group key already used',
     about: 'Saved group keys are unique within an org; choose another key.',
   },
+  'layer-name-taken': {
+    status: 400,
+    title: 'Layer name already used',
+    about: 'Layer names are unique within an org; choose another name.',
+  },
+  'holdout-name-taken': {
+    status: 400,
+    title: 'Holdout name already used',
+    about: 'Holdout names are unique within an org; choose another name.',
+  },
+  'layer-full': {
+    status: 400,
+    title: 'The layer has too few never-used buckets',
+    about:
+      'An experiment joining a layer, or growing its `layer_weight`, takes buckets of the layer no experiment ever owned; a bucket once owned is never handed to another experiment. `needed_buckets` and `free_buckets` say how many were needed and how many remain.',
+  },
   'dataset-name-taken': {
     status: 400,
     title: 'Dataset name already used',
@@ -51,13 +67,13 @@ export const PROBLEMS = {
     status: 400,
     title: 'A frozen field cannot change',
     about:
-      '`salt` and `bucket_count` are set at creation and frozen for the life of the experiment.',
+      '`salt` and `bucket_count` are set at creation and frozen for the life of the experiment (of a layer or a holdout too), and so is an experiment’s `layer`: moving it would let the layer’s users overlap.',
   },
   'allocation-not-sticky': {
     status: 400,
     title: 'The allocation cannot be met without moving users',
     about:
-      'A bucket once given to a variant never moves to another. Growing a slice or adding a variant takes never-used buckets; when too few remain, the change is refused.',
+      'A bucket once given to a variant never moves to another. Growing a slice or adding a variant takes never-used buckets; when too few remain, the change is refused. The same holds for the layer an experiment is in (it is frozen) and for a holdout’s percent (it may grow, not shrink).',
   },
   'plan-required': {
     status: 400,
@@ -139,6 +155,18 @@ export const PROBLEMS = {
     title: 'Experiment not found',
     about:
       'No experiment with this id or name exists in your org. Dashboard paths take either: names are never shaped like a UUID.',
+  },
+  'layer-not-found': {
+    status: 404,
+    title: 'Layer not found',
+    about:
+      'No layer with this id or name exists in your org. Layer paths take either: names are never shaped like a UUID.',
+  },
+  'holdout-not-found': {
+    status: 404,
+    title: 'Holdout not found',
+    about:
+      'No holdout with this id or name exists in your org. Holdout paths take either: names are never shaped like a UUID.',
   },
   'saved-group-not-found': {
     status: 404,

@@ -57,7 +57,7 @@ export async function sendTestEvent(
   const state = await ctx.orgState.get(caller.orgId);
   // The org state resolves names and ids alike, as the dashboard paths do.
   const experiment = state.lookup.get(idOrName);
-  if (!experiment) {
+  if (experiment?.kind !== 'experiment') {
     throw new IngestError(
       'experiment-not-found',
       `No experiment with the id or name "${idOrName}" in your org`,

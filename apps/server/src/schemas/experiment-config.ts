@@ -151,6 +151,23 @@ const configFields = {
     }),
   ),
   targeting: Type.Optional(TargetingSchema()),
+  layer: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 128,
+      pattern: '^[A-Za-z0-9][A-Za-z0-9 _.-]*$',
+      description:
+        'The layer (by name) whose users the experiment shares with the layer’s other experiments, never overlapping them; set at creation and frozen. Needs layer_weight',
+    }),
+  ),
+  layer_weight: Type.Optional(
+    Type.Number({
+      minimum: 0,
+      maximum: 100,
+      description:
+        'Percent of the layer’s users who may enter, in steps of 0.01: ⌊bucket_count × layer_weight ÷ 100⌋ of the layer’s buckets. Growing takes never-used buckets; shrinking retires the highest owned ones for good',
+    }),
+  ),
 };
 
 export const ExperimentConfigSchema = Type.Object(configFields, {
@@ -170,6 +187,8 @@ export const ExperimentChangeSchema = Type.Object(
     description: configFields.description,
     dimensions: configFields.dimensions,
     targeting: configFields.targeting,
+    layer: configFields.layer,
+    layer_weight: configFields.layer_weight,
   },
   { additionalProperties: false, minProperties: 1 },
 );
@@ -192,4 +211,7 @@ export interface ExperimentConfig {
   dimensions?: string[];
   /** Who may enter; absent when everyone may. */
   targeting?: Record<string, unknown>;
+  /** The layer the experiment belongs to, by name, with its percent of the layer's users. */
+  layer?: string;
+  layer_weight?: number;
 }

@@ -32,6 +32,8 @@ export interface RouteCase {
 export const PLATFORM_OWNER = 'boss@arbiter.test';
 /** The saved group of org A that the matrix reads and changes. */
 export const MATRIX_GROUP = 'matrix-group';
+export const MATRIX_LAYER = 'matrix-layer';
+export const MATRIX_HOLDOUT = 'matrix-holdout';
 
 /** A harness with a platform owner, org A's admin, an experiment and a publishable key. */
 export async function startMatrixHarness(): Promise<{ h: Harness; ids: Ids }> {
@@ -46,6 +48,16 @@ export async function startMatrixHarness(): Promise<{ h: Harness; ids: Ids }> {
     method: 'POST',
     url: '/v1/saved-groups',
     payload: { key: MATRIX_GROUP, values: ['u1'] },
+  });
+  await h.call(admin, {
+    method: 'POST',
+    url: '/v1/layers',
+    payload: { name: MATRIX_LAYER, salt: 'matrix-layer', bucket_count: 100 },
+  });
+  await h.call(admin, {
+    method: 'POST',
+    url: '/v1/holdouts',
+    payload: { name: MATRIX_HOLDOUT, bucket_count: 100, percent: 5, experiments: 'all' },
   });
   const whoami = await h.call(admin, { method: 'GET', url: '/v1/whoami' });
   const ids = { experimentId: created.json().id, orgId: whoami.json().org_id };

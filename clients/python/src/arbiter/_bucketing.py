@@ -2,7 +2,7 @@
 then the variant whose half-open range holds the bucket."""
 
 from bisect import bisect_right
-from typing import Callable, List, Optional, Sequence, Tuple, Union
+from typing import Callable, List, NamedTuple, Optional, Sequence, Tuple, Union
 
 from ._murmur3 import finish, mix_blocks, murmur3_x86_32
 from ._utf8 import encode_utf8
@@ -66,7 +66,22 @@ def make_assigner(
             return variants[i]
         return None
 
+    # For a caller that writes the ASCII case into a function of its own (a targeted experiment's
+    # variant function, arbiter._condition_source), saving this call.
+    assign.ascii_parts = AsciiParts(hash32, prefix, bucket_count, starts, ends, variants)  # type: ignore[attr-defined]
     return assign
+
+
+class AsciiParts(NamedTuple):
+    """What the accelerated assigner computes an ASCII id's variant from: ``hash32(prefix +
+    user_id, 0, False) % bucket_count``, then the range of ``starts``/``ends`` holding it."""
+
+    hash32: Hash32
+    prefix: str
+    bucket_count: int
+    starts: List[int]
+    ends: List[int]
+    variants: List[str]
 
 
 def _strict_utf8(text: str) -> bool:

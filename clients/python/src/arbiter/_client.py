@@ -12,7 +12,7 @@ from types import TracebackType
 from typing import Any, Callable, Dict, Iterable, Mapping, Optional, Sequence, Set, Type, TypeVar
 
 from . import _constants as C
-from ._config_store import CompiledExperiment, ConfigStore
+from ._config_store import ConfigStore
 from ._deprecated_options import accepts_deprecated_options
 from ._errors import ArbiterError
 from ._evaluate import Evaluation, aevaluate, evaluate
@@ -21,6 +21,7 @@ from ._event_pipeline import EventPipeline
 from ._event_queue import EventQueue
 from ._event_validation import is_wire_user_id, track_problem, wire_problem
 from ._http_client import HttpClient, sender_of
+from ._layers_holdouts import CompiledHoldout
 from ._lifecycle import forget_client, track_client
 from ._model_call import FinishModelCall
 from ._model_call_recorder import ModelCallRecorder
@@ -32,6 +33,7 @@ from ._retry_policy import RetryPolicy
 from ._transport import Transport
 from ._types import ClientStats, EventType, PromptResult
 from ._user_context import AsUser, current_attributes, current_user
+from ._variant_function import ExposeHoldout
 from ._wrap import ANY_PROVIDER, wrap_provider_client
 
 T = TypeVar("T")
@@ -107,7 +109,12 @@ class Arbiter:
             flush_interval,
             self._poller.note_server_version,
         )
-        self._recorder = ModelCallRecorder(self._store, record_model_text, self._enqueue, self._warn_once)
+        #: Hears of each holdout an assignment reaches; None when assign sends no exposures.
+        self._holdout_exposer: Optional[ExposeHoldout] = self._expose_holdout if track_exposures else None
+        # A recorded model call sends its exposures whatever track_exposures says, as it always has.
+        self._recorder = ModelCallRecorder(
+            self._store, record_model_text, self._enqueue, self._warn_once, self._expose_holdout
+        )
         self._closed = False
         self._close_lock = threading.Lock()
         #: One log line per stretch of drops from a full queue.
@@ -140,18 +147,19 @@ class Arbiter:
     # -- assignment ------------------------------------------------------------------------
 
     def assign(self, experiment: str, user: str, attributes: Optional[Mapping[str, Any]] = None) -> Optional[str]:
-        """The variant key of ``user`` in ``experiment`` (name or id), or None: not targeted, not
-        enrolled, unknown experiment, or no config yet. None means the control behaviour. Local,
-        no network call, never raises; the first assignment of a user queues one ``exposure``
-        event. ``attributes`` are what the experiment's targeting reads (None reads as none);
-        no event carries them."""
+        """The variant key of ``user`` in ``experiment`` (name or id), or None: held out, not in
+        the experiment's part of its layer, not targeted, not enrolled, unknown experiment, or
+        no config yet. None means the control behaviour. Local, no network call, never raises;
+        the first assignment of a user each UTC day queues one ``exposure`` event, and one to
+        each holdout of the experiment it reaches. ``attributes`` are what the experiment's
+        targeting reads (None reads as none); no event carries them."""
         try:
             entry = self._experiments.get(experiment)
             if entry is None or not isinstance(user, str):
                 return None
-            variant = entry.variant(user, attributes)
+            variant = entry.variant(user, attributes, self._holdout_exposer)
             if variant is not None and self._track_exposures and entry.exposures.first_today(user, variant):
-                self._expose(entry, user, variant)
+                self._expose(entry.id, user, variant)
             return variant
         except Exception as err:
             self._warn_once("assign", "assign failed, returning None: %r" % (err,))
@@ -436,7 +444,11 @@ class Arbiter:
         spec = None if entry is None else entry.variants.get(variant)
         return None if spec is None else spec.get(name)
 
-    def _expose(self, entry: CompiledExperiment, user: str, variant: str) -> None:
+    def _expose_holdout(self, holdout: CompiledHoldout, user: str, variant: str) -> None:
+        if holdout.exposures.first_today(user, variant):
+            self._expose(holdout.id, user, variant)
+
+    def _expose(self, experiment_id: str, user: str, variant: str) -> None:
         if not is_wire_user_id(user):
             self._warn_once(
                 "unstorable-user",
@@ -444,7 +456,7 @@ class Arbiter:
                 " surrogate) is bucketed but sends no exposure" % C.MAX_USER_ID_LENGTH,
             )
             return
-        self._enqueue("exposure", {"experiment_id": entry.id, "user_id": user, "variant": variant})
+        self._enqueue("exposure", {"experiment_id": experiment_id, "user_id": user, "variant": variant})
 
     def _enqueue(self, event_type: str, payload: Dict[str, Any], checked: bool = False) -> None:
         """``checked``: ``track`` has already told the caller why an event is refused."""

@@ -48,12 +48,14 @@ class _Unreadable(Exception):
 class CompiledCondition:
     """A condition ready to be matched against attributes, again and again."""
 
-    __slots__ = ("_match", "readable")
+    __slots__ = ("_match", "readable", "source")
 
-    def __init__(self, match: Optional[_Matcher]) -> None:
+    def __init__(self, match: Optional[_Matcher], source: Any = None) -> None:
         self._match = match
         #: Whether the condition could be read; one that could not matches no one.
         self.readable = match is not None
+        #: The condition as given (JSON), for a caller that writes it into a function of its own.
+        self.source = source
 
     def matches(self, attributes: Any, saved_groups: Optional[SavedGroups] = None) -> bool:
         """Whether the attributes satisfy the condition. Never raises."""
@@ -72,11 +74,19 @@ class CompiledCondition:
 def compile_condition(condition: Any) -> CompiledCondition:
     """Compiles a condition (a JSON object). Never raises: an unreadable one matches no one."""
     try:
-        return CompiledCondition(_condition(condition))
+        tree = _condition(condition)
     except Exception:
         # _Unreadable; or a condition nested deeper than the stack (RecursionError), or one that is
         # not JSON at all and fails when read: neither can be evaluated either.
-        return CompiledCondition(None)
+        return CompiledCondition(None, condition)
+    # Imported here: the generator is built from this module's pieces.
+    from ._condition_source import generated_condition
+
+    try:
+        generated = generated_condition(condition, tree)
+    except Exception:
+        generated = None  # the tree answers the same, only slower
+    return CompiledCondition(tree if generated is None else generated, condition)
 
 
 def eval_condition(attributes: Any, condition: Any, saved_groups: Optional[SavedGroups] = None) -> bool:
@@ -407,6 +417,12 @@ def _padded_version(value: Any) -> str:
 
 
 def _version(name: str, operand: Any) -> _Matcher:
+    # Few versions are in use at a time: this test's answer for each version string is kept.
+    return _remembering_strings(version_test(name, operand))
+
+
+def version_test(name: str, operand: Any) -> Callable[[Any], bool]:
+    """The test of a version operator against one attribute value, answers not kept."""
     if not _is_string_or_number(operand):
         raise _Unreadable
     want = padded_version_string(operand)
@@ -420,8 +436,7 @@ def _version(name: str, operand: Any) -> _Matcher:
             return test(padded, want)  # ASCII strings: Python's order is the UTF-16 order
         return test(compare_text(padded, want), 0)
 
-    # Few versions are in use at a time: this test's answer for each version string is kept.
-    return _remembering_strings(versioned_uncached)
+    return versioned_uncached
 
 
 class _Members:
@@ -601,6 +616,12 @@ def _not(name: str, operand: Any) -> _Matcher:
 
 
 def _regex(name: str, operand: Any) -> _Matcher:
+    # Attributes that regexes read (locales, countries, plans) repeat from user to user.
+    return _remembering_strings(regex_test(name, operand))
+
+
+def regex_test(name: str, operand: Any) -> Callable[[Any], bool]:
+    """The test of ``$regex``/``$regexi`` against one attribute value, answers not kept."""
     if not isinstance(operand, str):
         raise _Unreadable
     try:
@@ -614,8 +635,7 @@ def _regex(name: str, operand: Any) -> _Matcher:
         text = actual if isinstance(actual, str) else string_form(actual)
         return text is not None and find(text) is not None
 
-    # Attributes that regexes read (locales, countries, plans) repeat from user to user.
-    return _remembering_strings(search)
+    return search
 
 
 #: How many answers a test keeps per attribute string before it forgets them all.
@@ -623,8 +643,13 @@ _MAX_REMEMBERED = 1024
 
 
 def _remembering_strings(test: Callable[[Any], bool]) -> _Matcher:
+    return remembering(test)[1]
+
+
+def remembering(test: Callable[[Any], bool]) -> Tuple[Dict[str, bool], _Matcher]:
     """A value test that is a pure function of its value, with its answers for string values
-    kept (a dict lookup instead of a regex search or a version padding and comparison)."""
+    kept (a dict lookup instead of a regex search or a version padding and comparison): the
+    answers, which a caller may read directly, and the matcher that fills them."""
     answers: Dict[str, bool] = {}
 
     def remembered(actual: Any, groups: SavedGroups) -> bool:
@@ -638,7 +663,7 @@ def _remembering_strings(test: Callable[[Any], bool]) -> _Matcher:
             answers[actual] = answer
         return answer
 
-    return remembered
+    return answers, remembered
 
 
 _OPERATORS: Dict[str, Callable[[str, Any], _Matcher]] = {

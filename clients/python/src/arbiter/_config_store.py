@@ -1,49 +1,51 @@
 """The last config the API served, compiled for lookups on the hot path."""
 
 import threading
-from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 from ._bucketing import BUCKETING_VERSION, Range, make_assigner
 from ._conditions import CompiledCondition, compile_condition
 from ._exposure_dedup import ExposureDedup
+from ._layers_holdouts import (
+    CompiledHoldout,
+    CompiledLayer,
+    InRange,
+    compile_holdouts,
+    compile_layers,
+    is_int,
+    never,
+    parse_ranges,
+)
+from ._variant_function import VariantOf, make_variant
 
 
 class CompiledExperiment:
     """One experiment of the config."""
 
-    __slots__ = ("id", "name", "variant_of", "targeting", "saved_groups", "variants", "exposures")
+    __slots__ = ("id", "name", "variant", "variants", "exposures")
 
     def __init__(
         self,
         id: str,
         name: str,
-        variant_of: Callable[[str], Optional[str]],
-        targeting: Optional[CompiledCondition],
+        variant: VariantOf,
         variants: Dict[str, Mapping[str, Any]],
         exposures: ExposureDedup,
-        saved_groups: Optional[Mapping[str, Any]] = None,
     ) -> None:
         self.id = id
         self.name = name
-        #: user id -> variant key or None by the bucket alone, with ``salt:`` pre-hashed.
-        self.variant_of = variant_of
-        #: Who may enter (docs/wire-format.md); None when everyone may.
-        self.targeting = targeting
-        #: The config's saved groups by key, for ``$inGroup``; None when it has none.
-        self.saved_groups = saved_groups
+        #: ``variant(user, attributes=None, expose_holdout=None)``: the user's variant, or None
+        #: when a holdout holds the user out, the user is not in the experiment's part of its
+        #: layer, the targeting does not match ``attributes`` (None reads as no attributes) or
+        #: the bucket is in no range, decided in that order. ``expose_holdout`` hears of each
+        #: holdout reached. A plain function, built for what the experiment uses
+        #: (:func:`make_variant`), so an experiment without holdouts, layer or targeting pays
+        #: for none of them.
+        self.variant = variant
         #: variant key -> the variant's wire object (``prompt``, ``variables``).
         self.variants = variants
         #: Who was sent an exposure today, with which variant; survives config refreshes.
         self.exposures = exposures
-
-    def variant(self, user: str, attributes: Optional[Mapping[str, Any]] = None) -> Optional[str]:
-        """The user's variant, or None when the targeting does not match ``attributes`` (None
-        reads as no attributes) or the bucket is in no range. Targeting first, as the server
-        and every client order it."""
-        targeting = self.targeting
-        if targeting is not None and not targeting.matches({} if attributes is None else attributes, self.saved_groups):
-            return None
-        return self.variant_of(user)
 
 
 class ConfigStore:
@@ -57,6 +59,8 @@ class ConfigStore:
     def __init__(self, exposure_dedup_capacity: int) -> None:
         self._exposure_dedup_capacity = exposure_dedup_capacity
         self.experiments: Dict[str, CompiledExperiment] = {}
+        #: The config's holdouts by id (None: malformed), kept for their exposure tables.
+        self.holdouts: Dict[str, Optional[CompiledHoldout]] = {}
         self.version: Optional[int] = None
         self.etag: Optional[str] = None
         self._lock = threading.Lock()
@@ -80,13 +84,20 @@ class ConfigStore:
             )
         with self._lock:
             current = self.experiments
+            groups = body.get("saved_groups")
+            # Layers and holdouts are resolved here, once per load: an experiment's variant
+            # function holds its own holdouts and layer check, and looks nothing up per call.
+            holdouts = compile_holdouts(body.get("holdouts"), _present(self.holdouts), self._exposure_dedup_capacity)
+            shared = _Shared(
+                groups if isinstance(groups, dict) else None,
+                compile_layers(body.get("layers")),
+                holdouts,
+                self._exposure_dedup_capacity,
+            )
             by_name: Dict[str, CompiledExperiment] = {}
             skipped: List[str] = []
-            groups = body.get("saved_groups")
             for raw in body["experiments"]:
-                compiled = _compile(
-                    raw, current, groups if isinstance(groups, dict) else None, self._exposure_dedup_capacity
-                )
+                compiled = _compile(raw, current, shared)
                 if compiled is None:
                     skipped.append(str(raw.get("name", raw.get("id")) if isinstance(raw, dict) else raw))
                     continue
@@ -98,6 +109,7 @@ class ConfigStore:
             current.update(nxt)
             for key in [k for k in current if k not in nxt]:
                 del current[key]
+            self.holdouts = holdouts
             version = body.get("config_version")
             self.version = version if isinstance(version, int) else 0
             self.etag = etag if etag else '"%d"' % self.version
@@ -107,14 +119,29 @@ class ConfigStore:
         self._lock = threading.Lock()
         for entry in self.experiments.values():
             entry.exposures.reset_after_fork()
+        for holdout in _present(self.holdouts).values():
+            holdout.exposures.reset_after_fork()
 
 
-def _compile(
-    raw: Any,
-    previous: Mapping[str, CompiledExperiment],
-    saved_groups: Optional[Mapping[str, Any]],
-    exposure_dedup_capacity: int,
-) -> Optional[CompiledExperiment]:
+class _Shared:
+    """What every experiment of one config document is compiled against."""
+
+    __slots__ = ("saved_groups", "layers", "holdouts", "exposure_dedup_capacity")
+
+    def __init__(
+        self,
+        saved_groups: Optional[Mapping[str, Any]],
+        layers: Mapping[str, Optional[CompiledLayer]],
+        holdouts: Mapping[str, Optional[CompiledHoldout]],
+        exposure_dedup_capacity: int,
+    ) -> None:
+        self.saved_groups = saved_groups
+        self.layers = layers
+        self.holdouts = holdouts
+        self.exposure_dedup_capacity = exposure_dedup_capacity
+
+
+def _compile(raw: Any, previous: Mapping[str, CompiledExperiment], shared: _Shared) -> Optional[CompiledExperiment]:
     if not isinstance(raw, dict):
         return None
     id_, name, salt, bucket_count = raw.get("id"), raw.get("name"), raw.get("salt"), raw.get("bucket_count")
@@ -131,23 +158,75 @@ def _compile(
     for r in raw_ranges:
         if not isinstance(r, dict) or not isinstance(r.get("variant"), str):
             return None
-        if not _is_int(r.get("start")) or not _is_int(r.get("end")):
+        if not is_int(r.get("start")) or not is_int(r.get("end")):
             return None
         ranges.append((r["variant"], r["start"], r["end"]))
     variants: Dict[str, Mapping[str, Any]] = {}
     for v in raw_variants:
         if isinstance(v, dict) and isinstance(v.get("key"), str):
             variants[v["key"]] = v
+    holdouts = _holdouts(raw.get("holdouts"), shared.holdouts)
+    usable, in_layer = _in_layer(raw.get("layer"), raw.get("layer_ranges"), shared.layers)
+    if holdouts is None or not usable:
+        return None
     before = previous.get(id_)
     return CompiledExperiment(
         id=id_,
         name=name,
-        variant_of=make_assigner(salt, bucket_count, ranges),
-        targeting=_targeting(raw.get("targeting")),
+        variant=make_variant(
+            make_assigner(salt, bucket_count, ranges),
+            _targeting(raw.get("targeting")),
+            shared.saved_groups,
+            holdouts,
+            in_layer,
+        ),
         variants=variants,
-        exposures=before.exposures if before is not None else ExposureDedup(exposure_dedup_capacity),
-        saved_groups=saved_groups,
+        exposures=before.exposures if before is not None else ExposureDedup(shared.exposure_dedup_capacity),
     )
+
+
+def _holdouts(ids: Any, known: Mapping[str, Optional[CompiledHoldout]]) -> Optional[List[CompiledHoldout]]:
+    """The experiment's holdouts in its order, or None when it cannot be used: ``holdouts`` is
+    not a list of ids, or names a holdout the config carries malformed. An id the config does
+    not carry holds no one out (docs/wire-format.md) and is skipped."""
+    if ids is None:
+        return []
+    if not isinstance(ids, list):
+        return None
+    out: List[CompiledHoldout] = []
+    for id_ in ids:
+        if not isinstance(id_, str):
+            return None
+        if id_ not in known:
+            continue
+        holdout = known[id_]
+        if holdout is None:
+            return None
+        out.append(holdout)
+    return out
+
+
+def _in_layer(
+    layer: Any, raw_ranges: Any, layers: Mapping[str, Optional[CompiledLayer]]
+) -> Tuple[bool, Optional[InRange]]:
+    """``(usable, check)``: the experiment's layer check, None outside a layer; not usable when
+    ``layer`` or ``layer_ranges`` has the wrong shape. A layer the config does not carry, or
+    carries malformed, lets no one in; absent ``layer_ranges`` own no bucket."""
+    if layer is None:
+        return True, None
+    if not isinstance(layer, str):
+        return False, None
+    ranges = [] if raw_ranges is None else parse_ranges(raw_ranges, "in")
+    if ranges is None:
+        return False, None
+    compiled = layers.get(layer)
+    if compiled is None or not ranges:
+        return True, never
+    return True, compiled.owner_of(ranges)
+
+
+def _present(holdouts: Mapping[str, Optional[CompiledHoldout]]) -> Dict[str, CompiledHoldout]:
+    return {k: v for k, v in holdouts.items() if v is not None}
 
 
 def _targeting(targeting: Any) -> Optional[CompiledCondition]:
@@ -156,7 +235,3 @@ def _targeting(targeting: Any) -> Optional[CompiledCondition]:
     if targeting is None or (isinstance(targeting, dict) and not targeting):
         return None
     return compile_condition(targeting)
-
-
-def _is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)

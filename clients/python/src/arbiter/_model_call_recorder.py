@@ -7,6 +7,7 @@ from ._evaluation_scope import current_evaluation
 from ._event_validation import is_wire_user_id
 from ._model_call import FinishModelCall, ModelCall
 from ._model_call_measure import Measure, ProviderReader
+from ._variant_function import ExposeHoldout
 
 Enqueue = Callable[[str, Dict[str, Any]], None]
 WarnOnce = Callable[[str, str], None]
@@ -22,11 +23,20 @@ class ModelCallRecorder:
     enrolled, experiment unknown) runs unrecorded. Recording never changes what the caller gets
     back, errors included."""
 
-    def __init__(self, store: ConfigStore, record_text: bool, enqueue: Enqueue, warn_once: WarnOnce) -> None:
+    def __init__(
+        self,
+        store: ConfigStore,
+        record_text: bool,
+        enqueue: Enqueue,
+        warn_once: WarnOnce,
+        expose_holdout: ExposeHoldout,
+    ) -> None:
         self._store = store
         self._record_text = record_text
         self._enqueue = enqueue
         self._warn_once = warn_once
+        #: Queues a holdout's exposure (once per user and day) for each holdout a call reaches.
+        self._expose_holdout = expose_holdout
 
     def through_wrap(
         self,
@@ -86,7 +96,7 @@ class ModelCallRecorder:
             if entry is None and self._store.loaded:
                 self._warn_once("unknown:" + experiment, "experiment %s is not in the config" % experiment)
                 return None
-            variant = None if entry is None else entry.variant(user, attributes)
+            variant = None if entry is None else entry.variant(user, attributes, self._expose_holdout)
             if entry is not None and variant is None:
                 return None
             base: Dict[str, Any] = {"experiment_id": experiment if entry is None else entry.id, "user_id": user}

@@ -10,7 +10,7 @@ import type {
   TrackPayload,
 } from '../types.ts';
 import { bindMethods } from './bind-methods.ts';
-import { type CompiledExperiment, ConfigStore } from './config-store.ts';
+import { ConfigStore } from './config-store.ts';
 import * as C from './constants.ts';
 import { EvaluationApi } from './evaluate/api.ts';
 import { runEvaluation } from './evaluate/evaluate.ts';
@@ -19,6 +19,7 @@ import { EventPipeline } from './event-pipeline.ts';
 import { EventQueue } from './event-queue.ts';
 import { isWireUserId, trackProblem, wireProblem } from './event-validation.ts';
 import { PendingExposures } from './exposure-dedup.ts';
+import type { ExposureTarget } from './holdouts-and-layers.ts';
 import { INTEGRATION_HOOKS, type IntegrationHooks } from './integration-hooks.ts';
 import { defaultLogger, safeLogger } from './logger.ts';
 import { ModelCallRecorder } from './model-call-recorder.ts';
@@ -27,7 +28,7 @@ import { ConfigPoller } from './poller.ts';
 import type { RetryPolicy } from './retry-policy.ts';
 import { Transport } from './transport.ts';
 import type { AsyncContext, CurrentUser, UserContext } from './user-context.ts';
-import { UtcDay } from './utc-day.ts';
+import { UtcDay, utcDayNow } from './utc-day.ts';
 import type { ArbiterEvent } from './wire.ts';
 import { ANY_PROVIDER, wrapProviderClient } from './wrap.ts';
 
@@ -53,8 +54,8 @@ export class ArbiterClient {
   readonly #uuid: () => string;
   /** The UTC day exposures are de-duplicated by; null with `trackExposures: false`. */
   readonly #day: UtcDay | null;
-  /** `assign` calls whose exposure is yet to be checked against the table. */
-  readonly #pending = new PendingExposures<CompiledExperiment>(() => this.#checkExposures());
+  /** Exposures of `assign` calls and of holdouts, yet to be checked against their tables. */
+  readonly #pending = new PendingExposures<ExposureTarget>(() => this.#checkExposures());
   readonly #prefetch: readonly string[];
   readonly #readyPromise: Promise<boolean>;
   readonly #unhook: () => void;
@@ -135,6 +136,7 @@ export class ArbiterClient {
       enqueue: (type, payload) => this.#enqueue(type, payload),
       warnOnce: (key, message) => this.#warnOnce(key, message),
       currentTask: () => this.#tasks.current(),
+      holdoutExposures: this.#pending,
     });
     const hooks: IntegrationHooks = {
       currentUser: () => this.#users.current()?.user,
@@ -340,13 +342,15 @@ export class ArbiterClient {
   }
 
   #checkExposures(): void {
-    if (this.#pending.count > 0 && this.#day !== null) {
-      this.#pending.drain(this.#day.current, this.#expose);
+    if (this.#pending.count > 0) {
+      // Without `trackExposures` only model calls queue holdout exposures: rare enough to read
+      // the clock for.
+      this.#pending.drain(this.#day?.current ?? utcDayNow(), this.#expose);
     }
   }
 
   /** The first call of the day for a user and variant: the exposure table said so. */
-  readonly #expose = (entry: CompiledExperiment, user: string, variant: string): void => {
+  readonly #expose = (entry: ExposureTarget, user: string, variant: string): void => {
     // Only here, after the table: an already exposed user (the steady state) skips the scan of
     // the id. One the API would refuse stays in the table as handled, and is never queued.
     if (!isWireUserId(user)) return;

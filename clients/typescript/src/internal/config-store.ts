@@ -7,11 +7,17 @@ import {
 import { conditionMatcher, type SavedGroups } from '@arbiter/conditions';
 import type { Attributes } from '../types.ts';
 import { EXPOSURE_DEDUP_CAPACITY } from './constants.ts';
-import { ExposureDedup, type PendingExposures } from './exposure-dedup.ts';
+import { ExposureDedup, type PendingExposures, variantKeyCode } from './exposure-dedup.ts';
+import {
+  type ExposureTarget,
+  type Gate,
+  GateCatalogue,
+  passesGate,
+} from './holdouts-and-layers.ts';
 import type { ConfigDocument, ExperimentConfig, WireRange, WireVariant } from './wire.ts';
 
 /** One experiment of the config, prepared for lookups on the hot path. */
-export interface CompiledExperiment {
+export interface CompiledExperiment extends ExposureTarget {
   readonly id: string;
   readonly name: string;
   readonly salt: string;
@@ -20,6 +26,8 @@ export interface CompiledExperiment {
   readonly bucketOf: (userId: string) => number;
   readonly ranges: readonly WireRange[];
   readonly variants: ReadonlyMap<string, WireVariant>;
+  /** Its holdouts and layer, passed before the targeting is read; null when it has neither. */
+  readonly gate: Gate | null;
   /** Whether the attributes pass the targeting (docs/wire-format.md); null when everyone may enter. */
   readonly targeted: ((attributes: Attributes) => boolean) | null;
   /**
@@ -42,6 +50,7 @@ export interface CompiledExperiment {
 export class ConfigStore {
   private byKey = new Map<string, CompiledExperiment>();
   private current: { version: number; etag: string } | null = null;
+  private gates: GateCatalogue | null = null;
 
   /** `exposureDedupCapacity`: fingerprints each experiment's exposure table holds. */
   constructor(private readonly exposureDedupCapacity = EXPOSURE_DEDUP_CAPACITY) {}
@@ -63,29 +72,36 @@ export class ConfigStore {
   }
 
   /**
-   * The variant of `userId`, or null when the targeting does not match `attributes` or the
-   * bucket is in no range. Targeting first, as the server and every client order it.
+   * The variant of `userId`, or null when a holdout holds the user out, the layer bucket is not
+   * the experiment's, the targeting does not match `attributes` or the bucket is in no range: in
+   * that order, as the server and every client decide it. The holdouts reached queue their
+   * exposures in `holdoutExposures` (none when null).
    */
   variantOf(
     experiment: CompiledExperiment,
     userId: string,
     attributes?: Attributes,
+    holdoutExposures: PendingExposures<ExposureTarget> | null = null,
   ): string | null {
+    if (experiment.gate !== null && !passesGate(experiment.gate, userId, holdoutExposures)) {
+      return null;
+    }
     if (experiment.targeted !== null && !experiment.targeted(attributes ?? {})) return null;
     return variantForBucket(experiment.ranges, experiment.bucketOf(userId));
   }
 
   /**
-   * `variantOf` for a caller that sends exposures: an enrolled user's call goes to `pending`
-   * with its fingerprint, to be checked against the experiment's exposure table. One pass over
-   * the id gives both the bucket and the fingerprint.
+   * `variantOf` for a caller that sends exposures: the holdouts reached and an enrolled user's
+   * call go to `pending` with their fingerprints, to be checked against each one's exposure
+   * table. One pass over the id gives both the bucket and the fingerprint.
    */
   exposedVariantOf(
     experiment: CompiledExperiment,
     userId: string,
     attributes: Attributes | undefined,
-    pending: PendingExposures<CompiledExperiment>,
+    pending: PendingExposures<ExposureTarget>,
   ): string | null {
+    if (experiment.gate !== null && !passesGate(experiment.gate, userId, pending)) return null;
     if (experiment.targeted !== null && !experiment.targeted(attributes ?? {})) return null;
     const hasher = experiment.hasher;
     const hash = hasher.hash(userId);
@@ -122,8 +138,14 @@ export class ConfigStore {
     const skipped: string[] = [];
     // One object per config: the evaluator builds each group's lookup set once for it.
     const groups = isObject(doc.saved_groups) ? doc.saved_groups : NO_GROUPS;
+    const gates = new GateCatalogue(
+      doc.layers,
+      doc.holdouts,
+      this.gates,
+      this.exposureDedupCapacity,
+    );
     for (const raw of doc.experiments) {
-      const compiled = compile(raw, this.byKey, groups, this.exposureDedupCapacity);
+      const compiled = compile(raw, this.byKey, groups, gates, this.exposureDedupCapacity);
       if (compiled === null) {
         skipped.push(isObject(raw) ? String(raw.name ?? raw.id) : String(raw));
         continue;
@@ -133,6 +155,7 @@ export class ConfigStore {
     // Ids are set after names so that an id wins should a name ever equal another id.
     for (const compiled of [...next.values()]) next.set(compiled.id, compiled);
     this.byKey = next;
+    this.gates = gates;
     const version = typeof doc.config_version === 'number' ? doc.config_version : 0;
     this.current = { version, etag: etag ?? `"${version}"` };
     return { fatal: null, skipped };
@@ -143,6 +166,7 @@ function compile(
   raw: ExperimentConfig,
   previous: ReadonlyMap<string, CompiledExperiment>,
   groups: SavedGroups,
+  gates: GateCatalogue,
   exposureDedupCapacity: number,
 ): CompiledExperiment | null {
   if (!isObject(raw)) return null;
@@ -163,6 +187,8 @@ function compile(
     if (isObject(v) && typeof v.key === 'string') variants.set(v.key, v);
   }
   const variantKeys = [...new Set(ranges.map((r) => r.variant))];
+  const gate = gates.gateOf(raw);
+  if (gate === 'unreadable') return null;
   return {
     id,
     name,
@@ -171,10 +197,11 @@ function compile(
     bucketOf: createBucketer(salt, bucketCount),
     ranges,
     variants,
+    gate,
     targeted: targetingOf(raw.targeting, groups),
     hasher: new UserHasher(salt),
     variantKeys,
-    variantCodes: variantKeys.map(keyCode),
+    variantCodes: variantKeys.map(variantKeyCode),
     exposures: previous.get(id)?.exposures ?? new ExposureDedup(exposureDedupCapacity),
   };
 }
@@ -189,16 +216,6 @@ function variantCode(experiment: CompiledExperiment, variant: string): number {
     if (keys[i] === variant) return experiment.variantCodes[i] as number;
   }
   return 0;
-}
-
-/** FNV-1a of the key's UTF-16 units, then an avalanche: variants apart in every bit. */
-function keyCode(key: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193);
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  return h | 0;
 }
 
 /**

@@ -120,6 +120,16 @@ export class ExposureDedup {
   }
 }
 
+/** FNV-1a of the key's UTF-16 units, then an avalanche: variants apart in every bit. */
+export function variantKeyCode(key: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193);
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  return h | 0;
+}
+
 /** Calls whose fingerprints are checked together; a batch is drained at once when this full. */
 const PENDING_CAPACITY = 1_024;
 

@@ -2,6 +2,8 @@ import type { EventType, TrackPayload } from '../types.ts';
 import type { ConfigStore } from './config-store.ts';
 import type { TaskMeasure } from './evaluate/task-measure.ts';
 import { isWireUserId } from './event-validation.ts';
+import type { PendingExposures } from './exposure-dedup.ts';
+import type { ExposureTarget } from './holdouts-and-layers.ts';
 import type { OpenModelCall } from './integration-hooks.ts';
 import { describeError, ModelCall } from './model-call.ts';
 import type { CallMeasure, ProviderReader } from './model-call-measure.ts';
@@ -15,6 +17,11 @@ export interface RecorderDeps {
   warnOnce: (key: string, message: string) => void;
   /** The evaluation task running here, if any: its calls are measured for its result only. */
   currentTask: () => TaskMeasure | undefined;
+  /**
+   * Where the holdouts a call reaches queue their exposures, de-duplicated per day as
+   * `assign`'s are: a model call records the holdout decision as it records its exposure.
+   */
+  holdoutExposures: PendingExposures<ExposureTarget>;
 }
 
 /**
@@ -117,7 +124,10 @@ export class ModelCallRecorder {
         warnOnce(`unknown:${experiment}`, `experiment ${experiment} is not in the config`);
         return null;
       }
-      const variant = entry === undefined ? null : store.variantOf(entry, user, attributes);
+      const variant =
+        entry === undefined
+          ? null
+          : store.variantOf(entry, user, attributes, this.deps.holdoutExposures);
       if (entry !== undefined && variant === null) return null;
       const base = { experiment_id: entry?.id ?? experiment, user_id: user };
       enqueue('exposure', variant === null ? base : { ...base, variant });

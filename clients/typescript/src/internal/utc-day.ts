@@ -7,6 +7,11 @@ export const DAY_MS = 86_400_000;
  */
 const RECHECK_MS = 60_000;
 
+/** Today's UTC day (days since the epoch), from the clock. */
+export function utcDayNow(): number {
+  return Math.floor(Date.now() / DAY_MS);
+}
+
 /**
  * Today's UTC day (days since the epoch), kept in a field by a background timer at each
  * midnight, so that `assign` compares two numbers instead of reading the clock (`Date.now()`

@@ -15,6 +15,10 @@ export interface ConfigDocument {
   experiments: ExperimentConfig[];
   /** Saved groups by key, for `$inGroup`/`$notInGroup`; absent when the org has none. */
   saved_groups?: Record<string, unknown>;
+  /** The org's layers, by `name`; absent when it has none. */
+  layers?: WireLayer[];
+  /** The org's holdouts, by `id`; absent when it has none. */
+  holdouts?: WireHoldout[];
 }
 
 export interface ExperimentConfig {
@@ -27,6 +31,33 @@ export interface ExperimentConfig {
   variants: WireVariant[];
   /** Who may enter: a condition over the user's attributes; absent when everyone may. */
   targeting?: unknown;
+  /** The layer the experiment is in, by name, and the layer buckets it owns. */
+  layer?: string;
+  layer_ranges?: WireSpan[];
+  /** Ids of the holdouts that apply to it, in the order they were created. */
+  holdouts?: string[];
+}
+
+/** A layer of mutually exclusive experiments: the user's layer bucket picks at most one. */
+export interface WireLayer {
+  name: string;
+  salt: string;
+  bucket_count: number;
+}
+
+/** A holdout: users whose bucket is in `ranges` are held out of its experiments. */
+export interface WireHoldout {
+  id: string;
+  name?: string;
+  salt: string;
+  bucket_count: number;
+  ranges: WireSpan[];
+}
+
+/** Half-open `[start, end)` buckets with no variant: a layer's or a holdout's. */
+export interface WireSpan {
+  start: number;
+  end: number;
 }
 
 /** Half-open `[start, end)`, sorted by start, never overlapping. */

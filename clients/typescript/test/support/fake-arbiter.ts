@@ -16,8 +16,19 @@ export interface ConfigDoc {
     ranges: { variant: string; start: number; end: number }[];
     variants: { key: string; prompt?: string; variables?: Record<string, unknown> }[];
     targeting?: unknown;
+    layer?: string;
+    layer_ranges?: { start: number; end: number }[];
+    holdouts?: string[];
   }[];
   saved_groups?: Record<string, unknown>;
+  layers?: { name: string; salt: string; bucket_count: number }[];
+  holdouts?: {
+    id: string;
+    name: string;
+    salt: string;
+    bucket_count: number;
+    ranges: { start: number; end: number }[];
+  }[];
 }
 
 /** Faults for the next `POST /v1/events` requests, used up in order. */

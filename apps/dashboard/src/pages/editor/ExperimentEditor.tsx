@@ -4,6 +4,7 @@ import { useNavigate } from 'react-router';
 import { api, type Experiment, ok } from '../../api/client.ts';
 import { ProblemView } from '../../components/states.tsx';
 import { experimentKeys } from '../experiments/queries.ts';
+import { layerKeys } from '../layers/queries.ts';
 import { AllocationEditor } from './AllocationEditor.tsx';
 import { currentMap, previewChange, previewCreate } from './bucket-preview.ts';
 import {
@@ -14,6 +15,7 @@ import {
   toInput,
   variantRows,
 } from './form-state.ts';
+import { LayerFields } from './LayerFields.tsx';
 import { MetricsEditor } from './MetricsEditor.tsx';
 import { TargetingEditor } from './TargetingEditor.tsx';
 import { VariantsEditor } from './VariantsEditor.tsx';
@@ -105,6 +107,9 @@ function useSaveExperiment(existing: Experiment | undefined) {
     onSuccess: async (saved) => {
       await queryClient.invalidateQueries({ queryKey: experimentKeys.list });
       await queryClient.invalidateQueries({ queryKey: experimentKeys.one(saved.id) });
+      // A layer's bucket map changes with its experiments' layer_weight.
+      if (saved.layer !== undefined)
+        await queryClient.invalidateQueries({ queryKey: layerKeys.all });
       navigate(`/experiments/${saved.id}/${existing ? 'versions' : 'results'}`);
     },
   });
@@ -164,6 +169,7 @@ function ExperimentBasics({
           </label>
         </>
       )}
+      <LayerFields draft={draft} patch={patch} frozen={frozen} />
     </fieldset>
   );
 }

@@ -11,6 +11,9 @@ export interface EditorDraft {
   name: string;
   salt: string;
   bucket_count: number;
+  /** The layer's name, '' for none; chosen at creation, frozen after. */
+  layer: string;
+  layer_weight: number;
   allocation: Array<{ variant: string; weight: number }>;
   variants: VariantDraft[];
   metrics: MetricDefinition[];
@@ -32,6 +35,8 @@ export function blankDraft(): EditorDraft {
     name: '',
     salt: Math.random().toString(36).slice(2, 12),
     bucket_count: 10000,
+    layer: '',
+    layer_weight: 0,
     allocation: [
       { variant: 'control', weight: 50 },
       { variant: 'treatment', weight: 50 },
@@ -47,6 +52,8 @@ export function draftOf(e: Experiment): EditorDraft {
     name: e.name,
     salt: e.salt,
     bucket_count: e.bucket_count,
+    layer: e.layer ?? '',
+    layer_weight: e.layer_weight ?? 0,
     allocation: e.allocation.map((a) => ({ ...a })),
     variants: e.variants.map((v) => ({
       key: v.key,
@@ -89,6 +96,7 @@ export function toInput(d: EditorDraft): ExperimentInput {
     name: d.name,
     salt: d.salt,
     bucket_count: d.bucket_count,
+    ...(d.layer === '' ? {} : { layer: d.layer, layer_weight: d.layer_weight }),
     allocation: d.allocation,
     variants,
     metrics: d.metrics,

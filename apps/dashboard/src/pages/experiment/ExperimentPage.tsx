@@ -1,4 +1,4 @@
-import { NavLink, useParams } from 'react-router';
+import { Link, NavLink, useParams } from 'react-router';
 import { NotFound } from '../../components/NotFound.tsx';
 import { QueryView } from '../../components/states.tsx';
 import { ExperimentEditor } from '../editor/ExperimentEditor.tsx';
@@ -39,6 +39,12 @@ function ExperimentTabs({ tab }: { tab: string }) {
         <section>
           <div className="page-head">
             <h1>{e.name}</h1>
+            {e.layer === undefined ? null : (
+              <span className="hint" data-testid="experiment-layer">
+                layer: <Link to={`/layers/${encodeURIComponent(e.layer)}`}>{e.layer}</Link>,{' '}
+                {e.layer_weight}%
+              </span>
+            )}
             <span className="hint">
               version {e.version} ·{' '}
               {e.allocation.map((a) => `${a.variant} ${a.weight}%`).join(' · ')}

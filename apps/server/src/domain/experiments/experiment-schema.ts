@@ -18,6 +18,14 @@ export const ExperimentSchema = Type.Object({
   variants: Type.Array(VariantSchema),
   dimensions: Type.Optional(Type.Array(Type.String())),
   targeting: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+  layer: Type.Optional(Type.String({ description: 'The layer the experiment is in, by name' })),
+  layer_weight: Type.Optional(Type.Number({ description: 'Percent of the layer’s users' })),
+  layer_ranges: Type.Optional(
+    Type.Array(Type.Object({ start: Type.Integer(), end: Type.Integer() }), {
+      description:
+        'The layer buckets the experiment owns in this version (sorted half-open runs); only a user whose layer bucket is in one may enter',
+    }),
+  ),
   bucket_ranges: Type.Array(
     Type.Object({ variant: Type.String(), start: Type.Integer(), end: Type.Integer() }),
     {

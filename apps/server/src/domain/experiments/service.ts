@@ -11,6 +11,7 @@ import { UUID } from '../../schemas/uuid.ts';
 import { recordAudit } from '../audit.ts';
 import { bumpConfigVersion } from '../config-version.ts';
 import type { Caller } from '../identity.ts';
+import { claimLayerBuckets } from '../layers/service.ts';
 import { DomainError } from '../outcomes.ts';
 import { effectivePlan } from '../plans/effective-plan.ts';
 import { PLAN_LIMITS } from '../plans.ts';
@@ -27,6 +28,7 @@ export type Experiment = ExperimentConfig & {
   id: string;
   version: number;
   bucket_ranges: ReturnType<typeof clientRanges>;
+  layer_ranges?: Array<{ start: number; end: number }>;
   created_at: string;
   updated_at: string;
 };
@@ -36,13 +38,17 @@ type ExperimentVersionRow = typeof experimentVersions.$inferSelect;
 
 export function present(
   row: { id: string; createdAt: Date },
-  version: Pick<ExperimentVersionRow, 'version' | 'config' | 'bucketMap' | 'createdAt'>,
+  version: Pick<
+    ExperimentVersionRow,
+    'version' | 'config' | 'bucketMap' | 'createdAt' | 'layerRanges'
+  >,
 ): Experiment {
   return {
     ...version.config,
     id: row.id,
     version: version.version,
     bucket_ranges: clientRanges(version.bucketMap),
+    ...(version.layerRanges === null ? {} : { layer_ranges: version.layerRanges }),
     created_at: row.createdAt.toISOString(),
     updated_at: version.createdAt.toISOString(),
   };
@@ -63,6 +69,8 @@ export function addressed(orgId: string, idOrName: string) {
   return and(
     UUID.test(idOrName) ? eq(experiments.id, idOrName) : eq(experiments.name, idOrName),
     eq(experiments.orgId, orgId),
+    // A holdout's row is reached through /v1/holdouts, never as an experiment.
+    eq(experiments.kind, 'experiment'),
   );
 }
 
@@ -89,7 +97,7 @@ function nameTaken(name: string): DomainError {
 }
 
 /** Judge evaluations unlock on pro (docs/decisions.md#judge-evaluations): refused on free with the plan needed. */
-async function checkPlanAllows(
+export async function checkPlanAllows(
   tx: Tx,
   orgId: string,
   config: ExperimentConfig,
@@ -141,9 +149,20 @@ export async function createExperiment(
       .onConflictDoNothing({ target: [experiments.orgId, experiments.name] })
       .returning();
     if (row === undefined) throw nameTaken(config.name);
+    const layerRanges =
+      config.layer === undefined
+        ? null
+        : await claimLayerBuckets(tx, caller, row.id, config.layer, config.layer_weight ?? 0);
     const [version] = await tx
       .insert(experimentVersions)
-      .values({ experimentId: row.id, version: 1, config, bucketMap, createdBy: caller.userId })
+      .values({
+        experimentId: row.id,
+        version: 1,
+        config,
+        bucketMap,
+        layerRanges,
+        createdBy: caller.userId,
+      })
       .returning();
     await bumpConfigVersion(tx, caller.orgId);
     await recordAudit(tx, {
@@ -177,6 +196,17 @@ function changedConfig(before: ExperimentConfig, change: ExperimentChange): Expe
         },
       );
     }
+  }
+  // The layer is chosen at creation: joining, leaving or moving would let the users of one
+  // experiment of a layer into another (docs/decisions.md#layers).
+  if (change.layer !== undefined && change.layer !== before.layer) {
+    const reason =
+      before.layer === undefined
+        ? 'an experiment joins a layer when it is created: joining later would drop its users outside the layer’s share while the layer’s other experiments already had theirs; create a new experiment in the layer'
+        : `the experiment owns buckets of layer ${before.layer}: moving it would put users of that layer’s experiments into this one; change layer_weight instead, or create a new experiment`;
+    throw new DomainError('frozen-field', `layer is frozen: ${reason}`, {
+      errors: [{ pointer: '#/layer', detail: `must stay ${JSON.stringify(before.layer ?? null)}` }],
+    });
   }
   const { variants: newVariants, ...rest } = change;
   return normaliseConfig({
@@ -231,6 +261,10 @@ export async function updateExperiment(
       await checkGroupsExist(tx, caller.orgId, after.targeting);
       await checkConfigSize(tx, caller.orgId, id, after, limits);
       const layout = stickyRelayout(current!.bucketMap, after);
+      const layerRanges =
+        after.layer === undefined
+          ? null
+          : await claimLayerBuckets(tx, caller, id, after.layer, after.layer_weight ?? 0);
       const nextVersion = row.currentVersion + 1;
       const [version] = await tx
         .insert(experimentVersions)
@@ -239,6 +273,7 @@ export async function updateExperiment(
           version: nextVersion,
           config: after,
           bucketMap: layout,
+          layerRanges,
           createdBy: caller.userId,
         })
         .returning();
@@ -286,10 +321,10 @@ export async function getExperiment(
 }
 
 export async function listExperiments(db: Database, orgId: string): Promise<Experiment[]> {
-  const found = await loadCurrentVersion(db, eq(experiments.orgId, orgId)).orderBy(
-    desc(experiments.createdAt),
-    desc(experiments.id),
-  );
+  const found = await loadCurrentVersion(
+    db,
+    and(eq(experiments.orgId, orgId), eq(experiments.kind, 'experiment')),
+  ).orderBy(desc(experiments.createdAt), desc(experiments.id));
   return found.map((f) => present(f.row, f.version));
 }
 

@@ -37,6 +37,8 @@ export function normaliseConfig(input: ExperimentConfigInput): ExperimentConfig 
   // An empty condition matches everyone: stored as absent, which is how a PUT takes targeting off.
   if (input.targeting !== undefined && Object.keys(input.targeting).length > 0)
     config.targeting = input.targeting;
+  if (input.layer !== undefined) config.layer = input.layer;
+  if (input.layer_weight !== undefined) config.layer_weight = input.layer_weight;
   return config;
 }
 
@@ -155,6 +157,15 @@ export function checkConfig(config: ExperimentConfig): void {
   for (const i of duplicates(config.dimensions ?? [])) {
     errors.push({ pointer: `#/dimensions/${i}`, detail: 'dimension already declared' });
   }
+  if (config.layer !== undefined && config.layer_weight === undefined)
+    errors.push({ pointer: '#/layer_weight', detail: 'is required with layer' });
+  if (config.layer === undefined && config.layer_weight !== undefined)
+    errors.push({ pointer: '#/layer', detail: 'is required with layer_weight' });
+  if (
+    config.layer_weight !== undefined &&
+    Math.abs(config.layer_weight * 100 - Math.round(config.layer_weight * 100)) > 1e-6
+  )
+    errors.push({ pointer: '#/layer_weight', detail: 'must be a multiple of 0.01' });
   // Portable: a pattern JavaScript, Python and Java read differently would split the clients.
   for (const problem of checkCondition(config.targeting ?? {}, { portable: true })) {
     errors.push({ pointer: `#/targeting${problem.pointer}`, detail: problem.message });

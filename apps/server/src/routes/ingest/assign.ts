@@ -1,9 +1,8 @@
-import { variantForBucket } from '@arbiter/bucketing';
-import { evalCondition } from '@arbiter/conditions';
 import { EVENT_TEXT_LIMITS } from '@arbiter/contract';
 import type { preHandlerHookHandler } from 'fastify';
 import { type Static, Type } from 'typebox';
 import type { Context } from '../../context.ts';
+import { eligibility } from '../../domain/experiments/eligibility.ts';
 import type { OrgState } from '../../domain/org-state-cache.ts';
 import { keyCallerOf } from '../../http/api-key-auth.ts';
 import type { App } from '../../http/app-types.ts';
@@ -17,9 +16,9 @@ const AssignResponse = Type.Object({
   }),
   config_version: Type.Integer(),
   reason: Type.Optional(
-    Type.Enum(['not_enrolled', 'not_targeted', 'unknown_experiment'], {
+    Type.Enum(['held_out', 'not_in_layer', 'not_targeted', 'not_enrolled', 'unknown_experiment'], {
       description:
-        'Why variant is null: the user’s bucket is in no range, the attributes do not match the targeting, or no experiment has this id or name',
+        'Why variant is null, in the order decided (docs/wire-format.md#who-enters-an-experiment-holdouts-layers-targeting): a holdout of the experiment holds the user out, the user’s layer bucket is owned by another experiment of the layer (or none), the attributes do not match the targeting, the user’s bucket is in no range; or no experiment has this id or name',
     }),
   ),
 });
@@ -33,18 +32,14 @@ function answer(
   attributes: Record<string, unknown>,
 ): Answer {
   const experiment = state.lookup.get(experimentId);
-  if (!experiment)
+  // A holdout is stored as an experiment so its exposures are ingested and analysed as one,
+  // but it is not something a caller is assigned to.
+  if (experiment?.kind !== 'experiment')
     return { variant: null, config_version: state.configVersion, reason: 'unknown_experiment' };
-  // Targeting before bucketing, as in every client (docs/wire-format.md).
-  if (
-    experiment.targeting !== undefined &&
-    !evalCondition(attributes, experiment.targeting, state.savedGroups)
-  )
-    return { variant: null, config_version: state.configVersion, reason: 'not_targeted' };
-  const variant = variantForBucket(experiment.ranges, experiment.bucketOf(userId));
-  return variant === null
-    ? { variant: null, config_version: state.configVersion, reason: 'not_enrolled' }
-    : { variant, config_version: state.configVersion };
+  const decided = eligibility(experiment, userId, attributes, state.world);
+  return decided.reason === undefined
+    ? { variant: decided.variant, config_version: state.configVersion }
+    : { variant: null, config_version: state.configVersion, reason: decided.reason };
 }
 
 /** `limit`: the plane's per-key rate limit, run after validation as the plugin's would be. */

@@ -4,6 +4,8 @@ import { keyCallerOf } from '../../http/api-key-auth.ts';
 import type { App } from '../../http/app-types.ts';
 import { problemResponses } from '../../http/responses.ts';
 
+const Span = Type.Object({ start: Type.Integer(), end: Type.Integer() });
+
 const ClientExperiment = Type.Object({
   id: Type.String(),
   name: Type.String(),
@@ -26,6 +28,36 @@ const ClientExperiment = Type.Object({
         'Who may enter: a condition over the attributes passed to assign (docs/wire-format.md); absent when everyone may',
     }),
   ),
+  layer: Type.Optional(
+    Type.String({ description: 'The layer (a name in `layers`) the experiment is in' }),
+  ),
+  layer_ranges: Type.Optional(
+    Type.Array(Span, {
+      description:
+        'The layer buckets the experiment owns: sorted half-open runs, never overlapping another experiment’s in the layer',
+    }),
+  ),
+  holdouts: Type.Optional(
+    Type.Array(Type.String(), {
+      description: 'Ids of the holdouts (in `holdouts`) that apply, in the order they were created',
+    }),
+  ),
+});
+
+const ClientLayer = Type.Object({
+  name: Type.String(),
+  salt: Type.String(),
+  bucket_count: Type.Integer(),
+});
+
+const ClientHoldout = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  salt: Type.String(),
+  bucket_count: Type.Integer(),
+  ranges: Type.Array(Span, {
+    description: 'Held-out buckets: [0, ⌈bucket_count × percent ÷ 100⌉), computed by the server',
+  }),
 });
 
 /**
@@ -54,6 +86,17 @@ export function register(app: App, ctx: Context): void {
               Type.Record(Type.String(), Type.Array(Type.Union([Type.String(), Type.Number()])), {
                 description:
                   'The org’s saved groups by key: the values `$inGroup`/`$notInGroup` look an attribute up in. Absent when the org has none',
+              }),
+            ),
+            layers: Type.Optional(
+              Type.Array(ClientLayer, {
+                description:
+                  'The org’s layers (docs/wire-format.md#who-enters-an-experiment-holdouts-layers-targeting). Absent when the org has none',
+              }),
+            ),
+            holdouts: Type.Optional(
+              Type.Array(ClientHoldout, {
+                description: 'The org’s holdouts, in creation order. Absent when the org has none',
               }),
             ),
           }),

@@ -107,7 +107,7 @@ public final class Arbiter implements AutoCloseable {
     self[0] = worker;
     this.stamper = new EventStamper(queue, logger, this::warnOnce, worker::eventQueued, clock);
     this.recorder = new ModelCallRecorder(store, b.recordModelText, this::enqueueRecorded,
-        this::warnOnce);
+        this::warnOnce, (gate, user) -> passes(gate, user, true));
     this.ready = worker.firstLoad().thenApply(ignored -> prefetched());
     worker.start();
   }
@@ -147,7 +147,9 @@ public final class Arbiter implements AutoCloseable {
   public String assign(String experiment, String user, Map<String, ?> attributes) {
     try {
       CompiledExperiment entry = store.lookup(experiment);
-      if (entry == null || user == null || !entry.admits(attributes)) return null;
+      if (entry == null || user == null) return null;
+      // Holdouts, then the layer, then targeting; an experiment with none reads one field.
+      if (!entry.open && !enters(entry, user, attributes)) return null;
       // The bucket hash serves the exposure's fingerprint too: the id is read once.
       int hash = entry.bucketer.hashOf(user);
       int range = entry.rangeOf(hash);
@@ -437,6 +439,35 @@ public final class Arbiter implements AutoCloseable {
       logger.warn("ready(): not in the config: " + String.join(", ", missing));
     }
     return missing.isEmpty();
+  }
+
+  /** Whether the user passes the experiment's holdouts, layer and targeting, in that order. */
+  private boolean enters(CompiledExperiment entry, String user, Map<String, ?> attributes) {
+    return (entry.gate == null || passes(entry.gate, user, trackExposures))
+        && entry.admits(attributes);
+  }
+
+  /**
+   * Whether the user passes an experiment's holdouts and layer. Each holdout reached, in the
+   * experiment's order, is recorded (when {@code record}) with an exposure to the holdout itself,
+   * once a day; the first that holds the user out ends it
+   * (docs/wire-format.md#who-enters-an-experiment-holdouts-layers-targeting).
+   */
+  private boolean passes(ExperimentGate gate, String user, boolean record) {
+    for (CompiledHoldout holdout : gate.holdouts) {
+      int hash = holdout.bucketer.hashOf(user);
+      boolean held = holdout.holds(hash);
+      if (record && holdout.exposed.firstToday(holdout.fingerprint(hash, user, held),
+          day.dayTime()) && EventValidation.isWireUserId(user)) {
+        Map<String, Object> fields = new LinkedHashMap<>();
+        fields.put("experiment_id", holdout.id);
+        fields.put("user_id", user);
+        fields.put("variant", held ? CompiledHoldout.HELD_OUT : CompiledHoldout.GENERAL);
+        enqueueRecorded(EventType.EXPOSURE, fields);
+      }
+      if (held) return false;
+    }
+    return gate.inLayer(user);
   }
 
   /** Queues the user's exposure unless it was sent today (the table decides races too). */

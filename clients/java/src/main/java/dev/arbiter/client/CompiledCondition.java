@@ -1,11 +1,11 @@
 package dev.arbiter.client;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.IntPredicate;
 import java.util.function.Predicate;
 import java.util.regex.Pattern;
@@ -21,46 +21,45 @@ import java.util.regex.Pattern;
  * times the assignment itself, see bench/java-client/RESULTS.md).
  */
 final class CompiledCondition {
-  /** One operator of one field: whether the field's value passes. */
-  interface FieldTest {
-    boolean test(Object actual, Map<String, ?> groups);
-  }
-
-  private static final int MAX_REMEMBERED = 1000;
-
   private final Map<?, ?> interpreted;
-  /** Each test's field path, split on dots once. */
-  private final String[][] paths;
+  /** One test per operator, each with its field path; one class, so the loop's call inlines. */
   private final FieldTest[] tests;
 
-  private CompiledCondition(Map<?, ?> interpreted, String[][] paths, FieldTest[] tests) {
+  private CompiledCondition(Map<?, ?> interpreted, FieldTest[] tests) {
     this.interpreted = interpreted;
-    this.paths = paths;
     this.tests = tests;
   }
 
   /** Prepares a condition {@link ConditionCheck#isReadable} has accepted. */
   static CompiledCondition of(Map<?, ?> condition) {
-    List<String[]> paths = new ArrayList<>();
     List<FieldTest> tests = new ArrayList<>();
     for (Map.Entry<?, ?> entry : condition.entrySet()) {
       String key = (String) entry.getKey();
       Object value = entry.getValue();
       if (key.equals("$and") || key.equals("$or") || key.equals("$nor") || key.equals("$not")) {
-        return new CompiledCondition(condition, null, null);
+        return new CompiledCondition(condition, null);
       }
+      String[] path = path(key);
       if (value instanceof Map && ConditionCheck.isOperatorObject((Map<?, ?>) value)) {
         for (Map.Entry<?, ?> op : ((Map<?, ?>) value).entrySet()) {
-          paths.add(key.split("\\.", -1));
-          tests.add(operator((String) op.getKey(), op.getValue()));
+          tests.add(FieldTest.of(path, (String) op.getKey(), op.getValue()));
         }
       } else {
-        paths.add(key.split("\\.", -1));
-        tests.add((actual, groups) -> ConditionEvaluator.valueMatches(value, actual, groups, false));
+        tests.add(FieldTest.value(path, value));
       }
     }
-    return new CompiledCondition(null, paths.toArray(new String[0][]),
-        tests.toArray(new FieldTest[0]));
+    return new CompiledCondition(null, tests.toArray(new FieldTest[0]));
+  }
+
+  /**
+   * A field path split on dots, its parts interned: an application's attribute names are
+   * usually literals, which Java interns, so the attribute map's key comparison is one of
+   * identity.
+   */
+  private static String[] path(String key) {
+    String[] parts = key.split("\\.", -1);
+    for (int i = 0; i < parts.length; i++) parts[i] = parts[i].intern();
+    return parts;
   }
 
   /** Whether the attributes satisfy the condition. Never throws. */
@@ -68,8 +67,8 @@ final class CompiledCondition {
     Map<String, ?> groups = savedGroups == null ? Map.of() : savedGroups;
     if (interpreted != null) return ConditionEvaluator.evalReadable(attributes, interpreted, groups);
     try {
-      for (int i = 0; i < tests.length; i++) {
-        if (!tests[i].test(read(attributes, paths[i]), groups)) return false;
+      for (FieldTest test : tests) {
+        if (!test.test(read(attributes, test.path), groups)) return false;
       }
       return true;
     } catch (RuntimeException | StackOverflowError e) {
@@ -94,47 +93,163 @@ final class CompiledCondition {
     return current;
   }
 
-  private static FieldTest operator(String operator, Object operand) {
-    switch (operator) {
-      case "$in":
-      case "$nin": {
-        Set<String> strings = stringsOnly(operand);
-        if (strings == null) break;
-        return operator.equals("$in") ? (actual, groups) -> containsString(strings, actual)
-            : (actual, groups) -> !containsString(strings, actual);
-      }
-      case "$regex":
-      case "$regexi": {
-        Pattern pattern = ConditionRegex.compile((String) operand, operator.equals("$regexi"));
-        if (pattern == null) return (actual, groups) -> false;
-        return remembering(actual -> {
-          String text = ConditionValues.stringForm(actual);
-          return text != null && pattern.matcher(text).find();
-        });
-      }
-      case "$veq":
-      case "$vne":
-      case "$vlt":
-      case "$vlte":
-      case "$vgt":
-      case "$vgte": {
-        String padded = VersionString.padded(operand);
-        IntPredicate wanted = versionTest(operator);
-        return remembering(actual -> wanted.test(VersionString.padded(actual).compareTo(padded)));
-      }
-      case "$lt":
-        return (actual, groups) -> ConditionEvaluator.ordered(actual, operand, -1, -1);
-      case "$lte":
-        return (actual, groups) -> ConditionEvaluator.ordered(actual, operand, -1, 0);
-      case "$gt":
-        return (actual, groups) -> ConditionEvaluator.ordered(actual, operand, 1, 1);
-      case "$gte":
-        return (actual, groups) -> ConditionEvaluator.ordered(actual, operand, 0, 1);
-      default:
-        break;
+  /**
+   * One operator of one field, prepared: which kind of test, and its operand in the form that
+   * test reads. A switch on the kind, rather than one class per operator, keeps the call in
+   * {@link #matches} to one class the JIT can inline (issue 29's speed goal).
+   */
+  static final class FieldTest {
+    private static final int IN = 0;
+    private static final int NOT_IN = 1;
+    private static final int REMEMBERED = 2;
+    private static final int NUMBER_ORDER = 3;
+    private static final int ORDER = 4;
+    private static final int NEVER = 5;
+    private static final int OPERATOR = 6;
+    private static final int VALUE = 7;
+
+    final String[] path;
+    private final int kind;
+    private final String operator;
+    private final Object operand;
+    /** IN, NOT_IN: the list's strings (interned), or null for a set of many. */
+    private final String[] strings;
+    private final Set<String> stringSet;
+    /** NUMBER_ORDER, ORDER: the orders ({@link ConditionValues#compare}) that pass. */
+    private final int low;
+    private final int high;
+    private final double number;
+    private final Answers answers;
+
+    private FieldTest(String[] path, int kind, String operator, Object operand, String[] strings,
+        Set<String> stringSet, int low, int high, Answers answers) {
+      this.path = path;
+      this.kind = kind;
+      this.operator = operator;
+      this.operand = operand;
+      this.strings = strings;
+      this.stringSet = stringSet;
+      this.low = low;
+      this.high = high;
+      this.number = operand instanceof Number ? ((Number) operand).doubleValue() : Double.NaN;
+      this.answers = answers;
     }
-    return (actual, groups) -> ConditionEvaluator.operatorMatches(operator, actual, operand, groups);
+
+    static FieldTest value(String[] path, Object value) {
+      return new FieldTest(path, VALUE, null, value, null, null, 0, 0, null);
+    }
+
+    static FieldTest of(String[] path, String operator, Object operand) {
+      switch (operator) {
+        case "$in":
+        case "$nin": {
+          String[] strings = stringsOnly(operand);
+          if (strings == null) break;
+          // A few strings compare faster one by one than through a hash.
+          boolean few = strings.length <= MAX_LISTED;
+          return new FieldTest(path, operator.equals("$in") ? IN : NOT_IN, operator, operand,
+              few ? strings : null, few ? null : new HashSet<>(Arrays.asList(strings)), 0, 0,
+              null);
+        }
+        case "$regex":
+        case "$regexi": {
+          Pattern pattern = ConditionRegex.compile((String) operand, operator.equals("$regexi"));
+          if (pattern == null) {
+            return new FieldTest(path, NEVER, operator, operand, null, null, 0, 0, null);
+          }
+          return remembering(path, operator, operand, actual -> {
+            String text = ConditionValues.stringForm(actual);
+            return text != null && pattern.matcher(text).find();
+          });
+        }
+        case "$veq":
+        case "$vne":
+        case "$vlt":
+        case "$vlte":
+        case "$vgt":
+        case "$vgte": {
+          String padded = VersionString.padded(operand);
+          IntPredicate wanted = versionTest(operator);
+          return remembering(path, operator, operand,
+              actual -> wanted.test(VersionString.padded(actual).compareTo(padded)));
+        }
+        case "$lt":
+          return ordering(path, operator, operand, -1, -1);
+        case "$lte":
+          return ordering(path, operator, operand, -1, 0);
+        case "$gt":
+          return ordering(path, operator, operand, 1, 1);
+        case "$gte":
+          return ordering(path, operator, operand, 0, 1);
+        default:
+          break;
+      }
+      return new FieldTest(path, OPERATOR, operator, operand, null, null, 0, 0, null);
+    }
+
+    private static FieldTest remembering(String[] path, String operator, Object operand,
+        Predicate<Object> test) {
+      return new FieldTest(path, REMEMBERED, operator, operand, null, null, 0, 0,
+          new Answers(test));
+    }
+
+    private static FieldTest ordering(String[] path, String operator, Object operand, int low,
+        int high) {
+      return new FieldTest(path, operand instanceof Number ? NUMBER_ORDER : ORDER, operator,
+          operand, null, null, low, high, null);
+    }
+
+    /** Whether the field's value passes. */
+    boolean test(Object actual, Map<String, ?> groups) {
+      switch (kind) {
+        case IN:
+          return containsString(actual);
+        case NOT_IN:
+          return !containsString(actual);
+        case REMEMBERED:
+          return answers.test(actual);
+        case NUMBER_ORDER:
+          if (actual instanceof Number) {
+            // As ConditionValues.compare: a number against a number, NaN in no order.
+            double value = ((Number) actual).doubleValue();
+            int order = value < number ? -1 : value > number ? 1 : value == number ? 0 : 2;
+            return order >= low && order <= high;
+          }
+          return ConditionEvaluator.ordered(actual, operand, low, high);
+        case ORDER:
+          return ConditionEvaluator.ordered(actual, operand, low, high);
+        case NEVER:
+          return false;
+        case OPERATOR:
+          return ConditionEvaluator.operatorMatches(operator, actual, operand, groups);
+        default:
+          return ConditionEvaluator.valueMatches(operand, actual, groups, false);
+      }
+    }
+
+    // As the evaluator's $in: a string equals a string item; an array is in when an element is.
+    private boolean containsString(Object actual) {
+      if (actual instanceof String) return containsOne((String) actual);
+      if (actual instanceof List) {
+        for (Object element : (List<?>) actual) {
+          Object value = ConditionValues.json(element);
+          if (value instanceof String && containsOne((String) value)) return true;
+        }
+      }
+      return false;
+    }
+
+    private boolean containsOne(String value) {
+      if (strings == null) return stringSet.contains(value);
+      for (String s : strings) {
+        if (s.equals(value)) return true;
+      }
+      return false;
+    }
   }
+
+  /** Lists of at most this many strings are compared one by one. */
+  private static final int MAX_LISTED = 8;
 
   private static IntPredicate versionTest(String operator) {
     switch (operator) {
@@ -148,44 +263,53 @@ final class CompiledCondition {
   }
 
   /**
-   * A test that depends on its value alone, with its answer for each attribute string kept:
-   * the strings that regexes and versions read (locales, countries, app versions) repeat from
-   * user to user, so a lookup replaces a regex search or a version padding. Bounded, and
-   * cleared when full.
+   * A test that depends on its value alone, with its answers for attribute strings kept: the
+   * strings that regexes and versions read (locales, countries, app versions) repeat from user
+   * to user, so a lookup replaces a regex search or a version padding. A direct-mapped table of
+   * {@value #SLOTS} immutable entries, a new string taking its slot's place: bounded, and read
+   * without a lock (an entry is published whole, and a lost write only costs a recomputation).
    */
-  private static FieldTest remembering(Predicate<Object> test) {
-    Map<String, Boolean> answers = new ConcurrentHashMap<>();
-    return (actual, groups) -> {
-      if (!(actual instanceof String)) return test.test(actual);
-      Boolean answer = answers.get(actual);
-      if (answer == null) {
-        answer = test.test(actual);
-        if (answers.size() >= MAX_REMEMBERED) answers.clear();
-        answers.put((String) actual, answer);
+  static final class Answers {
+    private static final int SLOTS = 1024;
+
+    private static final class Entry {
+      final String key;
+      final boolean answer;
+
+      Entry(String key, boolean answer) {
+        this.key = key;
+        this.answer = answer;
       }
+    }
+
+    private final Entry[] slots = new Entry[SLOTS];
+    private final Predicate<Object> compute;
+
+    Answers(Predicate<Object> compute) {
+      this.compute = compute;
+    }
+
+    boolean test(Object actual) {
+      if (!(actual instanceof String)) return compute.test(actual);
+      String text = (String) actual;
+      int h = text.hashCode();
+      int slot = (h ^ h >>> 16) & (SLOTS - 1);
+      Entry entry = slots[slot];
+      if (entry != null && entry.key.equals(text)) return entry.answer;
+      boolean answer = compute.test(text);
+      slots[slot] = new Entry(text, answer);
       return answer;
-    };
+    }
   }
 
-  /** The list's items when every one is a string; else null (the evaluator's lookup then). */
-  private static Set<String> stringsOnly(Object operand) {
-    Set<String> strings = new HashSet<>();
-    for (Object item : (List<?>) operand) {
-      if (!(item instanceof String)) return null;
-      strings.add((String) item);
+  /** The list's items, interned, when every one is a string; else null (the evaluator's then). */
+  private static String[] stringsOnly(Object operand) {
+    List<?> items = (List<?>) operand;
+    String[] strings = new String[items.size()];
+    for (int i = 0; i < strings.length; i++) {
+      if (!(items.get(i) instanceof String)) return null;
+      strings[i] = ((String) items.get(i)).intern();
     }
     return strings;
-  }
-
-  // As the evaluator's $in: a string equals a string item; an array is in when an element is.
-  private static boolean containsString(Set<String> strings, Object actual) {
-    if (actual instanceof String) return strings.contains(actual);
-    if (actual instanceof List) {
-      for (Object element : (List<?>) actual) {
-        Object value = ConditionValues.json(element);
-        if (value instanceof String && strings.contains(value)) return true;
-      }
-    }
-    return false;
   }
 }

@@ -37,10 +37,14 @@ final class CompiledExperiment {
   private final boolean nobody;
   /** The config's saved groups by key, which {@code $inGroup} looks values up in. */
   private final Map<String, ?> savedGroups;
+  /** Its holdouts and layer, decided before the targeting; null when it names neither. */
+  final ExperimentGate gate;
+  /** Whether everyone may enter: no holdout, no layer, no targeting to decide. */
+  final boolean open;
 
   CompiledExperiment(String id, String name, Bucketer bucketer, long[] starts, long[] ends,
       String[] owners, Map<String, Variant> variants, ExposureTable exposed,
-      Object targeting, Map<String, ?> savedGroups) {
+      Object targeting, Map<String, ?> savedGroups, ExperimentGate gate) {
     this.id = id;
     this.name = name;
     this.bucketer = bucketer;
@@ -57,12 +61,14 @@ final class CompiledExperiment {
     this.targeting = readable ? CompiledCondition.of((Map<?, ?>) targeting) : null;
     this.nobody = !everyone && !readable;
     this.savedGroups = savedGroups;
+    this.gate = gate;
+    this.open = gate == null && everyone;
   }
 
   /**
-   * The user's variant, or null when the targeting does not match {@code attributes} (null
-   * reads as none) or the bucket is in no range. Targeting first, as the server and every
-   * client order it.
+   * The user's variant once past the {@link #gate}, or null when the targeting does not match
+   * {@code attributes} (null reads as none) or the bucket is in no range. Targeting first, as
+   * the server and every client order it; the caller has passed the gate already.
    */
   String variantOf(String user, Map<String, ?> attributes) {
     if (!admits(attributes)) return null;
@@ -111,7 +117,7 @@ final class CompiledExperiment {
   }
 
   /** 64 well-mixed bits of a variant key (two seeded MurmurHash3 runs), once per config. */
-  private static long keyHash(String key) {
+  static long keyHash(String key) {
     byte[] bytes = Bucketer.utf8(key);
     return (long) Murmur3.hash(bytes, 0x5bd1e995) << 32
         | Integer.toUnsignedLong(Murmur3.hash(bytes, 0x27d4eb2f));

@@ -39,7 +39,7 @@ final class ConfigPoller {
           return;
         }
         if (!outcome.skipped.isEmpty()) {
-          logger.warn("config: malformed experiments left out: " + String.join(", ", outcome.skipped));
+          logger.warn("config: malformed entries left out: " + String.join(", ", outcome.skipped));
         }
         recovered();
         return;

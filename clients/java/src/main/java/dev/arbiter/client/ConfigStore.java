@@ -30,11 +30,15 @@ final class ConfigStore {
 
   private static final class Snapshot {
     final Map<String, CompiledExperiment> byKey;
+    /** The holdouts by id, whose exposure tables the next config carries over. */
+    final Map<String, CompiledHoldout> holdouts;
     final long version;
     final String etag;
 
-    Snapshot(Map<String, CompiledExperiment> byKey, long version, String etag) {
+    Snapshot(Map<String, CompiledExperiment> byKey, Map<String, CompiledHoldout> holdouts,
+        long version, String etag) {
       this.byKey = byKey;
+      this.holdouts = holdouts;
       this.version = version;
       this.etag = etag;
     }
@@ -85,8 +89,11 @@ final class ConfigStore {
     Map<String, CompiledExperiment> byName = new LinkedHashMap<>();
     List<String> skipped = new ArrayList<>();
     Map<String, ?> groups = savedGroups(doc.get("saved_groups"));
+    LayersAndHoldouts gates = LayersAndHoldouts.of(doc,
+        previous == null ? Map.of() : previous.holdouts, exposureCapacity);
+    skipped.addAll(gates.skipped);
     for (Object raw : (List<?>) doc.get("experiments")) {
-      CompiledExperiment compiled = compile(raw, previous, groups, exposureCapacity);
+      CompiledExperiment compiled = compile(raw, previous, groups, gates, exposureCapacity);
       if (compiled == null) {
         skipped.add(describe(raw));
       } else {
@@ -98,7 +105,8 @@ final class ConfigStore {
     for (CompiledExperiment e : byName.values()) byKey.put(e.id, e);
     Object v = doc.get("config_version");
     long version = v instanceof Long ? (Long) v : 0;
-    current = new Snapshot(byKey, version, etag != null ? etag : "\"" + version + "\"");
+    current = new Snapshot(byKey, gates.holdouts, version,
+        etag != null ? etag : "\"" + version + "\"");
     return new Outcome(null, skipped);
   }
 
@@ -109,7 +117,7 @@ final class ConfigStore {
   }
 
   private static CompiledExperiment compile(Object raw, Snapshot previous,
-      Map<String, ?> savedGroups, int exposureCapacity) {
+      Map<String, ?> savedGroups, LayersAndHoldouts gates, int exposureCapacity) {
     if (!(raw instanceof Map)) return null;
     Map<?, ?> e = (Map<?, ?>) raw;
     Object id = e.get("id");
@@ -121,6 +129,8 @@ final class ConfigStore {
     }
     if (!(count instanceof Long) || (Long) count < 1 || (Long) count > 0xffff_ffffL) return null;
     if (!(e.get("ranges") instanceof List) || !(e.get("variants") instanceof List)) return null;
+    ExperimentGate gate = gates.gateOf(e);
+    if (gate == LayersAndHoldouts.MALFORMED) return null;
     List<long[]> bounds = new ArrayList<>();
     List<String> owners = new ArrayList<>();
     for (Object r : (List<?>) e.get("ranges")) {
@@ -158,7 +168,7 @@ final class ConfigStore {
         new Bucketer((String) salt, (Long) count), starts, ends, sortedOwners,
         Collections.unmodifiableMap(variants),
         before != null ? before.exposed : new ExposureTable(exposureCapacity), e.get("targeting"),
-        savedGroups);
+        savedGroups, gate);
   }
 
   @SuppressWarnings("unchecked")

@@ -4,6 +4,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.CompletionStage;
 import java.util.function.BiConsumer;
+import java.util.function.BiPredicate;
 import java.util.function.Function;
 
 /**
@@ -16,6 +17,8 @@ final class ModelCallRecorder {
   private final boolean recordText;
   private final BiConsumer<EventType, Map<String, Object>> enqueue;
   private final Arbiter.WarnOnce warnOnce;
+  /** Whether a user passes an experiment's holdouts and layer, recording the holdouts reached. */
+  private final BiPredicate<ExperimentGate, String> gatePasses;
   /**
    * The evaluation task running on this thread, whose model calls are measured for its result
    * and sent as no event. A ThreadLocal of this client, as the withUser scope is.
@@ -23,11 +26,13 @@ final class ModelCallRecorder {
   private final ThreadLocal<TaskMeasure> task = new ThreadLocal<>();
 
   ModelCallRecorder(ConfigStore store, boolean recordText,
-      BiConsumer<EventType, Map<String, Object>> enqueue, Arbiter.WarnOnce warnOnce) {
+      BiConsumer<EventType, Map<String, Object>> enqueue, Arbiter.WarnOnce warnOnce,
+      BiPredicate<ExperimentGate, String> gatePasses) {
     this.store = store;
     this.recordText = recordText;
     this.enqueue = enqueue;
     this.warnOnce = warnOnce;
+    this.gatePasses = gatePasses;
   }
 
   /** Whether an evaluation task runs on this thread. */
@@ -59,7 +64,10 @@ final class ModelCallRecorder {
     String variant = null;
     try {
       CompiledExperiment entry = store.lookup(experiment);
-      variant = entry == null || user == null ? null : entry.variantOf(user, attributes);
+      // The order of assign: holdouts, layer, then targeting and the bucket.
+      variant = entry == null || user == null
+          || entry.gate != null && !gatePasses.test(entry.gate, user)
+          ? null : entry.variantOf(user, attributes);
       base = begin(experiment, user, entry, variant);
     } catch (RuntimeException e) {
       warnOnce.warn("model-call", "model call not recorded: " + e);

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -17,7 +17,10 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** testdata/eligibility.json through the client: targeting, then the bucket, on every surface. */
+/**
+ * testdata/eligibility.json through the client: holdouts, the layer, targeting, then the bucket,
+ * on every surface, with the exposures each case sends.
+ */
 class EligibilityVectorsTest {
   private static final Map<String, Object> VECTORS = RepoFiles.json("testdata/eligibility.json");
 
@@ -55,17 +58,32 @@ class EligibilityVectorsTest {
   }
 
   @Test
-  void theFileHasTargetedUsersOnBothSides() {
-    List<Object> variants = new ArrayList<>();
+  void theFileHasEveryOutcome() {
+    Set<Object> reasons = new HashSet<>();
+    Set<Object> holdoutVariants = new HashSet<>();
     for (Map<String, Object> c : cases()) {
-      if ("pro-english".equals(c.get("experiment"))) variants.add(c.get("variant"));
+      reasons.add(c.get("reason"));
+      for (Map<String, Object> e : exposuresOf(c)) {
+        if (((String) e.get("experiment_id")).endsWith("a001")) {
+          holdoutVariants.add(e.get("variant"));
+        }
+      }
     }
-    assertTrue(variants.contains(null));
-    assertTrue(variants.stream().anyMatch(v -> v != null));
+    Set<Object> all = new HashSet<>();
+    all.add(null);
+    all.addAll(List.of("held_out", "not_in_layer", "not_targeted", "not_enrolled"));
+    assertEquals(all, reasons);
+    assertEquals(Set.of("holdout", "general"), holdoutVariants);
   }
 
+  @SuppressWarnings("unchecked")
+  private static List<Map<String, Object>> exposuresOf(Map<String, Object> c) {
+    return (List<Map<String, Object>>) c.get("exposures");
+  }
+
+  /** Every case: the variant on each surface, and exactly the exposures it sends, in order. */
   @Test
-  void everyCaseAssignsPromptsAndMergesAsItSays() {
+  void everyCaseAssignsAndSendsItsExposuresInOrder() {
     Map<String, Object> defaults = Map.of("v", 1L);
     for (Map<String, Object> c : cases()) {
       String experiment = (String) c.get("experiment");
@@ -74,36 +92,62 @@ class EligibilityVectorsTest {
       Map<String, Object> got = new LinkedHashMap<>();
       got.put("name", c.get("name"));
       got.put("assign", client.assign(experiment, user, attributes));
+      got.put("sent", sentSinceLastCall());
+      // The same user again, on the other surfaces: the same variant, no exposure sent twice.
       got.put("prompt", client.getPrompt(experiment, user, "default", attributes).variant());
       got.put("variables", client.getVariables(experiment, user, defaults, attributes));
+      got.put("sent again", sentSinceLastCall());
       Map<String, Object> want = new LinkedHashMap<>();
       want.put("name", c.get("name"));
       want.put("assign", c.get("variant"));
+      List<List<Object>> sent = new ArrayList<>();
+      for (Map<String, Object> e : exposuresOf(c)) {
+        sent.add(List.of(e.get("experiment_id"), user, e.get("variant")));
+      }
+      want.put("sent", sent);
       want.put("prompt", c.get("variant"));
       want.put("variables", defaults);
+      want.put("sent again", List.of());
       assertEquals(want, got);
     }
   }
 
-  @Test
-  void anExposureOnlyForUsersTheTargetingAdmits() throws Exception {
-    Set<List<Object>> expected = new HashSet<>();
-    Map<String, String> ids = new HashMap<>();
-    @SuppressWarnings("unchecked")
-    List<Map<String, Object>> experiments = (List<Map<String, Object>>) config().get("experiments");
-    for (Map<String, Object> e : experiments) ids.put((String) e.get("name"), (String) e.get("id"));
-    for (Map<String, Object> c : cases()) {
-      client.assign((String) c.get("experiment"), (String) c.get("user_id"), attributesOf(c));
-      if (c.get("variant") != null) {
-        expected.add(List.of(ids.get(c.get("experiment")), c.get("user_id"), c.get("variant")));
+  private int delivered;
+
+  /** The exposures the fake received since the last call, in the order sent. */
+  private List<List<Object>> sentSinceLastCall() {
+    client.flush().join();
+    List<List<Object>> sent = new ArrayList<>();
+    List<List<String>> deliveries = new ArrayList<>(fake.deliveries);
+    for (List<String> batch : deliveries.subList(delivered, deliveries.size())) {
+      for (String id : batch) {
+        Map<String, Object> e = fake.events.get(id);
+        // An exposure as the vectors state it; any other event with its type in front.
+        sent.add(e == null ? List.of("refused", id)
+            : Arrays.asList(e.get("type"), e.get("experiment_id"), e.get("user_id"),
+                e.get("variant")).subList("exposure".equals(e.get("type")) ? 1 : 0, 4));
       }
     }
-    client.flush().get(30, TimeUnit.SECONDS);
-    Set<List<Object>> stored = new HashSet<>();
-    for (Map<String, Object> e : fake.events.values()) {
-      stored.add(List.of(e.get("experiment_id"), e.get("user_id"), e.get("variant")));
-    }
-    assertEquals(expected, stored);
+    delivered = deliveries.size();
+    return sent;
+  }
+
+  /** A held-out user's model call gets null and records the holdout, once a day, and no call. */
+  @Test
+  void aHeldOutUsersModelCallRecordsTheHoldoutOnly() {
+    Map<String, Object> c = cases().stream()
+        .filter(x -> "held_out".equals(x.get("reason")) && exposuresOf(x).size() == 1)
+        .findFirst().orElse(null);
+    assertNotNull(c);
+    String experiment = (String) c.get("experiment");
+    String user = (String) c.get("user_id");
+    List<String> seen = new ArrayList<>();
+    client.interceptModelCall(experiment, user, attributesOf(c), v -> seen.add(v));
+    client.interceptModelCall(experiment, user, attributesOf(c), v -> seen.add(v));
+    assertEquals(Arrays.asList(null, null), seen);
+    Map<String, Object> holdout = exposuresOf(c).get(0);
+    assertEquals(List.of(List.of(holdout.get("experiment_id"), user, "holdout")),
+        sentSinceLastCall());
   }
 
   @Test

@@ -89,6 +89,9 @@ final class RealServer implements AutoCloseable {
     env.put("ARBITER_DATABASE_URL", "");
     env.put("ARBITER_SECRET_KEY", "");
     env.put("ARBITER_LOG_LEVEL", "warn");
+    // RealServerTest sends some 60,000 POST /v1/assign in a minute: past the default budget.
+    env.put("ARBITER_RATE_LIMIT_SECRET_PER_MINUTE", "10000000");
+    env.put("ARBITER_RATE_LIMIT_PUBLISHABLE_PER_MINUTE", "10000000");
   }
 
   /** A dashboard call with the session token; the parsed JSON answer. */

@@ -78,8 +78,17 @@ class RealServerTest {
   /** {@link #serverAssign(String, List)} with each user's attributes (null: none sent). */
   private static Map<String, String> serverAssign(String experiment, List<String> users,
       Map<String, Map<String, Object>> attributes) throws Exception {
-    HttpClient http = HttpClient.newHttpClient();
     Map<String, String> out = new HashMap<>();
+    serverAnswers(experiment, users, attributes)
+        .forEach((u, a) -> out.put(u, (String) a.get("variant")));
+    return out;
+  }
+
+  /** Each user's whole answer from {@code POST /v1/assign}: its variant and its reason. */
+  private static Map<String, Map<?, ?>> serverAnswers(String experiment, List<String> users,
+      Map<String, Map<String, Object>> attributes) throws Exception {
+    HttpClient http = HttpClient.newHttpClient();
+    Map<String, Map<?, ?>> out = new HashMap<>();
     for (int i = 0; i < users.size(); i += 100) {
       List<CompletableFuture<HttpResponse<String>>> inFlight = new ArrayList<>();
       List<String> chunk = users.subList(i, Math.min(users.size(), i + 100));
@@ -97,7 +106,7 @@ class RealServerTest {
       for (int k = 0; k < chunk.size(); k++) {
         HttpResponse<String> res = inFlight.get(k).get();
         assertEquals(200, res.statusCode(), res.body());
-        out.put(chunk.get(k), (String) ((Map<?, ?>) JsonReader.parse(res.body())).get("variant"));
+        out.put(chunk.get(k), (Map<?, ?>) JsonReader.parse(res.body()));
       }
     }
     return out;
@@ -158,6 +167,35 @@ class RealServerTest {
     return out;
   }
 
+  /** The layer's experiments and their weights: they fill the layer, one owner per bucket. */
+  private static final Map<String, Long> LAYERED = new LinkedHashMap<>(Map.of(
+      "java-layered-targeted", 50L, "java-layered-open", 40L, "java-layered-held", 10L));
+  private static final List<String> HELD = List.of("java-held-open", "java-layered-held");
+
+  private static Map<String, Object> experiment(String name, Map<String, Object> extra) {
+    Map<String, Object> config = new LinkedHashMap<>();
+    config.put("name", name);
+    config.put("salt", "salt-" + name);
+    config.put("bucket_count", 10_000L);
+    config.put("allocation", List.of(Map.of("variant", "control", "weight", 45L),
+        Map.of("variant", "treatment", "weight", 45L)));
+    config.put("metrics", List.of());
+    config.putAll(extra);
+    return config;
+  }
+
+  private static String created(String path, Map<String, Object> body) throws Exception {
+    Object made = server.session("POST", path, body);
+    assertTrue(made instanceof Map && ((Map<?, ?>) made).containsKey("id"), String.valueOf(made));
+    return (String) ((Map<?, ?>) made).get("id");
+  }
+
+  /**
+   * A targeted experiment, three experiments sharing one layer (one of them targeted), and a
+   * holdout over one experiment outside the layer and one inside it: the client answers as
+   * {@code POST /v1/assign} for every user and experiment, and sends exactly the exposures it
+   * should.
+   */
   @Test
   void targetedAssignEqualsTheServersFor10000UsersWithRandomAttributes() throws Exception {
     server.session("POST", "/v1/saved-groups", Map.of("key", "beta", "values", List.of("u-1", 7L)));
@@ -167,42 +205,123 @@ class RealServerTest {
     clauses.put("app.version", Map.of("$vgte", "2.4.0"));
     clauses.put("country", Map.of("$notInGroup", "beta", "$nin", List.of("CU")));
     clauses.put("age", Map.of("$gte", 18L));
-    Map<String, Object> config = new LinkedHashMap<>();
-    config.put("name", "java-targeted-parity");
-    config.put("salt", "java-targeted-salt");
-    config.put("bucket_count", 10_000L);
-    config.put("allocation", List.of(Map.of("variant", "control", "weight", 45L),
-        Map.of("variant", "treatment", "weight", 45L)));
-    config.put("metrics", List.of());
-    config.put("targeting", Map.of("$or", List.of(Map.of("id", Map.of("$inGroup", "beta")), clauses)));
-    Object created = server.session("POST", "/v1/experiments", config);
-    assertTrue(created instanceof Map && ((Map<?, ?>) created).containsKey("id"), String.valueOf(created));
+    Map<String, String> ids = new LinkedHashMap<>();
+    Map<String, Object> targeting =
+        Map.of("$or", List.of(Map.of("id", Map.of("$inGroup", "beta")), clauses));
+    ids.put("java-targeted-parity", created("/v1/experiments",
+        experiment("java-targeted-parity", Map.of("targeting", targeting))));
+    created("/v1/layers",
+        Map.of("name", "java-layer", "salt", "java-layer-salt", "bucket_count", 1000L));
+    for (Map.Entry<String, Long> e : LAYERED.entrySet()) {
+      Map<String, Object> joins =
+          new LinkedHashMap<>(Map.of("layer", "java-layer", "layer_weight", e.getValue()));
+      if (e.getKey().equals("java-layered-targeted")) {
+        joins.put("targeting", Map.of("locale", Map.of("$regexi", "^en")));
+      }
+      ids.put(e.getKey(), created("/v1/experiments", experiment(e.getKey(), joins)));
+    }
+    ids.put("java-held-open", created("/v1/experiments", experiment("java-held-open", Map.of())));
+    created("/v1/holdouts", Map.of("name", "java-holdout", "salt", "java-holdout-salt",
+        "bucket_count", 1000L, "percent", 10L, "experiments", HELD));
+
     java.util.Random rng = new java.util.Random(29);
     List<String> users = users();
     Map<String, Map<String, Object>> attributes = new HashMap<>();
     for (String user : users) attributes.put(user, randomAttributes(rng));
-    Map<String, String> expected = serverAssign("java-targeted-parity", users, attributes);
+    Map<String, Map<String, Map<?, ?>>> expected = new LinkedHashMap<>();
+    for (String name : ids.keySet()) expected.put(name, serverAnswers(name, users, attributes));
+    long usedBefore = eventsUsed();
     try (Arbiter client = Arbiter.builder().apiKey(publishable).baseUrl(server.baseUrl)
-        .experiments("java-targeted-parity").trackExposures(false).logger(new MemoryLogger())
-        .build()) {
+        .experiments(ids.keySet()).flushInterval(Duration.ofMillis(3_600_000))
+        .pollInterval(Duration.ofMillis(3_600_000)).batchSize(1000)
+        // every exposure of the run (about 25,000) is queued before the one flush
+        .queueCapacity(100_000).logger(new MemoryLogger()).build()) {
       assertTrue(client.ready().get());
       List<String> mismatches = new ArrayList<>();
-      int admitted = 0;
-      java.util.Set<String> seen = new java.util.HashSet<>();
-      for (String user : users) {
-        String want = expected.get(user);
-        seen.add(String.valueOf(want));
-        if (want != null) admitted++;
-        String local = client.assign("java-targeted-parity", user, attributes.get(user));
-        if (!java.util.Objects.equals(want, local)) {
-          mismatches.add(user + " " + attributes.get(user) + ": server " + want + ", client " + local);
+      for (String name : ids.keySet()) {
+        for (String user : users) {
+          Object want = expected.get(name).get(user).get("variant");
+          String local = client.assign(name, user, attributes.get(user));
+          if (!java.util.Objects.equals(want, local)) {
+            mismatches.add(name + " " + user + " " + attributes.get(user) + ": server " + want
+                + ", client " + local);
+          }
         }
       }
       assertEquals(List.of(), mismatches);
+
+      Map<String, Map<?, ?>> targeted = expected.get("java-targeted-parity");
+      int admitted = 0;
+      java.util.Set<String> seen = new java.util.HashSet<>();
+      for (String user : users) {
+        Object want = targeted.get(user).get("variant");
+        seen.add(String.valueOf(want));
+        if (want != null) admitted++;
+      }
       // both sides of the targeting, and both arms, are in the sample
       assertTrue(admitted > 500 && admitted < 9_000, "admitted " + admitted);
       assertEquals(java.util.Set.of("control", "treatment", "null"), seen);
+
+      // The layer: no user has a variant in two of its experiments; each of them enrols users.
+      List<String> shared = new ArrayList<>();
+      for (String user : users) {
+        long in = LAYERED.keySet().stream()
+            .filter(n -> expected.get(n).get(user).get("variant") != null).count();
+        if (in > 1) shared.add(user);
+      }
+      assertEquals(List.of(), shared);
+      for (String name : LAYERED.keySet()) {
+        assertTrue(usersWhere(expected.get(name), null).size() > 200, name);
+        assertTrue(usersWhere(expected.get(name), "not_in_layer").size() > 3_000, name);
+      }
+      assertTrue(usersWhere(expected.get("java-layered-targeted"), "not_targeted").size() > 500);
+
+      // The holdout: the same users are held out of both its experiments, null in the client.
+      List<String> heldOut = usersWhere(expected.get("java-held-open"), "held_out");
+      assertEquals(heldOut, usersWhere(expected.get("java-layered-held"), "held_out"));
+      assertTrue(heldOut.size() > 500 && heldOut.size() < 2_000, "held out " + heldOut.size());
+      for (String name : HELD) {
+        for (String user : heldOut) {
+          assertEquals(null, client.assign(name, user, attributes.get(user)), name + " " + user);
+        }
+      }
+      for (String name :
+          List.of("java-targeted-parity", "java-layered-targeted", "java-layered-open")) {
+        assertEquals(List.of(), usersWhere(expected.get(name), "held_out"), name);
+      }
+
+      client.flush().get();
+      // One exposure per enrolled user and experiment, and one holdout exposure per user (every
+      // user reaches the holdout, which comes first): nothing for users the targeting turned away.
+      long sent = users.size();
+      Map<String, Map<String, Integer>> want = new LinkedHashMap<>();
+      for (String name : ids.keySet()) {
+        Map<String, Integer> arms = new HashMap<>();
+        for (String user : usersWhere(expected.get(name), null)) {
+          arms.merge((String) expected.get(name).get(user).get("variant"), 1, Integer::sum);
+          sent++;
+        }
+        want.put(ids.get(name), arms);
+      }
+      ArbiterStats stats = client.stats();
+      assertEquals(sent, stats.sent(), stats.toString());
+      assertEquals(0, stats.dropped(), stats.toString());
+      Wait.until(() -> want.entrySet().stream()
+          .allMatch(e -> liveExposures(e.getKey()).equals(e.getValue())));
+      // A holdout has no live view (the live route addresses experiments only): the usage meter,
+      // once per stored event, shows the server took the rest, one holdout exposure per user.
+      assertEquals(usedBefore + sent, eventsUsed());
     }
+  }
+
+  /** The users whose answer has {@code reason} (null: the users given a variant). */
+  private static List<String> usersWhere(Map<String, Map<?, ?>> answers, String reason) {
+    List<String> out = new ArrayList<>();
+    for (String user : users()) {
+      Map<?, ?> a = answers.get(user);
+      if (reason == null ? a.get("variant") != null : reason.equals(a.get("reason"))) out.add(user);
+    }
+    return out;
   }
 
   @Test
@@ -257,9 +376,13 @@ class RealServerTest {
   }
 
   private static Map<String, Integer> liveExposures() {
+    return liveExposures(experimentId);
+  }
+
+  private static Map<String, Integer> liveExposures(String experiment) {
     try {
       Map<?, ?> live = (Map<?, ?>) server.session("GET",
-          "/v1/experiments/" + experimentId + "/live", null);
+          "/v1/experiments/" + experiment + "/live", null);
       Map<String, Integer> out = new HashMap<>();
       for (Map.Entry<?, ?> e : ((Map<?, ?>) live.get("arms")).entrySet()) {
         out.put((String) e.getKey(), (int) (long) (Long) ((Map<?, ?>) e.getValue()).get("exposures"));

@@ -1,0 +1,158 @@
+import { useState } from 'react';
+import { Link, useNavigate } from 'react-router';
+import type { Holdout, MetricDefinition } from '../../api/client.ts';
+import { ScrollRegion } from '../../components/ScrollRegion.tsx';
+import { Empty, ProblemView, QueryView } from '../../components/states.tsx';
+import { MetricsEditor } from '../editor/MetricsEditor.tsx';
+import { ExperimentsChoice, type HoldoutScope } from './ExperimentsChoice.tsx';
+import { fieldErrors } from './field-errors.ts';
+import { useCreateHoldout, useHoldouts } from './queries.ts';
+
+/** The org's holdouts in the order they were made, and a form to make one. */
+export function HoldoutsPage() {
+  const holdouts = useHoldouts();
+  return (
+    <section>
+      <h1>Holdouts</h1>
+      <p className="hint">
+        A holdout keeps a share of users out of every experiment it covers, so the nightly run can
+        compare them with everyone else: the total effect of what shipped.
+      </p>
+      <NewHoldoutForm />
+      <QueryView query={holdouts} what="holdouts">
+        {(list) =>
+          list.length === 0 ? <Empty>No holdouts yet.</Empty> : <HoldoutsTable holdouts={list} />
+        }
+      </QueryView>
+    </section>
+  );
+}
+
+/** "all", or how many experiments are named. */
+export const scopeText = (experiments: Holdout['experiments']): string =>
+  experiments === 'all'
+    ? 'all experiments created after it'
+    : `${experiments.length} experiment${experiments.length === 1 ? '' : 's'}`;
+
+function HoldoutsTable({ holdouts }: { holdouts: Holdout[] }) {
+  return (
+    <ScrollRegion label="Holdouts">
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">Name</th>
+            <th scope="col">Held out</th>
+            <th scope="col">Buckets</th>
+            <th scope="col">Experiments</th>
+            <th scope="col">Metrics</th>
+          </tr>
+        </thead>
+        <tbody>
+          {holdouts.map((h) => (
+            <tr key={h.id} data-testid={`holdout-${h.name}`}>
+              <th scope="row">
+                <Link to={`/holdouts/${h.id}`}>{h.name}</Link>
+              </th>
+              <td data-testid="percent">{h.percent}%</td>
+              <td>{h.bucket_count.toLocaleString('en-US')}</td>
+              <td>{scopeText(h.experiments)}</td>
+              <td>{h.metrics.map((m) => m.name).join(', ')}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </ScrollRegion>
+  );
+}
+
+function NewHoldoutForm() {
+  const [name, setName] = useState('');
+  const [bucketCount, setBucketCount] = useState(10000);
+  const [percent, setPercent] = useState(5);
+  const [experiments, setExperiments] = useState<HoldoutScope>('all');
+  const [metrics, setMetrics] = useState<MetricDefinition[]>([]);
+  const create = useCreateHoldout();
+  const navigate = useNavigate();
+  return (
+    <form
+      className="card editor"
+      aria-label="New holdout"
+      onSubmit={(e) => {
+        e.preventDefault();
+        create.mutate(
+          { name, bucket_count: bucketCount, percent, experiments, metrics },
+          { onSuccess: (h) => navigate(`/holdouts/${h.id}`) },
+        );
+      }}
+    >
+      <div className="row">
+        <label>
+          Name
+          <input value={name} onChange={(e) => setName(e.target.value)} required />
+        </label>
+        <HoldoutSize
+          bucketCount={bucketCount}
+          percent={percent}
+          setBucketCount={setBucketCount}
+          setPercent={setPercent}
+        />
+      </div>
+      <ExperimentsChoice
+        value={experiments}
+        onChange={setExperiments}
+        errors={fieldErrors(create.error, '#/experiments')}
+      />
+      <MetricsEditor metrics={metrics} onChange={setMetrics} />
+      <div className="actions">
+        <button type="submit" disabled={create.isPending}>
+          Create holdout
+        </button>
+      </div>
+      <p className="hint">
+        Name, bucket count and salt (made by the server) are frozen; the percent may only grow.
+      </p>
+      {create.error ? <ProblemView error={create.error} /> : null}
+    </form>
+  );
+}
+
+/** The holdout's bucket count (frozen once created) and the percent held out (may only grow). */
+function HoldoutSize({
+  bucketCount,
+  percent,
+  setBucketCount,
+  setPercent,
+}: {
+  bucketCount: number;
+  percent: number;
+  setBucketCount: (n: number) => void;
+  setPercent: (n: number) => void;
+}) {
+  return (
+    <>
+      <label>
+        Bucket count
+        <input
+          type="number"
+          min={1}
+          max={1000000}
+          required
+          value={bucketCount}
+          onChange={(e) => setBucketCount(Number(e.target.value))}
+        />
+      </label>
+      <label>
+        Percent held out
+        <input
+          type="number"
+          min={0.01}
+          max={99.99}
+          step={0.01}
+          required
+          value={percent}
+          onChange={(e) => setPercent(Number(e.target.value))}
+        />
+      </label>
+    </>
+  );
+}

@@ -1,0 +1,68 @@
+package dev.arbiter.bench;
+
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+import java.util.Arrays;
+
+/**
+ * Issue 29's speed goal on a shared machine: {@code assign()} behind the five-clause targeting
+ * condition against the same call with no condition ({@link AssignBenchmark}'s
+ * {@code arbiterAssignTargeted} and {@code arbiterAssignWithoutExposures}), in calls per second
+ * of the calling thread's CPU time, the two sides alternating round by round so that a change
+ * of load falls on both. Prints each round's rates and ratio, then the median ratio.
+ *
+ * <pre>java -cp target/benchmarks.jar dev.arbiter.bench.TargetingProbe [rounds] [calls]</pre>
+ */
+public final class TargetingProbe {
+  private TargetingProbe() {}
+
+  public static void main(String[] args) throws Exception {
+    int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 5;
+    int calls = args.length > 1 ? Integer.parseInt(args[1]) : 20_000_000;
+    AssignBenchmark state = new AssignBenchmark();
+    state.setUp("arbiterAssignTargeted");
+    try {
+      ThreadMXBean cpu = ManagementFactory.getThreadMXBean();
+      // Warm-up: both paths compiled before anything is timed.
+      plain(state, calls / 2);
+      targeted(state, calls / 2);
+      double[] ratios = new double[rounds];
+      for (int round = 0; round < rounds; round++) {
+        long start = cpu.getCurrentThreadCpuTime();
+        long sink = plain(state, calls);
+        double plainRate = calls / ((cpu.getCurrentThreadCpuTime() - start) / 1e9);
+        start = cpu.getCurrentThreadCpuTime();
+        sink += targeted(state, calls);
+        double targetedRate = calls / ((cpu.getCurrentThreadCpuTime() - start) / 1e9);
+        ratios[round] = targetedRate / plainRate;
+        System.out.printf("round %d: without targeting %,.0f, targeted %,.0f calls per CPU second:"
+            + " %.2f (checksum %d)%n", round + 1, plainRate, targetedRate, ratios[round], sink);
+      }
+      double[] sorted = ratios.clone();
+      Arrays.sort(sorted);
+      System.out.printf("median ratio targeted / without: %.2f (range %.2f-%.2f, goal >= 0.5)%n",
+          sorted[rounds / 2], sorted[0], sorted[rounds - 1]);
+    } finally {
+      state.tearDown();
+    }
+  }
+
+  // One loop per side, so that each call site sees one receiver, as in the JMH methods.
+  private static long plain(AssignBenchmark state, int calls) {
+    long sink = 0;
+    for (int i = 0; i < calls; i++) {
+      String variant = state.arbiterAssignWithoutExposures();
+      sink += variant == null ? 0 : variant.length();
+    }
+    return sink;
+  }
+
+  private static long targeted(AssignBenchmark state, int calls) {
+    long sink = 0;
+    for (int i = 0; i < calls; i++) {
+      String variant = state.arbiterAssignTargeted();
+      sink += variant == null ? 0 : variant.length();
+    }
+    return sink;
+  }
+}
