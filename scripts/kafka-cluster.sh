@@ -40,8 +40,10 @@ ensure_jars() {
 }
 
 # Kafka's cluster id: 16 random bytes, base64url without padding.
+# Never starting with "-": the storage tool would read such an id as an option and fail (one
+# run in 64), as Kafka's own Uuid.randomUuid() avoids too.
 cluster_id() {
-  node -e 'console.log(require("node:crypto").randomBytes(16).toString("base64url"))'
+  node -e 'const c = require("node:crypto"); let id; do id = c.randomBytes(16).toString("base64url"); while (id.startsWith("-")); console.log(id)'
 }
 
 # One of Kafka's main classes on the fetched jars, with DIR's logging settings.
@@ -107,8 +109,13 @@ share.coordinator.state.topic.replication.factor=$replicas
 share.coordinator.state.topic.min.isr=$in_sync
 group.initial.rebalance.delay.ms=0
 EOF
-    (java_node "$dir" kafka.tools.StorageTool format -t "$id" -c "$node/server.properties") \
-      >"$dir/broker-$i.log" 2>&1
+    if ! (java_node "$dir" kafka.tools.StorageTool format -t "$id" -c "$node/server.properties") \
+      >"$dir/broker-$i.log" 2>&1; then
+      # Said here: under set -e the failure would otherwise end the script without a word.
+      echo "formatting Kafka node $i's storage failed; its log ($dir/broker-$i.log) ends:" >&2
+      tail -20 "$dir/broker-$i.log" >&2
+      exit 1
+    fi
   done
   for ((i = 1; i <= n; i++)); do
     # In a subshell that becomes the JVM, so the pid file names the node itself.

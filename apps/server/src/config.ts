@@ -56,6 +56,8 @@ export interface Config {
   maxDatasetItemBytes: number;
   /** Start the fold worker (event log → aggregates) in this process. */
   ingestWorker: boolean;
+  /** Kafka as the event log: its brokers and topic; null = the database is the log. */
+  kafka: { brokers: string[]; topic: string } | null;
   /** Cron expression (UTC) of the nightly analysis of the previous UTC day. */
   nightlyCron: string;
   /** Start the nightly scheduler in this process (one runner at a time across processes). */
@@ -244,6 +246,12 @@ function enforceLimitsOf(s: Settings): boolean {
 }
 
 /** Development sessions let off loopback for a trial: every start warns about it. */
+/** Kafka as the event log when brokers are set. */
+function kafkaOf(s: Settings): Config['kafka'] {
+  if (s.ARBITER_KAFKA_BROKERS === undefined) return null;
+  return { brokers: s.ARBITER_KAFKA_BROKERS.split(','), topic: s.ARBITER_KAFKA_TOPIC };
+}
+
 function devSessionsOffLoopback(s: Settings): boolean {
   return (
     s.ARBITER_SESSION_JWKS_URL === undefined &&
@@ -306,6 +314,7 @@ export function loadConfig(env: Env, cwd = process.cwd()): Config {
     maxDatasetItems: s.ARBITER_MAX_DATASET_ITEMS,
     maxDatasetItemBytes: s.ARBITER_MAX_DATASET_ITEM_BYTES,
     ingestWorker: s.ARBITER_INGEST_WORKER,
+    kafka: kafkaOf(s),
     nightlyCron: s.ARBITER_NIGHTLY_CRON,
     scheduler: s.ARBITER_SCHEDULER,
     minEventsPerArm: s.ARBITER_MIN_EVENTS_PER_ARM,

@@ -17,6 +17,7 @@ import { IdentityResolver } from './domain/identity.ts';
 import { OrgStateCache } from './domain/org-state-cache.ts';
 import { createMetrics } from './http/metrics.ts';
 import { CopyEventStore } from './ingest/copy-store.ts';
+import type { EventLog } from './ingest/event-log.ts';
 import { FoldWorker } from './ingest/fold-worker.ts';
 import { PostgresEventLog } from './ingest/postgres-event-log.ts';
 import { Lifecycle } from './kernel/lifecycle.ts';
@@ -127,16 +128,32 @@ async function createIntegrations(config: Config) {
   return { mailer, judge, identityDirectory, billing, billingWebhooks };
 }
 
+/**
+ * The database is the log unless Kafka is set; the Kafka client is loaded only then. A
+ * process that runs the fold worker reads the topic; the others only produce to it.
+ */
+async function eventLogOf(
+  config: Config,
+  handle: DatabaseHandle,
+): Promise<EventLog & { close?(): Promise<void> }> {
+  if (config.kafka === null)
+    return new PostgresEventLog(
+      handle.db,
+      handle.pool === null ? null : new CopyEventStore(handle.pool),
+    );
+  const { KafkaEventLog } = await import('./ingest/kafka/kafka-event-log.ts');
+  const log = new KafkaEventLog(handle.db, config.kafka);
+  if (config.ingestWorker) log.consume();
+  return log;
+}
+
 export async function createContext(config: Config, parts: ContextParts = {}): Promise<Context> {
   const format = logFormatOf(config.logFormat, process.stdout.isTTY === true);
   const log = createLogger(config.logLevel, parts.logDestination, format);
   const handle = parts.database ?? (await openConfiguredDatabase(config, log));
   const secretKey = secretKeyOf(config);
   const clock = parts.clock ?? systemClock;
-  const eventLog = new PostgresEventLog(
-    handle.db,
-    handle.pool === null ? null : new CopyEventStore(handle.pool),
-  );
+  const eventLog = await eventLogOf(config, handle);
   const disk = diskGuardOf(handle, config, parts.freeSpace);
   const metrics = config.metrics ? createMetrics(handle) : silentMetrics;
   const worker = new FoldWorker(eventLog, log, () => disk?.writesAccepted() ?? true, metrics);
@@ -177,6 +194,7 @@ export async function createContext(config: Config, parts: ContextParts = {}): P
     close: async () => {
       await offlineScoring.stop();
       await worker.stop();
+      await eventLog.close?.();
       await contactNotifier.idle();
       mailer?.close();
       await changes?.stop();

@@ -171,6 +171,20 @@ export const SettingsSchema = Type.Object({
     default: true,
     description: 'run the aggregation worker in this process',
   }),
+  ARBITER_KAFKA_BROKERS: Type.Optional(
+    Type.String({
+      pattern: '^[^\\s,:]+:\\d+(,[^\\s,:]+:\\d+)*$',
+      errorMessage: 'expected comma-separated host:port pairs',
+      description:
+        'comma-separated `host:port` of Kafka brokers: accepted events go to a Kafka topic before the 202 and fold workers consume it; unset = the database is the event log',
+    }),
+  ),
+  ARBITER_KAFKA_TOPIC: Type.String({
+    pattern: '^[A-Za-z0-9._-]{1,249}$',
+    default: 'arbiter.events',
+    errorMessage: 'expected a Kafka topic name (letters, digits, ".", "_", "-")',
+    description: 'the Kafka topic of accepted events, with `ARBITER_KAFKA_BROKERS`',
+  }),
   // Five fields, minute to weekday; checked for shape here, fully by the scheduler at start.
   ARBITER_NIGHTLY_CRON: Type.String({
     pattern: '^\\S+(\\s+\\S+){4}$',

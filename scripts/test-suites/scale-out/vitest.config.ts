@@ -11,5 +11,7 @@ export default defineConfig({
     testTimeout: 300_000,
     hookTimeout: 600_000,
     fileParallelism: false,
+    // The Kafka event log's fold workers run as `arbiter serve` processes, from the build.
+    globalSetup: ['../../../apps/server/test/support/build.ts'],
   },
 });

@@ -1,12 +1,13 @@
 import { and, eq, lt, sql } from 'drizzle-orm';
 import type { Context } from '../context.ts';
-import { events, orgs, retentionWatermarks } from '../db/schema.ts';
+import { eventClaims, events, orgs, retentionWatermarks } from '../db/schema.ts';
 import { effectivePlan } from '../domain/plans/effective-plan.ts';
 import { PLAN_LIMITS } from '../domain/plans.ts';
 import { DAY_MS } from '../kernel/utc-day.ts';
 
 /**
- * Deletes raw events older than each org's plan retention once they are folded. The per-user
+ * Deletes raw events older than each org's plan retention once they are folded, and the event
+ * ids a Kafka log claimed before the same cutoff. The per-user
  * daily aggregates stay,
  * so an analysis window is never shortened; the watermark lets a run say its window reaches
  * before the oldest raw event (`retention_truncated`).
@@ -28,6 +29,11 @@ export async function purgeExpiredEvents(ctx: Pick<Context, 'db'>, now: Date): P
       )
       .returning({ id: events.eventId });
     purged += deleted.length;
+    // The ids a Kafka log claimed at acceptance go with the same retention, so a retry is
+    // recognised as long as on the single-node log, whose raw events are the claims.
+    await ctx.db
+      .delete(eventClaims)
+      .where(and(eq(eventClaims.orgId, org.id), lt(eventClaims.claimedAt, cutoff)));
     if (deleted.length > 0) {
       await ctx.db
         .insert(retentionWatermarks)

@@ -317,6 +317,44 @@ export const ingestQuarantine = pgTable(
 );
 
 /**
+ * With a Kafka log (`ARBITER_KAFKA_BROKERS`): the event ids an API process has accepted onto
+ * the topic, claimed in the transaction that meters them, so a retried batch is metered and
+ * produced once. `digest` is the SHA-256 of what the event says (its checked content without
+ * `received_at`), so a reused id that says something else is reported as a conflict, as the
+ * `events` row is on the single-node log. Unused without Kafka.
+ */
+export const eventClaims = pgTable(
+  'event_claims',
+  {
+    orgId: uuid('org_id').notNull(),
+    eventId: text('event_id').notNull(),
+    digest: text('digest').notNull(),
+    claimedAt: timestamp('claimed_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.orgId, t.eventId] }),
+    index('event_claims_time').on(t.claimedAt),
+  ],
+);
+
+/**
+ * With a Kafka log: per topic partition, the offset of the next message the fold workers will
+ * read, written in the transaction that stores and folds the messages before it. A worker
+ * seeks here on start, so a crash between a fold and Kafka's own offset commit re-reads
+ * nothing that was folded (and a message read twice is stored once anyway).
+ */
+export const ingestInbox = pgTable(
+  'ingest_inbox',
+  {
+    topic: text('topic').notNull(),
+    partition: integer('partition').notNull(),
+    nextOffset: bigint('next_offset', { mode: 'bigint' }).notNull(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.topic, t.partition] })],
+);
+
+/**
  * Per user, per UTC day: the built-in measures as counts and sums (cost as a sum alone: its
  * per-user value is the sum). Sums are `numeric` (exact, no overflow: the fold adds event
  * values cast to numeric). No sums of squares: the tests run on per-user values, so a

@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isDatabaseTimeout } from '../db/database-timeout.ts';
+import { isEventLogUnavailable } from '../ingest/event-log-unavailable.ts';
 import { refuseContentEncoding } from './content-encoding.ts';
 import { problemOfOutcome } from './outcome-problems.ts';
 import { PROBLEM_MEDIA_TYPE, problemBody } from './problem-body.ts';
@@ -40,6 +41,8 @@ function describe(issue: ValidationIssue): string {
 }
 
 const DATABASE_RETRY_AFTER_SECONDS = 5;
+/** A broker failover (a new partition leader) takes seconds: long enough for one to finish. */
+const EVENT_LOG_RETRY_AFTER_SECONDS = 5;
 
 /** Client errors Fastify raises with a status of their own, by that status. */
 const CLIENT_ERROR_SLUGS: Record<number, ProblemSlug> = {
@@ -174,6 +177,18 @@ function sendDatabaseTimeout(request: FastifyRequest, reply: FastifyReply) {
   );
 }
 
+/** The log (Kafka) did not acknowledge a batch: nothing was claimed or metered; retry it. */
+function sendEventLogUnavailable(error: Error, request: FastifyRequest, reply: FastifyReply) {
+  request.log.warn({ err: error.cause }, 'the event log did not acknowledge a batch');
+  reply.header('retry-after', String(EVENT_LOG_RETRY_AFTER_SECONDS));
+  return send(
+    reply,
+    request,
+    'event-log-unavailable',
+    `Request ${request.id}: the event log did not take the batch; nothing was stored, retry it`,
+  );
+}
+
 /**
  * Three tiers: our own problems; framework and validation errors mapped to their catalogue
  * entries; anything else logged with the request id and answered as a generic 500, so no
@@ -196,6 +211,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
     const answer = frameworkAnswer(error, request);
     if (answer !== null) return send(reply, request, answer.slug, answer.detail);
     if (isDatabaseTimeout(error)) return sendDatabaseTimeout(request, reply);
+    if (isEventLogUnavailable(error)) return sendEventLogUnavailable(error, request, reply);
     return sendInternalError(error, 'unhandled error', request, reply);
   });
 

@@ -351,6 +351,12 @@ export const PROBLEMS = {
     about:
       'A database call took longer than `ARBITER_DATABASE_TIMEOUT_MS` (60 s unless set), so the request was given up; what it had not committed is rolled back. Retry after `Retry-After` seconds.',
   },
+  'event-log-unavailable': {
+    status: 503,
+    title: 'The event log cannot take events right now',
+    about:
+      'The server keeps accepted events on a replicated log (Kafka, with `ARBITER_KAFKA_BROKERS`) and answers 202 only once the log has them; the log did not acknowledge this batch. Nothing of it was stored or metered. Retry after `Retry-After` seconds with the same event ids.',
+  },
   'shutting-down': {
     status: 503,
     title: 'The server is shutting down',

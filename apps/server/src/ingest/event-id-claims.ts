@@ -14,7 +14,7 @@ function canonical(value: unknown): string {
 }
 
 /** What an event says, without when it was received (slices of an import differ in that). */
-function contentOf(event: AcceptedEvent): string {
+export function contentOf(event: AcceptedEvent): string {
   const { received_at: _received, ...content } = event;
   return canonical(content);
 }

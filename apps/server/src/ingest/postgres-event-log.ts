@@ -1,6 +1,6 @@
-import { and, eq, inArray, sql } from 'drizzle-orm';
+import { and, eq, inArray } from 'drizzle-orm';
 import { type Database, rows } from '../db/connect.ts';
-import { events as eventsTable, usageCounters } from '../db/schema.ts';
+import { events as eventsTable } from '../db/schema.ts';
 import { conflictingIds } from './conflict-sql.ts';
 import type { CopyEventStore } from './copy-store.ts';
 import type {
@@ -13,12 +13,13 @@ import type {
 import type { AcceptedEvent } from './event-schema.ts';
 import { foldIsolating, isDataError } from './fold-isolation.ts';
 import { foldStatement, lockWatermark, lockWatermarkIfFree, unfoldedCount } from './fold-sql.ts';
+import { lockedMonthUsage } from './meter-lock.ts';
 import { storeAndMeter } from './store-sql.ts';
 
 /** Rows the unmetered path spreads its meter increments over. */
 const METER_SHARDS = 16;
 
-function uniqueById(events: readonly AcceptedEvent[]): {
+export function uniqueById(events: readonly AcceptedEvent[]): {
   unique: AcceptedEvent[];
   repeats: string[];
 } {
@@ -118,22 +119,7 @@ export class PostgresEventLog implements EventLog {
     repeats: string[],
   ): Promise<AppendResult> {
     return this.db.transaction(async (tx) => {
-      await tx.insert(usageCounters).values({ orgId, month, shard: 0 }).onConflictDoNothing();
-      await tx
-        .select({ events: usageCounters.events })
-        .from(usageCounters)
-        .where(
-          and(
-            eq(usageCounters.orgId, orgId),
-            eq(usageCounters.month, month),
-            eq(usageCounters.shard, 0),
-          ),
-        )
-        .for('update');
-      const [usage] = await tx
-        .select({ events: sql<number>`coalesce(sum(${usageCounters.events}), 0)` })
-        .from(usageCounters)
-        .where(and(eq(usageCounters.orgId, orgId), eq(usageCounters.month, month)));
+      const used = await lockedMonthUsage(tx, orgId, month);
       const seen = new Set<string>();
       const ids = unique.map((e) => e.event_id);
       for (let i = 0; i < ids.length; i += 1000) {
@@ -146,7 +132,7 @@ export class PostgresEventLog implements EventLog {
         for (const f of found) seen.add(f.id);
       }
       const fresh = unique.filter((e) => !seen.has(e.event_id));
-      const room = Math.max(0, Math.min(fresh.length, allowance - Number(usage?.events ?? 0)));
+      const room = Math.max(0, Math.min(fresh.length, allowance - used));
       const appended = fresh.slice(0, room);
       if (appended.length > 0) await store(tx, orgId, month, 0, appended);
       const stored = unique.filter((e) => seen.has(e.event_id));

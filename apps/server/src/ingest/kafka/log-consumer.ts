@@ -1,0 +1,103 @@
+import {
+  Consumer,
+  type Message,
+  type MessagesStream,
+  MessagesStreamFallbackModes,
+  MessagesStreamModes,
+  stringDeserializers,
+} from '@platformatic/kafka';
+
+export type LogRecord = Message<string, string, string, string>;
+
+/** Messages read ahead of the fold at most; the stream pauses above it. */
+const READ_AHEAD = 20_000;
+
+/**
+ * The fold workers' reader of the topic, in one consumer group (the group spreads the
+ * partitions over the workers). It starts at the offsets the workers recorded in PostgreSQL,
+ * not at the group's committed offsets: those are only as current as the last commit to
+ * Kafka, the inbox is as current as the last fold. A partition the group moves to another
+ * worker may be read from an older offset there; the fold skips what the inbox has passed.
+ */
+export class LogConsumer {
+  private readonly consumer: Consumer<string, string, string, string>;
+  private stream: MessagesStream<string, string, string, string> | null = null;
+  private readonly buffered: LogRecord[] = [];
+  private failure: unknown = null;
+
+  constructor(
+    brokers: readonly string[],
+    private readonly topic: string,
+  ) {
+    this.consumer = new Consumer({
+      clientId: 'arbiter-fold',
+      groupId: 'arbiter-fold',
+      bootstrapBrokers: [...brokers],
+      deserializers: stringDeserializers,
+      maxWaitTime: 500,
+      // A killed worker's partitions go to the others after this, not after the default 45 s.
+      sessionTimeout: 10_000,
+      heartbeatInterval: 3_000,
+      timeout: 10_000,
+      connectTimeout: 5_000,
+    });
+  }
+
+  get started(): boolean {
+    return this.stream !== null;
+  }
+
+  async start(offsets: ReadonlyMap<number, bigint>): Promise<void> {
+    if (this.stream !== null) return;
+    const stream = await this.consumer.consume({
+      topics: [this.topic],
+      mode: MessagesStreamModes.MANUAL,
+      fallbackMode: MessagesStreamFallbackModes.EARLIEST,
+      offsets: [...offsets].map(([partition, offset]) => ({
+        topic: this.topic,
+        partition,
+        offset,
+      })),
+      autocommit: false,
+    });
+    stream.on('data', (record: LogRecord) => {
+      this.buffered.push(record);
+      if (this.buffered.length >= READ_AHEAD) stream.pause();
+    });
+    stream.on('error', (error: unknown) => {
+      this.failure = error;
+    });
+    this.stream = stream;
+  }
+
+  /** The next `max` messages read (fewer, or none, when fewer have arrived). */
+  take(max: number): LogRecord[] {
+    if (this.failure !== null) {
+      // The stream is gone: the next fold starts a new one from the inbox's offsets.
+      const failure = this.failure;
+      this.failure = null;
+      this.buffered.length = 0;
+      void this.stream?.close().catch(() => {});
+      this.stream = null;
+      throw failure;
+    }
+    const taken = this.buffered.splice(0, max);
+    if (this.stream?.isPaused() && this.buffered.length < READ_AHEAD / 2) this.stream.resume();
+    return taken;
+  }
+
+  /** Messages taken but not folded (another fold held the lock): read first next time. */
+  giveBack(records: LogRecord[]): void {
+    this.buffered.unshift(...records);
+  }
+
+  /** The topic's end offsets, per partition. */
+  async endOffsets(): Promise<bigint[]> {
+    return (await this.consumer.listOffsets({ topics: [this.topic] })).get(this.topic) ?? [];
+  }
+
+  async close(): Promise<void> {
+    await this.stream?.close();
+    await this.consumer.close(true);
+  }
+}

@@ -1,0 +1,28 @@
+import { and, eq, sql } from 'drizzle-orm';
+import type { Database } from '../db/connect.ts';
+import { usageCounters } from '../db/schema.ts';
+
+/**
+ * Locks the org's shard-0 meter row for the month (made when missing) and reads the month's
+ * usage across all shards: with an allowance that row is the lock, so concurrent batches of
+ * one org are cut at the allowance in turn.
+ */
+export async function lockedMonthUsage(tx: Database, orgId: string, month: string) {
+  await tx.insert(usageCounters).values({ orgId, month, shard: 0 }).onConflictDoNothing();
+  await tx
+    .select({ events: usageCounters.events })
+    .from(usageCounters)
+    .where(
+      and(
+        eq(usageCounters.orgId, orgId),
+        eq(usageCounters.month, month),
+        eq(usageCounters.shard, 0),
+      ),
+    )
+    .for('update');
+  const [usage] = await tx
+    .select({ events: sql<number>`coalesce(sum(${usageCounters.events}), 0)` })
+    .from(usageCounters)
+    .where(and(eq(usageCounters.orgId, orgId), eq(usageCounters.month, month)));
+  return Number(usage?.events ?? 0);
+}

@@ -1,0 +1,358 @@
+import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import {
+  Admin,
+  Consumer,
+  MessagesStreamModes,
+  ProduceAcks,
+  Producer,
+  stringDeserializers,
+  stringSerializers,
+} from '@platformatic/kafka';
+import { sql } from 'drizzle-orm';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rows } from '../../../apps/server/src/db/connect.ts';
+import { type Harness, startHarness } from '../../../apps/server/test/support/harness.ts';
+import { type RunningServer, startServer } from '../../../apps/server/test/support/process.ts';
+
+/**
+ * The Kafka event log (`ARBITER_KAFKA_BROKERS`) on a real broker and a real PostgreSQL server
+ * (scripts/test-suites/scale-out.sh starts one): the 202 follows the broker's acknowledgement,
+ * a broker that cannot take a batch is a 503 that meters nothing, and the fold workers count
+ * every event once, through a retried batch, a redelivered message and a fold killed between
+ * storing its stretch and committing.
+ */
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+
+function script(args: string[]) {
+  const result = spawnSync('bash', [join(ROOT, 'scripts', 'kafka-cluster.sh'), ...args], {
+    encoding: 'utf8',
+  });
+  return { code: result.status, stdout: result.stdout.trim(), stderr: result.stderr };
+}
+
+const topic = `arbiter.events.${randomBytes(3).toString('hex')}`;
+let dir = '';
+let brokers = '';
+let h: Harness;
+let org: Awaited<ReturnType<Harness['org']>>;
+let experimentId = '';
+let url = '';
+/** The first message read back, produced once more by a later test. */
+let firstMessage: { key: string; value: string } | undefined;
+/** The first batch as sent, sent again as a client's retry sends it. */
+let firstBatch: ReturnType<typeof batch> = [];
+
+beforeAll(async () => {
+  if (process.env.ARBITER_TEST_DB !== 'postgres')
+    throw new Error('run through scripts/test-suites/scale-out.sh (a PostgreSQL server)');
+  dir = mkdtempSync(join(tmpdir(), 'arbiter-kafka-log-'));
+  const started = script(['start', '1', dir]);
+  expect(started.code, started.stderr).toBe(0);
+  brokers = started.stdout.split('\n').at(-1) ?? '';
+  const admin = new Admin({ clientId: 'arbiter-test', bootstrapBrokers: brokers.split(',') });
+  await admin.createTopics({ topics: [topic], partitions: 3, replicas: 1 });
+  await admin.close();
+  // The API process only produces; the fold workers below are processes of their own.
+  h = await startHarness({
+    ARBITER_KAFKA_BROKERS: brokers,
+    ARBITER_KAFKA_TOPIC: topic,
+    ARBITER_INGEST_WORKER: 'false',
+    // The free plan's hard cap, which applies by default only with billing.
+    ARBITER_ENFORCE_LIMITS: 'true',
+  });
+  url = h.databaseUrl ?? '';
+  org = await h.org('kafka-log');
+  experimentId = await h.experiment(org.admin, { name: 'kafka-log-exp' });
+});
+afterAll(async () => {
+  await h?.close();
+  script(['stop', dir]);
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const call = (id: string, user: string) => ({
+  event_id: id,
+  type: 'model_call',
+  experiment_id: experimentId,
+  user_id: user,
+  variant: 'control',
+  timestamp: new Date().toISOString(),
+  latency_ms: 100,
+});
+const batch = (prefix: string, n: number) =>
+  Array.from({ length: n }, (_, i) => call(`${prefix}-${i}`, `user-${i % 4}`));
+const send = (events: unknown[]) =>
+  h.ingest(org.secret, { method: 'POST', url: '/v1/events', payload: { events } });
+
+async function count(query: ReturnType<typeof sql>): Promise<number> {
+  const [row] = await rows<{ n: number | string }>(h.ctx.db, query);
+  return Number(row?.n ?? 0);
+}
+const metered = () =>
+  count(
+    sql`select coalesce(sum(events), 0) as n from usage_counters where org_id = ${org.orgId}::uuid`,
+  );
+const folded = () =>
+  count(
+    sql`select coalesce(sum(calls), 0) as n from user_day_stats where experiment_id = ${experimentId}::uuid`,
+  );
+const stored = () => count(sql`select count(*) as n from events where org_id = ${org.orgId}::uuid`);
+const claimed = () =>
+  count(sql`select count(*) as n from event_claims where org_id = ${org.orgId}::uuid`);
+const inboxed = () =>
+  count(sql`select coalesce(sum(next_offset), 0) as n from ingest_inbox where topic = ${topic}`);
+
+/** The topic's messages, read from its start by a group of their own. */
+async function readTopic(expected: number) {
+  const reader = new Consumer({
+    clientId: 'arbiter-test',
+    groupId: `arbiter-test-${randomBytes(4).toString('hex')}`,
+    bootstrapBrokers: brokers.split(','),
+    deserializers: stringDeserializers,
+  });
+  const messages: Array<{ key: string; value: string }> = [];
+  try {
+    const stream = await reader.consume({
+      topics: [topic],
+      mode: MessagesStreamModes.EARLIEST,
+      autocommit: false,
+      maxWaitTime: 200,
+    });
+    for await (const message of stream) {
+      messages.push({ key: message.key, value: message.value });
+      if (messages.length >= expected) break;
+    }
+    await stream.close();
+  } finally {
+    await reader.close(true);
+  }
+  return messages;
+}
+
+async function endOffsets(): Promise<bigint> {
+  const reader = new Consumer({
+    clientId: 'arbiter-test',
+    groupId: 'arbiter-test-offsets',
+    bootstrapBrokers: brokers.split(','),
+  });
+  try {
+    const ends = (await reader.listOffsets({ topics: [topic] })).get(topic) ?? [];
+    return ends.reduce((sum, end) => sum + end, 0n);
+  } finally {
+    await reader.close(true);
+  }
+}
+
+/** A fold worker: `arbiter serve` with the ingest worker on, its own process, consumer and connections. */
+function startWorker(): Promise<RunningServer> {
+  return startServer({
+    ARBITER_DATA_DIR: mkdtempSync(join(tmpdir(), 'arbiter-worker-')),
+    ARBITER_DATABASE_URL: url,
+    ARBITER_KAFKA_BROKERS: brokers,
+    ARBITER_KAFKA_TOPIC: topic,
+    ARBITER_INGEST_WORKER: 'true',
+    ARBITER_SCHEDULER: 'false',
+    ARBITER_SESSION_JWKS_URL: '',
+    ARBITER_SECRET_KEY: '',
+  });
+}
+
+async function stop(worker: RunningServer): Promise<void> {
+  worker.child.kill('SIGTERM');
+  await worker.exited;
+}
+
+/** Waits until the topic is read to its end and everything stored is folded. */
+async function foldedToTheEnd(): Promise<void> {
+  while ((await h.ctx.eventLog.depth()) > 0) await new Promise((r) => setTimeout(r, 200));
+}
+
+describe('the Kafka event log', () => {
+  it('answers 202 once the events are on the topic, keyed by org and user, claimed and metered', async () => {
+    const events = batch('first', 10);
+    firstBatch = events;
+    const res = await send(events);
+    expect(res.statusCode, res.body).toBe(202);
+    expect(res.json()).toMatchObject({ accepted: 10, duplicates: 0 });
+    // Read after the 202: the broker has all ten, and the database only claimed them.
+    expect(await endOffsets()).toBe(10n);
+    const messages = await readTopic(10);
+    expect(messages.map((m) => JSON.parse(m.value).event.event_id).sort()).toEqual(
+      events.map((e) => e.event_id).sort(),
+    );
+    firstMessage = messages[0];
+    for (const m of messages) {
+      const { org_id, event } = JSON.parse(m.value);
+      expect(org_id).toBe(org.orgId);
+      expect(m.key).toBe(`${org.orgId}:${event.user_id}`);
+    }
+    expect(await metered()).toBe(10);
+    expect(await claimed()).toBe(10);
+    expect(await stored()).toBe(0);
+  });
+
+  it('acknowledges a batch sent again without producing or metering it again', async () => {
+    const res = await send(firstBatch);
+    expect(res.statusCode, res.body).toBe(202);
+    expect(res.json()).toMatchObject({ accepted: 10, duplicates: 10, conflicts: 0 });
+    expect(await endOffsets()).toBe(10n);
+    expect(await metered()).toBe(10);
+  });
+
+  it('a fold worker stores and folds every event once and records its offsets in the inbox', async () => {
+    const worker = await startWorker();
+    try {
+      await foldedToTheEnd();
+      expect(await folded()).toBe(10);
+      expect(await stored()).toBe(10);
+      expect(await inboxed()).toBe(10);
+      expect(await metered()).toBe(10);
+    } finally {
+      await stop(worker);
+    }
+  });
+
+  it('folds a message on the log twice once, and redoes a fold killed before its commit from the inbox', async () => {
+    // An accepted event whose claim did not commit after the broker's ack is produced again by
+    // the client's retry: the topic then holds it twice.
+    const producer = new Producer({
+      clientId: 'arbiter-test',
+      bootstrapBrokers: brokers.split(','),
+      serializers: stringSerializers,
+      idempotent: true,
+      acks: ProduceAcks.ALL,
+    });
+    const again = firstMessage as { key: string; value: string };
+    await producer.send({ messages: [{ topic, key: again.key, value: again.value }] });
+    await producer.close();
+    expect((await send(batch('second', 10))).statusCode).toBe(202);
+    expect(await endOffsets()).toBe(21n);
+
+    const blocker = new pg.Client({ connectionString: url });
+    await blocker.connect();
+    const worker = await startWorker();
+    try {
+      // The fold's aggregate upsert waits on this lock, after it stored its stretch; the worker
+      // is then killed (SIGKILL): its transaction never commits.
+      for (;;) {
+        await blocker.query('begin');
+        await blocker.query('lock table user_day_stats in share mode');
+        const waiting = await waitingFold(blocker);
+        if (waiting.storedEvents) {
+          worker.child.kill('SIGKILL');
+          await worker.exited;
+          await blocker.query('rollback');
+          await gone(blocker, waiting.pid);
+          break;
+        }
+        await blocker.query('rollback');
+      }
+      expect(await inboxed()).toBe(10);
+      expect(await stored()).toBe(10);
+      expect(await folded()).toBe(10);
+    } finally {
+      await blocker.end();
+      worker.child.kill('SIGKILL');
+    }
+
+    const restarted = await startWorker();
+    try {
+      await foldedToTheEnd();
+      expect(await inboxed()).toBe(21);
+      expect(await stored()).toBe(20);
+      expect(await folded()).toBe(20);
+      expect(await metered()).toBe(20);
+    } finally {
+      await stop(restarted);
+    }
+  });
+
+  it("cuts a batch at the free plan's allowance: only what fits is produced and metered", async () => {
+    const capped = await h.org('kafka-capped');
+    const exp = await h.experiment(capped.admin, { name: 'kafka-capped-exp' });
+    const month = new Date().toISOString().slice(0, 7);
+    await rows(
+      h.ctx.db,
+      sql`insert into usage_counters (org_id, month, shard, events)
+        values (${capped.orgId}::uuid, ${month}, 0, 49999)`,
+    );
+    const exposure = (id: string) => ({
+      event_id: id,
+      type: 'exposure',
+      experiment_id: exp,
+      user_id: 'u',
+      timestamp: new Date().toISOString(),
+    });
+    const before = await endOffsets();
+    const partial = await h.ingest(capped.secret, {
+      method: 'POST',
+      url: '/v1/events',
+      payload: { events: [exposure('cap-1'), exposure('cap-2')] },
+    });
+    expect(partial.statusCode, partial.body).toBe(202);
+    expect(partial.json().accepted).toBe(1);
+    expect(partial.json().rejected[0].index).toBe(1);
+    expect(await endOffsets()).toBe(before + 1n);
+    const refused = await h.ingest(capped.secret, {
+      method: 'POST',
+      url: '/v1/events',
+      payload: { events: [exposure('cap-3')] },
+    });
+    expect(refused.statusCode).toBe(429);
+    expect(await endOffsets()).toBe(before + 1n);
+    expect(
+      await count(
+        sql`select sum(events) as n from usage_counters where org_id = ${capped.orgId}::uuid`,
+      ),
+    ).toBe(50_000);
+    expect(
+      await count(sql`select count(*) as n from event_claims where org_id = ${capped.orgId}::uuid`),
+    ).toBe(1);
+  });
+
+  it('answers 503 with Retry-After and claims and meters nothing when the broker is down', async () => {
+    expect(script(['stop', dir]).code).toBe(0);
+    const res = await send(batch('third', 5));
+    expect(res.statusCode, res.body).toBe(503);
+    expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
+    expect(res.json().type).toMatch(/\/problems\/event-log-unavailable$/);
+    expect(await metered()).toBe(20);
+    expect(await claimed()).toBe(20);
+  });
+});
+
+/** Waits until the killed worker's backend has ended (and so rolled its transaction back). */
+async function gone(blocker: pg.Client, pid: number): Promise<void> {
+  for (;;) {
+    const { rowCount } = await blocker.query('select 1 from pg_stat_activity where pid = $1', [
+      pid,
+    ]);
+    if (rowCount === 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/**
+ * The fold's backend once it waits on the test's lock, and whether it stored a stretch first
+ * (it holds a lock on `events` only after inserting into it).
+ */
+async function waitingFold(blocker: pg.Client): Promise<{ pid: number; storedEvents: boolean }> {
+  for (;;) {
+    const { rows: found } = await blocker.query<{ pid: number; stored: boolean }>(
+      `select a.pid, exists (select 1 from pg_locks l where l.pid = a.pid
+          and l.relation = 'events'::regclass and l.mode = 'RowExclusiveLock') as stored
+        from pg_stat_activity a
+        where a.datname = current_database() and a.pid <> pg_backend_pid()
+          and a.wait_event_type = 'Lock'`,
+    );
+    const first = found[0];
+    if (first !== undefined) return { pid: first.pid, storedEvents: first.stored };
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
