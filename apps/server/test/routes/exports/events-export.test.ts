@@ -156,12 +156,12 @@ describe('GET /v1/events/export', () => {
     );
   });
 
-  it('spans pages of rows and of bytes', () => {
+  it('was given more than a page of rows and of bytes to export', () => {
     const bigBytes = sent
       .filter((e) => String(e.event_id).startsWith('big-'))
       .reduce((n, e) => n + Buffer.byteLength(`${e.prompt}${e.response}`), 0);
     expect(bigBytes).toBeGreaterThan(PAGE_BYTES);
-    expect(sent.filter((e) => e.timestamp.toString().startsWith(today)).length).toBeGreaterThan(
+    expect(sent.filter((e) => String(e.timestamp).startsWith(today)).length).toBeGreaterThan(
       PAGE_ROWS * 2,
     );
   });
