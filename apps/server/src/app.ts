@@ -20,6 +20,7 @@ import { adminRoutes } from './routes/admin/index.ts';
 import { dashboardRoutes } from './routes/dashboard/index.ts';
 import { datasetRoutes } from './routes/datasets/index.ts';
 import { devRoutes } from './routes/dev/index.ts';
+import { exportRoutes } from './routes/exports/index.ts';
 import { ingestRoutes } from './routes/ingest/index.ts';
 import { offlineRunRoutes } from './routes/offline-runs/index.ts';
 import { probeRoutes } from './routes/probes/index.ts';
@@ -93,6 +94,7 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
   await app.register(dashboardRoutes, { ctx });
   await app.register(datasetRoutes, { ctx });
   await app.register(offlineRunRoutes, { ctx });
+  await app.register(exportRoutes, { ctx });
   await app.register(ingestRoutes, { ctx });
   await app.register(webhookRoutes, { ctx });
   await app.register(adminRoutes, { ctx });

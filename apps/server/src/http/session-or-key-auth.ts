@@ -1,8 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { OrgRole } from '../auth/session-claims.ts';
 import type { Context } from '../context.ts';
 import { apiKeyHook, keyCallerOf } from './api-key-auth.ts';
 import { ProblemError } from './problems.ts';
-import { callerOf, sessionHook } from './session-auth.ts';
+import { callerOf, requireRole, sessionHook } from './session-auth.ts';
 
 /** Who calls a route that takes either credential: the org, and the user when a session. */
 export interface OrgCaller {
@@ -45,4 +46,16 @@ export function orgCallerOf(request: FastifyRequest): OrgCaller {
     return { orgId: caller.orgId, userId: caller.userId, via: 'session' };
   }
   return { orgId: keyCallerOf(request).orgId, userId: null, via: 'secret_key' };
+}
+
+/**
+ * preHandler of a route behind `sessionOrSecretKeyHook` that a session may call only with at
+ * least `role` (the raw-event export: admins and owners); the secret key acts for the org and
+ * passes. A member's session is a 403 insufficient-role.
+ */
+export function requireSessionRole(role: OrgRole) {
+  const check = requireRole(role);
+  return async (request: FastifyRequest): Promise<void> => {
+    if (request.caller !== null) await check(request);
+  };
 }

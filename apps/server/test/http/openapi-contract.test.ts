@@ -321,6 +321,23 @@ describe('real answers carry a declared status and media type', () => {
     );
   });
 
+  it('exports answers', async () => {
+    await h.experiment(admin, { name: 'contract-export' });
+    const url = (query: string) => ({ method: 'GET' as const, url: `/v1/events/export?${query}` });
+    const path = '/v1/events/export';
+    await expectDeclared(path, url('experiment=contract-export&day=2026-01-01'), 200, session);
+    await expectDeclared(path, url('experiment=contract-export&day=2026-01-01'), 200, (o) =>
+      keyed(o, org.secret),
+    );
+    await expectDeclared(path, url('experiment=contract-export&day=2026-02-30'), 400, session);
+    await expectDeclared(path, url('experiment=nope&day=2026-01-01'), 404, session);
+    await expectDeclared(path, url('experiment=contract-export&day=2026-01-01'), 401, keyed);
+    const member = await h.token({ sub: 'member-2', org_id: 'contract', org_role: 'member' });
+    await expectDeclared(path, url('experiment=contract-export&day=2026-01-01'), 403, (o) =>
+      session(o, member),
+    );
+  });
+
   it('public and platform-owner answers', async () => {
     const contact = (payload: object) => ({ method: 'POST' as const, url: '/v1/contact', payload });
     const message = { name: 'Pat', email: 'pat@prospect.test', message: 'Hello' };

@@ -29,6 +29,12 @@ export interface RouteCase {
   admittedProblem?: string;
 }
 
+/**
+ * Routes that take a session or the secret key but admit a session only from an admin or owner
+ * (the exports plane, test/routes/exports/); the datasets plane's matrix admits members.
+ */
+export const ADMIN_SESSION_OR_KEY_PATHS = ['/v1/events/export'];
+
 export const PLATFORM_OWNER = 'boss@arbiter.test';
 /** The saved group of org A that the matrix reads and changes. */
 export const MATRIX_GROUP = 'matrix-group';

@@ -1,0 +1,17 @@
+import type { Plane } from '../../http/app-types.ts';
+import { requireSessionRole, sessionOrSecretKeyHook } from '../../http/session-or-key-auth.ts';
+import * as exportEvents from './export-events.ts';
+
+/**
+ * The exports plane: an org's raw data taken elsewhere, behind an admin's (or owner's)
+ * dashboard session or the org's secret key; a member's session and a publishable key are
+ * refused. The org comes from the credential.
+ */
+export const exportRoutes: Plane = async (app, { ctx }) => {
+  app.decorateRequest('caller', null);
+  app.decorateRequest('sessionClaims', null);
+  app.decorateRequest('keyCaller', null);
+  app.addHook('onRequest', sessionOrSecretKeyHook(ctx));
+  app.addHook('preHandler', requireSessionRole('admin'));
+  exportEvents.register(app, ctx);
+};
