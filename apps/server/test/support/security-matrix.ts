@@ -1,6 +1,6 @@
 import { count, eq } from 'drizzle-orm';
 import type { LightMyRequestResponse } from 'fastify';
-import { expect } from 'vitest';
+import { expect, it } from 'vitest';
 import { events } from '../../src/db/schema.ts';
 import { experimentConfig, type Harness, startHarness } from './harness.ts';
 
@@ -118,6 +118,74 @@ export const documentedWith = (h: Harness, scheme: string) =>
 export function expectUnauthorized(res: LightMyRequestResponse, type: string, detail?: string) {
   expect(res.statusCode).toBe(401);
   expect(res.json()).toMatchObject(detail === undefined ? { type } : { type, detail });
+}
+
+/** What a session-or-secret-key matrix lends the shared refusals: its harness and two keys. */
+export interface SessionOrKeyFixture {
+  h: Harness;
+  /** A secret key of org A that was rotated away. */
+  rotated: string;
+  publishable: string;
+}
+
+/**
+ * The refusals every route taking a session or the secret key owes: no credential, a malformed
+ * or foreign token, an unknown or rotated-away key, the publishable key, a session without an
+ * org. Each such plane's matrix (datasets, exports) runs them inside its per-route describe.
+ */
+export function itRefusesAllButSessionOrSecretKey(
+  send: (headers: Record<string, string>) => Promise<LightMyRequestResponse>,
+  fixture: () => SessionOrKeyFixture,
+): void {
+  const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+  const key = (value: string) => ({ 'x-api-key': value });
+
+  it('answers 401 without a credential', async () => {
+    expectUnauthorized(
+      await send({}),
+      '/problems/missing-credential',
+      'Send a session token as Authorization: Bearer <token>, or the secret key in X-API-Key',
+    );
+  });
+
+  it('answers 401 to a bad session token, an unknown key and a rotated-away key', async () => {
+    const { h, rotated } = fixture();
+    expectUnauthorized(
+      await send(bearer('not.a.jwt')),
+      '/problems/invalid-credential',
+      'The session token is malformed or not valid',
+    );
+    expectUnauthorized(
+      await send(bearer(await h.idp.sign({ org_role: 'admin' }, { foreignKey: true }))),
+      '/problems/invalid-credential',
+      'The session token signature does not verify',
+    );
+    expectUnauthorized(
+      await send(key('svc_sk_not-a-key-of-anyone')),
+      '/problems/invalid-credential',
+      'This API key is not known',
+    );
+    expectUnauthorized(
+      await send(key(rotated)),
+      '/problems/invalid-credential',
+      'This API key was rotated away; use the current key of its scope',
+    );
+  });
+
+  it('answers 401 to the publishable key', async () => {
+    expectUnauthorized(
+      await send(key(fixture().publishable)),
+      '/problems/invalid-credential',
+      'This route needs the secret key (svc_sk_); a publishable key may not use it',
+    );
+  });
+
+  it('answers 403 to a session token without an org', async () => {
+    const token = await fixture().h.idp.sign({ org_id: null, org_role: 'admin' });
+    const res = await send(bearer(token));
+    expect(res.statusCode).toBe(403);
+    expect(res.json().type).toBe('/problems/no-active-org');
+  });
 }
 
 export function expectSuccess(res: LightMyRequestResponse) {

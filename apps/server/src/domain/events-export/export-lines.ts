@@ -1,3 +1,4 @@
+import { MODEL_CALL_FIELDS } from '@arbiter/contract';
 import { and, asc, eq, gt, gte, lt, or, type SQL, sql } from 'drizzle-orm';
 import { type Database, toNumber } from '../../db/connect.ts';
 import { events, experiments } from '../../db/schema.ts';
@@ -137,14 +138,8 @@ function pageRows(db: Database, scope: ExportScope, cursor: Cursor | null, end: 
     .orderBy(...ORDER);
 }
 
-const MODEL_FIELDS = [
-  'latency_ms',
-  'input_tokens',
-  'output_tokens',
-  'cost_usd',
-  'model',
-  'error',
-] as const;
+/** A model call's fields but its text, which comes through the text reader. */
+const MODEL_FIELDS = MODEL_CALL_FIELDS.filter((f) => f !== 'prompt' && f !== 'response');
 
 /**
  * One event as POST /v1/events takes it, plus `received_at`: the wire's field names in the wire

@@ -5,7 +5,7 @@ import {
   ADMIN_SESSION_OR_KEY_PATHS,
   documentedOperations,
   expectSuccess,
-  expectUnauthorized,
+  itRefusesAllButSessionOrSecretKey,
 } from '../../support/security-matrix.ts';
 
 /**
@@ -203,50 +203,10 @@ describe('security matrix of datasets and offline runs (a session or the secret 
   });
 
   describe.each(ROUTES)('$method $path', (route) => {
-    it('answers 401 without a credential', async () => {
-      expectUnauthorized(
-        await send(route, {}),
-        '/problems/missing-credential',
-        'Send a session token as Authorization: Bearer <token>, or the secret key in X-API-Key',
-      );
-    });
-
-    it('answers 401 to a bad session token, an unknown key and a rotated-away key', async () => {
-      expectUnauthorized(
-        await send(route, bearer('not.a.jwt')),
-        '/problems/invalid-credential',
-        'The session token is malformed or not valid',
-      );
-      expectUnauthorized(
-        await send(route, bearer(await h.idp.sign({ org_role: 'admin' }, { foreignKey: true }))),
-        '/problems/invalid-credential',
-        'The session token signature does not verify',
-      );
-      expectUnauthorized(
-        await send(route, key('svc_sk_not-a-key-of-anyone')),
-        '/problems/invalid-credential',
-        'This API key is not known',
-      );
-      expectUnauthorized(
-        await send(route, key(rotated)),
-        '/problems/invalid-credential',
-        'This API key was rotated away; use the current key of its scope',
-      );
-    });
-
-    it('answers 401 to the publishable key', async () => {
-      expectUnauthorized(
-        await send(route, key(a.publishable)),
-        '/problems/invalid-credential',
-        'This route needs the secret key (svc_sk_); a publishable key may not use it',
-      );
-    });
-
-    it('answers 403 to a session token without an org', async () => {
-      const res = await send(route, bearer(await h.idp.sign({ org_id: null, org_role: 'admin' })));
-      expect(res.statusCode).toBe(403);
-      expect(res.json().type).toBe('/problems/no-active-org');
-    });
+    itRefusesAllButSessionOrSecretKey(
+      (headers) => send(route, headers),
+      () => ({ h, rotated, publishable: a.publishable }),
+    );
 
     it('admits a member, an admin and the secret key', async () => {
       const member = await h.idp.sign({
