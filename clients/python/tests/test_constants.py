@@ -57,6 +57,14 @@ def test_every_shared_option_is_a_keyword_only_option_of_arbiter_defaulting_to_i
     assert all(isinstance(parameters[d].default, float) for d in durations)
 
 
+def test_every_switch_defaults_as_the_shared_file_says_in_code_and_readme() -> None:
+    parameters = inspect.signature(Arbiter.__init__).parameters
+    for option, value in SHARED["switches"].items():
+        name, _ = python_option(option)
+        assert parameters[name].default is value, option
+        assert "| `%s` | `%s` |" % (name, value) in README, option
+
+
 def test_the_readme_lists_every_option_and_every_constant_with_its_value() -> None:
     parameters = [p for p in inspect.signature(Arbiter.__init__).parameters if p != "self"]
     for name in parameters:

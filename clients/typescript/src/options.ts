@@ -11,6 +11,12 @@ interface SharedOptions {
   /** Send one `exposure` per user, experiment and UTC day from `assign`/`getPrompt`/`getVariables`. Default true. */
   trackExposures?: boolean;
   /**
+   * Let each exposure carry the attributes its call passed, as `metadata.attributes`. Default
+   * false: attributes stay in the process. Attributes that are not JSON or break the metadata
+   * limit (32 levels, 64 KiB) are left out and the exposure is sent without them.
+   */
+  exposureAttributes?: boolean;
+  /**
    * Users per experiment remembered as exposed today (8 bytes each); past it they are all
    * forgotten and sent again once. Default 1 048 576, at least 1.
    */

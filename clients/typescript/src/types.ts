@@ -70,6 +70,7 @@ export interface ArbiterInstance {
 
 /**
  * What an experiment's targeting reads about a user (plan, locale, app version…): any JSON
- * object. It stays in the process: assign evaluates it locally and no event carries it.
+ * object. It stays in the process: assign evaluates it locally and no event carries it, unless
+ * the client's `exposureAttributes` option is on (then exposures carry it as `metadata.attributes`).
  */
 export type Attributes = Record<string, unknown>;

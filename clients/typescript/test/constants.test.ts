@@ -28,6 +28,7 @@ describe('constants', () => {
       constants: Record<string, unknown>;
       options: Record<string, string>;
       optionsWithoutConstant: string[];
+      switches: Record<string, boolean>;
     };
     const ours = constants as Record<string, unknown>;
     for (const [name, value] of Object.entries(shared.constants))
@@ -36,6 +37,9 @@ describe('constants', () => {
     const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
     for (const option of [...Object.keys(shared.options), ...shared.optionsWithoutConstant])
       expect(readme, option).toContain(`| \`${option}\` |`);
+    // Each on/off option's default is the shared one (the behaviour tests check it holds).
+    for (const [option, value] of Object.entries(shared.switches))
+      expect(readme, option).toContain(`| \`${option}\` | \`${String(value)}\` |`);
   });
 
   it('hold the values the contract fixes (docs/decisions.md#shared-behaviour-and-defaults)', () => {

@@ -20,6 +20,7 @@ from ._evaluation_types import EvaluationProgress, OfflineRun, Scorer, TaskInput
 from ._event_pipeline import EventPipeline
 from ._event_queue import EventQueue
 from ._event_validation import is_wire_user_id, track_problem, wire_problem
+from ._exposure_attributes import exposure_metadata
 from ._http_client import HttpClient, sender_of
 from ._layers_holdouts import CompiledHoldout
 from ._lifecycle import forget_client, track_client
@@ -61,6 +62,7 @@ class Arbiter:
         experiments: Optional[Iterable[str]] = None,
         offline_store_path: Optional[str] = None,
         track_exposures: bool = True,
+        exposure_attributes: bool = False,
         record_model_text: bool = True,
         poll_interval: float = C.CONFIG_POLL_INTERVAL_MS / 1000,
         flush_interval: float = C.FLUSH_INTERVAL_MS / 1000,
@@ -85,6 +87,8 @@ class Arbiter:
         self._log = logger if logger is not None else logging.getLogger("arbiter")
         self._prefetch = list(experiments or [])
         self._track_exposures = track_exposures
+        #: Whether an exposure carries its call's attributes as ``metadata.attributes``.
+        self._exposure_attributes = bool(exposure_attributes)
         self._store = ConfigStore(max(1, int(exposure_dedup_capacity)))
         #: The store's dict itself (it never replaces it), one attribute read from ``assign``.
         self._experiments = self._store.experiments
@@ -113,7 +117,12 @@ class Arbiter:
         self._holdout_exposer: Optional[ExposeHoldout] = self._expose_holdout if track_exposures else None
         # A recorded model call sends its exposures whatever track_exposures says, as it always has.
         self._recorder = ModelCallRecorder(
-            self._store, record_model_text, self._enqueue, self._warn_once, self._expose_holdout
+            self._store,
+            record_model_text,
+            self._enqueue,
+            self._warn_once,
+            self._expose_holdout,
+            self._exposure_payload,
         )
         self._closed = False
         self._close_lock = threading.Lock()
@@ -152,14 +161,15 @@ class Arbiter:
         no config yet. None means the control behaviour. Local, no network call, never raises;
         the first assignment of a user each UTC day queues one ``exposure`` event, and one to
         each holdout of the experiment it reaches. ``attributes`` are what the experiment's
-        targeting reads (None reads as none); no event carries them."""
+        targeting reads (None reads as none); the exposures carry them (``metadata.attributes``)
+        only with ``exposure_attributes=True``."""
         try:
             entry = self._experiments.get(experiment)
             if entry is None or not isinstance(user, str):
                 return None
             variant = entry.variant(user, attributes, self._holdout_exposer)
             if variant is not None and self._track_exposures and entry.exposures.first_today(user, variant):
-                self._expose(entry.id, user, variant)
+                self._expose(entry.id, user, variant, attributes)
             return variant
         except Exception as err:
             self._warn_once("assign", "assign failed, returning None: %r" % (err,))
@@ -326,7 +336,7 @@ class Arbiter:
         result instead, whatever ``user`` is."""
         # The attributes of the enclosing as_user, when it runs for this user.
         attributes = current_attributes.get() if current_user.get() == user else None
-        return self._recorder.begin_run(experiment, user, lambda e, u: self.assign(e, u, attributes))
+        return self._recorder.begin_run(experiment, user, lambda e, u: self.assign(e, u, attributes), attributes)
 
     # -- offline evaluation ----------------------------------------------------------------
 
@@ -444,11 +454,15 @@ class Arbiter:
         spec = None if entry is None else entry.variants.get(variant)
         return None if spec is None else spec.get(name)
 
-    def _expose_holdout(self, holdout: CompiledHoldout, user: str, variant: str) -> None:
+    def _expose_holdout(
+        self, holdout: CompiledHoldout, user: str, variant: str, attributes: Optional[Mapping[str, Any]] = None
+    ) -> None:
         if holdout.exposures.first_today(user, variant):
-            self._expose(holdout.id, user, variant)
+            self._expose(holdout.id, user, variant, attributes)
 
-    def _expose(self, experiment_id: str, user: str, variant: str) -> None:
+    def _expose(
+        self, experiment_id: str, user: str, variant: str, attributes: Optional[Mapping[str, Any]] = None
+    ) -> None:
         if not is_wire_user_id(user):
             self._warn_once(
                 "unstorable-user",
@@ -456,7 +470,24 @@ class Arbiter:
                 " surrogate) is bucketed but sends no exposure" % C.MAX_USER_ID_LENGTH,
             )
             return
-        self._enqueue("exposure", {"experiment_id": experiment_id, "user_id": user, "variant": variant})
+        payload = {"experiment_id": experiment_id, "user_id": user, "variant": variant}
+        self._enqueue("exposure", self._exposure_payload(payload, attributes))
+
+    def _exposure_payload(self, payload: Dict[str, Any], attributes: Optional[Mapping[str, Any]]) -> Dict[str, Any]:
+        """An exposure's fields, with the call's attributes as ``metadata.attributes`` when
+        ``exposure_attributes`` is on and some were passed. Attributes the API would refuse are
+        left out (one warning, then a debug line each time); the exposure is sent all the same."""
+        if not self._exposure_attributes or attributes is None:
+            return payload
+        metadata, problem = exposure_metadata(attributes)
+        if metadata is not None:
+            return dict(payload, metadata=metadata)
+        message = "exposure sent without its attributes: %s" % problem
+        if "exposure-attributes" in self._warned:
+            self._log.debug(message)
+        else:
+            self._warn_once("exposure-attributes", message)
+        return payload
 
     def _enqueue(self, event_type: str, payload: Dict[str, Any], checked: bool = False) -> None:
         """``checked``: ``track`` has already told the caller why an event is refused."""

@@ -11,6 +11,8 @@ from ._variant_function import ExposeHoldout
 
 Enqueue = Callable[[str, Dict[str, Any]], None]
 WarnOnce = Callable[[str, str], None]
+#: ``(exposure fields, the call's attributes)`` -> the fields to send.
+ExposurePayload = Callable[[Dict[str, Any], Optional[Mapping[str, Any]]], Dict[str, Any]]
 
 
 class _Begun(NamedTuple):
@@ -30,6 +32,7 @@ class ModelCallRecorder:
         enqueue: Enqueue,
         warn_once: WarnOnce,
         expose_holdout: ExposeHoldout,
+        exposure_payload: ExposurePayload,
     ) -> None:
         self._store = store
         self._record_text = record_text
@@ -37,6 +40,8 @@ class ModelCallRecorder:
         self._warn_once = warn_once
         #: Queues a holdout's exposure (once per user and day) for each holdout a call reaches.
         self._expose_holdout = expose_holdout
+        #: An exposure's fields with the call's attributes, when ``exposure_attributes`` is on.
+        self._exposure_payload = exposure_payload
 
     def through_wrap(
         self,
@@ -100,14 +105,20 @@ class ModelCallRecorder:
             if entry is not None and variant is None:
                 return None
             base: Dict[str, Any] = {"experiment_id": experiment if entry is None else entry.id, "user_id": user}
-            self._enqueue("exposure", base if variant is None else dict(base, variant=variant))
+            # The model_call that follows carries no attributes, whatever the option says.
+            exposure = dict(base) if variant is None else dict(base, variant=variant)
+            self._enqueue("exposure", self._exposure_payload(exposure, attributes))
             return _Begun(variant, ModelCall(readers, params, self._finisher(base)))
         except Exception as err:
             self._warn_once("model-call", "model call not recorded: %s" % err)
             return None
 
     def begin_run(
-        self, experiment: str, user: Optional[str], assign: Callable[[str, str], Optional[str]]
+        self,
+        experiment: str,
+        user: Optional[str],
+        assign: Callable[[str, str], Optional[str]],
+        attributes: Optional[Mapping[str, Any]] = None,
     ) -> Optional[FinishModelCall]:
         """For framework integrations, which see a call's start and end as callbacks rather than a
         function to run. The exposure follows ``assign``'s rule (once per user and experiment,
@@ -127,7 +138,7 @@ class ModelCallRecorder:
                     self._warn_once("unknown:" + experiment, "experiment %s is not in the config" % experiment)
                     return None
                 base: Dict[str, Any] = {"experiment_id": experiment, "user_id": user}
-                self._enqueue("exposure", base)
+                self._enqueue("exposure", self._exposure_payload(dict(base), attributes))
             elif assign(experiment, user) is None:
                 return None
             else:

@@ -7,8 +7,9 @@ from ._condition_source import generated_targeting
 from ._conditions import CompiledCondition
 from ._layers_holdouts import GENERAL, HELD_OUT, CompiledHoldout, InRange
 
-#: ``(holdout, user, "holdout" or "general")``: queues the holdout's exposure when due.
-ExposeHoldout = Callable[[CompiledHoldout, str, str], None]
+#: ``(holdout, user, "holdout" or "general", attributes)``: queues the holdout's exposure when
+#: due (with the call's attributes, which it sends only with ``exposure_attributes``).
+ExposeHoldout = Callable[[CompiledHoldout, str, str, Any], None]
 
 #: ``(user, attributes=None, expose_holdout=None)`` -> the user's variant key, or None.
 VariantOf = Callable[..., Optional[str]]
@@ -60,7 +61,7 @@ def make_variant(
             # Every holdout reached is recorded, held out or not, so that its two groups are
             # counted at the same point and its own results compare like with like.
             if expose_holdout is not None:
-                expose_holdout(holdout, user, HELD_OUT if held else GENERAL)
+                expose_holdout(holdout, user, HELD_OUT if held else GENERAL, attributes)
             if held:
                 return None
         if in_layer is not None and in_layer(user) is None:

@@ -18,6 +18,7 @@ import type { TaskMeasure } from './evaluate/task-measure.ts';
 import { EventPipeline } from './event-pipeline.ts';
 import { EventQueue } from './event-queue.ts';
 import { isWireUserId, trackProblem, wireProblem } from './event-validation.ts';
+import { exposureMetadata } from './exposure-attributes.ts';
 import { PendingExposures } from './exposure-dedup.ts';
 import type { ExposureTarget } from './holdouts-and-layers.ts';
 import { INTEGRATION_HOOKS, type IntegrationHooks } from './integration-hooks.ts';
@@ -56,6 +57,8 @@ export class ArbiterClient {
   readonly #day: UtcDay | null;
   /** Exposures of `assign` calls and of holdouts, yet to be checked against their tables. */
   readonly #pending = new PendingExposures<ExposureTarget>(() => this.#checkExposures());
+  /** Whether an exposure carries its call's attributes in `metadata.attributes`. */
+  readonly #exposureAttributes: boolean;
   readonly #prefetch: readonly string[];
   readonly #readyPromise: Promise<boolean>;
   readonly #unhook: () => void;
@@ -109,6 +112,7 @@ export class ArbiterClient {
       positiveInteger(options.exposureDedupCapacity, C.EXPOSURE_DEDUP_CAPACITY),
     );
     this.#day = (options.trackExposures ?? true) ? new UtcDay() : null;
+    this.#exposureAttributes = options.exposureAttributes === true;
     this.#prefetch = [...(options.experiments ?? [])];
     this.#queue = new EventQueue(options.queueCapacity ?? C.EVENT_QUEUE_CAPACITY);
     this.#poller = new ConfigPoller({
@@ -137,6 +141,7 @@ export class ArbiterClient {
       warnOnce: (key, message) => this.#warnOnce(key, message),
       currentTask: () => this.#tasks.current(),
       holdoutExposures: this.#pending,
+      exposure: (base, attributes) => this.#exposure(base, attributes),
     });
     const hooks: IntegrationHooks = {
       currentUser: () => this.#users.current()?.user,
@@ -168,7 +173,8 @@ export class ArbiterClient {
    * The variant key of `user` in `experiment` (name or id), or null: not targeted, not
    * enrolled, unknown experiment, or no config yet. Null means the control behaviour. Local,
    * synchronous; the first assignment of a user sends one `exposure` event in the background.
-   * `attributes` are what the experiment's targeting reads; no event carries them.
+   * `attributes` are what the experiment's targeting reads; only with `exposureAttributes: true`
+   * does the exposure carry them (`metadata.attributes`).
    */
   assign(experiment: string, user: string, attributes?: Attributes): string | null {
     try {
@@ -350,12 +356,35 @@ export class ArbiterClient {
   }
 
   /** The first call of the day for a user and variant: the exposure table said so. */
-  readonly #expose = (entry: ExposureTarget, user: string, variant: string): void => {
+  readonly #expose = (
+    entry: ExposureTarget,
+    user: string,
+    variant: string,
+    attributes: Attributes | undefined,
+  ): void => {
     // Only here, after the table: an already exposed user (the steady state) skips the scan of
     // the id. One the API would refuse stays in the table as handled, and is never queued.
     if (!isWireUserId(user)) return;
-    this.#enqueue('exposure', { experiment_id: entry.id, user_id: user, variant });
+    this.#enqueue(
+      'exposure',
+      this.#exposure({ experiment_id: entry.id, user_id: user, variant }, attributes),
+    );
   };
+
+  /**
+   * An exposure's fields, with the call's attributes in `metadata.attributes` when
+   * `exposureAttributes` is on and they were passed. Attributes the API would refuse are left
+   * out (one warning, then a debug line each time): the exposure itself is always sent.
+   */
+  #exposure(base: TrackPayload, attributes: Attributes | undefined): TrackPayload {
+    if (!this.#exposureAttributes || attributes === undefined || attributes === null) return base;
+    const found = exposureMetadata(attributes);
+    if ('metadata' in found) return { ...base, metadata: found.metadata };
+    const message = `exposure sent without its attributes: ${found.problem}`;
+    if (this.#warned.has('exposure-attributes')) this.#logger.debug?.(message);
+    else this.#warnOnce('exposure-attributes', message);
+    return base;
+  }
 
   /** `checked`: `track` has already told the caller why an event is refused. */
   #enqueue(type: EventType, payload: TrackPayload, { checked = false } = {}): void {

@@ -83,7 +83,10 @@ export class ConfigStore {
     attributes?: Attributes,
     holdoutExposures: PendingExposures<ExposureTarget> | null = null,
   ): string | null {
-    if (experiment.gate !== null && !passesGate(experiment.gate, userId, holdoutExposures)) {
+    if (
+      experiment.gate !== null &&
+      !passesGate(experiment.gate, userId, holdoutExposures, attributes)
+    ) {
       return null;
     }
     if (experiment.targeted !== null && !experiment.targeted(attributes ?? {})) return null;
@@ -101,7 +104,9 @@ export class ConfigStore {
     attributes: Attributes | undefined,
     pending: PendingExposures<ExposureTarget>,
   ): string | null {
-    if (experiment.gate !== null && !passesGate(experiment.gate, userId, pending)) return null;
+    if (experiment.gate !== null && !passesGate(experiment.gate, userId, pending, attributes)) {
+      return null;
+    }
     if (experiment.targeted !== null && !experiment.targeted(attributes ?? {})) return null;
     const hasher = experiment.hasher;
     const hash = hasher.hash(userId);
@@ -113,6 +118,7 @@ export class ConfigStore {
       variant,
       hash,
       hasher.second ^ variantCode(experiment, variant),
+      attributes,
     );
     return variant;
   }

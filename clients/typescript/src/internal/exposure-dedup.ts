@@ -1,3 +1,5 @@
+import type { Attributes } from '../types.ts';
+
 /**
  * The users of one experiment already sent an exposure today, as 64-bit fingerprints (two
  * 32-bit halves) in one flat open-addressing table with linear probing: 8 bytes a slot, no
@@ -147,6 +149,8 @@ export class PendingExposures<E extends { readonly exposures: ExposureDedup }> {
   readonly #experiments: E[] = [];
   readonly #users: string[] = [];
   readonly #variants: string[] = [];
+  /** What each call passed as attributes (undefined: none), for an exposure that carries them. */
+  readonly #attributes: Array<Attributes | undefined> = [];
   #count = 0;
 
   /** `drain`: the owner's `drain` with today and its sender, called when due. */
@@ -156,27 +160,46 @@ export class PendingExposures<E extends { readonly exposures: ExposureDedup }> {
     return this.#count;
   }
 
-  add(experiment: E, user: string, variant: string, lo: number, hi: number): void {
+  add(
+    experiment: E,
+    user: string,
+    variant: string,
+    lo: number,
+    hi: number,
+    attributes?: Attributes,
+  ): void {
     const n = this.#count;
     this.#lo[n] = lo;
     this.#hi[n] = hi;
     this.#experiments[n] = experiment;
     this.#users[n] = user;
     this.#variants[n] = variant;
+    this.#attributes[n] = attributes;
     this.#count = n + 1;
     if (n === 0) queueMicrotask(this.drainNow);
     else if (n + 1 === PENDING_CAPACITY) this.drainNow();
   }
 
   /** Checks every pending call on `day`; `expose` gets those that are the first of the day. */
-  drain(day: number, expose: (experiment: E, user: string, variant: string) => void): void {
+  drain(
+    day: number,
+    expose: (
+      experiment: E,
+      user: string,
+      variant: string,
+      attributes: Attributes | undefined,
+    ) => void,
+  ): void {
     const n = this.#count;
     // Zero first: what `expose` sets off (queueing an event) finds nothing left to drain.
     this.#count = 0;
     for (let j = 0; j < n; j++) {
       const experiment = this.#experiments[j] as E;
+      const attributes = this.#attributes[j];
+      // Not kept past the drain: the caller's object is not held on to.
+      if (attributes !== undefined) this.#attributes[j] = undefined;
       if (experiment.exposures.firstOn(day, this.#lo[j] as number, this.#hi[j] as number)) {
-        expose(experiment, this.#users[j] as string, this.#variants[j] as string);
+        expose(experiment, this.#users[j] as string, this.#variants[j] as string, attributes);
       }
     }
   }

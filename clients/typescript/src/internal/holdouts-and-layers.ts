@@ -1,4 +1,5 @@
 import { UserHasher } from '@arbiter/bucketing';
+import type { Attributes } from '../types.ts';
 import { ExposureDedup, type PendingExposures, variantKeyCode } from './exposure-dedup.ts';
 import type { ExperimentConfig, WireSpan } from './wire.ts';
 
@@ -36,12 +37,14 @@ const GENERAL_CODE = variantKeyCode(GENERAL);
 
 /**
  * Whether `userId` passes the gate. Each holdout reached queues its exposure in `exposures`
- * (null: none is sent), `holdout` or `general`; the first that holds the user out ends it.
+ * (null: none is sent), `holdout` or `general`, with the call's `attributes` (sent only with
+ * `exposureAttributes`); the first that holds the user out ends it.
  */
 export function passesGate(
   gate: Gate,
   userId: string,
   exposures: PendingExposures<ExposureTarget> | null,
+  attributes?: Attributes,
 ): boolean {
   const holdouts = gate.holdouts;
   for (let i = 0; i < holdouts.length; i++) {
@@ -56,6 +59,7 @@ export function passesGate(
         held ? HELD_OUT : GENERAL,
         hash,
         hasher.second ^ (held ? HELD_OUT_CODE : GENERAL_CODE),
+        attributes,
       );
     }
     if (held) return false;

@@ -1,4 +1,4 @@
-import type { EventType, TrackPayload } from '../types.ts';
+import type { Attributes, EventType, TrackPayload } from '../types.ts';
 import type { ConfigStore } from './config-store.ts';
 import type { TaskMeasure } from './evaluate/task-measure.ts';
 import { isWireUserId } from './event-validation.ts';
@@ -22,6 +22,8 @@ export interface RecorderDeps {
    * `assign`'s are: a model call records the holdout decision as it records its exposure.
    */
   holdoutExposures: PendingExposures<ExposureTarget>;
+  /** The exposure's fields: with the call's attributes when `exposureAttributes` is on. */
+  exposure: (base: TrackPayload, attributes: Attributes | undefined) => TrackPayload;
 }
 
 /**
@@ -130,7 +132,11 @@ export class ModelCallRecorder {
           : store.variantOf(entry, user, attributes, this.deps.holdoutExposures);
       if (entry !== undefined && variant === null) return null;
       const base = { experiment_id: entry?.id ?? experiment, user_id: user };
-      enqueue('exposure', variant === null ? base : { ...base, variant });
+      // The model_call that follows carries no attributes, whatever the option says.
+      enqueue(
+        'exposure',
+        this.deps.exposure(variant === null ? base : { ...base, variant }, attributes),
+      );
       const observer = new ModelCall(readers, params, (measure, latencyMs) =>
         enqueue('model_call', {
           ...base,

@@ -46,6 +46,8 @@ public final class Arbiter implements AutoCloseable {
   private final BackgroundWorker worker;
   private final ModelCallRecorder recorder;
   private final boolean trackExposures;
+  /** Whether an exposure carries its call's attributes as {@code metadata.attributes}. */
+  private final boolean exposureAttributes;
   /** What decides the UTC day of an exposure. */
   private final UtcDayClock day;
   private final List<String> prefetch;
@@ -85,6 +87,7 @@ public final class Arbiter implements AutoCloseable {
     this.transport = transport;
     this.publishableKey = apiKey.startsWith(PUBLISHABLE_KEY_PREFIX);
     this.trackExposures = b.trackExposures;
+    this.exposureAttributes = b.exposureAttributes;
     LongSupplier clock = b.clock != null ? b.clock : System::currentTimeMillis;
     // A clock of the tests is read on every call: no ticker follows its jumps.
     this.day = b.clock != null ? new UtcDayClock(b.clock) : UtcDayClock.system();
@@ -107,7 +110,8 @@ public final class Arbiter implements AutoCloseable {
     self[0] = worker;
     this.stamper = new EventStamper(queue, logger, this::warnOnce, worker::eventQueued, clock);
     this.recorder = new ModelCallRecorder(store, b.recordModelText, this::enqueueRecorded,
-        this::warnOnce, (gate, user) -> passes(gate, user, true));
+        this::warnOnce, (gate, user, attributes) -> passes(gate, user, true, attributes),
+        this::withAttributes);
     this.ready = worker.firstLoad().thenApply(ignored -> prefetched());
     worker.start();
   }
@@ -140,7 +144,8 @@ public final class Arbiter implements AutoCloseable {
    * {@link #assign(String, String)} with the user's attributes, what the experiment's targeting
    * reads (plan, locale, app version...: String, Number, Boolean, null, List and Map values, as
    * JSON holds them). A user the targeting leaves out gets null and sends no exposure. The
-   * attributes stay in memory: no event carries them.
+   * attributes stay in memory: no event carries them, unless
+   * {@link Builder#exposureAttributes(boolean)} is on, and then only exposures do.
    *
    * @param attributes the user's attributes; null reads as none
    */
@@ -154,7 +159,7 @@ public final class Arbiter implements AutoCloseable {
       int hash = entry.bucketer.hashOf(user);
       int range = entry.rangeOf(hash);
       if (range < 0) return null;
-      if (trackExposures) exposeOnce(entry, user, hash, range);
+      if (trackExposures) exposeOnce(entry, user, hash, range, attributes);
       return entry.owner(range);
     } catch (RuntimeException e) {
       warnOnce("assign", "assign failed, returning null: " + e);
@@ -443,7 +448,7 @@ public final class Arbiter implements AutoCloseable {
 
   /** Whether the user passes the experiment's holdouts, layer and targeting, in that order. */
   private boolean enters(CompiledExperiment entry, String user, Map<String, ?> attributes) {
-    return (entry.gate == null || passes(entry.gate, user, trackExposures))
+    return (entry.gate == null || passes(entry.gate, user, trackExposures, attributes))
         && entry.admits(attributes);
   }
 
@@ -453,7 +458,8 @@ public final class Arbiter implements AutoCloseable {
    * once a day; the first that holds the user out ends it
    * (docs/wire-format.md#who-enters-an-experiment-holdouts-layers-targeting).
    */
-  private boolean passes(ExperimentGate gate, String user, boolean record) {
+  private boolean passes(ExperimentGate gate, String user, boolean record,
+      Map<String, ?> attributes) {
     for (CompiledHoldout holdout : gate.holdouts) {
       int hash = holdout.bucketer.hashOf(user);
       boolean held = holdout.holds(hash);
@@ -463,7 +469,7 @@ public final class Arbiter implements AutoCloseable {
         fields.put("experiment_id", holdout.id);
         fields.put("user_id", user);
         fields.put("variant", held ? CompiledHoldout.HELD_OUT : CompiledHoldout.GENERAL);
-        enqueueRecorded(EventType.EXPOSURE, fields);
+        enqueueRecorded(EventType.EXPOSURE, withAttributes(fields, attributes));
       }
       if (held) return false;
     }
@@ -471,7 +477,8 @@ public final class Arbiter implements AutoCloseable {
   }
 
   /** Queues the user's exposure unless it was sent today (the table decides races too). */
-  private void exposeOnce(CompiledExperiment entry, String user, int hash, int range) {
+  private void exposeOnce(CompiledExperiment entry, String user, int hash, int range,
+      Map<String, ?> attributes) {
     if (!entry.exposed.firstToday(entry.fingerprint(hash, user, range), day.dayTime())) {
       return;
     }
@@ -481,7 +488,24 @@ public final class Arbiter implements AutoCloseable {
     fields.put("experiment_id", entry.id);
     fields.put("user_id", user);
     fields.put("variant", entry.owner(range));
-    enqueueRecorded(EventType.EXPOSURE, fields);
+    enqueueRecorded(EventType.EXPOSURE, withAttributes(fields, attributes));
+  }
+
+  /**
+   * An exposure's fields, with the call's attributes as {@code metadata.attributes} when
+   * {@link Builder#exposureAttributes(boolean)} is on and some were passed. Attributes the API
+   * would refuse are left out (one warning); the exposure is sent all the same.
+   */
+  private Map<String, Object> withAttributes(Map<String, Object> fields,
+      Map<String, ?> attributes) {
+    if (!exposureAttributes || attributes == null) return fields;
+    ExposureAttributes found = ExposureAttributes.of(attributes);
+    if (found.metadata != null) {
+      fields.put("metadata", found.metadata);
+    } else {
+      warnOnce("exposure-attributes", "exposure sent without its attributes: " + found.problem);
+    }
+    return fields;
   }
 
   /** Exposures and model calls made for the caller: one the API would refuse is not queued. */
@@ -524,6 +548,7 @@ public final class Arbiter implements AutoCloseable {
     private final List<String> experiments = new ArrayList<>();
     private Path offlineStorePath;
     private boolean trackExposures = true;
+    private boolean exposureAttributes = false;
     private boolean recordModelText = true;
     private Duration pollInterval = DEFAULT_POLL_INTERVAL;
     private Duration flushInterval = DEFAULT_FLUSH_INTERVAL;
@@ -580,6 +605,18 @@ public final class Arbiter implements AutoCloseable {
     /** Whether assign/getPrompt/getVariables queue one exposure per user, experiment and UTC day. Default true. */
     public Builder trackExposures(boolean trackExposures) {
       this.trackExposures = trackExposures;
+      return this;
+    }
+
+    /**
+     * Whether each exposure carries the attributes its call passed as
+     * {@code metadata.attributes}. Default false: attributes never leave the process. The first
+     * exposure of the day carries the first call's attributes; {@code model_call} events never
+     * carry them. Attributes that are not JSON or break the metadata limit (32 levels, 64 KiB)
+     * are left out with one warning, and the exposure is sent without them.
+     */
+    public Builder exposureAttributes(boolean exposureAttributes) {
+      this.exposureAttributes = exposureAttributes;
       return this;
     }
 

@@ -49,6 +49,16 @@ final class EventValidation {
         && textProblem(user) == null;
   }
 
+  /** Why {@code metadata} breaks the free-form JSON limit (types, depth, text, size), or null. */
+  static String metadataProblem(Map<String, ?> metadata) {
+    String bad = valueProblem("metadata", metadata, 1);
+    if (bad != null) return bad;
+    int bytes = JsonWriter.write(metadata).getBytes(StandardCharsets.UTF_8).length;
+    return bytes > ArbiterDefaults.METADATA_MAX_BYTES
+        ? "metadata is " + bytes + " bytes as JSON, more than " + ArbiterDefaults.METADATA_MAX_BYTES
+        : null;
+  }
+
   /** Null when the event would be accepted, else why not. */
   static String problem(EventType type, Map<String, ?> payload) {
     if (type == null) return "the event type is null";

@@ -4,7 +4,6 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.CompletionStage;
 import java.util.function.BiConsumer;
-import java.util.function.BiPredicate;
 import java.util.function.Function;
 
 /**
@@ -18,7 +17,21 @@ final class ModelCallRecorder {
   private final BiConsumer<EventType, Map<String, Object>> enqueue;
   private final Arbiter.WarnOnce warnOnce;
   /** Whether a user passes an experiment's holdouts and layer, recording the holdouts reached. */
-  private final BiPredicate<ExperimentGate, String> gatePasses;
+  private final GatePasses gatePasses;
+  /** An exposure's fields with the call's attributes, when the client sends them. */
+  private final ExposureFields exposureFields;
+
+  /** Whether the user passes the gate; the holdouts reached record exposures with the attributes. */
+  @FunctionalInterface
+  interface GatePasses {
+    boolean test(ExperimentGate gate, String user, Map<String, ?> attributes);
+  }
+
+  /** The exposure's fields, given the call's attributes (which it may add as metadata). */
+  @FunctionalInterface
+  interface ExposureFields {
+    Map<String, Object> apply(Map<String, Object> fields, Map<String, ?> attributes);
+  }
   /**
    * The evaluation task running on this thread, whose model calls are measured for its result
    * and sent as no event. A ThreadLocal of this client, as the withUser scope is.
@@ -27,12 +40,13 @@ final class ModelCallRecorder {
 
   ModelCallRecorder(ConfigStore store, boolean recordText,
       BiConsumer<EventType, Map<String, Object>> enqueue, Arbiter.WarnOnce warnOnce,
-      BiPredicate<ExperimentGate, String> gatePasses) {
+      GatePasses gatePasses, ExposureFields exposureFields) {
     this.store = store;
     this.recordText = recordText;
     this.enqueue = enqueue;
     this.warnOnce = warnOnce;
     this.gatePasses = gatePasses;
+    this.exposureFields = exposureFields;
   }
 
   /** Whether an evaluation task runs on this thread. */
@@ -66,9 +80,9 @@ final class ModelCallRecorder {
       CompiledExperiment entry = store.lookup(experiment);
       // The order of assign: holdouts, layer, then targeting and the bucket.
       variant = entry == null || user == null
-          || entry.gate != null && !gatePasses.test(entry.gate, user)
+          || entry.gate != null && !gatePasses.test(entry.gate, user, attributes)
           ? null : entry.variantOf(user, attributes);
-      base = begin(experiment, user, entry, variant);
+      base = begin(experiment, user, entry, variant, attributes);
     } catch (RuntimeException e) {
       warnOnce.warn("model-call", "model call not recorded: " + e);
     }
@@ -97,7 +111,7 @@ final class ModelCallRecorder {
    * not part of the experiment. Without a config yet, the server works the variant out itself.
    */
   private Map<String, Object> begin(String experiment, String user, CompiledExperiment entry,
-      String variant) {
+      String variant, Map<String, ?> attributes) {
     if (experiment == null || !EventValidation.isWireUserId(user)) return null;
     if (entry == null && store.loaded()) {
       warnOnce.warn("unknown:" + experiment, "experiment " + experiment + " is not in the config");
@@ -109,7 +123,8 @@ final class ModelCallRecorder {
     base.put("user_id", user);
     Map<String, Object> exposure = new LinkedHashMap<>(base);
     if (variant != null) exposure.put("variant", variant);
-    enqueue.accept(EventType.EXPOSURE, exposure);
+    // The model_call that follows (from base) carries no attributes, whatever the option says.
+    enqueue.accept(EventType.EXPOSURE, exposureFields.apply(exposure, attributes));
     return base;
   }
 

@@ -85,6 +85,20 @@ class DefaultsTest {
     }
   }
 
+  /** Each on/off option defaults as the shared file says, in the builder and the README. */
+  @Test
+  void switchDefaultsAreTheSharedOnes() throws Exception {
+    Arbiter.Builder b = Arbiter.builder();
+    String readme = RepoFiles.read("clients/java/README.md");
+    for (Map.Entry<String, Object> e : section("switches").entrySet()) {
+      Field builderField = Arbiter.Builder.class.getDeclaredField(e.getKey());
+      builderField.setAccessible(true);
+      assertEquals(e.getValue(), builderField.get(b), e.getKey());
+      assertTrue(readme.contains("| `" + e.getKey() + "` | `" + e.getValue() + "` |"),
+          "README gives the default of " + e.getKey());
+    }
+  }
+
   /** Every public constant is in the README's table with its value. */
   @Test
   void readmeListsEveryConstant() throws Exception {

@@ -231,11 +231,14 @@ class RealServerTest {
     Map<String, Map<String, Map<?, ?>>> expected = new LinkedHashMap<>();
     for (String name : ids.keySet()) expected.put(name, serverAnswers(name, users, attributes));
     long usedBefore = eventsUsed();
+    MemoryLogger logger = new MemoryLogger();
     try (Arbiter client = Arbiter.builder().apiKey(publishable).baseUrl(server.baseUrl)
         .experiments(ids.keySet()).flushInterval(Duration.ofMillis(3_600_000))
         .pollInterval(Duration.ofMillis(3_600_000)).batchSize(1000)
         // every exposure of the run (about 25,000) is queued before the one flush
-        .queueCapacity(100_000).logger(new MemoryLogger()).build()) {
+        .queueCapacity(100_000).logger(logger)
+        // each exposure, the holdout's included, carries its user's attributes in its metadata
+        .exposureAttributes(true).build()) {
       assertTrue(client.ready().get());
       List<String> mismatches = new ArrayList<>();
       for (String name : ids.keySet()) {
@@ -306,6 +309,10 @@ class RealServerTest {
       ArbiterStats stats = client.stats();
       assertEquals(sent, stats.sent(), stats.toString());
       assertEquals(0, stats.dropped(), stats.toString());
+      // Every exposure went with metadata.attributes, and the server accepted (202) every one.
+      assertEquals(0, logger.count("without its attributes"), logger.all());
+      assertEquals(0, logger.count("refused"), logger.all());
+      assertEquals(0, logger.count("rejected"), logger.all());
       Wait.until(() -> want.entrySet().stream()
           .allMatch(e -> liveExposures(e.getKey()).equals(e.getValue())));
       // A holdout has no live view (the live route addresses experiments only): the usage meter,
