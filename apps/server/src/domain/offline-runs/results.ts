@@ -295,13 +295,9 @@ function copyField(value: string | number | null | undefined): string {
     : value;
 }
 
-/** The rows in COPY text format, columns as in COPY_RESULTS. */
-function resultsAsCopyText(runId: string, inserts: ValidRow[]): string {
-  let out = '';
-  for (const { row, output, fingerprint } of inserts) {
-    out += `${runId}\t${copyField(row.item_id)}\t${copyField(row.variant)}\t${row.repeat}\t${copyField(output)}\t${copyField(row.error)}\t${copyField(row.latency_ms)}\t${copyField(row.input_tokens)}\t${copyField(row.output_tokens)}\t${copyField(row.cost)}\t${copyField(row.model)}\t${copyField(row.scores === undefined ? '{}' : JSON.stringify(row.scores))}\t${copyField(fingerprint)}\n`;
-  }
-  return out;
+/** A row as a line of COPY text, columns as in COPY_RESULTS. */
+function copyLine(runId: string, { row, output, fingerprint }: ValidRow): string {
+  return `${runId}\t${copyField(row.item_id)}\t${copyField(row.variant)}\t${row.repeat}\t${copyField(output)}\t${copyField(row.error)}\t${copyField(row.latency_ms)}\t${copyField(row.input_tokens)}\t${copyField(row.output_tokens)}\t${copyField(row.cost)}\t${copyField(row.model)}\t${copyField(row.scores === undefined ? '{}' : JSON.stringify(row.scores))}\t${copyField(fingerprint)}\n`;
 }
 
 const COPY_RESULTS = `copy offline_results (run_id, item_id, variant, repeat, output, error,
@@ -368,6 +364,9 @@ async function storeBatchByCopy(
   pinned: ReadonlySet<string> | null,
   answer: ResultsAnswer,
 ) {
+  // written before the run's row is locked: the lock is held only for the lookup and the COPY
+  const lines = new Map<ValidRow, string>();
+  for (const v of valid) lines.set(v, copyLine(run.id, v));
   const client = await pool.connect();
   let broken: Error | undefined;
   let open = false;
@@ -397,7 +396,9 @@ async function storeBatchByCopy(
       await client.query('commit');
     } else {
       const copy = client.query(copyFrom(`${COPY_RESULTS}; commit`));
-      copy.end(resultsAsCopyText(run.id, inserts));
+      let text = '';
+      for (const v of inserts) text += lines.get(v);
+      copy.end(text);
       await finished(copy);
     }
     open = false;
