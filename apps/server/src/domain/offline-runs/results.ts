@@ -350,12 +350,27 @@ async function storeBatch(
   if (inserts.length > 0) await insertResults(tx, run.id, inserts);
 }
 
+const UNIQUE_VIOLATION = '23505';
+const DEADLOCK = '40P01';
+
+/** Another upload of the run stored (or holds) one of the rows this COPY writes. */
+function metAnotherUpload(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === UNIQUE_VIOLATION || code === DEADLOCK;
+}
+
 /**
  * Stores the new rows of the batch on a PostgreSQL server, in two round trips on one pooled
  * connection: `begin`, the run's row locked and the fingerprints already stored for the
  * batch's items (one simple-protocol query, values inlined and escaped); then the new rows by
- * COPY and `commit` (docs/decisions.md#offline-runs). The same lock as the statement path, so
- * uploads of a run still take turns and none lands once `complete` has begun.
+ * COPY and `commit` (docs/decisions.md#offline-runs).
+ *
+ * The run's row is locked `for share`: `complete` (which locks it `for update`) waits for the
+ * uploads in flight and none starts once it has, while uploads of one run write side by side.
+ * Two of them may then both find a row new: the primary key lets one COPY store it and fails
+ * the other (or PostgreSQL ends a deadlock of two COPYs), whose batch is then done again under
+ * `for update`, alone, where its lookup sees every row stored: counted as a duplicate or a
+ * conflict, the first one kept, as if the uploads had taken turns.
  */
 async function storeBatchByCopy(
   pool: pg.Pool,
@@ -367,6 +382,25 @@ async function storeBatchByCopy(
   // written before the run's row is locked: the lock is held only for the lookup and the COPY
   const lines = new Map<ValidRow, string>();
   for (const v of valid) lines.set(v, copyLine(run.id, v));
+  const shared = await copyAttempt(pool, run, valid, pinned, lines, 'share');
+  const done = shared ?? (await copyAttempt(pool, run, valid, pinned, lines, 'update'));
+  if (done === null) throw new Error('an upload under the run’s exclusive lock met another');
+  answer.accepted += done.accepted;
+  answer.duplicates += done.duplicates;
+  answer.conflicts += done.conflicts;
+  answer.errors.push(...done.errors);
+}
+
+/** One try of storeBatchByCopy: its counts, or null when it met another upload's rows. */
+async function copyAttempt(
+  pool: pg.Pool,
+  run: RunRow,
+  valid: ValidRow[],
+  pinned: ReadonlySet<string> | null,
+  lines: Map<ValidRow, string>,
+  lock: 'share' | 'update',
+): Promise<ResultsAnswer | null> {
+  const answer: ResultsAnswer = { accepted: 0, duplicates: 0, conflicts: 0, errors: [] };
   const client = await pool.connect();
   let broken: Error | undefined;
   let open = false;
@@ -382,7 +416,7 @@ async function storeBatchByCopy(
         : '';
     open = true;
     const results = (await client.query(
-      `begin; select status from offline_runs where id = ${runId} for update;
+      `begin; select status from offline_runs where id = ${runId} for ${lock};
       select item_id, variant, repeat, fingerprint from offline_results
         where run_id = ${runId} and item_id = any(${ids}::text[])${items}`,
     )) as unknown as pg.QueryResult[];
@@ -402,9 +436,11 @@ async function storeBatchByCopy(
       await finished(copy);
     }
     open = false;
+    return answer;
   } catch (error) {
-    if (open && error instanceof DomainError) {
-      // the refusal: the transaction is sound, end it and hand the connection back
+    const retry = lock === 'share' && metAnotherUpload(error);
+    if (open && (retry || error instanceof DomainError)) {
+      // a refusal or a row met: the transaction is sound to end, the connection reusable
       try {
         await client.query('rollback');
       } catch (rollbackError) {
@@ -414,6 +450,7 @@ async function storeBatchByCopy(
       // a connection in an unknown state is closed, never handed out again
       broken = error as Error;
     }
+    if (retry) return null;
     throw error;
   } finally {
     client.release(broken);
@@ -424,9 +461,9 @@ async function storeBatchByCopy(
  * Stores a batch of results. Rows are independent: a bad row is an error by its index and
  * skipped. A row is identified by (item, variant, repeat): the same row again is a duplicate, a
  * different one a conflict, and the first one stored is kept. Results are not events: nothing
- * is metered and no online analysis reads them. Uploads of one run take turns (its row is
- * locked), and none lands once `complete` has begun. On a PostgreSQL server (`pool`) the new
- * rows go by COPY; on PGlite by one `unnest` statement.
+ * is metered and no online analysis reads them. None lands once `complete` has begun (the run's
+ * row is locked). On a PostgreSQL server (`pool`) the new rows go by COPY, uploads of a run
+ * side by side; on PGlite by one `unnest` statement, uploads taking turns.
  */
 export async function uploadResults(
   db: Database,
