@@ -31,6 +31,8 @@ export interface Context {
   config: Config;
   db: Database;
   dbKind: DatabaseHandle['kind'];
+  /** The PostgreSQL server's pool, for COPY (Drizzle does not speak it); null on PGlite. */
+  dbPool: DatabaseHandle['pool'];
   /** Refuses writes while the embedded database's disk is nearly full; null when it has none. */
   disk: DiskGuard | null;
   sessions: SessionVerifier;

@@ -169,6 +169,7 @@ export async function createContext(config: Config, parts: ContextParts = {}): P
     config,
     db: handle.db,
     dbKind: handle.kind,
+    dbPool: handle.pool,
     disk,
     sessions: await createSessionVerifier(config),
     identity: new IdentityResolver(handle.db),

@@ -47,6 +47,7 @@ export function register(app: App, ctx: Context): void {
     async (request) =>
       uploadResults(
         ctx.db,
+        ctx.dbPool,
         orgCallerOf(request).orgId,
         request.params.run_id,
         (request.body as { results: unknown[] }).results,

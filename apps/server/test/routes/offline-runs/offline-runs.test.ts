@@ -340,6 +340,75 @@ describe('uploading results', () => {
     });
   });
 
+  it('stores tabs, carriage returns and a literal \\N as sent (COPY text on PostgreSQL)', async () => {
+    const ds = await dataset('copy-escapes', ITEMS);
+    const run = (
+      await createRun(session(acme.admin), { dataset_id: ds, variants: ['control', 'short'] })
+    ).json();
+    const tricky = 'tab\there\r\nCR, \\N, \\t, \\\\';
+    const rows = [
+      { item_id: 'a', variant: 'control', repeat: 0, output: tricky, model: '\\N' },
+      { item_id: 'a', variant: 'short', repeat: 0, output: { '\t': tricky }, error: tricky },
+    ];
+    expect((await upload(key(acme.secret), run.id, rows)).json()).toMatchObject({ accepted: 2 });
+    expect((await upload(key(acme.secret), run.id, rows)).json()).toMatchObject({
+      accepted: 0,
+      duplicates: 2,
+    });
+    const items = (
+      await h.call(acme.admin, { method: 'GET', url: `/v1/offline-runs/${run.id}/items?sort=item` })
+    ).json().data;
+    expect(items[0].variants.control[0]).toMatchObject({ output: tricky, model: '\\N' });
+    expect(items[0].variants.short[0]).toMatchObject({ output: { '\t': tricky }, error: tricky });
+  });
+
+  it('keeps the first row of an identity when uploads of one run race', async () => {
+    const ds = await dataset('race', ITEMS);
+    const run = (
+      await createRun(session(acme.admin), { dataset_id: ds, variants: ['control', 'short'] })
+    ).json();
+    // Eight uploads at once, each the same six identities; uploads 0-3 send one output, 4-7
+    // another. Whichever lands first is kept: every identity is accepted exactly once.
+    const batch = (k: number) =>
+      ['a', 'b', 'c'].flatMap((item_id) =>
+        ['control', 'short'].map((variant) => ({
+          item_id,
+          variant,
+          repeat: 0,
+          output: k < 4 ? 'first' : 'second',
+        })),
+      );
+    const answers = (
+      await Promise.all(
+        Array.from({ length: 8 }, (_, k) => upload(key(acme.secret), run.id, batch(k))),
+      )
+    ).map((r) => r.json());
+    const sum = (f: 'accepted' | 'duplicates' | 'conflicts') =>
+      answers.reduce((n, a) => n + a[f], 0);
+    expect(sum('accepted')).toBe(6);
+    expect(sum('accepted') + sum('duplicates') + sum('conflicts')).toBe(48);
+    // the batch that won stored all six rows; the others each see the six stored rows
+    const winner = answers.findIndex((a) => a.accepted === 6);
+    expect(winner).toBeGreaterThanOrEqual(0);
+    const kept = winner < 4 ? 'first' : 'second';
+    answers.forEach((a, k) => {
+      if (k === winner) return;
+      const same = (k < 4 ? 'first' : 'second') === kept;
+      expect(a).toEqual({
+        accepted: 0,
+        duplicates: same ? 6 : 0,
+        conflicts: same ? 0 : 6,
+        errors: [],
+      });
+    });
+    const items = (
+      await h.call(acme.admin, { method: 'GET', url: `/v1/offline-runs/${run.id}/items?sort=item` })
+    ).json().data;
+    for (const item of items)
+      for (const variant of ['control', 'short'])
+        expect(item.variants[variant][0].output).toBe(kept);
+  });
+
   it('takes 500 rows and refuses 501 with a pointer, storing none', async () => {
     const many = Array.from({ length: 200 }, (_, i) => ({ id: `i${i}`, input: `q${i}` }));
     const ds = await dataset('bound', many);
