@@ -129,8 +129,12 @@ async function serverAnswers(experiment: string): Promise<Map<string, Answer>> {
   return out;
 }
 
+/** The users whose answer passes `test`, sorted: answers arrive in the order requests end. */
 const usersWhere = (answers: Map<string, Answer>, test: (a: Answer) => boolean) =>
-  [...answers].filter(([, a]) => test(a)).map(([u]) => u);
+  [...answers]
+    .filter(([, a]) => test(a))
+    .map(([u]) => u)
+    .sort();
 
 describe('targeting, layers and holdouts in the TypeScript client against the server', () => {
   it(
