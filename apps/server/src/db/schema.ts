@@ -811,13 +811,16 @@ export const offlineRuns = pgTable(
   ],
 );
 
-/** One result of a run: what the task gave for (item, variant, repeat); the first one kept. */
+/**
+ * One result of a run: what the task gave for (item, variant, repeat); the first one kept.
+ * No foreign key on run_id (migration 0022): every write of results holds the run's row
+ * locked, and the per-row check cost a third of PostgreSQL's CPU at a million results
+ * (docs/decisions.md#offline-runs). Deleting a run must delete its results first.
+ */
 export const offlineResults = pgTable(
   'offline_results',
   {
-    runId: uuid('run_id')
-      .notNull()
-      .references(() => offlineRuns.id),
+    runId: uuid('run_id').notNull(),
     itemId: text('item_id').notNull(),
     variant: text('variant').notNull(),
     repeat: integer('repeat').notNull(),
