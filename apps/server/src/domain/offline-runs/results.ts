@@ -391,6 +391,31 @@ async function storeBatchByCopy(
   answer.errors.push(...done.errors);
 }
 
+/**
+ * copyAttempt's first round trip: the transaction begun, the run's row locked, the batch's
+ * items' stored rows and, without pinned ids, which of the items the pinned version holds.
+ */
+function lookupSql(
+  client: pg.PoolClient,
+  run: RunRow,
+  valid: ValidRow[],
+  pinned: ReadonlySet<string> | null,
+  lock: 'share' | 'update',
+): string {
+  const runId = client.escapeLiteral(run.id);
+  const ids = client.escapeLiteral(arrayLiteral([...new Set(valid.map((v) => v.row.item_id))]));
+  const items =
+    pinned === null
+      ? `; select item_id from dataset_items where dataset_id = ${client.escapeLiteral(run.datasetId)}
+        and valid_from <= ${Number(run.datasetVersion)}
+        and (valid_to is null or valid_to > ${Number(run.datasetVersion)})
+        and item_id = any(${ids}::text[])`
+      : '';
+  return `begin; select status from offline_runs where id = ${runId} for ${lock};
+    select item_id, variant, repeat, fingerprint from offline_results
+      where run_id = ${runId} and item_id = any(${ids}::text[])${items}`;
+}
+
 /** One try of storeBatchByCopy: its counts, or null when it met another upload's rows. */
 async function copyAttempt(
   pool: pg.Pool,
@@ -405,20 +430,9 @@ async function copyAttempt(
   let broken: Error | undefined;
   let open = false;
   try {
-    const runId = client.escapeLiteral(run.id);
-    const ids = client.escapeLiteral(arrayLiteral([...new Set(valid.map((v) => v.row.item_id))]));
-    const items =
-      pinned === null
-        ? `; select item_id from dataset_items where dataset_id = ${client.escapeLiteral(run.datasetId)}
-          and valid_from <= ${Number(run.datasetVersion)}
-          and (valid_to is null or valid_to > ${Number(run.datasetVersion)})
-          and item_id = any(${ids}::text[])`
-        : '';
     open = true;
     const results = (await client.query(
-      `begin; select status from offline_runs where id = ${runId} for ${lock};
-      select item_id, variant, repeat, fingerprint from offline_results
-        where run_id = ${runId} and item_id = any(${ids}::text[])${items}`,
+      lookupSql(client, run, valid, pinned, lock),
     )) as unknown as pg.QueryResult[];
     refuseUnlessOpen(run, results[1]?.rows[0]?.status);
     const stored = new Map<string, string>();

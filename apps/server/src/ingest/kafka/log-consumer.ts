@@ -20,19 +20,23 @@ const READ_AHEAD = 20_000;
  * worker may be read from an older offset there; the fold skips what the inbox has passed.
  */
 export class LogConsumer {
-  private readonly consumer: Consumer<string, string, string, string>;
+  private consumer: Consumer<string, string, string, string>;
   private stream: MessagesStream<string, string, string, string> | null = null;
   private readonly buffered: LogRecord[] = [];
   private failure: unknown = null;
 
   constructor(
-    brokers: readonly string[],
+    private readonly brokers: readonly string[],
     private readonly topic: string,
   ) {
-    this.consumer = new Consumer({
+    this.consumer = this.newConsumer();
+  }
+
+  private newConsumer(): Consumer<string, string, string, string> {
+    return new Consumer({
       clientId: 'arbiter-fold',
       groupId: 'arbiter-fold',
-      bootstrapBrokers: [...brokers],
+      bootstrapBrokers: [...this.brokers],
       deserializers: stringDeserializers,
       maxWaitTime: 500,
       // A killed worker's partitions go to the others after this, not after the default 45 s.
@@ -49,17 +53,31 @@ export class LogConsumer {
 
   async start(offsets: ReadonlyMap<number, bigint>): Promise<void> {
     if (this.stream !== null) return;
-    const stream = await this.consumer.consume({
-      topics: [this.topic],
-      mode: MessagesStreamModes.MANUAL,
-      fallbackMode: MessagesStreamFallbackModes.EARLIEST,
-      offsets: [...offsets].map(([partition, offset]) => ({
-        topic: this.topic,
-        partition,
-        offset,
-      })),
-      autocommit: false,
-    });
+    let stream: MessagesStream<string, string, string, string>;
+    try {
+      stream = await this.consumer.consume({
+        topics: [this.topic],
+        mode: MessagesStreamModes.MANUAL,
+        fallbackMode: MessagesStreamFallbackModes.EARLIEST,
+        offsets: [...offsets].map(([partition, offset]) => ({
+          topic: this.topic,
+          partition,
+          offset,
+        })),
+        autocommit: false,
+      });
+    } catch (error) {
+      // A join the group refused (a rebalance outlasting the client's retries on a loaded
+      // broker) may leave the client half a member: the next fold starts from a new one.
+      const old = this.consumer;
+      this.consumer = this.newConsumer();
+      try {
+        await old.close(true);
+      } catch {
+        // already broken: the new client is what matters
+      }
+      throw error;
+    }
     stream.on('data', (record: LogRecord) => {
       this.buffered.push(record);
       if (this.buffered.length >= READ_AHEAD) stream.pause();
