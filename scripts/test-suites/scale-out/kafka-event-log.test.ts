@@ -186,8 +186,31 @@ async function stop(worker: RunningServer): Promise<void> {
 }
 
 /** Waits until the topic is read to its end and everything stored is folded. */
-async function foldedToTheEnd(): Promise<void> {
-  while ((await h.ctx.eventLog.depth()) > 0) await new Promise((r) => setTimeout(r, 200));
+async function foldedToTheEnd(worker?: RunningServer): Promise<void> {
+  const deadline = Date.now() + STUCK_MS;
+  while ((await h.ctx.eventLog.depth()) > 0) {
+    if (Date.now() > deadline) throw new Error(await stuck('folded to the end', worker));
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/**
+ * A poll that goes on this long is stuck (a healthy one ends in seconds): it fails with what the
+ * database and the worker show, rather than running into the test's timeout with nothing said.
+ */
+const STUCK_MS = 120_000;
+
+async function stuck(what: string, worker?: RunningServer): Promise<string> {
+  const activity = await rows<Record<string, unknown>>(
+    h.ctx.db,
+    sql`select pid, state, wait_event_type, wait_event, left(query, 120) as query
+      from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()`,
+  );
+  return [
+    `stuck waiting for ${what}: inbox ${await inboxed()}, stored ${await stored()}, folded ${await folded()}, topic end ${await endOffsets()}`,
+    `backends: ${JSON.stringify(activity)}`,
+    `worker output: ${worker?.output().slice(-4000) ?? '(none)'}`,
+  ].join('\n');
 }
 
 describe('the Kafka event log', () => {
@@ -264,7 +287,7 @@ describe('the Kafka event log', () => {
       for (let round = 0; ; round++) {
         await blocker.query('begin');
         await blocker.query('lock table user_day_stats in share mode');
-        const waiting = await waitingFold(blocker, offsets);
+        const waiting = await waitingFold(blocker, offsets, worker);
         if (waiting === 'all folded') {
           await blocker.query('rollback');
           expect((await send(batch(`late-${round}`, 10))).statusCode).toBe(202);
@@ -279,7 +302,7 @@ describe('the Kafka event log', () => {
           worker.child.kill('SIGKILL');
           await worker.exited;
           await blocker.query('rollback');
-          await gone(blocker, waiting.pid);
+          await gone(blocker, waiting.pid, worker);
           expect([await inboxed(), await stored(), await folded()]).toEqual(before);
           expect(before[0]).toBeLessThan(offsets);
           break;
@@ -293,7 +316,7 @@ describe('the Kafka event log', () => {
 
     const restarted = await startWorker();
     try {
-      await foldedToTheEnd();
+      await foldedToTheEnd(restarted);
       expect(await inboxed()).toBe(offsets);
       // the message on the topic twice is stored and folded once
       expect(await stored()).toBe(accepted);
@@ -359,12 +382,14 @@ describe('the Kafka event log', () => {
 });
 
 /** Waits until the killed worker's backend has ended (and so rolled its transaction back). */
-async function gone(blocker: pg.Client, pid: number): Promise<void> {
+async function gone(blocker: pg.Client, pid: number, worker: RunningServer): Promise<void> {
+  const deadline = Date.now() + STUCK_MS;
   for (;;) {
     const { rowCount } = await blocker.query('select 1 from pg_stat_activity where pid = $1', [
       pid,
     ]);
     if (rowCount === 0) return;
+    if (Date.now() > deadline) throw new Error(await stuck(`backend ${pid} to end`, worker));
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
@@ -377,8 +402,14 @@ async function gone(blocker: pg.Client, pid: number): Promise<void> {
 async function waitingFold(
   blocker: pg.Client,
   offsets: number,
+  worker: RunningServer,
 ): Promise<{ pid: number; storedEvents: boolean } | 'all folded'> {
+  const deadline = Date.now() + STUCK_MS;
   for (;;) {
+    if (Date.now() > deadline) throw new Error(await stuck('a fold to wait on the lock', worker));
+    // pg_stat_activity is read once per transaction and kept: without this, a fold that starts
+    // waiting after the first look is never seen (the blocker's lock keeps a transaction open).
+    await blocker.query('select pg_stat_clear_snapshot()');
     const { rows: found } = await blocker.query<{ pid: number; stored: boolean }>(
       `select a.pid, exists (select 1 from pg_locks l where l.pid = a.pid
           and l.relation = 'events'::regclass and l.mode = 'RowExclusiveLock') as stored
