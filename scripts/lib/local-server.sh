@@ -11,16 +11,27 @@ free_ports() {
   ' "$1"
 }
 
+# running PID: the process exists and is not a zombie (a zombie answers kill -0 until its
+# parent reaps it, but it holds no port and runs nothing).
+running() {
+  kill -0 "$1" 2>/dev/null || return 1
+  [ "$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null)" != Z ]
+}
+
 # stop_process PID_FILE LOOKS: TERM, then up to LOOKS quarter-seconds for the process to end,
-# then KILL; the pid file is removed.
+# then KILL and wait until it is gone (a JVM with many threads takes a moment to die, and a
+# caller that checks at once must not see it); the pid file is removed.
 stop_process() {
   local pidfile=$1 looks=$2 pid attempt
   [ -e "$pidfile" ] || return 0
   pid=$(cat "$pidfile")
   kill -TERM "$pid" 2>/dev/null || true
-  for ((attempt = 0; attempt < looks && $(kill -0 "$pid" 2>/dev/null && echo 1 || echo 0); attempt++)); do
+  for ((attempt = 0; attempt < looks && $(running "$pid" && echo 1 || echo 0); attempt++)); do
     sleep 0.25
   done
   kill -KILL "$pid" 2>/dev/null || true
+  for ((attempt = 0; attempt < 400 && $(running "$pid" && echo 1 || echo 0); attempt++)); do
+    sleep 0.05
+  done
   rm -f "$pidfile"
 }

@@ -73,7 +73,16 @@ async function sendThroughFailover(
   }
 }
 
-const alive = (pid: number) => spawnSync('kill', ['-0', String(pid)]).status === 0;
+// Running: it answers kill -0 and is not a zombie (a zombie answers until its parent reaps
+// it, but it runs nothing and holds no port).
+const alive = (pid: number) => {
+  if (spawnSync('kill', ['-0', String(pid)]).status !== 0) return false;
+  try {
+    return !/^\d+ \(.*\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
+};
 const pidOf = (file: string) => Number(readFileSync(file, 'utf8').trim());
 
 describe('scripts/kafka-cluster.sh with three nodes', () => {
