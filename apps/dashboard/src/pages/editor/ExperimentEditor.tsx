@@ -2,6 +2,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useMemo, useState } from 'react';
 import { useNavigate } from 'react-router';
 import { api, type Experiment, ok } from '../../api/client.ts';
+import { BucketCountField } from '../../components/BucketCountField.tsx';
 import { ProblemView } from '../../components/states.tsx';
 import { experimentKeys } from '../experiments/queries.ts';
 import { layerKeys } from '../layers/queries.ts';
@@ -156,17 +157,10 @@ function ExperimentBasics({
             Salt
             <input required value={draft.salt} onChange={(e) => patch({ salt: e.target.value })} />
           </label>
-          <label>
-            Bucket count
-            <input
-              type="number"
-              min={1}
-              max={1000000}
-              required
-              value={draft.bucket_count}
-              onChange={(e) => patch({ bucket_count: Number(e.target.value) })}
-            />
-          </label>
+          <BucketCountField
+            value={draft.bucket_count}
+            onChange={(n) => patch({ bucket_count: n })}
+          />
         </>
       )}
       <LayerFields draft={draft} patch={patch} frozen={frozen} />

@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { Link, useNavigate } from 'react-router';
 import type { Holdout, MetricDefinition } from '../../api/client.ts';
+import { BucketCountField } from '../../components/BucketCountField.tsx';
 import { ScrollRegion } from '../../components/ScrollRegion.tsx';
 import { Empty, ProblemView, QueryView } from '../../components/states.tsx';
 import { MetricsEditor } from '../editor/MetricsEditor.tsx';
@@ -130,17 +131,7 @@ function HoldoutSize({
 }) {
   return (
     <>
-      <label>
-        Bucket count
-        <input
-          type="number"
-          min={1}
-          max={1000000}
-          required
-          value={bucketCount}
-          onChange={(e) => setBucketCount(Number(e.target.value))}
-        />
-      </label>
+      <BucketCountField value={bucketCount} onChange={setBucketCount} />
       <label>
         Percent held out
         <input

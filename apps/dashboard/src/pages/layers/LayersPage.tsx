@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { Link, useNavigate } from 'react-router';
 import type { Layer } from '../../api/client.ts';
+import { BucketCountField } from '../../components/BucketCountField.tsx';
 import { ScrollRegion } from '../../components/ScrollRegion.tsx';
 import { Empty, ProblemView, QueryView } from '../../components/states.tsx';
 import { ownedBuckets } from './layer-segments.ts';
@@ -84,17 +85,7 @@ function NewLayerForm() {
         Name
         <input value={name} onChange={(e) => setName(e.target.value)} required />
       </label>
-      <label>
-        Bucket count
-        <input
-          type="number"
-          min={1}
-          max={1000000}
-          required
-          value={bucketCount}
-          onChange={(e) => setBucketCount(Number(e.target.value))}
-        />
-      </label>
+      <BucketCountField value={bucketCount} onChange={setBucketCount} />
       <label>
         Salt
         <input value={salt} onChange={(e) => setSalt(e.target.value)} required />
