@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { CollectingEstimate } from '../src/pages/experiments/queries.ts';
-import { axeViolations, launch, screenshot, watchConsole } from './support/browser.ts';
+import { axeViolations, screenshot, watchConsole } from './support/browser.ts';
+import { type BrowserPage, browserTestFrame } from './support/browser-page.ts';
 import {
   type AnalysedOrg,
   call,
@@ -17,7 +18,7 @@ import {
   signIn,
   uniqueOrg,
 } from './support/seed.ts';
-import { serveEmbedded, type TestServer } from './support/server.ts';
+import type { TestServer } from './support/server.ts';
 
 /**
  * One server and one Chromium for the file; each test has its own org, seeded through the API,
@@ -28,7 +29,7 @@ const today = new Date().toISOString().slice(0, 10);
 let server: TestServer;
 let browser: Browser;
 let page: Page;
-let consoleWatch: ReturnType<typeof watchConsole>;
+let consoleWatch: BrowserPage['consoleWatch'];
 
 /** Every page visited: a screenshot and an axe-core check with no serious or critical issue. */
 async function check(name: string) {
@@ -93,26 +94,12 @@ function everyPage(ids: AnalysedOrg['ids']): Array<[string, string, () => Promis
   ];
 }
 
-beforeAll(async () => {
-  server = await serveEmbedded();
-  browser = await launch();
+const ui = browserTestFrame();
+beforeAll(() => {
+  ({ server, browser } = ui);
 });
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
-});
-
-beforeEach(async () => {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  page = await context.newPage();
-  consoleWatch = watchConsole(page);
-});
-
-afterEach(async () => {
-  await page.context().close();
-  // No console error on any page the test visited, beyond a problem it said it provokes.
-  expect(consoleWatch.errors).toEqual([]);
+beforeEach(() => {
+  ({ page, consoleWatch } = ui);
 });
 
 describe('the dashboard in Chromium against the real server on PGlite', () => {

@@ -1,15 +1,16 @@
-import type { Browser, Locator, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { Locator, Page } from 'playwright-core';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { MetricResult, Results } from '../src/api/client.ts';
 import { armValue, effectValue, percent, pValue } from '../src/pages/results/format.ts';
-import { axeViolations, launch, screenshot, watchConsole } from './support/browser.ts';
+import { axeViolations, screenshot } from './support/browser.ts';
+import { type BrowserPage, browserTestFrame } from './support/browser-page.ts';
 import { type Api, call, createExperiment, newOrg, signIn } from './support/seed.ts';
 import {
   DECISION_METRICS,
   type DecisionExperiment,
   seedDecisionOrg,
 } from './support/seed-decision.ts';
-import { serveEmbedded, type TestServer } from './support/server.ts';
+import type { TestServer } from './support/server.ts';
 
 /**
  * Issue 28 in Chromium: the verdict, the guardrail banner and their colours, a manual run's
@@ -19,10 +20,9 @@ import { serveEmbedded, type TestServer } from './support/server.ts';
  */
 const today = new Date().toISOString().slice(0, 10);
 let server: TestServer;
-let browser: Browser;
 let api: Api;
 let page: Page;
-let consoleWatch: ReturnType<typeof watchConsole>;
+let consoleWatch: BrowserPage['consoleWatch'];
 
 async function check(name: string) {
   await page.waitForLoadState('networkidle');
@@ -51,20 +51,12 @@ async function openResults(id: string) {
   await page.getByTestId('verdict').waitFor();
 }
 
-beforeAll(async () => {
-  server = await serveEmbedded();
-  browser = await launch();
+const ui = browserTestFrame();
+beforeAll(() => {
+  ({ server } = ui);
 });
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
-});
-
-beforeEach(async () => {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  page = await context.newPage();
-  consoleWatch = watchConsole(page);
+beforeEach(() => {
+  ({ page, consoleWatch } = ui);
 });
 
 const signInAs = (org: string) =>
@@ -77,11 +69,6 @@ async function decidedOrgSignedIn<N extends DecisionExperiment>(names: readonly 
   await signInAs(seeded.org);
   return seeded.ids;
 }
-
-afterEach(async () => {
-  await page.context().close();
-  expect(consoleWatch.errors).toEqual([]);
-});
 
 describe('decisions on the results page, in Chromium against the real server', () => {
   it('shows the verdict, the guardrail banner and better/worse in green and red', async () => {

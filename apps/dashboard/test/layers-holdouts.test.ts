@@ -1,8 +1,9 @@
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Layer, Results } from '../src/api/client.ts';
 import { bucketRange, layerSegments, segmentOwner } from '../src/pages/layers/layer-segments.ts';
-import { axeViolations, launch, screenshot, watchConsole } from './support/browser.ts';
+import { axeViolations, screenshot } from './support/browser.ts';
+import { type BrowserPage, browserTestFrame } from './support/browser-page.ts';
 import {
   type Api,
   armEvents,
@@ -14,7 +15,7 @@ import {
   secretKey,
   signIn,
 } from './support/seed.ts';
-import { serveEmbedded, type TestServer } from './support/server.ts';
+import type { TestServer } from './support/server.ts';
 
 /**
  * Layers and holdouts in Chromium against the real server on PGlite: a layer made with the
@@ -24,9 +25,8 @@ import { serveEmbedded, type TestServer } from './support/server.ts';
  */
 const today = new Date().toISOString().slice(0, 10);
 let server: TestServer;
-let browser: Browser;
 let page: Page;
-let consoleWatch: ReturnType<typeof watchConsole>;
+let consoleWatch: BrowserPage['consoleWatch'];
 
 const heading = (name: string) => page.getByRole('heading', { name, level: 1 });
 
@@ -36,25 +36,12 @@ async function check(name: string) {
   expect(await axeViolations(page), name).toEqual([]);
 }
 
-beforeAll(async () => {
-  server = await serveEmbedded();
-  browser = await launch();
+const ui = browserTestFrame();
+beforeAll(() => {
+  ({ server } = ui);
 });
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
-});
-
-beforeEach(async () => {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  page = await context.newPage();
-  consoleWatch = watchConsole(page);
-});
-
-afterEach(async () => {
-  await page.context().close();
-  expect(consoleWatch.errors).toEqual([]);
+beforeEach(() => {
+  ({ page, consoleWatch } = ui);
 });
 
 /** The bucket map's table as shown: owner and range of each row. */

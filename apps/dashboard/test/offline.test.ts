@@ -1,12 +1,13 @@
-import type { Browser, Locator, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { Locator, Page } from 'playwright-core';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Comparison, OfflineRun, RunItemsPage } from '../src/api/client.ts';
 import { differenceValue, meanValue, share } from '../src/pages/offline/scorer-units.ts';
 import { pValue } from '../src/pages/results/format.ts';
-import { axeViolations, launch, screenshot, watchConsole } from './support/browser.ts';
+import { axeViolations, screenshot } from './support/browser.ts';
+import { browserTestFrame } from './support/browser-page.ts';
 import { call, newOrg, signIn } from './support/seed.ts';
 import { itemId, outputOf, seedOfflineOrg, uploadText } from './support/seed-offline.ts';
-import { serveEmbedded, type TestServer } from './support/server.ts';
+import type { TestServer } from './support/server.ts';
 
 /**
  * Issue 35's dashboard in Chromium against the real server on PGlite: the experiment's Offline
@@ -16,9 +17,7 @@ import { serveEmbedded, type TestServer } from './support/server.ts';
  * formatted as the page formats it.
  */
 let server: TestServer;
-let browser: Browser;
 let page: Page;
-let consoleWatch: ReturnType<typeof watchConsole>;
 
 const text = async (l: Locator) => ((await l.textContent()) ?? '').replace(/\s+/g, ' ').trim();
 
@@ -31,25 +30,12 @@ async function check(name: string) {
 const signInAs = (org: string) =>
   signIn(page, server.url, { email: 'analyst@example.com', org, role: 'admin' });
 
-beforeAll(async () => {
-  server = await serveEmbedded();
-  browser = await launch();
+const ui = browserTestFrame();
+beforeAll(() => {
+  ({ server } = ui);
 });
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
-});
-
-beforeEach(async () => {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  page = await context.newPage();
-  consoleWatch = watchConsole(page);
-});
-
-afterEach(async () => {
-  await page.context().close();
-  expect(consoleWatch.errors).toEqual([]);
+beforeEach(() => {
+  ({ page } = ui);
 });
 
 describe('the Offline tab', () => {

@@ -1,10 +1,11 @@
 import { readFileSync } from 'node:fs';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Results } from '../src/api/client.ts';
 import { runCsv } from '../src/pages/results/export-run.ts';
 import { armValue, effectValue, pValue } from '../src/pages/results/format.ts';
-import { axeViolations, launch, screenshot, watchConsole } from './support/browser.ts';
+import { axeViolations, screenshot } from './support/browser.ts';
+import { type BrowserPage, browserTestFrame } from './support/browser-page.ts';
 import {
   type Api,
   armEvents,
@@ -29,9 +30,8 @@ import { serveEmbedded, type TestServer } from './support/server.ts';
  */
 const today = new Date().toISOString().slice(0, 10);
 let server: TestServer;
-let browser: Browser;
 let page: Page;
-let consoleWatch: ReturnType<typeof watchConsole>;
+let consoleWatch: BrowserPage['consoleWatch'];
 
 const heading = (name: string) => page.getByRole('heading', { name, level: 1 });
 
@@ -135,25 +135,12 @@ function expectRoundTicks(labels: string[]) {
   });
 }
 
-beforeAll(async () => {
-  server = await serveEmbedded();
-  browser = await launch();
+const ui = browserTestFrame();
+beforeAll(() => {
+  ({ server } = ui);
 });
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
-});
-
-beforeEach(async () => {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  page = await context.newPage();
-  consoleWatch = watchConsole(page);
-});
-
-afterEach(async () => {
-  await page.context().close();
-  expect(consoleWatch.errors).toEqual([]);
+beforeEach(() => {
+  ({ page, consoleWatch } = ui);
 });
 
 /**

@@ -1,9 +1,10 @@
 import { checkCondition } from '@arbiter/conditions';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { axeViolations, launch, screenshot, watchConsole } from './support/browser.ts';
+import type { Page } from 'playwright-core';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { axeViolations, screenshot } from './support/browser.ts';
+import { type BrowserPage, browserTestFrame } from './support/browser-page.ts';
 import { type Api, call, createCheckoutCopy, newOrg, secretKey, signIn } from './support/seed.ts';
-import { serveEmbedded, type TestServer } from './support/server.ts';
+import type { TestServer } from './support/server.ts';
 
 /**
  * The experiment editor's targeting: the condition checked as it is typed with the server's own
@@ -12,9 +13,8 @@ import { serveEmbedded, type TestServer } from './support/server.ts';
  * Chromium against the real server on PGlite.
  */
 let server: TestServer;
-let browser: Browser;
 let page: Page;
-let consoleWatch: ReturnType<typeof watchConsole>;
+let consoleWatch: BrowserPage['consoleWatch'];
 
 async function check(name: string) {
   await page.waitForLoadState('networkidle');
@@ -51,25 +51,12 @@ async function assigned(key: string, id: string, user: string, attributes: objec
 const good = { plan: { $in: ['pro', 'team'] }, id: { $notInGroup: 'staff' } };
 const broken = { plan: { $in: 'pro' }, age: { $gt: [18] } };
 
-beforeAll(async () => {
-  server = await serveEmbedded();
-  browser = await launch();
+const ui = browserTestFrame();
+beforeAll(() => {
+  ({ server } = ui);
 });
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
-});
-
-beforeEach(async () => {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  page = await context.newPage();
-  consoleWatch = watchConsole(page);
-});
-
-afterEach(async () => {
-  await page.context().close();
-  expect(consoleWatch.errors).toEqual([]);
+beforeEach(() => {
+  ({ page, consoleWatch } = ui);
 });
 
 describe('targeting in the experiment editor, in Chromium', () => {
