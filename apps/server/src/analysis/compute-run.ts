@@ -267,10 +267,9 @@ export function pairResult(
     window_days: inputs.windowDays,
     retention_truncated: inputs.retentionTruncated,
     preliminary: inputs.kind === 'manual',
-    // A ratio's y is its numerator, a quantile's the per-user mean: neither is its distribution.
-    distribution: outcome.values
-      ? emptyHistogram(control, treatment)
-      : (metric.stats.histograms[treatment] ?? emptyHistogram(control, treatment)),
+    distribution: showsDistribution(definition)
+      ? (metric.stats.histograms[treatment] ?? emptyHistogram(control, treatment))
+      : emptyHistogram(control, treatment),
     ...(calls && values
       ? {
           calls_per_arm: { [control]: calls.control, [treatment]: calls.treatment },
@@ -280,6 +279,14 @@ export function pairResult(
     cuped: outcome.cuped,
     unadjusted: outcome.unadjusted,
   };
+}
+
+/**
+ * Whether a metric's result shows the distribution of its per-user values: a ratio's y is its
+ * numerator and a quantile's the per-user mean, neither being what it tests.
+ */
+export function showsDistribution(metric: MetricDefinition): boolean {
+  return metric.kind !== 'ratio' && metric.quantile === undefined;
 }
 
 function emptyHistogram(control: string, treatment: string): Histogram {

@@ -7,6 +7,11 @@ export interface HistogramGroup {
   key: string;
   /** 'all': every arm that has values (the live view). */
   variants: readonly string[] | 'all';
+  /**
+   * The metrics binned for this group, by name; every metric when absent. A run leaves out
+   * those whose result shows no distribution, so their values are not binned for nothing.
+   */
+  metrics?: readonly string[];
 }
 
 const raw = (name: string, i: number, j: number) => sql.raw(`${name}_${i}_${j}`);
@@ -25,7 +30,9 @@ export function histogramCtes(
   bins: number,
 ): SQL {
   const k = sql.raw(String(bins));
-  const pairs = metrics.flatMap((m, i) => groups.map((g, j) => ({ m, i, g, j })));
+  const pairs = metrics.flatMap((m, i) =>
+    groups.flatMap((g, j) => (!g.metrics || g.metrics.includes(m.name) ? [{ m, i, g, j }] : [])),
+  );
   return sql`grp(g, variant) as (${groupRows(groups)}),
     bounds as (
       select cm.metric, grp.g, min(cm.lo) as lo, max(cm.hi) as hi

@@ -9,7 +9,7 @@ import { DAY_MS, startOfUtcDay, utcDay } from '../kernel/utc-day.ts';
 import type { RunKind } from '../schemas/analysis-run.ts';
 import type { ExperimentConfig } from '../schemas/experiment-config.ts';
 import { readArrivals } from './arrivals.ts';
-import type { MetricInput, RunInputs } from './compute-run.ts';
+import { type MetricInput, type RunInputs, showsDistribution } from './compute-run.ts';
 import { readArmSamples } from './metric-samples.ts';
 import type { Method } from './metric-test.ts';
 import { readFoldedQuantileArms } from './quantile-counts-sql.ts';
@@ -80,7 +80,8 @@ export async function readRunInputs(
   );
   const scope = valueScope(found, request.windowEnd);
   const treatments = Object.keys(shares).filter((a) => a !== control);
-  const groups = treatments.map((t) => ({ key: t, variants: [control, t] }));
+  const binned = config.metrics.filter(showsDistribution).map((m) => m.name);
+  const groups = treatments.map((t) => ({ key: t, variants: [control, t], metrics: binned }));
   const stats = await readSufficientStats(ctx.db, scope, config.metrics, groups);
   const overrides = await methodOverrides(ctx, found.row.id);
   const truncated = await retentionTruncated(ctx, found.row.orgId, windowStart);
