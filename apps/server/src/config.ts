@@ -296,6 +296,11 @@ function kafkaOf(s: Settings): Config['kafka'] {
   return { brokers: s.ARBITER_KAFKA_BROKERS.split(','), topic: s.ARBITER_KAFKA_TOPIC };
 }
 
+/** The parts a deployment past one machine puts under Arbiter: the Kafka log, the text store. */
+function scaleOutOf(s: Settings, env: Env): Pick<Config, 'kafka' | 'blob'> {
+  return { kafka: kafkaOf(s), blob: blobOf(s, env) };
+}
+
 function devSessionsOffLoopback(s: Settings): boolean {
   return (
     s.ARBITER_SESSION_JWKS_URL === undefined &&
@@ -358,8 +363,7 @@ export function loadConfig(env: Env, cwd = process.cwd()): Config {
     maxDatasetItems: s.ARBITER_MAX_DATASET_ITEMS,
     maxDatasetItemBytes: s.ARBITER_MAX_DATASET_ITEM_BYTES,
     ingestWorker: s.ARBITER_INGEST_WORKER,
-    kafka: kafkaOf(s),
-    blob: blobOf(s, env),
+    ...scaleOutOf(s, env),
     nightlyCron: s.ARBITER_NIGHTLY_CRON,
     scheduler: s.ARBITER_SCHEDULER,
     minEventsPerArm: s.ARBITER_MIN_EVENTS_PER_ARM,

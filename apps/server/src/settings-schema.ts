@@ -190,7 +190,7 @@ export const SettingsSchema = Type.Object({
       pattern: '^s3://[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](/[^\\s]*)?$',
       errorMessage: 'expected s3://bucket or s3://bucket/prefix, got "{value}"',
       description:
-        '`s3://bucket/prefix`: model calls\' prompt and response go to this S3 bucket (created when missing) before the 202, the event row keeps a reference; credentials from AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_REGION. Unset = text stays in the row',
+        "`s3://bucket/prefix`: model calls' prompt and response go to this S3 bucket (created when missing) before the 202, the event row keeps a reference; credentials from AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_REGION. Unset = text stays in the row",
     }),
   ),
   ARBITER_BLOB_ENDPOINT: Type.Optional(

@@ -30,7 +30,12 @@ async function offloadOne(
 ): Promise<AcceptedEvent> {
   const packed = packModelText(event.prompt, event.response);
   const key = await store.put(
-    { orgId, day: utcDay(new Date(event.timestamp)), eventId: event.event_id, sha256: packed.sha256 },
+    {
+      orgId,
+      day: utcDay(new Date(event.timestamp)),
+      eventId: event.event_id,
+      sha256: packed.sha256,
+    },
     packed.body,
   );
   const { prompt: _prompt, response: _response, ...rest } = event;
