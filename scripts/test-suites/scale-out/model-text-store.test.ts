@@ -271,6 +271,34 @@ describe('model text in object storage', () => {
     }
   });
 
+  it('works the same on the database log: the COPY path stores the reference', async () => {
+    const single = await startHarness({
+      ARBITER_BLOB_URL: `s3://${bucket}/single`,
+      ARBITER_BLOB_ENDPOINT: endpoint,
+      ...KEYS,
+    });
+    try {
+      const other = await single.org('single-log');
+      const exp = await single.experiment(other.admin, { name: 'single-log-exp' });
+      const event = { ...call('single-1', PROMPT, RESPONSE), experiment_id: exp };
+      const res = await send(single, other.secret, [event]);
+      expect(res.statusCode, res.body).toBe(202);
+      const [row] = await rows<Record<string, unknown>>(
+        single.ctx.db,
+        sql`select prompt, text_key, prompt_bytes from events where event_id = 'single-1'`,
+      );
+      expect(row).toMatchObject({ prompt: null, prompt_bytes: 900 * 1024 });
+      expect(String(row?.text_key)).toMatch(new RegExp(`^single/${other.orgId}/`));
+      const exported = await single.ingest(other.secret, {
+        method: 'GET',
+        url: `/v1/events/export?experiment=${exp}&day=${today()}`,
+      });
+      expect(JSON.parse(exported.body).prompt === PROMPT).toBe(true);
+    } finally {
+      await single.close();
+    }
+  });
+
   it("deletes the store's days past the plan's retention with the events", async () => {
     const purged = await purgeExpiredEvents(h.ctx, new Date(Date.now() + 400 * DAY_MS));
     expect(purged).toBeGreaterThanOrEqual(1);
