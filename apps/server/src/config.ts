@@ -58,6 +58,8 @@ export interface Config {
   ingestWorker: boolean;
   /** Kafka as the event log: its brokers and topic; null = the database is the log. */
   kafka: { brokers: string[]; topic: string } | null;
+  /** Model text in object storage (ARBITER_BLOB_URL); null = the text stays in the row. */
+  blob: BlobStoreConfig | null;
   /** Cron expression (UTC) of the nightly analysis of the previous UTC day. */
   nightlyCron: string;
   /** Start the nightly scheduler in this process (one runner at a time across processes). */
@@ -131,6 +133,18 @@ export class ConfigError extends Error {
 
 type Env = Record<string, string | undefined>;
 
+/** Where model text is stored with ARBITER_BLOB_URL. */
+export interface BlobStoreConfig {
+  bucket: string;
+  /** The key prefix, ending in "/" (or empty). */
+  prefix: string;
+  /** An S3-compatible server's URL (addressed path-style); null = AWS S3. */
+  endpoint: string | null;
+  region: string;
+  /** From AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY; null = the AWS SDK's default chain. */
+  credentials: { accessKeyId: string; secretAccessKey: string; sessionToken?: string } | null;
+}
+
 /** A variable's value with surrounding spaces trimmed; empty counts as unset. */
 function text(env: Env, name: string): string | null {
   const v = env[name];
@@ -192,6 +206,10 @@ const RELATIONS: Partial<
       ? `must differ from ARBITER_PORT (${read.ARBITER_PORT}): the metrics get a listener of their own`
       : undefined;
   },
+  ARBITER_BLOB_ENDPOINT: (_env, read) =>
+    read.ARBITER_BLOB_ENDPOINT !== undefined && read.ARBITER_BLOB_URL === undefined
+      ? 'needs ARBITER_BLOB_URL: it names the bucket the endpoint serves'
+      : undefined,
   // Development tokens are minted here without an audience: the setting is for a provider's.
   ARBITER_SESSION_AUDIENCE: (_env, read) =>
     read.ARBITER_SESSION_AUDIENCE !== undefined && read.ARBITER_SESSION_JWKS_URL === undefined
@@ -246,10 +264,41 @@ function enforceLimitsOf(s: Settings): boolean {
 }
 
 /** Development sessions let off loopback for a trial: every start warns about it. */
+/**
+ * Object storage for model text when ARBITER_BLOB_URL is set. The credentials are the standard
+ * AWS variables; without a key pair the AWS SDK's own chain (profile, instance role) applies.
+ */
+function blobOf(s: Settings, env: Env): Config['blob'] {
+  if (s.ARBITER_BLOB_URL === undefined) return null;
+  const [bucket = '', ...rest] = s.ARBITER_BLOB_URL.slice('s3://'.length).split('/');
+  const prefix = rest.join('/').replace(/^\/+|\/+$/g, '');
+  const accessKeyId = text(env, 'AWS_ACCESS_KEY_ID');
+  const secretAccessKey = text(env, 'AWS_SECRET_ACCESS_KEY');
+  return {
+    bucket,
+    prefix: prefix === '' ? '' : `${prefix}/`,
+    endpoint: s.ARBITER_BLOB_ENDPOINT ?? null,
+    region: text(env, 'AWS_REGION') ?? text(env, 'AWS_DEFAULT_REGION') ?? 'us-east-1',
+    credentials:
+      accessKeyId === null || secretAccessKey === null
+        ? null
+        : {
+            accessKeyId,
+            secretAccessKey,
+            sessionToken: text(env, 'AWS_SESSION_TOKEN') ?? undefined,
+          },
+  };
+}
+
 /** Kafka as the event log when brokers are set. */
 function kafkaOf(s: Settings): Config['kafka'] {
   if (s.ARBITER_KAFKA_BROKERS === undefined) return null;
   return { brokers: s.ARBITER_KAFKA_BROKERS.split(','), topic: s.ARBITER_KAFKA_TOPIC };
+}
+
+/** The parts a deployment past one machine puts under Arbiter: the Kafka log, the text store. */
+function scaleOutOf(s: Settings, env: Env): Pick<Config, 'kafka' | 'blob'> {
+  return { kafka: kafkaOf(s), blob: blobOf(s, env) };
 }
 
 function devSessionsOffLoopback(s: Settings): boolean {
@@ -314,7 +363,7 @@ export function loadConfig(env: Env, cwd = process.cwd()): Config {
     maxDatasetItems: s.ARBITER_MAX_DATASET_ITEMS,
     maxDatasetItemBytes: s.ARBITER_MAX_DATASET_ITEM_BYTES,
     ingestWorker: s.ARBITER_INGEST_WORKER,
-    kafka: kafkaOf(s),
+    ...scaleOutOf(s, env),
     nightlyCron: s.ARBITER_NIGHTLY_CRON,
     scheduler: s.ARBITER_SCHEDULER,
     minEventsPerArm: s.ARBITER_MIN_EVENTS_PER_ARM,

@@ -21,6 +21,7 @@ import type {
   Judge,
   Mailer,
   Metrics,
+  ModelTextStore,
 } from './kernel/ports.ts';
 
 /**
@@ -45,6 +46,8 @@ export interface Context {
   orgState: OrgStateCache;
   /** The permanent event log every acceptance appends to. */
   eventLog: EventLog;
+  /** Where model calls' text goes (ARBITER_BLOB_URL); null = it stays in the event row. */
+  modelText: ModelTextStore | null;
   /** Folds the event log into the per-user daily aggregates. */
   worker: FoldWorker;
   /** Prometheus counters (ARBITER_METRICS), or `silentMetrics` when they are off. */

@@ -128,6 +128,13 @@ async function createIntegrations(config: Config) {
   return { mailer, judge, identityDirectory, billing, billingWebhooks };
 }
 
+/** The object store of model text when ARBITER_BLOB_URL is set; the AWS SDK is loaded only then. */
+async function modelTextStoreOf(config: Config) {
+  if (config.blob === null) return null;
+  const { S3ModelTextStore } = await import('./integrations/blob/s3-model-text-store.ts');
+  return new S3ModelTextStore(config.blob);
+}
+
 /**
  * The database is the log unless Kafka is set; the Kafka client is loaded only then. A
  * process that runs the fold worker reads the topic; the others only produce to it.
@@ -154,6 +161,7 @@ export async function createContext(config: Config, parts: ContextParts = {}): P
   const secretKey = secretKeyOf(config);
   const clock = parts.clock ?? systemClock;
   const eventLog = await eventLogOf(config, handle);
+  const modelText = await modelTextStoreOf(config);
   const disk = diskGuardOf(handle, config, parts.freeSpace);
   const metrics = config.metrics ? createMetrics(handle) : silentMetrics;
   const worker = new FoldWorker(eventLog, log, () => disk?.writesAccepted() ?? true, metrics);
@@ -179,6 +187,7 @@ export async function createContext(config: Config, parts: ContextParts = {}): P
     apiKeys,
     orgState,
     eventLog,
+    modelText,
     worker,
     metrics,
     lifecycle: new Lifecycle(),
@@ -196,6 +205,7 @@ export async function createContext(config: Config, parts: ContextParts = {}): P
       await offlineScoring.stop();
       await worker.stop();
       await eventLog.close?.();
+      modelText?.close();
       await contactNotifier.idle();
       mailer?.close();
       await changes?.stop();

@@ -185,6 +185,22 @@ export const SettingsSchema = Type.Object({
     errorMessage: 'expected a Kafka topic name (letters, digits, ".", "_", "-")',
     description: 'the Kafka topic of accepted events, with `ARBITER_KAFKA_BROKERS`',
   }),
+  ARBITER_BLOB_URL: Type.Optional(
+    Type.String({
+      pattern: '^s3://[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](/[^\\s]*)?$',
+      errorMessage: 'expected s3://bucket or s3://bucket/prefix, got "{value}"',
+      description:
+        "`s3://bucket/prefix`: model calls' prompt and response go to this S3 bucket (created when missing) before the 202, the event row keeps a reference; credentials from AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_REGION. Unset = text stays in the row",
+    }),
+  ),
+  ARBITER_BLOB_ENDPOINT: Type.Optional(
+    Type.String({
+      pattern: '^https?://',
+      errorMessage: 'expected an http:// or https:// URL, got "{value}"',
+      description:
+        'the S3-compatible server of `ARBITER_BLOB_URL` (MinIO, versitygw, R2…), addressed path-style; unset = AWS S3',
+    }),
+  ),
   // Five fields, minute to weekday; checked for shape here, fully by the scheduler at start.
   ARBITER_NIGHTLY_CRON: Type.String({
     pattern: '^\\S+(\\s+\\S+){4}$',

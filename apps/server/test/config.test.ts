@@ -113,4 +113,40 @@ describe('loadConfig', () => {
       'smtps://u:p@mail.test:465',
     );
   });
+
+  it('keeps model text in the row until ARBITER_BLOB_URL names a bucket', () => {
+    expect(loadConfig({}).blob).toBeNull();
+    expect(
+      loadConfig({
+        ARBITER_BLOB_URL: 's3://arbiter-text/model/text/',
+        ARBITER_BLOB_ENDPOINT: 'http://127.0.0.1:9000',
+        AWS_ACCESS_KEY_ID: 'id',
+        AWS_SECRET_ACCESS_KEY: 'secret',
+        AWS_REGION: 'eu-west-1',
+      }).blob,
+    ).toEqual({
+      bucket: 'arbiter-text',
+      prefix: 'model/text/',
+      endpoint: 'http://127.0.0.1:9000',
+      region: 'eu-west-1',
+      credentials: { accessKeyId: 'id', secretAccessKey: 'secret', sessionToken: undefined },
+    });
+    // No key pair: the AWS SDK's own chain (profile, instance role) finds the credentials.
+    expect(loadConfig({ ARBITER_BLOB_URL: 's3://arbiter-text' }).blob).toMatchObject({
+      prefix: '',
+      endpoint: null,
+      region: 'us-east-1',
+      credentials: null,
+    });
+  });
+
+  it.each([
+    [{ ARBITER_BLOB_URL: 'https://bucket' }, 'ARBITER_BLOB_URL: expected s3://bucket'],
+    [
+      { ARBITER_BLOB_ENDPOINT: 'http://127.0.0.1:9000' },
+      'ARBITER_BLOB_ENDPOINT: needs ARBITER_BLOB_URL',
+    ],
+  ])('refuses object storage settings that cannot work: %j', (env, message) => {
+    expect(() => loadConfig(env)).toThrow(message);
+  });
 });

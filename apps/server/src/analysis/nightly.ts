@@ -19,7 +19,9 @@ const LEASE_MS = 2 * 3600 * 1000;
 export const SCHEDULED_FOLD_WAIT_MS = 3600 * 1000;
 
 /** The nightly run: the judge scores first, then the fold gate and every experiment's run. */
-export type NightlyDeps = RunDeps & FoldGateDeps & Pick<Context, 'judge' | 'metrics'>;
+export type NightlyDeps = RunDeps &
+  FoldGateDeps &
+  Pick<Context, 'judge' | 'metrics' | 'modelText' | 'log'>;
 
 export interface NightlySummary {
   day: string;

@@ -4,15 +4,19 @@ import { eventClaims, events, orgs, retentionWatermarks } from '../db/schema.ts'
 import { effectivePlan } from '../domain/plans/effective-plan.ts';
 import { PLAN_LIMITS } from '../domain/plans.ts';
 import { DAY_MS } from '../kernel/utc-day.ts';
+import { purgeExpiredText } from './text-retention.ts';
 
 /**
- * Deletes raw events older than each org's plan retention once they are folded, and the event
- * ids a Kafka log claimed before the same cutoff. The per-user
- * daily aggregates stay,
+ * Deletes raw events older than each org's plan retention once they are folded, the event
+ * ids a Kafka log claimed before the same cutoff, and the object store's days of model text
+ * before it (ARBITER_BLOB_URL). The per-user daily aggregates stay,
  * so an analysis window is never shortened; the watermark lets a run say its window reaches
  * before the oldest raw event (`retention_truncated`).
  */
-export async function purgeExpiredEvents(ctx: Pick<Context, 'db'>, now: Date): Promise<number> {
+export async function purgeExpiredEvents(
+  ctx: Pick<Context, 'db' | 'modelText' | 'log'>,
+  now: Date,
+): Promise<number> {
   let purged = 0;
   for (const org of await ctx.db.select({ id: orgs.id }).from(orgs)) {
     const { plan } = await effectivePlan(ctx.db, org.id, now);
@@ -34,6 +38,7 @@ export async function purgeExpiredEvents(ctx: Pick<Context, 'db'>, now: Date): P
     await ctx.db
       .delete(eventClaims)
       .where(and(eq(eventClaims.orgId, org.id), lt(eventClaims.claimedAt, cutoff)));
+    await purgeExpiredText(ctx, org.id, cutoff);
     if (deleted.length > 0) {
       await ctx.db
         .insert(retentionWatermarks)

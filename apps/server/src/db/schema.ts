@@ -269,6 +269,13 @@ export const events = pgTable(
     error: text('error'),
     prompt: text('prompt'),
     response: text('response'),
+    // With object storage (ARBITER_BLOB_URL) a model call's text is not in the row: these say
+    // where it is (the object's key), how many UTF-8 bytes of it are the prompt and the
+    // response (null: the event has none), and the object's SHA-256 (docs/decisions.md#model-text-in-object-storage).
+    textKey: text('text_key'),
+    promptBytes: integer('prompt_bytes'),
+    responseBytes: integer('response_bytes'),
+    textSha256: text('text_sha256'),
     businessMetric: text('business_metric'),
     value: doublePrecision('value'),
     metadata: jsonb('metadata').$type<Record<string, unknown>>(),

@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isDatabaseTimeout } from '../db/database-timeout.ts';
 import { isEventLogUnavailable } from '../ingest/event-log-unavailable.ts';
+import { isModelTextUnavailable } from '../ingest/offload-text.ts';
 import { refuseContentEncoding } from './content-encoding.ts';
 import { problemOfOutcome } from './outcome-problems.ts';
 import { PROBLEM_MEDIA_TYPE, problemBody } from './problem-body.ts';
@@ -43,6 +44,8 @@ function describe(issue: ValidationIssue): string {
 const DATABASE_RETRY_AFTER_SECONDS = 5;
 /** A broker failover (a new partition leader) takes seconds: long enough for one to finish. */
 const EVENT_LOG_RETRY_AFTER_SECONDS = 5;
+/** An object store that did not take a batch's text: the same pause as the log's. */
+const MODEL_TEXT_RETRY_AFTER_SECONDS = 5;
 
 /** Client errors Fastify raises with a status of their own, by that status. */
 const CLIENT_ERROR_SLUGS: Record<number, ProblemSlug> = {
@@ -189,6 +192,18 @@ function sendEventLogUnavailable(error: Error, request: FastifyRequest, reply: F
   );
 }
 
+/** The object store did not take a batch's text: nothing was appended or metered; retry it. */
+function sendModelTextUnavailable(error: Error, request: FastifyRequest, reply: FastifyReply) {
+  request.log.warn({ err: error.cause }, 'the object store did not take model text');
+  reply.header('retry-after', String(MODEL_TEXT_RETRY_AFTER_SECONDS));
+  return send(
+    reply,
+    request,
+    'model-text-unavailable',
+    `Request ${request.id}: the object store did not take the model text; nothing was stored, retry it`,
+  );
+}
+
 /**
  * Three tiers: our own problems; framework and validation errors mapped to their catalogue
  * entries; anything else logged with the request id and answered as a generic 500, so no
@@ -212,6 +227,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
     if (answer !== null) return send(reply, request, answer.slug, answer.detail);
     if (isDatabaseTimeout(error)) return sendDatabaseTimeout(request, reply);
     if (isEventLogUnavailable(error)) return sendEventLogUnavailable(error, request, reply);
+    if (isModelTextUnavailable(error)) return sendModelTextUnavailable(error, request, reply);
     return sendInternalError(error, 'unhandled error', request, reply);
   });
 

@@ -357,6 +357,12 @@ export const PROBLEMS = {
     about:
       'The server keeps accepted events on a replicated log (Kafka, with `ARBITER_KAFKA_BROKERS`) and answers 202 only once the log has them; the log did not acknowledge this batch. Nothing of it was stored or metered. Retry after `Retry-After` seconds with the same event ids.',
   },
+  'model-text-unavailable': {
+    status: 503,
+    title: 'The object store cannot take model text right now',
+    about:
+      "The server keeps model calls' prompt and response in an object store (`ARBITER_BLOB_URL`) and answers 202 only once the store has them; the store did not take this batch's text. Nothing of the batch was stored or metered. Retry after `Retry-After` seconds with the same event ids.",
+  },
   'shutting-down': {
     status: 503,
     title: 'The server is shutting down',

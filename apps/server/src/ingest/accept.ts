@@ -7,6 +7,7 @@ import type { TimeSlice } from '../kernel/time-slice.ts';
 import { EventIdClaims } from './event-id-claims.ts';
 import type { AppendResult } from './event-log.ts';
 import type { AcceptedEvent } from './event-schema.ts';
+import { offloadModelText } from './offload-text.ts';
 import { checkEvent, type TimestampRule } from './validate-event.ts';
 
 export interface Rejection {
@@ -33,8 +34,11 @@ export interface AcceptOutcome {
   now: Date;
 }
 
-/** What acceptance reads: the time, the org's cached state, the limits switch, the log; what it counts in. */
-export type AcceptDeps = Pick<Context, 'clock' | 'orgState' | 'config' | 'eventLog' | 'metrics'>;
+/** What acceptance reads: the time, the org's cached state, the limits switch, the log and the text store; what it counts in. */
+export type AcceptDeps = Pick<
+  Context,
+  'clock' | 'orgState' | 'config' | 'eventLog' | 'metrics' | 'modelText'
+>;
 
 export interface AcceptOptions {
   /** Which timestamps are taken (see TimestampRule); `live` unless said. */
@@ -53,6 +57,7 @@ async function checkEach(
   state: OrgState,
   now: Date,
   options: AcceptOptions,
+  textInStore: boolean,
 ) {
   const rule = options.timestamps ?? 'live';
   const ids = options.ids ?? new EventIdClaims();
@@ -64,7 +69,7 @@ async function checkEach(
   const beforeWindow = new Set<string>();
   for (const [index, item] of raw.entries()) {
     if (options.slice?.due) await options.slice.pause();
-    const check = checkEvent(item, state, now, nowText, rule);
+    const check = checkEvent(item, state, now, nowText, rule, textInStore);
     if (!check.ok) {
       rejected.push({ index, detail: check.detail });
       continue;
@@ -140,7 +145,8 @@ export async function acceptEvents(
   const now = ctx.clock.now();
   const state = await ctx.orgState.get(orgId);
   const limits = PLAN_LIMITS[state.plan];
-  const { rejected, valid, validIndex, beforeWindow } = await checkEach(raw, state, now, options);
+  const checked = await checkEach(raw, state, now, options, ctx.modelText !== null);
+  const { rejected, validIndex, beforeWindow } = checked;
   const enforce = ctx.config.enforceLimits && !limits.bills_overage;
   const base = {
     configVersion: state.configVersion,
@@ -148,8 +154,8 @@ export async function acceptEvents(
     resetsAt: monthResetsAt(now),
     now,
   };
-  if (valid.length === 0) {
-    countOutcomes(ctx.metrics, raw, rejected, valid, null);
+  if (checked.valid.length === 0) {
+    countOutcomes(ctx.metrics, raw, rejected, checked.valid, null);
     return {
       ...base,
       accepted: 0,
@@ -160,6 +166,11 @@ export async function acceptEvents(
       beforeWindow: 0,
     };
   }
+  // The text is stored before the log has the event: a 202 never names text not stored.
+  const valid =
+    ctx.modelText === null
+      ? checked.valid
+      : await offloadModelText(ctx.modelText, orgId, checked.valid);
   const result = await ctx.eventLog.append({
     orgId,
     events: valid,

@@ -58,9 +58,31 @@ export const EventSchema = Type.Object(
 );
 export type IncomingEvent = Static<typeof EventSchema>;
 
+/**
+ * The same event when an object store keeps model text (ARBITER_BLOB_URL): the prompt and the
+ * response may then be as long as the request's body limit allows; the contract's 200,000
+ * units cap only text kept in the event row.
+ */
+export const EventSchemaTextInStore = Type.Object(
+  { ...EventSchema.properties, prompt: Type.Optional(Text()), response: Type.Optional(Text()) },
+  { additionalProperties: false },
+);
+
+/**
+ * Where a model call's text went when an object store holds it (ARBITER_BLOB_URL): the
+ * object's key, the UTF-8 bytes of the prompt and of the response in it (absent: the event
+ * has none) and the SHA-256 of the object. The event then carries no `prompt`/`response`.
+ */
+export interface StoredTextRef {
+  text_key: string;
+  prompt_bytes?: number;
+  response_bytes?: number;
+  text_sha256: string;
+}
+
 /** An event that passed every check, with its experiment resolved to the canonical id. */
 export type AcceptedEvent = Omit<IncomingEvent, 'variant'> & {
   variant: string | null;
   received_at: string;
   is_test: boolean;
-};
+} & Partial<StoredTextRef>;

@@ -9,9 +9,15 @@ import {
 import type { OrgState } from '../domain/org-state-cache.ts';
 import { utcDay } from '../kernel/utc-day.ts';
 import { compileBodyValidator } from '../schemas/validators.ts';
-import { type AcceptedEvent, EventSchema, type IncomingEvent } from './event-schema.ts';
+import {
+  type AcceptedEvent,
+  EventSchema,
+  EventSchemaTextInStore,
+  type IncomingEvent,
+} from './event-schema.ts';
 
-const checkShape = compileBodyValidator(EventSchema);
+const checkRowShape = compileBodyValidator(EventSchema);
+const checkStoreShape = compileBodyValidator(EventSchemaTextInStore);
 
 export type EventCheck =
   | {
@@ -38,7 +44,7 @@ const UTC_TIMESTAMP = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 export type TimestampRule = 'live' | 'history';
 
 /** The shape check's first failure, as "<field>: <what is wrong>". */
-function shapeProblem(): string {
+function shapeProblem(checkShape: typeof checkRowShape): string {
   const issue = checkShape.errors?.[0];
   const path =
     issue?.keyword === 'required'
@@ -110,8 +116,11 @@ export function checkEvent(
   receivedAt: Date,
   receivedAtText: string = receivedAt.toISOString(),
   rule: TimestampRule = 'live',
+  textInStore = false,
 ): EventCheck {
-  if (!checkShape(raw)) return { ok: false, detail: shapeProblem() };
+  // Text kept in the row has the contract's cap; text in an object store only the body limit.
+  const checkShape = textInStore ? checkStoreShape : checkRowShape;
+  if (!checkShape(raw)) return { ok: false, detail: shapeProblem(checkShape) };
   const e = raw as IncomingEvent;
   const experiment = state.lookup.get(e.experiment_id);
   if (!experiment)

@@ -146,3 +146,28 @@ export const silentMetrics: Metrics = {
   observeRequest: () => {},
   scrape: async () => ({ contentType: 'text/plain', text: '' }),
 };
+
+/** Which model call an object of text belongs to: the parts of its key. */
+export interface ModelTextObject {
+  orgId: string;
+  /** The UTC day of the event's timestamp, YYYY-MM-DD: retention deletes by it. */
+  day: string;
+  eventId: string;
+  /** The SHA-256 of the object's bytes, hex. */
+  sha256: string;
+}
+
+/**
+ * An object store for model calls' prompt and response text (ARBITER_BLOB_URL,
+ * docs/decisions.md#model-text-in-object-storage). Every method rejects when the store
+ * cannot be reached; `get` of a key that is not there rejects too.
+ */
+export interface ModelTextStore {
+  /** Stores the bytes (creating the bucket the first time when missing); returns the key. */
+  put(object: ModelTextObject, body: Uint8Array): Promise<string>;
+  get(key: string): Promise<Uint8Array>;
+  /** The UTC days the org has text stored under, YYYY-MM-DD, in order. */
+  days(orgId: string): Promise<string[]>;
+  /** Deletes every object of the org's day; returns how many. */
+  deleteDay(orgId: string, day: string): Promise<number>;
+}

@@ -1,6 +1,7 @@
 import type { Context } from '../../context.ts';
+import { type ModelTextReader, modelTextReader } from '../../domain/events-export/model-text.ts';
 import { usageMonth } from '../../domain/usage-month.ts';
-import type { Judge } from '../../kernel/ports.ts';
+import type { Judge, JudgeOutcome } from '../../kernel/ports.ts';
 import { utcDay } from '../../kernel/utc-day.ts';
 import { type OrgMonth, remainingAllowance, type ScoreRow, storeScores } from './judge-metering.ts';
 import { type JudgeCandidate, sampleUnscored } from './judge-sample.ts';
@@ -21,7 +22,7 @@ export interface JudgeJobCounts {
 /** Judge calls in flight at once; scores are committed after each such batch. */
 export const JUDGE_CONCURRENCY = 4;
 
-type JobContext = Pick<Context, 'db' | 'config' | 'metrics'>;
+type JobContext = Pick<Context, 'db' | 'config' | 'metrics' | 'modelText'>;
 
 function scoreRow(target: JudgeTarget, metric: string, e: JudgeCandidate, score: number): ScoreRow {
   return {
@@ -36,6 +37,28 @@ function scoreRow(target: JudgeTarget, metric: string, e: JudgeCandidate, score:
   };
 }
 
+/**
+ * One candidate scored, its text read back first (from the store when the row refers to it).
+ * Text the store cannot give back is a failed call: not metered, tried again next run.
+ */
+async function scoreCandidate(
+  judge: Judge,
+  readText: ModelTextReader,
+  orgId: string,
+  rubric: string,
+  e: JudgeCandidate,
+): Promise<JudgeOutcome> {
+  let text: Awaited<ReturnType<ModelTextReader>>;
+  try {
+    text = await readText({ orgId, ...e });
+  } catch (error) {
+    return { ok: false, reason: `the model text could not be read: ${(error as Error).message}` };
+  }
+  if (text.prompt === null || text.response === null)
+    return { ok: false, reason: 'the model text could not be read: the row has none' };
+  return judge.score({ rubric, prompt: text.prompt, response: text.response });
+}
+
 async function judgeMetric(
   ctx: JobContext,
   judge: Judge,
@@ -45,6 +68,7 @@ async function judgeMetric(
   counts: JudgeJobCounts,
 ): Promise<void> {
   const sample = await sampleUnscored(ctx.db, target, metric.name, ctx.config.judgeSamplePerRun);
+  const readText = modelTextReader(ctx.modelText);
   let room = await remainingAllowance(ctx.db, org);
   let next = 0;
   // Only calls that fit are made: a judge call costs money even when its score is dropped.
@@ -52,9 +76,7 @@ async function judgeMetric(
     const batch = sample.slice(next, next + Math.min(JUDGE_CONCURRENCY, room));
     next += batch.length;
     const outcomes = await Promise.all(
-      batch.map((e) =>
-        judge.score({ rubric: metric.rubric, prompt: e.prompt, response: e.response }),
-      ),
+      batch.map((e) => scoreCandidate(judge, readText, target.orgId, metric.rubric, e)),
     );
     const rows: ScoreRow[] = [];
     outcomes.forEach((outcome, k) => {

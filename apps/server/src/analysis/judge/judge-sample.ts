@@ -1,14 +1,19 @@
-import { and, eq, isNotNull, notExists, sql } from 'drizzle-orm';
+import { and, eq, isNotNull, notExists, or, sql } from 'drizzle-orm';
 import type { Database } from '../../db/connect.ts';
 import { events, judgeScores } from '../../db/schema.ts';
 
+/** A model call to score; its text is in the row, or the row says where the store has it. */
 export interface JudgeCandidate {
   eventId: string;
   userId: string;
   variant: string;
   occurredAt: Date;
-  prompt: string;
-  response: string;
+  prompt: string | null;
+  response: string | null;
+  textKey: string | null;
+  promptBytes: number | null;
+  responseBytes: number | null;
+  textSha256: string | null;
 }
 
 /**
@@ -29,6 +34,10 @@ export async function sampleUnscored(
       occurredAt: events.occurredAt,
       prompt: events.prompt,
       response: events.response,
+      textKey: events.textKey,
+      promptBytes: events.promptBytes,
+      responseBytes: events.responseBytes,
+      textSha256: events.textSha256,
     })
     .from(events)
     .where(
@@ -36,8 +45,9 @@ export async function sampleUnscored(
         eq(events.orgId, target.orgId),
         eq(events.experimentId, target.experimentId),
         eq(events.type, 'model_call'),
-        isNotNull(events.prompt),
-        isNotNull(events.response),
+        // a prompt and a response, in the row or in the store
+        or(isNotNull(events.prompt), isNotNull(events.promptBytes)),
+        or(isNotNull(events.response), isNotNull(events.responseBytes)),
         isNotNull(events.variant),
         notExists(
           db

@@ -15,6 +15,8 @@ import { type ModelTextReader, textInRow } from './model-text.ts';
  */
 export const PAGE_ROWS = 500;
 export const PAGE_BYTES = 4 * 1024 * 1024;
+/** Text reads in flight at once (each a GET when the text is in an object store). */
+const READS_AT_ONCE = 8;
 
 /** A position in the export's order; `at` is the stored instant as microsecond text. */
 interface Cursor {
@@ -84,7 +86,8 @@ async function pageEnd(
   scope: ExportScope,
   cursor: Cursor | null,
 ): Promise<{ end: Cursor; last: boolean } | null> {
-  const bytes = sql<number>`coalesce(octet_length(${events.prompt}), 0) + coalesce(octet_length(${events.response}), 0) + coalesce(octet_length(${events.metadata}::text), 0)`;
+  // Text in the store counts by the sizes its row records: a page is bounded either way.
+  const bytes = sql<number>`coalesce(octet_length(${events.prompt}), 0) + coalesce(octet_length(${events.response}), 0) + coalesce(${events.promptBytes}, 0) + coalesce(${events.responseBytes}, 0) + coalesce(octet_length(${events.metadata}::text), 0)`;
   const keys = await db
     .select({ at: atText, eventId: events.eventId, bytes })
     .from(events)
@@ -122,6 +125,10 @@ const COLUMNS = {
   error: events.error,
   prompt: events.prompt,
   response: events.response,
+  textKey: events.textKey,
+  promptBytes: events.promptBytes,
+  responseBytes: events.responseBytes,
+  textSha256: events.textSha256,
   business_metric: events.businessMetric,
   value: events.value,
   metadata: events.metadata,
@@ -164,6 +171,10 @@ export async function wireEvent(
       eventId: row.event_id,
       prompt: row.prompt,
       response: row.response,
+      textKey: row.textKey,
+      promptBytes: row.promptBytes,
+      responseBytes: row.responseBytes,
+      textSha256: row.textSha256,
     });
     if (text.prompt !== null) line.prompt = text.prompt;
     if (text.response !== null) line.response = text.response;
@@ -187,8 +198,13 @@ export async function* exportLines(
   for (;;) {
     const page = await pageEnd(db, scope, cursor);
     if (page === null) return;
-    for (const row of await pageRows(db, scope, cursor, page.end)) {
-      yield `${JSON.stringify(await wireEvent(row, readText))}\n`;
+    const rows = await pageRows(db, scope, cursor, page.end);
+    // Text in an object store is one read a model call: a few go at once, lines keep their order.
+    for (let i = 0; i < rows.length; i += READS_AT_ONCE) {
+      const lines = await Promise.all(
+        rows.slice(i, i + READS_AT_ONCE).map((row) => wireEvent(row, readText)),
+      );
+      for (const line of lines) yield `${JSON.stringify(line)}\n`;
     }
     if (page.last) return;
     cursor = page.end;

@@ -2,6 +2,7 @@ import { Readable } from 'node:stream';
 import { Type } from 'typebox';
 import type { Context } from '../../context.ts';
 import { exportedExperimentId, exportLines } from '../../domain/events-export/export-lines.ts';
+import { modelTextReader } from '../../domain/events-export/model-text.ts';
 import type { App } from '../../http/app-types.ts';
 import { problemResponses } from '../../http/responses.ts';
 import { orgCallerOf } from '../../http/session-or-key-auth.ts';
@@ -55,7 +56,11 @@ export function register(app: App, ctx: Context): void {
     async (request, reply) => {
       const { orgId } = orgCallerOf(request);
       const experimentId = await exportedExperimentId(ctx.db, orgId, request.query.experiment);
-      const lines = exportLines(ctx.db, { orgId, experimentId, day: request.query.day });
+      const lines = exportLines(
+        ctx.db,
+        { orgId, experimentId, day: request.query.day },
+        modelTextReader(ctx.modelText),
+      );
       const file = `${request.query.experiment}-${request.query.day}`.replace(
         /[^A-Za-z0-9._-]/g,
         '_',
