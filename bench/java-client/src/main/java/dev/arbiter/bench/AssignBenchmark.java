@@ -224,6 +224,15 @@ public class AssignBenchmark {
     return arbiter.stats().sent();
   }
 
+  /** The index of the user the next call assigns. */
+  int nextUser() {
+    return next;
+  }
+
+  String userAt(int i) {
+    return userIds[i];
+  }
+
   long exposuresDropped() {
     return arbiter.stats().dropped();
   }

@@ -67,8 +67,26 @@ final class CompiledCondition {
     Map<String, ?> groups = savedGroups == null ? Map.of() : savedGroups;
     if (interpreted != null) return ConditionEvaluator.evalReadable(attributes, interpreted, groups);
     try {
+      // The field reads and the commonest tests written out here, not called: a call per read
+      // and per test (each too big for the JIT to inline) was half of a five-clause condition's
+      // time (issue 29's speed goal, bench/java-client/RESULTS.md).
       for (FieldTest test : tests) {
-        if (!test.test(read(attributes, test.path), groups)) return false;
+        Object actual = attributes.get(test.first);
+        if (actual instanceof String) {
+          if (test.second != null) actual = null;
+        } else {
+          actual = test.readFrom(actual);
+        }
+        boolean pass;
+        if (test.kind == FieldTest.REMEMBERED) {
+          pass = test.answers.test(actual);
+        } else if (test.kind == FieldTest.IN || test.kind == FieldTest.NOT_IN) {
+          pass = (actual instanceof String ? test.containsOne((String) actual)
+              : test.containsString(actual)) == (test.kind == FieldTest.IN);
+        } else {
+          pass = test.test(actual, groups);
+        }
+        if (!pass) return false;
       }
       return true;
     } catch (RuntimeException | StackOverflowError e) {
@@ -77,10 +95,10 @@ final class CompiledCondition {
     }
   }
 
-  /** {@link ConditionEvaluator#readPath} over a path split beforehand. */
-  private static Object read(Object attributes, String[] path) {
-    Object current = attributes;
-    for (String part : path) {
+  /** {@link ConditionEvaluator#readPath} over a path split beforehand, from {@code current}. */
+  private static Object read(Object current, String[] path, int from) {
+    for (int i = from; i < path.length; i++) {
+      String part = path[i];
       if (current instanceof Map) {
         current = ConditionValues.json(((Map<?, ?>) current).get(part));
       } else if (current instanceof List) {
@@ -93,15 +111,20 @@ final class CompiledCondition {
     return current;
   }
 
+  /** {@link ConditionValues#json} with its two commonest answers first, small enough to inline. */
+  private static Object json(Object value) {
+    return value instanceof String || value instanceof Long ? value : ConditionValues.json(value);
+  }
+
   /**
    * One operator of one field, prepared: which kind of test, and its operand in the form that
    * test reads. A switch on the kind, rather than one class per operator, keeps the call in
    * {@link #matches} to one class the JIT can inline (issue 29's speed goal).
    */
   static final class FieldTest {
-    private static final int IN = 0;
-    private static final int NOT_IN = 1;
-    private static final int REMEMBERED = 2;
+    static final int IN = 0;
+    static final int NOT_IN = 1;
+    static final int REMEMBERED = 2;
     private static final int NUMBER_ORDER = 3;
     private static final int ORDER = 4;
     private static final int NEVER = 5;
@@ -109,7 +132,10 @@ final class CompiledCondition {
     private static final int VALUE = 7;
 
     final String[] path;
-    private final int kind;
+    /** The path's first part, and its second or null: most paths have one part or two. */
+    final String first;
+    final String second;
+    final int kind;
     private final String operator;
     private final Object operand;
     /** IN, NOT_IN: the list's strings (interned), or null for a set of many. */
@@ -119,11 +145,13 @@ final class CompiledCondition {
     private final int low;
     private final int high;
     private final double number;
-    private final Answers answers;
+    final Answers answers;
 
     private FieldTest(String[] path, int kind, String operator, Object operand, String[] strings,
         Set<String> stringSet, int low, int high, Answers answers) {
       this.path = path;
+      this.first = path[0];
+      this.second = path.length > 1 ? path[1] : null;
       this.kind = kind;
       this.operator = operator;
       this.operand = operand;
@@ -199,23 +227,49 @@ final class CompiledCondition {
           operand, null, null, low, high, null);
     }
 
-    /** Whether the field's value passes. */
+    /**
+     * The field's value in {@code attributes}, as the evaluator reads it. Kept small, with the
+     * rare cases (a third part, a list on the way) in another method, so that the JIT inlines it
+     * into the loop: a call per field was most of a five-clause condition's time (issue 29).
+     */
+    Object read(Map<String, ?> attributes) {
+      return readFrom(attributes.get(first));
+    }
+
+    /** {@link #read} from the value of the path's first part. */
+    Object readFrom(Object top) {
+      Object value = json(top);
+      if (second == null || value == null) return value;
+      if (path.length == 2 && value instanceof Map) return json(((Map<?, ?>) value).get(second));
+      return CompiledCondition.read(value, path, 1);
+    }
+
+    /** Whether the field's value passes: the commonest kinds here, small; the rest apart. */
     boolean test(Object actual, Map<String, ?> groups) {
       switch (kind) {
         case IN:
-          return containsString(actual);
+          return actual instanceof String ? containsOne((String) actual) : containsString(actual);
         case NOT_IN:
-          return !containsString(actual);
+          return actual instanceof String ? !containsOne((String) actual) : !containsString(actual);
         case REMEMBERED:
           return answers.test(actual);
         case NUMBER_ORDER:
-          if (actual instanceof Number) {
-            // As ConditionValues.compare: a number against a number, NaN in no order.
-            double value = ((Number) actual).doubleValue();
-            int order = value < number ? -1 : value > number ? 1 : value == number ? 0 : 2;
-            return order >= low && order <= high;
-          }
+          if (actual instanceof Long) return inOrder(((Long) actual).doubleValue());
+          if (actual instanceof Number) return inOrder(((Number) actual).doubleValue());
           return ConditionEvaluator.ordered(actual, operand, low, high);
+        default:
+          return testOther(actual, groups);
+      }
+    }
+
+    // As ConditionValues.compare: a number against a number, NaN in no order.
+    private boolean inOrder(double value) {
+      int order = value < number ? -1 : value > number ? 1 : value == number ? 0 : 2;
+      return order >= low && order <= high;
+    }
+
+    private boolean testOther(Object actual, Map<String, ?> groups) {
+      switch (kind) {
         case ORDER:
           return ConditionEvaluator.ordered(actual, operand, low, high);
         case NEVER:
@@ -228,7 +282,7 @@ final class CompiledCondition {
     }
 
     // As the evaluator's $in: a string equals a string item; an array is in when an element is.
-    private boolean containsString(Object actual) {
+    boolean containsString(Object actual) {
       if (actual instanceof String) return containsOne((String) actual);
       if (actual instanceof List) {
         for (Object element : (List<?>) actual) {
@@ -239,7 +293,7 @@ final class CompiledCondition {
       return false;
     }
 
-    private boolean containsOne(String value) {
+    boolean containsOne(String value) {
       if (strings == null) return stringSet.contains(value);
       for (String s : strings) {
         if (s.equals(value)) return true;
@@ -265,12 +319,16 @@ final class CompiledCondition {
   /**
    * A test that depends on its value alone, with its answers for attribute strings kept: the
    * strings that regexes and versions read (locales, countries, app versions) repeat from user
-   * to user, so a lookup replaces a regex search or a version padding. A direct-mapped table of
-   * {@value #SLOTS} immutable entries, a new string taking its slot's place: bounded, and read
-   * without a lock (an entry is published whole, and a lost write only costs a recomputation).
+   * to user, so a lookup replaces a regex search or a version padding. A table of
+   * {@value #SLOTS} immutable entries in pairs (a string may sit in either slot of its pair, so
+   * two strings of one pair do not keep replacing each other: with one slot each, 6 of the
+   * bench's 91 app versions did, and each of their calls padded its version again), a new
+   * string taking the older entry's place: bounded, and read without a lock (an entry is
+   * published whole, and a lost write only costs a recomputation).
    */
   static final class Answers {
-    private static final int SLOTS = 1024;
+    private static final int PAIR_BITS = 9;
+    private static final int SLOTS = 2 << PAIR_BITS;
 
     private static final class Entry {
       final String key;
@@ -293,10 +351,20 @@ final class CompiledCondition {
       if (!(actual instanceof String)) return compute.test(actual);
       String text = (String) actual;
       int h = text.hashCode();
-      int slot = (h ^ h >>> 16) & (SLOTS - 1);
+      // A multiplicative hash: Java's string hashes of "2.4.0" and "2.4.1" differ in the low
+      // bits only, which a mask of them would put in one pair.
+      int slot = (h * 0x9E3779B9) >>> (32 - PAIR_BITS) << 1;
       Entry entry = slots[slot];
       if (entry != null && entry.key.equals(text)) return entry.answer;
+      Entry other = slots[slot + 1];
+      if (other != null && other.key.equals(text)) return other.answer;
+      return remember(text, slot, entry);
+    }
+
+    // The pair's first slot holds the newer entry: the older one moves to the second.
+    private boolean remember(String text, int slot, Entry first) {
       boolean answer = compute.test(text);
+      if (first != null) slots[slot + 1] = first;
       slots[slot] = new Entry(text, answer);
       return answer;
     }
