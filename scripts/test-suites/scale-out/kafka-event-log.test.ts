@@ -358,6 +358,29 @@ describe('the Kafka event log', () => {
     ).toBe(1);
   });
 
+  it('accepts concurrent batches to one process, each on the topic once', async () => {
+    // The idempotent producer allows one send in flight: concurrent requests share sends.
+    const before = await endOffsets();
+    const ROUNDS = 12;
+    // Batches of 100 users each, so every send touches every partition.
+    const spread = (prefix: string) =>
+      Array.from({ length: 100 }, (_, i) => call(`${prefix}-${i}`, `${prefix}-user-${i}`));
+    // Eight senders, each sending its next batch as soon as the last is answered: sends start
+    // while others are out, as under real load.
+    await Promise.all(
+      Array.from({ length: 8 }, async (_, k) => {
+        for (let round = 0; round < ROUNDS; round++) {
+          const res = await send(spread(`concurrent-${k}-${round}`));
+          expect(res.statusCode, res.body).toBe(202);
+        }
+      }),
+    );
+    accepted += ROUNDS * 8 * 100;
+    expect(await endOffsets()).toBe(before + BigInt(ROUNDS * 8 * 100));
+    expect(await metered()).toBe(accepted);
+    expect(await claimed()).toBe(accepted);
+  });
+
   it('answers 503 with Retry-After and claims and meters nothing when the broker is down', async () => {
     expect(script(['stop', dir]).code).toBe(0);
     const res = await send(batch('third', 5));
