@@ -7,7 +7,7 @@
  * joined and the clock measures ingest, not start-up.
  *
  *   ARBITER_TEST_PG_DIR=… npx tsx bench/server/ingest-cluster.bench.ts
- *   knobs: BENCH_EVENTS (40000), BENCH_BROKERS (1), BENCH_PARTITIONS ("1,3")
+ *   knobs: BENCH_EVENTS (40000), BENCH_BROKERS (1), BENCH_PARTITIONS ("1,3"), BENCH_APIS (1)
  */
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -26,6 +26,8 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const TOTAL = Number(process.env.BENCH_EVENTS ?? 40_000);
 const BROKERS = Number(process.env.BENCH_BROKERS ?? 1);
 const PARTITIONS = (process.env.BENCH_PARTITIONS ?? '1,3').split(',').map(Number);
+/** API processes of the Kafka deployments (the senders spread over them). */
+const APIS = Number(process.env.BENCH_APIS ?? 1);
 const PER_BATCH = 100;
 const CONCURRENCY = 8;
 
@@ -55,7 +57,7 @@ function post(url: string, key: string, body: string): Promise<number> {
 
 /** `batches` batches of 100 model calls, CONCURRENCY at a time; any answer but 202 ends the run. */
 async function send(
-  url: string,
+  urls: readonly string[],
   key: string,
   experimentId: string,
   prefix: string,
@@ -63,7 +65,9 @@ async function send(
 ) {
   let next = 0;
   await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
+    // Sender k talks to API process k mod their number, as a load balancer spreads connections.
+    Array.from({ length: CONCURRENCY }, async (_, k) => {
+      const url = urls[k % urls.length] as string;
       while (next < batches) {
         const b = next++;
         const events = modelCallsForUsers(experimentId, PER_BATCH, {
@@ -98,14 +102,14 @@ interface Rate {
 }
 
 /** A warm-up batch folded, then TOTAL events: accepted (202s) and accepted-and-folded per second. */
-async function timed(url: string, key: string, experimentId: string, dbUrl: string) {
+async function timed(urls: readonly string[], key: string, experimentId: string, dbUrl: string) {
   const client = new pg.Client({ connectionString: dbUrl });
   await client.connect();
   try {
-    await send(url, key, experimentId, 'warm', 1);
+    await send(urls, key, experimentId, 'warm', 1);
     await untilFolded(client, PER_BATCH);
     const started = performance.now();
-    await send(url, key, experimentId, 'bench', TOTAL / PER_BATCH);
+    await send(urls, key, experimentId, 'bench', TOTAL / PER_BATCH);
     const accepted = performance.now();
     await untilFolded(client, PER_BATCH + TOTAL);
     const folded = performance.now();
@@ -123,7 +127,7 @@ async function singleNode(): Promise<Rate> {
   const db = await freshPostgres();
   const bench = await startBenchServer(db.url);
   try {
-    return await timed(bench.server.url, bench.secretKey, bench.experimentId, db.url);
+    return await timed([bench.server.url], bench.secretKey, bench.experimentId, db.url);
   } finally {
     await bench.stop();
     rmSync(bench.env.ARBITER_DATA_DIR as string, { recursive: true, force: true });
@@ -131,7 +135,7 @@ async function singleNode(): Promise<Rate> {
   }
 }
 
-/** One API process producing to a topic of `partitions`, and as many fold workers. */
+/** APIS API processes producing to a topic of `partitions`, and as many fold workers. */
 async function cluster(brokers: string, partitions: number): Promise<Rate> {
   const db = await freshPostgres();
   const topic = `arbiter.bench.${randomBytes(3).toString('hex')}`;
@@ -140,11 +144,11 @@ async function cluster(brokers: string, partitions: number): Promise<Rate> {
   await admin.close();
   const kafka = { ARBITER_KAFKA_BROKERS: brokers, ARBITER_KAFKA_TOPIC: topic };
   const bench = await startBenchServer(db.url, { ...kafka, ARBITER_INGEST_WORKER: 'false' });
-  const workers: Array<{ server: RunningServer; dir: string }> = [];
+  const processes: Array<{ server: RunningServer; dir: string }> = [];
   try {
     for (let i = 0; i < partitions; i++) {
       const dir = mkdtempSync(join(tmpdir(), 'arbiter-bench-fold-'));
-      workers.push({
+      processes.push({
         dir,
         server: await startServer({
           ...bench.env,
@@ -155,7 +159,14 @@ async function cluster(brokers: string, partitions: number): Promise<Rate> {
         }),
       });
     }
-    return await timed(bench.server.url, bench.secretKey, bench.experimentId, db.url);
+    const urls = [bench.server.url];
+    for (let i = 1; i < APIS; i++) {
+      const dir = mkdtempSync(join(tmpdir(), 'arbiter-bench-api-'));
+      const api = { ...bench.env, ...kafka, ARBITER_DATA_DIR: dir, ARBITER_INGEST_WORKER: 'false' };
+      processes.push({ dir, server: await startServer(api) });
+      urls.push(processes.at(-1)?.server.url as string);
+    }
+    return await timed(urls, bench.secretKey, bench.experimentId, db.url);
   } catch (error) {
     console.error(
       `the API process's log ends:\n${bench.server
@@ -165,7 +176,7 @@ async function cluster(brokers: string, partitions: number): Promise<Rate> {
     );
     throw error;
   } finally {
-    for (const w of workers) {
+    for (const w of processes) {
       w.server.child.kill('SIGTERM');
       await w.server.exited;
       rmSync(w.dir, { recursive: true, force: true });
@@ -191,7 +202,7 @@ async function main() {
   try {
     const brokers = kafkaCluster(['start', String(BROKERS), dir]);
     console.log(
-      `events: ${TOTAL} in batches of ${PER_BATCH}, ${CONCURRENCY} senders, ${BROKERS} broker(s); load average ${loadavg()[0]?.toFixed(2)}`,
+      `events: ${TOTAL} in batches of ${PER_BATCH}, ${CONCURRENCY} senders, ${BROKERS} broker(s), ${APIS} Kafka API process(es); load average ${loadavg()[0]?.toFixed(2)}`,
     );
     const base = await singleNode();
     console.log(
