@@ -5,6 +5,8 @@
 #
 #   bash scripts/kafka-cluster.sh start N DIR   prints the bootstrap list as its last line
 #   bash scripts/kafka-cluster.sh stop DIR      stops every node started in DIR
+#   bash scripts/kafka-cluster.sh restart DIR   starts DIR's stopped or killed nodes again, on
+#                                               their ports and data; prints the bootstrap list
 #   bash scripts/kafka-cluster.sh install       only fetches what `start` needs
 #
 # Everything a node keeps is under DIR: broker-<i>/ (its properties and data), broker-<i>.log,
@@ -21,7 +23,7 @@ lib="$root/.tools/kafka-$version/lib"
 . "$root/scripts/lib/local-server.sh"
 
 usage() {
-  echo "usage: $0 start N DIR | stop DIR | install" >&2
+  echo "usage: $0 start N DIR | stop DIR | restart DIR | install" >&2
   exit 2
 }
 
@@ -117,35 +119,79 @@ EOF
       exit 1
     fi
   done
+  local nodes="" seen=""
   for ((i = 1; i <= n; i++)); do
-    # In a subshell that becomes the JVM, so the pid file names the node itself.
-    (trap '' HUP && java_node "$dir" kafka.Kafka "$dir/broker-$i/server.properties") \
-      >>"$dir/broker-$i.log" 2>&1 </dev/null &
-    echo $! >"$dir/broker-$i.pid"
+    launch_node "$dir" "$i"
+    nodes+="$i "
+    seen+="0 "
   done
-  # A bounded number of looks (the machine may be loaded), not a time: every node says it
-  # has started, or one has exited and its log says why.
+  await_nodes "$dir" "$nodes" "$seen"
+  echo "$bootstrap" >"$dir/bootstrap"
+  echo "$bootstrap"
+}
+
+# Node I of DIR as a background JVM on its kept properties and data.
+launch_node() {
+  local dir=$1 i=$2
+  # In a subshell that becomes the JVM, so the pid file names the node itself.
+  (trap '' HUP && java_node "$dir" kafka.Kafka "$dir/broker-$i/server.properties") \
+    >>"$dir/broker-$i.log" 2>&1 </dev/null &
+  echo $! >"$dir/broker-$i.pid"
+}
+
+# Started lines in node I's log: a node started again appends to the same log.
+started_lines() {
+  grep -c 'Kafka Server started' "$1/broker-$2.log" 2>/dev/null || true
+}
+
+# await_nodes DIR "I..." "SEEN...": waits until each listed node logs one more started line
+# than SEEN said it had. A bounded number of looks (the machine may be loaded), not a time:
+# every node says it has started, or one has exited and its log says why (and all are stopped).
+await_nodes() {
+  local dir=$1 attempt i k
+  local -a nodes seen
+  read -ra nodes <<<"$2"
+  read -ra seen <<<"$3"
   for ((attempt = 0; attempt < 1200; attempt++)); do
     local up=0
-    for ((i = 1; i <= n; i++)); do
+    for ((k = 0; k < ${#nodes[@]}; k++)); do
+      i=${nodes[$k]}
       if ! kill -0 "$(cat "$dir/broker-$i.pid")" 2>/dev/null; then
         echo "Kafka node $i exited during start; its log ($dir/broker-$i.log) ends:" >&2
         tail -20 "$dir/broker-$i.log" >&2
         stop "$dir" >/dev/null 2>&1 || true
         exit 1
       fi
-      if grep -q 'Kafka Server started' "$dir/broker-$i.log"; then up=$((up + 1)); fi
+      if [ "$(started_lines "$dir" "$i")" -gt "${seen[$k]}" ]; then up=$((up + 1)); fi
     done
-    if [ "$up" -eq "$n" ]; then
-      echo "$bootstrap" >"$dir/bootstrap"
-      echo "$bootstrap"
-      return
-    fi
+    if [ "$up" -eq "${#nodes[@]}" ]; then return; fi
     sleep 0.25
   done
   echo "the Kafka nodes in $dir did not all start; see $dir/broker-*.log" >&2
   stop "$dir" >/dev/null 2>&1 || true
   exit 1
+}
+
+# Starts again every node of DIR that is not running (all of them after `stop`, or one a fault
+# test killed), on its kept ports, properties and data: the cluster keeps its id, its topics
+# and every acknowledged message. Prints the bootstrap list as its last line.
+restart() {
+  local dir=$1 i
+  if [ ! -f "$dir/bootstrap" ]; then
+    echo "$dir holds no cluster started by '$0 start'" >&2
+    exit 1
+  fi
+  dir="$(cd "$dir" && pwd)"
+  ensure_jars
+  local nodes="" seen=""
+  for ((i = 1; i <= $(compgen -G "$dir/broker-*/server.properties" | wc -l); i++)); do
+    if [ -e "$dir/broker-$i.pid" ] && running "$(cat "$dir/broker-$i.pid")"; then continue; fi
+    seen+="$(started_lines "$dir" "$i") "
+    nodes+="$i "
+    launch_node "$dir" "$i"
+  done
+  if [ -n "$nodes" ]; then await_nodes "$dir" "$nodes" "$seen"; fi
+  cat "$dir/bootstrap"
 }
 
 stop() {
@@ -173,6 +219,10 @@ case "${1:-}" in
   stop)
     [ $# -eq 2 ] || usage
     stop "$2"
+    ;;
+  restart)
+    [ $# -eq 2 ] || usage
+    restart "$2"
     ;;
   *) usage ;;
 esac

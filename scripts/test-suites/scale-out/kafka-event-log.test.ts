@@ -18,14 +18,16 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rows } from '../../../apps/server/src/db/connect.ts';
 import { type Harness, startHarness } from '../../../apps/server/test/support/harness.ts';
-import { type RunningServer, startServer } from '../../../apps/server/test/support/process.ts';
+import { Arbiter } from '../../../clients/typescript/src/index.ts';
+import { type ArbiterProcess, end, startFoldWorker } from './support/arbiter-processes.ts';
 
 /**
  * The Kafka event log (`ARBITER_KAFKA_BROKERS`) on a real broker and a real PostgreSQL server
  * (scripts/test-suites/scale-out.sh starts one): the 202 follows the broker's acknowledgement,
  * a broker that cannot take a batch is a 503 that meters nothing, and the fold workers count
  * every event once, through a retried batch, a redelivered message and a fold killed between
- * storing its stretch and committing.
+ * storing its stretch and committing. With the broker stopped, the TypeScript client keeps the
+ * refused events in its offline store and replays them once the broker is back.
  */
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
@@ -167,26 +169,12 @@ async function endOffsets(): Promise<bigint> {
 }
 
 /** A fold worker: `arbiter serve` with the ingest worker on, its own process, consumer and connections. */
-function startWorker(): Promise<RunningServer> {
-  return startServer({
-    ARBITER_DATA_DIR: mkdtempSync(join(tmpdir(), 'arbiter-worker-')),
-    ARBITER_DATABASE_URL: url,
-    ARBITER_KAFKA_BROKERS: brokers,
-    ARBITER_KAFKA_TOPIC: topic,
-    ARBITER_INGEST_WORKER: 'true',
-    ARBITER_SCHEDULER: 'false',
-    ARBITER_SESSION_JWKS_URL: '',
-    ARBITER_SECRET_KEY: '',
-  });
-}
+const startWorker = () => startFoldWorker({ databaseUrl: url, brokers, topic }, 'arbiter-fold');
 
-async function stop(worker: RunningServer): Promise<void> {
-  worker.child.kill('SIGTERM');
-  await worker.exited;
-}
+const stop = (worker: ArbiterProcess) => end(worker, 'SIGTERM');
 
 /** Waits until the topic is read to its end and everything stored is folded. */
-async function foldedToTheEnd(worker?: RunningServer): Promise<void> {
+async function foldedToTheEnd(worker?: ArbiterProcess): Promise<void> {
   const deadline = Date.now() + STUCK_MS;
   while ((await h.ctx.eventLog.depth()) > 0) {
     if (Date.now() > deadline) throw new Error(await stuck('folded to the end', worker));
@@ -200,7 +188,7 @@ async function foldedToTheEnd(worker?: RunningServer): Promise<void> {
  */
 const STUCK_MS = 120_000;
 
-async function stuck(what: string, worker?: RunningServer): Promise<string> {
+async function stuck(what: string, worker?: ArbiterProcess): Promise<string> {
   const activity = await rows<Record<string, unknown>>(
     h.ctx.db,
     sql`select pid, state, wait_event_type, wait_event, left(query, 120) as query
@@ -311,7 +299,7 @@ describe('the Kafka event log', () => {
       }
     } finally {
       await blocker.end();
-      worker.child.kill('SIGKILL');
+      await end(worker, 'SIGKILL');
     }
 
     const restarted = await startWorker();
@@ -370,6 +358,29 @@ describe('the Kafka event log', () => {
     ).toBe(1);
   });
 
+  it('accepts concurrent batches to one process, each on the topic once', async () => {
+    // The idempotent producer allows one send in flight: concurrent requests share sends.
+    const before = await endOffsets();
+    const ROUNDS = 12;
+    // Batches of 100 users each, so every send touches every partition.
+    const spread = (prefix: string) =>
+      Array.from({ length: 100 }, (_, i) => call(`${prefix}-${i}`, `${prefix}-user-${i}`));
+    // Eight senders, each sending its next batch as soon as the last is answered: sends start
+    // while others are out, as under real load.
+    await Promise.all(
+      Array.from({ length: 8 }, async (_, k) => {
+        for (let round = 0; round < ROUNDS; round++) {
+          const res = await send(spread(`concurrent-${k}-${round}`));
+          expect(res.statusCode, res.body).toBe(202);
+        }
+      }),
+    );
+    accepted += ROUNDS * 8 * 100;
+    expect(await endOffsets()).toBe(before + BigInt(ROUNDS * 8 * 100));
+    expect(await metered()).toBe(accepted);
+    expect(await claimed()).toBe(accepted);
+  });
+
   it('answers 503 with Retry-After and claims and meters nothing when the broker is down', async () => {
     expect(script(['stop', dir]).code).toBe(0);
     const res = await send(batch('third', 5));
@@ -379,10 +390,71 @@ describe('the Kafka event log', () => {
     expect(await metered()).toBe(accepted);
     expect(await claimed()).toBe(accepted);
   });
+
+  it('the TypeScript client keeps what the stopped broker refused and replays it once it is back', async () => {
+    // The broker is still stopped (the test above). The client talks HTTP to the app.
+    const baseUrl = await h.app.listen({ port: 0, host: '127.0.0.1' });
+    const spill = mkdtempSync(join(tmpdir(), 'arbiter-kafka-spill-'));
+    const warnings: string[] = [];
+    const client = new Arbiter({
+      apiKey: org.secret,
+      baseUrl,
+      offlineStorePath: join(spill, 'events.ndjson'),
+      trackExposures: false,
+      // Only flush() sends, so the test knows when the client spilled and replayed.
+      pollIntervalMs: 3_600_000,
+      flushIntervalMs: 3_600_000,
+      maxAttempts: 2,
+      retryBaseDelayMs: 1,
+      retryMaxDelayMs: 5,
+      retryAfterCapMs: 20,
+      logger: { warn: (m) => warnings.push(m), error: (m) => warnings.push(m) },
+    });
+    try {
+      for (let i = 0; i < 20; i++) {
+        client.track('model_call', {
+          experiment_id: experimentId,
+          user_id: `spill-${i % 4}`,
+          variant: 'control',
+          latency_ms: 100 + i,
+        });
+      }
+      await client.flush();
+      expect(client.stats()).toMatchObject({ sent: 0, spilled: 20, dropped: 0 });
+      expect(warnings.join('\n')).toContain('HTTP 503');
+      expect(await metered()).toBe(accepted);
+      expect(await claimed()).toBe(accepted);
+
+      const restarted = script(['restart', dir]);
+      expect(restarted.code, restarted.stderr).toBe(0);
+      // The producer finds the broker again on its own; each look is one replay attempt.
+      for (let look = 1; client.stats().replayed < 20; look++) {
+        if (look > 60) throw new Error(`not replayed: ${warnings.slice(-3).join('\n')}`);
+        await client.flush();
+        if (client.stats().replayed < 20) await new Promise((r) => setTimeout(r, 1_000));
+      }
+      expect(client.stats()).toMatchObject({ sent: 20, replayed: 20, dropped: 0 });
+      accepted += 20;
+    } finally {
+      await client.close();
+      rmSync(spill, { recursive: true, force: true });
+    }
+    const worker = await startWorker();
+    try {
+      await foldedToTheEnd(worker);
+      // Nothing lost, nothing doubled: each replayed event metered, stored and folded once.
+      expect(await metered()).toBe(accepted);
+      expect(await claimed()).toBe(accepted);
+      expect(await stored()).toBe(accepted);
+      expect(await folded()).toBe(accepted);
+    } finally {
+      await stop(worker);
+    }
+  });
 });
 
 /** Waits until the killed worker's backend has ended (and so rolled its transaction back). */
-async function gone(blocker: pg.Client, pid: number, worker: RunningServer): Promise<void> {
+async function gone(blocker: pg.Client, pid: number, worker: ArbiterProcess): Promise<void> {
   const deadline = Date.now() + STUCK_MS;
   for (;;) {
     const { rowCount } = await blocker.query('select 1 from pg_stat_activity where pid = $1', [
@@ -402,7 +474,7 @@ async function gone(blocker: pg.Client, pid: number, worker: RunningServer): Pro
 async function waitingFold(
   blocker: pg.Client,
   offsets: number,
-  worker: RunningServer,
+  worker: ArbiterProcess,
 ): Promise<{ pid: number; storedEvents: boolean } | 'all folded'> {
   const deadline = Date.now() + STUCK_MS;
   for (;;) {

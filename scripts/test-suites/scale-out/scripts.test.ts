@@ -165,8 +165,38 @@ describe('scripts/kafka-cluster.sh with three nodes', () => {
     }
   });
 
+  it('restart brings the killed node back on its port and data, and prints the same list', async () => {
+    const before = [1, 2].map((i) => pidOf(join(dir, `broker-${i}.pid`)));
+    const result = script('kafka-cluster.sh', ['restart', dir]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout.split('\n').at(-1)).toBe(bootstrap.join(','));
+    // The running nodes are left alone; only the killed one is a new process.
+    expect([1, 2].map((i) => pidOf(join(dir, `broker-${i}.pid`)))).toEqual(before);
+    expect(alive(pidOf(join(dir, 'broker-3.pid')))).toBe(true);
+    const admin = new Admin({ clientId: 'arbiter-test', bootstrapBrokers: [bootstrap[2] ?? ''] });
+    try {
+      // Asked of the restarted node itself: it is back in the cluster and knows the topic.
+      const metadata = await admin.metadata({ topics: [topic] });
+      expect([...metadata.brokers.keys()].sort()).toEqual([1, 2, 3]);
+      expect(metadata.topics.get(topic)?.partitionsCount).toBe(3);
+    } finally {
+      await admin.close();
+    }
+  });
+
+  it('refuses to restart a folder no cluster was started in', () => {
+    const empty = mkdtempSync(join(tmpdir(), 'arbiter-kafka-empty-'));
+    try {
+      const result = script('kafka-cluster.sh', ['restart', empty]);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain('holds no cluster');
+    } finally {
+      rmSync(empty, { recursive: true, force: true });
+    }
+  });
+
   it('stops every node and removes the pid files', () => {
-    const pids = [1, 2].map((i) => pidOf(join(dir, `broker-${i}.pid`)));
+    const pids = [1, 2, 3].map((i) => pidOf(join(dir, `broker-${i}.pid`)));
     expect(script('kafka-cluster.sh', ['stop', dir]).code).toBe(0);
     for (const pid of pids) expect(alive(pid)).toBe(false);
     expect(readdirSync(dir).filter((f) => f.endsWith('.pid'))).toEqual([]);

@@ -1,6 +1,7 @@
 import { murmur2, ProduceAcks, Producer, stringSerializers } from '@platformatic/kafka';
 import { EventLogUnavailable } from '../event-log-unavailable.ts';
 import type { AcceptedEvent } from '../event-schema.ts';
+import { ProduceQueue } from './produce-queue.ts';
 
 /** What a message on the topic carries: the event as accepted, and its org. */
 export interface LogMessage {
@@ -13,6 +14,22 @@ type Message = { topic: string; partition: number; key: string; value: string };
 /** Sends of one batch, each after a fresh look at the cluster (a moved leader is found). */
 const SEND_ATTEMPTS = 3;
 const RESEND_DELAY_MS = 500;
+/** Characters of message values one send takes at most: well under the broker's 1 MiB batch. */
+const MAX_SEND_BYTES = 512 * 1024;
+
+function newProducer(brokers: readonly string[]): Producer<string, string, string, string> {
+  return new Producer({
+    clientId: 'arbiter-api',
+    bootstrapBrokers: [...brokers],
+    serializers: stringSerializers,
+    idempotent: true,
+    acks: ProduceAcks.ALL,
+    retries: 2,
+    retryDelay: 250,
+    timeout: 10_000,
+    connectTimeout: 5_000,
+  });
+}
 
 /**
  * Produces accepted batches: idempotent, `acks=all`, keyed by org and user so one user's
@@ -20,46 +37,62 @@ const RESEND_DELAY_MS = 500;
  * as Kafka's Java client does), so when a send fails only the partitions it did not get
  * acknowledged are sent again: the idempotent producer recognises a retry only under its
  * first sequence number, and re-sending an acknowledged partition would append it twice.
+ * Concurrent batches go through one queue (produce-queue.ts: the producer's numbering allows
+ * one send in flight).
  */
 export class BatchProducer {
-  private readonly producer: Producer<string, string, string, string>;
+  private producer: Producer<string, string, string, string>;
+  private readonly queue = new ProduceQueue<Message>(
+    (messages) => this.sendAcknowledged(messages),
+    MAX_SEND_BYTES,
+    (message) => message.value.length,
+  );
 
   constructor(
-    brokers: readonly string[],
+    private readonly brokers: readonly string[],
     private readonly topic: string,
   ) {
-    this.producer = new Producer({
-      clientId: 'arbiter-api',
-      bootstrapBrokers: [...brokers],
-      serializers: stringSerializers,
-      idempotent: true,
-      acks: ProduceAcks.ALL,
-      retries: 2,
-      retryDelay: 250,
-      timeout: 10_000,
-      connectTimeout: 5_000,
-    });
+    this.producer = newProducer(brokers);
   }
 
   /** Resolves once every event is acknowledged; otherwise throws EventLogUnavailable. */
   async send(orgId: string, events: readonly AcceptedEvent[]): Promise<void> {
     try {
-      let left = await this.messages(orgId, events);
-      for (let attempt = 1; left.length > 0; attempt++) {
-        try {
-          await this.producer.send({ messages: left });
-          return;
-        } catch (error) {
-          if (attempt >= SEND_ATTEMPTS) throw error;
-          const done = new Set(acknowledgedPartitions(error));
-          left = left.filter((m) => !done.has(m.partition));
-          this.producer.clearMetadata();
-          await new Promise((resolve) => setTimeout(resolve, RESEND_DELAY_MS));
-        }
-      }
+      await this.queue.send(await this.messages(orgId, events));
     } catch (error) {
       throw new EventLogUnavailable(error);
     }
+  }
+
+  private async sendAcknowledged(messages: Message[]): Promise<void> {
+    let left = messages;
+    for (let attempt = 1; left.length > 0; attempt++) {
+      try {
+        await this.producer.send({ messages: left });
+        return;
+      } catch (error) {
+        if (attempt >= SEND_ATTEMPTS) {
+          this.renew();
+          throw error;
+        }
+        const done = new Set(acknowledgedPartitions(error));
+        left = left.filter((m) => !done.has(m.partition));
+        this.producer.clearMetadata();
+        await new Promise((resolve) => setTimeout(resolve, RESEND_DELAY_MS));
+      }
+    }
+  }
+
+  /**
+   * A send that failed for good may have been appended by a broker whose answer was lost, and
+   * the producer's numbering for that partition stays where it was: the broker would take the
+   * next batch of the same size for a retry of it, acknowledge it and drop it. A new producer
+   * (a new producer id) numbers afresh.
+   */
+  private renew(): void {
+    const old = this.producer;
+    this.producer = newProducer(this.brokers);
+    void old.close().catch(() => {});
   }
 
   private async messages(orgId: string, events: readonly AcceptedEvent[]): Promise<Message[]> {

@@ -1,0 +1,224 @@
+/**
+ * Events accepted and folded per second through the Kafka log (issue 24): one API process
+ * producing to a topic of P partitions, P fold workers consuming it into PostgreSQL, for P = 1
+ * and 3; against single-node PostgreSQL ingest (one `arbiter serve`, the database as the log),
+ * measured in the same run on the same PostgreSQL server. Each deployment gets a fresh
+ * database and a new topic; one warm-up batch is folded first, so the consumer group has
+ * joined and the clock measures ingest, not start-up.
+ *
+ *   ARBITER_TEST_PG_DIR=… npx tsx bench/server/ingest-cluster.bench.ts
+ *   knobs: BENCH_EVENTS (40000), BENCH_BROKERS (1), BENCH_PARTITIONS ("1,3"), BENCH_APIS (1)
+ */
+import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { Agent, request } from 'node:http';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Admin } from '@platformatic/kafka';
+import pg from 'pg';
+import { modelCallsForUsers } from '../../apps/server/test/support/builders.ts';
+import { type RunningServer, startServer } from '../../apps/server/test/support/process.ts';
+import { freshPostgres, startBenchServer } from './setup.ts';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const TOTAL = Number(process.env.BENCH_EVENTS ?? 40_000);
+const BROKERS = Number(process.env.BENCH_BROKERS ?? 1);
+const PARTITIONS = (process.env.BENCH_PARTITIONS ?? '1,3').split(',').map(Number);
+/** API processes of the Kafka deployments (the senders spread over them). */
+const APIS = Number(process.env.BENCH_APIS ?? 1);
+const PER_BATCH = 100;
+const CONCURRENCY = 8;
+
+const agent = new Agent({ keepAlive: true, maxSockets: 64 });
+function post(url: string, key: string, body: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      url,
+      {
+        method: 'POST',
+        agent,
+        headers: {
+          'x-api-key': key,
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(body),
+        },
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** `batches` batches of 100 model calls, CONCURRENCY at a time; any answer but 202 ends the run. */
+async function send(
+  urls: readonly string[],
+  key: string,
+  experimentId: string,
+  prefix: string,
+  batches: number,
+) {
+  let next = 0;
+  await Promise.all(
+    // Sender k talks to API process k mod their number, as a load balancer spreads connections.
+    Array.from({ length: CONCURRENCY }, async (_, k) => {
+      const url = urls[k % urls.length] as string;
+      while (next < batches) {
+        const b = next++;
+        const events = modelCallsForUsers(experimentId, PER_BATCH, {
+          prefix: `${prefix}-${b}`,
+          userOf: (i) => `user-${(b * PER_BATCH + i) % 50_000}`,
+        });
+        const status = await post(`${url}/v1/events`, key, JSON.stringify({ events }));
+        if (status !== 202) throw new Error(`POST /v1/events answered ${status}`);
+      }
+    }),
+  );
+}
+
+/** Looks (20 ms apart) for `stored` events to be stored and folded; past them the fold is stuck. */
+const FOLD_LOOKS = 60_000;
+
+async function untilFolded(client: pg.Client, stored: number): Promise<void> {
+  for (let look = 0; look < FOLD_LOOKS; look++) {
+    const { rows } = await client.query<{ stored: number; pending: number }>(
+      `select (select count(*)::int from events) as stored,
+        (select count(*)::int from ingest_pending) as pending`,
+    );
+    if (rows[0]?.stored === stored && rows[0]?.pending === 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new Error(`${stored} events not stored and folded within ${FOLD_LOOKS} looks`);
+}
+
+interface Rate {
+  accepted: number;
+  folded: number;
+}
+
+/** A warm-up batch folded, then TOTAL events: accepted (202s) and accepted-and-folded per second. */
+async function timed(urls: readonly string[], key: string, experimentId: string, dbUrl: string) {
+  const client = new pg.Client({ connectionString: dbUrl });
+  await client.connect();
+  try {
+    await send(urls, key, experimentId, 'warm', 1);
+    await untilFolded(client, PER_BATCH);
+    const started = performance.now();
+    await send(urls, key, experimentId, 'bench', TOTAL / PER_BATCH);
+    const accepted = performance.now();
+    await untilFolded(client, PER_BATCH + TOTAL);
+    const folded = performance.now();
+    return {
+      accepted: TOTAL / ((accepted - started) / 1000),
+      folded: TOTAL / ((folded - started) / 1000),
+    };
+  } finally {
+    await client.end();
+  }
+}
+
+/** Single-node PostgreSQL ingest: one process accepts (stores at acceptance) and folds. */
+async function singleNode(): Promise<Rate> {
+  const db = await freshPostgres();
+  const bench = await startBenchServer(db.url);
+  try {
+    return await timed([bench.server.url], bench.secretKey, bench.experimentId, db.url);
+  } finally {
+    await bench.stop();
+    rmSync(bench.env.ARBITER_DATA_DIR as string, { recursive: true, force: true });
+    await db.drop();
+  }
+}
+
+/** APIS API processes producing to a topic of `partitions`, and as many fold workers. */
+async function cluster(brokers: string, partitions: number): Promise<Rate> {
+  const db = await freshPostgres();
+  const topic = `arbiter.bench.${randomBytes(3).toString('hex')}`;
+  const admin = new Admin({ clientId: 'arbiter-bench', bootstrapBrokers: brokers.split(',') });
+  await admin.createTopics({ topics: [topic], partitions, replicas: Math.min(3, BROKERS) });
+  await admin.close();
+  const kafka = { ARBITER_KAFKA_BROKERS: brokers, ARBITER_KAFKA_TOPIC: topic };
+  const bench = await startBenchServer(db.url, { ...kafka, ARBITER_INGEST_WORKER: 'false' });
+  const processes: Array<{ server: RunningServer; dir: string }> = [];
+  try {
+    for (let i = 0; i < partitions; i++) {
+      const dir = mkdtempSync(join(tmpdir(), 'arbiter-bench-fold-'));
+      processes.push({
+        dir,
+        server: await startServer({
+          ...bench.env,
+          ...kafka,
+          ARBITER_DATA_DIR: dir,
+          ARBITER_INGEST_WORKER: 'true',
+          ARBITER_SCHEDULER: 'false',
+        }),
+      });
+    }
+    const urls = [bench.server.url];
+    for (let i = 1; i < APIS; i++) {
+      const dir = mkdtempSync(join(tmpdir(), 'arbiter-bench-api-'));
+      const api = { ...bench.env, ...kafka, ARBITER_DATA_DIR: dir, ARBITER_INGEST_WORKER: 'false' };
+      processes.push({ dir, server: await startServer(api) });
+      urls.push(processes.at(-1)?.server.url as string);
+    }
+    return await timed(urls, bench.secretKey, bench.experimentId, db.url);
+  } catch (error) {
+    console.error(
+      `the API process's log ends:\n${bench.server
+        .output()
+        .replace(/\\n +at [^\\n"]*/g, '')
+        .slice(-6000)}`,
+    );
+    throw error;
+  } finally {
+    for (const w of processes) {
+      w.server.child.kill('SIGTERM');
+      await w.server.exited;
+      rmSync(w.dir, { recursive: true, force: true });
+    }
+    await bench.stop();
+    rmSync(bench.env.ARBITER_DATA_DIR as string, { recursive: true, force: true });
+    await db.drop();
+  }
+}
+
+function kafkaCluster(args: string[]): string {
+  const result = spawnSync('bash', [join(ROOT, 'scripts/kafka-cluster.sh'), ...args], {
+    encoding: 'utf8',
+  });
+  if (result.status !== 0) throw new Error(`kafka-cluster.sh ${args[0]}: ${result.stderr}`);
+  return result.stdout.trim().split('\n').at(-1) ?? '';
+}
+
+const rate = (n: number) => `${Math.round(n).toLocaleString('en-US')} /s`.padStart(10);
+
+async function main() {
+  const dir = mkdtempSync(join(tmpdir(), 'arbiter-bench-kafka-'));
+  try {
+    const brokers = kafkaCluster(['start', String(BROKERS), dir]);
+    console.log(
+      `events: ${TOTAL} in batches of ${PER_BATCH}, ${CONCURRENCY} senders, ${BROKERS} broker(s), ${APIS} Kafka API process(es); load average ${loadavg()[0]?.toFixed(2)}`,
+    );
+    const base = await singleNode();
+    console.log(
+      `single-node PostgreSQL       accepted ${rate(base.accepted)}  accepted and folded ${rate(base.folded)}`,
+    );
+    for (const p of PARTITIONS) {
+      const r = await cluster(brokers, p);
+      console.log(
+        `Kafka, ${p} partition(s) and fold worker(s): accepted ${rate(r.accepted)}  accepted and folded ${rate(r.folded)}  ratio to single node ${(r.folded / base.folded).toFixed(2)}`,
+      );
+    }
+    console.log(`load average at the end ${loadavg()[0]?.toFixed(2)}`);
+  } finally {
+    kafkaCluster(['stop', dir]);
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+await main();
