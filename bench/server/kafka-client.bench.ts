@@ -6,14 +6,18 @@
  * `org:user`, the partition picked by murmur2 of the key, an idempotent producer with
  * acks=all, sends of 100 messages with a few in flight at once. Every figure is printed as a
  * ratio to `@platformatic/kafka` in the same run; each client runs in a process of its own,
- * whose CPU is read over the timed part only (the messages are built before it).
+ * whose CPU is read over the timed part only (the messages are built before it). A read's
+ * rate runs from its first message (joining the group left out), its CPU includes the join.
+ * The baseline produces and reads once, untimed, first: the broker is cold for the first.
+ * `@confluentinc/kafka-javascript` is not a devDependency (its native build needs GitHub):
+ * install it with `npm install --no-save` where it installs, and the bench measures it.
  *
  *   npx tsx bench/server/kafka-client.bench.ts
  *
  * BENCH_BROKERS (default 1), BENCH_MESSAGES (200,000), BENCH_CONCURRENCY (4 sends in flight),
  * BENCH_PARTITIONS (3), BENCH_ORDER (comma-separated client names; alternate it between runs),
  * BENCH_CONSUME=0 skips the read-back; BENCH_ONE_PRODUCER=1 gives platformatic one producer for
- * all sends in flight, as the server has (the broker refuses overlapping sends: see below).
+ * all sends in flight, as the server has (overlapping sends are refused, or lost: see below).
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
