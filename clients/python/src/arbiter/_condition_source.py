@@ -196,16 +196,16 @@ def _operator_test(src: _Source, depth: int, name: str, operand: Any, groups: st
         src.line(depth + 1, fail)
         return
     if name in ("$regex", "$regexi") or name in _VERSION_NAMES:
-        answers, remembered = remembering(
+        passed, remembered = remembering(
             regex_test(name, operand) if name in ("$regex", "$regexi") else version_test(name, operand)
         )
-        kept, fill = src.name("a", answers), src.name("f", remembered)
-        # A kept True passes at once; anything else asks the test, which keeps its answer. Only
-        # strings are kept: any other value finds nothing, and an unhashable one raises TypeError.
+        kept, fill = src.name("a", passed), src.name("f", remembered)
+        # A string that passed before passes at once; anything else asks the test, which keeps
+        # its answer. An unhashable value raises TypeError in the lookup and asks the test too.
         src.line(depth, "try:")
-        src.line(depth + 1, "ok = %s.get(v)" % kept)
+        src.line(depth + 1, "ok = v in %s" % kept)
         src.line(depth, "except TypeError:")
-        src.line(depth + 1, "ok = None")
+        src.line(depth + 1, "ok = False")
         src.line(depth, "if not ok and not %s(v, %s):" % (fill, groups))
         src.line(depth + 1, fail)
         return

@@ -11,7 +11,7 @@ never raises.
 
 import operator
 import re
-from typing import Any, Callable, Dict, FrozenSet, List, Mapping, Optional, Sequence, Set, Tuple
+from typing import AbstractSet, Any, Callable, Dict, FrozenSet, List, Mapping, Optional, Sequence, Set, Tuple
 
 from arbiter._json_values import (
     ARRAY_TYPES,
@@ -646,24 +646,31 @@ def _remembering_strings(test: Callable[[Any], bool]) -> _Matcher:
     return remembering(test)[1]
 
 
-def remembering(test: Callable[[Any], bool]) -> Tuple[Dict[str, bool], _Matcher]:
+def remembering(test: Callable[[Any], bool]) -> Tuple[AbstractSet[str], _Matcher]:
     """A value test that is a pure function of its value, with its answers for string values
-    kept (a dict lookup instead of a regex search or a version padding and comparison): the
-    answers, which a caller may read directly, and the matcher that fills them."""
-    answers: Dict[str, bool] = {}
+    kept (a set lookup instead of a regex search or a version padding and comparison): the
+    strings that passed, which a caller may test membership in directly (only the matcher adds
+    to it), and the matcher that fills them."""
+    # Two sets rather than one dict of answers: ``v in passed`` is one bytecode, where
+    # ``answers.get(v)`` is a method call, which is most of a kept answer's cost in CPython.
+    passed: Set[str] = set()
+    failed: Set[str] = set()
 
     def remembered(actual: Any, groups: SavedGroups) -> bool:
         if type(actual) is not str:
             return test(actual)
-        answer = answers.get(actual)
-        if answer is None:
-            answer = test(actual)
-            if len(answers) >= _MAX_REMEMBERED:
-                answers.clear()
-            answers[actual] = answer
+        if actual in passed:
+            return True
+        if actual in failed:
+            return False
+        answer = test(actual)
+        if len(passed) + len(failed) >= _MAX_REMEMBERED:
+            passed.clear()
+            failed.clear()
+        (passed if answer else failed).add(actual)
         return answer
 
-    return answers, remembered
+    return passed, remembered
 
 
 _OPERATORS: Dict[str, Callable[[str, Any], _Matcher]] = {
