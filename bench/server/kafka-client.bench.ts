@@ -125,7 +125,9 @@ async function producer(client: ClientName, brokers: string[], topic: string): P
     );
     return {
       send: async (messages, lane) => {
-        await pool[shared ? 0 : lane].send({ messages: messages.map((m) => ({ topic, ...m })) });
+        await (pool[shared ? 0 : lane] as (typeof pool)[number]).send({
+          messages: messages.map((m) => ({ topic, ...m })),
+        });
       },
       close: async () => {
         await Promise.all(pool.map((p) => p.close()));
@@ -262,7 +264,7 @@ async function child(mode: string, client: ClientName, brokers: string[], topic:
     let next = 0;
     await Promise.all(
       Array.from({ length: CONCURRENCY }, async (_, lane) => {
-        while (next < sends.length) await p.send(sends[next++], lane);
+        while (next < sends.length) await p.send(sends[next++] as Msg[], lane);
       }),
     );
     const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
@@ -308,7 +310,7 @@ function runChild(args: string[], dir: string, env: Record<string, string> = {})
     const timer = setTimeout(() => p.kill('SIGKILL'), 600_000);
     p.on('exit', (code) => {
       clearTimeout(timer);
-      const brokerCpu = pids.reduce((s, pid, i) => s + cpuSecondsOf(pid) - before[i], 0);
+      const brokerCpu = pids.reduce((s, pid, i) => s + cpuSecondsOf(pid) - (before[i] ?? 0), 0);
       const line = out.trim().split('\n').pop() ?? '';
       if (code !== 0 || !line.startsWith('{')) {
         reject(new Error(`${args.join(' ')} exited with ${code}: ${out}`));
@@ -434,7 +436,7 @@ function report(what: string, figures: Map<ClientName, Figures>) {
 
 const [mode, client, bootstrap, topic] = process.argv.slice(2);
 if (mode === 'produce' || mode === 'consume') {
-  child(mode, client as ClientName, bootstrap.split(','), topic).catch((error) => {
+  child(mode, client as ClientName, (bootstrap ?? '').split(','), topic ?? '').catch((error) => {
     console.error(inspect(error, { depth: 8 }));
     process.exit(1);
   });

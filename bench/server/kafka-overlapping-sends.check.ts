@@ -18,7 +18,7 @@ import {
   stringSerializers,
 } from '@platformatic/kafka';
 
-const brokers = process.argv[2].split(',');
+const brokers = (process.argv[2] ?? '').split(',');
 const topic = `overlap-${Date.now()}`;
 const admin = new Admin({ clientId: 'x', bootstrapBrokers: brokers });
 await admin.createTopics({ topics: [topic], partitions: 1, replicas: 1 });
