@@ -4,6 +4,7 @@ import type { Config } from './config.ts';
 import type { SecretBox } from './crypto/secret-box.ts';
 import type { Database, DatabaseHandle } from './db/connect.ts';
 import type { DiskGuard } from './db/disk-guard.ts';
+import type { ShardSet } from './db/shard-set.ts';
 import type { ApiKeyCache } from './domain/api-key-cache.ts';
 import type { PlanPrices } from './domain/billing/plan-prices.ts';
 import type { ContactNotifier } from './domain/contact-notifier.ts';
@@ -34,6 +35,8 @@ export interface Context {
   dbKind: DatabaseHandle['kind'];
   /** The PostgreSQL server's pool, for COPY (Drizzle does not speak it); null on PGlite. */
   dbPool: DatabaseHandle['pool'];
+  /** Where event data lives: one shard (the database above) unless ARBITER_SHARD_URLS is set. */
+  shards: ShardSet;
   /** Refuses writes while the embedded database's disk is nearly full; null when it has none. */
   disk: DiskGuard | null;
   sessions: SessionVerifier;

@@ -10,6 +10,7 @@ import { createLogger } from './create-logger.ts';
 import { createSecretBox } from './crypto/secret-box.ts';
 import { type DatabaseHandle, openDatabase } from './db/connect.ts';
 import { DiskGuard, statfsProbe } from './db/disk-guard.ts';
+import { shardSetOf } from './db/shard-set.ts';
 import { ApiKeyCache } from './domain/api-key-cache.ts';
 import { ChangeListener } from './domain/change-feed.ts';
 import { ContactNotifier } from './domain/contact-notifier.ts';
@@ -178,6 +179,7 @@ export async function createContext(config: Config, parts: ContextParts = {}): P
     db: handle.db,
     dbKind: handle.kind,
     dbPool: handle.pool,
+    shards: shardSetOf([handle]),
     disk,
     sessions: await createSessionVerifier(config),
     identity: new IdentityResolver(handle.db),
