@@ -32,11 +32,10 @@ import {
   Consumer,
   MessagesStreamModes,
   murmur2,
-  ProduceAcks,
   Producer,
   stringDeserializers,
-  stringSerializers,
 } from '@platformatic/kafka';
+import { PRODUCER_SETTINGS } from '../../apps/server/src/ingest/kafka/batch-producer.ts';
 import { cpuSecondsOf } from './setup.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -102,7 +101,7 @@ interface Consuming {
 
 async function producer(client: ClientName, brokers: string[], topic: string): Promise<Producing> {
   if (client === 'platformatic') {
-    // The server's settings (apps/server/src/ingest/kafka/batch-producer.ts), but one producer
+    // The server's settings (PRODUCER_SETTINGS), but one producer
     // per send in flight: 1.35 takes a partition's sequence number when a send starts and
     // moves it on only at the answer, so two overlapping sends to one partition carry the same
     // sequence and the broker refuses the second (OUT_OF_ORDER_SEQUENCE_NUMBER).
@@ -110,18 +109,7 @@ async function producer(client: ClientName, brokers: string[], topic: string): P
     const shared = process.env.BENCH_ONE_PRODUCER === '1';
     const pool = Array.from(
       { length: shared ? 1 : CONCURRENCY },
-      () =>
-        new Producer({
-          clientId: 'bench',
-          bootstrapBrokers: brokers,
-          serializers: stringSerializers,
-          idempotent: true,
-          acks: ProduceAcks.ALL,
-          retries: 2,
-          retryDelay: 250,
-          timeout: 10_000,
-          connectTimeout: 5_000,
-        }),
+      () => new Producer({ clientId: 'bench', bootstrapBrokers: brokers, ...PRODUCER_SETTINGS }),
     );
     return {
       send: async (messages, lane) => {

@@ -17,17 +17,26 @@ const RESEND_DELAY_MS = 500;
 /** Characters of message values one send takes at most: well under the broker's 1 MiB batch. */
 const MAX_SEND_BYTES = 512 * 1024;
 
+/**
+ * How an API process produces: idempotent with acks=all, so an acknowledged batch is on every
+ * in-sync replica and a retried send is not written twice. The Kafka client benchmark produces
+ * with the same settings (bench/server/kafka-client.bench.ts).
+ */
+export const PRODUCER_SETTINGS = {
+  serializers: stringSerializers,
+  idempotent: true,
+  acks: ProduceAcks.ALL,
+  retries: 2,
+  retryDelay: 250,
+  timeout: 10_000,
+  connectTimeout: 5_000,
+} as const;
+
 function newProducer(brokers: readonly string[]): Producer<string, string, string, string> {
   return new Producer({
     clientId: 'arbiter-api',
     bootstrapBrokers: [...brokers],
-    serializers: stringSerializers,
-    idempotent: true,
-    acks: ProduceAcks.ALL,
-    retries: 2,
-    retryDelay: 250,
-    timeout: 10_000,
-    connectTimeout: 5_000,
+    ...PRODUCER_SETTINGS,
   });
 }
 
