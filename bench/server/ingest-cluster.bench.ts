@@ -12,7 +12,6 @@
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { Agent, request } from 'node:http';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,7 +19,7 @@ import { Admin } from '@platformatic/kafka';
 import pg from 'pg';
 import { modelCallsForUsers } from '../../apps/server/test/support/builders.ts';
 import { type RunningServer, startServer } from '../../apps/server/test/support/process.ts';
-import { freshPostgres, startBenchServer } from './setup.ts';
+import { freshPostgres, postEvents, startBenchServer } from './setup.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const TOTAL = Number(process.env.BENCH_EVENTS ?? 40_000);
@@ -30,30 +29,6 @@ const PARTITIONS = (process.env.BENCH_PARTITIONS ?? '1,3').split(',').map(Number
 const APIS = Number(process.env.BENCH_APIS ?? 1);
 const PER_BATCH = 100;
 const CONCURRENCY = 8;
-
-const agent = new Agent({ keepAlive: true, maxSockets: 64 });
-function post(url: string, key: string, body: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      url,
-      {
-        method: 'POST',
-        agent,
-        headers: {
-          'x-api-key': key,
-          'content-type': 'application/json',
-          'content-length': Buffer.byteLength(body),
-        },
-      },
-      (res) => {
-        res.resume();
-        res.on('end', () => resolve(res.statusCode ?? 0));
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
-}
 
 /** `batches` batches of 100 model calls, CONCURRENCY at a time; any answer but 202 ends the run. */
 async function send(
@@ -74,7 +49,7 @@ async function send(
           prefix: `${prefix}-${b}`,
           userOf: (i) => `user-${(b * PER_BATCH + i) % 50_000}`,
         });
-        const status = await post(`${url}/v1/events`, key, JSON.stringify({ events }));
+        const status = await postEvents(`${url}/v1/events`, key, JSON.stringify({ events }));
         if (status !== 202) throw new Error(`POST /v1/events answered ${status}`);
       }
     }),

@@ -7,7 +7,6 @@
  *
  *   npx tsx bench/server/ingest-throughput.bench.ts
  */
-import { Agent, request } from 'node:http';
 import { finished } from 'node:stream/promises';
 import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
@@ -17,37 +16,13 @@ import {
   cpuSecondsOf,
   databaseCpuSeconds,
   freshPostgres,
+  postEvents,
   startBenchServer,
 } from './setup.ts';
 
 const TOTAL = Number(process.env.BENCH_EVENTS ?? 400_000);
 const PER_BATCH = 100;
 const CONCURRENCY = 8;
-
-/** A lean keep-alive sender: fetch costs the client more CPU than the server spends. */
-const agent = new Agent({ keepAlive: true, maxSockets: 64 });
-function post(url: string, key: string, body: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      url,
-      {
-        method: 'POST',
-        agent,
-        headers: {
-          'x-api-key': key,
-          'content-type': 'application/json',
-          'content-length': Buffer.byteLength(body),
-        },
-      },
-      (res) => {
-        res.resume();
-        res.on('end', () => resolve(res.statusCode ?? 0));
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
-}
 
 function batch(experimentId: string, b: number, prefix: string) {
   return modelCallsForUsers(experimentId, PER_BATCH, {
@@ -121,7 +96,7 @@ async function measure(total: number): Promise<Measure> {
     const cpuStart = await cpu();
     const started = performance.now();
     await pool(total, CONCURRENCY, async (b) => {
-      const status = await post(
+      const status = await postEvents(
         `${bench.server.url}/v1/events`,
         bench.secretKey,
         JSON.stringify({ events: batch(bench.experimentId, b, 'api') }),
