@@ -38,6 +38,12 @@ export interface FoldResult {
   busy?: boolean;
 }
 
+/** What a log had acknowledged at one moment, for a caller that must see all of it stored. */
+export interface AcknowledgedMark {
+  /** True once the fold has stored every event the log had acknowledged when the mark was taken. */
+  stored(): Promise<boolean>;
+}
+
 export interface FoldOptions {
   /** Fold only if no other fold is running right now, instead of waiting for it to end. */
   ifFree?: boolean;
@@ -60,6 +66,13 @@ export interface EventLog {
   fold(maxTransactions: number, options?: FoldOptions): Promise<FoldResult>;
   /** Events appended but not yet folded. */
   depth(): Promise<number>;
+  /**
+   * A mark of everything acknowledged so far, for a log whose events reach the fold through a
+   * queue (Kafka's topic): acknowledged there, they are in no table the fold position reads
+   * until a fold stores them. Absent when an acknowledged event is stored already (the
+   * database's log).
+   */
+  markAcknowledged?(): Promise<AcknowledgedMark>;
   /** Calls `listener` after each append of this process that stored a new event. */
   onAppend(listener: () => void): void;
 }

@@ -1,4 +1,5 @@
 import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyBaseLogger } from 'fastify';
 import { type Metrics, silentMetrics } from '../kernel/ports.ts';
 import { recordSpan } from '../kernel/tracing.ts';
@@ -8,6 +9,8 @@ import { FailureLog } from './failure-log.ts';
 /** Acceptances (transactions) one fold takes at most: bounds the fold's memory after a backlog. */
 const ACCEPTANCES_PER_FOLD = 500;
 const IDLE_POLL_MS = 250;
+/** How often `foldAll` looks again for acknowledged events still on their way to the fold. */
+const ARRIVAL_POLL_MS = 50;
 
 /**
  * Folds the event log into the aggregates. Runs in every server process; the fold's lock makes
@@ -35,13 +38,21 @@ export class FoldWorker {
     eventLog.onAppend(() => this.kick());
   }
 
-  /** Folds until nothing appended is left; returns the number of events folded. */
+  /**
+   * Folds until nothing appended before the call is left; returns the number of events folded.
+   * A log with a queue (Kafka) counts what it acknowledged before the call as appended though
+   * no fold has stored it yet: the folds go on (waiting for it to arrive) until it is stored.
+   */
   async foldAll(): Promise<number> {
+    const mark = await this.eventLog.markAcknowledged?.();
     let total = 0;
     for (;;) {
+      const allStored = (await mark?.stored()) ?? true;
       const { events, quarantined } = await this.foldOnce({});
-      if (events === 0 && quarantined.length === 0) return total;
       total += events;
+      if (events > 0 || quarantined.length > 0) continue;
+      if (allStored) return total;
+      await sleep(ARRIVAL_POLL_MS);
     }
   }
 

@@ -61,6 +61,8 @@ describe('numeric domains', () => {
       { index: 3, detail: 'input_tokens: must be <= 1000000000' },
       { index: 4, detail: 'cost_usd: must be <= 1000000' },
     ]);
+    // Folded first: on a log with a queue (Kafka) reading what is stored folds it.
+    expect(await h.ctx.worker.foldAll()).toBe(2);
     expect(
       await probe.storedIds([
         'n-big',
@@ -73,7 +75,6 @@ describe('numeric domains', () => {
       ]),
     ).toEqual(['n-edge', 'n-edge-call']);
     expect(await probe.metered(acme.orgId)).toBe(before + 2);
-    expect(await h.ctx.worker.foldAll()).toBe(2);
   });
 
   it('refuses the same values on the signed business-event route and in CSV, JSON and NDJSON imports', async () => {
@@ -117,6 +118,7 @@ describe('numeric domains', () => {
       events: 1,
       errors: [{ line: 1, detail: 'output_tokens: must be <= 1000000000' }],
     });
+    expect(await h.ctx.worker.foldAll()).toBe(3);
     expect(
       await probe.storedIds([
         'n-signed',
@@ -128,7 +130,6 @@ describe('numeric domains', () => {
         'n-nd-2',
       ]),
     ).toEqual(['n-csv-2', 'n-json-2', 'n-nd-2']);
-    expect(await h.ctx.worker.foldAll()).toBe(3);
   });
 
   it('folds a row stored before the domains existed (1e155) exactly, and another org still folds', async () => {

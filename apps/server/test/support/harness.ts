@@ -13,6 +13,7 @@ import type { Clock, FreeSpaceProbe } from '../../src/kernel/ports.ts';
 import { experimentConfig } from './builders.ts';
 import { freshDatabase } from './database.ts';
 import { keepsRunLog, logDestinationOf, RUN_LOG_LEVEL, recordSecrets } from './run-log.ts';
+import { scaleOutEnv } from './scale-out-env.ts';
 import { TEST_ISSUER, type TokenClaims, testIdentityProvider } from './sessions.ts';
 
 /** Tests import the config builder from here too, beside the harness that posts it. */
@@ -40,7 +41,10 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-/** One app on a fresh database per test file, configured as a real deployment would be. */
+/**
+ * One app on a fresh database per test file, configured as a real deployment would be: on
+ * Kafka and an S3 server too when the test environment names them (support/scale-out-env.ts).
+ */
 export async function startHarness(
   env: Record<string, string> = {},
   parts: {
@@ -57,6 +61,8 @@ export async function startHarness(
     ARBITER_SESSION_ISSUER: TEST_ISSUER,
     ARBITER_SECRET_KEY: TEST_SECRET_KEY,
     ARBITER_LOG_LEVEL: parts.logDestination === undefined ? RUN_LOG_LEVEL : 'info',
+    // Kafka and an S3 server under every app when the test environment names them.
+    ...(await scaleOutEnv()),
     ...env,
   });
   // A test may bring its own database (a PGlite on a file system it fills, say).

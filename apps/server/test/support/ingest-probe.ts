@@ -4,6 +4,7 @@ import { events, usageCounters } from '../../src/db/schema.ts';
 import { usageMonth } from '../../src/domain/usage-month.ts';
 import { signBusinessEvent } from '../../src/http/business-signature.ts';
 import { type Harness, startHarness } from './harness.ts';
+import { storedEvents } from './stored-events.ts';
 
 /** What the hardening tests look at after a request: stored rows, the meter, the aggregates. */
 export function ingestProbe(h: Harness) {
@@ -30,11 +31,8 @@ export function ingestProbe(h: Harness) {
       }),
     /** Ids among `ids` that are stored. */
     async storedIds(ids: string[]): Promise<string[]> {
-      const found = await h.ctx.db
-        .select({ id: events.eventId })
-        .from(events)
-        .where(inArray(events.eventId, ids));
-      return found.map((r) => r.id).sort();
+      const found = await storedEvents(h, inArray(events.eventId, ids));
+      return found.map((r) => r.eventId).sort();
     },
     /** Events metered to the org this UTC month. */
     async metered(orgId: string): Promise<number> {

@@ -1,5 +1,6 @@
 import { type Database, rows } from '../../db/connect.ts';
 import type {
+  AcknowledgedMark,
   AppendRequest,
   AppendResult,
   EventLog,
@@ -121,13 +122,7 @@ export class KafkaEventLog implements EventLog {
   }
 
   private async nextStretch(): Promise<LogRecord[]> {
-    if (!this.consumer.started) {
-      const stored = await rows<{ partition: number; next_offset: string }>(
-        this.db,
-        inboxOffsets(this.settings.topic),
-      );
-      await this.consumer.start(new Map(stored.map((s) => [s.partition, BigInt(s.next_offset)])));
-    }
+    if (!this.consumer.started) await this.consumer.start(await this.inboxPassed());
     return this.consumer.take(MESSAGES_PER_FOLD);
   }
 
@@ -177,11 +172,7 @@ export class KafkaEventLog implements EventLog {
    */
   async depth(): Promise<number> {
     const ends = await this.consumer.endOffsets();
-    const stored = await rows<{ partition: number; next_offset: string }>(
-      this.db,
-      inboxOffsets(this.settings.topic),
-    );
-    const passed = new Map(stored.map((s) => [s.partition, BigInt(s.next_offset)]));
+    const passed = await this.inboxPassed();
     let lag = 0n;
     for (const [partition, end] of ends.entries()) {
       const behind = end - (passed.get(partition) ?? 0n);
@@ -189,6 +180,36 @@ export class KafkaEventLog implements EventLog {
     }
     const [pending] = await rows<{ n: number }>(this.db, unfoldedCount);
     return Number(lag) + Number(pending?.n ?? 0);
+  }
+
+  /**
+   * The topic's end offsets now: stored once the inbox has passed them on every partition that
+   * holds messages (an empty one, its start at its end, has nothing to consume). The fold
+   * stores and records a stretch's offsets in one transaction, so passed means stored.
+   */
+  async markAcknowledged(): Promise<AcknowledgedMark> {
+    const [ends, starts] = await Promise.all([
+      this.consumer.endOffsets(),
+      this.consumer.startOffsets(),
+    ]);
+    const waiting = ends.flatMap((end, partition) =>
+      end > (starts[partition] ?? 0n) ? [{ partition, end }] : [],
+    );
+    return {
+      stored: async () => {
+        const passed = await this.inboxPassed();
+        return waiting.every(({ partition, end }) => (passed.get(partition) ?? 0n) >= end);
+      },
+    };
+  }
+
+  /** The next offset to read per partition, as the fold workers recorded it. */
+  private async inboxPassed(): Promise<Map<number, bigint>> {
+    const stored = await rows<{ partition: number; next_offset: string }>(
+      this.db,
+      inboxOffsets(this.settings.topic),
+    );
+    return new Map(stored.map((s) => [s.partition, BigInt(s.next_offset)]));
   }
 
   async close(): Promise<void> {

@@ -9,6 +9,8 @@ import {
 
 export type LogRecord = Message<string, string, string, string>;
 
+/** Kafka's ListOffsets timestamp that asks for a partition's earliest offset. */
+const EARLIEST = -2n;
 /** Messages read ahead of the fold at most; the stream pauses above it. */
 const READ_AHEAD = 20_000;
 
@@ -112,6 +114,12 @@ export class LogConsumer {
   /** The topic's end offsets, per partition. */
   async endOffsets(): Promise<bigint[]> {
     return (await this.consumer.listOffsets({ topics: [this.topic] })).get(this.topic) ?? [];
+  }
+
+  /** The topic's first offsets still held (retention deletes from the start), per partition. */
+  async startOffsets(): Promise<bigint[]> {
+    const offsets = await this.consumer.listOffsets({ topics: [this.topic], timestamp: EARLIEST });
+    return offsets.get(this.topic) ?? [];
   }
 
   async close(): Promise<void> {

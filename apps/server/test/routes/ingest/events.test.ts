@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { events, usageCounters } from '../../../src/db/schema.ts';
 import { usageMonth } from '../../../src/domain/usage-month.ts';
 import { type Harness, startHarness } from '../../support/harness.ts';
+import { storedEvents } from '../../support/stored-events.ts';
 
 let h: Harness;
 let acme: Awaited<ReturnType<Harness['org']>>;
@@ -35,7 +36,7 @@ const exposure = (id: string, user = 'u1') => ({
 });
 
 async function stored(eventId: string) {
-  const [row] = await h.ctx.db.select().from(events).where(eq(events.eventId, eventId));
+  const [row] = await storedEvents(h, eq(events.eventId, eventId));
   return row;
 }
 

@@ -7,6 +7,7 @@ import { events } from '../../../src/db/schema.ts';
 import type { App } from '../../../src/http/app-types.ts';
 import { type Harness, startHarness } from '../../support/harness.ts';
 import { type FakeJudgeServer, startFakeJudge } from '../../support/judge-server.ts';
+import { storedEvents } from '../../support/stored-events.ts';
 
 /**
  * ARBITER_PYTHON (scripts/python-env.sh; `python3` when unset) with
@@ -73,7 +74,7 @@ describe('OpenLLMetry (opentelemetry-instrumentation-openai, Python) exporting t
     expect(out.trim().split('\n')).toEqual(['Hello 2', 'Hello 2']);
     expect(openai.requests).toHaveLength(2);
 
-    const rows = await h.ctx.db.select().from(events).where(eq(events.orgId, org.orgId));
+    const rows = await storedEvents(h, eq(events.orgId, org.orgId));
     const calls = rows.filter((r) => r.type === 'model_call');
     expect(calls.map((c) => c.userId).sort()).toEqual(['py-ann', 'py-ben']);
     for (const call of calls) {

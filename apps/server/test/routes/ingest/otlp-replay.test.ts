@@ -7,6 +7,7 @@ import { events, experiments } from '../../../src/db/schema.ts';
 import { OTLP_TRACE_DESCRIPTOR } from '../../../src/ingest/otlp/trace-descriptor.ts';
 import { RECORDED_AT_MS } from '../../fixtures/otlp/genai-export.ts';
 import { type Harness, startHarness } from '../../support/harness.ts';
+import { storedEvents } from '../../support/stored-events.ts';
 
 // No OpenTelemetry Collector is installed here: the protobuf body the SDK's exporter sent
 // (test/fixtures/otlp/record-genai-export.ts) is what a Collector's otlphttp exporter forwards.
@@ -43,7 +44,7 @@ const replay = (body: Buffer, headers: Record<string, string> = {}) =>
     payload: body,
     headers: { 'content-type': 'application/x-protobuf', ...headers },
   });
-const stored = () => h.ctx.db.select().from(events).where(eq(events.orgId, orgId));
+const stored = () => storedEvents(h, eq(events.orgId, orgId));
 
 describe('a recorded protobuf export, replayed as a Collector would send it', () => {
   it('stores the model calls the spans describe and rejects the one without a user', async () => {

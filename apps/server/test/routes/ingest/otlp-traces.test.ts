@@ -11,6 +11,7 @@ import type { App } from '../../../src/http/app-types.ts';
 import { OTLP_TRACE_DESCRIPTOR } from '../../../src/ingest/otlp/trace-descriptor.ts';
 import { exporterWarnings, exportSpans, makeSpans } from '../../support/genai-spans.ts';
 import { type Harness, startHarness } from '../../support/harness.ts';
+import { storedEvents } from '../../support/stored-events.ts';
 
 let h: Harness;
 let app: App;
@@ -46,13 +47,10 @@ const jsonExporter = (key: string, compression: 'gzip' | 'none' = 'none') =>
   });
 
 async function storedOf(orgId: string) {
-  return h.ctx.db.select().from(events).where(eq(events.orgId, orgId));
+  return storedEvents(h, eq(events.orgId, orgId));
 }
 async function storedEvent(orgId: string, eventId: string) {
-  const [row] = await h.ctx.db
-    .select()
-    .from(events)
-    .where(and(eq(events.orgId, orgId), eq(events.eventId, eventId)));
+  const [row] = await storedEvents(h, and(eq(events.orgId, orgId), eq(events.eventId, eventId)));
   return row;
 }
 const idOf = (span: ReadableSpan) => `${span.spanContext().traceId}-${span.spanContext().spanId}`;
@@ -124,12 +122,15 @@ describe('POST /v1/otlp/v1/traces with the OpenTelemetry SDK exporters', () => {
       eventId: _a,
       receivedAt: _b,
       txid: _c,
+      // The key of the text's object names its event (set with a text store).
+      textKey: _g,
       ...fromSpan
     } = (await storedEvent(acme.orgId, idOf(spans[0] as ReadableSpan)))!;
     const {
       eventId: _d,
       receivedAt: _e,
       txid: _f,
+      textKey: _h,
       ...fromEvent
     } = (await storedEvent(acme.orgId, 'twin-1'))!;
     expect(fromSpan).toEqual(fromEvent);
