@@ -1,10 +1,18 @@
 import type { Database } from '../db/connect.ts';
 import type { ShardSet } from '../db/shard-set.ts';
+import { failureReason } from './failure-reason.ts';
+import { ShardUnreadable } from './shard-unreadable.ts';
 
 /**
  * `read` on every shard at once, the answers in shard order. One shard's failure fails the
- * whole read: an analysis never goes on from part of the users.
+ * whole read, naming the shard: an analysis never goes on from part of the users.
  */
 export function scatter<T>(shards: ShardSet, read: (db: Database) => Promise<T>): Promise<T[]> {
-  return Promise.all(shards.all.map((handle) => read(handle.db)));
+  return Promise.all(
+    shards.all.map((handle, position) =>
+      read(handle.db).catch((error: unknown) => {
+        throw new ShardUnreadable(position, failureReason(error), error);
+      }),
+    ),
+  );
 }

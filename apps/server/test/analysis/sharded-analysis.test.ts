@@ -3,6 +3,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { computeRun, type RunInputs } from '../../src/analysis/compute-run.ts';
 import { readArmSamples } from '../../src/analysis/metric-samples.ts';
+import { runNightly } from '../../src/analysis/nightly.ts';
 import { readRunInputs, valueScope } from '../../src/analysis/read-run-inputs.ts';
 import { readShardedSamples } from '../../src/analysis/sharded-samples.ts';
 import type { DatabaseHandle } from '../../src/db/connect.ts';
@@ -46,7 +47,7 @@ const THREE_ARMS = {
 };
 
 beforeAll(async () => {
-  h = await startHarness();
+  h = await startHarness({ ARBITER_PLATFORM_OWNER_EMAILS: 'boss@arbiter.test' });
   org = await h.org('shard-org');
   ids.mixed = await h.experiment(org.admin, {
     name: 'mixed',
@@ -249,5 +250,38 @@ describe('an analysis scattered over three shards and merged', () => {
       expectClose(ofMetric(a), ofMetric(b));
       for (const r of ofMetric(a)) expect(r.p_value).toBeGreaterThan(0);
     }
+  });
+
+  it('records a nightly run that needs a down shard as failed, publishes nothing, then retries', async () => {
+    const down = await freshDatabase();
+    await down.close();
+    const day = new Date().toISOString().slice(0, 10);
+    const stored = () =>
+      rows<{ n: unknown }>(
+        h.ctx.db,
+        sql`select count(*) as n from analysis_runs where kind = 'nightly' and label = ${day}`,
+      );
+    const before = Number((await stored())[0]?.n);
+    const failing = {
+      ...h.ctx,
+      shards: shardSetOf([handles[0], handles[1], down] as DatabaseHandle[]),
+    };
+    const summary = await runNightly(failing, day, 0);
+    expect(summary.ran).toBe(true);
+    expect(summary.experiments.map((e) => e.status)).toEqual(['failed', 'failed']);
+    for (const e of summary.experiments) expect(e.reason).toMatch(/^shard 2 unreadable: /);
+    expect(Number((await stored())[0]?.n)).toBe(before);
+    const owner = await h.token({ sub: 'boss', email: 'boss@arbiter.test', org_id: 'staff' });
+    const res = await h.call(owner, { method: 'GET', url: '/v1/admin/health' });
+    expect(res.statusCode, res.body).toBe(200);
+    const lastRun = res.json().nightly.last_run;
+    expect(lastRun).toMatchObject({ day, outcome: 'failed', experiments: 2 });
+    expect(lastRun.error).toMatch(/^2 of 2 experiments failed and are retried on the next run; /);
+    for (const name of ['mixed', 'plain'])
+      expect(lastRun.error).toContain(`${name}: shard 2 unreadable: `);
+    // The next pass, with every shard up, publishes both from all of their users.
+    const retried = await runNightly({ ...h.ctx, shards }, day, 0);
+    expect(retried.experiments.map((e) => e.status)).toEqual(['computed', 'computed']);
+    expect(Number((await stored())[0]?.n)).toBe(before + 2);
   });
 });
