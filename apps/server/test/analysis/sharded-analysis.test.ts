@@ -12,7 +12,7 @@ import { type ShardSet, shardSetOf } from '../../src/db/shard-set.ts';
 import { loadExperiment } from '../../src/domain/experiments/service.ts';
 import type { MetricDefinition } from '../../src/schemas/experiment-config.ts';
 import { importAll, ingestAll, metricDefinition, seeded } from '../support/analysis-data.ts';
-import { freshDatabase } from '../support/database.ts';
+import { freshDatabase, freshDatabaseOn, startOwnCluster, TEST_DB } from '../support/database.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
 
 /**
@@ -21,12 +21,14 @@ import { type Harness, startHarness } from '../support/harness.ts';
  * shards' tables is the single database's), under the equality rules of docs/decisions.md:
  * counts, SRM, histogram edges and bins and the rank tests' samples exactly; moments and what
  * follows from them within 1e-12 relative. On the PostgreSQL pass the shards are three
- * databases of the test cluster; on the PGlite pass, three embedded databases.
+ * PostgreSQL servers (the test server and two clusters of this file's own); on the PGlite
+ * pass, three embedded databases.
  */
 let h: Harness;
 let org: Awaited<ReturnType<Harness['org']>>;
-let handles: DatabaseHandle[] = [];
+let handles: Array<DatabaseHandle & { url: string | null }> = [];
 let shards: ShardSet;
+let clusters: Array<ReturnType<typeof startOwnCluster>> = [];
 const ids: Record<string, string> = {};
 
 const DAY_MS = 86_400_000;
@@ -66,13 +68,22 @@ beforeAll(async () => {
   const { history, live } = traffic(1500);
   await importAll(h, org.secret, history);
   await ingestAll(h, org.secret, live);
-  handles = await Promise.all([0, 1, 2].map(() => freshDatabase()));
+  // On PostgreSQL the three shards are three servers: the test server and two of their own.
+  if (TEST_DB === 'postgres') clusters = [startOwnCluster(), startOwnCluster()];
+  handles = await Promise.all([
+    freshDatabase(),
+    ...[0, 1].map((i) => {
+      const cluster = clusters[i];
+      return cluster ? freshDatabaseOn(cluster.url) : freshDatabase();
+    }),
+  ]);
   shards = shardSetOf(handles);
   await splitIntoShards();
 }, 600_000);
 afterAll(async () => {
   await Promise.all(handles.map((s) => s.close()));
-  await h.close();
+  for (const cluster of clusters) cluster.stop();
+  await h?.close();
 });
 
 /** Exposures and outcomes of `users` users, with pre-period revenue for CUPED. */
@@ -195,7 +206,9 @@ function expectEqualInputs(single: RunInputs, sharded: RunInputs) {
 }
 
 describe('an analysis scattered over three shards and merged', () => {
-  it('puts users on every shard', async () => {
+  it('puts users on every shard, each its own server on PostgreSQL', async () => {
+    if (TEST_DB === 'postgres')
+      expect(new Set(handles.map((d) => new URL(d.url ?? '').port)).size).toBe(3);
     for (const shard of handles) {
       const [c] = await rows<{ n: unknown }>(
         shard.db,
