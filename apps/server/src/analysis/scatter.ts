@@ -7,10 +7,13 @@ import { ShardUnreadable } from './shard-unreadable.ts';
  * `read` on every shard at once, the answers in shard order. One shard's failure fails the
  * whole read, naming the shard: an analysis never goes on from part of the users.
  */
-export function scatter<T>(shards: ShardSet, read: (db: Database) => Promise<T>): Promise<T[]> {
+export function scatter<T>(
+  shards: ShardSet,
+  read: (db: Database, position: number) => Promise<T>,
+): Promise<T[]> {
   return Promise.all(
     shards.all.map((handle, position) =>
-      read(handle.db).catch((error: unknown) => {
+      read(handle.db, position).catch((error: unknown) => {
         throw new ShardUnreadable(position, failureReason(error), error);
       }),
     ),

@@ -5,19 +5,18 @@ import {
   pooledBinEdges,
 } from '@arbiter/stats';
 import { type SQL, sql } from 'drizzle-orm';
-import { rows, toNumber } from '../db/connect.ts';
+import { type Database, rows, toNumber } from '../db/connect.ts';
 import type { ShardSet } from '../db/shard-set.ts';
 import type { MetricDefinition } from '../schemas/experiment-config.ts';
-import { inAnalysisTransaction } from './analysis-transaction.ts';
 import { binnedCtes, binnedPairs, type HistogramGroup } from './histogram-sql.ts';
 import { momentCtes } from './moments-sql.ts';
-import { scatter } from './scatter.ts';
 import {
   covariateSummaryOf,
   parseStats,
   type SufficientStats,
   type SumsRow,
 } from './sufficient-stats.ts';
+import { scatterTwoPhase } from './two-phase-scatter.ts';
 import { perUserCtes } from './user-values-sql.ts';
 import type { ValueScope } from './value-scope.ts';
 
@@ -62,21 +61,31 @@ export async function readShardedStats(
   groups: readonly HistogramGroup[],
   bins = DEFAULT_HISTOGRAM_BINS,
 ): Promise<SufficientStats> {
-  const parts = await scatter(shards, async (db) => {
-    const [row] = await inAnalysisTransaction(db, (tx) =>
-      rows<Record<keyof Partials, unknown>>(tx, partialsStatement(scope, metrics)),
-    );
-    return { arms: json(row?.arms), sums: json(row?.sums), ranges: json(row?.ranges) } as Partials;
-  });
-  const edges = pooledEdges(parts, metrics, groups, bins);
-  const counted = edges.length ? await binCounts(shards, scope, metrics, groups, bins, edges) : [];
+  const binned = binnedPairs(metrics, groups).length > 0;
+  const { firsts, combined, seconds } = await scatterTwoPhase(
+    shards,
+    async (tx): Promise<Partials> => {
+      // Each user's row once per shard: phase 1 sums it, phase 2 bins it.
+      await tx.execute(sql`create temporary table shard_u on commit drop as
+        with ${perUserCtes(scope, metrics)} select * from u`);
+      const [row] = await rows<Record<keyof Partials, unknown>>(tx, partialsStatement(metrics));
+      return {
+        arms: json(row?.arms),
+        sums: json(row?.sums),
+        ranges: json(row?.ranges),
+      } as Partials;
+    },
+    (parts) => pooledEdges(parts, metrics, groups, bins),
+    async (tx, edges): Promise<BinRow[]> =>
+      binned && edges.length ? binCounts(tx, metrics, groups, bins, edges) : [],
+  );
   const stats = parseStats(
-    { arms: addArms(parts), sums: [], edges, bins: counted },
+    { arms: addArms(firsts), sums: [], edges: combined, bins: addBins(seconds) },
     metrics,
     groups,
     bins,
   );
-  for (const [key, merged] of mergedSums(parts)) {
+  for (const [key, merged] of mergedSums(firsts)) {
     const [metric, variant] = JSON.parse(key) as [string, string];
     const target = stats.metrics[metric];
     if (target) target.arms[variant] = merged;
@@ -84,8 +93,11 @@ export async function readShardedStats(
   return stats;
 }
 
-function partialsStatement(scope: ValueScope, metrics: readonly MetricDefinition[]): SQL {
-  return sql`with ${perUserCtes(scope, metrics)}, ${momentCtes(metrics)}
+/** The shard's temporary per-user rows as `u`, the relation the CTEs read. */
+const SHARD_U = sql`u as (select * from shard_u)`;
+
+function partialsStatement(metrics: readonly MetricDefinition[]): SQL {
+  return sql`with ${SHARD_U}, ${momentCtes(metrics)}
     select
       (select coalesce(json_agg(json_build_object('variant', variant, 'users', users,
         'events', events)), '[]'::json) from centre where stats_rows > 0) as arms,
@@ -146,16 +158,14 @@ function pooledEdges(
   return out;
 }
 
-/** Phase 2: every shard's bin counts over the pooled edges, added up. */
+/** Phase 2 on one shard: its bin counts over the pooled edges. */
 async function binCounts(
-  shards: ShardSet,
-  scope: ValueScope,
+  tx: Database,
   metrics: readonly MetricDefinition[],
   groups: readonly HistogramGroup[],
   bins: number,
   edges: ReadonlyArray<{ metric: string; g: string; edges: number[] }>,
 ): Promise<BinRow[]> {
-  if (binnedPairs(metrics, groups).length === 0) return [];
   // Each edge as its shortest round-trip text: float8 reads back the same double.
   const edgeRows = edges.map(
     (e) =>
@@ -164,14 +174,18 @@ async function binCounts(
         sql`, `,
       )}])`,
   );
-  const statement = sql`with ${perUserCtes(scope, metrics)},
-    edges(metric, g, edges) as (values ${sql.join(edgeRows, sql`, `)}),
-    ${binnedCtes(metrics, groups, bins)}
-    select coalesce(json_agg(bins_row), '[]'::json) as bins from bins bins_row`;
-  const parts = await scatter(shards, async (db) => {
-    const [row] = await inAnalysisTransaction(db, (tx) => rows<{ bins: unknown }>(tx, statement));
-    return json<BinRow>(row?.bins);
-  });
+  const [row] = await rows<{ bins: unknown }>(
+    tx,
+    sql`with ${SHARD_U},
+      edges(metric, g, edges) as (values ${sql.join(edgeRows, sql`, `)}),
+      ${binnedCtes(metrics, groups, bins)}
+      select coalesce(json_agg(bins_row), '[]'::json) as bins from bins bins_row`,
+  );
+  return json<BinRow>(row?.bins);
+}
+
+/** The shards' bin counts added per metric, group, arm and bin. */
+function addBins(parts: readonly BinRow[][]): BinRow[] {
   const out = new Map<string, BinRow & { c: number }>();
   for (const b of parts.flat()) {
     const key = JSON.stringify([b.metric, b.g, b.variant, toNumber(b.bucket)]);
