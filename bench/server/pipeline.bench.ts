@@ -10,22 +10,33 @@
  * BENCH_LLM_METRICS=1 then measures the largest size again with a p95-latency metric (read from
  * two stored model calls per user-day, matching the aggregates) and a tokens-per-checkout ratio
  * added, and prints both ratios to the plain aggregate (issue 27: within 1.5× of the first).
+ * BENCH_SHARDS=N (issue 25) keeps the users' rows on N more databases of the cluster, each
+ * user where `shardOf` puts it, the experiments in the first: the run then scatters its reads
+ * over the N and merges them, and the plain aggregate runs on all N at once. CPU then counts
+ * every shard's backends and this process (the coordinator, whose share is the merge).
  */
 import { mkdtempSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { eq, sql } from 'drizzle-orm';
+import { eq, type SQL, sql } from 'drizzle-orm';
 import pg from 'pg';
 import { runNightly, SCHEDULED_FOLD_WAIT_MS } from '../../apps/server/src/analysis/nightly.ts';
 import { analyzeExperiment } from '../../apps/server/src/analysis/pipeline.ts';
 import { loadConfig } from '../../apps/server/src/config.ts';
 import { createContext } from '../../apps/server/src/create-context.ts';
 import { callValueOrNull } from '../../apps/server/src/db/call-values.ts';
+import {
+  type Database,
+  type DatabaseHandle,
+  openDatabase,
+} from '../../apps/server/src/db/connect.ts';
 import { experiments } from '../../apps/server/src/db/schema.ts';
+import { shardSetOf } from '../../apps/server/src/db/shard-set.ts';
 import { loadCurrentVersion } from '../../apps/server/src/domain/experiments/current-version.ts';
 import { createExperiment } from '../../apps/server/src/domain/experiments/service.ts';
 import { setPlanOverride } from '../../apps/server/src/domain/plans/plan-override.ts';
 import { experimentConfig, LLM_FEATURE_METRICS } from '../../apps/server/test/support/builders.ts';
+import { shardOf } from '../../packages/bucketing/src/shard.ts';
 import { cpuSecondsBetween, cpuSecondsOf, databaseCpuSeconds, freshPostgres } from './setup.ts';
 
 const EXPERIMENTS = Number(process.env.BENCH_EXPERIMENTS ?? 10);
@@ -33,6 +44,8 @@ const USERS = Number(process.env.BENCH_USERS ?? 1_000_000);
 const DAY = '2026-11-20';
 /** Days of data per user: the window then runs from DAYS − 1 days before DAY to DAY. */
 const DAYS = Number(process.env.BENCH_DAYS ?? 1);
+/** Databases the users' rows are spread over; 1 keeps them in the one database (no scatter). */
+const SHARDS = Number(process.env.BENCH_SHARDS ?? 1);
 
 /** The metrics issue 27 adds: a quantile over stored calls and a ratio over the aggregates. */
 const LLM_METRICS = [
@@ -133,6 +146,10 @@ interface Measured {
   elapsed: number;
   baseline: number;
   cpuRatio: number;
+  /** CPU µs of the run (every database backend and this process) per user and experiment. */
+  cpuPerUserExperiment: number;
+  /** CPU ms of this process: the coordinator's reading, merging and computing. */
+  coordinatorCpu: number;
 }
 
 async function measure(users: number, llmMetrics = false): Promise<Measured> {
@@ -143,6 +160,8 @@ async function measure(users: number, llmMetrics = false): Promise<Measured> {
     ARBITER_LOG_LEVEL: 'silent',
   });
   const ctx = await createContext(config);
+  const shards = await openShards();
+  const run = shards.length ? { ...ctx, shards: shardSetOf(shards.map((d) => d.handle)) } : ctx;
   try {
     const caller = await ctx.identity.resolve({
       sub: 'bench',
@@ -173,27 +192,32 @@ async function measure(users: number, llmMetrics = false): Promise<Measured> {
       sql`update experiments set created_at = ${`${DAY}T00:00:00Z`}::timestamptz - make_interval(days => ${DAYS - 1}::int)`,
     );
     const loadStart = performance.now();
-    for (const id of ids) {
-      await ctx.db.execute(sql`
+    const targets = placements(ctx.db, shards, caller.orgId, users);
+    for (const id of ids)
+      for (const { db: target, source } of targets) {
+        await target.execute(sql`
         insert into user_day_stats (experiment_id, day, variant, user_id, exposures, calls, errors,
           latency_n, latency_sum, tokens_n, tokens_sum, cost_sum, cost_n)
         select ${id}::uuid, ${DAY}::date - d, case when g % 2 = 0 then 'control' else 'treatment' end, 'user-' || g,
           1, 2, 0, 2, 2 * (400 + (g % 97)), 2, 2 * (300 + (g % 53)), 0, 2
-        from generate_series(0, ${DAYS - 1}) d, generate_series(1, ${users}) g`);
-      await ctx.db.execute(sql`
+        from generate_series(0, ${DAYS - 1}) d, ${source}`);
+        await target.execute(sql`
         insert into user_day_business (experiment_id, day, metric, variant, user_id, n, sum)
         select ${id}::uuid, ${DAY}::date - d, 'checkout', case when g % 2 = 0 then 'control' else 'treatment' end, 'user-' || g, 1, 1
-        from generate_series(0, ${DAYS - 1}) d, generate_series(1, ${users}) g where g % 10 = 0`);
-      if (llmMetrics) await storeCalls(ctx, caller.orgId, id, users);
-    }
-    await ctx.db.execute(sql`analyze`);
+        from generate_series(0, ${DAYS - 1}) d, ${source} where g % 10 = 0`);
+        if (llmMetrics) await storeCalls(ctx, caller.orgId, id, users);
+      }
+    for (const { db: target } of targets) await target.execute(sql`analyze`);
     const loaded = performance.now();
 
     // Baseline: one plain aggregate over the same rows (per experiment and arm).
+    // With shards, on every shard at once: the aggregate a scatter would start from.
+    const urls = shards.length ? shards.map((d) => d.url) : [db.url];
     const baseStart = performance.now();
-    await ctx.db.execute(sql.raw(BASELINE));
+    await Promise.all(targets.map((t) => t.db.execute(sql.raw(BASELINE))));
     const baseline = performance.now() - baseStart;
-    const baselineCpu = await serialCpuMs(db.url, BASELINE);
+    let baselineCpu = 0;
+    for (const url of urls) baselineCpu += await serialCpuMs(url, BASELINE);
 
     const loadBefore = loadavg()[0] as number;
     const rssBefore = process.memoryUsage().rss;
@@ -201,13 +225,16 @@ async function measure(users: number, llmMetrics = false): Promise<Measured> {
     const sampler = setInterval(() => {
       peak = Math.max(peak, process.memoryUsage().rss);
     }, 20);
-    const meter = await databaseCpuMeter(db.url);
+    const meters = await Promise.all(
+      [...new Set([db.url, ...urls])].map((url) => databaseCpuMeter(url)),
+    );
     const processBefore = processCpuMs();
     const start = performance.now();
-    const summary = await runNightly(ctx, DAY, SCHEDULED_FOLD_WAIT_MS);
+    const summary = await runNightly(run, DAY, SCHEDULED_FOLD_WAIT_MS);
     const elapsed = performance.now() - start;
     const ownCpu = processCpuMs() - processBefore;
-    const pipelineCpu = ownCpu + (await meter.stop());
+    let pipelineCpu = ownCpu;
+    for (const meter of meters) pipelineCpu += await meter.stop();
     clearInterval(sampler);
     peak = Math.max(peak, process.memoryUsage().rss);
     const statuses = summary.experiments.map((e) => e.status);
@@ -215,7 +242,7 @@ async function measure(users: number, llmMetrics = false): Promise<Measured> {
       throw new Error(`unexpected run: ${JSON.stringify(summary)}`);
 
     console.log(
-      `data: ${EXPERIMENTS} experiments × ${users} users × ${llmMetrics ? 5 : 3} metrics × ${DAYS} day(s), loaded in ${((loaded - loadStart) / 1000).toFixed(1)} s (PostgreSQL)`,
+      `data: ${EXPERIMENTS} experiments × ${users} users × ${llmMetrics ? 5 : 3} metrics × ${DAYS} day(s) on ${Math.max(1, SHARDS)} shard(s), loaded in ${((loaded - loadStart) / 1000).toFixed(1)} s (PostgreSQL)`,
     );
     console.log(`nightly pipeline:          ${(elapsed / 1000).toFixed(2)} s`);
     console.log(`plain SQL aggregate:       ${(baseline / 1000).toFixed(2)} s`);
@@ -242,7 +269,7 @@ async function measure(users: number, llmMetrics = false): Promise<Measured> {
     const mwStart = performance.now();
     const [found] = await loadCurrentVersion(ctx.db, eq(experiments.id, ids[0] as string));
     if (!found) throw new Error('the benchmark experiment is gone');
-    const manual = await analyzeExperiment(ctx, found, {
+    const manual = await analyzeExperiment(run, found, {
       kind: 'manual',
       label: `manual-${new Date().toISOString()}`,
       windowEnd: new Date(`${DAY}T23:59:59Z`),
@@ -261,11 +288,52 @@ async function measure(users: number, llmMetrics = false): Promise<Measured> {
     console.log(
       `Mann–Whitney manual run:   ${(mwElapsed / 1000).toFixed(2)} s, test ${mw?.test}, sample_cap_used ${mw?.sample_cap_used}, n ${JSON.stringify(mw?.n_per_arm)}, peak RSS ${Math.round(mwPeak / 1048576)} MiB (${Math.round(mwRssBefore / 1048576)} MiB before)`,
     );
-    return { elapsed, baseline, cpuRatio: pipelineCpu / baselineCpu };
+    return {
+      elapsed,
+      baseline,
+      cpuRatio: pipelineCpu / baselineCpu,
+      cpuPerUserExperiment: (pipelineCpu * 1000) / (users * EXPERIMENTS),
+      coordinatorCpu: ownCpu,
+    };
   } finally {
     await ctx.close();
     await db.drop();
+    for (const shard of shards) {
+      await shard.handle.close();
+      await shard.drop();
+    }
   }
+}
+
+/** BENCH_SHARDS fresh, migrated databases for the users' rows; none when it is 1. */
+async function openShards() {
+  if (SHARDS <= 1) return [];
+  return Promise.all(
+    Array.from({ length: SHARDS }, async () => {
+      const fresh = await freshPostgres();
+      const handle: DatabaseHandle = await openDatabase({ kind: 'postgres', url: fresh.url });
+      return { ...fresh, handle };
+    }),
+  );
+}
+
+/**
+ * Where the users' rows go: all of them (user-1 … user-N) into the control database, or into
+ * each shard the users `shardOf` puts there, as a relation of one column `g`.
+ */
+function placements(
+  control: Database,
+  shards: ReadonlyArray<{ handle: DatabaseHandle }>,
+  orgId: string,
+  users: number,
+): Array<{ db: Database; source: SQL }> {
+  if (shards.length === 0) return [{ db: control, source: sql`generate_series(1, ${users}) g` }];
+  const lists = shards.map(() => [] as number[]);
+  for (let g = 1; g <= users; g++) lists[shardOf(orgId, `user-${g}`, shards.length)]?.push(g);
+  return shards.map((shard, i) => ({
+    db: shard.handle.db,
+    source: sql`(select value::int as g from json_array_elements_text(${JSON.stringify(lists[i])}::json)) gs`,
+  }));
 }
 
 /**
@@ -307,11 +375,11 @@ async function main() {
     runs.push({ users, ...(await measure(users)) });
   }
   console.log(
-    '\nscale curve: users | pipeline s | aggregate s | ratio | CPU ratio | pipeline µs per user-experiment',
+    `\nscale curve (${Math.max(1, SHARDS)} shard(s)): users | pipeline s | aggregate s | ratio | CPU ratio | pipeline µs per user-experiment | CPU µs per user-experiment | coordinator CPU ms`,
   );
   runs.forEach((r, i) => {
     console.log(
-      `${String(factors[i]).padStart(3)}x ${String(r.users).padStart(8)} | ${(r.elapsed / 1000).toFixed(2)} | ${(r.baseline / 1000).toFixed(2)} | ${(r.elapsed / r.baseline).toFixed(1)} | ${r.cpuRatio.toFixed(2)} | ${((r.elapsed * 1000) / (r.users * EXPERIMENTS)).toFixed(1)}`,
+      `${String(factors[i]).padStart(3)}x ${String(r.users).padStart(8)} | ${(r.elapsed / 1000).toFixed(2)} | ${(r.baseline / 1000).toFixed(2)} | ${(r.elapsed / r.baseline).toFixed(1)} | ${r.cpuRatio.toFixed(2)} | ${((r.elapsed * 1000) / (r.users * EXPERIMENTS)).toFixed(1)} | ${r.cpuPerUserExperiment.toFixed(1)} | ${Math.round(r.coordinatorCpu)}`,
     );
   });
   if (process.env.BENCH_LLM_METRICS !== '1') return;

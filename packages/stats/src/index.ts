@@ -59,6 +59,7 @@ export {
   type PermutationResult,
   permutationTest,
 } from './permutation.ts';
+export { pooledBinEdges } from './pooled-bin-edges.ts';
 export {
   type QuantileArm,
   type QuantileResult,

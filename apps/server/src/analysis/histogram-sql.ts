@@ -30,9 +30,6 @@ export function histogramCtes(
   bins: number,
 ): SQL {
   const k = sql.raw(String(bins));
-  const pairs = metrics.flatMap((m, i) =>
-    groups.flatMap((g, j) => (!g.metrics || g.metrics.includes(m.name) ? [{ m, i, g, j }] : [])),
-  );
   return sql`grp(g, variant) as (${groupRows(groups)}),
     bounds as (
       select cm.metric, grp.g, min(cm.lo) as lo, max(cm.hi) as hi
@@ -53,10 +50,36 @@ export function histogramCtes(
         from generate_series(0, ${k}) i order by i) as edges
       from steps s
     ),
-    ${pairs.length ? binCtes(pairs, bins) : sql`bins(metric, g, variant, bucket, c) as (select null::text, null::text, null::text, 0, 0::bigint where false)`}`;
+    ${binnedCtes(metrics, groups, bins)}`;
 }
 
-interface Pair {
+/**
+ * `bins`, the count per metric, group, arm and bin of every metric a group bins, over the
+ * edges of an `edges(metric, g, edges)` relation before it: the histogram statement's own,
+ * or the pooled edges a coordinator of several shards sends each of them.
+ */
+export function binnedCtes(
+  metrics: readonly MetricDefinition[],
+  groups: readonly HistogramGroup[],
+  bins: number,
+): SQL {
+  const pairs = binnedPairs(metrics, groups);
+  return pairs.length
+    ? binCtes(pairs, bins)
+    : sql`bins(metric, g, variant, bucket, c) as (select null::text, null::text, null::text, 0, 0::bigint where false)`;
+}
+
+/** Every metric and group whose values the group bins. */
+export function binnedPairs(
+  metrics: readonly MetricDefinition[],
+  groups: readonly HistogramGroup[],
+): Pair[] {
+  return metrics.flatMap((m, i) =>
+    groups.flatMap((g, j) => (!g.metrics || g.metrics.includes(m.name) ? [{ m, i, g, j }] : [])),
+  );
+}
+
+export interface Pair {
   m: MetricDefinition;
   i: number;
   g: HistogramGroup;

@@ -34,12 +34,7 @@ export async function readArmSamples(
   const found = await inAnalysisTransaction(db, (tx) =>
     rows<{ variant: string; value: unknown; n: unknown }>(
       tx,
-      sql`with ${userCtes([plain])},
-      ranked as (
-        select variant, user_id, ${valueColumn(0)} as value, count(*) over (partition by variant) as n,
-          row_number() over (partition by variant order by md5(${String(SAMPLE_SEED)} || ':' || user_id), user_id) as r
-        from u where ${valueColumn(0)} is not null
-      )
+      sql`${rankedSample(userCtes([plain]))}
     select variant, value, n from ranked where r <= ${cap} order by variant, user_id`,
     ),
   );
@@ -52,4 +47,19 @@ export async function readArmSamples(
     if (toNumber(r.n) > cap) capUsed = true;
   }
   return { values, capUsed };
+}
+
+/**
+ * The CTEs ending in `ranked`: each user with a value of the one metric of `userCtes`, its
+ * arm's count `n`, its sampling key `k` (md5 of seed and user id) and its rank `r` in the
+ * arm by that key.
+ */
+export function rankedSample(userCtes: SQL): SQL {
+  return sql`with ${userCtes},
+      ranked as (
+        select variant, user_id, ${valueColumn(0)} as value, count(*) over (partition by variant) as n,
+          md5(${String(SAMPLE_SEED)} || ':' || user_id) as k,
+          row_number() over (partition by variant order by md5(${String(SAMPLE_SEED)} || ':' || user_id), user_id) as r
+        from u where ${valueColumn(0)} is not null
+      )`;
 }

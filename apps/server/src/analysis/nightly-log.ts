@@ -4,12 +4,20 @@ import { nightlyRuns } from '../db/schema.ts';
 
 export type NightlyOutcome = 'succeeded' | 'failed';
 
+/** An experiment of a run as the record counts it: `failed` ones with their reason. */
+interface ExperimentOutcome {
+  name: string;
+  status: string;
+  reason?: string;
+}
+
 /**
  * Runs `work` (one nightly run of `day`) and records how it ended; a failure is recorded and
- * rethrown. A run skipped because another process holds the lease (`ran: false`) is that
+ * rethrown; a run some of whose experiments failed is recorded failed, with
+ * which and why. A run skipped because another process holds the lease (`ran: false`) is that
  * process's to record.
  */
-export async function recordedRun<T extends { ran: boolean; experiments: unknown[] }>(
+export async function recordedRun<T extends { ran: boolean; experiments: ExperimentOutcome[] }>(
   db: Database,
   run: { day: string; startedAt: Date; finishedAt: () => Date },
   work: () => Promise<T>,
@@ -33,8 +41,22 @@ export async function recordedRun<T extends { ran: boolean; experiments: unknown
     );
     throw error;
   }
-  if (result.ran) await record('succeeded', result.experiments.length, null);
+  if (!result.ran) return result;
+  const failed = failedExperiments(result.experiments);
+  await record(failed ? 'failed' : 'succeeded', result.experiments.length, failed);
   return result;
+}
+
+/**
+ * The experiments a run could not analyse, and why, as the record's error; null when none.
+ * Their runs stored nothing: the next nightly pass runs them again.
+ */
+function failedExperiments(experiments: readonly ExperimentOutcome[]): string | null {
+  const failed = experiments
+    .filter((e) => e.status === 'failed')
+    .map((e) => `${e.name}: ${e.reason}`);
+  if (failed.length === 0) return null;
+  return `${failed.length} of ${experiments.length} experiments failed and are retried on the next run; ${failed.join('; ')}`;
 }
 
 /** The most recently finished nightly run, or null when none has run yet. */

@@ -2,13 +2,15 @@ import { gt, lte } from 'drizzle-orm';
 import type { Context } from '../context.ts';
 import { experiments } from '../db/schema.ts';
 import { loadCurrentVersion } from '../domain/experiments/current-version.ts';
+import type { LoadedExperiment } from '../domain/experiments/service.ts';
 import { mapConcurrent } from '../kernel/map-concurrent.ts';
 import { inSpan } from '../kernel/tracing.ts';
 import { DAY_MS, utcDay } from '../kernel/utc-day.ts';
+import { failureReason } from './failure-reason.ts';
 import { awaitFold, type FoldGateDeps } from './fold-gate.ts';
 import { runJudgeJob } from './judge/judge-job.ts';
 import { recordedRun } from './nightly-log.ts';
-import { analyzeExperiment, type RunDeps } from './pipeline.ts';
+import { analyzeExperiment, type RunDeps, type RunRequest } from './pipeline.ts';
 import { purgeExpiredEvents } from './retention.ts';
 import { withLease } from './run-lease.ts';
 import { measuredRun } from './run-metrics.ts';
@@ -26,7 +28,8 @@ export type NightlyDeps = RunDeps &
 export interface NightlySummary {
   day: string;
   ran: boolean;
-  experiments: Array<{ experiment_id: string; name: string; status: string }>;
+  /** `status` is the run's, or `failed` with the `reason` (nothing was stored for it). */
+  experiments: Array<{ experiment_id: string; name: string; status: string; reason?: string }>;
   /** Experiments the day cannot cover: created after it (the window starts on creation day). */
   skipped: Array<{ experiment_id: string; name: string; created_at: string; reason: string }>;
   purged_events: number;
@@ -61,7 +64,12 @@ export async function runNightly(
         });
         return summary;
       }),
-    (summary) => (summary.ran ? 'succeeded' : 'skipped'),
+    (summary) =>
+      !summary.ran
+        ? 'skipped'
+        : summary.experiments.some((e) => e.status === 'failed')
+          ? 'failed'
+          : 'succeeded',
   );
 }
 
@@ -81,17 +89,15 @@ async function runNightlyUnrecorded(
     // Experiments are independent: a PostgreSQL server analyses several at once (one core
     // each); the embedded database has one connection and runs them in turn.
     const atOnce = ctx.config.databaseUrl ? ctx.config.analysisConcurrency : 1;
-    const done = await mapConcurrent(list, atOnce, async (found) => {
-      const { id, name } = found.row;
-      const record = await analyzeExperiment(ctx, found, {
+    const done = await mapConcurrent(list, atOnce, (found) =>
+      analyzedOrFailed(ctx, found, {
         kind: 'nightly',
         label: day,
         windowEnd,
         foldedThrough,
         dimensions: found.version.config.dimensions ?? [],
-      });
-      return { experiment_id: id, name, status: record.status };
-    });
+      }),
+    );
     const purged = await purgeExpiredEvents(ctx, now);
     return { experiments: done, purged };
   });
@@ -99,6 +105,26 @@ async function runNightlyUnrecorded(
   return outcome === null
     ? { day, ran: false, experiments: [], skipped, purged_events: 0 }
     : { day, ran: true, experiments: outcome.experiments, skipped, purged_events: outcome.purged };
+}
+
+/**
+ * One experiment's run, or why it failed (a shard down, say): the run stores nothing then, so
+ * the results published stay the last complete ones, and the next nightly pass runs it again.
+ * The other experiments go on.
+ */
+async function analyzedOrFailed(
+  ctx: NightlyDeps,
+  found: LoadedExperiment,
+  request: RunRequest,
+): Promise<NightlySummary['experiments'][number]> {
+  const { id, name } = found.row;
+  try {
+    const record = await analyzeExperiment(ctx, found, request);
+    return { experiment_id: id, name, status: record.status };
+  } catch (error) {
+    ctx.log.error({ err: error, experiment_id: id }, 'nightly run of an experiment failed');
+    return { experiment_id: id, name, status: 'failed', reason: failureReason(error) };
+  }
 }
 
 /** Why a run of `day` leaves out the experiments created after it, and which day covers them. */

@@ -8,14 +8,10 @@ import { PLAN_LIMITS } from '../domain/plans.ts';
 import { DAY_MS, startOfUtcDay, utcDay } from '../kernel/utc-day.ts';
 import type { RunKind } from '../schemas/analysis-run.ts';
 import type { ExperimentConfig } from '../schemas/experiment-config.ts';
-import { readArrivals } from './arrivals.ts';
 import { type MetricInput, type RunInputs, showsDistribution } from './compute-run.ts';
-import { readArmSamples } from './metric-samples.ts';
+import { eventReads } from './event-reads.ts';
 import type { Method } from './metric-test.ts';
-import { readFoldedQuantileArms } from './quantile-counts-sql.ts';
-import { readQuantileArms } from './quantile-sql.ts';
 import { NO_ARRIVALS } from './sample-size.ts';
-import { readSufficientStats } from './sufficient-stats.ts';
 import type { ValueScope } from './value-scope.ts';
 
 export interface RunRequest {
@@ -66,7 +62,7 @@ export function valueScope(found: LoadedExperiment, windowEnd: Date): ValueScope
  * permutation.
  */
 export async function readRunInputs(
-  ctx: Pick<Context, 'db' | 'config'>,
+  ctx: Pick<Context, 'db' | 'config' | 'shards'>,
   found: LoadedExperiment,
   request: RunRequest,
 ): Promise<RunInputs> {
@@ -82,12 +78,10 @@ export async function readRunInputs(
   const treatments = Object.keys(shares).filter((a) => a !== control);
   const binned = config.metrics.filter(showsDistribution).map((m) => m.name);
   const groups = treatments.map((t) => ({ key: t, variants: [control, t], metrics: binned }));
-  const stats = await readSufficientStats(ctx.db, scope, config.metrics, groups);
+  const reads = eventReads(ctx.shards, scope);
+  const stats = await reads.stats(config.metrics, groups);
   const overrides = await methodOverrides(ctx, found.row.id);
   const truncated = await retentionTruncated(ctx, found.row.orgId, windowStart);
-  // The fold's counts need the raw calls above the estimate; a window the purge reached reads
-  // what raw calls are left, as the run then says (`retention_truncated`).
-  const readQuantile = truncated ? readQuantileArms : readFoldedQuantileArms;
   const metrics: MetricInput[] = [];
   for (const definition of config.metrics) {
     const method = overrides.get(definition.name) ?? (definition.method_default as Method);
@@ -97,11 +91,9 @@ export async function readRunInputs(
       method,
       overridden: overrides.has(definition.name),
       stats: stats.metrics[definition.name] ?? { arms: {}, histograms: {} },
-      samples: needsSamples
-        ? await readArmSamples(ctx.db, scope, definition, plan.max_sample_per_arm)
-        : null,
+      samples: needsSamples ? await reads.samples(definition, plan.max_sample_per_arm) : null,
       quantiles:
-        definition.quantile === undefined ? null : await readQuantile(ctx.db, scope, definition),
+        definition.quantile === undefined ? null : await reads.quantiles(definition, truncated),
     });
   }
   const inputs: RunInputs = {
@@ -120,7 +112,7 @@ export async function readRunInputs(
     sequentialTuning: ctx.config.sequentialTuning,
     // Only a primary metric gets a time-to-decision estimate.
     arrivals: config.metrics.some((m) => m.category === 'primary')
-      ? await readArrivals(ctx.db, found.row.id, window, windowDays, request.windowEnd, stats.arms)
+      ? await reads.arrivals(window, windowDays, request.windowEnd, stats.arms)
       : NO_ARRIVALS,
   };
   return inputs;

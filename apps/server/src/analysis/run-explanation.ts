@@ -13,7 +13,7 @@ function names(list: Array<{ name: string }>): string {
 function outcomeLines(summary: NightlySummary): string[] {
   const by = (status: string) => summary.experiments.filter((e) => e.status === status);
   const computed = summary.experiments.filter(
-    (e) => e.status !== 'collecting' && e.status !== 'srm_halted',
+    (e) => e.status !== 'collecting' && e.status !== 'srm_halted' && e.status !== 'failed',
   );
   const groups: Array<[Array<{ name: string }>, string]> = [
     [computed, 'results computed'],
@@ -22,6 +22,10 @@ function outcomeLines(summary: NightlySummary): string[] {
       'collecting: an arm has fewer evaluated events than the threshold; GET /v1/experiments/NAME/results gives the counts so far',
     ],
     [by('srm_halted'), 'halted by the SRM check: the traffic split differs from the allocation'],
+    [
+      by('failed'),
+      'failed, nothing stored: the next run retries them; GET /v1/admin/health gives the reasons',
+    ],
     [
       summary.skipped,
       `skipped: created after ${summary.day}, and an analysis window starts on the day the experiment was created; run a later --day for them`,

@@ -67,7 +67,7 @@ export function sufficientStatsStatement(
       (select coalesce(json_agg(bins_row), '[]'::json) from bins bins_row) as bins`;
 }
 
-interface SumsRow {
+export interface SumsRow {
   metric: string;
   variant: string;
   n: unknown;
@@ -130,7 +130,7 @@ function emptyHistograms(groups: readonly HistogramGroup[], bins: number) {
   );
 }
 
-function covariateSummaryOf(s: SumsRow): CovariateSummary {
+export function covariateSummaryOf(s: SumsRow): CovariateSummary {
   const n = toNumber(s.n);
   if (n === 0) return { ...EMPTY_COVARIATE_SUMMARY };
   return {

@@ -76,7 +76,9 @@ export function boundedPglite(client: PGlite, ms: number, traced = false): PGlit
             begun();
             return work(boundCalls(tx, ms, traced));
           });
-          return withinTimeout(beginning, ms).then(
+          // A transaction that cannot begin (the database closed) fails now, not at the bound.
+          const begins = Promise.race([beginning, done.then(() => {})]);
+          return withinTimeout(begins, ms).then(
             () => done,
             (error: unknown) => {
               abandoned = true;

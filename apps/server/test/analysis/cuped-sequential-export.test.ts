@@ -2,7 +2,7 @@ import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXPORT_COLUMNS, ExportRowSchema } from '../../src/analysis/results-export.ts';
 import type { Results } from '../../src/analysis/results-schema.ts';
-import { ingestAll, runNightlyFor, seeded, today } from '../support/analysis-data.ts';
+import { importAll, ingestAll, runNightlyFor, seeded, today } from '../support/analysis-data.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
 
 /**
@@ -34,20 +34,6 @@ const revenue = (extra: object = {}) => ({
 
 const create = (name: string, metrics: object[]) =>
   h.experiment(org.admin, { name, salt: `${name}-salt`, metrics });
-
-async function importHistory(events: object[]) {
-  for (let i = 0; i < events.length; i += 1000) {
-    const res = await h.ingest(org.secret, {
-      method: 'POST',
-      url: '/v1/events/import',
-      headers: { 'content-type': 'application/json' },
-      payload: JSON.stringify(events.slice(i, i + 1000)),
-    });
-    expect(res.statusCode, res.body).toBe(200);
-    expect(res.json().errors).toEqual([]);
-  }
-  await h.ctx.worker.foldAll();
-}
 
 const get = (url: string) => h.call(org.admin, { method: 'GET', url });
 
@@ -115,7 +101,7 @@ describe('CUPED, sequential results and the export', () => {
         });
       }
     }
-    await importHistory(history);
+    await importAll(h, org.secret, history);
     await ingestAll(h, org.secret, live);
     const summary = await runNightlyFor(h, today());
     expect(summary.experiments.map((e: { status: string }) => e.status)).toEqual([

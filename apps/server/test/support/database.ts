@@ -1,5 +1,9 @@
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { type DatabaseHandle, openDatabase } from '../../src/db/connect.ts';
 
@@ -33,12 +37,19 @@ export async function freshDatabase(): Promise<DatabaseHandle & { url: string | 
     const seed = new Blob([PGLITE_SEED]);
     return { ...(await openDatabase({ kind: 'pglite', dataDir: null, seed })), url: null };
   }
+  return freshDatabaseOn(adminUrl());
+}
+
+/** A fresh, migrated database on the PostgreSQL server at `server` (its admin URL), dropped by close(). */
+export async function freshDatabaseOn(
+  server: string,
+): Promise<DatabaseHandle & { url: string | null }> {
   const name = `arbiter_t_${randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: adminUrl() });
+  const admin = new pg.Client({ connectionString: server });
   await admin.connect();
   await admin.query(`create database ${name}`);
   await admin.end();
-  const url = withDatabase(adminUrl(), name);
+  const url = withDatabase(server, name);
   // close() drops the database with (force), which may end connections pg is still closing.
   const handle = await openDatabase({ kind: 'postgres', url }, () => {});
   return {
@@ -46,10 +57,33 @@ export async function freshDatabase(): Promise<DatabaseHandle & { url: string | 
     url,
     close: async () => {
       await handle.close();
-      const cleanup = new pg.Client({ connectionString: adminUrl() });
+      const cleanup = new pg.Client({ connectionString: server });
       await cleanup.connect();
       await cleanup.query(`drop database if exists ${name} with (force)`);
       await cleanup.end();
     },
   };
+}
+
+const script = (name: string) =>
+  fileURLToPath(new URL(`../../../../scripts/${name}`, import.meta.url));
+
+/**
+ * A PostgreSQL cluster of the caller's own, apart from the test server (a free port, its
+ * files in a new temporary directory): the admin URL, and stop() that stops it and removes
+ * the directory.
+ */
+export function startOwnCluster(): { url: string; stop(): void } {
+  const dir = mkdtempSync(join(tmpdir(), 'arbiter-own-pg-'));
+  const env: Record<string, string | undefined> = { ...process.env, ARBITER_TEST_PG_DIR: dir };
+  delete env.ARBITER_TEST_DATABASE_URL;
+  delete env.ARBITER_TEST_PG_PORT;
+  const stop = () => execFileSync('bash', [script('stop-postgres.sh'), dir], { stdio: 'ignore' });
+  try {
+    const url = execFileSync('bash', [script('ensure-postgres.sh')], { env, encoding: 'utf8' });
+    return { url: url.trim(), stop };
+  } catch (error) {
+    stop();
+    throw error;
+  }
 }

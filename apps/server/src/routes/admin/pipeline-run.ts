@@ -30,7 +30,11 @@ export function register(app: App, ctx: Context): void {
               Type.Object({
                 experiment_id: Type.String(),
                 name: Type.String(),
-                status: Type.String({ description: 'computed, srm_halted or collecting' }),
+                status: Type.String({
+                  description:
+                    'computed, srm_halted or collecting; failed when the run could not read its data (a shard down, say): nothing was stored, and the next run retries it',
+                }),
+                reason: Type.Optional(Type.String({ description: 'Why a failed run failed' })),
               }),
             ),
             skipped: Type.Array(
