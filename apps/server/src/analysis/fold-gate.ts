@@ -8,23 +8,37 @@ const POLL_MS = 50;
 const MIN_RETRY_S = 1;
 const MAX_RETRY_S = 60;
 
-/** The gate reads the fold's position and folds when no one else is: the database and the worker. */
-export type FoldGateDeps = Pick<Context, 'db' | 'worker'>;
+/** The gate reads every shard's fold position and folds when no one else is: the shards and the worker. */
+export type FoldGateDeps = Pick<Context, 'shards' | 'worker'>;
 
-async function positionOf(ctx: Pick<Context, 'db'>): Promise<{ now: Date; foldedThrough: Date }> {
-  const [row] = await rows<{ now: Date | string; folded_through: Date | string }>(
-    ctx.db,
-    foldPosition,
+type Position = { now: Date; foldedThrough: Date };
+
+/** Each shard's position on its own clock (servers' clocks need not agree). */
+async function positionsOf(ctx: Pick<Context, 'shards'>): Promise<Position[]> {
+  return Promise.all(
+    ctx.shards.all.map(async (shard) => {
+      const [row] = await rows<{ now: Date | string; folded_through: Date | string }>(
+        shard.db,
+        foldPosition,
+      );
+      return {
+        now: new Date(row?.now as string),
+        foldedThrough: new Date(row?.folded_through as string),
+      };
+    }),
   );
-  return {
-    now: new Date(row?.now as string),
-    foldedThrough: new Date(row?.folded_through as string),
-  };
+}
+
+/** The earliest position of those shards that have not folded through their own cut yet. */
+function behind(cuts: readonly Position[], seen: readonly Position[]): Date | null {
+  const late = seen.filter((p, i) => p.foldedThrough < (cuts[i] as Position).now);
+  if (late.length === 0) return null;
+  return new Date(Math.min(...late.map((p) => p.foldedThrough.getTime())));
 }
 
 /**
  * The gate before an analysis reads the aggregates: waits until every event acknowledged before
- * this call (by the database's clock) is folded, so a run is never computed from a window with
+ * this call (by each shard's clock) is folded on every shard, so a run is never computed from a window with
  * accepted events missing. Meanwhile it folds too, when no other fold is running, so it never
  * waits on a worker that is busy elsewhere or not running in this process. Returns the fold
  * position it saw, which the run stores. Past `budgetMs` it throws `fold-behind` (503) with a
@@ -32,23 +46,23 @@ async function positionOf(ctx: Pick<Context, 'db'>): Promise<{ now: Date; folded
  */
 export async function awaitFold(ctx: FoldGateDeps, budgetMs: number): Promise<Date> {
   const deadline = performance.now() + budgetMs;
-  const first = await positionOf(ctx);
-  const cut = first.now;
-  let seen = first.foldedThrough;
-  while (seen < cut) {
+  const cuts = await positionsOf(ctx);
+  const cut = new Date(Math.max(...cuts.map((c) => c.now.getTime())));
+  let seen = cuts;
+  for (let late = behind(cuts, seen); late !== null; late = behind(cuts, seen)) {
     if (performance.now() >= deadline) {
-      const lag = Math.ceil((cut.getTime() - seen.getTime()) / 1000);
+      const lag = Math.ceil((cut.getTime() - late.getTime()) / 1000);
       throw new AnalysisError(
         'fold-behind',
-        `Events accepted up to ${cut.toISOString()} are not all folded into the aggregates yet (folded through ${seen.toISOString()}); an analysis now would leave them out, so none was computed or stored. Retry shortly.`,
-        { folded_through: seen.toISOString() },
+        `Events accepted up to ${cut.toISOString()} are not all folded into the aggregates yet (folded through ${late.toISOString()}); an analysis now would leave them out, so none was computed or stored. Retry shortly.`,
+        { folded_through: late.toISOString() },
         Math.min(MAX_RETRY_S, Math.max(MIN_RETRY_S, lag)),
       );
     }
     const folded = await ctx.worker.foldOnce({ ifFree: true });
     if (folded.busy || folded.events === 0)
       await new Promise((resolve) => setTimeout(resolve, POLL_MS));
-    seen = (await positionOf(ctx)).foldedThrough;
+    seen = await positionsOf(ctx);
   }
-  return seen;
+  return new Date(Math.min(...seen.map((p) => p.foldedThrough.getTime())));
 }

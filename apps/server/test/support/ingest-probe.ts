@@ -30,11 +30,15 @@ export function ingestProbe(h: Harness) {
       }),
     /** Ids among `ids` that are stored. */
     async storedIds(ids: string[]): Promise<string[]> {
-      const found = await h.ctx.db
-        .select({ id: events.eventId })
-        .from(events)
-        .where(inArray(events.eventId, ids));
-      return found.map((r) => r.id).sort();
+      const found = await Promise.all(
+        h.ctx.shards.all.map((s) =>
+          s.db.select({ id: events.eventId }).from(events).where(inArray(events.eventId, ids)),
+        ),
+      );
+      return found
+        .flat()
+        .map((r) => r.id)
+        .sort();
     },
     /** Events metered to the org this UTC month. */
     async metered(orgId: string): Promise<number> {
@@ -48,11 +52,15 @@ export function ingestProbe(h: Harness) {
     },
     /** Exposures folded into the aggregates for one user (any experiment). */
     async foldedExposures(userId: string): Promise<number> {
-      const [row] = await rows<{ n: number }>(
-        h.ctx.db,
-        sql`select coalesce(sum(exposures), 0)::int as n from user_day_stats where user_id = ${userId}`,
-      );
-      return Number(row?.n ?? 0);
+      let total = 0;
+      for (const shard of h.ctx.shards.all) {
+        const [row] = await rows<{ n: number }>(
+          shard.db,
+          sql`select coalesce(sum(exposures), 0)::int as n from user_day_stats where user_id = ${userId}`,
+        );
+        total += Number(row?.n ?? 0);
+      }
+      return total;
     },
   };
 }
