@@ -1,7 +1,8 @@
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { events, experiments } from '../../src/db/schema.ts';
+import { experiments } from '../../src/db/schema.ts';
 import { exposureOf, type TwoOrgs, twoOrgs } from '../support/ingest-probe.ts';
+import { storedEventRows } from '../support/shard-rows.ts';
 
 // Class 7 of the hardening issue: nothing is accepted silently — an id reused with other
 // content, a timestamp a client could not have replayed, history before the analysis window.
@@ -38,7 +39,7 @@ const business = (id: string, value: number, extra: Record<string, unknown> = {}
 });
 
 async function storedValue(id: string) {
-  const [row] = await h.ctx.db.select().from(events).where(eq(events.eventId, id));
+  const [row] = await storedEventRows(h, id);
   return row?.value;
 }
 

@@ -1,8 +1,9 @@
-import { and, count, eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { events, usageCounters } from '../../../src/db/schema.ts';
+import { usageCounters } from '../../../src/db/schema.ts';
 import { usageMonth } from '../../../src/domain/usage-month.ts';
 import { type Harness, startHarness } from '../../support/harness.ts';
+import { storedEventRows } from '../../support/shard-rows.ts';
 
 let h: Harness;
 let acme: Awaited<ReturnType<Harness['org']>>;
@@ -35,7 +36,7 @@ const exposure = (id: string, user = 'u1') => ({
 });
 
 async function stored(eventId: string) {
-  const [row] = await h.ctx.db.select().from(events).where(eq(events.eventId, eventId));
+  const [row] = await storedEventRows(h, eventId);
   return row;
 }
 
@@ -252,11 +253,7 @@ describe('POST /v1/events', () => {
     expect(mixed.json()).toMatchObject({ accepted: 2, rejected: [] });
     expect(await stored('idem-3')).toBeDefined();
     expect(await used()).toBe(before + 3);
-    const [row] = await h.ctx.db
-      .select({ n: count() })
-      .from(events)
-      .where(eq(events.eventId, 'idem-1'));
-    expect(row?.n).toBe(1);
+    expect(await storedEventRows(h, 'idem-1')).toHaveLength(1);
   });
 });
 
