@@ -1,11 +1,11 @@
 import { execFileSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { inArray } from 'drizzle-orm';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { events } from '../../src/db/schema.ts';
+import { asClusterOwner, ENSURE_POSTGRES } from '../support/cluster-owner.ts';
 import { freshDatabase, freshShards } from '../support/database.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
 import { exposureOf, ingestProbe } from '../support/ingest-probe.ts';
@@ -15,18 +15,6 @@ import { freePort } from '../support/process.ts';
 // of this test's own, stopped while the app runs. Users on shard 0 go on; users on shard 1 get
 // a 503 with Retry-After, never a 202; once the server is back a retry stores the rest and the
 // meter counts every event once.
-
-const ENSURE_POSTGRES = fileURLToPath(
-  new URL('../../../../scripts/ensure-postgres.sh', import.meta.url),
-);
-
-/** Runs a command as the cluster's owner: PostgreSQL refuses to run as root. */
-function asClusterOwner(command: string[]): void {
-  const root = process.getuid?.() === 0;
-  const line = command.map((part) => `'${part}'`).join(' ');
-  if (root) execFileSync('su', ['postgres', '-s', '/bin/sh', '-c', line], { stdio: 'ignore' });
-  else execFileSync(command[0] as string, command.slice(1), { stdio: 'ignore' });
-}
 
 let h: Harness;
 let dataDirectory: string;
