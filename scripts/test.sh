@@ -143,6 +143,14 @@ say "libraries, then the server on PostgreSQL, beside the server on embedded PGl
     >>"$results/server-postgres.log" 2>&1
   echo $? >"$results/server-postgres.exit"
   echo "$SECONDS" >"$results/server-postgres.done-at"
+  # The data path again with event data on two shards (two more fresh databases per file on the
+  # same cluster, ARBITER_TEST_SHARDS): acceptance, de-duplication, metering, the fold, traffic.
+  ARBITER_TEST_DATABASE_URL=$url ARBITER_TEST_DB=postgres ARBITER_TEST_SHARDS=2 \
+    ARBITER_TEST_LOG_DIR=$ARBITER_TEST_LOG_DIR \
+    vitest server-shards --project server $(cat scripts/shard-pass-files.txt) \
+    >>"$results/server-shards.log" 2>&1
+  echo $? >"$results/server-shards.exit"
+  echo "$SECONDS" >"$results/server-shards.done-at"
   bash scripts/stop-postgres.sh "$pg_dir" >>"$results/server-postgres.log" 2>&1
 ) &
 lane=$!
@@ -153,7 +161,7 @@ ARBITER_TEST_LOG_DIR=$ARBITER_TEST_LOG_DIR ARBITER_TEST_DB=pglite \
   vitest server-pglite --project server --exclude '**/*.postgres.test.ts' || status=1
 
 wait "$lane"
-for pass in libraries server-postgres; do
+for pass in libraries server-postgres server-shards; do
   echo "== $pass (exit $(cat "$results/$pass.exit" 2>/dev/null || echo none), done at $(cat "$results/$pass.done-at" 2>/dev/null || echo -)s)"
   cat "$results/$pass.log"
   [ "$(cat "$results/$pass.exit" 2>/dev/null)" = 0 ] || status=1

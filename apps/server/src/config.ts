@@ -58,6 +58,8 @@ export interface Config {
   ingestWorker: boolean;
   /** Kafka as the event log: its brokers and topic; null = the database is the log. */
   kafka: { brokers: string[]; topic: string } | null;
+  /** The event data's shards (ARBITER_SHARD_URLS) in their fixed order; empty = the database is the one shard. */
+  shardUrls: string[];
   /** Model text in object storage (ARBITER_BLOB_URL); null = the text stays in the row. */
   blob: BlobStoreConfig | null;
   /** Cron expression (UTC) of the nightly analysis of the previous UTC day. */
@@ -206,6 +208,16 @@ const RELATIONS: Partial<
       ? `must differ from ARBITER_PORT (${read.ARBITER_PORT}): the metrics get a listener of their own`
       : undefined;
   },
+  // The control database (orgs, keys, metering) must be a server every shard's process shares.
+  ARBITER_SHARD_URLS: (_env, read) => {
+    if (read.ARBITER_SHARD_URLS === undefined) return undefined;
+    if (read.ARBITER_DATABASE_URL === undefined)
+      return 'needs ARBITER_DATABASE_URL: the control database stays a PostgreSQL server of its own';
+    // The fold workers of a Kafka log do not write to shards yet: refused, not silently misplaced.
+    return read.ARBITER_KAFKA_BROKERS !== undefined
+      ? 'cannot be combined with ARBITER_KAFKA_BROKERS yet: the Kafka fold workers write to the control database only'
+      : undefined;
+  },
   ARBITER_BLOB_ENDPOINT: (_env, read) =>
     read.ARBITER_BLOB_ENDPOINT !== undefined && read.ARBITER_BLOB_URL === undefined
       ? 'needs ARBITER_BLOB_URL: it names the bucket the endpoint serves'
@@ -297,8 +309,12 @@ function kafkaOf(s: Settings): Config['kafka'] {
 }
 
 /** The parts a deployment past one machine puts under Arbiter: the Kafka log, the text store. */
-function scaleOutOf(s: Settings, env: Env): Pick<Config, 'kafka' | 'blob'> {
-  return { kafka: kafkaOf(s), blob: blobOf(s, env) };
+function scaleOutOf(s: Settings, env: Env): Pick<Config, 'kafka' | 'blob' | 'shardUrls'> {
+  return {
+    kafka: kafkaOf(s),
+    blob: blobOf(s, env),
+    shardUrls: s.ARBITER_SHARD_URLS?.split(',') ?? [],
+  };
 }
 
 function devSessionsOffLoopback(s: Settings): boolean {

@@ -10,7 +10,8 @@ import { createLogger } from './create-logger.ts';
 import { createSecretBox } from './crypto/secret-box.ts';
 import { type DatabaseHandle, openDatabase } from './db/connect.ts';
 import { DiskGuard, statfsProbe } from './db/disk-guard.ts';
-import { shardSetOf } from './db/shard-set.ts';
+import { type OpenShard, openConfiguredShards, shardSetFor } from './db/open-shards.ts';
+import type { ShardSet } from './db/shard-set.ts';
 import { ApiKeyCache } from './domain/api-key-cache.ts';
 import { ChangeListener } from './domain/change-feed.ts';
 import { ContactNotifier } from './domain/contact-notifier.ts';
@@ -21,6 +22,7 @@ import { CopyEventStore } from './ingest/copy-store.ts';
 import type { EventLog } from './ingest/event-log.ts';
 import { FoldWorker } from './ingest/fold-worker.ts';
 import { PostgresEventLog } from './ingest/postgres-event-log.ts';
+import { ShardedEventLog } from './ingest/sharded-event-log.ts';
 import { Lifecycle } from './kernel/lifecycle.ts';
 import { type Clock, type FreeSpaceProbe, silentMetrics, systemClock } from './kernel/ports.ts';
 import { logFormatOf } from './pretty-log-stream.ts';
@@ -51,6 +53,8 @@ export interface ContextParts {
   logDestination?: DestinationStream;
   /** How the embedded database's free space is read (default: statfs of its data dir). */
   freeSpace?: FreeSpaceProbe;
+  /** Already open shards of event data in place of ARBITER_SHARD_URLS (tests' fresh databases). */
+  shards?: OpenShard[];
 }
 
 function openConfiguredDatabase(config: Config, log: Logger): Promise<DatabaseHandle> {
@@ -62,6 +66,13 @@ function openConfiguredDatabase(config: Config, log: Logger): Promise<DatabaseHa
       log.warn({ err }, 'a pooled PostgreSQL connection was lost; the next query opens a new one'),
     config.databaseTimeoutMs,
     config.traces,
+  );
+}
+
+/** The shards of ARBITER_SHARD_URLS, opened and migrated; none without it. */
+function openShardsOf(config: Config, log: Logger): Promise<OpenShard[]> {
+  return openConfiguredShards(config, (err) =>
+    log.warn({ err }, 'a pooled connection to a shard was lost; the next query opens a new one'),
   );
 }
 
@@ -143,7 +154,13 @@ async function modelTextStoreOf(config: Config) {
 async function eventLogOf(
   config: Config,
   handle: DatabaseHandle,
+  shards: ShardSet,
 ): Promise<EventLog & { close?(): Promise<void> }> {
+  if (shards.all.length > 1 || shards.all[0] !== handle)
+    return new ShardedEventLog(handle.db, shards, (position) => {
+      const pool = shards.all[position]?.pool ?? null;
+      return pool === null ? null : new CopyEventStore(pool);
+    });
   if (config.kafka === null)
     return new PostgresEventLog(
       handle.db,
@@ -159,19 +176,20 @@ export async function createContext(config: Config, parts: ContextParts = {}): P
   const format = logFormatOf(config.logFormat, process.stdout.isTTY === true);
   const log = createLogger(config.logLevel, parts.logDestination, format);
   const handle = parts.database ?? (await openConfiguredDatabase(config, log));
+  const shards = await shardSetFor(handle, parts.shards ?? (await openShardsOf(config, log)));
   const secretKey = secretKeyOf(config);
   const clock = parts.clock ?? systemClock;
-  const eventLog = await eventLogOf(config, handle);
+  const eventLog = await eventLogOf(config, handle, shards);
   const modelText = await modelTextStoreOf(config);
   const disk = diskGuardOf(handle, config, parts.freeSpace);
-  const metrics = config.metrics ? createMetrics(handle) : silentMetrics;
+  const metrics = config.metrics ? createMetrics({ ...handle, shards }) : silentMetrics;
   const worker = new FoldWorker(eventLog, log, () => disk?.writesAccepted() ?? true, metrics);
   const apiKeys = new ApiKeyCache(handle.db, clock);
   const orgState = new OrgStateCache(handle.db, clock);
   const changes = listenForChanges(handle, apiKeys, orgState, log);
   await changes?.start();
-  const { mailer, judge, identityDirectory, billing, billingWebhooks } =
-    await createIntegrations(config);
+  const integrations = await createIntegrations(config);
+  const { mailer, judge } = integrations;
   const contactNotifier = new ContactNotifier(handle.db, mailer, config.platformOwnerEmails, log);
   const offlineScoring = new OfflineScoring({ db: handle.db, judge, clock, log, metrics });
   return {
@@ -179,7 +197,7 @@ export async function createContext(config: Config, parts: ContextParts = {}): P
     db: handle.db,
     dbKind: handle.kind,
     dbPool: handle.pool,
-    shards: shardSetOf([handle]),
+    shards,
     disk,
     sessions: await createSessionVerifier(config),
     identity: new IdentityResolver(handle.db),
@@ -195,13 +213,9 @@ export async function createContext(config: Config, parts: ContextParts = {}): P
     lifecycle: new Lifecycle(),
     controlToken: randomBytes(32).toString('base64url'),
     dumpDatabase: handle.dump,
-    judge,
+    ...integrations,
     offlineScoring,
-    mailer,
     contactNotifier,
-    identityDirectory,
-    billing,
-    billingWebhooks,
     planPrices: { pro: config.stripe.pricePro, business: config.stripe.priceBusiness },
     close: async () => {
       await offlineScoring.stop();
@@ -211,6 +225,7 @@ export async function createContext(config: Config, parts: ContextParts = {}): P
       await contactNotifier.idle();
       mailer?.close();
       await changes?.stop();
+      await Promise.all(shards.all.filter((s) => s !== handle).map((s) => s.close()));
       await handle.close();
     },
   };

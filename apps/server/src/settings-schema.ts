@@ -185,6 +185,14 @@ export const SettingsSchema = Type.Object({
     errorMessage: 'expected a Kafka topic name (letters, digits, ".", "_", "-")',
     description: 'the Kafka topic of accepted events, with `ARBITER_KAFKA_BROKERS`',
   }),
+  ARBITER_SHARD_URLS: Type.Optional(
+    Type.String({
+      pattern: '^postgres(ql)?://[^\\s,]+(,postgres(ql)?://[^\\s,]+)*$',
+      errorMessage: 'expected comma-separated postgres:// or postgresql:// URLs',
+      description:
+        "comma-separated `postgres://` URLs of the PostgreSQL servers that hold event data (events, per-user daily aggregates, judge scores, quarantine), in a fixed order: a user's rows live on the shard its org and user id hash to. Needs `ARBITER_DATABASE_URL` (the control database); the count and order are recorded at the first `arbiter migrate` and may not change. Unset = one shard, the database itself",
+    }),
+  ),
   ARBITER_BLOB_URL: Type.Optional(
     Type.String({
       pattern: '^s3://[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](/[^\\s]*)?$',

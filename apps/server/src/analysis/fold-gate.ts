@@ -10,20 +10,34 @@ const MIN_RETRY_S = 1;
 const MAX_RETRY_S = 60;
 
 /**
- * The gate reads the fold's position and folds when no one else is: the database, the worker,
- * and the log (whose queue, when it has one, holds acknowledged events the position misses).
+ * The gate reads every shard's fold position and folds when no one else is: the shards, the
+ * worker, and the log (whose queue, when it has one, holds acknowledged events the positions miss).
  */
-export type FoldGateDeps = Pick<Context, 'db' | 'worker' | 'eventLog'>;
+export type FoldGateDeps = Pick<Context, 'shards' | 'worker' | 'eventLog'>;
 
-async function positionOf(ctx: Pick<Context, 'db'>): Promise<{ now: Date; foldedThrough: Date }> {
-  const [row] = await rows<{ now: Date | string; folded_through: Date | string }>(
-    ctx.db,
-    foldPosition,
+type Position = { now: Date; foldedThrough: Date };
+
+/** Each shard's position on its own clock (servers' clocks need not agree). */
+async function positionsOf(ctx: Pick<Context, 'shards'>): Promise<Position[]> {
+  return Promise.all(
+    ctx.shards.all.map(async (shard) => {
+      const [row] = await rows<{ now: Date | string; folded_through: Date | string }>(
+        shard.db,
+        foldPosition,
+      );
+      return {
+        now: new Date(row?.now as string),
+        foldedThrough: new Date(row?.folded_through as string),
+      };
+    }),
   );
-  return {
-    now: new Date(row?.now as string),
-    foldedThrough: new Date(row?.folded_through as string),
-  };
+}
+
+/** The earliest position of those shards that have not folded through their own cut yet. */
+function behind(cuts: readonly Position[], seen: readonly Position[]): Date | null {
+  const late = seen.filter((p, i) => p.foldedThrough < (cuts[i] as Position).now);
+  if (late.length === 0) return null;
+  return new Date(Math.min(...late.map((p) => p.foldedThrough.getTime())));
 }
 
 function foldBehind(cut: Date, seen: Date): AnalysisError {
@@ -38,7 +52,7 @@ function foldBehind(cut: Date, seen: Date): AnalysisError {
 
 /**
  * The gate before an analysis reads the aggregates: waits until every event acknowledged before
- * this call (by the database's clock) is folded, so a run is never computed from a window with
+ * this call (by each shard's clock) is folded on every shard, so a run is never computed from a window with
  * accepted events missing. Meanwhile it folds too, when no other fold is running, so it never
  * waits on a worker that is busy elsewhere or not running in this process. A log with a queue
  * (Kafka) is first folded until what it acknowledged before the call is stored. Returns the fold
@@ -47,20 +61,28 @@ function foldBehind(cut: Date, seen: Date): AnalysisError {
  */
 export async function awaitFold(ctx: FoldGateDeps, budgetMs: number): Promise<Date> {
   const deadline = performance.now() + budgetMs;
-  let { now: cut, foldedThrough: seen } = await positionOf(ctx);
+  let cuts = await positionsOf(ctx);
   if (!(await foldUntilStored(ctx.eventLog, ctx.worker, deadline))) {
-    throw foldBehind(cut, (await positionOf(ctx)).foldedThrough);
+    throw foldBehind(latest(cuts), earliest(await positionsOf(ctx)));
   }
-  if (ctx.eventLog.markAcknowledged !== undefined) {
-    // Stored from the log's queue only now, after the first cut: the cut moves to this moment.
-    ({ now: cut, foldedThrough: seen } = await positionOf(ctx));
-  }
-  while (seen < cut) {
-    if (performance.now() >= deadline) throw foldBehind(cut, seen);
+  // Stored from the log's queue only now, after the first cut: the cut moves to this moment.
+  if (ctx.eventLog.markAcknowledged !== undefined) cuts = await positionsOf(ctx);
+  const cut = latest(cuts);
+  let seen = cuts;
+  for (let late = behind(cuts, seen); late !== null; late = behind(cuts, seen)) {
+    if (performance.now() >= deadline) throw foldBehind(cut, late);
     const folded = await ctx.worker.foldOnce({ ifFree: true });
     if (folded.busy || folded.events === 0)
       await new Promise((resolve) => setTimeout(resolve, POLL_MS));
-    seen = (await positionOf(ctx)).foldedThrough;
+    seen = await positionsOf(ctx);
   }
-  return seen;
+  return earliest(seen);
+}
+
+function latest(positions: readonly Position[]): Date {
+  return new Date(Math.max(...positions.map((p) => p.now.getTime())));
+}
+
+function earliest(positions: readonly Position[]): Date {
+  return new Date(Math.min(...positions.map((p) => p.foldedThrough.getTime())));
 }

@@ -148,7 +148,11 @@ export type ResultsOutcome = { kind: 'run'; results: Results } | Collecting;
 
 /** Each arm's evaluated events so far: exposures from the creation day on, as the window counts. */
 async function eventsPerArm(db: Database, experiment: Experiment) {
-  const counts = await liveCounts(db, experiment.id, utcDay(new Date(experiment.created_at)));
+  const counts = await liveCounts(
+    { all: [{ db }] },
+    experiment.id,
+    utcDay(new Date(experiment.created_at)),
+  );
   const arms = new Set(
     experiment.allocation
       .map((slice) => slice.variant)

@@ -1,45 +1,55 @@
 import { and, eq, lt, sql } from 'drizzle-orm';
 import type { Context } from '../context.ts';
+import type { Database } from '../db/connect.ts';
+import { onEveryShard } from '../db/every-shard.ts';
 import { eventClaims, events, orgs, retentionWatermarks } from '../db/schema.ts';
 import { effectivePlan } from '../domain/plans/effective-plan.ts';
 import { PLAN_LIMITS } from '../domain/plans.ts';
 import { DAY_MS } from '../kernel/utc-day.ts';
 import { purgeExpiredText } from './text-retention.ts';
 
+/** Deletes one org's raw events before `cutoff` that are folded, on one shard; returns how many. */
+async function purgeOnShard(db: Database, orgId: string, cutoff: Date): Promise<number> {
+  const deleted = await db
+    .delete(events)
+    .where(
+      and(
+        eq(events.orgId, orgId),
+        lt(events.occurredAt, cutoff),
+        // an event not folded yet (e.g. an old one just imported) waits for the fold
+        sql`not exists (select 1 from ingest_pending p where p.txid = ${events.txid})`,
+      ),
+    )
+    .returning({ id: events.eventId });
+  return deleted.length;
+}
+
 /**
- * Deletes raw events older than each org's plan retention once they are folded, the event
+ * Deletes raw events older than each org's plan retention once they are folded (on every
+ * shard), the event
  * ids a Kafka log claimed before the same cutoff, and the object store's days of model text
  * before it (ARBITER_BLOB_URL). The per-user daily aggregates stay,
  * so an analysis window is never shortened; the watermark lets a run say its window reaches
  * before the oldest raw event (`retention_truncated`).
  */
 export async function purgeExpiredEvents(
-  ctx: Pick<Context, 'db' | 'modelText' | 'log'>,
+  ctx: Pick<Context, 'db' | 'shards' | 'modelText' | 'log'>,
   now: Date,
 ): Promise<number> {
   let purged = 0;
   for (const org of await ctx.db.select({ id: orgs.id }).from(orgs)) {
     const { plan } = await effectivePlan(ctx.db, org.id, now);
     const cutoff = new Date(now.getTime() - PLAN_LIMITS[plan].retention_days * DAY_MS);
-    const deleted = await ctx.db
-      .delete(events)
-      .where(
-        and(
-          eq(events.orgId, org.id),
-          lt(events.occurredAt, cutoff),
-          // an event not folded yet (e.g. an old one just imported) waits for the fold
-          sql`not exists (select 1 from ingest_pending p where p.txid = ${events.txid})`,
-        ),
-      )
-      .returning({ id: events.eventId });
-    purged += deleted.length;
+    const perShard = await onEveryShard(ctx.shards, (db) => purgeOnShard(db, org.id, cutoff));
+    const deleted = perShard.reduce((a, b) => a + b, 0);
+    purged += deleted;
     // The ids a Kafka log claimed at acceptance go with the same retention, so a retry is
     // recognised as long as on the single-node log, whose raw events are the claims.
     await ctx.db
       .delete(eventClaims)
       .where(and(eq(eventClaims.orgId, org.id), lt(eventClaims.claimedAt, cutoff)));
     await purgeExpiredText(ctx, org.id, cutoff);
-    if (deleted.length > 0) {
+    if (deleted > 0) {
       await ctx.db
         .insert(retentionWatermarks)
         .values({ orgId: org.id, purgedBefore: cutoff })

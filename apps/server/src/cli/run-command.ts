@@ -21,15 +21,27 @@ function required(command: string, values: Values, name: string, what: string): 
   return value;
 }
 
+/** Migrates the database and every shard of ARBITER_SHARD_URLS, and records or checks the shard set. */
 async function migrate(config: Config): Promise<number> {
   const { openDatabase } = await import('../db/connect.ts');
+  const { openConfiguredShards, shardSetFor } = await import('../db/open-shards.ts');
   const handle = await openDatabase(
     config.databaseUrl === null
       ? { kind: 'pglite', dataDir: config.dataDir }
       : { kind: 'postgres', url: config.databaseUrl },
   );
-  await handle.close();
-  process.stdout.write(`migrations applied (${handle.kind})\n`);
+  try {
+    const shards = await openConfiguredShards(config, () => {});
+    try {
+      await shardSetFor(handle, shards);
+    } finally {
+      await Promise.all(shards.map((s) => s.handle.close()));
+    }
+  } finally {
+    await handle.close();
+  }
+  const onShards = config.shardUrls.length === 0 ? '' : ` and ${config.shardUrls.length} shards`;
+  process.stdout.write(`migrations applied (${handle.kind}${onShards})\n`);
   return 0;
 }
 

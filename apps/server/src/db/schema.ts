@@ -861,3 +861,23 @@ export const offlineScores = pgTable(
   },
   (t) => [primaryKey({ columns: [t.runId, t.scorer, t.variant, t.itemId, t.repeat] })],
 );
+
+/**
+ * In the control database: the shard set as first migrated (ARBITER_SHARD_URLS), one row per
+ * position with the identity of the database found there. A start whose shards differ in count
+ * or order from these rows is refused: users would be looked for on the wrong server.
+ */
+export const shardSet = pgTable('shard_set', {
+  position: integer('position').primaryKey(),
+  shardId: uuid('shard_id').notNull(),
+  shardCount: integer('shard_count').notNull(),
+  recordedAt: timestamp('recorded_at', { withTimezone: true }).notNull().defaultNow(),
+});
+
+/** On each shard: who it is (written once, at the first migrate of the shard set) and its position. */
+export const shardIdentity = pgTable('shard_identity', {
+  id: integer('id').primaryKey(),
+  shardId: uuid('shard_id').notNull(),
+  position: integer('position').notNull(),
+  shardCount: integer('shard_count').notNull(),
+});

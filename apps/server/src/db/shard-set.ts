@@ -14,15 +14,24 @@ export interface ShardSet {
   positionOf(orgId: string, userId: string): number;
   /** The shard that holds a user's event data. */
   of(orgId: string, userId: string): DatabaseHandle;
+  /** Each shard's host, port and database, by position (never its credentials). */
+  readonly addresses: readonly string[];
 }
 
+/** How the one shard of a deployment without ARBITER_SHARD_URLS is named. */
+export const CONTROL_DATABASE = 'the control database';
+
 /** The shard set of `handles`, in the given order (the order ARBITER_SHARD_URLS lists them). */
-export function shardSetOf(handles: readonly DatabaseHandle[]): ShardSet {
+export function shardSetOf(
+  handles: readonly DatabaseHandle[],
+  addresses: readonly string[] = handles.map(() => CONTROL_DATABASE),
+): ShardSet {
   if (handles.length === 0) throw new RangeError('a shard set needs at least one database');
   const positionOf = (orgId: string, userId: string) =>
     handles.length === 1 ? 0 : shardOf(orgId, userId, handles.length);
   return {
     all: handles,
+    addresses,
     positionOf,
     of: (orgId, userId) => handles[positionOf(orgId, userId)] as DatabaseHandle,
   };

@@ -1,5 +1,6 @@
 import { count, eq, sql } from 'drizzle-orm';
 import { type Database, rows, toNumber } from '../db/connect.ts';
+import { type EventShards, onEveryShard } from '../db/every-shard.ts';
 import { experiments, orgs, usageCounters, users } from '../db/schema.ts';
 import { DAY_MS, utcDay } from '../kernel/utc-day.ts';
 import { effectivePlan } from './plans/effective-plan.ts';
@@ -18,8 +19,16 @@ function lastDays(now: Date, days: number): string[] {
  * Events per day by the day they occurred, from the per-user daily aggregates (kept for good,
  * unlike raw events past retention): exposures and model calls, plus business events.
  */
-async function eventsPerDay(db: Database, from: string, to: string) {
-  const found = await rows<{ day: string; events: unknown }>(
+async function eventsPerDay(shards: EventShards, from: string, to: string) {
+  const perShard = await onEveryShard(shards, (db) => shardEventsPerDay(db, from, to));
+  const perDay = new Map<string, number>();
+  for (const r of perShard.flat()) perDay.set(r.day, (perDay.get(r.day) ?? 0) + toNumber(r.events));
+  return perDay;
+}
+
+/** One shard's folded events per day. */
+function shardEventsPerDay(db: Database, from: string, to: string) {
+  return rows<{ day: string; events: unknown }>(
     db,
     sql`select day::text as day, sum(events) as events from (
           select day, exposures + calls as events from user_day_stats
@@ -29,7 +38,6 @@ async function eventsPerDay(db: Database, from: string, to: string) {
            where day between ${from}::date and ${to}::date
         ) folded group by day`,
   );
-  return new Map(found.map((r) => [r.day, toNumber(r.events)]));
 }
 
 async function total(db: Database, table: typeof orgs | typeof users | typeof experiments) {
@@ -45,15 +53,15 @@ async function orgsPerPlan(db: Database, now: Date): Promise<Record<Plan, number
   return perPlan;
 }
 
-/** Platform-wide totals and traffic for the platform owners. */
-export async function platformOverview(db: Database, now: Date) {
+/** Platform-wide totals and traffic for the platform owners; the traffic from every shard. */
+export async function platformOverview(db: Database, shards: EventShards, now: Date) {
   const month = usageMonth(now);
   const days = lastDays(now, OVERVIEW_DAYS);
   const [metered] = await db
     .select({ events: sql<unknown>`coalesce(sum(${usageCounters.events}), 0)` })
     .from(usageCounters)
     .where(eq(usageCounters.month, month));
-  const perDay = await eventsPerDay(db, days[0] as string, days[days.length - 1] as string);
+  const perDay = await eventsPerDay(shards, days[0] as string, days[days.length - 1] as string);
   return {
     orgs: await total(db, orgs),
     users: await total(db, users),

@@ -2,6 +2,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { isDatabaseTimeout } from '../db/database-timeout.ts';
 import { isEventLogUnavailable } from '../ingest/event-log-unavailable.ts';
 import { isModelTextUnavailable } from '../ingest/offload-text.ts';
+import { isShardUnavailable, type ShardUnavailable } from '../ingest/shard-unavailable.ts';
 import { refuseContentEncoding } from './content-encoding.ts';
 import { problemOfOutcome } from './outcome-problems.ts';
 import { PROBLEM_MEDIA_TYPE, problemBody } from './problem-body.ts';
@@ -44,6 +45,8 @@ function describe(issue: ValidationIssue): string {
 const DATABASE_RETRY_AFTER_SECONDS = 5;
 /** A broker failover (a new partition leader) takes seconds: long enough for one to finish. */
 const EVENT_LOG_RETRY_AFTER_SECONDS = 5;
+/** A shard restarting or failing over takes seconds; the client's backoff grows from here. */
+const SHARD_RETRY_AFTER_SECONDS = 5;
 /** An object store that did not take a batch's text: the same pause as the log's. */
 const MODEL_TEXT_RETRY_AFTER_SECONDS = 5;
 
@@ -192,6 +195,25 @@ function sendEventLogUnavailable(error: Error, request: FastifyRequest, reply: F
   );
 }
 
+/** A shard holding some of the batch's users did not answer: the other parts are stored; retry it. */
+function sendShardUnavailable(
+  error: ShardUnavailable,
+  request: FastifyRequest,
+  reply: FastifyReply,
+) {
+  request.log.warn(
+    { shards: error.positions, err: error.cause },
+    'an event data shard did not answer; its part of the batch was not stored',
+  );
+  reply.header('retry-after', String(SHARD_RETRY_AFTER_SECONDS));
+  return send(
+    reply,
+    request,
+    'shard-unavailable',
+    `Request ${request.id}: the database holding some of the batch's users did not answer; the other events are stored, retry the batch with the same event ids`,
+  );
+}
+
 /** The object store did not take a batch's text: nothing was appended or metered; retry it. */
 function sendModelTextUnavailable(error: Error, request: FastifyRequest, reply: FastifyReply) {
   request.log.warn({ err: error.cause }, 'the object store did not take model text');
@@ -227,6 +249,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
     if (answer !== null) return send(reply, request, answer.slug, answer.detail);
     if (isDatabaseTimeout(error)) return sendDatabaseTimeout(request, reply);
     if (isEventLogUnavailable(error)) return sendEventLogUnavailable(error, request, reply);
+    if (isShardUnavailable(error)) return sendShardUnavailable(error, request, reply);
     if (isModelTextUnavailable(error)) return sendModelTextUnavailable(error, request, reply);
     return sendInternalError(error, 'unhandled error', request, reply);
   });

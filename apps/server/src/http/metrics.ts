@@ -4,16 +4,19 @@ import type pg from 'pg';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { Database } from '../db/connect.ts';
 import { withinTimeout } from '../db/database-timeout.ts';
+import type { ShardSet } from '../db/shard-set.ts';
 import { foldBacklog } from '../ingest/fold-lag.ts';
 import type { EventOutcome, Metrics, RunKind, RunOutcome } from '../kernel/ports.ts';
 
 /** A scrape waits this long for the fold's numbers at most; past it they keep their last value. */
 const SCRAPE_DATABASE_TIMEOUT_MS = 2000;
 
-/** What the metrics read at a scrape: the database, and the server's pool (null on PGlite). */
+/** What the metrics read at a scrape: the database, the server's pool (null on PGlite) and the shards. */
 export interface MetricsDeps {
   db: Database;
   pool: pg.Pool | null;
+  /** Where the fold runs: its backlog is read from every shard. */
+  shards: ShardSet;
 }
 
 const EVENT_OUTCOMES: readonly EventOutcome[] = ['accepted', 'duplicate', 'refused', 'quarantined'];
@@ -23,7 +26,7 @@ const RUN_OUTCOMES: Record<RunKind, readonly RunOutcome[]> = {
   manual: ['succeeded', 'failed'],
 };
 
-function foldGauges(registry: Registry, deps: Pick<MetricsDeps, 'db'>): void {
+function foldGauges(registry: Registry, deps: Pick<MetricsDeps, 'shards'>): void {
   let backlog = 0;
   let lag = 0;
   // Read once per scrape: prom-client collects each gauge, and both read the one answer.

@@ -357,6 +357,12 @@ export const PROBLEMS = {
     about:
       'The server keeps accepted events on a replicated log (Kafka, with `ARBITER_KAFKA_BROKERS`) and answers 202 only once the log has them; the log did not acknowledge this batch. Nothing of it was stored or metered. Retry after `Retry-After` seconds with the same event ids.',
   },
+  'shard-unavailable': {
+    status: 503,
+    title: 'A database that holds event data cannot be reached right now',
+    about:
+      "The server keeps event data on several PostgreSQL servers (`ARBITER_SHARD_URLS`), each user's on one of them, and one that holds some of this batch's users did not answer. The batch's events of users on the other servers are stored and metered; the rest are not. Retry after `Retry-After` seconds with the same event ids: what was stored comes back as duplicates, metered once, and the rest is stored.",
+  },
   'model-text-unavailable': {
     status: 503,
     title: 'The object store cannot take model text right now',

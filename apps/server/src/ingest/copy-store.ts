@@ -29,17 +29,19 @@ export class CopyEventStore {
   async store(
     orgId: string,
     month: string,
-    meterShard: number,
+    /** Null on a shard, which stores only: the control database meters. */
+    meterShard: number | null,
     events: readonly AcceptedEvent[],
   ): Promise<boolean> {
     // inline literals: the simple protocol has no parameters (the values are ours, escaped)
-    const meter = dialect.sqlToQuery(
-      meterStatement(orgId, month, meterShard, events.length).inlineParams(),
-    );
+    const meter =
+      meterShard === null
+        ? ''
+        : `; ${dialect.sqlToQuery(meterStatement(orgId, month, meterShard, events.length).inlineParams()).sql}`;
     const client = await this.pool.connect();
     let broken: Error | undefined;
     try {
-      const copy = client.query(copyFrom(`${COPY_EVENTS}; ${meter.sql}`));
+      const copy = client.query(copyFrom(`${COPY_EVENTS}${meter}`));
       copy.end(eventsAsCopyText(orgId, events));
       await finished(copy);
       return true;

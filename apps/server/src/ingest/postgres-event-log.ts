@@ -1,6 +1,4 @@
-import { and, eq, inArray } from 'drizzle-orm';
 import { type Database, rows } from '../db/connect.ts';
-import { events as eventsTable } from '../db/schema.ts';
 import { conflictingIds } from './conflict-sql.ts';
 import type { CopyEventStore } from './copy-store.ts';
 import type {
@@ -14,6 +12,7 @@ import type { AcceptedEvent } from './event-schema.ts';
 import { foldIsolating, isDataError } from './fold-isolation.ts';
 import { foldStatement, lockWatermark, lockWatermarkIfFree, unfoldedCount } from './fold-sql.ts';
 import { lockedMonthUsage } from './meter-lock.ts';
+import { storedOnShard } from './shard-part-store.ts';
 import { storeAndMeter } from './store-sql.ts';
 
 /** Rows the unmetered path spreads its meter increments over. */
@@ -120,17 +119,11 @@ export class PostgresEventLog implements EventLog {
   ): Promise<AppendResult> {
     return this.db.transaction(async (tx) => {
       const used = await lockedMonthUsage(tx, orgId, month);
-      const seen = new Set<string>();
-      const ids = unique.map((e) => e.event_id);
-      for (let i = 0; i < ids.length; i += 1000) {
-        const found = await tx
-          .select({ id: eventsTable.eventId })
-          .from(eventsTable)
-          .where(
-            and(eq(eventsTable.orgId, orgId), inArray(eventsTable.eventId, ids.slice(i, i + 1000))),
-          );
-        for (const f of found) seen.add(f.id);
-      }
+      const seen = await storedOnShard(
+        tx,
+        orgId,
+        unique.map((e) => e.event_id),
+      );
       const fresh = unique.filter((e) => !seen.has(e.event_id));
       const room = Math.max(0, Math.min(fresh.length, allowance - used));
       const appended = fresh.slice(0, room);

@@ -13,6 +13,29 @@ export function meterStatement(orgId: string, month: string, shard: number, coun
     on conflict (org_id, month, shard) do update set events = usage_counters.events + excluded.events`;
 }
 
+/** Inserts the events not stored yet (the primary key decides), returning the ids inserted. */
+function insertNew(orgId: string, events: readonly AcceptedEvent[]) {
+  const records = events.map((e) => {
+    const record: Record<string, unknown> = {};
+    for (const c of EVENT_COLUMNS) record[c.column] = c.value(e);
+    return record;
+  });
+  return sql`insert into events (${COLUMNS})
+      select ${orgId}::uuid, ${FIELDS}
+      from jsonb_to_recordset(${JSON.stringify(records)}::jsonb) as e(${RECORD_TYPE})
+      on conflict (org_id, event_id) do nothing
+      returning event_id`;
+}
+
+/**
+ * On a shard, where nothing is metered (the control database meters): stores the events not
+ * there yet and returns the ids inserted as `fresh`, the rows the caller meters.
+ */
+export function storeNew(orgId: string, events: readonly AcceptedEvent[]) {
+  return sql`with stored as (${insertNew(orgId, events)})
+    select coalesce((select jsonb_agg(event_id) from stored), '[]'::jsonb) as fresh`;
+}
+
 /**
  * Stores events that are not there yet and meters them, in one statement: the primary key is
  * the idempotency check (a retried id loses the insert and is a duplicate), only inserted rows
@@ -24,19 +47,8 @@ export function storeAndMeter(
   meterShard: number,
   events: readonly AcceptedEvent[],
 ) {
-  const records = events.map((e) => {
-    const record: Record<string, unknown> = {};
-    for (const c of EVENT_COLUMNS) record[c.column] = c.value(e);
-    return record;
-  });
   return sql`
-    with stored as (
-      insert into events (${COLUMNS})
-      select ${orgId}::uuid, ${FIELDS}
-      from jsonb_to_recordset(${JSON.stringify(records)}::jsonb) as e(${RECORD_TYPE})
-      on conflict (org_id, event_id) do nothing
-      returning event_id
-    ),
+    with stored as (${insertNew(orgId, events)}),
     metered as (
       ${meterStatement(orgId, month, meterShard, sql`(select count(*) from stored)`)}
       returning 1

@@ -6,9 +6,14 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { type DatabaseHandle, openDatabase } from '../../src/db/connect.ts';
+import type { OpenShard } from '../../src/db/open-shards.ts';
+import { shardAddress } from '../../src/db/shard-address.ts';
 
 /** Which database the server tests run on: the test command runs them once on each. */
 export const TEST_DB = (process.env.ARBITER_TEST_DB ?? 'pglite') as 'pglite' | 'postgres';
+
+/** Shards of event data each test file gets on the PostgreSQL server (ARBITER_TEST_SHARDS); 0 = the database alone. */
+export const TEST_SHARDS = Number(process.env.ARBITER_TEST_SHARDS ?? 0);
 
 function adminUrl(): string {
   const url = process.env.ARBITER_TEST_DATABASE_URL;
@@ -32,12 +37,14 @@ function withDatabase(url: string, name: string): string {
 const PGLITE_SEED = readFileSync(new URL('../../dist/pglite-seed.tar.gz', import.meta.url));
 
 /** A fresh, migrated database for one test file: in-memory PGlite, or a new database on the server. */
-export async function freshDatabase(): Promise<DatabaseHandle & { url: string | null }> {
-  if (TEST_DB === 'pglite') {
+export async function freshDatabase(
+  serverUrl?: string,
+): Promise<DatabaseHandle & { url: string | null }> {
+  if (TEST_DB === 'pglite' && serverUrl === undefined) {
     const seed = new Blob([PGLITE_SEED]);
     return { ...(await openDatabase({ kind: 'pglite', dataDir: null, seed })), url: null };
   }
-  return freshDatabaseOn(adminUrl());
+  return freshDatabaseOn(serverUrl ?? adminUrl());
 }
 
 /** A fresh, migrated database on the PostgreSQL server at `server` (its admin URL), dropped by close(). */
@@ -86,4 +93,20 @@ export function startOwnCluster(): { url: string; stop(): void } {
     stop();
     throw error;
   }
+}
+
+/**
+ * Fresh databases on a PostgreSQL server as the shards of event data: `count` of them (by
+ * default ARBITER_TEST_SHARDS when the tests run on PostgreSQL, else none: the database alone).
+ */
+export async function freshShards(
+  count = TEST_DB === 'postgres' ? TEST_SHARDS : 0,
+  serverUrl?: string,
+): Promise<OpenShard[]> {
+  const shards: OpenShard[] = [];
+  for (let i = 0; i < count; i++) {
+    const handle = await freshDatabase(serverUrl ?? adminUrl());
+    shards.push({ handle, address: shardAddress(handle.url as string) });
+  }
+  return shards;
 }

@@ -8,10 +8,11 @@ import { loadConfig } from '../../src/config.ts';
 import type { Context } from '../../src/context.ts';
 import { createContext } from '../../src/create-context.ts';
 import type { DatabaseHandle } from '../../src/db/connect.ts';
+import type { OpenShard } from '../../src/db/open-shards.ts';
 import type { App } from '../../src/http/app-types.ts';
 import type { Clock, FreeSpaceProbe } from '../../src/kernel/ports.ts';
 import { experimentConfig } from './builders.ts';
-import { freshDatabase } from './database.ts';
+import { freshDatabase, freshShards } from './database.ts';
 import { keepsRunLog, logDestinationOf, RUN_LOG_LEVEL, recordSecrets } from './run-log.ts';
 import { scaleOutEnv } from './scale-out-env.ts';
 import { TEST_ISSUER, type TokenClaims, testIdentityProvider } from './sessions.ts';
@@ -52,6 +53,8 @@ export async function startHarness(
     logDestination?: DestinationStream;
     database?: DatabaseHandle;
     freeSpace?: FreeSpaceProbe;
+    /** Shards of event data (default: ARBITER_TEST_SHARDS fresh databases on the test server). */
+    shards?: OpenShard[];
   } = {},
 ): Promise<Harness> {
   const idp = await testIdentityProvider();
@@ -73,6 +76,7 @@ export async function startHarness(
     clock: parts.clock,
     freeSpace: parts.freeSpace,
     logDestination,
+    shards: parts.shards ?? (await freshShards()),
   });
   const app = await buildApp(ctx, {
     logger: keepsRunLog() || parts.logDestination !== undefined,

@@ -46,11 +46,15 @@ export function ingestProbe(h: Harness) {
     },
     /** Exposures folded into the aggregates for one user (any experiment). */
     async foldedExposures(userId: string): Promise<number> {
-      const [row] = await rows<{ n: number }>(
-        h.ctx.db,
-        sql`select coalesce(sum(exposures), 0)::int as n from user_day_stats where user_id = ${userId}`,
-      );
-      return Number(row?.n ?? 0);
+      let total = 0;
+      for (const shard of h.ctx.shards.all) {
+        const [row] = await rows<{ n: number }>(
+          shard.db,
+          sql`select coalesce(sum(exposures), 0)::int as n from user_day_stats where user_id = ${userId}`,
+        );
+        total += Number(row?.n ?? 0);
+      }
+      return total;
     },
   };
 }

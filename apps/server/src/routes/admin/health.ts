@@ -5,6 +5,7 @@ import { pingDatabase } from '../../db/health.ts';
 import type { App } from '../../http/app-types.ts';
 import { problemResponses } from '../../http/responses.ts';
 import { ingestHealth } from '../../ingest/ingest-health.ts';
+import { shardHealth } from '../../ingest/shard-health.ts';
 import { configuredProviders } from '../../integrations/configured-providers.ts';
 
 const NullableString = Type.Union([Type.String(), Type.Null()]);
@@ -33,6 +34,22 @@ const IngestSchema = Type.Object({
       quarantined_at: Type.String({ format: 'date-time' }),
     }),
   ),
+});
+
+const ShardSchema = Type.Object({
+  position: Type.Integer({ description: "The shard's fixed position in ARBITER_SHARD_URLS" }),
+  address: Type.String({
+    description:
+      'Host, port and database of the shard (no credentials); "the control database" without ARBITER_SHARD_URLS',
+  }),
+  reachable: Type.Boolean(),
+  latency_ms: Type.Union([Type.Number(), Type.Null()]),
+  error: Type.Optional(Type.String()),
+  fold_lag_seconds: Type.Union([Type.Integer(), Type.Null()], {
+    description:
+      "How long this shard's oldest unfolded event has waited; null when it does not answer",
+  }),
+  unfolded_events: Type.Union([Type.Integer(), Type.Null()]),
 });
 
 const NightlySchema = Type.Object({
@@ -97,8 +114,12 @@ export function register(app: App, ctx: Context): void {
           200: Type.Object({
             database: DatabaseSchema,
             disk: DiskSchema,
+            shards: Type.Array(ShardSchema, {
+              description: 'Every database that holds event data, in position order',
+            }),
             ingest: Type.Union([IngestSchema, Type.Null()], {
-              description: 'null when the database is unreachable',
+              description:
+                'null when the database is unreachable; over the shards that answer otherwise',
             }),
             nightly: Type.Union([NightlySchema, Type.Null()]),
             providers: ProvidersSchema,
@@ -112,12 +133,16 @@ export function register(app: App, ctx: Context): void {
       const database = await pingDatabase(ctx.db);
       const disk = ctx.disk === null ? null : await ctx.disk.status(true);
       const providers = configuredProviders(ctx.config);
-      if (!database.reachable) return { database, disk, ingest: null, nightly: null, providers };
+      const shards = await shardHealth(ctx.shards, now);
+      if (!database.reachable)
+        return { database, disk, shards, ingest: null, nightly: null, providers };
       const schedule = { cron: ctx.config.nightlyCron, schedulerEnabled: ctx.config.scheduler };
+      const answering = ctx.shards.all.filter((_, i) => shards[i]?.reachable).map((s) => s.db);
       return {
         database,
         disk,
-        ingest: await ingestHealth(ctx.db, now),
+        shards,
+        ingest: await ingestHealth(answering, now),
         nightly: await nightlyHealth(ctx.db, schedule, now),
         providers,
       };

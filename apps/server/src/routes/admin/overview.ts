@@ -37,6 +37,6 @@ export function register(app: App, ctx: Context): void {
         response: { 200: AdminOverviewSchema, ...problemResponses(401, 403) },
       },
     },
-    async () => platformOverview(ctx.db, ctx.clock.now()),
+    async () => platformOverview(ctx.db, ctx.shards, ctx.clock.now()),
   );
 }

@@ -45,7 +45,7 @@ export function register(app: App, ctx: Context): void {
         experiment_id: experiment.id,
         note: 'Live counts are uncorrected: no SRM gate, no significance, no FDR. Wait for the results.',
         min_events_per_arm: ctx.config.minEventsPerArm,
-        arms: await liveCounts(ctx.db, experiment.id),
+        arms: await liveCounts(ctx.shards, experiment.id),
         distributions: await liveDistributions(ctx, orgId, experiment),
       };
     },

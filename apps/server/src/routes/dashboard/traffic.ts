@@ -32,7 +32,7 @@ export function register(app: App, ctx: Context): void {
     },
     async (request) => {
       const experiment = await getExperiment(ctx.db, callerOf(request).orgId, request.params.id);
-      return { experiment_id: experiment.id, days: await trafficSeries(ctx.db, experiment.id) };
+      return { experiment_id: experiment.id, days: await trafficSeries(ctx.shards, experiment.id) };
     },
   );
 }

@@ -1,28 +1,16 @@
 import { execFileSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../../src/db/connect.ts';
 import { READY_CACHE_MS, READY_PROBE_TIMEOUT_MS } from '../../../src/http/readiness.ts';
+import { asClusterOwner, ENSURE_POSTGRES } from '../../support/cluster-owner.ts';
 import { type Harness, startHarness } from '../../support/harness.ts';
 import { freePort } from '../../support/process.ts';
 
 // A PostgreSQL server of this test's own (the shared test server keeps running for the other
 // files), stopped while the app runs: /readyz must turn 503 and name the database.
-
-const ENSURE_POSTGRES = fileURLToPath(
-  new URL('../../../../../scripts/ensure-postgres.sh', import.meta.url),
-);
-
-/** Runs a command as the cluster's owner: PostgreSQL refuses to run as root. */
-function asClusterOwner(command: string[]): void {
-  const root = process.getuid?.() === 0;
-  const line = command.map((part) => `'${part}'`).join(' ');
-  if (root) execFileSync('su', ['postgres', '-s', '/bin/sh', '-c', line], { stdio: 'ignore' });
-  else execFileSync(command[0] as string, command.slice(1), { stdio: 'ignore' });
-}
 
 let h: Harness;
 let dataDirectory: string;
