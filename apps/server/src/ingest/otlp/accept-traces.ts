@@ -3,7 +3,7 @@ import { TimeSlice } from '../../kernel/time-slice.ts';
 import { type AcceptDeps, acceptEvents } from '../accept.ts';
 import { refuseIfAllOverAllowance } from '../refusal.ts';
 import type { OtlpSpan, PartialSuccess } from './decode.ts';
-import { type SpanVerdict, verdictOf } from './genai-span.ts';
+import { ROW_TEXT_LIMIT, type SpanVerdict, verdictOf } from './genai-span.ts';
 
 type ModelCall = Extract<SpanVerdict, { kind: 'model_call' }>;
 
@@ -90,8 +90,9 @@ export async function acceptOtlpTraces(
 ): Promise<PartialSuccess> {
   const reasons: Array<{ span: number; reason: string }> = [];
   const calls: Array<{ span: number; call: ModelCall }> = [];
+  const textLimit = ctx.modelText === null ? ROW_TEXT_LIMIT : Number.POSITIVE_INFINITY;
   for (const [span, s] of spans.entries()) {
-    const verdict = verdictOf(s);
+    const verdict = verdictOf(s, textLimit);
     if (verdict.kind === 'rejected') reasons.push({ span, reason: verdict.reason });
     else if (verdict.kind === 'model_call') calls.push({ span, call: verdict });
   }

@@ -81,10 +81,17 @@ function errorOf(span: OtlpSpan): string | null {
   return (error === '' ? 'error' : error).slice(0, EVENT_TEXT_LIMITS.error.maxLength);
 }
 
-/** Model text as `wrap` keeps it: cut at the limit, left out when the database cannot store it. */
-function storable(value: string | undefined): string | undefined {
+/**
+ * How long a span's prompt or response may be: the row's limit, as `wrap` keeps it, when the
+ * text stays in the event row; uncut when an object store keeps model text, as for
+ * POST /v1/events (the request's body limit bounds it then).
+ */
+export const ROW_TEXT_LIMIT = EVENT_TEXT_LIMITS.prompt.maxLength;
+
+/** Model text cut at `limit`, left out when the database cannot store it. */
+function storable(value: string | undefined, limit: number): string | undefined {
   if (value === undefined || value === '') return undefined;
-  const cut = value.slice(0, EVENT_TEXT_LIMITS.prompt.maxLength);
+  const cut = value.length > limit ? value.slice(0, limit) : value;
   return isStorableText(cut) ? cut : undefined;
 }
 
@@ -158,25 +165,30 @@ function systemInstructions(value: AttributeValue | undefined): string | undefin
  * `gen_ai.prompt.N.*` / `gen_ai.completion.N.*`, or the older `gen_ai.content.prompt` /
  * `gen_ai.content.completion` events.
  */
-function textOf(span: OtlpSpan): { prompt?: string; response?: string } {
+function textOf(span: OtlpSpan, limit: number): { prompt?: string; response?: string } {
   const sources: Attributes[] = [span.attributes, ...span.events.map((e) => e.attributes)];
   let prompt: string | undefined;
   let response: string | undefined;
   for (const attributes of sources) {
     const system = systemInstructions(attributes.get('gen_ai.system_instructions'));
     prompt ??=
-      storable(conversation(messagesOf(attributes.get('gen_ai.input.messages')), system)) ??
-      storable(conversation(indexed(attributes, 'gen_ai.prompt'))) ??
-      storable(conversation(messagesOf(attributes.get('gen_ai.prompt'))));
+      storable(conversation(messagesOf(attributes.get('gen_ai.input.messages')), system), limit) ??
+      storable(conversation(indexed(attributes, 'gen_ai.prompt')), limit) ??
+      storable(conversation(messagesOf(attributes.get('gen_ai.prompt'))), limit);
     response ??=
-      storable(answer(messagesOf(attributes.get('gen_ai.output.messages')))) ??
-      storable(answer(indexed(attributes, 'gen_ai.completion'))) ??
-      storable(answer(messagesOf(attributes.get('gen_ai.completion'))));
+      storable(answer(messagesOf(attributes.get('gen_ai.output.messages'))), limit) ??
+      storable(answer(indexed(attributes, 'gen_ai.completion')), limit) ??
+      storable(answer(messagesOf(attributes.get('gen_ai.completion'))), limit);
   }
   return { prompt, response };
 }
 
-function fieldsOf(span: OtlpSpan, startNs: bigint, endNs: bigint | null): ModelCallFields {
+function fieldsOf(
+  span: OtlpSpan,
+  startNs: bigint,
+  endNs: bigint | null,
+  textLimit: number,
+): ModelCallFields {
   const a = span.attributes;
   const fields: ModelCallFields = {
     type: 'model_call',
@@ -191,7 +203,7 @@ function fieldsOf(span: OtlpSpan, startNs: bigint, endNs: bigint | null): ModelC
   if (output !== undefined) fields.output_tokens = output;
   const model = text(a.get('gen_ai.response.model')) ?? text(a.get('gen_ai.request.model'));
   if (model !== undefined) fields.model = model;
-  const { prompt, response } = textOf(span);
+  const { prompt, response } = textOf(span, textLimit);
   if (prompt !== undefined) fields.prompt = prompt;
   if (response !== undefined) fields.response = response;
   return fields;
@@ -200,8 +212,11 @@ function fieldsOf(span: OtlpSpan, startNs: bigint, endNs: bigint | null): ModelC
 const WHERE =
   'set it as a span or resource attribute, or as a W3C baggage entry copied onto the span';
 
-/** What one span becomes: a model call, a rejection with its reason, or nothing. */
-export function verdictOf(span: OtlpSpan): SpanVerdict {
+/**
+ * What one span becomes: a model call, a rejection with its reason, or nothing. Its prompt and
+ * response are cut at `textLimit` characters (ROW_TEXT_LIMIT unless an object store keeps them).
+ */
+export function verdictOf(span: OtlpSpan, textLimit: number = ROW_TEXT_LIMIT): SpanVerdict {
   if (!isGenAiModelCall(span.attributes)) return { kind: 'ignored' };
   const experiment = identity(span, EXPERIMENT_ATTRIBUTE);
   if (experiment === undefined) {
@@ -224,6 +239,6 @@ export function verdictOf(span: OtlpSpan): SpanVerdict {
     experiment,
     user,
     startNs: span.startNs,
-    fields: fieldsOf(span, span.startNs, span.endNs),
+    fields: fieldsOf(span, span.startNs, span.endNs, textLimit),
   };
 }

@@ -218,6 +218,33 @@ describe('POST /v1/otlp/v1/traces with the OpenTelemetry SDK exporters', () => {
     expect(after).toHaveLength(once.length + 1);
   });
 
+  it('keeps a long prompt whole with a text store, and cuts it at the row limit without', async () => {
+    const long = `${'x'.repeat(250_000)}END`;
+    const attributes = {
+      ...chatAttributes('dora'),
+      'gen_ai.input.messages': JSON.stringify([
+        { role: 'user', parts: [{ type: 'text', content: long }] },
+      ]),
+    };
+    const [span] = makeSpans({ 'arbiter.experiment': 'otlp-exp' }, [
+      { attributes, startMs: Date.now() - 1_000, durationMs: 100 },
+    ]);
+    expect(
+      await exportSpans(protobufExporter(acme.secret, 'gzip'), [span as ReadableSpan]),
+    ).toEqual({
+      ok: true,
+    });
+    const prompt = (await storedEvent(acme.orgId, idOf(span as ReadableSpan)))?.prompt ?? '';
+    if (h.ctx.modelText === null) {
+      // Kept in the row: cut at the row's 200,000 characters, as wrap cuts it.
+      expect(prompt).toHaveLength(200_000);
+      expect(prompt).not.toContain('END');
+    } else {
+      expect(prompt.length).toBeGreaterThan(250_000);
+      expect(prompt.endsWith('END')).toBe(true);
+    }
+  });
+
   it('reports a GenAI span without the experiment in partial success, and not a plain span', async () => {
     const before = await storedOf(acme.orgId);
     const spans = makeSpans({ 'service.name': 'chat-app' }, [
