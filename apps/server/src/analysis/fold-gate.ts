@@ -16,26 +16,43 @@ const MAX_RETRY_S = 60;
 export type FoldGateDeps = Pick<Context, 'shards' | 'worker' | 'eventLog'>;
 
 type Position = { now: Date; foldedThrough: Date };
+/** A shard's position, or null for a shard of several that does not answer. */
+type Seen = Position | null;
 
-/** Each shard's position on its own clock (servers' clocks need not agree). */
-async function positionsOf(ctx: Pick<Context, 'shards'>): Promise<Position[]> {
-  return Promise.all(
+/**
+ * Each shard's position on its own clock (servers' clocks need not agree). Of several shards,
+ * one that does not answer is left out (null): every run that reads it fails on its own, saying
+ * which shard, and stores nothing, so the gate need not hold the others back. The one database
+ * of an unsharded deployment still fails the gate, as before shards.
+ */
+async function positionsOf(ctx: Pick<Context, 'shards'>): Promise<Seen[]> {
+  const several = ctx.shards.all.length > 1;
+  const seen = await Promise.all(
     ctx.shards.all.map(async (shard) => {
-      const [row] = await rows<{ now: Date | string; folded_through: Date | string }>(
-        shard.db,
-        foldPosition,
-      );
-      return {
-        now: new Date(row?.now as string),
-        foldedThrough: new Date(row?.folded_through as string),
-      };
+      try {
+        const [row] = await rows<{ now: Date | string; folded_through: Date | string }>(
+          shard.db,
+          foldPosition,
+        );
+        return {
+          now: new Date(row?.now as string),
+          foldedThrough: new Date(row?.folded_through as string),
+        };
+      } catch (error) {
+        if (several) return null;
+        throw error;
+      }
     }),
   );
+  if (!seen.some((p) => p !== null)) throw new Error('no shard of event data answers');
+  return seen;
 }
 
 /** The earliest position of those shards that have not folded through their own cut yet. */
-function behind(cuts: readonly Position[], seen: readonly Position[]): Date | null {
-  const late = seen.filter((p, i) => p.foldedThrough < (cuts[i] as Position).now);
+function behind(cuts: readonly Seen[], seen: readonly Seen[]): Date | null {
+  const late = seen.filter(
+    (p, i): p is Position => p !== null && cuts[i] != null && p.foldedThrough < cuts[i].now,
+  );
   if (late.length === 0) return null;
   return new Date(Math.min(...late.map((p) => p.foldedThrough.getTime())));
 }
@@ -79,10 +96,12 @@ export async function awaitFold(ctx: FoldGateDeps, budgetMs: number): Promise<Da
   return earliest(seen);
 }
 
-function latest(positions: readonly Position[]): Date {
-  return new Date(Math.max(...positions.map((p) => p.now.getTime())));
+function latest(positions: readonly Seen[]): Date {
+  const answering = positions.filter((p): p is Position => p !== null);
+  return new Date(Math.max(...answering.map((p) => p.now.getTime())));
 }
 
-function earliest(positions: readonly Position[]): Date {
-  return new Date(Math.min(...positions.map((p) => p.foldedThrough.getTime())));
+function earliest(positions: readonly Seen[]): Date {
+  const answering = positions.filter((p): p is Position => p !== null);
+  return new Date(Math.min(...answering.map((p) => p.foldedThrough.getTime())));
 }

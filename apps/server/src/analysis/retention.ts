@@ -36,6 +36,7 @@ export async function purgeExpiredEvents(
   ctx: Pick<Context, 'db' | 'shards' | 'modelText' | 'log'>,
   now: Date,
 ): Promise<number> {
+  if (!(await everyShardAnswers(ctx))) return 0;
   let purged = 0;
   for (const org of await ctx.db.select({ id: orgs.id }).from(orgs)) {
     const { plan } = await effectivePlan(ctx.db, org.id, now);
@@ -62,4 +63,24 @@ export async function purgeExpiredEvents(
     }
   }
   return purged;
+}
+
+/**
+ * Retention waits for every shard: a pass that purged some shards and not others, and the
+ * object store's text days beside them, would leave the watermark and the text out of step
+ * with a shard's rows. Of several shards, one that does not answer postpones the whole purge to
+ * the next nightly pass (a warning says which); one database alone fails as before shards.
+ */
+async function everyShardAnswers(ctx: Pick<Context, 'shards' | 'log'>): Promise<boolean> {
+  if (ctx.shards.all.length < 2) return true;
+  const answers = await onEveryShard(ctx.shards, (db) =>
+    db.execute(sql`select 1`).then(
+      () => null,
+      (error: unknown) => (error instanceof Error ? error.message : String(error)),
+    ),
+  );
+  const down = answers.flatMap((reason, position) => (reason === null ? [] : [position]));
+  if (down.length === 0) return true;
+  ctx.log.warn({ shards: down }, 'retention postponed: a shard of event data does not answer');
+  return false;
 }
