@@ -25,7 +25,6 @@ import type { TestServer } from './support/server.ts';
  * and its own browser context (a fresh tab, its own session), so that any test passes alone
  * and the file passes in any order.
  */
-const today = new Date().toISOString().slice(0, 10);
 let server: TestServer;
 let browser: Browser;
 let page: Page;
@@ -46,7 +45,7 @@ const signInAs = (org: string) =>
 
 /** An org with its nightly run done (see seedAnalysedOrg), and this test's tab signed in to it. */
 async function analysedOrgSignedIn(): Promise<AnalysedOrg> {
-  const seeded = await seedAnalysedOrg(server.url, server.dataDir, today);
+  const seeded = await seedAnalysedOrg(server.url, server.dataDir);
   await signInAs(seeded.org);
   return seeded;
 }
@@ -217,8 +216,8 @@ describe('the dashboard in Chromium against the real server on PGlite', () => {
 
   it('runs the pipeline on events sent through the ingest API', async () => {
     // The events of three experiments, ingested and folded, then `arbiter pipeline run`.
-    const { pipeline } = await seedAnalysedOrg(server.url, server.dataDir, today);
-    expect(pipeline).toContain(today);
+    const { pipeline, day } = await seedAnalysedOrg(server.url, server.dataDir);
+    expect(pipeline).toContain(day);
   });
 
   it('lists experiments with their state: results, SRM halted, Collecting with progress', async () => {
@@ -232,7 +231,7 @@ describe('the dashboard in Chromium against the real server on PGlite', () => {
   });
 
   it('reads results: the significant metric on its FDR-adjusted p-value, the raw p beside it', async () => {
-    const { ids } = await analysedOrgSignedIn();
+    const { ids, day } = await analysedOrgSignedIn();
     await page.goto(`${server.url}/experiments/${ids.results}/results`);
     await page.getByTestId('forest-latency').waitFor();
     await page.getByTestId('forest-tokens').waitFor();
@@ -257,7 +256,7 @@ describe('the dashboard in Chromium against the real server on PGlite', () => {
     const csv = await (await download).path();
     const text = readFileSync(csv, 'utf8');
     expect(text.split('\r\n')[0]).toContain('p_value_fdr');
-    expect(text).toContain(`${today},latency,fast`);
+    expect(text).toContain(`${day},latency,fast`);
   });
 
   it('overrides the test of one metric, from the next run on, audited', async () => {
@@ -273,7 +272,7 @@ describe('the dashboard in Chromium against the real server on PGlite', () => {
   });
 
   it('runs a preliminary analysis that the run picker lists beside the nightly day', async () => {
-    const { api, ids } = await analysedOrgSignedIn();
+    const { api, ids, day } = await analysedOrgSignedIn();
     // Tokens' test overridden after the nightly run, as the dashboard's select does it.
     const tokens = `/v1/experiments/${ids.results}/metrics/tokens/method`;
     await call(api, 'PUT', tokens, { method: 'mann_whitney' });
@@ -284,9 +283,7 @@ describe('the dashboard in Chromium against the real server on PGlite', () => {
     const picker = page.getByRole('combobox', { name: /^Run/ });
     await expect
       .poll(() => picker.locator('option').allTextContents())
-      .toEqual(
-        expect.arrayContaining([`Nightly ${today}`, expect.stringMatching(/^Preliminary /)]),
-      );
+      .toEqual(expect.arrayContaining([`Nightly ${day}`, expect.stringMatching(/^Preliminary /)]));
     await page.getByText('Preliminary (manual) run').waitFor();
     // The override applies to runs after it: the preliminary run used Mann-Whitney for tokens.
     const label = new URL(page.url()).searchParams.get('run') ?? '';

@@ -18,7 +18,6 @@ import type { TestServer } from './support/server.ts';
  * read from the real server's answer in the same test, then formatted as the page formats it.
  * Each test seeds an org of its own with the experiments it reads, and signs in to it.
  */
-const today = new Date().toISOString().slice(0, 10);
 let server: TestServer;
 let api: Api;
 let page: Page;
@@ -64,7 +63,7 @@ const signInAs = (org: string) =>
 
 /** An org with the experiments named and their nightly run (see seedDecisionOrg), signed in. */
 async function decidedOrgSignedIn<N extends DecisionExperiment>(names: readonly N[]) {
-  const seeded = await seedDecisionOrg(server.url, server.dataDir, today, names);
+  const seeded = await seedDecisionOrg(server.url, server.dataDir, names);
   api = seeded.api;
   await signInAs(seeded.org);
   return seeded.ids;

@@ -8,6 +8,7 @@ import {
   type Api,
   armEvents,
   call,
+  dayOfEvents,
   ingest,
   metric,
   newOrg,
@@ -23,7 +24,6 @@ import type { TestServer } from './support/server.ts';
  * and a holdout made, grown (a shrink refused beside the field) and shown with its nightly
  * results. axe finds nothing serious on any of the new pages.
  */
-const today = new Date().toISOString().slice(0, 10);
 let server: TestServer;
 let page: Page;
 let consoleWatch: BrowserPage['consoleWatch'];
@@ -60,9 +60,14 @@ async function shownRuns(): Promise<string[][]> {
  * The holdout's users, folded by the ingest worker, then `arbiter pipeline run`: the run is
  * repeated until it has seen every user, since no route counts a holdout's exposures live.
  */
-async function analysedHoldout(api: Api, id: string, users: { holdout: number; general: number }) {
+async function analysedHoldout(
+  api: Api,
+  id: string,
+  users: { holdout: number; general: number },
+  day: string,
+) {
   for (;;) {
-    runPipeline(server.dataDir, today);
+    runPipeline(server.dataDir, day);
     const res = await fetch(`${api.base}/v1/holdouts/${id}/results`, {
       headers: { authorization: `Bearer ${api.token}` },
     });
@@ -251,8 +256,14 @@ describe('layers and holdouts', () => {
 
     // Held-out and general users as clients report them (the holdout's id is the experiment
     // id of its exposures), 1 in 5 held out; general is 40 ms quicker.
-    await ingest(server.url, key, armEvents(id, { holdout: 250, general: 1000 }, { general: -40 }));
-    const run = await analysedHoldout(api, id, { holdout: 250, general: 1000 });
+    const events = armEvents(id, { holdout: 250, general: 1000 }, { general: -40 });
+    await ingest(server.url, key, events);
+    const run = await analysedHoldout(
+      api,
+      id,
+      { holdout: 250, general: 1000 },
+      dayOfEvents(events),
+    );
     expect(run.srm.halted).toBe(false);
     const latency = run.results['latency::general'];
     expect(latency?.n_per_arm).toEqual({ holdout: 250, general: 1000 });

@@ -12,6 +12,7 @@ import {
   call,
   createCheckoutCopy,
   createExperiment,
+  dayOfEvents,
   ingest,
   metric,
   newOrg,
@@ -28,7 +29,6 @@ import { serveEmbedded, type TestServer } from './support/server.ts';
  * (no billing configured, so no plan limits): a member's pages log nothing, an arm keeps its
  * colour, axes are round, an unknown address says so, the frozen fields read as text.
  */
-const today = new Date().toISOString().slice(0, 10);
 let server: TestServer;
 let page: Page;
 let consoleWatch: BrowserPage['consoleWatch'];
@@ -43,7 +43,7 @@ async function check(name: string) {
 
 /**
  * An org with `arm-order`, whose variants are listed control, zeta, alpha (not alphabetical, so
- * no chart's own order can agree with it by chance), analysed for today.
+ * no chart's own order can agree with it by chance), analysed for the day of its events.
  */
 async function armOrderOrg(): Promise<{ org: string; api: Api; id: string }> {
   const { org, api } = await newOrg(server.url, 'polish');
@@ -52,13 +52,10 @@ async function armOrderOrg(): Promise<{ org: string; api: Api; id: string }> {
   const id = await createExperiment(api, 'arm-order', arms, [
     metric('latency', 'latency', 'welch_t'),
   ]);
-  await ingest(
-    server.url,
-    key,
-    armEvents(id, { control: 230, zeta: 230, alpha: 230 }, { zeta: -60 }),
-  );
+  const events = armEvents(id, { control: 230, zeta: 230, alpha: 230 }, { zeta: -60 });
+  await ingest(server.url, key, events);
   await waitForExposures(api, id, 690);
-  runPipeline(server.dataDir, today);
+  runPipeline(server.dataDir, dayOfEvents(events));
   return { org, api, id };
 }
 
@@ -146,7 +143,7 @@ beforeEach(() => {
 /**
  * An org with `by-model`: a mean latency, a p95 latency and a cost-per-conversion ratio,
  * declaring the `model` dimension; its calls go to two models (one user in three on gpt-b),
- * a user in four converts; analysed for today.
+ * a user in four converts; analysed for the day of its events.
  */
 async function byModelOrg(): Promise<{ org: string; api: Api; id: string }> {
   const { org, api } = await newOrg(server.url, 'polish');
@@ -195,7 +192,7 @@ async function byModelOrg(): Promise<{ org: string; api: Api; id: string }> {
   );
   await ingest(server.url, key, events);
   await waitForExposures(api, id, 480);
-  runPipeline(server.dataDir, today);
+  runPipeline(server.dataDir, dayOfEvents(events));
   return { org, api, id };
 }
 
@@ -203,7 +200,7 @@ const squash = (s: string | null) => (s ?? '').replace(/\s+/g, ' ').trim();
 
 describe('the dashboard’s rough edges, in Chromium', () => {
   it('logs no console error on any page for an ordinary member, and shows no owner navigation', async () => {
-    const { org, ids } = await seedAnalysedOrg(server.url, server.dataDir, today);
+    const { org, ids } = await seedAnalysedOrg(server.url, server.dataDir);
     await signIn(page, server.url, { email: 'mo@example.com', org, role: 'member' });
     const pages: Array<[string, () => Promise<void>]> = [
       ['/experiments', () => heading('Experiments').waitFor()],
@@ -416,9 +413,11 @@ describe('the dashboard’s rough edges, in Chromium', () => {
     const id = await createExperiment(api, 'still-collecting', { control: 50, treatment: 50 }, [
       metric('latency', 'latency', 'welch_t'),
     ]);
-    await ingest(server.url, key, armEvents(id, { control: 3, treatment: 3 }, {}));
+    const events = armEvents(id, { control: 3, treatment: 3 }, {});
+    await ingest(server.url, key, events);
     await waitForExposures(api, id, 6);
-    runPipeline(server.dataDir, today);
+    const day = dayOfEvents(events);
+    runPipeline(server.dataDir, day);
     // Created after the run, so no run has looked at it yet.
     await createExperiment(api, 'never-run', { control: 50, treatment: 50 }, [
       metric('latency', 'latency', 'welch_t'),
@@ -426,7 +425,7 @@ describe('the dashboard’s rough edges, in Chromium', () => {
     await signIn(page, server.url, { email: 'mo@example.com', org, role: 'member' });
     await page.goto(`${server.url}/experiments`);
     const row = (name: string) => page.getByRole('row').filter({ hasText: name });
-    await row('still-collecting').getByText(`${today} · still collecting`).waitFor();
+    await row('still-collecting').getByText(`${day} · still collecting`).waitFor();
     await expect(row('never-run').locator('td').nth(2).textContent()).resolves.toBe('—');
   });
 

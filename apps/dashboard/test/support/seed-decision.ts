@@ -40,9 +40,13 @@ interface Arm {
  * Each user's exposure and model call, and a checkout for the first `checkouts` users of the
  * arm: conversion is exact, latency drawn from a seeded normal.
  */
-function decisionEvents(experimentId: string, arms: Record<string, Arm>, seed: number) {
+function decisionEvents(
+  experimentId: string,
+  arms: Record<string, Arm>,
+  seed: number,
+  timestamp: string,
+) {
   const { normal } = seeded(seed);
-  const timestamp = new Date().toISOString();
   const events: object[] = [];
   for (const [variant, arm] of Object.entries(arms))
     for (let u = 0; u < arm.users; u++) {
@@ -122,27 +126,32 @@ export interface DecisionOrg<N extends DecisionExperiment> {
   org: string;
   api: Api;
   ids: Record<N, string>;
+  /** The UTC day of the nightly run: the day the events are stamped. */
+  day: string;
 }
 
 /**
  * A new org with the experiments asked for (see EXPERIMENTS), their events ingested and
- * folded, and the nightly run of `day` made.
+ * folded, and the nightly run made for the day the events are stamped (taken after the
+ * experiments exist, so a seed that crosses midnight still analyses them).
  */
 export async function seedDecisionOrg<N extends DecisionExperiment>(
   base: string,
   dataDir: string,
-  day: string,
   names: readonly N[],
 ): Promise<DecisionOrg<N>> {
   const { org, api } = await newOrg(base, 'acme-decide');
   const key = await secretKey(api);
   const ids = {} as Record<N, string>;
-  const events: object[] = [];
-  for (const [i, n] of names.entries()) {
+  for (const n of names) {
     const e = EXPERIMENTS[n];
     ids[n] = await createExperiment(api, e.name, e.allocation, DECISION_METRICS);
-    events.push(...decisionEvents(ids[n], e.arms, 28 + i));
   }
+  const timestamp = new Date().toISOString();
+  const day = timestamp.slice(0, 10);
+  const events = names.flatMap((n, i) =>
+    decisionEvents(ids[n], EXPERIMENTS[n].arms, 28 + i, timestamp),
+  );
   await ingest(base, key, events);
   for (const n of names) {
     const users = Object.values(EXPERIMENTS[n].arms as Record<string, Arm>);
@@ -153,5 +162,5 @@ export async function seedDecisionOrg<N extends DecisionExperiment>(
     );
   }
   runPipeline(dataDir, day);
-  return { org, api, ids };
+  return { org, api, ids, day };
 }

@@ -72,9 +72,9 @@ export function armEvents(
   users: Record<string, number>,
   latencyShift: Record<string, number>,
   seed = 7,
+  ts = new Date().toISOString(),
 ) {
   const { normal } = seeded(seed);
-  const ts = new Date().toISOString();
   const events: object[] = [];
   for (const [variant, n] of Object.entries(users)) {
     for (let u = 0; u < n; u++) {
@@ -94,6 +94,16 @@ export function armEvents(
     }
   }
   return events;
+}
+
+/**
+ * The UTC day a run must cover to count `events`: the latest of their timestamps. Tests take
+ * the day from the events they sent, never from the clock when the file was loaded, so a
+ * suite that runs across midnight analyses the day its experiments and events are on.
+ */
+export function dayOfEvents(events: object[]): string {
+  const stamps = events.map((e) => String((e as { timestamp: string }).timestamp));
+  return stamps.sort().at(-1)?.slice(0, 10) ?? '';
 }
 
 export async function ingest(base: string, key: string, events: object[]) {
@@ -213,19 +223,17 @@ export interface AnalysedOrg {
   ids: { collecting: string; results: string; srm: string };
   /** What `arbiter pipeline run` printed. */
   pipeline: string;
+  /** The UTC day the run covers: the day of the events sent. */
+  day: string;
 }
 
 /**
- * An org whose nightly run of `day` is done: `three-arms` (fast is 80 ms quicker: significant;
+ * An org whose nightly run of the day its events are stamped is done: `three-arms` (fast is 80 ms quicker: significant;
  * tokens alike everywhere: not), `broken-split` (420 vs 220 users on 50/50: the SRM gate halts
  * it) and `checkout-copy` at version 2 with 30 users per arm (Collecting). The events go
  * through the ingest API, and the run starts only once the worker has folded them all.
  */
-export async function seedAnalysedOrg(
-  base: string,
-  dataDir: string,
-  day: string,
-): Promise<AnalysedOrg> {
+export async function seedAnalysedOrg(base: string, dataDir: string): Promise<AnalysedOrg> {
   const { org, api } = await newOrg(base, 'acme-e2e');
   const key = await secretKey(api);
   const collecting = await createCheckoutCopy(api);
@@ -234,14 +242,17 @@ export async function seedAnalysedOrg(
   const thirds = { control: 33.3, fast: 33.3, slim: 33.3 };
   const results = await createExperiment(api, 'three-arms', thirds, metrics);
   const srm = await createExperiment(api, 'broken-split', { control: 50, treatment: 50 }, metrics);
-  await ingest(base, key, [
-    ...armEvents(results, { control: 260, fast: 260, slim: 260 }, { fast: -80 }),
-    ...armEvents(srm, { control: 420, treatment: 220 }, {}),
-    ...armEvents(collecting, { control: 30, treatment: 30 }, {}),
-  ]);
+  const ts = new Date().toISOString();
+  const events = [
+    ...armEvents(results, { control: 260, fast: 260, slim: 260 }, { fast: -80 }, 7, ts),
+    ...armEvents(srm, { control: 420, treatment: 220 }, {}, 7, ts),
+    ...armEvents(collecting, { control: 30, treatment: 30 }, {}, 7, ts),
+  ];
+  await ingest(base, key, events);
   await waitForExposures(api, results, 780);
   await waitForExposures(api, srm, 640);
   await waitForExposures(api, collecting, 60);
+  const day = dayOfEvents(events);
   const pipeline = runPipeline(dataDir, day);
-  return { org, api, key, ids: { collecting, results, srm }, pipeline };
+  return { org, api, key, ids: { collecting, results, srm }, pipeline, day };
 }
