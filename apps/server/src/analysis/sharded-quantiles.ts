@@ -98,7 +98,7 @@ function distinctCounts(tx: Database, counted: SQL): Promise<ValueCount[]> {
  * Per arm, its calls and the order statistics at `quantileRanks`' ranks over the shards'
  * value counts added up: x(k) is the least value whose running count reaches k.
  */
-export function mergedPicks(counts: readonly ValueCount[], level: number): OrderStats[] {
+function mergedPicks(counts: readonly ValueCount[], level: number): OrderStats[] {
   const arms = new Map<string, Map<number, number>>();
   for (const c of counts) {
     const values = arms.get(c.variant) ?? new Map<number, number>();
