@@ -144,7 +144,8 @@ say "libraries, then the server on PostgreSQL, beside the server on embedded PGl
   echo $? >"$results/server-postgres.exit"
   echo "$SECONDS" >"$results/server-postgres.done-at"
   # The data path again with event data on two shards (two more fresh databases per file on the
-  # same cluster, ARBITER_TEST_SHARDS): acceptance, de-duplication, metering, the fold, traffic.
+  # same cluster, ARBITER_TEST_SHARDS): acceptance, de-duplication, metering, the fold, traffic,
+  # and the analyses that scatter over them (quantiles, breakdowns, org-wide CUPED).
   ARBITER_TEST_DATABASE_URL=$url ARBITER_TEST_DB=postgres ARBITER_TEST_SHARDS=2 \
     ARBITER_TEST_LOG_DIR=$ARBITER_TEST_LOG_DIR \
     vitest server-shards --project server $(cat scripts/shard-pass-files.txt) \

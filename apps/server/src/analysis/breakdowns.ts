@@ -1,35 +1,25 @@
 import { OTHER_SLICE } from '@arbiter/contract';
-import { sql } from 'drizzle-orm';
-import { type Database, rows } from '../db/connect.ts';
+import type { ShardSet } from '../db/shard-set.ts';
 import type { Slice, StoredSlices } from '../schemas/analysis-run.ts';
 import type { MetricDefinition } from '../schemas/experiment-config.ts';
-import { inAnalysisTransaction } from './analysis-transaction.ts';
+import { type BreakdownReads, breakdownReads } from './breakdown-reads.ts';
 import type { MetricInput, RunInputs } from './compute-run.ts';
-import { readArmSamples } from './metric-samples.ts';
-import { momentCtes } from './moments-sql.ts';
-import { type QuantileArms, readQuantileArms } from './quantile-sql.ts';
+import type { QuantileArms } from './quantile-sql.ts';
 import { computeSlice } from './slice-run.ts';
-import {
-  readSliceValues,
-  type Slicing,
-  sliceCalls,
-  sliceMembers,
-  sliceUserCtes,
-  splitSliceKey,
-} from './slice-sql.ts';
-import { parseStats, type SufficientStats } from './sufficient-stats.ts';
+import { type Slicing, splitSliceKey } from './slice-sql.ts';
+import type { SufficientStats } from './sufficient-stats.ts';
 import type { ValueScope } from './value-scope.ts';
 
 /** Every asked dimension's slices of a run whose own results are computed. */
 export async function readBreakdowns(
-  db: Database,
+  shards: ShardSet,
   scope: ValueScope,
   run: RunInputs,
   dimensions: readonly string[],
 ): Promise<StoredSlices> {
+  const reads = breakdownReads(shards, scope);
   const out: StoredSlices = {};
-  for (const dimension of dimensions)
-    out[dimension] = await readBreakdown(db, scope, run, dimension);
+  for (const dimension of dimensions) out[dimension] = await readBreakdown(reads, run, dimension);
   return out;
 }
 
@@ -40,25 +30,28 @@ export async function readBreakdowns(
  * and plan. Slices come in descending order of users, `(other)` last.
  */
 async function readBreakdown(
-  db: Database,
-  scope: ValueScope,
+  reads: BreakdownReads,
   run: RunInputs,
   dimension: string,
 ): Promise<Slice[]> {
-  const values = await readSliceValues(db, scope, dimension);
+  const values = await reads.values(dimension);
   if (values.length === 0) return [];
   const slicing: Slicing = { dimension, values };
   // CUPED does not apply in slices: each metric is read without its covariate.
   const plain = run.metrics.map((m) => ({ ...m.definition, cuped: undefined }));
-  const stats = await readSlicedStats(db, scope, plain, slicing);
+  const stats = await reads.stats(plain, slicing);
   const metrics: Array<MetricInput & { keyed: KeyedReads }> = [];
   for (const [i, m] of run.metrics.entries()) {
     const definition = plain[i] as MetricDefinition;
-    metrics.push({
-      ...m,
-      definition,
-      keyed: await keyedReads(db, scope, m, definition, slicing, run.plan.max_sample_per_arm),
-    });
+    const keyed: KeyedReads = {
+      quantiles:
+        definition.quantile === undefined ? null : await reads.quantiles(definition, slicing),
+      samples:
+        m.samples === null
+          ? null
+          : await reads.samples(definition, slicing, run.plan.max_sample_per_arm),
+    };
+    metrics.push({ ...m, definition, keyed });
   }
   const slices = [...values, OTHER_SLICE];
   const present = new Set(Object.keys(stats.arms).map((k) => splitSliceKey(k).slice));
@@ -76,32 +69,10 @@ async function readBreakdown(
     );
 }
 
+/** A metric's quantile arms and samples, keyed by slice and arm, when its test needs them. */
 interface KeyedReads {
   quantiles: QuantileArms | null;
   samples: MetricInput['samples'];
-}
-
-/** A metric's quantile arms and samples, keyed by slice and arm, when its test needs them. */
-async function keyedReads(
-  db: Database,
-  scope: ValueScope,
-  m: MetricInput,
-  definition: MetricDefinition,
-  slicing: Slicing,
-  cap: number,
-): Promise<KeyedReads> {
-  const quantiles =
-    definition.quantile === undefined
-      ? null
-      : await readQuantileArms(db, scope, definition, {
-          calls: (value) => sliceCalls(scope, slicing, value),
-          members: sliceMembers(scope, slicing),
-        });
-  const samples =
-    m.samples === null
-      ? null
-      : await readArmSamples(db, scope, definition, cap, (ms) => sliceUserCtes(scope, ms, slicing));
-  return { quantiles, samples };
 }
 
 /** The entries of a slice-and-arm keyed record that belong to `slice`, keyed by arm. */
@@ -132,24 +103,4 @@ function sliceMetric(
       capUsed: samples.capUsed,
     },
   };
-}
-
-/** The moments of every metric per slice and arm, in one aggregate statement over `u`. */
-async function readSlicedStats(
-  db: Database,
-  scope: ValueScope,
-  metrics: readonly MetricDefinition[],
-  slicing: Slicing,
-): Promise<SufficientStats> {
-  const [row] = await inAnalysisTransaction(db, (tx) =>
-    rows<Record<'arms' | 'sums', unknown>>(
-      tx,
-      sql`with ${sliceUserCtes(scope, metrics, slicing)}, ${momentCtes(metrics)}
-      select
-        (select coalesce(json_agg(json_build_object('variant', variant, 'users', users,
-          'events', events)), '[]'::json) from centre where stats_rows > 0) as arms,
-        (select coalesce(json_agg(sums_row), '[]'::json) from moments sums_row) as sums`,
-    ),
-  );
-  return parseStats(row ?? {}, metrics, [], 0);
 }

@@ -7,7 +7,8 @@ import type { ValueScope } from './value-scope.ts';
  * `days` UTC days before the user's first exposure to this experiment (exposure days up to
  * the window's end; history imported for days before the experiment existed counts). Business
  * metrics read every stored outcome of that name for the user in those days under this
- * experiment and, when `shared_org_wide`, under the org's other experiments too; model-call
+ * experiment and, when `shared_org_wide`, under the org's other experiments too (the scope's
+ * `orgExperimentIds`: the list, not a join, as shards hold no `experiments`); model-call
  * metrics read this experiment's stats. x is null for a user without pre-period data (the
  * run imputes 0 and reports the coverage). Reads the first exposures from the CTE `fe`.
  */
@@ -20,7 +21,7 @@ export function covariateOf(scope: ValueScope, metric: MetricDefinition, days: n
     case 'value': {
       const x = metric.kind === 'revenue' ? sql`sum(p.sum)` : sql`sum(p.sum) / nullif(sum(p.n), 0)`;
       const experimentsRead = metric.shared_org_wide
-        ? sql`p.experiment_id in (select id from experiments where org_id = ${scope.orgId}::uuid)`
+        ? sql`p.experiment_id in (select value::uuid from json_array_elements_text(${JSON.stringify(orgExperiments(scope, metric))}::json))`
         : sql`p.experiment_id = ${scope.experimentId}::uuid`;
       return sql`select f.user_id, (${x})::float8 as x
         from fe f join user_day_business p on ${inPrePeriod('p')}
@@ -35,6 +36,15 @@ export function covariateOf(scope: ValueScope, metric: MetricDefinition, days: n
         group by f.user_id`;
     }
   }
+}
+
+/** The org's experiments an org-wide covariate reads under; a scope without them is refused. */
+function orgExperiments(scope: ValueScope, metric: MetricDefinition): readonly string[] {
+  if (scope.orgExperimentIds === undefined)
+    throw new Error(
+      `metric ${metric.name}: an org-wide covariate needs the org's experiments from the control database`,
+    );
+  return scope.orgExperimentIds;
 }
 
 /** Each user's first exposure day in this experiment (up to the window's end): the CTE `fe`. */

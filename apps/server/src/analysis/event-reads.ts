@@ -9,6 +9,7 @@ import { readFoldedQuantileArms } from './quantile-counts-sql.ts';
 import { type QuantileArms, readQuantileArms } from './quantile-sql.ts';
 import type { Arrivals } from './sample-size.ts';
 import { scatter } from './scatter.ts';
+import { readShardedQuantileArms } from './sharded-quantiles.ts';
 import { readShardedSamples } from './sharded-samples.ts';
 import { readShardedStats } from './sharded-stats.ts';
 import { readSufficientStats, type SufficientStats } from './sufficient-stats.ts';
@@ -33,7 +34,8 @@ export interface EventReads {
 /**
  * The event reads of a run over `shards`. One shard reads as before shards existed: the same
  * statements, so the same run to the byte. Several run each read on every shard at once and
- * merge the answers (`readShardedStats`, `readShardedSamples`, arrivals added per arm).
+ * merge the answers (`readShardedStats`, `readShardedSamples`, `readShardedQuantileArms`,
+ * arrivals added per arm).
  */
 export function eventReads(shards: ShardSet, scope: ValueScope): EventReads {
   const [only] = shards.all;
@@ -51,11 +53,8 @@ export function eventReads(shards: ShardSet, scope: ValueScope): EventReads {
   return {
     stats: (metrics, groups) => readShardedStats(shards, scope, metrics, groups),
     samples: (metric, cap) => readShardedSamples(shards, scope, metric, cap),
-    quantiles: async (metric) => {
-      throw new Error(
-        `quantile metric ${metric.name}: its order statistics are not yet merged over several shards`,
-      );
-    },
+    quantiles: (metric, truncated) =>
+      readShardedQuantileArms(shards, scope, metric, { raw: truncated }),
     arrivals: (window, days, end, exposed) =>
       shardedArrivals(shards, scope.experimentId, window, days, end, exposed),
   };

@@ -1,6 +1,4 @@
 import type { Context } from '../context.ts';
-import type { Database } from '../db/connect.ts';
-import type { ShardSet } from '../db/shard-set.ts';
 import type { LoadedExperiment } from '../domain/experiments/service.ts';
 import { inSpan } from '../kernel/tracing.ts';
 import { readBreakdowns } from './breakdowns.ts';
@@ -9,17 +7,6 @@ import { type RunRequest, readRunInputs, valueScope } from './read-run-inputs.ts
 import { storeRun } from './run-store.ts';
 
 export type { RunRequest } from './read-run-inputs.ts';
-
-/**
- * The database of a shard set of one. Breakdowns are not yet merged over several shards: their
- * top values and per-slice samples need a scatter of their own.
- */
-function onlyShard(shards: ShardSet): Database {
-  const [only] = shards.all;
-  if (!only || shards.all.length > 1)
-    throw new Error('breakdowns are not yet computed over several shards');
-  return only.db;
-}
 
 /** What a run reads and stores with: the database, the time it is stored at, the settings. */
 export type RunDeps = Pick<Context, 'db' | 'clock' | 'config' | 'shards'>;
@@ -45,7 +32,7 @@ export async function analyzeExperiment(
     const slices =
       run.status === 'computed' && request.dimensions?.length
         ? await readBreakdowns(
-            onlyShard(ctx.shards),
+            ctx.shards,
             valueScope(found, request.windowEnd),
             inputs,
             request.dimensions,

@@ -1,5 +1,10 @@
 import { type SQL, sql } from 'drizzle-orm';
-import { CALL_VALUE, CALL_VALUE_COUNT_COLUMN, HAS_CALL_VALUE } from '../db/call-values.ts';
+import {
+  CALL_VALUE,
+  CALL_VALUE_COUNT_COLUMN,
+  HAS_CALL_VALUE,
+  type QuantileKind,
+} from '../db/call-values.ts';
 import { type Database, rows, toNumber } from '../db/connect.ts';
 import type { MetricDefinition } from '../schemas/experiment-config.ts';
 import { inAnalysisTransaction } from './analysis-transaction.ts';
@@ -34,10 +39,7 @@ export async function readFoldedQuantileArms(
   metric: MetricDefinition,
 ): Promise<QuantileArms> {
   const { level, kind } = quantileOf(metric);
-  const { experimentId, window } = scope;
-  const counted = sql`select variant, value as v, n from call_value_counts
-    where experiment_id = ${experimentId}::uuid and kind = ${kind}
-      and day between ${window.from}::date and ${window.to}::date`;
+  const counted = foldedValueCounts(scope, kind);
   return inAnalysisTransaction(
     db,
     async (tx) => {
@@ -65,6 +67,14 @@ export async function readFoldedQuantileArms(
   );
 }
 
+/** The fold's (variant, v, n) rows of the kind over the window: one per distinct value and day. */
+export function foldedValueCounts(scope: ValueScope, kind: QuantileKind): SQL {
+  const { experimentId, window } = scope;
+  return sql`select variant, value as v, n from call_value_counts
+    where experiment_id = ${experimentId}::uuid and kind = ${kind}
+      and day between ${window.from}::date and ${window.to}::date`;
+}
+
 const emptyClusters = { users: 0, sum_a: 0, sum_aa: 0, sum_b: 0, sum_bb: 0, sum_ab: 0 };
 
 /**
@@ -72,7 +82,7 @@ const emptyClusters = { users: 0, sum_a: 0, sum_aa: 0, sum_b: 0, sum_bb: 0, sum_
  * sums of a, a², b, b² and a·b, where b counts a member's calls with a value and a those at or
  * below the arm's estimate.
  */
-function clustersStatement(
+export function clustersStatement(
   scope: ValueScope,
   kind: keyof typeof CALL_VALUE,
   picks: readonly { variant: string; est: unknown }[],

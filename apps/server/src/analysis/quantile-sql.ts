@@ -77,7 +77,7 @@ export interface QuantileSource {
 }
 
 /** The run's own source: every call of the window, and the users exposed or calling. */
-function runSource(scope: ValueScope): QuantileSource {
+export function runSource(scope: ValueScope): QuantileSource {
   const { from, to } = scope.window;
   return {
     calls: (value) => windowCalls(scope, value),
@@ -124,7 +124,18 @@ function armsStatement(calls: SQL, members: SQL, want: ReturnType<typeof wantRow
   return sql`with calls as materialized (${calls}),
     ${wantCte(want)},
     ${orderStatistics(sql`select variant, v, count(*) as n from calls group by variant, v`)},
-    per_user as (
+    ${clusterCtes(members)}
+    select p.*, c.users, c.sum_a, c.sum_aa, c.sum_b, c.sum_bb, c.sum_ab
+    from picks p left join clusters c on c.variant = p.variant`;
+}
+
+/**
+ * `per_user` and `clusters` over the CTEs `calls` (variant, user_id, v) and `picks` (variant,
+ * est): per arm, over its members, the sums of a (calls at or below the estimate), b (calls)
+ * and their squares and product.
+ */
+export function clusterCtes(members: SQL): SQL {
+  return sql`per_user as (
       select variant, sum(a) as a, sum(b) as b from (
         select m.variant, m.user_id, 0 as a, 0 as b, m.m from (${members}) m
         union all
@@ -136,9 +147,7 @@ function armsStatement(calls: SQL, members: SQL, want: ReturnType<typeof wantRow
       select variant, count(*) as users, sum(a) as sum_a, sum(a * a) as sum_aa, sum(b) as sum_b,
         sum(b * b) as sum_bb, sum(a * b) as sum_ab
       from per_user group by variant
-    )
-    select p.*, c.users, c.sum_a, c.sum_aa, c.sum_b, c.sum_bb, c.sum_ab
-    from picks p left join clusters c on c.variant = p.variant`;
+    )`;
 }
 
 /**

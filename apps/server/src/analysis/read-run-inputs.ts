@@ -1,7 +1,7 @@
 import { type BucketMap, clientRanges } from '@arbiter/contract';
 import { eq } from 'drizzle-orm';
 import type { Context } from '../context.ts';
-import { metricMethodOverrides, retentionWatermarks } from '../db/schema.ts';
+import { experiments, metricMethodOverrides, retentionWatermarks } from '../db/schema.ts';
 import type { LoadedExperiment } from '../domain/experiments/service.ts';
 import { effectivePlan } from '../domain/plans/effective-plan.ts';
 import { PLAN_LIMITS } from '../domain/plans.ts';
@@ -57,7 +57,7 @@ export function valueScope(found: LoadedExperiment, windowEnd: Date): ValueScope
 
 /**
  * Every query of one run of the experiment loaded with its current version: the method overrides, the
- * retention watermark, one aggregate statement for the arms and every metric's sufficient
+ * retention watermark, the org's experiments when an org-wide covariate reads under them, one aggregate statement for the arms and every metric's sufficient
  * statistics and histograms, and the capped samples of metrics tested by Mann–Whitney or
  * permutation.
  */
@@ -74,7 +74,12 @@ export async function readRunInputs(
     found.row.createdAt,
     request.windowEnd,
   );
-  const scope = valueScope(found, request.windowEnd);
+  const scope = {
+    ...valueScope(found, request.windowEnd),
+    ...(config.metrics.some((m) => m.cuped && m.shared_org_wide)
+      ? { orgExperimentIds: await orgExperimentIds(ctx, found.row.orgId) }
+      : {}),
+  };
   const treatments = Object.keys(shares).filter((a) => a !== control);
   const binned = config.metrics.filter(showsDistribution).map((m) => m.name);
   const groups = treatments.map((t) => ({ key: t, variants: [control, t], metrics: binned }));
@@ -116,6 +121,15 @@ export async function readRunInputs(
       : NO_ARRIVALS,
   };
   return inputs;
+}
+
+/** Every experiment of the org, from the control database: an org-wide covariate's scope. */
+async function orgExperimentIds(ctx: Pick<Context, 'db'>, orgId: string): Promise<string[]> {
+  const found = await ctx.db
+    .select({ id: experiments.id })
+    .from(experiments)
+    .where(eq(experiments.orgId, orgId));
+  return found.map((e) => e.id);
 }
 
 async function methodOverrides(

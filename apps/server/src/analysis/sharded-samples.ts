@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 import { rows, toNumber } from '../db/connect.ts';
 import type { ShardSet } from '../db/shard-set.ts';
 import type { MetricDefinition } from '../schemas/experiment-config.ts';
@@ -28,13 +28,15 @@ export async function readShardedSamples(
   scope: ValueScope,
   metric: MetricDefinition,
   cap: number,
+  /** The CTEs ending in `u` the values come from: the run's own, or a breakdown's. */
+  userCtes: (metrics: MetricDefinition[]) => SQL = (metrics) => perUserCtes(scope, metrics),
 ): Promise<ArmSamples> {
   const plain = { ...metric, cuped: undefined };
   const parts = await scatter(shards, (db) =>
     inAnalysisTransaction(db, (tx) =>
       rows<Ranked>(
         tx,
-        sql`${rankedSample(perUserCtes(scope, [plain]))}
+        sql`${rankedSample(userCtes([plain]))}
         select variant, user_id, value, n, k from ranked where r <= ${cap}`,
       ),
     ),

@@ -60,6 +60,8 @@ export async function readShardedStats(
   metrics: readonly MetricDefinition[],
   groups: readonly HistogramGroup[],
   bins = DEFAULT_HISTOGRAM_BINS,
+  /** The CTEs ending in `u` the values come from: the run's own, or a breakdown's. */
+  userCtes: (metrics: readonly MetricDefinition[]) => SQL = (ms) => perUserCtes(scope, ms),
 ): Promise<SufficientStats> {
   const binned = binnedPairs(metrics, groups).length > 0;
   const { firsts, combined, seconds } = await scatterTwoPhase(
@@ -67,7 +69,7 @@ export async function readShardedStats(
     async (tx): Promise<Partials> => {
       // Each user's row once per shard: phase 1 sums it, phase 2 bins it.
       await tx.execute(sql`create temporary table shard_u on commit drop as
-        with ${perUserCtes(scope, metrics)} select * from u`);
+        with ${userCtes(metrics)} select * from u`);
       const [row] = await rows<Record<keyof Partials, unknown>>(tx, partialsStatement(metrics));
       return {
         arms: json(row?.arms),

@@ -65,13 +65,19 @@ export async function readSliceValues(
   const found = await inAnalysisTransaction(db, (tx) =>
     rows<{ value: string }>(
       tx,
-      sql`select value from (
-          select ${dimensionValue(dimension)} as value, e.user_id from events e where ${windowEvents(scope)}
-        ) d where value is not null
-        group by value order by count(distinct user_id) desc, value limit ${MAX_SLICE_VALUES}`,
+      sql`${valueUsers(scope, dimension)} order by count(distinct user_id) desc, value
+        limit ${MAX_SLICE_VALUES}`,
     ),
   );
   return found.map((r) => r.value);
+}
+
+/** Every value of the dimension in the window with its users (`users`), grouped by value. */
+export function valueUsers(scope: ValueScope, dimension: string): SQL {
+  return sql`select value, count(distinct user_id) as users from (
+      select ${dimensionValue(dimension)} as value, e.user_id from events e where ${windowEvents(scope)}
+    ) d where value is not null
+    group by value`;
 }
 
 /** Each (slice, variant, user) whose events had the slice's value in the window. */

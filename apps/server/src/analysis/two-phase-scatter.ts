@@ -14,15 +14,21 @@ export async function scatterTwoPhase<A, M, B>(
   first: (tx: Database) => Promise<A>,
   combine: (firsts: A[]) => M,
   second: (tx: Database, combined: M) => Promise<B>,
+  /** `snapshot`: both phases of a shard see one snapshot (repeatable read). */
+  options: { snapshot?: boolean } = {},
 ): Promise<{ firsts: A[]; combined: M; seconds: B[] }> {
   const arrived = shards.all.map(() => deferred<A>());
   const gate = deferred<M>();
   gate.promise.catch(() => {});
   const seconds = scatter(shards, (db, position) =>
-    inAnalysisTransaction(db, async (tx) => {
-      (arrived[position] as Deferred<A>).resolve(await first(tx));
-      return second(tx, await gate.promise);
-    }),
+    inAnalysisTransaction(
+      db,
+      async (tx) => {
+        (arrived[position] as Deferred<A>).resolve(await first(tx));
+        return second(tx, await gate.promise);
+      },
+      options,
+    ),
   );
   try {
     // A shard failing before its first answer fails `seconds` first: the race ends then.

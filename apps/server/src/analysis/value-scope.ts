@@ -9,4 +9,10 @@ export interface ValueScope {
   experimentId: string;
   orgId: string;
   window: WindowDays;
+  /**
+   * Every experiment of the org, read from the control database: the experiments an org-wide
+   * CUPED covariate reads outcomes under. The event data may be on shards, which do not hold
+   * the `experiments` table, so the list travels into their statements as a parameter.
+   */
+  orgExperimentIds?: readonly string[];
 }
