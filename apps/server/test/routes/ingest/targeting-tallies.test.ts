@@ -174,3 +174,28 @@ describe('the results route’s targeting', () => {
     expect(body).not.toHaveProperty('targeting');
   });
 });
+
+describe('POST /v1/assign tallies its own checks', () => {
+  it('counts distinct users per day that reached the targeting; untargeted experiments none', async () => {
+    const id = await h.experiment(acme.admin, {
+      name: 'assign-tallied',
+      targeting: { plan: 'pro' },
+      metrics: [],
+    });
+    const assign = (experiment: string, user: string, plan: string) =>
+      h.ingest(acme.secret, {
+        method: 'POST',
+        url: '/v1/assign',
+        payload: { experiment_id: experiment, user_id: user, attributes: { plan } },
+      });
+    const plans = ['pro', 'free', 'pro', 'team', 'free'];
+    // Twice each, the second time with another plan: the first check of the day counts.
+    for (const [i, plan] of plans.entries()) await assign('assign-tallied', `u${i}`, plan);
+    for (const [i] of plans.entries()) await assign('assign-tallied', `u${i}`, 'pro');
+    for (const [i, plan] of plans.entries()) await assign('everyone', `u${i}`, plan);
+    const before = await storedRows(plain);
+    await h.ctx.assignTallies.flush();
+    expect(await storedRows(id)).toEqual([{ day: TODAY, matched: 2, excluded: 3 }]);
+    expect(await storedRows(plain)).toEqual(before);
+  });
+});
