@@ -14,10 +14,11 @@ import {
   GateCatalogue,
   passesGate,
 } from './holdouts-and-layers.ts';
+import type { TalliedExperiment, TargetingTallies } from './targeting-tallies.ts';
 import type { ConfigDocument, ExperimentConfig, WireRange, WireVariant } from './wire.ts';
 
 /** One experiment of the config, prepared for lookups on the hot path. */
-export interface CompiledExperiment extends ExposureTarget {
+export interface CompiledExperiment extends ExposureTarget, TalliedExperiment {
   readonly id: string;
   readonly name: string;
   readonly salt: string;
@@ -75,13 +76,15 @@ export class ConfigStore {
    * The variant of `userId`, or null when a holdout holds the user out, the layer bucket is not
    * the experiment's, the targeting does not match `attributes` or the bucket is in no range: in
    * that order, as the server and every client decide it. The holdouts reached queue their
-   * exposures in `holdoutExposures` (none when null).
+   * exposures in `holdoutExposures` (none when null); a check that reaches the targeting is
+   * counted in `tallies` (none when null).
    */
   variantOf(
     experiment: CompiledExperiment,
     userId: string,
     attributes?: Attributes,
     holdoutExposures: PendingExposures<ExposureTarget> | null = null,
+    tallies: TargetingTallies | null = null,
   ): string | null {
     if (
       experiment.gate !== null &&
@@ -89,7 +92,8 @@ export class ConfigStore {
     ) {
       return null;
     }
-    if (experiment.targeted !== null && !experiment.targeted(attributes ?? {})) return null;
+    if (experiment.targeted !== null && !passesTargeting(experiment, userId, attributes, tallies))
+      return null;
     return variantForBucket(experiment.ranges, experiment.bucketOf(userId));
   }
 
@@ -103,11 +107,13 @@ export class ConfigStore {
     userId: string,
     attributes: Attributes | undefined,
     pending: PendingExposures<ExposureTarget>,
+    tallies: TargetingTallies | null = null,
   ): string | null {
     if (experiment.gate !== null && !passesGate(experiment.gate, userId, pending, attributes)) {
       return null;
     }
-    if (experiment.targeted !== null && !experiment.targeted(attributes ?? {})) return null;
+    if (experiment.targeted !== null && !passesTargeting(experiment, userId, attributes, tallies))
+      return null;
     const hasher = experiment.hasher;
     const hash = hasher.hash(userId);
     const variant = variantForBucket(experiment.ranges, hash % experiment.bucketCount);
@@ -193,6 +199,7 @@ function compile(
     if (isObject(v) && typeof v.key === 'string') variants.set(v.key, v);
   }
   const variantKeys = [...new Set(ranges.map((r) => r.variant))];
+  const variantCodes = variantKeys.map(variantKeyCode);
   const gate = gates.gateOf(raw);
   if (gate === 'unreadable') return null;
   return {
@@ -207,9 +214,30 @@ function compile(
     targeted: targetingOf(raw.targeting, groups),
     hasher: new UserHasher(salt),
     variantKeys,
-    variantCodes: variantKeys.map(variantKeyCode),
+    variantCodes,
+    tallyCode: tallyCodeBeside(variantCodes),
     exposures: previous.get(id)?.exposures ?? new ExposureDedup(exposureDedupCapacity),
   };
+}
+
+/** Whether the targeting matches; with `tallies`, the check is counted. */
+function passesTargeting(
+  experiment: CompiledExperiment,
+  userId: string,
+  attributes: Attributes | undefined,
+  tallies: TargetingTallies | null,
+): boolean {
+  const matched = (experiment.targeted as (attributes: Attributes) => boolean)(attributes ?? {});
+  if (tallies !== null) tallies.reached(experiment, userId, matched);
+  return matched;
+}
+
+/** A tally's fingerprint part: any code no variant has, so a tally never reads as an exposure. */
+const TALLY_CODE = variantKeyCode('\u0000targeting');
+function tallyCodeBeside(variantCodes: readonly number[]): number {
+  let code = TALLY_CODE;
+  while (variantCodes.includes(code)) code = (code + 1) | 0;
+  return code;
 }
 
 /**
