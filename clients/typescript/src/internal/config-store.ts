@@ -92,9 +92,14 @@ export class ConfigStore {
     ) {
       return null;
     }
-    if (experiment.targeted !== null && !passesTargeting(experiment, userId, attributes, tallies))
-      return null;
-    return variantForBucket(experiment.ranges, experiment.bucketOf(userId));
+    if (experiment.targeted === null || tallies === null) {
+      if (experiment.targeted !== null && !experiment.targeted(attributes ?? {})) return null;
+      return variantForBucket(experiment.ranges, experiment.bucketOf(userId));
+    }
+    // The tally's fingerprint and the bucket come from one hash of the id.
+    const hash = experiment.hasher.hash(userId);
+    if (!passesTargeting(experiment, hash, attributes, tallies)) return null;
+    return variantForBucket(experiment.ranges, hash % experiment.bucketCount);
   }
 
   /**
@@ -112,10 +117,10 @@ export class ConfigStore {
     if (experiment.gate !== null && !passesGate(experiment.gate, userId, pending, attributes)) {
       return null;
     }
-    if (experiment.targeted !== null && !passesTargeting(experiment, userId, attributes, tallies))
-      return null;
     const hasher = experiment.hasher;
     const hash = hasher.hash(userId);
+    if (experiment.targeted !== null && !passesTargeting(experiment, hash, attributes, tallies))
+      return null;
     const variant = variantForBucket(experiment.ranges, hash % experiment.bucketCount);
     if (variant === null) return null;
     pending.add(
@@ -220,15 +225,19 @@ function compile(
   };
 }
 
-/** Whether the targeting matches; with `tallies`, the check is counted. */
+/**
+ * Whether the targeting matches; with `tallies`, the check is counted. `hash` is the id's hash
+ * just taken by the experiment's hasher, whose `second` still holds the other half.
+ */
 function passesTargeting(
   experiment: CompiledExperiment,
-  userId: string,
+  hash: number,
   attributes: Attributes | undefined,
   tallies: TargetingTallies | null,
 ): boolean {
+  const second = experiment.hasher.second;
   const matched = (experiment.targeted as (attributes: Attributes) => boolean)(attributes ?? {});
-  if (tallies !== null) tallies.reached(experiment, userId, matched);
+  if (tallies !== null) tallies.reached(experiment, hash, second, matched);
   return matched;
 }
 

@@ -1,4 +1,3 @@
-import type { UserHasher } from '@arbiter/bucketing';
 import type { Logger } from '../types.ts';
 import { KEEPALIVE_MAX_BYTES } from './constants.ts';
 import type { ExposureDedup } from './exposure-dedup.ts';
@@ -13,10 +12,9 @@ const MAX_TALLIES_PER_REQUEST = 1_000;
  */
 const MAX_PENDING_TALLIES = 10_000;
 
-/** What a tally needs of an experiment: its id, its exposure table and its fingerprint parts. */
+/** What a tally needs of an experiment: its id, its exposure table and its fingerprint part. */
 export interface TalliedExperiment {
   readonly id: string;
-  readonly hasher: UserHasher;
   readonly exposures: ExposureDedup;
   /** XORed into a tally's fingerprint: a code no variant of the experiment has. */
   readonly tallyCode: number;
@@ -49,12 +47,13 @@ export class TargetingTallies {
     return this.#pending.size;
   }
 
-  /** Counts `userId`'s check of `experiment`'s targeting, once per UTC day. */
-  reached(experiment: TalliedExperiment, userId: string, matched: boolean): void {
+  /**
+   * Counts a user's check of `experiment`'s targeting, once per UTC day. (`lo`, `hi`): the two
+   * halves of the id's hash by the experiment's hasher, the exposure fingerprint's parts.
+   */
+  reached(experiment: TalliedExperiment, lo: number, hi: number, matched: boolean): void {
     const day = this.day.current;
-    const hasher = experiment.hasher;
-    const lo = hasher.hash(userId);
-    if (!experiment.exposures.firstOn(day, lo, hasher.second ^ experiment.tallyCode)) return;
+    if (!experiment.exposures.firstOn(day, lo, hi ^ experiment.tallyCode)) return;
     const tally = this.#tallyOf(experiment.id, day);
     if (tally === null) this.dropped++;
     else if (matched) tally.matched++;
