@@ -128,6 +128,23 @@ describe('delivery of the tallies', () => {
     expect(received()).toEqual({ 'pro-english': { matched: 1, excluded: 1 } });
   });
 
+  it('counts a user once, on the first check of the day, matched or excluded, in any order', async () => {
+    await start();
+    const pro = { plan: 'pro', locale: 'en-US' };
+    // In one batch of pending checks: matched, then excluded.
+    expect(client.assign('pro-english', 'u-1', pro)).not.toBeNull();
+    client.assign('pro-english', 'u-1', { plan: 'free' });
+    // Excluded in one batch, then matched with a new exposure in the next.
+    client.assign('pro-english', 'u-2', { plan: 'free' });
+    client.stats();
+    expect(client.assign('pro-english', 'u-2', pro)).not.toBeNull();
+    client.assign('pro-english', 'u-2', pro);
+    await client.flush();
+    expect(received()).toEqual({ 'pro-english': { matched: 1, excluded: 1 } });
+    const exposed = [...fake.events.values()].filter((e) => e.type === 'exposure');
+    expect(exposed.map((e) => e.user_id).sort()).toEqual(['u-1', 'u-2']);
+  });
+
   it('counts a user again once the day’s table was full and forgot everyone (an over-count)', async () => {
     await start({ exposureDedupCapacity: 1 });
     for (const user of ['a', 'b', 'a']) client.assign('pro-english', user, { plan: 'free' });

@@ -60,6 +60,8 @@ export class ArbiterClient {
   readonly #exposing: boolean;
   /** Users who reached each experiment's targeting today; null with `trackTargetingTallies: false`. */
   readonly #tallies: TargetingTallies | null;
+  /** `#tallies !== null`: `assign`'s checks with exposures go through `#pending` to be counted. */
+  readonly #tallied: boolean;
   /** Exposures of `assign` calls and of holdouts, yet to be checked against their tables. */
   readonly #pending = new PendingExposures<ExposureTarget>(() => this.#checkExposures());
   /** Whether an exposure carries its call's attributes in `metadata.attributes`. */
@@ -120,6 +122,7 @@ export class ArbiterClient {
     const tallying = options.trackTargetingTallies ?? true;
     this.#day = this.#exposing || tallying ? new UtcDay() : null;
     this.#tallies = tallying && this.#day !== null ? new TargetingTallies(this.#day) : null;
+    this.#tallied = this.#tallies !== null;
     this.#exposureAttributes = options.exposureAttributes === true;
     this.#prefetch = [...(options.experiments ?? [])];
     this.#queue = new EventQueue(options.queueCapacity ?? C.EVENT_QUEUE_CAPACITY);
@@ -193,7 +196,7 @@ export class ArbiterClient {
       const entry = this.#store.lookup(experiment);
       if (entry === undefined || typeof user !== 'string') return null;
       return this.#exposing
-        ? this.#store.exposedVariantOf(entry, user, attributes, this.#pending, this.#tallies)
+        ? this.#store.exposedVariantOf(entry, user, attributes, this.#pending, this.#tallied)
         : this.#store.variantOf(entry, user, attributes, null, this.#tallies);
     } catch (err) {
       this.#warnOnce('assign', `assign failed, returning null: ${String(err)}`);
@@ -367,9 +370,14 @@ export class ArbiterClient {
     if (this.#pending.count > 0) {
       // Without `trackExposures` only model calls queue holdout exposures: rare enough to read
       // the clock for.
-      this.#pending.drain(this.#day?.current ?? utcDayNow(), this.#expose);
+      this.#pending.drain(this.#day?.current ?? utcDayNow(), this.#expose, this.#countTally);
     }
   }
+
+  /** A tallied check the exposure table found first of the day (see `PendingExposures`). */
+  readonly #countTally = (entry: ExposureTarget, day: number, matched: boolean): void => {
+    this.#tallies?.count(entry.id, day, matched);
+  };
 
   /** The first call of the day for a user and variant: the exposure table said so. */
   readonly #expose = (

@@ -105,32 +105,36 @@ export class ConfigStore {
   /**
    * `variantOf` for a caller that sends exposures: the holdouts reached and an enrolled user's
    * call go to `pending` with their fingerprints, to be checked against each one's exposure
-   * table. One pass over the id gives both the bucket and the fingerprint.
+   * table. One pass over the id gives both the bucket and the fingerprint. With `tallied`, a
+   * check that reaches the targeting goes to `pending` too, for the drain's `count`.
    */
   exposedVariantOf(
     experiment: CompiledExperiment,
     userId: string,
     attributes: Attributes | undefined,
     pending: PendingExposures<ExposureTarget>,
-    tallies: TargetingTallies | null = null,
+    tallied = false,
   ): string | null {
     if (experiment.gate !== null && !passesGate(experiment.gate, userId, pending, attributes)) {
       return null;
     }
-    const hasher = experiment.hasher;
-    const hash = hasher.hash(userId);
-    if (experiment.targeted !== null && !passesTargeting(experiment, hash, attributes, tallies))
+    const hash = experiment.hasher.hash(userId);
+    const second = experiment.hasher.second;
+    const targeted = experiment.targeted;
+    const matched = targeted === null || targeted(attributes ?? {});
+    const variant = matched
+      ? variantForBucket(experiment.ranges, hash % experiment.bucketCount)
+      : null;
+    const tallyHi = tallied && targeted !== null ? second ^ experiment.tallyCode : null;
+    if (variant === null) {
+      if (tallyHi !== null) pending.addTally(experiment, hash, tallyHi, matched);
       return null;
-    const variant = variantForBucket(experiment.ranges, hash % experiment.bucketCount);
-    if (variant === null) return null;
-    pending.add(
-      experiment,
-      userId,
-      variant,
-      hash,
-      hasher.second ^ variantCode(experiment, variant),
-      attributes,
-    );
+    }
+    const hi = second ^ variantCode(experiment, variant);
+    // Only a new exposure looks the tally up: a second miss of the caches on every targeted
+    // call cost issue 29's ratio of targeted to untargeted calls.
+    if (tallyHi === null) pending.add(experiment, userId, variant, hash, hi, attributes);
+    else pending.addTallied(experiment, userId, variant, hash, hi, tallyHi, attributes);
     return variant;
   }
 

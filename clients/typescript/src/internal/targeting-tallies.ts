@@ -33,7 +33,8 @@ export interface Tally {
  * holdouts and layer): `matched` entered, `excluded` got null and sent no exposure. A user is
  * remembered in the experiment's exposure table under a fingerprint of its own (no variant has
  * the tally's code), so a tally never suppresses an exposure; the first check of the day counts,
- * and a table full for the day forgets everyone, so a user may then count twice.
+ * and a table full for the day forgets everyone, so a user may then count twice. With exposures
+ * on, `assign`'s checks are looked up in `PendingExposures`' batches and counted by `count`.
  * See docs/decisions.md#the-share-of-users-targeting-excluded.
  */
 export class TargetingTallies {
@@ -53,8 +54,14 @@ export class TargetingTallies {
    */
   reached(experiment: TalliedExperiment, lo: number, hi: number, matched: boolean): void {
     const day = this.day.current;
-    if (!experiment.exposures.firstOn(day, lo, hi ^ experiment.tallyCode)) return;
-    const tally = this.#tallyOf(experiment.id, day);
+    if (experiment.exposures.firstOn(day, lo, hi ^ experiment.tallyCode)) {
+      this.count(experiment.id, day, matched);
+    }
+  }
+
+  /** Counts a user whose check of the day the caller found first in the exposure table. */
+  count(experimentId: string, day: number, matched: boolean): void {
+    const tally = this.#tallyOf(experimentId, day);
     if (tally === null) this.dropped++;
     else if (matched) tally.matched++;
     else tally.excluded++;
