@@ -14,7 +14,8 @@ interface SharedOptions {
    * Count, per experiment with targeting and UTC day, the distinct users whose check reached the
    * targeting (past holdouts and layer) and whether it matched, and send the counts (no user
    * ids) with the event flushes, so the results page can show the share targeting excluded.
-   * Default true; independent of `trackExposures`.
+   * Default: the value of `trackExposures` (a caller who turns exposure tracking off keeps no
+   * per-user memory at all unless it asks for tallies); set it to override.
    */
   trackTargetingTallies?: boolean;
   /**

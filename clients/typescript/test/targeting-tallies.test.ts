@@ -74,11 +74,19 @@ describe('testdata/targeting-tallies.json', () => {
     expect(exposed.length).toBeGreaterThan(0);
   });
 
-  it('reports the same with trackExposures off, and sends no exposure then', async () => {
-    await start({ trackExposures: false });
+  it('reports the same with trackExposures off and tallies asked for, and sends no exposure', async () => {
+    await start({ trackExposures: false, trackTargetingTallies: true });
     assignEveryCase();
     await client.flush();
     expect(received()).toEqual(shared.tallies);
+    expect(fake.events.size).toBe(0);
+  });
+
+  it('tallies nothing by default with trackExposures off (the switch follows it)', async () => {
+    await start({ trackExposures: false });
+    assignEveryCase();
+    await client.flush();
+    expect(fake.tallies).toEqual([]);
     expect(fake.events.size).toBe(0);
   });
 

@@ -119,7 +119,7 @@ export class ArbiterClient {
       positiveInteger(options.exposureDedupCapacity, C.EXPOSURE_DEDUP_CAPACITY),
     );
     this.#exposing = options.trackExposures ?? true;
-    const tallying = options.trackTargetingTallies ?? true;
+    const tallying = options.trackTargetingTallies ?? this.#exposing;
     this.#day = this.#exposing || tallying ? new UtcDay() : null;
     this.#tallies = tallying && this.#day !== null ? new TargetingTallies(this.#day) : null;
     this.#tallied = this.#tallies !== null;
