@@ -156,18 +156,21 @@ public final class Arbiter implements AutoCloseable {
       CompiledExperiment entry = store.lookup(experiment);
       if (entry == null || user == null) return null;
       // Holdouts, then the layer, then targeting; an experiment with none reads one field.
-      if (!entry.open) {
-        if (entry.gate != null && !passes(entry.gate, user, trackExposures, attributes)) {
-          return null;
-        }
-        if (entry.targeted && tallies != null) return assignTallied(entry, user, attributes);
-        if (!entry.admits(attributes)) return null;
-      }
+      if (!entry.open && !enters(entry, user, attributes)) return null;
       // The bucket hash serves the exposure's fingerprint too: the id is read once.
       int hash = entry.bucketer.hashOf(user);
       int range = entry.rangeOf(hash);
-      if (range < 0) return null;
-      if (trackExposures) exposeOnce(entry, user, hash, range, attributes);
+      // Past the targeting: a tallied experiment counts the user matched, on the first check.
+      boolean tallied = entry.targeted && tallies != null;
+      if (range < 0) {
+        if (tallied) tallies.reached(entry, hash, user, true, day.dayTime());
+        return null;
+      }
+      boolean firstExposure = trackExposures && exposeOnce(entry, user, hash, range, attributes);
+      // An exposure in the table has the user's tally beside it: only a new one looks it up.
+      if (tallied && (firstExposure || !trackExposures)) {
+        tallies.reached(entry, hash, user, true, day.dayTime());
+      }
       return entry.owner(range);
     } catch (RuntimeException e) {
       warnOnce("assign", "assign failed, returning null: " + e);
@@ -455,24 +458,22 @@ public final class Arbiter implements AutoCloseable {
   }
 
   /**
-   * {@code assign} past the gate of a targeted experiment, its check of the targeting counted.
-   * With exposures on, a matched, enrolled user's tally is looked up only when the exposure is
-   * new: every exposure in the table has the user's tally beside it (recorded just after it), so
-   * the steady state costs no lookup more than exposures alone.
+   * Whether the user passes the experiment's holdouts, layer and targeting, in that order. A
+   * tallied experiment counts a user the targeting excludes here, on the first check of the day;
+   * {@code assign} counts the others once past it. With exposures on, a matched, enrolled user's
+   * tally is looked up only when the exposure is new: every exposure in the table has the user's
+   * tally beside it (recorded just after it), so the steady state costs no lookup more than
+   * exposures alone.
    */
-  private String assignTallied(CompiledExperiment entry, String user,
-      Map<String, ?> attributes) {
-    boolean matched = entry.admits(attributes);
-    int hash = entry.bucketer.hashOf(user);
-    int range = matched ? entry.rangeOf(hash) : -1;
-    if (range < 0) {
-      tallies.reached(entry, hash, user, matched, day.dayTime());
-      return null;
+  private boolean enters(CompiledExperiment entry, String user, Map<String, ?> attributes) {
+    if (entry.gate != null && !passes(entry.gate, user, trackExposures, attributes)) {
+      return false;
     }
-    if (!trackExposures || exposeOnce(entry, user, hash, range, attributes)) {
-      tallies.reached(entry, hash, user, true, day.dayTime());
+    if (entry.admits(attributes)) return true;
+    if (tallies != null) {
+      tallies.reached(entry, entry.bucketer.hashOf(user), user, false, day.dayTime());
     }
-    return entry.owner(range);
+    return false;
   }
 
   /**
