@@ -211,7 +211,9 @@ class TargetingTalliesTest {
     start(b -> b);
     assertNull(client.<String>interceptModelCall("pro-english", "m-free", FREE, v -> v));
     assertNotNull(client.interceptModelCall("pro-english", "m-pro", PRO, v -> v));
-    // The same users through assign: already counted today.
+    client.flush().join();
+    assertEquals(tally("pro-english", 1, 1), received());
+    // The same users through assign: already counted today, in the same table.
     client.assign("pro-english", "m-free", FREE);
     client.assign("pro-english", "m-pro", PRO);
     client.flush().join();
