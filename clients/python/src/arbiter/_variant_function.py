@@ -38,6 +38,8 @@ def make_variant(
     if not holdouts and in_layer is None:
         return ungated
     held_by = tuple(holdouts)
+    # Without targeting the bucket is called directly: a frame less than through ``ungated``.
+    untargeted = targeting is None
 
     def gated(user: str, attributes: Any = None, expose_holdout: Optional[ExposeHoldout] = None) -> Optional[str]:
         for holdout in held_by:
@@ -50,6 +52,8 @@ def make_variant(
                 return None
         if in_layer is not None and in_layer(user) is None:
             return None
+        if untargeted:
+            return bucket(user)
         return ungated(user, attributes)
 
     return gated
