@@ -8,7 +8,8 @@ medians reported.
 
     .venv/bin/python bench/python-client/assign_bench.py [round_seconds=0.25] [rounds=24] [rounds_at_scale=5]
 
-Then a scale curve up to 1,048,576 users, exposures off and on (see ``scale_curve``);
+After the rounds, the targeted/untargeted ratio again by CPU time (alternating passes, medians),
+exposures off and on. Then a scale curve up to 1,048,576 users, exposures off and on (see ``scale_curve``);
 ``rounds_at_scale=0`` leaves it out (the targeting ratio alone takes a minute, the curve ten).
 """
 
@@ -39,6 +40,8 @@ USERS = 1 << 14
 #: The scale curve's passes per size and client, and how often its warm-up flushes.
 ROUNDS_AT_SCALE = int(sys.argv[3]) if len(sys.argv) > 3 else 5
 FLUSH_EVERY = 5_000
+#: Alternating passes per loop of the CPU-time ratio of targeted to untargeted assign().
+CPU_PASSES = 31
 EXPERIMENT = "checkout-prompt"
 SALT = "s-8f2a"
 CONFIG = {
@@ -138,8 +141,10 @@ def main() -> None:
     bucketing.make_assigner.__defaults__ = (None,)
     pure = client(False)
     bucketing.make_assigner.__defaults__ = (accelerated,)
-    for u in users:  # every user exposed once: the steady state
+    attributes = [attributes_of(i) for i in range(len(users))]
+    for u, a in zip(users, attributes):  # every user exposed once: the steady state
         exposing.assign(EXPERIMENT, u)
+        exposing.assign(TARGETED, u, a)
     exposing.flush()
 
     def arbiter_loop(c: Arbiter, over: List[str] = users) -> Callable[[], int]:
@@ -153,15 +158,16 @@ def main() -> None:
             return control
         return loop
 
-    attributes = [attributes_of(i) for i in range(len(users))]
+    def targeted_loop_of(c: Arbiter) -> Callable[[], int]:
+        assign = c.assign
 
-    def targeted_loop() -> int:
-        assign = plain.assign
-        control = 0
-        for u, a in zip(users, attributes):
-            if assign(TARGETED, u, a) == "control":
-                control += 1
-        return control
+        def loop() -> int:
+            control = 0
+            for u, a in zip(users, attributes):
+                if assign(TARGETED, u, a) == "control":
+                    control += 1
+            return control
+        return loop
 
     keys = [(SALT + ":" + u).encode("utf-8") for u in users]
 
@@ -230,7 +236,8 @@ def main() -> None:
         ("Arbiter assign()", arbiter_loop(plain)),
         ("Arbiter assign(), exposures on (users already exposed)", arbiter_loop(exposing)),
         ("Arbiter assign(), pure-Python hash (plain install)", arbiter_loop(pure)),
-        ("Arbiter assign() with a 5-clause targeting condition", targeted_loop),
+        ("Arbiter assign() with a 5-clause targeting condition", targeted_loop_of(plain)),
+        ("Arbiter assign() with the condition, exposures on", targeted_loop_of(exposing)),
         ("bare mmh3.hash(key bytes) % 10000", bare_mmh3),
         ("bare hash: murmur3_x86_32(key bytes) % 10000", bare_hash),
         ("GrowthBook core.run_experiment(ctx per user)", gb_core_run_experiment),
@@ -265,6 +272,23 @@ def main() -> None:
     print("Arbiter (pure hash) / bare pure hash:            %.2fx" % (pure_rate / pure_floor))
     print("Arbiter with 5-clause targeting / without:       %.2fx  (goal >= 0.5x)" % (
         medians["Arbiter assign() with a 5-clause targeting condition"] / arbiter))
+    print("The same, exposures on (users already exposed):  %.2fx" % (
+        medians["Arbiter assign() with the condition, exposures on"] / exposing_rate))
+    # The wall-clock rounds swing 3-10x on a shared machine; CPU time per pass does not count
+    # the time a pass spent descheduled.
+    pairs = {
+        "exposures off": (arbiter_loop(plain), targeted_loop_of(plain)),
+        "exposures on": (arbiter_loop(exposing), targeted_loop_of(exposing)),
+    }
+    cpu: Dict[str, Tuple[List[float], List[float]]] = {k: ([], []) for k in pairs}
+    for _ in range(CPU_PASSES):
+        for label, (untargeted, targeted) in pairs.items():
+            cpu[label][0].append(cpu_ns_per_call(untargeted, USERS))
+            cpu[label][1].append(cpu_ns_per_call(targeted, USERS))
+    for label, (untargeted_ns, targeted_ns) in cpu.items():
+        u_ns, t_ns = statistics.median(untargeted_ns), statistics.median(targeted_ns)
+        print("CPU time, %-13s: %5.0f ns without, %5.0f ns with the condition: %.3fx  (goal >= 0.5x)" % (
+            label, u_ns, t_ns, u_ns / t_ns))
     pure.close()
     plain.close()
     exposing.close()

@@ -11,6 +11,7 @@ import type { ContactNotifier } from './domain/contact-notifier.ts';
 import type { IdentityResolver } from './domain/identity.ts';
 import type { OfflineScoringQueue } from './domain/offline-runs/scoring-queue.ts';
 import type { OrgStateCache } from './domain/org-state-cache.ts';
+import type { AssignTallies } from './domain/targeting/assign-tallies.ts';
 import type { EventLog } from './ingest/event-log.ts';
 import type { FoldWorker } from './ingest/fold-worker.ts';
 import type { Lifecycle } from './kernel/lifecycle.ts';
@@ -70,6 +71,8 @@ export interface Context {
   offlineScoring: OfflineScoringQueue;
   /** Mail over SMTP (ARBITER_SMTP_URL); null when not configured. */
   mailer: Mailer | null;
+  /** `POST /v1/assign`'s targeting tallies, added to their table in the background. */
+  assignTallies: AssignTallies;
   /** Mails stored contact messages to the platform owners in the background. */
   contactNotifier: ContactNotifier;
   /** The identity provider's Backend API (seat caps); null without its secret key. */

@@ -17,6 +17,7 @@ import { ChangeListener } from './domain/change-feed.ts';
 import { ContactNotifier } from './domain/contact-notifier.ts';
 import { IdentityResolver } from './domain/identity.ts';
 import { OrgStateCache } from './domain/org-state-cache.ts';
+import { AssignTallies } from './domain/targeting/assign-tallies.ts';
 import { createMetrics } from './http/metrics.ts';
 import { CopyEventStore } from './ingest/copy-store.ts';
 import type { EventLog } from './ingest/event-log.ts';
@@ -192,6 +193,7 @@ export async function createContext(config: Config, parts: ContextParts = {}): P
   const { mailer, judge } = integrations;
   const contactNotifier = new ContactNotifier(handle.db, mailer, config.platformOwnerEmails, log);
   const offlineScoring = new OfflineScoring({ db: handle.db, judge, clock, log, metrics });
+  const assignTallies = new AssignTallies(handle.db, clock, log);
   return {
     config,
     db: handle.db,
@@ -216,9 +218,10 @@ export async function createContext(config: Config, parts: ContextParts = {}): P
     ...integrations,
     offlineScoring,
     contactNotifier,
+    assignTallies,
     planPrices: { pro: config.stripe.pricePro, business: config.stripe.priceBusiness },
     close: async () => {
-      await offlineScoring.stop();
+      await Promise.all([assignTallies.stop(), offlineScoring.stop()]);
       await worker.stop();
       await eventLog.close?.();
       modelText?.close();

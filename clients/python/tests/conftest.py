@@ -1,7 +1,8 @@
+import json
 import logging
 import os
 import sys
-from typing import Any, Iterator, List
+from typing import Any, Dict, Iterator, List
 
 import pytest
 
@@ -14,6 +15,14 @@ from support.fake_llm import start_fake_llm
 from support.http_server import LoopbackServer
 
 REPO_ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
+
+
+def read_testdata(name: str) -> Dict[str, Any]:
+    """A file of the shared vectors (testdata/), the one copy every library reads in place."""
+    with open(os.path.join(REPO_ROOT, "testdata", name), encoding="utf-8") as f:
+        loaded: Dict[str, Any] = json.load(f)
+    return loaded
+
 
 #: Small delays (in seconds) so that retries, backoff and timeouts play out in milliseconds.
 FAST = dict(

@@ -65,6 +65,19 @@ def test_every_switch_defaults_as_the_shared_file_says_in_code_and_readme() -> N
         assert "| `%s` | `%s` |" % (name, value) in README, option
 
 
+def test_every_following_switch_defaults_to_the_value_its_switch_was_given_in_code_and_readme() -> None:
+    """None in the signature: the client reads it as the other switch's value (the behaviour
+    tests check it does, tests/test_targeting_tallies.py)."""
+    parameters = inspect.signature(Arbiter.__init__).parameters
+    assert SHARED["switchesFollowing"] != {}
+    for option, other in SHARED["switchesFollowing"].items():
+        name, _ = python_option(option)
+        leader, _ = python_option(other)
+        assert parameters[name].default is None, option
+        assert parameters[leader].default is SHARED["switches"][other], option
+        assert "| `%s` | same as `%s` |" % (name, leader) in README, option
+
+
 def test_the_readme_lists_every_option_and_every_constant_with_its_value() -> None:
     parameters = [p for p in inspect.signature(Arbiter.__init__).parameters if p != "self"]
     for name in parameters:

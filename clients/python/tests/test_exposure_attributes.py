@@ -3,27 +3,18 @@ when the caller opts in (testdata/exposure-attributes.json, read in place by eve
 
 import copy
 import inspect
-import json
 import logging
-import os
 import types
 from typing import Any, Dict, List, Optional
 
 import pytest
 
 from arbiter import Arbiter
-from conftest import REPO_ROOT
+from conftest import read_testdata
 from support.fake_arbiter import FakeArbiter
 
-
-def _read(name: str) -> Dict[str, Any]:
-    with open(os.path.join(REPO_ROOT, "testdata", name), encoding="utf-8") as f:
-        loaded: Dict[str, Any] = json.load(f)
-    return loaded
-
-
-SHARED = _read("exposure-attributes.json")
-ELIGIBILITY = _read("eligibility.json")
+SHARED = read_testdata("exposure-attributes.json")
+ELIGIBILITY = read_testdata("eligibility.json")
 OPEN_CONFIG = SHARED["config"]
 OPEN = SHARED["experiment"]
 
@@ -51,8 +42,7 @@ def _sent(fake: FakeArbiter, client: Arbiter) -> List[Dict[str, Any]]:
 
 
 def test_the_option_is_off_by_default_as_the_shared_defaults_say() -> None:
-    with open(os.path.join(REPO_ROOT, "testdata", "client-defaults.json"), encoding="utf-8") as f:
-        switches = json.load(f)["switches"]
+    switches = read_testdata("client-defaults.json")["switches"]
     default = inspect.signature(Arbiter.__init__).parameters["exposure_attributes"].default
     assert default is switches["exposureAttributes"] is False
 

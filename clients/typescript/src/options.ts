@@ -11,6 +11,14 @@ interface SharedOptions {
   /** Send one `exposure` per user, experiment and UTC day from `assign`/`getPrompt`/`getVariables`. Default true. */
   trackExposures?: boolean;
   /**
+   * Count, per experiment with targeting and UTC day, the distinct users whose check reached the
+   * targeting (past holdouts and layer) and whether it matched, and send the counts (no user
+   * ids) with the event flushes, so the results page can show the share targeting excluded.
+   * Default: the value of `trackExposures` (a caller who turns exposure tracking off keeps no
+   * per-user memory at all unless it asks for tallies); set it to override.
+   */
+  trackTargetingTallies?: boolean;
+  /**
    * Let each exposure carry the attributes its call passed, as `metadata.attributes`. Default
    * false: attributes stay in the process. Attributes that are not JSON or break the metadata
    * limit (32 levels, 64 KiB) are left out and the exposure is sent without them.

@@ -29,6 +29,7 @@ describe('constants', () => {
       options: Record<string, string>;
       optionsWithoutConstant: string[];
       switches: Record<string, boolean>;
+      switchesFollowing: Record<string, string>;
     };
     const ours = constants as Record<string, unknown>;
     for (const [name, value] of Object.entries(shared.constants))
@@ -40,6 +41,8 @@ describe('constants', () => {
     // Each on/off option's default is the shared one (the behaviour tests check it holds).
     for (const [option, value] of Object.entries(shared.switches))
       expect(readme, option).toContain(`| \`${option}\` | \`${String(value)}\` |`);
+    for (const [option, other] of Object.entries(shared.switchesFollowing))
+      expect(readme, option).toContain(`| \`${option}\` | same as \`${other}\` |`);
   });
 
   it('hold the values the contract fixes (docs/decisions.md#shared-behaviour-and-defaults)', () => {

@@ -15,6 +15,24 @@ import {
 export const RUN_STATUSES = ['collecting', 'srm_halted', 'computed'] as const;
 export const RunStatusSchema = Type.Enum(RUN_STATUSES);
 
+/** Present for an experiment with targeting; the counts the clients report, summed. */
+export const TargetingShareSchema = Type.Object(
+  {
+    matched: Type.Integer({ description: 'Users who reached the targeting and matched it' }),
+    excluded: Type.Integer({
+      description: 'Users who reached the targeting, did not match it and got null',
+    }),
+    excluded_share: Type.Union([Type.Number(), Type.Null()], {
+      description: 'excluded / (matched + excluded); null when none was reported',
+    }),
+    days: Type.Integer({ description: 'UTC days of the window with a reported tally' }),
+  },
+  {
+    description:
+      'Users who reached the experiment’s targeting (past its holdouts and layer) over the run’s window, as the client libraries and POST /v1/assign report them: distinct per process and UTC day, so a user served by several processes or on several days counts in each',
+  },
+);
+
 export const ResultsSchema = Type.Object({
   experiment_id: Type.String(),
   status: Type.Optional(RunStatusSchema),
@@ -39,6 +57,7 @@ export const ResultsSchema = Type.Object({
       'Guardrail metrics whose outcome is worse, by metric then treatment; each is audited once as guardrail.violated',
   }),
   breakdown: Type.Optional(BreakdownSchema),
+  targeting: Type.Optional(TargetingShareSchema),
 });
 
 export type Results = Static<typeof ResultsSchema>;

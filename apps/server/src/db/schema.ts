@@ -881,3 +881,20 @@ export const shardIdentity = pgTable('shard_identity', {
   position: integer('position').notNull(),
   shardCount: integer('shard_count').notNull(),
 });
+
+/**
+ * Users who reached an experiment's targeting per UTC day, as the client libraries and
+ * `POST /v1/assign` report them (docs/decisions.md#the-share-of-users-targeting-excluded):
+ * `matched` entered, `excluded` got null. Sums of what was reported; never read by the analysis.
+ */
+export const targetingTallies = pgTable(
+  'targeting_tallies',
+  {
+    orgId: uuid('org_id').notNull(),
+    experimentId: uuid('experiment_id').notNull(),
+    day: date('day', { mode: 'string' }).notNull(),
+    matched: bigint('matched', { mode: 'number' }).notNull().default(0),
+    excluded: bigint('excluded', { mode: 'number' }).notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.orgId, t.experimentId, t.day] })],
+);

@@ -31,6 +31,7 @@ from ._offline_store import FileOfflineStore
 from ._poller import ConfigPoller
 from ._queued_event import serialize
 from ._retry_policy import RetryPolicy
+from ._targeting_tallies import TargetingTallies, send_tallies
 from ._transport import Transport
 from ._types import ClientStats, EventType, PromptResult
 from ._user_context import AsUser, current_attributes, current_user
@@ -62,6 +63,7 @@ class Arbiter:
         experiments: Optional[Iterable[str]] = None,
         offline_store_path: Optional[str] = None,
         track_exposures: bool = True,
+        track_targeting_tallies: Optional[bool] = None,
         exposure_attributes: bool = False,
         record_model_text: bool = True,
         poll_interval: float = C.CONFIG_POLL_INTERVAL_MS / 1000,
@@ -87,9 +89,19 @@ class Arbiter:
         self._log = logger if logger is not None else logging.getLogger("arbiter")
         self._prefetch = list(experiments or [])
         self._track_exposures = track_exposures
+        #: Users who reached each targeted experiment's targeting today; None when not tallied.
+        #: The default follows ``track_exposures``: a caller who sends no exposures keeps no
+        #: per-user memory unless it asks for tallies.
+        self._tallies = (
+            TargetingTallies()
+            if (track_exposures if track_targeting_tallies is None else track_targeting_tallies)
+            else None
+        )
         #: Whether an exposure carries its call's attributes as ``metadata.attributes``.
         self._exposure_attributes = bool(exposure_attributes)
-        self._store = ConfigStore(max(1, int(exposure_dedup_capacity)))
+        # With exposures on, an enrolled user is tallied with its new exposure (in ``assign``);
+        # with them off, the variant function tallies every check itself.
+        self._store = ConfigStore(max(1, int(exposure_dedup_capacity)), self._tallies, not track_exposures)
         #: The store's dict itself (it never replaces it), one attribute read from ``assign``.
         self._experiments = self._store.experiments
         self._queue = EventQueue(queue_capacity)
@@ -112,6 +124,7 @@ class Arbiter:
             min(max(1, batch_size), C.MAX_EVENT_BATCH_SIZE),
             flush_interval,
             self._poller.note_server_version,
+            None if self._tallies is None else self._tally_sender(self._tallies, transport),
         )
         #: Hears of each holdout an assignment reaches; None when assign sends no exposures.
         self._holdout_exposer: Optional[ExposeHoldout] = self._expose_holdout if track_exposures else None
@@ -162,7 +175,9 @@ class Arbiter:
         the first assignment of a user each UTC day queues one ``exposure`` event, and one to
         each holdout of the experiment it reaches. ``attributes`` are what the experiment's
         targeting reads (None reads as none); the exposures carry them (``metadata.attributes``)
-        only with ``exposure_attributes=True``."""
+        only with ``exposure_attributes=True``. With ``track_targeting_tallies`` (by default as
+        ``track_exposures``), a check that reaches an experiment's targeting counts its user,
+        once a day, as matched or excluded in the counts the flushes send (no user id)."""
         try:
             entry = self._experiments.get(experiment)
             if entry is None or not isinstance(user, str):
@@ -170,6 +185,10 @@ class Arbiter:
             variant = entry.variant(user, attributes, self._holdout_exposer)
             if variant is not None and self._track_exposures and entry.exposures.first_today(user, variant):
                 self._expose(entry.id, user, variant, attributes)
+                # An exposure already in the table has its tally beside it: only a new one
+                # looks the tally up.
+                if entry.reached is not None:
+                    entry.reached(user, True)
             return variant
         except Exception as err:
             self._warn_once("assign", "assign failed, returning None: %r" % (err,))
@@ -517,6 +536,12 @@ class Arbiter:
         self._overflowing = False
         self._pipeline.notify()
 
+    def _tally_sender(self, tallies: TargetingTallies, transport: Transport) -> Callable[[Optional[float]], None]:
+        def send(deadline: Optional[float]) -> None:
+            send_tallies(tallies, transport, self._log, deadline)
+
+        return send
+
     def _warn_once(self, key: str, message: str) -> None:
         if key in self._warned:
             return
@@ -533,6 +558,8 @@ class Arbiter:
         self._close_lock = threading.Lock()
         self._store.reset_after_fork()
         self._queue.reset_after_fork()
+        if self._tallies is not None:
+            self._tallies.reset_after_fork()
         store = self._pipeline._store
         if store is not None:
             store.reset_after_fork()

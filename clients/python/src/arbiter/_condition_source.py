@@ -87,14 +87,24 @@ def generated_targeting(
     matches: Callable[[Any, Optional[SavedGroups]], bool],
     saved_groups: Optional[SavedGroups],
     bucket: Callable[[str], Optional[str]],
+    reached: Optional[Callable[[str, bool], None]] = None,
+    reached_when_enrolled: bool = False,
 ) -> Optional[Callable[..., Optional[str]]]:
     """The variant function of a targeted experiment: ``(user, attributes=None,
     expose_holdout=None)`` -> ``bucket(user)`` when ``condition`` holds for the attributes, else
     None. Attributes that are not a dict go through ``matches`` (the compiled condition's). None
-    when the condition is not a non-empty object (the caller then calls ``matches``)."""
+    when the condition is not a non-empty object (the caller then calls ``matches``).
+
+    With ``reached`` (targeting tallies), an excluded user is told to ``reached(user, False)``
+    and a matched one not enrolled to ``reached(user, True)``, as is an enrolled one with
+    ``reached_when_enrolled``; without it the function is the one it was before tallies."""
     if not isinstance(condition, dict) or not condition:
         return None
     src = _Source("return None")
+    tally = None if reached is None else src.name("reached", reached)
+    if tally is not None:
+        # reached() returns None: a failing clause tallies the user and answers None.
+        src.fail = "return %s(user, False)" % tally
     groups = src.name("groups", {} if saved_groups is None else saved_groups)
     bucket_name = src.name("bucket", bucket)
     src.line(1, "if type(attributes) is not dict:")
@@ -103,13 +113,13 @@ def generated_targeting(
         "if not %s({} if attributes is None else attributes, %s):"
         % (src.name("matches", matches), src.name("saved", saved_groups)),
     )
-    src.line(3, "return None")
-    src.line(2, "return %s(user)" % bucket_name)
+    src.line(3, src.fail)
+    _return_matched(src, 2, "%s(user)" % bucket_name, tally, reached_when_enrolled)
     # Only attributes nested deeper than the stack make a test raise: that user is not targeted.
     src.line(1, "try:")
     _clauses(src, 2, condition, groups)
     src.line(1, "except Exception:")
-    src.line(2, "return None")
+    src.line(2, src.fail)
     parts = getattr(bucket, "ascii_parts", None)
     if isinstance(parts, AsciiParts):
         # The accelerated assigner's ASCII case, written out (one call less); any other id
@@ -122,12 +132,27 @@ def generated_targeting(
         )
         src.line(2, "i = %s(%s, b) - 1" % (src.name("bisect", bisect_right), src.name("starts", parts.starts)))
         ends, variants = src.name("ends", parts.ends), src.name("variants", parts.variants)
-        src.line(2, "return %s[i] if i >= 0 and b < %s[i] else None" % (variants, ends))
-    src.line(1, "return %s(user)" % bucket_name)
+        in_range = "%s[i] if i >= 0 and b < %s[i] else None" % (variants, ends)
+        _return_matched(src, 2, in_range, tally, reached_when_enrolled)
+    _return_matched(src, 1, "%s(user)" % bucket_name, tally, reached_when_enrolled)
     function: Callable[..., Optional[str]] = src.function(
         "targeted(user, attributes=None, expose_holdout=None)", "targeting"
     )
     return function
+
+
+def _return_matched(src: _Source, depth: int, variant: str, tally: Optional[str], when_enrolled: bool) -> None:
+    """Returns ``variant`` (an expression) for a user the targeting matched, tallied when asked."""
+    if tally is None:
+        src.line(depth, "return %s" % variant)
+        return
+    src.line(depth, "found = %s" % variant)
+    if when_enrolled:
+        src.line(depth, "%s(user, True)" % tally)
+    else:
+        src.line(depth, "if found is None:")
+        src.line(depth + 1, "%s(user, True)" % tally)
+    src.line(depth, "return found")
 
 
 def _clauses(src: _Source, depth: int, condition: Dict[str, Any], groups: str = "groups") -> None:

@@ -16,13 +16,14 @@ from ._layers_holdouts import (
     never,
     parse_ranges,
 )
+from ._targeting_tallies import Reached, TargetingTallies
 from ._variant_function import VariantOf, make_variant
 
 
 class CompiledExperiment:
     """One experiment of the config."""
 
-    __slots__ = ("id", "name", "variant", "variants", "exposures")
+    __slots__ = ("id", "name", "variant", "variants", "exposures", "reached")
 
     def __init__(
         self,
@@ -31,6 +32,7 @@ class CompiledExperiment:
         variant: VariantOf,
         variants: Dict[str, Mapping[str, Any]],
         exposures: ExposureDedup,
+        reached: Optional[Reached] = None,
     ) -> None:
         self.id = id
         self.name = name
@@ -46,6 +48,10 @@ class CompiledExperiment:
         self.variants = variants
         #: Who was sent an exposure today, with which variant; survives config refreshes.
         self.exposures = exposures
+        #: Tallies a check that reached the targeting (once a day); None without targeting or
+        #: tallies. The variant function calls it for the checks it is told to; the caller for
+        #: an enrolled user's when the variant function does not (see :func:`make_variant`).
+        self.reached = reached
 
 
 class ConfigStore:
@@ -56,8 +62,18 @@ class ConfigStore:
     A document that cannot be used never replaces a good one: the last known config keeps serving.
     """
 
-    def __init__(self, exposure_dedup_capacity: int) -> None:
+    def __init__(
+        self,
+        exposure_dedup_capacity: int,
+        tallies: Optional[TargetingTallies] = None,
+        tally_enrolled: bool = False,
+    ) -> None:
+        """``tallies``: where targeted experiments count the checks that reach their targeting
+        (None: not counted); ``tally_enrolled``: whether the variant function counts an enrolled
+        user's too, for a caller that sends no exposure to count it with."""
         self._exposure_dedup_capacity = exposure_dedup_capacity
+        self._tallies = tallies
+        self._tally_enrolled = tally_enrolled
         self.experiments: Dict[str, CompiledExperiment] = {}
         #: The config's holdouts by id (None: malformed), kept for their exposure tables.
         self.holdouts: Dict[str, Optional[CompiledHoldout]] = {}
@@ -93,6 +109,8 @@ class ConfigStore:
                 compile_layers(body.get("layers")),
                 holdouts,
                 self._exposure_dedup_capacity,
+                self._tallies,
+                self._tally_enrolled,
             )
             by_name: Dict[str, CompiledExperiment] = {}
             skipped: List[str] = []
@@ -126,7 +144,7 @@ class ConfigStore:
 class _Shared:
     """What every experiment of one config document is compiled against."""
 
-    __slots__ = ("saved_groups", "layers", "holdouts", "exposure_dedup_capacity")
+    __slots__ = ("saved_groups", "layers", "holdouts", "exposure_dedup_capacity", "tallies", "tally_enrolled")
 
     def __init__(
         self,
@@ -134,11 +152,15 @@ class _Shared:
         layers: Mapping[str, Optional[CompiledLayer]],
         holdouts: Mapping[str, Optional[CompiledHoldout]],
         exposure_dedup_capacity: int,
+        tallies: Optional[TargetingTallies],
+        tally_enrolled: bool,
     ) -> None:
         self.saved_groups = saved_groups
         self.layers = layers
         self.holdouts = holdouts
         self.exposure_dedup_capacity = exposure_dedup_capacity
+        self.tallies = tallies
+        self.tally_enrolled = tally_enrolled
 
 
 def _compile(raw: Any, previous: Mapping[str, CompiledExperiment], shared: _Shared) -> Optional[CompiledExperiment]:
@@ -170,18 +192,24 @@ def _compile(raw: Any, previous: Mapping[str, CompiledExperiment], shared: _Shar
     if holdouts is None or not usable:
         return None
     before = previous.get(id_)
+    exposures = before.exposures if before is not None else ExposureDedup(shared.exposure_dedup_capacity)
+    targeting = _targeting(raw.get("targeting"))
+    reached = None if targeting is None or shared.tallies is None else shared.tallies.reached_in(id_, exposures)
     return CompiledExperiment(
         id=id_,
         name=name,
         variant=make_variant(
             make_assigner(salt, bucket_count, ranges),
-            _targeting(raw.get("targeting")),
+            targeting,
             shared.saved_groups,
             holdouts,
             in_layer,
+            reached,
+            shared.tally_enrolled,
         ),
         variants=variants,
-        exposures=before.exposures if before is not None else ExposureDedup(shared.exposure_dedup_capacity),
+        exposures=exposures,
+        reached=reached,
     )
 
 

@@ -27,7 +27,10 @@ class EventPipeline:
         batch_size: int,
         flush_interval: float,
         on_ack: Callable[[Any], None],
+        after_drain: Optional[Callable[[Optional[float]], None]] = None,
     ) -> None:
+        """``after_drain(deadline)`` sends what rides along with the events (targeting tallies)
+        once they went through."""
         self.counts: Dict[str, int] = {"sent": 0, "dropped": 0, "spilled": 0, "replayed": 0, "expired": 0}
         self._transport = transport
         self._queue = queue
@@ -39,6 +42,7 @@ class EventPipeline:
         #: ...and the current one, which backs off while it does not.
         self._interval = flush_interval
         self._on_ack = on_ack
+        self._after_drain = after_drain
         self._drain_lock = threading.Lock()
         self._wake = threading.Event()
         self._closed = False
@@ -119,6 +123,9 @@ class EventPipeline:
             self._spill(batch, detail)
         if reachable and deadline is None and self._store is not None and self._store_may_hold_events:
             reachable = self._replay(self._store)
+        # An API that just failed the events is not tried again for the tallies: they wait.
+        if reachable and self._after_drain is not None:
+            self._after_drain(deadline)
         # The interval backs off while the API is down, and snaps back once it answers.
         if reachable:
             self._interval = self._flush_interval

@@ -4,7 +4,7 @@
 import threading
 import time
 from array import array
-from typing import Callable
+from typing import Callable, Optional
 
 #: Seconds since the epoch. A table reads it when it is made: a test replaces it first to move
 #: the UTC day.
@@ -47,9 +47,10 @@ class ExposureDedup:
         self._clock = wall_clock
         self._lock = threading.Lock()
 
-    def first_today(self, user: str, variant: str) -> bool:
+    def first_today(self, user: str, variant: Optional[str]) -> bool:
         """True when ``(user, variant)`` was not recorded yet on today's UTC day: it is recorded
-        now, and the caller sends the exposure. False when it was."""
+        now, and the caller sends the exposure. False when it was. ``variant`` None is the user's
+        targeting tally (arbiter._targeting_tallies), which no exposure's pair can equal."""
         fingerprint = hash((user, variant))
         if self._clock() < self._day_ends_at:
             slots = self._slots

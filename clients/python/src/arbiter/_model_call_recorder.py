@@ -104,6 +104,9 @@ class ModelCallRecorder:
             variant = None if entry is None else entry.variant(user, attributes, self._expose_holdout)
             if entry is not None and variant is None:
                 return None
+            # Tallied as assign's checks are: the variant function counted the others.
+            if entry is not None and entry.reached is not None:
+                entry.reached(user, True)
             base: Dict[str, Any] = {"experiment_id": experiment if entry is None else entry.id, "user_id": user}
             # The model_call that follows carries no attributes, whatever the option says.
             exposure = dict(base) if variant is None else dict(base, variant=variant)

@@ -6,6 +6,7 @@ from typing import Any, Callable, Mapping, Optional, Sequence
 from ._condition_source import generated_targeting
 from ._conditions import CompiledCondition
 from ._layers_holdouts import GENERAL, HELD_OUT, CompiledHoldout, InRange
+from ._targeting_tallies import Reached
 
 #: ``(holdout, user, "holdout" or "general", attributes)``: queues the holdout's exposure when
 #: due (with the call's attributes, which it sends only with ``exposure_attributes``).
@@ -21,39 +22,24 @@ def make_variant(
     saved_groups: Optional[Mapping[str, Any]] = None,
     holdouts: Sequence[CompiledHoldout] = (),
     in_layer: Optional[InRange] = None,
+    reached: Optional[Reached] = None,
+    reached_when_enrolled: bool = False,
 ) -> VariantOf:
     """The variant function of an experiment: holdouts, then the layer, then targeting, then
     ``bucket`` (user id -> variant key by the experiment's own ranges), the same order as the
-    server's and every client's. ``in_layer`` is None outside a layer."""
+    server's and every client's. ``in_layer`` is None outside a layer.
+
+    With ``reached`` (targeting tallies on), a check that gets past the holdouts and the layer to
+    the targeting tells ``reached`` when it is excluded or matched in no range; an enrolled one
+    only with ``reached_when_enrolled``: otherwise the caller tallies it with a new exposure (an
+    exposure already sent today has its tally beside it), so a steady-state call looks up
+    nothing more."""
+    ungated = _ungated(bucket, targeting, saved_groups, reached, reached_when_enrolled)
     if not holdouts and in_layer is None:
-        if targeting is None:
-
-            def plain(user: str, attributes: Any = None, expose_holdout: Any = None) -> Optional[str]:
-                return bucket(user)
-
-            return plain
-        if not targeting.readable:
-
-            def no_one(user: str, attributes: Any = None, expose_holdout: Any = None) -> Optional[str]:
-                return None
-
-            return no_one
-        try:
-            generated = generated_targeting(targeting.source, targeting.matches, saved_groups, bucket)
-        except Exception:
-            generated = None  # the compiled condition answers the same, only slower
-        if generated is not None:
-            return generated
-        matches = targeting.matches
-
-        def targeted(user: str, attributes: Any = None, expose_holdout: Any = None) -> Optional[str]:
-            if not matches({} if attributes is None else attributes, saved_groups):
-                return None
-            return bucket(user)
-
-        return targeted
+        return ungated
     held_by = tuple(holdouts)
-    matches_or_none = None if targeting is None else targeting.matches
+    # Without targeting the bucket is called directly: a frame less than through ``ungated``.
+    untargeted = targeting is None
 
     def gated(user: str, attributes: Any = None, expose_holdout: Optional[ExposeHoldout] = None) -> Optional[str]:
         for holdout in held_by:
@@ -66,8 +52,69 @@ def make_variant(
                 return None
         if in_layer is not None and in_layer(user) is None:
             return None
-        if matches_or_none is not None and not matches_or_none({} if attributes is None else attributes, saved_groups):
-            return None
-        return bucket(user)
+        if untargeted:
+            return bucket(user)
+        return ungated(user, attributes)
 
     return gated
+
+
+def _ungated(
+    bucket: Callable[[str], Optional[str]],
+    targeting: Optional[CompiledCondition],
+    saved_groups: Optional[Mapping[str, Any]],
+    reached: Optional[Reached],
+    reached_when_enrolled: bool,
+) -> VariantOf:
+    """Targeting, then the bucket: the variant function of an experiment outside holdouts and
+    layers, and the last step of the others'."""
+    if targeting is None:
+
+        def plain(user: str, attributes: Any = None, expose_holdout: Any = None) -> Optional[str]:
+            return bucket(user)
+
+        return plain
+    if not targeting.readable:
+        return _no_one if reached is None else _no_one_tallied(reached)
+    try:
+        generated = generated_targeting(
+            targeting.source, targeting.matches, saved_groups, bucket, reached, reached_when_enrolled
+        )
+    except Exception:
+        generated = None  # the compiled condition answers the same, only slower
+    if generated is not None:
+        return generated
+    matches = targeting.matches
+    if reached is None:
+
+        def targeted(user: str, attributes: Any = None, expose_holdout: Any = None) -> Optional[str]:
+            if not matches({} if attributes is None else attributes, saved_groups):
+                return None
+            return bucket(user)
+
+        return targeted
+    tally = reached
+
+    def targeted_tallied(user: str, attributes: Any = None, expose_holdout: Any = None) -> Optional[str]:
+        if not matches({} if attributes is None else attributes, saved_groups):
+            tally(user, False)
+            return None
+        variant = bucket(user)
+        if variant is None or reached_when_enrolled:
+            tally(user, True)
+        return variant
+
+    return targeted_tallied
+
+
+def _no_one(user: str, attributes: Any = None, expose_holdout: Any = None) -> Optional[str]:
+    """A targeting the evaluator cannot read lets no one in."""
+    return None
+
+
+def _no_one_tallied(reached: Reached) -> VariantOf:
+    def no_one(user: str, attributes: Any = None, expose_holdout: Any = None) -> Optional[str]:
+        reached(user, False)
+        return None
+
+    return no_one

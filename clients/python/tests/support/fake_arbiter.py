@@ -62,6 +62,13 @@ class FakeArbiter:
         self.api_keys: List[Optional[str]] = []
         #: Every request's headers, in arrival order.
         self.headers: List[Dict[str, str]] = []
+        #: Every tally of ``POST /v1/targeting-tallies`` answered 200, in arrival order.
+        self.tallies: List[Dict[str, Any]] = []
+        #: How many tallies each ``POST /v1/targeting-tallies`` carried, faults included.
+        self.tally_requests: List[int] = []
+        #: Statuses for the next ``POST /v1/targeting-tallies`` requests, used up in order (the
+        #: events' ``actions`` are left alone).
+        self.tally_faults: List[int] = []
         #: While not set, config requests wait: a test sees the client before its first load.
         self.config_released = threading.Event()
         self.config_released.set()
@@ -130,6 +137,8 @@ class _Handler(BaseHTTPRequestHandler):
         fake.api_keys.append(self.headers.get("X-API-Key"))
         fake.headers.append(dict(self.headers.items()))
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        if self.path == "/v1/targeting-tallies":
+            return self._tally(body["tallies"])
         events = body["events"]
         with fake.lock:
             fake.attempts.append(events)
@@ -152,6 +161,17 @@ class _Handler(BaseHTTPRequestHandler):
         fake.store(events)
         fake.acknowledge(events)
         self._json(202, {"accepted": len(events), "config_version": fake.config["config_version"], "rejected": []})
+
+    def _tally(self, tallies: List[Dict[str, Any]]) -> None:
+        fake = self.fake
+        with fake.lock:
+            fake.tally_requests.append(len(tallies))
+            status = fake.tally_faults.pop(0) if fake.tally_faults else None
+            if status is None:
+                fake.tallies.extend(tallies)
+        if status is not None:
+            return self._json(status, {"title": "fault", "status": status, "detail": "injected"})
+        self._json(200, {"accepted": len(tallies), "rejected": []})
 
     def _json(self, status: int, body: Any, headers: Optional[Dict[str, str]] = None) -> None:
         data = json.dumps(body).encode()

@@ -27,6 +27,7 @@ import { ModelCallRecorder } from './model-call-recorder.ts';
 import type { Platform } from './platform.ts';
 import { ConfigPoller } from './poller.ts';
 import type { RetryPolicy } from './retry-policy.ts';
+import { sendTallies, TargetingTallies } from './targeting-tallies.ts';
 import { Transport } from './transport.ts';
 import type { AsyncContext, CurrentUser, UserContext } from './user-context.ts';
 import { UtcDay, utcDayNow } from './utc-day.ts';
@@ -53,8 +54,14 @@ export class ArbiterClient {
   readonly #pipeline: EventPipeline;
   readonly #users: UserContext;
   readonly #uuid: () => string;
-  /** The UTC day exposures are de-duplicated by; null with `trackExposures: false`. */
+  /** The UTC day exposures and tallies are de-duplicated by; null when neither is tracked. */
   readonly #day: UtcDay | null;
+  /** Whether `assign` sends exposures (`trackExposures`). */
+  readonly #exposing: boolean;
+  /** Users who reached each experiment's targeting today; null with `trackTargetingTallies: false`. */
+  readonly #tallies: TargetingTallies | null;
+  /** `#tallies !== null`: `assign`'s checks with exposures go through `#pending` to be counted. */
+  readonly #tallied: boolean;
   /** Exposures of `assign` calls and of holdouts, yet to be checked against their tables. */
   readonly #pending = new PendingExposures<ExposureTarget>(() => this.#checkExposures());
   /** Whether an exposure carries its call's attributes in `metadata.attributes`. */
@@ -111,7 +118,11 @@ export class ArbiterClient {
     this.#store = new ConfigStore(
       positiveInteger(options.exposureDedupCapacity, C.EXPOSURE_DEDUP_CAPACITY),
     );
-    this.#day = (options.trackExposures ?? true) ? new UtcDay() : null;
+    this.#exposing = options.trackExposures ?? true;
+    const tallying = options.trackTargetingTallies ?? this.#exposing;
+    this.#day = this.#exposing || tallying ? new UtcDay() : null;
+    this.#tallies = tallying && this.#day !== null ? new TargetingTallies(this.#day) : null;
+    this.#tallied = this.#tallies !== null;
     this.#exposureAttributes = options.exposureAttributes === true;
     this.#prefetch = [...(options.experiments ?? [])];
     this.#queue = new EventQueue(options.queueCapacity ?? C.EVENT_QUEUE_CAPACITY);
@@ -133,6 +144,9 @@ export class ArbiterClient {
       batchSize: this.#batchSize,
       flushIntervalMs: options.flushIntervalMs ?? C.FLUSH_INTERVAL_MS,
       onAck: (version) => this.#poller.noteServerVersion(version),
+      ...(this.#tallies === null
+        ? {}
+        : { afterDrain: this.#sendTallies(this.#tallies, transport) }),
     });
     this.#recorder = new ModelCallRecorder({
       store: this.#store,
@@ -141,6 +155,7 @@ export class ArbiterClient {
       warnOnce: (key, message) => this.#warnOnce(key, message),
       currentTask: () => this.#tasks.current(),
       holdoutExposures: this.#pending,
+      tallies: this.#tallies,
       exposure: (base, attributes) => this.#exposure(base, attributes),
     });
     const hooks: IntegrationHooks = {
@@ -154,7 +169,7 @@ export class ArbiterClient {
     this.#readyPromise = this.#poller.start().then(() => this.#prefetched());
     this.#pipeline.start();
     this.#unhook = platform.onShutdown((urgent) => {
-      if (this.#closing === null && this.#queue.length > 0) {
+      if (this.#closing === null && (this.#queue.length > 0 || (this.#tallies?.size ?? 0) > 0)) {
         void this.#pipeline.flush({ keepalive: urgent });
       }
     });
@@ -180,9 +195,9 @@ export class ArbiterClient {
     try {
       const entry = this.#store.lookup(experiment);
       if (entry === undefined || typeof user !== 'string') return null;
-      return this.#day === null
-        ? this.#store.variantOf(entry, user, attributes)
-        : this.#store.exposedVariantOf(entry, user, attributes, this.#pending);
+      return this.#exposing
+        ? this.#store.exposedVariantOf(entry, user, attributes, this.#pending, this.#tallied)
+        : this.#store.variantOf(entry, user, attributes, null, this.#tallies);
     } catch (err) {
       this.#warnOnce('assign', `assign failed, returning null: ${String(err)}`);
       return null;
@@ -336,6 +351,10 @@ export class ArbiterClient {
     return { queued: this.#queue.length, ...this.#pipeline.counts, dropped: this.#dropped() };
   }
 
+  #sendTallies(tallies: TargetingTallies, transport: Transport) {
+    return (keepalive: boolean) => sendTallies(tallies, transport, this.#logger, keepalive);
+  }
+
   #dropped(): number {
     return this.#queue.dropped + this.#pipeline.counts.dropped + this.#droppedAfterClose;
   }
@@ -351,9 +370,14 @@ export class ArbiterClient {
     if (this.#pending.count > 0) {
       // Without `trackExposures` only model calls queue holdout exposures: rare enough to read
       // the clock for.
-      this.#pending.drain(this.#day?.current ?? utcDayNow(), this.#expose);
+      this.#pending.drain(this.#day?.current ?? utcDayNow(), this.#expose, this.#countTally);
     }
   }
+
+  /** A tallied check the exposure table found first of the day (see `PendingExposures`). */
+  readonly #countTally = (entry: ExposureTarget, day: number, matched: boolean): void => {
+    this.#tallies?.count(entry.id, day, matched);
+  };
 
   /** The first call of the day for a user and variant: the exposure table said so. */
   readonly #expose = (

@@ -14,10 +14,11 @@ import {
   GateCatalogue,
   passesGate,
 } from './holdouts-and-layers.ts';
+import type { TalliedExperiment, TargetingTallies } from './targeting-tallies.ts';
 import type { ConfigDocument, ExperimentConfig, WireRange, WireVariant } from './wire.ts';
 
 /** One experiment of the config, prepared for lookups on the hot path. */
-export interface CompiledExperiment extends ExposureTarget {
+export interface CompiledExperiment extends ExposureTarget, TalliedExperiment {
   readonly id: string;
   readonly name: string;
   readonly salt: string;
@@ -75,13 +76,15 @@ export class ConfigStore {
    * The variant of `userId`, or null when a holdout holds the user out, the layer bucket is not
    * the experiment's, the targeting does not match `attributes` or the bucket is in no range: in
    * that order, as the server and every client decide it. The holdouts reached queue their
-   * exposures in `holdoutExposures` (none when null).
+   * exposures in `holdoutExposures` (none when null); a check that reaches the targeting is
+   * counted in `tallies` (none when null).
    */
   variantOf(
     experiment: CompiledExperiment,
     userId: string,
     attributes?: Attributes,
     holdoutExposures: PendingExposures<ExposureTarget> | null = null,
+    tallies: TargetingTallies | null = null,
   ): string | null {
     if (
       experiment.gate !== null &&
@@ -89,37 +92,49 @@ export class ConfigStore {
     ) {
       return null;
     }
-    if (experiment.targeted !== null && !experiment.targeted(attributes ?? {})) return null;
-    return variantForBucket(experiment.ranges, experiment.bucketOf(userId));
+    if (experiment.targeted === null || tallies === null) {
+      if (experiment.targeted !== null && !experiment.targeted(attributes ?? {})) return null;
+      return variantForBucket(experiment.ranges, experiment.bucketOf(userId));
+    }
+    // The tally's fingerprint and the bucket come from one hash of the id.
+    const hash = experiment.hasher.hash(userId);
+    if (!passesTargeting(experiment, hash, attributes, tallies)) return null;
+    return variantForBucket(experiment.ranges, hash % experiment.bucketCount);
   }
 
   /**
    * `variantOf` for a caller that sends exposures: the holdouts reached and an enrolled user's
    * call go to `pending` with their fingerprints, to be checked against each one's exposure
-   * table. One pass over the id gives both the bucket and the fingerprint.
+   * table. One pass over the id gives both the bucket and the fingerprint. With `tallied`, a
+   * check that reaches the targeting goes to `pending` too, for the drain's `count`.
    */
   exposedVariantOf(
     experiment: CompiledExperiment,
     userId: string,
     attributes: Attributes | undefined,
     pending: PendingExposures<ExposureTarget>,
+    tallied = false,
   ): string | null {
     if (experiment.gate !== null && !passesGate(experiment.gate, userId, pending, attributes)) {
       return null;
     }
-    if (experiment.targeted !== null && !experiment.targeted(attributes ?? {})) return null;
-    const hasher = experiment.hasher;
-    const hash = hasher.hash(userId);
-    const variant = variantForBucket(experiment.ranges, hash % experiment.bucketCount);
-    if (variant === null) return null;
-    pending.add(
-      experiment,
-      userId,
-      variant,
-      hash,
-      hasher.second ^ variantCode(experiment, variant),
-      attributes,
-    );
+    const hash = experiment.hasher.hash(userId);
+    const second = experiment.hasher.second;
+    const targeted = experiment.targeted;
+    const matched = targeted === null || targeted(attributes ?? {});
+    const variant = matched
+      ? variantForBucket(experiment.ranges, hash % experiment.bucketCount)
+      : null;
+    const tallyHi = tallied && targeted !== null ? second ^ experiment.tallyCode : null;
+    if (variant === null) {
+      if (tallyHi !== null) pending.addTally(experiment, hash, tallyHi, matched);
+      return null;
+    }
+    const hi = second ^ variantCode(experiment, variant);
+    // Only a new exposure looks the tally up: a second miss of the caches on every targeted
+    // call cost issue 29's ratio of targeted to untargeted calls.
+    if (tallyHi === null) pending.add(experiment, userId, variant, hash, hi, attributes);
+    else pending.addTallied(experiment, userId, variant, hash, hi, tallyHi, attributes);
     return variant;
   }
 
@@ -193,6 +208,7 @@ function compile(
     if (isObject(v) && typeof v.key === 'string') variants.set(v.key, v);
   }
   const variantKeys = [...new Set(ranges.map((r) => r.variant))];
+  const variantCodes = variantKeys.map(variantKeyCode);
   const gate = gates.gateOf(raw);
   if (gate === 'unreadable') return null;
   return {
@@ -207,9 +223,34 @@ function compile(
     targeted: targetingOf(raw.targeting, groups),
     hasher: new UserHasher(salt),
     variantKeys,
-    variantCodes: variantKeys.map(variantKeyCode),
+    variantCodes,
+    tallyCode: tallyCodeBeside(variantCodes),
     exposures: previous.get(id)?.exposures ?? new ExposureDedup(exposureDedupCapacity),
   };
+}
+
+/**
+ * Whether the targeting matches; with `tallies`, the check is counted. `hash` is the id's hash
+ * just taken by the experiment's hasher, whose `second` still holds the other half.
+ */
+function passesTargeting(
+  experiment: CompiledExperiment,
+  hash: number,
+  attributes: Attributes | undefined,
+  tallies: TargetingTallies | null,
+): boolean {
+  const second = experiment.hasher.second;
+  const matched = (experiment.targeted as (attributes: Attributes) => boolean)(attributes ?? {});
+  if (tallies !== null) tallies.reached(experiment, hash, second, matched);
+  return matched;
+}
+
+/** A tally's fingerprint part: any code no variant has, so a tally never reads as an exposure. */
+const TALLY_CODE = variantKeyCode('\u0000targeting');
+function tallyCodeBeside(variantCodes: readonly number[]): number {
+  let code = TALLY_CODE;
+  while (variantCodes.includes(code)) code = (code + 1) | 0;
+  return code;
 }
 
 /**

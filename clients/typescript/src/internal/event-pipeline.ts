@@ -20,6 +20,8 @@ export interface PipelineOptions {
   flushIntervalMs: number;
   /** Called with `config_version` of every ingest ack. */
   onAck: (configVersion: unknown) => void;
+  /** Sends what rides along with the events (targeting tallies) once they went through. */
+  afterDrain?: (keepalive: boolean) => Promise<void>;
 }
 
 type SendOutcome = 'sent' | 'refused' | 'unreachable';
@@ -102,6 +104,9 @@ export class EventPipeline {
     if (reachable && this.options.store !== null && this.storeMayHoldEvents) {
       reachable = await this.replay(this.options.store);
     }
+    // An API that just failed the events is not tried again for the tallies: they wait.
+    if (reachable && this.options.afterDrain !== undefined)
+      await this.options.afterDrain(keepalive);
     // The interval backs off while the API is down, and snaps back once it answers.
     this.interval = reachable
       ? this.options.flushIntervalMs

@@ -135,6 +135,15 @@ export function variantKeyCode(key: string): number {
 /** Calls whose fingerprints are checked together; a batch is drained at once when this full. */
 const PENDING_CAPACITY = 1_024;
 
+/** What a pending call checks: an exposure, an exposure and then a tally, or a tally alone. */
+const EXPOSURE = 0;
+const EXPOSURE_THEN_TALLY = 1;
+const TALLY_MATCHED = 2;
+const TALLY_EXCLUDED = 3;
+
+/** Counts a user's first check of the day of `experiment`'s targeting. */
+export type TallyCount<E> = (experiment: E, day: number, matched: boolean) => void;
+
 /**
  * Fingerprints of `assign` calls not yet checked against their experiments' tables. A lookup in
  * a table of a million users misses the caches, and one lookup per call waits for its memory
@@ -142,10 +151,19 @@ const PENDING_CAPACITY = 1_024;
  * million users: about 110 ns less per call, a third of the call). The batch is drained when
  * full, in a microtask after the call that began it, and before any other event is queued or
  * anything is flushed or counted, so events keep their order and `stats()` its meaning.
+ *
+ * Targeting tallies ride along, in call order with the exposures, so that the first check of
+ * the day is the one counted. A matched, enrolled user's tally is looked up only when the
+ * exposure is new: every exposure fingerprint in a table has its tally fingerprint beside it
+ * (put just after it, both forgotten together when the table is full), so an exposure already
+ * sent today means the user was already counted, and the steady state costs one lookup.
  */
 export class PendingExposures<E extends { readonly exposures: ExposureDedup }> {
   readonly #lo = new Int32Array(PENDING_CAPACITY);
   readonly #hi = new Int32Array(PENDING_CAPACITY);
+  /** The tally fingerprint's second half, for `EXPOSURE_THEN_TALLY`. */
+  readonly #tallyHi = new Int32Array(PENDING_CAPACITY);
+  readonly #kinds = new Uint8Array(PENDING_CAPACITY);
   readonly #experiments: E[] = [];
   readonly #users: string[] = [];
   readonly #variants: string[] = [];
@@ -168,7 +186,40 @@ export class PendingExposures<E extends { readonly exposures: ExposureDedup }> {
     hi: number,
     attributes?: Attributes,
   ): void {
+    this.#push(EXPOSURE, experiment, user, variant, lo, hi, attributes);
+  }
+
+  /** An exposure whose user, when it is new, is counted as matched with fingerprint (lo, tallyHi). */
+  addTallied(
+    experiment: E,
+    user: string,
+    variant: string,
+    lo: number,
+    hi: number,
+    tallyHi: number,
+    attributes?: Attributes,
+  ): void {
+    this.#tallyHi[this.#count] = tallyHi;
+    this.#push(EXPOSURE_THEN_TALLY, experiment, user, variant, lo, hi, attributes);
+  }
+
+  /** A check that sends no exposure (excluded, or matched in no range), counted if new. */
+  addTally(experiment: E, lo: number, hi: number, matched: boolean): void {
+    const kind = matched ? TALLY_MATCHED : TALLY_EXCLUDED;
+    this.#push(kind, experiment, '', '', lo, hi, undefined);
+  }
+
+  #push(
+    kind: number,
+    experiment: E,
+    user: string,
+    variant: string,
+    lo: number,
+    hi: number,
+    attributes: Attributes | undefined,
+  ): void {
     const n = this.#count;
+    this.#kinds[n] = kind;
     this.#lo[n] = lo;
     this.#hi[n] = hi;
     this.#experiments[n] = experiment;
@@ -180,7 +231,10 @@ export class PendingExposures<E extends { readonly exposures: ExposureDedup }> {
     else if (n + 1 === PENDING_CAPACITY) this.drainNow();
   }
 
-  /** Checks every pending call on `day`; `expose` gets those that are the first of the day. */
+  /**
+   * Checks every pending call on `day`; `expose` gets those that are the first of the day, and
+   * `count` the tallied users first seen today.
+   */
   drain(
     day: number,
     expose: (
@@ -189,17 +243,27 @@ export class PendingExposures<E extends { readonly exposures: ExposureDedup }> {
       variant: string,
       attributes: Attributes | undefined,
     ) => void,
+    count: TallyCount<E> | null = null,
   ): void {
     const n = this.#count;
     // Zero first: what `expose` sets off (queueing an event) finds nothing left to drain.
     this.#count = 0;
     for (let j = 0; j < n; j++) {
       const experiment = this.#experiments[j] as E;
+      const table = experiment.exposures;
+      const kind = this.#kinds[j];
+      const lo = this.#lo[j] as number;
       const attributes = this.#attributes[j];
       // Not kept past the drain: the caller's object is not held on to.
       if (attributes !== undefined) this.#attributes[j] = undefined;
-      if (experiment.exposures.firstOn(day, this.#lo[j] as number, this.#hi[j] as number)) {
-        expose(experiment, this.#users[j] as string, this.#variants[j] as string, attributes);
+      if (!table.firstOn(day, lo, this.#hi[j] as number)) continue;
+      if (kind === TALLY_MATCHED || kind === TALLY_EXCLUDED) {
+        count?.(experiment, day, kind === TALLY_MATCHED);
+        continue;
+      }
+      expose(experiment, this.#users[j] as string, this.#variants[j] as string, attributes);
+      if (kind === EXPOSURE_THEN_TALLY && table.firstOn(day, lo, this.#tallyHi[j] as number)) {
+        count?.(experiment, day, true);
       }
     }
   }

@@ -7,6 +7,7 @@ import type { ExposureTarget } from './holdouts-and-layers.ts';
 import type { OpenModelCall } from './integration-hooks.ts';
 import { describeError, ModelCall } from './model-call.ts';
 import type { CallMeasure, ProviderReader } from './model-call-measure.ts';
+import type { TargetingTallies } from './targeting-tallies.ts';
 import type { CurrentUser } from './user-context.ts';
 
 export interface RecorderDeps {
@@ -22,6 +23,8 @@ export interface RecorderDeps {
    * `assign`'s are: a model call records the holdout decision as it records its exposure.
    */
   holdoutExposures: PendingExposures<ExposureTarget>;
+  /** Where a recorded call that reaches the targeting is counted, as `assign`'s are (null: not). */
+  tallies: TargetingTallies | null;
   /** The exposure's fields: with the call's attributes when `exposureAttributes` is on. */
   exposure: (base: TrackPayload, attributes: Attributes | undefined) => TrackPayload;
 }
@@ -129,7 +132,7 @@ export class ModelCallRecorder {
       const variant =
         entry === undefined
           ? null
-          : store.variantOf(entry, user, attributes, this.deps.holdoutExposures);
+          : store.variantOf(entry, user, attributes, this.deps.holdoutExposures, this.deps.tallies);
       if (entry !== undefined && variant === null) return null;
       const base = { experiment_id: entry?.id ?? experiment, user_id: user };
       // The model_call that follows carries no attributes, whatever the option says.

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import type { Tally } from '../../src/internal/targeting-tallies.ts';
 import type { ArbiterEvent } from '../../src/internal/wire.ts';
 import { WIRE_LIMITS } from './wire-limits.ts';
 
@@ -51,6 +52,10 @@ export interface FakeArbiter {
   /** Every `GET /v1/config`: the If-None-Match sent and the status answered. */
   readonly configRequests: { ifNoneMatch: string | null; status: number }[];
   readonly faults: Fault[];
+  /** Every tally of `POST /v1/targeting-tallies` answered 200, in arrival order. */
+  readonly tallies: Tally[];
+  /** Statuses for the next `POST /v1/targeting-tallies` requests, used up in order. */
+  readonly tallyFaults: number[];
   config: ConfigDoc;
   /** Replaces the config; the ETag follows `config_version`. */
   setConfig(doc: ConfigDoc): void;
@@ -83,6 +88,8 @@ export async function startFakeArbiter(
     deliveries: [],
     configRequests: [],
     faults: [],
+    tallies: [],
+    tallyFaults: [],
     config: init.config,
     setConfig(doc) {
       fake.config = doc;
@@ -126,7 +133,21 @@ export async function startFakeArbiter(
     const path = new URL(req.url ?? '/', 'http://x').pathname;
     if (req.method === 'GET' && path === '/v1/config') return serveConfig(req, res);
     if (req.method === 'POST' && path === '/v1/events') return ingest(body, res);
+    if (req.method === 'POST' && path === '/v1/targeting-tallies') return tally(body, res);
     problem(res, 404, 'not found');
+  }
+
+  function tally(raw: string, res: ServerResponse): void {
+    const status = fake.tallyFaults.shift();
+    if (status !== undefined) {
+      problem(res, status, 'fault');
+      return;
+    }
+    const { tallies } = JSON.parse(raw) as { tallies: Tally[] };
+    fake.tallies.push(...tallies);
+    res
+      .writeHead(200, { 'content-type': 'application/json' })
+      .end(JSON.stringify({ accepted: tallies.length, rejected: [] }));
   }
 
   function serveConfig(req: IncomingMessage, res: ServerResponse): void {

@@ -17,6 +17,7 @@ import { ResultTable } from './ResultTable.tsx';
 import { RunControls } from './RunControls.tsx';
 import { SplitBy, useBreakdown } from './SplitBy.tsx';
 import { SrmBanner } from './SrmBanner.tsx';
+import { TargetingShare } from './TargetingShare.tsx';
 import { VerdictBanner } from './VerdictBanner.tsx';
 
 export function ResultsTab({ experiment }: { experiment: Experiment }) {
@@ -77,6 +78,7 @@ function RunView({ experiment, run }: { experiment: Experiment; run: Results }) 
         slices={dimension === '' ? null : { dimension, breakdown: breakdown.data?.breakdown }}
       />
       <RunLine run={run} />
+      <TargetingShare experiment={experiment} run={run} />
       <VerdictBanner decision={run.decision} />
       <GuardrailBanner run={run} metrics={experiment.metrics} />
       {run.preliminary ? (

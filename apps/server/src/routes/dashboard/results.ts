@@ -3,6 +3,7 @@ import { readResults } from '../../analysis/results.ts';
 import { ResultsSchema } from '../../analysis/results-schema.ts';
 import type { Context } from '../../context.ts';
 import { getExperiment } from '../../domain/experiments/service.ts';
+import { targetingShare } from '../../domain/targeting/tallies.ts';
 import type { App } from '../../http/app-types.ts';
 import { resultsOrProblem } from '../../http/collecting-problem.ts';
 import { problemResponses } from '../../http/responses.ts';
@@ -30,20 +31,24 @@ export function register(app: App, ctx: Context): void {
       },
     },
     async (request) => {
-      const experiment = await getExperiment(ctx.db, callerOf(request).orgId, request.params.id);
-      return resultsOrProblem(
-        await readResults(
-          ctx.db,
-          experiment,
-          request.query.day,
-          {
-            orgId: callerOf(request).orgId,
-            minEventsPerArm: ctx.config.minEventsPerArm,
-            now: ctx.clock.now(),
-          },
-          request.query.dimension,
-        ),
+      const { orgId } = callerOf(request);
+      const experiment = await getExperiment(ctx.db, orgId, request.params.id);
+      const outcome = await readResults(
+        ctx.db,
+        experiment,
+        request.query.day,
+        { orgId, minEventsPerArm: ctx.config.minEventsPerArm, now: ctx.clock.now() },
+        request.query.dimension,
       );
+      // Only an experiment with targeting has users it excluded: the others carry no field.
+      if (outcome.kind === 'run' && experiment.targeting !== undefined)
+        outcome.results.targeting = await targetingShare(
+          ctx.db,
+          orgId,
+          experiment.id,
+          outcome.results.window,
+        );
+      return resultsOrProblem(outcome);
     },
   );
 }

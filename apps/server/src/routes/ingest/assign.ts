@@ -4,6 +4,7 @@ import { type Static, Type } from 'typebox';
 import type { Context } from '../../context.ts';
 import { eligibility } from '../../domain/experiments/eligibility.ts';
 import type { OrgState } from '../../domain/org-state-cache.ts';
+import type { AssignTallies } from '../../domain/targeting/assign-tallies.ts';
 import { keyCallerOf } from '../../http/api-key-auth.ts';
 import type { App } from '../../http/app-types.ts';
 import { problemResponses } from '../../http/responses.ts';
@@ -25,18 +26,42 @@ const AssignResponse = Type.Object({
 
 type Answer = Static<typeof AssignResponse>;
 
+const AssignBody = Type.Object(
+  {
+    experiment_id: Text({
+      ...EVENT_TEXT_LIMITS.experiment_id,
+      description: 'Experiment id or unique name',
+    }),
+    user_id: Text({
+      ...EVENT_TEXT_LIMITS.user_id,
+      description: 'Refused (400) when an event could not carry it: no NUL or unpaired surrogate',
+    }),
+    attributes: Type.Optional(
+      FreeFormObject(
+        'The user’s attributes the experiment’s targeting reads (absent: none); not stored',
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+/** Whether a decision got as far as the targeting: past the holdouts and the layer. */
+const REACHED_TARGETING = new Set([undefined, 'not_targeted', 'not_enrolled']);
+
 function answer(
+  tallies: AssignTallies,
   state: OrgState,
-  experimentId: string,
-  userId: string,
-  attributes: Record<string, unknown>,
+  request: Static<typeof AssignBody>,
 ): Answer {
+  const { experiment_id: experimentId, user_id: userId, attributes = {} } = request;
   const experiment = state.lookup.get(experimentId);
   // A holdout is stored as an experiment so its exposures are ingested and analysed as one,
   // but it is not something a caller is assigned to.
   if (experiment?.kind !== 'experiment')
     return { variant: null, config_version: state.configVersion, reason: 'unknown_experiment' };
   const decided = eligibility(experiment, userId, attributes, state.world);
+  if (experiment.targeting !== undefined && REACHED_TARGETING.has(decided.reason))
+    tallies.reached(state.orgId, experiment.id, userId, decided.reason !== 'not_targeted');
   return decided.reason === undefined
     ? { variant: decided.variant, config_version: state.configVersion }
     : { variant: null, config_version: state.configVersion, reason: decided.reason };
@@ -55,36 +80,17 @@ export function register(app: App, ctx: Context, limit: preHandlerHookHandler): 
         tags: ['ingest'],
         summary: 'Server-side assignment for callers without a client library (free of charge)',
         security: [{ apiKey: [] }],
-        body: Type.Object(
-          {
-            experiment_id: Text({
-              ...EVENT_TEXT_LIMITS.experiment_id,
-              description: 'Experiment id or unique name',
-            }),
-            user_id: Text({
-              ...EVENT_TEXT_LIMITS.user_id,
-              description:
-                'Refused (400) when an event could not carry it: no NUL or unpaired surrogate',
-            }),
-            attributes: Type.Optional(
-              FreeFormObject(
-                'The user’s attributes the experiment’s targeting reads (absent: none); not stored',
-              ),
-            ),
-          },
-          { additionalProperties: false },
-        ),
+        body: AssignBody,
         response: { 200: AssignResponse, ...problemResponses(400, 401, 429) },
       },
     },
     // From the in-memory org state: no database round trip on this path, and no promise while
     // the state is fresh (a synchronous handler's answer is sent as it returns).
     (request): Answer | Promise<Answer> => {
-      const { experiment_id, user_id, attributes = {} } = request.body;
       const orgId = keyCallerOf(request).orgId;
       const state = ctx.orgState.fresh(orgId);
-      if (state !== undefined) return answer(state, experiment_id, user_id, attributes);
-      return ctx.orgState.get(orgId).then((s) => answer(s, experiment_id, user_id, attributes));
+      if (state !== undefined) return answer(ctx.assignTallies, state, request.body);
+      return ctx.orgState.get(orgId).then((s) => answer(ctx.assignTallies, s, request.body));
     },
   );
 }

@@ -16,6 +16,7 @@ import * as getConfig from './get-config.ts';
 import * as importEvents from './import-events.ts';
 import * as postEvents from './post-events.ts';
 import * as postOtlpTraces from './post-otlp-traces.ts';
+import * as postTargetingTallies from './post-targeting-tallies.ts';
 
 /**
  * Per-key limits; the publishable key, which ships in client code, gets the stricter one. The
@@ -83,10 +84,11 @@ const keyed =
     getConfig.register(app, ctx);
   };
 
-/** Events are stored: the database, not a cache, says whether the key is still active. */
+/** Events and tallies are stored: the database, not a cache, says whether the key is still active. */
 const keyedWrites: Plane = async (app, { ctx }) => {
   app.addHook('onRequest', apiKeyHook(ctx, { authoritative: true }));
   postEvents.register(app, ctx);
+  postTargetingTallies.register(app, ctx);
 };
 
 /** Import has its own body parsers and needs the secret key, so it gets its own scope. */

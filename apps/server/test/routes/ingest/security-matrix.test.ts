@@ -107,6 +107,32 @@ const KEY_ROUTES: KeyRouteCase[] = [
   },
   {
     method: 'POST',
+    path: '/v1/targeting-tallies',
+    scope: 'publishable',
+    request: (experimentId) => ({
+      method: 'POST',
+      url: '/v1/targeting-tallies',
+      payload: {
+        tallies: [
+          {
+            experiment_id: experimentId,
+            day: new Date().toISOString().slice(0, 10),
+            matched: 1,
+            excluded: 1,
+          },
+        ],
+      },
+    }),
+    foreign: (res) => {
+      expect(res.statusCode).toBe(200);
+      expect(res.json()).toMatchObject({
+        accepted: 0,
+        rejected: [{ pointer: '#/tallies/0/experiment_id' }],
+      });
+    },
+  },
+  {
+    method: 'POST',
     path: '/v1/otlp/v1/traces',
     scope: 'publishable',
     request: (experimentId, eventId) => ({

@@ -68,6 +68,8 @@ public class AssignBenchmark {
   private HttpServer server;
   private Arbiter arbiter;
   private Arbiter arbiterWithoutExposures;
+  /** The defaults (exposures and targeting tallies on), for the targeted experiment. */
+  private Arbiter arbiterTargeted;
   private LDClient launchDarkly;
   private LDContext[] contexts;
 
@@ -87,7 +89,10 @@ public class AssignBenchmark {
     if (Integer.bitCount(users) != 1) throw new IllegalArgumentException("users must be a power of two");
     userIds = new String[users];
     for (int i = 0; i < users; i++) userIds[i] = "user-" + i;
-    if (all || benchmark.equals("arbiterAssignTargeted")) attributes = attributesOf(users);
+    boolean targetedExposed = all || benchmark.equals("arbiterAssignTargetedWithExposures");
+    if (all || targetedExposed || benchmark.equals("arbiterAssignTargeted")) {
+      attributes = attributesOf(users);
+    }
     // The config comes from a loopback server speaking GET /v1/config; events are acknowledged.
     server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 16);
     server.createContext("/", ex -> {
@@ -109,6 +114,10 @@ public class AssignBenchmark {
     if (all || benchmark.equals("arbiterAssign")) {
       arbiter = client(true);
       exposeEveryone(arbiter, userIds);
+    }
+    if (targetedExposed) {
+      arbiterTargeted = client(true);
+      checkTargetedExposed();
     }
     if (!all && !benchmark.equals("launchDarklyVariation")) return;
     launchDarkly = new LDClient("sdk-bench-offline", new LDConfig.Builder()
@@ -200,6 +209,28 @@ public class AssignBenchmark {
     }
   }
 
+  /**
+   * The targeted experiment's first round with exposures on, a flush every
+   * {@link #WARM_UP_CHUNK} users; throws unless a second round sends nothing more, so that the
+   * measured calls are the steady state (exposure and tally already in the table).
+   */
+  private void checkTargetedExposed() {
+    for (int i = 0; i < users; i++) {
+      arbiterTargeted.assign("checkout-prompt-targeted", userIds[i], attributes[i]);
+      if ((i + 1) % WARM_UP_CHUNK == 0) arbiterTargeted.flush().join();
+    }
+    arbiterTargeted.flush().join();
+    long sent = arbiterTargeted.stats().sent();
+    for (int i = 0; i < users; i++) {
+      arbiterTargeted.assign("checkout-prompt-targeted", userIds[i], attributes[i]);
+    }
+    arbiterTargeted.flush().join();
+    if (sent == 0 || arbiterTargeted.stats().sent() != sent) {
+      throw new IllegalStateException("targeted exposures: " + sent + " then "
+          + arbiterTargeted.stats());
+    }
+  }
+
   /** Bytes of live objects on the heap, after a full collection. */
   static long liveHeap() {
     for (int i = 0; i < 2; i++) System.gc();
@@ -241,6 +272,7 @@ public class AssignBenchmark {
   public void tearDown() throws Exception {
     if (launchDarkly != null) launchDarkly.close();
     if (arbiter != null) arbiter.close();
+    if (arbiterTargeted != null) arbiterTargeted.close();
     arbiterWithoutExposures.close();
     server.stop(0);
   }
@@ -266,6 +298,14 @@ public class AssignBenchmark {
     int i = next;
     next = (i + 1) & (users - 1);
     return arbiterWithoutExposures.assign("checkout-prompt-targeted", userIds[i], attributes[i]);
+  }
+
+  /** The same with the defaults: exposures and targeting tallies on, every user already seen. */
+  @Benchmark
+  public String arbiterAssignTargetedWithExposures() {
+    int i = next;
+    next = (i + 1) & (users - 1);
+    return arbiterTargeted.assign("checkout-prompt-targeted", userIds[i], attributes[i]);
   }
 
   @Benchmark

@@ -9,9 +9,11 @@ import java.util.Arrays;
  * condition against the same call with no condition ({@link AssignBenchmark}'s
  * {@code arbiterAssignTargeted} and {@code arbiterAssignWithoutExposures}), in calls per second
  * of the calling thread's CPU time, the two sides alternating round by round so that a change
- * of load falls on both. Prints each round's rates and ratio, then the median ratio.
+ * of load falls on both. Prints each round's rates and ratio, then the median ratio. With
+ * {@code exposed}, the targeted side is {@code arbiterAssignTargetedWithExposures}: the
+ * defaults, exposures and targeting tallies on.
  *
- * <pre>java -cp target/benchmarks.jar dev.arbiter.bench.TargetingProbe [rounds] [calls]</pre>
+ * <pre>java -cp target/benchmarks.jar dev.arbiter.bench.TargetingProbe [rounds] [calls] [exposed]</pre>
  */
 public final class TargetingProbe {
   private TargetingProbe() {}
@@ -19,20 +21,21 @@ public final class TargetingProbe {
   public static void main(String[] args) throws Exception {
     int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 5;
     int calls = args.length > 1 ? Integer.parseInt(args[1]) : 20_000_000;
+    boolean exposed = args.length > 2 && args[2].equals("exposed");
     AssignBenchmark state = new AssignBenchmark();
-    state.setUp("arbiterAssignTargeted");
+    state.setUp(exposed ? "arbiterAssignTargetedWithExposures" : "arbiterAssignTargeted");
     try {
       ThreadMXBean cpu = ManagementFactory.getThreadMXBean();
       // Warm-up: both paths compiled before anything is timed.
       plain(state, calls / 2);
-      targeted(state, calls / 2);
+      targeted(state, calls / 2, exposed);
       double[] ratios = new double[rounds];
       for (int round = 0; round < rounds; round++) {
         long start = cpu.getCurrentThreadCpuTime();
         long sink = plain(state, calls);
         double plainRate = calls / ((cpu.getCurrentThreadCpuTime() - start) / 1e9);
         start = cpu.getCurrentThreadCpuTime();
-        sink += targeted(state, calls);
+        sink += targeted(state, calls, exposed);
         double targetedRate = calls / ((cpu.getCurrentThreadCpuTime() - start) / 1e9);
         ratios[round] = targetedRate / plainRate;
         System.out.printf("round %d: without targeting %,.0f, targeted %,.0f calls per CPU second:"
@@ -57,10 +60,23 @@ public final class TargetingProbe {
     return sink;
   }
 
+  private static long targeted(AssignBenchmark state, int calls, boolean exposed) {
+    return exposed ? targetedExposed(state, calls) : targeted(state, calls);
+  }
+
   private static long targeted(AssignBenchmark state, int calls) {
     long sink = 0;
     for (int i = 0; i < calls; i++) {
       String variant = state.arbiterAssignTargeted();
+      sink += variant == null ? 0 : variant.length();
+    }
+    return sink;
+  }
+
+  private static long targetedExposed(AssignBenchmark state, int calls) {
+    long sink = 0;
+    for (int i = 0; i < calls; i++) {
+      String variant = state.arbiterAssignTargetedWithExposures();
       sink += variant == null ? 0 : variant.length();
     }
     return sink;

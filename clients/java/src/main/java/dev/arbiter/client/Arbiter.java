@@ -46,6 +46,8 @@ public final class Arbiter implements AutoCloseable {
   private final BackgroundWorker worker;
   private final ModelCallRecorder recorder;
   private final boolean trackExposures;
+  /** Users who reached each targeting today; null with {@code trackTargetingTallies} off. */
+  private final TargetingTallies tallies;
   /** Whether an exposure carries its call's attributes as {@code metadata.attributes}. */
   private final boolean exposureAttributes;
   /** What decides the UTC day of an exposure. */
@@ -87,6 +89,7 @@ public final class Arbiter implements AutoCloseable {
     this.transport = transport;
     this.publishableKey = apiKey.startsWith(PUBLISHABLE_KEY_PREFIX);
     this.trackExposures = b.trackExposures;
+    this.tallies = b.targetingTallied() ? new TargetingTallies() : null;
     this.exposureAttributes = b.exposureAttributes;
     LongSupplier clock = b.clock != null ? b.clock : System::currentTimeMillis;
     // A clock of the tests is read on every call: no ticker follows its jumps.
@@ -103,15 +106,14 @@ public final class Arbiter implements AutoCloseable {
     this.pipeline = new EventPipeline(transport, queue, offline, logger, batchSize,
         Builder.millis(b.flushInterval), version -> {
           if (version > store.version()) self[0].refreshSoon();
-        });
+        }, tallies == null ? null : new TallySender(tallies, transport, logger));
     ConfigPoller poller = new ConfigPoller(transport, store, logger);
     this.worker = new BackgroundWorker(poller, pipeline, queue, transport, logger,
         Builder.millis(b.pollInterval), b.sendFullBatches ? batchSize : Integer.MAX_VALUE);
     self[0] = worker;
     this.stamper = new EventStamper(queue, logger, this::warnOnce, worker::eventQueued, clock);
     this.recorder = new ModelCallRecorder(store, b.recordModelText, this::enqueueRecorded,
-        this::warnOnce, (gate, user, attributes) -> passes(gate, user, true, attributes),
-        this::withAttributes);
+        this::warnOnce, this::recordedVariantOf, this::withAttributes);
     this.ready = worker.firstLoad().thenApply(ignored -> prefetched());
     worker.start();
   }
@@ -158,8 +160,17 @@ public final class Arbiter implements AutoCloseable {
       // The bucket hash serves the exposure's fingerprint too: the id is read once.
       int hash = entry.bucketer.hashOf(user);
       int range = entry.rangeOf(hash);
-      if (range < 0) return null;
-      if (trackExposures) exposeOnce(entry, user, hash, range, attributes);
+      // Past the targeting: a tallied experiment counts the user matched, on the first check.
+      boolean tallied = entry.targeted && tallies != null;
+      if (range < 0) {
+        if (tallied) tallies.reached(entry, hash, user, true, day.dayTime());
+        return null;
+      }
+      boolean firstExposure = trackExposures && exposeOnce(entry, user, hash, range, attributes);
+      // An exposure in the table has the user's tally beside it: only a new one looks it up.
+      if (tallied && (firstExposure || !trackExposures)) {
+        tallies.reached(entry, hash, user, true, day.dayTime());
+      }
       return entry.owner(range);
     } catch (RuntimeException e) {
       warnOnce("assign", "assign failed, returning null: " + e);
@@ -446,10 +457,38 @@ public final class Arbiter implements AutoCloseable {
     return missing.isEmpty();
   }
 
-  /** Whether the user passes the experiment's holdouts, layer and targeting, in that order. */
+  /**
+   * Whether the user passes the experiment's holdouts, layer and targeting, in that order. A
+   * tallied experiment counts a user the targeting excludes here, on the first check of the day;
+   * {@code assign} counts the others once past it. With exposures on, a matched, enrolled user's
+   * tally is looked up only when the exposure is new: every exposure in the table has the user's
+   * tally beside it (recorded just after it), so the steady state costs no lookup more than
+   * exposures alone.
+   */
   private boolean enters(CompiledExperiment entry, String user, Map<String, ?> attributes) {
-    return (entry.gate == null || passes(entry.gate, user, trackExposures, attributes))
-        && entry.admits(attributes);
+    if (entry.gate != null && !passes(entry.gate, user, trackExposures, attributes)) {
+      return false;
+    }
+    if (entry.admits(attributes)) return true;
+    if (tallies != null) {
+      tallies.reached(entry, entry.bucketer.hashOf(user), user, false, day.dayTime());
+    }
+    return false;
+  }
+
+  /**
+   * The variant of a recorded model call: the holdouts reached record their exposures, and the
+   * check of a targeting is counted as {@code assign}'s is.
+   */
+  private String recordedVariantOf(CompiledExperiment entry, String user,
+      Map<String, ?> attributes) {
+    if (entry.gate != null && !passes(entry.gate, user, true, attributes)) return null;
+    if (!entry.targeted || tallies == null) return entry.variantOf(user, attributes);
+    boolean matched = entry.admits(attributes);
+    int hash = entry.bucketer.hashOf(user);
+    int range = matched ? entry.rangeOf(hash) : -1;
+    tallies.reached(entry, hash, user, matched, day.dayTime());
+    return range < 0 ? null : entry.owner(range);
   }
 
   /**
@@ -476,19 +515,23 @@ public final class Arbiter implements AutoCloseable {
     return gate.inLayer(user);
   }
 
-  /** Queues the user's exposure unless it was sent today (the table decides races too). */
-  private void exposeOnce(CompiledExperiment entry, String user, int hash, int range,
+  /**
+   * Queues the user's exposure unless it was sent today (the table decides races too); true
+   * when the table had not seen it today.
+   */
+  private boolean exposeOnce(CompiledExperiment entry, String user, int hash, int range,
       Map<String, ?> attributes) {
     if (!entry.exposed.firstToday(entry.fingerprint(hash, user, range), day.dayTime())) {
-      return;
+      return false;
     }
     // An id the API would refuse is remembered too, so that its later calls stop here.
-    if (!EventValidation.isWireUserId(user)) return;
+    if (!EventValidation.isWireUserId(user)) return true;
     Map<String, Object> fields = new LinkedHashMap<>();
     fields.put("experiment_id", entry.id);
     fields.put("user_id", user);
     fields.put("variant", entry.owner(range));
     enqueueRecorded(EventType.EXPOSURE, withAttributes(fields, attributes));
+    return true;
   }
 
   /**
@@ -548,6 +591,8 @@ public final class Arbiter implements AutoCloseable {
     private final List<String> experiments = new ArrayList<>();
     private Path offlineStorePath;
     private boolean trackExposures = true;
+    /** Null until set: it follows {@link #trackExposures}. */
+    private Boolean trackTargetingTallies;
     private boolean exposureAttributes = false;
     private boolean recordModelText = true;
     private Duration pollInterval = DEFAULT_POLL_INTERVAL;
@@ -606,6 +651,29 @@ public final class Arbiter implements AutoCloseable {
     public Builder trackExposures(boolean trackExposures) {
       this.trackExposures = trackExposures;
       return this;
+    }
+
+    /**
+     * Whether the client counts, per experiment with targeting and UTC day, the distinct users
+     * whose check reached the targeting (past holdouts and layer) and matched it or not, and
+     * sends the two counts (no user id) with each flush to {@code POST /v1/targeting-tallies},
+     * so the results page can show the share of users the targeting excluded: an excluded user
+     * sends no exposure, so the server would never learn of them. Default: the value given to
+     * {@link #trackExposures(boolean)} (a caller who turns exposures off keeps no per-user
+     * memory at all unless it asks for tallies). Best effort: counts the API cannot take now
+     * are kept (up to 10,000 experiment-days) and sent with the next flush; refused ones are
+     * dropped with a warning. A user counts once a day per process, from the exposure table
+     * ({@link #exposureDedupCapacity(int)}); past it the table forgets everyone and a user may
+     * count again.
+     */
+    public Builder trackTargetingTallies(boolean trackTargetingTallies) {
+      this.trackTargetingTallies = trackTargetingTallies;
+      return this;
+    }
+
+    /** Whether the client tallies: as set, else as {@code trackExposures}. */
+    boolean targetingTallied() {
+      return trackTargetingTallies != null ? trackTargetingTallies : trackExposures;
     }
 
     /**

@@ -8,6 +8,8 @@ import java.util.Map;
  * which a refresh carries over so that a new config version does not resend exposures.
  */
 final class CompiledExperiment {
+  private static final long TALLY_KEY = keyHash("\u0000targeting");
+
   /** A variant's optional prompt and variables. */
   static final class Variant {
     final String prompt;
@@ -41,6 +43,10 @@ final class CompiledExperiment {
   final ExperimentGate gate;
   /** Whether everyone may enter: no holdout, no layer, no targeting to decide. */
   final boolean open;
+  /** Whether it has a targeting (readable or not): the checks that reach it are tallied. */
+  final boolean targeted;
+  /** XORed into a tally's fingerprint in place of a variant key's hash: no variant has it. */
+  private final long tallyKey;
 
   CompiledExperiment(String id, String name, Bucketer bucketer, long[] starts, long[] ends,
       String[] owners, Map<String, Variant> variants, ExposureTable exposed,
@@ -63,6 +69,22 @@ final class CompiledExperiment {
     this.savedGroups = savedGroups;
     this.gate = gate;
     this.open = gate == null && everyone;
+    this.targeted = !everyone;
+    this.tallyKey = tallyKeyBeside(ownerKeys);
+  }
+
+  /** A fixed key, moved on should a variant's key hash to it: a tally never reads as an exposure. */
+  private static long tallyKeyBeside(long[] ownerKeys) {
+    long key = TALLY_KEY;
+    while (contains(ownerKeys, key)) key++;
+    return key;
+  }
+
+  private static boolean contains(long[] keys, long key) {
+    for (long k : keys) {
+      if (k == key) return true;
+    }
+    return false;
   }
 
   /**
@@ -113,7 +135,20 @@ final class CompiledExperiment {
    * Two users collide only when both of their hashes do; a variant change always changes it.
    */
   long fingerprint(int hash, String user, int range) {
-    return ((long) hash << 32 | (user.hashCode() & 0xffff_ffffL)) ^ ownerKeys[range];
+    return userBits(hash, user) ^ ownerKeys[range];
+  }
+
+  /**
+   * The fingerprint of the user's targeting tally for {@link ExposureTable}: as
+   * {@link #fingerprint}'s, with a key no variant has, so it sits in the same table as the
+   * user's exposures and never suppresses one.
+   */
+  long tallyFingerprint(int hash, String user) {
+    return userBits(hash, user) ^ tallyKey;
+  }
+
+  private static long userBits(int hash, String user) {
+    return (long) hash << 32 | (user.hashCode() & 0xffff_ffffL);
   }
 
   /** 64 well-mixed bits of a variant key (two seeded MurmurHash3 runs), once per config. */

@@ -31,6 +31,8 @@ final class EventPipeline {
   private final int batchSize;
   private final long flushIntervalMs;
   private final LongConsumer onAckVersion;
+  /** Sends what rides along with the events (the targeting tallies) once they went through; or null. */
+  private final Runnable afterDrain;
   private long intervalMs;
   /** Whether the store may hold events; starts true because a previous run may have left some. */
   private boolean storeMayHoldEvents = true;
@@ -39,7 +41,7 @@ final class EventPipeline {
   private String lastDetail = "";
 
   EventPipeline(Transport transport, EventQueue queue, OfflineStore store, ArbiterLogger logger,
-      int batchSize, long flushIntervalMs, LongConsumer onAckVersion) {
+      int batchSize, long flushIntervalMs, LongConsumer onAckVersion, Runnable afterDrain) {
     this.transport = transport;
     this.queue = queue;
     this.store = store;
@@ -48,6 +50,7 @@ final class EventPipeline {
     this.flushIntervalMs = Math.max(1, flushIntervalMs);
     this.intervalMs = this.flushIntervalMs;
     this.onAckVersion = onAckVersion;
+    this.afterDrain = afterDrain;
   }
 
   /** The delay before the next background flush: longer while the API is down. */
@@ -74,6 +77,8 @@ final class EventPipeline {
       spill(batch, detail);
     }
     if (reachable && store != null && storeMayHoldEvents) reachable = replay();
+    // An API that just failed the events is not tried again for the tallies: they wait.
+    if (reachable && afterDrain != null) afterDrain.run();
     // The interval backs off while the API is down, and snaps back once it answers.
     intervalMs = reachable ? flushIntervalMs
         : Math.min(intervalMs * 2, Math.max(ArbiterDefaults.MAX_FLUSH_INTERVAL_MS, flushIntervalMs));

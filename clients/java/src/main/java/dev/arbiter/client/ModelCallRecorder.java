@@ -16,15 +16,18 @@ final class ModelCallRecorder {
   private final boolean recordText;
   private final BiConsumer<EventType, Map<String, Object>> enqueue;
   private final Arbiter.WarnOnce warnOnce;
-  /** Whether a user passes an experiment's holdouts and layer, recording the holdouts reached. */
-  private final GatePasses gatePasses;
+  /** The user's variant, the holdouts reached recorded and the targeting's check counted. */
+  private final RecordedVariant recordedVariant;
   /** An exposure's fields with the call's attributes, when the client sends them. */
   private final ExposureFields exposureFields;
 
-  /** Whether the user passes the gate; the holdouts reached record exposures with the attributes. */
+  /**
+   * The variant of a user in an experiment, or null, decided as {@code assign} decides it: the
+   * holdouts reached record exposures with the attributes, a targeting's check is tallied.
+   */
   @FunctionalInterface
-  interface GatePasses {
-    boolean test(ExperimentGate gate, String user, Map<String, ?> attributes);
+  interface RecordedVariant {
+    String of(CompiledExperiment entry, String user, Map<String, ?> attributes);
   }
 
   /** The exposure's fields, given the call's attributes (which it may add as metadata). */
@@ -40,12 +43,12 @@ final class ModelCallRecorder {
 
   ModelCallRecorder(ConfigStore store, boolean recordText,
       BiConsumer<EventType, Map<String, Object>> enqueue, Arbiter.WarnOnce warnOnce,
-      GatePasses gatePasses, ExposureFields exposureFields) {
+      RecordedVariant recordedVariant, ExposureFields exposureFields) {
     this.store = store;
     this.recordText = recordText;
     this.enqueue = enqueue;
     this.warnOnce = warnOnce;
-    this.gatePasses = gatePasses;
+    this.recordedVariant = recordedVariant;
     this.exposureFields = exposureFields;
   }
 
@@ -79,9 +82,8 @@ final class ModelCallRecorder {
     try {
       CompiledExperiment entry = store.lookup(experiment);
       // The order of assign: holdouts, layer, then targeting and the bucket.
-      variant = entry == null || user == null
-          || entry.gate != null && !gatePasses.test(entry.gate, user, attributes)
-          ? null : entry.variantOf(user, attributes);
+      variant = entry == null || user == null ? null
+          : recordedVariant.of(entry, user, attributes);
       base = begin(experiment, user, entry, variant, attributes);
     } catch (RuntimeException e) {
       warnOnce.warn("model-call", "model call not recorded: " + e);

@@ -99,6 +99,34 @@ class DefaultsTest {
     }
   }
 
+  /**
+   * Each option whose default is the value another switch was given: unset in the builder, it
+   * follows that switch both ways, and the README's default column says so.
+   */
+  @Test
+  void followingSwitchesFollowTheirSwitch() throws Exception {
+    String readme = RepoFiles.read("clients/java/README.md");
+    for (Map.Entry<String, Object> e : section("switchesFollowing").entrySet()) {
+      String option = e.getKey();
+      String other = (String) e.getValue();
+      assertTrue(readme.contains("| `" + option + "` | same as `" + other + "` |"),
+          "README gives the default of " + option);
+      for (boolean value : new boolean[] {true, false}) {
+        Arbiter.Builder b = Arbiter.builder();
+        Arbiter.Builder.class.getMethod(other, boolean.class).invoke(b, value);
+        assertEquals(value, resolved(b, option), option + " with " + other + "(" + value + ")");
+        Arbiter.Builder.class.getMethod(option, boolean.class).invoke(b, !value);
+        assertEquals(!value, resolved(b, option), option + " set");
+      }
+    }
+  }
+
+  /** The value the client takes for a following switch (the builder's resolution of it). */
+  private static boolean resolved(Arbiter.Builder b, String option) {
+    assertEquals("trackTargetingTallies", option, "a following switch this test knows");
+    return b.targetingTallied();
+  }
+
   /** Every public constant is in the README's table with its value. */
   @Test
   void readmeListsEveryConstant() throws Exception {

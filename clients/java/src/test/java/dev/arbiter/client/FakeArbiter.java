@@ -80,6 +80,10 @@ final class FakeArbiter implements AutoCloseable {
   /** Every config request: the If-None-Match sent and the status answered. */
   final List<String[]> configRequests = Collections.synchronizedList(new ArrayList<>());
   final ConcurrentLinkedQueue<Fault> faults = new ConcurrentLinkedQueue<>();
+  /** Every tally {@code POST /v1/targeting-tallies} accepted, in arrival order. */
+  final List<Map<String, Object>> tallies = Collections.synchronizedList(new ArrayList<>());
+  /** Statuses the next tally posts answer, used up in order. */
+  final ConcurrentLinkedQueue<Integer> tallyFaults = new ConcurrentLinkedQueue<>();
   private volatile Map<String, Object> config;
   private volatile int port;
   private volatile HttpServer server;
@@ -161,6 +165,10 @@ final class FakeArbiter implements AutoCloseable {
         postEvents(ex, body);
         return;
       }
+      if (ex.getRequestMethod().equals("POST") && path.equals("/v1/targeting-tallies")) {
+        postTallies(ex, body);
+        return;
+      }
       send(ex, 404, "{\"title\":\"Not found\",\"status\":404}");
     } finally {
       ex.close();
@@ -221,6 +229,35 @@ final class FakeArbiter implements AutoCloseable {
     ack.put("config_version", config.get("config_version"));
     ack.put("rejected", rejected);
     send(ex, 202, JsonWriter.write(ack));
+  }
+
+  /** The route's shape (docs/wire-format.md): 1 to 1,000 tallies of exactly four fields. */
+  private void postTallies(HttpExchange ex, String body) throws IOException {
+    Integer fault = tallyFaults.poll();
+    if (fault != null) {
+      send(ex, fault, "{\"title\":\"Injected fault\",\"status\":" + fault + ",\"detail\":\"injected\"}");
+      return;
+    }
+    Object list = ((Map<?, ?>) JsonReader.parse(body)).get("tallies");
+    if (!(list instanceof List) || ((List<?>) list).isEmpty() || ((List<?>) list).size() > 1_000) {
+      send(ex, 400, "{\"title\":\"Validation error\",\"status\":400,\"detail\":\"tallies\"}");
+      return;
+    }
+    for (Object t : (List<?>) list) {
+      Map<?, ?> tally = (Map<?, ?>) t;
+      if (!tally.keySet().equals(Set.of("experiment_id", "day", "matched", "excluded"))
+          || !String.valueOf(tally.get("day")).matches("\\d{4}-\\d{2}-\\d{2}")
+          || !(tally.get("matched") instanceof Long) || !(tally.get("excluded") instanceof Long)) {
+        send(ex, 400, "{\"title\":\"Validation error\",\"status\":400,\"detail\":\"tally\"}");
+        return;
+      }
+    }
+    for (Object t : (List<?>) list) {
+      @SuppressWarnings("unchecked")
+      Map<String, Object> tally = (Map<String, Object>) t;
+      tallies.add(tally);
+    }
+    send(ex, 200, "{\"accepted\":" + ((List<?>) list).size() + ",\"rejected\":[]}");
   }
 
   private static String problemOf(Map<String, Object> e) {

@@ -10,6 +10,9 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -18,7 +21,8 @@ import java.util.function.Predicate;
 /**
  * A pass-through to the real server that loses the answers of the next N event posts (or of
  * the requests {@link #lossy} picks) after the server has taken them: the client must retry
- * with the same body, and the server must store each event or result once.
+ * with the same body, and the server must store each event or result once. It keeps the
+ * exchanges on the paths {@link #recorded} picks, for a test to read what went through.
  */
 final class LossyProxy implements AutoCloseable {
   static {
@@ -29,6 +33,10 @@ final class LossyProxy implements AutoCloseable {
   final AtomicInteger acksLost = new AtomicInteger();
   /** Which request paths may lose their answer. */
   volatile Predicate<String> lossy = path -> path.equals("/v1/events");
+  /** Which request paths are kept in {@link #exchanges}. */
+  volatile Predicate<String> recorded = path -> false;
+  /** Each recorded exchange: path, request body, status, answer body. */
+  final List<String[]> exchanges = Collections.synchronizedList(new ArrayList<>());
   private final HttpServer server;
   private final String target;
   private final HttpClient http = HttpClient.newHttpClient();
@@ -60,7 +68,12 @@ final class LossyProxy implements AutoCloseable {
       b.method(ex.getRequestMethod(), body.length == 0
           ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofByteArray(body));
       HttpResponse<byte[]> res = http.send(b.build(), HttpResponse.BodyHandlers.ofByteArray());
-      boolean picked = lossy.test(ex.getRequestURI().getPath());
+      String path = ex.getRequestURI().getPath();
+      if (recorded.test(path)) {
+        exchanges.add(new String[] {path, new String(body, StandardCharsets.UTF_8),
+            String.valueOf(res.statusCode()), new String(res.body(), StandardCharsets.UTF_8)});
+      }
+      boolean picked = lossy.test(path);
       if (picked && res.statusCode() / 100 == 2 && acksToLose.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
         acksLost.incrementAndGet();
         return; // closed without an answer: the server has the events, the client no ack

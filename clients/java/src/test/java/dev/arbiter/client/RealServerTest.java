@@ -13,6 +13,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -232,13 +233,16 @@ class RealServerTest {
     for (String name : ids.keySet()) expected.put(name, serverAnswers(name, users, attributes));
     long usedBefore = eventsUsed();
     MemoryLogger logger = new MemoryLogger();
-    try (Arbiter client = Arbiter.builder().apiKey(publishable).baseUrl(server.baseUrl)
+    try (LossyProxy proxy = new LossyProxy(server.baseUrl);
+        Arbiter client = Arbiter.builder().apiKey(publishable).baseUrl(proxy.baseUrl())
         .experiments(ids.keySet()).flushInterval(Duration.ofMillis(3_600_000))
         .pollInterval(Duration.ofMillis(3_600_000)).batchSize(1000)
         // every exposure of the run (about 25,000) is queued before the one flush
         .queueCapacity(100_000).logger(logger)
         // each exposure, the holdout's included, carries its user's attributes in its metadata
         .exposureAttributes(true).build()) {
+      // The targeting tallies the client sends, with the real route's answers.
+      proxy.recorded = path -> path.equals("/v1/targeting-tallies");
       assertTrue(client.ready().get());
       List<String> mismatches = new ArrayList<>();
       for (String name : ids.keySet()) {
@@ -318,6 +322,32 @@ class RealServerTest {
       // A holdout has no live view (the live route addresses experiments only): the usage meter,
       // once per stored event, shows the server took the rest, one holdout exposure per user.
       assertEquals(usedBefore + sent, eventsUsed());
+
+      // The tallies add up to the users that reached each targeting, as the server decided it,
+      // and the real route took every one (a user counts once: held-out users were asked twice).
+      Map<String, Map<String, Long>> tallied = new TreeMap<>();
+      for (String[] exchange : proxy.exchanges) {
+        assertEquals("200", exchange[2], exchange[3]);
+        List<?> tallies = (List<?>) ((Map<?, ?>) JsonReader.parse(exchange[1])).get("tallies");
+        Map<?, ?> answer = (Map<?, ?>) JsonReader.parse(exchange[3]);
+        assertEquals((long) tallies.size(), answer.get("accepted"), exchange[3]);
+        assertEquals(List.of(), answer.get("rejected"));
+        for (Object t : tallies) {
+          Map<?, ?> tally = (Map<?, ?>) t;
+          Map<String, Long> sum = tallied.computeIfAbsent((String) tally.get("experiment_id"),
+              k -> new TreeMap<>(Map.of("matched", 0L, "excluded", 0L)));
+          sum.merge("matched", (Long) tally.get("matched"), Long::sum);
+          sum.merge("excluded", (Long) tally.get("excluded"), Long::sum);
+        }
+      }
+      Map<String, Map<String, Long>> reached = new TreeMap<>();
+      for (String name : List.of("java-targeted-parity", "java-layered-targeted")) {
+        long excluded = usersWhere(expected.get(name), "not_targeted").size();
+        long matched = usersWhere(expected.get(name), null).size()
+            + usersWhere(expected.get(name), "not_enrolled").size();
+        reached.put(ids.get(name), Map.of("matched", matched, "excluded", excluded));
+      }
+      assertEquals(reached, tallied);
     }
   }
 
