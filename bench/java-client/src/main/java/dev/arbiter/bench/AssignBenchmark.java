@@ -308,6 +308,29 @@ public class AssignBenchmark {
     return arbiterTargeted.assign("checkout-prompt-targeted", userIds[i], attributes[i]);
   }
 
+  /**
+   * {@link #arbiterAssignTargeted} with the condition written out by hand ({@link
+   * HandWrittenCondition}) in front of the untargeted experiment: not a benchmark of the client,
+   * the floor its evaluator is measured against ({@link TargetingProbe}).
+   */
+  public String handWrittenTargetedAssign() {
+    int i = next;
+    next = (i + 1) & (users - 1);
+    if (!HandWrittenCondition.matches(attributes[i])) return null;
+    return arbiterWithoutExposures.assign("checkout-prompt", userIds[i]);
+  }
+
+  /** Throws unless the hand-written condition answers as the client's for every user. */
+  void checkHandWrittenCondition() {
+    for (int i = 0; i < users; i++) {
+      String client = arbiterWithoutExposures.assign("checkout-prompt-targeted", userIds[i],
+          attributes[i]);
+      if ((client != null) != HandWrittenCondition.matches(attributes[i])) {
+        throw new IllegalStateException("the hand-written condition differs for " + attributes[i]);
+      }
+    }
+  }
+
   @Benchmark
   public String launchDarklyVariation() {
     int i = next;

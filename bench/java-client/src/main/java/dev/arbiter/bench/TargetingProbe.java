@@ -9,7 +9,9 @@ import java.util.Arrays;
  * condition against the same call with no condition ({@link AssignBenchmark}'s
  * {@code arbiterAssignTargeted} and {@code arbiterAssignWithoutExposures}), in calls per second
  * of the calling thread's CPU time, the two sides alternating round by round so that a change
- * of load falls on both. Prints each round's rates and ratio, then the median ratio. With
+ * of load falls on both. Prints each round's rates and ratio, then the median ratio. A third
+ * side, the same condition written out by hand ({@link HandWrittenCondition}) before the
+ * untargeted call, shows the floor of any evaluator reading a caller's map. With
  * {@code exposed}, the targeted side is {@code arbiterAssignTargetedWithExposures}: the
  * defaults, exposures and targeting tallies on.
  *
@@ -24,12 +26,15 @@ public final class TargetingProbe {
     boolean exposed = args.length > 2 && args[2].equals("exposed");
     AssignBenchmark state = new AssignBenchmark();
     state.setUp(exposed ? "arbiterAssignTargetedWithExposures" : "arbiterAssignTargeted");
+    state.checkHandWrittenCondition();
     try {
       ThreadMXBean cpu = ManagementFactory.getThreadMXBean();
       // Warm-up: both paths compiled before anything is timed.
       plain(state, calls / 2);
       targeted(state, calls / 2, exposed);
+      handWritten(state, calls / 2);
       double[] ratios = new double[rounds];
+      double[] floors = new double[rounds];
       for (int round = 0; round < rounds; round++) {
         long start = cpu.getCurrentThreadCpuTime();
         long sink = plain(state, calls);
@@ -37,14 +42,23 @@ public final class TargetingProbe {
         start = cpu.getCurrentThreadCpuTime();
         sink += targeted(state, calls, exposed);
         double targetedRate = calls / ((cpu.getCurrentThreadCpuTime() - start) / 1e9);
+        start = cpu.getCurrentThreadCpuTime();
+        sink += handWritten(state, calls);
+        double handRate = calls / ((cpu.getCurrentThreadCpuTime() - start) / 1e9);
         ratios[round] = targetedRate / plainRate;
+        floors[round] = handRate / plainRate;
         System.out.printf("round %d: without targeting %,.0f, targeted %,.0f calls per CPU second:"
-            + " %.2f (checksum %d)%n", round + 1, plainRate, targetedRate, ratios[round], sink);
+            + " %.2f; hand-written condition %,.0f: %.2f (checksum %d)%n", round + 1, plainRate,
+            targetedRate, ratios[round], handRate, floors[round], sink);
       }
+      double[] sortedFloors = floors.clone();
+      Arrays.sort(sortedFloors);
       double[] sorted = ratios.clone();
       Arrays.sort(sorted);
       System.out.printf("median ratio targeted / without: %.2f (range %.2f-%.2f, goal >= 0.5)%n",
           sorted[rounds / 2], sorted[0], sorted[rounds - 1]);
+      System.out.printf("median ratio hand-written condition / without: %.2f (range %.2f-%.2f)%n",
+          sortedFloors[rounds / 2], sortedFloors[0], sortedFloors[rounds - 1]);
     } finally {
       state.tearDown();
     }
@@ -62,6 +76,15 @@ public final class TargetingProbe {
 
   private static long targeted(AssignBenchmark state, int calls, boolean exposed) {
     return exposed ? targetedExposed(state, calls) : targeted(state, calls);
+  }
+
+  private static long handWritten(AssignBenchmark state, int calls) {
+    long sink = 0;
+    for (int i = 0; i < calls; i++) {
+      String variant = state.handWrittenTargetedAssign();
+      sink += variant == null ? 0 : variant.length();
+    }
+    return sink;
   }
 
   private static long targeted(AssignBenchmark state, int calls) {
