@@ -211,11 +211,8 @@ const RELATIONS: Partial<
   // The control database (orgs, keys, metering) must be a server every shard's process shares.
   ARBITER_SHARD_URLS: (_env, read) => {
     if (read.ARBITER_SHARD_URLS === undefined) return undefined;
-    if (read.ARBITER_DATABASE_URL === undefined)
-      return 'needs ARBITER_DATABASE_URL: the control database stays a PostgreSQL server of its own';
-    // The fold workers of a Kafka log do not write to shards yet: refused, not silently misplaced.
-    return read.ARBITER_KAFKA_BROKERS !== undefined
-      ? 'cannot be combined with ARBITER_KAFKA_BROKERS yet: the Kafka fold workers write to the control database only'
+    return read.ARBITER_DATABASE_URL === undefined
+      ? 'needs ARBITER_DATABASE_URL: the control database stays a PostgreSQL server of its own'
       : undefined;
   },
   ARBITER_BLOB_ENDPOINT: (_env, read) =>

@@ -149,28 +149,31 @@ async function modelTextStoreOf(config: Config) {
 }
 
 /**
- * The database is the log unless Kafka is set; the Kafka client is loaded only then. A
- * process that runs the fold worker reads the topic; the others only produce to it.
+ * Kafka is the log when it is set, over the shards when there are several (its fold workers
+ * store each event on its user's shard); else the shards' log, or the one database's. The
+ * Kafka client is loaded only when set. A process that runs the fold worker reads the topic;
+ * the others only produce to it.
  */
 async function eventLogOf(
   config: Config,
   handle: DatabaseHandle,
   shards: ShardSet,
 ): Promise<EventLog & { close?(): Promise<void> }> {
+  if (config.kafka !== null) {
+    const { KafkaEventLog } = await import('./ingest/kafka/kafka-event-log.ts');
+    const log = new KafkaEventLog(handle.db, config.kafka, shards);
+    if (config.ingestWorker) log.consume();
+    return log;
+  }
   if (shards.all.length > 1 || shards.all[0] !== handle)
     return new ShardedEventLog(handle.db, shards, (position) => {
       const pool = shards.all[position]?.pool ?? null;
       return pool === null ? null : new CopyEventStore(pool);
     });
-  if (config.kafka === null)
-    return new PostgresEventLog(
-      handle.db,
-      handle.pool === null ? null : new CopyEventStore(handle.pool),
-    );
-  const { KafkaEventLog } = await import('./ingest/kafka/kafka-event-log.ts');
-  const log = new KafkaEventLog(handle.db, config.kafka);
-  if (config.ingestWorker) log.consume();
-  return log;
+  return new PostgresEventLog(
+    handle.db,
+    handle.pool === null ? null : new CopyEventStore(handle.pool),
+  );
 }
 
 export async function createContext(config: Config, parts: ContextParts = {}): Promise<Context> {

@@ -140,6 +140,23 @@ describe('loadConfig', () => {
     });
   });
 
+  it('takes the Kafka log and shards together: the fold workers store each event on its shard', () => {
+    const both = loadConfig({
+      ARBITER_DATABASE_URL: 'postgres://control.test/arbiter',
+      ARBITER_SHARD_URLS: 'postgres://a.test/events,postgres://b.test/events',
+      ARBITER_KAFKA_BROKERS: '127.0.0.1:9092',
+    });
+    expect(both.kafka).toEqual({ brokers: ['127.0.0.1:9092'], topic: 'arbiter.events' });
+    expect(both.shardUrls).toEqual(['postgres://a.test/events', 'postgres://b.test/events']);
+    // The control database (claims, meter) must still be a server of its own.
+    expect(() =>
+      loadConfig({
+        ARBITER_SHARD_URLS: 'postgres://a.test/events',
+        ARBITER_KAFKA_BROKERS: '127.0.0.1:9092',
+      }),
+    ).toThrow('ARBITER_SHARD_URLS: needs ARBITER_DATABASE_URL');
+  });
+
   it.each([
     [{ ARBITER_BLOB_URL: 'https://bucket' }, 'ARBITER_BLOB_URL: expected s3://bucket'],
     [

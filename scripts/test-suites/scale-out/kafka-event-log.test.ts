@@ -1,18 +1,7 @@
-import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import {
-  Admin,
-  Consumer,
-  MessagesStreamModes,
-  ProduceAcks,
-  Producer,
-  stringDeserializers,
-  stringSerializers,
-} from '@platformatic/kafka';
 import { sql } from 'drizzle-orm';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -20,6 +9,13 @@ import { rows } from '../../../apps/server/src/db/connect.ts';
 import { type Harness, startHarness } from '../../../apps/server/test/support/harness.ts';
 import { Arbiter } from '../../../clients/typescript/src/index.ts';
 import { type ArbiterProcess, end, startFoldWorker } from './support/arbiter-processes.ts';
+import { kafkaCluster, startBroker } from './support/kafka-broker.ts';
+import {
+  produceAgain,
+  readTopic,
+  type TopicMessage,
+  endOffsets as topicEnd,
+} from './support/topic-messages.ts';
 
 /**
  * The Kafka event log (`ARBITER_KAFKA_BROKERS`) on a real broker and a real PostgreSQL server
@@ -29,14 +25,7 @@ import { type ArbiterProcess, end, startFoldWorker } from './support/arbiter-pro
  * storing its stretch and committing. With the broker stopped, the TypeScript client keeps the
  * refused events in its offline store and replays them once the broker is back.
  */
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-
-function script(args: string[]) {
-  const result = spawnSync('bash', [join(ROOT, 'scripts', 'kafka-cluster.sh'), ...args], {
-    encoding: 'utf8',
-  });
-  return { code: result.status, stdout: result.stdout.trim(), stderr: result.stderr };
-}
+const script = kafkaCluster;
 
 const topic = `arbiter.events.${randomBytes(3).toString('hex')}`;
 let dir = '';
@@ -55,13 +44,7 @@ let accepted = 10;
 beforeAll(async () => {
   if (process.env.ARBITER_TEST_DB !== 'postgres')
     throw new Error('run through scripts/test-suites/scale-out.sh (a PostgreSQL server)');
-  dir = mkdtempSync(join(tmpdir(), 'arbiter-kafka-log-'));
-  const started = script(['start', '1', dir]);
-  expect(started.code, started.stderr).toBe(0);
-  brokers = started.stdout.split('\n').at(-1) ?? '';
-  const admin = new Admin({ clientId: 'arbiter-test', bootstrapBrokers: brokers.split(',') });
-  await admin.createTopics({ topics: [topic], partitions: 3, replicas: 1 });
-  await admin.close();
+  ({ dir, brokers } = await startBroker('arbiter-kafka-log-', topic, 3));
   // The API process only produces; the fold workers below are processes of their own.
   h = await startHarness({
     ARBITER_KAFKA_BROKERS: brokers,
@@ -112,61 +95,7 @@ const claimed = () =>
 const inboxed = () =>
   count(sql`select coalesce(sum(next_offset), 0) as n from ingest_inbox where topic = ${topic}`);
 
-/**
- * The topic's messages, read from its start by a group of their own. The group's first join on
- * a new cluster waits for the broker to create its offsets topic, which a loaded machine can
- * stretch past the client's own three retries: the read is then tried again from the start.
- */
-async function readTopic(expected: number) {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await readTopicOnce(expected);
-    } catch (error) {
-      if (attempt === 5) throw error;
-      await new Promise((r) => setTimeout(r, 2_000));
-    }
-  }
-}
-
-async function readTopicOnce(expected: number) {
-  const reader = new Consumer({
-    clientId: 'arbiter-test',
-    groupId: `arbiter-test-${randomBytes(4).toString('hex')}`,
-    bootstrapBrokers: brokers.split(','),
-    deserializers: stringDeserializers,
-  });
-  const messages: Array<{ key: string; value: string }> = [];
-  try {
-    const stream = await reader.consume({
-      topics: [topic],
-      mode: MessagesStreamModes.EARLIEST,
-      autocommit: false,
-      maxWaitTime: 200,
-    });
-    for await (const message of stream) {
-      messages.push({ key: message.key, value: message.value });
-      if (messages.length >= expected) break;
-    }
-    await stream.close();
-  } finally {
-    await reader.close(true);
-  }
-  return messages;
-}
-
-async function endOffsets(): Promise<bigint> {
-  const reader = new Consumer({
-    clientId: 'arbiter-test',
-    groupId: 'arbiter-test-offsets',
-    bootstrapBrokers: brokers.split(','),
-  });
-  try {
-    const ends = (await reader.listOffsets({ topics: [topic] })).get(topic) ?? [];
-    return ends.reduce((sum, end) => sum + end, 0n);
-  } finally {
-    await reader.close(true);
-  }
-}
+const endOffsets = () => topicEnd(brokers, topic);
 
 /** A fold worker: `arbiter serve` with the ingest worker on, its own process, consumer and connections. */
 const startWorker = () => startFoldWorker({ databaseUrl: url, brokers, topic }, 'arbiter-fold');
@@ -210,7 +139,7 @@ describe('the Kafka event log', () => {
     expect(res.json()).toMatchObject({ accepted: 10, duplicates: 0 });
     // Read after the 202: the broker has all ten, and the database only claimed them.
     expect(await endOffsets()).toBe(10n);
-    const messages = await readTopic(10);
+    const messages = await readTopic(brokers, topic, 10);
     expect(messages.map((m) => JSON.parse(m.value).event.event_id).sort()).toEqual(
       events.map((e) => e.event_id).sort(),
     );
@@ -249,16 +178,7 @@ describe('the Kafka event log', () => {
   it('folds a message on the log twice once, and redoes a fold killed before its commit from the inbox', async () => {
     // An accepted event whose claim did not commit after the broker's ack is produced again by
     // the client's retry: the topic then holds it twice.
-    const producer = new Producer({
-      clientId: 'arbiter-test',
-      bootstrapBrokers: brokers.split(','),
-      serializers: stringSerializers,
-      idempotent: true,
-      acks: ProduceAcks.ALL,
-    });
-    const again = firstMessage as { key: string; value: string };
-    await producer.send({ messages: [{ topic, key: again.key, value: again.value }] });
-    await producer.close();
+    await produceAgain(brokers, topic, firstMessage as TopicMessage);
     expect((await send(batch('second', 10))).statusCode).toBe(202);
     accepted += 10;
     expect(await endOffsets()).toBe(21n);

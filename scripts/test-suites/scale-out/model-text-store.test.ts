@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
-import { Admin, Consumer, MessagesStreamModes, stringDeserializers } from '@platformatic/kafka';
+import { Admin } from '@platformatic/kafka';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runJudgeJob } from '../../../apps/server/src/analysis/judge/judge-job.ts';
@@ -21,6 +21,7 @@ import {
   type FakeJudgeServer,
   startFakeJudge,
 } from '../../../apps/server/test/support/judge-server.ts';
+import { readTopic } from './support/topic-messages.ts';
 
 /**
  * Model text in object storage (`ARBITER_BLOB_URL`) on a real S3 server process
@@ -137,33 +138,6 @@ const metered = () =>
     sql`select coalesce(sum(events), 0) as n from usage_counters where org_id = ${org.orgId}::uuid`,
   );
 
-/** The topic's messages from its start, by a group of its own. */
-async function readTopic(expected: number): Promise<string[]> {
-  const reader = new Consumer({
-    clientId: 'arbiter-test',
-    groupId: `arbiter-test-${randomBytes(4).toString('hex')}`,
-    bootstrapBrokers: brokers,
-    deserializers: stringDeserializers,
-  });
-  const values: string[] = [];
-  try {
-    const stream = await reader.consume({
-      topics: [topic],
-      mode: MessagesStreamModes.EARLIEST,
-      autocommit: false,
-      maxWaitTime: 200,
-    });
-    for await (const message of stream) {
-      values.push(message.value);
-      if (values.length >= expected) break;
-    }
-    await stream.close();
-  } finally {
-    await reader.close(true);
-  }
-  return values;
-}
-
 /** Folds until `n` events of the org are stored (the consumer's first join takes a moment). */
 async function foldUntilStored(n: number): Promise<void> {
   const deadline = Date.now() + 120_000;
@@ -194,7 +168,7 @@ describe('model text in object storage', () => {
     expect(res.statusCode, res.body).toBe(202);
     expect(res.json()).toMatchObject({ accepted: 1, rejected: [] });
 
-    const [value = ''] = await readTopic(1);
+    const [{ value = '' } = {}] = await readTopic(brokers.join(','), topic, 1);
     expect(Buffer.byteLength(value)).toBeLessThan(64 * 1024);
     const { event } = JSON.parse(value);
     expect(event.prompt).toBeUndefined();

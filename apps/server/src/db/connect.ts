@@ -144,6 +144,11 @@ async function openPostgres(
   // Without a listener the pool's 'error' event would end the process; the pool has already
   // dropped the connection and opens a new one for the next query.
   pool.on('error', onConnectionLost);
+  // A connection checked out of the pool has no such listener: one that dies between two
+  // statements of a transaction (its server stopped) would end the process too, a fold worker
+  // with it. The transaction's next statement fails with the loss and the pool drops the
+  // connection; the listener only keeps the process alive.
+  pool.on('connect', (client) => client.on('error', () => {}));
   const db = drizzlePg(pool, { schema }) as unknown as Database;
   const conn = await pool.connect();
   try {

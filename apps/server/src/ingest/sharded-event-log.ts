@@ -10,6 +10,7 @@ import type {
 } from './event-log.ts';
 import { lockedMonthUsage } from './meter-lock.ts';
 import { PostgresEventLog, uniqueById } from './postgres-event-log.ts';
+import { mergedFolds } from './shard-folds.ts';
 import {
   conflictsOnShard,
   type ShardPart,
@@ -155,18 +156,9 @@ export class ShardedEventLog implements EventLog {
 
   /** Every shard's fold at once; one that fails does not hold the others back, and is reported. */
   async fold(maxTransactions: number, options: FoldOptions = {}): Promise<FoldResult> {
-    const settled = await Promise.allSettled(
-      this.perShard.map((l) => l.fold(maxTransactions, options)),
+    return mergedFolds(
+      await Promise.allSettled(this.perShard.map((l) => l.fold(maxTransactions, options))),
     );
-    const done = settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
-    const failed = settled.flatMap((s) => (s.status === 'rejected' ? [s.reason] : []));
-    if (failed.length > 0 && done.every((r) => r.events === 0 && r.quarantined.length === 0))
-      throw failed[0];
-    return {
-      events: done.reduce((n, r) => n + r.events, 0),
-      quarantined: done.flatMap((r) => r.quarantined),
-      ...(done.length > 0 && done.every((r) => r.busy) ? { busy: true } : {}),
-    };
   }
 
   async depth(): Promise<number> {

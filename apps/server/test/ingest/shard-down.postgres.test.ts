@@ -1,15 +1,10 @@
-import { execFileSync } from 'node:child_process';
-import { rmSync } from 'node:fs';
-import { dirname, join } from 'node:path';
 import { inArray } from 'drizzle-orm';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { events } from '../../src/db/schema.ts';
-import { asClusterOwner, ENSURE_POSTGRES } from '../support/cluster-owner.ts';
 import { freshDatabase, freshShards } from '../support/database.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
 import { exposureOf, ingestProbe } from '../support/ingest-probe.ts';
-import { freePort } from '../support/process.ts';
+import { type StoppableCluster, startStoppableCluster } from '../support/stoppable-cluster.ts';
 
 // Two shards of event data: shard 0 on the shared test server, shard 1 on a PostgreSQL server
 // of this test's own, stopped while the app runs. Users on shard 0 go on; users on shard 1 get
@@ -17,54 +12,20 @@ import { freePort } from '../support/process.ts';
 // meter counts every event once.
 
 let h: Harness;
-let dataDirectory: string;
-let pgCtl: string;
-let port: number;
+let own: StoppableCluster | undefined;
 let orgId: string;
 let key: string;
 let exp: string;
 /** Users by the shard that holds them. */
 const users: [string[], string[]] = [[], []];
 
-async function ownServer(): Promise<string> {
-  port = await freePort();
-  const env: Record<string, string | undefined> = {
-    ...process.env,
-    ARBITER_TEST_PG_PORT: String(port),
-  };
-  delete env.ARBITER_TEST_DATABASE_URL;
-  delete env.ARBITER_TEST_PG_DIR;
-  const url = execFileSync('bash', [ENSURE_POSTGRES], { env, encoding: 'utf8' }).trim();
-  const admin = new pg.Client({ connectionString: url });
-  await admin.connect();
-  const found = await admin.query("select current_setting('data_directory') as data");
-  await admin.end();
-  dataDirectory = found.rows[0].data as string;
-  const bin = execFileSync('sh', ['-c', 'ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1'], {
-    encoding: 'utf8',
-  }).trim();
-  pgCtl = join(bin, 'pg_ctl');
-  return url;
-}
-
-const stopShard = () => asClusterOwner([pgCtl, '-D', dataDirectory, '-m', 'fast', '-w', 'stop']);
-const startShard = () =>
-  asClusterOwner([
-    pgCtl,
-    '-D',
-    dataDirectory,
-    '-l',
-    join(dirname(dataDirectory), 'server.log'),
-    '-w',
-    '-o',
-    `-p ${port} -k ${dirname(dataDirectory)} -c listen_addresses=127.0.0.1 -c fsync=off`,
-    'start',
-  ]);
+const stopShard = () => own?.stop();
+const startShard = () => own?.start();
 
 beforeAll(async () => {
-  const ownUrl = await ownServer();
+  own = await startStoppableCluster();
   const [onShared] = await freshShards(1);
-  const onOwn = await freshDatabase(ownUrl);
+  const onOwn = await freshDatabase(own.url);
   const shards = [
     onShared as NonNullable<typeof onShared>,
     { handle: onOwn, address: 'own server' },
@@ -83,12 +44,9 @@ let running = true;
 
 afterAll(async () => {
   // the harness drops the shard's database on that server: it must be up for that
-  if (dataDirectory && !running) startShard();
+  if (!running) startShard();
   await h?.close();
-  if (dataDirectory) {
-    stopShard();
-    rmSync(dirname(dataDirectory), { recursive: true, force: true });
-  }
+  own?.remove();
 });
 
 const batchOf = (prefix: string, who: string[]) =>

@@ -8,6 +8,8 @@ export interface Deployment {
   databaseUrl: string;
   brokers: string;
   topic: string;
+  /** The event data's shards (ARBITER_SHARD_URLS), when the deployment has several. */
+  shardUrls?: readonly string[];
 }
 
 /** An `arbiter serve` process of a deployment, with the folder it was given and its role. */
@@ -36,6 +38,9 @@ function start(
     ARBITER_DATABASE_URL: named(deployment.databaseUrl, name),
     ARBITER_KAFKA_BROKERS: deployment.brokers,
     ARBITER_KAFKA_TOPIC: deployment.topic,
+    ...(deployment.shardUrls === undefined
+      ? {}
+      : { ARBITER_SHARD_URLS: deployment.shardUrls.map((url) => named(url, name)).join(',') }),
     ARBITER_SCHEDULER: 'false',
     ARBITER_SESSION_JWKS_URL: '',
     ARBITER_SECRET_KEY: '',

@@ -1,4 +1,6 @@
 import { type Database, rows } from '../../db/connect.ts';
+import { type EventShards, onEveryShard } from '../../db/every-shard.ts';
+import type { ShardSet } from '../../db/shard-set.ts';
 import type {
   AcknowledgedMark,
   AppendRequest,
@@ -7,20 +9,26 @@ import type {
   FoldOptions,
   FoldResult,
 } from '../event-log.ts';
-import { foldIsolating, isDataError } from '../fold-isolation.ts';
-import { foldStatement, lockWatermark, lockWatermarkIfFree, unfoldedCount } from '../fold-sql.ts';
+import { unfoldedCount } from '../fold-sql.ts';
 import { lockedMonthUsage } from '../meter-lock.ts';
 import { uniqueById } from '../postgres-event-log.ts';
+import { mergedFolds } from '../shard-folds.ts';
+import { isShardUnreachable } from '../shard-unavailable.ts';
 import { meterStatement } from '../store-sql.ts';
-import { BatchProducer, type LogMessage } from './batch-producer.ts';
+import { BatchProducer } from './batch-producer.ts';
 import { claim, claimedDigests, digestOf } from './claims-sql.ts';
-import { advanceInbox, inboxOffsets, storeConsumed } from './consumed-sql.ts';
 import { LogConsumer, type LogRecord } from './log-consumer.ts';
+import { lowestOver, shardInbox } from './shard-inbox.ts';
+import { foldShardStretch } from './shard-stretch-fold.ts';
+import { recordsOf, type SplitStretch, splitStretch } from './stretch-parts.ts';
 
 /** Rows the unmetered path spreads its meter increments over (as the single-node log). */
 const METER_SHARDS = 16;
 /** Messages one fold takes from the topic at most. */
 const MESSAGES_PER_FOLD = 5_000;
+
+/** The shards a fold stores consumed events on, each user's on the shard of its hash. */
+export type KafkaShards = EventShards & Pick<ShardSet, 'positionOf'>;
 
 export interface KafkaLogSettings {
   brokers: string[];
@@ -31,9 +39,11 @@ export interface KafkaLogSettings {
  * The distributed adapter: a Kafka topic is the log. An append claims the batch's new ids and
  * meters them in one PostgreSQL transaction, produces them (idempotent, acks=all) and commits
  * only after the brokers acknowledged; a failed produce rolls the claim and the meter back and
- * surfaces as EventLogUnavailable. A fold (in `ARBITER_INGEST_WORKER` processes) stores a
- * stretch of consumed messages in `events`, records the offsets past them in `ingest_inbox`
- * and folds, in one transaction.
+ * surfaces as EventLogUnavailable; claims and meter stay in the control database. A fold (in
+ * `ARBITER_INGEST_WORKER` processes) splits a stretch of consumed messages by the shard of each
+ * event's user and, on each shard in one transaction, stores its part in `events`, records the
+ * offsets past the stretch in that shard's `ingest_inbox` and folds. The consumer resumes from
+ * the lowest offsets over the shards; a shard ahead skips what its inbox passed.
  */
 export class KafkaEventLog implements EventLog {
   private readonly appendListeners: Array<() => void> = [];
@@ -44,6 +54,8 @@ export class KafkaEventLog implements EventLog {
   constructor(
     private readonly db: Database,
     private readonly settings: KafkaLogSettings,
+    /** Where the consumed events go; by default the control database is the one shard. */
+    private readonly shards: KafkaShards = { all: [{ db }], positionOf: () => 0 },
   ) {
     this.producer = new BatchProducer(settings.brokers, settings.topic);
     this.consumer = new LogConsumer(settings.brokers, settings.topic);
@@ -104,18 +116,42 @@ export class KafkaEventLog implements EventLog {
     };
   }
 
+  /**
+   * The next stretch, split by shard and each part folded on its shard at once. The parts of
+   * shards that did not fold it (down, or busy with another fold) go back to the consumer and
+   * come first in the next stretch; the other shards' parts are committed and stay so.
+   */
   async fold(maxTransactions: number, options: FoldOptions = {}): Promise<FoldResult> {
     const records = this.consuming ? await this.nextStretch() : [];
+    const stretch = this.split(records);
+    const topic = this.settings.topic;
+    const settled = await Promise.allSettled(
+      this.shards.all.map(({ db }, position) =>
+        foldShardStretch(
+          db,
+          { topic, part: stretch.parts[position] ?? [], next: stretch.next },
+          maxTransactions,
+          options,
+        ),
+      ),
+    );
+    const undone = new Set(
+      settled.flatMap((s, position) =>
+        s.status === 'rejected' || s.value.busy === true ? [position] : [],
+      ),
+    );
+    // Nothing of their parts committed: folded by the next try, not lost with this one.
+    if (undone.size > 0) this.consumer.giveBack(recordsOf(records, stretch, undone));
+    return mergedFolds(settled);
+  }
+
+  /** A stretch that cannot be split (a message that is no event) is given back, never dropped. */
+  private split(records: LogRecord[]): SplitStretch {
     try {
-      try {
-        return await this.foldStretch(records, maxTransactions, options, false);
-      } catch (error) {
-        if (!isDataError(error)) throw error;
-        // A row the fold cannot take: fold the stretch again row by row and set that row aside.
-        return await this.foldStretch(records, maxTransactions, options, true);
-      }
+      return splitStretch(records, this.shards.all.length, (org, user) =>
+        this.shards.positionOf(org, user),
+      );
     } catch (error) {
-      // Nothing of the stretch committed: it is folded by the next try, not lost with this one.
       this.consumer.giveBack(records);
       throw error;
     }
@@ -127,48 +163,9 @@ export class KafkaEventLog implements EventLog {
   }
 
   /**
-   * One transaction: the fold's lock, the stretch's messages the inbox has not passed stored,
-   * the inbox moved past them, and the fold of the queue (which now holds this transaction).
-   */
-  private async foldStretch(
-    records: LogRecord[],
-    maxTransactions: number,
-    options: FoldOptions,
-    isolating: boolean,
-  ): Promise<FoldResult> {
-    const lock = options.ifFree ? lockWatermarkIfFree : lockWatermark;
-    return this.db.transaction(async (tx) => {
-      if ((await rows(tx, lock)).length === 0) {
-        this.consumer.giveBack(records);
-        return { events: 0, quarantined: [], busy: true };
-      }
-      if (records.length > 0) await this.storeStretch(tx, records);
-      if (isolating) return foldIsolating(tx, maxTransactions);
-      const [result] = await rows<{ events: number }>(tx, foldStatement(maxTransactions));
-      return { events: Number(result?.events ?? 0), quarantined: [] };
-    });
-  }
-
-  private async storeStretch(tx: Database, records: LogRecord[]): Promise<void> {
-    const topic = this.settings.topic;
-    const stored = await rows<{ partition: number; next_offset: string }>(tx, inboxOffsets(topic));
-    const passed = new Map(stored.map((s) => [s.partition, BigInt(s.next_offset)]));
-    const next = new Map<number, bigint>();
-    const fresh: LogMessage[] = [];
-    for (const record of records) {
-      const after = record.offset + 1n;
-      if (after > (next.get(record.partition) ?? -1n)) next.set(record.partition, after);
-      if (record.offset < (passed.get(record.partition) ?? 0n)) continue;
-      fresh.push(JSON.parse(record.value) as LogMessage);
-    }
-    if (fresh.length > 0) await tx.execute(storeConsumed(fresh));
-    await tx.execute(advanceInbox(topic, next));
-  }
-
-  /**
-   * Events on the topic no fold has stored yet (its end offsets less the inbox's; a partition
-   * with no inbox row counts from offset 0, an over-estimate once Kafka's retention has deleted
-   * its start), plus events stored and not folded yet.
+   * Events on the topic not stored on every shard yet (its end offsets less the lowest inbox
+   * offsets; a partition with no inbox row counts from offset 0, an over-estimate once Kafka's
+   * retention has deleted its start), plus events stored and not folded yet.
    */
   async depth(): Promise<number> {
     const ends = await this.consumer.endOffsets();
@@ -178,14 +175,15 @@ export class KafkaEventLog implements EventLog {
       const behind = end - (passed.get(partition) ?? 0n);
       if (behind > 0n) lag += behind;
     }
-    const [pending] = await rows<{ n: number }>(this.db, unfoldedCount);
-    return Number(lag) + Number(pending?.n ?? 0);
+    const pending = await onEveryShard(this.shards, (db) => rows<{ n: number }>(db, unfoldedCount));
+    return Number(lag) + pending.reduce((n, [p]) => n + Number(p?.n ?? 0), 0);
   }
 
   /**
-   * The topic's end offsets now: stored once the inbox has passed them on every partition that
-   * holds messages (an empty one, its start at its end, has nothing to consume). The fold
-   * stores and records a stretch's offsets in one transaction, so passed means stored.
+   * The topic's end offsets now: stored once every shard's inbox has passed them on every
+   * partition that holds messages (an empty one, its start at its end, has nothing to consume).
+   * A shard folds its part and records the stretch's offsets in one transaction, so passed
+   * means stored. While a shard does not answer, its part is not stored: not all stored.
    */
   async markAcknowledged(): Promise<AcknowledgedMark> {
     const [ends, starts] = await Promise.all([
@@ -197,19 +195,21 @@ export class KafkaEventLog implements EventLog {
     );
     return {
       stored: async () => {
-        const passed = await this.inboxPassed();
-        return waiting.every(({ partition, end }) => (passed.get(partition) ?? 0n) >= end);
+        try {
+          const passed = await this.inboxPassed();
+          return waiting.every(({ partition, end }) => (passed.get(partition) ?? 0n) >= end);
+        } catch (error) {
+          if (isShardUnreachable(error)) return false;
+          throw error;
+        }
       },
     };
   }
 
-  /** The next offset to read per partition, as the fold workers recorded it. */
+  /** The next offset to read per partition: the lowest any shard's folds recorded. */
   private async inboxPassed(): Promise<Map<number, bigint>> {
-    const stored = await rows<{ partition: number; next_offset: string }>(
-      this.db,
-      inboxOffsets(this.settings.topic),
-    );
-    return new Map(stored.map((s) => [s.partition, BigInt(s.next_offset)]));
+    const topic = this.settings.topic;
+    return lowestOver(await onEveryShard(this.shards, (db) => shardInbox(db, topic)));
   }
 
   async close(): Promise<void> {
