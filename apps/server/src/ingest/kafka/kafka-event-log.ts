@@ -50,6 +50,8 @@ export class KafkaEventLog implements EventLog {
   private readonly producer: BatchProducer;
   private readonly consumer: LogConsumer;
   private consuming = false;
+  /** The fold running in this process, if one is. */
+  private folding: Promise<FoldResult> | null = null;
 
   constructor(
     private readonly db: Database,
@@ -117,11 +119,32 @@ export class KafkaEventLog implements EventLog {
   }
 
   /**
-   * The next stretch, split by shard and each part folded on its shard at once. The parts of
-   * shards that did not fold it (down, or busy with another fold) go back to the consumer and
-   * come first in the next stretch; the other shards' parts are committed and stay so.
+   * One fold at a time in a process (the worker's loop and a run's fold gate both fold): a
+   * fold takes its stretch before the shard's lock, so a later stretch committed first would
+   * move the inbox past an earlier one, whose messages the inbox filter would then skip as
+   * stored. A fold asked for only if free answers busy while another runs; any other waits.
    */
   async fold(maxTransactions: number, options: FoldOptions = {}): Promise<FoldResult> {
+    while (this.folding !== null) {
+      if (options.ifFree === true) return { events: 0, quarantined: [], busy: true };
+      await this.folding.catch(() => undefined);
+    }
+    const run = this.foldStretch(maxTransactions, options);
+    this.folding = run;
+    try {
+      return await run;
+    } finally {
+      this.folding = null;
+    }
+  }
+
+  /**
+   * The next stretch, split by shard and each part folded on its shard at once. The parts of
+   * shards that did not fold it (down, or busy with another process's fold) go back to the
+   * consumer and come first in the next stretch; the other shards' parts are committed and
+   * stay so.
+   */
+  private async foldStretch(maxTransactions: number, options: FoldOptions): Promise<FoldResult> {
     const records = this.consuming ? await this.nextStretch() : [];
     const stretch = this.split(records);
     const topic = this.settings.topic;
