@@ -56,10 +56,10 @@ export function valueScope(found: LoadedExperiment, windowEnd: Date): ValueScope
 }
 
 /**
- * Every query of one run of the experiment loaded with its current version: the method overrides, the
- * retention watermark, the org's experiments when an org-wide covariate reads under them, one aggregate statement for the arms and every metric's sufficient
- * statistics and histograms, and the capped samples of metrics tested by Mann–Whitney or
- * permutation.
+ * Every query of one run of the experiment loaded with its current version: the method
+ * overrides, the retention watermark, the org's experiments when an org-wide covariate reads
+ * under them, one aggregate statement for the arms and every metric's sufficient statistics and
+ * histograms, and the capped samples of metrics tested by Mann–Whitney or permutation.
  */
 export async function readRunInputs(
   ctx: Pick<Context, 'db' | 'config' | 'shards'>,
@@ -74,12 +74,7 @@ export async function readRunInputs(
     found.row.createdAt,
     request.windowEnd,
   );
-  const scope = {
-    ...valueScope(found, request.windowEnd),
-    ...(config.metrics.some((m) => m.cuped && m.shared_org_wide)
-      ? { orgExperimentIds: await orgExperimentIds(ctx, found.row.orgId) }
-      : {}),
-  };
+  const scope = await runScope(ctx, found, request.windowEnd);
   const treatments = Object.keys(shares).filter((a) => a !== control);
   const binned = config.metrics.filter(showsDistribution).map((m) => m.name);
   const groups = treatments.map((t) => ({ key: t, variants: [control, t], metrics: binned }));
@@ -121,6 +116,22 @@ export async function readRunInputs(
       : NO_ARRIVALS,
   };
   return inputs;
+}
+
+/**
+ * What the run's statements read under: its experiment, version and window, and with an
+ * org-wide CUPED covariate the org's experiments (from the control database, not a shard).
+ */
+async function runScope(
+  ctx: Pick<Context, 'db'>,
+  found: LoadedExperiment,
+  windowEnd: Date,
+): Promise<ValueScope> {
+  const orgWide = found.version.config.metrics.some((m) => m.cuped && m.shared_org_wide);
+  return {
+    ...valueScope(found, windowEnd),
+    ...(orgWide ? { orgExperimentIds: await orgExperimentIds(ctx, found.row.orgId) } : {}),
+  };
 }
 
 /** Every experiment of the org, from the control database: an org-wide covariate's scope. */
