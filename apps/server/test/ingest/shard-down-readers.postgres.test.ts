@@ -4,6 +4,7 @@ import { createJudge } from '../../src/integrations/judge/chat-completions-judge
 import { utcDay } from '../../src/kernel/utc-day.ts';
 import { freshDatabase, freshShards } from '../support/database.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
+import { ingestProbe } from '../support/ingest-probe.ts';
 import { createJudgeExperiment, modelCall, setPlan } from '../support/judge-fixtures.ts';
 import { type FakeJudgeServer, startFakeJudge } from '../support/judge-server.ts';
 import { type StoppableCluster, startStoppableCluster } from '../support/stoppable-cluster.ts';
@@ -51,12 +52,7 @@ beforeAll(async () => {
   const calls = [...users[0], ...users[1]].map((u, i) =>
     modelCall(exp, `call-${i}`, u, 'control', 0.5, now.toISOString()),
   );
-  const sent = await h.ingest(org.secret, {
-    method: 'POST',
-    url: '/v1/events',
-    payload: { events: calls },
-  });
-  expect(sent.statusCode, sent.body).toBe(202);
+  expect((await ingestProbe(h).send(org.secret, calls)).statusCode).toBe(202);
   await h.ctx.worker.foldAll();
 }, 120_000);
 

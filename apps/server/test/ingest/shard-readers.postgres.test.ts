@@ -49,12 +49,7 @@ beforeAll(async () => {
   const calls = Array.from({ length: CALLS }, (_, i) =>
     modelCall(exp, `${ids[i % 3]}-${i}`, `u-${i}`, 'control', 0.5, tied.toISOString()),
   );
-  const sent = await h.ingest(org.secret, {
-    method: 'POST',
-    url: '/v1/events',
-    payload: { events: calls },
-  });
-  expect(sent.statusCode, sent.body).toBe(202);
+  expect((await ingestProbe(h).send(org.secret, calls)).statusCode).toBe(202);
   await h.ctx.worker.foldAll();
   day = utcDay(tied);
   oneDatabase = await freshDatabase();
