@@ -34,6 +34,17 @@ export async function answersOfShards<T>(reads: readonly Promise<T>[]): Promise<
   if (other !== undefined) throw other.error;
   throw new ShardNotAnswering(
     failed.map((f) => f.position),
-    failed[0]?.error,
+    driverError(failed[0]?.error),
   );
+}
+
+/**
+ * The innermost cause: the driver's error ("connect ECONNREFUSED …"). Drizzle's wrapper quotes
+ * the statement and its parameters, which must not reach a log with the warning.
+ */
+function driverError(error: unknown): unknown {
+  let at = error;
+  for (let depth = 0; depth < 8 && at instanceof Error && at.cause instanceof Error; depth++)
+    at = at.cause;
+  return at;
 }
