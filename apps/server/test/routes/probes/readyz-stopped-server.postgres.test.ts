@@ -2,17 +2,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../../src/db/connect.ts';
 import { READY_CACHE_MS, READY_PROBE_TIMEOUT_MS } from '../../../src/http/readiness.ts';
 import { type Harness, startHarness } from '../../support/harness.ts';
-import { type StoppablePostgres, stoppablePostgres } from '../../support/stoppable-postgres.ts';
+import { type StoppableCluster, startStoppableCluster } from '../../support/stoppable-cluster.ts';
 
 // A PostgreSQL server of this test's own (the shared test server keeps running for the other
 // files), stopped while the app runs: /readyz must turn 503 and name the database.
 
 let h: Harness;
-let own: StoppablePostgres;
+let own: StoppableCluster;
 let time = Date.parse('2026-11-23T12:00:00.000Z');
 
 beforeAll(async () => {
-  own = await stoppablePostgres();
+  own = await startStoppableCluster();
   const database = await openDatabase({ kind: 'postgres', url: own.url }, () => {});
   h = await startHarness({}, { database, clock: { now: () => new Date(time) } });
 }, 120_000);
