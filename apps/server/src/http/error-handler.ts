@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isDatabaseTimeout } from '../db/database-timeout.ts';
+import { isShardNotAnswering, type ShardNotAnswering } from '../db/shard-not-answering.ts';
 import { isEventLogUnavailable } from '../ingest/event-log-unavailable.ts';
 import { isModelTextUnavailable } from '../ingest/offload-text.ts';
 import { isShardUnavailable, type ShardUnavailable } from '../ingest/shard-unavailable.ts';
@@ -214,6 +215,25 @@ function sendShardUnavailable(
   );
 }
 
+/** A read over every shard met one that did not answer: nothing of it was sent; retry it. */
+function sendShardNotAnswering(
+  error: ShardNotAnswering,
+  request: FastifyRequest,
+  reply: FastifyReply,
+) {
+  request.log.warn(
+    { shards: error.positions, err: error.cause },
+    'an event data shard did not answer a read; nothing partial was answered',
+  );
+  reply.header('retry-after', String(SHARD_RETRY_AFTER_SECONDS));
+  return send(
+    reply,
+    request,
+    'shard-unavailable',
+    `Request ${request.id}: a database holding some of the users' event data did not answer; nothing of the answer was sent, retry it`,
+  );
+}
+
 /** The object store did not take a batch's text: nothing was appended or metered; retry it. */
 function sendModelTextUnavailable(error: Error, request: FastifyRequest, reply: FastifyReply) {
   request.log.warn({ err: error.cause }, 'the object store did not take model text');
@@ -250,6 +270,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
     if (isDatabaseTimeout(error)) return sendDatabaseTimeout(request, reply);
     if (isEventLogUnavailable(error)) return sendEventLogUnavailable(error, request, reply);
     if (isShardUnavailable(error)) return sendShardUnavailable(error, request, reply);
+    if (isShardNotAnswering(error)) return sendShardNotAnswering(error, request, reply);
     if (isModelTextUnavailable(error)) return sendModelTextUnavailable(error, request, reply);
     return sendInternalError(error, 'unhandled error', request, reply);
   });

@@ -361,7 +361,7 @@ export const PROBLEMS = {
     status: 503,
     title: 'A database that holds event data cannot be reached right now',
     about:
-      "The server keeps event data on several PostgreSQL servers (`ARBITER_SHARD_URLS`), each user's on one of them, and one that holds some of this batch's users did not answer. The batch's events of users on the other servers are stored and metered; the rest are not. Retry after `Retry-After` seconds with the same event ids: what was stored comes back as duplicates, metered once, and the rest is stored.",
+      "The server keeps event data on several PostgreSQL servers (`ARBITER_SHARD_URLS`), each user's on one of them, and one of them did not answer. For a batch of events: the batch's events of users on the other servers are stored and metered, the rest are not; retry after `Retry-After` seconds with the same event ids: what was stored comes back as duplicates, metered once, and the rest is stored. For a read that needs every server (an export, a live view, a listing): nothing of the answer is sent rather than part of the users'; retry after `Retry-After` seconds.",
   },
   'model-text-unavailable': {
     status: 503,

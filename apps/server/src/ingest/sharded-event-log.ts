@@ -1,5 +1,6 @@
 import type { Database } from '../db/connect.ts';
 import type { ShardSet } from '../db/shard-set.ts';
+import { isShardUnreachable } from '../db/shard-unreachable.ts';
 import type { CopyEventStore } from './copy-store.ts';
 import type {
   AppendRequest,
@@ -18,7 +19,7 @@ import {
   storedOnShard,
   storeOnShard,
 } from './shard-part-store.ts';
-import { isShardUnreachable, ShardUnavailable } from './shard-unavailable.ts';
+import { ShardUnavailable } from './shard-unavailable.ts';
 import { meterStatement } from './store-sql.ts';
 
 /** Rows the unmetered path spreads its meter increments over (as on one database). */

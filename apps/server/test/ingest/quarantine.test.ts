@@ -4,7 +4,8 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FailureLog } from '../../src/ingest/failure-log.ts';
 import { FoldWorker } from '../../src/ingest/fold-worker.ts';
-import { listQuarantined, quarantineCounts } from '../../src/ingest/quarantine.ts';
+import { ingestHealth } from '../../src/ingest/ingest-health.ts';
+import { listQuarantined } from '../../src/ingest/quarantine.ts';
 import { exposureOf, type TwoOrgs, twoOrgs } from '../support/ingest-probe.ts';
 
 // Class 2 of the hardening issue: a row the fold cannot fold is set aside with its reason,
@@ -17,6 +18,13 @@ beforeAll(async () => {
   ({ h, probe, acme, other, exp, otherExp } = await twoOrgs('q'));
 });
 afterAll(() => h.close());
+
+/** The quarantine as the platform owner's health view lists it: over every shard. */
+const quarantine = () =>
+  ingestHealth(
+    h.ctx.shards.all.map((s) => s.db),
+    new Date(),
+  );
 
 /** A pino logger whose lines land in `lines`. */
 function capturingLogger() {
@@ -34,7 +42,8 @@ describe('the fold isolates a row it cannot fold', () => {
   it('quarantines the row with its reason, folds its neighbours and the other org, logs it once', async () => {
     // Rows as a faulty writer (or an older server) might have stored them, in one transaction
     // with a good row: a business event without a metric cannot enter user_day_business.
-    await h.ctx.db.execute(sql`
+    // The rows go where ingest would have put them: the shard of their user.
+    await h.ctx.shards.of(acme.orgId, 'q-user').db.execute(sql`
       insert into events (org_id, event_id, type, experiment_id, user_id, variant, occurred_at,
         received_at, business_metric, value)
       values
@@ -57,7 +66,7 @@ describe('the fold isolates a row it cannot fold', () => {
     // the event itself is kept: accepted data is never lost
     expect(await probe.storedIds(['q-bad'])).toEqual(['q-bad']);
 
-    const listed = await listQuarantined(h.ctx.db);
+    const listed = (await quarantine()).recent_quarantined;
     expect(listed).toHaveLength(1);
     expect(listed[0]).toMatchObject({
       org_id: acme.orgId,
@@ -66,8 +75,11 @@ describe('the fold isolates a row it cannot fold', () => {
       type: 'business_event',
     });
     expect(listed[0]?.reason).toMatch(/^23502 .*metric/);
-    expect(await listQuarantined(h.ctx.db, { orgId: other.orgId })).toEqual([]);
-    expect(await quarantineCounts(h.ctx.db)).toEqual(new Map([[acme.orgId, 1]]));
+    const ofOther = await Promise.all(
+      h.ctx.shards.all.map((s) => listQuarantined(s.db, { orgId: other.orgId })),
+    );
+    expect(ofOther.flat()).toEqual([]);
+    expect((await quarantine()).quarantined_by_org).toEqual([{ org_id: acme.orgId, events: 1 }]);
 
     const quarantineLines = lines.filter((l) => l.event_id === 'q-bad');
     expect(quarantineLines).toHaveLength(1);
@@ -79,7 +91,7 @@ describe('the fold isolates a row it cannot fold', () => {
     expect(res.statusCode).toBe(202);
     expect(await h.ctx.worker.foldAll()).toBe(1);
     expect(await probe.foldedExposures('q-user')).toBe(3);
-    expect(await quarantineCounts(h.ctx.db)).toEqual(new Map([[acme.orgId, 1]]));
+    expect((await quarantine()).quarantined_by_org).toEqual([{ org_id: acme.orgId, events: 1 }]);
   });
 });
 

@@ -1,8 +1,10 @@
 import type { Context } from '../../context.ts';
+import { isShardNotAnswering } from '../../db/shard-not-answering.ts';
 import { type ModelTextReader, modelTextReader } from '../../domain/events-export/model-text.ts';
 import { usageMonth } from '../../domain/usage-month.ts';
 import type { Judge, JudgeOutcome } from '../../kernel/ports.ts';
 import { utcDay } from '../../kernel/utc-day.ts';
+import { failureReason } from '../failure-reason.ts';
 import { type OrgMonth, remainingAllowance, type ScoreRow, storeScores } from './judge-metering.ts';
 import { type JudgeCandidate, sampleUnscored } from './judge-sample.ts';
 import { type JudgeMetric, type JudgeTarget, judgeTargets } from './judge-targets.ts';
@@ -22,7 +24,7 @@ export interface JudgeJobCounts {
 /** Judge calls in flight at once; scores are committed after each such batch. */
 export const JUDGE_CONCURRENCY = 4;
 
-type JobContext = Pick<Context, 'db' | 'config' | 'metrics' | 'modelText'>;
+type JobContext = Pick<Context, 'db' | 'shards' | 'config' | 'metrics' | 'modelText'>;
 
 function scoreRow(target: JudgeTarget, metric: string, e: JudgeCandidate, score: number): ScoreRow {
   return {
@@ -67,7 +69,12 @@ async function judgeMetric(
   org: OrgMonth,
   counts: JudgeJobCounts,
 ): Promise<void> {
-  const sample = await sampleUnscored(ctx.db, target, metric.name, ctx.config.judgeSamplePerRun);
+  const sample = await sampleUnscored(
+    ctx.shards,
+    target,
+    metric.name,
+    ctx.config.judgeSamplePerRun,
+  );
   const readText = modelTextReader(ctx.modelText);
   let room = await remainingAllowance(ctx.db, org);
   let next = 0;
@@ -87,8 +94,12 @@ async function judgeMetric(
         counts.firstFailure ??= outcome.reason;
       }
     });
-    const stored = await storeScores(ctx.db, org, rows);
+    const stored = await storeScores(ctx.db, ctx.shards, org, rows);
     counts.scored += stored.stored;
+    if (stored.unstored !== null) {
+      counts.failed += stored.unstored.count;
+      counts.firstFailure ??= stored.unstored.reason;
+    }
     counts.skippedForAllowance += stored.overAllowance;
     room = stored.remaining;
   }
@@ -116,7 +127,15 @@ export async function runJudgeJob(
       firstFailure: null,
     };
     const org = { orgId: target.orgId, month, allowance: target.allowance };
-    for (const metric of target.metrics) await judgeMetric(ctx, judge, target, metric, org, counts);
+    try {
+      for (const metric of target.metrics)
+        await judgeMetric(ctx, judge, target, metric, org, counts);
+    } catch (error) {
+      // A shard that does not answer the sample leaves this experiment unscored until the next
+      // run; the other experiments, and the nightly analysis after the job, go on.
+      if (!isShardNotAnswering(error)) throw error;
+      counts.firstFailure ??= `${error.message}: ${failureReason(error.cause)}`;
+    }
     results.push(counts);
   }
   return results;

@@ -1,6 +1,9 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { Database, Transaction } from '../../db/connect.ts';
 import { judgeScores, usageCounters } from '../../db/schema.ts';
+import type { ShardSet } from '../../db/shard-set.ts';
+import { isShardUnreachable } from '../../db/shard-unreachable.ts';
+import { failureReason } from '../failure-reason.ts';
 
 type Reader = Pick<Database, 'select'>;
 
@@ -77,14 +80,61 @@ export async function storeMetered<T>(
   });
 }
 
-/** Online judge scores: stored once per (experiment, metric, event) and metered. */
-export function storeScores(db: Database, org: OrgMonth, scores: readonly ScoreRow[]) {
-  return storeMetered(db, org, scores, async (tx, fits) => {
-    const inserted = await tx
-      .insert(judgeScores)
-      .values(fits)
-      .onConflictDoNothing()
-      .returning({ eventId: judgeScores.eventId });
-    return inserted.length;
+/** What a batch of online scores came to; `unstored` are those whose shard did not answer. */
+export interface StoredScores {
+  stored: number;
+  overAllowance: number;
+  remaining: number;
+  unstored: { count: number; reason: string } | null;
+}
+
+/**
+ * Online judge scores: stored once per (experiment, metric, event) and metered. A score lives on
+ * its user's shard, beside the event; the meter is the control database's. On one database both
+ * are one transaction. Over several shards each shard's part is committed on its shard under the
+ * meter's lock and metered in the lock's transaction, as ingest meters events: a score is never
+ * counted unless stored (a meter that fails to commit after the shards did leaves scores stored
+ * and not counted, in the customer's favour). A part whose shard does not answer is not stored
+ * or metered: its events are unscored and tried again by the next run.
+ */
+export async function storeScores(
+  control: Database,
+  shards: ShardSet,
+  org: OrgMonth,
+  scores: readonly ScoreRow[],
+): Promise<StoredScores> {
+  let unstored: StoredScores['unstored'] = null;
+  const metered = await storeMetered(control, org, scores, async (tx, fits) => {
+    const parts = new Map<number, ScoreRow[]>();
+    for (const row of fits) {
+      const position = shards.positionOf(row.orgId, row.userId);
+      parts.set(position, [...(parts.get(position) ?? []), row]);
+    }
+    const settled = await Promise.allSettled(
+      [...parts].map(([position, rows]) => {
+        const db = shards.all[position]?.db;
+        return insertScores(db === control ? tx : (db as Database), rows);
+      }),
+    );
+    const failed = [...parts.values()].filter((_, i) => settled[i]?.status === 'rejected');
+    const errors = settled.flatMap((s) => (s.status === 'rejected' ? [s.reason as unknown] : []));
+    const other = errors.find((e) => !isShardUnreachable(e) || shards.all.length < 2);
+    if (other !== undefined) throw other;
+    if (failed.length > 0)
+      unstored = {
+        count: failed.reduce((n, rows) => n + rows.length, 0),
+        reason: `a shard of event data did not answer: ${failureReason(errors[0])}`,
+      };
+    return settled.reduce((n, s) => n + (s.status === 'fulfilled' ? s.value : 0), 0);
   });
+  return { ...metered, unstored };
+}
+
+async function insertScores(db: Pick<Database, 'insert'>, rows: readonly ScoreRow[]) {
+  const inserted = await db
+    .insert(judgeScores)
+    .values([...rows])
+    .onConflictDoNothing()
+    .returning({ eventId: judgeScores.eventId });
+  return inserted.length;
 }

@@ -1,20 +1,48 @@
-import { and, avg, between, eq } from 'drizzle-orm';
+import { and, avg, between, eq, sql } from 'drizzle-orm';
 import type { Database } from '../../db/connect.ts';
+import { type EventShards, onEveryShard } from '../../db/every-shard.ts';
 import { judgeScores } from '../../db/schema.ts';
+
+type UserValue = { userId: string; value: number };
+
+/** User ids in byte order (`collate "C"`), the same on one database and merged over several. */
+const byIdBytes = (a: UserValue, b: UserValue) =>
+  Buffer.compare(Buffer.from(a.userId), Buffer.from(b.userId));
 
 /**
  * Per variant, each scored user's mean judge score over the window (inclusive UTC dates,
- * YYYY-MM-DD, like the other metrics' windows): the user is the unit of analysis. Users
- * come sorted by id so a seeded resample sees them in a stable order.
+ * YYYY-MM-DD, like the other metrics' windows): the user is the unit of analysis. A user's
+ * scores are all on the user's shard, so each shard's means are whole. Users come sorted by
+ * the bytes of their id so a seeded resample sees them in a stable order.
  */
 export async function judgeUserValues(
+  shards: EventShards,
+  experimentId: string,
+  metric: string,
+  windowStart: string,
+  windowEnd: string,
+): Promise<Map<string, UserValue[]>> {
+  const perShard = await onEveryShard(shards, (db) =>
+    shardValues(db, experimentId, metric, windowStart, windowEnd),
+  );
+  const arms = new Map<string, UserValue[]>();
+  for (const row of perShard.flat()) {
+    const list = arms.get(row.variant) ?? [];
+    list.push({ userId: row.userId, value: Number(row.value) });
+    arms.set(row.variant, list);
+  }
+  if (perShard.length > 1) for (const list of arms.values()) list.sort(byIdBytes);
+  return arms;
+}
+
+function shardValues(
   db: Database,
   experimentId: string,
   metric: string,
   windowStart: string,
   windowEnd: string,
-): Promise<Map<string, Array<{ userId: string; value: number }>>> {
-  const rows = await db
+) {
+  return db
     .select({
       variant: judgeScores.variant,
       userId: judgeScores.userId,
@@ -29,12 +57,5 @@ export async function judgeUserValues(
       ),
     )
     .groupBy(judgeScores.variant, judgeScores.userId)
-    .orderBy(judgeScores.variant, judgeScores.userId);
-  const arms = new Map<string, Array<{ userId: string; value: number }>>();
-  for (const row of rows) {
-    const list = arms.get(row.variant) ?? [];
-    list.push({ userId: row.userId, value: Number(row.value) });
-    arms.set(row.variant, list);
-  }
-  return arms;
+    .orderBy(judgeScores.variant, sql`${judgeScores.userId} collate "C"`);
 }

@@ -1,6 +1,8 @@
 import { MODEL_CALL_FIELDS } from '@arbiter/contract';
 import { and, asc, eq, gt, gte, lt, or, type SQL, sql } from 'drizzle-orm';
 import { type Database, toNumber } from '../../db/connect.ts';
+import type { EventShards } from '../../db/every-shard.ts';
+import { mergeInOrder } from '../../db/merge-in-order.ts';
 import { events, experiments } from '../../db/schema.ts';
 import { DAY_MS } from '../../kernel/utc-day.ts';
 import { addressed, notFound } from '../experiments/service.ts';
@@ -11,7 +13,8 @@ import { type ModelTextReader, textInRow } from './model-text.ts';
  * experiment whose `timestamp` falls on one UTC day, one JSON object a line, in the order
  * (timestamp, event id in byte order). It reads keyset pages, each at most PAGE_ROWS events
  * and about PAGE_BYTES of text, and only when the reader asks for more: a day of any size
- * streams in bounded memory.
+ * streams in bounded memory (a page per shard). Over several shards each shard's pages come in
+ * that order and are merged into it, so the lines are the ones one database gives, byte for byte.
  */
 export const PAGE_ROWS = 500;
 export const PAGE_BYTES = 4 * 1024 * 1024;
@@ -110,6 +113,7 @@ async function pageEnd(
 }
 
 const COLUMNS = {
+  at: atText,
   orgId: events.orgId,
   event_id: events.eventId,
   type: events.type,
@@ -188,25 +192,44 @@ export async function wireEvent(
   return line;
 }
 
-/** The export's lines, each ending in "\n", read a page at a time as they are consumed. */
-export async function* exportLines(
-  db: Database,
-  scope: ExportScope,
-  readText: ModelTextReader = textInRow,
-): AsyncGenerator<string> {
+/** One shard's events of the scope in the export's order, read a page at a time. */
+async function* shardRows(db: Database, scope: ExportScope): AsyncGenerator<Row> {
   let cursor: Cursor | null = null;
   for (;;) {
     const page = await pageEnd(db, scope, cursor);
     if (page === null) return;
-    const rows = await pageRows(db, scope, cursor, page.end);
-    // Text in an object store is one read a model call: a few go at once, lines keep their order.
-    for (let i = 0; i < rows.length; i += READS_AT_ONCE) {
-      const lines = await Promise.all(
-        rows.slice(i, i + READS_AT_ONCE).map((row) => wireEvent(row, readText)),
-      );
-      for (const line of lines) yield `${JSON.stringify(line)}\n`;
-    }
+    yield* await pageRows(db, scope, cursor, page.end);
     if (page.last) return;
     cursor = page.end;
   }
+}
+
+/** The export's order: the stored instant, then the event id's UTF-8 bytes (`collate "C"`). */
+function before(a: Row, b: Row): boolean {
+  if (a.at !== b.at) return a.at < b.at;
+  return Buffer.compare(Buffer.from(a.event_id), Buffer.from(b.event_id)) < 0;
+}
+
+/** The export's lines, each ending in "\n", read a page at a time as they are consumed. */
+export async function* exportLines(
+  shards: EventShards,
+  scope: ExportScope,
+  readText: ModelTextReader = textInRow,
+): AsyncGenerator<string> {
+  const rows = mergeInOrder(
+    shards.all.map((s) => shardRows(s.db, scope)),
+    before,
+  );
+  // Text in an object store is one read a model call: a few go at once, lines keep their order.
+  let batch: Row[] = [];
+  const flush = async function* () {
+    const lines = await Promise.all(batch.map((row) => wireEvent(row, readText)));
+    batch = [];
+    for (const line of lines) yield `${JSON.stringify(line)}\n`;
+  };
+  for await (const row of rows) {
+    batch.push(row);
+    if (batch.length === READS_AT_ONCE) yield* flush();
+  }
+  yield* flush();
 }

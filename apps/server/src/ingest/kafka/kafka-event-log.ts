@@ -1,6 +1,7 @@
 import { type Database, rows } from '../../db/connect.ts';
 import { type EventShards, onEveryShard } from '../../db/every-shard.ts';
 import type { ShardSet } from '../../db/shard-set.ts';
+import { isShardUnreachable } from '../../db/shard-unreachable.ts';
 import type {
   AcknowledgedMark,
   AppendRequest,
@@ -13,7 +14,6 @@ import { unfoldedCount } from '../fold-sql.ts';
 import { lockedMonthUsage } from '../meter-lock.ts';
 import { uniqueById } from '../postgres-event-log.ts';
 import { mergedFolds } from '../shard-folds.ts';
-import { isShardUnreachable } from '../shard-unavailable.ts';
 import { meterStatement } from '../store-sql.ts';
 import { BatchProducer } from './batch-producer.ts';
 import { claim, claimedDigests, digestOf } from './claims-sql.ts';

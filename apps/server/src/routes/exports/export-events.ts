@@ -57,18 +57,31 @@ export function register(app: App, ctx: Context): void {
       const { orgId } = orgCallerOf(request);
       const experimentId = await exportedExperimentId(ctx.db, orgId, request.query.experiment);
       const lines = exportLines(
-        ctx.db,
+        ctx.shards,
         { orgId, experimentId, day: request.query.day },
         modelTextReader(ctx.modelText),
       );
+      // The first line is read before the status goes out: every shard's first page is read
+      // for it, so a shard that does not answer is a 503, not a 200 missing its users.
+      const first = await lines.next();
       const file = `${request.query.experiment}-${request.query.day}`.replace(
         /[^A-Za-z0-9._-]/g,
         '_',
       );
       reply.header('content-disposition', `attachment; filename="${file}.ndjson"`);
       // The type provider types the body as the documented string; Fastify pipes a stream as is.
-      const body: unknown = Readable.from(lines);
+      const body: unknown = Readable.from(startingWith(first, lines));
       return reply.type('application/x-ndjson; charset=utf-8').send(body as string);
     },
   );
+}
+
+/** The lines again, the one already read first. */
+async function* startingWith(
+  first: IteratorResult<string>,
+  rest: AsyncGenerator<string>,
+): AsyncGenerator<string> {
+  if (first.done) return;
+  yield first.value;
+  yield* rest;
 }

@@ -35,8 +35,15 @@ const day2 = utcDay(2);
 const eligible: string[] = [];
 const now = () => new Date();
 const judgedId = (r: ChatRequest) => /id=(\S+)/.exec(gradedResponse(r))?.[1];
-const scoresOf = (experiment: string) =>
-  h.ctx.db.select().from(judgeScores).where(eq(judgeScores.experimentId, experiment));
+/** The experiment's scores on every shard (the database alone without shards). */
+const scoresOf = async (experiment: string) =>
+  (
+    await Promise.all(
+      h.ctx.shards.all.map((s) =>
+        s.db.select().from(judgeScores).where(eq(judgeScores.experimentId, experiment)),
+      ),
+    )
+  ).flat();
 
 /** Eight users, two calls each (one per day); treatment answers grade higher. */
 function quality(user: number, call: number): number {
@@ -276,7 +283,7 @@ describe('runJudgeJob', () => {
 
 describe('judgeUserValues', () => {
   it("gives each user's mean score per variant over the window", async () => {
-    const both = await judgeUserValues(h.ctx.db, experimentId, 'helpfulness', day1, day2);
+    const both = await judgeUserValues(h.ctx.shards, experimentId, 'helpfulness', day1, day2);
     expect([...both.keys()].sort()).toEqual(['control', 'treatment']);
     for (const [variant, users] of both) {
       expect(users.map((u) => u.userId)).toEqual(
@@ -287,8 +294,8 @@ describe('judgeUserValues', () => {
         expect(value).toBeCloseTo((quality(u, 0) + quality(u, 1)) / 2, 10);
       }
     }
-    const lastDay = await judgeUserValues(h.ctx.db, experimentId, 'helpfulness', day2, day2);
+    const lastDay = await judgeUserValues(h.ctx.shards, experimentId, 'helpfulness', day2, day2);
     expect(lastDay.get('treatment')?.[0]).toEqual({ userId: 'user-4', value: quality(4, 1) });
-    expect((await judgeUserValues(h.ctx.db, experimentId, 'other', day1, day2)).size).toBe(0);
+    expect((await judgeUserValues(h.ctx.shards, experimentId, 'other', day1, day2)).size).toBe(0);
   });
 });

@@ -1,56 +1,32 @@
-import { execFileSync } from 'node:child_process';
-import { rmSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../../src/db/connect.ts';
 import { READY_CACHE_MS, READY_PROBE_TIMEOUT_MS } from '../../../src/http/readiness.ts';
-import { asClusterOwner, ENSURE_POSTGRES } from '../../support/cluster-owner.ts';
 import { type Harness, startHarness } from '../../support/harness.ts';
-import { freePort } from '../../support/process.ts';
+import { type StoppableCluster, startStoppableCluster } from '../../support/stoppable-cluster.ts';
 
 // A PostgreSQL server of this test's own (the shared test server keeps running for the other
 // files), stopped while the app runs: /readyz must turn 503 and name the database.
 
 let h: Harness;
-let dataDirectory: string;
-let binDirectory: string;
+let own: StoppableCluster;
 let time = Date.parse('2026-11-23T12:00:00.000Z');
 
 beforeAll(async () => {
-  const port = await freePort();
-  const env: Record<string, string | undefined> = {
-    ...process.env,
-    ARBITER_TEST_PG_PORT: String(port),
-  };
-  delete env.ARBITER_TEST_DATABASE_URL;
-  const url = execFileSync('bash', [ENSURE_POSTGRES], { env, encoding: 'utf8' }).trim();
-  const admin = new pg.Client({ connectionString: url });
-  await admin.connect();
-  const found = await admin.query("select current_setting('data_directory') as data");
-  await admin.end();
-  dataDirectory = found.rows[0].data as string;
-  binDirectory = execFileSync(
-    'sh',
-    ['-c', 'ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1'],
-    {
-      encoding: 'utf8',
-    },
-  ).trim();
-  const database = await openDatabase({ kind: 'postgres', url }, () => {});
+  own = await startStoppableCluster();
+  const database = await openDatabase({ kind: 'postgres', url: own.url }, () => {});
   h = await startHarness({}, { database, clock: { now: () => new Date(time) } });
 }, 120_000);
 
 afterAll(async () => {
   await h?.close();
-  if (dataDirectory) rmSync(dirname(dataDirectory), { recursive: true, force: true });
+  own?.remove();
 });
 
 describe('/readyz when the PostgreSQL server stops', () => {
   it('answers 200, then 503 naming the database once the server is stopped', async () => {
     expect((await h.app.inject({ method: 'GET', url: '/readyz' })).statusCode).toBe(200);
 
-    asClusterOwner([join(binDirectory, 'pg_ctl'), '-D', dataDirectory, '-m', 'fast', '-w', 'stop']);
+    own.stop();
     time += READY_CACHE_MS + 1;
 
     const res = await h.app.inject({ method: 'GET', url: '/readyz' });
