@@ -1,14 +1,17 @@
 import { isShardUnreachable } from './shard-unreachable.ts';
 
 /**
- * A read that needs every shard met one that does not answer (down, restarting, unreachable):
- * the reader answers nothing rather than part of the users. The edge answers 503 with
- * `Retry-After`.
+ * Work that needed some shards met one that does not answer (down, restarting, unreachable).
+ * A `read` over every shard answers nothing rather than part of the users; a `write` of a batch
+ * stored and metered the other shards' parts, not this one's, and the client is to send the
+ * batch again (its stored events come back as duplicates, metered once). Either way the edge
+ * answers 503 with `Retry-After`.
  */
 export class ShardNotAnswering extends Error {
   constructor(
     readonly positions: readonly number[],
     cause: unknown,
+    readonly during: 'read' | 'write' = 'read',
   ) {
     super(`event data shard(s) ${positions.join(', ')} did not answer`, { cause });
     this.name = 'ShardNotAnswering';

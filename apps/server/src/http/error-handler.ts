@@ -3,7 +3,6 @@ import { isDatabaseTimeout } from '../db/database-timeout.ts';
 import { isShardNotAnswering, type ShardNotAnswering } from '../db/shard-not-answering.ts';
 import { isEventLogUnavailable } from '../ingest/event-log-unavailable.ts';
 import { isModelTextUnavailable } from '../ingest/offload-text.ts';
-import { isShardUnavailable, type ShardUnavailable } from '../ingest/shard-unavailable.ts';
 import { refuseContentEncoding } from './content-encoding.ts';
 import { problemOfOutcome } from './outcome-problems.ts';
 import { PROBLEM_MEDIA_TYPE, problemBody } from './problem-body.ts';
@@ -196,42 +195,27 @@ function sendEventLogUnavailable(error: Error, request: FastifyRequest, reply: F
   );
 }
 
-/** A shard holding some of the batch's users did not answer: the other parts are stored; retry it. */
-function sendShardUnavailable(
-  error: ShardUnavailable,
-  request: FastifyRequest,
-  reply: FastifyReply,
-) {
-  request.log.warn(
-    { shards: error.positions, err: error.cause },
-    'an event data shard did not answer; its part of the batch was not stored',
-  );
-  reply.header('retry-after', String(SHARD_RETRY_AFTER_SECONDS));
-  return send(
-    reply,
-    request,
-    'shard-unavailable',
-    `Request ${request.id}: the database holding some of the batch's users did not answer; the other events are stored, retry the batch with the same event ids`,
-  );
-}
-
-/** A read over every shard met one that did not answer: nothing of it was sent; retry it. */
+/**
+ * A shard did not answer: a read sent nothing partial; a batch's other parts are stored. Either
+ * way the client retries the same request.
+ */
 function sendShardNotAnswering(
   error: ShardNotAnswering,
   request: FastifyRequest,
   reply: FastifyReply,
 ) {
+  const write = error.during === 'write';
   request.log.warn(
     { shards: error.positions, err: error.cause },
-    'an event data shard did not answer a read; nothing partial was answered',
+    write
+      ? 'an event data shard did not answer; its part of the batch was not stored'
+      : 'an event data shard did not answer a read; nothing partial was answered',
   );
   reply.header('retry-after', String(SHARD_RETRY_AFTER_SECONDS));
-  return send(
-    reply,
-    request,
-    'shard-unavailable',
-    `Request ${request.id}: a database holding some of the users' event data did not answer; nothing of the answer was sent, retry it`,
-  );
+  const detail = write
+    ? "the database holding some of the batch's users did not answer; the other events are stored, retry the batch with the same event ids"
+    : "a database holding some of the users' event data did not answer; nothing of the answer was sent, retry it";
+  return send(reply, request, 'shard-unavailable', `Request ${request.id}: ${detail}`);
 }
 
 /** The object store did not take a batch's text: nothing was appended or metered; retry it. */
@@ -269,7 +253,6 @@ export function registerErrorHandling(app: FastifyInstance): void {
     if (answer !== null) return send(reply, request, answer.slug, answer.detail);
     if (isDatabaseTimeout(error)) return sendDatabaseTimeout(request, reply);
     if (isEventLogUnavailable(error)) return sendEventLogUnavailable(error, request, reply);
-    if (isShardUnavailable(error)) return sendShardUnavailable(error, request, reply);
     if (isShardNotAnswering(error)) return sendShardNotAnswering(error, request, reply);
     if (isModelTextUnavailable(error)) return sendModelTextUnavailable(error, request, reply);
     return sendInternalError(error, 'unhandled error', request, reply);

@@ -1,4 +1,5 @@
 import type { Database } from '../db/connect.ts';
+import { ShardNotAnswering } from '../db/shard-not-answering.ts';
 import type { ShardSet } from '../db/shard-set.ts';
 import { isShardUnreachable } from '../db/shard-unreachable.ts';
 import type { CopyEventStore } from './copy-store.ts';
@@ -19,7 +20,6 @@ import {
   storedOnShard,
   storeOnShard,
 } from './shard-part-store.ts';
-import { ShardUnavailable } from './shard-unavailable.ts';
 import { meterStatement } from './store-sql.ts';
 
 /** Rows the unmetered path spreads its meter increments over (as on one database). */
@@ -34,7 +34,7 @@ type PartOutcome =
  * The event log over several shards (ARBITER_SHARD_URLS): a batch is split by the shard of each
  * event's user and each part is stored on its shard, which de-duplicates by `(org_id, event_id)`;
  * the control database meters the events each shard newly stored, once. A part whose shard
- * does not answer is not stored or metered and the append throws `ShardUnavailable` after the
+ * does not answer is not stored or metered and the append throws `ShardNotAnswering` after the
  * other parts are stored: a retry of the batch finds those as duplicates (not metered again)
  * and stores the rest. Each shard folds its own events under its own watermark; `fold` runs
  * every shard's fold at once.
@@ -172,9 +172,10 @@ export class ShardedEventLog implements EventLog {
 function failureOf(failed: Array<{ part: ShardPart; error: unknown }>): unknown {
   const other = failed.find((f) => !isShardUnreachable(f.error));
   if (other !== undefined) return other.error;
-  return new ShardUnavailable(
+  return new ShardNotAnswering(
     failed.map((f) => f.part.position),
     failed[0]?.error,
+    'write',
   );
 }
 
