@@ -165,7 +165,7 @@ async function eventLogOf(
     if (config.ingestWorker) log.consume();
     return log;
   }
-  if (shards.all.length > 1 || shards.all[0] !== handle)
+  if (shards.sharded || shards.all[0] !== handle)
     return new ShardedEventLog(handle.db, shards, (position) => {
       const pool = shards.all[position]?.pool ?? null;
       return pool === null ? null : new CopyEventStore(pool);

@@ -44,7 +44,7 @@ export function breakdownReads(shards: ShardSet, scope: ValueScope): BreakdownRe
   const userCtes = (slicing: Slicing) => (ms: readonly MetricDefinition[]) =>
     sliceUserCtes(scope, ms, slicing);
   const [only] = shards.all;
-  if (only && shards.all.length === 1)
+  if (only && !shards.sharded)
     return {
       values: (dimension) => readSliceValues(only.db, scope, dimension),
       stats: (metrics, slicing) => readSlicedStats(only.db, scope, metrics, slicing),

@@ -39,7 +39,7 @@ export interface EventReads {
  */
 export function eventReads(shards: ShardSet, scope: ValueScope): EventReads {
   const [only] = shards.all;
-  if (only && shards.all.length === 1)
+  if (only && !shards.sharded)
     return {
       stats: (metrics, groups) => readSufficientStats(only.db, scope, metrics, groups),
       samples: (metric, cap) => readArmSamples(only.db, scope, metric, cap),

@@ -26,7 +26,7 @@ type Seen = Position | null;
  * of an unsharded deployment still fails the gate, as before shards.
  */
 async function positionsOf(ctx: Pick<Context, 'shards'>): Promise<Seen[]> {
-  const several = ctx.shards.all.length > 1;
+  const several = ctx.shards.sharded;
   const seen = await Promise.all(
     ctx.shards.all.map(async (shard) => {
       try {

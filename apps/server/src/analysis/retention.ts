@@ -72,7 +72,7 @@ export async function purgeExpiredEvents(
  * the next nightly pass (a warning says which); one database alone fails as before shards.
  */
 async function everyShardAnswers(ctx: Pick<Context, 'shards' | 'log'>): Promise<boolean> {
-  if (ctx.shards.all.length < 2) return true;
+  if (!ctx.shards.sharded) return true;
   const answers = await onEveryShard(ctx.shards, (db) =>
     db.execute(sql`select 1`).then(
       () => null,

@@ -10,6 +10,8 @@ import type { DatabaseHandle } from './connect.ts';
 export interface ShardSet {
   /** Every shard in its fixed order: position i is `all[i]`; never reordered once set up. */
   readonly all: readonly DatabaseHandle[];
+  /** More than one shard: readers scatter and merge, writers split batches by user. */
+  readonly sharded: boolean;
   /** The position of the shard that holds a user's event data (the frozen `shardOf`). */
   positionOf(orgId: string, userId: string): number;
   /** The shard that holds a user's event data. */
@@ -27,10 +29,12 @@ export function shardSetOf(
   addresses: readonly string[] = handles.map(() => CONTROL_DATABASE),
 ): ShardSet {
   if (handles.length === 0) throw new RangeError('a shard set needs at least one database');
+  const sharded = handles.length > 1;
   const positionOf = (orgId: string, userId: string) =>
-    handles.length === 1 ? 0 : shardOf(orgId, userId, handles.length);
+    sharded ? shardOf(orgId, userId, handles.length) : 0;
   return {
     all: handles,
+    sharded,
     addresses,
     positionOf,
     of: (orgId, userId) => handles[positionOf(orgId, userId)] as DatabaseHandle,

@@ -26,3 +26,14 @@ export async function lockedMonthUsage(tx: Database, orgId: string, month: strin
     .where(and(eq(usageCounters.orgId, orgId), eq(usageCounters.month, month)));
   return Number(usage?.events ?? 0);
 }
+
+/** Rows the unmetered path spreads an org's monthly meter over; the month's usage is their sum. */
+const METER_ROWS = 16;
+
+/**
+ * A meter row for a batch without an allowance: one at random, so that concurrent batches of
+ * one org seldom wait on each other's row lock.
+ */
+export function anyMeterRow(): number {
+  return Math.floor(Math.random() * METER_ROWS);
+}

@@ -11,12 +11,9 @@ import type {
 import type { AcceptedEvent } from './event-schema.ts';
 import { foldIsolating, isDataError } from './fold-isolation.ts';
 import { foldStatement, lockWatermark, lockWatermarkIfFree, unfoldedCount } from './fold-sql.ts';
-import { lockedMonthUsage } from './meter-lock.ts';
+import { anyMeterRow, lockedMonthUsage } from './meter-lock.ts';
 import { storedOnShard } from './shard-part-store.ts';
 import { storeAndMeter } from './store-sql.ts';
-
-/** Rows the unmetered path spreads its meter increments over. */
-const METER_SHARDS = 16;
 
 export function uniqueById(events: readonly AcceptedEvent[]): {
   unique: AcceptedEvent[];
@@ -90,7 +87,7 @@ export class PostgresEventLog implements EventLog {
     const { unique, repeats } = uniqueById(events);
     if (allowance !== null)
       return this.appendWithinAllowance(orgId, month, allowance, unique, repeats);
-    const shard = Math.floor(Math.random() * METER_SHARDS);
+    const shard = anyMeterRow();
     if (this.copy !== null && (await this.copy.store(orgId, month, shard, unique))) {
       return {
         appended: unique.map((e) => e.event_id),

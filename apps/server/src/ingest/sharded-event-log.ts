@@ -10,7 +10,7 @@ import type {
   FoldOptions,
   FoldResult,
 } from './event-log.ts';
-import { lockedMonthUsage } from './meter-lock.ts';
+import { anyMeterRow, lockedMonthUsage } from './meter-lock.ts';
 import { PostgresEventLog, uniqueById } from './postgres-event-log.ts';
 import { mergedFolds } from './shard-folds.ts';
 import {
@@ -21,9 +21,6 @@ import {
   storeOnShard,
 } from './shard-part-store.ts';
 import { meterStatement } from './store-sql.ts';
-
-/** Rows the unmetered path spreads its meter increments over (as on one database). */
-const METER_SHARDS = 16;
 
 /** What became of one shard's part: stored (with what was new) or not, with why. */
 type PartOutcome =
@@ -77,7 +74,7 @@ export class ShardedEventLog implements EventLog {
         const db = this.dbAt(part.position);
         try {
           const fresh = await storeOnShard(db, this.copyOf(part.position), orgId, part.events);
-          const meterRow = Math.floor(Math.random() * METER_SHARDS);
+          const meterRow = anyMeterRow();
           await this.control.execute(meterStatement(orgId, month, meterRow, fresh.size));
           const old = part.events.filter((e) => !fresh.has(e.event_id));
           return { ok: true, part, fresh, conflicts: await conflictsOnShard(db, orgId, old) };

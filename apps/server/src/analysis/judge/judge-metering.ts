@@ -118,7 +118,7 @@ export async function storeScores(
     );
     const failed = [...parts.values()].filter((_, i) => settled[i]?.status === 'rejected');
     const errors = settled.flatMap((s) => (s.status === 'rejected' ? [s.reason as unknown] : []));
-    const other = errors.find((e) => !isShardUnreachable(e) || shards.all.length < 2);
+    const other = errors.find((e) => !isShardUnreachable(e) || !shards.sharded);
     if (other !== undefined) throw other;
     if (failed.length > 0)
       unstored = {

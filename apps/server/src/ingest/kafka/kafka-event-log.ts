@@ -11,7 +11,7 @@ import type {
   FoldResult,
 } from '../event-log.ts';
 import { unfoldedCount } from '../fold-sql.ts';
-import { lockedMonthUsage } from '../meter-lock.ts';
+import { anyMeterRow, lockedMonthUsage } from '../meter-lock.ts';
 import { uniqueById } from '../postgres-event-log.ts';
 import { mergedFolds } from '../shard-folds.ts';
 import { meterStatement } from '../store-sql.ts';
@@ -22,8 +22,6 @@ import { lowestOver, shardInbox } from './shard-inbox.ts';
 import { foldShardStretch } from './shard-stretch-fold.ts';
 import { recordsOf, type SplitStretch, splitStretch } from './stretch-parts.ts';
 
-/** Rows the unmetered path spreads its meter increments over (as the single-node log). */
-const METER_SHARDS = 16;
 /** Messages one fold takes from the topic at most. */
 const MESSAGES_PER_FOLD = 5_000;
 
@@ -103,7 +101,7 @@ export class KafkaEventLog implements EventLog {
     ))
       earlier.set(id, digest);
     if (appended.length > 0) {
-      const shard = allowance === null ? Math.floor(Math.random() * METER_SHARDS) : 0;
+      const shard = allowance === null ? anyMeterRow() : 0;
       await tx.execute(meterStatement(orgId, month, shard, appended.length));
       await this.producer.send(orgId, appended);
     }
