@@ -1,11 +1,10 @@
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Arbiter } from '../src/index.ts';
 import { type ConfigDoc, type FakeArbiter, startFakeArbiter } from './support/fake-arbiter.ts';
 import { startFakeLlm } from './support/fake-llm.ts';
 import { memoryLogger } from './support/logger.ts';
+import { readTestdata } from './support/testdata.ts';
 
 interface Exposure {
   experiment_id: string;
@@ -23,11 +22,7 @@ interface EligibilityCase {
 }
 
 // The one shared copy of the vectors, read in place as bucketing.json is.
-const read = (file: string) =>
-  JSON.parse(
-    readFileSync(fileURLToPath(new URL(`../../../testdata/${file}`, import.meta.url)), 'utf8'),
-  );
-const vectors = read('eligibility.json') as { config: ConfigDoc; cases: EligibilityCase[] };
+const vectors = readTestdata('eligibility.json') as { config: ConfigDoc; cases: EligibilityCase[] };
 const idOf = new Map(vectors.config.experiments.map((e) => [e.name, e.id]));
 const holdoutIds = new Set((vectors.config.holdouts ?? []).map((h) => h.id));
 

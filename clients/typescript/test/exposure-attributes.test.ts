@@ -1,9 +1,8 @@
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Arbiter } from '../src/index.ts';
-import { type ConfigDoc, type FakeArbiter, startFakeArbiter } from './support/fake-arbiter.ts';
-import { memoryLogger } from './support/logger.ts';
+import type { Arbiter } from '../src/index.ts';
+import type { ConfigDoc, FakeArbiter } from './support/fake-arbiter.ts';
+import { type QuietClient, startQuietClient } from './support/quiet-client.ts';
+import { readTestdata } from './support/testdata.ts';
 
 interface AttributesCase {
   name: string;
@@ -22,17 +21,15 @@ interface EligibilityCase {
   exposures: Array<{ experiment_id: string; variant: string }>;
 }
 
-// The shared copies, read in place.
-const read = (file: string) =>
-  JSON.parse(
-    readFileSync(fileURLToPath(new URL(`../../../testdata/${file}`, import.meta.url)), 'utf8'),
-  );
-const shared = read('exposure-attributes.json') as {
+const shared = readTestdata('exposure-attributes.json') as {
   experiment: string;
   config: ConfigDoc;
   cases: AttributesCase[];
 };
-const eligibility = read('eligibility.json') as { config: ConfigDoc; cases: EligibilityCase[] };
+const eligibility = readTestdata('eligibility.json') as {
+  config: ConfigDoc;
+  cases: EligibilityCase[];
+};
 
 /** The case's attributes with its fill applied (a fresh object). */
 function attributesOf(c: AttributesCase): Record<string, unknown> | undefined {
@@ -54,18 +51,10 @@ afterEach(async () => {
 async function start(
   config: ConfigDoc,
   options: { exposureAttributes?: boolean } = {},
-): Promise<{ client: Arbiter; fake: FakeArbiter; logger: ReturnType<typeof memoryLogger> }> {
-  fake = await startFakeArbiter({ config });
-  const logger = memoryLogger();
-  client = new Arbiter({
-    apiKey: fake.apiKey,
-    baseUrl: fake.baseUrl,
-    flushIntervalMs: 3_600_000,
-    logger,
-    ...options,
-  });
-  expect(await client.ready()).toBe(true);
-  return { client, fake, logger };
+): Promise<QuietClient> {
+  const started = await startQuietClient(config, options);
+  ({ fake, client } = started);
+  return started;
 }
 
 /** Every stored event, in the order it was delivered. */

@@ -1,20 +1,14 @@
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Arbiter, type NodeArbiterOptions } from '../src/index.ts';
+import type { Arbiter, NodeArbiterOptions } from '../src/index.ts';
 import type { Tally } from '../src/internal/targeting-tallies.ts';
-import { type ConfigDoc, type FakeArbiter, startFakeArbiter } from './support/fake-arbiter.ts';
-import { memoryLogger } from './support/logger.ts';
+import type { ConfigDoc, FakeArbiter } from './support/fake-arbiter.ts';
+import { startQuietClient } from './support/quiet-client.ts';
+import { readTestdata } from './support/testdata.ts';
 
-// The one shared copy of the vectors, read in place.
-const read = (file: string) =>
-  JSON.parse(
-    readFileSync(fileURLToPath(new URL(`../../../testdata/${file}`, import.meta.url)), 'utf8'),
-  );
-const shared = read('targeting-tallies.json') as {
+const shared = readTestdata('targeting-tallies.json') as {
   tallies: Record<string, { matched: number; excluded: number }>;
 };
-const eligibility = read('eligibility.json') as {
+const eligibility = readTestdata('eligibility.json') as {
   config: ConfigDoc;
   cases: Array<{ experiment: string; user_id: string; attributes?: Record<string, unknown> }>;
 };
@@ -29,19 +23,13 @@ afterEach(async () => {
 });
 
 async function start(options: Partial<NodeArbiterOptions> = {}, config = eligibility.config) {
-  fake = await startFakeArbiter({ config });
-  const logger = memoryLogger();
-  client = new Arbiter({
-    apiKey: fake.apiKey,
-    baseUrl: fake.baseUrl,
-    flushIntervalMs: 3_600_000,
+  const started = await startQuietClient(config, {
     retryBaseDelayMs: 1,
     retryMaxDelayMs: 1,
-    logger,
     ...options,
   });
-  expect(await client.ready()).toBe(true);
-  return logger;
+  ({ fake, client } = started);
+  return started.logger;
 }
 
 /** The fake server's tallies summed per experiment name, after checking they are all today's. */
