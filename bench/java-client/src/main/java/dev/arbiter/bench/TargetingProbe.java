@@ -3,6 +3,7 @@ package dev.arbiter.bench;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.util.Arrays;
+import java.util.function.LongSupplier;
 
 /**
  * Issue 29's speed goal on a shared machine: {@code assign()} behind the five-clause targeting
@@ -36,20 +37,14 @@ public final class TargetingProbe {
       double[] ratios = new double[rounds];
       double[] floors = new double[rounds];
       for (int round = 0; round < rounds; round++) {
-        long start = cpu.getCurrentThreadCpuTime();
-        long sink = plain(state, calls);
-        double plainRate = calls / ((cpu.getCurrentThreadCpuTime() - start) / 1e9);
-        start = cpu.getCurrentThreadCpuTime();
-        sink += targeted(state, calls, exposed);
-        double targetedRate = calls / ((cpu.getCurrentThreadCpuTime() - start) / 1e9);
-        start = cpu.getCurrentThreadCpuTime();
-        sink += handWritten(state, calls);
-        double handRate = calls / ((cpu.getCurrentThreadCpuTime() - start) / 1e9);
+        double plainRate = perCpuSecond(cpu, calls, () -> plain(state, calls));
+        double targetedRate = perCpuSecond(cpu, calls, () -> targeted(state, calls, exposed));
+        double handRate = perCpuSecond(cpu, calls, () -> handWritten(state, calls));
         ratios[round] = targetedRate / plainRate;
         floors[round] = handRate / plainRate;
         System.out.printf("round %d: without targeting %,.0f, targeted %,.0f calls per CPU second:"
             + " %.2f; hand-written condition %,.0f: %.2f (checksum %d)%n", round + 1, plainRate,
-            targetedRate, ratios[round], handRate, floors[round], sink);
+            targetedRate, ratios[round], handRate, floors[round], checksum);
       }
       double[] sortedFloors = floors.clone();
       Arrays.sort(sortedFloors);
@@ -62,6 +57,16 @@ public final class TargetingProbe {
     } finally {
       state.tearDown();
     }
+  }
+
+  /** What the loops returned, printed so that the JIT cannot drop the calls. */
+  private static long checksum;
+
+  /** Calls per second of this thread's CPU time while {@code loop} makes {@code calls} calls. */
+  private static double perCpuSecond(ThreadMXBean cpu, int calls, LongSupplier loop) {
+    long start = cpu.getCurrentThreadCpuTime();
+    checksum += loop.getAsLong();
+    return calls / ((cpu.getCurrentThreadCpuTime() - start) / 1e9);
   }
 
   // One loop per side, so that each call site sees one receiver, as in the JMH methods.
