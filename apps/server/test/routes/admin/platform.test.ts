@@ -15,7 +15,8 @@ let owner: string;
 let acme: Awaited<ReturnType<Harness['org']>>;
 let globex: Awaited<ReturnType<Harness['org']>>;
 let experimentIds: string[];
-const today = new Date().toISOString().slice(0, 10);
+/** Taken where it is used, not at load: a run that crosses midnight must not split a test. */
+const today = () => new Date().toISOString().slice(0, 10);
 
 const get = async (url: string) => {
   const res = await h.call(owner, { method: 'GET', url });
@@ -109,14 +110,15 @@ describe('GET /v1/admin/health', () => {
   });
 
   it('shows the last nightly run and its outcome, failures included', async () => {
+    const day = today();
     const ran = await h.call(owner, {
       method: 'POST',
       url: '/v1/admin/pipeline/run',
-      payload: { day: today },
+      payload: { day },
     });
     expect(ran.statusCode).toBe(200);
     expect((await get('/v1/admin/health')).nightly.last_run).toMatchObject({
-      day: today,
+      day,
       outcome: 'succeeded',
       experiments: 2,
       error: null,
@@ -157,7 +159,7 @@ describe('GET /v1/admin/overview', () => {
       plans: { free: 1, pro: 1, business: 0, enterprise: 0 },
     });
     expect(overview.events_per_day).toHaveLength(30);
-    expect(overview.events_per_day.at(-1)).toEqual({ day: today, events: 7 });
+    expect(overview.events_per_day.at(-1)).toEqual({ day: today(), events: 7 });
     expect(overview.events_per_day[0].day).toBe(
       new Date(Date.now() - 29 * 86_400_000).toISOString().slice(0, 10),
     );
