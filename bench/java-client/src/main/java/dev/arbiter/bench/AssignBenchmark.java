@@ -64,6 +64,8 @@ public class AssignBenchmark {
   private String[] userIds;
   /** User i's attributes: nine in ten match all five clauses, so most calls reach the bucket. */
   private Map<String, Object>[] attributes;
+  /** User i's five condition fields, read beforehand (the TargetingProbe's fourth side). */
+  private Object[][] resolved;
   private int next;
   private HttpServer server;
   private Arbiter arbiter;
@@ -320,9 +322,29 @@ public class AssignBenchmark {
     return arbiterWithoutExposures.assign("checkout-prompt", userIds[i]);
   }
 
-  /** Throws unless the hand-written condition answers as the client's for every user. */
+  /**
+   * {@link #handWrittenTargetedAssign} over each user's fields read beforehand ({@link
+   * HandWrittenCondition#resolve}), as LaunchDarkly's contexts are built beforehand: the floor
+   * of an API that resolves a request's attributes once, not a benchmark of the client.
+   */
+  public String handWrittenResolvedAssign() {
+    int i = next;
+    next = (i + 1) & (users - 1);
+    if (!HandWrittenCondition.matchesResolved(resolved[i])) return null;
+    return arbiterWithoutExposures.assign("checkout-prompt", userIds[i]);
+  }
+
+  /**
+   * Throws unless both hand-written conditions answer as the client's for every user; builds
+   * the resolved fields {@link #handWrittenResolvedAssign} reads.
+   */
   void checkHandWrittenCondition() {
+    resolved = new Object[users][];
     for (int i = 0; i < users; i++) {
+      resolved[i] = HandWrittenCondition.resolve(attributes[i]);
+      if (HandWrittenCondition.matchesResolved(resolved[i]) != HandWrittenCondition.matches(attributes[i])) {
+        throw new IllegalStateException("the resolved condition differs for " + attributes[i]);
+      }
       String client = arbiterWithoutExposures.assign("checkout-prompt-targeted", userIds[i],
           attributes[i]);
       if ((client != null) != HandWrittenCondition.matches(attributes[i])) {

@@ -17,16 +17,45 @@ final class HandWrittenCondition {
     Object plan = attributes.get("plan");
     if (!("pro".equals(plan) || "team".equals(plan))) return false;
     Object locale = attributes.get("locale");
-    if (!(locale instanceof String && ((String) locale).regionMatches(true, 0, "en", 0, 2))) {
-      return false;
-    }
+    if (!englishLocale(locale)) return false;
     Object app = attributes.get("app");
     if (!(app instanceof Map)) return false;
     Object version = ((Map<?, ?>) app).get("version");
     if (!(version instanceof String && atLeast240((String) version))) return false;
     Object country = attributes.get("country");
     if ("CU".equals(country) || "IR".equals(country)) return false;
-    Object age = attributes.get("age");
+    return adult(attributes.get("age"));
+  }
+
+  /**
+   * The condition's five fields read once from the caller's map, in the condition's order
+   * ({@code plan, locale, app.version, country, age}): what an API that resolves a request's
+   * attributes before its {@code assign()} calls would hand the evaluator.
+   */
+  static Object[] resolve(Map<String, ?> attributes) {
+    Object app = attributes.get("app");
+    Object version = app instanceof Map ? ((Map<?, ?>) app).get("version") : null;
+    return new Object[] {attributes.get("plan"), attributes.get("locale"), version,
+        attributes.get("country"), attributes.get("age")};
+  }
+
+  /** {@link #matches} over fields {@link #resolve} read: the same tests, no map read. */
+  static boolean matchesResolved(Object[] fields) {
+    Object plan = fields[0];
+    if (!("pro".equals(plan) || "team".equals(plan))) return false;
+    if (!englishLocale(fields[1])) return false;
+    Object version = fields[2];
+    if (!(version instanceof String && atLeast240((String) version))) return false;
+    Object country = fields[3];
+    if ("CU".equals(country) || "IR".equals(country)) return false;
+    return adult(fields[4]);
+  }
+
+  private static boolean englishLocale(Object locale) {
+    return locale instanceof String && ((String) locale).regionMatches(true, 0, "en", 0, 2);
+  }
+
+  private static boolean adult(Object age) {
     return age instanceof Long && (Long) age >= 18;
   }
 

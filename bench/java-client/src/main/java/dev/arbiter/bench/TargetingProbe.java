@@ -12,11 +12,16 @@ import java.util.function.LongSupplier;
  * of the calling thread's CPU time, the two sides alternating round by round so that a change
  * of load falls on both. Prints each round's rates and ratio, then the median ratio. A third
  * side, the same condition written out by hand ({@link HandWrittenCondition}) before the
- * untargeted call, shows the floor of any evaluator reading a caller's map. With
+ * untargeted call, shows the floor of any evaluator reading a caller's map; a fourth, the
+ * same over the five fields read beforehand, the floor of an API that resolves a request's
+ * attributes once. With
  * {@code exposed}, the targeted side is {@code arbiterAssignTargetedWithExposures}: the
  * defaults, exposures and targeting tallies on.
  *
- * <pre>java -cp target/benchmarks.jar dev.arbiter.bench.TargetingProbe [rounds] [calls] [exposed]</pre>
+ * {@code users} (a power of two, default 16,384) sets how many distinct users the calls cycle
+ * through: with a few, every user's attributes stay in the CPU's caches.
+ *
+ * <pre>java -cp target/benchmarks.jar dev.arbiter.bench.TargetingProbe [rounds] [calls] [exposed|plain] [users]</pre>
  */
 public final class TargetingProbe {
   private TargetingProbe() {}
@@ -26,6 +31,7 @@ public final class TargetingProbe {
     int calls = args.length > 1 ? Integer.parseInt(args[1]) : 20_000_000;
     boolean exposed = args.length > 2 && args[2].equals("exposed");
     AssignBenchmark state = new AssignBenchmark();
+    if (args.length > 3) state.users = Integer.parseInt(args[3]);
     state.setUp(exposed ? "arbiterAssignTargetedWithExposures" : "arbiterAssignTargeted");
     state.checkHandWrittenCondition();
     try {
@@ -34,29 +40,37 @@ public final class TargetingProbe {
       plain(state, calls / 2);
       targeted(state, calls / 2, exposed);
       handWritten(state, calls / 2);
+      handWrittenResolved(state, calls / 2);
       double[] ratios = new double[rounds];
       double[] floors = new double[rounds];
+      double[] resolvedFloors = new double[rounds];
       for (int round = 0; round < rounds; round++) {
         double plainRate = perCpuSecond(cpu, calls, () -> plain(state, calls));
         double targetedRate = perCpuSecond(cpu, calls, () -> targeted(state, calls, exposed));
         double handRate = perCpuSecond(cpu, calls, () -> handWritten(state, calls));
+        double resolvedRate = perCpuSecond(cpu, calls, () -> handWrittenResolved(state, calls));
         ratios[round] = targetedRate / plainRate;
         floors[round] = handRate / plainRate;
+        resolvedFloors[round] = resolvedRate / plainRate;
         System.out.printf("round %d: without targeting %,.0f, targeted %,.0f calls per CPU second:"
-            + " %.2f; hand-written condition %,.0f: %.2f (checksum %d)%n", round + 1, plainRate,
-            targetedRate, ratios[round], handRate, floors[round], checksum);
+            + " %.2f; hand-written condition %,.0f: %.2f; over resolved fields %,.0f: %.2f"
+            + " (checksum %d)%n", round + 1, plainRate, targetedRate, ratios[round], handRate,
+            floors[round], resolvedRate, resolvedFloors[round], checksum);
       }
-      double[] sortedFloors = floors.clone();
-      Arrays.sort(sortedFloors);
-      double[] sorted = ratios.clone();
-      Arrays.sort(sorted);
-      System.out.printf("median ratio targeted / without: %.2f (range %.2f-%.2f, goal >= 0.5)%n",
-          sorted[rounds / 2], sorted[0], sorted[rounds - 1]);
-      System.out.printf("median ratio hand-written condition / without: %.2f (range %.2f-%.2f)%n",
-          sortedFloors[rounds / 2], sortedFloors[0], sortedFloors[rounds - 1]);
+      printMedian("targeted / without", ratios, " goal >= 0.5");
+      printMedian("hand-written condition / without", floors, "");
+      printMedian("hand-written condition over resolved fields / without", resolvedFloors, "");
     } finally {
       state.tearDown();
     }
+  }
+
+  private static void printMedian(String what, double[] ratios, String goal) {
+    double[] sorted = ratios.clone();
+    Arrays.sort(sorted);
+    System.out.printf("median ratio %s: %.2f (range %.2f-%.2f%s)%n", what,
+        sorted[sorted.length / 2], sorted[0], sorted[sorted.length - 1],
+        goal.isEmpty() ? "" : "," + goal);
   }
 
   /** What the loops returned, printed so that the JIT cannot drop the calls. */
@@ -87,6 +101,15 @@ public final class TargetingProbe {
     long sink = 0;
     for (int i = 0; i < calls; i++) {
       String variant = state.handWrittenTargetedAssign();
+      sink += variant == null ? 0 : variant.length();
+    }
+    return sink;
+  }
+
+  private static long handWrittenResolved(AssignBenchmark state, int calls) {
+    long sink = 0;
+    for (int i = 0; i < calls; i++) {
+      String variant = state.handWrittenResolvedAssign();
       sink += variant == null ? 0 : variant.length();
     }
     return sink;
