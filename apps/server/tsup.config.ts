@@ -2,11 +2,38 @@ import { cpSync } from 'node:fs';
 import { defineConfig } from 'tsup';
 import { writeSeed } from './src/db/pglite-seed.ts';
 
-// The production build of the server and the `arbiter` command: one ES module for Node, with the
-// workspace packages (TypeScript sources) bundled in and every npm dependency left to
+// The production build of the server and the `arbiter` command: ES modules for Node, with the
+// workspace packages (TypeScript sources) and the npm dependencies a start loads bundled in, so
+// that a restart reads a few files instead of resolving and compiling some 900 CommonJS files
+// one by one (bench/startup/RESULTS.md). The packages below stay imports resolved from
 // node_modules. The SQL migrations are copied beside it (connect.ts finds them relative to its
 // own module, which is dist/cli.js once bundled), and so is the PGlite seed: a migrated empty
 // database a first start unpacks instead of running initdb (src/db/pglite-seed.ts).
+const keptExternal = [
+  // Find files of their own beside their modules: PGlite its WebAssembly and data, the API
+  // reference its static pages.
+  '@electric-sql/pglite',
+  '@fastify/swagger-ui',
+  // Loaded only when a PostgreSQL server is configured; it requires its optional native
+  // binding, which a bundler cannot resolve.
+  'pg',
+  // The SDKs of integrations, imported only when the integration is configured: no start of an
+  // unconfigured server pays for them, and bundling them would only grow dist.
+  '@aws-sdk',
+  '@clerk/backend',
+  '@fastify/otel',
+  '@opentelemetry/exporter-trace-otlp-http',
+  '@opentelemetry/resources',
+  '@opentelemetry/sdk-trace-base',
+  '@opentelemetry/sdk-trace-node',
+  '@platformatic/kafka',
+  'nodemailer',
+  'openai',
+  'stripe',
+];
+const escapeRegExp = (name: string) => name.replaceAll(/[/.]/g, (c) => `\\${c}`);
+const keptPattern = `(${keptExternal.map(escapeRegExp).join('|')})(/|$)`;
+
 export default defineConfig({
   entry: { cli: 'src/cli.ts' },
   format: ['esm'],
@@ -18,9 +45,13 @@ export default defineConfig({
   splitting: true,
   sourcemap: true,
   dts: false,
-  // Bare specifiers other than the workspace packages stay imports resolved from node_modules.
-  noExternal: [/^@arbiter\//, /^typebox(\/|$)/, /^drizzle-orm(\/|$)/],
-  external: [/^(?!@arbiter\/|typebox(\/|$)|drizzle-orm(\/|$))[^./]/],
+  // Every bare specifier is bundled but those kept external (Node's own modules stay imports).
+  noExternal: [new RegExp(`^(?!${keptPattern})[^./]`)],
+  external: [new RegExp(`^${keptPattern}`)],
+  // CommonJS modules bundled into an ES module still call `require` for Node's own modules.
+  banner: {
+    js: "import { createRequire as __arbiterCreateRequire } from 'node:module'; const require = __arbiterCreateRequire(import.meta.url);",
+  },
   removeNodeProtocol: false,
   onSuccess: async () => {
     cpSync('src/db/migrations', 'dist/migrations', { recursive: true });
