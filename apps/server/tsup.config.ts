@@ -1,4 +1,6 @@
-import { cpSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { cpSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { defineConfig } from 'tsup';
 import { writeSeed } from './src/db/pglite-seed.ts';
 
@@ -56,5 +58,14 @@ export default defineConfig({
   onSuccess: async () => {
     cpSync('src/db/migrations', 'dist/migrations', { recursive: true });
     await writeSeed('dist/pglite-seed.tar.gz', 'src/db/migrations');
+    // The build's identity: what the server keys its stored OpenAPI document by
+    // (src/http/openapi-document-store.ts), a hash of every module of the build.
+    const hash = createHash('sha256');
+    for (const name of readdirSync('dist')
+      .filter((n) => n.endsWith('.js'))
+      .sort()) {
+      hash.update(name).update(readFileSync(join('dist', name)));
+    }
+    writeFileSync('dist/build-id', `${hash.digest('hex').slice(0, 32)}\n`);
   },
 });
