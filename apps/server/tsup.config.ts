@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import { cpSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { Plugin } from 'esbuild';
 import { defineConfig } from 'tsup';
 import { writeSeed } from './src/db/pglite-seed.ts';
 
@@ -12,10 +14,8 @@ import { writeSeed } from './src/db/pglite-seed.ts';
 // own module, which is dist/cli.js once bundled), and so is the PGlite seed: a migrated empty
 // database a first start unpacks instead of running initdb (src/db/pglite-seed.ts).
 const keptExternal = [
-  // Find files of their own beside their modules: PGlite its WebAssembly and data, the API
-  // reference its static pages.
+  // Finds files of its own beside its modules: its WebAssembly and data.
   '@electric-sql/pglite',
-  '@fastify/swagger-ui',
   // Loaded only when a PostgreSQL server is configured; it requires its optional native
   // binding, which a bundler cannot resolve.
   'pg',
@@ -36,6 +36,22 @@ const keptExternal = [
 const escapeRegExp = (name: string) => name.replaceAll(/[/.]/g, (c) => `\\${c}`);
 const keptPattern = `(${keptExternal.map(escapeRegExp).join('|')})(/|$)`;
 
+// @fastify/swagger-ui serves the pages of its `static` folder, which it finds from `__dirname`.
+// Bundled (with its 120 files of dependencies), its modules are given the folder it is installed
+// in, resolved from dist when the server starts.
+const swaggerUiModule = /[\\/]node_modules[\\/]@fastify[\\/]swagger-ui[\\/](lib[\\/])?[^\\/]+\.js$/;
+const swaggerUiDirname: Plugin = {
+  name: 'swagger-ui-dirname',
+  setup(build) {
+    build.onLoad({ filter: swaggerUiModule }, async (args) => {
+      const sub = /[\\/]lib[\\/][^\\/]+$/.test(args.path) ? ", 'lib'" : '';
+      const dirname = `require('node:path').join(require('node:path').dirname(require.resolve('@fastify/swagger-ui'))${sub})`;
+      const source = await readFile(args.path, 'utf8');
+      return { contents: `var __dirname = ${dirname};\n${source}`, loader: 'js' };
+    });
+  },
+};
+
 export default defineConfig({
   entry: { cli: 'src/cli.ts' },
   format: ['esm'],
@@ -54,6 +70,7 @@ export default defineConfig({
   banner: {
     js: "import { createRequire as __arbiterCreateRequire } from 'node:module'; const require = __arbiterCreateRequire(import.meta.url);",
   },
+  esbuildPlugins: [swaggerUiDirname],
   removeNodeProtocol: false,
   onSuccess: async () => {
     cpSync('src/db/migrations', 'dist/migrations', { recursive: true });
