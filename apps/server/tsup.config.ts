@@ -1,12 +1,57 @@
-import { cpSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { cpSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Plugin } from 'esbuild';
 import { defineConfig } from 'tsup';
 import { writeSeed } from './src/db/pglite-seed.ts';
 
-// The production build of the server and the `arbiter` command: one ES module for Node, with the
-// workspace packages (TypeScript sources) bundled in and every npm dependency left to
+// The production build of the server and the `arbiter` command: ES modules for Node, with the
+// workspace packages (TypeScript sources) and the npm dependencies a start loads bundled in, so
+// that a restart reads a few files instead of resolving and compiling some 900 CommonJS files
+// one by one (bench/startup/RESULTS.md). The packages below stay imports resolved from
 // node_modules. The SQL migrations are copied beside it (connect.ts finds them relative to its
 // own module, which is dist/cli.js once bundled), and so is the PGlite seed: a migrated empty
 // database a first start unpacks instead of running initdb (src/db/pglite-seed.ts).
+const keptExternal = [
+  // Finds files of its own beside its modules: its WebAssembly and data.
+  '@electric-sql/pglite',
+  // Loaded only when a PostgreSQL server is configured; it requires its optional native
+  // binding, which a bundler cannot resolve.
+  'pg',
+  // The SDKs of integrations, imported only when the integration is configured: no start of an
+  // unconfigured server pays for them, and bundling them would only grow dist.
+  '@aws-sdk',
+  '@clerk/backend',
+  '@fastify/otel',
+  '@opentelemetry/exporter-trace-otlp-http',
+  '@opentelemetry/resources',
+  '@opentelemetry/sdk-trace-base',
+  '@opentelemetry/sdk-trace-node',
+  '@platformatic/kafka',
+  'nodemailer',
+  'openai',
+  'stripe',
+];
+const escapeRegExp = (name: string) => name.replaceAll(/[/.]/g, (c) => `\\${c}`);
+const keptPattern = `(${keptExternal.map(escapeRegExp).join('|')})(/|$)`;
+
+// @fastify/swagger-ui serves the pages of its `static` folder, which it finds from `__dirname`.
+// Bundled (with its 120 files of dependencies), its modules are given the folder it is installed
+// in, resolved from dist when the server starts.
+const swaggerUiModule = /[\\/]node_modules[\\/]@fastify[\\/]swagger-ui[\\/](lib[\\/])?[^\\/]+\.js$/;
+const swaggerUiDirname: Plugin = {
+  name: 'swagger-ui-dirname',
+  setup(build) {
+    build.onLoad({ filter: swaggerUiModule }, async (args) => {
+      const sub = /[\\/]lib[\\/][^\\/]+$/.test(args.path) ? ", 'lib'" : '';
+      const dirname = `require('node:path').join(require('node:path').dirname(require.resolve('@fastify/swagger-ui'))${sub})`;
+      const source = await readFile(args.path, 'utf8');
+      return { contents: `var __dirname = ${dirname};\n${source}`, loader: 'js' };
+    });
+  },
+};
+
 export default defineConfig({
   entry: { cli: 'src/cli.ts' },
   format: ['esm'],
@@ -18,12 +63,26 @@ export default defineConfig({
   splitting: true,
   sourcemap: true,
   dts: false,
-  // Bare specifiers other than the workspace packages stay imports resolved from node_modules.
-  noExternal: [/^@arbiter\//, /^typebox(\/|$)/, /^drizzle-orm(\/|$)/],
-  external: [/^(?!@arbiter\/|typebox(\/|$)|drizzle-orm(\/|$))[^./]/],
+  // Every bare specifier is bundled but those kept external (Node's own modules stay imports).
+  noExternal: [new RegExp(`^(?!${keptPattern})[^./]`)],
+  external: [new RegExp(`^${keptPattern}`)],
+  // CommonJS modules bundled into an ES module still call `require` for Node's own modules.
+  banner: {
+    js: "import { createRequire as __arbiterCreateRequire } from 'node:module'; const require = __arbiterCreateRequire(import.meta.url);",
+  },
+  esbuildPlugins: [swaggerUiDirname],
   removeNodeProtocol: false,
   onSuccess: async () => {
     cpSync('src/db/migrations', 'dist/migrations', { recursive: true });
     await writeSeed('dist/pglite-seed.tar.gz', 'src/db/migrations');
+    // The build's identity: what the server keys its stored OpenAPI document by
+    // (src/http/openapi-document-store.ts), a hash of every module of the build.
+    const hash = createHash('sha256');
+    for (const name of readdirSync('dist')
+      .filter((n) => n.endsWith('.js'))
+      .sort()) {
+      hash.update(name).update(readFileSync(join('dist', name)));
+    }
+    writeFileSync('dist/build-id', `${hash.digest('hex').slice(0, 32)}\n`);
   },
 });

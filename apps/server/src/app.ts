@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyPluginCallback } from 'fastify';
 import { isDevelopmentSessions } from './config.ts';
@@ -36,6 +37,11 @@ export interface AppOptions {
   dashboardDist?: string;
   /** How long a connection may stay silent before it is closed (default 30 s). */
   idleTimeoutMs?: number;
+  /**
+   * Where a production build keeps the OpenAPI document between starts (default: `cache` in the
+   * data dir); null keeps nothing.
+   */
+  openApiStoreDir?: string | null;
   /** The request spans' plugin when traces are exported (tracing.ts); registered before all else. */
   tracing?: FastifyPluginCallback;
 }
@@ -86,7 +92,12 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
   if (ctx.config.metrics) app.addHook('onResponse', requestMetricsHook(ctx.metrics));
   if (ctx.disk !== null) app.addHook('onRequest', diskSpaceHook(ctx.disk));
 
-  await registerOpenApi(app);
+  await registerOpenApi(
+    app,
+    options.openApiStoreDir === undefined
+      ? join(ctx.config.dataDir, 'cache')
+      : options.openApiStoreDir,
+  );
 
   // Each plane is a TypeBox plugin in its own encapsulation context (see http/app-types.ts).
   await app.register(probeRoutes, { ctx });

@@ -20,6 +20,10 @@ export function register(app: App): void {
         },
       },
     },
-    async () => app.swagger(),
+    // Already serialized (the route's serializer on the first answer): a string goes out as is.
+    async (_request, reply) =>
+      reply
+        .type('application/json; charset=utf-8')
+        .send(app.openApiBody(reply) as unknown as Record<string, unknown>),
   );
 }
