@@ -51,6 +51,13 @@ function trustProxyOption(setting: Context['config']['trustProxy']) {
   return typeof setting === 'number' ? (_address: string, hop: number) => hop < setting : setting;
 }
 
+/** Where the OpenAPI answer is kept between starts: `cache` in the data dir unless told. */
+function openApiStoreDir(ctx: Context, options: AppOptions): string | null {
+  return options.openApiStoreDir === undefined
+    ? join(ctx.config.dataDir, 'cache')
+    : options.openApiStoreDir;
+}
+
 /** Builds the HTTP app from a context; only main.ts listens. Tests call this with inject(). */
 export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<App> {
   // The app's requests log through the process's logger, seen as Fastify's logger interface.
@@ -92,12 +99,7 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
   if (ctx.config.metrics) app.addHook('onResponse', requestMetricsHook(ctx.metrics));
   if (ctx.disk !== null) app.addHook('onRequest', diskSpaceHook(ctx.disk));
 
-  await registerOpenApi(
-    app,
-    options.openApiStoreDir === undefined
-      ? join(ctx.config.dataDir, 'cache')
-      : options.openApiStoreDir,
-  );
+  await registerOpenApi(app, openApiStoreDir(ctx, options));
 
   // Each plane is a TypeBox plugin in its own encapsulation context (see http/app-types.ts).
   await app.register(probeRoutes, { ctx });

@@ -1,4 +1,4 @@
-import swagger from '@fastify/swagger';
+import swagger, { type FastifyDynamicSwaggerOptions } from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyReply, RouteOptions } from 'fastify';
 import type { App } from './app-types.ts';
@@ -18,6 +18,45 @@ declare module 'fastify' {
 }
 
 export const API_VERSION = '1.0.0';
+
+/** The document's fixed part: the API's identity and how a request is authenticated. */
+const DOCUMENT_HEAD: FastifyDynamicSwaggerOptions['openapi'] = {
+  openapi: '3.1.0',
+  info: {
+    title: 'Arbiter API',
+    version: API_VERSION,
+    description:
+      'Experiments for LLM-backed features: assignment, ingest, results. Errors are RFC 9457 problems.',
+  },
+  components: {
+    securitySchemes: {
+      session: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+      apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+      signature: {
+        type: 'apiKey',
+        in: 'header',
+        name: 'Arbiter-Signature',
+        description:
+          '`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` with the org webhook secret',
+      },
+      billingSignature: {
+        type: 'apiKey',
+        in: 'header',
+        name: 'Billing-Signature',
+        description:
+          "The billing provider's signature (`t=<unix seconds>,v1=<hex HMAC-SHA256>`), also accepted as `Stripe-Signature`, verified by the stripe library against `ARBITER_STRIPE_WEBHOOK_SECRET`",
+      },
+      svix: {
+        type: 'apiKey',
+        in: 'header',
+        name: 'svix-signature',
+        description:
+          "The identity provider's Svix signature, with `svix-id` and `svix-timestamp`, verified against `ARBITER_CLERK_WEBHOOK_SECRET`",
+      },
+    },
+  },
+  security: [{ session: [] }],
+};
 
 /**
  * The OpenAPI 3.1 document of every route registered after this, and its UI at /docs. A
@@ -40,46 +79,15 @@ export async function registerOpenApi(app: App, storeDir: string | null): Promis
       restateTextRule(doc.components);
       return doc;
     },
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: 'Arbiter API',
-        version: API_VERSION,
-        description:
-          'Experiments for LLM-backed features: assignment, ingest, results. Errors are RFC 9457 problems.',
-      },
-      components: {
-        securitySchemes: {
-          session: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
-          apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
-          signature: {
-            type: 'apiKey',
-            in: 'header',
-            name: 'Arbiter-Signature',
-            description:
-              '`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` with the org webhook secret',
-          },
-          billingSignature: {
-            type: 'apiKey',
-            in: 'header',
-            name: 'Billing-Signature',
-            description:
-              "The billing provider's signature (`t=<unix seconds>,v1=<hex HMAC-SHA256>`), also accepted as `Stripe-Signature`, verified by the stripe library against `ARBITER_STRIPE_WEBHOOK_SECRET`",
-          },
-          svix: {
-            type: 'apiKey',
-            in: 'header',
-            name: 'svix-signature',
-            description:
-              "The identity provider's Svix signature, with `svix-id` and `svix-timestamp`, verified against `ARBITER_CLERK_WEBHOOK_SECRET`",
-          },
-        },
-      },
-      security: [{ session: [] }],
-    },
+    openapi: DOCUMENT_HEAD,
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
 
+  decorateOpenApiBody(app, storeDir);
+}
+
+/** `openApiBody`: built once, or read from an earlier start's store under the same key. */
+function decorateOpenApiBody(app: App, storeDir: string | null): void {
   const routes: RouteOptions[] = [];
   app.addHook('onRoute', (route) => {
     routes.push(route);
