@@ -97,10 +97,21 @@ async function databaseCpuMeter(url: string) {
     seconds.delete(own as number);
     return seconds;
   };
+  // Autovacuum workers, told apart: they clean up after the load, not for the pipeline.
+  const vacuum = new Set<number>();
+  const vacuumWorkers = async () => {
+    const workers = await client.query<{ pid: number }>(
+      `select pid from pg_stat_activity where datname = current_database()
+         and backend_type = 'autovacuum worker'`,
+    );
+    for (const w of workers.rows) vacuum.add(w.pid);
+  };
+  await vacuumWorkers();
   const first = await reading();
   const last = new Map(first);
   let sampling: Promise<void> | null = null;
   const sample = async () => {
+    await vacuumWorkers();
     for (const [pid, seconds] of await reading())
       if (Number.isFinite(seconds)) last.set(pid, seconds);
   };
@@ -110,14 +121,52 @@ async function databaseCpuMeter(url: string) {
     });
   }, 1000);
   return {
-    /** CPU ms spent since the meter started. */
-    async stop(): Promise<number> {
+    /** The first and the latest reading of each process, for `cpuMsOfMeters`. */
+    async stop(): Promise<Readings> {
       clearInterval(timer);
       await sampling;
       await sample();
       await client.end();
-      return cpuSecondsBetween(first, last) * 1000;
+      return { first, last, vacuum };
     },
+  };
+}
+
+interface Readings {
+  first: Map<number, number>;
+  last: Map<number, number>;
+  vacuum: Set<number>;
+}
+
+/**
+ * CPU ms the meters' processes spent, each process once. The server-wide WAL writer,
+ * checkpointer and background writer appear in every database's readings: summed per meter
+ * they counted once per database, four times with three shards (the control database and the
+ * shards), which made sharded runs look dearer than they were. Also those processes' share:
+ * they flush what the load left dirty.
+ */
+function cpuMsOfMeters(readings: readonly Readings[]): {
+  total: number;
+  serverWide: number;
+  autovacuum: number;
+} {
+  const first = new Map<number, number>();
+  const last = new Map<number, number>();
+  for (const r of readings) {
+    for (const [pid, s] of r.first)
+      if (Number.isFinite(s)) first.set(pid, Math.min(first.get(pid) ?? s, s));
+    for (const [pid, s] of r.last) last.set(pid, Math.max(last.get(pid) ?? s, s));
+  }
+  // Those in every meter's readings: the server-wide processes (with one meter, unknown).
+  const shared = new Map([...last].filter(([pid]) => readings.every((r) => r.last.has(pid))));
+  return {
+    total: cpuSecondsBetween(first, last) * 1000,
+    serverWide: readings.length > 1 ? cpuSecondsBetween(first, shared) * 1000 : Number.NaN,
+    autovacuum:
+      cpuSecondsBetween(
+        first,
+        new Map([...last].filter(([pid]) => readings.some((r) => r.vacuum.has(pid)))),
+      ) * 1000,
   };
 }
 
@@ -233,8 +282,8 @@ async function measure(users: number, llmMetrics = false): Promise<Measured> {
     const summary = await runNightly(run, DAY, SCHEDULED_FOLD_WAIT_MS);
     const elapsed = performance.now() - start;
     const ownCpu = processCpuMs() - processBefore;
-    let pipelineCpu = ownCpu;
-    for (const meter of meters) pipelineCpu += await meter.stop();
+    const metered = cpuMsOfMeters(await Promise.all(meters.map((meter) => meter.stop())));
+    const pipelineCpu = ownCpu + metered.total;
     clearInterval(sampler);
     peak = Math.max(peak, process.memoryUsage().rss);
     const statuses = summary.experiments.map((e) => e.status);
@@ -250,6 +299,11 @@ async function measure(users: number, llmMetrics = false): Promise<Measured> {
     console.log(
       `CPU: pipeline ${Math.round(pipelineCpu)} ms (the database's PostgreSQL processes and this one, ${Math.round(ownCpu)} ms of it this one), aggregate run serially ${Math.round(baselineCpu)} ms, ratio ${(pipelineCpu / baselineCpu).toFixed(2)}`,
     );
+    if (Number.isFinite(metered.serverWide))
+      console.log(
+        `CPU of the server-wide WAL writer, checkpointer and background writer: ${Math.round(metered.serverWide)} ms of it`,
+      );
+    console.log(`CPU of autovacuum workers: ${Math.round(metered.autovacuum)} ms of it`);
     console.log(
       `load average:              ${loadBefore.toFixed(2)} before the run, ${loadavg()
         .map((l) => l.toFixed(2))

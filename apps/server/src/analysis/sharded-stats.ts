@@ -67,10 +67,12 @@ export async function readShardedStats(
   const { firsts, combined, seconds } = await scatterTwoPhase(
     shards,
     async (tx): Promise<Partials> => {
-      // Each user's row once per shard: phase 1 sums it, phase 2 bins it.
-      await tx.execute(sql`create temporary table shard_u on commit drop as
-        with ${userCtes(metrics)} select * from u`);
-      const [row] = await rows<Record<keyof Partials, unknown>>(tx, partialsStatement(metrics));
+      const [row] = await rows<Record<keyof Partials, unknown>>(
+        tx,
+        binned
+          ? await keepingBinnedValues(tx, metrics, userCtes(metrics))
+          : partials(userCtes(metrics), metrics),
+      );
       return {
         arms: json(row?.arms),
         sums: json(row?.sums),
@@ -95,11 +97,31 @@ export async function readShardedStats(
   return stats;
 }
 
-/** The shard's temporary per-user rows as `u`, the relation the CTEs read. */
-const SHARD_U = sql`u as (select * from shard_u)`;
+/**
+ * Phase 1's statement when phase 2 bins: the partials, and each user's values kept in the
+ * temporary table `shard_u` by the same statement (a data-modifying CTE over the materialized
+ * `u`), so the per-user rows are computed once and read from memory, as the single statement
+ * reads them. Only what binning reads is kept (the arm and the values, not the user id or the
+ * covariates): the table's writes are most of what a shard costs beyond the single statement.
+ * The table is made first, empty, by the same query (its column types are the query's).
+ */
+async function keepingBinnedValues(
+  tx: Database,
+  metrics: readonly MetricDefinition[],
+  ctes: SQL,
+): Promise<SQL> {
+  const kept = sql.join(
+    ['variant', ...metrics.map((_, i) => `y_${i}`)].map((c) => sql.raw(c)),
+    sql`, `,
+  );
+  await tx.execute(sql`create temporary table shard_u on commit drop as
+    with ${ctes} select ${kept} from u limit 0`);
+  return partials(sql`${ctes}, kept as (insert into shard_u select ${kept} from u)`, metrics);
+}
 
-function partialsStatement(metrics: readonly MetricDefinition[]): SQL {
-  return sql`with ${SHARD_U}, ${momentCtes(metrics)}
+/** The arms, the shifted sums and the ranges of the per-user rows `u` the CTEs `ctes` end in. */
+function partials(ctes: SQL, metrics: readonly MetricDefinition[]): SQL {
+  return sql`with ${ctes}, ${momentCtes(metrics)}
     select
       (select coalesce(json_agg(json_build_object('variant', variant, 'users', users,
         'events', events)), '[]'::json) from centre where stats_rows > 0) as arms,
@@ -107,6 +129,9 @@ function partialsStatement(metrics: readonly MetricDefinition[]): SQL {
       (select coalesce(json_agg(json_build_object('metric', metric, 'variant', variant,
         'lo', lo, 'hi', hi)), '[]'::json) from cm) as ranges`;
 }
+
+/** The shard's kept values as `u`, the relation phase 2's binning reads. */
+const SHARD_U = sql`u as (select * from shard_u)`;
 
 /** Each arm's users and exposures, added over the shards, in the order arms first appear. */
 function addArms(parts: readonly Partials[]): ArmRow[] {

@@ -27,7 +27,8 @@ export async function scatterTwoPhase<A, M, B>(
         (arrived[position] as Deferred<A>).resolve(await first(tx));
         return second(tx, await gate.promise);
       },
-      options,
+      // Every two-phase read may keep rows in a temporary table: each asks for the same buffers.
+      { ...options, temporaryRows: true },
     ),
   );
   try {
