@@ -121,6 +121,8 @@ describe('layers and holdouts', () => {
     await heading('New experiment').waitFor();
     await page.getByLabel('Name', { exact: true }).fill('chat-tone');
     const layerSelect = page.getByRole('combobox', { name: /^Layer\b/ });
+    // The layers arrive after the form: wait for the one the API made before reading the list.
+    await layerSelect.locator('option', { hasText: 'chat' }).waitFor({ state: 'attached' });
     await expect(layerSelect.locator('option').allTextContents()).resolves.toEqual([
       'None: every user may enter',
       'chat (50.00% free)',
