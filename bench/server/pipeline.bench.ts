@@ -207,6 +207,10 @@ async function measure(users: number, llmMetrics = false): Promise<Measured> {
     ARBITER_DATABASE_URL: db.url,
     ARBITER_DATA_DIR: mkdtempSync(join(tmpdir(), 'arbiter-bench-')),
     ARBITER_LOG_LEVEL: 'silent',
+    // Experiments analysed at once (the server's default, 2, unless BENCH_ANALYSIS_CONCURRENCY).
+    ...(process.env.BENCH_ANALYSIS_CONCURRENCY
+      ? { ARBITER_ANALYSIS_CONCURRENCY: process.env.BENCH_ANALYSIS_CONCURRENCY }
+      : {}),
   });
   const ctx = await createContext(config);
   const shards = await openShards();
