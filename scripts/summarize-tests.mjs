@@ -11,6 +11,30 @@ let failed = 0;
 /** Each failed test by name, printed just above the closing line so a CI excerpt shows it. */
 const failures = [];
 
+/** Every vitest log of the run, colours removed, read once when a hook's error is looked up. */
+let logText;
+const ANSI = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, 'g');
+
+/**
+ * A hook that throws inside a describe block fails the file with no message in the JSON report
+ * (vitest keeps the error on the suite); the console reporter printed it under "FAIL <file> >
+ * <suite>", so the first line after that names it.
+ */
+function hookErrorInLogs(absolutePath) {
+  logText ??= files
+    .filter((f) => f.endsWith('.log'))
+    .map((f) => readFileSync(join(dir, f), 'utf8').replace(ANSI, ''))
+    .join('\n');
+  const relative = absolutePath.replace(/^.*\/(test\/)/, '$1');
+  for (const block of logText.split(/\n(?=\s*FAIL\s)/)) {
+    const [head, ...rest] = block.split('\n');
+    if (!/^\s*FAIL\s/.test(head) || !head.includes(relative)) continue;
+    const line = rest.find((l) => l.trim() !== '');
+    if (line !== undefined) return `${head.trim().replace(/^FAIL\s+/, '')}: ${line.trim()}`;
+  }
+  return null;
+}
+
 for (const file of files.filter((f) => f.endsWith('.json'))) {
   const report = JSON.parse(readFileSync(join(dir, file), 'utf8'));
   const before = failures.length;
@@ -24,9 +48,11 @@ for (const file of files.filter((f) => f.endsWith('.json'))) {
     // only a message; vitest does not count it among failed tests, so it counts here as one.
     const testFailed = (result.assertionResults ?? []).some((t) => t.status === 'failed');
     if (result.status === 'failed' && !testFailed) {
-      failures.push(
-        `${result.name}: ${String(result.message ?? '').split('\n')[0] || 'a setup or teardown hook failed'}`,
-      );
+      const reason =
+        String(result.message ?? '').split('\n')[0] ||
+        hookErrorInLogs(result.name) ||
+        'a setup or teardown hook failed';
+      failures.push(`${result.name}: ${reason}`);
       failed += 1;
     }
   }

@@ -158,8 +158,10 @@ lane=$!
 
 say "server on embedded PGlite"
 # *.postgres.test.ts need concurrent transactions: a PostgreSQL server's, not PGlite's one connection
+# Also kept in the results, where the summary finds the error of a failed describe block's hook.
 ARBITER_TEST_LOG_DIR=$ARBITER_TEST_LOG_DIR ARBITER_TEST_DB=pglite \
-  vitest server-pglite --project server --exclude '**/*.postgres.test.ts' || status=1
+  vitest server-pglite --project server --exclude '**/*.postgres.test.ts' 2>&1 |
+  tee "$results/server-pglite.log" || status=1
 
 wait "$lane"
 for pass in libraries server-postgres server-shards; do

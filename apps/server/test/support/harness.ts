@@ -87,7 +87,7 @@ export async function startHarness(
     if (token !== null) headers.authorization = `Bearer ${token}`;
     return app.inject({ ...options, headers });
   };
-  return {
+  const harness: Harness = {
     app,
     ctx,
     databaseUrl: database.url,
@@ -136,8 +136,11 @@ export async function startHarness(
     },
     async close() {
       await recordSecrets(ctx);
-      await app.close();
+      // A test may have swapped in an app of its own on this context (another build's options).
+      await harness.app.close();
+      if (harness.app !== app) await app.close();
       await ctx.close();
     },
   };
+  return harness;
 }
