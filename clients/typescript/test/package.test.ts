@@ -181,6 +181,7 @@ describe('bundles', () => {
     }
   });
 
+  // A longer guard: two tsc runs over the built package took over a minute at a load of 20.
   it('a strict TypeScript consumer compiles against both module formats', () => {
     const use = `import { Arbiter, type NodeArbiterOptions, type PromptResult } from '@arbiter/client';
 import { arbiterMiddleware } from '@arbiter/client/ai-sdk';
@@ -218,7 +219,7 @@ void [middleware.wrapGenerate, handler.handleLLMEnd];
       ],
       { cwd: root, encoding: 'utf8' },
     );
-  });
+  }, 180_000);
 });
 
 interface Middleware {
