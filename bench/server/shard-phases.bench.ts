@@ -146,7 +146,9 @@ async function main() {
     const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
     console.log(`${USERS} users, 3 metrics binned, ${ROUNDS} rounds; backend CPU ms per read:`);
     for (const [name, xs] of Object.entries(cpu))
-      console.log(`${name.padEnd(11)} median ${Math.round(median(xs))}  [${xs.map(Math.round).join(', ')}]`);
+      console.log(
+        `${name.padEnd(11)} median ${Math.round(median(xs))}  [${xs.map(Math.round).join(', ')}]`,
+      );
   } finally {
     await meter.end().catch(() => {});
     await handle.close();
