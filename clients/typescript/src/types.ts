@@ -1,5 +1,3 @@
-import type { PreparedAttributes } from './prepared-attributes.ts';
-
 /** The three event types `POST /v1/events` accepts (docs/wire-format.md#post-v1events-publishable-or-secret-key). */
 export type EventType = 'exposure' | 'model_call' | 'business_event';
 
@@ -65,9 +63,9 @@ export interface ArbiterInstance {
     experiment: string,
     user: string,
     defaultPrompt: string,
-    attributes?: Attributes | PreparedAttributes,
+    attributes?: Attributes,
   ): PromptResult;
-  withUser<R>(user: string, fn: () => R, attributes?: Attributes | PreparedAttributes): R;
+  withUser<R>(user: string, fn: () => R, attributes?: Attributes): R;
 }
 
 /**
