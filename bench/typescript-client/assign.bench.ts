@@ -9,14 +9,16 @@
  * memory the table added, and the client's dropped count, which must be 0: the warm-up that
  * exposes every user flushes as it goes, as an app's background flush would. Two more
  * contenders: the experiment behind a five-clause targeting condition, and behind a holdout and
- * in a layer (three hashes a call: holdout, layer, bucket).
+ * in a layer (three hashes a call: holdout, layer, bucket). And the five-clause condition with
+ * each user's PreparedAttributes built once before the rounds (as a request-scoped context is),
+ * and built on every call (construction + assign), so that its cost shows.
  *
  *   npx tsx --expose-gc bench/typescript-client/assign.bench.ts [roundMs=1000] [rounds=7]
  * (--expose-gc: the memory figures are read after a full collection.)
  *   BENCH_SCALE=0 skips the scale curve; BENCH_ONLY_SCALE=1 runs only it.
  */
 import { GrowthBookClient, type UserContext } from '@growthbook/growthbook';
-import { Arbiter } from '../../clients/typescript/src/index.ts';
+import { Arbiter, PreparedAttributes } from '../../clients/typescript/src/index.ts';
 import { bucketOf, createBucketer } from '../../packages/bucketing/src/index.ts';
 
 const ROUND_MS = Number(process.argv[2] ?? 1_000);
@@ -219,6 +221,53 @@ function roundArbiterTargeted(
   return calls / ((now - start) / 1_000);
 }
 
+/** roundArbiterTargeted with each user's attributes prepared once, before the rounds. */
+function roundArbiterPrepared(
+  client: Arbiter,
+  ids: readonly string[],
+  prepared: readonly PreparedAttributes[],
+): number {
+  const mask = ids.length - 1;
+  let calls = 0;
+  let control = 0;
+  const start = performance.now();
+  let now = start;
+  while (now - start < ROUND_MS) {
+    for (let i = 0; i < CHUNK; i++) {
+      const at = (calls + i) & mask;
+      if (client.assign(TARGETED, ids[at] as string, prepared[at]) === 'control') control++;
+    }
+    calls += CHUNK;
+    now = performance.now();
+  }
+  keep(control);
+  return calls / ((now - start) / 1_000);
+}
+
+/** roundArbiterTargeted preparing the attributes on every call: the construction's cost. */
+function roundArbiterPreparedPerCall(
+  client: Arbiter,
+  ids: readonly string[],
+  attributes: readonly Record<string, unknown>[],
+): number {
+  const mask = ids.length - 1;
+  let calls = 0;
+  let control = 0;
+  const start = performance.now();
+  let now = start;
+  while (now - start < ROUND_MS) {
+    for (let i = 0; i < CHUNK; i++) {
+      const at = (calls + i) & mask;
+      const prepared = new PreparedAttributes(attributes[at]);
+      if (client.assign(TARGETED, ids[at] as string, prepared) === 'control') control++;
+    }
+    calls += CHUNK;
+    now = performance.now();
+  }
+  keep(control);
+  return calls / ((now - start) / 1_000);
+}
+
 function roundGrowthBook(gb: GrowthBookClient, contexts: readonly UserContext[]): number {
   const mask = contexts.length - 1;
   let calls = 0;
@@ -274,6 +323,7 @@ async function main(): Promise<void> {
   const bucketer = createBucketer('s-8f2a', 10_000);
   const contexts: UserContext[] = ids.map((id) => ({ attributes: { id } }));
   const attributes = ids.map((_, i) => attributesOf(i));
+  const prepared = attributes.map((a) => new PreparedAttributes(a));
   const plain = await arbiterClient(false);
   const exposing = await arbiterClient(true);
   await exposeAll(exposing, ids);
@@ -317,6 +367,22 @@ async function main(): Promise<void> {
       'Arbiter assign() behind a holdout, in a layer',
       () => roundArbiterGated(plain, ids),
       controlShare(ids, (u) => plain.assign(GATED, u)),
+    ],
+    [
+      'with the 5-clause condition, PreparedAttributes',
+      () => roundArbiterPrepared(plain, ids, prepared),
+      controlShare(
+        ids.map((u, i) => [u, i] as const),
+        ([u, i]) => plain.assign(TARGETED, u, prepared[i]),
+      ),
+    ],
+    [
+      'PreparedAttributes built per call',
+      () => roundArbiterPreparedPerCall(plain, ids, attributes),
+      controlShare(
+        ids.map((u, i) => [u, i] as const),
+        ([u, i]) => plain.assign(TARGETED, u, new PreparedAttributes(attributes[i])),
+      ),
     ],
   ];
   for (const [name, , share] of contenders) {
@@ -367,6 +433,11 @@ async function main(): Promise<void> {
   const cpu = cpuRates.map(median);
   console.log(
     `Arbiter behind a holdout, in a layer / without: ${(gated / arbiter).toFixed(2)}; by CPU second ${((cpu[6] ?? 0) / (cpu[0] ?? 1)).toFixed(2)}`,
+  );
+  const byCpu = (i: number) => ((cpu[i] ?? 0) / (cpu[0] ?? 1)).toFixed(2);
+  const byWall = (i: number) => ((medians[i] ?? 0) / arbiter).toFixed(2);
+  console.log(
+    `5-clause / without, by CPU second: plain object ${byCpu(5)}, PreparedAttributes ${byCpu(7)}, built per call ${byCpu(8)} (goal >= 0.5); by wall clock ${byWall(5)}, ${byWall(7)}, ${byWall(8)}`,
   );
   console.log(
     `by CPU second: Arbiter ${fmt(cpu[0] ?? 0)} (goal >= 10 M/s), Arbiter / GrowthBook ${((cpu[0] ?? 0) / (cpu[4] ?? 1)).toFixed(1)}x (goal >= 10x), Arbiter / floor ${((cpu[0] ?? 0) / (cpu[2] ?? 1)).toFixed(2)}`,

@@ -20,6 +20,7 @@ export type {
   ServerScorer,
 } from './evaluation.ts';
 export type { NodeArbiterOptions } from './options.ts';
+export { PreparedAttributes } from './prepared-attributes.ts';
 export type {
   Attributes,
   ClientStats,

@@ -41,6 +41,7 @@ const SHARED_EXPORTS = [
   'OfflineCoverage',
   'OfflineNonDeterminism',
   'OfflineRun',
+  'PreparedAttributes',
   'PromptResult',
   'ScoreInput',
   'ScorerDirection',

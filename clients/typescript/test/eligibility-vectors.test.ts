@@ -1,6 +1,6 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Arbiter } from '../src/index.ts';
+import { Arbiter, type Attributes, PreparedAttributes } from '../src/index.ts';
 import { type ConfigDoc, type FakeArbiter, startFakeArbiter } from './support/fake-arbiter.ts';
 import { startFakeLlm } from './support/fake-llm.ts';
 import { memoryLogger } from './support/logger.ts';
@@ -67,176 +67,199 @@ describe('testdata/eligibility.json: the cases reach every branch', () => {
   });
 });
 
-describe('testdata/eligibility.json through assign, getPrompt and getVariables', () => {
-  let fake: FakeArbiter;
-  let client: Arbiter;
-  let received: () => Array<Record<string, unknown>>;
-
-  beforeAll(async () => {
-    fake = await startFakeArbiter({ config: vectors.config });
-    received = receiver(fake);
-    client = new Arbiter({
-      apiKey: fake.apiKey,
-      baseUrl: fake.baseUrl,
-      flushIntervalMs: 3_600_000,
-      logger: memoryLogger(),
-    });
-    expect(await client.ready()).toBe(true);
-  });
-  afterAll(async () => {
-    await client.close();
-    await fake.close();
-  });
-
-  it('gives each case its variant and sends exactly its exposures, in order, once', async () => {
-    for (const c of vectors.cases) {
-      const assigned = client.assign(c.experiment, c.user_id, c.attributes);
-      const prompt = client.getPrompt(c.experiment, c.user_id, 'default', c.attributes).variant;
-      const variables = client.getVariables(c.experiment, c.user_id, { v: 1 }, c.attributes);
-      await client.flush();
-      expect({ name: c.name, assigned, prompt, variables, sent: received() }).toEqual({
-        name: c.name,
-        assigned: c.variant,
-        prompt: c.variant,
-        variables: { v: 1 },
-        sent: expectedExposures(c),
-      });
-    }
-    expect(fake.events.size).toBe(vectors.cases.reduce((n, c) => n + c.exposures.length, 0));
-  });
-
-  it('sends nothing again for the same users the same day, holdout exposures included', async () => {
-    for (const c of vectors.cases) {
-      expect({
-        name: c.name,
-        variant: client.assign(c.experiment, c.user_id, c.attributes),
-      }).toEqual({ name: c.name, variant: c.variant });
-    }
-    await client.flush();
-    expect(received()).toEqual([]);
-  });
-
-  it('addresses an experiment by id as by name', () => {
-    for (const c of vectors.cases.filter((x) => x.experiment.startsWith('held-'))) {
-      expect({
-        name: c.name,
-        variant: client.assign(idOf.get(c.experiment) ?? '', c.user_id, c.attributes),
-      }).toEqual({
-        name: c.name,
-        variant: c.variant,
-      });
-    }
-  });
-
-  it('gives interceptModelCall the variant the attributes it is given admit', async () => {
-    const c = vectors.cases.find((x) => x.experiment === 'pro-english' && x.variant !== null);
-    if (c === undefined) throw new Error('no enrolled pro-english case');
-    const seen: Array<string | null> = [];
-    const fn = async (variant: string | null) => {
-      seen.push(variant);
-    };
-    await client.interceptModelCall(c.experiment, c.user_id, fn, c.attributes);
-    // without attributes the targeting reads {}: no plan, so not targeted
-    await client.interceptModelCall(c.experiment, c.user_id, fn);
-    expect(seen).toEqual([c.variant, null]);
-  });
-});
-
-describe('testdata/eligibility.json through model calls (holdouts and layers)', () => {
-  let fake: FakeArbiter;
-  let llm: Awaited<ReturnType<typeof startFakeLlm>>;
-  let client: Arbiter;
-  let received: () => Array<Record<string, unknown>>;
-  const gated = vectors.cases.filter(
-    (c) => c.experiment === 'held-global' || c.experiment === 'held-both-layered-targeted',
-  );
-
-  beforeAll(async () => {
-    fake = await startFakeArbiter({ config: vectors.config });
-    llm = await startFakeLlm();
-    received = receiver(fake);
-    // As the integrations' tests run it: a model call records its own exposure.
-    client = new Arbiter({
-      apiKey: fake.apiKey,
-      baseUrl: fake.baseUrl,
-      flushIntervalMs: 3_600_000,
-      trackExposures: false,
-      logger: memoryLogger(),
-    });
-    expect(await client.ready()).toBe(true);
-  });
-  afterAll(async () => {
-    await client.close();
-    await llm.close();
-    await fake.close();
-  });
-
-  /** A model call sends the case's exposures (the experiment's from the call), then its own record. */
-  const expectedOfCall = (c: EligibilityCase) => [
-    ...expectedExposures(c),
-    ...(c.variant === null
-      ? []
-      : [{ type: 'model_call', user_id: c.user_id, experiment_id: idOf.get(c.experiment) }]),
+/**
+ * Each case runs with its attributes as given and, again, prepared: one PreparedAttributes per
+ * case, made once and reused by every call, as a request would. The answers must not differ.
+ */
+const prepared = new Map<EligibilityCase, PreparedAttributes>();
+function preparedOnce(c: EligibilityCase): PreparedAttributes {
+  const made = prepared.get(c) ?? new PreparedAttributes(c.attributes);
+  prepared.set(c, made);
+  return made;
+}
+const FORMS: Array<[string, (c: EligibilityCase) => Attributes | PreparedAttributes | undefined]> =
+  [
+    ['plain attributes', (c) => c.attributes],
+    ['PreparedAttributes', preparedOnce],
   ];
 
-  it('interceptModelCall: each case its variant, its holdout exposures, and a record only when enrolled', async () => {
-    for (const c of gated) {
-      let given: string | null | undefined;
-      await client.interceptModelCall(
-        c.experiment,
-        c.user_id,
-        async (variant) => {
-          given = variant;
-        },
-        c.attributes,
-      );
-      await client.flush();
-      expect({ name: c.name, given, sent: received() }).toEqual({
-        name: c.name,
-        given: c.variant,
-        sent: expectedOfCall(c),
+describe.each(FORMS)('with %s', (_form, attributesOf) => {
+  describe('testdata/eligibility.json through assign, getPrompt and getVariables', () => {
+    let fake: FakeArbiter;
+    let client: Arbiter;
+    let received: () => Array<Record<string, unknown>>;
+
+    beforeAll(async () => {
+      fake = await startFakeArbiter({ config: vectors.config });
+      received = receiver(fake);
+      client = new Arbiter({
+        apiKey: fake.apiKey,
+        baseUrl: fake.baseUrl,
+        flushIntervalMs: 3_600_000,
+        logger: memoryLogger(),
       });
-    }
+      expect(await client.ready()).toBe(true);
+    });
+    afterAll(async () => {
+      await client.close();
+      await fake.close();
+    });
+
+    it('gives each case its variant and sends exactly its exposures, in order, once', async () => {
+      for (const c of vectors.cases) {
+        const assigned = client.assign(c.experiment, c.user_id, attributesOf(c));
+        const prompt = client.getPrompt(
+          c.experiment,
+          c.user_id,
+          'default',
+          attributesOf(c),
+        ).variant;
+        const variables = client.getVariables(c.experiment, c.user_id, { v: 1 }, attributesOf(c));
+        await client.flush();
+        expect({ name: c.name, assigned, prompt, variables, sent: received() }).toEqual({
+          name: c.name,
+          assigned: c.variant,
+          prompt: c.variant,
+          variables: { v: 1 },
+          sent: expectedExposures(c),
+        });
+      }
+      expect(fake.events.size).toBe(vectors.cases.reduce((n, c) => n + c.exposures.length, 0));
+    });
+
+    it('sends nothing again for the same users the same day, holdout exposures included', async () => {
+      for (const c of vectors.cases) {
+        expect({
+          name: c.name,
+          variant: client.assign(c.experiment, c.user_id, attributesOf(c)),
+        }).toEqual({ name: c.name, variant: c.variant });
+      }
+      await client.flush();
+      expect(received()).toEqual([]);
+    });
+
+    it('addresses an experiment by id as by name', () => {
+      for (const c of vectors.cases.filter((x) => x.experiment.startsWith('held-'))) {
+        expect({
+          name: c.name,
+          variant: client.assign(idOf.get(c.experiment) ?? '', c.user_id, attributesOf(c)),
+        }).toEqual({
+          name: c.name,
+          variant: c.variant,
+        });
+      }
+    });
+
+    it('gives interceptModelCall the variant the attributes it is given admit', async () => {
+      const c = vectors.cases.find((x) => x.experiment === 'pro-english' && x.variant !== null);
+      if (c === undefined) throw new Error('no enrolled pro-english case');
+      const seen: Array<string | null> = [];
+      const fn = async (variant: string | null) => {
+        seen.push(variant);
+      };
+      await client.interceptModelCall(c.experiment, c.user_id, fn, attributesOf(c));
+      // without attributes the targeting reads {}: no plan, so not targeted
+      await client.interceptModelCall(c.experiment, c.user_id, fn);
+      expect(seen).toEqual([c.variant, null]);
+    });
   });
 
-  it('a wrapped client inside withUser: the holdout decides before the layer and targeting', async () => {
-    // A client of its own, so that no exposure of these users was sent today.
-    const own = new Arbiter({
-      apiKey: fake.apiKey,
-      baseUrl: fake.baseUrl,
-      flushIntervalMs: 3_600_000,
-      trackExposures: false,
-      logger: memoryLogger(),
+  describe('testdata/eligibility.json through model calls (holdouts and layers)', () => {
+    let fake: FakeArbiter;
+    let llm: Awaited<ReturnType<typeof startFakeLlm>>;
+    let client: Arbiter;
+    let received: () => Array<Record<string, unknown>>;
+    const gated = vectors.cases.filter(
+      (c) => c.experiment === 'held-global' || c.experiment === 'held-both-layered-targeted',
+    );
+
+    beforeAll(async () => {
+      fake = await startFakeArbiter({ config: vectors.config });
+      llm = await startFakeLlm();
+      received = receiver(fake);
+      // As the integrations' tests run it: a model call records its own exposure.
+      client = new Arbiter({
+        apiKey: fake.apiKey,
+        baseUrl: fake.baseUrl,
+        flushIntervalMs: 3_600_000,
+        trackExposures: false,
+        logger: memoryLogger(),
+      });
+      expect(await client.ready()).toBe(true);
     });
-    try {
-      expect(await own.ready()).toBe(true);
-      const openai = own.wrap(
-        new OpenAI({ apiKey: 'sk-test', baseURL: `${llm.url}/v1`, maxRetries: 0 }),
-        'held-both-layered-targeted',
-      );
-      for (const reason of ['held_out', 'not_in_layer', 'not_targeted', undefined]) {
-        const c = gated.find(
-          (x) => x.experiment === 'held-both-layered-targeted' && x.reason === reason,
-        );
-        if (c === undefined) throw new Error(`no case with reason ${String(reason)}`);
-        const answer = await own.withUser(
+    afterAll(async () => {
+      await client.close();
+      await llm.close();
+      await fake.close();
+    });
+
+    /** A model call sends the case's exposures (the experiment's from the call), then its own record. */
+    const expectedOfCall = (c: EligibilityCase) => [
+      ...expectedExposures(c),
+      ...(c.variant === null
+        ? []
+        : [{ type: 'model_call', user_id: c.user_id, experiment_id: idOf.get(c.experiment) }]),
+    ];
+
+    it('interceptModelCall: each case its variant, its holdout exposures, and a record only when enrolled', async () => {
+      for (const c of gated) {
+        let given: string | null | undefined;
+        await client.interceptModelCall(
+          c.experiment,
           c.user_id,
-          () =>
-            openai.chat.completions.create({
-              model: 'gpt-test',
-              messages: [{ role: 'user', content: 'Hi' }],
-            }),
-          c.attributes,
+          async (variant) => {
+            given = variant;
+          },
+          attributesOf(c),
         );
-        await own.flush();
-        expect({ name: c.name, answered: answer.choices.length > 0, sent: received() }).toEqual({
+        await client.flush();
+        expect({ name: c.name, given, sent: received() }).toEqual({
           name: c.name,
-          answered: true,
+          given: c.variant,
           sent: expectedOfCall(c),
         });
       }
-    } finally {
-      await own.close();
-    }
+    });
+
+    it('a wrapped client inside withUser: the holdout decides before the layer and targeting', async () => {
+      // A client of its own, so that no exposure of these users was sent today.
+      const own = new Arbiter({
+        apiKey: fake.apiKey,
+        baseUrl: fake.baseUrl,
+        flushIntervalMs: 3_600_000,
+        trackExposures: false,
+        logger: memoryLogger(),
+      });
+      try {
+        expect(await own.ready()).toBe(true);
+        const openai = own.wrap(
+          new OpenAI({ apiKey: 'sk-test', baseURL: `${llm.url}/v1`, maxRetries: 0 }),
+          'held-both-layered-targeted',
+        );
+        for (const reason of ['held_out', 'not_in_layer', 'not_targeted', undefined]) {
+          const c = gated.find(
+            (x) => x.experiment === 'held-both-layered-targeted' && x.reason === reason,
+          );
+          if (c === undefined) throw new Error(`no case with reason ${String(reason)}`);
+          const answer = await own.withUser(
+            c.user_id,
+            () =>
+              openai.chat.completions.create({
+                model: 'gpt-test',
+                messages: [{ role: 'user', content: 'Hi' }],
+              }),
+            attributesOf(c),
+          );
+          await own.flush();
+          expect({ name: c.name, answered: answer.choices.length > 0, sent: received() }).toEqual({
+            name: c.name,
+            answered: true,
+            sent: expectedOfCall(c),
+          });
+        }
+      } finally {
+        await own.close();
+      }
+    });
   });
 });

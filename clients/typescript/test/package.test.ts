@@ -135,8 +135,8 @@ describe('module resolution of the built package', () => {
        }));`,
     );
     expect(JSON.parse(out)).toEqual({
-      esm: ['Arbiter', 'ArbiterError'],
-      cjs: ['Arbiter', 'ArbiterError'],
+      esm: ['Arbiter', 'ArbiterError', 'PreparedAttributes'],
+      cjs: ['Arbiter', 'ArbiterError', 'PreparedAttributes'],
       started: [],
     });
   });
@@ -183,12 +183,12 @@ describe('bundles', () => {
 
   // A longer guard: two tsc runs over the built package took over a minute at a load of 20.
   it('a strict TypeScript consumer compiles against both module formats', () => {
-    const use = `import { Arbiter, type NodeArbiterOptions, type PromptResult } from '@arbiter/client';
+    const use = `import { Arbiter, type NodeArbiterOptions, PreparedAttributes, type PromptResult } from '@arbiter/client';
 import { arbiterMiddleware } from '@arbiter/client/ai-sdk';
 import { ArbiterCallbackHandler } from '@arbiter/client/langchain';
 const options: NodeArbiterOptions = { apiKey: 'k', experiments: ['e'] };
 const client = new Arbiter(options);
-const v: string | null = client.assign('e', 'u');
+const v: string | null = client.assign('e', 'u', new PreparedAttributes({ plan: 'pro' }));
 const p: PromptResult = client.getPrompt('e', 'u', 'default');
 const vars: { t: number } = client.getVariables('e', 'u', { t: 1 });
 client.track('business_event', { experiment_id: 'e', user_id: 'u', business_metric: 'm', value: 1 });

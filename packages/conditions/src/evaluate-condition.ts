@@ -1,5 +1,6 @@
 import { compileCondition } from './compile-condition.ts';
 import { checkCondition } from './condition-check.ts';
+import type { FieldTable } from './field-table.ts';
 import { generateMatcher } from './generated-matcher.ts';
 import { isPlainObject } from './json-values.ts';
 import type { SavedGroups } from './membership.ts';
@@ -38,6 +39,31 @@ export function conditionMatcher(
 ): (attributes: unknown, savedGroups?: SavedGroups | null) => boolean {
   const predicate = predicateOf(condition);
   return (attributes, savedGroups) => run(predicate, attributes, savedGroups);
+}
+
+/**
+ * `conditionMatcher` reading the fields by index: the matcher takes the values
+ * `table.resolve(attributes)` gives, not the attributes, and answers as `conditionMatcher` does
+ * for those attributes. The fields the condition reads are numbered in `table` here. Null where
+ * code cannot be generated (a Content-Security-Policy without 'unsafe-eval'): the caller then
+ * evaluates the attributes themselves.
+ */
+export function fieldsMatcher(
+  condition: unknown,
+  table: FieldTable,
+): ((values: readonly unknown[], savedGroups?: SavedGroups | null) => boolean) | null {
+  let predicate: Predicate | null;
+  try {
+    predicate =
+      isPlainObject(condition) && checkCondition(condition).length === 0
+        ? generateMatcher(condition, table)
+        : NO_ONE;
+  } catch {
+    predicate = NO_ONE; // only a condition nested deeper than the stack, as predicateOf
+  }
+  if (predicate === null) return null;
+  const matches = predicate;
+  return (values, savedGroups) => run(matches, values, savedGroups);
 }
 
 function predicateOf(condition: unknown): Predicate {

@@ -11,6 +11,7 @@
 // does, only what it compares with (docs/decisions.md#targeting-conditions).
 import { compileValue } from './compile-condition.ts';
 import { type FieldPath, fieldPath, readField } from './field-path.ts';
+import type { FieldTable } from './field-table.ts';
 import { compare, numberForm, sameValue, stringForm, truthy } from './json-values.ts';
 import { groupMembership, type Membership } from './membership.ts';
 import {
@@ -35,7 +36,7 @@ import {
   TRUTHINESS_IS,
   TYPE_IS,
   typeName,
-  type ValueTest,
+  ValueTest,
   VERSION_EQUALS,
   VERSION_GREATER,
   VERSION_GREATER_OR_EQUAL,
@@ -93,9 +94,16 @@ export interface MatcherSource {
 // read sites and each see both conditions' names.
 let generated = 0;
 
-/** The source of a matcher for a condition `checkCondition` accepts. */
-export function matcherSource(condition: Record<string, unknown>): MatcherSource {
-  const builder = new SourceBuilder();
+/**
+ * The source of a matcher for a condition `checkCondition` accepts. With a `table`, the matcher
+ * takes the fields' values by the table's indexes (`FieldTable.resolve`) instead of the
+ * attributes, and numbers the fields it reads in the table.
+ */
+export function matcherSource(
+  condition: Record<string, unknown>,
+  table: FieldTable | null = null,
+): MatcherSource {
+  const builder = new SourceBuilder(table);
   builder.condition(condition);
   const constants = builder.values.map((_, i) => `v${i} = values[${i}]`);
   const body = [
@@ -122,11 +130,14 @@ export function codeGenerationRefused(): boolean {
  * The condition (one `checkCondition` accepts) as a generated function, or null where code
  * cannot be generated: the caller then uses the interpreter.
  */
-export function generateMatcher(condition: Record<string, unknown>): Predicate | null {
+export function generateMatcher(
+  condition: Record<string, unknown>,
+  table: FieldTable | null = null,
+): Predicate | null {
   if (refused) return null;
   let source: MatcherSource;
   try {
-    source = matcherSource(condition);
+    source = matcherSource(condition, table);
   } catch {
     return null; // a condition nested deeper than the stack
   }
@@ -148,6 +159,9 @@ class SourceBuilder {
   readonly values: unknown[] = [];
   readonly functions: string[] = [];
   private fields = 0;
+
+  /** With a table, `a` is the array of the table's values, not the attributes. */
+  constructor(private readonly table: FieldTable | null) {}
 
   /** A name in the source for a value, which the function receives in `values`. */
   private value(value: unknown): string {
@@ -195,6 +209,12 @@ class SourceBuilder {
     const x = `x${this.fields++}`;
     const path = (tests[0] as ValueTest).path as FieldPath;
     const lines: string[] = [];
+    if (this.table !== null) {
+      // Resolved already, as readPath reads it (null when missing): the index is a counter.
+      lines.push(`const ${x} = a[${this.table.indexOf(path.parts.join('.'))}];`);
+      for (const test of tests) lines.push(`if (!(${this.test(test, x)})) return false;`);
+      return lines;
+    }
     // readPath (field-path.ts) written out: a missing part, or one of no object, reads as null.
     let from = 'a';
     for (const part of path.parts) {
@@ -268,8 +288,11 @@ class SourceBuilder {
       case NEVER:
         return 'false';
       default:
-        // $all, $size, $elemMatch, $not: the interpreter's test, which reads the field itself.
-        return `passAll(${this.value([test])}, a, g)`;
+        // $all, $size, $elemMatch, $not: the interpreter's test, which reads the field itself,
+        // or with a table is given the value read (a test without a path tests its input).
+        return this.table === null
+          ? `passAll(${this.value([test])}, a, g)`
+          : `passAll(${this.value([new ValueTest(test.kind, { ...test, path: null })])}, ${x}, g)`;
     }
   }
 

@@ -1,5 +1,11 @@
 export { type CheckOptions, type ConditionProblem, checkCondition } from './condition-check.ts';
-export { conditionMatcher, evalCondition, type SavedGroups } from './evaluate-condition.ts';
+export {
+  conditionMatcher,
+  evalCondition,
+  fieldsMatcher,
+  type SavedGroups,
+} from './evaluate-condition.ts';
+export { FieldTable } from './field-table.ts';
 export { type GroupReference, groupReferences } from './group-references.ts';
 export { LOGICAL_OPERATORS, TYPE_NAMES, VALUE_OPERATORS, type ValueOperator } from './operators.ts';
 export { paddedVersionString } from './version-string.ts';

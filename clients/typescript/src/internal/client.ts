@@ -1,6 +1,7 @@
 import { ArbiterError } from '../errors.ts';
 import type { EvaluateOptions, OfflineRun } from '../evaluation.ts';
 import type { NodeArbiterOptions } from '../options.ts';
+import { PreparedAttributes } from '../prepared-attributes.ts';
 import type {
   Attributes,
   ClientStats,
@@ -29,7 +30,7 @@ import { ConfigPoller } from './poller.ts';
 import type { RetryPolicy } from './retry-policy.ts';
 import { sendTallies, TargetingTallies } from './targeting-tallies.ts';
 import { Transport } from './transport.ts';
-import type { AsyncContext, CurrentUser, UserContext } from './user-context.ts';
+import type { AnyAttributes, AsyncContext, CurrentUser, UserContext } from './user-context.ts';
 import { UtcDay, utcDayNow } from './utc-day.ts';
 import type { ArbiterEvent } from './wire.ts';
 import { ANY_PROVIDER, wrapProviderClient } from './wrap.ts';
@@ -188,10 +189,15 @@ export class ArbiterClient {
    * The variant key of `user` in `experiment` (name or id), or null: not targeted, not
    * enrolled, unknown experiment, or no config yet. Null means the control behaviour. Local,
    * synchronous; the first assignment of a user sends one `exposure` event in the background.
-   * `attributes` are what the experiment's targeting reads; only with `exposureAttributes: true`
-   * does the exposure carry them (`metadata.attributes`).
+   * `attributes` are what the experiment's targeting reads (plain, or a `PreparedAttributes` made
+   * once for many calls: the same answers); only with `exposureAttributes: true` does the
+   * exposure carry them (`metadata.attributes`).
    */
-  assign(experiment: string, user: string, attributes?: Attributes): string | null {
+  assign(
+    experiment: string,
+    user: string,
+    attributes?: Attributes | PreparedAttributes,
+  ): string | null {
     try {
       const entry = this.#store.lookup(experiment);
       if (entry === undefined || typeof user !== 'string') return null;
@@ -209,7 +215,7 @@ export class ArbiterClient {
     experiment: string,
     user: string,
     defaultPrompt: string,
-    attributes?: Attributes,
+    attributes?: Attributes | PreparedAttributes,
   ): PromptResult {
     const variant = this.assign(experiment, user, attributes);
     const prompt =
@@ -224,7 +230,7 @@ export class ArbiterClient {
     experiment: string,
     user: string,
     defaults: T,
-    attributes?: Attributes,
+    attributes?: Attributes | PreparedAttributes,
   ): T {
     const variant = this.assign(experiment, user, attributes);
     const variables =
@@ -276,7 +282,7 @@ export class ArbiterClient {
    * Runs `fn` with `user` (and the `attributes` targeting reads) as the user of the wrapped
    * clients' and the framework integrations' calls it makes.
    */
-  withUser<R>(user: string, fn: () => R, attributes?: Attributes): R {
+  withUser<R>(user: string, fn: () => R, attributes?: Attributes | PreparedAttributes): R {
     return this.#users.run({ user, attributes }, fn);
   }
 
@@ -290,7 +296,7 @@ export class ArbiterClient {
     experiment: string,
     user: string,
     fn: (variant: string | null) => T | PromiseLike<T>,
-    attributes?: Attributes,
+    attributes?: Attributes | PreparedAttributes,
   ): Promise<T> {
     return this.#recorder.explicit(experiment, { user, attributes }, ANY_PROVIDER, fn);
   }
@@ -384,7 +390,7 @@ export class ArbiterClient {
     entry: ExposureTarget,
     user: string,
     variant: string,
-    attributes: Attributes | undefined,
+    attributes: AnyAttributes | undefined,
   ): void => {
     // Only here, after the table: an already exposed user (the steady state) skips the scan of
     // the id. One the API would refuse stays in the table as handled, and is never queued.
@@ -400,9 +406,12 @@ export class ArbiterClient {
    * `exposureAttributes` is on and they were passed. Attributes the API would refuse are left
    * out (one warning, then a debug line each time): the exposure itself is always sent.
    */
-  #exposure(base: TrackPayload, attributes: Attributes | undefined): TrackPayload {
-    if (!this.#exposureAttributes || attributes === undefined || attributes === null) return base;
-    const found = exposureMetadata(attributes);
+  #exposure(base: TrackPayload, given: AnyAttributes | undefined): TrackPayload {
+    if (!this.#exposureAttributes) return base;
+    // A prepared user's exposure carries what was prepared, as the plain object's would.
+    const attributes = given instanceof PreparedAttributes ? given.source : given;
+    if (attributes === undefined || attributes === null) return base;
+    const found = exposureMetadata(attributes as Attributes);
     if ('metadata' in found) return { ...base, metadata: found.metadata };
     const message = `exposure sent without its attributes: ${found.problem}`;
     if (this.#warned.has('exposure-attributes')) this.#logger.debug?.(message);

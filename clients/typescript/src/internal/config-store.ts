@@ -4,8 +4,8 @@ import {
   UserHasher,
   variantForBucket,
 } from '@arbiter/bucketing';
-import { conditionMatcher, type SavedGroups } from '@arbiter/conditions';
-import type { Attributes } from '../types.ts';
+import { conditionMatcher, FieldTable, fieldsMatcher, type SavedGroups } from '@arbiter/conditions';
+import { PreparedAttributes } from '../prepared-attributes.ts';
 import { EXPOSURE_DEDUP_CAPACITY } from './constants.ts';
 import { ExposureDedup, type PendingExposures, variantKeyCode } from './exposure-dedup.ts';
 import {
@@ -15,6 +15,7 @@ import {
   passesGate,
 } from './holdouts-and-layers.ts';
 import type { TalliedExperiment, TargetingTallies } from './targeting-tallies.ts';
+import type { AnyAttributes } from './user-context.ts';
 import type { ConfigDocument, ExperimentConfig, WireRange, WireVariant } from './wire.ts';
 
 /** One experiment of the config, prepared for lookups on the hot path. */
@@ -30,7 +31,7 @@ export interface CompiledExperiment extends ExposureTarget, TalliedExperiment {
   /** Its holdouts and layer, passed before the targeting is read; null when it has neither. */
   readonly gate: Gate | null;
   /** Whether the attributes pass the targeting (docs/wire-format.md); null when everyone may enter. */
-  readonly targeted: ((attributes: Attributes) => boolean) | null;
+  readonly targeted: ((attributes: AnyAttributes) => boolean) | null;
   /**
    * The bucket hash of a user (`bucketOf` is it modulo `bucketCount`) and, in `hasher.second`,
    * a second hash of the id from the same pass: together the fingerprint of exposures.
@@ -82,7 +83,7 @@ export class ConfigStore {
   variantOf(
     experiment: CompiledExperiment,
     userId: string,
-    attributes?: Attributes,
+    attributes?: AnyAttributes,
     holdoutExposures: PendingExposures<ExposureTarget> | null = null,
     tallies: TargetingTallies | null = null,
   ): string | null {
@@ -111,7 +112,7 @@ export class ConfigStore {
   exposedVariantOf(
     experiment: CompiledExperiment,
     userId: string,
-    attributes: Attributes | undefined,
+    attributes: AnyAttributes | undefined,
     pending: PendingExposures<ExposureTarget>,
     tallied = false,
   ): string | null {
@@ -159,6 +160,8 @@ export class ConfigStore {
     const skipped: string[] = [];
     // One object per config: the evaluator builds each group's lookup set once for it.
     const groups = isObject(doc.saved_groups) ? doc.saved_groups : NO_GROUPS;
+    // One table per config too: a PreparedAttributes reads the fields of all its targeting once.
+    const fields = new FieldTable();
     const gates = new GateCatalogue(
       doc.layers,
       doc.holdouts,
@@ -166,7 +169,13 @@ export class ConfigStore {
       this.exposureDedupCapacity,
     );
     for (const raw of doc.experiments) {
-      const compiled = compile(raw, this.byKey, groups, gates, this.exposureDedupCapacity);
+      const compiled = compile(
+        raw,
+        this.byKey,
+        { groups, fields },
+        gates,
+        this.exposureDedupCapacity,
+      );
       if (compiled === null) {
         skipped.push(isObject(raw) ? String(raw.name ?? raw.id) : String(raw));
         continue;
@@ -186,7 +195,7 @@ export class ConfigStore {
 function compile(
   raw: ExperimentConfig,
   previous: ReadonlyMap<string, CompiledExperiment>,
-  groups: SavedGroups,
+  scope: TargetingScope,
   gates: GateCatalogue,
   exposureDedupCapacity: number,
 ): CompiledExperiment | null {
@@ -220,7 +229,7 @@ function compile(
     ranges,
     variants,
     gate,
-    targeted: targetingOf(raw.targeting, groups),
+    targeted: targetingOf(raw.targeting, scope),
     hasher: new UserHasher(salt),
     variantKeys,
     variantCodes,
@@ -236,11 +245,11 @@ function compile(
 function passesTargeting(
   experiment: CompiledExperiment,
   hash: number,
-  attributes: Attributes | undefined,
+  attributes: AnyAttributes | undefined,
   tallies: TargetingTallies | null,
 ): boolean {
   const second = experiment.hasher.second;
-  const matched = (experiment.targeted as (attributes: Attributes) => boolean)(attributes ?? {});
+  const matched = (experiment.targeted as (attributes: AnyAttributes) => boolean)(attributes ?? {});
   if (tallies !== null) tallies.reached(experiment, hash, second, matched);
   return matched;
 }
@@ -265,18 +274,34 @@ function variantCode(experiment: CompiledExperiment, variant: string): number {
   return 0;
 }
 
+/** What every condition of one config shares: its saved groups and its field table. */
+interface TargetingScope {
+  readonly groups: SavedGroups;
+  readonly fields: FieldTable;
+}
+
 /**
  * Absent or {} lets everyone in; any other value is a condition, compiled once here (one that
- * cannot be read, a non-object included, lets no one in).
+ * cannot be read, a non-object included, lets no one in), twice in fact: reading a plain
+ * object, and reading a PreparedAttributes' values by the config's field indexes.
  */
 function targetingOf(
   targeting: unknown,
-  groups: SavedGroups,
-): ((attributes: Attributes) => boolean) | null {
+  { groups, fields }: TargetingScope,
+): ((attributes: AnyAttributes) => boolean) | null {
   if (targeting === undefined || targeting === null) return null;
   if (isObject(targeting) && Object.keys(targeting).length === 0) return null;
   const matches = conditionMatcher(targeting);
-  return (attributes) => matches(attributes, groups);
+  const byIndex = fieldsMatcher(targeting, fields);
+  // A plain object pays one prototype check more than before; it then takes the same path.
+  return (attributes) => {
+    if (!(attributes instanceof PreparedAttributes)) return matches(attributes, groups);
+    const values = byIndex === null ? null : attributes.valuesFor(fields);
+    // Without values (no code generation, or a read that threw) the copy answers as plain.
+    return values === null
+      ? matches(attributes.source ?? {}, groups)
+      : (byIndex as NonNullable<typeof byIndex>)(values, groups);
+  };
 }
 
 const NO_GROUPS: SavedGroups = Object.freeze({});

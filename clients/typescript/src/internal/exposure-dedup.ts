@@ -1,4 +1,4 @@
-import type { Attributes } from '../types.ts';
+import type { AnyAttributes } from './user-context.ts';
 
 /**
  * The users of one experiment already sent an exposure today, as 64-bit fingerprints (two
@@ -168,7 +168,7 @@ export class PendingExposures<E extends { readonly exposures: ExposureDedup }> {
   readonly #users: string[] = [];
   readonly #variants: string[] = [];
   /** What each call passed as attributes (undefined: none), for an exposure that carries them. */
-  readonly #attributes: Array<Attributes | undefined> = [];
+  readonly #attributes: Array<AnyAttributes | undefined> = [];
   #count = 0;
 
   /** `drain`: the owner's `drain` with today and its sender, called when due. */
@@ -184,7 +184,7 @@ export class PendingExposures<E extends { readonly exposures: ExposureDedup }> {
     variant: string,
     lo: number,
     hi: number,
-    attributes?: Attributes,
+    attributes?: AnyAttributes,
   ): void {
     this.#push(EXPOSURE, experiment, user, variant, lo, hi, attributes);
   }
@@ -197,7 +197,7 @@ export class PendingExposures<E extends { readonly exposures: ExposureDedup }> {
     lo: number,
     hi: number,
     tallyHi: number,
-    attributes?: Attributes,
+    attributes?: AnyAttributes,
   ): void {
     this.#tallyHi[this.#count] = tallyHi;
     this.#push(EXPOSURE_THEN_TALLY, experiment, user, variant, lo, hi, attributes);
@@ -216,7 +216,7 @@ export class PendingExposures<E extends { readonly exposures: ExposureDedup }> {
     variant: string,
     lo: number,
     hi: number,
-    attributes: Attributes | undefined,
+    attributes: AnyAttributes | undefined,
   ): void {
     const n = this.#count;
     this.#kinds[n] = kind;
@@ -241,7 +241,7 @@ export class PendingExposures<E extends { readonly exposures: ExposureDedup }> {
       experiment: E,
       user: string,
       variant: string,
-      attributes: Attributes | undefined,
+      attributes: AnyAttributes | undefined,
     ) => void,
     count: TallyCount<E> | null = null,
   ): void {

@@ -1,6 +1,6 @@
 import { UserHasher } from '@arbiter/bucketing';
-import type { Attributes } from '../types.ts';
 import { ExposureDedup, type PendingExposures, variantKeyCode } from './exposure-dedup.ts';
+import type { AnyAttributes } from './user-context.ts';
 import type { ExperimentConfig, WireSpan } from './wire.ts';
 
 /**
@@ -44,7 +44,7 @@ export function passesGate(
   gate: Gate,
   userId: string,
   exposures: PendingExposures<ExposureTarget> | null,
-  attributes?: Attributes,
+  attributes?: AnyAttributes,
 ): boolean {
   const holdouts = gate.holdouts;
   for (let i = 0; i < holdouts.length; i++) {

@@ -1,4 +1,4 @@
-import type { Attributes, EventType, TrackPayload } from '../types.ts';
+import type { EventType, TrackPayload } from '../types.ts';
 import type { ConfigStore } from './config-store.ts';
 import type { TaskMeasure } from './evaluate/task-measure.ts';
 import { isWireUserId } from './event-validation.ts';
@@ -8,7 +8,7 @@ import type { OpenModelCall } from './integration-hooks.ts';
 import { describeError, ModelCall } from './model-call.ts';
 import type { CallMeasure, ProviderReader } from './model-call-measure.ts';
 import type { TargetingTallies } from './targeting-tallies.ts';
-import type { CurrentUser } from './user-context.ts';
+import type { AnyAttributes, CurrentUser } from './user-context.ts';
 
 export interface RecorderDeps {
   store: ConfigStore;
@@ -26,7 +26,7 @@ export interface RecorderDeps {
   /** Where a recorded call that reaches the targeting is counted, as `assign`'s are (null: not). */
   tallies: TargetingTallies | null;
   /** The exposure's fields: with the call's attributes when `exposureAttributes` is on. */
-  exposure: (base: TrackPayload, attributes: Attributes | undefined) => TrackPayload;
+  exposure: (base: TrackPayload, attributes: AnyAttributes | undefined) => TrackPayload;
 }
 
 /**

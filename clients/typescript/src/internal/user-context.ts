@@ -1,9 +1,13 @@
+import type { PreparedAttributes } from '../prepared-attributes.ts';
 import type { Attributes } from '../types.ts';
+
+/** What every method that reads a user's attributes takes: plain, or prepared once. */
+export type AnyAttributes = Attributes | PreparedAttributes;
 
 /** Who a `withUser(user, fn, attributes)` runs for. */
 export interface CurrentUser {
   readonly user: string;
-  readonly attributes: Attributes | undefined;
+  readonly attributes: AnyAttributes | undefined;
 }
 
 /** A value that follows the work `fn` starts, through its awaits. */
