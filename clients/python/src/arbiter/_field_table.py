@@ -6,25 +6,28 @@ Every distinct field path read by any condition of one config (top-level clauses
 time it meets the table, and the generated variant functions then read ``values[i]``.
 """
 
-from typing import Any, Dict, Iterable, List, Tuple
+from typing import Any, Callable, Dict, Iterable, List, Sequence, Tuple
 
 from ._conditions import _path_part
 from ._prepared_attributes import PreparedAttributes
 
 _LOGICAL = ("$and", "$or", "$nor")
+#: Sets the resolution on a PreparedAttributes, which refuses assignment to its callers.
+_keep = object.__setattr__
 
 
 class FieldTable:
     """The field paths of one compiled config, in index order. Compared by identity: a new config
     load makes a new table, and a prepared object resolved for the old one resolves again."""
 
-    __slots__ = ("_index", "_paths")
+    __slots__ = ("_index", "_paths", "_resolve")
 
     def __init__(self, paths: Iterable[str]) -> None:
         self._index: Dict[str, int] = {}
         for path in paths:
             self._index.setdefault(path, len(self._index))
         self._paths: Tuple[Tuple[str, ...], ...] = tuple(tuple(path.split(".")) for path in self._index)
+        self._resolve = _resolver(self, self._paths)
 
     def __len__(self) -> int:
         return len(self._paths)
@@ -38,20 +41,34 @@ class FieldTable:
         resolution on it and returns it. Each value is what the plain path's read gives: a dict
         by its ``get``, anything else but None by ``_path_part``, a None stays None to the end.
         An attribute that raises when read raises here, as it does on the plain path."""
-        attributes: Dict[str, Any] = prepared._attributes
-        get = attributes.get
-        values: List[Any] = [self]
-        for parts in self._paths:
-            v = get(parts[0])
-            for part in parts[1:]:
-                if type(v) is dict:
-                    v = v.get(part)
-                elif v is not None:
-                    v = _path_part(v, part)
-            values.append(v)
-        resolved = tuple(values)
-        object.__setattr__(prepared, "_resolved", resolved)
+        resolved: Tuple[Any, ...] = self._resolve(prepared)
         return resolved
+
+
+def _resolver(table: FieldTable, paths: Sequence[Tuple[str, ...]]) -> Callable[[PreparedAttributes], Tuple[Any, ...]]:
+    """``table.resolve`` written out as one function, every read inline (as the generated
+    conditions read them): a loop over the paths costs several times more per field, and a
+    PreparedAttributes built per request pays it once each. Only names are written into the
+    source; the keys are values of its namespace."""
+    names: Dict[str, Any] = {"table": table, "part": _path_part, "keep": _keep}
+    lines = ["def resolve(prepared):", "    get = prepared._attributes.get"]
+    for i, parts in enumerate(paths):
+        key = "k%d_0" % i
+        names[key] = parts[0]
+        lines.append("    r%d = get(%s)" % (i, key))
+        for j, part in enumerate(parts[1:], 1):
+            key = "k%d_%d" % (i, j)
+            names[key] = part
+            lines.append("    if type(r%d) is dict:" % i)
+            lines.append("        r%d = r%d.get(%s)" % (i, i, key))
+            lines.append("    elif r%d is not None:" % i)
+            lines.append("        r%d = part(r%d, %s)" % (i, i, key))
+    lines.append("    r = (table,%s)" % "".join(" r%d," % i for i in range(len(paths))))
+    lines.append("    keep(prepared, '_resolved', r)")
+    lines.append("    return r")
+    exec(compile("\n".join(lines) + "\n", "<arbiter field table>", "exec"), names)
+    resolve: Callable[[PreparedAttributes], Tuple[Any, ...]] = names["resolve"]
+    return resolve
 
 
 def field_table_of(conditions: Iterable[Any]) -> FieldTable:
