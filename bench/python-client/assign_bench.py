@@ -9,7 +9,8 @@ medians reported.
     .venv/bin/python bench/python-client/assign_bench.py [round_seconds=0.25] [rounds=24] [rounds_at_scale=5]
 
 After the rounds, the targeted/untargeted ratio again by CPU time (alternating passes, medians),
-exposures off and on. Then a scale curve up to 1,048,576 users, exposures off and on (see ``scale_curve``);
+exposures off and on, with the attributes as a dict, as a PreparedAttributes built once per user
+before the rounds, and (exposures off) as one built for every call. Then a scale curve up to 1,048,576 users, exposures off and on (see ``scale_curve``);
 ``rounds_at_scale=0`` leaves it out (the targeting ratio alone takes a minute, the curve ten).
 """
 
@@ -31,7 +32,7 @@ from growthbook.core import run_experiment
 import mmh3
 
 import arbiter._bucketing as bucketing
-from arbiter import Arbiter
+from arbiter import Arbiter, PreparedAttributes
 from arbiter._murmur3 import murmur3_x86_32
 
 ROUND_S = float(sys.argv[1]) if len(sys.argv) > 1 else 0.25
@@ -158,13 +159,33 @@ def main() -> None:
             return control
         return loop
 
-    def targeted_loop_of(c: Arbiter) -> Callable[[], int]:
+    # Each user's attributes prepared once, as a request-scoped context would be: the prepared
+    # contender reads them by index after its first call (the warm-up). One list per client: an
+    # object keeps the resolution of one config's fields, and each client loaded its own config
+    # (an app has one client; sharing the objects would resolve them again on every switch).
+    prepared = [PreparedAttributes(a) for a in attributes]
+    prepared_exposing = [PreparedAttributes(a) for a in attributes]
+
+    def targeted_loop_of(c: Arbiter, given: List[Any] = attributes) -> Callable[[], int]:
         assign = c.assign
 
         def loop() -> int:
             control = 0
-            for u, a in zip(users, attributes):
+            for u, a in zip(users, given):
                 if assign(TARGETED, u, a) == "control":
+                    control += 1
+            return control
+        return loop
+
+    def prepared_per_call_loop(c: Arbiter) -> Callable[[], int]:
+        """A PreparedAttributes built for every call: its construction and first resolution."""
+        assign = c.assign
+        prepare = PreparedAttributes
+
+        def loop() -> int:
+            control = 0
+            for u, a in zip(users, attributes):
+                if assign(TARGETED, u, prepare(a)) == "control":
                     control += 1
             return control
         return loop
@@ -238,6 +259,9 @@ def main() -> None:
         ("Arbiter assign(), pure-Python hash (plain install)", arbiter_loop(pure)),
         ("Arbiter assign() with a 5-clause targeting condition", targeted_loop_of(plain)),
         ("Arbiter assign() with the condition, exposures on", targeted_loop_of(exposing)),
+        ("Arbiter assign() with the condition, PreparedAttributes", targeted_loop_of(plain, prepared)),
+        ("Arbiter assign() with the condition, PreparedAttributes built per call", prepared_per_call_loop(plain)),
+        ("Arbiter assign() with the condition, PreparedAttributes, exp. on", targeted_loop_of(exposing, prepared_exposing)),
         ("bare mmh3.hash(key bytes) % 10000", bare_mmh3),
         ("bare hash: murmur3_x86_32(key bytes) % 10000", bare_hash),
         ("GrowthBook core.run_experiment(ctx per user)", gb_core_run_experiment),
@@ -274,21 +298,42 @@ def main() -> None:
         medians["Arbiter assign() with a 5-clause targeting condition"] / arbiter))
     print("The same, exposures on (users already exposed):  %.2fx" % (
         medians["Arbiter assign() with the condition, exposures on"] / exposing_rate))
+    print("With the condition, PreparedAttributes / without: %.2fx  (goal >= 0.5x)" % (
+        medians["Arbiter assign() with the condition, PreparedAttributes"] / arbiter))
+    print("The same, PreparedAttributes built per call:     %.2fx" % (
+        medians["Arbiter assign() with the condition, PreparedAttributes built per call"] / arbiter))
+    print("The same, PreparedAttributes, exposures on:      %.2fx" % (
+        medians["Arbiter assign() with the condition, PreparedAttributes, exp. on"] / exposing_rate))
     # The wall-clock rounds swing 3-10x on a shared machine; CPU time per pass does not count
     # the time a pass spent descheduled.
-    pairs = {
-        "exposures off": (arbiter_loop(plain), targeted_loop_of(plain)),
-        "exposures on": (arbiter_loop(exposing), targeted_loop_of(exposing)),
+    # Per setting: without the condition first (the baseline), then each way of passing the
+    # attributes, all alternating pass by pass.
+    passes: Dict[str, List[Tuple[str, Callable[[], int]]]] = {
+        "exposures off": [
+            ("without", arbiter_loop(plain)),
+            ("dict", targeted_loop_of(plain)),
+            ("prepared", targeted_loop_of(plain, prepared)),
+            ("prepared per call", prepared_per_call_loop(plain)),
+        ],
+        "exposures on": [
+            ("without", arbiter_loop(exposing)),
+            ("dict", targeted_loop_of(exposing)),
+            ("prepared", targeted_loop_of(exposing, prepared_exposing)),
+        ],
     }
-    cpu: Dict[str, Tuple[List[float], List[float]]] = {k: ([], []) for k in pairs}
+    cpu: Dict[str, Dict[str, List[float]]] = {k: {name: [] for name, _ in v} for k, v in passes.items()}
     for _ in range(CPU_PASSES):
-        for label, (untargeted, targeted) in pairs.items():
-            cpu[label][0].append(cpu_ns_per_call(untargeted, USERS))
-            cpu[label][1].append(cpu_ns_per_call(targeted, USERS))
-    for label, (untargeted_ns, targeted_ns) in cpu.items():
-        u_ns, t_ns = statistics.median(untargeted_ns), statistics.median(targeted_ns)
-        print("CPU time, %-13s: %5.0f ns without, %5.0f ns with the condition: %.3fx  (goal >= 0.5x)" % (
-            label, u_ns, t_ns, u_ns / t_ns))
+        for label, loops in passes.items():
+            for name, loop in loops:
+                cpu[label][name].append(cpu_ns_per_call(loop, USERS))
+    for label, by_name in cpu.items():
+        u_ns = statistics.median(by_name["without"])
+        for name, samples in by_name.items():
+            if name == "without":
+                continue
+            t_ns = statistics.median(samples)
+            print("CPU time, %-13s: %5.0f ns without, %5.0f ns with the condition (%-17s): %.3fx  (goal >= 0.5x)" % (
+                label, u_ns, t_ns, name, u_ns / t_ns))
     pure.close()
     plain.close()
     exposing.close()

@@ -196,6 +196,7 @@ def test_public_surface_is_small() -> None:
     assert sorted(arbiter.__all__) == sorted(
         [
             *["Arbiter", "ArbiterError", "AsUser", "ClientStats", "EventType", "PromptResult", "TrackPayload"],
+            "PreparedAttributes",
             *["DatasetItem", "EvaluationProgress", "OfflineRun", "Scorer", "ScorerInput", "TaskInput"],  # evaluate's
             "__version__",
         ]

@@ -4,15 +4,28 @@ the bucket, on every surface, with every exposure each case sends."""
 import asyncio
 import json
 import os
-from typing import Any, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional
 
-from arbiter import Arbiter
+import pytest
+
+from arbiter import Arbiter, PreparedAttributes
 from conftest import REPO_ROOT
 from support.fake_arbiter import FakeArbiter
 
 with open(os.path.join(REPO_ROOT, "testdata", "eligibility.json"), encoding="utf-8") as _f:
     VECTORS: Dict[str, Any] = json.load(_f)
 CASES: List[Dict[str, Any]] = VECTORS["cases"]
+
+
+#: How a case's attributes are passed: as the plain dict, or prepared (answers must not differ).
+Prepare = Callable[[Optional[Dict[str, Any]]], Any]
+
+
+@pytest.fixture(params=["plain", "prepared"])
+def prepare(request: pytest.FixtureRequest) -> Prepare:
+    if request.param == "plain":
+        return lambda attributes: attributes
+    return PreparedAttributes
 
 
 def _client(fake: FakeArbiter, make_client: Any) -> Arbiter:
@@ -36,10 +49,12 @@ def test_the_file_reaches_every_step_of_the_order() -> None:
     assert {(h, v) for h in holdout_ids for v in ("holdout", "general")} <= sent
 
 
-def test_every_case_assigns_prompts_and_merges_as_it_says(fake: FakeArbiter, make_client: Any) -> None:
+def test_every_case_assigns_prompts_and_merges_as_it_says(
+    fake: FakeArbiter, make_client: Any, prepare: Prepare
+) -> None:
     client = _client(fake, make_client)
     for case in CASES:
-        attributes: Optional[Dict[str, Any]] = case.get("attributes")
+        attributes = prepare(case.get("attributes"))
         got = {
             "name": case["name"],
             "assign": client.assign(case["experiment"], case["user_id"], attributes),
@@ -51,14 +66,14 @@ def test_every_case_assigns_prompts_and_merges_as_it_says(fake: FakeArbiter, mak
         assert got == {"name": case["name"], "assign": want, "prompt": want, "variables": {"v": 1}, "async": want}
 
 
-def test_every_case_sends_exactly_its_exposures_in_order(fake: FakeArbiter, make_client: Any) -> None:
+def test_every_case_sends_exactly_its_exposures_in_order(fake: FakeArbiter, make_client: Any, prepare: Prepare) -> None:
     """Each case runs through every surface, then the client flushes: what reached the server
     for the case is its list, in order (a holdout's exposures first). The surfaces after the
     first add nothing: exposures, the holdouts' included, go once per user and day."""
     client = _client(fake, make_client)
     mismatches = []
     for case in CASES:
-        attributes: Optional[Dict[str, Any]] = case.get("attributes")
+        attributes = prepare(case.get("attributes"))
         before = len(fake.stored)
         client.assign(case["experiment"], case["user_id"], attributes)
         client.get_prompt(case["experiment"], case["user_id"], "default", attributes=attributes)
@@ -75,15 +90,18 @@ def test_every_case_sends_exactly_its_exposures_in_order(fake: FakeArbiter, make
     assert mismatches == []
 
 
-def test_as_user_and_intercept_model_call_read_the_attributes(fake: FakeArbiter, make_client: Any) -> None:
+def test_as_user_and_intercept_model_call_read_the_attributes(
+    fake: FakeArbiter, make_client: Any, prepare: Prepare
+) -> None:
     client = _client(fake, make_client)
     case = next(c for c in CASES if c["experiment"] == "pro-english" and c["variant"] is not None)
+    attributes = prepare(case["attributes"])
     seen: List[Optional[str]] = []
-    client.intercept_model_call(case["experiment"], case["user_id"], seen.append, attributes=case["attributes"])
+    client.intercept_model_call(case["experiment"], case["user_id"], seen.append, attributes=attributes)
     # without attributes the targeting reads {}: no plan, so not targeted
     client.intercept_model_call(case["experiment"], case["user_id"], seen.append)
     assert seen == [case["variant"], None]
     # the framework integrations take the user and attributes of the enclosing as_user
-    with client.as_user(case["user_id"], case["attributes"]):
+    with client.as_user(case["user_id"], attributes):
         assert client._begin_model_run(case["experiment"], case["user_id"]) is not None
     assert client._begin_model_run(case["experiment"], case["user_id"]) is None

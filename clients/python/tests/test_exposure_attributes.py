@@ -9,7 +9,7 @@ from typing import Any, Dict, List, Optional
 
 import pytest
 
-from arbiter import Arbiter
+from arbiter import Arbiter, PreparedAttributes
 from conftest import read_testdata
 from support.fake_arbiter import FakeArbiter
 
@@ -56,12 +56,18 @@ def test_off_every_exposure_is_sent_without_metadata(fake: FakeArbiter, make_cli
     assert all("metadata" not in e for e in sent)
 
 
+def _passed(attributes: Optional[Dict[str, Any]], prepared: bool) -> Any:
+    """The attributes as a call passes them: plain, or prepared (the exposure must not differ)."""
+    return PreparedAttributes(attributes) if prepared else attributes
+
+
+@pytest.mark.parametrize("prepared", [False, True], ids=["plain", "prepared"])
 def test_on_each_exposure_carries_exactly_the_attributes_or_none_past_the_limit(
-    fake: FakeArbiter, make_client: Any, warnings_log: pytest.LogCaptureFixture
+    fake: FakeArbiter, make_client: Any, warnings_log: pytest.LogCaptureFixture, prepared: bool
 ) -> None:
     client = _client(fake, make_client, OPEN_CONFIG, exposure_attributes=True)
     for case in SHARED["cases"]:
-        assert client.assign(OPEN, case["user_id"], _attributes(case)) == "treatment", case["name"]
+        assert client.assign(OPEN, case["user_id"], _passed(_attributes(case), prepared)) == "treatment", case["name"]
     sent = _sent(fake, client)
     assert [e["user_id"] for e in sent] == [c["user_id"] for c in SHARED["cases"]]
     got = [{"name": c["name"], "metadata": e.get("metadata")} for c, e in zip(SHARED["cases"], sent)]
@@ -73,8 +79,9 @@ def test_on_each_exposure_carries_exactly_the_attributes_or_none_past_the_limit(
     assert len(dropped) == 1
 
 
+@pytest.mark.parametrize("prepared", [False, True], ids=["plain", "prepared"])
 def test_eligibility_cases_send_the_same_exposures_each_with_its_attributes(
-    fake: FakeArbiter, make_client: Any
+    fake: FakeArbiter, make_client: Any, prepared: bool
 ) -> None:
     """Held-out users' holdout exposures carry them too; a user not targeted sends nothing."""
     client = _client(fake, make_client, ELIGIBILITY["config"], exposure_attributes=True)
@@ -82,7 +89,7 @@ def test_eligibility_cases_send_the_same_exposures_each_with_its_attributes(
     for case in ELIGIBILITY["cases"]:
         attributes = case.get("attributes")
         before = len(fake.stored)
-        assert client.assign(case["experiment"], case["user_id"], attributes) == case["variant"]
+        assert client.assign(case["experiment"], case["user_id"], _passed(attributes, prepared)) == case["variant"]
         client.flush(timeout=30)
         sent = [
             {"experiment_id": e["experiment_id"], "variant": e.get("variant"), "metadata": e.get("metadata")}

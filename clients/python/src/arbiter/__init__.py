@@ -16,6 +16,7 @@ from ._evaluation_types import (
     ScorerInput,
     TaskInput,
 )
+from ._prepared_attributes import PreparedAttributes
 from ._types import ClientStats, EventType, PromptResult, TrackPayload
 from ._user_context import AsUser
 from ._version import __version__
@@ -29,6 +30,7 @@ __all__ = [
     "EvaluationProgress",
     "EventType",
     "OfflineRun",
+    "PreparedAttributes",
     "PromptResult",
     "Scorer",
     "ScorerInput",

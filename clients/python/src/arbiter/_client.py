@@ -29,6 +29,7 @@ from ._model_call_recorder import ModelCallRecorder
 from ._offline_api import OfflineApi
 from ._offline_store import FileOfflineStore
 from ._poller import ConfigPoller
+from ._prepared_attributes import Attributes, unwrap
 from ._queued_event import serialize
 from ._retry_policy import RetryPolicy
 from ._targeting_tallies import TargetingTallies, send_tallies
@@ -168,7 +169,7 @@ class Arbiter:
 
     # -- assignment ------------------------------------------------------------------------
 
-    def assign(self, experiment: str, user: str, attributes: Optional[Mapping[str, Any]] = None) -> Optional[str]:
+    def assign(self, experiment: str, user: str, attributes: Optional[Attributes] = None) -> Optional[str]:
         """The variant key of ``user`` in ``experiment`` (name or id), or None: held out, not in
         the experiment's part of its layer, not targeted, not enrolled, unknown experiment, or
         no config yet. None means the control behaviour. Local, no network call, never raises;
@@ -194,14 +195,12 @@ class Arbiter:
             self._warn_once("assign", "assign failed, returning None: %r" % (err,))
             return None
 
-    async def aassign(
-        self, experiment: str, user: str, attributes: Optional[Mapping[str, Any]] = None
-    ) -> Optional[str]:
+    async def aassign(self, experiment: str, user: str, attributes: Optional[Attributes] = None) -> Optional[str]:
         """``assign`` for symmetry in async code; it never waits."""
         return self.assign(experiment, user, attributes)
 
     def get_prompt(
-        self, experiment: str, user: str, default: str, attributes: Optional[Mapping[str, Any]] = None
+        self, experiment: str, user: str, default: str, attributes: Optional[Attributes] = None
     ) -> PromptResult:
         """The prompt of the user's variant, or ``default`` (with ``fallback=True``) when there
         is no config, no variant, or the variant has no prompt."""
@@ -212,7 +211,7 @@ class Arbiter:
         return PromptResult(variant, default, True)
 
     async def aget_prompt(
-        self, experiment: str, user: str, default: str, attributes: Optional[Mapping[str, Any]] = None
+        self, experiment: str, user: str, default: str, attributes: Optional[Attributes] = None
     ) -> PromptResult:
         return self.get_prompt(experiment, user, default, attributes)
 
@@ -221,7 +220,7 @@ class Arbiter:
         experiment: str,
         user: str,
         defaults: Mapping[str, Any],
-        attributes: Optional[Mapping[str, Any]] = None,
+        attributes: Optional[Attributes] = None,
     ) -> Dict[str, Any]:
         """The variables of the user's variant merged over ``defaults``, as a new dict."""
         try:
@@ -239,7 +238,7 @@ class Arbiter:
         experiment: str,
         user: str,
         defaults: Mapping[str, Any],
-        attributes: Optional[Mapping[str, Any]] = None,
+        attributes: Optional[Attributes] = None,
     ) -> Dict[str, Any]:
         return self.get_variables(experiment, user, defaults, attributes)
 
@@ -327,7 +326,7 @@ class Arbiter:
         result: T = wrap_provider_client(client, hook)
         return result
 
-    def as_user(self, user: str, attributes: Optional[Mapping[str, Any]] = None) -> AsUser:
+    def as_user(self, user: str, attributes: Optional[Attributes] = None) -> AsUser:
         """``with arbiter.as_user(user, attributes):`` makes ``user`` the user of wrapped-client
         and framework-integration calls inside, assigned with ``attributes``, across ``await``
         and per thread and asyncio task (``contextvars``)."""
@@ -338,7 +337,7 @@ class Arbiter:
         experiment: str,
         user: str,
         fn: Callable[[Optional[str]], R],
-        attributes: Optional[Mapping[str, Any]] = None,
+        attributes: Optional[Attributes] = None,
     ) -> R:
         """The explicit form of ``wrap``: calls ``fn(variant)`` (None when not enrolled or no
         config yet) and records an ``exposure`` and a ``model_call`` with the latency of ``fn``
@@ -474,14 +473,12 @@ class Arbiter:
         return None if spec is None else spec.get(name)
 
     def _expose_holdout(
-        self, holdout: CompiledHoldout, user: str, variant: str, attributes: Optional[Mapping[str, Any]] = None
+        self, holdout: CompiledHoldout, user: str, variant: str, attributes: Optional[Attributes] = None
     ) -> None:
         if holdout.exposures.first_today(user, variant):
             self._expose(holdout.id, user, variant, attributes)
 
-    def _expose(
-        self, experiment_id: str, user: str, variant: str, attributes: Optional[Mapping[str, Any]] = None
-    ) -> None:
+    def _expose(self, experiment_id: str, user: str, variant: str, attributes: Optional[Attributes] = None) -> None:
         if not is_wire_user_id(user):
             self._warn_once(
                 "unstorable-user",
@@ -492,10 +489,12 @@ class Arbiter:
         payload = {"experiment_id": experiment_id, "user_id": user, "variant": variant}
         self._enqueue("exposure", self._exposure_payload(payload, attributes))
 
-    def _exposure_payload(self, payload: Dict[str, Any], attributes: Optional[Mapping[str, Any]]) -> Dict[str, Any]:
+    def _exposure_payload(self, payload: Dict[str, Any], attributes: Optional[Attributes]) -> Dict[str, Any]:
         """An exposure's fields, with the call's attributes as ``metadata.attributes`` when
         ``exposure_attributes`` is on and some were passed. Attributes the API would refuse are
-        left out (one warning, then a debug line each time); the exposure is sent all the same."""
+        left out (one warning, then a debug line each time); the exposure is sent all the same.
+        A ``PreparedAttributes`` sends what it was made from, as passing that would."""
+        attributes = unwrap(attributes)
         if not self._exposure_attributes or attributes is None:
             return payload
         metadata, problem = exposure_metadata(attributes)

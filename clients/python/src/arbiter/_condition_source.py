@@ -33,12 +33,15 @@ from ._conditions import (
     remembering,
     version_test,
 )
+from ._field_table import FieldTable
 from ._json_values import to_double
+from ._prepared_attributes import PreparedAttributes
 
 #: Integers whose double is exact, so that ``int < float`` in Python (exact) agrees with JavaScript
 #: comparing two doubles. Others take the closure, which converts.
 _EXACT = 1 << 53
 
+_LOGICAL = ("$and", "$or", "$nor", "$not")
 _ORDER_SYMBOLS = {"$lt": "<", "$lte": "<=", "$gt": ">", "$gte": ">="}
 _VERSION_NAMES = frozenset(("$veq", "$vne", "$vlt", "$vlte", "$vgt", "$vgte"))
 
@@ -89,6 +92,7 @@ def generated_targeting(
     bucket: Callable[[str], Optional[str]],
     reached: Optional[Callable[[str, bool], None]] = None,
     reached_when_enrolled: bool = False,
+    table: Optional[FieldTable] = None,
 ) -> Optional[Callable[..., Optional[str]]]:
     """The variant function of a targeted experiment: ``(user, attributes=None,
     expose_holdout=None)`` -> ``bucket(user)`` when ``condition`` holds for the attributes, else
@@ -97,7 +101,13 @@ def generated_targeting(
 
     With ``reached`` (targeting tallies), an excluded user is told to ``reached(user, False)``
     and a matched one not enrolled to ``reached(user, True)``, as is an enrolled one with
-    ``reached_when_enrolled``; without it the function is the one it was before tallies."""
+    ``reached_when_enrolled``; without it the function is the one it was before tallies.
+
+    With ``table`` (the config's field table), a :class:`PreparedAttributes` takes a path of its
+    own, written out beside the dict's: the same tests, each on ``values[i]`` (a tuple slot)
+    instead of a field read. A dict never goes near it (that branch is under ``type(attributes)
+    is not dict``). Without a table, or for a prepared object of something that is not a
+    mapping, the prepared object is unwrapped and matched as what it was made from."""
     if not isinstance(condition, dict) or not condition:
         return None
     src = _Source("return None")
@@ -108,6 +118,8 @@ def generated_targeting(
     groups = src.name("groups", {} if saved_groups is None else saved_groups)
     bucket_name = src.name("bucket", bucket)
     src.line(1, "if type(attributes) is not dict:")
+    if table is not None and _reads_only(condition, table):
+        _prepared_targeting(src, condition, table, groups, bucket, tally, reached_when_enrolled)
     src.line(
         2,
         "if not %s({} if attributes is None else attributes, %s):"
@@ -120,25 +132,72 @@ def generated_targeting(
     _clauses(src, 2, condition, groups)
     src.line(1, "except Exception:")
     src.line(2, src.fail)
-    parts = getattr(bucket, "ascii_parts", None)
-    if isinstance(parts, AsciiParts):
-        # The accelerated assigner's ASCII case, written out (one call less); any other id
-        # goes to the assigner itself.
-        src.line(1, "if user.isascii():")
-        src.line(
-            2,
-            "b = %s(%s + user, 0, False) %% %s"
-            % (src.name("hash", parts.hash32), src.name("prefix", parts.prefix), src.name("count", parts.bucket_count)),
-        )
-        src.line(2, "i = %s(%s, b) - 1" % (src.name("bisect", bisect_right), src.name("starts", parts.starts)))
-        ends, variants = src.name("ends", parts.ends), src.name("variants", parts.variants)
-        in_range = "%s[i] if i >= 0 and b < %s[i] else None" % (variants, ends)
-        _return_matched(src, 2, in_range, tally, reached_when_enrolled)
-    _return_matched(src, 1, "%s(user)" % bucket_name, tally, reached_when_enrolled)
+    _bucket(src, 1, bucket, tally, reached_when_enrolled)
     function: Callable[..., Optional[str]] = src.function(
         "targeted(user, attributes=None, expose_holdout=None)", "targeting"
     )
     return function
+
+
+def _bucket(
+    src: _Source,
+    depth: int,
+    bucket: Callable[[str], Optional[str]],
+    tally: Optional[str],
+    when_enrolled: bool,
+) -> None:
+    """Returns the variant of a user the targeting matched: the accelerated assigner's ASCII
+    case written out (one call less), any other id through the assigner itself."""
+    bucket_name = src.name("bucket", bucket)
+    parts = getattr(bucket, "ascii_parts", None)
+    if isinstance(parts, AsciiParts):
+        src.line(depth, "if user.isascii():")
+        src.line(
+            depth + 1,
+            "b = %s(%s + user, 0, False) %% %s"
+            % (src.name("hash", parts.hash32), src.name("prefix", parts.prefix), src.name("count", parts.bucket_count)),
+        )
+        src.line(depth + 1, "i = %s(%s, b) - 1" % (src.name("bisect", bisect_right), src.name("starts", parts.starts)))
+        ends, variants = src.name("ends", parts.ends), src.name("variants", parts.variants)
+        in_range = "%s[i] if i >= 0 and b < %s[i] else None" % (variants, ends)
+        _return_matched(src, depth + 1, in_range, tally, when_enrolled)
+    _return_matched(src, depth, "%s(user)" % bucket_name, tally, when_enrolled)
+
+
+def _reads_only(condition: Dict[str, Any], table: FieldTable) -> bool:
+    """Whether every top-level field of the condition has a slot in the table."""
+    try:
+        for key in condition:
+            if key not in _LOGICAL:
+                table.slot_of(key)
+    except KeyError:
+        return False
+    return True
+
+
+def _prepared_targeting(
+    src: _Source,
+    condition: Dict[str, Any],
+    table: FieldTable,
+    groups: str,
+    bucket: Callable[[str], Optional[str]],
+    tally: Optional[str],
+    when_enrolled: bool,
+) -> None:
+    """The prepared branch: resolve once per table (kept on the prepared object), then the
+    clauses on the values and the bucket. A prepared object of a non-dict (``_resolved`` None)
+    is unwrapped for the lines that follow."""
+    src.line(2, "if type(attributes) is %s:" % src.name("Prepared", PreparedAttributes))
+    src.line(3, "values = attributes._resolved")
+    src.line(3, "if values is not None:")
+    src.line(4, "try:")
+    src.line(5, "if values[0] is not %s:" % src.name("table", table))
+    src.line(6, "values = %s(attributes)" % src.name("resolve", table.resolve))
+    _clauses(src, 5, condition, groups, table)
+    src.line(4, "except Exception:")
+    src.line(5, src.fail)
+    _bucket(src, 4, bucket, tally, when_enrolled)
+    src.line(3, "attributes = attributes._attributes")
 
 
 def _return_matched(src: _Source, depth: int, variant: str, tally: Optional[str], when_enrolled: bool) -> None:
@@ -155,17 +214,29 @@ def _return_matched(src: _Source, depth: int, variant: str, tally: Optional[str]
     src.line(depth, "return found")
 
 
-def _clauses(src: _Source, depth: int, condition: Dict[str, Any], groups: str = "groups") -> None:
-    """Every key of the condition, in order, as tests of ``attributes`` (a dict)."""
+def _clauses(
+    src: _Source, depth: int, condition: Dict[str, Any], groups: str = "groups", table: Optional[FieldTable] = None
+) -> None:
+    """Every key of the condition, in order, as tests of ``attributes`` (a dict), or with
+    ``table`` of ``values`` (the prepared resolution; ``attributes`` the prepared object)."""
     path_part = src.name("part", _path_part)
-    src.line(depth, "get = attributes.get")
+    subject = "attributes"
+    if table is None:
+        src.line(depth, "get = attributes.get")
+    elif any(key in _LOGICAL for key in condition):
+        # The logical clauses match their closure tree against the dict the object was made from.
+        src.line(depth, "whole = attributes._attributes")
+        subject = "whole"
     for key, expected in condition.items():
-        if key in ("$and", "$or", "$nor", "$not"):
+        if key in _LOGICAL:
             whole = src.name("c", _condition({key: expected}))
-            src.line(depth, "if not %s(attributes, %s):" % (whole, groups))
+            src.line(depth, "if not %s(%s, %s):" % (whole, subject, groups))
             src.line(depth + 1, src.fail)
             continue
-        _read_field(src, depth, key, path_part)
+        if table is None:
+            _read_field(src, depth, key, path_part)
+        else:
+            src.line(depth, "v = values[%d]" % table.slot_of(key))
         if isinstance(expected, dict) and expected and all(k.startswith("$") for k in expected):
             for name, operand in expected.items():
                 _operator_test(src, depth, name, operand, groups)

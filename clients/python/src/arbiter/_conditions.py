@@ -24,6 +24,7 @@ from arbiter._json_values import (
     truthy,
     type_name,
 )
+from arbiter._prepared_attributes import unwrap
 from arbiter._version_string import padded_version_string
 
 #: Saved groups by key: the values ``$inGroup`` looks a user's attribute up in. A value that is not
@@ -63,8 +64,10 @@ class CompiledCondition:
         if match is None:
             return False
         try:
-            if not isinstance(attributes, dict) and isinstance(attributes, Mapping):
-                attributes = dict(attributes)
+            if not isinstance(attributes, dict):
+                attributes = unwrap(attributes)  # a PreparedAttributes matches as what it holds
+                if not isinstance(attributes, dict) and isinstance(attributes, Mapping):
+                    attributes = dict(attributes)
             return match(attributes, _NO_GROUPS if saved_groups is None else saved_groups)
         except Exception:
             # Only attributes nested deeper than the stack, or exotic mappings, get here.

@@ -6,6 +6,7 @@ from typing import Any, Dict, List, Mapping, Optional, Tuple
 from ._bucketing import BUCKETING_VERSION, Range, make_assigner
 from ._conditions import CompiledCondition, compile_condition
 from ._exposure_dedup import ExposureDedup
+from ._field_table import FieldTable, field_table_of
 from ._layers_holdouts import (
     CompiledHoldout,
     CompiledLayer,
@@ -111,6 +112,9 @@ class ConfigStore:
                 self._exposure_dedup_capacity,
                 self._tallies,
                 self._tally_enrolled,
+                # Numbered before any experiment compiles: each variant function reads its
+                # fields from a PreparedAttributes by these indexes.
+                field_table_of(raw.get("targeting") for raw in body["experiments"] if isinstance(raw, dict)),
             )
             by_name: Dict[str, CompiledExperiment] = {}
             skipped: List[str] = []
@@ -144,7 +148,15 @@ class ConfigStore:
 class _Shared:
     """What every experiment of one config document is compiled against."""
 
-    __slots__ = ("saved_groups", "layers", "holdouts", "exposure_dedup_capacity", "tallies", "tally_enrolled")
+    __slots__ = (
+        "saved_groups",
+        "layers",
+        "holdouts",
+        "exposure_dedup_capacity",
+        "tallies",
+        "tally_enrolled",
+        "field_table",
+    )
 
     def __init__(
         self,
@@ -154,7 +166,9 @@ class _Shared:
         exposure_dedup_capacity: int,
         tallies: Optional[TargetingTallies],
         tally_enrolled: bool,
+        field_table: FieldTable,
     ) -> None:
+        self.field_table = field_table
         self.saved_groups = saved_groups
         self.layers = layers
         self.holdouts = holdouts
@@ -206,6 +220,7 @@ def _compile(raw: Any, previous: Mapping[str, CompiledExperiment], shared: _Shar
             in_layer,
             reached,
             shared.tally_enrolled,
+            shared.field_table,
         ),
         variants=variants,
         exposures=exposures,

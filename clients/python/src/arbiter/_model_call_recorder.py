@@ -1,18 +1,19 @@
 """Turns one model call into an ``exposure`` (when it starts) and a ``model_call`` (when it ends)."""
 
-from typing import Any, Callable, Dict, Mapping, NamedTuple, Optional, Sequence
+from typing import Any, Callable, Dict, NamedTuple, Optional, Sequence
 
 from ._config_store import ConfigStore
 from ._evaluation_scope import current_evaluation
 from ._event_validation import is_wire_user_id
 from ._model_call import FinishModelCall, ModelCall
 from ._model_call_measure import Measure, ProviderReader
+from ._prepared_attributes import Attributes
 from ._variant_function import ExposeHoldout
 
 Enqueue = Callable[[str, Dict[str, Any]], None]
 WarnOnce = Callable[[str, str], None]
 #: ``(exposure fields, the call's attributes)`` -> the fields to send.
-ExposurePayload = Callable[[Dict[str, Any], Optional[Mapping[str, Any]]], Dict[str, Any]]
+ExposurePayload = Callable[[Dict[str, Any], Optional[Attributes]], Dict[str, Any]]
 
 
 class _Begun(NamedTuple):
@@ -47,7 +48,7 @@ class ModelCallRecorder:
         self,
         experiment: str,
         user: Optional[str],
-        attributes: Optional[Mapping[str, Any]],
+        attributes: Optional[Attributes],
         reader: ProviderReader,
         params: Dict[str, Any],
         invoke: Callable[[], Any],
@@ -70,7 +71,7 @@ class ModelCallRecorder:
         self,
         experiment: str,
         user: str,
-        attributes: Optional[Mapping[str, Any]],
+        attributes: Optional[Attributes],
         readers: Sequence[ProviderReader],
         fn: Callable[[Optional[str]], Any],
     ) -> Any:
@@ -88,7 +89,7 @@ class ModelCallRecorder:
         self,
         experiment: str,
         user: str,
-        attributes: Optional[Mapping[str, Any]],
+        attributes: Optional[Attributes],
         readers: Sequence[ProviderReader],
         params: Any,
     ) -> Optional[_Begun]:
@@ -121,7 +122,7 @@ class ModelCallRecorder:
         experiment: str,
         user: Optional[str],
         assign: Callable[[str, str], Optional[str]],
-        attributes: Optional[Mapping[str, Any]] = None,
+        attributes: Optional[Attributes] = None,
     ) -> Optional[FinishModelCall]:
         """For framework integrations, which see a call's start and end as callbacks rather than a
         function to run. The exposure follows ``assign``'s rule (once per user and experiment,
@@ -159,7 +160,7 @@ class ModelCallRecorder:
 
         return finish
 
-    def _variant_of(self, experiment: str, user: str, attributes: Optional[Mapping[str, Any]]) -> Optional[str]:
+    def _variant_of(self, experiment: str, user: str, attributes: Optional[Attributes]) -> Optional[str]:
         entry = self._store.experiments.get(experiment)
         return None if entry is None or not isinstance(user, str) else entry.variant(user, attributes)
 

@@ -7,11 +7,13 @@ requests of different users never see each other's user.
 
 from contextvars import ContextVar, Token
 from types import TracebackType
-from typing import Any, List, Mapping, Optional, Tuple, Type
+from typing import List, Optional, Tuple, Type
+
+from ._prepared_attributes import Attributes
 
 current_user: "ContextVar[Optional[str]]" = ContextVar("arbiter_user", default=None)
 #: The attributes given to the innermost ``as_user`` (what targeting reads), or None.
-current_attributes: "ContextVar[Optional[Mapping[str, Any]]]" = ContextVar("arbiter_attributes", default=None)
+current_attributes: "ContextVar[Optional[Attributes]]" = ContextVar("arbiter_attributes", default=None)
 
 
 class AsUser:
@@ -20,11 +22,11 @@ class AsUser:
 
     __slots__ = ("_user", "_attributes", "_tokens")
 
-    def __init__(self, user: str, attributes: Optional[Mapping[str, Any]] = None) -> None:
+    def __init__(self, user: str, attributes: Optional[Attributes] = None) -> None:
         self._user = user
         self._attributes = attributes
         # A stack, so that one AsUser object may be entered again while it is active.
-        self._tokens: "List[Tuple[Token[Optional[str]], Token[Optional[Mapping[str, Any]]]]]" = []
+        self._tokens: "List[Tuple[Token[Optional[str]], Token[Optional[Attributes]]]]" = []
 
     def __enter__(self) -> "AsUser":
         self._tokens.append((current_user.set(self._user), current_attributes.set(self._attributes)))

@@ -5,7 +5,9 @@ from typing import Any, Callable, Mapping, Optional, Sequence
 
 from ._condition_source import generated_targeting
 from ._conditions import CompiledCondition
+from ._field_table import FieldTable
 from ._layers_holdouts import GENERAL, HELD_OUT, CompiledHoldout, InRange
+from ._prepared_attributes import unwrap
 from ._targeting_tallies import Reached
 
 #: ``(holdout, user, "holdout" or "general", attributes)``: queues the holdout's exposure when
@@ -24,6 +26,7 @@ def make_variant(
     in_layer: Optional[InRange] = None,
     reached: Optional[Reached] = None,
     reached_when_enrolled: bool = False,
+    field_table: Optional[FieldTable] = None,
 ) -> VariantOf:
     """The variant function of an experiment: holdouts, then the layer, then targeting, then
     ``bucket`` (user id -> variant key by the experiment's own ranges), the same order as the
@@ -33,8 +36,11 @@ def make_variant(
     the targeting tells ``reached`` when it is excluded or matched in no range; an enrolled one
     only with ``reached_when_enrolled``: otherwise the caller tallies it with a new exposure (an
     exposure already sent today has its tally beside it), so a steady-state call looks up
-    nothing more."""
-    ungated = _ungated(bucket, targeting, saved_groups, reached, reached_when_enrolled)
+    nothing more.
+
+    ``field_table``: the fields every targeting of the config reads, so that a
+    ``PreparedAttributes`` is read by index (:func:`generated_targeting`)."""
+    ungated = _ungated(bucket, targeting, saved_groups, reached, reached_when_enrolled, field_table)
     if not holdouts and in_layer is None:
         return ungated
     held_by = tuple(holdouts)
@@ -65,6 +71,7 @@ def _ungated(
     saved_groups: Optional[Mapping[str, Any]],
     reached: Optional[Reached],
     reached_when_enrolled: bool,
+    field_table: Optional[FieldTable] = None,
 ) -> VariantOf:
     """Targeting, then the bucket: the variant function of an experiment outside holdouts and
     layers, and the last step of the others'."""
@@ -78,7 +85,7 @@ def _ungated(
         return _no_one if reached is None else _no_one_tallied(reached)
     try:
         generated = generated_targeting(
-            targeting.source, targeting.matches, saved_groups, bucket, reached, reached_when_enrolled
+            targeting.source, targeting.matches, saved_groups, bucket, reached, reached_when_enrolled, field_table
         )
     except Exception:
         generated = None  # the compiled condition answers the same, only slower
@@ -88,6 +95,7 @@ def _ungated(
     if reached is None:
 
         def targeted(user: str, attributes: Any = None, expose_holdout: Any = None) -> Optional[str]:
+            attributes = unwrap(attributes)
             if not matches({} if attributes is None else attributes, saved_groups):
                 return None
             return bucket(user)
@@ -96,6 +104,7 @@ def _ungated(
     tally = reached
 
     def targeted_tallied(user: str, attributes: Any = None, expose_holdout: Any = None) -> Optional[str]:
+        attributes = unwrap(attributes)
         if not matches({} if attributes is None else attributes, saved_groups):
             tally(user, False)
             return None

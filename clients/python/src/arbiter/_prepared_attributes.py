@@ -1,0 +1,67 @@
+"""A user's attributes prepared once and read by index on every later call.
+
+Most requests check many experiments for the same user. With a plain dict, every targeted check
+reads its fields from the dict again (a ``dict.get`` a field, a call each in CPython, most of a
+five-clause condition's cost). A :class:`PreparedAttributes` keeps, for the config it was last
+used with, the value of every field any targeting of that config reads, so a later check reads a
+tuple slot instead (see :mod:`arbiter._field_table`).
+"""
+
+from typing import TYPE_CHECKING, Any, Mapping, Optional, Tuple, Union
+
+_set = object.__setattr__
+
+#: Not resolved against any field table yet: slot 0 of a resolution is the table it belongs to.
+_UNRESOLVED: Tuple[Any, ...] = (None,)
+
+
+class PreparedAttributes:
+    """An immutable, prepared form of a user's attributes, accepted wherever a plain attributes
+    mapping is (``assign``, ``get_prompt``, ``get_variables``, ``as_user``, their async forms) and
+    answered exactly as that mapping would be. Build one per request and pass it to every call.
+
+    The top-level mapping is copied, so changing the caller's dict afterwards changes nothing
+    here; nested values are not copied, and must not be changed once prepared. Never raises: a
+    value that is not a mapping behaves as it does when passed directly.
+    """
+
+    __slots__ = ("_attributes", "_resolved")
+
+    def __init__(self, attributes: Optional[Mapping[str, Any]] = None) -> None:
+        raw: Any = attributes
+        if isinstance(attributes, PreparedAttributes):
+            raw = attributes._attributes
+        elif isinstance(attributes, Mapping):
+            try:
+                raw = dict(attributes)
+            except Exception:
+                raw = attributes  # a mapping that cannot be read: the plain path answers for it
+        # Set through object.__setattr__: the class refuses assignment to its callers.
+        #: The caller's attributes (a shallow copy when they were a mapping).
+        _set(self, "_attributes", raw)
+        #: ``(field table, value of field 0, value of field 1, ...)`` for the last table used, as
+        #: one tuple so that a thread never sees one table's values paired with another table.
+        #: None when the attributes are not a dict: those always take the plain path.
+        _set(self, "_resolved", _UNRESOLVED if type(raw) is dict else None)
+
+    if TYPE_CHECKING:
+        _attributes: Any
+        _resolved: Optional[Tuple[Any, ...]]
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError("PreparedAttributes is immutable")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError("PreparedAttributes is immutable")
+
+    def __repr__(self) -> str:
+        return "PreparedAttributes(%r)" % (self._attributes,)
+
+
+#: What every method that takes attributes accepts.
+Attributes = Union[Mapping[str, Any], PreparedAttributes]
+
+
+def unwrap(attributes: Any) -> Any:
+    """The attributes a :class:`PreparedAttributes` was made from (copied), anything else as is."""
+    return attributes._attributes if type(attributes) is PreparedAttributes else attributes
