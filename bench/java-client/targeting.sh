@@ -3,7 +3,8 @@
 # without one, in the same run: JMH (wall clock, 2 forks x 3 iterations of 2 s after 2 warm-ups),
 # then TargetingProbe (the calling thread's CPU time, the sides alternating). Builds first.
 # JMH also runs the targeted call with the defaults (exposures and targeting tallies on, every
-# user seen once already): what the tallies cost beside the exposures.
+# user seen once already): what the tallies cost beside the exposures. And the targeted call
+# with PreparedAttributes, built once per user before the runs and built in every call.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -11,7 +12,7 @@ mvn -B -q -ntp -Dstyle.color=never -f "$root/clients/java/pom.xml" install -Dski
 cd "$here"
 mvn -B -q -ntp -Dstyle.color=never package
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
-java -jar target/benchmarks.jar 'AssignBenchmark.arbiterAssign(WithoutExposures|Targeted|TargetedWithExposures)$' \
+java -jar target/benchmarks.jar 'AssignBenchmark.arbiterAssign(WithoutExposures|Targeted|TargetedWithExposures|TargetedPrepared|TargetedPreparedPerCall)$' \
   -f 2 -wi 2 -w 2s -i 3 -r 2s -rf json -rff target/jmh-targeting.json "$@" | tail -5
 echo "load average after JMH: $(cut -d' ' -f1-3 /proc/loadavg)"
 node -e '
@@ -21,6 +22,10 @@ const ratio = score("arbiterAssignTargeted") / score("arbiterAssignWithoutExposu
 console.log(`JMH arbiterAssignTargeted / arbiterAssignWithoutExposures: ${ratio.toFixed(2)} (goal >= 0.5)`);
 const exposed = score("arbiterAssignTargetedWithExposures") / score("arbiterAssignWithoutExposures");
 console.log(`JMH arbiterAssignTargetedWithExposures / arbiterAssignWithoutExposures: ${exposed.toFixed(2)}`);
+for (const name of ["arbiterAssignTargetedPrepared", "arbiterAssignTargetedPreparedPerCall"]) {
+  const r = score(name) / score("arbiterAssignWithoutExposures");
+  console.log(`JMH ${name} / arbiterAssignWithoutExposures: ${r.toFixed(2)}`);
+}
 ' target/jmh-targeting.json
 java -cp target/benchmarks.jar dev.arbiter.bench.TargetingProbe 5 20000000
 echo "load average after the probe: $(cut -d' ' -f1-3 /proc/loadavg)"

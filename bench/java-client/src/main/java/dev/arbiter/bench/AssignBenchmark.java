@@ -9,6 +9,7 @@ import com.sun.net.httpserver.HttpServer;
 import dev.arbiter.client.Arbiter;
 import dev.arbiter.client.ArbiterLogger;
 import dev.arbiter.client.ArbiterStats;
+import dev.arbiter.client.PreparedAttributes;
 import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -64,6 +65,11 @@ public class AssignBenchmark {
   private String[] userIds;
   /** User i's attributes: nine in ten match all five clauses, so most calls reach the bucket. */
   private Map<String, Object>[] attributes;
+  /**
+   * User i's attributes as a {@link PreparedAttributes}, built in the set-up as a request-scoped
+   * context is built once per request (LaunchDarkly's contexts above are too).
+   */
+  private PreparedAttributes[] prepared;
   /** User i's five condition fields, read beforehand (the TargetingProbe's fourth side). */
   private Object[][] resolved;
   private int next;
@@ -92,8 +98,10 @@ public class AssignBenchmark {
     userIds = new String[users];
     for (int i = 0; i < users; i++) userIds[i] = "user-" + i;
     boolean targetedExposed = all || benchmark.equals("arbiterAssignTargetedWithExposures");
-    if (all || targetedExposed || benchmark.equals("arbiterAssignTargeted")) {
+    if (all || targetedExposed || benchmark.startsWith("arbiterAssignTargeted")) {
       attributes = attributesOf(users);
+      prepared = new PreparedAttributes[users];
+      for (int i = 0; i < users; i++) prepared[i] = PreparedAttributes.of(attributes[i]);
     }
     // The config comes from a loopback server speaking GET /v1/config; events are acknowledged.
     server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 16);
@@ -302,6 +310,29 @@ public class AssignBenchmark {
     return arbiterWithoutExposures.assign("checkout-prompt-targeted", userIds[i], attributes[i]);
   }
 
+  /**
+   * {@link #arbiterAssignTargeted} with each user's attributes prepared beforehand: the
+   * condition reads the fields its prepared value resolved (once, on its first call).
+   */
+  @Benchmark
+  public String arbiterAssignTargetedPrepared() {
+    int i = next;
+    next = (i + 1) & (users - 1);
+    return arbiterWithoutExposures.assign("checkout-prompt-targeted", userIds[i], prepared[i]);
+  }
+
+  /**
+   * {@link #arbiterAssignTargetedPrepared} with the prepared value built in the call: the copy
+   * and the resolution of every field on each call, what preparing costs when it is not reused.
+   */
+  @Benchmark
+  public String arbiterAssignTargetedPreparedPerCall() {
+    int i = next;
+    next = (i + 1) & (users - 1);
+    return arbiterWithoutExposures.assign("checkout-prompt-targeted", userIds[i],
+        PreparedAttributes.of(attributes[i]));
+  }
+
   /** The same with the defaults: exposures and targeting tallies on, every user already seen. */
   @Benchmark
   public String arbiterAssignTargetedWithExposures() {
@@ -335,8 +366,9 @@ public class AssignBenchmark {
   }
 
   /**
-   * Throws unless both hand-written conditions answer as the client's for every user; builds
-   * the resolved fields {@link #handWrittenResolvedAssign} reads.
+   * Throws unless both hand-written conditions, and the client given each user's
+   * {@link PreparedAttributes}, answer as the client given the map for every user; builds the
+   * resolved fields {@link #handWrittenResolvedAssign} reads.
    */
   void checkHandWrittenCondition() {
     resolved = new Object[users][];
@@ -349,6 +381,12 @@ public class AssignBenchmark {
           attributes[i]);
       if ((client != null) != HandWrittenCondition.matches(attributes[i])) {
         throw new IllegalStateException("the hand-written condition differs for " + attributes[i]);
+      }
+      String viaPrepared = arbiterWithoutExposures.assign("checkout-prompt-targeted", userIds[i],
+          prepared[i]);
+      if (!java.util.Objects.equals(client, viaPrepared)) {
+        throw new IllegalStateException("PreparedAttributes answered " + viaPrepared + ", the map "
+            + client + ", for " + attributes[i]);
       }
     }
   }

@@ -14,7 +14,9 @@ import java.util.function.LongSupplier;
  * side, the same condition written out by hand ({@link HandWrittenCondition}) before the
  * untargeted call, shows the floor of any evaluator reading a caller's map; a fourth, the
  * same over the five fields read beforehand, the floor of an API that resolves a request's
- * attributes once. With
+ * attributes once. Two more sides time the client's answer to that, {@code PreparedAttributes}:
+ * each user's built in the set-up, as a request-scoped context is, and one built in each call
+ * (its copy and resolution every time), so that its cost shows. With
  * {@code exposed}, the targeted side is {@code arbiterAssignTargetedWithExposures}: the
  * defaults, exposures and targeting tallies on.
  *
@@ -41,7 +43,11 @@ public final class TargetingProbe {
       targeted(state, calls / 2, exposed);
       handWritten(state, calls / 2);
       handWrittenResolved(state, calls / 2);
+      prepared(state, calls / 2);
+      preparedPerCall(state, calls / 2);
       double[] ratios = new double[rounds];
+      double[] preparedRatios = new double[rounds];
+      double[] perCallRatios = new double[rounds];
       double[] floors = new double[rounds];
       double[] resolvedFloors = new double[rounds];
       for (int round = 0; round < rounds; round++) {
@@ -49,15 +55,23 @@ public final class TargetingProbe {
         double targetedRate = perCpuSecond(cpu, calls, () -> targeted(state, calls, exposed));
         double handRate = perCpuSecond(cpu, calls, () -> handWritten(state, calls));
         double resolvedRate = perCpuSecond(cpu, calls, () -> handWrittenResolved(state, calls));
+        double preparedRate = perCpuSecond(cpu, calls, () -> prepared(state, calls));
+        double perCallRate = perCpuSecond(cpu, calls, () -> preparedPerCall(state, calls));
+        preparedRatios[round] = preparedRate / plainRate;
+        perCallRatios[round] = perCallRate / plainRate;
         ratios[round] = targetedRate / plainRate;
         floors[round] = handRate / plainRate;
         resolvedFloors[round] = resolvedRate / plainRate;
         System.out.printf("round %d: without targeting %,.0f, targeted %,.0f calls per CPU second:"
             + " %.2f; hand-written condition %,.0f: %.2f; over resolved fields %,.0f: %.2f"
+            + "; PreparedAttributes %,.0f: %.2f, built per call %,.0f: %.2f"
             + " (checksum %d)%n", round + 1, plainRate, targetedRate, ratios[round], handRate,
-            floors[round], resolvedRate, resolvedFloors[round], checksum);
+            floors[round], resolvedRate, resolvedFloors[round], preparedRate,
+            preparedRatios[round], perCallRate, perCallRatios[round], checksum);
       }
       printMedian("targeted / without", ratios, " goal >= 0.5");
+      printMedian("targeted, PreparedAttributes / without", preparedRatios, " goal >= 0.5");
+      printMedian("targeted, PreparedAttributes built per call / without", perCallRatios, "");
       printMedian("hand-written condition / without", floors, "");
       printMedian("hand-written condition over resolved fields / without", resolvedFloors, "");
     } finally {
@@ -110,6 +124,24 @@ public final class TargetingProbe {
     long sink = 0;
     for (int i = 0; i < calls; i++) {
       String variant = state.handWrittenResolvedAssign();
+      sink += variant == null ? 0 : variant.length();
+    }
+    return sink;
+  }
+
+  private static long prepared(AssignBenchmark state, int calls) {
+    long sink = 0;
+    for (int i = 0; i < calls; i++) {
+      String variant = state.arbiterAssignTargetedPrepared();
+      sink += variant == null ? 0 : variant.length();
+    }
+    return sink;
+  }
+
+  private static long preparedPerCall(AssignBenchmark state, int calls) {
+    long sink = 0;
+    for (int i = 0; i < calls; i++) {
+      String variant = state.arbiterAssignTargetedPreparedPerCall();
       sink += variant == null ? 0 : variant.length();
     }
     return sink;

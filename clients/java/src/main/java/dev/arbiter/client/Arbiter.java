@@ -139,7 +139,7 @@ public final class Arbiter implements AutoCloseable {
    * {@link #assign(String, String, Map)}.
    */
   public String assign(String experiment, String user) {
-    return assign(experiment, user, null);
+    return assign(experiment, user, (Map<String, ?>) null);
   }
 
   /**
@@ -178,9 +178,21 @@ public final class Arbiter implements AutoCloseable {
     }
   }
 
+  /**
+   * {@link #assign(String, String, Map)} with attributes prepared beforehand: the same answer
+   * and exposure, the targeting read from the fields they resolved (see
+   * {@link PreparedAttributes}).
+   *
+   * @param attributes the user's prepared attributes; null reads as none
+   */
+  public String assign(String experiment, String user, PreparedAttributes attributes) {
+    // The prepared value travels as its map, which the targeting tells apart (PreparedMap).
+    return assign(experiment, user, PreparedAttributes.mapOf(attributes));
+  }
+
   /** The prompt of the user's variant, or {@code defaultPrompt} (with {@code fallback} true) when there is none. */
   public PromptResult getPrompt(String experiment, String user, String defaultPrompt) {
-    return getPrompt(experiment, user, defaultPrompt, null);
+    return getPrompt(experiment, user, defaultPrompt, (Map<String, ?>) null);
   }
 
   /** {@link #getPrompt(String, String, String)} with the attributes targeting reads. */
@@ -192,6 +204,12 @@ public final class Arbiter implements AutoCloseable {
         : new PromptResult(variant, defaultPrompt, true);
   }
 
+  /** {@link #getPrompt(String, String, String, Map)} with attributes prepared beforehand. */
+  public PromptResult getPrompt(String experiment, String user, String defaultPrompt,
+      PreparedAttributes attributes) {
+    return getPrompt(experiment, user, defaultPrompt, PreparedAttributes.mapOf(attributes));
+  }
+
   /**
    * The variables of the user's variant merged over {@code defaults}, as a new map
    * ({@code defaults} is untouched). Values are what the config's JSON holds: String, Long,
@@ -199,7 +217,7 @@ public final class Arbiter implements AutoCloseable {
    */
   public Map<String, Object> getVariables(String experiment, String user,
       Map<String, ?> defaults) {
-    return getVariables(experiment, user, defaults, null);
+    return getVariables(experiment, user, defaults, (Map<String, ?>) null);
   }
 
   /** {@link #getVariables(String, String, Map)} with the attributes targeting reads. */
@@ -215,6 +233,12 @@ public final class Arbiter implements AutoCloseable {
       warnOnce("variables", "getVariables failed, returning the defaults: " + e);
     }
     return merged;
+  }
+
+  /** {@link #getVariables(String, String, Map, Map)} with attributes prepared beforehand. */
+  public Map<String, Object> getVariables(String experiment, String user,
+      Map<String, ?> defaults, PreparedAttributes attributes) {
+    return getVariables(experiment, user, defaults, PreparedAttributes.mapOf(attributes));
   }
 
   /**
@@ -298,6 +322,15 @@ public final class Arbiter implements AutoCloseable {
   }
 
   /**
+   * {@link #interceptModelCall(String, String, Map, Function)} with attributes prepared
+   * beforehand.
+   */
+  public <T> T interceptModelCall(String experiment, String user, PreparedAttributes attributes,
+      Function<String, T> call) {
+    return recorder.intercept(experiment, user, PreparedAttributes.mapOf(attributes), call);
+  }
+
+  /**
    * {@link #interceptModelCall(String, String, Function)} for the user of the enclosing
    * {@link #withUser} scope on this thread, the Java form of the other clients' {@code wrap}:
    * the request code names the user once, the model calls deep inside it need not. Outside
@@ -330,7 +363,7 @@ public final class Arbiter implements AutoCloseable {
    * @param user the user id; null runs {@code call} with no user
    */
   public <T, X extends Throwable> T withUser(String user, UserCall<T, X> call) throws X {
-    return withUser(user, null, call);
+    return withUser(user, (Map<String, ?>) null, call);
   }
 
   /**
@@ -361,9 +394,18 @@ public final class Arbiter implements AutoCloseable {
     }
   }
 
+  /**
+   * {@link #withUser(String, Map, UserCall)} with attributes prepared beforehand: the model
+   * calls of the scope read the fields they resolved.
+   */
+  public <T, X extends Throwable> T withUser(String user, PreparedAttributes attributes,
+      UserCall<T, X> call) throws X {
+    return withUser(user, PreparedAttributes.mapOf(attributes), call);
+  }
+
   /** {@link #withUser(String, UserCall)} for work that returns nothing. */
   public void withUser(String user, Runnable run) {
-    withUser(user, null, run);
+    withUser(user, (Map<String, ?>) null, run);
   }
 
   /** {@link #withUser(String, Map, UserCall)} for work that returns nothing. */
@@ -372,6 +414,11 @@ public final class Arbiter implements AutoCloseable {
       run.run();
       return null;
     });
+  }
+
+  /** {@link #withUser(String, PreparedAttributes, UserCall)} for work that returns nothing. */
+  public void withUser(String user, PreparedAttributes attributes, Runnable run) {
+    withUser(user, PreparedAttributes.mapOf(attributes), run);
   }
 
   /**

@@ -34,9 +34,12 @@ final class CompiledCondition {
   private final NumberBoundTest[] bounds;
   private final KeptAnswerTest[] kept;
   private final FieldTest[] others;
+  /** The config's field table its fields are numbered in, or null (then prepared values read the map). */
+  private final FieldTable table;
 
   private CompiledCondition(Map<?, ?> interpreted, StringListTest[] lists,
-      NumberBoundTest[] bounds, KeptAnswerTest[] kept, FieldTest[] others) {
+      NumberBoundTest[] bounds, KeptAnswerTest[] kept, FieldTest[] others, FieldTable table) {
+    this.table = table;
     this.interpreted = interpreted;
     this.lists = lists;
     this.bounds = bounds;
@@ -46,14 +49,23 @@ final class CompiledCondition {
 
   /** Prepares a condition {@link ConditionCheck#isReadable} has accepted. */
   static CompiledCondition of(Map<?, ?> condition) {
+    return of(condition, null);
+  }
+
+  /**
+   * {@link #of(Map)} with its fields numbered in {@code table} (null: none), the config's, for
+   * {@link #matches(PreparedMap, Map)}. A condition with a logical operator takes no field from
+   * it: the evaluator reads the prepared map itself.
+   */
+  static CompiledCondition of(Map<?, ?> condition, FieldTable table) {
     Builder tests = new Builder();
     for (Map.Entry<?, ?> entry : condition.entrySet()) {
       String key = (String) entry.getKey();
       Object value = entry.getValue();
       if (key.equals("$and") || key.equals("$or") || key.equals("$nor") || key.equals("$not")) {
-        return new CompiledCondition(condition, NO_LISTS, NO_BOUNDS, NO_KEPT, NO_OTHERS);
+        return new CompiledCondition(condition, NO_LISTS, NO_BOUNDS, NO_KEPT, NO_OTHERS, null);
       }
-      ConditionField field = new ConditionField(key);
+      ConditionField field = table == null ? new ConditionField(key) : table.field(key);
       if (value instanceof Map && ConditionCheck.isOperatorObject((Map<?, ?>) value)) {
         for (Map.Entry<?, ?> op : ((Map<?, ?>) value).entrySet()) {
           tests.add(field, (String) op.getKey(), op.getValue());
@@ -64,7 +76,7 @@ final class CompiledCondition {
     }
     return new CompiledCondition(null, tests.lists.toArray(NO_LISTS),
         tests.bounds.toArray(NO_BOUNDS), tests.kept.toArray(NO_KEPT),
-        tests.others.toArray(NO_OTHERS));
+        tests.others.toArray(NO_OTHERS), table);
   }
 
   /** Whether the attributes satisfy the condition. Never throws. */
@@ -87,6 +99,34 @@ final class CompiledCondition {
       return true;
     } catch (RuntimeException | StackOverflowError e) {
       // Only attributes nested deeper than the stack, or a map that changed while being read.
+      return false;
+    }
+  }
+
+  /**
+   * {@link #matches(Map, Map)} for a prepared value: the same tests over the fields it resolved
+   * for this condition's table (once per config version), so no map is read here. Never throws.
+   */
+  boolean matches(PreparedMap prepared, Map<String, ?> savedGroups) {
+    if (interpreted != null || table == null) return matches((Map<String, ?>) prepared, savedGroups);
+    Map<String, ?> groups = savedGroups == null ? Map.of() : savedGroups;
+    try {
+      Object[] values = prepared.valuesFor(table);
+      for (StringListTest test : lists) {
+        if (!test.test(values)) return false;
+      }
+      for (NumberBoundTest test : bounds) {
+        if (!test.test(values)) return false;
+      }
+      for (KeptAnswerTest test : kept) {
+        if (!test.test(values)) return false;
+      }
+      for (FieldTest test : others) {
+        if (!test.test(values, groups)) return false;
+      }
+      return true;
+    } catch (RuntimeException | StackOverflowError e) {
+      // A field whose read threw (ConditionField#UNREADABLE), or attributes nested too deep.
       return false;
     }
   }

@@ -50,7 +50,7 @@ final class CompiledExperiment {
 
   CompiledExperiment(String id, String name, Bucketer bucketer, long[] starts, long[] ends,
       String[] owners, Map<String, Variant> variants, ExposureTable exposed,
-      Object targeting, Map<String, ?> savedGroups, ExperimentGate gate) {
+      Object targeting, Map<String, ?> savedGroups, ExperimentGate gate, FieldTable fields) {
     this.id = id;
     this.name = name;
     this.bucketer = bucketer;
@@ -64,7 +64,7 @@ final class CompiledExperiment {
     boolean everyone = targeting == null
         || (targeting instanceof Map && ((Map<?, ?>) targeting).isEmpty());
     boolean readable = !everyone && ConditionCheck.isReadable(targeting);
-    this.targeting = readable ? CompiledCondition.of((Map<?, ?>) targeting) : null;
+    this.targeting = readable ? CompiledCondition.of((Map<?, ?>) targeting, fields) : null;
     this.nobody = !everyone && !readable;
     this.savedGroups = savedGroups;
     this.gate = gate;
@@ -98,11 +98,17 @@ final class CompiledExperiment {
     return range < 0 ? null : owners[range];
   }
 
-  /** Whether the targeting lets a user with {@code attributes} (null reads as none) in. */
+  /**
+   * Whether the targeting lets a user with {@code attributes} (null reads as none) in. The map
+   * of a {@link PreparedAttributes} is read through its resolved fields, with the same answer.
+   */
   boolean admits(Map<String, ?> attributes) {
     if (nobody) return false;
-    return targeting == null
-        || targeting.matches(attributes == null ? Map.of() : attributes, savedGroups);
+    if (targeting == null) return true;
+    if (attributes instanceof PreparedMap) {
+      return targeting.matches((PreparedMap) attributes, savedGroups);
+    }
+    return targeting.matches(attributes == null ? Map.of() : attributes, savedGroups);
   }
 
   /** The range whose bucket interval holds the user's bucket ({@code hash} from the bucketer), or -1. */

@@ -8,12 +8,23 @@ import java.util.Map;
  * a caller's attributes, exactly as {@link ConditionEvaluator#readPath} reads the unsplit path.
  */
 final class ConditionField {
+  /** A prepared value's slot for a field whose read threw: the condition reading it fails. */
+  static final Object UNREADABLE = new Object();
+  private static final RuntimeException UNREADABLE_FIELD = new UnreadableField();
+
   private final String[] parts;
   /** The path's first part, and its second or null: most paths have one part or two. */
   private final String first;
   private final String second;
+  /** The field's slot in its config's {@link FieldTable}, or -1 outside one. */
+  final int index;
 
   ConditionField(String path) {
+    this(path, -1);
+  }
+
+  ConditionField(String path, int index) {
+    this.index = index;
     String[] split = path.split("\\.", -1);
     // Interned: an application's attribute names are usually literals, which Java interns, so
     // the attribute map compares its keys by identity.
@@ -40,6 +51,16 @@ final class ConditionField {
     return readRest(value);
   }
 
+  /**
+   * The field's value among a prepared value's resolved fields ({@link FieldTable#resolve}):
+   * what {@link #read} returned for the same attributes, or its exception again.
+   */
+  Object value(Object[] values) {
+    Object value = values[index];
+    if (value == UNREADABLE) throw UNREADABLE_FIELD;
+    return value;
+  }
+
   /** {@link ConditionEvaluator#readPath} from the value of the path's first part. */
   private Object readRest(Object current) {
     for (int i = 1; i < parts.length; i++) {
@@ -54,5 +75,14 @@ final class ConditionField {
       if (current == null) return null;
     }
     return current;
+  }
+
+  /** Thrown again for every condition reading a field whose read threw: no stack to fill. */
+  private static final class UnreadableField extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    UnreadableField() {
+      super("the field could not be read", null, false, false);
+    }
   }
 }

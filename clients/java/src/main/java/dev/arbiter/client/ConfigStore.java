@@ -89,11 +89,13 @@ final class ConfigStore {
     Map<String, CompiledExperiment> byName = new LinkedHashMap<>();
     List<String> skipped = new ArrayList<>();
     Map<String, ?> groups = savedGroups(doc.get("saved_groups"));
+    // One table for the whole version: a prepared value resolves once for all its experiments.
+    FieldTable fields = new FieldTable();
     LayersAndHoldouts gates = LayersAndHoldouts.of(doc,
         previous == null ? Map.of() : previous.holdouts, exposureCapacity);
     skipped.addAll(gates.skipped);
     for (Object raw : (List<?>) doc.get("experiments")) {
-      CompiledExperiment compiled = compile(raw, previous, groups, gates, exposureCapacity);
+      CompiledExperiment compiled = compile(raw, previous, groups, gates, exposureCapacity, fields);
       if (compiled == null) {
         skipped.add(describe(raw));
       } else {
@@ -117,7 +119,8 @@ final class ConfigStore {
   }
 
   private static CompiledExperiment compile(Object raw, Snapshot previous,
-      Map<String, ?> savedGroups, LayersAndHoldouts gates, int exposureCapacity) {
+      Map<String, ?> savedGroups, LayersAndHoldouts gates, int exposureCapacity,
+      FieldTable fields) {
     if (!(raw instanceof Map)) return null;
     Map<?, ?> e = (Map<?, ?>) raw;
     Object id = e.get("id");
@@ -168,7 +171,7 @@ final class ConfigStore {
         new Bucketer((String) salt, (Long) count), starts, ends, sortedOwners,
         Collections.unmodifiableMap(variants),
         before != null ? before.exposed : new ExposureTable(exposureCapacity), e.get("targeting"),
-        savedGroups, gate);
+        savedGroups, gate, fields);
   }
 
   @SuppressWarnings("unchecked")

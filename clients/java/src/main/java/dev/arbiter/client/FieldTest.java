@@ -24,4 +24,11 @@ final class FieldTest {
     return operator == null ? ConditionEvaluator.valueMatches(operand, actual, groups, false)
         : ConditionEvaluator.operatorMatches(operator, actual, operand, groups);
   }
+
+  /** {@link #test(Map, Map)} over a prepared value's resolved fields. */
+  boolean test(Object[] values, Map<String, ?> groups) {
+    Object actual = field.value(values);
+    return operator == null ? ConditionEvaluator.valueMatches(operand, actual, groups, false)
+        : ConditionEvaluator.operatorMatches(operator, actual, operand, groups);
+  }
 }

@@ -40,6 +40,11 @@ final class KeptAnswerTest {
     return answer(field.read(attributes));
   }
 
+  /** {@link #test(Map)} over a prepared value's resolved fields. */
+  boolean test(Object[] values) {
+    return answer(field.value(values));
+  }
+
   boolean answer(Object actual) {
     if (!(actual instanceof String)) return compute.test(actual);
     String text = (String) actual;

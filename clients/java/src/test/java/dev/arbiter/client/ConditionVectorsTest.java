@@ -55,8 +55,26 @@ class ConditionVectorsTest {
         assertEquals(c.get(3), ConditionEvaluator.evalCondition(attributes, c.get(1), groups),
             () -> name + "\ncondition " + JsonWriter.write(c.get(1)) + "\nattributes "
                 + JsonWriter.write(attributes));
+        // The same case through PreparedAttributes, twice: resolved, then from the kept fields.
+        PreparedAttributes prepared = PreparedAttributes.of(attributes);
+        FieldTable table = new FieldTable();
+        CompiledCondition compiled = ConditionCheck.isReadable(c.get(1))
+            ? CompiledCondition.of((Map<?, ?>) c.get(1), table) : null;
+        for (int use = 0; use < 2; use++) {
+          assertEquals(c.get(3), compiled != null && matches(compiled, prepared, groups),
+              () -> name + " (prepared)\ncondition " + JsonWriter.write(c.get(1))
+                  + "\nattributes " + JsonWriter.write(attributes));
+        }
       }));
     }
     return tests.stream();
+  }
+
+  /** A compiled targeting over a prepared value, as {@link CompiledExperiment#admits} reads it. */
+  static boolean matches(CompiledCondition compiled, PreparedAttributes prepared,
+      Map<String, ?> groups) {
+    Map<String, ?> map = PreparedAttributes.mapOf(prepared);
+    return map instanceof PreparedMap ? compiled.matches((PreparedMap) map, groups)
+        : compiled.matches(map == null ? Map.of() : map, groups);
   }
 }

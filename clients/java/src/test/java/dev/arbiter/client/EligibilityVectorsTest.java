@@ -84,18 +84,33 @@ class EligibilityVectorsTest {
   /** Every case: the variant on each surface, and exactly the exposures it sends, in order. */
   @Test
   void everyCaseAssignsAndSendsItsExposuresInOrder() {
+    everyCase(false);
+  }
+
+  /** The same cases with each user's attributes as a {@link PreparedAttributes}: the same answers. */
+  @Test
+  void everyCaseAssignsAndSendsItsExposuresInOrderThroughPreparedAttributes() {
+    everyCase(true);
+  }
+
+  private void everyCase(boolean prepare) {
     Map<String, Object> defaults = Map.of("v", 1L);
     for (Map<String, Object> c : cases()) {
       String experiment = (String) c.get("experiment");
       String user = (String) c.get("user_id");
       Map<String, ?> attributes = attributesOf(c);
+      // One prepared value for the case's three calls, as one request would keep it.
+      PreparedAttributes prepared = PreparedAttributes.of(attributes);
       Map<String, Object> got = new LinkedHashMap<>();
       got.put("name", c.get("name"));
-      got.put("assign", client.assign(experiment, user, attributes));
+      got.put("assign", prepare ? client.assign(experiment, user, prepared)
+          : client.assign(experiment, user, attributes));
       got.put("sent", sentSinceLastCall());
       // The same user again, on the other surfaces: the same variant, no exposure sent twice.
-      got.put("prompt", client.getPrompt(experiment, user, "default", attributes).variant());
-      got.put("variables", client.getVariables(experiment, user, defaults, attributes));
+      got.put("prompt", (prepare ? client.getPrompt(experiment, user, "default", prepared)
+          : client.getPrompt(experiment, user, "default", attributes)).variant());
+      got.put("variables", prepare ? client.getVariables(experiment, user, defaults, prepared)
+          : client.getVariables(experiment, user, defaults, attributes));
       got.put("sent again", sentSinceLastCall());
       Map<String, Object> want = new LinkedHashMap<>();
       want.put("name", c.get("name"));
@@ -167,11 +182,19 @@ class EligibilityVectorsTest {
       client.interceptModelCall(experiment, v -> seen.add(v));
       client.interceptModelCall(experiment, user, v -> seen.add(v));
     });
+    // and so do the prepared forms
+    PreparedAttributes prepared = PreparedAttributes.of(attributesOf(c));
+    client.interceptModelCall(experiment, user, prepared, v -> seen.add(v));
+    client.withUser(user, prepared, () -> {
+      client.interceptModelCall(experiment, v -> seen.add(v));
+      client.interceptModelCall(experiment, user, v -> seen.add(v));
+    });
+    String got = client.withUser(user, prepared, () -> client.interceptModelCall(experiment, v -> v));
     List<String> want = new ArrayList<>();
     want.add((String) c.get("variant"));
     want.add(null);
-    want.add((String) c.get("variant"));
-    want.add((String) c.get("variant"));
+    for (int i = 0; i < 5; i++) want.add((String) c.get("variant"));
     assertEquals(want, seen);
+    assertEquals(c.get("variant"), got);
   }
 }

@@ -127,6 +127,36 @@ class ExposureAttributesTest {
     assertEquals(1, logger.count("without its attributes"), logger.all());
   }
 
+  /** PreparedAttributes send exactly the metadata their maps send, on every surface. */
+  @Test
+  void preparedAttributesCarryTheSameMetadataAsTheirMaps() throws Exception {
+    start(SHARED, true);
+    List<Object> want = new ArrayList<>();
+    List<Object> got = new ArrayList<>();
+    int carried = 0;
+    for (Map<String, Object> c : cases(SHARED)) {
+      Map<String, Object> attributes = attributesOf(c);
+      PreparedAttributes prepared = PreparedAttributes.of(attributes);
+      String user = (String) c.get("user_id");
+      client.assign(OPEN, user, attributes);
+      Object plain = sent().get(0).get("metadata");
+      if (plain != null) carried++;
+      // Other users, so that each surface sends a first exposure of its own.
+      client.assign(OPEN, user + "-a", prepared);
+      client.getPrompt(OPEN, user + "-p", "default", prepared);
+      client.getVariables(OPEN, user + "-v", Map.of(), prepared);
+      client.interceptModelCall(OPEN, user + "-m", prepared, variant -> "ok");
+      for (String suffix : List.of("-a", "-p", "-v", "-m")) {
+        want.add(Arrays.asList(user + suffix, plain));
+      }
+      for (Map<String, Object> e : sent()) {
+        if ("exposure".equals(e.get("type"))) got.add(Arrays.asList(e.get("user_id"), e.get("metadata")));
+      }
+    }
+    assertEquals(want, got);
+    assertTrue(carried > 0 && carried < cases(SHARED).size(), "some cases carry metadata, some not");
+  }
+
   /** Held-out users' holdout exposures carry them too; a user not targeted sends nothing. */
   @Test
   @SuppressWarnings("unchecked")

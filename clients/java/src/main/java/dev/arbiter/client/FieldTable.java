@@ -1,0 +1,54 @@
+package dev.arbiter.client;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The field paths the compiled conditions of one config version read, numbered 0..n-1 in the
+ * order first met: what a {@link PreparedAttributes} resolves once per config version, so that
+ * a condition reads slot {@code i} of an array instead of a caller's map (issue 29: the reads,
+ * not the tests, were most of a condition's cost).
+ *
+ * <p>Filled while {@link ConfigStore#replace} compiles the config, on one thread, then never
+ * changed: the snapshot that holds it is published through a volatile reference, which makes
+ * the filled table visible to every reader. Compared by identity: a new config version is a new
+ * table, so a prepared value's cached resolution never serves another version.
+ */
+final class FieldTable {
+  private final List<ConditionField> fields = new ArrayList<>();
+  private final Map<String, ConditionField> byPath = new HashMap<>();
+
+  /** The field of {@code path}, numbered when first asked for; the same field after that. */
+  ConditionField field(String path) {
+    ConditionField field = byPath.get(path);
+    if (field == null) {
+      field = new ConditionField(path, fields.size());
+      fields.add(field);
+      byPath.put(path, field);
+    }
+    return field;
+  }
+
+  int size() {
+    return fields.size();
+  }
+
+  /**
+   * Every field's value in {@code attributes}, as {@link ConditionField#read} reads it; a read
+   * that throws leaves {@link ConditionField#UNREADABLE} in its slot, so that only the
+   * conditions reading that field fail, as each would have failed reading the map.
+   */
+  Object[] resolve(Map<String, ?> attributes) {
+    Object[] values = new Object[fields.size()];
+    for (int i = 0; i < values.length; i++) {
+      try {
+        values[i] = fields.get(i).read(attributes);
+      } catch (RuntimeException | StackOverflowError e) {
+        values[i] = ConditionField.UNREADABLE;
+      }
+    }
+    return values;
+  }
+}
