@@ -84,6 +84,9 @@ function junitCounts(xml) {
   return { passed: tests - bad - skipped, failed: bad, names };
 }
 
+/** Failed tests by JUnit suite, to tell a suite that failed without a failing test. */
+const junitFailed = new Map();
+
 for (const file of files.filter((f) => f.endsWith('.xml'))) {
   const counts = junitCounts(readFileSync(join(dir, file), 'utf8'));
   const suite = file.replace(/\.xml$/, '');
@@ -92,6 +95,7 @@ for (const file of files.filter((f) => f.endsWith('.xml'))) {
   );
   passed += counts.passed;
   failed += counts.failed;
+  junitFailed.set(suite, counts.failed);
   for (const name of counts.names) failures.push(`${suite}: ${name}`);
 }
 
@@ -101,6 +105,10 @@ for (const file of files.filter((f) => f.endsWith('.exit'))) {
   const reported = ['xml', 'json'].some((ext) => existsSync(join(dir, `${suite}.${ext}`)));
   if (code !== '0' && !reported) {
     process.stdout.write(`${suite}: exited ${code} without a report (counted as one failure)\n`);
+    failed += 1;
+  } else if (code !== '0' && junitFailed.get(suite) === 0) {
+    // A runner that stopped part way (Surefire's fork timeout) leaves a report of what ran.
+    failures.push(`${suite}: exited ${code} though its report names no failed test (see its log)`);
     failed += 1;
   }
 }

@@ -8,9 +8,13 @@ import { type Harness, startHarness } from '../../support/harness.ts';
 describe('the development sign-in route', () => {
   let dev: Harness;
   let production: Harness;
+  // One app per hook: each hook's guard then covers one start, which takes tens of seconds at
+  // the load of a full test run on two cores.
   beforeAll(async () => {
     // No JWKS: development mode, the server signs its own sessions.
     dev = await startHarness({ ARBITER_SESSION_JWKS_URL: '' });
+  });
+  beforeAll(async () => {
     production = await startHarness();
   });
   afterAll(async () => {
