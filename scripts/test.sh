@@ -39,6 +39,24 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
+# The installs that do not touch node_modules run beside npm's install and the build: on a bare
+# machine the Python environment (scipy, schemathesis, openai…) and the Debian packages are
+# mostly downloads, which would otherwise wait for npm's. Both are waited for before the pack.
+background_install() {
+  (
+    set +e
+    bash "${@:2}" >"$run_dir/$1.out" 2>"$run_dir/$1.log"
+    echo $? >"$run_dir/$1.exit"
+  ) &
+}
+finish_install() {
+  cat "$run_dir/$1.log" >&2
+  [ "$(cat "$run_dir/$1.exit")" = 0 ] || { echo "$1 failed (exit $(cat "$run_dir/$1.exit"))" >&2; exit 1; }
+}
+background_install python-env scripts/python-env.sh
+python_env=$!
+background_install debian-packages -c 'exec >&2; bash scripts/ensure-maven.sh && bash scripts/ensure-chromium.sh && bash scripts/ensure-systemd.sh'
+debian_packages=$!
 sh scripts/bootstrap.sh
 # Started in the background and waited for: bash runs a trap only once the command in the
 # foreground has ended, while `wait` returns at once on a signal, so a TERM sent to this command
@@ -49,15 +67,21 @@ vitest() {
 }
 
 # One Python environment for every Python suite, made before any of them starts.
-ARBITER_PYTHON=$(bash scripts/python-env.sh)
+wait "$python_env"
+finish_install python-env
+ARBITER_PYTHON=$(cat "$run_dir/python-env.out")
 export ARBITER_PYTHON
+
+# Maven for the pack, Chromium for the dashboard's tests, systemd-analyze for the systemd unit's
+# test (apps/server/test/systemd-unit.test.ts).
+wait "$debian_packages"
+finish_install debian-packages
 
 # The client libraries as `npm run pack` builds them (the TypeScript build is bootstrap's, not
 # redone), once, for the quickstart test of both server passes, which runs the quickstart's
 # TypeScript, Python and Java programs on them. Beside the lint and typecheck below; finished
 # before the side suites start, since the Java suite cleans clients/java/target, where Maven
 # builds the jar. A failure is counted as one by the summary (pack.exit, no report).
-bash scripts/ensure-maven.sh
 ARBITER_QUICKSTART_PACKAGES=$run_dir/packages
 export ARBITER_QUICKSTART_PACKAGES
 (
@@ -110,9 +134,6 @@ for suite in scripts/test-suites/*.sh; do
   side "$(basename "$suite" .sh)" "$suite"
 done
 
-bash scripts/ensure-chromium.sh
-# systemd-analyze, for the systemd unit's test (apps/server/test/systemd-unit.test.ts)
-bash scripts/ensure-systemd.sh
 projects=(--project bucketing --project contract --project conditions --project stats --project dashboard --project client-ts)
 
 status=0

@@ -16,5 +16,5 @@ sh scripts/bootstrap.sh >&2  # npm packages of the server the tests start, when 
 "$py" -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation \
   --force-reinstall clients/python >&2
 cd clients/python
-exec "$py" -m pytest -q -p no:cacheprovider --junitxml="$results/python-client.xml" \
+exec "$py" -m pytest -q -p no:cacheprovider --durations=20 --junitxml="$results/python-client.xml" \
   -o junit_suite_name=python-client
