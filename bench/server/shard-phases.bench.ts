@@ -15,7 +15,11 @@ import { type SQL, sql } from 'drizzle-orm';
 import pg from 'pg';
 import { inAnalysisTransaction } from '../../apps/server/src/analysis/analysis-transaction.ts';
 import { binnedCtes } from '../../apps/server/src/analysis/histogram-sql.ts';
-import { momentCtes } from '../../apps/server/src/analysis/moments-sql.ts';
+import {
+  keepingBinnedValues,
+  partials,
+  SHARD_U,
+} from '../../apps/server/src/analysis/sharded-stats.ts';
 import { readSufficientStats } from '../../apps/server/src/analysis/sufficient-stats.ts';
 import { perUserCtes } from '../../apps/server/src/analysis/user-values-sql.ts';
 import { type Database, openDatabase, rows } from '../../apps/server/src/db/connect.ts';
@@ -37,18 +41,11 @@ const scope = {
 };
 const ctes = perUserCtes(scope, metrics);
 
-/** The partials statement of `readShardedStats`' phase 1 over the CTEs `with` (ending in `u`). */
-function partials(with_: SQL): SQL {
-  return sql`with ${with_}, ${momentCtes(metrics)}
-    select
-      (select coalesce(json_agg(json_build_object('variant', variant, 'users', users,
-        'events', events)), '[]'::json) from centre where stats_rows > 0) as arms,
-      (select coalesce(json_agg(sums_row), '[]'::json) from moments sums_row) as sums,
-      (select coalesce(json_agg(json_build_object('metric', metric, 'variant', variant,
-        'lo', lo, 'hi', hi)), '[]'::json) from cm) as ranges`;
-}
-
-/** Phase 2's bins over `u` as `with_` defines it, with edges pooled from this shard's ranges. */
+/**
+ * Phase 2's bins over `u` as `with_` defines it, with edges pooled from this shard's ranges.
+ * Phase 1 is `readShardedStats`' own (imported); this is not its `binCounts`, which reads only
+ * `shard_u`: the recomputed variant bins the per-user rows again.
+ */
 async function bins(tx: Database, ranges: unknown, with_: SQL): Promise<number> {
   const list = (typeof ranges === 'string' ? JSON.parse(ranges) : ranges) as Array<{
     metric: string;
@@ -76,21 +73,17 @@ async function bins(tx: Database, ranges: unknown, with_: SQL): Promise<number> 
   return Number(row?.n);
 }
 
-const kept = sql.raw(['variant', ...metrics.map((_, i) => `y_${i}`)].join(', '));
-
 const variants: Record<string, (db: Database) => Promise<unknown>> = {
   single: (db) => readSufficientStats(db, scope, metrics, groups),
   kept: (db) =>
     inAnalysisTransaction(
       db,
       async (tx) => {
-        await tx.execute(sql`create temporary table shard_u on commit drop as
-          with ${ctes} select ${kept} from u limit 0`);
         const [p] = await rows<{ ranges: unknown }>(
           tx,
-          partials(sql`${ctes}, kept as (insert into shard_u select ${kept} from u)`),
+          await keepingBinnedValues(tx, metrics, ctes),
         );
-        return bins(tx, p?.ranges, sql`u as (select * from shard_u)`);
+        return bins(tx, p?.ranges, SHARD_U);
       },
       { temporaryRows: true },
     ),
@@ -98,7 +91,7 @@ const variants: Record<string, (db: Database) => Promise<unknown>> = {
     inAnalysisTransaction(
       db,
       async (tx) => {
-        const [p] = await rows<{ ranges: unknown }>(tx, partials(ctes));
+        const [p] = await rows<{ ranges: unknown }>(tx, partials(ctes, metrics));
         return bins(tx, p?.ranges, ctes);
       },
       { snapshot: true },

@@ -18,7 +18,11 @@
  *   BENCH_SCALE=0 skips the scale curve; BENCH_ONLY_SCALE=1 runs only it.
  */
 import { GrowthBookClient, type UserContext } from '@growthbook/growthbook';
-import { Arbiter, PreparedAttributes } from '../../clients/typescript/src/index.ts';
+import {
+  Arbiter,
+  type Attributes,
+  PreparedAttributes,
+} from '../../clients/typescript/src/index.ts';
 import { bucketOf, createBucketer } from '../../packages/bucketing/src/index.ts';
 
 const ROUND_MS = Number(process.argv[2] ?? 1_000);
@@ -198,11 +202,17 @@ function roundArbiterGated(client: Arbiter, ids: readonly string[]): number {
   return calls / ((now - start) / 1_000);
 }
 
-/** roundArbiter through the targeted experiment, each user with its attributes. */
+/**
+ * roundArbiter through the targeted experiment, user i with inputs[i]: plain attributes,
+ * PreparedAttributes made before the rounds, or (perCall) plain attributes prepared on every call,
+ * so that the construction's cost shows. One loop for the three: its call sites see the same
+ * assign and the same constructor whichever runs, so none of them turns megamorphic.
+ */
 function roundArbiterTargeted(
   client: Arbiter,
   ids: readonly string[],
-  attributes: readonly Record<string, unknown>[],
+  inputs: readonly (Attributes | PreparedAttributes)[],
+  perCall: boolean,
 ): number {
   const mask = ids.length - 1;
   let calls = 0;
@@ -212,54 +222,9 @@ function roundArbiterTargeted(
   while (now - start < ROUND_MS) {
     for (let i = 0; i < CHUNK; i++) {
       const at = (calls + i) & mask;
-      if (client.assign(TARGETED, ids[at] as string, attributes[at]) === 'control') control++;
-    }
-    calls += CHUNK;
-    now = performance.now();
-  }
-  keep(control);
-  return calls / ((now - start) / 1_000);
-}
-
-/** roundArbiterTargeted with each user's attributes prepared once, before the rounds. */
-function roundArbiterPrepared(
-  client: Arbiter,
-  ids: readonly string[],
-  prepared: readonly PreparedAttributes[],
-): number {
-  const mask = ids.length - 1;
-  let calls = 0;
-  let control = 0;
-  const start = performance.now();
-  let now = start;
-  while (now - start < ROUND_MS) {
-    for (let i = 0; i < CHUNK; i++) {
-      const at = (calls + i) & mask;
-      if (client.assign(TARGETED, ids[at] as string, prepared[at]) === 'control') control++;
-    }
-    calls += CHUNK;
-    now = performance.now();
-  }
-  keep(control);
-  return calls / ((now - start) / 1_000);
-}
-
-/** roundArbiterTargeted preparing the attributes on every call: the construction's cost. */
-function roundArbiterPreparedPerCall(
-  client: Arbiter,
-  ids: readonly string[],
-  attributes: readonly Record<string, unknown>[],
-): number {
-  const mask = ids.length - 1;
-  let calls = 0;
-  let control = 0;
-  const start = performance.now();
-  let now = start;
-  while (now - start < ROUND_MS) {
-    for (let i = 0; i < CHUNK; i++) {
-      const at = (calls + i) & mask;
-      const prepared = new PreparedAttributes(attributes[at]);
-      if (client.assign(TARGETED, ids[at] as string, prepared) === 'control') control++;
+      const input = inputs[at];
+      const attributes = perCall ? new PreparedAttributes(input as Attributes) : input;
+      if (client.assign(TARGETED, ids[at] as string, attributes) === 'control') control++;
     }
     calls += CHUNK;
     now = performance.now();
@@ -329,7 +294,28 @@ async function main(): Promise<void> {
   await exposeAll(exposing, ids);
   const gb = growthBook();
 
-  const contenders: [string, () => number, number][] = [
+  type Contender = [name: string, round: () => number, controlShare: number];
+  /** A contender through the targeted experiment (see roundArbiterTargeted), its share checked. */
+  const targetedContender = (
+    name: string,
+    inputs: readonly (Attributes | PreparedAttributes)[],
+    perCall: boolean,
+  ): Contender => [
+    name,
+    () => roundArbiterTargeted(plain, ids, inputs, perCall),
+    controlShare(
+      ids.map((u, i) => [u, i] as const),
+      ([u, i]) => {
+        const input = inputs[i];
+        return plain.assign(
+          TARGETED,
+          u,
+          perCall ? new PreparedAttributes(input as Attributes) : input,
+        );
+      },
+    ),
+  ];
+  const contenders: Contender[] = [
     [
       'Arbiter assign()',
       () => roundArbiter(plain, ids),
@@ -355,35 +341,14 @@ async function main(): Promise<void> {
       () => roundGrowthBook(gb, contexts),
       controlShare(contexts, (c) => gb.evalFeature(EXPERIMENT, c).value),
     ],
-    [
-      'Arbiter assign() with a 5-clause targeting condition',
-      () => roundArbiterTargeted(plain, ids, attributes),
-      controlShare(
-        ids.map((u, i) => [u, i] as const),
-        ([u, i]) => plain.assign(TARGETED, u, attributes[i]),
-      ),
-    ],
+    targetedContender('Arbiter assign() with a 5-clause targeting condition', attributes, false),
     [
       'Arbiter assign() behind a holdout, in a layer',
       () => roundArbiterGated(plain, ids),
       controlShare(ids, (u) => plain.assign(GATED, u)),
     ],
-    [
-      'with the 5-clause condition, PreparedAttributes',
-      () => roundArbiterPrepared(plain, ids, prepared),
-      controlShare(
-        ids.map((u, i) => [u, i] as const),
-        ([u, i]) => plain.assign(TARGETED, u, prepared[i]),
-      ),
-    ],
-    [
-      'PreparedAttributes built per call',
-      () => roundArbiterPreparedPerCall(plain, ids, attributes),
-      controlShare(
-        ids.map((u, i) => [u, i] as const),
-        ([u, i]) => plain.assign(TARGETED, u, new PreparedAttributes(attributes[i])),
-      ),
-    ],
+    targetedContender('with the 5-clause condition, PreparedAttributes', prepared, false),
+    targetedContender('PreparedAttributes built per call', attributes, true),
   ];
   for (const [name, , share] of contenders) {
     console.log(`${name}: control share ${(share * 100).toFixed(1)} %`);

@@ -2,6 +2,7 @@
 vectors through a variant function with a field table, both assigners; a config update; the
 shallow copy; values that are not mappings)."""
 
+import collections
 import types
 from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional
 
@@ -117,6 +118,31 @@ def test_the_top_level_is_copied() -> None:
     del attributes["plan"]
     assert variant("u", prepared) == "in"
     assert variant("u", attributes) is None
+
+
+class _OwnCopy(Dict[str, Any]):
+    """A dict subclass whose copy is its own kind: a fast path for dicts must not take it."""
+
+    def copy(self) -> "_OwnCopy":
+        return _OwnCopy(self)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [dict, collections.OrderedDict, _OwnCopy, types.MappingProxyType],
+    ids=lambda make: make.__name__,
+)
+def test_every_mapping_is_copied_into_a_plain_dict(make: Callable[[Dict[str, Any]], Mapping[str, Any]]) -> None:
+    """A plain dict takes a path of its own (a copy, no isinstance checks); it must come out as
+    every other mapping does: a new plain dict of the same items, in order, resolved by index."""
+    items = {"plan": "pro", "app": {"version": "2.1.0"}, "country": "DE"}
+    source = make(dict(items))
+    prepared = PreparedAttributes(source)
+    assert type(prepared._attributes) is dict
+    assert prepared._attributes is not source
+    assert list(prepared._attributes.items()) == list(items.items())
+    assert prepared._attributes["app"] is source["app"]  # shallow
+    assert prepared._resolved is not None
 
 
 class _Unreadable(Mapping[str, Any]):

@@ -1,14 +1,6 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { FieldTable, fieldsMatcher, type SavedGroups } from '../src/index.ts';
-
-type Case = [string, unknown, unknown, boolean, SavedGroups?];
-
-// Read in place, as vectors.test.ts reads them.
-function cases(file: string): Case[] {
-  const url = new URL(`../../../testdata/${file}`, import.meta.url);
-  return (JSON.parse(readFileSync(url, 'utf8')) as { evalCondition: Case[] }).evalCondition;
-}
+import { FieldTable, fieldsMatcher } from '../src/index.ts';
+import { cases } from './load-vectors.ts';
 
 describe.each([
   ['conditions.json', cases('conditions.json')],

@@ -1,16 +1,6 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { evalCondition, type SavedGroups, VALUE_OPERATORS } from '../src/index.ts';
-
-// [name, condition, attributes, expected] or with a fifth element, the saved groups by key.
-type Case = [string, unknown, unknown, boolean, SavedGroups?];
-
-// Read in place, as every other evaluator reads them; JSON.parse keeps a `__proto__` key an
-// ordinary own key, as a client's config parser does.
-function cases(file: string): Case[] {
-  const url = new URL(`../../../testdata/${file}`, import.meta.url);
-  return (JSON.parse(readFileSync(url, 'utf8')) as { evalCondition: Case[] }).evalCondition;
-}
+import { evalCondition, VALUE_OPERATORS } from '../src/index.ts';
+import { cases } from './load-vectors.ts';
 
 describe.each([
   ['conditions.json', cases('conditions.json')],

@@ -104,8 +104,9 @@ export async function readShardedStats(
  * reads them. Only what binning reads is kept (the arm and the values, not the user id or the
  * covariates): the table's writes are most of what a shard costs beyond the single statement.
  * The table is made first, empty, by the same query (its column types are the query's).
+ * Exported, like `partials` and `SHARD_U`, for bench/server/shard-phases.bench.ts.
  */
-async function keepingBinnedValues(
+export async function keepingBinnedValues(
   tx: Database,
   metrics: readonly MetricDefinition[],
   ctes: SQL,
@@ -120,7 +121,7 @@ async function keepingBinnedValues(
 }
 
 /** The arms, the shifted sums and the ranges of the per-user rows `u` the CTEs `ctes` end in. */
-function partials(ctes: SQL, metrics: readonly MetricDefinition[]): SQL {
+export function partials(ctes: SQL, metrics: readonly MetricDefinition[]): SQL {
   return sql`with ${ctes}, ${momentCtes(metrics)}
     select
       (select coalesce(json_agg(json_build_object('variant', variant, 'users', users,
@@ -131,7 +132,7 @@ function partials(ctes: SQL, metrics: readonly MetricDefinition[]): SQL {
 }
 
 /** The shard's kept values as `u`, the relation phase 2's binning reads. */
-const SHARD_U = sql`u as (select * from shard_u)`;
+export const SHARD_U = sql`u as (select * from shard_u)`;
 
 /** Each arm's users and exposures, added over the shards, in the order arms first appear. */
 function addArms(parts: readonly Partials[]): ArmRow[] {

@@ -9,8 +9,6 @@ tuple slot instead (see :mod:`arbiter._field_table`).
 
 from typing import TYPE_CHECKING, Any, Mapping, Optional, Tuple, Union
 
-_set = object.__setattr__
-
 #: Not resolved against any field table yet: slot 0 of a resolution is the table it belongs to.
 _UNRESOLVED: Tuple[Any, ...] = (None,)
 
@@ -28,6 +26,13 @@ class PreparedAttributes:
     __slots__ = ("_attributes", "_resolved")
 
     def __init__(self, attributes: Optional[Mapping[str, Any]] = None) -> None:
+        if type(attributes) is dict:
+            # The usual argument, on a path of its own: the same shallow copy as dict(attributes),
+            # without the checks below (an isinstance against typing's Mapping costs several
+            # times the copy). A dict subclass takes the Mapping path.
+            _set_attributes(self, attributes.copy())
+            _set_resolved(self, _UNRESOLVED)
+            return
         raw: Any = attributes
         if isinstance(attributes, PreparedAttributes):
             raw = attributes._attributes
@@ -36,13 +41,12 @@ class PreparedAttributes:
                 raw = dict(attributes)
             except Exception:
                 raw = attributes  # a mapping that cannot be read: the plain path answers for it
-        # Set through object.__setattr__: the class refuses assignment to its callers.
         #: The caller's attributes (a shallow copy when they were a mapping).
-        _set(self, "_attributes", raw)
+        _set_attributes(self, raw)
         #: ``(field table, value of field 0, value of field 1, ...)`` for the last table used, as
         #: one tuple so that a thread never sees one table's values paired with another table.
         #: None when the attributes are not a dict: those always take the plain path.
-        _set(self, "_resolved", _UNRESOLVED if type(raw) is dict else None)
+        _set_resolved(self, _UNRESOLVED if type(raw) is dict else None)
 
     if TYPE_CHECKING:
         _attributes: Any
@@ -57,6 +61,11 @@ class PreparedAttributes:
     def __repr__(self) -> str:
         return "PreparedAttributes(%r)" % (self._attributes,)
 
+
+#: The slots' own setters, as ``__init__`` sets them: they pass by the class's ``__setattr__``
+#: (which refuses assignment to its callers) and cost less than ``object.__setattr__`` by name.
+_set_attributes = PreparedAttributes.__dict__["_attributes"].__set__
+_set_resolved = PreparedAttributes.__dict__["_resolved"].__set__
 
 #: What every method that takes attributes accepts.
 Attributes = Union[Mapping[str, Any], PreparedAttributes]
