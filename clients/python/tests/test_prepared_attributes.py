@@ -158,6 +158,14 @@ class _Unreadable(Mapping[str, Any]):
         return 1
 
 
+class _ClassRaises:
+    """An object whose __class__ raises, as a broken proxy's can: isinstance reads it."""
+
+    @property  # type: ignore[misc]
+    def __class__(self) -> Any:  # type: ignore[override]
+        raise RuntimeError("no class")
+
+
 @pytest.mark.parametrize(
     "bad",
     [
@@ -171,6 +179,7 @@ class _Unreadable(Mapping[str, Any]):
         {1: "x"},
         types.MappingProxyType({"plan": "pro"}),
         _Unreadable(),
+        pytest.param(_ClassRaises(), id="__class__ raises"),
     ],
     ids=repr,
 )

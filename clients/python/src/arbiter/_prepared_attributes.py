@@ -34,13 +34,16 @@ class PreparedAttributes:
             _set_resolved(self, _UNRESOLVED)
             return
         raw: Any = attributes
-        if isinstance(attributes, PreparedAttributes):
-            raw = attributes._attributes
-        elif isinstance(attributes, Mapping):
-            try:
+        try:
+            # isinstance reads an object's __class__, which a proxy or a broken object can raise
+            # from: such a value, like a mapping that cannot be read, is kept as given, and the
+            # plain path answers for it.
+            if isinstance(attributes, PreparedAttributes):
+                raw = attributes._attributes
+            elif isinstance(attributes, Mapping):
                 raw = dict(attributes)
-            except Exception:
-                raw = attributes  # a mapping that cannot be read: the plain path answers for it
+        except Exception:
+            raw = attributes
         #: The caller's attributes (a shallow copy when they were a mapping).
         _set_attributes(self, raw)
         #: ``(field table, value of field 0, value of field 1, ...)`` for the last table used, as
