@@ -54,7 +54,7 @@ final class CompiledCondition {
 
   /**
    * {@link #of(Map)} with its fields numbered in {@code table} (null: none), the config's, for
-   * {@link #matches(PreparedMap, Map)}. A condition with a logical operator takes no field from
+   * {@link #matches(PreparedAttributes, Map)}. A condition with a logical operator takes no field from
    * it: the evaluator reads the prepared map itself.
    */
   static CompiledCondition of(Map<?, ?> condition, FieldTable table) {
@@ -107,11 +107,11 @@ final class CompiledCondition {
    * {@link #matches(Map, Map)} for a prepared value: the same tests over the fields it resolved
    * for this condition's table (once per config version), so no map is read here. Never throws.
    */
-  boolean matches(PreparedMap prepared, Map<String, ?> savedGroups) {
+  boolean matches(PreparedAttributes prepared, Map<String, ?> savedGroups) {
     if (interpreted != null || table == null) return matches((Map<String, ?>) prepared, savedGroups);
     Map<String, ?> groups = savedGroups == null ? Map.of() : savedGroups;
     try {
-      Object[] values = prepared.valuesFor(table);
+      Object[] values = prepared.resolvedFor(table);
       for (StringListTest test : lists) {
         if (!test.test(values)) return false;
       }

@@ -3,6 +3,8 @@ package dev.arbiter.client;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
@@ -200,6 +202,21 @@ class PreparedAttributesTest {
     }
     assertEquals(want(odd), enrolled, "the maps that match let their enrolled users in");
     assertNull(client.assign(Configs.EXPERIMENT, "user-1", (PreparedAttributes) null));
+    // A bare null takes the PreparedAttributes overload (it is a Map too), and reads as none.
+    assertNull(client.assign(Configs.EXPERIMENT, "user-1", null));
+  }
+
+  @Test
+  void itIsAReadOnlyMapOfItsCopy() {
+    Map<String, Object> attributes = new LinkedHashMap<>(Map.of("plan", "pro"));
+    attributes.put("country", "DE");
+    PreparedAttributes prepared = PreparedAttributes.of(attributes);
+    assertEquals(attributes, prepared);
+    assertEquals(List.of("plan", "country"), new ArrayList<>(prepared.keySet()));
+    assertThrows(UnsupportedOperationException.class, () -> prepared.put("plan", "free"));
+    assertThrows(UnsupportedOperationException.class, () -> prepared.entrySet().clear());
+    assertSame(prepared, PreparedAttributes.of(prepared), "immutable: nothing to copy");
+    assertEquals(Map.of(), PreparedAttributes.of(null));
   }
 
   /** How many of the 20 users of each odd map the plain calls enrolled: some, not all. */
