@@ -13,13 +13,14 @@ import java.util.Map;
  * tells which config version it was resolved for.
  *
  * <p>Filled while {@link ConfigStore#replace} compiles the config, on one thread, then never
- * changed: the snapshot that holds it is published through a volatile reference, which makes
- * the filled table visible to every reader. Compared by identity: a new config version is a new
+ * changed (but for its {@link KeptStrings}, which need no lock): the snapshot that holds it is
+ * published through a volatile reference, which makes the filled table visible to every reader. Compared by identity: a new config version is a new
  * table, so a prepared value's cached resolution never serves another version.
  */
 final class FieldTable {
   private final List<ConditionField> fields = new ArrayList<>();
   private final Map<String, ConditionField> byPath = new HashMap<>();
+  private final KeptStrings strings = new KeptStrings();
 
   /** The field of {@code path}, numbered when first asked for; the same field after that. */
   ConditionField field(String path) {
@@ -38,7 +39,8 @@ final class FieldTable {
 
   /**
    * This table in slot 0, then every field's value in {@code attributes} in its slot, as
-   * {@link ConditionField#read} reads it; a read that throws leaves
+   * {@link ConditionField#read} reads it, a short string as the instance this table keeps of
+   * it ({@link KeptStrings}); a read that throws leaves
    * {@link ConditionField#UNREADABLE} in its slot, so that only the conditions reading that
    * field fail, as each would have failed reading the map.
    */
@@ -47,7 +49,7 @@ final class FieldTable {
     values[0] = this;
     for (int i = 1; i < values.length; i++) {
       try {
-        values[i] = fields.get(i - 1).read(attributes);
+        values[i] = strings.shared(fields.get(i - 1).read(attributes));
       } catch (RuntimeException | StackOverflowError e) {
         values[i] = ConditionField.UNREADABLE;
       }
