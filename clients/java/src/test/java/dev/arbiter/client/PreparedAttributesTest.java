@@ -18,7 +18,6 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CyclicBarrier;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
@@ -56,19 +55,20 @@ class PreparedAttributesTest {
     return attributes;
   }
 
+  private ReadyClient ready;
+
   @BeforeEach
   void start() throws Exception {
-    fake = new FakeArbiter(config(1));
-    client = Arbiter.builder().apiKey(fake.apiKey).baseUrl(fake.baseUrl())
-        .logger(new MemoryLogger()).trackExposures(false).pollInterval(Duration.ofMillis(20))
-        .flushInterval(Duration.ofHours(1)).build();
-    assertTrue(client.ready().get(30, TimeUnit.SECONDS));
+    // Polled often: the config updates below reach the client within a few polls.
+    ready = ReadyClient.start(config(1),
+        b -> b.trackExposures(false).pollInterval(Duration.ofMillis(20)));
+    fake = ready.fake;
+    client = ready.client;
   }
 
   @AfterEach
   void stop() {
-    client.close();
-    fake.close();
+    ready.close();
   }
 
   private List<String> plainAnswers(List<Map<String, Object>> maps) {
