@@ -58,8 +58,8 @@ final class CompiledCondition {
 
   /**
    * {@link #of(Map)} with its fields numbered in {@code table} (null: none), the config's, for
-   * {@link #matches(PreparedAttributes, Map)}. A condition with a logical operator takes no field from
-   * it: the evaluator reads the prepared map itself.
+   * {@link #matches(PreparedAttributes, Map)}. A condition with a logical operator takes no
+   * field from it: the evaluator reads the prepared map itself.
    */
   static CompiledCondition of(Map<?, ?> condition, FieldTable table) {
     Builder tests = new Builder();

@@ -14,8 +14,9 @@ import java.util.Map;
  *
  * <p>Filled while {@link ConfigStore#replace} compiles the config, on one thread, then never
  * changed (but for its {@link KeptStrings}, which need no lock): the snapshot that holds it is
- * published through a volatile reference, which makes the filled table visible to every reader. Compared by identity: a new config version is a new
- * table, so a prepared value's cached resolution never serves another version.
+ * published through a volatile reference, which makes the filled table visible to every reader.
+ * Compared by identity: a new config version is a new table, so a prepared value's cached
+ * resolution never serves another version.
  */
 final class FieldTable {
   private final List<ConditionField> fields = new ArrayList<>();
