@@ -186,7 +186,7 @@ public final class Arbiter implements AutoCloseable {
    * @param attributes the user's prepared attributes; null reads as none
    */
   public String assign(String experiment, String user, PreparedAttributes attributes) {
-    // The prepared value travels as its map, which the targeting tells apart (PreparedMap).
+    // The prepared value travels as the map it is, which the targeting tells apart.
     return assign(experiment, user, PreparedAttributes.mapOf(attributes));
   }
 

@@ -21,6 +21,10 @@ import java.util.regex.Pattern;
  * 29's speed goal). The answer cannot change: the condition is the conjunction of its tests,
  * no test has an effect a caller sees, and a test that throws makes the whole condition false,
  * whichever runs first.
+ *
+ * <p>A test is given its field's value, not where to read it: the loops of each
+ * {@code matches} read it (from the caller's map, or from a prepared value's slots), so one test
+ * method serves both with no call through an interface at each read.
  */
 final class CompiledCondition {
   private static final StringListTest[] NO_LISTS = {};
@@ -54,8 +58,8 @@ final class CompiledCondition {
 
   /**
    * {@link #of(Map)} with its fields numbered in {@code table} (null: none), the config's, for
-   * {@link #matches(PreparedMap, Map)}. A condition with a logical operator takes no field from
-   * it: the evaluator reads the prepared map itself.
+   * {@link #matches(PreparedAttributes, Map)}. A condition with a logical operator takes no
+   * field from it: the evaluator reads the prepared map itself.
    */
   static CompiledCondition of(Map<?, ?> condition, FieldTable table) {
     Builder tests = new Builder();
@@ -85,16 +89,16 @@ final class CompiledCondition {
     if (interpreted != null) return ConditionEvaluator.evalReadable(attributes, interpreted, groups);
     try {
       for (StringListTest test : lists) {
-        if (!test.test(attributes)) return false;
+        if (!test.test(test.field.read(attributes))) return false;
       }
       for (NumberBoundTest test : bounds) {
-        if (!test.test(attributes)) return false;
+        if (!test.test(test.field.read(attributes))) return false;
       }
       for (KeptAnswerTest test : kept) {
-        if (!test.test(attributes)) return false;
+        if (!test.test(test.field.read(attributes))) return false;
       }
       for (FieldTest test : others) {
-        if (!test.test(attributes, groups)) return false;
+        if (!test.test(test.field.read(attributes), groups)) return false;
       }
       return true;
     } catch (RuntimeException | StackOverflowError e) {
@@ -107,22 +111,22 @@ final class CompiledCondition {
    * {@link #matches(Map, Map)} for a prepared value: the same tests over the fields it resolved
    * for this condition's table (once per config version), so no map is read here. Never throws.
    */
-  boolean matches(PreparedMap prepared, Map<String, ?> savedGroups) {
+  boolean matches(PreparedAttributes prepared, Map<String, ?> savedGroups) {
     if (interpreted != null || table == null) return matches((Map<String, ?>) prepared, savedGroups);
     Map<String, ?> groups = savedGroups == null ? Map.of() : savedGroups;
     try {
-      Object[] values = prepared.valuesFor(table);
+      Object[] values = prepared.resolvedFor(table);
       for (StringListTest test : lists) {
-        if (!test.test(values)) return false;
+        if (!test.test(test.field.value(values))) return false;
       }
       for (NumberBoundTest test : bounds) {
-        if (!test.test(values)) return false;
+        if (!test.test(test.field.value(values))) return false;
       }
       for (KeptAnswerTest test : kept) {
-        if (!test.test(values)) return false;
+        if (!test.test(test.field.value(values))) return false;
       }
       for (FieldTest test : others) {
-        if (!test.test(values, groups)) return false;
+        if (!test.test(test.field.value(values), groups)) return false;
       }
       return true;
     } catch (RuntimeException | StackOverflowError e) {

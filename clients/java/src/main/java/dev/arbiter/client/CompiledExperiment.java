@@ -99,14 +99,14 @@ final class CompiledExperiment {
   }
 
   /**
-   * Whether the targeting lets a user with {@code attributes} (null reads as none) in. The map
-   * of a {@link PreparedAttributes} is read through its resolved fields, with the same answer.
+   * Whether the targeting lets a user with {@code attributes} (null reads as none) in. A
+   * {@link PreparedAttributes} is read through its resolved fields, with the same answer.
    */
   boolean admits(Map<String, ?> attributes) {
     if (nobody) return false;
     if (targeting == null) return true;
-    if (attributes instanceof PreparedMap) {
-      return targeting.matches((PreparedMap) attributes, savedGroups);
+    if (attributes instanceof PreparedAttributes) {
+      return targeting.matches((PreparedAttributes) attributes, savedGroups);
     }
     return targeting.matches(attributes == null ? Map.of() : attributes, savedGroups);
   }

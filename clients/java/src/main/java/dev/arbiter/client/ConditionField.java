@@ -16,7 +16,7 @@ final class ConditionField {
   /** The path's first part, and its second or null: most paths have one part or two. */
   private final String first;
   private final String second;
-  /** The field's slot in its config's {@link FieldTable}, or -1 outside one. */
+  /** The field's slot in its config's {@link FieldTable#resolve} arrays, or -1 outside one. */
   final int index;
 
   ConditionField(String path) {

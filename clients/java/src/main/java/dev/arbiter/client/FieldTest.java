@@ -8,7 +8,7 @@ import java.util.Map;
  * compared as {@link ConditionEvaluator#valueMatches} compares it.
  */
 final class FieldTest {
-  private final ConditionField field;
+  final ConditionField field;
   /** The operator, or null for a plain value. */
   private final String operator;
   private final Object operand;
@@ -19,15 +19,8 @@ final class FieldTest {
     this.operand = operand;
   }
 
-  boolean test(Map<String, ?> attributes, Map<String, ?> groups) {
-    Object actual = field.read(attributes);
-    return operator == null ? ConditionEvaluator.valueMatches(operand, actual, groups, false)
-        : ConditionEvaluator.operatorMatches(operator, actual, operand, groups);
-  }
-
-  /** {@link #test(Map, Map)} over a prepared value's resolved fields. */
-  boolean test(Object[] values, Map<String, ?> groups) {
-    Object actual = field.value(values);
+  /** The test of {@link #field}'s value, read from a map or a prepared value's slots. */
+  boolean test(Object actual, Map<String, ?> groups) {
     return operator == null ? ConditionEvaluator.valueMatches(operand, actual, groups, false)
         : ConditionEvaluator.operatorMatches(operator, actual, operand, groups);
   }

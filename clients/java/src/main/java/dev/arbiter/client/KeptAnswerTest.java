@@ -1,6 +1,5 @@
 package dev.arbiter.client;
 
-import java.util.Map;
 import java.util.function.Predicate;
 
 /**
@@ -27,7 +26,7 @@ final class KeptAnswerTest {
     }
   }
 
-  private final ConditionField field;
+  final ConditionField field;
   private final Predicate<Object> compute;
   private final Entry[] slots = new Entry[SLOTS];
 
@@ -36,16 +35,8 @@ final class KeptAnswerTest {
     this.compute = compute;
   }
 
-  boolean test(Map<String, ?> attributes) {
-    return answer(field.read(attributes));
-  }
-
-  /** {@link #test(Map)} over a prepared value's resolved fields. */
-  boolean test(Object[] values) {
-    return answer(field.value(values));
-  }
-
-  boolean answer(Object actual) {
+  /** The test of {@link #field}'s value, read from a map or a prepared value's slots. */
+  boolean test(Object actual) {
     if (!(actual instanceof String)) return compute.test(actual);
     String text = (String) actual;
     int h = text.hashCode();

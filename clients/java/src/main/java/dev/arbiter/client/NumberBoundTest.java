@@ -1,14 +1,12 @@
 package dev.arbiter.client;
 
-import java.util.Map;
-
 /**
  * {@code $lt}, {@code $lte}, {@code $gt} or {@code $gte} against a number, as the evaluator
  * orders (ConditionValues#compare): a number attribute by its double value, anything else
  * through the evaluator.
  */
 final class NumberBoundTest {
-  private final ConditionField field;
+  final ConditionField field;
   private final Number operand;
   private final double bound;
   /** The orders (-1, 0, 1 as {@link ConditionValues#compare}) that pass. */
@@ -23,19 +21,8 @@ final class NumberBoundTest {
     this.high = high;
   }
 
-  boolean test(Map<String, ?> attributes) {
-    Object actual = field.read(attributes);
-    if (actual instanceof Long) return inOrder(((Long) actual).doubleValue());
-    if (actual instanceof Number) return inOrder(((Number) actual).doubleValue());
-    return ConditionEvaluator.ordered(actual, operand, low, high);
-  }
-
-  /**
-   * {@link #test(Map)} over a prepared value's resolved fields; a copy rather than a shared
-   * helper, so that the map's path stays the method the JIT inlines as before.
-   */
-  boolean test(Object[] values) {
-    Object actual = field.value(values);
+  /** The test of {@link #field}'s value, read from a map or a prepared value's slots. */
+  boolean test(Object actual) {
     if (actual instanceof Long) return inOrder(((Long) actual).doubleValue());
     if (actual instanceof Number) return inOrder(((Number) actual).doubleValue());
     return ConditionEvaluator.ordered(actual, operand, low, high);

@@ -3,7 +3,6 @@ package dev.arbiter.client;
 import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 
 /**
@@ -14,7 +13,7 @@ final class StringListTest {
   /** Lists of at most this many strings are compared one by one: faster than a hash set. */
   private static final int MAX_LISTED = 8;
 
-  private final ConditionField field;
+  final ConditionField field;
   /** True for {@code $in}, false for {@code $nin}. */
   private final boolean in;
   /** A short list's strings (interned) and their hashes, or null for a set of many. */
@@ -42,18 +41,8 @@ final class StringListTest {
     return new StringListTest(field, in, strings);
   }
 
-  boolean test(Map<String, ?> attributes) {
-    Object actual = field.read(attributes);
-    boolean found = actual instanceof String ? contains((String) actual) : containsElement(actual);
-    return found == in;
-  }
-
-  /**
-   * {@link #test(Map)} over a prepared value's resolved fields; a copy rather than a shared
-   * helper, so that the map's path stays the method the JIT inlines as before.
-   */
-  boolean test(Object[] values) {
-    Object actual = field.value(values);
+  /** The test of {@link #field}'s value, read from a map or a prepared value's slots. */
+  boolean test(Object actual) {
     boolean found = actual instanceof String ? contains((String) actual) : containsElement(actual);
     return found == in;
   }

@@ -74,7 +74,7 @@ class ConditionVectorsTest {
   static boolean matches(CompiledCondition compiled, PreparedAttributes prepared,
       Map<String, ?> groups) {
     Map<String, ?> map = PreparedAttributes.mapOf(prepared);
-    return map instanceof PreparedMap ? compiled.matches((PreparedMap) map, groups)
+    return map instanceof PreparedAttributes ? compiled.matches((PreparedAttributes) map, groups)
         : compiled.matches(map == null ? Map.of() : map, groups);
   }
 }

@@ -2,7 +2,6 @@ package dev.arbiter.client;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -12,7 +11,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -42,19 +40,18 @@ class EligibilityVectorsTest {
     return (Map<String, ?>) c.get("attributes");
   }
 
+  private ReadyClient ready;
+
   @BeforeEach
   void start() throws Exception {
-    fake = new FakeArbiter(config());
-    client = Arbiter.builder().apiKey(fake.apiKey).baseUrl(fake.baseUrl())
-        .logger(new MemoryLogger()).pollInterval(Duration.ofHours(1))
-        .flushInterval(Duration.ofHours(1)).build();
-    assertTrue(client.ready().get(30, TimeUnit.SECONDS));
+    ready = ReadyClient.start(config(), b -> b.pollInterval(Duration.ofHours(1)));
+    fake = ready.fake;
+    client = ready.client;
   }
 
   @AfterEach
   void stop() {
-    client.close();
-    fake.close();
+    ready.close();
   }
 
   @Test

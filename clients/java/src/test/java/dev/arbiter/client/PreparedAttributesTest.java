@@ -3,6 +3,8 @@ package dev.arbiter.client;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
@@ -16,7 +18,6 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CyclicBarrier;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
@@ -54,19 +55,20 @@ class PreparedAttributesTest {
     return attributes;
   }
 
+  private ReadyClient ready;
+
   @BeforeEach
   void start() throws Exception {
-    fake = new FakeArbiter(config(1));
-    client = Arbiter.builder().apiKey(fake.apiKey).baseUrl(fake.baseUrl())
-        .logger(new MemoryLogger()).trackExposures(false).pollInterval(Duration.ofMillis(20))
-        .flushInterval(Duration.ofHours(1)).build();
-    assertTrue(client.ready().get(30, TimeUnit.SECONDS));
+    // Polled often: the config updates below reach the client within a few polls.
+    ready = ReadyClient.start(config(1),
+        b -> b.trackExposures(false).pollInterval(Duration.ofMillis(20)));
+    fake = ready.fake;
+    client = ready.client;
   }
 
   @AfterEach
   void stop() {
-    client.close();
-    fake.close();
+    ready.close();
   }
 
   private List<String> plainAnswers(List<Map<String, Object>> maps) {
@@ -200,6 +202,21 @@ class PreparedAttributesTest {
     }
     assertEquals(want(odd), enrolled, "the maps that match let their enrolled users in");
     assertNull(client.assign(Configs.EXPERIMENT, "user-1", (PreparedAttributes) null));
+    // A bare null takes the PreparedAttributes overload (it is a Map too), and reads as none.
+    assertNull(client.assign(Configs.EXPERIMENT, "user-1", null));
+  }
+
+  @Test
+  void itIsAReadOnlyMapOfItsCopy() {
+    Map<String, Object> attributes = new LinkedHashMap<>(Map.of("plan", "pro"));
+    attributes.put("country", "DE");
+    PreparedAttributes prepared = PreparedAttributes.of(attributes);
+    assertEquals(attributes, prepared);
+    assertEquals(List.of("plan", "country"), new ArrayList<>(prepared.keySet()));
+    assertThrows(UnsupportedOperationException.class, () -> prepared.put("plan", "free"));
+    assertThrows(UnsupportedOperationException.class, () -> prepared.entrySet().clear());
+    assertSame(prepared, PreparedAttributes.of(prepared), "immutable: nothing to copy");
+    assertEquals(Map.of(), PreparedAttributes.of(null));
   }
 
   /** How many of the 20 users of each odd map the plain calls enrolled: some, not all. */
