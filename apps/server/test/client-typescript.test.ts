@@ -72,10 +72,11 @@ const logger = {
 const before = new Map<string, string | null>();
 
 /**
- * The tests that send thousands of requests through the in-process server: about 15 s on a
- * quiet machine, and past the project's 60 s default under the whole test command's load.
+ * A hang guard for the tests that send thousands of requests through the in-process server:
+ * 8 s alone on PGlite, 170 s inside the whole test command (2026-11-26), and past 240 s in a
+ * run beside other work; as the targeting parity test beside it, twice that margin and more.
  */
-const HEAVY_TIMEOUT_MS = 240_000;
+const HEAVY_TIMEOUT_MS = 600_000;
 
 async function serverAssign(experiment: string, users: readonly string[]) {
   const out = new Map<string, { variant: string | null; config_version: number }>();
