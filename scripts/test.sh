@@ -95,19 +95,28 @@ pack=$!
 side_suites=()
 # say TITLE: a section heading with the time since the command started, to see where the time goes.
 say() { echo "== $1 (at ${SECONDS}s)"; }
+# done_at NAME [WHAT]: when NAME ended, and the CPU time (user + system, whole seconds) of this
+# shell's finished children: what each suite cost the two cores (processes that detach are not
+# counted). `times` runs in this shell: in a command substitution it would report a subshell's.
+done_at() {
+  times >"$results/$1.times"
+  echo "${SECONDS}s, CPU ${2:-}$(awk 'NR == 2 { split($1, u, /[ms]/); split($2, s, /[ms]/)
+    printf "%d", u[1] * 60 + u[2] + s[1] * 60 + s[2] }' "$results/$1.times")s" >"$results/$1.done-at"
+  rm -f "$results/$1.times"
+}
 side() {
   side_suites+=("$1")
   (
     set +e
     bash "$2" "$results" >"$results/$1.log" 2>&1
     echo $? >"$results/$1.exit"
-    echo "$SECONDS" >"$results/$1.done-at"
+    done_at "$1"
   ) &
 }
 print_side_suites() {
   wait
   for name in "${side_suites[@]}"; do
-    echo "== $name (exit $(cat "$results/$name.exit"), done at $(cat "$results/$name.done-at")s)"
+    echo "== $name (exit $(cat "$results/$name.exit"), done at $(cat "$results/$name.done-at"))"
     cat "$results/$name.log"
   done
 }
@@ -150,7 +159,7 @@ say "libraries, then the server on PostgreSQL, beside the server on embedded PGl
   set +e
   vitest libraries "${projects[@]}" >"$results/libraries.log" 2>&1
   echo $? >"$results/libraries.exit"
-  echo "$SECONDS" >"$results/libraries.done-at"
+  done_at libraries
   # A cluster of this run's own (a free port, in run_dir/pg), unless ARBITER_TEST_DATABASE_URL
   # names a server that answers; stopped right after this pass, and by the trap on a failure.
   if ! url=$(ARBITER_TEST_PG_DIR=$pg_dir bash scripts/ensure-postgres.sh 2>>"$results/server-postgres.log"); then
@@ -163,7 +172,7 @@ say "libraries, then the server on PostgreSQL, beside the server on embedded PGl
     vitest server-postgres --project server --exclude '**/*.embedded.test.ts' \
     >>"$results/server-postgres.log" 2>&1
   echo $? >"$results/server-postgres.exit"
-  echo "$SECONDS" >"$results/server-postgres.done-at"
+  done_at server-postgres "with the libraries' "
   # The data path again with event data on two shards (two more fresh databases per file on the
   # same cluster, ARBITER_TEST_SHARDS): acceptance, de-duplication, metering, the fold, traffic,
   # and the analyses that scatter over them (quantiles, breakdowns, org-wide CUPED).
@@ -172,7 +181,7 @@ say "libraries, then the server on PostgreSQL, beside the server on embedded PGl
     vitest server-shards --project server $(cat scripts/shard-pass-files.txt) \
     >>"$results/server-shards.log" 2>&1
   echo $? >"$results/server-shards.exit"
-  echo "$SECONDS" >"$results/server-shards.done-at"
+  done_at server-shards "with both before "
   bash scripts/stop-postgres.sh "$pg_dir" >>"$results/server-postgres.log" 2>&1
 ) &
 lane=$!
@@ -180,13 +189,18 @@ lane=$!
 say "server on embedded PGlite"
 # *.postgres.test.ts need concurrent transactions: a PostgreSQL server's, not PGlite's one connection
 # Also kept in the results, where the summary finds the error of a failed describe block's hook.
-ARBITER_TEST_LOG_DIR=$ARBITER_TEST_LOG_DIR ARBITER_TEST_DB=pglite \
-  vitest server-pglite --project server --exclude '**/*.postgres.test.ts' 2>&1 |
-  tee "$results/server-pglite.log" || status=1
+{
+  code=0
+  ARBITER_TEST_LOG_DIR=$ARBITER_TEST_LOG_DIR ARBITER_TEST_DB=pglite \
+    vitest server-pglite --project server --exclude '**/*.postgres.test.ts' 2>&1 || code=$?
+  done_at server-pglite
+  exit $code
+} | tee "$results/server-pglite.log" || status=1
+echo "== server-pglite (done at $(cat "$results/server-pglite.done-at"))"
 
 wait "$lane"
 for pass in libraries server-postgres server-shards; do
-  echo "== $pass (exit $(cat "$results/$pass.exit" 2>/dev/null || echo none), done at $(cat "$results/$pass.done-at" 2>/dev/null || echo -)s)"
+  echo "== $pass (exit $(cat "$results/$pass.exit" 2>/dev/null || echo none), done at $(cat "$results/$pass.done-at" 2>/dev/null || echo -))"
   cat "$results/$pass.log"
   [ "$(cat "$results/$pass.exit" 2>/dev/null)" = 0 ] || status=1
 done
