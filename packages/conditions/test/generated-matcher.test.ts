@@ -1,5 +1,4 @@
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -7,14 +6,9 @@ import { compileCondition } from '../src/compile-condition.ts';
 import { codeGenerationRefused, generateMatcher, matcherSource } from '../src/generated-matcher.ts';
 import { checkCondition, evalCondition, type SavedGroups } from '../src/index.ts';
 import { attributes, groups, readableCondition } from './arbitraries.ts';
+import { cases } from './load-vectors.ts';
 
-type Case = [string, unknown, unknown, boolean, SavedGroups?];
 const NO_GROUPS: SavedGroups = {};
-
-function cases(file: string): Case[] {
-  const url = new URL(`../../../testdata/${file}`, import.meta.url);
-  return (JSON.parse(readFileSync(url, 'utf8')) as { evalCondition: Case[] }).evalCondition;
-}
 
 /** The generated function's answer; the test fails if none could be generated. */
 function generated(condition: Record<string, unknown>, attrs: unknown, saved?: SavedGroups) {

@@ -1,5 +1,5 @@
 // The shared condition vectors (testdata/conditions.json and GrowthBook's eval-condition.json),
-// loaded for vectors.test.ts and field-table.test.ts.
+// loaded for every test of the evaluator that reads them.
 import { readFileSync } from 'node:fs';
 import type { SavedGroups } from '../src/index.ts';
 

@@ -1,6 +1,6 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { checkCondition } from '../src/index.ts';
+import { cases } from './load-vectors.ts';
 
 const portable = (pattern: string) =>
   checkCondition({ s: { $regex: pattern } }, { portable: true });
@@ -84,10 +84,7 @@ describe('checkCondition with portable: true', () => {
         }
       }
     };
-    for (const file of ['conditions.json', 'growthbook/eval-condition.json']) {
-      const url = new URL(`../../../testdata/${file}`, import.meta.url);
-      collect((JSON.parse(readFileSync(url, 'utf8')) as { evalCondition: unknown }).evalCondition);
-    }
+    for (const file of ['conditions.json', 'growthbook/eval-condition.json']) collect(cases(file));
     const valid = patterns.filter((p) => checkCondition({ s: { $regex: p } }).length === 0);
     expect(valid.length).toBeGreaterThan(30);
     for (const pattern of valid) expect(portable(pattern), pattern).toEqual([]);

@@ -240,7 +240,9 @@ describe('POST /v1/events', () => {
     const used = async () =>
       (await h.call(acme.admin, { method: 'GET', url: '/v1/usage' })).json().events.used as number;
     const before = await used();
-    const batch = [exposure('idem-1'), exposure('idem-2'), exposure('idem-1')];
+    // One object twice: two calls of exposure() a millisecond apart would differ in content.
+    const repeated = exposure('idem-1');
+    const batch = [repeated, exposure('idem-2'), repeated];
     const first = await send(acme.secret, batch);
     const retry = await send(acme.secret, batch);
     // Whole bodies, so a refusal shows its reason.
