@@ -150,39 +150,65 @@ status=0
 # check-log-secrets.mjs then fails the run if any secret reached a log line.
 ARBITER_TEST_LOG_DIR="$results/server-logs"
 
+# A cluster of this run's own (a free port, in run_dir/pg), unless ARBITER_TEST_DATABASE_URL
+# names a server that answers: started before the lanes, since either lane may take a pass on
+# it; stopped once both lanes have ended, and by the trap on a failure.
+pg_url=$(ARBITER_TEST_PG_DIR=$pg_dir bash scripts/ensure-postgres.sh 2>"$results/postgres-cluster.log") ||
+  pg_url=
+
+# pass NAME VITEST_ARGS...: one vitest run into NAME's report and log, in a subshell of its own
+# so that done_at counts its CPU alone.
+pass() {
+  (
+    set +e
+    vitest "$@" >"$results/$1.log" 2>&1
+    echo $? >"$results/$1.exit"
+    done_at "$1"
+  )
+}
+# The passes on PostgreSQL, in the order taken: the server's files in two halves (vitest's
+# --shard, by file), then the data path on two shards. *.embedded.test.ts start `arbiter`
+# processes on their own embedded database whatever the pass (the process's life, the CLI,
+# backups, the quickstart): the PGlite pass runs them. The shard pass puts event data on two
+# more fresh databases per file on the same cluster (ARBITER_TEST_SHARDS): acceptance,
+# de-duplication, metering, the fold, traffic, and the analyses that scatter over them.
+postgres_passes=(server-postgres-1 server-postgres-2 server-shards)
+postgres_pass() {
+  if [ -z "$pg_url" ]; then
+    cp "$results/postgres-cluster.log" "$results/$1.log"
+    echo 1 >"$results/$1.exit"
+    return
+  fi
+  (
+    export ARBITER_TEST_DATABASE_URL=$pg_url ARBITER_TEST_DB=postgres ARBITER_TEST_LOG_DIR
+    case $1 in
+      server-postgres-*)
+        pass "$1" --project server --exclude '**/*.embedded.test.ts' "--shard=${1##*-}/2" ;;
+      server-shards)
+        export ARBITER_TEST_SHARDS=2
+        # shellcheck disable=SC2046 # one argument per file
+        pass "$1" --project server $(cat scripts/shard-pass-files.txt) ;;
+    esac
+  )
+}
+# take_postgres_passes: the passes no lane has taken yet, one at a time (mkdir claims one), so
+# that the lane that ends its first pass first does more of them: the two lanes end together.
+take_postgres_passes() {
+  for name in "${postgres_passes[@]}"; do
+    mkdir "$run_dir/taken-$name" 2>/dev/null && postgres_pass "$name"
+  done
+  return 0
+}
+
 # Two lanes, each running one test file at a time (vitest's default on two cores), so that both
 # cores stay busy: the server on PGlite in the foreground; beside it the libraries (the
-# dashboard's browser tests and the clients' fault tests mostly wait, on Chromium, on retries),
-# then the server on PostgreSQL, whose files wait on the cluster's own processes.
-say "libraries, then the server on PostgreSQL, beside the server on embedded PGlite: ${projects[*]}"
+# dashboard's browser tests and the clients' fault tests mostly wait, on Chromium, on retries).
+# Then each lane takes the passes on PostgreSQL that are left, whose files wait on the
+# cluster's own processes.
+say "libraries beside the server on embedded PGlite, then the passes on PostgreSQL: ${projects[*]}"
 (
-  set +e
-  vitest libraries "${projects[@]}" >"$results/libraries.log" 2>&1
-  echo $? >"$results/libraries.exit"
-  done_at libraries
-  # A cluster of this run's own (a free port, in run_dir/pg), unless ARBITER_TEST_DATABASE_URL
-  # names a server that answers; stopped right after this pass, and by the trap on a failure.
-  if ! url=$(ARBITER_TEST_PG_DIR=$pg_dir bash scripts/ensure-postgres.sh 2>>"$results/server-postgres.log"); then
-    echo 1 >"$results/server-postgres.exit"
-    exit
-  fi
-  # *.embedded.test.ts start `arbiter` processes on their own embedded database whatever the
-  # pass (the process's life, the CLI, backups, the quickstart): the PGlite pass runs them.
-  ARBITER_TEST_DATABASE_URL=$url ARBITER_TEST_DB=postgres ARBITER_TEST_LOG_DIR=$ARBITER_TEST_LOG_DIR \
-    vitest server-postgres --project server --exclude '**/*.embedded.test.ts' \
-    >>"$results/server-postgres.log" 2>&1
-  echo $? >"$results/server-postgres.exit"
-  done_at server-postgres "with the libraries' "
-  # The data path again with event data on two shards (two more fresh databases per file on the
-  # same cluster, ARBITER_TEST_SHARDS): acceptance, de-duplication, metering, the fold, traffic,
-  # and the analyses that scatter over them (quantiles, breakdowns, org-wide CUPED).
-  ARBITER_TEST_DATABASE_URL=$url ARBITER_TEST_DB=postgres ARBITER_TEST_SHARDS=2 \
-    ARBITER_TEST_LOG_DIR=$ARBITER_TEST_LOG_DIR \
-    vitest server-shards --project server $(cat scripts/shard-pass-files.txt) \
-    >>"$results/server-shards.log" 2>&1
-  echo $? >"$results/server-shards.exit"
-  done_at server-shards "with both before "
-  bash scripts/stop-postgres.sh "$pg_dir" >>"$results/server-postgres.log" 2>&1
+  pass libraries "${projects[@]}"
+  take_postgres_passes
 ) &
 lane=$!
 
@@ -197,12 +223,14 @@ say "server on embedded PGlite"
   exit $code
 } | tee "$results/server-pglite.log" || status=1
 echo "== server-pglite (done at $(cat "$results/server-pglite.done-at"))"
+take_postgres_passes
 
 wait "$lane"
-for pass in libraries server-postgres server-shards; do
-  echo "== $pass (exit $(cat "$results/$pass.exit" 2>/dev/null || echo none), done at $(cat "$results/$pass.done-at" 2>/dev/null || echo -))"
-  cat "$results/$pass.log"
-  [ "$(cat "$results/$pass.exit" 2>/dev/null)" = 0 ] || status=1
+bash scripts/stop-postgres.sh "$pg_dir" >>"$results/postgres-cluster.log" 2>&1
+for name in libraries "${postgres_passes[@]}"; do
+  echo "== $name (exit $(cat "$results/$name.exit" 2>/dev/null || echo none), done at $(cat "$results/$name.done-at" 2>/dev/null || echo -))"
+  cat "$results/$name.log"
+  [ "$(cat "$results/$name.exit" 2>/dev/null)" = 0 ] || status=1
 done
 
 say "no secret in the server log (both server runs)"
