@@ -62,7 +62,7 @@ final class CompiledCondition {
    * field from it: the evaluator reads the prepared map itself.
    */
   static CompiledCondition of(Map<?, ?> condition, FieldTable table) {
-    Builder tests = new Builder();
+    Builder tests = new Builder(table);
     for (Map.Entry<?, ?> entry : condition.entrySet()) {
       String key = (String) entry.getKey();
       Object value = entry.getValue();
@@ -117,13 +117,13 @@ final class CompiledCondition {
     try {
       Object[] values = prepared.resolvedFor(table);
       for (StringListTest test : lists) {
-        if (!test.test(test.field.value(values))) return false;
+        if (!test.testSlot(test.field.slot(values))) return false;
       }
       for (NumberBoundTest test : bounds) {
         if (!test.test(test.field.value(values))) return false;
       }
       for (KeptAnswerTest test : kept) {
-        if (!test.test(test.field.value(values))) return false;
+        if (!test.testSlot(test.field.slot(values))) return false;
       }
       for (FieldTest test : others) {
         if (!test.test(test.field.value(values), groups)) return false;
@@ -137,16 +137,28 @@ final class CompiledCondition {
 
   /** The tests of a condition by class, in the condition's order within each. */
   private static final class Builder {
+    /** The config's field table, which numbers the tests that keep answers; or null. */
+    private final FieldTable table;
     final List<StringListTest> lists = new ArrayList<>();
     final List<NumberBoundTest> bounds = new ArrayList<>();
     final List<KeptAnswerTest> kept = new ArrayList<>();
     final List<FieldTest> others = new ArrayList<>();
 
+    Builder(FieldTable table) {
+      this.table = table;
+    }
+
+    /** An id for a test whose answer depends on its value alone, or -1 outside a table. */
+    private int answerId() {
+      return table == null ? -1 : table.answerId();
+    }
+
     void add(ConditionField field, String operator, Object operand) {
       switch (operator) {
         case "$in":
         case "$nin": {
-          StringListTest test = StringListTest.of(field, operator.equals("$in"), (List<?>) operand);
+          StringListTest test =
+              StringListTest.of(field, answerId(), operator.equals("$in"), (List<?>) operand);
           if (test == null) break;
           lists.add(test);
           return;
@@ -155,7 +167,7 @@ final class CompiledCondition {
         case "$regexi": {
           Pattern pattern = ConditionRegex.compile((String) operand, operator.equals("$regexi"));
           // A pattern the checker let through always compiles; should one not, nothing matches.
-          kept.add(new KeptAnswerTest(field, actual -> {
+          kept.add(new KeptAnswerTest(field, answerId(), actual -> {
             String text = ConditionValues.stringForm(actual);
             return text != null && pattern != null && pattern.matcher(text).find();
           }));
@@ -169,7 +181,7 @@ final class CompiledCondition {
         case "$vgte": {
           String padded = VersionString.padded(operand);
           IntPredicate wanted = versionTest(operator);
-          kept.add(new KeptAnswerTest(field,
+          kept.add(new KeptAnswerTest(field, answerId(),
               actual -> wanted.test(VersionString.padded(actual).compareTo(padded))));
           return;
         }

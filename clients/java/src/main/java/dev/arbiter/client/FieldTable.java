@@ -22,6 +22,7 @@ final class FieldTable {
   private final List<ConditionField> fields = new ArrayList<>();
   private final Map<String, ConditionField> byPath = new HashMap<>();
   private final KeptStrings strings = new KeptStrings();
+  private int answerIds;
 
   /** The field of {@code path}, numbered when first asked for; the same field after that. */
   ConditionField field(String path) {
@@ -39,9 +40,18 @@ final class FieldTable {
   }
 
   /**
+   * A new id for a test whose answer depends on its field's value alone, under which
+   * {@link KeptValue}s keep its answers; -1 once {@link KeptValue#MAX_TESTS} are given (that test
+   * then computes its answer on every call, as on the map path).
+   */
+  int answerId() {
+    return answerIds < KeptValue.MAX_TESTS ? answerIds++ : -1;
+  }
+
+  /**
    * This table in slot 0, then every field's value in {@code attributes} in its slot, as
-   * {@link ConditionField#read} reads it, a short string as the instance this table keeps of
-   * it ({@link KeptStrings}); a read that throws leaves
+   * {@link ConditionField#read} reads it, a short string as the {@link KeptValue} this table
+   * keeps of it ({@link KeptStrings}); a read that throws leaves
    * {@link ConditionField#UNREADABLE} in its slot, so that only the conditions reading that
    * field fail, as each would have failed reading the map.
    */
@@ -50,7 +60,7 @@ final class FieldTable {
     values[0] = this;
     for (int i = 1; i < values.length; i++) {
       try {
-        values[i] = strings.shared(fields.get(i - 1).read(attributes));
+        values[i] = strings.kept(fields.get(i - 1).read(attributes));
       } catch (RuntimeException | StackOverflowError e) {
         values[i] = ConditionField.UNREADABLE;
       }

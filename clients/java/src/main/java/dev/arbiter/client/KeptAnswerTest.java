@@ -27,11 +27,14 @@ final class KeptAnswerTest {
   }
 
   final ConditionField field;
+  /** Its answers' id in {@link KeptValue}s, or -1 (see {@link FieldTable#answerId}). */
+  private final int answerId;
   private final Predicate<Object> compute;
   private final Entry[] slots = new Entry[SLOTS];
 
-  KeptAnswerTest(ConditionField field, Predicate<Object> compute) {
+  KeptAnswerTest(ConditionField field, int answerId, Predicate<Object> compute) {
     this.field = field;
+    this.answerId = answerId;
     this.compute = compute;
   }
 
@@ -48,6 +51,14 @@ final class KeptAnswerTest {
     Entry other = slots[slot + 1];
     if (other != null && other.key.equals(text)) return other.answer;
     return remember(text, slot, entry);
+  }
+
+  /** {@link #test} of a prepared value's slot: a {@link KeptValue}'s kept answer when it has one. */
+  boolean testSlot(Object slot) {
+    if (!(slot instanceof KeptValue)) return test(slot);
+    KeptValue kept = (KeptValue) slot;
+    int known = kept.answer(answerId);
+    return known >= 0 ? known == 1 : kept.remember(answerId, test(kept.text));
   }
 
   // The pair's first slot holds the newer entry: the older one moves to the second.

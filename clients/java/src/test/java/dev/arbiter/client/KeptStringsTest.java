@@ -4,43 +4,46 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** {@link KeptStrings} hands out one instance per short string and never changes a value. */
+/** {@link KeptStrings} hands out one {@link KeptValue} per short string and never changes a value. */
 class KeptStringsTest {
+  private static String textOf(Object kept) {
+    return ((KeptValue) kept).text;
+  }
+
   @Test
-  void equalShortStringsShareTheFirstInstance() {
+  void equalShortStringsShareOneKeptValue() {
     KeptStrings kept = new KeptStrings();
-    String first = new String("2.4.1");
-    assertSame(first, kept.shared(first));
-    assertSame(first, kept.shared(new String("2.4.1")));
-    assertEquals("2.4.2", kept.shared(new String("2.4.2")));
+    Object first = kept.kept(new String("2.4.1"));
+    assertEquals("2.4.1", textOf(first));
+    assertSame(first, kept.kept(new String("2.4.1")));
+    assertEquals("2.4.2", textOf(kept.kept(new String("2.4.2"))));
   }
 
   @Test
   void longStringsAndOtherValuesAreLeftAsTheyAre() {
     KeptStrings kept = new KeptStrings();
     String longText = "x".repeat(65);
-    kept.shared(longText);
+    kept.kept(longText);
     String again = new String(longText);
-    assertSame(again, kept.shared(again));
+    assertSame(again, kept.kept(again));
     Object list = List.of("a");
-    assertSame(list, kept.shared(list));
+    assertSame(list, kept.kept(list));
     Long number = 1_000L;
-    assertSame(number, kept.shared(number));
-    assertEquals(null, kept.shared(null));
-    assertSame(ConditionField.UNREADABLE, kept.shared(ConditionField.UNREADABLE));
+    assertSame(number, kept.kept(number));
+    assertEquals(null, kept.kept(null));
+    assertSame(ConditionField.UNREADABLE, kept.kept(ConditionField.UNREADABLE));
   }
 
   @Test
   void aStringTakingAnotherOnesSlotStillAnswersItself() {
     KeptStrings kept = new KeptStrings();
-    // Far more strings than slots: every answer is equal to what was asked.
+    // Far more strings than slots: every answer holds the string asked for.
     for (int i = 0; i < 5_000; i++) {
       String text = "v" + i;
-      assertEquals(text, kept.shared(text));
-      assertEquals(Map.of("k", text).get("k"), kept.shared(new String(text)));
+      assertEquals(text, textOf(kept.kept(text)));
+      assertEquals(text, textOf(kept.kept(new String(text))));
     }
   }
 }
