@@ -1,5 +1,6 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { gunzipSync } from 'node:zlib';
 import { PGlite } from '@electric-sql/pglite';
 import { drizzle } from 'drizzle-orm/pglite';
 import { migrate } from 'drizzle-orm/pglite/migrator';
@@ -12,9 +13,12 @@ import { migrate } from 'drizzle-orm/pglite/migrator';
  */
 const SEED = fileURLToPath(new URL('./pglite-seed.tar.gz', import.meta.url));
 
-/** The build's seed, when it made one. */
+/**
+ * The build's seed, when it made one, as the plain tarball. PGlite would unpack a gzipped one
+ * through web streams, about a third of its start's CPU; Node's zlib does it in one call.
+ */
 export function bundledSeed(): Blob | undefined {
-  return existsSync(SEED) ? new Blob([readFileSync(SEED)]) : undefined;
+  return existsSync(SEED) ? new Blob([gunzipSync(readFileSync(SEED))]) : undefined;
 }
 
 /** The seed to load into `pgdata`, when the folder is empty and the build made one. */

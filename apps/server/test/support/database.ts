@@ -4,6 +4,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { gunzipSync } from 'node:zlib';
 import pg from 'pg';
 import { type DatabaseHandle, openDatabase } from '../../src/db/connect.ts';
 import type { OpenShard } from '../../src/db/open-shards.ts';
@@ -31,10 +32,12 @@ function withDatabase(url: string, name: string): string {
 }
 
 /**
- * The production build's seed (the global setup built it from these sources): an in-memory
- * PGlite started from it skips initdb and the migrations, seconds per test file.
+ * The production build's seed (the global setup built it from these sources), unpacked once: an
+ * in-memory PGlite started from it skips initdb and the migrations, seconds per test file.
  */
-const PGLITE_SEED = readFileSync(new URL('../../dist/pglite-seed.tar.gz', import.meta.url));
+const PGLITE_SEED = gunzipSync(
+  readFileSync(new URL('../../dist/pglite-seed.tar.gz', import.meta.url)),
+);
 
 /** A fresh, migrated database for one test file: in-memory PGlite, or a new database on the server. */
 export async function freshDatabase(
