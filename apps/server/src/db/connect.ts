@@ -75,6 +75,16 @@ export async function openDatabase(
     : openPostgres(target.url, onConnectionLost, timeoutMs, traced);
 }
 
+/**
+ * PGlite's buffer pool (PostgreSQL's `shared_buffers`). PGlite writes over the whole pool at
+ * every start (`memset`, its start's costliest WebAssembly function): at PostgreSQL's 128 MB a
+ * sixth of a restart's CPU (bench/startup/RESULTS.md). An embedded database reads what the pool
+ * misses from the operating system's page cache, as PostgreSQL itself does; an in-memory one
+ * from its own memory, so its pool only copies pages (docs/decisions.md#build-start-and-the-demo).
+ */
+const ON_DISK_START = [...PGlite.defaultStartParams, '-c', 'shared_buffers=32MB'];
+const IN_MEMORY_START = [...PGlite.defaultStartParams, '-c', 'shared_buffers=16MB'];
+
 async function openPglite(
   targetDir: string | null,
   memorySeed: Blob | undefined,
@@ -92,7 +102,9 @@ async function openPglite(
   try {
     const seed = dataDir === undefined ? (memorySeed ?? bundledSeed()) : seedFor(dataDir);
     const client = await PGlite.create({
-      ...(dataDir === undefined ? {} : { dataDir }),
+      ...(dataDir === undefined
+        ? { startParams: IN_MEMORY_START }
+        : { dataDir, startParams: ON_DISK_START }),
       ...(seed ? { loadDataDir: seed } : {}),
     });
     const bounded = boundedPglite(client, timeoutMs, traced);
