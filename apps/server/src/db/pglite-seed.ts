@@ -14,11 +14,16 @@ import { migrate } from 'drizzle-orm/pglite/migrator';
 const SEED = fileURLToPath(new URL('./pglite-seed.tar.gz', import.meta.url));
 
 /**
- * The build's seed, when it made one, as the plain tarball. PGlite would unpack a gzipped one
- * through web streams, about a third of its start's CPU; Node's zlib does it in one call.
+ * A seed file as the plain tarball PGlite reads. PGlite would unpack a gzipped one through web
+ * streams, about a third of its start's CPU; Node's zlib does it in one call.
  */
+export function unpackedSeed(path: string | URL): Buffer {
+  return gunzipSync(readFileSync(path));
+}
+
+/** The build's seed, when it made one. */
 export function bundledSeed(): Blob | undefined {
-  return existsSync(SEED) ? new Blob([gunzipSync(readFileSync(SEED))]) : undefined;
+  return existsSync(SEED) ? new Blob([unpackedSeed(SEED)]) : undefined;
 }
 
 /** The seed to load into `pgdata`, when the folder is empty and the build made one. */

@@ -1,13 +1,13 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { gunzipSync } from 'node:zlib';
 import pg from 'pg';
 import { type DatabaseHandle, openDatabase } from '../../src/db/connect.ts';
 import type { OpenShard } from '../../src/db/open-shards.ts';
+import { unpackedSeed } from '../../src/db/pglite-seed.ts';
 import { shardAddress } from '../../src/db/shard-address.ts';
 
 /** Which database the server tests run on: the test command runs them once on each. */
@@ -35,9 +35,7 @@ function withDatabase(url: string, name: string): string {
  * The production build's seed (the global setup built it from these sources), unpacked once: an
  * in-memory PGlite started from it skips initdb and the migrations, seconds per test file.
  */
-const PGLITE_SEED = gunzipSync(
-  readFileSync(new URL('../../dist/pglite-seed.tar.gz', import.meta.url)),
-);
+const PGLITE_SEED = unpackedSeed(new URL('../../dist/pglite-seed.tar.gz', import.meta.url));
 
 /** A fresh, migrated database for one test file: in-memory PGlite, or a new database on the server. */
 export async function freshDatabase(
