@@ -17,13 +17,13 @@ const SEED = fileURLToPath(new URL('./pglite-seed.tar.gz', import.meta.url));
  * A seed file as the plain tarball PGlite reads. PGlite would unpack a gzipped one through web
  * streams, about a third of its start's CPU; Node's zlib does it in one call.
  */
-export function unpackedSeed(path: string | URL): Buffer {
-  return gunzipSync(readFileSync(path));
+export function unpackedSeed(path: string | URL): Blob {
+  return new Blob([gunzipSync(readFileSync(path))]);
 }
 
 /** The build's seed, when it made one. */
 export function bundledSeed(): Blob | undefined {
-  return existsSync(SEED) ? new Blob([unpackedSeed(SEED)]) : undefined;
+  return existsSync(SEED) ? unpackedSeed(SEED) : undefined;
 }
 
 /** The seed to load into `pgdata`, when the folder is empty and the build made one. */

@@ -42,8 +42,10 @@ export async function freshDatabase(
   serverUrl?: string,
 ): Promise<DatabaseHandle & { url: string | null }> {
   if (TEST_DB === 'pglite' && serverUrl === undefined) {
-    const seed = new Blob([PGLITE_SEED]);
-    return { ...(await openDatabase({ kind: 'pglite', dataDir: null, seed })), url: null };
+    return {
+      ...(await openDatabase({ kind: 'pglite', dataDir: null, seed: PGLITE_SEED })),
+      url: null,
+    };
   }
   return freshDatabaseOn(serverUrl ?? adminUrl());
 }
