@@ -5,17 +5,28 @@ import { covariateColumn, valueColumn } from './user-values-sql.ts';
 /**
  * The moment CTEs over the per-user rows `u` (README of @arbiter/stats, "The SQL contract"):
  * `centre`, one row per arm with its exposed users and exposures and, per metric i, n, the
- * covariate's coverage, min, max and the shifts (the arm's mean, or its single value); `cm`,
- * the same unpivoted to a row per metric and arm that has values; `moments`, per metric and
- * arm the sums of (y − shift), (y − shift)² and CUPED's x, x², xy the same way. Two passes
- * over `u`, each reading every metric of a user at once.
+ * covariate's coverage, min, max, the arm's own shifts (its mean, or its single value), and
+ * the sums of (y − k), (y − k)² and CUPED's x, x², xy around `k`, one shift per metric taken
+ * before the pass; `cm`, the arms' ranges and shifts unpivoted to a row per metric and arm that
+ * has values; `moments`, per metric and arm n, the shifts and those sums. One pass over `u`
+ * reads every metric of a user at once.
  *
- * Why the shift: one-pass raw sums of squares lose every digit of the spread when the mean is
- * large against it (1e9 ± 0.01); sums around the arm's own mean keep them. A square beyond
- * 1e280 becomes Infinity (the tests report `non_finite`) rather than a float8 overflow error.
+ * Why a shift: one-pass raw sums of squares lose every digit of the spread when the mean is
+ * large against it (1e9 ± 0.01); sums around a value near the mean keep them. `k` is the median
+ * of the first users' values, known before the pass, so that one pass yields the ranges and the
+ * sums. The digits a shift d away from an arm's mean costs grow with d² / variance, so `redo`
+ * checks every arm from its own sums: where (mean − k)² exceeds SHIFT_SLACK × the variance, or
+ * a sum is not finite, or the arm is constant at another value than k, the second pass, around
+ * each arm's own mean, runs after all (`sums`, behind a one-time filter: otherwise PostgreSQL
+ * never reads `u` for it), and `moments` is that pass's. A square beyond 1e280 becomes Infinity
+ * (the tests report `non_finite`) rather than a float8 overflow error.
  */
 export function momentCtes(metrics: readonly MetricDefinition[]): SQL {
-  return sql`centre as materialized (
+  return sql`k as materialized (
+      select 1 as one${list(metrics.map(sampleShifts))}
+      from (select * from u limit ${sql.raw(String(SHIFT_SAMPLE))}) u
+    ),
+    centre as materialized (
       select u.variant, count(*) filter (where u.exposures > 0) as users,
         coalesce(sum(u.exposures) filter (where u.exposures > 0), 0) as events,
         count(u.exposures) as stats_rows${list(metrics.map(centreColumns))}
@@ -25,17 +36,39 @@ export function momentCtes(metrics: readonly MetricDefinition[]): SQL {
       select c.variant, v.* from centre c cross join lateral (${valuesOf(metrics.map(centreRow), 7)}) v(metric, n, n_cov, lo, hi, shift_y, shift_x)
       where v.n > 0
     ),
+    shifted(variant, metric, n, n_cov, shift_y, shift_x, sum_y, sum_yy, sum_x, sum_xx, sum_xy, kept) as (
+      select c.variant, v.* from centre c cross join k
+        cross join lateral (${valuesOf(metrics.map(shiftedRow), 11, true)})
+          v(metric, n, n_cov, shift_y, shift_x, sum_y, sum_yy, sum_x, sum_xx, sum_xy, kept)
+      where v.n > 0
+    ),
+    redo as (select coalesce(bool_or(not kept), false) as again from shifted),
     sums as (
-      select u.variant${list(metrics.map(sumColumns))}
-      from u join centre c on c.variant = u.variant group by u.variant
+      select u.variant${sql.join(metrics.map(sumColumns), sql``)}
+      from u join centre c on c.variant = u.variant
+      where (select again from redo)
+      group by u.variant
     ),
     moments(variant, metric, n, n_cov, shift_y, shift_x, sum_y, sum_yy, sum_x, sum_xx, sum_xy) as (
+      select variant, metric, n, n_cov, shift_y, shift_x, sum_y, sum_yy, sum_x, sum_xx, sum_xy
+      from shifted where not (select again from redo)
+      union all
       select c.variant, v.* from centre c join sums s on s.variant = c.variant
         cross join lateral (${valuesOf(metrics.map(momentRow), 10)})
           v(metric, n, n_cov, shift_y, shift_x, sum_y, sum_yy, sum_x, sum_xx, sum_xy)
       where v.n > 0
     )`;
 }
+
+/** The users whose values choose `k`: their median is near every arm's mean in practice. */
+const SHIFT_SAMPLE = 1000;
+
+/**
+ * How far `k` may sit from an arm's mean, as (mean − k)² over the variance, before the second
+ * pass runs: the sums then lose at most log10(1 + 100) ≈ 2 of float8's ~16 digits, far inside
+ * the 1e-9 the results are held to.
+ */
+const SHIFT_SLACK = 100;
 
 /** Metrics with an x beside y: CUPED's covariate, or a ratio's denominator. */
 const hasX = (m: MetricDefinition) => m.cuped !== undefined || m.kind === 'ratio';
@@ -47,11 +80,14 @@ const list = (parts: SQL[]) =>
     sql``,
   );
 
-/** `values (…), (…)`, or no row of `width` columns when there are no metrics. */
-function valuesOf(rowsOf: SQL[], width: number): SQL {
+/** `values (…), (…)`, or no row of `width` columns (a last boolean when `flag`) without metrics. */
+function valuesOf(rowsOf: SQL[], width: number, flag = false): SQL {
   if (rowsOf.length > 0) return sql`values ${sql.join(rowsOf, sql`, `)}`;
-  const floats = Array.from({ length: width - 3 }, () => 'null::float8').join(', ');
-  return sql.raw(`select null::text, 0::bigint, 0::bigint, ${floats} where false`);
+  const floats = Array.from({ length: width - 3 - (flag ? 1 : 0) }, () => 'null::float8');
+  const last = flag ? ', null::boolean' : '';
+  return sql.raw(
+    `select null::text, 0::bigint, 0::bigint, ${floats.join(', ')}${last} where false`,
+  );
 }
 
 /** Where a metric's shift sits: a constant arm's value (its sums then exactly 0), else its mean. */
@@ -59,15 +95,32 @@ function shift(v: SQL): SQL {
   return sql`case when min(${v}) = max(${v}) then min(${v}) else sum(${v}) / count(${v}) end`;
 }
 
+// Users without pre-period data count with x = 0 (the documented imputation).
+const covariateOf = (i: number) =>
+  sql`(case when ${valueColumn(i)} is not null then coalesce(${covariateColumn(i)}, 0) end)`;
+
+/** `k`'s shifts of metric i: the median of the sample's values (null when it has none). */
+function sampleShifts(metric: MetricDefinition, i: number): SQL {
+  const ky = sql`percentile_disc(0.5) within group (order by ${valueColumn(i)}) as ${col('k', i)}`;
+  if (!hasX(metric)) return ky;
+  return sql`${ky}, percentile_disc(0.5) within group (order by ${covariateOf(i)}) as ${col('kx', i)}`;
+}
+
 function centreColumns(metric: MetricDefinition, i: number): SQL {
   const y = valueColumn(i);
   const base = sql`count(${y}) as ${col('n', i)}, min(${y}) as ${col('lo', i)},
     max(${y}) as ${col('hi', i)}, ${shift(y)} as ${col('sy', i)}`;
-  if (!hasX(metric)) return base;
-  // Users without pre-period data count with x = 0 (the documented imputation).
-  const x = sql`(case when ${y} is not null then coalesce(${covariateColumn(i)}, 0) end)`;
+  // An uncorrelated subquery: PostgreSQL reads k once, before the pass.
+  const around = deviations(
+    metric,
+    i,
+    'k',
+    sql`(select ${col('k', i)} from k)`,
+    sql`(select ${col('kx', i)} from k)`,
+  );
+  if (!hasX(metric)) return sql`${base}${around}`;
   return sql`${base}, count(${covariateColumn(i)}) as ${col('nc', i)},
-    ${shift(x)} as ${col('sx', i)}`;
+    ${shift(covariateOf(i))} as ${col('sx', i)}${around}`;
 }
 
 function centreRow(metric: MetricDefinition, i: number): SQL {
@@ -83,14 +136,45 @@ const square = (d: SQL) =>
 const product = (a: SQL, b: SQL) =>
   sql`case when abs(${a}) >= 1e140 or abs(${b}) >= 1e140 then 'Infinity'::float8 else ${a} * ${b} end`;
 
-function sumColumns(metric: MetricDefinition, i: number): SQL {
-  const dy = sql`(${valueColumn(i)} - c.${col('sy', i)})`;
-  const base = sql`sum(${dy}) as ${col('a', i)}, sum(${square(dy)}) as ${col('b', i)}`;
+/**
+ * The sums of metric i's deviations from the shifts given, as columns `<p>a_i` (y), `<p>b_i`
+ * (y²) and, with an x, `<p>c_i`, `<p>d_i`, `<p>e_i` (x, x², xy) over the users with a y.
+ */
+function deviations(metric: MetricDefinition, i: number, p: string, sy: SQL, sx: SQL): SQL {
+  const dy = sql`(${valueColumn(i)} - ${sy})`;
+  const base = sql`, sum(${dy}) as ${col(`${p}a`, i)}, sum(${square(dy)}) as ${col(`${p}b`, i)}`;
   if (!hasX(metric)) return base;
-  const dx = sql`(coalesce(${covariateColumn(i)}, 0) - c.${col('sx', i)})`;
+  const dx = sql`(coalesce(${covariateColumn(i)}, 0) - ${sx})`;
   const mine = sql`filter (where ${valueColumn(i)} is not null)`;
-  return sql`${base}, sum(${dx}) ${mine} as ${col('c', i)}, sum(${square(dx)}) ${mine} as ${col('d', i)},
-    sum(${product(dx, dy)}) ${mine} as ${col('e', i)}`;
+  return sql`${base}, sum(${dx}) ${mine} as ${col(`${p}c`, i)}, sum(${square(dx)}) ${mine} as ${col(`${p}d`, i)},
+    sum(${product(dx, dy)}) ${mine} as ${col(`${p}e`, i)}`;
+}
+
+/**
+ * Whether sums of n values around a shift keep their digits: finite, and either all exactly at
+ * the shift or (mean − shift)² = (a / n)² within SHIFT_SLACK × the variance (b − a² / n) / n.
+ */
+function keeps(n: SQL, a: SQL, b: SQL): SQL {
+  return sql`(abs(${a}) < 'Infinity'::float8 and ${b} < 'Infinity'::float8
+    and ((${a} = 0 and ${b} = 0) or ${a} * ${a} / ${n} <= ${sql.raw(String(SHIFT_SLACK))} * (${b} - ${a} * ${a} / ${n})))`;
+}
+
+/** Metric i's row of `shifted`: its sums around `k`, and whether they keep their digits. */
+function shiftedRow(metric: MetricDefinition, i: number): SQL {
+  const n = sql`c.${col('n', i)}`;
+  const ofY = keeps(n, sql`c.${col('ka', i)}`, sql`c.${col('kb', i)}`);
+  if (!hasX(metric))
+    return sql`(${metric.name}::text, ${n}, 0::bigint, k.${col('k', i)}, 0::float8,
+      c.${col('ka', i)}, c.${col('kb', i)}, 0::float8, 0::float8, 0::float8, coalesce(${ofY}, false))`;
+  const ofX = keeps(n, sql`c.${col('kc', i)}`, sql`c.${col('kd', i)}`);
+  return sql`(${metric.name}::text, ${n}, c.${col('nc', i)}, k.${col('k', i)}, k.${col('kx', i)},
+    c.${col('ka', i)}, c.${col('kb', i)}, c.${col('kc', i)}, c.${col('kd', i)}, c.${col('ke', i)},
+    coalesce(${ofY} and ${ofX} and abs(c.${col('ke', i)}) < 'Infinity'::float8, false))`;
+}
+
+/** The second pass's sums, around each arm's own shifts in `centre` (`c`). */
+function sumColumns(metric: MetricDefinition, i: number): SQL {
+  return deviations(metric, i, '', sql`c.${col('sy', i)}`, sql`c.${col('sx', i)}`);
 }
 
 function momentRow(metric: MetricDefinition, i: number): SQL {

@@ -406,3 +406,71 @@ describe('a large mean with a tiny variance (1e9 ± 0.01)', () => {
       expectClose(got[f], want[f], `hard ${f}`);
   }
 });
+
+/**
+ * The sums come from one pass around one shift per metric, the median of the first users'
+ * values, unless that shift sits far from some arm's mean against its spread: then a second pass
+ * around each arm's own mean runs, and the digits are kept either way.
+ */
+describe('one pass around a shared shift, and a second pass where it would lose digits', () => {
+  const far = metric('far', 'value');
+  const groups = [{ key: 'treatment', variants: ['control', 'treatment'] }];
+
+  /** 4,000 users, alternating arms, each with one outcome of value(arm). */
+  async function outcomes(experiment: string, value: (arm: string) => number) {
+    const arms: Record<string, number[]> = { control: [], treatment: [] };
+    const business: BusinessRow[] = [];
+    for (let u = 0; u < 4000; u++) {
+      const variant = u % 2 === 0 ? 'control' : 'treatment';
+      const v = value(variant);
+      arms[variant]?.push(v);
+      business.push({ day: DAYS[0], metric: 'far', variant, user_id: `f${u}`, n: 1, sum: v });
+    }
+    await insert([], business, experiment);
+    const window = { from: DAYS[0], to: DAYS[0] };
+    const read = await readSufficientStats(
+      h.ctx.db,
+      { ...scope, experimentId: experiment, window },
+      [far],
+      groups,
+    );
+    return { arms, read: read.metrics.far?.arms ?? {} };
+  }
+
+  function expectEveryMoment(arms: Record<string, number[]>, read: Record<string, unknown>) {
+    for (const arm of ['control', 'treatment']) {
+      const got = centred(metricSummary(read[arm] as never));
+      const want = centred(summarize(arms[arm] as number[]));
+      expect(got.n).toBe(want.n);
+      expectClose(got.mean, want.mean, `${arm} mean`);
+      expectClose(got.m2, want.m2, `${arm} m2`);
+    }
+  }
+
+  it('sums every arm around the same shift when it sits near their means', async () => {
+    const rng = seeded(31);
+    const { arms, read } = await outcomes('0b5e4d1c-0000-4000-8000-000000000031', (arm) =>
+      rng.normal(arm === 'treatment' ? 101 : 100, 10),
+    );
+    const shifts = ['control', 'treatment'].map((a) => (read[a] as { shiftY: number }).shiftY);
+    // One shift for both arms, and a value of the data (a median of users' values).
+    expect(shifts[0]).toBe(shifts[1]);
+    expect([...(arms.control ?? []), ...(arms.treatment ?? [])]).toContain(shifts[0]);
+    expectEveryMoment(arms, read);
+  });
+
+  it('runs the second pass around each arm’s mean when one arm sits a million spreads away', async () => {
+    const rng = seeded(32);
+    const { arms, read } = await outcomes('0b5e4d1c-0000-4000-8000-000000000032', (arm) =>
+      rng.normal(arm === 'treatment' ? 1e6 : 1, 0.5),
+    );
+    for (const arm of ['control', 'treatment']) {
+      const values = arms[arm] as number[];
+      const mean = values.reduce((s, v) => s + v, 0) / values.length;
+      expectClose((read[arm] as { shiftY: number }).shiftY, mean, `${arm} shift`);
+    }
+    // Around a shift near 1, the treatment's sum of squares would be ~4e15 for a spread of
+    // 0.25 a user: its variance would keep no digit. The second pass keeps all of them.
+    expectEveryMoment(arms, read);
+  });
+});
