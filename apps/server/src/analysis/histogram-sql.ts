@@ -1,5 +1,6 @@
 import { type SQL, sql } from 'drizzle-orm';
 import type { MetricDefinition } from '../schemas/experiment-config.ts';
+import { isZeroOne } from './moments-sql.ts';
 import { valueColumn } from './user-values-sql.ts';
 
 /** Arms whose histograms share bin edges: a (control, treatment) pair, or every arm (live). */
@@ -50,23 +51,31 @@ export function histogramCtes(
         from generate_series(0, ${k}) i order by i) as edges
       from steps s
     ),
-    ${binnedCtes(metrics, groups, bins)}`;
+    ${binnedCtes(metrics, groups, bins, { countedZeroOne: true })}`;
 }
 
 /**
  * `bins`, the count per metric, group, arm and bin of every metric a group bins, over the
  * edges of an `edges(metric, g, edges)` relation before it: the histogram statement's own,
- * or the pooled edges a coordinator of several shards sends each of them.
+ * or the pooled edges a coordinator of several shards sends each of them. With
+ * `countedZeroOne` (a statement with `momentCtes`' `centre`), a 0/1 metric's bins come from
+ * each arm's n and ones: two values, two bins, no pass over `u`.
  */
 export function binnedCtes(
   metrics: readonly MetricDefinition[],
   groups: readonly HistogramGroup[],
   bins: number,
+  { countedZeroOne = false } = {},
 ): SQL {
   const pairs = binnedPairs(metrics, groups);
-  return pairs.length
-    ? binCtes(pairs, bins)
-    : sql`bins(metric, g, variant, bucket, c) as (select null::text, null::text, null::text, 0, 0::bigint where false)`;
+  if (pairs.length === 0)
+    return sql`bins(metric, g, variant, bucket, c) as (select null::text, null::text, null::text, 0, 0::bigint where false)`;
+  const counted = (p: Pair) => countedZeroOne && isZeroOne(p.m);
+  return binCtes(
+    pairs.filter((p) => !counted(p)),
+    pairs.filter(counted),
+    bins,
+  );
 }
 
 /** Every metric and group whose values the group bins. */
@@ -87,41 +96,64 @@ export interface Pair {
 }
 
 /**
- * The bins of every metric and group in one pass over `u`: each value's numpy bin by a binary
- * search of the group's edges (`width_bucket` over the edges array: bin i holds
- * edges[i] <= y < edges[i + 1], the last bin closed, as numpy's own fix-up of its guess
- * settles it), counted per arm with a grouping set per metric and group.
+ * The bins of every metric and group: those of `passed` in one pass over `u`, each value's
+ * numpy bin by a binary search of the group's edges (`width_bucket` over the edges array: bin i
+ * holds edges[i] <= y < edges[i + 1], the last bin closed, as numpy's own fix-up of its guess
+ * settles it), counted per arm with a grouping set per metric and group; those of `counted`
+ * (0/1 metrics) as the same bins of 0 and 1, counted n − ones and ones from `centre`.
  */
-function binCtes(pairs: readonly Pair[], bins: number): SQL {
+function binCtes(passed: readonly Pair[], counted: readonly Pair[], bins: number): SQL {
   const k = sql.raw(String(bins));
-  const edgesOf = pairs.map(
+  const edgesOf = [...passed, ...counted].map(
     (p) =>
       sql`max(edges) filter (where metric = ${p.m.name} and g = ${p.g.key}) as ${raw('e', p.i, p.j)}`,
   );
+  const parts = [
+    ...(passed.length
+      ? [
+          sql`select v.metric, v.g, b.variant, v.bucket, b.c from binned b
+      cross join lateral (values ${sql.join(passed.map(unpivotRow), sql`, `)}) v(metric, g, bucket)
+      where v.bucket is not null`,
+        ]
+      : []),
+    ...counted.map((p) => countedBins(p, k)),
+  ];
+  return sql`ew as (select ${sql.join(edgesOf, sql`, `)} from edges),
+    ${passed.length ? sql`${passBins(passed, k)},` : sql``}
+    bins(metric, g, variant, bucket, c) as (${sql.join(parts, sql` union all `)})`;
+}
+
+function passBins(pairs: readonly Pair[], k: SQL): SQL {
   const buckets = pairs.map(
     (p) =>
       sql`case when ${valueColumn(p.i)} is not null${inGroup(p.g)} then least(width_bucket(${valueColumn(p.i)}, ew.${raw('e', p.i, p.j)}), ${k}) end as ${raw('k', p.i, p.j)}`,
   );
   const sets = pairs.map((_, n) => sql.raw(`(1, ${n + 2})`));
-  const unpivot = pairs.map(
-    (p) => sql`(${p.m.name}::text, ${p.g.key}::text, b.${raw('k', p.i, p.j)})`,
-  );
-  return sql`ew as (select ${sql.join(edgesOf, sql`, `)} from edges),
-    binned as (
+  return sql`binned as (
       select u.variant, ${sql.join(buckets, sql`, `)}, count(*) as c
       from u cross join ew group by grouping sets (${sql.join(sets, sql`, `)})
-    ),
-    bins(metric, g, variant, bucket, c) as (
-      select v.metric, v.g, b.variant, v.bucket, b.c
-      from binned b cross join lateral (values ${sql.join(unpivot, sql`, `)}) v(metric, g, bucket)
-      where v.bucket is not null
     )`;
 }
 
+const unpivotRow = (p: Pair) => sql`(${p.m.name}::text, ${p.g.key}::text, b.${raw('k', p.i, p.j)})`;
+
+/** A 0/1 metric's bins in a group: its arms' users at 0 and at 1, in the bins of 0 and 1. */
+function countedBins(p: Pair, k: SQL): SQL {
+  const n = sql.raw(`c.n_${p.i}`);
+  const ones = sql.raw(`c.ones_${p.i}::bigint`);
+  const arms = inGroup(p.g, 'c');
+  return sql`select ${p.m.name}::text, ${p.g.key}::text, c.variant,
+      least(width_bucket(v.y, ew.${raw('e', p.i, p.j)}), ${k}), sum(v.c)::bigint
+    from centre c cross join ew
+      cross join lateral (values (0::float8, ${n} - ${ones}), (1::float8, ${ones})) v(y, c)
+    where v.c > 0${arms} and ew.${raw('e', p.i, p.j)} is not null
+    group by c.variant, 4`;
+}
+
 /** ` and u.variant in (…)` for a pair's arms; nothing for every arm. */
-function inGroup(g: HistogramGroup): SQL {
+function inGroup(g: HistogramGroup, table = 'u'): SQL {
   if (g.variants === 'all') return sql``;
-  return sql` and u.variant in (${sql.join(
+  return sql` and ${sql.raw(table)}.variant in (${sql.join(
     g.variants.map((v) => sql`${v}`),
     sql`, `,
   )})`;

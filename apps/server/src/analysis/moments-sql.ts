@@ -106,10 +106,19 @@ function sampleShifts(metric: MetricDefinition, i: number): SQL {
   return sql`${ky}, percentile_disc(0.5) within group (order by ${covariateOf(i)}) as ${col('kx', i)}`;
 }
 
+/**
+ * Whether metric i's values are 0 or 1 (a user converted or was retained, or not): then
+ * `centre` also has `ones_i`, the arm's users at 1 (the shift's own sum, no other aggregate),
+ * and its histograms follow from n and that count without reading `u` again.
+ */
+export const isZeroOne = (metric: MetricDefinition) =>
+  metric.kind === 'conversion' || metric.kind === 'retention';
+
 function centreColumns(metric: MetricDefinition, i: number): SQL {
   const y = valueColumn(i);
+  const ones = isZeroOne(metric) ? sql`, sum(${y}) as ${col('ones', i)}` : sql``;
   const base = sql`count(${y}) as ${col('n', i)}, min(${y}) as ${col('lo', i)},
-    max(${y}) as ${col('hi', i)}, ${shift(y)} as ${col('sy', i)}`;
+    max(${y}) as ${col('hi', i)}, ${shift(y)} as ${col('sy', i)}${ones}`;
   // An uncorrelated subquery: PostgreSQL reads k once, before the pass.
   const around = deviations(
     metric,

@@ -474,3 +474,47 @@ describe('one pass around a shared shift, and a second pass where it would lose 
     expectEveryMoment(arms, read);
   });
 });
+
+/**
+ * A 0/1 metric's histograms come from each arm's n and users at 1, not from a pass over the
+ * users: numpy's bins of 0 and 1 over the group's range, the degenerate ranges included.
+ */
+describe('a 0/1 metric binned from its counts', () => {
+  const converted = metric('converted', 'conversion');
+  it.each([
+    ['nobody converted', '0b5e4d1c-0000-4000-8000-000000000041', () => false],
+    ['everybody converted', '0b5e4d1c-0000-4000-8000-000000000042', () => true],
+    ['some converted', '0b5e4d1c-0000-4000-8000-000000000043', (u: number) => u % 7 === 0],
+  ] as const)('%s: the bins numpy gives', async (_, experiment, converts) => {
+    const stats: StatsRow[] = [];
+    const business: BusinessRow[] = [];
+    const values: Record<string, number[]> = { control: [], treatment: [] };
+    for (let u = 0; u < 300; u++) {
+      const variant = u % 2 === 0 ? 'control' : 'treatment';
+      const row = { day: DAYS[0], variant, user_id: `c${u}`, exposures: 1, calls: 0, errors: 0 };
+      stats.push({ ...row, latency_n: 0, latency_sum: 0, tokens_n: 0, tokens_sum: 0, cost_sum: 0 });
+      const yes = converts(u);
+      if (yes)
+        business.push({
+          day: DAYS[0],
+          metric: 'converted',
+          variant,
+          user_id: `c${u}`,
+          n: 1,
+          sum: 1,
+        });
+      values[variant]?.push(yes ? 1 : 0);
+    }
+    await insert(stats, business, experiment);
+    const read = await readSufficientStats(
+      h.ctx.db,
+      { ...scope, experimentId: experiment, window: { from: DAYS[0], to: DAYS[0] } },
+      [converted],
+      [{ key: 'treatment', variants: ['control', 'treatment'] }],
+    );
+    const want = histogram({ control: values.control ?? [], treatment: values.treatment ?? [] });
+    const got = read.metrics.converted?.histograms.treatment;
+    expect(got?.counts).toEqual(want.counts);
+    expect(got?.bin_edges).toEqual(want.bin_edges);
+  });
+});
