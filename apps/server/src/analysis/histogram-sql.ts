@@ -108,18 +108,13 @@ function binCtes(passed: readonly Pair[], counted: readonly Pair[], bins: number
     (p) =>
       sql`max(edges) filter (where metric = ${p.m.name} and g = ${p.g.key}) as ${raw('e', p.i, p.j)}`,
   );
-  const parts = [
-    ...(passed.length
-      ? [
-          sql`select v.metric, v.g, b.variant, v.bucket, b.c from binned b
-      cross join lateral (values ${sql.join(passed.map(unpivotRow), sql`, `)}) v(metric, g, bucket)
-      where v.bucket is not null`,
-        ]
-      : []),
-    ...counted.map((p) => countedBins(p, k)),
-  ];
+  const parts = counted.map((p) => countedBins(p, k));
+  if (passed.length > 0)
+    parts.unshift(sql`select v.metric, v.g, b.variant, v.bucket, b.c
+      from binned b cross join lateral (values ${sql.join(passed.map(unpivotRow), sql`, `)}) v(metric, g, bucket)
+      where v.bucket is not null`);
   return sql`ew as (select ${sql.join(edgesOf, sql`, `)} from edges),
-    ${passed.length ? sql`${passBins(passed, k)},` : sql``}
+    ${passed.length > 0 ? sql`${passBins(passed, k)},` : sql``}
     bins(metric, g, variant, bucket, c) as (${sql.join(parts, sql` union all `)})`;
 }
 
@@ -137,17 +132,18 @@ function passBins(pairs: readonly Pair[], k: SQL): SQL {
 
 const unpivotRow = (p: Pair) => sql`(${p.m.name}::text, ${p.g.key}::text, b.${raw('k', p.i, p.j)})`;
 
-/** A 0/1 metric's bins in a group: its arms' users at 0 and at 1, in the bins of 0 and 1. */
+/**
+ * A 0/1 metric's bins in a group: its arms' users at 0 and at 1, in the bins of 0 and 1 (never
+ * one bin: a group holding both values has the range [0, 1]).
+ */
 function countedBins(p: Pair, k: SQL): SQL {
   const n = sql.raw(`c.n_${p.i}`);
   const ones = sql.raw(`c.ones_${p.i}::bigint`);
-  const arms = inGroup(p.g, 'c');
   return sql`select ${p.m.name}::text, ${p.g.key}::text, c.variant,
-      least(width_bucket(v.y, ew.${raw('e', p.i, p.j)}), ${k}), sum(v.c)::bigint
+      least(width_bucket(v.y, ew.${raw('e', p.i, p.j)}), ${k}), v.c
     from centre c cross join ew
       cross join lateral (values (0::float8, ${n} - ${ones}), (1::float8, ${ones})) v(y, c)
-    where v.c > 0${arms} and ew.${raw('e', p.i, p.j)} is not null
-    group by c.variant, 4`;
+    where v.c > 0${inGroup(p.g, 'c')} and ew.${raw('e', p.i, p.j)} is not null`;
 }
 
 /** ` and u.variant in (…)` for a pair's arms; nothing for every arm. */

@@ -33,12 +33,12 @@ export function momentCtes(metrics: readonly MetricDefinition[]): SQL {
       from u group by u.variant
     ),
     cm(variant, metric, n, n_cov, lo, hi, shift_y, shift_x) as (
-      select c.variant, v.* from centre c cross join lateral (${valuesOf(metrics.map(centreRow), 7)}) v(metric, n, n_cov, lo, hi, shift_y, shift_x)
+      select c.variant, v.* from centre c cross join lateral (${valuesOf(metrics.map(centreRow), rowTypes(4))}) v(metric, n, n_cov, lo, hi, shift_y, shift_x)
       where v.n > 0
     ),
     shifted(variant, metric, n, n_cov, shift_y, shift_x, sum_y, sum_yy, sum_x, sum_xx, sum_xy, kept) as (
       select c.variant, v.* from centre c cross join k
-        cross join lateral (${valuesOf(metrics.map(shiftedRow), 11, true)})
+        cross join lateral (${valuesOf(metrics.map(shiftedRow), rowTypes(7, 'boolean'))})
           v(metric, n, n_cov, shift_y, shift_x, sum_y, sum_yy, sum_x, sum_xx, sum_xy, kept)
       where v.n > 0
     ),
@@ -54,7 +54,7 @@ export function momentCtes(metrics: readonly MetricDefinition[]): SQL {
       from shifted where not (select again from redo)
       union all
       select c.variant, v.* from centre c join sums s on s.variant = c.variant
-        cross join lateral (${valuesOf(metrics.map(momentRow), 10)})
+        cross join lateral (${valuesOf(metrics.map(momentRow), rowTypes(7))})
           v(metric, n, n_cov, shift_y, shift_x, sum_y, sum_yy, sum_x, sum_xx, sum_xy)
       where v.n > 0
     )`;
@@ -80,14 +80,20 @@ const list = (parts: SQL[]) =>
     sql``,
   );
 
-/** `values (…), (…)`, or no row of `width` columns (a last boolean when `flag`) without metrics. */
-function valuesOf(rowsOf: SQL[], width: number, flag = false): SQL {
+/** The SQL types of a VALUES row: metric, n, n_cov, then `floats` float8 columns, then `rest`. */
+const rowTypes = (floats: number, ...rest: string[]): string[] => [
+  'text',
+  'bigint',
+  'bigint',
+  ...Array.from({ length: floats }, () => 'float8'),
+  ...rest,
+];
+
+/** `values (…), (…)`, or no row of those types when there are no metrics. */
+function valuesOf(rowsOf: SQL[], types: readonly string[]): SQL {
   if (rowsOf.length > 0) return sql`values ${sql.join(rowsOf, sql`, `)}`;
-  const floats = Array.from({ length: width - 3 - (flag ? 1 : 0) }, () => 'null::float8');
-  const last = flag ? ', null::boolean' : '';
-  return sql.raw(
-    `select null::text, 0::bigint, 0::bigint, ${floats.join(', ')}${last} where false`,
-  );
+  const nulls = types.map((type) => (type === 'bigint' ? '0::bigint' : `null::${type}`));
+  return sql.raw(`select ${nulls.join(', ')} where false`);
 }
 
 /** Where a metric's shift sits: a constant arm's value (its sums then exactly 0), else its mean. */
