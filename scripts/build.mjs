@@ -14,7 +14,7 @@ const targets = [
   {
     name: 'server',
     dir: 'apps/server',
-    output: 'apps/server/dist/cli.js',
+    output: 'apps/server/dist/cli.cjs',
     inputs: [
       'apps/server/src',
       'apps/server/tsup.config.ts',

@@ -6,13 +6,16 @@ import type { Plugin } from 'esbuild';
 import { defineConfig } from 'tsup';
 import { writeSeed } from './src/db/pglite-seed.ts';
 
-// The production build of the server and the `arbiter` command: ES modules for Node, with the
-// workspace packages (TypeScript sources) and the npm dependencies a start loads bundled in, so
-// that a restart reads a few files instead of resolving and compiling some 900 CommonJS files
-// one by one (bench/startup/RESULTS.md). The packages below stay imports resolved from
-// node_modules. The SQL migrations are copied beside it (connect.ts finds them relative to its
-// own module, which is dist/cli.js once bundled), and so is the PGlite seed: a migrated empty
-// database a first start unpacks instead of running initdb (src/db/pglite-seed.ts).
+// The production build of the server and the `arbiter` command: one script for Node
+// (dist/cli.cjs), with the workspace packages (TypeScript sources) and the npm dependencies a
+// start loads bundled in, so that a restart reads one file instead of resolving and compiling
+// some 900 CommonJS files one by one. It is a CommonJS script rather than ES modules because
+// Node 20 keeps V8's compiled code between runs only for a script (`vm.Script`'s cached data):
+// bin/arbiter.js compiles it with the code the last run stored (bin/code-cache.js,
+// bench/startup/RESULTS.md). The packages below stay requires resolved from node_modules. The
+// SQL migrations are copied beside it (connect.ts finds them relative to its own module, which
+// is dist/cli.cjs once bundled), and so is the PGlite seed: a migrated empty database a first
+// start unpacks instead of running initdb (src/db/pglite-seed.ts).
 const keptExternal = [
   // Finds files of its own beside its modules: its WebAssembly and data.
   '@electric-sql/pglite',
@@ -54,21 +57,31 @@ const swaggerUiDirname: Plugin = {
 
 export default defineConfig({
   entry: { cli: 'src/cli.ts' },
-  format: ['esm'],
+  format: ['cjs'],
   platform: 'node',
   target: 'node20',
   outDir: 'dist',
   clean: true,
-  // Chunks, so the commands' dynamic imports load only what each command needs.
-  splitting: true,
+  // One script: a command's dynamic imports become functions of it run on first use, and the
+  // code cache (keyed by command) holds only what that command compiled.
+  splitting: false,
   sourcemap: true,
   dts: false,
-  // Every bare specifier is bundled but those kept external (Node's own modules stay imports).
+  // Every bare specifier is bundled but those kept external (Node's own modules stay requires).
   noExternal: [new RegExp(`^(?!${keptPattern})[^./]`)],
   external: [new RegExp(`^${keptPattern}`)],
-  // CommonJS modules bundled into an ES module still call `require` for Node's own modules.
-  banner: {
-    js: "import { createRequire as __arbiterCreateRequire } from 'node:module'; const require = __arbiterCreateRequire(import.meta.url);",
+  // The sources find files beside their module by `import.meta.url`: in the script, its own
+  // file's URL (pathToFileURL escapes what a bare `file:` prefix would not).
+  banner: { js: "var __arbiterModuleUrl = require('node:url').pathToFileURL(__filename).href;" },
+  esbuildOptions(options) {
+    options.define = { ...options.define, 'import.meta.url': '__arbiterModuleUrl' };
+    // A package kept outside the bundle loads by `require` where the source says `import()`: a
+    // script compiled with cached code has no module loader for `import()` but Node's
+    // experimental one, which warns at its first use. Node 20.19 and later require an ES
+    // module package too (@platformatic/kafka).
+    options.supported = { ...options.supported, 'dynamic-import': false };
+    // swagger-ui's modules resolve their own folder at start (swaggerUiDirname), on purpose.
+    options.logOverride = { ...options.logOverride, 'require-resolve-not-external': 'silent' };
   },
   esbuildPlugins: [swaggerUiDirname],
   removeNodeProtocol: false,
@@ -79,7 +92,7 @@ export default defineConfig({
     // (src/http/openapi-document-store.ts), a hash of every module of the build.
     const hash = createHash('sha256');
     for (const name of readdirSync('dist')
-      .filter((n) => n.endsWith('.js'))
+      .filter((n) => n.endsWith('.js') || n.endsWith('.cjs'))
       .sort()) {
       hash.update(name).update(readFileSync(join('dist', name)));
     }

@@ -1,11 +1,13 @@
 #!/usr/bin/env node
-// The `arbiter` command. Runs the production build (dist/cli.js, made by scripts/build.mjs,
+// The `arbiter` command. Runs the production build (dist/cli.cjs, made by scripts/build.mjs,
 // which `npm start` and `npm test` run through scripts/bootstrap.sh) on plain Node. Without a
 // build it says how to make one rather than compiling TypeScript on every start.
 import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
+import { codeCacheFile, runWithCodeCache } from './code-cache.js';
 
-const built = new URL('../dist/cli.js', import.meta.url);
+const built = fileURLToPath(new URL('../dist/cli.cjs', import.meta.url));
 if (!existsSync(built)) {
   process.stderr.write(
     'arbiter: the server is not built yet; run `sh scripts/bootstrap.sh` (or `npm start`) at the repository root first\n',
@@ -17,5 +19,7 @@ if (!existsSync(built)) {
 // queries send hundreds of PostgreSQL's functions to that compiler, a third of a restart's CPU
 // on a busy machine; at 100 times it only the functions that stay hot are, a fraction of a
 // second later (docs/decisions.md#build-start-and-the-demo, bench/startup/RESULTS.md).
-setFlagsFromString('--wasm-tiering-budget=180000000');
-await import(built.href);
+const flags = '--wasm-tiering-budget=180000000';
+setFlagsFromString(flags);
+const argv = process.argv.slice(2);
+runWithCodeCache(built, codeCacheFile(built, argv, process.env, flags));

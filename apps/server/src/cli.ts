@@ -49,5 +49,6 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
-const code = await main(process.argv.slice(2));
-if (code >= 0) process.exit(code);
+void main(process.argv.slice(2)).then((code) => {
+  if (code >= 0) process.exit(code);
+});
