@@ -16,6 +16,17 @@ const NOT_QUARANTINED = sql`not exists (select 1 from ingest_quarantine q
   where q.org_id = e.org_id and q.event_id = e.event_id)`;
 
 /**
+ * True for the log's rows (`e`) of the transactions in `txids` (an SQL array of ids), which the
+ * log's `txid` index finds. Not a join with the list: the planner then weighed the fold's claim
+ * ("up to 500 transactions") against a log whose statistics were older than its growth, hashed
+ * the ids and scanned `events` whole, so every fold (and every readiness probe) read every row
+ * ever stored. An array the planner cannot see into is costed as a few ids: an index scan.
+ */
+function ofTransactions(txids: SQL) {
+  return sql`e.txid = any(${txids})`;
+}
+
+/**
  * The aggregate upserts as CTEs over `rowsToFold` (a FROM clause that names the events `e`).
  * Only the fold writes the aggregate tables, one worker at a time (the watermark lock), so
  * upserts need no lock order.
@@ -107,7 +118,8 @@ function claimed(span: number) {
 export function foldStatement(span: number) {
   return sql`
     with claimed as (${claimed(span)}),
-    ${aggregateUpserts(sql`claimed c join events e on e.txid = c.txid where ${NOT_QUARANTINED}`)}
+    ${aggregateUpserts(sql`events e
+      where ${ofTransactions(sql`array(select txid from claimed)`)} and ${NOT_QUARANTINED}`)}
     -- data-modifying CTEs run to completion whether or not they are read
     select count(*)::int as events from items`;
 }
@@ -120,8 +132,8 @@ export function claimStretch(span: number) {
 /** The rows of claimed transactions, in log order, as keys. */
 export function stretchRows(txids: readonly number[]) {
   return sql`select e.org_id, e.event_id, e.experiment_id, e.type
-    from unnest(${`{${txids.join(',')}}`}::bigint[]) as c(txid) join events e on e.txid = c.txid
-    where ${NOT_QUARANTINED}
+    from events e
+    where ${ofTransactions(sql`${`{${txids.join(',')}}`}::bigint[]`)} and ${NOT_QUARANTINED}
     order by e.txid, e.org_id, e.event_id`;
 }
 
@@ -151,7 +163,7 @@ export function quarantineStatement(key: StoredEventKey, reason: string) {
 /** Events stored but not folded yet: how many, and when the oldest of them was received. */
 export const unfoldedCount = sql`
   select count(*)::int as n, min(e.received_at) as oldest
-  from ingest_pending p join events e on e.txid = p.txid`;
+  from events e where ${ofTransactions(sql`array(select txid from ingest_pending)`)}`;
 
 /**
  * The fold's position as an instant, read in one statement: every event acknowledged before
