@@ -4,6 +4,8 @@
  * transaction, as each accepted batch is), into a copy of the `events` table with the same
  * indexes, measured in the same run. The scale curve repeats that at 1/16, 1/4 and all of
  * BENCH_EVENTS (default 400,000), each on a fresh database; BENCH_SCALE=0 runs only the last.
+ * BENCH_ARBITER_BIN starts another build's `arbiter` instead of this one: a reference measured in
+ * the same hour, alternating with this build.
  *
  *   npx tsx bench/server/ingest-throughput.bench.ts
  */
@@ -78,7 +80,7 @@ const diffPerEvent = (a: Cpu, b: Cpu, total: number): CpuPerEvent => ({
 /** One fresh database: `total` events through the API, then the same rows by bare COPY. */
 async function measure(total: number): Promise<Measure> {
   const db = await freshPostgres();
-  const bench = await startBenchServer(db.url);
+  const bench = await startBenchServer(db.url, {}, process.env.BENCH_ARBITER_BIN || undefined);
   const client = new pg.Client({ connectionString: db.url });
   await client.connect();
   try {
