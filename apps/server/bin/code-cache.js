@@ -21,7 +21,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import Module, { createRequire } from 'node:module';
-import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import vm from 'node:vm';
 
 /** Settings' default data dir (src/settings-schema.ts), read before any of the server loads. */
@@ -106,7 +106,7 @@ function storeCode(file, script) {
     const temporary = `${file}.${process.pid}.tmp`;
     writeFileSync(temporary, script.createCachedData());
     renameSync(temporary, file);
-    const name = file.slice(folder.length + 1);
+    const name = basename(file);
     const prefix = name.slice(0, name.lastIndexOf('-') + 1);
     for (const other of readdirSync(folder)) {
       if (other.startsWith(prefix) && other.endsWith('.bin') && other !== name) {
