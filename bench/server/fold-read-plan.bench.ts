@@ -1,5 +1,5 @@
 /**
- * How the fold and the count of unfolded events (readiness, the fold-lag gauge) find the queued
+ * How the fold and the count of unfolded events (the admin health view, the backlog gauge) find the queued
  * transactions' rows in a large log, against the plain join of the queue with the log that they
  * were before (the reference, rebuilt here from the current statements). The log holds
  * LOG_TRANSACTIONS (default 5,000) transactions of 200 events, 15 of them queued; each statement

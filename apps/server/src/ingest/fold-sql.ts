@@ -19,8 +19,8 @@ const NOT_QUARANTINED = sql`not exists (select 1 from ingest_quarantine q
  * True for the log's rows (`e`) of the transactions in `txids` (an SQL array of ids), which the
  * log's `txid` index finds. Not a join with the list: the planner then weighed the fold's claim
  * ("up to 500 transactions") against a log whose statistics were older than its growth, hashed
- * the ids and scanned `events` whole, so every fold (and every readiness probe) read every row
- * ever stored. An array the planner cannot see into is costed as a few ids: an index scan.
+ * the ids and scanned `events` whole, so every fold (and every count of the backlog) read every
+ * row ever stored. An array the planner cannot see into is costed as a few ids: an index scan.
  */
 function ofTransactions(txids: SQL) {
   return sql`e.txid = any(${txids})`;

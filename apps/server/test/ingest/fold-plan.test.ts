@@ -59,7 +59,7 @@ const scansOfTheLog = (nodes: PlanNode[]) =>
 describe('reading the log by transaction', () => {
   it.each([
     ['the fold', foldStatement(500)],
-    ['the unfolded count (readiness, fold lag)', unfoldedCount],
+    ['the unfolded count (admin health, the backlog gauge)', unfoldedCount],
     ['the rows of a stretch being isolated', stretchRows([1, 2, 3])],
   ])(
     '%s reads the listed transactions through the txid index, never the whole log',
