@@ -1,7 +1,7 @@
 /**
- * How the fold and the count of unfolded events (the admin health view, the backlog gauge) find the queued
- * transactions' rows in a large log, against the plain join of the queue with the log that they
- * were before (the reference, rebuilt here from the current statements). The log holds
+ * How the fold and the count of unfolded events (the admin health view, the backlog gauge) find
+ * the queued transactions' rows in a large log, against the plain join of the queue with the log
+ * that they were before (the reference, rebuilt here from the current statements). The log holds
  * LOG_TRANSACTIONS (default 5,000) transactions of 200 events, 15 of them queued; each statement
  * runs ROUNDS (default 5) times in a transaction rolled back, the two forms alternating, first
  * with statistics taken while the log was empty (autovacuum off for the log, as on a log that

@@ -1,4 +1,5 @@
 import { type SQL, sql } from 'drizzle-orm';
+import { arrayLiteral } from '../db/array-literal.ts';
 import { callValueOrNull } from '../db/call-values.ts';
 
 /**
@@ -133,7 +134,7 @@ export function claimStretch(span: number) {
 export function stretchRows(txids: readonly number[]) {
   return sql`select e.org_id, e.event_id, e.experiment_id, e.type
     from events e
-    where ${ofTransactions(sql`${`{${txids.join(',')}}`}::bigint[]`)} and ${NOT_QUARANTINED}
+    where ${ofTransactions(sql`${arrayLiteral(txids)}::bigint[]`)} and ${NOT_QUARANTINED}
     order by e.txid, e.org_id, e.event_id`;
 }
 

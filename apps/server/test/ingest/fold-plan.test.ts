@@ -33,7 +33,6 @@ afterAll(() => h.close());
 interface PlanNode {
   'Node Type': string;
   'Relation Name'?: string;
-  'Index Name'?: string;
   Plans?: PlanNode[];
 }
 
