@@ -10,8 +10,9 @@ medians reported.
 
 After the rounds, the targeted/untargeted ratio again by CPU time (alternating passes, medians),
 exposures off and on, with the attributes as a dict, as a PreparedAttributes built once per user
-before the rounds, and (exposures off) as one built for every call. Then a scale curve up to 1,048,576 users, exposures off and on (see ``scale_curve``);
-``rounds_at_scale=0`` leaves it out (the targeting ratio alone takes a minute, the curve ten).
+before the rounds, and (exposures off) as one built for every call. Then a scale curve up to 1,048,576 users, exposures off and on with the speedups extra's C
+exposure table and with the pure-Python one (see ``scale_curve``); ``rounds_at_scale=0`` leaves
+it out (the targeting ratio alone takes a minute, the curve ten), ``rounds=0`` runs it alone.
 """
 
 import asyncio
@@ -32,6 +33,7 @@ from growthbook.core import run_experiment
 import mmh3
 
 import arbiter._bucketing as bucketing
+import arbiter._exposure_dedup as exposure_dedup
 from arbiter import Arbiter, PreparedAttributes
 from arbiter._murmur3 import murmur3_x86_32
 
@@ -122,11 +124,28 @@ def rate(loop: Callable[[], int], users: int = USERS) -> float:
     return calls / (now - start)
 
 
+def arbiter_loop_over(c: Arbiter, over: List[str]) -> Callable[[], int]:
+    assign = c.assign
+
+    def loop() -> int:
+        control = 0
+        for u in over:
+            if assign(EXPERIMENT, u) == "control":
+                control += 1
+        return control
+    return loop
+
+
 def main() -> None:
     server = ThreadingHTTPServer(("127.0.0.1", 0), _Api)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     url = "http://127.0.0.1:%d" % server.server_address[1]
     users = ids()
+    assert exposure_dedup.ACCELERATED_TABLE is not None, "the speedups extra (arbiter-client-speedups) is not installed"
+    if ROUNDS == 0:
+        scale_curve(url)
+        server.shutdown()
+        return
 
     def client(track_exposures: bool, users_count: int = USERS) -> Arbiter:
         c = Arbiter(api_key="svc_pk_bench", base_url=url, experiments=[EXPERIMENT], track_exposures=track_exposures,
@@ -148,16 +167,8 @@ def main() -> None:
         exposing.assign(TARGETED, u, a)
     exposing.flush()
 
-    def arbiter_loop(c: Arbiter, over: List[str] = users) -> Callable[[], int]:
-        assign = c.assign
-
-        def loop() -> int:
-            control = 0
-            for u in over:
-                if assign(EXPERIMENT, u) == "control":
-                    control += 1
-            return control
-        return loop
+    def arbiter_loop(c: Arbiter) -> Callable[[], int]:
+        return arbiter_loop_over(c, users)
 
     # Each user's attributes prepared once, as a request-scoped context would be: the prepared
     # contender reads them by index after its first call (the warm-up). One list per client: an
@@ -339,7 +350,7 @@ def main() -> None:
     exposing.close()
     runner.close()
     if ROUNDS_AT_SCALE > 0:
-        scale_curve(url, arbiter_loop)
+        scale_curve(url)
     server.shutdown()
 
 
@@ -360,18 +371,20 @@ def cpu_ns_per_call(loop: Callable[[], int], users: int) -> float:
     return (time.process_time() - start) * 1e9 / users
 
 
-def scale_curve(url: str, arbiter_loop: Callable[..., Callable[[], int]]) -> None:
+def scale_curve(url: str) -> None:
     """ns per assign() at 1x to 64x the users (1,048,576), exposures off and on with every user
     already exposed (the steady state): the hash costs the same per call, so growth is memory
-    (the exposure tables). Each "on" client is warmed up as an app would run it: default queue
-    and batch sizes, a flush every FLUSH_EVERY assigns so the queue drains; every exposure must
-    be delivered (dropped 0) and the steady state must send none. Off and on passes alternate,
-    ROUNDS_AT_SCALE each, CPU time per pass; medians and their ratio, measured in this run."""
+    (the exposure tables). "on" is the client as the speedups extra makes it (the C exposure
+    table); "on, pure" is the same client with the plain install's pure-Python table. Each
+    exposing client is warmed up as an app would run it: default queue and batch sizes, a flush
+    every FLUSH_EVERY assigns so the queue drains; every exposure must be delivered (dropped 0)
+    and the steady state must send none. The three clients' passes alternate, ROUNDS_AT_SCALE
+    each, CPU time per pass; medians and their ratios, measured in this run."""
     print("\nscale curve (CPU ns per assign, medians of %d alternating passes; every user exposed first)" % (
         ROUNDS_AT_SCALE))
-    print("%9s | %9s | %9s | %6s | %9s | %7s | %9s | %s" % (
-        "users", "off", "on", "rate on/off", "table", "B/user", "RSS grew", "exposures sent, dropped"))
-    ratio = 0.0
+    print("%9s | %7s | %7s | %7s | %7s | %7s | %9s | %6s | %9s | %s" % (
+        "users", "off", "on (C)", "on/off", "on,pure", "on/off", "C table", "B/user", "RSS grew", "exposures sent, dropped"))
+    ratio = pure_ratio = 0.0
     for factor in (1, 4, 16, 64):
         users = ids(USERS * factor)
         off = Arbiter(api_key="svc_pk_bench", base_url=url, experiments=[EXPERIMENT], track_exposures=False,
@@ -379,34 +392,48 @@ def scale_curve(url: str, arbiter_loop: Callable[..., Callable[[], int]]) -> Non
         on = Arbiter(api_key="svc_pk_bench", base_url=url, experiments=[EXPERIMENT],
                      flush_interval=3600.0, poll_interval=3600.0)
         assert off.ready(timeout=30) and on.ready(timeout=30)
-        rss_before = rss_bytes()
-        assign = on.assign
-        for i, u in enumerate(users):
-            assign(EXPERIMENT, u)
-            if i % FLUSH_EVERY == FLUSH_EVERY - 1:
-                on.flush()
-        on.flush()
-        rss_grew = rss_bytes() - rss_before
-        warm = on.stats()
+        # The plain install's table: a client's tables are made when it loads its config.
+        accelerated = exposure_dedup.ACCELERATED_TABLE
+        exposure_dedup.ACCELERATED_TABLE = None
+        on_pure = Arbiter(api_key="svc_pk_bench", base_url=url, experiments=[EXPERIMENT],
+                          flush_interval=3600.0, poll_interval=3600.0)
+        assert on_pure.ready(timeout=30)
+        exposure_dedup.ACCELERATED_TABLE = accelerated
         table = on._experiments[EXPERIMENT].exposures
-        table_bytes = sys.getsizeof(table._slots)
-        samples: Tuple[List[float], List[float]] = ([], [])
+        assert not isinstance(table, exposure_dedup.ExposureDedup)
+        assert isinstance(on_pure._experiments[EXPERIMENT].exposures, exposure_dedup.ExposureDedup)
+        warm = []
+        for c in (on_pure, on):  # the C table's warm-up last, so the RSS it grew is its own
+            rss_before = rss_bytes()
+            assign = c.assign
+            for i, u in enumerate(users):
+                assign(EXPERIMENT, u)
+                if i % FLUSH_EVERY == FLUSH_EVERY - 1:
+                    c.flush()
+            c.flush()
+            rss_grew = rss_bytes() - rss_before
+            warm.append(c.stats())
+        table_bytes = sys.getsizeof(table) - type(table).__basicsize__
+        samples: Tuple[List[float], List[float], List[float]] = ([], [], [])
         for _ in range(ROUNDS_AT_SCALE):
-            for c, into in ((off, samples[0]), (on, samples[1])):
-                into.append(cpu_ns_per_call(arbiter_loop(c, users), len(users)))
+            for c, into in ((off, samples[0]), (on, samples[1]), (on_pure, samples[2])):
+                into.append(cpu_ns_per_call(arbiter_loop_over(c, users), len(users)))
         on.flush()
-        after = on.stats()
-        off_ns, on_ns = statistics.median(samples[0]), statistics.median(samples[1])
-        ratio = off_ns / on_ns
-        print("%9d | %6.0f ns | %6.0f ns | %11.2f | %5.1f MiB | %7.1f | %5.1f MiB | %d, %d" % (
-            len(users), off_ns, on_ns, ratio, table_bytes / 2**20, table_bytes / len(users),
-            rss_grew / 2**20, warm["sent"], warm["dropped"]))
+        on_pure.flush()
+        after = [on_pure.stats(), on.stats()]
+        off_ns, on_ns, pure_ns = (statistics.median(x) for x in samples)
+        ratio, pure_ratio = off_ns / on_ns, off_ns / pure_ns
+        print("%9d | %4.0f ns | %4.0f ns | %7.2f | %4.0f ns | %7.2f | %5.1f MiB | %6.1f | %5.1f MiB | %s" % (
+            len(users), off_ns, on_ns, ratio, pure_ns, pure_ratio, table_bytes / 2**20, table_bytes / len(users),
+            rss_grew / 2**20, "; ".join("%d, %d" % (w["sent"], w["dropped"]) for w in warm)))
         # Every warm-up exposure delivered, none lost; the steady state re-sent none.
-        assert warm["sent"] == len(users) and warm["dropped"] == 0 and warm["queued"] == 0, warm
-        assert after == warm, (warm, after)
-        off.close()
-        on.close()
-    print("assign() rate at 1,048,576 users, exposures on / off: %.2f  (goal >= 0.5)" % ratio)
+        for w, a in zip(warm, after):
+            assert w["sent"] == len(users) and w["dropped"] == 0 and w["queued"] == 0, w
+            assert a == w, (w, a)
+        for c in (off, on, on_pure):
+            c.close()
+    print("assign() rate at 1,048,576 users, exposures on / off: %.2f with the C table (goal >= 0.5), %.2f pure" % (
+        ratio, pure_ratio))
 
 
 if __name__ == "__main__":

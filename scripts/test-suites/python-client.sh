@@ -15,6 +15,10 @@ sh scripts/bootstrap.sh >&2  # npm packages of the server the tests start, when 
 # every run so the tests import exactly the current sources.
 "$py" -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation \
   --force-reinstall clients/python >&2
+# The speedups extra's C table (clients/python-speedups), compiled here with its own build
+# backend (setuptools, fetched into pip's isolated build environment): the tests run every
+# exposure-table case on it and on the pure-Python table.
+"$py" -m pip install --quiet --disable-pip-version-check --no-deps --force-reinstall clients/python-speedups >&2
 cd clients/python
 exec "$py" -m pytest -q -p no:cacheprovider --durations=20 --junitxml="$results/python-client.xml" \
   -o junit_suite_name=python-client

@@ -2,9 +2,10 @@
 exposures first (docs/decisions.md#exposure-de-duplication-in-the-clients)."""
 
 import asyncio
+import random
 import sys
 from array import array
-from typing import Any, Callable, Dict, List
+from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
 
 import pytest
 
@@ -36,6 +37,26 @@ def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
     fake_clock = Clock(BEFORE_MIDNIGHT)
     monkeypatch.setattr(_exposure_dedup, "wall_clock", fake_clock)
     return fake_clock
+
+
+#: The C table of the speedups extra is the one a client takes here: the tests install it.
+C_TABLE = _exposure_dedup.ACCELERATED_TABLE
+
+
+@pytest.fixture(autouse=True, params=["c", "pure"])
+def table_kind(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """Every test of this file runs with the speedups extra's C table and with the pure-Python
+    one (the plain install's)."""
+    assert C_TABLE is not None, "arbiter-client-speedups is not installed"
+    monkeypatch.setattr(_exposure_dedup, "ACCELERATED_TABLE", C_TABLE if request.param == "c" else None)
+    yield request.param
+
+
+def slot_bytes(table: _exposure_dedup.ExposureTable) -> int:
+    """The memory of the table's slots."""
+    if isinstance(table, _exposure_dedup.ExposureDedup):
+        return sys.getsizeof(table._slots) - sys.getsizeof(array("q"))
+    return sys.getsizeof(table) - type(table).__basicsize__
 
 
 def exposures_per_user(fake: FakeArbiter, client: Arbiter) -> Dict[str, int]:
@@ -125,7 +146,7 @@ def test_reaching_the_capacity_clears_the_table_and_keeps_its_memory_bounded(
         assert len(table) <= capacity
     # Three in four slots filled at most, 8 bytes each: at most 134 slots for 100 users.
     assert largest == -(-capacity * 4 // 3)
-    assert sys.getsizeof(table._slots) - sys.getsizeof(array("q")) == 8 * table.slot_count()
+    assert slot_bytes(table) == 8 * table.slot_count()
     # Filled at users 0-99 and 100-199, cleared twice: it holds users 200-249 now.
     assert len(table) == 50
     for user in users[200:]:
@@ -148,8 +169,17 @@ def test_a_capacity_below_one_or_not_whole_is_read_as_a_whole_number_from_one(
     assert exposures_per_user(fake, client) == {"a": 2, "b": 1}
 
 
+def test_a_client_takes_the_c_table_when_the_speedups_extra_imports(
+    fake: FakeArbiter, make_client: Any, table_kind: str
+) -> None:
+    client = make_client(base_url=fake.url, experiments=[EXPERIMENT_NAME])
+    assert client.ready(timeout=30)
+    table = client._experiments[EXPERIMENT_NAME].exposures
+    assert isinstance(table, _exposure_dedup.ExposureDedup) is (table_kind == "pure")
+
+
 def test_a_table_grows_by_doubling_and_finds_every_user_after_each_growth(clock: Clock) -> None:
-    table = _exposure_dedup.ExposureDedup(5_000)
+    table = _exposure_dedup.new_table(5_000)
     sizes: List[int] = []
     users = ["grow-%d" % i for i in range(5_000)]
     for user in users:
@@ -159,6 +189,27 @@ def test_a_table_grows_by_doubling_and_finds_every_user_after_each_growth(clock:
     assert sizes == [256, 512, 1024, 2048, 4096, 6667]
     assert not any(table.first_today(user, "a") for user in users)
     assert all(table.first_today(user, "b") for user in users[:10])  # another variant, another pair
+
+
+def test_the_c_and_the_pure_table_answer_alike_across_fills_clears_and_days(clock: Clock) -> None:
+    """Random checks, repeats, a capacity reached several times and three UTC midnights: both
+    tables give the same answer to every call and end up the same size."""
+    rng = random.Random(32)
+    users = ["u-%d-\u00e9" % i for i in range(700)]
+    variants: List[Optional[str]] = ["control", "concise", None]
+    checks: List[Tuple[str, Optional[str]]] = []
+    tables = [C_TABLE(500, _exposure_dedup.wall_clock), _exposure_dedup.ExposureDedup(500)]  # type: ignore[misc]
+    answers: List[List[bool]] = [[], []]
+    for step in range(20_000):
+        if step % 6_000 == 5_999:
+            clock.now += DAY  # a new UTC day forgets everyone
+        check = (rng.choice(users), rng.choice(variants))
+        checks.append(check)
+        for table, into in zip(tables, answers):
+            into.append(table.first_today(*check))
+    assert answers[0] == answers[1]
+    assert 0 < sum(answers[0]) < len(checks)
+    assert len(tables[0]) == len(tables[1]) and tables[0].slot_count() == tables[1].slot_count()
 
 
 def event(n: int) -> QueuedEvent:

@@ -5,7 +5,7 @@ from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 from ._bucketing import BUCKETING_VERSION, Range, make_assigner
 from ._conditions import CompiledCondition, compile_condition
-from ._exposure_dedup import ExposureDedup
+from ._exposure_dedup import ExposureTable, new_table
 from ._field_table import FieldTable, field_table_of
 from ._layers_holdouts import (
     CompiledHoldout,
@@ -32,7 +32,7 @@ class CompiledExperiment:
         name: str,
         variant: VariantOf,
         variants: Dict[str, Mapping[str, Any]],
-        exposures: ExposureDedup,
+        exposures: ExposureTable,
         reached: Optional[Reached] = None,
     ) -> None:
         self.id = id
@@ -206,7 +206,7 @@ def _compile(raw: Any, previous: Mapping[str, CompiledExperiment], shared: _Shar
     if holdouts is None or not usable:
         return None
     before = previous.get(id_)
-    exposures = before.exposures if before is not None else ExposureDedup(shared.exposure_dedup_capacity)
+    exposures = before.exposures if before is not None else new_table(shared.exposure_dedup_capacity)
     targeting = _targeting(raw.get("targeting"))
     reached = None if targeting is None or shared.tallies is None else shared.tallies.reached_in(id_, exposures)
     return CompiledExperiment(

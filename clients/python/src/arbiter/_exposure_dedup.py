@@ -4,7 +4,7 @@
 import threading
 import time
 from array import array
-from typing import Callable, Optional
+from typing import Callable, Optional, Protocol
 
 #: Seconds since the epoch. A table reads it when it is made: a test replaces it first to move
 #: the UTC day.
@@ -13,6 +13,40 @@ wall_clock: Callable[[], float] = time.time
 SECONDS_A_DAY = 86_400
 #: Slots of a new or cleared table; it doubles from here as it fills.
 INITIAL_SLOTS = 256
+
+
+class ExposureTable(Protocol):
+    """An experiment's (or a holdout's) table of exposures sent today: ``ExposureDedup`` below,
+    or the same table in C from the ``speedups`` extra."""
+
+    def first_today(self, user: str, variant: Optional[str]) -> bool: ...
+
+    def slot_count(self) -> int: ...
+
+    def reset_after_fork(self) -> None: ...
+
+    def __len__(self) -> int: ...
+
+
+try:  # pip install arbiter-client[speedups]: the same table in C (clients/python-speedups)
+    import arbiter_speedups
+
+    #: The C table, when the extra is installed and speaks this client's interface; else None.
+    ACCELERATED_TABLE: Optional[Callable[[int, Callable[[], float]], ExposureTable]] = (
+        arbiter_speedups.ExposureTable if arbiter_speedups.API_VERSION == 1 else None
+    )
+except ImportError:  # the plain install: no runtime dependency
+    ACCELERATED_TABLE = None
+
+
+def new_table(capacity: int) -> ExposureTable:
+    """An empty table holding up to ``capacity`` fingerprints: the C table when the ``speedups``
+    extra is installed, the pure-Python one otherwise. Same sizes, same days, same answers; in C
+    a check is one call, where the pure probe costs about as much as the ``assign()`` around
+    it (bench/python-client/RESULTS.md)."""
+    if ACCELERATED_TABLE is not None:
+        return ACCELERATED_TABLE(capacity, wall_clock)
+    return ExposureDedup(capacity)
 
 
 class ExposureDedup:

@@ -9,7 +9,7 @@ pre-hashed assigner an experiment uses, with one label for "in range".
 from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
 
 from ._bucketing import Range, make_assigner
-from ._exposure_dedup import ExposureDedup
+from ._exposure_dedup import ExposureTable, new_table
 
 #: user id -> the label of the range that holds the user's bucket, or None.
 InRange = Callable[[str], Optional[str]]
@@ -38,7 +38,7 @@ class CompiledHoldout:
 
     __slots__ = ("id", "held", "exposures")
 
-    def __init__(self, id: str, held: InRange, exposures: ExposureDedup) -> None:
+    def __init__(self, id: str, held: InRange, exposures: ExposureTable) -> None:
         self.id = id
         #: user id -> ``HELD_OUT`` when the user's bucket is in the holdout's ranges, else None.
         self.held = held
@@ -80,7 +80,7 @@ def compile_holdouts(
         out[id_] = CompiledHoldout(
             id_,
             make_assigner(hashing[0], hashing[1], ranges),
-            before.exposures if before is not None else ExposureDedup(exposure_dedup_capacity),
+            before.exposures if before is not None else new_table(exposure_dedup_capacity),
         )
     return out
 

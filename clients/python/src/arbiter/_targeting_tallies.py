@@ -9,7 +9,7 @@ import time
 from typing import Callable, Dict, List, Optional, Tuple, TypedDict
 
 from . import _exposure_dedup
-from ._exposure_dedup import SECONDS_A_DAY, ExposureDedup
+from ._exposure_dedup import SECONDS_A_DAY, ExposureTable
 from ._transport import Transport
 
 #: ``POST /v1/targeting-tallies`` takes at most this many tallies a request.
@@ -56,7 +56,7 @@ class TargetingTallies:
     def __len__(self) -> int:
         return len(self._pending)
 
-    def reached_in(self, experiment_id: str, exposures: ExposureDedup) -> Reached:
+    def reached_in(self, experiment_id: str, exposures: ExposureTable) -> Reached:
         """What an experiment's variant function calls on each check that reaches its targeting."""
         first_today = exposures.first_today
         count = self.count
