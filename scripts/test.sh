@@ -13,6 +13,21 @@ cd "$(dirname "$0")/.."
 # environment: scripts/leftovers.mjs finds the run's own processes by it, however detached.
 # The trap stops all of it and removes the directory, on success, on failure and on Ctrl-C.
 tmp_parent=${TMPDIR:-/tmp}
+# The clusters run as the postgres user when we are root, so every folder above the run's must
+# let others through. A TMPDIR that does not (`mktemp -d` makes 0700 folders) would fail every
+# PostgreSQL lane at initdb; the run goes to /tmp instead, and says so.
+others_can_enter() {
+  local d
+  d=$(cd "$1" && pwd -P)
+  while [ "$d" != / ]; do
+    [ -n "$(find "$d" -maxdepth 0 -perm -o=x)" ] || return 1
+    d=$(dirname "$d")
+  done
+}
+if [ "$(id -u)" = 0 ] && ! others_can_enter "$tmp_parent"; then
+  echo "TMPDIR $tmp_parent is closed to other users (the postgres user among them): this run's folder goes in /tmp" >&2
+  tmp_parent=/tmp
+fi
 tmp_before=$(ls -A "$tmp_parent")
 run_dir=$(mktemp -d "$tmp_parent/arbiter-test.XXXXXX")
 # The cluster runs as the postgres user when we are root: it must get through to run_dir/pg.
