@@ -4,6 +4,7 @@ exposures first (docs/decisions.md#exposure-de-duplication-in-the-clients)."""
 import asyncio
 import random
 import sys
+import types
 from array import array
 from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
 
@@ -176,6 +177,17 @@ def test_a_client_takes_the_c_table_when_the_speedups_extra_imports(
     assert client.ready(timeout=30)
     table = client._experiments[EXPERIMENT_NAME].exposures
     assert isinstance(table, _exposure_dedup.ExposureDedup) is (table_kind == "pure")
+
+
+def test_an_arbiter_speedups_of_another_interface_is_left_for_the_pure_table() -> None:
+    import arbiter_speedups
+
+    assert _exposure_dedup.accelerated_table(arbiter_speedups) is arbiter_speedups.ExposureTable
+    for api_version in (None, 2, "1"):
+        other = types.SimpleNamespace(ExposureTable=arbiter_speedups.ExposureTable)
+        if api_version is not None:
+            other.API_VERSION = api_version
+        assert _exposure_dedup.accelerated_table(other) is None
 
 
 def test_a_table_grows_by_doubling_and_finds_every_user_after_each_growth(clock: Clock) -> None:

@@ -28,13 +28,21 @@ class ExposureTable(Protocol):
     def __len__(self) -> int: ...
 
 
+def accelerated_table(speedups: object) -> "Optional[Callable[[int, Callable[[], float]], ExposureTable]]":
+    """The C table of an imported ``arbiter_speedups``, when it speaks this client's interface
+    (``API_VERSION`` 1); None for any other, so that a mismatched install costs speed, never
+    the import of the client."""
+    if getattr(speedups, "API_VERSION", None) != 1:
+        return None
+    table: Callable[[int, Callable[[], float]], ExposureTable] = getattr(speedups, "ExposureTable")  # noqa: B009
+    return table
+
+
 try:  # pip install arbiter-client[speedups]: the same table in C (clients/python-speedups)
     import arbiter_speedups
 
     #: The C table, when the extra is installed and speaks this client's interface; else None.
-    ACCELERATED_TABLE: Optional[Callable[[int, Callable[[], float]], ExposureTable]] = (
-        arbiter_speedups.ExposureTable if arbiter_speedups.API_VERSION == 1 else None
-    )
+    ACCELERATED_TABLE = accelerated_table(arbiter_speedups)
 except ImportError:  # the plain install: no runtime dependency
     ACCELERATED_TABLE = None
 
