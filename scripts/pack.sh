@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `npm run pack`: builds each client library as the artifact its ecosystem installs, into
-# dist/packages/ (ignored by git): the npm tarball of clients/typescript, a wheel of
-# clients/python, and the jars of clients/java and clients/java-langchain4j.
+# dist/packages/ (ignored by git): the npm tarball of clients/typescript, the wheels of
+# clients/python and of its speedups extra's C part (clients/python-speedups, compiled here for
+# this machine's Python), and the jars of clients/java and clients/java-langchain4j.
 # Usage: [PACK_OUT=dir] bash scripts/pack.sh [typescript|python|java ...]
 # (default: all three; PACK_OUT defaults to dist/packages)
 set -euo pipefail
@@ -21,10 +22,12 @@ for lib in "${wanted[@]}"; do
     python)
       python="${ARBITER_PYTHON:-python3}"
       rm -f "$out"/*.whl
-      # pip builds the wheel in an isolated environment with the build backend the project
-      # names in pyproject.toml, fetched from PyPI.
-      "$python" -m pip wheel --quiet --no-deps --wheel-dir "$out" clients/python
-      made+=("$(ls "$out"/*.whl)")
+      # pip builds each wheel in an isolated environment with the build backend the project
+      # names in pyproject.toml, fetched from PyPI. With both in one folder,
+      # `pip install --find-links <folder> "arbiter-client[speedups]"` finds the extra's pinned
+      # arbiter-client-speedups there.
+      "$python" -m pip wheel --quiet --no-deps --wheel-dir "$out" clients/python clients/python-speedups
+      for wheel in "$out"/*.whl; do made+=("$wheel"); done
       ;;
     java)
       if ! command -v mvn >/dev/null; then
