@@ -80,35 +80,32 @@ static void put(uint64_t *slots, Py_ssize_t n, uint64_t fingerprint) {
     slots[i] = fingerprint;
 }
 
-/* A new, small array: the memory of a full day is given back. */
-static int clear(ExposureTable *self) {
-    Py_ssize_t n = INITIAL_SLOTS < self->max_slots ? INITIAL_SLOTS : self->max_slots;
-    uint64_t *empty = PyMem_Calloc((size_t)n, sizeof(uint64_t));
-    if (empty == NULL) {
+/* Swaps in an array of n empty slots, moving the held fingerprints into it when keep is set:
+ * growing keeps them, clearing does not. */
+static int replace_slots(ExposureTable *self, Py_ssize_t n, int keep) {
+    uint64_t *fresh = PyMem_Calloc((size_t)n, sizeof(uint64_t));
+    if (fresh == NULL) {
         PyErr_NoMemory();
         return -1;
     }
+    for (Py_ssize_t k = 0; keep && k < self->slot_count; k++) {
+        if (self->slots[k]) put(fresh, n, self->slots[k]);
+    }
     PyMem_Free(self->slots);
-    self->slots = empty;
+    self->slots = fresh;
     self->slot_count = n;
-    self->count = 0;
+    if (!keep) self->count = 0;
     return 0;
 }
 
+/* A new, small array: the memory of a full day is given back. */
+static int clear(ExposureTable *self) {
+    return replace_slots(self, INITIAL_SLOTS < self->max_slots ? INITIAL_SLOTS : self->max_slots, 0);
+}
+
 static int grow(ExposureTable *self) {
-    Py_ssize_t n = self->slot_count * 2 < self->max_slots ? self->slot_count * 2 : self->max_slots;
-    uint64_t *bigger = PyMem_Calloc((size_t)n, sizeof(uint64_t));
-    if (bigger == NULL) {
-        PyErr_NoMemory();
-        return -1;
-    }
-    for (Py_ssize_t k = 0; k < self->slot_count; k++) {
-        if (self->slots[k]) put(bigger, n, self->slots[k]);
-    }
-    PyMem_Free(self->slots);
-    self->slots = bigger;
-    self->slot_count = n;
-    return 0;
+    Py_ssize_t doubled = self->slot_count * 2;
+    return replace_slots(self, doubled < self->max_slots ? doubled : self->max_slots, 1);
 }
 
 static PyObject *first_today(ExposureTable *self, PyObject *const *args, Py_ssize_t nargs) {

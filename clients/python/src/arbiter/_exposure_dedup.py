@@ -4,7 +4,7 @@
 import threading
 import time
 from array import array
-from typing import Callable, Optional, Protocol
+from typing import Any, Callable, Optional, Protocol
 
 #: Seconds since the epoch. A table reads it when it is made: a test replaces it first to move
 #: the UTC day.
@@ -28,13 +28,13 @@ class ExposureTable(Protocol):
     def __len__(self) -> int: ...
 
 
-def accelerated_table(speedups: object) -> "Optional[Callable[[int, Callable[[], float]], ExposureTable]]":
+def accelerated_table(speedups: Any) -> Optional[Callable[[int, Callable[[], float]], ExposureTable]]:
     """The C table of an imported ``arbiter_speedups``, when it speaks this client's interface
     (``API_VERSION`` 1); None for any other, so that a mismatched install costs speed, never
     the import of the client."""
     if getattr(speedups, "API_VERSION", None) != 1:
         return None
-    table: Callable[[int, Callable[[], float]], ExposureTable] = getattr(speedups, "ExposureTable")  # noqa: B009
+    table: Callable[[int, Callable[[], float]], ExposureTable] = speedups.ExposureTable
     return table
 
 
