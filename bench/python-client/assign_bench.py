@@ -10,8 +10,9 @@ medians reported.
 
 After the rounds, the targeted/untargeted ratio again by CPU time (alternating passes, medians),
 exposures off and on, with the attributes as a dict, as a PreparedAttributes built once per user
-before the rounds, and (exposures off) as one built for every call. Then a scale curve up to 1,048,576 users, exposures off and on with the speedups extra's C
-exposure table and with the pure-Python one (see ``scale_curve``); ``rounds_at_scale=0`` leaves
+before the rounds, and (exposures off) as one built for every call. Then a scale curve up to
+1,048,576 users, exposures off and on, with the speedups extra, with its C table under the Python
+method, and as the plain install (see ``scale_curve``); ``rounds_at_scale=0`` leaves
 it out (the targeting ratio alone takes a minute, the curve ten), ``rounds=0`` runs it alone.
 """
 
@@ -34,6 +35,7 @@ import mmh3
 
 import arbiter._bucketing as bucketing
 import arbiter._exposure_dedup as exposure_dedup
+import arbiter._accelerated_assign as accelerated_assign
 from arbiter import Arbiter, PreparedAttributes
 from arbiter._murmur3 import murmur3_x86_32
 
@@ -147,30 +149,39 @@ def main() -> None:
         server.shutdown()
         return
 
-    def client(track_exposures: bool, users_count: int = USERS) -> Arbiter:
+    def client(track_exposures: bool, users_count: int = USERS, c_assign: bool = True) -> Arbiter:
+        """``c_assign=False``: the Python method answers every call (the C assign is taken when
+        the client is made and its config compiled, so it is switched off around both)."""
+        accelerated = accelerated_assign.ACCELERATED
+        if not c_assign:
+            accelerated_assign.ACCELERATED = None
         c = Arbiter(api_key="svc_pk_bench", base_url=url, experiments=[EXPERIMENT], track_exposures=track_exposures,
                     queue_capacity=users_count * 2, flush_interval=3600.0, poll_interval=3600.0)
         assert c.ready(timeout=30)
+        accelerated_assign.ACCELERATED = accelerated
+        assert (c.assign.__self__ is not c) is c_assign
         return c
 
     assert bucketing.ACCELERATED_HASH is mmh3.hash, "the speedups extra (mmh3) is not installed"
     plain, exposing = client(False), client(True)
+    method, method_exposing = client(False, c_assign=False), client(True, c_assign=False)
     # assign() around a variant function that costs nothing: a C builtin taking the same three
     # arguments (slice) in its place. The floor of any variant function written in C, against
     # the goal of 0.8x the bare mmh3 call.
-    no_op_variant = client(False)
+    no_op_variant = client(False, c_assign=False)
     no_op_variant._experiments[EXPERIMENT].variant = slice
     # The plain install's client: assigners are built at config time, so switching the default
     # hash off before this client loads its config gives it the pure-Python path.
     accelerated = bucketing.ACCELERATED_HASH
     bucketing.make_assigner.__defaults__ = (None,)
-    pure = client(False)
+    pure = client(False, c_assign=False)
     bucketing.make_assigner.__defaults__ = (accelerated,)
     attributes = [attributes_of(i) for i in range(len(users))]
-    for u, a in zip(users, attributes):  # every user exposed once: the steady state
-        exposing.assign(EXPERIMENT, u)
-        exposing.assign(TARGETED, u, a)
-    exposing.flush()
+    for c in (exposing, method_exposing):
+        for u, a in zip(users, attributes):  # every user exposed once: the steady state
+            c.assign(EXPERIMENT, u)
+            c.assign(TARGETED, u, a)
+        c.flush()
 
     def arbiter_loop(c: Arbiter) -> Callable[[], int]:
         return arbiter_loop_over(c, users)
@@ -181,6 +192,7 @@ def main() -> None:
     # (an app has one client; sharing the objects would resolve them again on every switch).
     prepared = [PreparedAttributes(a) for a in attributes]
     prepared_exposing = [PreparedAttributes(a) for a in attributes]
+    prepared_method = [PreparedAttributes(a) for a in attributes]
 
     def targeted_loop_of(c: Arbiter, given: List[Any] = attributes) -> Callable[[], int]:
         assign = c.assign
@@ -273,6 +285,9 @@ def main() -> None:
         ("Arbiter assign()", arbiter_loop(plain)),
         ("Arbiter assign(), exposures on (users already exposed)", arbiter_loop(exposing)),
         ("Arbiter assign(), pure-Python hash (plain install)", arbiter_loop(pure)),
+        ("Arbiter assign(), the Python method (no C assign)", arbiter_loop(method)),
+        ("Arbiter assign(), the Python method, exposures on", arbiter_loop(method_exposing)),
+        ("Arbiter assign() with the condition, the Python method", targeted_loop_of(method)),
         ("Arbiter assign() with a 5-clause targeting condition", targeted_loop_of(plain)),
         ("Arbiter assign() with the condition, exposures on", targeted_loop_of(exposing)),
         ("Arbiter assign() with the condition, PreparedAttributes", targeted_loop_of(plain, prepared)),
@@ -308,8 +323,16 @@ def main() -> None:
     print("\nfastest GrowthBook path: %s" % fastest_gb_name)
     print("Arbiter (speedups) / GrowthBook (fastest path): %.1fx   (goal >= 5x)" % (arbiter / gb_rate))
     print("Arbiter (speedups) / bare mmh3 call:            %.2fx  (goal >= 0.8x)" % (arbiter / floor))
-    print("... with a no-op C variant function / bare mmh3: %.2fx  (what assign() itself allows)" % (
+    print("... with a no-op C variant function / bare mmh3: %.2fx  (what the Python method allows)" % (
         medians["Arbiter assign() around a no-op C variant function (floor)"] / floor))
+    print("... the Python method (no C assign) / bare mmh3: %.2fx" % (
+        medians["Arbiter assign(), the Python method (no C assign)"] / floor))
+    print("C assign / the Python method, exposures off:     %.2fx; on: %.2fx" % (
+        arbiter / medians["Arbiter assign(), the Python method (no C assign)"],
+        exposing_rate / medians["Arbiter assign(), the Python method, exposures on"]))
+    print("With the condition, C assign installed / not:    %.2fx" % (
+        medians["Arbiter assign() with a 5-clause targeting condition"]
+        / medians["Arbiter assign() with the condition, the Python method"]))
     print("Arbiter, exposures on / GrowthBook:              %.1fx" % (exposing_rate / gb_rate))
     print("Arbiter (pure hash) / GrowthBook:                %.1fx" % (pure_rate / gb_rate))
     print("Arbiter (pure hash) / bare pure hash:            %.2fx" % (pure_rate / pure_floor))
@@ -339,6 +362,13 @@ def main() -> None:
             ("dict", targeted_loop_of(exposing)),
             ("prepared", targeted_loop_of(exposing, prepared_exposing)),
         ],
+        # The same client without the C assign: both calls through the Python method, as the
+        # ratio was measured before the C assign made the untargeted call several times faster.
+        "off, method": [
+            ("without", arbiter_loop(method)),
+            ("dict", targeted_loop_of(method)),
+            ("prepared", targeted_loop_of(method, prepared_method)),
+        ],
     }
     cpu: Dict[str, Dict[str, List[float]]] = {k: {name: [] for name, _ in v} for k, v in passes.items()}
     for _ in range(CPU_PASSES):
@@ -354,6 +384,8 @@ def main() -> None:
             print("CPU time, %-13s: %5.0f ns without, %5.0f ns with the condition (%-17s): %.3fx  (goal >= 0.5x)" % (
                 label, u_ns, t_ns, name, u_ns / t_ns))
     pure.close()
+    method.close()
+    method_exposing.close()
     no_op_variant.close()
     plain.close()
     exposing.close()
@@ -380,39 +412,49 @@ def cpu_ns_per_call(loop: Callable[[], int], users: int) -> float:
     return (time.process_time() - start) * 1e9 / users
 
 
+def scale_client(url: str, track_exposures: bool, c_assign: bool = True, c_table: bool = True) -> Arbiter:
+    """A client as an app makes it (default queue and batch sizes), with or without the speedups
+    extra's C assign and C table: both are taken when the client is made and its config loaded."""
+    saved = accelerated_assign.ACCELERATED, exposure_dedup.ACCELERATED_TABLE
+    if not c_assign:
+        accelerated_assign.ACCELERATED = None
+    if not c_table:
+        exposure_dedup.ACCELERATED_TABLE = None
+    c = Arbiter(api_key="svc_pk_bench", base_url=url, experiments=[EXPERIMENT], track_exposures=track_exposures,
+                flush_interval=3600.0, poll_interval=3600.0)
+    assert c.ready(timeout=30)
+    accelerated_assign.ACCELERATED, exposure_dedup.ACCELERATED_TABLE = saved
+    assert (c.assign.__self__ is not c) is c_assign
+    table = c._experiments[EXPERIMENT].exposures
+    assert isinstance(table, exposure_dedup.ExposureDedup) is not c_table
+    return c
+
+
 def scale_curve(url: str) -> None:
     """ns per assign() at 1x to 64x the users (1,048,576), exposures off and on with every user
     already exposed (the steady state): the hash costs the same per call, so growth is memory
-    (the exposure tables). "on" is the client as the speedups extra makes it (the C exposure
-    table); "on, pure" is the same client with the plain install's pure-Python table. Each
-    exposing client is warmed up as an app would run it: default queue and batch sizes, a flush
-    every FLUSH_EVERY assigns so the queue drains; every exposure must be delivered (dropped 0)
-    and the steady state must send none. The three clients' passes alternate, ROUNDS_AT_SCALE
-    each, CPU time per pass; medians and their ratios, measured in this run."""
+    (the exposure tables). Three builds of the client: with the speedups extra (the C assign and
+    the C table), with the C table under the Python method (the extra before the C assign), and
+    the plain install (the method and the pure-Python table). Each exposing client is warmed up
+    as an app would run it: a flush every FLUSH_EVERY assigns so the queue drains; every exposure
+    must be delivered (dropped 0) and the steady state must send none. The five clients' passes
+    alternate, ROUNDS_AT_SCALE each, CPU time per pass; medians and their ratios, measured in
+    this run."""
     print("\nscale curve (CPU ns per assign, medians of %d alternating passes; every user exposed first)" % (
         ROUNDS_AT_SCALE))
-    print("%9s | %7s | %7s | %7s | %7s | %7s | %9s | %6s | %9s | %s" % (
-        "users", "off", "on (C)", "on/off", "on,pure", "on/off", "C table", "B/user", "RSS grew", "exposures sent, dropped"))
-    ratio = pure_ratio = 0.0
+    print("%9s | %-23s | %-23s | %-14s | %9s | %9s | %s" % (
+        "users", "speedups: off, on, on/off", "C table, method: same", "plain: on, on/off", "C table",
+        "RSS grew", "exposures sent, dropped"))
+    ratios: List[float] = []
     for factor in (1, 4, 16, 64):
         users = ids(USERS * factor)
-        off = Arbiter(api_key="svc_pk_bench", base_url=url, experiments=[EXPERIMENT], track_exposures=False,
-                      flush_interval=3600.0, poll_interval=3600.0)
-        on = Arbiter(api_key="svc_pk_bench", base_url=url, experiments=[EXPERIMENT],
-                     flush_interval=3600.0, poll_interval=3600.0)
-        assert off.ready(timeout=30) and on.ready(timeout=30)
-        # The plain install's table: a client's tables are made when it loads its config.
-        accelerated = exposure_dedup.ACCELERATED_TABLE
-        exposure_dedup.ACCELERATED_TABLE = None
-        on_pure = Arbiter(api_key="svc_pk_bench", base_url=url, experiments=[EXPERIMENT],
-                          flush_interval=3600.0, poll_interval=3600.0)
-        assert on_pure.ready(timeout=30)
-        exposure_dedup.ACCELERATED_TABLE = accelerated
-        table = on._experiments[EXPERIMENT].exposures
-        assert not isinstance(table, exposure_dedup.ExposureDedup)
-        assert isinstance(on_pure._experiments[EXPERIMENT].exposures, exposure_dedup.ExposureDedup)
+        off, method_off = scale_client(url, False), scale_client(url, False, c_assign=False)
+        on = scale_client(url, True)
+        method_on = scale_client(url, True, c_assign=False)
+        plain_on = scale_client(url, True, c_assign=False, c_table=False)
+        exposing = (plain_on, method_on, on)
         warm = []
-        for c in (on_pure, on):  # the C table's warm-up last, so the RSS it grew is its own
+        for c in exposing:  # the speedups client's warm-up last, so the RSS it grew is its own
             rss_before = rss_bytes()
             assign = c.assign
             for i, u in enumerate(users):
@@ -422,27 +464,29 @@ def scale_curve(url: str) -> None:
             c.flush()
             rss_grew = rss_bytes() - rss_before
             warm.append(c.stats())
+        table = on._experiments[EXPERIMENT].exposures
         table_bytes = sys.getsizeof(table) - type(table).__basicsize__
-        samples: Tuple[List[float], List[float], List[float]] = ([], [], [])
+        measured = (off, on, method_off, method_on, plain_on)
+        samples: List[List[float]] = [[] for _ in measured]
         for _ in range(ROUNDS_AT_SCALE):
-            for c, into in ((off, samples[0]), (on, samples[1]), (on_pure, samples[2])):
+            for c, into in zip(measured, samples):
                 into.append(cpu_ns_per_call(arbiter_loop_over(c, users), len(users)))
-        on.flush()
-        on_pure.flush()
-        after = [on_pure.stats(), on.stats()]
-        off_ns, on_ns, pure_ns = (statistics.median(x) for x in samples)
-        ratio, pure_ratio = off_ns / on_ns, off_ns / pure_ns
-        print("%9d | %4.0f ns | %4.0f ns | %7.2f | %4.0f ns | %7.2f | %5.1f MiB | %6.1f | %5.1f MiB | %s" % (
-            len(users), off_ns, on_ns, ratio, pure_ns, pure_ratio, table_bytes / 2**20, table_bytes / len(users),
-            rss_grew / 2**20, "; ".join("%d, %d" % (w["sent"], w["dropped"]) for w in warm)))
+        for c in exposing:
+            c.flush()
+        after = [c.stats() for c in exposing]
+        off_ns, on_ns, method_off_ns, method_on_ns, plain_ns = (statistics.median(x) for x in samples)
+        ratios = [off_ns / on_ns, method_off_ns / method_on_ns, method_off_ns / plain_ns]
+        print("%9d | %4.0f, %4.0f ns: %5.2f | %4.0f, %4.0f ns: %5.2f | %4.0f ns: %5.2f | %5.1f MiB | %5.1f MiB | %s" % (
+            len(users), off_ns, on_ns, ratios[0], method_off_ns, method_on_ns, ratios[1], plain_ns, ratios[2],
+            table_bytes / 2**20, rss_grew / 2**20, "; ".join("%d, %d" % (w["sent"], w["dropped"]) for w in warm)))
         # Every warm-up exposure delivered, none lost; the steady state re-sent none.
         for w, a in zip(warm, after):
             assert w["sent"] == len(users) and w["dropped"] == 0 and w["queued"] == 0, w
             assert a == w, (w, a)
-        for c in (off, on, on_pure):
+        for c in measured:
             c.close()
-    print("assign() rate at 1,048,576 users, exposures on / off: %.2f with the C table (goal >= 0.5), %.2f pure" % (
-        ratio, pure_ratio))
+    print("assign() rate at 1,048,576 users, exposures on / off (goal >= 0.5): %.2f with the speedups extra, "
+          "%.2f with its C table under the Python method, %.2f plain install" % tuple(ratios))
 
 
 if __name__ == "__main__":

@@ -8,7 +8,7 @@ import pytest
 
 sys.path.insert(0, os.path.dirname(__file__))
 
-from arbiter import Arbiter
+from arbiter import Arbiter, _accelerated_assign
 from support.arbiter_server import ArbiterServer
 from support.fake_arbiter import EXPERIMENT_NAME, FakeArbiter
 from support.fake_llm import start_fake_llm
@@ -93,3 +93,17 @@ def arbiter_client(fake: FakeArbiter, make_client: Any) -> Arbiter:
     client: Arbiter = make_client(base_url=fake.url, experiments=[EXPERIMENT_NAME])
     assert client.ready(timeout=30)
     return client
+
+
+#: The speedups extra's C assign, which the tests install.
+C_ASSIGN = _accelerated_assign.ACCELERATED
+
+
+@pytest.fixture(params=["c", "python"])
+def assign_kind(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Runs a test with the speedups extra's assign() in C and with the Python method (the plain
+    install's): a module opts in with ``pytestmark = pytest.mark.usefixtures("assign_kind")``.
+    A client takes the C assign when it is made and its config compiled, both in the test."""
+    assert C_ASSIGN is not None, "arbiter-client-speedups is not installed"
+    monkeypatch.setattr(_accelerated_assign, "ACCELERATED", C_ASSIGN if request.param == "c" else None)
+    return str(request.param)

@@ -12,6 +12,9 @@ from arbiter import Arbiter, PreparedAttributes
 from conftest import REPO_ROOT
 from support.fake_arbiter import FakeArbiter
 
+#: Every test here runs with the C assign of the speedups extra and with the Python method.
+pytestmark = pytest.mark.usefixtures("assign_kind")
+
 with open(os.path.join(REPO_ROOT, "testdata", "eligibility.json"), encoding="utf-8") as _f:
     VECTORS: Dict[str, Any] = json.load(_f)
 CASES: List[Dict[str, Any]] = VECTORS["cases"]

@@ -13,6 +13,9 @@ from arbiter import Arbiter, PreparedAttributes
 from conftest import read_testdata
 from support.fake_arbiter import FakeArbiter
 
+#: Every test here runs with the C assign of the speedups extra and with the Python method.
+pytestmark = pytest.mark.usefixtures("assign_kind")
+
 SHARED = read_testdata("exposure-attributes.json")
 ELIGIBILITY = read_testdata("eligibility.json")
 OPEN_CONFIG = SHARED["config"]

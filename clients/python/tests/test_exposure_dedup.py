@@ -17,6 +17,9 @@ from support.fake_arbiter import EXPERIMENT_ID, EXPERIMENT_NAME, FakeArbiter, co
 from support.recorded import events_of
 from support.wait import wait_until
 
+#: Every test here runs with the C assign of the speedups extra and with the Python method.
+pytestmark = pytest.mark.usefixtures("assign_kind")
+
 DAY = 86_400.0
 #: 2026-11-25 23:59:59 UTC, one second before a UTC midnight.
 BEFORE_MIDNIGHT = 1_795_651_199.0
@@ -183,7 +186,7 @@ def test_an_arbiter_speedups_of_another_interface_is_left_for_the_pure_table() -
     import arbiter_speedups
 
     assert _exposure_dedup.accelerated_table(arbiter_speedups) is arbiter_speedups.ExposureTable
-    for api_version in (None, 2, "1"):
+    for api_version in (None, 1, "2"):
         other = types.SimpleNamespace(ExposureTable=arbiter_speedups.ExposureTable)
         if api_version is not None:
             other.API_VERSION = api_version

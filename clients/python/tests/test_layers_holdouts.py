@@ -6,10 +6,15 @@ import json
 import os
 from typing import Any, Dict, List, Tuple
 
+import pytest
+
 from arbiter import Arbiter
 from conftest import REPO_ROOT
 from support.fake_arbiter import FakeArbiter
 from support.wait import wait_until
+
+#: Every test here runs with the C assign of the speedups extra and with the Python method.
+pytestmark = pytest.mark.usefixtures("assign_kind")
 
 with open(os.path.join(REPO_ROOT, "testdata", "eligibility.json"), encoding="utf-8") as _f:
     VECTORS: Dict[str, Any] = json.load(_f)

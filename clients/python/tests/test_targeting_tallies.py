@@ -13,6 +13,9 @@ from arbiter._targeting_tallies import MAX_PENDING_TALLIES, TargetingTallies
 from conftest import read_testdata
 from support.fake_arbiter import FakeArbiter
 
+#: Every test here runs with the C assign of the speedups extra and with the Python method.
+pytestmark = pytest.mark.usefixtures("assign_kind")
+
 SHARED = read_testdata("targeting-tallies.json")
 ELIGIBILITY = read_testdata("eligibility.json")
 NAME_OF = {e["id"]: e["name"] for e in ELIGIBILITY["config"]["experiments"]}

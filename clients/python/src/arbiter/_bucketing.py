@@ -45,7 +45,7 @@ def make_assigner(
     prefix = salt + ":"
     if hash32 is None or not _strict_utf8(prefix):
         return pure
-    starts, ends, variants = _ordered(ranges)
+    starts, ends, variants = ordered_ranges(ranges)
     lookup = bisect_right
 
     def assign(user_id: str) -> Optional[str]:
@@ -93,7 +93,7 @@ def _strict_utf8(text: str) -> bool:
     return True
 
 
-def _ordered(ranges: Sequence[Range]) -> Tuple[List[int], List[int], List[str]]:
+def ordered_ranges(ranges: Sequence[Range]) -> Tuple[List[int], List[int], List[str]]:
     """Starts, ends and variants of the ranges in start order, for a bisection per call."""
     ordered = sorted(ranges, key=lambda r: r[1])
     return [r[1] for r in ordered], [r[2] for r in ordered], [r[0] for r in ordered]
@@ -105,7 +105,7 @@ def _pure_assigner(salt: str, bucket_count: int, ranges: Sequence[Range]) -> Cal
     mixed = len(prefix) & ~3
     state = mix_blocks(0, prefix[:mixed])
     tail = prefix[mixed:]
-    starts, ends, variants = _ordered(ranges)
+    starts, ends, variants = ordered_ranges(ranges)
     hash_from, lookup, encode = finish, bisect_right, encode_utf8
 
     def assign(user_id: str) -> Optional[str]:

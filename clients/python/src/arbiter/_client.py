@@ -8,10 +8,11 @@ import threading
 import time
 import uuid
 from datetime import datetime, timezone
-from types import TracebackType
+from types import MethodType, TracebackType
 from typing import Any, Callable, Dict, Iterable, Mapping, Optional, Sequence, Set, Type, TypeVar
 
 from . import _constants as C
+from ._accelerated_assign import accelerated_assign
 from ._config_store import ConfigStore
 from ._deprecated_options import accepts_deprecated_options
 from ._errors import ArbiterError
@@ -138,6 +139,20 @@ class Arbiter:
             self._expose_holdout,
             self._exposure_payload,
         )
+        # With the speedups extra, assign() is the same steps in C (bench/python-client/RESULTS.md).
+        # A subclass's own assign() is left alone.
+        fast = accelerated_assign(
+            self._store.accelerated,
+            MethodType(Arbiter.assign, self),
+            self._expose,
+            self._holdout_exposer,
+            self._assign_failed,
+            track_exposures,
+        )
+        if fast is not None and type(self).assign is Arbiter.assign:
+            # Set as any other attribute: through __dict__ it would turn the instance's inline
+            # attribute values into a dict, and slow every attribute read of the client.
+            self.assign = fast  # type: ignore[method-assign]
         self._closed = False
         self._close_lock = threading.Lock()
         #: One log line per stretch of drops from a full queue.
@@ -192,8 +207,11 @@ class Arbiter:
                     entry.reached(user, True)
             return variant
         except Exception as err:
-            self._warn_once("assign", "assign failed, returning None: %r" % (err,))
+            self._assign_failed(err)
             return None
+
+    def _assign_failed(self, err: Exception) -> None:
+        self._warn_once("assign", "assign failed, returning None: %r" % (err,))
 
     async def aassign(self, experiment: str, user: str, attributes: Optional[Attributes] = None) -> Optional[str]:
         """``assign`` for symmetry in async code; it never waits."""

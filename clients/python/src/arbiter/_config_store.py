@@ -3,6 +3,7 @@
 import threading
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
+from ._accelerated_assign import assign_entry
 from ._bucketing import BUCKETING_VERSION, Range, make_assigner
 from ._conditions import CompiledCondition, compile_condition
 from ._exposure_dedup import ExposureTable, new_table
@@ -24,7 +25,7 @@ from ._variant_function import VariantOf, make_variant
 class CompiledExperiment:
     """One experiment of the config."""
 
-    __slots__ = ("id", "name", "variant", "variants", "exposures", "reached")
+    __slots__ = ("id", "name", "variant", "variants", "exposures", "reached", "accelerated")
 
     def __init__(
         self,
@@ -34,6 +35,7 @@ class CompiledExperiment:
         variants: Dict[str, Mapping[str, Any]],
         exposures: ExposureTable,
         reached: Optional[Reached] = None,
+        accelerated: Any = None,
     ) -> None:
         self.id = id
         self.name = name
@@ -53,6 +55,8 @@ class CompiledExperiment:
         #: tallies. The variant function calls it for the checks it is told to; the caller for
         #: an enrolled user's when the variant function does not (see :func:`make_variant`).
         self.reached = reached
+        #: The experiment as the C ``assign`` of the ``speedups`` extra reads it; None without it.
+        self.accelerated = accelerated
 
 
 class ConfigStore:
@@ -61,6 +65,8 @@ class ConfigStore:
     ``experiments`` is one dict for the life of the store, updated in place key by key, so a
     reader on another thread sees either the old or the new entry of an experiment, never none.
     A document that cannot be used never replaces a good one: the last known config keeps serving.
+    ``accelerated`` is kept the same way, for the C ``assign``: each entry's ``accelerated``
+    form by the same keys (empty without the ``speedups`` extra).
     """
 
     def __init__(
@@ -76,6 +82,7 @@ class ConfigStore:
         self._tallies = tallies
         self._tally_enrolled = tally_enrolled
         self.experiments: Dict[str, CompiledExperiment] = {}
+        self.accelerated: Dict[str, Any] = {}
         #: The config's holdouts by id (None: malformed), kept for their exposure tables.
         self.holdouts: Dict[str, Optional[CompiledHoldout]] = {}
         self.version: Optional[int] = None
@@ -128,9 +135,8 @@ class ConfigStore:
             # Ids are set after names so that an id wins should a name ever equal another id.
             for compiled in by_name.values():
                 nxt[compiled.id] = compiled
-            current.update(nxt)
-            for key in [k for k in current if k not in nxt]:
-                del current[key]
+            _update_in_place(current, nxt)
+            _update_in_place(self.accelerated, {k: e.accelerated for k, e in nxt.items() if e.accelerated is not None})
             self.holdouts = holdouts
             version = body.get("config_version")
             self.version = version if isinstance(version, int) else 0
@@ -143,6 +149,13 @@ class ConfigStore:
             entry.exposures.reset_after_fork()
         for holdout in _present(self.holdouts).values():
             holdout.exposures.reset_after_fork()
+
+
+def _update_in_place(current: Dict[str, Any], nxt: Mapping[str, Any]) -> None:
+    """``current`` becomes ``nxt`` key by key: a reader sees each key's old or new value."""
+    current.update(nxt)
+    for key in [k for k in current if k not in nxt]:
+        del current[key]
 
 
 class _Shared:
@@ -209,22 +222,25 @@ def _compile(raw: Any, previous: Mapping[str, CompiledExperiment], shared: _Shar
     exposures = before.exposures if before is not None else new_table(shared.exposure_dedup_capacity)
     targeting = _targeting(raw.get("targeting"))
     reached = None if targeting is None or shared.tallies is None else shared.tallies.reached_in(id_, exposures)
+    variant = make_variant(
+        make_assigner(salt, bucket_count, ranges),
+        targeting,
+        shared.saved_groups,
+        holdouts,
+        in_layer,
+        reached,
+        shared.tally_enrolled,
+        shared.field_table,
+    )
+    plain = (salt, bucket_count, ranges) if targeting is None and not holdouts and in_layer is None else None
     return CompiledExperiment(
         id=id_,
         name=name,
-        variant=make_variant(
-            make_assigner(salt, bucket_count, ranges),
-            targeting,
-            shared.saved_groups,
-            holdouts,
-            in_layer,
-            reached,
-            shared.tally_enrolled,
-            shared.field_table,
-        ),
+        variant=variant,
         variants=variants,
         exposures=exposures,
         reached=reached,
+        accelerated=assign_entry(id_, variant, exposures, reached, plain),
     )
 
 

@@ -10,6 +10,9 @@ from typing import Any, Callable, Optional, Protocol
 #: the UTC day.
 wall_clock: Callable[[], float] = time.time
 
+#: The ``API_VERSION`` of ``arbiter_speedups`` this client takes its C parts from.
+SPEEDUPS_API_VERSION = 2
+
 SECONDS_A_DAY = 86_400
 #: Slots of a new or cleared table; it doubles from here as it fills.
 INITIAL_SLOTS = 256
@@ -30,9 +33,9 @@ class ExposureTable(Protocol):
 
 def accelerated_table(speedups: Any) -> Optional[Callable[[int, Callable[[], float]], ExposureTable]]:
     """The C table of an imported ``arbiter_speedups``, when it speaks this client's interface
-    (``API_VERSION`` 1); None for any other, so that a mismatched install costs speed, never
+    (``API_VERSION`` 2); None for any other, so that a mismatched install costs speed, never
     the import of the client."""
-    if getattr(speedups, "API_VERSION", None) != 1:
+    if getattr(speedups, "API_VERSION", None) != SPEEDUPS_API_VERSION:
         return None
     table: Callable[[int, Callable[[], float]], ExposureTable] = speedups.ExposureTable
     return table

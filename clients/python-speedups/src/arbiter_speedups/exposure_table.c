@@ -9,31 +9,17 @@
  * The interpreter's lock guards it: nothing below gives the lock up once the clock is read, so
  * a call's look-up and record are one step for every thread and no lock of our own is needed.
  */
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
+#include "exposure_table.h"
+
 #include <math.h>
-#include <stdint.h>
 #ifdef _WIN32
 #include <windows.h>
 #else
 #include <time.h>
 #endif
 
-/* The interface arbiter-client checks before it takes this table. */
-#define API_VERSION 1
 #define SECONDS_A_DAY 86400.0
 #define INITIAL_SLOTS 256
-
-typedef struct {
-    PyObject_HEAD
-    uint64_t *slots; /* 0 = empty */
-    Py_ssize_t slot_count;
-    Py_ssize_t count;
-    Py_ssize_t capacity;  /* fingerprints held before the table is cleared */
-    Py_ssize_t max_slots; /* three in four of them filled at the capacity */
-    double day_ends_at;   /* the UTC midnight that ends the day held; -inf before the first call */
-    PyObject *clock;      /* a test's clock; NULL reads the system's wall clock here */
-} ExposureTable;
 
 /* time.time, which the table reads in C instead of calling it. */
 static PyObject *time_time;
@@ -108,42 +94,52 @@ static int grow(ExposureTable *self) {
     return replace_slots(self, doubled < self->max_slots ? doubled : self->max_slots, 1);
 }
 
+/* The slot of fingerprint in self's array when it is there, else -1. */
+static Py_ssize_t find(ExposureTable *self, uint64_t fingerprint) {
+    uint64_t *slots = self->slots;
+    Py_ssize_t n = self->slot_count;
+    Py_ssize_t i = (Py_ssize_t)(fingerprint % (uint64_t)n);
+    for (uint64_t seen = slots[i]; seen != fingerprint; seen = slots[i]) {
+        if (!seen) return -1;
+        if (++i == n) i = 0;
+    }
+    return i;
+}
+
+int exposure_table_first_today(ExposureTable *self, PyObject *user, PyObject *variant) {
+    if (self->slots == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "ExposureTable.__init__ was not called");
+        return -1;
+    }
+    Py_hash_t user_hash = PyObject_Hash(user);
+    if (user_hash == -1) return -1;
+    Py_hash_t variant_hash = PyObject_Hash(variant);
+    if (variant_hash == -1) return -1;
+    uint64_t fingerprint = fingerprint_of(user_hash, variant_hash);
+    double now;
+    if (wall_clock(self, &now) < 0) return -1;
+    if (now >= self->day_ends_at) {
+        if (clear(self) < 0) return -1;
+        self->day_ends_at = (floor(now / SECONDS_A_DAY) + 1) * SECONDS_A_DAY;
+    }
+    if (find(self, fingerprint) >= 0) return 0;
+    /* Forgetting everyone keeps memory bounded, at the price of one repeat exposure per user of
+     * this fill. */
+    if (self->count >= self->capacity && clear(self) < 0) return -1;
+    if ((self->count + 1) * 4 > self->slot_count * 3 && grow(self) < 0) return -1;
+    put(self->slots, self->slot_count, fingerprint);
+    self->count++;
+    return 1;
+}
+
 static PyObject *first_today(ExposureTable *self, PyObject *const *args, Py_ssize_t nargs) {
     if (nargs != 2) {
         PyErr_SetString(PyExc_TypeError, "first_today() takes the user id and the variant");
         return NULL;
     }
-    if (self->slots == NULL) {
-        PyErr_SetString(PyExc_RuntimeError, "ExposureTable.__init__ was not called");
-        return NULL;
-    }
-    Py_hash_t user = PyObject_Hash(args[0]);
-    if (user == -1) return NULL;
-    Py_hash_t variant = PyObject_Hash(args[1]);
-    if (variant == -1) return NULL;
-    uint64_t fingerprint = fingerprint_of(user, variant);
-    double now;
-    if (wall_clock(self, &now) < 0) return NULL;
-    if (now >= self->day_ends_at) {
-        if (clear(self) < 0) return NULL;
-        self->day_ends_at = (floor(now / SECONDS_A_DAY) + 1) * SECONDS_A_DAY;
-    }
-    uint64_t *slots = self->slots;
-    Py_ssize_t n = self->slot_count;
-    Py_ssize_t i = (Py_ssize_t)(fingerprint % (uint64_t)n);
-    for (uint64_t seen = slots[i]; seen != fingerprint; seen = slots[i]) {
-        if (!seen) goto record;
-        if (++i == n) i = 0;
-    }
-    Py_RETURN_FALSE;
-record:
-    /* Forgetting everyone keeps memory bounded, at the price of one repeat exposure per user of
-     * this fill. */
-    if (self->count >= self->capacity && clear(self) < 0) return NULL;
-    if ((self->count + 1) * 4 > self->slot_count * 3 && grow(self) < 0) return NULL;
-    put(self->slots, self->slot_count, fingerprint);
-    self->count++;
-    Py_RETURN_TRUE;
+    int first = exposure_table_first_today(self, args[0], args[1]);
+    if (first < 0) return NULL;
+    return PyBool_FromLong(first);
 }
 
 static int init(ExposureTable *self, PyObject *args, PyObject *kwargs) {
@@ -198,9 +194,9 @@ static PyMethodDef methods[] = {
 
 static PySequenceMethods sequence = {.sq_length = (lenfunc)length};
 
-static PyTypeObject ExposureTableType = {
+PyTypeObject ExposureTableType = {
     PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "arbiter_speedups._exposure_table.ExposureTable",
+    .tp_name = "arbiter_speedups.ExposureTable",
     .tp_doc = "ExposureTable(capacity, clock=None): the (user id, variant) pairs of one experiment sent an "
               "exposure on the current UTC day. clock: a callable of epoch seconds (a test's), or None or "
               "time.time for the system's wall clock, read here in C.",
@@ -213,27 +209,10 @@ static PyTypeObject ExposureTableType = {
     .tp_as_sequence = &sequence,
 };
 
-static struct PyModuleDef module = {
-    PyModuleDef_HEAD_INIT, "arbiter_speedups._exposure_table", "The exposure table of arbiter-client, in C.", -1,
-};
-
-PyMODINIT_FUNC PyInit__exposure_table(void) {
+int exposure_table_ready(void) {
     PyObject *time = PyImport_ImportModule("time");
-    if (time == NULL) return NULL;
+    if (time == NULL) return -1;
     time_time = PyObject_GetAttrString(time, "time");
     Py_DECREF(time);
-    if (time_time == NULL || PyType_Ready(&ExposureTableType) < 0) return NULL;
-    PyObject *m = PyModule_Create(&module);
-    if (m == NULL) return NULL;
-    Py_INCREF(&ExposureTableType);
-    if (PyModule_AddObject(m, "ExposureTable", (PyObject *)&ExposureTableType) < 0) {
-        Py_DECREF(&ExposureTableType);
-        Py_DECREF(m);
-        return NULL;
-    }
-    if (PyModule_AddIntConstant(m, "API_VERSION", API_VERSION) < 0) {
-        Py_DECREF(m);
-        return NULL;
-    }
-    return m;
+    return time_time == NULL ? -1 : 0;
 }
