@@ -4,16 +4,19 @@ the same exposures, the same warnings, for every shape of call."""
 import copy
 import gc
 import json
+import os
 import random
 import types
+from datetime import datetime, timezone
 from typing import Any, Dict, Iterator, List, Optional, Tuple
 
 import pytest
 
-from arbiter import Arbiter, _accelerated_assign
+from arbiter import Arbiter, _accelerated_assign, _exposure_dedup
 from conftest import C_ASSIGN, read_testdata
 from support.fake_arbiter import EXPERIMENT_NAME, FakeArbiter
 from support.recorded import events_of
+from support.wait import wait_until
 
 ELIGIBILITY = read_testdata("eligibility.json")
 BUCKETING = read_testdata("bucketing.json")["cases"]
@@ -269,3 +272,96 @@ def test_a_client_without_the_extra_keeps_the_method(
     assert client.assign.__func__ is Arbiter.assign
     assert client._store.accelerated == {}
     assert client.assign(EXPERIMENT_NAME, "user-1") in ("control", "concise")
+
+
+# -- the batch of exposure checks ------------------------------------------------------------
+
+
+def test_checks_wait_in_a_batch_of_64_and_a_full_batch_is_decided(
+    fakes: Tuple[FakeArbiter, FakeArbiter], make_client: Any
+) -> None:
+    client = make_client(base_url=fakes[0].url, batch_size=1000)
+    assert client.ready(timeout=30)
+    assigner = client.assign.__self__
+    for i in range(64):
+        client.assign(EXPERIMENT_NAME, "batch-%d" % i)
+    assert assigner.pending() == 64 and len(client._queue) == 0
+    client.assign(EXPERIMENT_NAME, "batch-64")
+    assert assigner.pending() == 1 and len(client._queue) == 64
+    assert client.stats()["queued"] == 65  # stats() decides the rest first
+    assert assigner.pending() == 0
+
+
+def test_a_batched_exposure_is_queued_before_the_events_tracked_after_its_call(
+    fakes: Tuple[FakeArbiter, FakeArbiter], make_client: Any
+) -> None:
+    client = make_client(base_url=fakes[0].url)
+    assert client.ready(timeout=30)
+    variant = client.assign(EXPERIMENT_NAME, "ordered")
+    assert variant is not None and client.assign.__self__.pending() == 1
+    client.track("business_event", experiment_id=EXPERIMENT_NAME, user_id="ordered", business_metric="m", value=1)
+    client.flush()
+    assert [(e["type"], e["user_id"]) for e in fakes[0].stored.values()] == [
+        ("exposure", "ordered"),
+        ("business_event", "ordered"),
+    ]
+
+
+def test_a_batched_exposure_keeps_its_calls_time_and_utc_day(
+    fakes: Tuple[FakeArbiter, FakeArbiter], make_client: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    before_midnight = datetime(2026, 11, 25, 23, 59, 59, 250_000, tzinfo=timezone.utc).timestamp()
+    now = [before_midnight]
+    monkeypatch.setattr(_exposure_dedup, "wall_clock", lambda: now[0])  # read when a table is made
+    client = make_client(base_url=fakes[0].url)
+    assert client.ready(timeout=30)
+    client.assign(EXPERIMENT_NAME, "midnight")
+    now[0] += 1.5  # 00:00:00.750 of the next UTC day: the same user is exposed once more
+    client.assign(EXPERIMENT_NAME, "midnight")
+    client.assign(EXPERIMENT_NAME, "midnight")
+    assert client.assign.__self__.pending() == 3
+    now[0] += 3600.0  # decided an hour later, each on its own call's day and time
+    client.flush()
+    stamps = sorted(e["timestamp"] for e in events_of(fakes[0], client, "exposure"))
+    assert stamps == ["2026-11-25T23:59:59.250Z", "2026-11-26T00:00:00.750Z"]
+
+
+def test_a_quiet_clients_batch_goes_out_with_the_background_flush(
+    fakes: Tuple[FakeArbiter, FakeArbiter], make_client: Any
+) -> None:
+    client = make_client(base_url=fakes[0].url, flush_interval=0.02)
+    assert client.ready(timeout=30)
+    client.assign(EXPERIMENT_NAME, "quiet")
+    wait_until(lambda: len(fakes[0].stored) == 1, "the background flush sends the batched exposure")
+    assert [e["user_id"] for e in fakes[0].stored.values()] == ["quiet"]
+
+
+def test_checks_the_method_makes_follow_the_batch(fakes: Tuple[FakeArbiter, FakeArbiter], make_client: Any) -> None:
+    """A call of another shape goes to the method, which checks at once: the batch goes first."""
+    client = make_client(base_url=fakes[0].url, batch_size=1000)
+    assert client.ready(timeout=30)
+    client.assign(EXPERIMENT_NAME, "first")
+    client.assign(EXPERIMENT_NAME, user=type("Id", (str,), {})("second"))
+    assert client.assign.__self__.pending() == 0
+    client.flush()
+    assert [e["user_id"] for e in fakes[0].stored.values()] == ["first", "second"]
+
+
+def test_a_forked_child_forgets_its_parents_batch(fakes: Tuple[FakeArbiter, FakeArbiter], make_client: Any) -> None:
+    client = make_client(base_url=fakes[0].url, flush_interval=0.02)
+    assert client.ready(timeout=30)
+    client.assign(EXPERIMENT_NAME, "parent")
+    assert client.assign.__self__.pending() == 1
+    pid = os.fork()
+    if pid == 0:  # the child
+        code = 1
+        try:
+            code = 0 if client.assign.__self__.pending() == 0 else 2
+            client.assign(EXPERIMENT_NAME, "child")
+            client.flush()
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    assert os.WEXITSTATUS(status) == 0
+    client.flush()
+    assert sorted(e["user_id"] for e in fakes[0].stored.values()) == ["child", "parent"]

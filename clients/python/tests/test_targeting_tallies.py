@@ -208,7 +208,11 @@ def test_a_thousand_tallies_a_request_at_most(fake: FakeArbiter, make_client: An
         dict(base, id="00000000-0000-4000-8000-%012d" % i, name="targeted-%d" % i, layer=None, holdouts=None)
         for i in range(1_001)
     ]
-    client = _start(fake, make_client, config=dict(ELIGIBILITY["config"], experiments=experiments))
+    # A request timed out on a busy machine is sent again and counted twice: this test is about
+    # the split, so a request is given time to answer.
+    client = _start(
+        fake, make_client, config=dict(ELIGIBILITY["config"], experiments=experiments), request_timeout=10.0
+    )
     for e in experiments:
         client.assign(e["name"], "u-1", FREE)
     client.flush()

@@ -6,7 +6,9 @@
  * order, with the same callbacks into the client, so that the Python method stays the
  * definition and a differential test holds the two to it. An experiment without holdouts,
  * layer or targeting (a plain one) is bucketed here too, for an ASCII user id; every other
- * variant is the experiment's Python variant function's.
+ * variant is the experiment's Python variant function's. With exposures on, a check of a C
+ * exposure table waits in a batch (drain) so that the table's memory reads of many calls overlap,
+ * as the TypeScript client batches its checks (docs/decisions.md#pythons-assign-in-c-in-the-speedups-extra).
  */
 #include "assign.h"
 
@@ -19,6 +21,10 @@
 /* Longer ids take the experiment's Python variant function: the common id is far shorter, and
  * the buffer stays on the stack. */
 #define MAX_BUCKETED_ID 256
+
+/* Calls whose exposures are decided together: enough reads in flight at once to overlap the
+ * table's memory misses, few enough that a batch is decided within microseconds. */
+#define PENDING_CAPACITY 64
 
 /* An experiment as Assigner reads it: CompiledExperiment's fields, and for a plain experiment
  * its hash state after "salt:" and its ranges in start order. */
@@ -191,14 +197,26 @@ static PyTypeObject AssignEntryType = {
     .tp_clear = (inquiry)entry_clear,
 };
 
+/* A checked call whose exposure is still to be decided: see drain. */
+typedef struct {
+    AssignEntry *entry;
+    PyObject *user;
+    PyObject *variant;
+    uint64_t fingerprint;
+    double at; /* the table's clock at the call */
+} Pending;
+
 typedef struct {
     PyObject_HEAD
     PyObject *entries;        /* dict: experiment name or id -> AssignEntry */
     PyObject *method;         /* Arbiter.assign bound to the client: calls of another shape */
-    PyObject *expose;         /* expose(entry_id, user, variant, attributes) */
+    PyObject *expose;         /* expose(entry_id, user, variant, attributes, at=None) */
     PyObject *expose_holdout; /* handed to the variant functions; None with exposures off */
     PyObject *failed;         /* failed(error): the method's warning, once */
     int track_exposures;
+    int exposure_attributes; /* exposures carry the call's attributes: those calls are not batched */
+    Py_ssize_t pending_count;
+    Pending pending[PENDING_CAPACITY];
 } Assigner;
 
 /* The variant of an ASCII user id in a plain experiment (a borrowed reference), or NULL. */
@@ -226,6 +244,78 @@ static int first_today(AssignEntry *e, PyObject *user, PyObject *variant) {
     return first;
 }
 
+/* As the method's `except Exception`: the client warns once. 0, or -1 when the exception is not
+ * an Exception (KeyboardInterrupt and the like go on to the caller) or the warning failed. */
+static int report_failure(Assigner *self) {
+    if (!PyErr_ExceptionMatches(PyExc_Exception)) return -1;
+    PyObject *type, *error, *traceback;
+    PyErr_Fetch(&type, &error, &traceback);
+    PyErr_NormalizeException(&type, &error, &traceback);
+    PyObject *warned = PyObject_CallOneArg(self->failed, error != NULL ? error : Py_None);
+    Py_XDECREF(type);
+    Py_XDECREF(error);
+    Py_XDECREF(traceback);
+    if (warned == NULL) return -1;
+    Py_DECREF(warned);
+    return 0;
+}
+
+/* Decides the exposures of the pending calls, in call order, each on the UTC day of its call and
+ * sent with its call's time. Every slot is prefetched before the first check, so the table's
+ * memory misses overlap instead of costing one whole miss a call. The batch is taken out first:
+ * exposing a user queues an event, which drains (finding nothing), and may let another thread
+ * run and fill a new batch meanwhile. A failure warns as the method does and the rest goes on.
+ * 0, or -1 with an exception that is not an Exception. */
+static int drain(Assigner *self) {
+    Py_ssize_t n = self->pending_count;
+    if (n == 0) return 0;
+    Pending batch[PENDING_CAPACITY];
+    memcpy(batch, self->pending, (size_t)n * sizeof(Pending));
+    self->pending_count = 0;
+    for (Py_ssize_t i = 0; i < n; i++)
+        exposure_table_prefetch((ExposureTable *)batch[i].entry->exposures, batch[i].fingerprint);
+    int status = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Pending *p = &batch[i];
+        if (status == 0) {
+            int first = exposure_table_first_today_at((ExposureTable *)p->entry->exposures, p->fingerprint, p->at);
+            PyObject *done = NULL;
+            if (first > 0) {
+                PyObject *at = PyFloat_FromDouble(p->at);
+                if (at != NULL) {
+                    PyObject *expose[5] = {p->entry->id, p->user, p->variant, Py_None, at};
+                    done = PyObject_Vectorcall(self->expose, expose, 5, NULL);
+                    Py_DECREF(at);
+                }
+                Py_XDECREF(done); /* no tally to count: a tallied experiment's checks are not batched */
+            }
+            if ((first < 0 || (first > 0 && done == NULL)) && report_failure(self) < 0) status = -1;
+        }
+        Py_DECREF(p->entry);
+        Py_DECREF(p->user);
+        Py_DECREF(p->variant);
+    }
+    return status;
+}
+
+/* Keeps a checked call for drain: its user, variant, fingerprint and time. 0, or -1. */
+static int defer(Assigner *self, AssignEntry *e, PyObject *user, PyObject *variant) {
+    if (self->pending_count == PENDING_CAPACITY && drain(self) < 0) return -1;
+    uint64_t fingerprint;
+    double at;
+    if (exposure_table_fingerprint(user, variant, &fingerprint) < 0 ||
+        exposure_table_now((ExposureTable *)e->exposures, &at) < 0)
+        return -1;
+    if (self->pending_count == PENDING_CAPACITY && drain(self) < 0) return -1; /* the test clock ran Python */
+    Pending *p = &self->pending[self->pending_count++];
+    p->entry = (AssignEntry *)Py_NewRef((PyObject *)e);
+    p->user = Py_NewRef(user);
+    p->variant = Py_NewRef(variant);
+    p->fingerprint = fingerprint;
+    p->at = at;
+    return 0;
+}
+
 /* The variant (a new reference), None, or NULL with an exception: the body of the method's try. */
 static PyObject *decide(Assigner *self, AssignEntry *e, PyObject *user, PyObject *attributes) {
     PyObject *variant = NULL;
@@ -239,6 +329,15 @@ static PyObject *decide(Assigner *self, AssignEntry *e, PyObject *user, PyObject
         if (variant == NULL || variant == Py_None) return variant;
     }
     if (!self->track_exposures) return variant;
+    /* A C table's check waits for the batch, unless the exposure carries the call's attributes
+     * (the caller's object is read during the call) or the experiment's targeting is tallied (the
+     * tally's own check of the day, in the same table, must come after this one). */
+    if (Py_TYPE(e->exposures) == &ExposureTableType && e->reached == NULL &&
+        (!self->exposure_attributes || attributes == Py_None)) {
+        if (defer(self, e, user, variant) == 0) return variant;
+        Py_DECREF(variant);
+        return NULL;
+    }
     int first = first_today(e, user, variant);
     if (first <= 0) {
         if (first == 0) return variant;
@@ -287,28 +386,21 @@ static PyObject *assign(Assigner *self, PyObject *const *args, Py_ssize_t nargs,
     Py_INCREF(entry); /* a config refresh on another thread may replace it meanwhile */
     PyObject *variant = decide(self, (AssignEntry *)entry, user, attributes);
     Py_DECREF(entry);
-    if (variant != NULL || !PyErr_ExceptionMatches(PyExc_Exception)) return variant;
-    /* As the method's `except Exception`: the client warns once and answers None. */
-    PyObject *type, *error, *traceback;
-    PyErr_Fetch(&type, &error, &traceback);
-    PyErr_NormalizeException(&type, &error, &traceback);
-    PyObject *warned = PyObject_CallOneArg(self->failed, error != NULL ? error : Py_None);
-    Py_XDECREF(type);
-    Py_XDECREF(error);
-    Py_XDECREF(traceback);
-    if (warned == NULL) return NULL;
-    Py_DECREF(warned);
+    if (variant != NULL || report_failure(self) < 0) return variant;
     Py_RETURN_NONE;
 method:
+    /* The method checks the tables at once: the batch's checks go first. */
+    if (drain(self) < 0) return NULL;
     return PyObject_Vectorcall(self->method, args, (size_t)nargs, kwnames);
 }
 
 static int assigner_init(Assigner *self, PyObject *args, PyObject *kwargs) {
-    static char *names[] = {"entries", "method", "expose", "expose_holdout", "failed", "track_exposures", NULL};
+    static char *names[] = {"entries", "method", "expose", "expose_holdout", "failed", "track_exposures",
+                            "exposure_attributes", NULL};
     PyObject *entries, *method, *expose, *expose_holdout, *failed;
-    int track_exposures;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!OOOOp:Assigner", names, &PyDict_Type, &entries, &method,
-                                     &expose, &expose_holdout, &failed, &track_exposures))
+    int track_exposures, exposure_attributes;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!OOOOpp:Assigner", names, &PyDict_Type, &entries, &method,
+                                     &expose, &expose_holdout, &failed, &track_exposures, &exposure_attributes))
         return -1;
     if (!PyCallable_Check(method) || !PyCallable_Check(expose) || !PyCallable_Check(failed)) {
         PyErr_SetString(PyExc_TypeError, "method, expose and failed must be callable");
@@ -320,6 +412,7 @@ static int assigner_init(Assigner *self, PyObject *args, PyObject *kwargs) {
     Py_XSETREF(self->expose_holdout, Py_NewRef(expose_holdout));
     Py_XSETREF(self->failed, Py_NewRef(failed));
     self->track_exposures = track_exposures;
+    self->exposure_attributes = exposure_attributes;
     return 0;
 }
 
@@ -330,10 +423,27 @@ static int assigner_traverse(Assigner *self, visitproc visit, void *arg) {
     Py_VISIT(self->expose);
     Py_VISIT(self->expose_holdout);
     Py_VISIT(self->failed);
+    for (Py_ssize_t i = 0; i < self->pending_count; i++) {
+        Py_VISIT(self->pending[i].entry);
+        Py_VISIT(self->pending[i].user);
+        Py_VISIT(self->pending[i].variant);
+    }
     return 0;
 }
 
+/* Forgets the pending calls without deciding them: a forked child's copy of its parent's. */
+static void discard(Assigner *self) {
+    Py_ssize_t n = self->pending_count;
+    self->pending_count = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_DECREF(self->pending[i].entry);
+        Py_DECREF(self->pending[i].user);
+        Py_DECREF(self->pending[i].variant);
+    }
+}
+
 static int assigner_clear(Assigner *self) {
+    discard(self);
     Py_CLEAR(self->entries);
     Py_CLEAR(self->method);
     Py_CLEAR(self->expose);
@@ -348,7 +458,24 @@ static void assigner_dealloc(Assigner *self) {
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
+static PyObject *drain_method(Assigner *self, PyObject *unused) {
+    if (drain(self) < 0) return NULL;
+    Py_RETURN_NONE;
+}
+
+static PyObject *discard_method(Assigner *self, PyObject *unused) {
+    discard(self);
+    Py_RETURN_NONE;
+}
+
+static PyObject *pending_method(Assigner *self, PyObject *unused) { return PyLong_FromSsize_t(self->pending_count); }
+
 static PyMethodDef assigner_methods[] = {
+    {"drain", (PyCFunction)drain_method, METH_NOARGS,
+     "Decides the exposures of the calls checked so far and queues the new ones; the client calls it "
+     "before it queues any other event and before stats(), flush() and close()."},
+    {"discard", (PyCFunction)discard_method, METH_NOARGS, "Forgets the pending calls (a forked child)."},
+    {"pending", (PyCFunction)pending_method, METH_NOARGS, "How many calls wait for drain."},
     {"assign", (PyCFunction)(void (*)(void))assign, METH_FASTCALL | METH_KEYWORDS,
      "assign($self, experiment, user, attributes=None)\n--\n\n"
      "The variant key of user in experiment, or None: arbiter-client's Arbiter.assign, in C."},
@@ -358,7 +485,8 @@ static PyMethodDef assigner_methods[] = {
 static PyTypeObject AssignerType = {
     PyVarObject_HEAD_INIT(NULL, 0)
     .tp_name = "arbiter_speedups.Assigner",
-    .tp_doc = "Assigner(entries, method, expose, expose_holdout, failed, track_exposures): a client's assign() "
+    .tp_doc = "Assigner(entries, method, expose, expose_holdout, failed, track_exposures, exposure_attributes): "
+              "a client's assign() "
               "over the dict entries (experiment name or id -> AssignEntry), with the client's callbacks; "
               "calls of another shape (more arguments, an experiment that is not a str) go to method.",
     .tp_basicsize = sizeof(Assigner),

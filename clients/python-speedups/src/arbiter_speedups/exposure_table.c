@@ -24,6 +24,12 @@
 /* time.time, which the table reads in C instead of calling it. */
 static PyObject *time_time;
 
+#if defined(__GNUC__) || defined(__clang__)
+#define PREFETCH(address) __builtin_prefetch(address)
+#else
+#define PREFETCH(address) ((void)(address))
+#endif
+
 /* Two strings' hashes (cached in each str by CPython) mixed into 64 bits (SplitMix64's finaliser),
  * so that nearby hashes spread over the slots. Salted per process like the hashes: fingerprints
  * never leave it. 0 marks an empty slot, so the one pair that mixes to 0 takes 1 instead. */
@@ -106,18 +112,37 @@ static Py_ssize_t find(ExposureTable *self, uint64_t fingerprint) {
     return i;
 }
 
-int exposure_table_first_today(ExposureTable *self, PyObject *user, PyObject *variant) {
-    if (self->slots == NULL) {
-        PyErr_SetString(PyExc_RuntimeError, "ExposureTable.__init__ was not called");
-        return -1;
-    }
+int exposure_table_fingerprint(PyObject *user, PyObject *variant, uint64_t *fingerprint) {
     Py_hash_t user_hash = PyObject_Hash(user);
     if (user_hash == -1) return -1;
     Py_hash_t variant_hash = PyObject_Hash(variant);
     if (variant_hash == -1) return -1;
-    uint64_t fingerprint = fingerprint_of(user_hash, variant_hash);
-    double now;
-    if (wall_clock(self, &now) < 0) return -1;
+    *fingerprint = fingerprint_of(user_hash, variant_hash);
+    return 0;
+}
+
+int exposure_table_now(ExposureTable *self, double *now) {
+#ifdef CLOCK_REALTIME_COARSE
+    /* A quarter of the precise clock's cost here (7 against 26 ns), on every batched call. */
+    if (self->clock == NULL) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME_COARSE, &ts);
+        *now = (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+        return 0;
+    }
+#endif
+    return wall_clock(self, now);
+}
+
+void exposure_table_prefetch(ExposureTable *self, uint64_t fingerprint) {
+    if (self->slots != NULL) PREFETCH(&self->slots[fingerprint % (uint64_t)self->slot_count]);
+}
+
+int exposure_table_first_today_at(ExposureTable *self, uint64_t fingerprint, double now) {
+    if (self->slots == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "ExposureTable.__init__ was not called");
+        return -1;
+    }
     if (now >= self->day_ends_at) {
         if (clear(self) < 0) return -1;
         self->day_ends_at = (floor(now / SECONDS_A_DAY) + 1) * SECONDS_A_DAY;
@@ -130,6 +155,13 @@ int exposure_table_first_today(ExposureTable *self, PyObject *user, PyObject *va
     put(self->slots, self->slot_count, fingerprint);
     self->count++;
     return 1;
+}
+
+int exposure_table_first_today(ExposureTable *self, PyObject *user, PyObject *variant) {
+    uint64_t fingerprint;
+    double now;
+    if (exposure_table_fingerprint(user, variant, &fingerprint) < 0 || wall_clock(self, &now) < 0) return -1;
+    return exposure_table_first_today_at(self, fingerprint, now);
 }
 
 static PyObject *first_today(ExposureTable *self, PyObject *const *args, Py_ssize_t nargs) {

@@ -23,6 +23,21 @@ extern PyTypeObject ExposureTableType;
  * exception. */
 int exposure_table_ready(void);
 
+/* The fingerprint of (user, variant): 0, or -1 with an exception (an unhashable argument). */
+int exposure_table_fingerprint(PyObject *user, PyObject *variant, uint64_t *fingerprint);
+
+/* The table's clock in seconds since the epoch: a test's, or the system's to its coarse tick
+ * (a few milliseconds, where the system has a coarse clock): the time a batched call is decided
+ * and stamped with. 0, or -1 with an exception. */
+int exposure_table_now(ExposureTable *self, double *now);
+
+/* Asks the CPU for the memory where a probe for fingerprint starts; changes nothing. A batch of
+ * checks prefetches every slot first, so that their memory reads overlap. */
+void exposure_table_prefetch(ExposureTable *self, uint64_t fingerprint);
+
+/* first_today for a fingerprint, on the UTC day of now (seconds since the epoch). */
+int exposure_table_first_today_at(ExposureTable *self, uint64_t fingerprint, double now);
+
 /* 1 when (user, variant) was not recorded yet on today's UTC day (it is recorded now, and the
  * caller sends the exposure), 0 when it was, -1 with an exception set. */
 int exposure_table_first_today(ExposureTable *self, PyObject *user, PyObject *variant);

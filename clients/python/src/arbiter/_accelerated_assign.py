@@ -5,7 +5,7 @@ into the client, and buckets an experiment without holdouts, layer or targeting 
 the extra nothing here is used.
 """
 
-from typing import Any, Callable, Dict, Optional, Sequence
+from typing import Any, Callable, Dict, Optional, Protocol, Sequence
 
 from ._bucketing import ordered_ranges
 from ._exposure_dedup import SPEEDUPS_API_VERSION, ExposureTable
@@ -65,17 +65,35 @@ def assign_entry(
     return c.entry(id_, variant, exposures, reached)
 
 
-def accelerated_assign(
+class Assigner(Protocol):
+    """A client's ``assign`` in C, with the batch of checks it keeps (``drain``)."""
+
+    def assign(self, experiment: str, user: str, attributes: Any = None) -> Optional[str]: ...
+
+    def drain(self) -> None: ...
+
+    def discard(self) -> None: ...
+
+    def pending(self) -> int: ...
+
+
+def accelerated_assigner(
     entries: Dict[str, Any],
     method: Assign,
-    expose: Callable[[str, str, str, Any], None],
+    expose: Callable[..., None],
     expose_holdout: Any,
     failed: Callable[[Exception], None],
     track_exposures: bool,
-) -> Optional[Assign]:
-    """A client's assign in C over the store's ``entries``, or None without the extra."""
+    exposure_attributes: bool,
+) -> Optional[Assigner]:
+    """A client's assign in C over the store's ``entries``, or None without the extra. A check of
+    a C exposure table waits in a batch, decided when the batch is full and by ``drain()``, which
+    the client calls before it queues any other event and before its stats, flushes and close;
+    ``expose`` then gets the call's time as ``at``."""
     c = ACCELERATED
     if c is None:
         return None
-    assign: Assign = c.assigner(entries, method, expose, expose_holdout, failed, track_exposures).assign
-    return assign
+    assigner: Assigner = c.assigner(
+        entries, method, expose, expose_holdout, failed, track_exposures, exposure_attributes
+    )
+    return assigner

@@ -12,7 +12,7 @@ from types import MethodType, TracebackType
 from typing import Any, Callable, Dict, Iterable, Mapping, Optional, Sequence, Set, Type, TypeVar
 
 from . import _constants as C
-from ._accelerated_assign import accelerated_assign
+from ._accelerated_assign import accelerated_assigner
 from ._config_store import ConfigStore
 from ._deprecated_options import accepts_deprecated_options
 from ._errors import ArbiterError
@@ -127,6 +127,7 @@ class Arbiter:
             flush_interval,
             self._poller.note_server_version,
             None if self._tallies is None else self._tally_sender(self._tallies, transport),
+            self._drain_pending_exposures,
         )
         #: Hears of each holdout an assignment reaches; None when assign sends no exposures.
         self._holdout_exposer: Optional[ExposeHoldout] = self._expose_holdout if track_exposures else None
@@ -139,20 +140,26 @@ class Arbiter:
             self._expose_holdout,
             self._exposure_payload,
         )
-        # With the speedups extra, assign() is the same steps in C (bench/python-client/RESULTS.md).
-        # A subclass's own assign() is left alone.
-        fast = accelerated_assign(
+        # With the speedups extra, assign() is the same steps in C (bench/python-client/RESULTS.md),
+        # its exposure checks batched: they are drained before any other event is queued, and
+        # before stats, flushes and close. A subclass's own assign() is left alone.
+        self._drain_exposures: Callable[[], None] = _nothing
+        self._discard_exposures: Callable[[], None] = _nothing
+        assigner = accelerated_assigner(
             self._store.accelerated,
             MethodType(Arbiter.assign, self),
             self._expose,
             self._holdout_exposer,
             self._assign_failed,
             track_exposures,
+            self._exposure_attributes,
         )
-        if fast is not None and type(self).assign is Arbiter.assign:
+        if assigner is not None and type(self).assign is Arbiter.assign:
             # Set as any other attribute: through __dict__ it would turn the instance's inline
             # attribute values into a dict, and slow every attribute read of the client.
-            self.assign = fast  # type: ignore[method-assign]
+            self.assign = assigner.assign  # type: ignore[method-assign]
+            self._drain_exposures = assigner.drain
+            self._discard_exposures = assigner.discard
         self._closed = False
         self._close_lock = threading.Lock()
         #: One log line per stretch of drops from a full queue.
@@ -317,6 +324,7 @@ class Arbiter:
         await _off_loop(self.close, timeout)
 
     def stats(self) -> ClientStats:
+        self._drain_pending_exposures()
         counts = self._pipeline.counts
         return ClientStats(
             queued=len(self._queue),
@@ -496,7 +504,16 @@ class Arbiter:
         if holdout.exposures.first_today(user, variant):
             self._expose(holdout.id, user, variant, attributes)
 
-    def _expose(self, experiment_id: str, user: str, variant: str, attributes: Optional[Attributes] = None) -> None:
+    def _expose(
+        self,
+        experiment_id: str,
+        user: str,
+        variant: str,
+        attributes: Optional[Attributes] = None,
+        at: Optional[float] = None,
+    ) -> None:
+        """``at``: the time of the call that exposed the user (epoch seconds), when the exposure
+        is queued after it (the C assign's batch); now otherwise."""
         if not is_wire_user_id(user):
             self._warn_once(
                 "unstorable-user",
@@ -505,7 +522,7 @@ class Arbiter:
             )
             return
         payload = {"experiment_id": experiment_id, "user_id": user, "variant": variant}
-        self._enqueue("exposure", self._exposure_payload(payload, attributes))
+        self._enqueue("exposure", self._exposure_payload(payload, attributes), at=at)
 
     def _exposure_payload(self, payload: Dict[str, Any], attributes: Optional[Attributes]) -> Dict[str, Any]:
         """An exposure's fields, with the call's attributes as ``metadata.attributes`` when
@@ -525,8 +542,13 @@ class Arbiter:
             self._warn_once("exposure-attributes", message)
         return payload
 
-    def _enqueue(self, event_type: str, payload: Dict[str, Any], checked: bool = False) -> None:
-        """``checked``: ``track`` has already told the caller why an event is refused."""
+    def _enqueue(
+        self, event_type: str, payload: Dict[str, Any], checked: bool = False, at: Optional[float] = None
+    ) -> None:
+        """``checked``: ``track`` has already told the caller why an event is refused; ``at``: the
+        event's time (epoch seconds) when not now."""
+        # The exposures of earlier assign() calls go first: events keep the order of the calls.
+        self._drain_exposures()
         if self._closed:
             self._dropped_after_close += 1
             self._warn_once("closed", "events after close() are dropped")
@@ -539,7 +561,7 @@ class Arbiter:
         event = dict(payload)
         event["event_id"] = str(uuid.uuid4())
         event["type"] = event_type
-        event["timestamp"] = _now_iso()
+        event["timestamp"] = _now_iso() if at is None else _iso(at)
         try:
             queued = serialize(event)
         except (TypeError, ValueError) as err:
@@ -552,6 +574,13 @@ class Arbiter:
             return
         self._overflowing = False
         self._pipeline.notify()
+
+    def _drain_pending_exposures(self) -> None:
+        """The C assign's batch of exposure checks, decided and queued (a flush begins so)."""
+        try:
+            self._drain_exposures()
+        except Exception as err:  # the C call warns per failure; this is a bug's last net
+            self._assign_failed(err)
 
     def _tally_sender(self, tallies: TargetingTallies, transport: Transport) -> Callable[[Optional[float]], None]:
         def send(deadline: Optional[float]) -> None:
@@ -573,6 +602,7 @@ class Arbiter:
         """A client used after ``os.fork()`` starts its own threads; the parent's queued events
         stay the parent's to deliver."""
         self._close_lock = threading.Lock()
+        self._discard_exposures()
         self._store.reset_after_fork()
         self._queue.reset_after_fork()
         if self._tallies is not None:
@@ -592,3 +622,12 @@ async def _off_loop(wait: Callable[[Optional[float]], R], timeout: Optional[floa
 def _now_iso() -> str:
     """ISO 8601 in UTC with milliseconds, as JavaScript's ``toISOString`` writes it."""
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds")[:-6] + "Z"
+
+
+def _iso(at: float) -> str:
+    """``at`` (epoch seconds) as ``_now_iso`` writes the present."""
+    return datetime.fromtimestamp(at, timezone.utc).isoformat(timespec="milliseconds")[:-6] + "Z"
+
+
+def _nothing() -> None:
+    """What drains the exposures of a client without the C assign: it queues them in the call."""

@@ -28,9 +28,11 @@ class EventPipeline:
         flush_interval: float,
         on_ack: Callable[[Any], None],
         after_drain: Optional[Callable[[Optional[float]], None]] = None,
+        before_drain: Optional[Callable[[], None]] = None,
     ) -> None:
         """``after_drain(deadline)`` sends what rides along with the events (targeting tallies)
-        once they went through."""
+        once they went through; ``before_drain()`` queues what is due before a drain takes the
+        queue (the exposures the C assign decides in batches)."""
         self.counts: Dict[str, int] = {"sent": 0, "dropped": 0, "spilled": 0, "replayed": 0, "expired": 0}
         self._transport = transport
         self._queue = queue
@@ -43,6 +45,7 @@ class EventPipeline:
         self._interval = flush_interval
         self._on_ack = on_ack
         self._after_drain = after_drain
+        self._before_drain = before_drain
         self._drain_lock = threading.Lock()
         self._wake = threading.Event()
         self._closed = False
@@ -105,6 +108,8 @@ class EventPipeline:
             self.flush()
 
     def _drain(self, deadline: Optional[float]) -> None:
+        if self._before_drain is not None:
+            self._before_drain()
         left = len(self._queue)
         reachable = True
         detail = ""
