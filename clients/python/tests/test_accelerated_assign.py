@@ -326,6 +326,19 @@ def test_a_batched_exposure_keeps_its_calls_time_and_utc_day(
     assert stamps == ["2026-11-25T23:59:59.250Z", "2026-11-26T00:00:00.750Z"]
 
 
+def test_close_delivers_the_batch_of_the_calls_made_before_it(
+    fakes: Tuple[FakeArbiter, FakeArbiter], make_client: Any, warnings_log: pytest.LogCaptureFixture
+) -> None:
+    client = make_client(base_url=fakes[0].url)
+    assert client.ready(timeout=30)
+    client.assign(EXPERIMENT_NAME, "before-close")
+    assert client.assign.__self__.pending() == 1
+    client.close(timeout=5)
+    assert [e["user_id"] for e in fakes[0].stored.values()] == ["before-close"]
+    assert client.stats()["dropped"] == 0
+    assert not [r for r in warnings_log.records if "after close" in r.getMessage()]
+
+
 def test_a_quiet_clients_batch_goes_out_with_the_background_flush(
     fakes: Tuple[FakeArbiter, FakeArbiter], make_client: Any
 ) -> None:

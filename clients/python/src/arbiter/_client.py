@@ -309,6 +309,8 @@ class Arbiter:
     def close(self, timeout: Optional[float] = None) -> None:
         """Stops polling and delivers what is queued (within ``timeout`` seconds when given).
         Events tracked afterwards are dropped. Idempotent; never raises."""
+        # The exposures of the calls made so far are events of before the close.
+        self._drain_pending_exposures()
         with self._close_lock:
             if self._closed:
                 return
