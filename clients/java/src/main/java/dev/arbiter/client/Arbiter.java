@@ -48,6 +48,8 @@ public final class Arbiter implements AutoCloseable {
   private final boolean trackExposures;
   /** Users who reached each targeting today; null with {@code trackTargetingTallies} off. */
   private final TargetingTallies tallies;
+  /** Exposure checks of tables past the L2 cache, decided in batches; null with exposures off. */
+  private final ExposureBatches batches;
   /** Whether an exposure carries its call's attributes as {@code metadata.attributes}. */
   private final boolean exposureAttributes;
   /** What decides the UTC day of an exposure. */
@@ -91,6 +93,8 @@ public final class Arbiter implements AutoCloseable {
     this.trackExposures = b.trackExposures;
     this.tallies = b.targetingTallied() ? new TargetingTallies() : null;
     this.exposureAttributes = b.exposureAttributes;
+    this.batches = trackExposures
+        ? new ExposureBatches(this::decideExposure, b.exposureBatchFromSlots) : null;
     LongSupplier clock = b.clock != null ? b.clock : System::currentTimeMillis;
     // A clock of the tests is read on every call: no ticker follows its jumps.
     this.day = b.clock != null ? new UtcDayClock(b.clock) : UtcDayClock.system();
@@ -106,7 +110,8 @@ public final class Arbiter implements AutoCloseable {
     this.pipeline = new EventPipeline(transport, queue, offline, logger, batchSize,
         Builder.millis(b.flushInterval), version -> {
           if (version > store.version()) self[0].refreshSoon();
-        }, tallies == null ? null : new TallySender(tallies, transport, logger));
+        }, batches == null ? null : batches::decideAll,
+        tallies == null ? null : new TallySender(tallies, transport, logger));
     ConfigPoller poller = new ConfigPoller(transport, store, logger);
     this.worker = new BackgroundWorker(poller, pipeline, queue, transport, logger,
         Builder.millis(b.pollInterval), b.sendFullBatches ? batchSize : Integer.MAX_VALUE);
@@ -165,6 +170,11 @@ public final class Arbiter implements AutoCloseable {
       if (range < 0) {
         if (tallied) tallies.reached(entry, hash, user, true, day.dayTime());
         return null;
+      }
+      if (!tallied && trackExposures && (attributes == null || !exposureAttributes)
+          && batches.batches(entry)) {
+        batches.add(entry, user, range, entry.fingerprint(hash, user, range), day.dayTime());
+        return entry.owner(range);
       }
       boolean firstExposure = trackExposures && exposeOnce(entry, user, hash, range, attributes);
       // An exposure in the table has the user's tally beside it: only a new one looks it up.
@@ -265,6 +275,7 @@ public final class Arbiter implements AutoCloseable {
         return;
       }
       if (entry != null) fields.put("experiment_id", entry.id);
+      if (batches != null) batches.decideMine();
       stamper.enqueue(type, fields);
     } catch (RuntimeException e) {
       warnOnce("track", "track failed: " + e);
@@ -472,6 +483,8 @@ public final class Arbiter implements AutoCloseable {
   @Override
   public void close() {
     if (!closing.compareAndSet(false, true)) return;
+    // The calls made before close() are its to deliver.
+    if (batches != null) batches.decideAll();
     stamper.close();
     try {
       worker.close(closeTimeoutMs);
@@ -481,6 +494,7 @@ public final class Arbiter implements AutoCloseable {
   }
 
   public ArbiterStats stats() {
+    if (batches != null) batches.decideAll();
     return new ArbiterStats(queue.size(), pipeline.sent.get(),
         queue.dropped() + pipeline.dropped.get() + stamper.droppedAfterClose(),
         pipeline.spilled.get(), pipeline.replayed.get(), pipeline.expired.get());
@@ -573,12 +587,32 @@ public final class Arbiter implements AutoCloseable {
     }
     // An id the API would refuse is remembered too, so that its later calls stop here.
     if (!EventValidation.isWireUserId(user)) return true;
+    enqueueRecorded(EventType.EXPOSURE, withAttributes(exposureOf(entry, user, range), attributes));
+    return true;
+  }
+
+  /**
+   * A batched call, decided as {@link #exposeOnce} decides one (without attributes). The call
+   * has answered already: a failure here warns and leaves the rest of its batch to be decided.
+   */
+  private void decideExposure(CompiledExperiment entry, String user, int range, long fingerprint,
+      long dayTime, long latestStamp) {
+    try {
+      if (entry.exposed.firstToday(fingerprint, dayTime) && EventValidation.isWireUserId(user)) {
+        enqueueChecked(EventType.EXPOSURE, exposureOf(entry, user, range), latestStamp);
+      }
+    } catch (RuntimeException e) {
+      warnOnce("exposure", "exposure not queued: " + e);
+    }
+  }
+
+  private static Map<String, Object> exposureOf(CompiledExperiment entry, String user,
+      int range) {
     Map<String, Object> fields = new LinkedHashMap<>();
     fields.put("experiment_id", entry.id);
     fields.put("user_id", user);
     fields.put("variant", entry.owner(range));
-    enqueueRecorded(EventType.EXPOSURE, withAttributes(fields, attributes));
-    return true;
+    return fields;
   }
 
   /**
@@ -600,12 +634,18 @@ public final class Arbiter implements AutoCloseable {
 
   /** Exposures and model calls made for the caller: one the API would refuse is not queued. */
   private void enqueueRecorded(EventType type, Map<String, Object> fields) {
+    // The calling thread's batched exposures go first: a conversion never precedes its exposure.
+    if (batches != null) batches.decideMine();
+    enqueueChecked(type, fields, Long.MAX_VALUE);
+  }
+
+  private void enqueueChecked(EventType type, Map<String, Object> fields, long latestStamp) {
     String problem = EventValidation.problem(type, fields);
     if (problem != null) {
       logger.warn(type.wireName() + " not recorded: " + problem);
       return;
     }
-    stamper.enqueue(type, fields);
+    stamper.enqueue(type, fields, latestStamp);
   }
 
   private void warnOnce(String key, String message) {
@@ -647,6 +687,7 @@ public final class Arbiter implements AutoCloseable {
     private int batchSize = ArbiterDefaults.EVENT_BATCH_SIZE;
     private int queueCapacity = ArbiterDefaults.EVENT_QUEUE_CAPACITY;
     private int exposureDedupCapacity = ArbiterDefaults.EXPOSURE_DEDUP_CAPACITY;
+    private int exposureBatchFromSlots = ExposureBatches.DEFAULT_FROM_SLOTS;
     private LongSupplier clock;
     private int maxAttempts = ArbiterDefaults.MAX_ATTEMPTS;
     private Duration retryBaseDelay = DEFAULT_RETRY_BASE_DELAY;
@@ -926,6 +967,12 @@ public final class Arbiter implements AutoCloseable {
      */
     Builder sendFullBatches(boolean send) {
       this.sendFullBatches = send;
+      return this;
+    }
+
+    /** Tests: the table size (slots) from which exposure checks are batched; 0 batches all. */
+    Builder exposureBatchFromSlots(int slots) {
+      this.exposureBatchFromSlots = slots;
       return this;
     }
 

@@ -31,6 +31,8 @@ final class EventPipeline {
   private final int batchSize;
   private final long flushIntervalMs;
   private final LongConsumer onAckVersion;
+  /** Queues what callers' threads hold back (batched exposure checks) first; or null. */
+  private final Runnable beforeDrain;
   /** Sends what rides along with the events (the targeting tallies) once they went through; or null. */
   private final Runnable afterDrain;
   private long intervalMs;
@@ -41,7 +43,8 @@ final class EventPipeline {
   private String lastDetail = "";
 
   EventPipeline(Transport transport, EventQueue queue, OfflineStore store, ArbiterLogger logger,
-      int batchSize, long flushIntervalMs, LongConsumer onAckVersion, Runnable afterDrain) {
+      int batchSize, long flushIntervalMs, LongConsumer onAckVersion, Runnable beforeDrain,
+      Runnable afterDrain) {
     this.transport = transport;
     this.queue = queue;
     this.store = store;
@@ -50,6 +53,7 @@ final class EventPipeline {
     this.flushIntervalMs = Math.max(1, flushIntervalMs);
     this.intervalMs = this.flushIntervalMs;
     this.onAckVersion = onAckVersion;
+    this.beforeDrain = beforeDrain;
     this.afterDrain = afterDrain;
   }
 
@@ -60,6 +64,7 @@ final class EventPipeline {
 
   /** Sends (or spills, or drops) everything queued when it began, then replays the store. */
   void drain() {
+    if (beforeDrain != null) beforeDrain.run();
     int left = queue.size();
     boolean reachable = true;
     String detail = "";

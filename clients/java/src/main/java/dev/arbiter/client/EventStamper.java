@@ -49,6 +49,11 @@ final class EventStamper {
   }
 
   void enqueue(EventType type, Map<String, Object> fields) {
+    enqueue(type, fields, Long.MAX_VALUE);
+  }
+
+  /** {@link #enqueue(EventType, Map)}, stamped no later than {@code latestMs}. */
+  void enqueue(EventType type, Map<String, Object> fields, long latestMs) {
     if (closed.get()) {
       droppedAfterClose.incrementAndGet();
       warnOnce.warn("closed", "events after close() are dropped");
@@ -57,7 +62,8 @@ final class EventStamper {
     Map<String, Object> event = new LinkedHashMap<>();
     event.put("event_id", UUID.randomUUID().toString());
     event.put("type", type.wireName());
-    event.put("timestamp", ISO_MILLIS.format(Instant.ofEpochMilli(clock.getAsLong())));
+    long at = Math.min(clock.getAsLong(), latestMs);
+    event.put("timestamp", ISO_MILLIS.format(Instant.ofEpochMilli(at)));
     event.putAll(fields);
     EventQueue.Outcome outcome = queue.offer(event, type == EventType.EXPOSURE);
     if (outcome != EventQueue.Outcome.QUEUED) {

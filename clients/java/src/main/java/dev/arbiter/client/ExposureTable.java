@@ -56,9 +56,21 @@ final class ExposureTable {
    * recorded now, and the caller sends the exposure. False when it was.
    */
   boolean firstToday(long fingerprint, long nowMs) {
-    long fp = fingerprint == 0 ? 1 : fingerprint;
-    if (nowMs < dayEndsAt && contains(slots, fp)) return false;
-    return record(fp, nowMs);
+    return !seenToday(fingerprint, nowMs) && record(fingerprint == 0 ? 1 : fingerprint, nowMs);
+  }
+
+  /** Whether {@code fingerprint} is recorded on the day of {@code nowMs}: no lock, no change. */
+  boolean seenToday(long fingerprint, long nowMs) {
+    return nowMs < dayEndsAt && contains(slots, fingerprint == 0 ? 1 : fingerprint);
+  }
+
+  /**
+   * The fingerprint's home slot as it stands: a read whose only use is to bring the slot's
+   * cache line in, so that {@link #firstToday} finds it there (see {@link ExposureBatches}).
+   */
+  long homeSlot(long fingerprint) {
+    long[] table = slots;
+    return table[indexOf(fingerprint, table.length)];
   }
 
   /** Slots of the current array (8 bytes each): the table's memory. */

@@ -40,8 +40,13 @@ class ExposureDedupTest {
     fake.close();
   }
 
+  /** The options every client of these tests takes beside its own. */
+  Arbiter.Builder options(Arbiter.Builder b) {
+    return b;
+  }
+
   private Arbiter ready(Arbiter.Builder b) throws Exception {
-    Arbiter c = b.apiKey(fake.apiKey).baseUrl(fake.baseUrl()).logger(new MemoryLogger())
+    Arbiter c = options(b).apiKey(fake.apiKey).baseUrl(fake.baseUrl()).logger(new MemoryLogger())
         .flushInterval(Duration.ofHours(1)).sendFullBatches(false).clock(now::get).build();
     clients.add(c);
     assertTrue(c.ready().get());
