@@ -265,6 +265,16 @@ public class AssignBenchmark {
     return arbiter.stats().sent();
   }
 
+  /** {@link #arbiterAssign} for a user id the probe made: its own order of users. */
+  String arbiterAssignFresh(String user) {
+    return arbiter.assign("checkout-prompt", user);
+  }
+
+  /** {@link #arbiterAssignWithoutExposures} for a user id the probe made. */
+  String arbiterAssignFreshWithoutExposures(String user) {
+    return arbiterWithoutExposures.assign("checkout-prompt", user);
+  }
+
   /** The index of the user the next call assigns. */
   int nextUser() {
     return next;
