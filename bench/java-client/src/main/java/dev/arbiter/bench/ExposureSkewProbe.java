@@ -1,7 +1,5 @@
 package dev.arbiter.bench;
 
-import java.lang.management.ManagementFactory;
-import java.lang.management.ThreadMXBean;
 import java.util.Arrays;
 import java.util.SplittableRandom;
 import java.util.function.IntFunction;
@@ -20,8 +18,6 @@ import java.util.function.IntFunction;
  * <p>{@code java -cp target/benchmarks.jar dev.arbiter.bench.ExposureSkewProbe [users] [s...]}
  */
 public final class ExposureSkewProbe {
-  private static final int ROUNDS = 3;
-  private static final int CALLS = 10_000_000;
   /** Picks drawn once and replayed: 64 MiB of ints, read in order. */
   private static final int PICKS = 1 << 24;
 
@@ -34,7 +30,6 @@ public final class ExposureSkewProbe {
     AssignBenchmark state = new AssignBenchmark();
     state.users = users;
     state.setUp("arbiterAssign");
-    ThreadMXBean cpu = ManagementFactory.getThreadMXBean();
     StringBuilder summary = new StringBuilder();
     try {
       long sentBefore = state.exposuresSent();
@@ -43,23 +38,9 @@ public final class ExposureSkewProbe {
         IntFunction<String> on = i -> state.arbiterAssignFresh("user-" + picks[i & (PICKS - 1)]);
         IntFunction<String> off =
             i -> state.arbiterAssignFreshWithoutExposures("user-" + picks[i & (PICKS - 1)]);
-        rate(cpu, on, CALLS / 4);
-        rate(cpu, off, CALLS / 4);
-        double[] ratios = new double[ROUNDS];
-        double[] onRates = new double[ROUNDS];
-        double[] offRates = new double[ROUNDS];
-        for (int round = 0; round < ROUNDS; round++) {
-          offRates[round] = rate(cpu, off, CALLS);
-          onRates[round] = rate(cpu, on, CALLS);
-          ratios[round] = onRates[round] / offRates[round];
-        }
-        Arrays.sort(ratios);
-        Arrays.sort(onRates);
-        Arrays.sort(offRates);
+        OnOffRounds r = OnOffRounds.measure(on, off, (round, offRate, onRate) -> { });
         summary.append(String.format("%,9d users, Zipf s=%.1f (top 1%% of users make %.0f%% of calls):"
-            + " off %.1f M/s, on %.1f M/s (medians), on/off median %.2f (range %.2f-%.2f)%n",
-            users, s, 100 * topShare(picks, users, 0.01), offRates[ROUNDS / 2] / 1e6,
-            onRates[ROUNDS / 2] / 1e6, ratios[ROUNDS / 2], ratios[0], ratios[ROUNDS - 1]));
+            + " %s%n", users, s, 100 * topShare(picks, users, 0.01), r.summary()));
       }
       long sent = state.exposuresSent();
       if (state.exposuresDropped() != 0 || sent != sentBefore || sent != users) {
@@ -108,12 +89,4 @@ public final class ExposureSkewProbe {
     return top / (double) picks.length;
   }
 
-  private static double rate(ThreadMXBean cpu, IntFunction<String> call, int calls) {
-    long sink = 0;
-    long start = cpu.getCurrentThreadCpuTime();
-    for (int i = 0; i < calls; i++) sink += call.apply(i).length();
-    double seconds = (cpu.getCurrentThreadCpuTime() - start) / 1e9;
-    if (sink == 42) System.out.println();
-    return calls / seconds;
-  }
 }

@@ -132,12 +132,8 @@ final class ExposureBatches {
     long latestStamp = batch.dayEndsAt - 1;
     long dayTime = batch.dayStartsAt;
     for (int i = from; i < to; i++) {
-      CompiledExperiment entry = (CompiledExperiment) batch.entries[2 * i];
-      long fingerprint = batch.keys[2 * i];
-      // The steady state, a user already exposed today, takes no call.
-      if (entry.exposed.seenToday(fingerprint, dayTime)) continue;
-      decider.decide(entry, (String) batch.entries[2 * i + 1], (int) batch.keys[2 * i + 1],
-          fingerprint, dayTime, latestStamp);
+      decider.decide((CompiledExperiment) batch.entries[2 * i], (String) batch.entries[2 * i + 1],
+          (int) batch.keys[2 * i + 1], batch.keys[2 * i], dayTime, latestStamp);
     }
   }
 

@@ -56,12 +56,9 @@ final class ExposureTable {
    * recorded now, and the caller sends the exposure. False when it was.
    */
   boolean firstToday(long fingerprint, long nowMs) {
-    return !seenToday(fingerprint, nowMs) && record(fingerprint == 0 ? 1 : fingerprint, nowMs);
-  }
-
-  /** Whether {@code fingerprint} is recorded on the day of {@code nowMs}: no lock, no change. */
-  boolean seenToday(long fingerprint, long nowMs) {
-    return nowMs < dayEndsAt && contains(slots, fingerprint == 0 ? 1 : fingerprint);
+    long fp = fingerprint == 0 ? 1 : fingerprint;
+    if (nowMs < dayEndsAt && contains(slots, fp)) return false;
+    return record(fp, nowMs);
   }
 
   /**
