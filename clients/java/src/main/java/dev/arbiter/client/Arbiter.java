@@ -484,7 +484,7 @@ public final class Arbiter implements AutoCloseable {
   public void close() {
     if (!closing.compareAndSet(false, true)) return;
     // The calls made before close() are its to deliver.
-    if (batches != null) batches.decideAll();
+    if (batches != null) batches.close();
     stamper.close();
     try {
       worker.close(closeTimeoutMs);

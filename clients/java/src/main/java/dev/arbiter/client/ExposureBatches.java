@@ -58,6 +58,8 @@ final class ExposureBatches {
   private final Queue<Ring> all = new ConcurrentLinkedQueue<>();
   /** Read into by the first pass, so that its reads are not dropped as unused. */
   private volatile long sink;
+  /** Set by {@link #close}: calls from then on are checked one by one. */
+  private volatile boolean closed;
 
   ExposureBatches(Decider decider, int fromSlots) {
     this.decider = decider;
@@ -66,7 +68,7 @@ final class ExposureBatches {
 
   /** Whether calls of this experiment's table are batched now: the table has outgrown L2. */
   boolean batches(CompiledExperiment entry) {
-    return entry.exposed.slotCount() >= fromSlots;
+    return entry.exposed.slotCount() >= fromSlots && !closed;
   }
 
   /** Keeps a call to be decided with its batch; {@code dayTime} is any time of its UTC day. */
@@ -112,6 +114,20 @@ final class ExposureBatches {
         it.remove();
       }
     }
+  }
+
+  /**
+   * Decides what every thread has published, then leaves each thread's ring an empty batch: a
+   * ring is a value of each thread's thread-local map, which outlives this object until the
+   * thread touches that map again, and a batch left there would keep its calls' experiments and
+   * their exposure tables (megabytes each) alive after the client is gone. A call racing with
+   * this one may be left undecided, as an event tracked while the client closes may be dropped.
+   */
+  synchronized void close() {
+    closed = true;
+    decideAll();
+    for (Ring ring : all) ring.current = new Batch();
+    all.clear();
   }
 
   private Ring newRing() {

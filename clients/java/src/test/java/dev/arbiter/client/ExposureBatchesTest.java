@@ -1,10 +1,13 @@
 package dev.arbiter.client;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
+import java.lang.ref.WeakReference;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -240,5 +243,42 @@ class ExposureBatchesTest {
     assertEquals(List.of("exposure", "business_event"), deliveredTypes());
     assertEquals(Map.of("attributes", Map.of("plan", "pro")),
         stored("exposure").get(0).get("metadata"));
+  }
+
+  /**
+   * Each thread's ring stays in its thread-local map after the client is gone: once closed, it
+   * must hold none of the calls, whose experiments keep their exposure tables alive.
+   */
+  @Test
+  void aClosedClientsRingsKeepNoExperimentAlive() throws Exception {
+    WeakReference<CompiledExperiment> experiment = batchOnThisThreadAndClose();
+    for (int i = 0; i < 50 && experiment.get() != null; i++) {
+      System.gc();
+      Thread.sleep(20);
+    }
+    assertNull(experiment.get(), "the closed batches still reach the experiment");
+  }
+
+  private static WeakReference<CompiledExperiment> batchOnThisThreadAndClose() {
+    ConfigStore store = new ConfigStore(1_000);
+    store.replace(JsonReader.parse(JsonWriter.write(Configs.doc(1, List.of(Configs.twoArms())))),
+        null);
+    CompiledExperiment entry = store.lookup(Configs.EXPERIMENT);
+    List<String> decided = new ArrayList<>();
+    ExposureBatches batches =
+        new ExposureBatches((e, user, range, fp, dayTime, latest) -> decided.add(user), 0);
+    List<String> added = new ArrayList<>();
+    for (int i = 0; added.size() < 10; i++) {
+      String user = "user-" + i;
+      int hash = entry.bucketer.hashOf(user);
+      int range = entry.rangeOf(hash);
+      if (range < 0) continue;
+      batches.add(entry, user, range, entry.fingerprint(hash, user, range), DAY_START);
+      added.add(user);
+    }
+    batches.close();
+    assertEquals(added, decided, "close() decides what was published");
+    assertFalse(batches.batches(entry), "a closed client checks its calls one by one");
+    return new WeakReference<>(entry);
   }
 }
