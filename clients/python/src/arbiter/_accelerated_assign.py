@@ -8,7 +8,8 @@ the extra nothing here is used.
 from typing import Any, Callable, Dict, Optional, Protocol, Sequence
 
 from ._bucketing import ordered_ranges
-from ._exposure_dedup import SPEEDUPS_API_VERSION, ExposureTable
+from ._exposure_dedup import ExposureTable
+from ._speedups import INSTALLED, speaking_this_interface
 from ._targeting_tallies import Reached
 from ._variant_function import VariantOf
 
@@ -27,20 +28,15 @@ class _Accelerated:
 
 
 def accelerated(speedups: Any) -> Optional[_Accelerated]:
-    """The C assign of an imported ``arbiter_speedups`` speaking this client's interface; None
-    for any other, so that a mismatched install costs speed, never the import."""
-    if getattr(speedups, "API_VERSION", None) != SPEEDUPS_API_VERSION:
+    """The C assign of an imported ``arbiter_speedups`` that speaks this client's interface;
+    None for any other (or None)."""
+    if speaking_this_interface(speedups) is None:
         return None
     return _Accelerated(speedups)
 
 
-try:  # pip install arbiter-client[speedups] (clients/python-speedups)
-    import arbiter_speedups
-
-    #: The C assign, when the extra is installed and speaks this client's interface; else None.
-    ACCELERATED = accelerated(arbiter_speedups)
-except ImportError:  # the plain install: no runtime dependency
-    ACCELERATED = None
+#: The C assign, when the ``speedups`` extra is installed; else None.
+ACCELERATED = accelerated(INSTALLED)
 
 
 def assign_entry(

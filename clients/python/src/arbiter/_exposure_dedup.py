@@ -6,12 +6,11 @@ import time
 from array import array
 from typing import Any, Callable, Optional, Protocol
 
+from ._speedups import INSTALLED, speaking_this_interface
+
 #: Seconds since the epoch. A table reads it when it is made: a test replaces it first to move
 #: the UTC day.
 wall_clock: Callable[[], float] = time.time
-
-#: The ``API_VERSION`` of ``arbiter_speedups`` this client takes its C parts from.
-SPEEDUPS_API_VERSION = 2
 
 SECONDS_A_DAY = 86_400
 #: Slots of a new or cleared table; it doubles from here as it fills.
@@ -32,22 +31,16 @@ class ExposureTable(Protocol):
 
 
 def accelerated_table(speedups: Any) -> Optional[Callable[[int, Callable[[], float]], ExposureTable]]:
-    """The C table of an imported ``arbiter_speedups``, when it speaks this client's interface
-    (``API_VERSION`` 2); None for any other, so that a mismatched install costs speed, never
-    the import of the client."""
-    if getattr(speedups, "API_VERSION", None) != SPEEDUPS_API_VERSION:
+    """The C table of an imported ``arbiter_speedups`` that speaks this client's interface;
+    None for any other (or None)."""
+    if speaking_this_interface(speedups) is None:
         return None
     table: Callable[[int, Callable[[], float]], ExposureTable] = speedups.ExposureTable
     return table
 
 
-try:  # pip install arbiter-client[speedups]: the same table in C (clients/python-speedups)
-    import arbiter_speedups
-
-    #: The C table, when the extra is installed and speaks this client's interface; else None.
-    ACCELERATED_TABLE = accelerated_table(arbiter_speedups)
-except ImportError:  # the plain install: no runtime dependency
-    ACCELERATED_TABLE = None
+#: The same table in C, when the ``speedups`` extra is installed; else None.
+ACCELERATED_TABLE = accelerated_table(INSTALLED)
 
 
 def new_table(capacity: int) -> ExposureTable:
