@@ -9,7 +9,7 @@ from typing import Any, Callable, Dict, Optional, Protocol, Sequence
 
 from ._bucketing import ordered_ranges
 from ._exposure_dedup import ExposureTable
-from ._speedups import INSTALLED, speaking_this_interface
+from ._speedups import INSTALLED, speaks_this_interface
 from ._targeting_tallies import Reached
 from ._variant_function import VariantOf
 
@@ -30,7 +30,7 @@ class _Accelerated:
 def accelerated(speedups: Any) -> Optional[_Accelerated]:
     """The C assign of an imported ``arbiter_speedups`` that speaks this client's interface;
     None for any other (or None)."""
-    if speaking_this_interface(speedups) is None:
+    if not speaks_this_interface(speedups):
         return None
     return _Accelerated(speedups)
 

@@ -6,7 +6,7 @@ import time
 from array import array
 from typing import Any, Callable, Optional, Protocol
 
-from ._speedups import INSTALLED, speaking_this_interface
+from ._speedups import INSTALLED, speaks_this_interface
 
 #: Seconds since the epoch. A table reads it when it is made: a test replaces it first to move
 #: the UTC day.
@@ -33,7 +33,7 @@ class ExposureTable(Protocol):
 def accelerated_table(speedups: Any) -> Optional[Callable[[int, Callable[[], float]], ExposureTable]]:
     """The C table of an imported ``arbiter_speedups`` that speaks this client's interface;
     None for any other (or None)."""
-    if speaking_this_interface(speedups) is None:
+    if not speaks_this_interface(speedups):
         return None
     table: Callable[[int, Callable[[], float]], ExposureTable] = speedups.ExposureTable
     return table

@@ -7,16 +7,16 @@ from typing import Any, Optional
 SPEEDUPS_API_VERSION = 2
 
 
-def speaking_this_interface(speedups: Any) -> Optional[Any]:
-    """``speedups`` when it speaks this client's interface (``API_VERSION`` 2); None for any
-    other, so that a mismatched install costs speed, never the import of the client."""
-    return speedups if getattr(speedups, "API_VERSION", None) == SPEEDUPS_API_VERSION else None
+def speaks_this_interface(speedups: Any) -> bool:
+    """Whether ``speedups`` speaks this client's interface (``API_VERSION`` 2). A mismatched
+    install is passed over: it costs speed, never the import of the client."""
+    return getattr(speedups, "API_VERSION", None) == SPEEDUPS_API_VERSION
 
 
 try:
     import arbiter_speedups
 
     #: The installed extra, when it speaks this client's interface; else None.
-    INSTALLED: Optional[Any] = speaking_this_interface(arbiter_speedups)
+    INSTALLED: Optional[Any] = arbiter_speedups if speaks_this_interface(arbiter_speedups) else None
 except ImportError:  # the plain install: no runtime dependency
     INSTALLED = None
