@@ -139,17 +139,30 @@ final class ExposureBatches {
 
   /** Entries {@code from} to {@code to} of a batch: every slot read, then each call in order. */
   private void decide(Batch batch, int from, int to) {
+    Object[] entries = batch.entries;
+    long[] keys = batch.keys;
+    // A batch is mostly one experiment's calls: its table is looked up once a run of them.
+    Object last = null;
+    long[] table = null;
     long read = 0;
     for (int i = from; i < to; i++) {
-      read ^= ((CompiledExperiment) batch.entries[2 * i]).exposed.homeSlot(batch.keys[2 * i]);
+      Object entry = entries[2 * i];
+      if (entry != last) {
+        last = entry;
+        table = ((CompiledExperiment) entry).exposed.slotsToRead();
+      }
+      read ^= ExposureTable.homeSlotIn(table, keys[2 * i]);
     }
     sink = read;
     // An event is never stamped past the day its call was decided on.
     long latestStamp = batch.dayEndsAt - 1;
     long dayTime = batch.dayStartsAt;
     for (int i = from; i < to; i++) {
-      decider.decide((CompiledExperiment) batch.entries[2 * i], (String) batch.entries[2 * i + 1],
-          (int) batch.keys[2 * i + 1], batch.keys[2 * i], dayTime, latestStamp);
+      CompiledExperiment entry = (CompiledExperiment) entries[2 * i];
+      // The steady state, a user already exposed today, is answered here without the call.
+      if (entry.exposed.seenToday(keys[2 * i], dayTime)) continue;
+      decider.decide(entry, (String) entries[2 * i + 1], (int) keys[2 * i + 1], keys[2 * i],
+          dayTime, latestStamp);
     }
   }
 

@@ -62,11 +62,27 @@ final class ExposureTable {
   }
 
   /**
-   * The fingerprint's home slot as it stands: a read whose only use is to bring the slot's
-   * cache line in, so that {@link #firstToday} finds it there (see {@link ExposureBatches}).
+   * True when {@code fingerprint} is recorded on the UTC day of {@code nowMs}: the lock-free
+   * first check of {@link #firstToday}, for a batch to answer most calls without calling it.
+   * False leaves the call to {@link #firstToday}, which looks again under the monitor.
    */
-  long homeSlot(long fingerprint) {
-    long[] table = slots;
+  boolean seenToday(long fingerprint, long nowMs) {
+    return nowMs < dayEndsAt && contains(slots, fingerprint == 0 ? 1 : fingerprint);
+  }
+
+  /**
+   * The current array, for {@link #homeSlotIn}. A batch reads it once for a run of calls of
+   * this table: an array replaced since then only makes that read useless, not wrong.
+   */
+  long[] slotsToRead() {
+    return slots;
+  }
+
+  /**
+   * A fingerprint's home slot in {@code table}: a read whose only use is to bring the slot's
+   * cache line in, so that {@link #seenToday} finds it there (see {@link ExposureBatches}).
+   */
+  static long homeSlotIn(long[] table, long fingerprint) {
     return table[indexOf(fingerprint, table.length)];
   }
 

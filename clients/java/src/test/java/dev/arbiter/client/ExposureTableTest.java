@@ -40,6 +40,22 @@ class ExposureTableTest {
   }
 
   @Test
+  void seenTodayAnswersWithoutRecording() {
+    ExposureTable table = new ExposureTable(1_000);
+    long noon = DAY_START + ExposureTable.DAY_MS / 2;
+    assertFalse(table.seenToday(42, noon), "an empty table has seen no one");
+    assertFalse(table.seenToday(42, noon), "asking records nothing");
+    assertTrue(table.firstToday(42, noon));
+    assertTrue(table.seenToday(42, noon + 1));
+    assertFalse(table.seenToday(43, noon + 1));
+    assertFalse(table.seenToday(42, DAY_START + ExposureTable.DAY_MS), "not on the next day");
+    assertEquals(1, table.size());
+    // 0, stored as 1, is seen as the fingerprint it was recorded as.
+    assertTrue(table.firstToday(0, noon));
+    assertTrue(table.seenToday(0, noon));
+  }
+
+  @Test
   void aClockThatStepsBackKeepsTheDayItHas() {
     ExposureTable table = new ExposureTable(1_000);
     long tomorrow = DAY_START + ExposureTable.DAY_MS;
