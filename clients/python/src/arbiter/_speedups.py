@@ -16,7 +16,7 @@ def speaks_this_interface(speedups: Any) -> bool:
 try:
     import arbiter_speedups
 
-    #: The installed extra, when it speaks this client's interface; else None.
-    INSTALLED: Optional[Any] = arbiter_speedups if speaks_this_interface(arbiter_speedups) else None
+    #: The installed extra, whichever interface it speaks; None when it is not installed.
+    INSTALLED: Optional[Any] = arbiter_speedups
 except ImportError:  # the plain install: no runtime dependency
     INSTALLED = None
