@@ -56,6 +56,8 @@ final class ExposureTable {
    * recorded now, and the caller sends the exposure. False when it was.
    */
   boolean firstToday(long fingerprint, long nowMs) {
+    // seenToday's check, written out: calling it from here measured the batched path slower
+    // (bench/java-client/RESULTS.md, session 32).
     long fp = fingerprint == 0 ? 1 : fingerprint;
     if (nowMs < dayEndsAt && contains(slots, fp)) return false;
     return record(fp, nowMs);
