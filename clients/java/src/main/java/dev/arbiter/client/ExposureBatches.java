@@ -2,6 +2,7 @@ package dev.arbiter.client;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.Arrays;
 import java.util.Iterator;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -14,13 +15,14 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  * call in order as {@code assign} would have.
  *
  * <p>Each thread appends to a batch of its own with plain writes and publishes the count with a
- * release store: no lock and no atomic instruction per call. A full batch is decided by its
- * thread, which then starts a new batch object, so a batch's published entries are never
- * written again. Other threads (the flush, {@code stats()}, {@code close()}) decide the published
- * entries of every thread's batch and advance its {@code decided} mark, under this object's
- * monitor; the owner decides from that mark on. The two can meet on an entry at the same
- * moment, and then both decide it: the exposure table answers "first today" once, so the
- * exposure is still queued once.
+ * release store: no lock and no atomic instruction per call. Its batch is found through a small
+ * array indexed by the thread's id, checked against its owner, with a {@code ThreadLocal}
+ * behind it for the threads the array has no slot for. A batch is decided under its ring's
+ * lock, by its thread when full (then emptied and refilled: one object per thread) and by the
+ * threads that decide every batch (the flush, {@code stats()}, {@code close()}), which decide the
+ * published entries and advance the {@code decided} mark. So an entry is decided once, and a
+ * thread's exposures are all queued when it queues any later event. The owner writes past the
+ * published count only, which nobody else reads, and empties the batch under the lock.
  */
 final class ExposureBatches {
   /** Calls a batch holds: enough misses in flight to hide most of the memory's latency. */
@@ -32,14 +34,14 @@ final class ExposureBatches {
    */
   static final int DEFAULT_FROM_SLOTS = 1 << 18;
 
+  /** Slots of the array of rings by thread id: threads past it take the {@code ThreadLocal}. */
+  private static final int RING_SLOTS = 128;
   private static final VarHandle PUBLISHED;
-  private static final VarHandle DECIDED;
 
   static {
     try {
       MethodHandles.Lookup lookup = MethodHandles.lookup();
       PUBLISHED = lookup.findVarHandle(Batch.class, "published", int.class);
-      DECIDED = lookup.findVarHandle(Batch.class, "decided", int.class);
     } catch (ReflectiveOperationException e) {
       throw new ExceptionInInitializerError(e);
     }
@@ -53,7 +55,12 @@ final class ExposureBatches {
 
   private final Decider decider;
   private final int fromSlots;
-  /** Each thread's batches, from its first batched call on. */
+  /**
+   * Rings by thread id modulo its length, written under this object's monitor: the lookup that
+   * costs no hashing (the {@code ThreadLocal} cost ~3 ns a call, bench/java-client/RESULTS.md).
+   */
+  private final Ring[] byThread = new Ring[RING_SLOTS];
+  /** Each thread's ring, from its first batched call on, when {@code byThread} has no slot. */
   private final ThreadLocal<Ring> rings = new ThreadLocal<>();
   private final Queue<Ring> all = new ConcurrentLinkedQueue<>();
   /** Read into by the first pass, so that its reads are not dropped as unused. */
@@ -73,11 +80,10 @@ final class ExposureBatches {
 
   /** Keeps a call to be decided with its batch; {@code dayTime} is any time of its UTC day. */
   void add(CompiledExperiment entry, String user, int range, long fingerprint, long dayTime) {
-    Ring ring = rings.get();
-    if (ring == null) ring = newRing();
+    Ring ring = ringOfThisThread();
     Batch batch = ring.current;
     if (dayTime < batch.dayStartsAt || dayTime >= batch.dayEndsAt) {
-      if (batch.count > 0) batch = ring.decideOwn(this);
+      if (batch.count > 0) decideOwn(ring, batch);
       batch.startDay(dayTime);
     }
     int n = batch.count;
@@ -87,31 +93,38 @@ final class ExposureBatches {
     batch.keys[2 * n + 1] = range;
     batch.count = n + 1;
     PUBLISHED.setRelease(batch, n + 1);
-    if (n + 1 == SIZE) ring.decideOwn(this);
+    if (n + 1 == SIZE) decideOwn(ring, batch);
   }
 
   /** Decides the calling thread's batch: before it queues any other event, so order is kept. */
   void decideMine() {
-    Ring ring = rings.get();
-    if (ring != null && ring.current.count > 0) ring.decideOwn(this);
+    Ring ring = ringOfThisThreadIfAny();
+    if (ring == null) return;
+    Batch batch = ring.current;
+    if (batch.count > 0) decideOwn(ring, batch);
   }
 
   /**
    * Decides what every thread has published: before a flush, {@code stats()} and
-   * {@code close()}. A thread that has ended and left nothing is forgotten.
+   * {@code close()}. A thread that has ended is forgotten once its calls are decided.
    */
   synchronized void decideAll() {
     for (Iterator<Ring> it = all.iterator(); it.hasNext();) {
       Ring ring = it.next();
-      Batch batch = ring.current;
-      int published = (int) PUBLISHED.getAcquire(batch);
-      int from = (int) DECIDED.getAcquire(batch);
-      if (from < published) {
-        decide(batch, from, published);
-        DECIDED.setRelease(batch, published);
+      // Read first: a thread seen ended has published its last call before it ended.
+      boolean ended = !ring.owner.isAlive();
+      synchronized (ring) {
+        Batch batch = ring.current;
+        int published = (int) PUBLISHED.getAcquire(batch);
+        if (batch.decided < published) {
+          decide(batch, batch.decided, published);
+          batch.decided = published;
+        }
       }
-      if (!ring.owner.isAlive() && ring.current == batch && published == batch.count) {
+      if (ended) {
         it.remove();
+        int slot = slotOf(ring.owner);
+        if (byThread[slot] == ring) byThread[slot] = null;
       }
     }
   }
@@ -128,13 +141,54 @@ final class ExposureBatches {
     decideAll();
     for (Ring ring : all) ring.current = new Batch();
     all.clear();
+    Arrays.fill(byThread, null);
   }
 
-  private Ring newRing() {
-    Ring ring = new Ring(Thread.currentThread());
-    rings.set(ring);
+  private Ring ringOfThisThread() {
+    Ring ring = ringOfThisThreadIfAny();
+    return ring != null ? ring : newRing();
+  }
+
+  private Ring ringOfThisThreadIfAny() {
+    Thread thread = Thread.currentThread();
+    Ring ring = byThread[slotOf(thread)];
+    return ring != null && ring.owner == thread ? ring : rings.get();
+  }
+
+  /** The calling thread's first batched call: a slot of {@code byThread} if one is free. */
+  private synchronized Ring newRing() {
+    Thread thread = Thread.currentThread();
+    Ring ring = new Ring(thread);
+    int slot = slotOf(thread);
+    Ring held = byThread[slot];
+    if (held == null || !held.owner.isAlive()) {
+      byThread[slot] = ring;
+    } else {
+      rings.set(ring);
+    }
     all.add(ring);
     return ring;
+  }
+
+  @SuppressWarnings("deprecation") // threadId() is Java 19's name for it
+  private static int slotOf(Thread thread) {
+    return (int) thread.getId() & (RING_SLOTS - 1);
+  }
+
+  /**
+   * Decides the calling thread's batch from its mark on and empties it for reuse: under the
+   * ring's lock, so that no other thread is deciding it, and forgetting its calls' experiments
+   * and users, so that an idle thread's batch keeps no replaced experiment's table alive.
+   */
+  private void decideOwn(Ring ring, Batch batch) {
+    synchronized (ring) {
+      int count = batch.count;
+      if (batch.decided < count) decide(batch, batch.decided, count);
+      batch.entries = new Object[2 * SIZE];
+      batch.decided = 0;
+      batch.count = 0;
+      PUBLISHED.setRelease(batch, 0);
+    }
   }
 
   /** Entries {@code from} to {@code to} of a batch: every slot read, then each call in order. */
@@ -157,45 +211,41 @@ final class ExposureBatches {
     // An event is never stamped past the day its call was decided on.
     long latestStamp = batch.dayEndsAt - 1;
     long dayTime = batch.dayStartsAt;
+    last = null;
+    long[] seen = null;
     for (int i = from; i < to; i++) {
       CompiledExperiment entry = (CompiledExperiment) entries[2 * i];
+      if (entry != last) {
+        last = entry;
+        seen = entry.exposed.seenSlots(dayTime);
+      }
       // The steady state, a user already exposed today, is answered here without the call.
-      if (entry.exposed.seenToday(keys[2 * i], dayTime)) continue;
+      if (ExposureTable.seenIn(seen, keys[2 * i])) continue;
       decider.decide(entry, (String) entries[2 * i + 1], (int) keys[2 * i + 1], keys[2 * i],
           dayTime, latestStamp);
     }
   }
 
-  /** One thread's batches. */
+  /** One thread's batch, and the lock its deciders take. */
   private static final class Ring {
     final Thread owner;
-    /** Replaced by its owner only; read by the threads that decide every batch. */
+    /** Emptied for reuse by its owner; replaced by {@link #close} only. */
     volatile Batch current = new Batch();
 
     Ring(Thread owner) {
       this.owner = owner;
     }
-
-    /** Decides the owner's batch from its mark on and starts a new one (owner only). */
-    Batch decideOwn(ExposureBatches batches) {
-      Batch full = current;
-      Batch next = new Batch();
-      current = next;
-      int from = (int) DECIDED.getAcquire(full);
-      if (from < full.count) batches.decide(full, from, full.count);
-      return next;
-    }
   }
 
   /**
-   * Calls of one UTC day, in order. A new object each time (about 1.6 KB per 64 calls), so that
-   * an entry, once published, is never written again: a thread deciding every batch never reads
-   * one being refilled. Reusing one was measured 2-3 ns a call faster, and would need a handshake
-   * with those threads.
+   * Calls of one UTC day, in order; emptied and refilled by its thread, under the ring's lock.
+   * Its keys are reused; its entries are a new array each time, which measured faster than
+   * clearing the old one (probably because reference stores into a young array take the short
+   * way through G1's write barrier) and forgets the calls' experiments all the same.
    */
   private static final class Batch {
     /** Per call: its experiment, then its user id. */
-    final Object[] entries = new Object[2 * SIZE];
+    Object[] entries = new Object[2 * SIZE];
     /** Per call: its fingerprint, then its variant's range. */
     final long[] keys = new long[2 * SIZE];
     /** The UTC day of every call in the batch, as [start, end) in epoch ms; empty at first. */
@@ -206,9 +256,8 @@ final class ExposureBatches {
     /** {@code count} as other threads may read it. */
     @SuppressWarnings("unused")
     private volatile int published;
-    /** Calls before this one were decided by another thread. */
-    @SuppressWarnings("unused")
-    private volatile int decided;
+    /** Calls before this one are decided; guarded by the ring's lock. */
+    int decided;
 
     void startDay(long dayTime) {
       dayStartsAt = Math.floorDiv(dayTime, ExposureTable.DAY_MS) * ExposureTable.DAY_MS;

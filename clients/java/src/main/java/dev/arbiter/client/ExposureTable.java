@@ -56,7 +56,7 @@ final class ExposureTable {
    * recorded now, and the caller sends the exposure. False when it was.
    */
   boolean firstToday(long fingerprint, long nowMs) {
-    // seenToday's check, written out: calling it from here measured the batched path slower
+    // seenIn's check, written out: calling it from here measured the batched path slower
     // (bench/java-client/RESULTS.md, session 32).
     long fp = fingerprint == 0 ? 1 : fingerprint;
     if (nowMs < dayEndsAt && contains(slots, fp)) return false;
@@ -64,12 +64,23 @@ final class ExposureTable {
   }
 
   /**
-   * True when {@code fingerprint} is recorded on the UTC day of {@code nowMs}: the lock-free
+   * The array to answer {@link #seenIn} from for calls on the UTC day of {@code nowMs}, or null
+   * when that day is past the table's. A batch reads it once for a run of calls of this table:
+   * a fingerprint in an array since replaced (grown, or cleared at the capacity) was recorded
+   * today all the same, and one recorded in the new array only is left to {@link #firstToday}.
+   */
+  long[] seenSlots(long nowMs) {
+    // The day first: a caller that reads the new day reads the new (empty) array too.
+    return nowMs < dayEndsAt ? slots : null;
+  }
+
+  /**
+   * True when {@code fingerprint} is in {@code table} from {@link #seenSlots}: the lock-free
    * first check of {@link #firstToday}, for a batch to answer most calls without calling it.
    * False leaves the call to {@link #firstToday}, which looks again under the monitor.
    */
-  boolean seenToday(long fingerprint, long nowMs) {
-    return nowMs < dayEndsAt && contains(slots, fingerprint == 0 ? 1 : fingerprint);
+  static boolean seenIn(long[] table, long fingerprint) {
+    return table != null && contains(table, fingerprint == 0 ? 1 : fingerprint);
   }
 
   /**
@@ -82,7 +93,7 @@ final class ExposureTable {
 
   /**
    * A fingerprint's home slot in {@code table}: a read whose only use is to bring the slot's
-   * cache line in, so that {@link #seenToday} finds it there (see {@link ExposureBatches}).
+   * cache line in, so that {@link #seenIn} finds it there (see {@link ExposureBatches}).
    */
   static long homeSlotIn(long[] table, long fingerprint) {
     return table[indexOf(fingerprint, table.length)];

@@ -259,6 +259,99 @@ class ExposureBatchesTest {
     assertNull(experiment.get(), "the closed batches still reach the experiment");
   }
 
+  /** One experiment's compiled entry, and enrolled users of it with their fingerprints. */
+  private static final class Calls {
+    final CompiledExperiment entry;
+    final List<String> users = new ArrayList<>();
+    final List<Integer> ranges = new ArrayList<>();
+
+    Calls(int count) {
+      ConfigStore store = new ConfigStore(1_000);
+      store.replace(JsonReader.parse(JsonWriter.write(Configs.doc(1, List.of(Configs.twoArms())))),
+          null);
+      entry = store.lookup(Configs.EXPERIMENT);
+      for (int i = 0; users.size() < count; i++) {
+        String user = "user-" + i;
+        int range = entry.rangeOf(entry.bucketer.hashOf(user));
+        if (range < 0) continue;
+        users.add(user);
+        ranges.add(range);
+      }
+    }
+
+    void add(ExposureBatches batches, int i) {
+      String user = users.get(i);
+      int hash = entry.bucketer.hashOf(user);
+      batches.add(entry, user, ranges.get(i), entry.fingerprint(hash, user, ranges.get(i)),
+          DAY_START);
+    }
+  }
+
+  @Test
+  void aCallIsDecidedOnceWhileAnotherThreadDecidesEveryBatch() throws Exception {
+    Calls calls = new Calls(20_000);
+    List<String> decided = new ArrayList<>();
+    // No exposure table here: a call decided twice would be counted twice.
+    ExposureBatches batches = new ExposureBatches((e, user, range, fp, dayTime, latest) -> {
+      synchronized (decided) {
+        decided.add(user);
+      }
+    }, 0);
+    CountDownLatch done = new CountDownLatch(1);
+    Thread flusher = new Thread(() -> {
+      while (done.getCount() > 0) batches.decideAll();
+    });
+    flusher.start();
+    onAnotherThread(() -> {
+      for (int i = 0; i < calls.users.size(); i++) calls.add(batches, i);
+      batches.decideMine();
+    });
+    done.countDown();
+    flusher.join();
+    batches.decideAll();
+    assertEquals(calls.users.size(), decided.size(), "each call decided once");
+    assertTrue(calls.users.equals(decided), "in the order the calls were made");
+  }
+
+  @Test
+  void threadsPastTheArrayOfRingsAreBatchedAndDecidedToo() throws Exception {
+    int threads = 300;
+    Calls calls = new Calls(threads * 3);
+    Map<String, Integer> decided = new HashMap<>();
+    ExposureBatches batches = new ExposureBatches((e, user, range, fp, dayTime, latest) -> {
+      synchronized (decided) {
+        decided.merge(user, 1, Integer::sum);
+      }
+    }, 0);
+    CountDownLatch added = new CountDownLatch(threads);
+    CountDownLatch release = new CountDownLatch(1);
+    List<Thread> started = new ArrayList<>();
+    for (int t = 0; t < threads; t++) {
+      int first = t * 3;
+      // All alive at once, so that threads whose ids share a slot hold rings side by side.
+      Thread thread = new Thread(() -> {
+        for (int i = first; i < first + 3; i++) calls.add(batches, i);
+        added.countDown();
+        try {
+          release.await();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      });
+      thread.start();
+      started.add(thread);
+    }
+    added.await();
+    assertTrue(decided.isEmpty(), "a batch of three calls waits for its thread or a flush");
+    batches.decideAll();
+    release.countDown();
+    for (Thread thread : started) thread.join();
+    assertEquals(calls.users.size(), decided.size(), "every thread's calls were found");
+    assertTrue(decided.values().stream().allMatch(n -> n == 1), "and decided once each");
+    batches.decideAll();
+    assertEquals(calls.users.size(), decided.size(), "ended threads leave nothing behind");
+  }
+
   private static WeakReference<CompiledExperiment> batchOnThisThreadAndClose() {
     ConfigStore store = new ConfigStore(1_000);
     store.replace(JsonReader.parse(JsonWriter.write(Configs.doc(1, List.of(Configs.twoArms())))),

@@ -2,6 +2,7 @@ package dev.arbiter.client;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -40,19 +41,33 @@ class ExposureTableTest {
   }
 
   @Test
-  void seenTodayAnswersWithoutRecording() {
+  void seenInAnswersWithoutRecording() {
     ExposureTable table = new ExposureTable(1_000);
     long noon = DAY_START + ExposureTable.DAY_MS / 2;
-    assertFalse(table.seenToday(42, noon), "an empty table has seen no one");
-    assertFalse(table.seenToday(42, noon), "asking records nothing");
+    assertFalse(ExposureTable.seenIn(table.seenSlots(noon), 42), "an empty table has seen no one");
+    assertFalse(ExposureTable.seenIn(table.seenSlots(noon), 42), "asking records nothing");
     assertTrue(table.firstToday(42, noon));
-    assertTrue(table.seenToday(42, noon + 1));
-    assertFalse(table.seenToday(43, noon + 1));
-    assertFalse(table.seenToday(42, DAY_START + ExposureTable.DAY_MS), "not on the next day");
+    assertTrue(ExposureTable.seenIn(table.seenSlots(noon + 1), 42));
+    assertFalse(ExposureTable.seenIn(table.seenSlots(noon + 1), 43));
+    assertNull(table.seenSlots(DAY_START + ExposureTable.DAY_MS), "not on the next day");
+    assertFalse(ExposureTable.seenIn(null, 42), "no array has seen no one");
     assertEquals(1, table.size());
     // 0, stored as 1, is seen as the fingerprint it was recorded as.
     assertTrue(table.firstToday(0, noon));
-    assertTrue(table.seenToday(0, noon));
+    assertTrue(ExposureTable.seenIn(table.seenSlots(noon), 0));
+  }
+
+  @Test
+  void anArrayReadBeforeItGrewStillAnswersForWhatItHeld() {
+    ExposureTable table = new ExposureTable(100_000);
+    long noon = DAY_START + ExposureTable.DAY_MS / 2;
+    assertTrue(table.firstToday(7, noon));
+    long[] before = table.seenSlots(noon);
+    int slots = table.slotCount();
+    for (long fp = 100; table.slotCount() == slots; fp++) table.firstToday(fp, noon);
+    assertTrue(ExposureTable.seenIn(before, 7), "recorded today, before the table grew");
+    assertTrue(ExposureTable.seenIn(table.seenSlots(noon), 7), "and in the grown array");
+    assertFalse(ExposureTable.seenIn(before, 99), "never recorded");
   }
 
   @Test
