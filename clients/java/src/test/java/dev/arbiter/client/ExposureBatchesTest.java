@@ -353,25 +353,15 @@ class ExposureBatchesTest {
   }
 
   private static WeakReference<CompiledExperiment> batchOnThisThreadAndClose() {
-    ConfigStore store = new ConfigStore(1_000);
-    store.replace(JsonReader.parse(JsonWriter.write(Configs.doc(1, List.of(Configs.twoArms())))),
-        null);
-    CompiledExperiment entry = store.lookup(Configs.EXPERIMENT);
+    Calls calls = new Calls(10);
     List<String> decided = new ArrayList<>();
     ExposureBatches batches =
         new ExposureBatches((e, user, range, fp, dayTime, latest) -> decided.add(user), 0);
-    List<String> added = new ArrayList<>();
-    for (int i = 0; added.size() < 10; i++) {
-      String user = "user-" + i;
-      int hash = entry.bucketer.hashOf(user);
-      int range = entry.rangeOf(hash);
-      if (range < 0) continue;
-      batches.add(entry, user, range, entry.fingerprint(hash, user, range), DAY_START);
-      added.add(user);
-    }
+    for (int i = 0; i < calls.users.size(); i++) calls.add(batches, i);
     batches.close();
-    assertEquals(added, decided, "close() decides what was published");
-    assertFalse(batches.batches(entry), "a closed client checks its calls one by one");
-    return new WeakReference<>(entry);
+    assertEquals(calls.users, decided, "close() decides what was published");
+    assertFalse(batches.batches(calls.entry), "a closed client checks its calls one by one");
+    return new WeakReference<>(calls.entry);
   }
+
 }
