@@ -2,10 +2,10 @@ package dev.arbiter.client;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Iterator;
-import java.util.Queue;
-import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.List;
 
 /**
  * Exposure checks against a large table, kept per thread and decided {@link #SIZE} at a time
@@ -62,7 +62,8 @@ final class ExposureBatches {
   private final Ring[] byThread = new Ring[RING_SLOTS];
   /** Each thread's ring, from its first batched call on, when {@code byThread} has no slot. */
   private final ThreadLocal<Ring> rings = new ThreadLocal<>();
-  private final Queue<Ring> all = new ConcurrentLinkedQueue<>();
+  /** Every thread's ring; guarded by this object's monitor. */
+  private final List<Ring> all = new ArrayList<>();
   /** Read into by the first pass, so that its reads are not dropped as unused. */
   private volatile long sink;
   /** Set by {@link #close}: calls from then on are checked one by one. */
@@ -131,7 +132,7 @@ final class ExposureBatches {
 
   /**
    * Decides what every thread has published, then leaves each thread's ring an empty batch: a
-   * ring is a value of each thread's thread-local map, which outlives this object until the
+   * ring may be a value of its thread's thread-local map, which outlives this object until the
    * thread touches that map again, and a batch left there would keep its calls' experiments and
    * their exposure tables (megabytes each) alive after the client is gone. A call racing with
    * this one may be left undecided, as an event tracked while the client closes may be dropped.
