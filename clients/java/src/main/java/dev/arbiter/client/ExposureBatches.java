@@ -88,7 +88,17 @@ final class ExposureBatches {
       batch.startDay(dayTime);
     }
     int n = batch.count;
-    batch.entries[2 * n] = entry;
+    // A batch of one experiment's calls (the usual one) names it once, not per call.
+    if (batch.mixed) {
+      batch.entries[2 * n] = entry;
+    } else if (n == 0) {
+      batch.only = entry;
+    } else if (entry != batch.only) {
+      // Under the lock: a thread deciding the published calls reads both shapes consistently.
+      synchronized (ring) {
+        batch.mix(n, entry);
+      }
+    }
     batch.entries[2 * n + 1] = user;
     batch.keys[2 * n] = fingerprint;
     batch.keys[2 * n + 1] = range;
@@ -186,6 +196,8 @@ final class ExposureBatches {
       int count = batch.count;
       if (batch.decided < count) decide(batch, batch.decided, count);
       batch.entries = new Object[2 * SIZE];
+      batch.only = null;
+      batch.mixed = false;
       batch.decided = 0;
       batch.count = 0;
       PUBLISHED.setRelease(batch, 0);
@@ -194,9 +206,13 @@ final class ExposureBatches {
 
   /** Entries {@code from} to {@code to} of a batch: every slot read, then each call in order. */
   private void decide(Batch batch, int from, int to) {
+    if (!batch.mixed) {
+      decideOneExperiment(batch, from, to);
+      return;
+    }
     Object[] entries = batch.entries;
     long[] keys = batch.keys;
-    // A batch is mostly one experiment's calls: its table is looked up once a run of them.
+    // Calls come in runs of one experiment: its table is looked up once a run.
     Object last = null;
     long[] table = null;
     long read = 0;
@@ -227,6 +243,28 @@ final class ExposureBatches {
     }
   }
 
+  /**
+   * {@link #decide} for a batch of one experiment's calls: its loops read the keys alone, so
+   * more of the first loop's reads are in flight at once.
+   */
+  private void decideOneExperiment(Batch batch, int from, int to) {
+    CompiledExperiment entry = batch.only;
+    Object[] entries = batch.entries;
+    long[] keys = batch.keys;
+    long[] table = entry.exposed.slotsToRead();
+    long read = 0;
+    for (int i = from; i < to; i++) read ^= ExposureTable.homeSlotIn(table, keys[2 * i]);
+    sink = read;
+    long latestStamp = batch.dayEndsAt - 1;
+    long dayTime = batch.dayStartsAt;
+    long[] seen = entry.exposed.seenSlots(dayTime);
+    for (int i = from; i < to; i++) {
+      if (ExposureTable.seenIn(seen, keys[2 * i])) continue;
+      decider.decide(entry, (String) entries[2 * i + 1], (int) keys[2 * i + 1], keys[2 * i],
+          dayTime, latestStamp);
+    }
+  }
+
   /** One thread's batch, and the lock its deciders take. */
   private static final class Ring {
     final Thread owner;
@@ -245,13 +283,28 @@ final class ExposureBatches {
    * way through G1's write barrier) and forgets the calls' experiments all the same.
    */
   private static final class Batch {
-    /** Per call: its experiment, then its user id. */
+    /** Per call: its experiment (once {@code mixed}; null before), then its user id. */
     Object[] entries = new Object[2 * SIZE];
     /** Per call: its fingerprint, then its variant's range. */
     final long[] keys = new long[2 * SIZE];
     /** The UTC day of every call in the batch, as [start, end) in epoch ms; empty at first. */
     long dayStartsAt = Long.MAX_VALUE;
     long dayEndsAt = Long.MIN_VALUE;
+    /** The experiment of every call while not {@code mixed}; written by the owner. */
+    CompiledExperiment only;
+    /**
+     * Whether the batch holds calls of several experiments, each named in {@code entries};
+     * written under the ring's lock.
+     */
+    boolean mixed;
+
+    /** Call {@code n} is of another experiment than the calls before it: name each call's. */
+    void mix(int n, CompiledExperiment entry) {
+      for (int i = 0; i < n; i++) entries[2 * i] = only;
+      entries[2 * n] = entry;
+      mixed = true;
+    }
+
     /** Calls appended, written by the owner only. */
     int count;
     /** {@code count} as other threads may read it. */

@@ -287,6 +287,26 @@ class ExposureBatchesTest {
     }
   }
 
+  /**
+   * Runs {@code calls} on a thread of its own, which then decides its batch, while another
+   * thread decides every batch over and over (as flushes would); then decides what is left.
+   */
+  private static void callWhileAThreadDecidesEveryBatch(ExposureBatches batches, Runnable calls)
+      throws InterruptedException {
+    CountDownLatch done = new CountDownLatch(1);
+    Thread flusher = new Thread(() -> {
+      while (done.getCount() > 0) batches.decideAll();
+    });
+    flusher.start();
+    onAnotherThread(() -> {
+      calls.run();
+      batches.decideMine();
+    });
+    done.countDown();
+    flusher.join();
+    batches.decideAll();
+  }
+
   @Test
   void aCallIsDecidedOnceWhileAnotherThreadDecidesEveryBatch() throws Exception {
     Calls calls = new Calls(20_000);
@@ -297,20 +317,36 @@ class ExposureBatchesTest {
         decided.add(user);
       }
     }, 0);
-    CountDownLatch done = new CountDownLatch(1);
-    Thread flusher = new Thread(() -> {
-      while (done.getCount() > 0) batches.decideAll();
-    });
-    flusher.start();
-    onAnotherThread(() -> {
+    callWhileAThreadDecidesEveryBatch(batches, () -> {
       for (int i = 0; i < calls.users.size(); i++) calls.add(batches, i);
-      batches.decideMine();
     });
-    done.countDown();
-    flusher.join();
-    batches.decideAll();
     assertEquals(calls.users.size(), decided.size(), "each call decided once");
     assertTrue(calls.users.equals(decided), "in the order the calls were made");
+  }
+
+  @Test
+  void aBatchOfSeveralExperimentsDecidesEachCallWithItsOwn() throws Exception {
+    // Two compiled entries (two config stores): distinct experiments to the batches.
+    Calls[] experiments = {new Calls(10_000), new Calls(10_000)};
+    java.util.Random random = new java.util.Random(7);
+    List<String> made = new ArrayList<>();
+    List<String> decided = new ArrayList<>();
+    ExposureBatches batches = new ExposureBatches((e, user, range, fp, dayTime, latest) -> {
+      synchronized (decided) {
+        decided.add((e == experiments[0].entry ? "a " : "b ") + user);
+      }
+    }, 0);
+    callWhileAThreadDecidesEveryBatch(batches, () -> {
+      // Runs of one experiment, of any length, some batches of one, some mixed mid-way.
+      int which = 0;
+      for (int i = 0; i < 10_000; i++) {
+        if (random.nextInt(40) == 0) which = 1 - which;
+        experiments[which].add(batches, i);
+        made.add((which == 0 ? "a " : "b ") + experiments[which].users.get(i));
+      }
+    });
+    assertEquals(made.size(), decided.size(), "each call decided once");
+    assertTrue(made.equals(decided), "with its own experiment, in the order made");
   }
 
   @Test
