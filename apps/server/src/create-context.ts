@@ -19,6 +19,7 @@ import { IdentityResolver } from './domain/identity.ts';
 import { OrgStateCache } from './domain/org-state-cache.ts';
 import { AssignTallies } from './domain/targeting/assign-tallies.ts';
 import { createMetrics } from './http/metrics.ts';
+import { CopyGroups } from './ingest/copy-groups.ts';
 import { CopyEventStore } from './ingest/copy-store.ts';
 import type { EventLog } from './ingest/event-log.ts';
 import { FoldWorker } from './ingest/fold-worker.ts';
@@ -172,7 +173,7 @@ async function eventLogOf(
     });
   return new PostgresEventLog(
     handle.db,
-    handle.pool === null ? null : new CopyEventStore(handle.pool),
+    handle.pool === null ? null : new CopyGroups(new CopyEventStore(handle.pool)),
   );
 }
 

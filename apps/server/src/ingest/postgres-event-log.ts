@@ -1,6 +1,6 @@
 import { type Database, rows } from '../db/connect.ts';
 import { conflictingIds } from './conflict-sql.ts';
-import type { CopyEventStore } from './copy-store.ts';
+import type { CopyStore } from './copy-groups.ts';
 import type {
   AppendRequest,
   AppendResult,
@@ -70,7 +70,7 @@ export class PostgresEventLog implements EventLog {
 
   constructor(
     private readonly db: Database,
-    private readonly copy: CopyEventStore | null = null,
+    private readonly copy: CopyStore | null = null,
   ) {}
 
   onAppend(listener: () => void): void {
