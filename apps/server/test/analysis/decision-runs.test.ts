@@ -284,8 +284,13 @@ describe('a manual A/A run peeked at 20 times', () => {
       { conversion: {}, latency: { control: 500, treatment: 500 } },
       { seed: 10, prefix: 'a' },
     );
-    const perUser = (i: number) =>
-      all.filter((e) => (e as { user_id: string }).user_id === `a${i}`);
+    // Grouped once: filtering all 7,200 events for each of 2,400 users took most of this test.
+    const byUser = new Map<string, object[]>();
+    for (const e of all) {
+      const user = (e as { user_id: string }).user_id;
+      byUser.set(user, [...(byUser.get(user) ?? []), e]);
+    }
+    const perUser = (i: number) => byUser.get(`a${i}`) ?? [];
     let sent = 0;
     let fixedWouldFire = 0;
     for (let peek = 0; peek < 20; peek++) {
