@@ -1,15 +1,5 @@
+import type { CopyStore } from './copy-store.ts';
 import type { AcceptedEvent } from './event-schema.ts';
-
-/** What writes a batch by COPY: `CopyEventStore`, or a group of them. */
-export interface CopyStore {
-  /** True once stored and metered; false when an event was stored before (nothing written). */
-  store(
-    orgId: string,
-    month: string,
-    meterShard: number | null,
-    events: readonly AcceptedEvent[],
-  ): Promise<boolean>;
-}
 
 interface Waiting {
   month: string;
@@ -68,14 +58,21 @@ export class CopyGroups implements CopyStore {
       return;
     }
     const group: Waiting[] = [];
+    const rest: Waiting[] = [];
     let size = 0;
+    let full = false;
     for (const request of lane.waiting) {
-      if (request.month !== first.month) continue;
-      if (group.length > 0 && size + request.events.length > this.maxEvents) break;
-      group.push(request);
-      size += request.events.length;
+      const fits = group.length === 0 || size + request.events.length <= this.maxEvents;
+      if (request.month === first.month && !full && fits) {
+        group.push(request);
+        size += request.events.length;
+      } else {
+        // the first of its month that does not fit closes the group: no later one overtakes it
+        if (request.month === first.month) full = true;
+        rest.push(request);
+      }
     }
-    lane.waiting = lane.waiting.filter((request) => !group.includes(request));
+    lane.waiting = rest;
     const events = group.length === 1 ? first.events : group.flatMap((request) => request.events);
     lane.writing++;
     const written = this.copy.store(orgId, first.month, first.meterShard, events);

@@ -15,6 +15,17 @@ function isUniqueViolation(error: unknown): boolean {
   return (error as { code?: unknown } | null)?.code === UNIQUE_VIOLATION;
 }
 
+/** What writes a batch by COPY: `CopyEventStore`, or a group of them. */
+export interface CopyStore {
+  /** True once stored and metered; false when an event was stored before (nothing written). */
+  store(
+    orgId: string,
+    month: string,
+    meterShard: number | null,
+    events: readonly AcceptedEvent[],
+  ): Promise<boolean>;
+}
+
 /**
  * Stores and meters a batch with COPY, PostgreSQL's cheapest bulk write (docs/decisions.md#the-event-log-and-the-fold), in one
  * round trip: the COPY and the meter go as one simple-protocol query, which PostgreSQL runs as
@@ -23,7 +34,7 @@ function isUniqueViolation(error: unknown): boolean {
  * false: the caller then takes the statement path, which de-duplicates. Retries are rare; first
  * deliveries take this path.
  */
-export class CopyEventStore {
+export class CopyEventStore implements CopyStore {
   constructor(private readonly pool: pg.Pool) {}
 
   async store(

@@ -1,6 +1,6 @@
 import { type Database, rows } from '../db/connect.ts';
 import { conflictingIds } from './conflict-sql.ts';
-import type { CopyStore } from './copy-groups.ts';
+import type { CopyStore } from './copy-store.ts';
 import type {
   AppendRequest,
   AppendResult,

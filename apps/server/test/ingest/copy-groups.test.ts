@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { CopyGroups, type CopyStore } from '../../src/ingest/copy-groups.ts';
+import { CopyGroups } from '../../src/ingest/copy-groups.ts';
+import type { CopyStore } from '../../src/ingest/copy-store.ts';
 import type { AcceptedEvent } from '../../src/ingest/event-schema.ts';
 
 /** A COPY store whose writes the test ends one by one, recording what each wrote. */
@@ -116,6 +117,24 @@ describe('CopyGroups', () => {
       ['2026-11', 5],
       ['2026-12', 1],
       ['2026-11', 6],
+    ]);
+  });
+
+  it('never lets a later request overtake the first of its month that did not fit', async () => {
+    const held = new HeldWrites();
+    const groups = new CopyGroups(held, 1, 5);
+    groups.store('org-a', '2026-11', 1, events('a1', 1));
+    groups.store('org-a', '2026-11', 1, events('a2', 3));
+    groups.store('org-a', '2026-11', 1, events('a3', 4));
+    groups.store('org-a', '2026-11', 1, events('a4', 1));
+    for (let i = 0; i < 3; i++) {
+      held.writes[i]?.end(true);
+      await settled();
+    }
+    expect(held.writes.map((w) => w.ids.map((id) => id.split('-')[0]))).toEqual([
+      ['a1'],
+      ['a2', 'a2', 'a2'],
+      ['a3', 'a3', 'a3', 'a3', 'a4'],
     ]);
   });
 });
