@@ -1,15 +1,21 @@
 import { type ColumnValue, EVENT_COLUMNS } from './event-columns.ts';
 import type { AcceptedEvent } from './event-schema.ts';
 
-const SPECIAL = /[\\\n\r\t]/g;
+const SPECIAL = /[\\\n\r\t]/;
+const SPECIALS = /[\\\n\r\t]/g;
 const ESCAPES: Record<string, string> = { '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 
+// Most columns are text with nothing to escape: a test finds that at less than a replace's cost.
+function escaped(text: string): string {
+  return SPECIAL.test(text) ? text.replace(SPECIALS, (c) => ESCAPES[c] as string) : text;
+}
+
 function field(value: ColumnValue): string {
+  if (typeof value === 'string') return escaped(value);
   if (value === null || value === undefined) return '\\N';
-  if (typeof value === 'boolean') return value ? 't' : 'f';
   if (typeof value === 'number') return String(value);
-  const text = typeof value === 'string' ? value : JSON.stringify(value);
-  return text.replace(SPECIAL, (c) => ESCAPES[c] as string);
+  if (typeof value === 'boolean') return value ? 't' : 'f';
+  return escaped(JSON.stringify(value));
 }
 
 /**

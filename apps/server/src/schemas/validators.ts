@@ -2,6 +2,7 @@ import { STORABLE_TEXT_PATTERN } from '@arbiter/contract';
 import { Ajv, type Options, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FastifySchema } from 'fastify';
+import { dateTimeFormat } from './date-time-format.ts';
 import { FREE_FORM_JSON_KEYWORD, freeFormJsonProblem } from './free-form-json.ts';
 import { isRealRunLabel, RUN_LABEL_FORMAT, RUN_LABEL_MESSAGE } from './run-label.ts';
 import { TEXT_RULE_MESSAGE } from './text.ts';
@@ -13,6 +14,7 @@ import { TEXT_RULE_MESSAGE } from './text.ts';
 function ajv(options: Options): Ajv {
   const instance = new Ajv({ allErrors: true, strict: false, useDefaults: true, ...options });
   (addFormats as unknown as (a: Ajv) => void)(instance);
+  instance.addFormat('date-time', dateTimeFormat);
   instance.addFormat(RUN_LABEL_FORMAT, { type: 'string', validate: isRealRunLabel });
   const checkFreeForm = (
     enabled: boolean,
