@@ -288,7 +288,9 @@ describe('a manual A/A run peeked at 20 times', () => {
     const byUser = new Map<string, object[]>();
     for (const e of all) {
       const user = (e as { user_id: string }).user_id;
-      byUser.set(user, [...(byUser.get(user) ?? []), e]);
+      const own = byUser.get(user);
+      if (own === undefined) byUser.set(user, [e]);
+      else own.push(e);
     }
     const perUser = (i: number) => byUser.get(`a${i}`) ?? [];
     let sent = 0;

@@ -22,6 +22,14 @@ class HeldWrites implements CopyStore {
       });
     });
   }
+
+  /** Ends the first `count` writes one after another, each as stored. */
+  async endInTurn(count: number): Promise<void> {
+    for (let i = 0; i < count; i++) {
+      this.writes[i]?.end(true);
+      await settled();
+    }
+  }
 }
 
 const events = (prefix: string, n: number) =>
@@ -108,10 +116,7 @@ describe('CopyGroups', () => {
     groups.store('org-a', '2026-12', 1, events('dec', 1));
     groups.store('org-a', '2026-11', 1, events('a3', 2));
     groups.store('org-a', '2026-11', 1, events('a4', 6));
-    for (let i = 0; i < 4; i++) {
-      held.writes[i]?.end(true);
-      await settled();
-    }
+    await held.endInTurn(4);
     expect(held.writes.map((w) => [w.month, w.ids.length])).toEqual([
       ['2026-11', 1],
       ['2026-11', 5],
@@ -127,10 +132,7 @@ describe('CopyGroups', () => {
     groups.store('org-a', '2026-11', 1, events('a2', 3));
     groups.store('org-a', '2026-11', 1, events('a3', 4));
     groups.store('org-a', '2026-11', 1, events('a4', 1));
-    for (let i = 0; i < 3; i++) {
-      held.writes[i]?.end(true);
-      await settled();
-    }
+    await held.endInTurn(3);
     expect(held.writes.map((w) => w.ids.map((id) => id.split('-')[0]))).toEqual([
       ['a1'],
       ['a2', 'a2', 'a2'],
