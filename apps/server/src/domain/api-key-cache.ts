@@ -1,7 +1,7 @@
 import { sha256Hex } from '../crypto/tokens.ts';
 import type { Database } from '../db/connect.ts';
 import type { Clock } from '../kernel/ports.ts';
-import { findActiveKey, type KeyScope } from './keys.ts';
+import { findActiveKeyByHash, type KeyScope } from './keys.ts';
 
 interface Resolved {
   orgId: string;
@@ -42,8 +42,9 @@ export class ApiKeyCache {
 
   /** The database's answer, never the cache's: for routes that store what the key sends. */
   async lookup(raw: string): Promise<Resolved | null> {
-    const found = await findActiveKey(this.db, raw);
-    return found === null ? null : { ...found, keyHash: sha256Hex(raw) };
+    const keyHash = sha256Hex(raw);
+    const found = await findActiveKeyByHash(this.db, keyHash);
+    return found === null ? null : { ...found, keyHash };
   }
 
   async resolve(raw: string): Promise<Resolved | null> {

@@ -1,4 +1,5 @@
 import { finished } from 'node:stream/promises';
+import { sql } from 'drizzle-orm';
 import { PgDialect } from 'drizzle-orm/pg-core';
 import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
@@ -10,6 +11,27 @@ import { meterStatement } from './store-sql.ts';
 const dialect = new PgDialect();
 const COPY_EVENTS = `copy events (${EVENT_COLUMN_LIST}) from stdin`;
 const UNIQUE_VIOLATION = '23505';
+
+const COUNT_MARK = '/*count*/';
+/** The meter's text around its count, per org, month and shard: built once, not per request. */
+const meterTexts = new Map<string, readonly [string, string]>();
+const METER_TEXTS_KEPT = 10_000;
+
+/** The meter statement as simple-protocol text (no parameters there; the values are ours). */
+function meterText(orgId: string, month: string, shard: number, count: number): string {
+  const key = `${orgId} ${month} ${shard}`;
+  let parts = meterTexts.get(key);
+  if (parts === undefined) {
+    const text = dialect.sqlToQuery(
+      meterStatement(orgId, month, shard, sql.raw(COUNT_MARK)).inlineParams(),
+    ).sql;
+    const at = text.indexOf(COUNT_MARK);
+    parts = [text.slice(0, at), text.slice(at + COUNT_MARK.length)];
+    if (meterTexts.size >= METER_TEXTS_KEPT) meterTexts.clear();
+    meterTexts.set(key, parts);
+  }
+  return `${parts[0]}${count}${parts[1]}`;
+}
 
 function isUniqueViolation(error: unknown): boolean {
   return (error as { code?: unknown } | null)?.code === UNIQUE_VIOLATION;
@@ -46,9 +68,7 @@ export class CopyEventStore implements CopyStore {
   ): Promise<boolean> {
     // inline literals: the simple protocol has no parameters (the values are ours, escaped)
     const meter =
-      meterShard === null
-        ? ''
-        : `; ${dialect.sqlToQuery(meterStatement(orgId, month, meterShard, events.length).inlineParams()).sql}`;
+      meterShard === null ? '' : `; ${meterText(orgId, month, meterShard, events.length)}`;
     const client = await this.pool.connect();
     let broken: Error | undefined;
     try {
