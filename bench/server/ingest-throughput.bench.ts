@@ -5,7 +5,9 @@
  * indexes, measured in the same run. The scale curve repeats that at 1/16, 1/4 and all of
  * BENCH_EVENTS (default 400,000), each on a fresh database; BENCH_SCALE=0 runs only the last.
  * BENCH_ARBITER_BIN starts another build's `arbiter` instead of this one: a reference measured in
- * the same hour, alternating with this build.
+ * the same hour, alternating with this build. BENCH_BATCH (default 100, the clients' batch size)
+ * changes the events a request and a floor statement: two sizes split each process's CPU into
+ * its part per request and its part per event.
  *
  *   npx tsx bench/server/ingest-throughput.bench.ts
  */
@@ -23,7 +25,7 @@ import {
 } from './setup.ts';
 
 const TOTAL = Number(process.env.BENCH_EVENTS ?? 400_000);
-const PER_BATCH = 100;
+const PER_BATCH = Number(process.env.BENCH_BATCH ?? 100);
 const CONCURRENCY = 8;
 
 function batch(experimentId: string, b: number, prefix: string) {
@@ -172,7 +174,7 @@ function report(m: Measure): void {
   console.log(
     `acceptances folded by the drain worker: ${m.folds} (${Math.round(m.total / Math.max(m.folds, 1))} events each on average)`,
   );
-  console.log(`floor: bare COPY, 100 rows a statement: ${rate(m.floorRate)}`);
+  console.log(`floor: bare COPY, ${PER_BATCH} rows a statement: ${rate(m.floorRate)}`);
   console.log(
     `CPU µs per event, API (server / PostgreSQL / sender): ${us(m.cpuApi.server)} / ${us(m.cpuApi.postgres)} / ${us(m.cpuApi.sender)}`,
   );
