@@ -39,7 +39,13 @@ function accepted(experimentId: string, count: number): AcceptedEvent[] {
   return modelCallsForUsers(experimentId, count, {
     prefix,
     userOf: (i) => `${prefix}-user-${i}`,
-  }).map((e) => ({ ...e, variant: 'control', received_at: e.timestamp, is_test: false }));
+  }).map((e) => ({
+    ...e,
+    type: 'model_call' as const,
+    variant: 'control',
+    received_at: e.timestamp,
+    is_test: false,
+  }));
 }
 
 describe('the COPY path meters each write', () => {
