@@ -42,7 +42,11 @@ export class ApiKeyCache {
 
   /** The database's answer, never the cache's: for routes that store what the key sends. */
   async lookup(raw: string): Promise<Resolved | null> {
-    const keyHash = sha256Hex(raw);
+    return this.lookupHash(sha256Hex(raw));
+  }
+
+  /** `lookup` by the key's SHA-256: for a write that admitted its key from the cache. */
+  async lookupHash(keyHash: string): Promise<Resolved | null> {
     const found = await findActiveKeyByHash(this.db, keyHash);
     return found === null ? null : { ...found, keyHash };
   }

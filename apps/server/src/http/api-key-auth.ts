@@ -23,12 +23,8 @@ export function keyCallerOf(request: FastifyRequest): KeyCaller {
 
 type Resolved = Awaited<ReturnType<Context['apiKeys']['resolve']>>;
 
-/** The key's verdict: the problem to answer, or undefined with the caller set on the request. */
-function admit(
-  request: FastifyRequest,
-  found: Resolved,
-  options: KeyHookOptions,
-): ProblemError | undefined {
+/** Why a key is refused, or undefined when it is admitted. */
+function keyProblem(found: Resolved, options: KeyHookOptions): ProblemError | undefined {
   if (found === null) return new ProblemError('invalid-credential', 'This API key is not known');
   if (found.revoked) {
     return new ProblemError(
@@ -42,17 +38,45 @@ function admit(
       'This route needs the secret key (svc_sk_); a publishable key may not use it',
     );
   }
-  request.keyCaller = { orgId: found.orgId, scope: found.scope, keyHash: found.keyHash };
   return undefined;
+}
+
+/** The key's verdict: the problem to answer, or undefined with the caller set on the request. */
+function admit(
+  request: FastifyRequest,
+  found: Resolved,
+  options: KeyHookOptions,
+): ProblemError | undefined {
+  const problem = keyProblem(found, options);
+  if (problem !== undefined) return problem;
+  request.keyCaller = { orgId: found!.orgId, scope: found!.scope, keyHash: found!.keyHash };
+  return undefined;
+}
+
+/**
+ * The 401 for a key that a write found no longer active after the cache admitted it
+ * (`InactiveKeyError`): the database says which case it is.
+ */
+export async function inactiveKeyProblem(ctx: Context, keyHash: string): Promise<ProblemError> {
+  const found = await ctx.apiKeys.lookupHash(keyHash);
+  return (
+    keyProblem(found, {}) ??
+    new ProblemError(
+      'invalid-credential',
+      'This API key was rotated away; use the current key of its scope',
+    )
+  );
 }
 
 export interface KeyHookOptions {
   /** Only the secret key is admitted (import). */
   secretOnly?: boolean;
   /**
-   * The database decides, never the cache: routes that store what they are sent. A rotation
-   * or an org's deletion on another process reaches this process's cache through the change
-   * feed a moment after its 201; a write made with the old key in that moment would be kept.
+   * The database decides, never the cache: routes that store what they are sent and cannot
+   * check the key in their write. A rotation or an org's deletion on another process reaches
+   * this process's cache through the change feed a moment after its 201; a write made with the
+   * old key in that moment would be kept. (`POST /v1/events` admits from the cache and checks
+   * the key in its write: `inactiveKeyProblem`.)
    */
   authoritative?: boolean;
 }

@@ -5,7 +5,7 @@ import { monthResetsAt, usageMonth } from '../domain/usage-month.ts';
 import type { EventOutcome } from '../kernel/ports.ts';
 import type { TimeSlice } from '../kernel/time-slice.ts';
 import { EventIdClaims } from './event-id-claims.ts';
-import type { AppendResult } from './event-log.ts';
+import { type AppendResult, InactiveKeyError } from './event-log.ts';
 import type { AcceptedEvent } from './event-schema.ts';
 import { offloadModelText } from './offload-text.ts';
 import { checkEvent, type TimestampRule } from './validate-event.ts';
@@ -37,7 +37,7 @@ export interface AcceptOutcome {
 /** What acceptance reads: the time, the org's cached state, the limits switch, the log and the text store; what it counts in. */
 export type AcceptDeps = Pick<
   Context,
-  'clock' | 'orgState' | 'config' | 'eventLog' | 'metrics' | 'modelText'
+  'clock' | 'orgState' | 'config' | 'eventLog' | 'metrics' | 'modelText' | 'apiKeys'
 >;
 
 export interface AcceptOptions {
@@ -49,6 +49,25 @@ export interface AcceptOptions {
   refOf?: (index: number) => string;
   /** Hands the event loop back between events once used up: an import checks many. */
   slice?: TimeSlice;
+  /**
+   * The SHA-256 of the sending API key when the route admitted it from the key cache: the
+   * events are stored only while the key is active (`InactiveKeyError` otherwise).
+   */
+  keyHash?: string;
+}
+
+/**
+ * Whether the log checks the key in its write. Not when model text goes to the text store
+ * first: a key gone by then must not have stored anything there either.
+ */
+function keyCheckedInWrite(ctx: AcceptDeps): boolean {
+  return ctx.eventLog.checksKeysInWrite === true && ctx.modelText === null;
+}
+
+/** The database's word on a key admitted from the cache, asked before anything is stored. */
+async function requireActiveKey(ctx: AcceptDeps, orgId: string, keyHash: string): Promise<void> {
+  const key = await ctx.apiKeys.lookupHash(keyHash);
+  if (key === null || key.revoked || key.orgId !== orgId) throw new InactiveKeyError();
 }
 
 /** Each event checked on its own and against the ids claimed so far; nothing stored yet. */
@@ -166,6 +185,9 @@ export async function acceptEvents(
       beforeWindow: 0,
     };
   }
+  const inWrite = options.keyHash !== undefined && keyCheckedInWrite(ctx);
+  if (options.keyHash !== undefined && !inWrite)
+    await requireActiveKey(ctx, orgId, options.keyHash);
   // The text is stored before the log has the event: a 202 never names text not stored.
   const valid =
     ctx.modelText === null
@@ -176,6 +198,7 @@ export async function acceptEvents(
     events: valid,
     month: usageMonth(now),
     allowance: enforce ? limits.monthly_event_allowance : null,
+    ...(inWrite ? { keyHash: options.keyHash } : {}),
   });
   const refusal = `over the monthly allowance of ${limits.monthly_event_allowance} events on the ${state.plan} plan; it resets at ${base.resetsAt.toISOString()}`;
   rejectOverAllowance(rejected, valid, validIndex, result.refused, refusal);

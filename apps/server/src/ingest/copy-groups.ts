@@ -5,6 +5,7 @@ interface Waiting {
   month: string;
   meterShard: number | null;
   events: readonly AcceptedEvent[];
+  keyHashes: readonly string[];
   settle: (stored: Promise<boolean>) => void;
 }
 
@@ -21,7 +22,8 @@ interface Lane {
  * Only one org's requests ever share a write, so another org's lock wait, failed row or retry
  * never holds or re-writes this org's events. A group that meets an event stored before writes
  * nothing and answers false to every request in it: each then takes the statement path, which
- * de-duplicates, as a lone request would.
+ * de-duplicates, as a lone request would. So does a group one of whose keys is no longer
+ * active: each request's key is then checked alone, and only its own requests are refused.
  */
 export class CopyGroups implements CopyStore {
   private readonly lanes = new Map<string, Lane>();
@@ -37,6 +39,7 @@ export class CopyGroups implements CopyStore {
     month: string,
     meterShard: number | null,
     events: readonly AcceptedEvent[],
+    keyHashes: readonly string[] = [],
   ): Promise<boolean> {
     let lane = this.lanes.get(orgId);
     if (lane === undefined) {
@@ -44,7 +47,7 @@ export class CopyGroups implements CopyStore {
       this.lanes.set(orgId, lane);
     }
     const stored = new Promise<boolean>((resolve) => {
-      lane.waiting.push({ month, meterShard, events, settle: resolve });
+      lane.waiting.push({ month, meterShard, events, keyHashes, settle: resolve });
     });
     if (lane.writing < this.perOrg) this.writeNext(orgId, lane);
     return stored;
@@ -75,7 +78,9 @@ export class CopyGroups implements CopyStore {
     lane.waiting = rest;
     const events = group.length === 1 ? first.events : group.flatMap((request) => request.events);
     lane.writing++;
-    const written = this.copy.store(orgId, first.month, first.meterShard, events);
+    const keyHashes =
+      group.length === 1 ? first.keyHashes : [...new Set(group.flatMap((r) => r.keyHashes))];
+    const written = this.copy.store(orgId, first.month, first.meterShard, events, keyHashes);
     for (const request of group) request.settle(written);
     const next = () => {
       lane.writing--;

@@ -11,6 +11,9 @@ import { meterStatement } from './store-sql.ts';
 const dialect = new PgDialect();
 const COPY_EVENTS = `copy events (${EVENT_COLUMN_LIST}) from stdin`;
 const UNIQUE_VIOLATION = '23505';
+/** Raised by `arbiter_require_active_keys` (migration 0026) when a key is no longer active. */
+const KEY_NOT_ACTIVE = 'AR401';
+const SHA256_HEX = /^[0-9a-f]{64}$/;
 
 const COUNT_MARK = '/*count*/';
 /** The meter's text around its count, per org, month and shard: built once, not per request. */
@@ -33,27 +36,44 @@ function meterText(orgId: string, month: string, shard: number, count: number): 
   return `${parts[0]}${count}${parts[1]}`;
 }
 
-function isUniqueViolation(error: unknown): boolean {
-  return (error as { code?: unknown } | null)?.code === UNIQUE_VIOLATION;
+/** The keys' check as a statement of the same query: CALL answers no rows, so it may follow a COPY. */
+function keyCheckText(orgId: string, keyHashes: readonly string[]): string {
+  for (const hash of keyHashes) {
+    // inlined, so checked: a key's SHA-256 in hex is all a hash here may be
+    if (!SHA256_HEX.test(hash)) throw new Error('a key hash is not a SHA-256 in hex');
+  }
+  const hashes = keyHashes.map((hash) => `'${hash}'`).join(',');
+  return `; call arbiter_require_active_keys(${dialect.escapeString(orgId)}::uuid, array[${hashes}]::text[])`;
+}
+
+/** A COPY that wrote nothing for a reason its caller handles: a stored event, or a key gone. */
+function isRefusal(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === UNIQUE_VIOLATION || code === KEY_NOT_ACTIVE;
 }
 
 /** What writes a batch by COPY: `CopyEventStore`, or a group of them. */
 export interface CopyStore {
-  /** True once stored and metered; false when an event was stored before (nothing written). */
+  /**
+   * True once stored and metered; false when nothing was written because an event was stored
+   * before or one of `keyHashes` (the sending keys' SHA-256) is no longer active.
+   */
   store(
     orgId: string,
     month: string,
     meterShard: number | null,
     events: readonly AcceptedEvent[],
+    keyHashes?: readonly string[],
   ): Promise<boolean>;
 }
 
 /**
  * Stores and meters a batch with COPY, PostgreSQL's cheapest bulk write (docs/decisions.md#the-event-log-and-the-fold), in one
- * round trip: the COPY and the meter go as one simple-protocol query, which PostgreSQL runs as
- * one implicit transaction (both or neither). COPY cannot skip rows that are already there, so
- * a batch holding an event stored before (a client's retry) fails whole and `store` answers
- * false: the caller then takes the statement path, which de-duplicates. Retries are rare; first
+ * round trip: the COPY, the meter and the sending keys' check go as one simple-protocol query,
+ * which PostgreSQL runs as one implicit transaction (all or none). COPY cannot skip rows that
+ * are already there, so a batch holding an event stored before (a client's retry) fails whole
+ * and `store` answers false: the caller then takes the statement path, which de-duplicates, as
+ * it does when a key's check fails (it then checks the key alone). Retries are rare; first
  * deliveries take this path.
  */
 export class CopyEventStore implements CopyStore {
@@ -65,19 +85,21 @@ export class CopyEventStore implements CopyStore {
     /** Null on a shard, which stores only: the control database meters. */
     meterShard: number | null,
     events: readonly AcceptedEvent[],
+    keyHashes: readonly string[] = [],
   ): Promise<boolean> {
     // inline literals: the simple protocol has no parameters (the values are ours, escaped)
     const meter =
       meterShard === null ? '' : `; ${meterText(orgId, month, meterShard, events.length)}`;
+    const keys = keyHashes.length === 0 ? '' : keyCheckText(orgId, keyHashes);
     const client = await this.pool.connect();
     let broken: Error | undefined;
     try {
-      const copy = client.query(copyFrom(`${COPY_EVENTS}${meter}`));
+      const copy = client.query(copyFrom(`${COPY_EVENTS}${meter}${keys}`));
       copy.end(eventsAsCopyText(orgId, events));
       await finished(copy);
       return true;
     } catch (error) {
-      if (isUniqueViolation(error)) return false;
+      if (isRefusal(error)) return false;
       // a connection in an unknown state is closed, never handed out again
       broken = error as Error;
       throw error;

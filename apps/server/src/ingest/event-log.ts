@@ -7,6 +7,20 @@ export interface AppendRequest {
   month: string;
   /** Events the org may be metered this month in all; null when nothing is refused (overage billed or limits off). */
   allowance: number | null;
+  /**
+   * The SHA-256 of the API key that sent the events, when its route admitted it from the key
+   * cache: the events are stored only while that key is active, or `InactiveKeyError` is thrown
+   * and nothing is stored. Only a log with `checksKeysInWrite` is given it.
+   */
+  keyHash?: string;
+}
+
+/** The sending key was rotated away or its org deleted before the write: nothing was stored. */
+export class InactiveKeyError extends Error {
+  constructor() {
+    super('the API key of this write is no longer active');
+    this.name = 'InactiveKeyError';
+  }
 }
 
 export interface AppendResult {
@@ -58,6 +72,11 @@ export interface FoldOptions {
  * caller has to.
  */
 export interface EventLog {
+  /**
+   * True when `append` honours `keyHash`, checking the key in the write's own transaction where
+   * it can (one round trip less than a lookup first). The caller checks the key itself otherwise.
+   */
+  readonly checksKeysInWrite?: boolean;
   append(request: AppendRequest): Promise<AppendResult>;
   /**
    * Folds the next appended events (up to `maxTransactions` acceptances) into the aggregates.

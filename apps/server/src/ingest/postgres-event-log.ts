@@ -1,12 +1,14 @@
 import { type Database, rows } from '../db/connect.ts';
+import { findActiveKeyByHash } from '../domain/keys.ts';
 import { conflictingIds } from './conflict-sql.ts';
 import type { CopyStore } from './copy-store.ts';
-import type {
-  AppendRequest,
-  AppendResult,
-  EventLog,
-  FoldOptions,
-  FoldResult,
+import {
+  type AppendRequest,
+  type AppendResult,
+  type EventLog,
+  type FoldOptions,
+  type FoldResult,
+  InactiveKeyError,
 } from './event-log.ts';
 import type { AcceptedEvent } from './event-schema.ts';
 import { foldIsolating, isDataError } from './fold-isolation.ts';
@@ -63,9 +65,11 @@ async function conflicts(
  * id, which a trigger lists in the fold's queue (`ingest_pending`) in the same transaction, and
  * the fold takes the queued transactions' rows into the per-user daily aggregates. On a
  * PostgreSQL server first deliveries are written with COPY (`copy`); PGlite and retries take
- * one INSERT statement that skips events already stored.
+ * one INSERT statement that skips events already stored. The sending key (`keyHash`) is checked
+ * in the COPY's own transaction; the other paths look it up just before their write.
  */
 export class PostgresEventLog implements EventLog {
+  readonly checksKeysInWrite = true;
   private readonly appendListeners: Array<() => void> = [];
 
   constructor(
@@ -83,12 +87,16 @@ export class PostgresEventLog implements EventLog {
     return result;
   }
 
-  private async write({ orgId, events, month, allowance }: AppendRequest): Promise<AppendResult> {
+  private async write(request: AppendRequest): Promise<AppendResult> {
+    const { orgId, events, month, allowance, keyHash } = request;
     const { unique, repeats } = uniqueById(events);
-    if (allowance !== null)
+    if (allowance !== null) {
+      await this.requireActiveKey(orgId, keyHash);
       return this.appendWithinAllowance(orgId, month, allowance, unique, repeats);
+    }
     const shard = anyMeterRow();
-    if (this.copy !== null && (await this.copy.store(orgId, month, shard, unique))) {
+    const keyHashes = keyHash === undefined ? [] : [keyHash];
+    if (this.copy !== null && (await this.copy.store(orgId, month, shard, unique, keyHashes))) {
       return {
         appended: unique.map((e) => e.event_id),
         duplicates: repeats,
@@ -96,6 +104,7 @@ export class PostgresEventLog implements EventLog {
         refused: [],
       };
     }
+    await this.requireActiveKey(orgId, keyHash);
     const fresh = await store(this.db, orgId, month, shard, unique);
     const stored = unique.filter((e) => !fresh.has(e.event_id));
     return {
@@ -104,6 +113,13 @@ export class PostgresEventLog implements EventLog {
       conflicts: await conflicts(this.db, orgId, stored),
       refused: [],
     };
+  }
+
+  /** The paths that write without COPY look the sending key up first, as the route once did. */
+  private async requireActiveKey(orgId: string, keyHash: string | undefined): Promise<void> {
+    if (keyHash === undefined) return;
+    const key = await findActiveKeyByHash(this.db, keyHash);
+    if (key === null || key.revoked || key.orgId !== orgId) throw new InactiveKeyError();
   }
 
   /** With an allowance the org's shard-0 meter row is the lock, so concurrent batches are cut in turn. */

@@ -1,10 +1,11 @@
 import { MAX_EVENTS_BODY_BYTES, MAX_EVENTS_PER_BATCH } from '@arbiter/contract';
 import { type Static, Type } from 'typebox';
 import type { Context } from '../../context.ts';
-import { keyCallerOf } from '../../http/api-key-auth.ts';
+import { inactiveKeyProblem, keyCallerOf } from '../../http/api-key-auth.ts';
 import type { App } from '../../http/app-types.ts';
 import { problemResponses } from '../../http/responses.ts';
 import { acceptEvents } from '../../ingest/accept.ts';
+import { InactiveKeyError } from '../../ingest/event-log.ts';
 import { EventShapes } from '../../ingest/event-shapes.ts';
 import { refuseIfNothingAccepted } from '../../ingest/refusal.ts';
 import { compileBodyValidator } from '../../schemas/validators.ts';
@@ -38,7 +39,14 @@ export function register(app: App, ctx: Context): void {
     },
     async (request, reply) => {
       const { events } = request.body as Static<typeof BatchEnvelope>;
-      const outcome = await acceptEvents(ctx, keyCallerOf(request).orgId, events);
+      const caller = keyCallerOf(request);
+      // the key came from the cache: the write checks it again, and stores nothing if it is gone
+      const outcome = await acceptEvents(ctx, caller.orgId, events, {
+        keyHash: caller.keyHash,
+      }).catch(async (error: unknown) => {
+        if (error instanceof InactiveKeyError) throw await inactiveKeyProblem(ctx, caller.keyHash);
+        throw error;
+      });
       refuseIfNothingAccepted(outcome, (i) => `#/events/${i}`);
       reply.status(202);
       return {
