@@ -14,7 +14,8 @@ interface Resolved {
  * Key lookups for the ingest hot path. An entry lives `maxAgeMs`; a rotation clears the cache
  * at once, in this process directly and in the others on PostgreSQL through the change feed;
  * `maxAgeMs` bounds staleness when a notification is missed. The feed arrives a moment after
- * the rotation's commit, so routes that store data ask `lookup`, which never reads the cache.
+ * the rotation's commit, so routes that store data ask `lookup`, which never reads the cache,
+ * or admit from the cache and check the key again in their write (`POST /v1/events`).
  */
 export class ApiKeyCache {
   private readonly entries = new Map<string, { value: Resolved | null; at: number }>();
