@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
@@ -58,8 +58,9 @@ export async function startHarness(
   } = {},
 ): Promise<Harness> {
   const idp = await testIdentityProvider();
+  const dataDir = mkdtempSync(join(tmpdir(), 'arbiter-data-'));
   const config = loadConfig({
-    ARBITER_DATA_DIR: mkdtempSync(join(tmpdir(), 'arbiter-data-')),
+    ARBITER_DATA_DIR: dataDir,
     ARBITER_SESSION_JWKS_URL: idp.jwksPath,
     ARBITER_SESSION_ISSUER: TEST_ISSUER,
     ARBITER_SECRET_KEY: TEST_SECRET_KEY,
@@ -140,6 +141,9 @@ export async function startHarness(
       await harness.app.close();
       if (harness.app !== app) await app.close();
       await ctx.close();
+      // the folders this harness made: a test run by hand (no test command's TMPDIR) leaves none
+      rmSync(dataDir, { recursive: true, force: true });
+      idp.dispose();
     },
   };
   return harness;

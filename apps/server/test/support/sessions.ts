@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
@@ -50,5 +50,7 @@ export async function testIdentityProvider() {
       .setExpirationTime(opts.expiresIn ?? '1h')
       .sign(opts.foreignKey ? stranger.privateKey : privateKey);
   }
-  return { jwksPath, sign };
+  /** Removes the JWKS file's folder: a test run by hand (no test command's TMPDIR) leaves none. */
+  const dispose = () => rmSync(dir, { recursive: true, force: true });
+  return { jwksPath, sign, dispose };
 }
