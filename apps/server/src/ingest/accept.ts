@@ -57,17 +57,34 @@ export interface AcceptOptions {
 }
 
 /**
- * Whether the log checks the key in its write. Not when model text goes to the text store
- * first: a key gone by then must not have stored anything there either.
+ * The sending key for the log to check in its write, or undefined once checked here: by the
+ * database before anything is stored, when the log cannot check it or model text goes to the
+ * text store first (a key gone by then must not have stored anything there either).
  */
-function keyCheckedInWrite(ctx: AcceptDeps): boolean {
-  return ctx.eventLog.checksKeysInWrite === true && ctx.modelText === null;
-}
-
-/** The database's word on a key admitted from the cache, asked before anything is stored. */
-async function requireActiveKey(ctx: AcceptDeps, orgId: string, keyHash: string): Promise<void> {
+async function keyForTheWrite(
+  ctx: AcceptDeps,
+  orgId: string,
+  keyHash: string | undefined,
+): Promise<string | undefined> {
+  if (keyHash === undefined) return undefined;
+  if (ctx.eventLog.checksKeysInWrite === true && ctx.modelText === null) return keyHash;
   const key = await ctx.apiKeys.lookupHash(keyHash);
   if (key === null || key.revoked || key.orgId !== orgId) throw new InactiveKeyError();
+  return undefined;
+}
+
+/** Of the events accepted (not refused), those dated before their experiment's window. */
+function acceptedBeforeWindow(
+  valid: readonly AcceptedEvent[],
+  beforeWindow: ReadonlySet<string>,
+  refusedIds: readonly string[],
+): number {
+  if (beforeWindow.size === 0) return 0;
+  const refused = new Set(refusedIds);
+  let count = 0;
+  for (const event of valid)
+    if (beforeWindow.has(event.event_id) && !refused.has(event.event_id)) count++;
+  return count;
 }
 
 /** Each event checked on its own and against the ids claimed so far; nothing stored yet. */
@@ -185,9 +202,7 @@ export async function acceptEvents(
       beforeWindow: 0,
     };
   }
-  const inWrite = options.keyHash !== undefined && keyCheckedInWrite(ctx);
-  if (options.keyHash !== undefined && !inWrite)
-    await requireActiveKey(ctx, orgId, options.keyHash);
+  const keyHash = await keyForTheWrite(ctx, orgId, options.keyHash);
   // The text is stored before the log has the event: a 202 never names text not stored.
   const valid =
     ctx.modelText === null
@@ -198,17 +213,11 @@ export async function acceptEvents(
     events: valid,
     month: usageMonth(now),
     allowance: enforce ? limits.monthly_event_allowance : null,
-    ...(inWrite ? { keyHash: options.keyHash } : {}),
+    ...(keyHash === undefined ? {} : { keyHash }),
   });
   const refusal = `over the monthly allowance of ${limits.monthly_event_allowance} events on the ${state.plan} plan; it resets at ${base.resetsAt.toISOString()}`;
   rejectOverAllowance(rejected, valid, validIndex, result.refused, refusal);
   countOutcomes(ctx.metrics, raw, rejected, valid, result);
-  let acceptedBeforeWindow = 0;
-  if (beforeWindow.size > 0) {
-    const refused = new Set(result.refused);
-    for (const event of valid)
-      if (beforeWindow.has(event.event_id) && !refused.has(event.event_id)) acceptedBeforeWindow++;
-  }
   return {
     ...base,
     accepted: result.appended.length + result.duplicates.length,
@@ -216,6 +225,6 @@ export async function acceptEvents(
     conflicts: result.conflicts.length,
     rejected,
     overAllowance: result.refused.length,
-    beforeWindow: acceptedBeforeWindow,
+    beforeWindow: acceptedBeforeWindow(valid, beforeWindow, result.refused),
   };
 }
