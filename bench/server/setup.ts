@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -51,8 +51,9 @@ export async function startBenchServer(
   /** Another build's `arbiter` to start (a reference to compare with); default this one. */
   bin?: string,
 ): Promise<BenchServer> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'arbiter-bench-'));
   const env = {
-    ARBITER_DATA_DIR: mkdtempSync(join(tmpdir(), 'arbiter-bench-')),
+    ARBITER_DATA_DIR: dataDir,
     ARBITER_SESSION_JWKS_URL: '',
     ARBITER_DATABASE_URL: databaseUrl,
     ARBITER_ENFORCE_LIMITS: 'false',
@@ -94,6 +95,8 @@ export async function startBenchServer(
     async stop() {
       server.child.kill('SIGTERM');
       await server.exited;
+      // its data folder goes with it: a run of many benchmarks leaves nothing in the TMPDIR
+      rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }

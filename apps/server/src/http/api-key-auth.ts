@@ -48,9 +48,9 @@ function admit(
   options: KeyHookOptions,
 ): ProblemError | undefined {
   const problem = keyProblem(found, options);
-  if (problem !== undefined) return problem;
-  request.keyCaller = { orgId: found!.orgId, scope: found!.scope, keyHash: found!.keyHash };
-  return undefined;
+  if (problem === undefined && found !== null)
+    request.keyCaller = { orgId: found.orgId, scope: found.scope, keyHash: found.keyHash };
+  return problem;
 }
 
 /**
