@@ -146,6 +146,14 @@ export async function findActiveKeyByHash(
   return { orgId: key.orgId, scope: key.scope as KeyScope, revoked: key.revokedAt !== null };
 }
 
+/** Whether a looked-up key may still write for `orgId`: known, not rotated away, of that org. */
+export function isActiveFor(
+  key: (ActiveKey & { revoked: boolean }) | null,
+  orgId: string,
+): boolean {
+  return key !== null && !key.revoked && key.orgId === orgId;
+}
+
 /** The org and scope of an active key, or null for an unknown or rotated-away key. */
 export function findActiveKey(
   db: Database,

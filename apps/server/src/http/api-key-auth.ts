@@ -21,16 +21,15 @@ export function keyCallerOf(request: FastifyRequest): KeyCaller {
   return request.keyCaller;
 }
 
+const ROTATED_AWAY = 'This API key was rotated away; use the current key of its scope';
+
 type Resolved = Awaited<ReturnType<Context['apiKeys']['resolve']>>;
 
 /** Why a key is refused, or undefined when it is admitted. */
 function keyProblem(found: Resolved, options: KeyHookOptions): ProblemError | undefined {
   if (found === null) return new ProblemError('invalid-credential', 'This API key is not known');
   if (found.revoked) {
-    return new ProblemError(
-      'invalid-credential',
-      'This API key was rotated away; use the current key of its scope',
-    );
+    return new ProblemError('invalid-credential', ROTATED_AWAY);
   }
   if (options.secretOnly && found.scope !== 'secret') {
     return new ProblemError(
@@ -59,13 +58,7 @@ function admit(
  */
 export async function inactiveKeyProblem(ctx: Context, keyHash: string): Promise<ProblemError> {
   const found = await ctx.apiKeys.lookupHash(keyHash);
-  return (
-    keyProblem(found, {}) ??
-    new ProblemError(
-      'invalid-credential',
-      'This API key was rotated away; use the current key of its scope',
-    )
-  );
+  return keyProblem(found, {}) ?? new ProblemError('invalid-credential', ROTATED_AWAY);
 }
 
 export interface KeyHookOptions {

@@ -1,4 +1,5 @@
 import type { Context } from '../context.ts';
+import { isActiveFor } from '../domain/keys.ts';
 import type { OrgState } from '../domain/org-state-cache.ts';
 import { PLAN_LIMITS } from '../domain/plans.ts';
 import { monthResetsAt, usageMonth } from '../domain/usage-month.ts';
@@ -69,7 +70,7 @@ async function keyForTheWrite(
   if (keyHash === undefined) return undefined;
   if (ctx.eventLog.checksKeysInWrite === true && ctx.modelText === null) return keyHash;
   const key = await ctx.apiKeys.lookupHash(keyHash);
-  if (key === null || key.revoked || key.orgId !== orgId) throw new InactiveKeyError();
+  if (!isActiveFor(key, orgId)) throw new InactiveKeyError();
   return undefined;
 }
 

@@ -1,5 +1,5 @@
 import { type Database, rows } from '../db/connect.ts';
-import { findActiveKeyByHash } from '../domain/keys.ts';
+import { findActiveKeyByHash, isActiveFor } from '../domain/keys.ts';
 import { conflictingIds } from './conflict-sql.ts';
 import type { CopyStore } from './copy-store.ts';
 import {
@@ -118,8 +118,9 @@ export class PostgresEventLog implements EventLog {
   /** The paths that write without COPY look the sending key up first, as the route once did. */
   private async requireActiveKey(orgId: string, keyHash: string | undefined): Promise<void> {
     if (keyHash === undefined) return;
-    const key = await findActiveKeyByHash(this.db, keyHash);
-    if (key === null || key.revoked || key.orgId !== orgId) throw new InactiveKeyError();
+    if (!isActiveFor(await findActiveKeyByHash(this.db, keyHash), orgId)) {
+      throw new InactiveKeyError();
+    }
   }
 
   /** With an allowance the org's shard-0 meter row is the lock, so concurrent batches are cut in turn. */
