@@ -1,8 +1,7 @@
-import { finished } from 'node:stream/promises';
 import { sql } from 'drizzle-orm';
 import { PgDialect } from 'drizzle-orm/pg-core';
 import type pg from 'pg';
-import { from as copyFrom } from 'pg-copy-streams';
+import { CopyInOneWrite } from '../db/copy-in-one-write.ts';
 import { eventsAsCopyText } from './copy-text.ts';
 import { EVENT_COLUMN_LIST } from './event-columns.ts';
 import type { AcceptedEvent } from './event-schema.ts';
@@ -94,9 +93,9 @@ export class CopyEventStore implements CopyStore {
     const client = await this.pool.connect();
     let broken: Error | undefined;
     try {
-      const copy = client.query(copyFrom(`${COPY_EVENTS}${meter}${keys}`));
-      copy.end(eventsAsCopyText(orgId, events));
-      await finished(copy);
+      await client.query(
+        new CopyInOneWrite(`${COPY_EVENTS}${meter}${keys}`, eventsAsCopyText(orgId, events)),
+      ).done;
       return true;
     } catch (error) {
       if (isRefusal(error)) return false;
