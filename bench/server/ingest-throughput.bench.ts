@@ -7,13 +7,16 @@
  * BENCH_ARBITER_BIN starts another build's `arbiter` instead of this one: a reference measured in
  * the same hour, alternating with this build. BENCH_BATCH (default 100, the clients' batch size)
  * changes the events a request and a floor statement: two sizes split each process's CPU into
- * its part per request and its part per event.
+ * its part per request and its part per event. BENCH_FLOOR=one-write sends the floor's COPYs as
+ * the server does (`CopyInOneWrite`: the query, the rows and their end in one socket write)
+ * instead of by pg-copy-streams, as a plain client would.
  *
  *   npx tsx bench/server/ingest-throughput.bench.ts
  */
 import { finished } from 'node:stream/promises';
 import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
+import { CopyInOneWrite } from '../../apps/server/src/db/copy-in-one-write.ts';
 import { modelCallsForUsers } from '../../apps/server/test/support/builders.ts';
 import {
   cpuSecondsBetween,
@@ -27,6 +30,7 @@ import {
 const TOTAL = Number(process.env.BENCH_EVENTS ?? 400_000);
 const PER_BATCH = Number(process.env.BENCH_BATCH ?? 100);
 const CONCURRENCY = 8;
+const FLOOR_IN_ONE_WRITE = process.env.BENCH_FLOOR === 'one-write';
 
 function batch(experimentId: string, b: number, prefix: string) {
   return modelCallsForUsers(experimentId, PER_BATCH, {
@@ -139,8 +143,14 @@ async function measure(total: number): Promise<Measure> {
     const floorStart = performance.now();
     // each sender has its own connection, as each API sender has its own keep-alive socket
     await pool(total, CONCURRENCY, async (b, sender) => {
-      const copy = (conns[sender] as pg.Client).query(copyFrom(COPY_BASELINE));
-      copy.end(copyRows(orgId, bench.experimentId, b));
+      const conn = conns[sender] as pg.Client;
+      const rows = copyRows(orgId, bench.experimentId, b);
+      if (FLOOR_IN_ONE_WRITE) {
+        await conn.query(new CopyInOneWrite(COPY_BASELINE, rows)).done;
+        return;
+      }
+      const copy = conn.query(copyFrom(COPY_BASELINE));
+      copy.end(rows);
       await finished(copy);
     });
     const floorEnd = performance.now();
@@ -174,7 +184,9 @@ function report(m: Measure): void {
   console.log(
     `acceptances folded by the drain worker: ${m.folds} (${Math.round(m.total / Math.max(m.folds, 1))} events each on average)`,
   );
-  console.log(`floor: bare COPY, ${PER_BATCH} rows a statement: ${rate(m.floorRate)}`);
+  console.log(
+    `floor: bare COPY${FLOOR_IN_ONE_WRITE ? ' in one write' : ''}, ${PER_BATCH} rows a statement: ${rate(m.floorRate)}`,
+  );
   console.log(
     `CPU µs per event, API (server / PostgreSQL / sender): ${us(m.cpuApi.server)} / ${us(m.cpuApi.postgres)} / ${us(m.cpuApi.sender)}`,
   );
