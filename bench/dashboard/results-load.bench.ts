@@ -11,7 +11,7 @@
  *   npx tsx bench/dashboard/results-load.bench.ts
  *   knobs: BENCH_ROUNDS (10), BENCH_SCALE_ROUNDS (5) per step, BENCH_SCALE=0 skips the curve
  */
-import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -256,4 +256,5 @@ try {
 } finally {
   server.child.kill('SIGTERM');
   await server.exited;
+  rmSync(dataDir, { recursive: true, force: true });
 }

@@ -15,7 +15,7 @@
  * over the N and merges them, and the plain aggregate runs on all N at once. CPU then counts
  * every shard's backends and this process (the coordinator, whose share is the merge).
  */
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { eq, type SQL, sql } from 'drizzle-orm';
@@ -203,9 +203,10 @@ interface Measured {
 
 async function measure(users: number, llmMetrics = false): Promise<Measured> {
   const db = await freshPostgres();
+  const dataDir = mkdtempSync(join(tmpdir(), 'arbiter-bench-'));
   const config = loadConfig({
     ARBITER_DATABASE_URL: db.url,
-    ARBITER_DATA_DIR: mkdtempSync(join(tmpdir(), 'arbiter-bench-')),
+    ARBITER_DATA_DIR: dataDir,
     ARBITER_LOG_LEVEL: 'silent',
     // Experiments analysed at once (the server's default, 2, unless BENCH_ANALYSIS_CONCURRENCY).
     ...(process.env.BENCH_ANALYSIS_CONCURRENCY
@@ -367,6 +368,7 @@ async function measure(users: number, llmMetrics = false): Promise<Measured> {
       await shard.handle.close();
       await shard.drop();
     }
+    rmSync(dataDir, { recursive: true, force: true });
   }
 }
 
