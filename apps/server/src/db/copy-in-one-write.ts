@@ -21,7 +21,8 @@ export class CopyInOneWrite implements pg.Submittable {
   private reject!: (error: Error) => void;
 
   constructor(
-    private readonly text: string,
+    /** The query; statement spans read its first keyword. */
+    readonly text: string,
     private readonly rows: string,
   ) {
     this.done = new Promise<void>((resolve, reject) => {

@@ -41,10 +41,16 @@ interface Emitter {
   once(event: string, listener: (error?: unknown) => void): unknown;
 }
 
-/** A streamed statement (COPY) as a span from its start until the stream ends or fails. */
+/**
+ * A submitted statement (COPY) as a span from its start until it ends or fails: a stream
+ * (pg-copy-streams) until it finishes, closes or fails, or a `CopyInOneWrite` until its `done`
+ * settles.
+ */
 function streamSpan<T>(query: unknown, stream: T): T {
-  const emitter = stream as unknown as Partial<Emitter>;
-  if (!insideRecordingSpan() || typeof emitter.once !== 'function') return stream;
+  const emitter = stream as unknown as Partial<Emitter> & { done?: unknown };
+  const done = emitter.done instanceof Promise ? emitter.done : undefined;
+  if (!insideRecordingSpan() || (done === undefined && typeof emitter.once !== 'function'))
+    return stream;
   const kind = statementKind(query);
   const span = tracer().startSpan(kind, { kind: SpanKind.CLIENT, attributes: attributesOf(kind) });
   let ended = false;
@@ -54,8 +60,15 @@ function streamSpan<T>(query: unknown, stream: T): T {
     if (error !== undefined) recordFailure(span, error);
     span.end();
   };
-  for (const event of ['finish', 'end', 'close']) emitter.once.call(stream, event, () => end());
-  emitter.once.call(stream, 'error', (error) => end(error ?? new Error('stream failed')));
+  if (done !== undefined) {
+    done.then(
+      () => end(),
+      (error: unknown) => end(error ?? new Error('statement failed')),
+    );
+    return stream;
+  }
+  for (const event of ['finish', 'end', 'close']) emitter.once?.call(stream, event, () => end());
+  emitter.once?.call(stream, 'error', (error) => end(error ?? new Error('stream failed')));
   return stream;
 }
 
@@ -66,7 +79,7 @@ function withCallback(args: unknown[]): boolean {
   return typeof args.at(-1) === 'function';
 }
 
-/** A submittable query (a COPY stream): `query` returns it, not a promise. */
+/** A submittable query (a COPY): `query` returns it, not a promise. */
 function submittable(args: unknown[]): boolean {
   return typeof (args[0] as { submit?: unknown } | null | undefined)?.submit === 'function';
 }
