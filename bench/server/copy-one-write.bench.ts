@@ -8,13 +8,11 @@
  *
  *   npx tsx bench/server/copy-one-write.bench.ts
  */
-import { finished } from 'node:stream/promises';
 import pg from 'pg';
-import { from as copyFrom } from 'pg-copy-streams';
-import { CopyInOneWrite } from '../../apps/server/src/db/copy-in-one-write.ts';
 import { eventsAsCopyText } from '../../apps/server/src/ingest/copy-text.ts';
 import { EVENT_COLUMN_LIST } from '../../apps/server/src/ingest/event-columns.ts';
 import { modelCallsForUsers } from '../../apps/server/test/support/builders.ts';
+import { bareCopy } from './bare-copy.ts';
 import { cpuSecondsOf, freshPostgres, startBenchServer } from './setup.ts';
 
 const BATCH = Number(process.env.BENCH_BATCH ?? 100);
@@ -32,14 +30,8 @@ const clients = Array.from(
 );
 await Promise.all(clients.map((c) => c.connect()));
 
-async function send(client: pg.Client, way: Way, text: string, rows: string): Promise<void> {
-  if (way === 'one write') {
-    await client.query(new CopyInOneWrite(text, rows)).done;
-    return;
-  }
-  const copy = client.query(copyFrom(text));
-  copy.end(rows);
-  await finished(copy);
+function send(client: pg.Client, way: Way, text: string, rows: string): Promise<void> {
+  return bareCopy(client, text, rows, { oneWrite: way === 'one write' });
 }
 
 try {

@@ -6,12 +6,11 @@
  *
  *   npx tsx bench/server/copy-write-cpu.bench.ts
  */
-import { finished } from 'node:stream/promises';
 import pg from 'pg';
-import { from as copyFrom } from 'pg-copy-streams';
 import { eventsAsCopyText } from '../../apps/server/src/ingest/copy-text.ts';
 import { EVENT_COLUMN_LIST } from '../../apps/server/src/ingest/event-columns.ts';
 import { modelCallsForUsers } from '../../apps/server/test/support/builders.ts';
+import { bareCopy } from './bare-copy.ts';
 import { cpuSecondsOf, freshPostgres, startBenchServer } from './setup.ts';
 
 const db = await freshPostgres();
@@ -39,13 +38,11 @@ try {
       );
       const before = cpuSecondsOf(pid);
       for (const rows of payloads) {
-        const copy = client.query(
-          copyFrom(
-            `copy events (${EVENT_COLUMN_LIST}) from stdin; insert into usage_counters (org_id, month, shard, events) values ('${orgId}', '2026-11', ${seq % 16}, ${100 * per}) on conflict (org_id, month, shard) do update set events = usage_counters.events + excluded.events`,
-          ),
+        await bareCopy(
+          client,
+          `copy events (${EVENT_COLUMN_LIST}) from stdin; insert into usage_counters (org_id, month, shard, events) values ('${orgId}', '2026-11', ${seq % 16}, ${100 * per}) on conflict (org_id, month, shard) do update set events = usage_counters.events + excluded.events`,
+          rows,
         );
-        copy.end(rows);
-        await finished(copy);
       }
       results[per]?.push(((cpuSecondsOf(pid) - before) * 1e6) / TOTAL);
     }

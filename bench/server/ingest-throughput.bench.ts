@@ -13,11 +13,9 @@
  *
  *   npx tsx bench/server/ingest-throughput.bench.ts
  */
-import { finished } from 'node:stream/promises';
 import pg from 'pg';
-import { from as copyFrom } from 'pg-copy-streams';
-import { CopyInOneWrite } from '../../apps/server/src/db/copy-in-one-write.ts';
 import { modelCallsForUsers } from '../../apps/server/test/support/builders.ts';
+import { bareCopy } from './bare-copy.ts';
 import {
   cpuSecondsBetween,
   cpuSecondsOf,
@@ -145,13 +143,7 @@ async function measure(total: number): Promise<Measure> {
     await pool(total, CONCURRENCY, async (b, sender) => {
       const conn = conns[sender] as pg.Client;
       const rows = copyRows(orgId, bench.experimentId, b);
-      if (FLOOR_IN_ONE_WRITE) {
-        await conn.query(new CopyInOneWrite(COPY_BASELINE, rows)).done;
-        return;
-      }
-      const copy = conn.query(copyFrom(COPY_BASELINE));
-      copy.end(rows);
-      await finished(copy);
+      await bareCopy(conn, COPY_BASELINE, rows, { oneWrite: FLOOR_IN_ONE_WRITE });
     });
     const floorEnd = performance.now();
     const cpuEnd = await cpu();

@@ -13,10 +13,9 @@
 import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { loadavg } from 'node:os';
-import { finished } from 'node:stream/promises';
 import pg from 'pg';
-import { from as copyFrom } from 'pg-copy-streams';
 import { canonical } from '../../apps/server/src/domain/offline-runs/results.ts';
+import { bareCopy } from './bare-copy.ts';
 import {
   cpuSecondsBetween,
   cpuSecondsOf,
@@ -185,9 +184,7 @@ async function main() {
     const floorPg0 = await databaseCpuSeconds(client);
     const floorStart = performance.now();
     await pool(batches, async (b, sender) => {
-      const copy = (conns[sender] as pg.Client).query(copyFrom(COPY_FLOOR));
-      copy.end(copyRows(runId, b));
-      await finished(copy);
+      await bareCopy(conns[sender] as pg.Client, COPY_FLOOR, copyRows(runId, b));
     });
     const floorSeconds = (performance.now() - floorStart) / 1000;
     const floorPgCpu = cpuSecondsBetween(floorPg0, await databaseCpuSeconds(client));
