@@ -30,10 +30,6 @@ const clients = Array.from(
 );
 await Promise.all(clients.map((c) => c.connect()));
 
-function send(client: pg.Client, way: Way, text: string, rows: string): Promise<void> {
-  return bareCopy(client, text, rows, { oneWrite: way === 'one write' });
-}
-
 try {
   const first = clients[0] as pg.Client;
   const orgId = (await first.query('select id from orgs limit 1')).rows[0].id;
@@ -65,7 +61,8 @@ try {
       const start = performance.now();
       await Promise.all(
         clients.map(async (c, i) => {
-          for (const rows of perClient[i] ?? []) await send(c, way, text, rows);
+          for (const rows of perClient[i] ?? [])
+            await bareCopy(c, text, rows, { oneWrite: way === 'one write' });
         }),
       );
       const wall = performance.now() - start;
