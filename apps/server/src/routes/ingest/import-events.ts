@@ -1,3 +1,4 @@
+import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { Type } from 'typebox';
 import type { Context } from '../../context.ts';
 import { apiKeyHook, keyCallerOf } from '../../http/api-key-auth.ts';
@@ -25,6 +26,22 @@ export const IMPORT_MAX_BYTES = 10 * 1024 * 1024;
  * would drop an answer whose rows were accepted.
  */
 export const IMPORT_SOCKET_TIMEOUT_MS = 10 * 60 * 1000;
+
+/**
+ * The import's socket timeout, raised as soon as the request is routed: its key check and its
+ * body's upload (paused while the key is looked up) are then under it too, not under the
+ * server's short idle time. What a silent import can hold is still bounded by the server's
+ * request timeout until its body is in, as on every route.
+ */
+function keepOpenUntilAnswered(
+  request: FastifyRequest,
+  _reply: FastifyReply,
+  done: HookHandlerDoneFunction,
+): void {
+  // An injected request (inject(), no network) has a stand-in socket without timeouts.
+  request.raw.socket?.setTimeout?.(IMPORT_SOCKET_TIMEOUT_MS);
+  done();
+}
 
 /** What a refused import is told to wait: a large import takes a few seconds. */
 const BUSY_RETRY_AFTER_SECONDS = 5;
@@ -95,7 +112,10 @@ export async function register(app: App, ctx: Context): Promise<void> {
   app.post(
     '/v1/events/import',
     {
-      onRequest: apiKeyHook(ctx, { secretOnly: true, authoritative: true }),
+      onRequest: [
+        keepOpenUntilAnswered,
+        apiKeyHook(ctx, { secretOnly: true, authoritative: true }),
+      ],
       bodyLimit: IMPORT_MAX_BYTES,
       // Every payload arrives as text and is parsed by its format's parser below; the document
       // states each format's shape, the request checks that there is a payload at all.
@@ -113,8 +133,6 @@ export async function register(app: App, ctx: Context): Promise<void> {
         );
       }
       const { orgId } = keyCallerOf(request);
-      // An injected request (inject(), no network) has a stand-in socket without timeouts.
-      request.raw.socket?.setTimeout?.(IMPORT_SOCKET_TIMEOUT_MS);
       const release = gate.enter(orgId);
       if (release === null) throw busy(gate.perOrg);
       try {
