@@ -1,8 +1,8 @@
-import { connect } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROBLEMS } from '../../src/http/problems.ts';
 import { experimentConfig, type Harness, startHarness } from '../support/harness.ts';
+import { type RawAnswer, rawRequest, sendRaw } from '../support/raw-http.ts';
 
 /**
  * The HTTP edge: what Node's parser and Fastify's router refuse before a route runs is a
@@ -21,43 +21,8 @@ beforeAll(async () => {
 });
 afterAll(() => h.close());
 
-interface RawAnswer {
-  status: number;
-  headers: Record<string, string>;
-  body: string;
-}
-
 /** Writes `text` as is and reads the answer until the server closes the connection. */
-function raw(text: string | Buffer): Promise<RawAnswer> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(port, '127.0.0.1', () => socket.write(text));
-    const chunks: Buffer[] = [];
-    socket.on('data', (d) => chunks.push(d));
-    socket.on('error', reject);
-    socket.on('close', () => {
-      const all = Buffer.concat(chunks).toString('utf8');
-      const split = all.indexOf('\r\n\r\n');
-      const [statusLine, ...lines] = all.slice(0, split).split('\r\n');
-      const headers = Object.fromEntries(
-        lines.map((l) => {
-          const i = l.indexOf(':');
-          return [l.slice(0, i).toLowerCase(), l.slice(i + 1).trim()];
-        }),
-      );
-      resolve({
-        status: Number(/^HTTP\/1\.1 (\d{3})/.exec(statusLine ?? '')?.[1]),
-        headers,
-        body: all.slice(split + 4),
-      });
-    });
-  });
-}
-
-function request(method: string, path: string, headers: string[] = [], body = ''): string {
-  return [`${method} ${path} HTTP/1.1`, 'Host: localhost', 'Connection: close', ...headers]
-    .concat(['', body])
-    .join('\r\n');
-}
+const raw = (text: string | Buffer) => sendRaw(port, text);
 
 function expectProblem(answer: RawAnswer, slug: keyof typeof PROBLEMS, instance: string) {
   expect(answer.status).toBe(PROBLEMS[slug].status);
@@ -79,23 +44,23 @@ describe("Node's parser refusals are problems", () => {
   });
 
   it('a malformed header: 400 naming the parser error', async () => {
-    const answer = await raw(request('GET', '/v1/whoami', ['Bad Header: x']));
+    const answer = await raw(rawRequest('GET', '/v1/whoami', ['Bad Header: x']));
     const body = expectProblem(answer, 'bad-request', '/v1/whoami');
     expect(body.detail).toContain('HPE_INVALID_HEADER_TOKEN');
   });
 
   it('an invalid Content-Length: 400', async () => {
-    const answer = await raw(request('POST', '/v1/experiments', ['Content-Length: abc'], '{}'));
+    const answer = await raw(rawRequest('POST', '/v1/experiments', ['Content-Length: abc'], '{}'));
     expectProblem(answer, 'bad-request', '/v1/experiments');
   });
 
   it('headers over 16 KiB: 431', async () => {
-    const answer = await raw(request('GET', '/v1/whoami', [`X-Big: ${'a'.repeat(20_000)}`]));
+    const answer = await raw(rawRequest('GET', '/v1/whoami', [`X-Big: ${'a'.repeat(20_000)}`]));
     expectProblem(answer, 'header-fields-too-large', '/v1/whoami');
   });
 
   it('a request target over 16 KiB: 414', async () => {
-    const answer = await raw(request('GET', `/v1/${'a'.repeat(20_000)}`));
+    const answer = await raw(rawRequest('GET', `/v1/${'a'.repeat(20_000)}`));
     expectProblem(answer, 'uri-too-long', '/');
   });
 });
@@ -103,7 +68,7 @@ describe("Node's parser refusals are problems", () => {
 describe("Fastify's routing refusals are problems", () => {
   it('a path parameter longer than its schema allows: 400 naming the parameter', async () => {
     const path = `/v1/experiments/${'a'.repeat(201)}`;
-    const answer = await raw(request('GET', path, [`Authorization: Bearer ${token}`]));
+    const answer = await raw(rawRequest('GET', path, [`Authorization: Bearer ${token}`]));
     const body = expectProblem(answer, 'validation-error', path);
     expect(body).toMatchObject({
       errors: [{ parameter: 'id', detail: 'must NOT have more than 200 characters' }],
@@ -112,34 +77,34 @@ describe("Fastify's routing refusals are problems", () => {
 
   it('a path segment over the router limit (4,096 characters): 414', async () => {
     const path = `/v1/experiments/${'a'.repeat(4097)}`;
-    const body = expectProblem(await raw(request('GET', path)), 'uri-too-long', path);
+    const body = expectProblem(await raw(rawRequest('GET', path)), 'uri-too-long', path);
     expect(body.detail).toBe('A path segment exceeds 4096 characters');
   });
 
   it('a URL that is not valid percent-encoding: 400', async () => {
     expectProblem(
-      await raw(request('GET', '/v1/experiments/%zz')),
+      await raw(rawRequest('GET', '/v1/experiments/%zz')),
       'bad-request',
       '/v1/experiments/%zz',
     );
   });
 
   it('an unknown path: 404', async () => {
-    expectProblem(await raw(request('GET', '/v1/nowhere')), 'not-found', '/v1/nowhere');
+    expectProblem(await raw(rawRequest('GET', '/v1/nowhere')), 'not-found', '/v1/nowhere');
   });
 
   it.each(['DELETE', 'PATCH', 'TRACE'])('%s on a known path: 405 with Allow', async (method) => {
-    const answer = await raw(request(method, '/v1/experiments', ['Content-Length: 0']));
+    const answer = await raw(rawRequest(method, '/v1/experiments', ['Content-Length: 0']));
     expectProblem(answer, 'method-not-allowed', '/v1/experiments');
     expect(answer.headers.allow).toBe('GET, HEAD, OPTIONS, POST');
   });
 
   it('an unknown method such as QUERY: 405, with or without a body', async () => {
-    const bare = await raw(request('QUERY', '/v1/experiments/x/results'));
+    const bare = await raw(rawRequest('QUERY', '/v1/experiments/x/results'));
     expectProblem(bare, 'method-not-allowed', '/v1/experiments/x/results');
     expect(bare.headers.allow).toBe('GET, HEAD, OPTIONS');
     const withBody = await raw(
-      request(
+      rawRequest(
         'QUERY',
         '/v1/experiments',
         ['Content-Type: application/json', 'Content-Length: 7'],
@@ -150,11 +115,11 @@ describe("Fastify's routing refusals are problems", () => {
   });
 
   it('QUERY on an unknown path is a 404', async () => {
-    expectProblem(await raw(request('QUERY', '/v1/nowhere')), 'not-found', '/v1/nowhere');
+    expectProblem(await raw(rawRequest('QUERY', '/v1/nowhere')), 'not-found', '/v1/nowhere');
   });
 
   it('a plain OPTIONS (no CORS headers) is answered, not refused as a bad preflight', async () => {
-    const answer = await raw(request('OPTIONS', '/v1/events'));
+    const answer = await raw(rawRequest('OPTIONS', '/v1/events'));
     expect(answer.status).toBe(204);
   });
 });
@@ -164,7 +129,7 @@ describe('a compressed body is refused with 415', () => {
     'Content-Encoding: %s on a JSON route',
     async (coding) => {
       const body = gzipSync(JSON.stringify(experimentConfig()));
-      const head = request('POST', '/v1/experiments', [
+      const head = rawRequest('POST', '/v1/experiments', [
         `Authorization: Bearer ${token}`,
         'Content-Type: application/json',
         `Content-Encoding: ${coding}`,

@@ -4,6 +4,7 @@ import { buildApp } from '../../../src/app.ts';
 import type { App } from '../../../src/http/app-types.ts';
 import { businessEventsCsv } from '../../support/builders.ts';
 import { type Harness, startHarness } from '../../support/harness.ts';
+import { rawRequest, sendRaw } from '../../support/raw-http.ts';
 
 /**
  * A large import is checked and stored before it answers; on a busy server that outlasts the
@@ -17,29 +18,6 @@ const ROWS = 10_000;
 const IDLE_MS = 200;
 /** How long the paused upload below stays silent: several times the idle time. */
 const PAUSE_MS = 3 * IDLE_MS;
-
-/**
- * Sends `head` and the body's first half, pauses, then sends the rest; resolves with the status
- * line once the server closes the connection (the request says `connection: close`).
- */
-function pausedUpload(port: number, head: string, body: Buffer): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(port, '127.0.0.1');
-    let answer = '';
-    socket.setEncoding('utf8');
-    socket.on('data', (chunk: string) => {
-      answer += chunk;
-    });
-    socket.on('error', reject);
-    socket.on('close', () => resolve(answer.split('\r\n', 1)[0] ?? ''));
-    socket.on('connect', () => {
-      const half = body.length >> 1;
-      socket.write(head);
-      socket.write(body.subarray(0, half));
-      setTimeout(() => socket.write(body.subarray(half)), PAUSE_MS);
-    });
-  });
-}
 
 let h: Harness;
 let app: App;
@@ -82,11 +60,20 @@ describe('the import route and idle connections', () => {
   });
 
   it('keeps an import open while its upload pauses longer than the idle time', async () => {
-    const body = Buffer.from(businessEventsCsv('paused', 100));
-    const head =
-      'POST /v1/events/import HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: text/csv\r\n' +
-      `x-api-key: ${secret}\r\ncontent-length: ${body.length}\r\nconnection: close\r\n\r\n`;
-    const status = await pausedUpload(Number(new URL(origin).port), head, body);
-    expect(status).toBe('HTTP/1.1 200 OK');
+    const body = businessEventsCsv('paused', 100);
+    const text = rawRequest(
+      'POST',
+      '/v1/events/import',
+      ['Content-Type: text/csv', `X-API-Key: ${secret}`, `Content-Length: ${body.length}`],
+      body,
+    );
+    // The headers and half the body, then silence, then the rest.
+    const cut = text.length - (body.length >> 1);
+    const answer = await sendRaw(
+      Number(new URL(origin).port),
+      [text.slice(0, cut), text.slice(cut)],
+      PAUSE_MS,
+    );
+    expect(answer.status).toBe(200);
   });
 });
