@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import { testPython } from './test-python.ts';
 
 /** One sample of a scrape: `name{labels} value`, as the parser read it. */
 export interface Sample {
@@ -30,10 +31,10 @@ json.dump([
 
 /**
  * A scrape read by a real Prometheus text parser: `prometheus_client`'s, in the Python of
- * ARBITER_PYTHON (scripts/python-env.sh; `python3` when unset). A text it refuses fails the test.
+ * `testPython()` (ARBITER_PYTHON, else the repository's .venv). A text it refuses fails the test.
  */
 export function parsePrometheus(text: string): Family[] {
-  const python = process.env.ARBITER_PYTHON || 'python3';
+  const python = testPython();
   const run = spawnSync(python, ['-c', PARSER], { input: text, encoding: 'utf8' });
   if (run.error !== undefined || run.status !== 0)
     throw new Error(

@@ -1,5 +1,18 @@
 import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+
+const REPO_VENV = fileURLToPath(new URL('../../../../.venv/bin/python', import.meta.url));
+
+/**
+ * ARBITER_PYTHON (the test command sets it), else the repository's `.venv` that
+ * `scripts/python-env.sh` makes, else `python3`: a file run by hand after one test run finds
+ * the oracles' packages instead of failing on the system Python.
+ */
+function oraclePython(): string {
+  if (process.env.ARBITER_PYTHON) return process.env.ARBITER_PYTHON;
+  return existsSync(REPO_VENV) ? REPO_VENV : 'python3';
+}
 
 const ORACLE = fileURLToPath(new URL('../../oracle/oracle.py', import.meta.url));
 /** GrowthBook's gbstats, for CUPED and the confidence sequences. */
@@ -20,7 +33,7 @@ export function runOracle(
   cases: readonly Record<string, unknown>[],
   script: string = ORACLE,
 ): OracleReply {
-  const python = process.env.ARBITER_PYTHON || 'python3';
+  const python = oraclePython();
   const run = spawnSync(python, [script], {
     input: JSON.stringify({ cases }),
     encoding: 'utf8',

@@ -8,9 +8,10 @@ import type { App } from '../../../src/http/app-types.ts';
 import { type Harness, startHarness } from '../../support/harness.ts';
 import { type FakeJudgeServer, startFakeJudge } from '../../support/judge-server.ts';
 import { storedEvents } from '../../support/stored-events.ts';
+import { testPython } from '../../support/test-python.ts';
 
 /**
- * ARBITER_PYTHON (scripts/python-env.sh; `python3` when unset) with
+ * `testPython()` (ARBITER_PYTHON, else the repository's .venv) with
  * apps/server/test/support/openllmetry-requirements.txt installed runs the script.
  */
 const SCRIPT = fileURLToPath(new URL('../../support/openllmetry_chat.py', import.meta.url));
@@ -38,7 +39,7 @@ afterAll(async () => {
 });
 
 function runPython(args: string[]): Promise<string> {
-  const python = process.env.ARBITER_PYTHON || 'python3';
+  const python = testPython();
   return new Promise((resolve, reject) => {
     const child = spawn(python, [SCRIPT, ...args], {
       env: { ...process.env, TRACELOOP_TRACE_CONTENT: 'true' },
