@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { testPython } from './test-python.ts';
+import { testPython } from '../../../../packages/stats/test/support/test-python.ts';
 
 /** One sample of a scrape: `name{labels} value`, as the parser read it. */
 export interface Sample {

@@ -1,18 +1,6 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-
-const REPO_VENV = fileURLToPath(new URL('../../../../.venv/bin/python', import.meta.url));
-
-/**
- * ARBITER_PYTHON (the test command sets it), else the repository's `.venv` that
- * `scripts/python-env.sh` makes, else `python3`: a file run by hand after one test run finds
- * the oracles' packages instead of failing on the system Python.
- */
-function oraclePython(): string {
-  if (process.env.ARBITER_PYTHON) return process.env.ARBITER_PYTHON;
-  return existsSync(REPO_VENV) ? REPO_VENV : 'python3';
-}
+import { testPython } from './test-python.ts';
 
 const ORACLE = fileURLToPath(new URL('../../oracle/oracle.py', import.meta.url));
 /** GrowthBook's gbstats, for CUPED and the confidence sequences. */
@@ -33,7 +21,7 @@ export function runOracle(
   cases: readonly Record<string, unknown>[],
   script: string = ORACLE,
 ): OracleReply {
-  const python = oraclePython();
+  const python = testPython();
   const run = spawnSync(python, [script], {
     input: JSON.stringify({ cases }),
     encoding: 'utf8',

@@ -2,13 +2,13 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { testPython } from '../../../../../packages/stats/test/support/test-python.ts';
 import { buildApp } from '../../../src/app.ts';
 import { events } from '../../../src/db/schema.ts';
 import type { App } from '../../../src/http/app-types.ts';
 import { type Harness, startHarness } from '../../support/harness.ts';
 import { type FakeJudgeServer, startFakeJudge } from '../../support/judge-server.ts';
 import { storedEvents } from '../../support/stored-events.ts';
-import { testPython } from '../../support/test-python.ts';
 
 /**
  * `testPython()` (ARBITER_PYTHON, else the repository's .venv) with
