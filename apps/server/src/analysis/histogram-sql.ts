@@ -101,6 +101,12 @@ export interface Pair {
  * holds edges[i] <= y < edges[i + 1], the last bin closed, as numpy's own fix-up of its guess
  * settles it), counted per arm with a grouping set per metric and group; those of `counted`
  * (0/1 metrics) as the same bins of 0 and 1, counted n − ones and ones from `centre`.
+ *
+ * The pass over `u` computes only `width_bucket` per value and pair. What numpy's rule and the
+ * group still need is applied to its few grouped rows instead of to every user's (a tenth of
+ * the statement's time at 100,000 users): the group's maximum, which `width_bucket` puts one
+ * past the last bin, joins the last bin, and the arms outside the group, which the grouping
+ * keeps apart by arm anyway, are left out. A null value has no bin (`width_bucket` is strict).
  */
 function binCtes(passed: readonly Pair[], counted: readonly Pair[], bins: number): SQL {
   const k = sql.raw(String(bins));
@@ -110,18 +116,19 @@ function binCtes(passed: readonly Pair[], counted: readonly Pair[], bins: number
   );
   const parts = counted.map((p) => countedBins(p, k));
   if (passed.length > 0)
-    parts.unshift(sql`select v.metric, v.g, b.variant, v.bucket, b.c
-      from binned b cross join lateral (values ${sql.join(passed.map(unpivotRow), sql`, `)}) v(metric, g, bucket)
-      where v.bucket is not null`);
+    parts.unshift(sql`select v.metric, v.g, b.variant, least(v.bucket, ${k}), sum(b.c)::bigint
+      from binned b cross join lateral (values ${sql.join(passed.map(unpivotRow), sql`, `)}) v(metric, g, bucket, mine)
+      where v.bucket is not null and v.mine
+      group by 1, 2, 3, 4`);
   return sql`ew as (select ${sql.join(edgesOf, sql`, `)} from edges),
-    ${passed.length > 0 ? sql`${passBins(passed, k)},` : sql``}
+    ${passed.length > 0 ? sql`${passBins(passed)},` : sql``}
     bins(metric, g, variant, bucket, c) as (${sql.join(parts, sql` union all `)})`;
 }
 
-function passBins(pairs: readonly Pair[], k: SQL): SQL {
+function passBins(pairs: readonly Pair[]): SQL {
   const buckets = pairs.map(
     (p) =>
-      sql`case when ${valueColumn(p.i)} is not null${inGroup(p.g)} then least(width_bucket(${valueColumn(p.i)}, ew.${raw('e', p.i, p.j)}), ${k}) end as ${raw('k', p.i, p.j)}`,
+      sql`width_bucket(${valueColumn(p.i)}, ew.${raw('e', p.i, p.j)}) as ${raw('k', p.i, p.j)}`,
   );
   const sets = pairs.map((_, n) => sql.raw(`(1, ${n + 2})`));
   return sql`binned as (
@@ -130,7 +137,9 @@ function passBins(pairs: readonly Pair[], k: SQL): SQL {
     )`;
 }
 
-const unpivotRow = (p: Pair) => sql`(${p.m.name}::text, ${p.g.key}::text, b.${raw('k', p.i, p.j)})`;
+/** A pair's row of the unpivot: its bin of each grouped row, and whether the row's arm is in its group. */
+const unpivotRow = (p: Pair) =>
+  sql`(${p.m.name}::text, ${p.g.key}::text, b.${raw('k', p.i, p.j)}, ${inGroupOf(p.g, sql`b.variant`)})`;
 
 /**
  * A 0/1 metric's bins in a group: its arms' users at 0 and at 1, in the bins of 0 and 1 (never
@@ -146,10 +155,16 @@ function countedBins(p: Pair, k: SQL): SQL {
     where v.c > 0${inGroup(p.g, 'c')} and ew.${raw('e', p.i, p.j)} is not null`;
 }
 
-/** ` and u.variant in (…)` for a pair's arms; nothing for every arm. */
-function inGroup(g: HistogramGroup, table = 'u'): SQL {
+/** ` and c.variant in (…)` for a pair's arms; nothing for every arm. */
+function inGroup(g: HistogramGroup, table: string): SQL {
   if (g.variants === 'all') return sql``;
-  return sql` and ${sql.raw(table)}.variant in (${sql.join(
+  return sql` and ${inGroupOf(g, sql.raw(`${table}.variant`))}`;
+}
+
+/** Whether `variant` is one of a group's arms. */
+function inGroupOf(g: HistogramGroup, variant: SQL): SQL {
+  if (g.variants === 'all') return sql`true`;
+  return sql`${variant} in (${sql.join(
     g.variants.map((v) => sql`${v}`),
     sql`, `,
   )})`;

@@ -121,6 +121,7 @@ export const isZeroOne = (metric: MetricDefinition) =>
   metric.kind === 'conversion' || metric.kind === 'retention';
 
 function centreColumns(metric: MetricDefinition, i: number): SQL {
+  if (isZeroOne(metric) && !hasX(metric)) return zeroOneColumns(i);
   const y = valueColumn(i);
   const ones = isZeroOne(metric) ? sql`, sum(${y}) as ${col('ones', i)}` : sql``;
   const base = sql`count(${y}) as ${col('n', i)}, min(${y}) as ${col('lo', i)},
@@ -136,6 +137,23 @@ function centreColumns(metric: MetricDefinition, i: number): SQL {
   if (!hasX(metric)) return sql`${base}${around}`;
   return sql`${base}, count(${covariateColumn(i)}) as ${col('nc', i)},
     ${shift(covariateOf(i))} as ${col('sx', i)}${around}`;
+}
+
+/**
+ * A 0/1 metric's `centre` columns from two aggregates, its n and its ones, instead of six: its
+ * range, shift and sums around `k` follow from them. `k`, a median of 0/1 values, is 0 or 1,
+ * so every figure is a whole number below 2^53, the same float8 the per-user sums give.
+ */
+function zeroOneColumns(i: number): SQL {
+  const n = sql`count(${valueColumn(i)})`;
+  const ones = sql`sum(${valueColumn(i)})`;
+  const k = sql`(select ${col('k', i)} from k)`;
+  return sql`${n} as ${col('n', i)},
+    case when ${n} = 0 then null when ${ones} < ${n} then 0 else 1 end::float8 as ${col('lo', i)},
+    case when ${n} = 0 then null when ${ones} > 0 then 1 else 0 end::float8 as ${col('hi', i)},
+    ${ones} / ${n} as ${col('sy', i)}, ${ones} as ${col('ones', i)},
+    ${ones} - ${n} * ${k} as ${col('ka', i)},
+    ${ones} * (1 - ${k}) * (1 - ${k}) + (${n} - ${ones}) * ${k} * ${k} as ${col('kb', i)}`;
 }
 
 function centreRow(metric: MetricDefinition, i: number): SQL {

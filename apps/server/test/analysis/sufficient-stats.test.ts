@@ -476,16 +476,19 @@ describe('one pass around a shared shift, and a second pass where it would lose 
 });
 
 /**
- * A 0/1 metric's histograms come from each arm's n and users at 1, not from a pass over the
- * users: numpy's bins of 0 and 1 over the group's range, the degenerate ranges included.
+ * A 0/1 metric's histograms and moments come from each arm's n and users at 1, not from a pass
+ * over the users: numpy's bins of 0 and 1 over the group's range, the degenerate ranges
+ * included, and the sums around the shared shift (0, or 1 where most users converted), which
+ * keep every digit, so no second pass runs.
  */
-describe('a 0/1 metric binned from its counts', () => {
+describe('a 0/1 metric binned and summed from its counts', () => {
   const converted = metric('converted', 'conversion');
   it.each([
     ['nobody converted', '0b5e4d1c-0000-4000-8000-000000000041', () => false],
     ['everybody converted', '0b5e4d1c-0000-4000-8000-000000000042', () => true],
     ['some converted', '0b5e4d1c-0000-4000-8000-000000000043', (u: number) => u % 7 === 0],
-  ] as const)('%s: the bins numpy gives', async (_, experiment, converts) => {
+    ['most converted', '0b5e4d1c-0000-4000-8000-000000000044', (u: number) => u % 7 !== 0],
+  ] as const)('%s: the bins and moments numpy gives', async (_, experiment, converts) => {
     const stats: StatsRow[] = [];
     const business: BusinessRow[] = [];
     const values: Record<string, number[]> = { control: [], treatment: [] };
@@ -516,5 +519,17 @@ describe('a 0/1 metric binned from its counts', () => {
     const got = read.metrics.converted?.histograms.treatment;
     expect(got?.counts).toEqual(want.counts);
     expect(got?.bin_edges).toEqual(want.bin_edges);
+
+    const pooled = [...(values.control ?? []), ...(values.treatment ?? [])];
+    const majority = pooled.filter((v) => v === 1).length * 2 > pooled.length ? 1 : 0;
+    for (const arm of ['control', 'treatment']) {
+      const summary = read.metrics.converted?.arms[arm];
+      expect(summary?.shiftY).toBe(majority);
+      const gotMoments = centred(metricSummary(summary as never));
+      const wantMoments = centred(summarize(values[arm] as number[]));
+      expect(gotMoments.n).toBe(wantMoments.n);
+      expectClose(gotMoments.mean, wantMoments.mean, `${arm} mean`);
+      expectClose(gotMoments.m2, wantMoments.m2, `${arm} m2`);
+    }
   });
 });
