@@ -142,7 +142,8 @@ function centreColumns(metric: MetricDefinition, i: number): SQL {
 /**
  * A 0/1 metric's `centre` columns from two aggregates, its n and its ones, instead of six: its
  * range, shift and sums around `k` follow from them. `k`, a median of 0/1 values, is 0 or 1,
- * so every figure is a whole number below 2^53, the same float8 the per-user sums give.
+ * so the sums are whole numbers below 2^53: exact in float8, the same values the per-user
+ * sums give.
  */
 function zeroOneColumns(i: number): SQL {
   const n = sql`count(${valueColumn(i)})`;
