@@ -152,16 +152,10 @@ function countedBins(p: Pair, k: SQL): SQL {
       least(width_bucket(v.y, ew.${raw('e', p.i, p.j)}), ${k}), v.c
     from centre c cross join ew
       cross join lateral (values (0::float8, ${n} - ${ones}), (1::float8, ${ones})) v(y, c)
-    where v.c > 0${inGroup(p.g, 'c')} and ew.${raw('e', p.i, p.j)} is not null`;
+    where v.c > 0 and ${inGroupOf(p.g, sql`c.variant`)} and ew.${raw('e', p.i, p.j)} is not null`;
 }
 
-/** ` and c.variant in (…)` for a pair's arms; nothing for every arm. */
-function inGroup(g: HistogramGroup, table: string): SQL {
-  if (g.variants === 'all') return sql``;
-  return sql` and ${inGroupOf(g, sql.raw(`${table}.variant`))}`;
-}
-
-/** Whether `variant` is one of a group's arms. */
+/** Whether `variant` is one of a group's arms (always, for every arm). */
 function inGroupOf(g: HistogramGroup, variant: SQL): SQL {
   if (g.variants === 'all') return sql`true`;
   return sql`${variant} in (${sql.join(

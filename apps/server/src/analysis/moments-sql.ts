@@ -120,20 +120,19 @@ function sampleShifts(metric: MetricDefinition, i: number): SQL {
 export const isZeroOne = (metric: MetricDefinition) =>
   metric.kind === 'conversion' || metric.kind === 'retention';
 
+/**
+ * Metric i's shift `name` (`k` for y, `kx` for x): an uncorrelated subquery, so PostgreSQL
+ * reads `k` once, before the pass.
+ */
+const fromK = (name: string, i: number) => sql`(select ${col(name, i)} from k)`;
+
 function centreColumns(metric: MetricDefinition, i: number): SQL {
   if (isZeroOne(metric) && !hasX(metric)) return zeroOneColumns(i);
   const y = valueColumn(i);
   const ones = isZeroOne(metric) ? sql`, sum(${y}) as ${col('ones', i)}` : sql``;
   const base = sql`count(${y}) as ${col('n', i)}, min(${y}) as ${col('lo', i)},
     max(${y}) as ${col('hi', i)}, ${shift(y)} as ${col('sy', i)}${ones}`;
-  // An uncorrelated subquery: PostgreSQL reads k once, before the pass.
-  const around = deviations(
-    metric,
-    i,
-    'k',
-    sql`(select ${col('k', i)} from k)`,
-    sql`(select ${col('kx', i)} from k)`,
-  );
+  const around = deviations(metric, i, 'k', fromK('k', i), fromK('kx', i));
   if (!hasX(metric)) return sql`${base}${around}`;
   return sql`${base}, count(${covariateColumn(i)}) as ${col('nc', i)},
     ${shift(covariateOf(i))} as ${col('sx', i)}${around}`;
@@ -148,7 +147,7 @@ function centreColumns(metric: MetricDefinition, i: number): SQL {
 function zeroOneColumns(i: number): SQL {
   const n = sql`count(${valueColumn(i)})`;
   const ones = sql`sum(${valueColumn(i)})`;
-  const k = sql`(select ${col('k', i)} from k)`;
+  const k = fromK('k', i);
   return sql`${n} as ${col('n', i)},
     case when ${n} = 0 then null when ${ones} < ${n} then 0 else 1 end::float8 as ${col('lo', i)},
     case when ${n} = 0 then null when ${ones} > 0 then 1 else 0 end::float8 as ${col('hi', i)},
