@@ -40,6 +40,27 @@ export function asNumeric(value: SQL) {
 }
 
 /**
+ * The model calls' values counted per (experiment, day, arm, kind, value), as a CTE over
+ * `items`. Each call is grouped once per kind by grouping sets: one pass with a hash table a
+ * kind, where unpivoting each call into three rows first cost twice as much
+ * (bench/server/RESULTS.md). In a kind's set the other kinds' columns are null, so the coalesce
+ * is that kind's value, and a call without it forms the null group the `having` drops.
+ */
+const valueCountsUpsert = sql`
+    value_counts as (
+      insert into call_value_counts (experiment_id, kind, day, variant, value, n)
+      select x, case when grouping(lat_v) = 0 then 'latency'
+          when grouping(tok_v) = 0 then 'tokens' else 'cost' end,
+        d, v, coalesce(lat_v, tok_v, cost_v), count(*)
+      from items
+      where t = 'model_call' and v is not null
+      group by grouping sets ((x, d, v, lat_v), (x, d, v, tok_v), (x, d, v, cost_v))
+      having coalesce(lat_v, tok_v, cost_v) is not null
+      on conflict (experiment_id, kind, day, variant, value) do update set
+        n = call_value_counts.n + excluded.n
+    )`;
+
+/**
  * The aggregate upserts as CTEs over `rowsToFold` (a FROM clause that names the events `e`).
  * Only the fold writes the aggregate tables, one worker at a time (the watermark lock), so
  * upserts need no lock order.
@@ -81,17 +102,7 @@ function aggregateUpserts(rowsToFold: SQL) {
         tokens_sum = user_day_stats.tokens_sum + excluded.tokens_sum,
         cost_sum = user_day_stats.cost_sum + excluded.cost_sum,
         cost_n = user_day_stats.cost_n + excluded.cost_n
-    ),
-    value_counts as (
-      insert into call_value_counts (experiment_id, kind, day, variant, value, n)
-      select x, k.kind, d, v, k.value, count(*)
-      from items cross join lateral (values ('latency', lat_v), ('tokens', tok_v), ('cost', cost_v))
-        as k(kind, value)
-      where t = 'model_call' and v is not null and k.value is not null
-      group by x, k.kind, d, v, k.value
-      on conflict (experiment_id, kind, day, variant, value) do update set
-        n = call_value_counts.n + excluded.n
-    ),
+    ),${valueCountsUpsert},
     business as (
       insert into user_day_business (experiment_id, day, metric, variant, user_id, n, sum)
       select x, d, bm, v, u, count(*), sum(val)
