@@ -74,6 +74,8 @@ export interface Config {
   analysisConcurrency: number;
   /** How long a requested run waits for the fold before answering 503. */
   runFoldWaitMs: number;
+  /** How long the fold worker lets events gather once it has folded everything. */
+  foldGatherMs: number;
   /** Manual runs per experiment per hour. */
   manualRunsPerHour: number;
   /** `/readyz` fails while the fold is behind by more than this. */
@@ -346,6 +348,11 @@ function operationsOf(
   };
 }
 
+/** Whether this process folds the event log, and how long it lets events gather first. */
+function foldWorkerOf(s: Settings): Pick<Config, 'ingestWorker' | 'foldGatherMs'> {
+  return { ingestWorker: s.ARBITER_INGEST_WORKER, foldGatherMs: s.ARBITER_FOLD_GATHER_MS };
+}
+
 export function loadConfig(env: Env, cwd = process.cwd()): Config {
   const s = readSettings(env);
   const dataDir = s.ARBITER_DATA_DIR;
@@ -375,7 +382,7 @@ export function loadConfig(env: Env, cwd = process.cwd()): Config {
     maxOrgConfigBytes: s.ARBITER_MAX_ORG_CONFIG_BYTES,
     maxDatasetItems: s.ARBITER_MAX_DATASET_ITEMS,
     maxDatasetItemBytes: s.ARBITER_MAX_DATASET_ITEM_BYTES,
-    ingestWorker: s.ARBITER_INGEST_WORKER,
+    ...foldWorkerOf(s),
     ...scaleOutOf(s, env),
     nightlyCron: s.ARBITER_NIGHTLY_CRON,
     scheduler: s.ARBITER_SCHEDULER,

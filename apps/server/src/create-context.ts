@@ -26,7 +26,13 @@ import { FoldWorker } from './ingest/fold-worker.ts';
 import { PostgresEventLog } from './ingest/postgres-event-log.ts';
 import { ShardedEventLog } from './ingest/sharded-event-log.ts';
 import { Lifecycle } from './kernel/lifecycle.ts';
-import { type Clock, type FreeSpaceProbe, silentMetrics, systemClock } from './kernel/ports.ts';
+import {
+  type Clock,
+  type FreeSpaceProbe,
+  type Metrics,
+  silentMetrics,
+  systemClock,
+} from './kernel/ports.ts';
 import { logFormatOf } from './pretty-log-stream.ts';
 
 /**
@@ -89,6 +95,18 @@ function diskGuardOf(handle: DatabaseHandle, config: Config, probe?: FreeSpacePr
 }
 
 /** Other processes on the same PostgreSQL server announce rotations and config changes. */
+/** The fold worker: it waits while the disk is too full to write, and lets events gather. */
+function foldWorkerOf(
+  config: Config,
+  eventLog: EventLog,
+  log: Logger,
+  disk: DiskGuard | null,
+  metrics: Metrics,
+): FoldWorker {
+  const mayWrite = () => disk?.writesAccepted() ?? true;
+  return new FoldWorker(eventLog, log, mayWrite, metrics, config.foldGatherMs);
+}
+
 function listenForChanges(
   handle: DatabaseHandle,
   apiKeys: ApiKeyCache,
@@ -188,7 +206,7 @@ export async function createContext(config: Config, parts: ContextParts = {}): P
   const modelText = await modelTextStoreOf(config);
   const disk = diskGuardOf(handle, config, parts.freeSpace);
   const metrics = config.metrics ? createMetrics({ ...handle, shards }) : silentMetrics;
-  const worker = new FoldWorker(eventLog, log, () => disk?.writesAccepted() ?? true, metrics);
+  const worker = foldWorkerOf(config, eventLog, log, disk, metrics);
   const apiKeys = new ApiKeyCache(handle.db, clock);
   const orgState = new OrgStateCache(handle.db, clock);
   const changes = listenForChanges(handle, apiKeys, orgState, log);

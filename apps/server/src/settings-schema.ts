@@ -266,6 +266,13 @@ export const SettingsSchema = Type.Object({
     description:
       'how long a requested analysis (manual run, pipeline route) waits for the fold to take in every event accepted before it, before answering 503 with Retry-After',
   }),
+  ARBITER_FOLD_GATHER_MS: Type.Integer({
+    minimum: 0,
+    maximum: 60_000,
+    default: 1000,
+    description:
+      'once the aggregation worker has folded every stored event, how long it lets new ones gather before it folds again: larger folds cost the database less an event, and the aggregates (the live view, the fold lag on `/readyz` and `/metrics`) trail the log by up to this much; 0 folds events as they arrive',
+  }),
   ARBITER_READY_MAX_FOLD_LAG_SECONDS: Type.Integer({
     minimum: 1,
     maximum: 86_400,

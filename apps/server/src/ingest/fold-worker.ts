@@ -17,13 +17,23 @@ const ARRIVAL_POLL_MS = 50;
  * them take turns. The log wakes it after an append of this process that stored something;
  * otherwise it polls, for what other processes appended.
  *
+ * Once it has folded everything, it lets new events gather for `gatherMs` before it folds
+ * again, and appends do not wake it then ("The fold lets events gather",
+ * docs/decisions.md#the-folds-queue-and-the-fold-gate). A fold's cost is mostly per user-day
+ * row and per fold, so a second's events folded at once cost the database less than the same
+ * events in folds of a few hundred, at the price of aggregates that trail the log by up to
+ * `gatherMs`. A backlog is folded fold after fold, without waits; a stop cuts a wait short.
+ *
  * Logs say each thing once: a quarantined event when it is set aside (it is never retried), a
  * failing fold when it starts failing (not on every retry) and when it recovers.
  */
 export class FoldWorker {
   private running = false;
   private loop: Promise<void> | null = null;
+  /** Ends the idle wait early: an append of this process, or a stop. */
   private wake: (() => void) | null = null;
+  /** Ends the wait for events to gather early: a stop only. */
+  private cutShort: (() => void) | null = null;
   private readonly failures: FailureLog;
 
   constructor(
@@ -32,6 +42,8 @@ export class FoldWorker {
     /** False while the disk is too full to write: the fold waits, the events stay stored. */
     private readonly mayWrite: () => boolean | Promise<boolean> = () => true,
     private readonly metrics: Pick<Metrics, 'countEvents'> = silentMetrics,
+    /** How long events gather after a fold that emptied the queue; 0 folds them as they come. */
+    private readonly gatherMs = 0,
   ) {
     // The label predates the name "fold"; operators' alerts may match it, so it stays.
     this.failures = new FailureLog(log, 'ingest drain');
@@ -105,25 +117,36 @@ export class FoldWorker {
         try {
           const moved = (await this.mayWrite()) ? await this.foldWhileRunning() : 0;
           this.failures.succeeded();
-          if (moved > 0) continue;
+          if (moved > 0) {
+            if (this.gatherMs > 0 && this.running) await this.pause(this.gatherMs, false);
+            continue;
+          }
         } catch (error) {
           this.failures.failed(error);
         }
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, IDLE_POLL_MS);
-          this.wake = () => {
-            clearTimeout(timer);
-            resolve();
-          };
-        });
-        this.wake = null;
+        if (this.running) await this.pause(IDLE_POLL_MS, true);
       }
     })();
   }
 
+  /** Waits `ms`, or less when stopped, or when this process appends if `onAppend`. */
+  private pause(ms: number, onAppend: boolean): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const end = () => {
+        clearTimeout(timer);
+        this.wake = null;
+        this.cutShort = null;
+        resolve();
+      };
+      const timer = setTimeout(end, ms);
+      this.cutShort = end;
+      if (onAppend) this.wake = end;
+    });
+  }
+
   async stop(): Promise<void> {
     this.running = false;
-    this.kick();
+    this.cutShort?.();
     await this.loop;
   }
 }
