@@ -50,6 +50,11 @@ export interface FoldResult {
   quarantined: QuarantinedEvent[];
   /** True when `ifFree` was asked and another fold was running: nothing was done. */
   busy?: boolean;
+  /**
+   * True when the fold took as much as one fold may (its span), so more may be waiting: the
+   * worker folds again at once instead of letting events gather.
+   */
+  more?: boolean;
 }
 
 /** What a log had acknowledged at one moment, for a caller that must see all of it stored. */

@@ -70,5 +70,5 @@ export async function foldIsolating(tx: Database, span: number): Promise<FoldRes
     await foldPart(part.slice(middle));
   };
   await foldPart(keys);
-  return { events, quarantined };
+  return { events, quarantined, more: stretch.length >= span };
 }

@@ -1,6 +1,7 @@
 import { type SQL, sql } from 'drizzle-orm';
 import { arrayLiteral } from '../db/array-literal.ts';
 import { callValueOrNull } from '../db/call-values.ts';
+import type { FoldResult } from './event-log.ts';
 
 /**
  * Taken first, in its own statement, so the fold that follows in the same transaction reads a
@@ -146,7 +147,23 @@ export function foldStatement(span: number) {
     ${aggregateUpserts(sql`events e
       where ${ofTransactions(sql`array(select txid from claimed)`)} and ${NOT_QUARANTINED}`)}
     -- data-modifying CTEs run to completion whether or not they are read
-    select count(*)::int as events from items`;
+    select count(*)::int as events, (select count(*) from claimed)::int as transactions
+    from items`;
+}
+
+/** The fold statement's answer: the events folded and the transactions it claimed. */
+export interface FoldRow {
+  events: number;
+  transactions: number;
+}
+
+/** A fold's result from its statement's row: more may wait when it claimed its whole span. */
+export function foldResultOf(row: FoldRow | undefined, span: number): FoldResult {
+  return {
+    events: Number(row?.events ?? 0),
+    quarantined: [],
+    more: Number(row?.transactions ?? 0) >= span,
+  };
 }
 
 /** Claims the next transactions on their own, for the fold that isolates a row it cannot fold. */

@@ -17,12 +17,13 @@ const ARRIVAL_POLL_MS = 50;
  * them take turns. The log wakes it after an append of this process that stored something;
  * otherwise it polls, for what other processes appended.
  *
- * Once it has folded everything, it lets new events gather for `gatherMs` before it folds
- * again, and appends do not wake it then ("The fold lets events gather",
+ * It folds at most once per `gatherMs` while each fold takes everything there is, and appends
+ * do not wake it in between ("The fold lets events gather",
  * docs/decisions.md#the-folds-queue-and-the-fold-gate). A fold's cost is mostly per user-day
  * row and per fold, so a second's events folded at once cost the database less than the same
  * events in folds of a few hundred, at the price of aggregates that trail the log by up to
- * `gatherMs`. A backlog is folded fold after fold, without waits; a stop cuts a wait short.
+ * `gatherMs`. A fold that took its whole span leaves a backlog, which is folded fold after fold
+ * without waits; a stop cuts a wait short.
  *
  * Logs say each thing once: a quarantined event when it is set aside (it is never retried), a
  * failing fold when it starts failing (not on every retry) and when it recovers.
@@ -42,7 +43,7 @@ export class FoldWorker {
     /** False while the disk is too full to write: the fold waits, the events stay stored. */
     private readonly mayWrite: () => boolean | Promise<boolean> = () => true,
     private readonly metrics: Pick<Metrics, 'countEvents'> = silentMetrics,
-    /** How long events gather after a fold that emptied the queue; 0 folds them as they come. */
+    /** Least time from one fold's start to the next while there is no backlog; 0 folds on each append. */
     private readonly gatherMs = 0,
   ) {
     // The label predates the name "fold"; operators' alerts may match it, so it stays.
@@ -71,13 +72,17 @@ export class FoldWorker {
   /**
    * Folds stretch after stretch until nothing is left or the worker is stopped: a stop lets the
    * stretch in progress commit and takes no other, so a shutdown waits for one stretch at most.
+   * After a fold that took everything there was, the next waits until `gatherMs` after its start.
    */
   private async foldWhileRunning(): Promise<number> {
     let total = 0;
     while (this.running) {
-      const { events, quarantined } = await this.foldOnce({});
+      const startedAt = performance.now();
+      const { events, quarantined, more } = await this.foldOnce({});
       if (events === 0 && quarantined.length === 0) return total;
       total += events;
+      const gathering = this.gatherMs - (performance.now() - startedAt);
+      if (more !== true && gathering > 0 && this.running) await this.pause(gathering, false);
     }
     return total;
   }
@@ -117,10 +122,7 @@ export class FoldWorker {
         try {
           const moved = (await this.mayWrite()) ? await this.foldWhileRunning() : 0;
           this.failures.succeeded();
-          if (moved > 0) {
-            if (this.gatherMs > 0 && this.running) await this.pause(this.gatherMs, false);
-            continue;
-          }
+          if (moved > 0) continue;
         } catch (error) {
           this.failures.failed(error);
         }

@@ -12,7 +12,14 @@ import {
 } from './event-log.ts';
 import type { AcceptedEvent } from './event-schema.ts';
 import { foldIsolating, isDataError } from './fold-isolation.ts';
-import { foldStatement, lockWatermark, lockWatermarkIfFree, unfoldedCount } from './fold-sql.ts';
+import {
+  type FoldRow,
+  foldResultOf,
+  foldStatement,
+  lockWatermark,
+  lockWatermarkIfFree,
+  unfoldedCount,
+} from './fold-sql.ts';
 import { anyMeterRow, lockedMonthUsage } from './meter-lock.ts';
 import { storedOnShard } from './shard-part-store.ts';
 import { storeAndMeter } from './store-sql.ts';
@@ -158,8 +165,8 @@ export class PostgresEventLog implements EventLog {
     try {
       return await this.db.transaction(async (tx) => {
         if ((await rows(tx, lock)).length === 0) return busy;
-        const [result] = await rows<{ events: number }>(tx, foldStatement(maxTransactions));
-        return { events: Number(result?.events ?? 0), quarantined: [] };
+        const [result] = await rows<FoldRow>(tx, foldStatement(maxTransactions));
+        return foldResultOf(result, maxTransactions);
       });
     } catch (error) {
       // A row the fold cannot take: fold the stretch again row by row and set that row aside.

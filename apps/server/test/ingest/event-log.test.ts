@@ -24,6 +24,18 @@ describe('the event log', () => {
     expect(heard).toBe(1);
   });
 
+  it('says a fold that claimed its whole span may have more behind it', async () => {
+    await h.ctx.worker.foldAll();
+    for (let i = 0; i < 3; i++) {
+      const batch = [exposureOf(exp, `span-${i}`, `span-user-${i}`)];
+      expect((await probe.send(acme.publishable, batch)).statusCode).toBe(202);
+    }
+    const first = await h.ctx.eventLog.fold(2);
+    expect(first).toMatchObject({ events: 2, more: true });
+    const second = await h.ctx.eventLog.fold(2);
+    expect(second).toMatchObject({ events: 1, more: false });
+  });
+
   it('wakes an idle fold worker at once, without waiting for its poll', async () => {
     const listeners: Array<() => void> = [];
     const appended: AppendResult = { appended: ['e'], duplicates: [], conflicts: [], refused: [] };

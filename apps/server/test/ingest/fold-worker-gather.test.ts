@@ -2,15 +2,20 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { EventLog } from '../../src/ingest/event-log.ts';
 import { FoldWorker } from '../../src/ingest/fold-worker.ts';
 
-// Once the worker has folded everything, it lets events gather for `gatherMs` before it folds
-// again (appends do not wake it then), so that one fold takes many acceptances. A backlog is
-// folded without waits, and a stop cuts a wait short.
+// The worker folds at most once per `gatherMs` while each fold takes everything there is
+// (appends do not wake it in between), so that one fold takes many acceptances. A fold that
+// takes its whole span leaves a backlog, folded without waits; a stop cuts a wait short.
 
-/** A log of acceptances only: `append` queues one and wakes the worker, a fold takes up to its span. */
+/**
+ * A log of acceptances only: `append` queues one and wakes the worker, a fold takes up to its
+ * span and lasts `foldMs`, during which appends go on.
+ */
 class QueueLog {
   pending = 0;
   readonly folds: number[] = [];
   private listener: () => void = () => {};
+
+  constructor(private readonly foldMs = 0) {}
 
   append(): void {
     this.pending++;
@@ -23,7 +28,8 @@ class QueueLog {
       const taken = Math.min(this.pending, maxTransactions);
       this.pending -= taken;
       if (taken > 0) this.folds.push(taken);
-      return { events: taken * 100, quarantined: [] };
+      if (taken > 0 && this.foldMs > 0) await new Promise((r) => setTimeout(r, this.foldMs));
+      return { events: taken * 100, quarantined: [], more: taken === maxTransactions };
     },
     depth: async () => this.pending * 100,
     onAppend: (listener: () => void) => {
@@ -57,6 +63,21 @@ describe('the fold worker lets events gather', () => {
     await vi.advanceTimersByTimeAsync(500);
     expect(q.folds).toEqual([1, 5]);
     expect(q.pending).toBe(0);
+    await worker.stop();
+  });
+
+  it('folds once a gathering under steady load, though events arrive while it folds', async () => {
+    const q = new QueueLog(200);
+    const worker = new FoldWorker(q.log, null, () => true, undefined, 1000);
+    worker.start();
+    await vi.advanceTimersByTimeAsync(0);
+    for (let i = 0; i < 50; i++) {
+      q.append();
+      await vi.advanceTimersByTimeAsync(100);
+    }
+    // 5 s of an append every 100 ms: the first alone, then one fold a second
+    expect(q.folds.length).toBeLessThanOrEqual(6);
+    expect(q.folds.slice(1).every((n) => n >= 8)).toBe(true);
     await worker.stop();
   });
 

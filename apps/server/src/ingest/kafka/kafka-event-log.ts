@@ -163,7 +163,9 @@ export class KafkaEventLog implements EventLog {
     );
     // Nothing of their parts committed: folded by the next try, not lost with this one.
     if (undone.size > 0) this.consumer.giveBack(recordsOf(records, stretch, undone));
-    return mergedFolds(settled);
+    const folded = mergedFolds(settled);
+    // a full stretch from the consumer: more messages may be waiting behind it
+    return records.length >= MESSAGES_PER_FOLD ? { ...folded, more: true } : folded;
   }
 
   /** A stretch that cannot be split (a message that is no event) is given back, never dropped. */

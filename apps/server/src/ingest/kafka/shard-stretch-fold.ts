@@ -1,7 +1,13 @@
 import { type Database, rows } from '../../db/connect.ts';
 import type { FoldOptions, FoldResult } from '../event-log.ts';
 import { foldIsolating, isDataError } from '../fold-isolation.ts';
-import { foldStatement, lockWatermark, lockWatermarkIfFree } from '../fold-sql.ts';
+import {
+  type FoldRow,
+  foldResultOf,
+  foldStatement,
+  lockWatermark,
+  lockWatermarkIfFree,
+} from '../fold-sql.ts';
 import { advanceInbox, storeConsumed } from './consumed-sql.ts';
 import { shardInbox } from './shard-inbox.ts';
 import type { ConsumedMessage } from './stretch-parts.ts';
@@ -55,7 +61,7 @@ async function foldInTransaction(
       await tx.execute(advanceInbox(topic, next));
     }
     if (isolating) return foldIsolating(tx, maxTransactions);
-    const [result] = await rows<{ events: number }>(tx, foldStatement(maxTransactions));
-    return { events: Number(result?.events ?? 0), quarantined: [] };
+    const [result] = await rows<FoldRow>(tx, foldStatement(maxTransactions));
+    return foldResultOf(result, maxTransactions);
   });
 }
