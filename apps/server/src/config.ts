@@ -74,7 +74,7 @@ export interface Config {
   analysisConcurrency: number;
   /** How long a requested run waits for the fold before answering 503. */
   runFoldWaitMs: number;
-  /** How long the fold worker lets events gather once it has folded everything. */
+  /** Least time between two folds' starts while each takes everything there is (no backlog). */
   foldGatherMs: number;
   /** Manual runs per experiment per hour. */
   manualRunsPerHour: number;
@@ -348,7 +348,7 @@ function operationsOf(
   };
 }
 
-/** Whether this process folds the event log, and how long it lets events gather first. */
+/** Whether this process folds the event log, and how long it lets events gather between folds. */
 function foldWorkerOf(s: Settings): Pick<Config, 'ingestWorker' | 'foldGatherMs'> {
   return { ingestWorker: s.ARBITER_INGEST_WORKER, foldGatherMs: s.ARBITER_FOLD_GATHER_MS };
 }

@@ -94,7 +94,6 @@ function diskGuardOf(handle: DatabaseHandle, config: Config, probe?: FreeSpacePr
   );
 }
 
-/** Other processes on the same PostgreSQL server announce rotations and config changes. */
 /** The fold worker: it waits while the disk is too full to write, and lets events gather. */
 function foldWorkerOf(
   config: Config,
@@ -107,6 +106,7 @@ function foldWorkerOf(
   return new FoldWorker(eventLog, log, mayWrite, metrics, config.foldGatherMs);
 }
 
+/** Other processes on the same PostgreSQL server announce rotations and config changes. */
 function listenForChanges(
   handle: DatabaseHandle,
   apiKeys: ApiKeyCache,

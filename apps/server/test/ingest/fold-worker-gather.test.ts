@@ -38,6 +38,14 @@ class QueueLog {
   };
 }
 
+/** A worker over `q`, started and idle (its first look found nothing). */
+async function started(q: QueueLog, gatherMs: number): Promise<FoldWorker> {
+  const worker = new FoldWorker(q.log, null, () => true, undefined, gatherMs);
+  worker.start();
+  await vi.advanceTimersByTimeAsync(0);
+  return worker;
+}
+
 describe('the fold worker lets events gather', () => {
   beforeEach(() => {
     vi.useFakeTimers();
@@ -48,9 +56,7 @@ describe('the fold worker lets events gather', () => {
 
   it('folds the acceptances of a gathering wait in one fold, not one fold an append', async () => {
     const q = new QueueLog();
-    const worker = new FoldWorker(q.log, null, () => true, undefined, 1000);
-    worker.start();
-    await vi.advanceTimersByTimeAsync(0);
+    const worker = await started(q, 1000);
     q.append();
     await vi.advanceTimersByTimeAsync(0);
     expect(q.folds).toEqual([1]); // the first append after a quiet spell is folded at once
@@ -68,9 +74,7 @@ describe('the fold worker lets events gather', () => {
 
   it('folds once a gathering under steady load, though events arrive while it folds', async () => {
     const q = new QueueLog(200);
-    const worker = new FoldWorker(q.log, null, () => true, undefined, 1000);
-    worker.start();
-    await vi.advanceTimersByTimeAsync(0);
+    const worker = await started(q, 1000);
     for (let i = 0; i < 50; i++) {
       q.append();
       await vi.advanceTimersByTimeAsync(100);
@@ -83,9 +87,7 @@ describe('the fold worker lets events gather', () => {
 
   it('folds on each append when gatherMs is 0', async () => {
     const q = new QueueLog();
-    const worker = new FoldWorker(q.log, null, () => true, undefined, 0);
-    worker.start();
-    await vi.advanceTimersByTimeAsync(0);
+    const worker = await started(q, 0);
     for (let i = 0; i < 3; i++) {
       q.append();
       await vi.advanceTimersByTimeAsync(0);
@@ -97,17 +99,14 @@ describe('the fold worker lets events gather', () => {
   it('folds a backlog fold after fold, without waiting in between', async () => {
     const q = new QueueLog();
     q.pending = 1200; // more than two folds' span (500 acceptances)
-    const worker = new FoldWorker(q.log, null, () => true, undefined, 1000);
-    worker.start();
-    await vi.advanceTimersByTimeAsync(0);
+    const worker = await started(q, 1000);
     expect(q.folds).toEqual([500, 500, 200]);
     await worker.stop();
   });
 
   it('stops during a gathering wait without waiting it out', async () => {
     const q = new QueueLog();
-    const worker = new FoldWorker(q.log, null, () => true, undefined, 60_000);
-    worker.start();
+    const worker = await started(q, 60_000);
     q.append();
     await vi.advanceTimersByTimeAsync(0);
     expect(q.folds).toEqual([1]);
