@@ -74,7 +74,10 @@ export interface Config {
   analysisConcurrency: number;
   /** How long a requested run waits for the fold before answering 503. */
   runFoldWaitMs: number;
-  /** Least time between two folds' starts while each takes everything there is (no backlog). */
+  /**
+   * Least time between two folds' starts while each takes everything there is (no backlog) and
+   * this process's appends keep coming.
+   */
   foldGatherMs: number;
   /** Manual runs per experiment per hour. */
   manualRunsPerHour: number;

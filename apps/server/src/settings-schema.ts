@@ -271,7 +271,7 @@ export const SettingsSchema = Type.Object({
     maximum: 60_000,
     default: 1000,
     description:
-      'the least time between the starts of two folds of the aggregation worker while each takes every stored event (a backlog is folded without waits): larger folds cost the database less an event, and the aggregates (the live view, the fold lag on `/readyz` and `/metrics`) trail the log by up to this much; 0 folds events as they arrive',
+      "the least time between the starts of two folds of the aggregation worker while each takes every stored event and this process's appends keep coming (a backlog is folded without waits, and a 50 ms pause in this process's appends ends the wait): larger folds cost the database less an event, and the aggregates (the live view, the fold lag on `/readyz` and `/metrics`) trail the log by up to this much; 0 folds events as they arrive",
   }),
   ARBITER_READY_MAX_FOLD_LAG_SECONDS: Type.Integer({
     minimum: 1,

@@ -11,19 +11,25 @@ const ACCEPTANCES_PER_FOLD = 500;
 const IDLE_POLL_MS = 250;
 /** How often `foldAll` looks again for acknowledged events still on their way to the fold. */
 const ARRIVAL_POLL_MS = 50;
+/**
+ * A pause of this process's appends this long ends a gathering: the burst is over, and waiting
+ * on would only delay the aggregates. Seen between one and two of it after the last append.
+ */
+const BURST_OVER_MS = 50;
 
 /**
  * Folds the event log into the aggregates. Runs in every server process; the fold's lock makes
  * them take turns. The log wakes it after an append of this process that stored something;
  * otherwise it polls, for what other processes appended.
  *
- * It folds at most once per `gatherMs` while each fold takes everything there is, and appends
- * do not wake it in between ("The fold lets events gather",
+ * It folds at most once per `gatherMs` while each fold takes everything there is and this
+ * process's appends keep coming ("The fold lets events gather",
  * docs/decisions.md#the-folds-queue-and-the-fold-gate). A fold's cost is mostly per user-day
  * row and per fold, so a second's events folded at once cost the database less than the same
  * events in folds of a few hundred, at the price of aggregates that trail the log by up to
- * `gatherMs`. A fold that took its whole span leaves a backlog, which is folded fold after fold
- * without waits; a stop cuts a wait short.
+ * `gatherMs`. When this process's appends pause, the burst is over and the fold runs then. A
+ * fold that took its whole span leaves a backlog, which is folded fold after fold without
+ * waits; a stop cuts a wait short.
  *
  * Logs say each thing once: a quarantined event when it is set aside (it is never retried), a
  * failing fold when it starts failing (not on every retry) and when it recovers.
@@ -31,10 +37,12 @@ const ARRIVAL_POLL_MS = 50;
 export class FoldWorker {
   private running = false;
   private loop: Promise<void> | null = null;
-  /** Ends the idle wait early: an append of this process, or a stop. */
+  /** Called on an append of this process: ends the idle wait, or watches a gathering's burst. */
   private wake: (() => void) | null = null;
-  /** Ends the wait for events to gather early: a stop only. */
+  /** Ends a wait at once: a stop. */
   private cutShort: (() => void) | null = null;
+  /** This process's appends so far: a gathering ends when they stop moving. */
+  private appends = 0;
   private readonly failures: FailureLog;
 
   constructor(
@@ -72,17 +80,20 @@ export class FoldWorker {
   /**
    * Folds stretch after stretch until nothing is left or the worker is stopped: a stop lets the
    * stretch in progress commit and takes no other, so a shutdown waits for one stretch at most.
-   * After a fold that took everything there was, the next waits until `gatherMs` after its start.
+   * After a fold that took everything there was, the next waits until `gatherMs` after its start,
+   * or until this process's appends since that start pause.
    */
   private async foldWhileRunning(): Promise<number> {
     let total = 0;
     while (this.running) {
       const startedAt = performance.now();
+      const appendsBefore = this.appends;
       const { events, quarantined, more } = await this.foldOnce({});
       if (events === 0 && quarantined.length === 0) return total;
       total += events;
       const gathering = this.gatherMs - (performance.now() - startedAt);
-      if (more !== true && gathering > 0 && this.running) await this.pause(gathering, false);
+      if (more !== true && gathering > 0 && this.running)
+        await this.gather(gathering, appendsBefore);
     }
     return total;
   }
@@ -111,6 +122,7 @@ export class FoldWorker {
   }
 
   private kick(): void {
+    this.appends++;
     this.wake?.();
   }
 
@@ -126,13 +138,13 @@ export class FoldWorker {
         } catch (error) {
           this.failures.failed(error);
         }
-        if (this.running) await this.pause(IDLE_POLL_MS, true);
+        if (this.running) await this.pause(IDLE_POLL_MS);
       }
     })();
   }
 
-  /** Waits `ms`, or less when stopped, or when this process appends if `onAppend`. */
-  private pause(ms: number, onAppend: boolean): Promise<void> {
+  /** Waits `ms`, or less when stopped or when this process appends. */
+  private pause(ms: number): Promise<void> {
     return new Promise<void>((resolve) => {
       const end = () => {
         clearTimeout(timer);
@@ -142,7 +154,40 @@ export class FoldWorker {
       };
       const timer = setTimeout(end, ms);
       this.cutShort = end;
-      if (onAppend) this.wake = end;
+      this.wake = end;
+    });
+  }
+
+  /**
+   * Waits `ms` for events to gather, or less when stopped, or once this process has appended
+   * since `appendsBefore` and then not for `BURST_OVER_MS`. The pause is seen by counting
+   * appends, not by reading a clock: a check finds none since the last.
+   */
+  private gather(ms: number, appendsBefore: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      let quiet: ReturnType<typeof setTimeout> | undefined;
+      let seen = this.appends;
+      const end = () => {
+        clearTimeout(deadline);
+        clearTimeout(quiet);
+        this.wake = null;
+        this.cutShort = null;
+        resolve();
+      };
+      const check = () => {
+        if (this.appends === seen) return end();
+        seen = this.appends;
+        quiet = setTimeout(check, BURST_OVER_MS);
+      };
+      const watch = () => {
+        this.wake = null;
+        seen = this.appends;
+        quiet = setTimeout(check, BURST_OVER_MS);
+      };
+      const deadline = setTimeout(end, ms);
+      this.cutShort = end;
+      if (this.appends > appendsBefore) watch();
+      else this.wake = watch;
     });
   }
 

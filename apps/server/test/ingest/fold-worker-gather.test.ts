@@ -2,9 +2,10 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { EventLog } from '../../src/ingest/event-log.ts';
 import { FoldWorker } from '../../src/ingest/fold-worker.ts';
 
-// The worker folds at most once per `gatherMs` while each fold takes everything there is
-// (appends do not wake it in between), so that one fold takes many acceptances. A fold that
-// takes its whole span leaves a backlog, folded without waits; a stop cuts a wait short.
+// The worker folds at most once per `gatherMs` while each fold takes everything there is and
+// this process's appends keep coming, so that one fold takes many acceptances. A pause of its
+// appends (50 ms) ends the gathering; a fold that takes its whole span leaves a backlog, folded
+// without waits; a stop cuts a wait short.
 
 /**
  * A log of acceptances only: `append` queues one and wakes the worker, a fold takes up to its
@@ -60,14 +61,14 @@ describe('the fold worker lets events gather', () => {
     q.append();
     await vi.advanceTimersByTimeAsync(0);
     expect(q.folds).toEqual([1]); // the first append after a quiet spell is folded at once
-    for (let i = 0; i < 5; i++) {
+    for (let i = 0; i < 50; i++) {
       q.append();
-      await vi.advanceTimersByTimeAsync(100);
+      await vi.advanceTimersByTimeAsync(10);
     }
     expect(q.folds).toEqual([1]); // appends do not wake a gathering worker
-    expect(q.pending).toBe(5);
-    await vi.advanceTimersByTimeAsync(500);
-    expect(q.folds).toEqual([1, 5]);
+    expect(q.pending).toBe(50);
+    await vi.advanceTimersByTimeAsync(100);
+    expect(q.folds).toEqual([1, 50]);
     expect(q.pending).toBe(0);
     await worker.stop();
   });
@@ -75,13 +76,44 @@ describe('the fold worker lets events gather', () => {
   it('folds once a gathering under steady load, though events arrive while it folds', async () => {
     const q = new QueueLog(200);
     const worker = await started(q, 1000);
-    for (let i = 0; i < 50; i++) {
+    for (let i = 0; i < 500; i++) {
       q.append();
-      await vi.advanceTimersByTimeAsync(100);
+      await vi.advanceTimersByTimeAsync(10);
     }
-    // 5 s of an append every 100 ms: the first alone, then one fold a second
+    // 5 s of an append every 10 ms: the first alone, then one fold a second
     expect(q.folds.length).toBeLessThanOrEqual(6);
-    expect(q.folds.slice(1).every((n) => n >= 8)).toBe(true);
+    expect(q.folds.slice(1).every((n) => n >= 80)).toBe(true);
+    await worker.stop();
+  });
+
+  it('ends a gathering once this process has appended and then paused', async () => {
+    const q = new QueueLog();
+    const worker = await started(q, 1000);
+    q.append();
+    await vi.advanceTimersByTimeAsync(0);
+    for (let i = 0; i < 5; i++) {
+      q.append();
+      await vi.advanceTimersByTimeAsync(10);
+    }
+    expect(q.folds).toEqual([1]);
+    // the burst is over: folded 50 to 100 ms after its last append, not at the second's end
+    await vi.advanceTimersByTimeAsync(40);
+    expect(q.folds).toEqual([1]);
+    await vi.advanceTimersByTimeAsync(60);
+    expect(q.folds).toEqual([1, 5]);
+    await worker.stop();
+  });
+
+  it('ends a gathering on a pause only after an append of this process', async () => {
+    const q = new QueueLog();
+    const worker = await started(q, 1000);
+    q.append();
+    await vi.advanceTimersByTimeAsync(0);
+    q.pending += 3; // another process's acceptances: they do not wake this worker
+    await vi.advanceTimersByTimeAsync(500);
+    expect(q.folds).toEqual([1]);
+    await vi.advanceTimersByTimeAsync(500);
+    expect(q.folds).toEqual([1, 3]);
     await worker.stop();
   });
 
