@@ -37,7 +37,7 @@ const BURST_OVER_MS = 50;
 export class FoldWorker {
   private running = false;
   private loop: Promise<void> | null = null;
-  /** Called on an append of this process: ends the idle wait, or watches a gathering's burst. */
+  /** Ends the idle wait early: an append of this process. */
   private wake: (() => void) | null = null;
   /** Ends a wait at once: a stop. */
   private cutShort: (() => void) | null = null;
@@ -161,33 +161,25 @@ export class FoldWorker {
   /**
    * Waits `ms` for events to gather, or less when stopped, or once this process has appended
    * since `appendsBefore` and then not for `BURST_OVER_MS`. The pause is seen by counting
-   * appends, not by reading a clock: a check finds none since the last.
+   * appends, not by reading a clock: a check every `BURST_OVER_MS` finds none since the last.
    */
   private gather(ms: number, appendsBefore: number): Promise<void> {
     return new Promise<void>((resolve) => {
-      let quiet: ReturnType<typeof setTimeout> | undefined;
       let seen = this.appends;
       const end = () => {
         clearTimeout(deadline);
         clearTimeout(quiet);
-        this.wake = null;
         this.cutShort = null;
         resolve();
       };
       const check = () => {
-        if (this.appends === seen) return end();
-        seen = this.appends;
-        quiet = setTimeout(check, BURST_OVER_MS);
-      };
-      const watch = () => {
-        this.wake = null;
+        if (this.appends > appendsBefore && this.appends === seen) return end();
         seen = this.appends;
         quiet = setTimeout(check, BURST_OVER_MS);
       };
       const deadline = setTimeout(end, ms);
+      let quiet = setTimeout(check, BURST_OVER_MS);
       this.cutShort = end;
-      if (this.appends > appendsBefore) watch();
-      else this.wake = watch;
     });
   }
 
