@@ -169,7 +169,7 @@ final class CompiledCondition {
           // A pattern the checker let through always compiles; should one not, nothing matches.
           kept.add(new KeptAnswerTest(field, answerId(), actual -> {
             String text = ConditionValues.stringForm(actual);
-            return text != null && pattern != null && pattern.matcher(text).find();
+            return ConditionRegex.find(pattern, text);
           }));
           return;
         }
