@@ -1,5 +1,5 @@
 /**
- * Issue 25: what a shard's two phases cost its backend beyond the single statement, and
+ * What a shard's two phases cost its backend beyond the single statement, and
  * whether phase 2 should read the values phase 1 kept in a temporary table (as
  * `readShardedStats` does) or compute the per-user rows again (one snapshot for both phases).
  * One shard's share of a 1M-user experiment (BENCH_USERS, default 333,334 users, the bench's

@@ -271,7 +271,7 @@ function trustProxyOf(value: string): Config['trustProxy'] {
 /**
  * Plan allowances apply where plans can be bought: unset, the setting follows whether billing
  * is configured, so a self-hosted server without billing never caps its own orgs at the free
- * plan (docs/decisions.md#where-plan-limits-apply). Set, it wins either way.
+ * plan (docs/decisions/identity-and-billing.md#where-plan-limits-apply). Set, it wins either way.
  */
 function enforceLimitsOf(s: Settings): boolean {
   return s.ARBITER_ENFORCE_LIMITS ?? s.ARBITER_STRIPE_SECRET_KEY !== undefined;

@@ -131,7 +131,7 @@ function listenForChanges(
 /**
  * The configured integrations. Each SDK (nodemailer, openai, the Clerk SDK, stripe) is imported
  * only when its setting is set: loading them all was a tenth of a restart's work for a server
- * that uses none (docs/decisions.md#build-start-and-the-demo).
+ * that uses none (docs/decisions/operations.md#build-start-and-the-demo).
  */
 async function createIntegrations(config: Config) {
   const [mailer, judge, identityDirectory, billing, billingWebhooks] = await Promise.all([

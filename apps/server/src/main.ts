@@ -84,7 +84,7 @@ export async function serve(config: Config): Promise<void> {
   const app = await buildApp(ctx, { tracing: tracing?.plugin });
   const metricsApp = config.metricsPort === null ? null : await buildMetricsApp(ctx);
   if (config.ingestWorker) ctx.worker.start();
-  // Runs another process left in `scoring` are resumed here too (docs/decisions.md#offline-runs).
+  // Runs another process left in `scoring` are resumed here too (docs/decisions/offline-evaluation.md#offline-runs).
   ctx.offlineScoring.start();
   const scheduler = config.scheduler ? startNightlyScheduler(ctx, app.log) : null;
   const shutdown = shutdownOf(ctx, {

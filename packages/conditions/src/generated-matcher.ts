@@ -2,13 +2,13 @@
 // (compile-condition.ts) reads every field at one property-read site and dispatches every test
 // through one switch, so V8 sees every name and operator there and cannot specialise; here each
 // field has a read site of its own and each operator is written out where it is used, which
-// takes a five-clause condition from ~140 ns to ~45 ns (issue 29,
-// bench/typescript-client/RESULTS.md).
+// takes a five-clause condition from ~140 ns to ~45 ns
+// (bench/typescript-client/RESULTS.md).
 //
 // The safety rule: the generated source is made only of this file's fixed text and counters.
 // Field names, operands, patterns and group keys reach the function as values, in the `values`
 // array it is called with, never as source text; so no condition can change what the function
-// does, only what it compares with (docs/decisions.md#targeting-conditions).
+// does, only what it compares with (docs/decisions/targeting.md#targeting-conditions).
 import { compileValue } from './compile-condition.ts';
 import { type FieldPath, fieldPath, readField } from './field-path.ts';
 import type { FieldTable } from './field-table.ts';

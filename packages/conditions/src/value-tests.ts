@@ -63,7 +63,7 @@ const NO_TESTS: readonly (readonly ValueTest[])[] = [];
  * One operator of one field, with its operand prepared when the condition is compiled. Every
  * test is of this one class with its fields set in one order, so that `passAll` reads them
  * through one hidden class and V8 can inline the operators into its single switch: a closure
- * per operator made every call megamorphic and cost about twice as much (issue 29, see
+ * per operator made every call megamorphic and cost about twice as much (see
  * bench/typescript-client/RESULTS.md).
  */
 export class ValueTest {

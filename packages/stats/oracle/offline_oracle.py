@@ -5,7 +5,7 @@ baseline), "scorers": [{"name", "direction", "margin"}], "values": {scorer: {var
 [y(v,i,r), ...]}}}} and writes, per case, the comparisons keyed "<scorer>::<treatment>", the
 non-determinism summary keyed "<scorer>::<variant>" and the gates, from scipy's ttest_rel and
 binomtest, statsmodels' multipletests(method="fdr_bh") and numpy, following the formulas in
-docs/decisions.md independently of the TypeScript.
+docs/decisions/offline-evaluation.md#offline-statistics independently of the TypeScript.
 """
 import math
 import sys

@@ -15,7 +15,7 @@ export interface CollectingEstimate extends SampleSize {
 
 /**
  * The time-to-decision estimate of every (primary metric, treatment) pair over the window a
- * run started now would read (docs/decisions.md#time-to-a-decision): one aggregate statement
+ * run started now would read (docs/decisions/analysis.md#time-to-a-decision): one aggregate statement
  * of the primary metrics' sufficient statistics, without CUPED's covariates or histograms,
  * and the arms' recent arrivals.
  */

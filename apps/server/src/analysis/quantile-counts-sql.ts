@@ -21,7 +21,7 @@ import type { ValueScope } from './value-scope.ts';
 
 /**
  * A run's quantile arms from what the fold keeps, equal to `readQuantileArms` over the raw
- * calls (docs/decisions.md#quantile-and-ratio-metrics) but without reading every call:
+ * calls (docs/decisions/analysis.md#quantile-and-ratio-metrics) but without reading every call:
  * - the calls per arm and the order statistics from `call_value_counts` (one row per distinct
  *   value and day);
  * - each member's count of calls with a value, b, from `user_day_stats` (`latency_n`,

@@ -27,7 +27,7 @@ type Clusters = Omit<ArmRow, 'calls' | 'est' | 'lo' | 'hi'>;
 
 /**
  * A quantile metric's arms over several shards, equal to the single database's
- * (docs/decisions.md#analysis-over-several-shards), in two phases on one snapshot per shard.
+ * (docs/decisions/scale-out.md#analysis-over-several-shards), in two phases on one snapshot per shard.
  * Phase 1: each shard's distinct values per arm with their counts; the coordinator adds the
  * counts per value, takes the ranks `quantileRanks` gives the arm's total and walks the merged
  * values in order to the order statistics, exactly as the single statement's running count

@@ -8,7 +8,7 @@ import { isBusinessKind, perUserValue } from './user-values-sql.ts';
 import type { ValueScope } from './value-scope.ts';
 
 /**
- * A breakdown's slices in SQL (docs/decisions.md#breakdowns). A slice's arm is keyed
+ * A breakdown's slices in SQL (docs/decisions/analysis.md#breakdowns). A slice's arm is keyed
  * `<slice value> U+001F <variant>` inside the statements, so the run's per-arm SQL (moments,
  * quantiles, samples) groups by slice and arm unchanged; `splitSliceKey` parts it again. A
  * variant key never holds U+001F, so the last one splits.

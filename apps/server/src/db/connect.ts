@@ -80,7 +80,7 @@ export async function openDatabase(
  * every start (`memset`, its start's costliest WebAssembly function): at PostgreSQL's 128 MB a
  * sixth of a restart's CPU (bench/startup/RESULTS.md). An embedded database reads what the pool
  * misses from the operating system's page cache, as PostgreSQL itself does; an in-memory one
- * from its own memory, so its pool only copies pages (docs/decisions.md#build-start-and-the-demo).
+ * from its own memory, so its pool only copies pages (docs/decisions/operations.md#build-start-and-the-demo).
  */
 const ON_DISK_START = [...PGlite.defaultStartParams, '-c', 'shared_buffers=32MB'];
 const IN_MEMORY_START = [...PGlite.defaultStartParams, '-c', 'shared_buffers=16MB'];

@@ -48,7 +48,7 @@ function ajv(options: Options): Ajv {
 /**
  * Compiles on the first call, not when the route or module is set up: compiling every route's
  * validators before the listener opened was a large part of a restart
- * (docs/decisions.md#build-start-and-the-demo). The text rule's and the run label's failures
+ * (docs/decisions/operations.md#build-start-and-the-demo). The text rule's and the run label's failures
  * say what is wrong instead of quoting a pattern.
  */
 function checkedOnFirstUse(schema: object, compile: () => ValidateFunction): ValidateFunction {

@@ -24,7 +24,7 @@ import { type Harness, startHarness } from '../support/harness.ts';
 /**
  * The same generated traffic analysed on one database and on three shards, each holding only
  * the aggregate rows of the users `shardOf(org, user, 3)` places on it (the union of the
- * shards' tables is the single database's), under the equality rules of docs/decisions.md:
+ * shards' tables is the single database's), under the equality rules of docs/decisions/scale-out.md#analysis-over-several-shards:
  * counts, SRM, histogram edges and bins and the rank tests' samples exactly; moments and what
  * follows from them within 1e-12 relative. On the PostgreSQL pass the shards are three
  * PostgreSQL servers (the test server and two clusters of this file's own); on the PGlite

@@ -96,7 +96,7 @@ function nameTaken(name: string): DomainError {
   );
 }
 
-/** Judge evaluations unlock on pro (docs/decisions.md#judge-evaluations): refused on free with the plan needed. */
+/** Judge evaluations unlock on pro (docs/decisions/analysis.md#judge-evaluations): refused on free with the plan needed. */
 export async function checkPlanAllows(
   tx: Tx,
   orgId: string,
@@ -198,7 +198,7 @@ function changedConfig(before: ExperimentConfig, change: ExperimentChange): Expe
     }
   }
   // The layer is chosen at creation: joining, leaving or moving would let the users of one
-  // experiment of a layer into another (docs/decisions.md#layers).
+  // experiment of a layer into another (docs/decisions/targeting.md#layers).
   if (change.layer !== undefined && change.layer !== before.layer) {
     const reason =
       before.layer === undefined

@@ -86,7 +86,7 @@ const keyed =
 
 /**
  * Events are admitted from the key cache: the write checks the key again in its own transaction
- * (docs/decisions.md#api-keys-and-rate-limits), which saves the busiest route a round trip.
+ * (docs/decisions/ingest.md#api-keys-and-rate-limits), which saves the busiest route a round trip.
  */
 const eventWrites: Plane = async (app, { ctx }) => {
   app.addHook('onRequest', apiKeyHook(ctx));
