@@ -6,6 +6,7 @@ import type { App } from '../../http/app-types.ts';
 import { ProblemError } from '../../http/problems.ts';
 import { problemResponses } from '../../http/responses.ts';
 import { DAY_MS, utcDay } from '../../kernel/utc-day.ts';
+import { DayParam } from '../../schemas/run-label.ts';
 
 /** Tallies one request may carry: a client sends one per experiment and day it saw. */
 export const MAX_TALLIES_PER_REQUEST = 1000;
@@ -20,7 +21,7 @@ const TalliesBody = Type.Object(
       Type.Object(
         {
           experiment_id: Type.String({ format: 'uuid', description: 'The experiment’s id' }),
-          day: Type.String({ format: 'date', description: 'The UTC day of the checks' }),
+          day: DayParam('The UTC day of the checks'),
           matched: Count,
           excluded: Count,
         },
