@@ -56,7 +56,7 @@ export function register(app: App, ctx: Context): void {
     {
       schema: {
         tags: ['ingest'],
-        summary: `Report how many users reached each experiment’s targeting per UTC day (at most ${MAX_TALLIES_PER_REQUEST} tallies); not metered`,
+        summary: `Report how many users reached each experiment’s targeting per UTC day (at most ${MAX_TALLIES_PER_REQUEST} tallies); secret key only, not metered`,
         description:
           'The client libraries send, per experiment with targeting and UTC day, the distinct users whose check reached the targeting: `matched` entered, `excluded` got null and sent no exposure. The counts are added to the sums the results route shows as `targeting`; they carry no user and never reach the analysis. A tally naming no experiment of the key’s org is listed in `rejected` and the rest are added.',
         security: [{ apiKey: [] }],
