@@ -137,7 +137,7 @@ export const SettingsSchema = Type.Object({
     maximum: 64,
     default: 2,
     description:
-      'bulk imports one org may run at once in this process; more answer 429 with `Retry-After`',
+      'bulk imports one org may run at once in this process, and as many dataset uploads (counted apart); more answer 429 with `Retry-After`',
   }),
   ARBITER_MAX_CONFIG_BYTES: Type.Integer({
     minimum: 1024,
