@@ -245,18 +245,25 @@ export async function acceptEvents(
     refusal,
   );
   countOutcomes(ctx.metrics, raw, rejected, valid, result);
-  // A conflicting copy is one of the log's duplicates: it is taken out of them, never acknowledged.
-  const duplicates = result.duplicates.length - conflicts;
+  const notTaken = [...result.refused, ...result.conflicts];
   return {
     ...base,
+    ...counted(result, conflicts),
+    rejected,
+    beforeWindow: acceptedBeforeWindow(valid, beforeWindow, notTaken),
+  };
+}
+
+/** The ack's counts: a conflicting copy is one of the log's duplicates, never acknowledged. */
+function counted(
+  result: AppendResult,
+  conflicts: number,
+): Pick<AcceptOutcome, 'accepted' | 'duplicates' | 'conflicts' | 'overAllowance'> {
+  const duplicates = result.duplicates.length - conflicts;
+  return {
     accepted: result.appended.length + duplicates,
     duplicates,
     conflicts,
-    rejected,
     overAllowance: result.refused.length,
-    beforeWindow: acceptedBeforeWindow(valid, beforeWindow, [
-      ...result.refused,
-      ...result.conflicts,
-    ]),
   };
 }
