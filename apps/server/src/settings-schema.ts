@@ -60,7 +60,14 @@ export const SettingsSchema = Type.Object({
     Type.String({
       minLength: 1,
       description:
-        'expected `aud` of session tokens: a token for another audience is refused (401). Needs a JWKS; recommended with one',
+        'expected `aud` of session tokens: a token for another audience is refused (401). Required with a JWKS, refused without one',
+    }),
+  ),
+  ARBITER_SESSION_AUTHORIZED_PARTIES: Type.Optional(
+    Type.String({
+      minLength: 1,
+      description:
+        'comma-separated `azp` values a session token may carry besides ARBITER_SESSION_AUDIENCE (Clerk sets `azp` to the origin that asked for the token, e.g. the dashboard’s). A token with another `azp`, or with several audiences and no `azp`, is refused (401). Needs a JWKS',
     }),
   ),
   ARBITER_SECRET_KEY: Type.Optional(
