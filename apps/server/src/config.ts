@@ -28,8 +28,10 @@ export interface Config {
   /** JWKS as an http(s) URL or a file path; absent means development mode (own key pair). */
   sessionJwksUrl: string | null;
   sessionIssuer: string;
-  /** Expected `aud` of session tokens; null accepts any audience (warned at start with a JWKS). */
+  /** Expected `aud` of session tokens: set whenever a JWKS is (null only in development). */
   sessionAudience: string | null;
+  /** `azp` values a token may carry besides the audience (OIDC's authorized party). */
+  sessionAuthorizedParties: string[];
   /** Development sessions on a non-loopback host were allowed for a trial (warned at every start). */
   devSessionsOffLoopback: boolean;
   /** Encrypts stored raw keys and webhook secrets; absent means keys are not revealable. */
@@ -224,10 +226,19 @@ const RELATIONS: Partial<
     read.ARBITER_BLOB_ENDPOINT !== undefined && read.ARBITER_BLOB_URL === undefined
       ? 'needs ARBITER_BLOB_URL: it names the bucket the endpoint serves'
       : undefined,
-  // Development tokens are minted here without an audience: the setting is for a provider's.
-  ARBITER_SESSION_AUDIENCE: (_env, read) =>
-    read.ARBITER_SESSION_AUDIENCE !== undefined && read.ARBITER_SESSION_JWKS_URL === undefined
-      ? 'needs ARBITER_SESSION_JWKS_URL: development sessions carry no audience'
+  // Development tokens are minted here without an audience: the setting is for a provider's,
+  // whose tokens for its other applications must not open this one.
+  ARBITER_SESSION_AUDIENCE: (_env, read) => {
+    const jwks = read.ARBITER_SESSION_JWKS_URL !== undefined;
+    if (jwks === (read.ARBITER_SESSION_AUDIENCE !== undefined)) return undefined;
+    return jwks
+      ? 'required with ARBITER_SESSION_JWKS_URL: without it a token the identity provider issued for any of its applications would open this one'
+      : 'needs ARBITER_SESSION_JWKS_URL: development sessions carry no audience';
+  },
+  ARBITER_SESSION_AUTHORIZED_PARTIES: (_env, read) =>
+    read.ARBITER_SESSION_AUTHORIZED_PARTIES !== undefined &&
+    read.ARBITER_SESSION_JWKS_URL === undefined
+      ? 'needs ARBITER_SESSION_JWKS_URL: development sessions carry no authorized party'
       : undefined,
 };
 
@@ -327,6 +338,29 @@ function devSessionsOffLoopback(s: Settings): boolean {
   );
 }
 
+/** Where session tokens come from and whom they must be for. */
+function sessionsOf(
+  s: Settings,
+): Pick<
+  Config,
+  | 'sessionJwksUrl'
+  | 'sessionIssuer'
+  | 'sessionAudience'
+  | 'sessionAuthorizedParties'
+  | 'devSessionsOffLoopback'
+> {
+  return {
+    sessionJwksUrl: s.ARBITER_SESSION_JWKS_URL ?? null,
+    sessionIssuer: s.ARBITER_SESSION_ISSUER,
+    sessionAudience: s.ARBITER_SESSION_AUDIENCE ?? null,
+    sessionAuthorizedParties: (s.ARBITER_SESSION_AUTHORIZED_PARTIES ?? '')
+      .split(',')
+      .map((p) => p.trim())
+      .filter((p) => p !== ''),
+    devSessionsOffLoopback: devSessionsOffLoopback(s),
+  };
+}
+
 /** What a load balancer, Prometheus, a stop signal and a log reader see: probes, metrics, logs. */
 function operationsOf(
   s: Settings,
@@ -366,10 +400,7 @@ export function loadConfig(env: Env, cwd = process.cwd()): Config {
     databaseUrl: s.ARBITER_DATABASE_URL ?? null,
     minFreeDiskBytes: s.ARBITER_MIN_FREE_DISK_BYTES,
     databaseTimeoutMs: s.ARBITER_DATABASE_TIMEOUT_MS,
-    sessionJwksUrl: s.ARBITER_SESSION_JWKS_URL ?? null,
-    sessionIssuer: s.ARBITER_SESSION_ISSUER,
-    sessionAudience: s.ARBITER_SESSION_AUDIENCE ?? null,
-    devSessionsOffLoopback: devSessionsOffLoopback(s),
+    ...sessionsOf(s),
     secretKey: s.ARBITER_SECRET_KEY ?? null,
     platformOwnerEmails: (s.ARBITER_PLATFORM_OWNER_EMAILS ?? '')
       .split(',')

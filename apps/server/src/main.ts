@@ -71,11 +71,6 @@ export async function serve(config: Config): Promise<void> {
   const ctx = await createContext(config);
   // Before the app, the fold and the scheduler start any span.
   const tracing = await startTracing(config, ctx.log);
-  if (config.sessionJwksUrl !== null && config.sessionAudience === null) {
-    ctx.log.warn(
-      'ARBITER_SESSION_AUDIENCE is not set: session tokens the identity provider issued for any of its applications are accepted; set it to this deployment’s audience',
-    );
-  }
   if (config.devSessionsOffLoopback) {
     ctx.log.warn(
       `ARBITER_DEV_SESSIONS_OFF_LOOPBACK is on: development sessions are served on ${config.host}, so anyone who reaches this port can sign in as anyone; for a local trial only, never in production (set ARBITER_SESSION_JWKS_URL instead)`,

@@ -309,7 +309,7 @@ export const PROBLEMS = {
     status: 429,
     title: 'Too many imports at once',
     about:
-      'An org runs at most a few bulk imports at once (`ARBITER_IMPORT_CONCURRENCY_PER_ORG`, 2 unless set); nothing of this one was stored. Send it again after `Retry-After` seconds, or once an earlier import has answered.',
+      'An org runs at most a few bulk imports at once (`ARBITER_IMPORT_CONCURRENCY_PER_ORG`, 2 unless set), and as many dataset uploads, counted apart; nothing of this one was stored. Send it again after `Retry-After` seconds, or once an earlier one has answered.',
   },
   'test-event-limit': {
     status: 429,

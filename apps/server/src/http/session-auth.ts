@@ -50,6 +50,8 @@ export function sessionHook(ctx: Context) {
           'The session token was issued by another issuer or lacks a required claim',
         ERR_JWKS_NO_MATCHING_KEY: 'The session token is not signed by a key this server trusts',
         ERR_JWS_SIGNATURE_VERIFICATION_FAILED: 'The session token signature does not verify',
+        ERR_AZP_NOT_ALLOWED:
+          'The session token was issued to another party (azp) than this deployment',
         ERR_CLAIM_NOT_STORABLE:
           'A claim of the session token contains a NUL character or an unpaired surrogate',
       };
