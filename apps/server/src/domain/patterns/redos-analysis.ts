@@ -1,5 +1,5 @@
 import { patternReferences, unsafePattern } from '@arbiter/conditions';
-import { check, type Diagnostics } from 'recheck';
+import type { Diagnostics } from 'recheck';
 import { DomainError } from '../outcomes.ts';
 
 /**
@@ -34,10 +34,12 @@ export function analysePattern(pattern: string, insensitive: boolean): Promise<s
   const key = `${insensitive ? 'i' : '-'}${pattern}`;
   const known = analysed.get(key);
   if (known !== undefined) return known;
-  const answer = check(pattern, insensitive ? 'i' : '', {
-    timeout: ANALYSIS_TIMEOUT_MS,
-    randomSeed: 0,
-  }).then(verdict, () => undefined);
+  // Loaded on first use: a start that checks no pattern does not read it.
+  const answer = import('recheck')
+    .then(({ check }) =>
+      check(pattern, insensitive ? 'i' : '', { timeout: ANALYSIS_TIMEOUT_MS, randomSeed: 0 }),
+    )
+    .then(verdict, () => undefined);
   if (analysed.size >= MAX_CACHED) analysed.clear();
   analysed.set(key, answer);
   return answer;
