@@ -8,7 +8,7 @@ import { type Config, isDevelopmentSessions } from './config.ts';
 import type { Context } from './context.ts';
 import { createLogger } from './create-logger.ts';
 import { createSecretBox } from './crypto/secret-box.ts';
-import { type DatabaseHandle, openDatabase } from './db/connect.ts';
+import { type Database, type DatabaseHandle, openDatabase } from './db/connect.ts';
 import { DiskGuard, statfsProbe } from './db/disk-guard.ts';
 import { type OpenShard, openConfiguredShards, shardSetFor } from './db/open-shards.ts';
 import type { ShardSet } from './db/shard-set.ts';
@@ -17,6 +17,7 @@ import { ChangeListener } from './domain/change-feed.ts';
 import { ContactNotifier } from './domain/contact-notifier.ts';
 import { IdentityResolver } from './domain/identity.ts';
 import { OrgStateCache } from './domain/org-state-cache.ts';
+import { PatternWatch } from './domain/patterns/pattern-watch.ts';
 import { AssignTallies } from './domain/targeting/assign-tallies.ts';
 import { createMetrics } from './http/metrics.ts';
 import { CopyGroups } from './ingest/copy-groups.ts';
@@ -195,6 +196,15 @@ async function eventLogOf(
   );
 }
 
+/** The org state cache and the watch over stored patterns, whose deny set it consults. */
+function orgStateOf(db: Database, clock: Clock, log: Logger) {
+  const orgState: OrgStateCache = new OrgStateCache(db, clock, undefined, (pattern, insensitive) =>
+    patterns.denies(pattern, insensitive),
+  );
+  const patterns = new PatternWatch(db, log, (orgId) => orgState.invalidate(orgId));
+  return { orgState, patterns };
+}
+
 export async function createContext(config: Config, parts: ContextParts = {}): Promise<Context> {
   const format = logFormatOf(config.logFormat, process.stdout.isTTY === true);
   const log = createLogger(config.logLevel, parts.logDestination, format);
@@ -208,8 +218,8 @@ export async function createContext(config: Config, parts: ContextParts = {}): P
   const metrics = config.metrics ? createMetrics({ ...handle, shards }) : silentMetrics;
   const worker = foldWorkerOf(config, eventLog, log, disk, metrics);
   const apiKeys = new ApiKeyCache(handle.db, clock);
-  const orgState = new OrgStateCache(handle.db, clock);
-  const changes = listenForChanges(handle, apiKeys, orgState, log);
+  const orgStates = orgStateOf(handle.db, clock, log);
+  const changes = listenForChanges(handle, apiKeys, orgStates.orgState, log);
   await changes?.start();
   const integrations = await createIntegrations(config);
   const { mailer, judge } = integrations;
@@ -229,7 +239,7 @@ export async function createContext(config: Config, parts: ContextParts = {}): P
     clock,
     log,
     apiKeys,
-    orgState,
+    ...orgStates,
     eventLog,
     modelText,
     worker,

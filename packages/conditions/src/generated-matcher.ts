@@ -14,6 +14,7 @@ import { type FieldPath, fieldPath, readField } from './field-path.ts';
 import type { FieldTable } from './field-table.ts';
 import { compare, numberForm, sameValue, stringForm, truthy } from './json-values.ts';
 import { groupMembership, type Membership } from './membership.ts';
+import { searchable } from './regex-safety.ts';
 import {
   EQUALS,
   EXISTS,
@@ -46,10 +47,10 @@ import {
 } from './value-tests.ts';
 import { paddedVersionString } from './version-string.ts';
 
-/** `$regex`/`$regexi` on a value that is not a string: its string form, if it has one. */
+/** `$regex`/`$regexi`: the value's string form, if it has one and it is short enough, searched. */
 function matchesPattern(pattern: RegExp, value: unknown): boolean {
   const text = stringForm(value);
-  return text !== undefined && pattern.test(text);
+  return text !== undefined && searchable(text) && pattern.test(text);
 }
 
 // What the generated code calls, under these names (the destructuring in `factorySource`).
@@ -283,7 +284,7 @@ class SourceBuilder {
         return `typeName(${x}) === ${this.value(test.text)}`;
       case MATCHES_PATTERN: {
         const pattern = this.value(test.pattern);
-        return `typeof ${x} === "string" ? ${pattern}.test(${x}) : matchesPattern(${pattern}, ${x})`;
+        return `matchesPattern(${pattern}, ${x})`;
       }
       case NEVER:
         return 'false';

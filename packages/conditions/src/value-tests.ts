@@ -1,6 +1,7 @@
 import { type FieldPath, readPath } from './field-path.ts';
 import { compare, numberForm, sameValue, stringForm, truthy } from './json-values.ts';
 import { groupMembership, type Membership, type SavedGroups } from './membership.ts';
+import { searchable } from './regex-safety.ts';
 import { paddedVersionString } from './version-string.ts';
 
 /** A compiled condition: whether the attributes satisfy it, with the saved groups. */
@@ -185,7 +186,7 @@ export function passAll(tests: readonly ValueTest[], input: unknown, groups: Sav
       case 27: {
         // MATCHES_PATTERN
         const text = stringForm(value);
-        pass = text !== undefined && (test.pattern as RegExp).test(text);
+        pass = text !== undefined && searchable(text) && (test.pattern as RegExp).test(text);
         break;
       }
       default: // NEVER

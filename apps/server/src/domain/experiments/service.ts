@@ -13,6 +13,7 @@ import { bumpConfigVersion } from '../config-version.ts';
 import type { Caller } from '../identity.ts';
 import { claimLayerBuckets } from '../layers/service.ts';
 import { DomainError } from '../outcomes.ts';
+import { refuseSlowPatterns } from '../patterns/redos-analysis.ts';
 import { effectivePlan } from '../plans/effective-plan.ts';
 import { PLAN_LIMITS } from '../plans.ts';
 import { checkGroupsExist } from '../saved-groups/service.ts';
@@ -131,6 +132,7 @@ export async function createExperiment(
 ): Promise<Experiment> {
   const config = normaliseConfig(input);
   checkConfig(config);
+  await refuseSlowPatterns(config.targeting);
   const bucketMap = initialBucketMap(config.allocation, config.bucket_count);
   return await db.transaction(async (tx) => {
     await checkPlanAllows(tx, caller.orgId, config, now);
@@ -242,6 +244,7 @@ async function lockedCurrent(tx: Tx, orgId: string, idOrName: string) {
   return { row, current: found?.version };
 }
 
+/** A change's patterns are analysed before the transaction: the analyser may take seconds. */
 export async function updateExperiment(
   db: Database,
   caller: Caller,
@@ -250,6 +253,7 @@ export async function updateExperiment(
   now: Date,
   limits: ConfigSizeLimits = DEFAULT_CONFIG_SIZE_LIMITS,
 ): Promise<Experiment> {
+  if (change.targeting !== undefined) await refuseSlowPatterns(change.targeting);
   try {
     return await db.transaction(async (tx) => {
       const { row, current } = await lockedCurrent(tx, caller.orgId, idOrName);
