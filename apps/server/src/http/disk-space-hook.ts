@@ -11,7 +11,7 @@ declare module 'fastify' {
 
 const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 /** Free space is read again at most every second; a client retrying sooner meets the same answer. */
-const RETRY_AFTER_SECONDS = 30;
+export const DISK_RETRY_AFTER_SECONDS = 30;
 
 function mib(bytes: number): string {
   return `${Math.floor(bytes / 1048576)} MiB`;
@@ -35,7 +35,7 @@ export function diskSpaceHook(guard: DiskGuard): onRequestAsyncHookHandler {
       'insufficient-storage',
       `The database's disk (${status.path}) has ${free}, below the ${mib(status.min_free_bytes)} ARBITER_MIN_FREE_DISK_BYTES keeps for it, so nothing is written; reads go on. Writes resume by themselves once space is freed.`,
       { free_bytes: status.free_bytes, min_free_bytes: status.min_free_bytes },
-      { 'retry-after': String(RETRY_AFTER_SECONDS) },
+      { 'retry-after': String(DISK_RETRY_AFTER_SECONDS) },
     );
   };
 }
