@@ -18,10 +18,14 @@ const clock = { now: () => at };
 
 let alone: Harness;
 let sharded: Harness;
+let one: Awaited<ReturnType<typeof collectingOn>>;
+let two: Awaited<ReturnType<typeof collectingOn>>;
 
 beforeAll(async () => {
   alone = await startHarness({}, { clock, shards: [] });
   sharded = await startHarness({}, { clock, shards: await freshShards(2) });
+  one = await collectingOn(alone);
+  two = await collectingOn(sharded);
 }, 120_000);
 afterAll(async () => {
   await alone?.close();
@@ -69,13 +73,12 @@ async function collectingOn(h: Harness) {
     method: 'GET',
     url: `/v1/experiments/${exp.id}/results`,
   });
-  return { id: exp.id, status: answer.statusCode, body: answer.json() };
+  const live = () => h.call(org.admin, { method: 'GET', url: `/v1/experiments/${exp.id}/live` });
+  return { id: exp.id, status: answer.statusCode, body: answer.json(), live };
 }
 
 describe('a collecting experiment on two shards', () => {
   it('answers what one database answers, field by field', async () => {
-    const one = await collectingOn(alone);
-    const two = await collectingOn(sharded);
     // The events are on both shards, none in the control database.
     const perShard = await Promise.all(
       sharded.ctx.shards.all.map(async (s) => {
@@ -101,5 +104,20 @@ describe('a collecting experiment on two shards', () => {
     // Only the instance names the experiment, whose id differs between the two apps.
     expect(two.body.instance).toBe(`/v1/experiments/${two.id}/results`);
     expect({ ...two.body, instance: null }).toEqual({ ...one.body, instance: null });
+  });
+
+  it('shows the live view one database shows, its distributions included', async () => {
+    const [onOne, onTwo] = [await one.live(), await two.live()];
+    expect(onOne.statusCode).toBe(200);
+    expect(onTwo.statusCode).toBe(200);
+    const revenue = onOne.json().distributions.revenue;
+    const counted = Object.values(revenue.counts as Record<string, number[]>)
+      .flat()
+      .reduce((a, b) => a + b, 0);
+    expect(counted).toBe(USERS);
+    expect({ ...onTwo.json(), experiment_id: null }).toEqual({
+      ...onOne.json(),
+      experiment_id: null,
+    });
   });
 });
