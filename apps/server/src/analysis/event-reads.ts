@@ -27,7 +27,8 @@ export interface EventReads {
     window: { from: string; to: string },
     windowDays: number,
     windowEnd: Date,
-    exposed: Readonly<Record<string, ArmStatus>>,
+    /** The arms' exposed users in the window, when read already: a short window needs no query. */
+    exposed?: Readonly<Record<string, ArmStatus>>,
   ): Promise<Arrivals>;
 }
 
@@ -67,13 +68,14 @@ async function shardedArrivals(
   window: { from: string; to: string },
   windowDays: number,
   windowEnd: Date,
-  exposed: Readonly<Record<string, ArmStatus>>,
+  exposed?: Readonly<Record<string, ArmStatus>>,
 ): Promise<Arrivals> {
   const read = (db: Database, arms?: Readonly<Record<string, ArmStatus>>) =>
     readArrivals(db, experimentId, window, windowDays, windowEnd, arms);
-  // Within the span the merged arms answer without a query, as on one database.
+  // Within the span the merged arms answer without a query, as on one database; without them
+  // every shard is asked, never the first alone.
   const [first] = shards.all;
-  if (first && windowDays <= ARRIVAL_DAYS) return read(first.db, exposed);
+  if (first && exposed && windowDays <= ARRIVAL_DAYS) return read(first.db, exposed);
   const parts = await scatter(shards, (db) => read(db));
   const newUsers: Record<string, number> = {};
   for (const part of parts)
