@@ -1,5 +1,6 @@
 import protobuf from 'protobufjs/light.js';
-import type { SpanCollector } from './span-collector.ts';
+import { OTLP_MAX_SPANS } from './limits.ts';
+import { type SpanCollector, tooManySpans } from './span-collector.ts';
 import { OTLP_TRACE_DESCRIPTOR } from './trace-descriptor.ts';
 
 type Json = Record<string, unknown>;
@@ -68,12 +69,50 @@ async function resourceSpans(reader: protobuf.Reader, end: number, out: SpanColl
   out.setResource(first, { resource }, at);
 }
 
+/** The length-delimited fields `field` of one message, skipped over on the wire: a count. */
+function countFields(
+  reader: protobuf.Reader,
+  end: number,
+  field: number,
+  inside: (end: number) => void,
+): void {
+  while (reader.pos < end) {
+    const tag = reader.uint32();
+    if ((tag & 7) !== LENGTH_DELIMITED) {
+      reader.skipType(tag & 7);
+      continue;
+    }
+    const length = reader.uint32();
+    const fieldEnd = reader.pos + length;
+    if (fieldEnd > end) throw new RangeError(`a field's length ${length} runs past its message`);
+    if (tag >>> 3 === field) inside(fieldEnd);
+    reader.pos = fieldEnd;
+  }
+}
+
+/**
+ * Counts the spans on the wire before any is decoded, allocating nothing: a body of millions of
+ * empty spans is refused in milliseconds, however little each span takes to decode.
+ */
+function checkSpanCount(body: Buffer): void {
+  const reader = protobuf.Reader.create(body);
+  let spans = 0;
+  countFields(reader, body.length, RESOURCE_SPANS, (r) =>
+    countFields(reader, r, SCOPE_SPANS, (s) =>
+      countFields(reader, s, SPANS, () => {
+        if (++spans > OTLP_MAX_SPANS) throw tooManySpans();
+      }),
+    ),
+  );
+}
+
 /**
  * The spans of a protobuf ExportTraceServiceRequest, one at a time: the three messages above
  * the spans are walked on the wire, and each span is decoded alone, counted before it is, with
  * the event loop handed back between spans when the collector's time slice is used up.
  */
 export async function protobufSpans(body: Buffer, out: SpanCollector): Promise<void> {
+  checkSpanCount(body);
   const reader = protobuf.Reader.create(body);
   let r = 0;
   await eachField(reader, body.length, async (field, fieldEnd) => {

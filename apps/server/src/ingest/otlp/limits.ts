@@ -20,9 +20,9 @@ export const OTLP_MAX_INFLATED_BYTES = 32 * 1024 * 1024;
 export const OTLP_MAX_SPANS = 100_000;
 
 /**
- * Attributes in one list: a span's, one of its events', or its resource's. The SDKs keep 128
- * unless configured otherwise; OpenLLMetry's indexed `gen_ai.prompt.N.*` attributes of a long
- * conversation are a few hundred.
+ * Attributes in one list: a span's, one of its events', its resource's or a `kvlistValue`'s.
+ * The SDKs keep 128 unless configured otherwise; OpenLLMetry's indexed `gen_ai.prompt.N.*`
+ * attributes of a long conversation are a few hundred.
  */
 export const OTLP_MAX_ATTRIBUTES = 4096;
 

@@ -8,6 +8,14 @@ type Json = Record<string, unknown>;
 
 const NO_ATTRIBUTES: Attributes = new Map();
 
+export function tooManySpans(): IngestError {
+  return new IngestError(
+    'otlp-too-large',
+    `The export has more than ${OTLP_MAX_SPANS} spans, the most one request may carry; send fewer spans per request`,
+    { limit: OTLP_MAX_SPANS },
+  );
+}
+
 /**
  * The spans of one export as either encoding's walk finds them: counted against the span limit
  * before each is decoded, with the event loop handed back between spans when the request's
@@ -27,13 +35,7 @@ export class SpanCollector {
 
   /** Call before decoding the next span: refuses the one past the limit, pauses when due. */
   async next(): Promise<void> {
-    if (this.spans.length >= OTLP_MAX_SPANS) {
-      throw new IngestError(
-        'otlp-too-large',
-        `The export has more than ${OTLP_MAX_SPANS} spans, the most one request may carry; send fewer spans per request`,
-        { limit: OTLP_MAX_SPANS },
-      );
-    }
+    if (this.spans.length >= OTLP_MAX_SPANS) throw tooManySpans();
     if (this.slice.due) await this.slice.pause();
   }
 
