@@ -69,12 +69,16 @@ async function resourceSpans(reader: protobuf.Reader, end: number, out: SpanColl
   out.setResource(first, { resource }, at);
 }
 
-/** The length-delimited fields `field` of one message, skipped over on the wire: a count. */
+/**
+ * Walks the length-delimited fields `field` of one message on the wire, skipping their bytes.
+ * `partial`: the body is a prefix of the export, so a field may run past its end.
+ */
 function countFields(
   reader: protobuf.Reader,
   end: number,
   field: number,
   inside: (end: number) => void,
+  partial: boolean,
 ): void {
   while (reader.pos < end) {
     const tag = reader.uint32();
@@ -83,8 +87,11 @@ function countFields(
       continue;
     }
     const length = reader.uint32();
-    const fieldEnd = reader.pos + length;
-    if (fieldEnd > end) throw new RangeError(`a field's length ${length} runs past its message`);
+    let fieldEnd = reader.pos + length;
+    if (fieldEnd > end) {
+      if (!partial) throw new RangeError(`a field's length ${length} runs past its message`);
+      fieldEnd = end;
+    }
     if (tag >>> 3 === field) inside(fieldEnd);
     reader.pos = fieldEnd;
   }
@@ -92,18 +99,27 @@ function countFields(
 
 /**
  * Counts the spans on the wire before any is decoded, allocating nothing: a body of millions of
- * empty spans is refused in milliseconds, however little each span takes to decode.
+ * empty spans is refused in milliseconds, however little each span takes to decode. With
+ * `partial`, `body` is the start of an export still being inflated: the spans in it count.
  */
-function checkSpanCount(body: Buffer): void {
+export function checkSpanCount(body: Buffer, partial = false): void {
   const reader = protobuf.Reader.create(body);
   let spans = 0;
-  countFields(reader, body.length, RESOURCE_SPANS, (r) =>
-    countFields(reader, r, SCOPE_SPANS, (s) =>
-      countFields(reader, s, SPANS, () => {
-        if (++spans > OTLP_MAX_SPANS) throw tooManySpans();
-      }),
-    ),
-  );
+  const fields = (end: number, field: number, inside: (end: number) => void) =>
+    countFields(reader, end, field, inside, partial);
+  try {
+    fields(body.length, RESOURCE_SPANS, (r) =>
+      fields(r, SCOPE_SPANS, (s) =>
+        fields(s, SPANS, () => {
+          if (++spans > OTLP_MAX_SPANS) throw tooManySpans();
+        }),
+      ),
+    );
+  } catch (error) {
+    // A prefix may end inside a tag or a length.
+    if (partial && error instanceof RangeError) return;
+    throw error;
+  }
 }
 
 /**

@@ -1,10 +1,9 @@
-import { promisify } from 'node:util';
-import { gunzip } from 'node:zlib';
+import { createGunzip } from 'node:zlib';
 import protobuf from 'protobufjs/light.js';
 import { TimeSlice } from '../../kernel/time-slice.ts';
 import { IngestError } from '../outcomes.ts';
 import { jsonSpans } from './decode-json.ts';
-import { protobufSpans } from './decode-protobuf.ts';
+import { checkSpanCount, protobufSpans } from './decode-protobuf.ts';
 import { OTLP_MAX_INFLATED_BYTES, OTLP_MAX_VALUE_DEPTH } from './limits.ts';
 import type { OtlpEncoding, OtlpSpan } from './span.ts';
 import { SpanCollector } from './span-collector.ts';
@@ -18,21 +17,69 @@ const ExportResponse = root.lookupType(
   'opentelemetry.proto.collector.trace.v1.ExportTraceServiceResponse',
 );
 
-const inflate = promisify(gunzip);
+/** Unpacked bytes at which a protobuf body being inflated has its spans counted so far. */
+const FIRST_COUNT_BYTES = 1024 * 1024;
+
+function tooLarge(): IngestError {
+  return new IngestError(
+    'otlp-too-large',
+    `The gzip body expands to more than ${OTLP_MAX_INFLATED_BYTES / 1024 / 1024} MiB, the most one request may unpack to; send fewer spans per request`,
+    { limit: OTLP_MAX_INFLATED_BYTES },
+  );
+}
+
+/**
+ * Inflates a gzip body, stopping as soon as it passes the unpacked limit or, for protobuf, as
+ * soon as the spans unpacked so far pass the span limit (counted at 1, 4 and 16 MiB): a bomb
+ * of empty spans stops within its first megabyte.
+ */
+function inflateChecked(body: Buffer, encoding: OtlpEncoding): Promise<Buffer> {
+  const gunzip = createGunzip();
+  let chunks: Buffer[] = [];
+  let total = 0;
+  let nextCount = FIRST_COUNT_BYTES;
+  return new Promise((resolve, reject) => {
+    let settled = false;
+    const fail = (error: unknown) => {
+      if (settled) return;
+      settled = true;
+      gunzip.destroy();
+      reject(error);
+    };
+    gunzip.on('data', (chunk: Buffer) => {
+      if (settled) return;
+      chunks.push(chunk);
+      total += chunk.length;
+      if (total > OTLP_MAX_INFLATED_BYTES) return fail(tooLarge());
+      if (encoding !== 'protobuf' || total < nextCount) return;
+      nextCount *= 4;
+      chunks = [Buffer.concat(chunks, total)];
+      try {
+        checkSpanCount(chunks[0] as Buffer, true);
+      } catch (error) {
+        fail(error);
+      }
+    });
+    gunzip.on('error', fail);
+    gunzip.on('end', () => {
+      settled = true;
+      resolve(Buffer.concat(chunks, total));
+    });
+    gunzip.end(body);
+  });
+}
 
 /** The body as sent, or its gzip content (the one coding OTLP/HTTP defines). */
-export async function inflated(body: Buffer, gzipped: boolean): Promise<Buffer> {
+export async function inflated(
+  body: Buffer,
+  gzipped: boolean,
+  encoding: OtlpEncoding = 'protobuf',
+): Promise<Buffer> {
   if (!gzipped) return body;
   try {
-    return await inflate(body, { maxOutputLength: OTLP_MAX_INFLATED_BYTES });
+    return await inflateChecked(body, encoding);
   } catch (error) {
-    if ((error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') {
-      throw new IngestError(
-        'otlp-too-large',
-        `The gzip body expands to more than ${OTLP_MAX_INFLATED_BYTES / 1024 / 1024} MiB, the most one request may unpack to; send fewer spans per request`,
-        { limit: OTLP_MAX_INFLATED_BYTES },
-      );
-    }
+    if (error instanceof IngestError) throw error;
     throw unreadable(`The body is not valid gzip: ${(error as Error).message}`);
   }
 }

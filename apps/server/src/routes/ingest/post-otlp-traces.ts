@@ -120,7 +120,11 @@ export async function register(app: App, ctx: Context): Promise<void> {
         const gzipped = (request.headers['content-encoding'] ?? '').trim().toLowerCase() === 'gzip';
         // One time slice for the whole request: decoding and acceptance both hand the loop back.
         const slice = new TimeSlice();
-        const spans = await decodeTraces(await inflated(request.body, gzipped), encoding, slice);
+        const spans = await decodeTraces(
+          await inflated(request.body, gzipped, encoding),
+          encoding,
+          slice,
+        );
         const partial = await acceptOtlpTraces(ctx, orgId, spans, slice);
         reply.status(202);
         if (encoding === 'json') return jsonResponse(partial);
