@@ -1,5 +1,5 @@
 import { binomTestHalf } from './binomtest.ts';
-import { studentTTwoSidedP, tQuantile975, Z_80, Z_975 } from './distributions.ts';
+import { studentTQuantile, studentTTwoSidedP, Z_80, Z_975 } from './distributions.ts';
 
 export type Direction = 'increase' | 'decrease';
 export type PairedTestName = 'mcnemar_exact' | 'paired_t';
@@ -63,7 +63,8 @@ function scaleOf(items: readonly PairedItem[]): number {
 /**
  * Treatment against baseline over the items where both have a value, d_i = y(t,i) − y(c,i):
  * - mean_difference = mean(d); relative_difference = mean(d) ÷ mean(y(c)), null when that is 0;
- * - ci = mean(d) ± t(0.975, n−1) · sd(d) ÷ √n (sd at ddof 1);
+ * - ci = mean(d) ± t(0.975, n−1) · sd(d) ÷ √n (sd at ddof 1; studentTQuantile, exact to double
+ *   precision);
  * - `mcnemar_exact` when every value is 0 or 1 and the run has one repeat: with b and c the items
  *   with d = +1 and d = −1, p = binomtest(b, b+c, 0.5) two-sided, 1 when b + c = 0;
  *   otherwise `paired_t` (scipy's ttest_rel): t = mean(d) ÷ (sd(d) ÷ √n) on n − 1 df, and when
@@ -148,7 +149,7 @@ function pairedScaled(
   }
   const sd = sampleSd(d);
   const se = sd / Math.sqrt(n);
-  const half = tQuantile975(n - 1) * se;
+  const half = studentTQuantile(0.975, n - 1) * se;
   let p: number;
   if (binary) {
     const b = d.filter((x) => x === 1).length;
