@@ -87,6 +87,8 @@ export interface Config {
   readyMaxFoldLagSeconds: number;
   /** Serve `/metrics` (Prometheus text format). */
   metrics: boolean;
+  /** `/metrics` is served on a non-loopback host without a token (warned at every start). */
+  metricsOpenOffLoopback: boolean;
   /** Bearer token a scrape of `/metrics` must send; null = none asked. */
   metricsToken: string | null;
   /** The port of the metrics' own listener; null = `/metrics` is on the main listener. */
@@ -368,6 +370,7 @@ function operationsOf(
   Config,
   | 'readyMaxFoldLagSeconds'
   | 'metrics'
+  | 'metricsOpenOffLoopback'
   | 'metricsToken'
   | 'metricsPort'
   | 'shutdownDelaySeconds'
@@ -377,6 +380,8 @@ function operationsOf(
   return {
     readyMaxFoldLagSeconds: s.ARBITER_READY_MAX_FOLD_LAG_SECONDS,
     metrics: s.ARBITER_METRICS,
+    metricsOpenOffLoopback:
+      s.ARBITER_METRICS && s.ARBITER_METRICS_TOKEN === undefined && !isLoopback(s.ARBITER_HOST),
     metricsToken: s.ARBITER_METRICS_TOKEN ?? null,
     metricsPort: s.ARBITER_METRICS_PORT ?? null,
     shutdownDelaySeconds: s.ARBITER_SHUTDOWN_DELAY_SECONDS,

@@ -76,6 +76,11 @@ export async function serve(config: Config): Promise<void> {
       `ARBITER_DEV_SESSIONS_OFF_LOOPBACK is on: development sessions are served on ${config.host}, so anyone who reaches this port can sign in as anyone; for a local trial only, never in production (set ARBITER_SESSION_JWKS_URL instead)`,
     );
   }
+  if (config.metricsOpenOffLoopback) {
+    ctx.log.warn(
+      `ARBITER_METRICS is on without ARBITER_METRICS_TOKEN on ${config.host}: anyone who reaches the ${config.metricsPort === null ? 'port' : 'metrics port'} can read /metrics (request rates, org counts, queue depths); set ARBITER_METRICS_TOKEN or bind to a loopback address`,
+    );
+  }
   const app = await buildApp(ctx, { tracing: tracing?.plugin });
   const metricsApp = config.metricsPort === null ? null : await buildMetricsApp(ctx);
   if (config.ingestWorker) ctx.worker.start();
