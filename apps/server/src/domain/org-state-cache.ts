@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { createBucketer } from '@arbiter/bucketing';
 import { patternReferences } from '@arbiter/conditions';
 import { clientRanges } from '@arbiter/contract';
@@ -175,6 +176,26 @@ async function loadHoldouts(
 }
 
 /**
+ * What the clients receive as the targeting of an experiment whose stored condition holds a
+ * pattern the server will not run: a condition every evaluator reads as matching no one, and
+ * that runs no pattern, so a client assigns as the server does.
+ */
+export function deniedTargeting(): Record<string, unknown> {
+  return { $not: {} };
+}
+
+/**
+ * The ETag of the served bytes: the config version, and when the deny set changed some
+ * experiment's targeting, which ones, so a client holding the undenied bytes of the same
+ * version (from before the scan, or another process) gets the new ones instead of a 304.
+ */
+function etagOf(configVersion: number, denied: readonly string[]): string {
+  if (denied.length === 0) return `"${configVersion}"`;
+  const digest = createHash('sha256').update(denied.join(',')).digest('base64url');
+  return `"${configVersion}-${digest.slice(0, 16)}"`;
+}
+
+/**
  * The org's client config and plan, kept in memory so assign and ingest make no database round
  * trip per request. An entry is re-validated against orgs.config_version once it is older than
  * `maxAgeMs`, so a change made by another process is followed within that time; changes made
@@ -228,6 +249,22 @@ export class OrgStateCache {
     return pending;
   }
 
+  /**
+   * Replaces, in place, the targeting of each experiment whose condition holds a denied pattern
+   * with `deniedTargeting()`, so /v1/config serves what the server evaluates; returns their ids.
+   */
+  private denyTargeting(list: readonly LoadedExperiment[]): string[] {
+    const denied: string[] = [];
+    for (const { client } of list) {
+      if (client.targeting === undefined) continue;
+      const refs = patternReferences(client.targeting);
+      if (!refs.some((r) => this.denies(r.pattern, r.insensitive))) continue;
+      client.targeting = deniedTargeting();
+      denied.push(client.id);
+    }
+    return denied;
+  }
+
   private async refresh(orgId: string, previous: OrgState | undefined): Promise<OrgState> {
     const generation = this.generation;
     const [org] = await this.db
@@ -245,6 +282,7 @@ export class OrgStateCache {
       const layerList = await loadLayers(this.db, orgId);
       const holdoutList = await loadHoldouts(this.db, orgId, list);
       const lookup: OrgState['lookup'] = new Map();
+      const denied = this.denyTargeting(list);
       for (const { client, kind, control, windowStartMs } of list) {
         const enriched = {
           ...client,
@@ -253,9 +291,7 @@ export class OrgStateCache {
           windowStartMs,
           variantKeys: new Set(client.variants.map((v) => v.key)),
           bucketOf: createBucketer(client.salt, client.bucket_count),
-          targetingDenied: patternReferences(client.targeting ?? {}).some((r) =>
-            this.denies(r.pattern, r.insensitive),
-          ),
+          targetingDenied: denied.includes(client.id),
         };
         lookup.set(client.id, enriched);
         lookup.set(client.name, enriched);
@@ -264,7 +300,7 @@ export class OrgStateCache {
         orgId,
         configVersion,
         plan,
-        etag: `"${configVersion}"`,
+        etag: etagOf(configVersion, denied),
         body: {
           config_version: configVersion,
           bucketing_version: '1',
