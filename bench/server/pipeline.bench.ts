@@ -31,7 +31,7 @@ import {
   openDatabase,
 } from '../../apps/server/src/db/connect.ts';
 import { experiments } from '../../apps/server/src/db/schema.ts';
-import { shardSetOf } from '../../apps/server/src/db/shard-set.ts';
+import { shardSetOf } from '../../apps/server/src/db/shards/shard-set.ts';
 import { loadCurrentVersion } from '../../apps/server/src/domain/experiments/current-version.ts';
 import { createExperiment } from '../../apps/server/src/domain/experiments/service.ts';
 import { setPlanOverride } from '../../apps/server/src/domain/plans/plan-override.ts';

@@ -19,7 +19,7 @@ import {
   keepingBinnedValues,
   partials,
   SHARD_U,
-} from '../../apps/server/src/analysis/sharded-stats.ts';
+} from '../../apps/server/src/analysis/shards/sharded-stats.ts';
 import { readSufficientStats } from '../../apps/server/src/analysis/sufficient-stats.ts';
 import { perUserCtes } from '../../apps/server/src/analysis/user-values-sql.ts';
 import { type Database, openDatabase, rows } from '../../apps/server/src/db/connect.ts';

@@ -4,7 +4,7 @@ import type { Config } from './config.ts';
 import type { SecretBox } from './crypto/secret-box.ts';
 import type { Database, DatabaseHandle } from './db/connect.ts';
 import type { DiskGuard } from './db/disk-guard.ts';
-import type { ShardSet } from './db/shard-set.ts';
+import type { ShardSet } from './db/shards/shard-set.ts';
 import type { ApiKeyCache } from './domain/api-key-cache.ts';
 import type { PlanPrices } from './domain/billing/plan-prices.ts';
 import type { ContactNotifier } from './domain/contact-notifier.ts';

@@ -10,8 +10,8 @@ import { createLogger } from './create-logger.ts';
 import { createSecretBox } from './crypto/secret-box.ts';
 import { type DatabaseHandle, openDatabase } from './db/connect.ts';
 import { DiskGuard, statfsProbe } from './db/disk-guard.ts';
-import { type OpenShard, openConfiguredShards, shardSetFor } from './db/open-shards.ts';
-import type { ShardSet } from './db/shard-set.ts';
+import { type OpenShard, openConfiguredShards, shardSetFor } from './db/shards/open-shards.ts';
+import type { ShardSet } from './db/shards/shard-set.ts';
 import { ApiKeyCache } from './domain/api-key-cache.ts';
 import { ChangeListener } from './domain/change-feed.ts';
 import { ContactNotifier } from './domain/contact-notifier.ts';
@@ -24,7 +24,7 @@ import { CopyEventStore } from './ingest/copy-store.ts';
 import type { EventLog } from './ingest/event-log.ts';
 import { FoldWorker } from './ingest/fold-worker.ts';
 import { PostgresEventLog } from './ingest/postgres-event-log.ts';
-import { ShardedEventLog } from './ingest/sharded-event-log.ts';
+import { ShardedEventLog } from './ingest/shards/sharded-event-log.ts';
 import { Lifecycle } from './kernel/lifecycle.ts';
 import {
   type Clock,

@@ -1,16 +1,16 @@
 import { MAX_SLICE_VALUES } from '@arbiter/contract';
 import { sql } from 'drizzle-orm';
 import { type Database, rows, toNumber } from '../db/connect.ts';
-import type { ShardSet } from '../db/shard-set.ts';
+import type { ShardSet } from '../db/shards/shard-set.ts';
 import type { MetricDefinition } from '../schemas/experiment-config.ts';
 import { inAnalysisTransaction } from './analysis-transaction.ts';
 import { type ArmSamples, readArmSamples } from './metric-samples.ts';
 import { momentCtes } from './moments-sql.ts';
 import { type QuantileArms, type QuantileSource, readQuantileArms } from './quantile-sql.ts';
-import { scatter } from './scatter.ts';
-import { readShardedQuantileArms } from './sharded-quantiles.ts';
-import { readShardedSamples } from './sharded-samples.ts';
-import { readShardedStats } from './sharded-stats.ts';
+import { scatter } from './shards/scatter.ts';
+import { readShardedQuantileArms } from './shards/sharded-quantiles.ts';
+import { readShardedSamples } from './shards/sharded-samples.ts';
+import { readShardedStats } from './shards/sharded-stats.ts';
 import {
   readSliceValues,
   type Slicing,

@@ -1,5 +1,5 @@
 import { OTHER_SLICE } from '@arbiter/contract';
-import type { ShardSet } from '../db/shard-set.ts';
+import type { ShardSet } from '../db/shards/shard-set.ts';
 import type { Slice, StoredSlices } from '../schemas/analysis-run.ts';
 import type { MetricDefinition } from '../schemas/experiment-config.ts';
 import { type BreakdownReads, breakdownReads } from './breakdown-reads.ts';

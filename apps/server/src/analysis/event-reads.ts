@@ -1,5 +1,5 @@
 import type { Database } from '../db/connect.ts';
-import type { ShardSet } from '../db/shard-set.ts';
+import type { ShardSet } from '../db/shards/shard-set.ts';
 import type { ArmStatus } from '../schemas/analysis-run.ts';
 import type { MetricDefinition } from '../schemas/experiment-config.ts';
 import { ARRIVAL_DAYS, readArrivals } from './arrivals.ts';
@@ -8,10 +8,10 @@ import { type ArmSamples, readArmSamples } from './metric-samples.ts';
 import { readFoldedQuantileArms } from './quantile-counts-sql.ts';
 import { type QuantileArms, readQuantileArms } from './quantile-sql.ts';
 import type { Arrivals } from './sample-size.ts';
-import { scatter } from './scatter.ts';
-import { readShardedQuantileArms } from './sharded-quantiles.ts';
-import { readShardedSamples } from './sharded-samples.ts';
-import { readShardedStats } from './sharded-stats.ts';
+import { scatter } from './shards/scatter.ts';
+import { readShardedQuantileArms } from './shards/sharded-quantiles.ts';
+import { readShardedSamples } from './shards/sharded-samples.ts';
+import { readShardedStats } from './shards/sharded-stats.ts';
 import { readSufficientStats, type SufficientStats } from './sufficient-stats.ts';
 import type { ValueScope } from './value-scope.ts';
 

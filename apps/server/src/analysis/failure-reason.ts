@@ -1,4 +1,4 @@
-import { ShardUnreadable } from './shard-unreadable.ts';
+import { ShardUnreadable } from './shards/shard-unreadable.ts';
 
 /**
  * Why a read failed, as a health view may show it: which shard, when a shard failed, and the

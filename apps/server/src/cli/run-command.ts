@@ -24,7 +24,7 @@ function required(command: string, values: Values, name: string, what: string): 
 /** Migrates the database and every shard of ARBITER_SHARD_URLS, and records or checks the shard set. */
 async function migrate(config: Config): Promise<number> {
   const { openDatabase } = await import('../db/connect.ts');
-  const { openConfiguredShards, shardSetFor } = await import('../db/open-shards.ts');
+  const { openConfiguredShards, shardSetFor } = await import('../db/shards/open-shards.ts');
   const handle = await openDatabase(
     config.databaseUrl === null
       ? { kind: 'pglite', dataDir: config.dataDir }

@@ -1,6 +1,6 @@
 import { and, asc, eq, gte, sql } from 'drizzle-orm';
 import type { Database } from '../db/connect.ts';
-import { type EventShards, onEveryShard } from '../db/every-shard.ts';
+import { type EventShards, onEveryShard } from '../db/shards/every-shard.ts';
 import { userDayStats } from '../db/schema.ts';
 
 const exposed = sql`${userDayStats.exposures} > 0`;

@@ -1,6 +1,6 @@
 import { count, eq, sql } from 'drizzle-orm';
 import { type Database, rows, toNumber } from '../db/connect.ts';
-import { type EventShards, onEveryShard } from '../db/every-shard.ts';
+import { type EventShards, onEveryShard } from '../db/shards/every-shard.ts';
 import { experiments, orgs, usageCounters, users } from '../db/schema.ts';
 import { DAY_MS, utcDay } from '../kernel/utc-day.ts';
 import { effectivePlan } from './plans/effective-plan.ts';

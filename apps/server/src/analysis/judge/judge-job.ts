@@ -1,5 +1,5 @@
 import type { Context } from '../../context.ts';
-import { isShardNotAnswering } from '../../db/shard-not-answering.ts';
+import { isShardNotAnswering } from '../../db/shards/shard-not-answering.ts';
 import { type ModelTextReader, modelTextReader } from '../../domain/events-export/model-text.ts';
 import { usageMonth } from '../../domain/usage-month.ts';
 import type { Judge, JudgeOutcome } from '../../kernel/ports.ts';

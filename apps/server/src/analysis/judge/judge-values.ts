@@ -1,6 +1,6 @@
 import { and, avg, between, eq, sql } from 'drizzle-orm';
 import type { Database } from '../../db/connect.ts';
-import { type EventShards, onEveryShard } from '../../db/every-shard.ts';
+import { type EventShards, onEveryShard } from '../../db/shards/every-shard.ts';
 import { judgeScores } from '../../db/schema.ts';
 
 type UserValue = { userId: string; value: number };

@@ -1,5 +1,5 @@
 import { shardOf } from '@arbiter/bucketing';
-import type { DatabaseHandle } from './connect.ts';
+import type { DatabaseHandle } from '../connect.ts';
 
 /**
  * Where event data lives: events, the per-user daily aggregates, judge scores and quarantine.

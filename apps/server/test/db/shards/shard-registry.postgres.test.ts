@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DatabaseHandle } from '../../src/db/connect.ts';
-import { checkShardSet, ShardSetChanged } from '../../src/db/shard-registry.ts';
-import { freshDatabase } from '../support/database.ts';
+import type { DatabaseHandle } from '../../../src/db/connect.ts';
+import { checkShardSet, ShardSetChanged } from '../../../src/db/shards/shard-registry.ts';
+import { freshDatabase } from '../../support/database.ts';
 
 // The shard set is recorded at its first start and every later start is held to it: another
 // count, another order or a stranger at a position is refused before anything is read or written.

@@ -1,4 +1,4 @@
-import type { FoldResult } from './event-log.ts';
+import type { FoldResult } from '../event-log.ts';
 
 /**
  * The folds of every shard, settled, as one result. A shard whose fold failed does not hold the

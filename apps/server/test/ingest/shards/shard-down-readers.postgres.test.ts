@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runJudgeJob } from '../../src/analysis/judge/judge-job.ts';
-import { createJudge } from '../../src/integrations/judge/chat-completions-judge.ts';
-import { utcDay } from '../../src/kernel/utc-day.ts';
-import { freshDatabase, freshShards } from '../support/database.ts';
-import { type Harness, startHarness } from '../support/harness.ts';
-import { ingestProbe } from '../support/ingest-probe.ts';
-import { createJudgeExperiment, modelCall, setPlan } from '../support/judge-fixtures.ts';
-import { type FakeJudgeServer, startFakeJudge } from '../support/judge-server.ts';
-import { type StoppableCluster, startStoppableCluster } from '../support/stoppable-cluster.ts';
+import { runJudgeJob } from '../../../src/analysis/judge/judge-job.ts';
+import { createJudge } from '../../../src/integrations/judge/chat-completions-judge.ts';
+import { utcDay } from '../../../src/kernel/utc-day.ts';
+import { freshDatabase, freshShards } from '../../support/database.ts';
+import { type Harness, startHarness } from '../../support/harness.ts';
+import { ingestProbe } from '../../support/ingest-probe.ts';
+import { createJudgeExperiment, modelCall, setPlan } from '../../support/judge-fixtures.ts';
+import { type FakeJudgeServer, startFakeJudge } from '../../support/judge-server.ts';
+import { type StoppableCluster, startStoppableCluster } from '../../support/stoppable-cluster.ts';
 
 // Readers over two shards while one is down: shard 0 on the shared test server, shard 1 on a
 // PostgreSQL server of this test's own, stopped while the app runs. A reader that needs every

@@ -1,18 +1,18 @@
 import { count, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { storeScores } from '../../src/analysis/judge/judge-metering.ts';
-import { sampleUnscored } from '../../src/analysis/judge/judge-sample.ts';
-import { purgeExpiredEvents } from '../../src/analysis/retention.ts';
-import type { DatabaseHandle } from '../../src/db/connect.ts';
-import { events, judgeScores } from '../../src/db/schema.ts';
-import { exportLines } from '../../src/domain/events-export/export-lines.ts';
-import { modelTextReader } from '../../src/domain/events-export/model-text.ts';
-import { usageMonth } from '../../src/domain/usage-month.ts';
-import { utcDay } from '../../src/kernel/utc-day.ts';
-import { freshDatabase, freshShards } from '../support/database.ts';
-import { type Harness, startHarness } from '../support/harness.ts';
-import { exposureOf, ingestProbe } from '../support/ingest-probe.ts';
-import { modelCall } from '../support/judge-fixtures.ts';
+import { storeScores } from '../../../src/analysis/judge/judge-metering.ts';
+import { sampleUnscored } from '../../../src/analysis/judge/judge-sample.ts';
+import { purgeExpiredEvents } from '../../../src/analysis/retention.ts';
+import type { DatabaseHandle } from '../../../src/db/connect.ts';
+import { events, judgeScores } from '../../../src/db/schema.ts';
+import { exportLines } from '../../../src/domain/events-export/export-lines.ts';
+import { modelTextReader } from '../../../src/domain/events-export/model-text.ts';
+import { usageMonth } from '../../../src/domain/usage-month.ts';
+import { utcDay } from '../../../src/kernel/utc-day.ts';
+import { freshDatabase, freshShards } from '../../support/database.ts';
+import { type Harness, startHarness } from '../../support/harness.ts';
+import { exposureOf, ingestProbe } from '../../support/ingest-probe.ts';
+import { modelCall } from '../../support/judge-fixtures.ts';
 
 // Readers of event data over two shards: each shard holds some of the users, and what the
 // dashboard, the platform owner, the export, the judge and the nightly retention see is what

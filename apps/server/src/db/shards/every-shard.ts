@@ -1,4 +1,4 @@
-import type { Database } from './connect.ts';
+import type { Database } from '../connect.ts';
 import { answersOfShards } from './shard-not-answering.ts';
 
 /** The databases holding event data: `ctx.shards`, or one database standing alone. */

@@ -5,20 +5,20 @@ import {
   pooledBinEdges,
 } from '@arbiter/stats';
 import { type SQL, sql } from 'drizzle-orm';
-import { type Database, rows, toNumber } from '../db/connect.ts';
-import type { ShardSet } from '../db/shard-set.ts';
-import type { MetricDefinition } from '../schemas/experiment-config.ts';
-import { binnedCtes, binnedPairs, type HistogramGroup } from './histogram-sql.ts';
-import { momentCtes } from './moments-sql.ts';
+import { type Database, rows, toNumber } from '../../db/connect.ts';
+import type { ShardSet } from '../../db/shards/shard-set.ts';
+import type { MetricDefinition } from '../../schemas/experiment-config.ts';
+import { binnedCtes, binnedPairs, type HistogramGroup } from '../histogram-sql.ts';
+import { momentCtes } from '../moments-sql.ts';
 import {
   covariateSummaryOf,
   parseStats,
   type SufficientStats,
   type SumsRow,
-} from './sufficient-stats.ts';
+} from '../sufficient-stats.ts';
 import { scatterTwoPhase } from './two-phase-scatter.ts';
-import { perUserCtes } from './user-values-sql.ts';
-import type { ValueScope } from './value-scope.ts';
+import { perUserCtes } from '../user-values-sql.ts';
+import type { ValueScope } from '../value-scope.ts';
 
 interface ArmRow {
   variant: string;

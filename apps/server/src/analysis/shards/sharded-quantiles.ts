@@ -1,10 +1,10 @@
 import { quantileRanks } from '@arbiter/stats';
 import { type SQL, sql } from 'drizzle-orm';
-import { callValueOrNull } from '../db/call-values.ts';
-import { type Database, rows, toNumber } from '../db/connect.ts';
-import type { ShardSet } from '../db/shard-set.ts';
-import type { MetricDefinition } from '../schemas/experiment-config.ts';
-import { clustersStatement, foldedValueCounts } from './quantile-counts-sql.ts';
+import { callValueOrNull } from '../../db/call-values.ts';
+import { type Database, rows, toNumber } from '../../db/connect.ts';
+import type { ShardSet } from '../../db/shards/shard-set.ts';
+import type { MetricDefinition } from '../../schemas/experiment-config.ts';
+import { clustersStatement, foldedValueCounts } from '../quantile-counts-sql.ts';
 import {
   type ArmRow,
   armOf,
@@ -13,9 +13,9 @@ import {
   type QuantileSource,
   quantileOf,
   runSource,
-} from './quantile-sql.ts';
+} from '../quantile-sql.ts';
 import { scatterTwoPhase } from './two-phase-scatter.ts';
-import type { ValueScope } from './value-scope.ts';
+import type { ValueScope } from '../value-scope.ts';
 
 interface ValueCount {
   variant: string;

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import type { DatabaseHandle } from '../../src/db/connect.ts';
-import { shardSetOf } from '../../src/db/shard-set.ts';
+import type { DatabaseHandle } from '../../../src/db/connect.ts';
+import { shardSetOf } from '../../../src/db/shards/shard-set.ts';
 
 interface ShardCase {
   org_id: string;
@@ -11,7 +11,7 @@ interface ShardCase {
 }
 
 const cases: ShardCase[] = JSON.parse(
-  readFileSync(new URL('../../../../testdata/shards.json', import.meta.url), 'utf8'),
+  readFileSync(new URL('../../../../../testdata/shards.json', import.meta.url), 'utf8'),
 ).cases;
 
 /** Stand-ins told apart by identity only: the set never opens or reads them. */

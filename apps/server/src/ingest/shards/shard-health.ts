@@ -1,6 +1,6 @@
-import { type DatabaseHealth, pingDatabase } from '../db/health.ts';
-import type { ShardSet } from '../db/shard-set.ts';
-import { unfoldedFold } from './ingest-health.ts';
+import { type DatabaseHealth, pingDatabase } from '../../db/health.ts';
+import type { ShardSet } from '../../db/shards/shard-set.ts';
+import { unfoldedFold } from '../ingest-health.ts';
 
 export type ShardHealth = DatabaseHealth & {
   position: number;

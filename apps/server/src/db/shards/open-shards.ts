@@ -1,4 +1,4 @@
-import { type ConnectionLostHandler, type DatabaseHandle, openDatabase } from './connect.ts';
+import { type ConnectionLostHandler, type DatabaseHandle, openDatabase } from '../connect.ts';
 import { shardAddress } from './shard-address.ts';
 import { checkShardSet } from './shard-registry.ts';
 import { type ShardSet, shardSetOf } from './shard-set.ts';

@@ -1,17 +1,17 @@
-import type { Database } from '../db/connect.ts';
-import { ShardNotAnswering } from '../db/shard-not-answering.ts';
-import type { ShardSet } from '../db/shard-set.ts';
-import { isShardUnreachable } from '../db/shard-unreachable.ts';
-import type { CopyEventStore } from './copy-store.ts';
+import type { Database } from '../../db/connect.ts';
+import { ShardNotAnswering } from '../../db/shards/shard-not-answering.ts';
+import type { ShardSet } from '../../db/shards/shard-set.ts';
+import { isShardUnreachable } from '../../db/shards/shard-unreachable.ts';
+import type { CopyEventStore } from '../copy-store.ts';
 import type {
   AppendRequest,
   AppendResult,
   EventLog,
   FoldOptions,
   FoldResult,
-} from './event-log.ts';
-import { anyMeterRow, lockedMonthUsage } from './meter-lock.ts';
-import { PostgresEventLog, uniqueById } from './postgres-event-log.ts';
+} from '../event-log.ts';
+import { anyMeterRow, lockedMonthUsage } from '../meter-lock.ts';
+import { PostgresEventLog, uniqueById } from '../postgres-event-log.ts';
 import { mergedFolds } from './shard-folds.ts';
 import {
   conflictsOnShard,
@@ -20,7 +20,7 @@ import {
   storedOnShard,
   storeOnShard,
 } from './shard-part-store.ts';
-import { meterStatement } from './store-sql.ts';
+import { meterStatement } from '../store-sql.ts';
 
 /** What became of one shard's part: stored (with what was new) or not, with why. */
 type PartOutcome =

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { FoldResult } from '../../src/ingest/event-log.ts';
-import { mergedFolds } from '../../src/ingest/shard-folds.ts';
+import type { FoldResult } from '../../../src/ingest/event-log.ts';
+import { mergedFolds } from '../../../src/ingest/shards/shard-folds.ts';
 
 // The shards' folds as one: the worker reads `more` to fold again at once, so one shard's
 // backlog must not wait for the others' gathering.

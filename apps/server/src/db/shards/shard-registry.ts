@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { asc, eq, sql } from 'drizzle-orm';
-import type { Database } from './connect.ts';
-import { shardIdentity, shardSet } from './schema.ts';
+import type { Database } from '../connect.ts';
+import { shardIdentity, shardSet } from '../schema.ts';
 
 /** The shards given differ from the shard set the control database recorded: the start is refused. */
 export class ShardSetChanged extends Error {

@@ -1,11 +1,11 @@
 import { and, eq, inArray } from 'drizzle-orm';
-import { type Database, rows } from '../db/connect.ts';
-import { events as eventsTable } from '../db/schema.ts';
-import type { ShardSet } from '../db/shard-set.ts';
-import { conflictingIds } from './conflict-sql.ts';
-import type { CopyEventStore } from './copy-store.ts';
-import type { AcceptedEvent } from './event-schema.ts';
-import { storeNew } from './store-sql.ts';
+import { type Database, rows } from '../../db/connect.ts';
+import { events as eventsTable } from '../../db/schema.ts';
+import type { ShardSet } from '../../db/shards/shard-set.ts';
+import { conflictingIds } from '../conflict-sql.ts';
+import type { CopyEventStore } from '../copy-store.ts';
+import type { AcceptedEvent } from '../event-schema.ts';
+import { storeNew } from '../store-sql.ts';
 
 /** One shard's part of a batch: its position and the events of users it holds, in batch order. */
 export interface ShardPart {

@@ -1,10 +1,10 @@
 import { inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { events } from '../../src/db/schema.ts';
-import { freshDatabase, freshShards } from '../support/database.ts';
-import { type Harness, startHarness } from '../support/harness.ts';
-import { exposureOf, ingestProbe } from '../support/ingest-probe.ts';
-import { type StoppableCluster, startStoppableCluster } from '../support/stoppable-cluster.ts';
+import { events } from '../../../src/db/schema.ts';
+import { freshDatabase, freshShards } from '../../support/database.ts';
+import { type Harness, startHarness } from '../../support/harness.ts';
+import { exposureOf, ingestProbe } from '../../support/ingest-probe.ts';
+import { type StoppableCluster, startStoppableCluster } from '../../support/stoppable-cluster.ts';
 
 // Two shards of event data: shard 0 on the shared test server, shard 1 on a PostgreSQL server
 // of this test's own, stopped while the app runs. Users on shard 0 go on; users on shard 1 get
