@@ -53,7 +53,7 @@ const targets = [
       'packages/conditions/src',
       'packages/contract/src',
       'apps/server/src/routes',
-      'apps/server/src/analysis/results-schema.ts',
+      'apps/server/src/analysis/results/results-schema.ts',
       'apps/server/src/domain/experiments',
     ],
     script: 'scripts/build.mjs',

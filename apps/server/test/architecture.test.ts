@@ -322,8 +322,8 @@ describe('one place for each', () => {
       "export function b(ctx: Pick<Context, 'db'>) {}",
       "type Deps = Pick<Context, 'db' | 'clock'> & { extra: Context['log'] };",
     ].join('\n');
-    expect(misplacedIn('analysis/nightly.ts', text, WHOLE_CONTEXT)).toEqual([
-      'analysis/nightly.ts:1',
+    expect(misplacedIn('analysis/run/nightly.ts', text, WHOLE_CONTEXT)).toEqual([
+      'analysis/run/nightly.ts:1',
     ]);
     expect(misplacedIn('routes/admin/pipeline-run.ts', text, WHOLE_CONTEXT)).toEqual([]);
   });
@@ -356,9 +356,9 @@ describe('one place for each', () => {
       'const b = at.toISOString().slice(0, 19);',
       'const c = new Date(t).toISOString().substring(0, 10);',
     ].join('\n');
-    expect(misplacedIn('analysis/nightly.ts', text, HAND_CUT_UTC_DAY)).toEqual([
-      'analysis/nightly.ts:1',
-      'analysis/nightly.ts:3',
+    expect(misplacedIn('analysis/run/nightly.ts', text, HAND_CUT_UTC_DAY)).toEqual([
+      'analysis/run/nightly.ts:1',
+      'analysis/run/nightly.ts:3',
     ]);
     expect(misplacedIn('kernel/utc-day.ts', text, HAND_CUT_UTC_DAY)).toEqual([]);
   });

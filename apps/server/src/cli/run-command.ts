@@ -1,4 +1,4 @@
-import { explainRun } from '../analysis/run-explanation.ts';
+import { explainRun } from '../analysis/decision/run-explanation.ts';
 import { mintDevToken } from '../auth/mint-dev-token.ts';
 import { type Config, isDevelopmentSessions } from '../config.ts';
 import { DemoError } from '../demo/demo-api.ts';

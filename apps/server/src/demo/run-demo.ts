@@ -1,6 +1,6 @@
 import { bucketOf, variantForBucket } from '@arbiter/bucketing';
 import type { Static } from 'typebox';
-import type { ResultsSchema } from '../analysis/results-schema.ts';
+import type { ResultsSchema } from '../analysis/results/results-schema.ts';
 import { mintDevToken } from '../auth/mint-dev-token.ts';
 import { type Config, isDevelopmentSessions } from '../config.ts';
 import { readControlFile } from '../control-file.ts';

@@ -4,7 +4,7 @@ import { type ModelTextReader, modelTextReader } from '../../domain/events-expor
 import { usageMonth } from '../../domain/usage-month.ts';
 import type { Judge, JudgeOutcome } from '../../kernel/ports.ts';
 import { utcDay } from '../../kernel/utc-day.ts';
-import { failureReason } from '../failure-reason.ts';
+import { failureReason } from '../run/failure-reason.ts';
 import { type OrgMonth, remainingAllowance, type ScoreRow, storeScores } from './judge-metering.ts';
 import { type JudgeCandidate, sampleUnscored } from './judge-sample.ts';
 import { type JudgeMetric, type JudgeTarget, judgeTargets } from './judge-targets.ts';

@@ -1,6 +1,6 @@
 import type { Database } from '../../db/connect.ts';
 import type { ShardSet } from '../../db/shards/shard-set.ts';
-import { failureReason } from '../failure-reason.ts';
+import { failureReason } from '../run/failure-reason.ts';
 import { ShardUnreadable } from './shard-unreadable.ts';
 
 /**

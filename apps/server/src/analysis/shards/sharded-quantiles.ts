@@ -4,7 +4,7 @@ import { callValueOrNull } from '../../db/call-values.ts';
 import { type Database, rows, toNumber } from '../../db/connect.ts';
 import type { ShardSet } from '../../db/shards/shard-set.ts';
 import type { MetricDefinition } from '../../schemas/experiment-config.ts';
-import { clustersStatement, foldedValueCounts } from '../quantile-counts-sql.ts';
+import { clustersStatement, foldedValueCounts } from '../sql/quantile-counts-sql.ts';
 import {
   type ArmRow,
   armOf,
@@ -13,9 +13,9 @@ import {
   type QuantileSource,
   quantileOf,
   runSource,
-} from '../quantile-sql.ts';
+} from '../sql/quantile-sql.ts';
 import { scatterTwoPhase } from './two-phase-scatter.ts';
-import type { ValueScope } from '../value-scope.ts';
+import type { ValueScope } from '../reads/value-scope.ts';
 
 interface ValueCount {
   variant: string;

@@ -8,17 +8,17 @@ import { type SQL, sql } from 'drizzle-orm';
 import { type Database, rows, toNumber } from '../../db/connect.ts';
 import type { ShardSet } from '../../db/shards/shard-set.ts';
 import type { MetricDefinition } from '../../schemas/experiment-config.ts';
-import { binnedCtes, binnedPairs, type HistogramGroup } from '../histogram-sql.ts';
-import { momentCtes } from '../moments-sql.ts';
+import { binnedCtes, binnedPairs, type HistogramGroup } from '../sql/histogram-sql.ts';
+import { momentCtes } from '../sql/moments-sql.ts';
 import {
   covariateSummaryOf,
   parseStats,
   type SufficientStats,
   type SumsRow,
-} from '../sufficient-stats.ts';
+} from '../sql/sufficient-stats.ts';
 import { scatterTwoPhase } from './two-phase-scatter.ts';
-import { perUserCtes } from '../user-values-sql.ts';
-import type { ValueScope } from '../value-scope.ts';
+import { perUserCtes } from '../sql/user-values-sql.ts';
+import type { ValueScope } from '../reads/value-scope.ts';
 
 interface ArmRow {
   variant: string;

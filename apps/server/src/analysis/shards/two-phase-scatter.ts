@@ -1,6 +1,6 @@
 import type { Database } from '../../db/connect.ts';
 import type { ShardSet } from '../../db/shards/shard-set.ts';
-import { inAnalysisTransaction } from '../analysis-transaction.ts';
+import { inAnalysisTransaction } from '../run/analysis-transaction.ts';
 import { scatter } from './scatter.ts';
 
 /**

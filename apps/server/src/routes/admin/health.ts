@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { nightlyHealth } from '../../analysis/nightly-health.ts';
+import { nightlyHealth } from '../../analysis/run/nightly-health.ts';
 import type { Context } from '../../context.ts';
 import { pingDatabase } from '../../db/health.ts';
 import type { App } from '../../http/app-types.ts';

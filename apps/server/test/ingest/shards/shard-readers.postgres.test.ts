@@ -2,7 +2,7 @@ import { count, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { storeScores } from '../../../src/analysis/judge/judge-metering.ts';
 import { sampleUnscored } from '../../../src/analysis/judge/judge-sample.ts';
-import { purgeExpiredEvents } from '../../../src/analysis/retention.ts';
+import { purgeExpiredEvents } from '../../../src/analysis/retention/retention.ts';
 import type { DatabaseHandle } from '../../../src/db/connect.ts';
 import { events, judgeScores } from '../../../src/db/schema.ts';
 import { exportLines } from '../../../src/domain/events-export/export-lines.ts';
