@@ -25,7 +25,7 @@ const LAYERS = {
   schemas: { paths: ['schemas/'], mayImport: ['kernel'] },
   config: { paths: ['config.ts', 'settings-schema.ts'], mayImport: ['kernel', 'schemas'] },
   data: {
-    paths: ['db/', 'crypto/', 'auth/', 'control-file.ts'],
+    paths: ['db/', 'crypto/', 'control-file.ts'],
     mayImport: ['kernel', 'schemas'],
   },
   domain: { paths: ['domain/'], mayImport: ['data', 'kernel', 'schemas'] },
@@ -278,15 +278,15 @@ describe('the layers of apps/server/src', () => {
     expect(forbiddenImports(graph)).toEqual([]);
   });
 
-  it('refuse a planted import across the table (auth/ → config.ts) and a value import of context.ts', () => {
+  it('refuse a planted import across the table (db/ → config.ts) and a value import of context.ts', () => {
     const planted = new Map<string, Import[]>([
-      ['auth/session-verifier.ts', [{ path: 'config.ts', typeOnly: true }]],
+      ['db/connect.ts', [{ path: 'config.ts', typeOnly: true }]],
       ['ingest/accept.ts', [{ path: 'context.ts', typeOnly: false }]],
       ['domain/keys.ts', [{ path: 'http/problems.ts', typeOnly: false }]],
       ['stray.ts', []],
     ]);
     expect(forbiddenImports(planted)).toEqual([
-      'auth/session-verifier.ts → config.ts (data may not import config)',
+      'db/connect.ts → config.ts (data may not import config)',
       'ingest/accept.ts → context.ts (a type-only import)',
       'domain/keys.ts → http/problems.ts (domain may not import http)',
       'stray.ts: in no layer of docs/architecture.md',

@@ -1,5 +1,5 @@
 import { explainRun } from '../analysis/decision/run-explanation.ts';
-import { mintDevToken } from '../auth/mint-dev-token.ts';
+import { mintDevToken } from '../domain/identity/mint-dev-token.ts';
 import { type Config, isDevelopmentSessions } from '../config.ts';
 import { DemoError } from '../demo/demo-api.ts';
 import { systemClock } from '../kernel/ports.ts';

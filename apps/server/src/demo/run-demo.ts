@@ -1,7 +1,7 @@
 import { bucketOf, variantForBucket } from '@arbiter/bucketing';
 import type { Static } from 'typebox';
 import type { ResultsSchema } from '../analysis/results/results-schema.ts';
-import { mintDevToken } from '../auth/mint-dev-token.ts';
+import { mintDevToken } from '../domain/identity/mint-dev-token.ts';
 import { type Config, isDevelopmentSessions } from '../config.ts';
 import { readControlFile } from '../control-file.ts';
 import { systemClock } from '../kernel/ports.ts';

@@ -4,7 +4,7 @@ import { experiments, memberships, orgs, users } from '../db/schema.ts';
 import { UUID } from '../schemas/uuid.ts';
 import { DomainError } from './outcomes.ts';
 import { effectivePlan } from './plans/effective-plan.ts';
-import { usageSummary } from './usage.ts';
+import { usageSummary } from './billing/usage.ts';
 
 type OrgRow = typeof orgs.$inferSelect;
 

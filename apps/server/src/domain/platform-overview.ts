@@ -4,8 +4,8 @@ import { type EventShards, onEveryShard } from '../db/shards/every-shard.ts';
 import { experiments, orgs, usageCounters, users } from '../db/schema.ts';
 import { DAY_MS, utcDay } from '../kernel/utc-day.ts';
 import { effectivePlan } from './plans/effective-plan.ts';
-import { PLANS, type Plan } from './plans.ts';
-import { usageMonth } from './usage-month.ts';
+import { PLANS, type Plan } from './plans/plans.ts';
+import { usageMonth } from './billing/usage-month.ts';
 
 export const OVERVIEW_DAYS = 30;
 

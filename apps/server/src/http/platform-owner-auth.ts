@@ -1,6 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
-import { comparableEmail, type SessionClaims } from '../auth/session-claims.ts';
+import { comparableEmail, type SessionClaims } from '../domain/identity/session-claims.ts';
 import type { Context } from '../context.ts';
 import { CONTROL_HEADER } from '../control-file.ts';
 import { ProblemError } from './problems.ts';

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { OrgRole } from '../auth/session-claims.ts';
+import type { OrgRole } from '../domain/identity/session-claims.ts';
 import type { Context } from '../context.ts';
 import { apiKeyHook, keyCallerOf } from './api-key-auth.ts';
 import { ProblemError } from './problems.ts';

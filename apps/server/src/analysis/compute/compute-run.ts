@@ -7,7 +7,7 @@ import {
   metricSummary,
   srmGate,
 } from '@arbiter/stats';
-import type { PlanLimit } from '../../domain/plans.ts';
+import type { PlanLimit } from '../../domain/plans/plans.ts';
 import type { ArmStatus, MetricResult } from '../../schemas/analysis-run.ts';
 import type { MetricDefinition } from '../../schemas/experiment-config.ts';
 import { decide } from '../decision/decision.ts';

@@ -15,7 +15,7 @@ import {
   welchEstimate,
   welchTest,
 } from '@arbiter/stats';
-import type { PlanLimit } from '../../domain/plans.ts';
+import type { PlanLimit } from '../../domain/plans/plans.ts';
 import type { MetricResult } from '../../schemas/analysis-run.ts';
 
 export type Method = 'welch_t' | 'mann_whitney' | 'permutation' | 'two_proportion_z';

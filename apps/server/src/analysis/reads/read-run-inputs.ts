@@ -4,7 +4,7 @@ import type { Context } from '../../context.ts';
 import { experiments, metricMethodOverrides, retentionWatermarks } from '../../db/schema.ts';
 import type { LoadedExperiment } from '../../domain/experiments/service.ts';
 import { effectivePlan } from '../../domain/plans/effective-plan.ts';
-import { PLAN_LIMITS } from '../../domain/plans.ts';
+import { PLAN_LIMITS } from '../../domain/plans/plans.ts';
 import { DAY_MS, startOfUtcDay, utcDay } from '../../kernel/utc-day.ts';
 import type { RunKind } from '../../schemas/analysis-run.ts';
 import type { ExperimentConfig } from '../../schemas/experiment-config.ts';

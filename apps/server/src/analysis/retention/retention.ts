@@ -4,7 +4,7 @@ import type { Database } from '../../db/connect.ts';
 import { onEveryShard } from '../../db/shards/every-shard.ts';
 import { eventClaims, events, orgs, retentionWatermarks } from '../../db/schema.ts';
 import { effectivePlan } from '../../domain/plans/effective-plan.ts';
-import { PLAN_LIMITS } from '../../domain/plans.ts';
+import { PLAN_LIMITS } from '../../domain/plans/plans.ts';
 import { DAY_MS } from '../../kernel/utc-day.ts';
 import { purgeExpiredText } from './text-retention.ts';
 

@@ -10,11 +10,11 @@ import type {
 import { UUID } from '../../schemas/uuid.ts';
 import { recordAudit } from '../audit.ts';
 import { bumpConfigVersion } from '../config-version.ts';
-import type { Caller } from '../identity.ts';
+import type { Caller } from '../identity/identity.ts';
 import { claimLayerBuckets } from '../layers/service.ts';
 import { DomainError } from '../outcomes.ts';
 import { effectivePlan } from '../plans/effective-plan.ts';
-import { PLAN_LIMITS } from '../plans.ts';
+import { PLAN_LIMITS } from '../plans/plans.ts';
 import { checkGroupsExist } from '../saved-groups/service.ts';
 import {
   type ConfigSizeLimits,

@@ -7,7 +7,7 @@ import type { DatabaseHandle } from '../../../src/db/connect.ts';
 import { events, judgeScores } from '../../../src/db/schema.ts';
 import { exportLines } from '../../../src/domain/events-export/export-lines.ts';
 import { modelTextReader } from '../../../src/domain/events-export/model-text.ts';
-import { usageMonth } from '../../../src/domain/usage-month.ts';
+import { usageMonth } from '../../../src/domain/billing/usage-month.ts';
 import { utcDay } from '../../../src/kernel/utc-day.ts';
 import { freshDatabase, freshShards } from '../../support/database.ts';
 import { type Harness, startHarness } from '../../support/harness.ts';

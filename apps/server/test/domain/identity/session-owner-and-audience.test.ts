@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Harness, startHarness } from '../support/harness.ts';
-import { startServer } from '../support/process.ts';
-import { TEST_ISSUER } from '../support/sessions.ts';
+import { type Harness, startHarness } from '../../support/harness.ts';
+import { startServer } from '../../support/process.ts';
+import { TEST_ISSUER } from '../../support/sessions.ts';
 
 const AUDIENCE = 'https://arbiter.example/app';
 let h: Harness;

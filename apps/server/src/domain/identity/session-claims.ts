@@ -1,4 +1,4 @@
-import { asciiLowercase } from '../kernel/ascii-lowercase.ts';
+import { asciiLowercase } from '../../kernel/ascii-lowercase.ts';
 export type OrgRole = 'member' | 'admin' | 'owner';
 
 /** What a verified session token tells us about the caller. */

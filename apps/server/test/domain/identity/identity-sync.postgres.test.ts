@@ -1,15 +1,15 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { identityWebhookDeliveries, users } from '../../src/db/schema.ts';
+import { identityWebhookDeliveries, users } from '../../../src/db/schema.ts';
 import {
   clerkEvent,
   clerkMembership,
   clerkUser,
   deliverer,
   webhookSecret,
-} from '../support/clerk-webhooks.ts';
-import { type Harness, startHarness } from '../support/harness.ts';
-import { type SecondProcess, secondProcess } from '../support/second-process.ts';
+} from '../../support/clerk-webhooks.ts';
+import { type Harness, startHarness } from '../../support/harness.ts';
+import { type SecondProcess, secondProcess } from '../../support/second-process.ts';
 
 /**
  * Two server processes on one PostgreSQL database: the identity webhook reaches one, the

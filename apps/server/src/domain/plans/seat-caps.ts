@@ -1,9 +1,9 @@
 import { isNull } from 'drizzle-orm';
-import type { Database } from '../db/connect.ts';
-import { orgs } from '../db/schema.ts';
-import type { DirectoryOrg, IdentityDirectory } from '../kernel/ports.ts';
-import { DomainError } from './outcomes.ts';
-import { effectivePlan } from './plans/effective-plan.ts';
+import type { Database } from '../../db/connect.ts';
+import { orgs } from '../../db/schema.ts';
+import type { DirectoryOrg, IdentityDirectory } from '../../kernel/ports.ts';
+import { DomainError } from '../outcomes.ts';
+import { effectivePlan } from './effective-plan.ts';
 import { type Plan, seatCap } from './plans.ts';
 
 export interface SeatCapChange {

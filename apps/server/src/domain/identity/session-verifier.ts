@@ -6,8 +6,8 @@ import {
   type JWTVerifyGetKey,
   jwtVerify,
 } from 'jose';
-import { asciiLowercase } from '../kernel/ascii-lowercase.ts';
-import { isStorableText } from '../schemas/text.ts';
+import { asciiLowercase } from '../../kernel/ascii-lowercase.ts';
+import { isStorableText } from '../../schemas/text.ts';
 import { loadOrCreateDevKeys } from './dev-keys.ts';
 import { parseRole, type SessionClaims } from './session-claims.ts';
 

@@ -1,8 +1,8 @@
 import { and, eq, sql } from 'drizzle-orm';
-import type { Database } from '../db/connect.ts';
-import { usageCounters } from '../db/schema.ts';
-import { effectivePlan } from './plans/effective-plan.ts';
-import { PLAN_LIMITS } from './plans.ts';
+import type { Database } from '../../db/connect.ts';
+import { usageCounters } from '../../db/schema.ts';
+import { effectivePlan } from '../plans/effective-plan.ts';
+import { PLAN_LIMITS } from '../plans/plans.ts';
 import { monthResetsAt, usageMonth } from './usage-month.ts';
 
 /** This UTC month's metered usage against the plan's allowances. */
