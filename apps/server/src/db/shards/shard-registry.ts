@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { asc, eq, sql } from 'drizzle-orm';
 import type { Database } from '../connect.ts';
+import { sqlStateOf, UNDEFINED_TABLE } from '../pg-error-codes.ts';
 import { shardIdentity, shardSet } from '../schema.ts';
 
 /** The shards given differ from the shard set the control database recorded: the start is refused. */
@@ -24,15 +25,12 @@ async function identityOf(db: Database): Promise<Identity | null> {
   return row ?? null;
 }
 
-const UNDEFINED_TABLE = '42P01';
-
 /** The recorded set; none on a database the migrations have not reached (its probes say so). */
 async function recordedSet(control: Database) {
   try {
     return await control.select().from(shardSet).orderBy(asc(shardSet.position));
   } catch (error) {
-    const code = (error as { cause?: { code?: unknown } }).cause?.code;
-    if (code === UNDEFINED_TABLE) return [];
+    if (sqlStateOf(error) === UNDEFINED_TABLE) return [];
     throw error;
   }
 }

@@ -1,6 +1,7 @@
 import { type BucketMap, clientRanges, initialBucketMap, relayout } from '@arbiter/contract';
 import { and, desc, eq, sql } from 'drizzle-orm';
 import type { Database, Transaction } from '../../db/connect.ts';
+import { sqlStateOf, UNIQUE_VIOLATION } from '../../db/pg-error-codes.ts';
 import { experiments, experimentVersions } from '../../db/schema.ts';
 import type {
   ExperimentChange,
@@ -75,15 +76,7 @@ export function addressed(orgId: string, idOrName: string) {
 }
 
 function isUniqueViolation(error: unknown): boolean {
-  for (
-    let e: unknown = error;
-    e instanceof Error || (typeof e === 'object' && e !== null);
-    e = (e as { cause?: unknown }).cause
-  ) {
-    if ((e as { code?: unknown }).code === '23505') return true;
-    if (!(e as { cause?: unknown }).cause) break;
-  }
-  return false;
+  return sqlStateOf(error) === UNIQUE_VIOLATION;
 }
 
 function nameTaken(name: string): DomainError {
