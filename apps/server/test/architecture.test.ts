@@ -31,8 +31,6 @@ const KNOWN_LONG = new Set([
   'packages/conditions/src/generated-matcher.ts#test',
   'packages/conditions/src/regex-portability.ts#nonPortableConstruct',
   'packages/conditions/src/value-tests.ts#passAll',
-  'packages/stats/src/offline-evaluation.ts#evaluateOffline',
-  'packages/stats/src/paired-comparison.ts#pairedComparison',
   'clients/typescript/src/ai-sdk.ts#arbiterMiddleware',
   'clients/typescript/src/internal/client.ts#constructor',
 ]);
