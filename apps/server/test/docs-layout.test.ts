@@ -10,6 +10,7 @@ import {
   serverFolders,
   tableServerFolders,
   unknownTables,
+  unmirroredTestFolders,
 } from './support/planes-table.ts';
 import {
   layoutEntries,
@@ -140,6 +141,15 @@ describe('the Planes guard', () => {
     expect(unknownTables(rows, "pgTable('orgs', {")).toEqual(['nowhere']);
   });
 
+  it('fails on a planted test folder that mirrors no source folder', () => {
+    const tree = [
+      ...FIXTURE_TREE,
+      'apps/server/test/support/x.ts',
+      'apps/server/test/gone/y.test.ts',
+    ];
+    expect(unmirroredTestFolders(tree)).toEqual(['gone/']);
+  });
+
   it("fails on a README Layout whose server folders differ from the table's", () => {
     const readme = ['## Layout', '```', 'apps/server/', '  src/http/', '  src/routes/', '```'];
     const named = layoutServerFolders(layoutEntries(readme.join('\n')));
@@ -167,6 +177,10 @@ describe("docs/architecture.md's Planes", () => {
   it('places every folder of apps/server/src, nested ones included, in a row', () => {
     expect(serverFolders(files).length).toBeGreaterThan(40);
     expect(foldersOutsideRows(rows, serverFolders(files))).toEqual([]);
+  });
+
+  it('has apps/server/test mirror apps/server/src, folder for folder', () => {
+    expect(unmirroredTestFolders(files)).toEqual([]);
   });
 
   it("is the source of the README Layout's server folders", () => {

@@ -107,3 +107,19 @@ export function layoutServerFolders(entries: readonly LayoutEntry[]): string[] {
     .map((path) => path.slice(prefix.length))
     .sort();
 }
+
+/** Folders of apps/server/test that set-up and data keep, mirroring no source folder. */
+const TEST_ONLY = ['support/', 'fixtures/'];
+
+/** Test folders (nested ones included) with no source folder of the same path. */
+export function unmirroredTestFolders(files: readonly string[]): string[] {
+  const source = new Set(serverFolders(files));
+  const tests = serverFolders(
+    files
+      .filter((f) => f.startsWith('apps/server/test/'))
+      .map((f) => `apps/server/src/${f.slice('apps/server/test/'.length)}`),
+  );
+  return tests.filter(
+    (folder) => !source.has(folder) && !TEST_ONLY.some((only) => folder.startsWith(only)),
+  );
+}
