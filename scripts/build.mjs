@@ -42,7 +42,7 @@ const targets = [
     name: 'dashboard',
     dir: 'apps/dashboard',
     output: 'apps/dashboard/dist/index.html',
-    // Its API types come from the server's OpenAPI document, so server schemas are inputs too.
+    // Its API types come from the server's OpenAPI document, kept in packages/contract.
     inputs: [
       'apps/dashboard/src',
       'apps/dashboard/index.html',
@@ -52,9 +52,7 @@ const targets = [
       'apps/dashboard/scripts',
       'packages/conditions/src',
       'packages/contract/src',
-      'apps/server/src/routes',
-      'apps/server/src/analysis/results/results-schema.ts',
-      'apps/server/src/domain/experiments',
+      'packages/contract/openapi.json',
     ],
     script: 'scripts/build.mjs',
   },

@@ -22,6 +22,9 @@ const keptExternal = [
   // Loaded only when a PostgreSQL server is configured; it requires its optional native
   // binding, which a bundler cannot resolve.
   'pg',
+  // The ReDoS analyser, loaded at the first pattern it checks: it finds its native agent's
+  // package and its worker beside its modules, and its pure JavaScript build is 3 MB.
+  'recheck',
   // The SDKs of integrations, imported only when the integration is configured: no start of an
   // unconfigured server pays for them, and bundling them would only grow dist.
   '@aws-sdk',

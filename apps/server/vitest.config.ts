@@ -14,7 +14,7 @@ export default defineConfig({
     hookTimeout: 180_000,
     // Files run one after another in one worker that keeps its module graph: the server's
     // modules and PGlite's WebAssembly load once per pass instead of once per file, which was
-    // more than half of a pass (docs/decisions.md#test-suites). Each file starts its own
+    // more than half of a pass (docs/decisions/operations.md#test-suites). Each file starts its own
     // database and app, and no test changes module state or the environment.
     isolate: false,
   },

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 32's exposure goal: ExposureScaleProbe (assign with exposures on, every user already
+# The exposure goal (on >= 0.5x off at a million users): ExposureScaleProbe (assign with exposures on, every user already
 # exposed, against exposures off, in CPU-time rates, alternating rounds, per number of users),
 # with the load average before and after. Build first with ./run.sh, or:
 #   mvn -q -f ../../clients/java/pom.xml install -DskipTests && mvn -q package

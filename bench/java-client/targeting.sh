@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 29's speed goal: assign() behind the five-clause targeting condition against assign()
+# The targeting goal (>= 0.5x): assign() behind the five-clause targeting condition against assign()
 # without one, in the same run: JMH (wall clock, 2 forks x 3 iterations of 2 s after 2 warm-ups),
 # then TargetingProbe (the calling thread's CPU time, the sides alternating). Builds first.
 # JMH also runs the targeted call with the defaults (exposures and targeting tallies on, every

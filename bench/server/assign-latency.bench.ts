@@ -1,5 +1,5 @@
 /**
- * Benchmark (b) of issue 3: POST /v1/assign requests per second and p99 latency under
+ * POST /v1/assign requests per second and p99 latency under
  * keep-alive load, against a bare Fastify route answering a constant JSON body, measured side
  * by side in one run on the same machine. Goals: ratio >= 0.85, server CPU per request >= 0.8
  * of the baseline's, p99 <= 10 ms. Then the scale curve: both at 1x, 4x and 16x the concurrent
@@ -16,7 +16,7 @@
  * Env: BENCH_CONNECTIONS (10), BENCH_DURATION seconds per target (10), BENCH_ROUNDS (2),
  * BENCH_WARMUP seconds (3).
  *
- * Against a reference build (issue 26, traces: with no OTLP endpoint the tracing code must keep
+ * Against a reference build (traces: with no OTLP endpoint the tracing code must keep
  * `POST /v1/assign` within 3 % of the code without it): BENCH_REFERENCE_BIN is the `arbiter`
  * (apps/server/bin/arbiter.js) of a built checkout of the code before the change. It serves as a
  * third target on its own fresh database, in the same alternating rounds (the order of the two

@@ -1,5 +1,5 @@
 /**
- * Issue 22, item 3: `GET /v1/config` for an org whose configs come near the org's bound
+ * `GET /v1/config` for an org whose configs come near the org's bound
  * (ARBITER_MAX_ORG_CONFIG_BYTES, 16 MiB of JSON). Every client polls this route, so its cost at
  * the bound is the cost a large org's fleet puts on the server, and on its neighbours.
  *

@@ -1,5 +1,5 @@
 /**
- * Issue 22, item 2: the CPU an import's CSV parsing and checking costs the server's one event
+ * The CPU an import's CSV parsing and checking costs the server's one event
  * loop. parseCsvImport (records split by csv-parse, each field's quoting checked, cells
  * converted) on BENCH_ROWS business-event rows, against the floor: csv-parse alone, with its
  * defaults, on the same bytes. Alternating rounds in one process, so that other work on the

@@ -1,5 +1,5 @@
 /**
- * Issue 22, item 2: does one org's bulk import stall another org? Measures the neighbour's
+ * Does one org's bulk import stall another org? Measures the neighbour's
  * `POST /v1/assign` latency twice in one run on one server: with no import running (the
  * baseline), then while BENCH_IMPORTS large CSV imports of another org run at once. Prints
  * both p99s and their ratio. Goal: p99 under 50 ms while the imports run.

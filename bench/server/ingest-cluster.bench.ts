@@ -1,5 +1,5 @@
 /**
- * Events accepted and folded per second through the Kafka log (issue 24): one API process
+ * Events accepted and folded per second through the Kafka log: one API process
  * producing to a topic of P partitions, P fold workers consuming it into PostgreSQL, for P = 1
  * and 3; against single-node PostgreSQL ingest (one `arbiter serve`, the database as the log),
  * measured in the same run on the same PostgreSQL server. Each deployment gets a fresh

@@ -1,5 +1,5 @@
 /**
- * The Node Kafka client, measured (issue 24): `@platformatic/kafka` (the server's), `kafkajs`
+ * The Node Kafka client, measured: `@platformatic/kafka` (the server's), `kafkajs`
  * and `@confluentinc/kafka-javascript`, each producing the server's workload to a fresh topic
  * of its own on a local KRaft cluster (`scripts/kafka-cluster.sh`), then each reading one topic
  * back. The workload is what `BatchProducer` sends: JSON events of about 400 bytes keyed

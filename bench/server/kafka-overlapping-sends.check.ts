@@ -1,6 +1,6 @@
 /**
- * Overlapping sends on one idempotent `@platformatic/kafka` producer (issue 24's measurement
- * found it): two sends of 10 messages to one partition at once, 20 times, then the messages
+ * Overlapping sends on one idempotent `@platformatic/kafka` producer (the Kafka client
+ * benchmark found it): two sends of 10 messages to one partition at once, 20 times, then the messages
  * acknowledged against what the partition holds. On 1.35 the two carry the same sequence
  * numbers; the broker takes the second for a retry of the first and acknowledges it without
  * appending it (a lost batch reported as written), and every later send is then refused as out

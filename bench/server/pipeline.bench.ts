@@ -1,5 +1,5 @@
 /**
- * Benchmark of issues 4, 16 and 17: the nightly pipeline over 10 experiments × BENCH_USERS
+ * The nightly pipeline over 10 experiments × BENCH_USERS
  * (default 1,000,000) users × 3 metrics on PostgreSQL, against one plain SQL aggregate over the
  * same rows, measured in one run. Prints time, peak memory and the ratio, then one manual run of
  * an experiment whose latency metric is overridden to Mann–Whitney (bounded by the plan's
@@ -9,8 +9,8 @@
  * BENCH_DAYS=N gives every user a row on each of N days, the window N days).
  * BENCH_LLM_METRICS=1 then measures the largest size again with a p95-latency metric (read from
  * two stored model calls per user-day, matching the aggregates) and a tokens-per-checkout ratio
- * added, and prints both ratios to the plain aggregate (issue 27: within 1.5× of the first).
- * BENCH_SHARDS=N (issue 25) keeps the users' rows on N more databases of the cluster, each
+ * added, and prints both ratios to the plain aggregate (goal: within 1.5× of the first).
+ * BENCH_SHARDS=N keeps the users' rows on N more databases of the cluster, each
  * user where `shardOf` puts it, the experiments in the first: the run then scatters its reads
  * over the N and merges them, and the plain aggregate runs on all N at once. CPU then counts
  * every shard's backends and this process (the coordinator, whose share is the merge).
@@ -47,7 +47,7 @@ const DAYS = Number(process.env.BENCH_DAYS ?? 1);
 /** Databases the users' rows are spread over; 1 keeps them in the one database (no scatter). */
 const SHARDS = Number(process.env.BENCH_SHARDS ?? 1);
 
-/** The metrics issue 27 adds: a quantile over stored calls and a ratio over the aggregates. */
+/** The LLM metrics: a quantile over stored calls and a ratio over the aggregates. */
 const LLM_METRICS = [
   {
     name: 'p95-latency',
@@ -264,7 +264,7 @@ async function measure(users: number, llmMetrics = false): Promise<Measured> {
     // VACUUM (ANALYZE), not ANALYZE alone, on every database loaded (the control database and
     // each shard): the load leaves millions of fresh inserts, and autovacuum's insert threshold
     // would otherwise start its workers on them minutes later, inside the measured run on one
-    // side or the other (0.6-0.9 s of ~32 s in the 1M runs of issue 25). Vacuumed here, the
+    // side or the other (0.6-0.9 s of ~32 s in the 1M runs over shards). Vacuumed here, the
     // tables are under every threshold, so the run's CPU is the run's; the meter still prints
     // autovacuum's share, to show it stayed out.
     for (const target of new Set([ctx.db, ...targets.map((t) => t.db)]))

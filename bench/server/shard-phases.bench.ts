@@ -1,5 +1,5 @@
 /**
- * Issue 25: what a shard's two phases cost its backend beyond the single statement, and
+ * What a shard's two phases cost its backend beyond the single statement, and
  * whether phase 2 should read the values phase 1 kept in a temporary table (as
  * `readShardedStats` does) or compute the per-user rows again (one snapshot for both phases).
  * One shard's share of a 1M-user experiment (BENCH_USERS, default 333,334 users, the bench's
@@ -14,12 +14,12 @@ import { DEFAULT_HISTOGRAM_BINS, pooledBinEdges } from '@arbiter/stats';
 import { type SQL, sql } from 'drizzle-orm';
 import pg from 'pg';
 import { inAnalysisTransaction } from '../../apps/server/src/analysis/run/analysis-transaction.ts';
-import { binnedCtes } from '../../apps/server/src/analysis/sql/histogram-sql.ts';
 import {
   keepingBinnedValues,
   partials,
   SHARD_U,
 } from '../../apps/server/src/analysis/shards/sharded-stats.ts';
+import { binnedCtes } from '../../apps/server/src/analysis/sql/histogram-sql.ts';
 import { readSufficientStats } from '../../apps/server/src/analysis/sql/sufficient-stats.ts';
 import { perUserCtes } from '../../apps/server/src/analysis/sql/user-values-sql.ts';
 import { type Database, openDatabase, rows } from '../../apps/server/src/db/connect.ts';

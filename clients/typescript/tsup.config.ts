@@ -19,7 +19,7 @@ export default defineConfig([
   { ...shared, entry: { index: 'src/index.ts' }, platform: 'node', target: 'node18' },
   // The browser entry also serves runtimes without Node built-ins (workers, Deno, edge).
   // es2022 keeps the `#` fields native: es2020 lowered them to WeakMap helpers, which cost
-  // assign() a quarter of its speed (docs/decisions.md#typescript-client).
+  // assign() a quarter of its speed (docs/decisions/clients.md#typescript-client).
   { ...shared, entry: { browser: 'src/browser.ts' }, platform: 'browser', target: 'es2022' },
   // The framework integrations (`@arbiter/client/ai-sdk`, `/langchain`) run wherever the
   // frameworks do, Node and edge alike: no built-ins, and nothing imported from the frameworks.

@@ -1,8 +1,9 @@
 // The dashboard's build: the server's OpenAPI document → TypeScript types → typecheck → bundle.
-// Types come from the document the server itself serves, so a server change that breaks a page
-// fails here instead of in a user's browser.
+// Types come from packages/contract/openapi.json, the document the server serves (a server test
+// holds the file to it), so a server change that breaks a page fails here instead of in a
+// user's browser, and the build reads no server source.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -18,9 +19,11 @@ const bin = (name) =>
 const env = { ...process.env, NODE_ENV: 'production' };
 const run = (cmd, args) => execFileSync(cmd, args, { cwd: root, stdio: 'inherit', env });
 
-mkdirSync(join(root, '.generated'), { recursive: true });
-run(bin('tsx'), ['scripts/openapi-document.ts', '.generated/openapi.json']);
-run(bin('openapi-typescript'), ['.generated/openapi.json', '-o', 'src/api/schema.d.ts']);
+run(bin('openapi-typescript'), [
+  '../../packages/contract/openapi.json',
+  '-o',
+  'src/api/schema.d.ts',
+]);
 run(bin('tsc'), ['-p', 'tsconfig.json']);
 run(bin('tsc'), ['-p', 'tsconfig.node.json']);
 run(bin('vite'), ['build', '--logLevel', 'warn']);

@@ -13,7 +13,7 @@ import {
 import type { TestServer } from './support/server.ts';
 
 /**
- * Issue 28 in Chromium: the verdict, the guardrail banner and their colours, a manual run's
+ * The decision views in Chromium: the verdict, the guardrail banner and their colours, a manual run's
  * always-valid interval and p-values, and per-arm values. Every number the page must show is
  * read from the real server's answer in the same test, then formatted as the page formats it.
  * Each test seeds an org of its own with the experiments it reads, and signs in to it.

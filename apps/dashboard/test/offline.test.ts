@@ -10,7 +10,7 @@ import { itemId, outputOf, seedOfflineOrg, uploadText } from './support/seed-off
 import type { TestServer } from './support/server.ts';
 
 /**
- * Issue 35's dashboard in Chromium against the real server on PGlite: the experiment's Offline
+ * The offline-evaluation pages in Chromium against the real server on PGlite: the experiment's Offline
  * tab, a completed run's page (comparisons, gates, non-determinism, the item viewer) and the
  * datasets page with its uploads. Everything shown is made through the HTTP API in the same
  * test, and every number the page must show is read from the server's own answer, then

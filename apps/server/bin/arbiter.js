@@ -18,7 +18,7 @@ if (!existsSync(built)) {
 // many bytes (V8's default is 1.8 million). At the default, opening the database and the first
 // queries send hundreds of PostgreSQL's functions to that compiler, a third of a restart's CPU
 // on a busy machine; at 100 times it only the functions that stay hot are, a fraction of a
-// second later (docs/decisions.md#build-start-and-the-demo, bench/startup/RESULTS.md).
+// second later (docs/decisions/operations.md#build-start-and-the-demo, bench/startup/RESULTS.md).
 const flags = '--wasm-tiering-budget=180000000';
 setFlagsFromString(flags);
 const argv = process.argv.slice(2);

@@ -75,6 +75,8 @@ export type PlainConfig = { [K in keyof typeof PLAIN]: PlainValue<(typeof PLAIN)
 export interface DerivedConfig {
   /** ARBITER_DATA_DIR, resolved against the working directory. */
   dataDir: string;
+  /** `azp` values a token may carry besides the audience (OIDC's authorized party). */
+  sessionAuthorizedParties: string[];
   /** Development sessions on a non-loopback host were allowed for a trial (warned at every start). */
   devSessionsOffLoopback: boolean;
   platformOwnerEmails: string[];
@@ -86,6 +88,8 @@ export interface DerivedConfig {
   shardUrls: string[];
   /** Model text in object storage (ARBITER_BLOB_URL); null = the text stays in the row. */
   blob: BlobStoreConfig | null;
+  /** `/metrics` is served on a non-loopback host without a token (warned at every start). */
+  metricsOpenOffLoopback: boolean;
   /** OpenAI-compatible chat-completions endpoint of the judge model; null = judge metrics not scored. */
   judgeBaseUrl: string | null;
   /** Fastify's `trustProxy`: which proxies' X-Forwarded-For gives the client address. */
@@ -207,10 +211,19 @@ const RELATIONS: Partial<
     read.ARBITER_BLOB_ENDPOINT !== undefined && read.ARBITER_BLOB_URL === undefined
       ? 'needs ARBITER_BLOB_URL: it names the bucket the endpoint serves'
       : undefined,
-  // Development tokens are minted here without an audience: the setting is for a provider's.
-  ARBITER_SESSION_AUDIENCE: (_env, read) =>
-    read.ARBITER_SESSION_AUDIENCE !== undefined && read.ARBITER_SESSION_JWKS_URL === undefined
-      ? 'needs ARBITER_SESSION_JWKS_URL: development sessions carry no audience'
+  // Development tokens are minted here without an audience: the setting is for a provider's,
+  // whose tokens for its other applications must not open this one.
+  ARBITER_SESSION_AUDIENCE: (_env, read) => {
+    const jwks = read.ARBITER_SESSION_JWKS_URL !== undefined;
+    if (jwks === (read.ARBITER_SESSION_AUDIENCE !== undefined)) return undefined;
+    return jwks
+      ? 'required with ARBITER_SESSION_JWKS_URL: without it a token the identity provider issued for any of its applications would open this one'
+      : 'needs ARBITER_SESSION_JWKS_URL: development sessions carry no audience';
+  },
+  ARBITER_SESSION_AUTHORIZED_PARTIES: (_env, read) =>
+    read.ARBITER_SESSION_AUTHORIZED_PARTIES !== undefined &&
+    read.ARBITER_SESSION_JWKS_URL === undefined
+      ? 'needs ARBITER_SESSION_JWKS_URL: development sessions carry no authorized party'
       : undefined,
 };
 
@@ -254,7 +267,7 @@ function trustProxyOf(value: string): Config['trustProxy'] {
 /**
  * Plan allowances apply where plans can be bought: unset, the setting follows whether billing
  * is configured, so a self-hosted server without billing never caps its own orgs at the free
- * plan (docs/decisions.md#where-plan-limits-apply). Set, it wins either way.
+ * plan (docs/decisions/identity-and-billing.md#where-plan-limits-apply). Set, it wins either way.
  */
 function enforceLimitsOf(s: Settings): boolean {
   return s.ARBITER_ENFORCE_LIMITS ?? s.ARBITER_STRIPE_SECRET_KEY !== undefined;
@@ -315,6 +328,14 @@ function plainOf(s: Settings): PlainConfig {
   return Object.fromEntries(entries) as PlainConfig;
 }
 
+/** A comma-separated setting's non-empty items, trimmed. */
+function listOf(value: string | undefined): string[] {
+  return (value ?? '')
+    .split(',')
+    .map((p) => p.trim())
+    .filter((p) => p !== '');
+}
+
 export function loadConfig(env: Env, cwd = process.cwd()): Config {
   const s = readSettings(env);
   const dataDir = s.ARBITER_DATA_DIR;
@@ -322,6 +343,9 @@ export function loadConfig(env: Env, cwd = process.cwd()): Config {
     ...plainOf(s),
     dataDir: isAbsolute(dataDir) ? dataDir : resolve(cwd, dataDir),
     devSessionsOffLoopback: devSessionsOffLoopback(s),
+    sessionAuthorizedParties: listOf(s.ARBITER_SESSION_AUTHORIZED_PARTIES),
+    metricsOpenOffLoopback:
+      s.ARBITER_METRICS && s.ARBITER_METRICS_TOKEN === undefined && !isLoopback(s.ARBITER_HOST),
     platformOwnerEmails: (s.ARBITER_PLATFORM_OWNER_EMAILS ?? '')
       .split(',')
       .map((e) => asciiLowercase(e.trim()))

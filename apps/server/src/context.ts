@@ -1,5 +1,4 @@
 import type { Logger } from 'pino';
-import type { SessionVerifier } from './domain/identity/session-verifier.ts';
 import type { Config } from './config.ts';
 import type { SecretBox } from './crypto/secret-box.ts';
 import type { Database, DatabaseHandle } from './db/connect.ts';
@@ -9,8 +8,10 @@ import type { ApiKeyCache } from './domain/api-key-cache.ts';
 import type { PlanPrices } from './domain/billing/plan-prices.ts';
 import type { ContactNotifier } from './domain/contact-notifier.ts';
 import type { IdentityResolver } from './domain/identity/identity.ts';
+import type { SessionVerifier } from './domain/identity/session-verifier.ts';
 import type { OfflineScoringQueue } from './domain/offline-runs/scoring-queue.ts';
 import type { OrgStateCache } from './domain/org-state-cache.ts';
+import type { PatternWatch } from './domain/patterns/pattern-watch.ts';
 import type { AssignTallies } from './domain/targeting/assign-tallies.ts';
 import type { EventLog } from './ingest/event-log.ts';
 import type { FoldWorker } from './ingest/fold-worker.ts';
@@ -48,6 +49,8 @@ export interface Context {
   log: Logger;
   apiKeys: ApiKeyCache;
   orgState: OrgStateCache;
+  /** Stored patterns the server refuses to run, found by a scan at start-up (and its deny set). */
+  patterns: PatternWatch;
   /** The permanent event log every acceptance appends to. */
   eventLog: EventLog;
   /** Where model calls' text goes (ARBITER_BLOB_URL); null = it stays in the event row. */

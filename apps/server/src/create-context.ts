@@ -3,12 +3,11 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DestinationStream, Logger } from 'pino';
 import { OfflineScoring } from './analysis/offline-scoring/offline-scoring.ts';
-import { createSessionVerifier } from './domain/identity/session-verifier.ts';
 import { type Config, isDevelopmentSessions } from './config.ts';
 import type { Context } from './context.ts';
 import { createLogger } from './create-logger.ts';
 import { createSecretBox } from './crypto/secret-box.ts';
-import { type DatabaseHandle, openDatabase } from './db/connect.ts';
+import { type Database, type DatabaseHandle, openDatabase } from './db/connect.ts';
 import { DiskGuard, statfsProbe } from './db/disk-guard.ts';
 import { type OpenShard, openConfiguredShards, shardSetFor } from './db/shards/open-shards.ts';
 import type { ShardSet } from './db/shards/shard-set.ts';
@@ -16,7 +15,9 @@ import { ApiKeyCache } from './domain/api-key-cache.ts';
 import { ChangeListener } from './domain/change-feed.ts';
 import { ContactNotifier } from './domain/contact-notifier.ts';
 import { IdentityResolver } from './domain/identity/identity.ts';
+import { createSessionVerifier } from './domain/identity/session-verifier.ts';
 import { OrgStateCache } from './domain/org-state-cache.ts';
+import { PatternWatch } from './domain/patterns/pattern-watch.ts';
 import { AssignTallies } from './domain/targeting/assign-tallies.ts';
 import { createMetrics } from './http/metrics.ts';
 import { CopyGroups } from './ingest/copy-groups.ts';
@@ -131,7 +132,7 @@ function listenForChanges(
 /**
  * The configured integrations. Each SDK (nodemailer, openai, the Clerk SDK, stripe) is imported
  * only when its setting is set: loading them all was a tenth of a restart's work for a server
- * that uses none (docs/decisions.md#build-start-and-the-demo).
+ * that uses none (docs/decisions/operations.md#build-start-and-the-demo).
  */
 async function createIntegrations(config: Config) {
   const [mailer, judge, identityDirectory, billing, billingWebhooks] = await Promise.all([
@@ -195,6 +196,15 @@ async function eventLogOf(
   );
 }
 
+/** The org state cache and the watch over stored patterns, whose deny set it consults. */
+function orgStateOf(db: Database, clock: Clock, log: Logger) {
+  const orgState: OrgStateCache = new OrgStateCache(db, clock, undefined, (pattern, insensitive) =>
+    patterns.denies(pattern, insensitive),
+  );
+  const patterns = new PatternWatch(db, log, (orgId) => orgState.invalidate(orgId));
+  return { orgState, patterns };
+}
+
 export async function createContext(config: Config, parts: ContextParts = {}): Promise<Context> {
   const format = logFormatOf(config.logFormat, process.stdout.isTTY === true);
   const log = createLogger(config.logLevel, parts.logDestination, format);
@@ -208,8 +218,8 @@ export async function createContext(config: Config, parts: ContextParts = {}): P
   const metrics = config.metrics ? createMetrics({ ...handle, shards }) : silentMetrics;
   const worker = foldWorkerOf(config, eventLog, log, disk, metrics);
   const apiKeys = new ApiKeyCache(handle.db, clock);
-  const orgState = new OrgStateCache(handle.db, clock);
-  const changes = listenForChanges(handle, apiKeys, orgState, log);
+  const orgStates = orgStateOf(handle.db, clock, log);
+  const changes = listenForChanges(handle, apiKeys, orgStates.orgState, log);
   await changes?.start();
   const integrations = await createIntegrations(config);
   const { mailer, judge } = integrations;
@@ -229,7 +239,7 @@ export async function createContext(config: Config, parts: ContextParts = {}): P
     clock,
     log,
     apiKeys,
-    orgState,
+    ...orgStates,
     eventLog,
     modelText,
     worker,

@@ -71,21 +71,25 @@ export async function serve(config: Config): Promise<void> {
   const ctx = await createContext(config);
   // Before the app, the fold and the scheduler start any span.
   const tracing = await startTracing(config, ctx.log);
-  if (config.sessionJwksUrl !== null && config.sessionAudience === null) {
-    ctx.log.warn(
-      'ARBITER_SESSION_AUDIENCE is not set: session tokens the identity provider issued for any of its applications are accepted; set it to this deployment’s audience',
-    );
-  }
   if (config.devSessionsOffLoopback) {
     ctx.log.warn(
       `ARBITER_DEV_SESSIONS_OFF_LOOPBACK is on: development sessions are served on ${config.host}, so anyone who reaches this port can sign in as anyone; for a local trial only, never in production (set ARBITER_SESSION_JWKS_URL instead)`,
     );
   }
+  if (config.metricsOpenOffLoopback) {
+    ctx.log.warn(
+      `ARBITER_METRICS is on without ARBITER_METRICS_TOKEN on ${config.host}: anyone who reaches the ${config.metricsPort === null ? 'port' : 'metrics port'} can read /metrics (request rates, org counts, queue depths); set ARBITER_METRICS_TOKEN or bind to a loopback address`,
+    );
+  }
   const app = await buildApp(ctx, { tracing: tracing?.plugin });
   const metricsApp = config.metricsPort === null ? null : await buildMetricsApp(ctx);
   if (config.ingestWorker) ctx.worker.start();
-  // Runs another process left in `scoring` are resumed here too (docs/decisions.md#offline-runs).
+  // Runs another process left in `scoring` are resumed here too (docs/decisions/offline-evaluation.md#offline-runs).
   ctx.offlineScoring.start();
+  // Stored patterns a save would now refuse are found, logged and never run from here on.
+  ctx.patterns.scan(ctx.clock.now()).catch((err: unknown) => {
+    ctx.log.warn({ err }, 'the scan of stored patterns failed');
+  });
   const scheduler = config.scheduler ? startNightlyScheduler(ctx, app.log) : null;
   const shutdown = shutdownOf(ctx, {
     app: async () => {

@@ -60,7 +60,14 @@ export const SettingsSchema = Type.Object({
     Type.String({
       minLength: 1,
       description:
-        'expected `aud` of session tokens: a token for another audience is refused (401). Needs a JWKS; recommended with one',
+        'expected `aud` of session tokens: a token for another audience is refused (401). Required with a JWKS, refused without one',
+    }),
+  ),
+  ARBITER_SESSION_AUTHORIZED_PARTIES: Type.Optional(
+    Type.String({
+      minLength: 1,
+      description:
+        'comma-separated `azp` values a session token may carry besides ARBITER_SESSION_AUDIENCE (Clerk sets `azp` to the origin that asked for the token, e.g. the dashboard’s). A token with another `azp`, or with several audiences and no `azp`, is refused (401). Needs a JWKS',
     }),
   ),
   ARBITER_SECRET_KEY: Type.Optional(
@@ -137,7 +144,7 @@ export const SettingsSchema = Type.Object({
     maximum: 64,
     default: 2,
     description:
-      'bulk imports one org may run at once in this process; more answer 429 with `Retry-After`',
+      'bulk imports one org may run at once in this process, and as many dataset uploads (counted apart); more answer 429 with `Retry-After`',
   }),
   ARBITER_MAX_CONFIG_BYTES: Type.Integer({
     minimum: 1024,

@@ -81,6 +81,24 @@ describe('loadConfig', () => {
     );
   });
 
+  it('flags /metrics served off loopback without a token (warned at start)', () => {
+    const jwks = {
+      ARBITER_SESSION_JWKS_URL: 'https://idp.example/jwks.json',
+      ARBITER_SESSION_ISSUER: 'https://idp.example/',
+      ARBITER_SESSION_AUDIENCE: 'https://arbiter.example/app',
+    };
+    const off = { ...jwks, ARBITER_HOST: '0.0.0.0', ARBITER_METRICS: 'true' };
+    expect(loadConfig(off).metricsOpenOffLoopback).toBe(true);
+    expect(loadConfig({ ...off, ARBITER_METRICS_PORT: '9464' }).metricsOpenOffLoopback).toBe(true);
+    const token = 'a-scrape-token-of-32-characters!';
+    expect(loadConfig({ ...off, ARBITER_METRICS_TOKEN: token }).metricsOpenOffLoopback).toBe(false);
+    expect(loadConfig({ ...off, ARBITER_METRICS: 'false' }).metricsOpenOffLoopback).toBe(false);
+    expect(loadConfig({ ARBITER_METRICS: 'true' }).metricsOpenOffLoopback).toBe(false);
+    expect(
+      loadConfig({ ...jwks, ARBITER_HOST: '::1', ARBITER_METRICS: 'true' }).metricsOpenOffLoopback,
+    ).toBe(false);
+  });
+
   it('reads platform owner emails as a lower-cased list', () => {
     expect(
       loadConfig({ ARBITER_PLATFORM_OWNER_EMAILS: ' Boss@Arbiter.dev, ops@arbiter.dev ,' })

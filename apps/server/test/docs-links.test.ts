@@ -13,8 +13,16 @@ function referencedDocuments(markdown: string): string[] {
   return [...links, ...named].filter((ref) => !/^[a-z]+:/.test(ref));
 }
 
+/** The documents of docs/ and the area pages of docs/decisions/, relative to docs/. */
+const DOCUMENTS = [
+  ...readdirSync(DOCS).filter((f) => f.endsWith('.md')),
+  ...readdirSync(join(DOCS, 'decisions'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `decisions/${f}`),
+];
+
 describe('docs/', () => {
-  for (const file of readdirSync(DOCS).filter((f) => f.endsWith('.md'))) {
+  for (const file of DOCUMENTS) {
     it(`${file} refers only to documents in the repository`, () => {
       const text = readFileSync(join(DOCS, file), 'utf8');
       const missing = referencedDocuments(text).filter(
@@ -23,6 +31,12 @@ describe('docs/', () => {
       expect(missing).toEqual([]);
     });
   }
+
+  it('lists every area page of the decisions in its index', () => {
+    const index = readFileSync(join(DOCS, 'decisions.md'), 'utf8');
+    for (const file of DOCUMENTS.filter((f) => f.startsWith('decisions/')))
+      expect(index).toContain(`](${file})`);
+  });
 
   it('is linked from the README, quick start included', () => {
     const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');

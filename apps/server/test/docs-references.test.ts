@@ -30,7 +30,7 @@ const FIXTURE_DOC = plant(
     '## Ingest',
     '### Duplicates',
     '## Ingest',
-    '## `analysis_runs` JSON columns, typed (issue 11)',
+    '## `analysis_runs` JSON columns, typed (version 11)',
     '```',
     '## not a heading inside a fence',
     '```',
@@ -59,7 +59,7 @@ describe('the reference guard', () => {
       'ingest',
       'duplicates',
       'ingest-1',
-      'analysis_runs-json-columns-typed-issue-11',
+      'analysis_runs-json-columns-typed-version-11',
     ]);
   });
 

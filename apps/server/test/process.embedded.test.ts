@@ -87,6 +87,7 @@ describe('the arbiter command on the embedded database', () => {
       ...devEnv(mkdtempSync(join(tmpdir(), 'arbiter-idp-'))),
       ARBITER_SESSION_JWKS_URL: 'https://idp.example/jwks.json',
       ARBITER_SESSION_ISSUER: 'https://idp.example',
+      ARBITER_SESSION_AUDIENCE: 'https://arbiter.example',
     };
     const result = runCli(['token', '--email', 'a@b.c', '--org', 'o'], env);
     expect(result.code).toBe(2);

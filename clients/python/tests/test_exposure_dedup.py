@@ -1,5 +1,5 @@
 """One exposure per user, experiment, variant and UTC day, in bounded memory; a full queue drops
-exposures first (docs/decisions.md#exposure-de-duplication-in-the-clients)."""
+exposures first (docs/decisions/clients.md#exposure-de-duplication-in-the-clients)."""
 
 import asyncio
 import random

@@ -1,5 +1,5 @@
 """Holdouts and layers beyond the shared vectors: model calls, refreshes, the exposure option, and
-config documents the client cannot fully read (docs/decisions.md#python-client)."""
+config documents the client cannot fully read (docs/decisions/clients.md#python-client)."""
 
 import copy
 import json

@@ -1,6 +1,6 @@
 /**
  * The types of `evaluate`: offline evaluation of an experiment's variants on a dataset
- * (docs/decisions.md#offline-evaluation-in-the-clients-evaluate). Wire names stay snake_case,
+ * (docs/decisions/clients.md#offline-evaluation-in-the-clients-evaluate). Wire names stay snake_case,
  * as the server serves them; the options are camelCase, as `assign`'s and `wrap`'s are.
  */
 

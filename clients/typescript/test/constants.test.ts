@@ -45,7 +45,7 @@ describe('constants', () => {
       expect(readme, option).toContain(`| \`${option}\` | same as \`${other}\` |`);
   });
 
-  it('hold the values the contract fixes (docs/decisions.md#shared-behaviour-and-defaults)', () => {
+  it('hold the values the contract fixes (docs/decisions/clients.md#shared-behaviour-and-defaults)', () => {
     expect(constants.CONFIG_POLL_INTERVAL_MS).toBe(60_000);
     expect(constants.OFFLINE_REPLAY_WINDOW_MS).toBe(24 * 3_600_000);
     expect(constants.DEFAULT_BASE_URL).toBe('https://api.arbiter.dev');

@@ -8,6 +8,7 @@ import {
 } from './operators.ts';
 import { compilePattern } from './regex-cache.ts';
 import { nonPortableConstruct } from './regex-portability.ts';
+import { unsafePattern } from './regex-safety.ts';
 
 /** Why a condition cannot be read, and where: a JSON Pointer into the condition. */
 export interface ConditionProblem {
@@ -166,19 +167,7 @@ function checkOperand(
         wrong('a pattern (a string)');
         return;
       }
-      if (compilePattern(operand, operator === '$regexi') === null) {
-        problems.push({ pointer, message: `${operator} is not a valid regular expression` });
-        return;
-      }
-      if (check.portable) {
-        const construct = nonPortableConstruct(operand);
-        if (construct !== undefined) {
-          problems.push({
-            pointer,
-            message: `${operator} would not mean the same in every client: ${construct}`,
-          });
-        }
-      }
+      checkPattern(operator, operand, pointer, check);
       return;
     case '$not':
     case '$size':
@@ -192,5 +181,34 @@ function checkOperand(
       if (isOperatorObject(operand)) checkValueAt(operand, pointer, check);
       else checkConditionAt(operand, pointer, check);
       return;
+  }
+}
+
+/**
+ * A pattern that could backtrack for ever is unreadable before it is compiled, so no evaluator
+ * ever runs it; then an invalid one; then, at save time, one the clients would read differently.
+ */
+function checkPattern(operator: string, pattern: string, pointer: string, check: Check): void {
+  const { problems } = check;
+  const unsafe = unsafePattern(pattern);
+  if (unsafe !== undefined) {
+    problems.push({
+      pointer,
+      message: `${operator} could take exponential time to search (ReDoS): ${unsafe}`,
+    });
+    return;
+  }
+  if (compilePattern(pattern, operator === '$regexi') === null) {
+    problems.push({ pointer, message: `${operator} is not a valid regular expression` });
+    return;
+  }
+  if (check.portable) {
+    const construct = nonPortableConstruct(pattern);
+    if (construct !== undefined) {
+      problems.push({
+        pointer,
+        message: `${operator} would not mean the same in every client: ${construct}`,
+      });
+    }
   }
 }

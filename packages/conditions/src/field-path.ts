@@ -45,7 +45,7 @@ export function readField(current: unknown, part: string, checksOwnKeys: boolean
   } else {
     // A JSON object inherits only Object.prototype's names, so a name Object.prototype lacks is
     // found only as an own key: the own-key lookup (about a sixth of a five-clause condition's
-    // cost) is made only for the others (docs/decisions.md#targeting-conditions).
+    // cost) is made only for the others (docs/decisions/targeting.md#targeting-conditions).
     if (checksOwnKeys && !hasOwn(current, part)) return null;
     value = (current as Record<string, unknown>)[part];
   }

@@ -1,6 +1,6 @@
 // A config's field table: every distinct field path its conditions read, numbered 0..n-1, so
 // that a user's attributes can be read once into an array and then evaluated by index by every
-// condition of the config (a client's PreparedAttributes; issue 29).
+// condition of the config (a client's PreparedAttributes).
 import { type FieldPath, fieldPath, readPath } from './field-path.ts';
 
 /**

@@ -2,18 +2,19 @@
 // (compile-condition.ts) reads every field at one property-read site and dispatches every test
 // through one switch, so V8 sees every name and operator there and cannot specialise; here each
 // field has a read site of its own and each operator is written out where it is used, which
-// takes a five-clause condition from ~140 ns to ~45 ns (issue 29,
-// bench/typescript-client/RESULTS.md).
+// takes a five-clause condition from ~140 ns to ~45 ns
+// (bench/typescript-client/RESULTS.md).
 //
 // The safety rule: the generated source is made only of this file's fixed text and counters.
 // Field names, operands, patterns and group keys reach the function as values, in the `values`
 // array it is called with, never as source text; so no condition can change what the function
-// does, only what it compares with (docs/decisions.md#targeting-conditions).
+// does, only what it compares with (docs/decisions/targeting.md#targeting-conditions).
 import { compileValue } from './compile-condition.ts';
 import { type FieldPath, fieldPath, readField } from './field-path.ts';
 import type { FieldTable } from './field-table.ts';
 import { compare, numberForm, sameValue, stringForm, truthy } from './json-values.ts';
 import { groupMembership, type Membership } from './membership.ts';
+import { searchable } from './regex-safety.ts';
 import {
   EQUALS,
   EXISTS,
@@ -46,10 +47,10 @@ import {
 } from './value-tests.ts';
 import { paddedVersionString } from './version-string.ts';
 
-/** `$regex`/`$regexi` on a value that is not a string: its string form, if it has one. */
+/** `$regex`/`$regexi`: the value's string form, if it has one and it is short enough, searched. */
 function matchesPattern(pattern: RegExp, value: unknown): boolean {
   const text = stringForm(value);
-  return text !== undefined && pattern.test(text);
+  return text !== undefined && searchable(text) && pattern.test(text);
 }
 
 // What the generated code calls, under these names (the destructuring in `factorySource`).
@@ -283,7 +284,7 @@ class SourceBuilder {
         return `typeName(${x}) === ${this.value(test.text)}`;
       case MATCHES_PATTERN: {
         const pattern = this.value(test.pattern);
-        return `typeof ${x} === "string" ? ${pattern}.test(${x}) : matchesPattern(${pattern}, ${x})`;
+        return `matchesPattern(${pattern}, ${x})`;
       }
       case NEVER:
         return 'false';

@@ -8,4 +8,6 @@ export {
 export { FieldTable } from './field-table.ts';
 export { type GroupReference, groupReferences } from './group-references.ts';
 export { LOGICAL_OPERATORS, TYPE_NAMES, VALUE_OPERATORS, type ValueOperator } from './operators.ts';
+export { type PatternReference, patternReferences } from './pattern-references.ts';
+export { MAX_PATTERN_SUBJECT, searchable, unsafePattern } from './regex-safety.ts';
 export { paddedVersionString } from './version-string.ts';

@@ -1,6 +1,7 @@
 import { type FieldPath, readPath } from './field-path.ts';
 import { compare, numberForm, sameValue, stringForm, truthy } from './json-values.ts';
 import { groupMembership, type Membership, type SavedGroups } from './membership.ts';
+import { searchable } from './regex-safety.ts';
 import { paddedVersionString } from './version-string.ts';
 
 /** A compiled condition: whether the attributes satisfy it, with the saved groups. */
@@ -63,7 +64,7 @@ const NO_TESTS: readonly (readonly ValueTest[])[] = [];
  * One operator of one field, with its operand prepared when the condition is compiled. Every
  * test is of this one class with its fields set in one order, so that `passAll` reads them
  * through one hidden class and V8 can inline the operators into its single switch: a closure
- * per operator made every call megamorphic and cost about twice as much (issue 29, see
+ * per operator made every call megamorphic and cost about twice as much (see
  * bench/typescript-client/RESULTS.md).
  */
 export class ValueTest {
@@ -185,7 +186,7 @@ export function passAll(tests: readonly ValueTest[], input: unknown, groups: Sav
       case 27: {
         // MATCHES_PATTERN
         const text = stringForm(value);
-        pass = text !== undefined && (test.pattern as RegExp).test(text);
+        pass = text !== undefined && searchable(text) && (test.pattern as RegExp).test(text);
         break;
       }
       default: // NEVER

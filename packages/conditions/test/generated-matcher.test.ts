@@ -59,7 +59,7 @@ describe('the generated matcher', () => {
   });
 
   it('gives each condition a source of its own, even two of one shape', () => {
-    // V8 would otherwise share one script's feedback between them (docs/decisions.md).
+    // V8 would otherwise share one script's feedback between them (docs/decisions/targeting.md#targeting-conditions).
     const one = matcherSource({ plan: { $in: ['pro'] } }).body;
     const other = matcherSource({ tier: { $in: ['team'] } }).body;
     expect(one).not.toBe(other);

@@ -51,6 +51,7 @@ export {
   MAX_LIVE_AGE_MS,
   NUMERIC_DOMAINS,
   type NumericDomain,
+  OFFLINE_SCORE_DOMAIN,
   STORABLE_TEXT_PATTERN,
   type TextLimit,
 } from './wire-limits.ts';

@@ -1,5 +1,5 @@
 /**
- * The closed vocabularies of a MetricDefinition (docs/decisions.md#metric-definitions). The
+ * The closed vocabularies of a MetricDefinition (docs/decisions/experiments.md#metric-definitions). The
  * server's config schema and the dashboard's metric editor both read them, so both sides offer
  * exactly the same choices.
  */

@@ -15,6 +15,7 @@ import {
   MAX_HISTORY_AGE_MS,
   MAX_LIVE_AGE_MS,
   NUMERIC_DOMAINS,
+  OFFLINE_SCORE_DOMAIN,
   STORABLE_TEXT_PATTERN,
 } from './wire-limits.ts';
 
@@ -26,7 +27,7 @@ export function wireLimitsDocument() {
   return {
     specVersion: 1,
     description:
-      'The limits of what crosses the wire, generated from packages/contract (do not edit: run `npm run write-wire-limits -w @arbiter/contract`). The server refuses anything beyond them; every client library checks them before it queues an event and its tests assert against this file. Text lengths count UTF-16 code units; free-form JSON bytes are of compact JSON in UTF-8; durations are in milliseconds. `event.fields` are every field an event may carry; `modelCallOnly` and `businessOnly` only those types carry (a business event always); `clientSet` the client fills in itself.',
+      'The limits of what crosses the wire, generated from packages/contract (do not edit: run `npm run write-wire-limits -w @arbiter/contract`). The server refuses anything beyond them; every client library checks them before it queues an event and its tests assert against this file. Text lengths count UTF-16 code units; free-form JSON bytes are of compact JSON in UTF-8; durations are in milliseconds. `event.fields` are every field an event may carry; `modelCallOnly` and `businessOnly` only those types carry (a business event always); `clientSet` the client fills in itself; `offlineResult.scores` bounds each custom score an offline result carries.',
     textRule: {
       pattern: STORABLE_TEXT_PATTERN,
       meaning: 'no NUL and no unpaired UTF-16 surrogate, in every string, id and free-form key',
@@ -40,6 +41,7 @@ export function wireLimitsDocument() {
       text: EVENT_TEXT_LIMITS,
       numbers: NUMERIC_DOMAINS,
     },
+    offlineResult: { scores: OFFLINE_SCORE_DOMAIN },
     freeFormJson: { maxDepth: FREE_FORM_JSON_MAX_DEPTH, maxBytes: FREE_FORM_JSON_MAX_BYTES },
     batch: { maxEvents: MAX_EVENTS_PER_BATCH, maxBytes: MAX_EVENTS_BODY_BYTES },
     timestamps: {

@@ -60,6 +60,17 @@ export const NUMERIC_DOMAINS = {
 } as const satisfies Record<string, NumericDomain>;
 
 /**
+ * The domain of an offline run's custom scores (POST /v1/offline-runs/{id}/results `scores`),
+ * as an event's `value`: the paired statistics square differences of item means, and scores
+ * near 1e154 would overflow them.
+ */
+export const OFFLINE_SCORE_DOMAIN = {
+  minimum: -1e12,
+  maximum: 1e12,
+  integer: false,
+} as const satisfies NumericDomain;
+
+/**
  * The one limit of every free-form JSON field (event metadata, experiment variables, import
  * rows' metadata), besides the text rule on every key and string inside. Deep enough for any
  * real structure, shallow enough for every parser the clients use (Python's json, Jackson's

@@ -5,7 +5,7 @@ baseline), "scorers": [{"name", "direction", "margin"}], "values": {scorer: {var
 [y(v,i,r), ...]}}}} and writes, per case, the comparisons keyed "<scorer>::<treatment>", the
 non-determinism summary keyed "<scorer>::<variant>" and the gates, from scipy's ttest_rel and
 binomtest, statsmodels' multipletests(method="fdr_bh") and numpy, following the formulas in
-docs/decisions.md independently of the TypeScript.
+docs/decisions/offline-evaluation.md#offline-statistics independently of the TypeScript.
 """
 import math
 import sys
@@ -16,7 +16,7 @@ REQUEST = sys.stdin.read()
 
 try:
     import numpy as np
-    from scipy import stats
+    from scipy import optimize, special, stats
     from statsmodels.stats.multitest import multipletests
 except ImportError as err:
     sys.stderr.write("offline oracle: cannot import numpy/scipy/statsmodels (%s)\n" % err)
@@ -151,12 +151,33 @@ def binomtest(case):
     return {"p_value": num(stats.binomtest(case["k"], case["n"], 0.5).pvalue)}
 
 
+def t_quantile(case):
+    """The p quantile of Student's t as the root of scipy's own tail, to double precision.
+
+    scipy's t.ppf is not used: it is off by up to ~4e-11 relative (t.ppf(0.975, 1) =
+    12.706204736432095, where tan(0.475 pi) = 12.706204736174696 and t.sf of it is 0.025 to
+    the last digit). The root of t.sf(x) = min(p, 1 - p) in the tails, and near the centre of
+    betainc(1/2, df/2, x^2/(df + x^2))/2 = 1/2 - min(p, 1 - p), is what scipy's tail implies.
+    """
+    p, df = case["p"], case["df"]
+    tail = min(p, 1 - p)
+    if tail < 0.25:
+        def f(x):
+            return stats.t.sf(x, df) - tail
+    else:
+        def f(x):
+            return (0.5 - tail) - special.betainc(0.5, df / 2, x * x / (df + x * x)) / 2
+    hi = abs(stats.t.ppf(p, df)) * 1.01 + 1e-3
+    root = optimize.brentq(f, 0, hi, xtol=1e-300, rtol=8.9e-16, maxiter=500)
+    return {"q": num(root if p > 0.5 else -root), "ppf": num(stats.t.ppf(p, df))}
+
+
 def main():
     import scipy
     import statsmodels
 
     versions = {"numpy": np.__version__, "scipy": scipy.__version__, "statsmodels": statsmodels.__version__}
-    answer(REQUEST, {"offline": offline, "binomtest": binomtest}, versions)
+    answer(REQUEST, {"offline": offline, "binomtest": binomtest, "t_quantile": t_quantile}, versions)
 
 
 if __name__ == "__main__":

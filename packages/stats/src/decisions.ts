@@ -1,6 +1,6 @@
 import { benjaminiHochberg } from './bh.ts';
 
-/** docs/decisions.md#tests-srm-and-fdr: significant means ok and the FDR-corrected p below this. */
+/** docs/decisions/analysis.md#tests-srm-and-fdr: significant means ok and the FDR-corrected p below this. */
 export const SIGNIFICANCE_LEVEL = 0.05;
 
 export interface PairPValues {

@@ -1,6 +1,8 @@
 import betainc from '@stdlib/math-base-special-betainc';
 import erfc from '@stdlib/math-base-special-erfc';
+import erfcinv from '@stdlib/math-base-special-erfcinv';
 import gammainc from '@stdlib/math-base-special-gammainc';
+import gammaln from '@stdlib/math-base-special-gammaln';
 import tQuantile from '@stdlib/stats-base-dists-t-quantile';
 
 // Every tail here is evaluated directly. `1 - cdf` would round to 0 wherever the true
@@ -58,6 +60,45 @@ export function tQuantile975(df: number): number {
   if (df > 1e15) return Z_975;
   const q = tQuantile(0.975, df);
   return Number.isFinite(q) && q > 0 ? q : Z_975;
+}
+
+/**
+ * The p quantile of Student's t on df degrees of freedom (scipy's `t.ppf(p, df)`) to ~1e-15
+ * relative. stdlib's quantile is only good to ~3e-9 relative; it is the start of Newton steps
+ * on a tail that betainc evaluates directly: P(T > t) = studentTTwoSidedP(t, df)/2 in the tails,
+ * P(0 < T < t) = I_y(1/2, df/2)/2 with y = t²/(df+t²) near the centre (where the tail form
+ * would lose t's digits), so the root is as exact as betainc. Symmetric: q(p) = −q(1 − p), taking the
+ * tail probability min(p, 1 − p) as given. NaN outside 0 < p < 1 or for df ≤ 0.
+ */
+export function studentTQuantile(p: number, df: number): number {
+  if (!(p > 0 && p < 1) || !(df > 0)) return Number.NaN;
+  if (p === 0.5) return 0;
+  const upper = p > 0.5;
+  const tail = upper ? 1 - p : p;
+  const central = 0.5 - tail; // P(0 < T < t), exact for tail ≥ 0.25
+  if (df > 1e15) return (upper ? 1 : -1) * normalUpperQuantile(tail);
+  let t = tQuantile(1 - tail, df);
+  if (!(Number.isFinite(t) && t > 0)) t = normalUpperQuantile(tail);
+  const useCentre = tail > 0.25;
+  const logNorm = gammaln((df + 1) / 2) - gammaln(df / 2) - 0.5 * Math.log(df * Math.PI);
+  for (let i = 0; i < 20; i++) {
+    const y = (t * t) / (df + t * t); // 1 − x, formed directly: x is near 1 for large df
+    // g(t) = P(T > t) − tail, or, near the centre, central − P(0 < T < t): both fall in t.
+    const g = useCentre
+      ? central - betainc(y, 0.5, df / 2) / 2
+      : studentTTwoSidedP(t, df) / 2 - tail;
+    const density = Math.exp(logNorm - ((df + 1) / 2) * Math.log1p((t * t) / df));
+    const step = g / density;
+    if (!Number.isFinite(step)) break;
+    t += step;
+    if (Math.abs(step) <= 1e-16 * Math.abs(t)) break;
+  }
+  return upper ? t : -t;
+}
+
+/** The upper-tail normal quantile: z with P(Z > z) = tail, for a start and for df past 1e15. */
+function normalUpperQuantile(tail: number): number {
+  return Math.SQRT2 * erfcinv(2 * tail);
 }
 
 function clampP(p: number): number {

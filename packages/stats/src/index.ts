@@ -21,6 +21,7 @@ export {
 export {
   chiSquareUpperP,
   normalTwoSidedP,
+  studentTQuantile,
   studentTTwoSidedP,
   tQuantile975,
   Z_80,

@@ -86,8 +86,8 @@ const byId = (a: PairedItem, b: PairedItem) => (a.id < b.id ? -1 : a.id > b.id ?
  * `better` or `worse` by the sign of mean(d) against the direction when significant,
  * `inconclusive` otherwise. non_inferior (margin m): ci_low > −m for `increase`, ci_high < m
  * for `decrease`; null without a margin, false with a margin but no interval. A treatment's
- * gate passes when none of its comparisons is `worse` and every scorer with a margin is
- * non-inferior.
+ * gate passes when none of its comparisons is `worse`, every scorer with a margin is
+ * non-inferior and every comparison's figures are finite (see finiteComparison).
  */
 export function evaluateOffline(input: OfflineInput): OfflineEvaluation {
   const [baseline, ...treatments] = input.variants;
@@ -96,6 +96,7 @@ export function evaluateOffline(input: OfflineInput): OfflineEvaluation {
   const gates: Record<string, Gate> = {};
   if (baseline === undefined) return { comparisons, summary, gates };
   const list: OfflineComparison[] = [];
+  const nonFinite = new Set<string>();
   for (const scorer of input.scorers) {
     const byVariant = input.values.get(scorer.name);
     const base = itemMeans(byVariant?.get(baseline));
@@ -107,7 +108,10 @@ export function evaluateOffline(input: OfflineInput): OfflineEvaluation {
         if (c !== undefined) items.push({ id, baseline: c, treatment: y });
       }
       items.sort(byId);
-      const paired = pairedComparison(items, scorer.direction, input.repeats);
+      const { comparison: paired, finite } = finiteComparison(
+        pairedComparison(items, scorer.direction, input.repeats),
+      );
+      if (!finite) nonFinite.add(`${scorer.name}::${treatment}`);
       const comparison: OfflineComparison = {
         scorer: scorer.name,
         treatment,
@@ -128,13 +132,13 @@ export function evaluateOffline(input: OfflineInput): OfflineEvaluation {
         summary[`${scorer.name}::${variant}`] = {
           scorer: scorer.name,
           variant,
-          ...nonDeterminism(byVariant?.get(variant) ?? new Map()),
+          ...finiteOrNull(nonDeterminism(byVariant?.get(variant) ?? new Map())),
         };
       }
     }
   }
   adjustAcross(list);
-  for (const treatment of treatments) gates[treatment] = gateOf(treatment, list);
+  for (const treatment of treatments) gates[treatment] = gateOf(treatment, list, nonFinite);
   return { comparisons, summary, gates };
 }
 
@@ -152,11 +156,20 @@ function adjustAcross(list: OfflineComparison[]): void {
   });
 }
 
-/** A treatment passes when no scorer is worse and each margin is shown non-inferior. */
-function gateOf(treatment: string, list: readonly OfflineComparison[]): Gate {
+/**
+ * A treatment passes when every scorer's statistics are finite, none is worse and each margin
+ * is shown non-inferior.
+ */
+function gateOf(
+  treatment: string,
+  list: readonly OfflineComparison[],
+  nonFinite: ReadonlySet<string>,
+): Gate {
   const reasons: string[] = [];
   for (const c of list) {
     if (c.treatment !== treatment) continue;
+    if (nonFinite.has(`${c.scorer}::${treatment}`))
+      reasons.push(`${c.scorer} cannot be compared: its statistics overflow`);
     if (c.outcome === 'worse') reasons.push(`${c.scorer} is worse than the baseline`);
     if (c.non_inferiority_margin !== null && c.non_inferior !== true) {
       reasons.push(
@@ -165,6 +178,40 @@ function gateOf(treatment: string, list: readonly OfflineComparison[]): Gate {
     }
   }
   return { passed: reasons.length === 0, reasons };
+}
+
+/** The record with every non-finite number replaced by null. */
+function finiteOrNull<T extends object>(record: T): T {
+  const out = { ...record } as Record<string, unknown>;
+  for (const [k, v] of Object.entries(out)) {
+    if (typeof v === 'number' && !Number.isFinite(v)) out[k] = null;
+  }
+  return out as T;
+}
+
+/**
+ * A comparison whose figures overflow (values near the largest double, or non-finite ones)
+ * keeps its counts; its figures become null (so it leaves the FDR family) and `finite` is false,
+ * which fails its treatment's gate: a statistic that is not a number never passes a gate.
+ */
+function finiteComparison(c: PairedComparison): { comparison: PairedComparison; finite: boolean } {
+  const finite = Object.values(c).every((v) => typeof v !== 'number' || Number.isFinite(v));
+  if (finite) return { comparison: c, finite };
+  return {
+    comparison: {
+      ...c,
+      mean_baseline: null,
+      mean_treatment: null,
+      mean_difference: null,
+      relative_difference: null,
+      ci_low: null,
+      ci_high: null,
+      p_value: null,
+      mdd: null,
+      items_needed: null,
+    },
+    finite,
+  };
 }
 
 function nonInferior(c: PairedComparison, scorer: OfflineScorer): boolean | null {

@@ -1,5 +1,5 @@
 import { binomTestHalf } from './binomtest.ts';
-import { studentTTwoSidedP, tQuantile975, Z_80, Z_975 } from './distributions.ts';
+import { studentTQuantile, studentTTwoSidedP, Z_80, Z_975 } from './distributions.ts';
 
 export type Direction = 'increase' | 'decrease';
 export type PairedTestName = 'mcnemar_exact' | 'paired_t';
@@ -72,10 +72,26 @@ function pairedP(binary: boolean, d: readonly number[], md: number, sd: number, 
   return studentTTwoSidedP(md / (sd / Math.sqrt(n)), n - 1);
 }
 
+/** Values beyond this are divided by a power of two first: squares and sums of them overflow. */
+const SCALE_ABOVE = 2 ** 400;
+
+/**
+ * A power of two s with every |value| / s below 2, or 1 when the values are small enough to
+ * use as they are. Dividing by a power of two is exact, so the figures formed from the scaled
+ * values and multiplied back by s are the unscaled ones wherever those do not overflow.
+ */
+function scaleOf(items: readonly PairedItem[]): number {
+  let max = 0;
+  for (const i of items) max = Math.max(max, Math.abs(i.baseline), Math.abs(i.treatment));
+  if (!(max > SCALE_ABOVE) || !Number.isFinite(max)) return 1;
+  return 2 ** Math.min(1023, Math.floor(Math.log2(max)));
+}
+
 /**
  * Treatment against baseline over the items where both have a value, d_i = y(t,i) − y(c,i):
  * - mean_difference = mean(d); relative_difference = mean(d) ÷ mean(y(c)), null when that is 0;
- * - ci = mean(d) ± t(0.975, n−1) · sd(d) ÷ √n (sd at ddof 1);
+ * - ci = mean(d) ± t(0.975, n−1) · sd(d) ÷ √n (sd at ddof 1; studentTQuantile, exact to double
+ *   precision);
  * - `mcnemar_exact` when every value is 0 or 1 and the run has one repeat: with b and c the items
  *   with d = +1 and d = −1, p = binomtest(b, b+c, 0.5) two-sided, 1 when b + c = 0;
  *   otherwise `paired_t` (scipy's ttest_rel): t = mean(d) ÷ (sd(d) ÷ √n) on n − 1 df, and when
@@ -84,11 +100,33 @@ function pairedP(binary: boolean, d: readonly number[], md: number, sd: number, 
  * - improved / regressed / tied: d better than 0 by the direction, worse, or exactly 0;
  * - mdd = (z(0.975) + z(0.8)) · sd(d) ÷ √n; items_needed = ⌈((z(0.975) + z(0.8)) · sd(d) ÷
  *   |mean(d)|)²⌉, null when mean(d) = 0.
+ * Values beyond 2^400 are divided by a power of two first, so 1e154 or 1e300 gives finite
+ * figures where sd(d)² would overflow; a figure that overflows even so is ±Infinity.
  */
 export function pairedComparison(
   items: readonly PairedItem[],
   direction: Direction,
   repeats: number,
+): PairedComparison {
+  const scale = scaleOf(items);
+  if (scale === 1) return pairedScaled(items, direction, repeats, 1);
+  const scaled = items.map((i) => ({
+    id: i.id,
+    baseline: i.baseline / scale,
+    treatment: i.treatment / scale,
+  }));
+  return pairedScaled(scaled, direction, repeats, scale);
+}
+
+/**
+ * pairedComparison over values divided by `scale`: the means, the interval and mdd are
+ * multiplied back, the scale-free figures (p, relative difference, items needed) are not.
+ */
+function pairedScaled(
+  items: readonly PairedItem[],
+  direction: Direction,
+  repeats: number,
+  scale: number,
 ): PairedComparison {
   const n = items.length;
   const d = items.map((i) => i.treatment - i.baseline);
@@ -115,9 +153,9 @@ export function pairedComparison(
   const relative = meanBaseline === 0 ? null : md / meanBaseline;
   const common = {
     ...base,
-    mean_baseline: meanBaseline,
-    mean_treatment: meanTreatment,
-    mean_difference: md,
+    mean_baseline: meanBaseline * scale,
+    mean_treatment: meanTreatment * scale,
+    mean_difference: md * scale,
     relative_difference: relative,
   };
   if (n < 2) {
@@ -125,15 +163,15 @@ export function pairedComparison(
   }
   const sd = sampleSd(d);
   const se = sd / Math.sqrt(n);
-  const half = tQuantile975(n - 1) * se;
+  const half = studentTQuantile(0.975, n - 1) * se;
   const p = pairedP(binary, d, md, sd, n);
   const zz = Z_975 + Z_80;
   return {
     ...common,
-    ci_low: md - half,
-    ci_high: md + half,
+    ci_low: (md - half) * scale,
+    ci_high: (md + half) * scale,
     p_value: p,
-    mdd: zz * se,
+    mdd: zz * se * scale,
     items_needed: md === 0 ? null : Math.ceil(((zz * sd) / Math.abs(md)) ** 2),
   };
 }

@@ -1,6 +1,6 @@
 import { type ChiSquareResult, chiSquareGoodnessOfFit } from './chi-square.ts';
 
-/** docs/decisions.md#tests-srm-and-fdr: an SRM p-value below this halts the run and withholds the metrics. */
+/** docs/decisions/analysis.md#tests-srm-and-fdr: an SRM p-value below this halts the run and withholds the metrics. */
 export const SRM_HALT_P = 0.001;
 
 export interface SrmResult extends ChiSquareResult {

@@ -1,5 +1,5 @@
 /**
- * Production sign-in hook (docs/decisions.md#serving-and-sign-in): the identity provider's
+ * Production sign-in hook (docs/decisions/dashboard.md#serving-and-sign-in): the identity provider's
  * hosted sign-in page is at VITE_ARBITER_SIGN_IN_URL (set when building the dashboard); after
  * sign-in it redirects the browser to `<dashboard>/auth/callback#token=<session JWT>`. The
  * fragment never reaches a server log. The JWT is then used exactly like a development token.

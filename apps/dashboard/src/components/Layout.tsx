@@ -14,7 +14,7 @@ const NAV = [
   { to: '/feedback', label: 'Feedback' },
 ];
 
-/** Shown only to platform owners: whoami's `platform_owner` decides (docs/decisions.md#billing-and-platform-owner-pages). */
+/** Shown only to platform owners: whoami's `platform_owner` decides (docs/decisions/dashboard.md#billing-and-platform-owner-pages). */
 const OWNER_NAV = [
   { to: '/admin/inbox', label: 'Inbox' },
   { to: '/admin/overview', label: 'Platform' },

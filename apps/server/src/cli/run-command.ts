@@ -1,7 +1,7 @@
 import { explainRun } from '../analysis/decision/run-explanation.ts';
-import { mintDevToken } from '../domain/identity/mint-dev-token.ts';
 import { type Config, isDevelopmentSessions } from '../config.ts';
 import { DemoError } from '../demo/demo-api.ts';
+import { mintDevToken } from '../domain/identity/mint-dev-token.ts';
 import { systemClock } from '../kernel/ports.ts';
 import { previousUtcDay } from '../kernel/utc-day.ts';
 import type { Values } from './parse-command-line.ts';

@@ -8,6 +8,7 @@ import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import type pg from 'pg';
 import { lockDataDir } from './data-dir-lock.ts';
+import { DATA_DIR_MODE, secureDataDir } from './data-dir-mode.ts';
 import { boundedPglite } from './database-timeout.ts';
 import { dumpPglite } from './pglite-backup.ts';
 import { bundledSeed, seedFor } from './pglite-seed.ts';
@@ -80,7 +81,7 @@ export async function openDatabase(
  * every start (`memset`, its start's costliest WebAssembly function): at PostgreSQL's 128 MB a
  * sixth of a restart's CPU (bench/startup/RESULTS.md). An embedded database reads what the pool
  * misses from the operating system's page cache, as PostgreSQL itself does; an in-memory one
- * from its own memory, so its pool only copies pages (docs/decisions.md#build-start-and-the-demo).
+ * from its own memory, so its pool only copies pages (docs/decisions/operations.md#build-start-and-the-demo).
  */
 const ON_DISK_START = [...PGlite.defaultStartParams, '-c', 'shared_buffers=32MB'];
 const IN_MEMORY_START = [...PGlite.defaultStartParams, '-c', 'shared_buffers=16MB'];
@@ -94,10 +95,11 @@ async function openPglite(
   let dataDir: string | undefined;
   let unlock = () => {};
   if (targetDir !== null) {
-    mkdirSync(targetDir, { recursive: true });
+    mkdirSync(targetDir, { recursive: true, mode: DATA_DIR_MODE });
     unlock = lockDataDir(targetDir);
     dataDir = join(targetDir, 'pgdata');
-    mkdirSync(dataDir, { recursive: true });
+    mkdirSync(dataDir, { recursive: true, mode: DATA_DIR_MODE });
+    secureDataDir(targetDir, dataDir);
   }
   try {
     const seed = dataDir === undefined ? (memorySeed ?? bundledSeed()) : seedFor(dataDir);
@@ -110,6 +112,8 @@ async function openPglite(
     const bounded = boundedPglite(client, timeoutMs, traced);
     const db = drizzlePglite(bounded, { schema }) as unknown as Database;
     await migratePglite(db as never, { migrationsFolder: MIGRATIONS });
+    // Unpacking the seed sets the tarball's modes (0666): tighten them again.
+    if (dataDir !== undefined && targetDir !== null) secureDataDir(targetDir, dataDir);
     const close = async () => {
       try {
         await client.close();

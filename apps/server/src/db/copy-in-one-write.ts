@@ -5,9 +5,9 @@ import { serialize } from 'pg-protocol';
  * A simple-protocol query whose `copy … from stdin` takes `rows`, sent with its rows and their
  * end in one socket write. pg-copy-streams sends the query, waits for the server's
  * CopyInResponse and only then writes the rows and CopyDone, so the backend of every COPY goes
- * idle and is woken again, and the client writes three more times (bench/server/RESULTS.md,
- * session 38). The protocol lets the rows follow the query at once: the backend reads them when
- * its COPY starts, and "any subsequent CopyData, CopyDone, or CopyFail messages issued by the
+ * idle and is woken again, and the client writes three more times (bench/server/RESULTS.md).
+ * The protocol lets the rows follow the query at once: the backend reads them when its COPY
+ * starts, and "any subsequent CopyData, CopyDone, or CopyFail messages issued by the
  * frontend will simply be dropped" after an error (PostgreSQL's protocol, "COPY Operations"),
  * so a query that fails before or during its COPY leaves nothing behind on the connection.
  * The messages are pg-protocol's own; only their order is ours.

@@ -29,6 +29,13 @@ export interface DiskStatus {
 const READING_REUSED_MS = 1000;
 
 /**
+ * Below this many times the threshold (or with writes refused) no reading is reused: near the
+ * threshold a second of writes, or another process, can take the rest, and once space is back
+ * the next write should see it. `statfs` costs microseconds.
+ */
+const REUSED_ABOVE_THRESHOLD_TIMES = 2;
+
+/**
  * Keeps the embedded database off a full disk. PGlite runs PostgreSQL on the process's own
  * thread: once a WAL segment cannot be created it spins there, answering nothing, so the only
  * defence is never to get there. Writes are refused below `minFreeBytes` and accepted again as
@@ -52,13 +59,22 @@ export class DiskGuard {
   /** The latest reading; `fresh` reads the file system again (the health view does). */
   async status(fresh = false): Promise<DiskStatus> {
     const last = this.reading;
-    if (!fresh && last !== null && performance.now() - last.at < READING_REUSED_MS)
-      return last.status;
+    if (!fresh && last !== null && this.reusable(last)) return last.status;
     // Callers arriving while a reading is under way share it.
     this.pending ??= this.read().finally(() => {
       this.pending = null;
     });
     return this.pending;
+  }
+
+  private reusable(last: { at: number; status: DiskStatus }): boolean {
+    const free = last.status.free_bytes;
+    return (
+      last.status.writes_accepted &&
+      free !== null &&
+      free >= this.minFreeBytes * REUSED_ABOVE_THRESHOLD_TIMES &&
+      performance.now() - last.at < READING_REUSED_MS
+    );
   }
 
   private async read(): Promise<DiskStatus> {

@@ -11,6 +11,8 @@ export const INVALID_SCHEMA_NAME = '3F000';
 export const ADMIN_SHUTDOWN = '57P01';
 export const CRASH_SHUTDOWN = '57P02';
 export const CANNOT_CONNECT_NOW = '57P03';
+/** `disk_full`: PGlite raises it too when the data dir's file system is full. */
+export const DISK_FULL = '53100';
 /** Ours: raised by `arbiter_require_active_keys` (migration 0026) when a key is no longer active. */
 export const KEY_NOT_ACTIVE = 'AR401';
 

@@ -110,7 +110,7 @@ export const experiments = pgTable(
     bucketCount: integer('bucket_count').notNull(),
     currentVersion: integer('current_version').notNull(),
     /**
-     * `experiment`, or `holdout`: the row behind a holdout (docs/decisions.md#holdouts), ingested
+     * `experiment`, or `holdout`: the row behind a holdout (docs/decisions/targeting.md#holdouts), ingested
      * and analysed as an experiment but never listed, served in the config's experiments or
      * assigned.
      */
@@ -271,7 +271,7 @@ export const events = pgTable(
     response: text('response'),
     // With object storage (ARBITER_BLOB_URL) a model call's text is not in the row: these say
     // where it is (the object's key), how many UTF-8 bytes of it are the prompt and the
-    // response (null: the event has none), and the object's SHA-256 (docs/decisions.md#model-text-in-object-storage).
+    // response (null: the event has none), and the object's SHA-256 (docs/decisions/scale-out.md#model-text-in-object-storage).
     textKey: text('text_key'),
     promptBytes: integer('prompt_bytes'),
     responseBytes: integer('response_bytes'),
@@ -365,7 +365,7 @@ export const ingestInbox = pgTable(
  * Per user, per UTC day: the built-in measures as counts and sums (cost as a sum alone: its
  * per-user value is the sum). Sums are `numeric` (exact, no overflow: the fold adds event
  * values cast to numeric). No sums of squares: the tests run on per-user values, so a
- * user's within-day spread never enters (docs/decisions.md#the-event-log-and-the-fold). One wide row
+ * user's within-day spread never enters (docs/decisions/ingest.md#the-event-log-and-the-fold). One wide row
  * per user-day keeps ingest to one aggregate write per event. The analysis reads these, never
  * a scan of raw events, so retention never shortens an analysis window.
  */
@@ -394,7 +394,7 @@ export const userDayStats = pgTable(
  * once per accepted event, as it keeps `user_day_stats`. A quantile's calls per arm and its
  * order statistics come from these few rows (latencies in whole milliseconds and token counts
  * repeat a lot) instead of a sort of every call, and several databases' counts merge by
- * addition (docs/decisions.md#quantile-and-ratio-metrics). `kind` is `latency`, `tokens` or
+ * addition (docs/decisions/analysis.md#quantile-and-ratio-metrics). `kind` is `latency`, `tokens` or
  * `cost`; `value` is the call's value as `CALL_VALUE` computes it.
  */
 export const callValueCounts = pgTable(
@@ -683,7 +683,7 @@ export const savedGroups = pgTable(
 );
 
 /**
- * A layer (docs/decisions.md#layers): experiments in it own disjoint runs of its buckets.
+ * A layer (docs/decisions/targeting.md#layers): experiments in it own disjoint runs of its buckets.
  * `runs` is every run ever handed out, owned or retired; a retired run is never handed out
  * again, so a bucket once owned never reaches another experiment.
  */
@@ -708,7 +708,7 @@ export const layers = pgTable(
 );
 
 /**
- * A holdout (docs/decisions.md#holdouts). Its id is the id of the experiment row of kind
+ * A holdout (docs/decisions/targeting.md#holdouts). Its id is the id of the experiment row of kind
  * `holdout` that holds its salt, bucket count, percent (as the allocation) and metrics.
  */
 export const holdouts = pgTable(
@@ -746,7 +746,7 @@ export const datasetVersions = pgTable(
 );
 
 /**
- * Items, each stored once per change of it (docs/decisions.md#datasets): a row holds in the
+ * Items, each stored once per change of it (docs/decisions/offline-evaluation.md#datasets): a row holds in the
  * versions from `valid_from` up to, not including, `valid_to` (null: still current). Version v
  * holds the rows with valid_from <= v < valid_to; at most one row of an item id is current.
  */
@@ -822,7 +822,7 @@ export const offlineRuns = pgTable(
  * One result of a run: what the task gave for (item, variant, repeat); the first one kept.
  * No foreign key on run_id (migration 0022): every write of results holds the run's row
  * locked, and the per-row check cost a third of PostgreSQL's CPU at a million results
- * (docs/decisions.md#offline-runs). Deleting a run must delete its results first.
+ * (docs/decisions/offline-evaluation.md#offline-runs). Deleting a run must delete its results first.
  */
 export const offlineResults = pgTable(
   'offline_results',
@@ -884,7 +884,7 @@ export const shardIdentity = pgTable('shard_identity', {
 
 /**
  * Users who reached an experiment's targeting per UTC day, as the client libraries and
- * `POST /v1/assign` report them (docs/decisions.md#the-share-of-users-targeting-excluded):
+ * `POST /v1/assign` report them (docs/decisions/targeting.md#the-share-of-users-targeting-excluded):
  * `matched` entered, `excluded` got null. Sums of what was reported; never read by the analysis.
  */
 export const targetingTallies = pgTable(

@@ -7,6 +7,7 @@ interface Resolved {
   orgId: string;
   scope: KeyScope;
   revoked: boolean;
+  orgDeleted: boolean;
   keyHash: string;
 }
 

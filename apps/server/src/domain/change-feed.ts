@@ -6,7 +6,7 @@ import type { Database } from '../db/connect.ts';
 /**
  * Changes that other processes cache (API keys, an org's client config) are announced on one
  * PostgreSQL channel, so every process on the same database drops its copy at once (a rotated-away
- * key is invalid at once: docs/decisions.md#several-processes). The caches' 1 s revalidation stays as the
+ * key is invalid at once: docs/decisions/operations.md#several-processes). The caches' 1 s revalidation stays as the
  * fallback for a notification missed while a listener reconnects. PGlite is one process: there
  * the announcement has no listener and the in-process invalidation is all there is.
  */

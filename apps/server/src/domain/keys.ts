@@ -2,7 +2,7 @@ import { and, eq, isNull, sql } from 'drizzle-orm';
 import type { SecretBox } from '../crypto/secret-box.ts';
 import { randomToken, sha256Hex } from '../crypto/tokens.ts';
 import type { Database } from '../db/connect.ts';
-import { apiKeys } from '../db/schema.ts';
+import { apiKeys, orgs } from '../db/schema.ts';
 import { recordAudit } from './audit.ts';
 import { announceChange } from './change-feed.ts';
 import { lockOrgCredentials } from './credential-lock.ts';
@@ -115,10 +115,19 @@ export interface ActiveKey {
   scope: KeyScope;
 }
 
+/** A key as the lookup finds it: rotated away (`revoked`), or its org deleted (`orgDeleted`). */
+export type FoundKey = ActiveKey & { revoked: boolean; orgDeleted: boolean };
+
 function prepareKeyLookup(db: Database) {
   return db
-    .select({ orgId: apiKeys.orgId, scope: apiKeys.scope, revokedAt: apiKeys.revokedAt })
+    .select({
+      orgId: apiKeys.orgId,
+      scope: apiKeys.scope,
+      revokedAt: apiKeys.revokedAt,
+      orgDeletedAt: orgs.deletedAt,
+    })
     .from(apiKeys)
+    .leftJoin(orgs, eq(orgs.id, apiKeys.orgId))
     .where(eq(apiKeys.keyHash, sql.placeholder('keyHash')))
     .prepare('arbiter_find_active_key');
 }
@@ -132,10 +141,7 @@ function prepareKeyLookup(db: Database) {
 const keyLookups = new WeakMap<Database, ReturnType<typeof prepareKeyLookup>>();
 
 /** The org and scope of the active key whose SHA-256 is `keyHash`, as `findActiveKey`. */
-export async function findActiveKeyByHash(
-  db: Database,
-  keyHash: string,
-): Promise<(ActiveKey & { revoked: boolean }) | null> {
+export async function findActiveKeyByHash(db: Database, keyHash: string): Promise<FoundKey | null> {
   let lookup = keyLookups.get(db);
   if (lookup === undefined) {
     lookup = prepareKeyLookup(db);
@@ -143,21 +149,20 @@ export async function findActiveKeyByHash(
   }
   const [key] = await lookup.execute({ keyHash });
   if (!key) return null;
-  return { orgId: key.orgId, scope: key.scope as KeyScope, revoked: key.revokedAt !== null };
+  return {
+    orgId: key.orgId,
+    scope: key.scope as KeyScope,
+    revoked: key.revokedAt !== null,
+    orgDeleted: key.orgDeletedAt !== null,
+  };
 }
 
 /** Whether a looked-up key may still write for `orgId`: known, not rotated away, of that org. */
-export function isActiveFor(
-  key: (ActiveKey & { revoked: boolean }) | null,
-  orgId: string,
-): boolean {
-  return key !== null && !key.revoked && key.orgId === orgId;
+export function isActiveFor(key: FoundKey | null, orgId: string): boolean {
+  return key !== null && !key.revoked && !key.orgDeleted && key.orgId === orgId;
 }
 
 /** The org and scope of an active key, or null for an unknown or rotated-away key. */
-export function findActiveKey(
-  db: Database,
-  raw: string,
-): Promise<(ActiveKey & { revoked: boolean }) | null> {
+export function findActiveKey(db: Database, raw: string): Promise<FoundKey | null> {
   return findActiveKeyByHash(db, sha256Hex(raw));
 }

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 
 /**
  * A model call's text as one stored object: the prompt's UTF-8 bytes, then the response's,
- * nothing between (docs/decisions.md#model-text-in-object-storage). The row keeps each part's
+ * nothing between (docs/decisions/scale-out.md#model-text-in-object-storage). The row keeps each part's
  * length, which also says whether the event had it, and the SHA-256 of the whole, which every
  * read checks: text comes back byte for byte as it was accepted, or not at all.
  */

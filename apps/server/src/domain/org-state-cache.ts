@@ -1,4 +1,5 @@
 import { createBucketer } from '@arbiter/bucketing';
+import { patternReferences } from '@arbiter/conditions';
 import { clientRanges } from '@arbiter/contract';
 import { and, asc, eq, sql } from 'drizzle-orm';
 import type { Database } from '../db/connect.ts';
@@ -74,6 +75,8 @@ export interface OrgState {
       windowStartMs: number;
       variantKeys: Set<string>;
       bucketOf: (userId: string) => number;
+      /** The targeting holds a pattern the server must not run (PatternWatch): no one matches. */
+      targetingDenied: boolean;
     }
   >;
 }
@@ -187,6 +190,8 @@ export class OrgStateCache {
     private readonly db: Database,
     private readonly clock: Clock,
     private readonly maxAgeMs = 1000,
+    /** Whether the server must not run a stored pattern (the analyser's deny set). */
+    private readonly denies: (pattern: string, insensitive: boolean) => boolean = () => false,
   ) {}
 
   invalidate(orgId: string): void {
@@ -248,6 +253,9 @@ export class OrgStateCache {
           windowStartMs,
           variantKeys: new Set(client.variants.map((v) => v.key)),
           bucketOf: createBucketer(client.salt, client.bucket_count),
+          targetingDenied: patternReferences(client.targeting ?? {}).some((r) =>
+            this.denies(r.pattern, r.insensitive),
+          ),
         };
         lookup.set(client.id, enriched);
         lookup.set(client.name, enriched);

@@ -2,9 +2,9 @@ import { and, asc, count, eq, isNull, or, type SQL } from 'drizzle-orm';
 import type { Database } from '../db/connect.ts';
 import { experiments, memberships, orgs, users } from '../db/schema.ts';
 import { UUID } from '../schemas/uuid.ts';
+import { usageSummary } from './billing/usage.ts';
 import { DomainError } from './outcomes.ts';
 import { effectivePlan } from './plans/effective-plan.ts';
-import { usageSummary } from './billing/usage.ts';
 
 type OrgRow = typeof orgs.$inferSelect;
 
@@ -61,7 +61,7 @@ export async function listOrgSummaries(db: Database, now: Date, enforced: boolea
   const all = await db.select().from(orgs).orderBy(asc(orgs.createdAt), asc(orgs.id));
   // A membership deleted at the identity provider stays as a tombstone: it is no member.
   const members = await countsBy(db, memberships, isNull(memberships.deletedAt));
-  // A holdout's experiment row is no experiment of the org (docs/decisions.md#holdouts).
+  // A holdout's experiment row is no experiment of the org (docs/decisions/targeting.md#holdouts).
   const experimentCounts = await countsBy(db, experiments, eq(experiments.kind, 'experiment'));
   const summaries = [];
   for (const org of all)

@@ -28,6 +28,10 @@ type Resolved = Awaited<ReturnType<Context['apiKeys']['resolve']>>;
 /** Why a key is refused, or undefined when it is admitted. */
 function keyProblem(found: Resolved, options: KeyHookOptions): ProblemError | undefined {
   if (found === null) return new ProblemError('invalid-credential', 'This API key is not known');
+  // Deletion revokes the org's keys too: say why, so nobody goes looking for a current key.
+  if (found.orgDeleted) {
+    return new ProblemError('invalid-credential', 'This API key is not valid: its org was deleted');
+  }
   if (found.revoked) {
     return new ProblemError('invalid-credential', ROTATED_AWAY);
   }

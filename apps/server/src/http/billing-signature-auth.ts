@@ -9,7 +9,7 @@ declare module 'fastify' {
   }
 }
 
-/** The contract names `Billing-Signature`; Stripe itself sends `Stripe-Signature` (docs/decisions.md#stripe). */
+/** The contract names `Billing-Signature`; Stripe itself sends `Stripe-Signature` (docs/decisions/identity-and-billing.md#stripe). */
 export const BILLING_SIGNATURE_HEADERS = ['billing-signature', 'stripe-signature'] as const;
 
 function signatureOf(request: FastifyRequest): string | undefined {

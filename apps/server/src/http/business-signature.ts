@@ -11,7 +11,7 @@ export function signBusinessEvent(secret: string, body: string, unixSeconds: num
 
 export type SignatureCheck = { ok: true } | { ok: false; reason: string };
 
-/** `Arbiter-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` (docs/decisions.md#business-events). */
+/** `Arbiter-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` (docs/decisions/ingest.md#business-events). */
 export function verifyBusinessSignature(
   header: string | undefined,
   secret: string,

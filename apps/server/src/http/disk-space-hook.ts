@@ -10,8 +10,11 @@ declare module 'fastify' {
 }
 
 const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
-/** Free space is read again at most every second; a client retrying sooner meets the same answer. */
-const RETRY_AFTER_SECONDS = 30;
+/**
+ * Near the threshold every write reads the free space again, so a retry sees space as soon as
+ * it is back: a client waits as long as for the other transient 5xx answers, not half a minute.
+ */
+export const DISK_RETRY_AFTER_SECONDS = 5;
 
 function mib(bytes: number): string {
   return `${Math.floor(bytes / 1048576)} MiB`;
@@ -35,7 +38,7 @@ export function diskSpaceHook(guard: DiskGuard): onRequestAsyncHookHandler {
       'insufficient-storage',
       `The database's disk (${status.path}) has ${free}, below the ${mib(status.min_free_bytes)} ARBITER_MIN_FREE_DISK_BYTES keeps for it, so nothing is written; reads go on. Writes resume by themselves once space is freed.`,
       { free_bytes: status.free_bytes, min_free_bytes: status.min_free_bytes },
-      { 'retry-after': String(RETRY_AFTER_SECONDS) },
+      { 'retry-after': String(DISK_RETRY_AFTER_SECONDS) },
     );
   };
 }

@@ -1,9 +1,11 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isDatabaseTimeout } from '../db/database-timeout.ts';
+import { isDiskFull } from '../db/disk-full.ts';
 import { isShardNotAnswering, type ShardNotAnswering } from '../db/shards/shard-not-answering.ts';
 import { isEventLogUnavailable } from '../ingest/event-log-unavailable.ts';
 import { isModelTextUnavailable } from '../ingest/offload-text.ts';
 import { refuseContentEncoding } from './content-encoding.ts';
+import { DISK_RETRY_AFTER_SECONDS } from './disk-space-hook.ts';
 import { problemOfOutcome } from './outcome-problems.ts';
 import { PROBLEM_MEDIA_TYPE, problemBody } from './problem-body.ts';
 import { ProblemError, type ProblemSlug } from './problems.ts';
@@ -156,6 +158,23 @@ function frameworkAnswer(
 }
 
 /** A database call over its bound: logged once per request, answered as a retryable 503. */
+/**
+ * A write met a full disk before the free-space guard's reading caught it (the disk filled
+ * within a reading's second, or the threshold is below what one write takes): the database
+ * rolled the write back, so nothing of the request was stored. The same 507 as the guard's;
+ * writes resume by themselves once space is freed.
+ */
+function sendDiskFull(error: unknown, request: FastifyRequest, reply: FastifyReply) {
+  request.log.warn({ err: error }, 'a write met a full disk; nothing of the request was stored');
+  reply.header('retry-after', String(DISK_RETRY_AFTER_SECONDS));
+  return send(
+    reply,
+    request,
+    'insufficient-storage',
+    `Request ${request.id}: the database's disk is full, so nothing of the request was stored; reads go on. Writes resume by themselves once space is freed: retry with the same event ids.`,
+  );
+}
+
 /** A failure the client cannot act on: the cause goes to the log, the request id to the client. */
 function sendInternalError(
   error: unknown,
@@ -252,6 +271,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
     const answer = frameworkAnswer(error, request);
     if (answer !== null) return send(reply, request, answer.slug, answer.detail);
     if (isDatabaseTimeout(error)) return sendDatabaseTimeout(request, reply);
+    if (isDiskFull(error)) return sendDiskFull(error, request, reply);
     if (isEventLogUnavailable(error)) return sendEventLogUnavailable(error, request, reply);
     if (isShardNotAnswering(error)) return sendShardNotAnswering(error, request, reply);
     if (isModelTextUnavailable(error)) return sendModelTextUnavailable(error, request, reply);

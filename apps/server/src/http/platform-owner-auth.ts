@@ -1,8 +1,8 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
-import { comparableEmail, type SessionClaims } from '../domain/identity/session-claims.ts';
 import type { Context } from '../context.ts';
 import { CONTROL_HEADER } from '../control-file.ts';
+import { comparableEmail, type SessionClaims } from '../domain/identity/session-claims.ts';
 import { ProblemError } from './problems.ts';
 
 declare module 'fastify' {
@@ -20,7 +20,7 @@ function sameSecret(a: string, b: string): boolean {
 
 /**
  * Platform-owner routes: a session whose sign-in email is in ARBITER_PLATFORM_OWNER_EMAILS
- * (docs/decisions.md#platform-owners), or the local control token that a running server shares with the
+ * (docs/decisions/identity-and-billing.md#platform-owners), or the local control token that a running server shares with the
  * `arbiter` command through its data dir (so the CLI never opens an embedded database
  * beside the server).
  */

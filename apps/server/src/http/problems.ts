@@ -292,7 +292,7 @@ export const PROBLEMS = {
     status: 400,
     title: 'The OTLP payload cannot be read',
     about:
-      'The body of `POST /v1/otlp/v1/traces` is not an OTLP ExportTraceServiceRequest in the encoding its `Content-Type` names (`application/x-protobuf` or OTLP JSON `application/json`), or its gzip is broken. Nothing was stored.',
+      'The body of `POST /v1/otlp/v1/traces` is not an OTLP ExportTraceServiceRequest in the encoding its `Content-Type` names (`application/x-protobuf` or OTLP JSON `application/json`), its gzip is broken, an attribute value nests more than 32 deep, or a time is beyond a fixed64 of nanoseconds. Nothing was stored.',
   },
   'rate-limited': {
     status: 429,
@@ -309,7 +309,13 @@ export const PROBLEMS = {
     status: 429,
     title: 'Too many imports at once',
     about:
-      'An org runs at most a few bulk imports at once (`ARBITER_IMPORT_CONCURRENCY_PER_ORG`, 2 unless set); nothing of this one was stored. Send it again after `Retry-After` seconds, or once an earlier import has answered.',
+      'An org runs at most a few bulk imports at once (`ARBITER_IMPORT_CONCURRENCY_PER_ORG`, 2 unless set), and as many dataset uploads, counted apart; nothing of this one was stored. Send it again after `Retry-After` seconds, or once an earlier one has answered.',
+  },
+  'otlp-concurrency-limit': {
+    status: 429,
+    title: 'Too many OTLP exports at once',
+    about:
+      'An org has at most 4 OTLP trace exports decoded at once in each server process; nothing of this one was stored. OTLP exporters retry after `Retry-After` seconds.',
   },
   'test-event-limit': {
     status: 429,

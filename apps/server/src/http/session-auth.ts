@@ -1,7 +1,11 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { type OrgRole, roleAtLeast, type SessionClaims } from '../domain/identity/session-claims.ts';
 import type { Context } from '../context.ts';
 import type { Caller } from '../domain/identity/identity.ts';
+import {
+  type OrgRole,
+  roleAtLeast,
+  type SessionClaims,
+} from '../domain/identity/session-claims.ts';
 import { ProblemError } from './problems.ts';
 
 declare module 'fastify' {
@@ -50,6 +54,8 @@ export function sessionHook(ctx: Context) {
           'The session token was issued by another issuer or lacks a required claim',
         ERR_JWKS_NO_MATCHING_KEY: 'The session token is not signed by a key this server trusts',
         ERR_JWS_SIGNATURE_VERIFICATION_FAILED: 'The session token signature does not verify',
+        ERR_AZP_NOT_ALLOWED:
+          'The session token was issued to another party (azp) than this deployment',
         ERR_CLAIM_NOT_STORABLE:
           'A claim of the session token contains a NUL character or an unpaired surrogate',
       };

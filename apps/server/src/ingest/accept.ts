@@ -1,8 +1,8 @@
 import type { Context } from '../context.ts';
+import { monthResetsAt, usageMonth } from '../domain/billing/usage-month.ts';
 import { isActiveFor } from '../domain/keys.ts';
 import type { OrgState } from '../domain/org-state-cache.ts';
 import { PLAN_LIMITS } from '../domain/plans/plans.ts';
-import { monthResetsAt, usageMonth } from '../domain/billing/usage-month.ts';
 import type { EventOutcome } from '../kernel/ports.ts';
 import type { TimeSlice } from '../kernel/time-slice.ts';
 import { EventIdClaims } from './event-id-claims.ts';
@@ -18,11 +18,14 @@ export interface Rejection {
 }
 
 export interface AcceptOutcome {
-  /** Events acknowledged: newly appended plus retries of events already accepted. */
+  /** Events acknowledged: newly appended plus identical retries of events already accepted. */
   accepted: number;
   /** Of those, events whose id was already stored (or repeated in the request): not stored again. */
   duplicates: number;
-  /** Of the duplicates, those whose stored event says something else: dropped, the first stands. */
+  /**
+   * Events whose id is already stored with other content: not accepted, listed in `rejected`;
+   * the stored event stands.
+   */
   conflicts: number;
   rejected: Rejection[];
   configVersion: number;
@@ -149,23 +152,41 @@ function countOutcomes(
   };
   for (const r of rejected) add(typeOf(raw[r.index]), 'refused');
   const typeById = new Map(valid.map((e) => [e.event_id, e.type]));
+  const conflicting = new Set(result?.conflicts);
   for (const id of result?.appended ?? []) add(typeById.get(id) ?? null, 'accepted');
-  for (const id of result?.duplicates ?? []) add(typeById.get(id) ?? null, 'duplicate');
+  // A conflict is among the rejections already: counted there, as refused.
+  for (const id of result?.duplicates ?? [])
+    if (!conflicting.has(id)) add(typeById.get(id) ?? null, 'duplicate');
   for (const t of tally.values()) metrics.countEvents(t.type, t.outcome, t.count);
 }
 
-/** Adds the valid events the log refused over the allowance to `rejected`, in request order. */
-function rejectOverAllowance(
+/**
+ * Adds the valid events the log did not take to `rejected`, in request order: those over the
+ * allowance, and those reusing a stored event id with other content (every copy in the
+ * request). Returns how many conflicted.
+ */
+function rejectNotTaken(
   rejected: Rejection[],
-  valid: readonly AcceptedEvent[],
-  validIndex: readonly number[],
-  refusedIds: readonly string[],
-  detail: string,
-): void {
-  const refused = new Set(refusedIds);
-  for (const [i, event] of valid.entries())
-    if (refused.has(event.event_id)) rejected.push({ index: validIndex[i] as number, detail });
+  checked: { valid: readonly AcceptedEvent[]; validIndex: readonly number[] },
+  result: AppendResult,
+  overAllowance: string,
+): number {
+  const refused = new Set(result.refused);
+  const conflicting = new Set(result.conflicts);
+  let conflicts = 0;
+  for (const [i, event] of checked.valid.entries()) {
+    const index = checked.validIndex[i] as number;
+    if (refused.has(event.event_id)) rejected.push({ index, detail: overAllowance });
+    else if (conflicting.has(event.event_id)) {
+      conflicts++;
+      rejected.push({
+        index,
+        detail: `event_id: "${event.event_id}" is already stored with different content; the stored event stands`,
+      });
+    }
+  }
   rejected.sort((a, b) => a.index - b.index);
+  return conflicts;
 }
 
 /**
@@ -183,7 +204,7 @@ export async function acceptEvents(
   const state = await ctx.orgState.get(orgId);
   const limits = PLAN_LIMITS[state.plan];
   const checked = await checkEach(raw, state, now, options, ctx.modelText !== null);
-  const { rejected, validIndex, beforeWindow } = checked;
+  const { rejected, beforeWindow } = checked;
   const enforce = ctx.config.enforceLimits && !limits.bills_overage;
   const base = {
     configVersion: state.configVersion,
@@ -217,15 +238,32 @@ export async function acceptEvents(
     ...(keyHash === undefined ? {} : { keyHash }),
   });
   const refusal = `over the monthly allowance of ${limits.monthly_event_allowance} events on the ${state.plan} plan; it resets at ${base.resetsAt.toISOString()}`;
-  rejectOverAllowance(rejected, valid, validIndex, result.refused, refusal);
+  const conflicts = rejectNotTaken(
+    rejected,
+    { valid, validIndex: checked.validIndex },
+    result,
+    refusal,
+  );
   countOutcomes(ctx.metrics, raw, rejected, valid, result);
+  const notTaken = [...result.refused, ...result.conflicts];
   return {
     ...base,
-    accepted: result.appended.length + result.duplicates.length,
-    duplicates: result.duplicates.length,
-    conflicts: result.conflicts.length,
+    ...counted(result, conflicts),
     rejected,
+    beforeWindow: acceptedBeforeWindow(valid, beforeWindow, notTaken),
+  };
+}
+
+/** The ack's counts: a conflicting copy is one of the log's duplicates, never acknowledged. */
+function counted(
+  result: AppendResult,
+  conflicts: number,
+): Pick<AcceptOutcome, 'accepted' | 'duplicates' | 'conflicts' | 'overAllowance'> {
+  const duplicates = result.duplicates.length - conflicts;
+  return {
+    accepted: result.appended.length + duplicates,
+    duplicates,
+    conflicts,
     overAllowance: result.refused.length,
-    beforeWindow: acceptedBeforeWindow(valid, beforeWindow, result.refused),
   };
 }

@@ -16,7 +16,7 @@ interface Lane {
 
 /**
  * One org's concurrent first deliveries written together ("Group commit of one org's
- * deliveries", docs/decisions.md#the-event-log-and-the-fold). While `perOrg` writes of an org
+ * deliveries", docs/decisions/ingest.md#the-event-log-and-the-fold). While `perOrg` writes of an org
  * are under way, its next requests wait, and the next write takes them all (up to `maxEvents`)
  * in one COPY, one meter update and one commit: the database's cost per write is then shared.
  * Only one org's requests ever share a write, so another org's lock wait, failed row or retry

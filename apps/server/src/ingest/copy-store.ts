@@ -65,7 +65,7 @@ export interface CopyStore {
 }
 
 /**
- * Stores and meters a batch with COPY, PostgreSQL's cheapest bulk write (docs/decisions.md#the-event-log-and-the-fold), in one
+ * Stores and meters a batch with COPY, PostgreSQL's cheapest bulk write (docs/decisions/ingest.md#the-event-log-and-the-fold), in one
  * round trip: the COPY, the meter and the sending keys' check go as one simple-protocol query,
  * which PostgreSQL runs as one implicit transaction (all or none). COPY cannot skip rows that
  * are already there, so a batch holding an event stored before (a client's retry) fails whole

@@ -24,7 +24,7 @@ const BURST_OVER_MS = 50;
  *
  * It folds at most once per `gatherMs` while each fold takes everything there is and this
  * process's appends keep coming ("The fold lets events gather",
- * docs/decisions.md#the-folds-queue-and-the-fold-gate). A fold's cost is mostly per user-day
+ * docs/decisions/ingest.md#the-folds-queue-and-the-fold-gate). A fold's cost is mostly per user-day
  * row and per fold, so a second's events folded at once cost the database less than the same
  * events in folds of a few hundred, at the price of aggregates that trail the log by up to
  * `gatherMs`. When this process's appends pause, the burst is over and the fold runs then. A

@@ -3,7 +3,7 @@
  * in memory and spends CPU on every row; one org sending many at once would take the process
  * from every other org, so past the limit an import is refused (429) rather than queued: the
  * client retries after a moment, as it does on a rate limit. The count is per process; several
- * processes each allow the limit.
+ * processes each allow the limit. OTLP trace exports of an org pass a gate of their own.
  */
 export class ImportGate {
   readonly #running = new Map<string, number>();

@@ -51,7 +51,7 @@ async function offloadOne(
 /**
  * Moves each model call's prompt and response to the store, before the batch reaches the log:
  * the row and the log message then carry the reference, sizes and SHA-256 instead. Every
- * model call with text goes, whatever its size (docs/decisions.md#model-text-in-object-storage).
+ * model call with text goes, whatever its size (docs/decisions/scale-out.md#model-text-in-object-storage).
  * Resolves once every object is stored; throws ModelTextUnavailable otherwise.
  */
 export async function offloadModelText(

@@ -28,7 +28,7 @@ export type EventCheck =
     }
   | { ok: false; detail: string };
 
-/** `metadata.arbiter_test` marks test events (docs/decisions.md#test-events). */
+/** `metadata.arbiter_test` marks test events (docs/decisions/ingest.md#test-events). */
 export function isTestEvent(metadata: Record<string, unknown> | undefined): boolean {
   return metadata?.arbiter_test === true;
 }

@@ -159,7 +159,7 @@ export interface ModelTextObject {
 
 /**
  * An object store for model calls' prompt and response text (ARBITER_BLOB_URL,
- * docs/decisions.md#model-text-in-object-storage). Every method rejects when the store
+ * docs/decisions/scale-out.md#model-text-in-object-storage). Every method rejects when the store
  * cannot be reached; `get` of a key that is not there rejects too.
  */
 export interface ModelTextStore {

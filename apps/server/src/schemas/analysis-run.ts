@@ -61,7 +61,7 @@ export const SequentialSchema = Type.Object(
 export const METRIC_OUTCOMES = ['better', 'worse', 'inconclusive'] as const;
 export type MetricOutcome = (typeof METRIC_OUTCOMES)[number];
 
-/** MetricResult: the contract's required fields plus ours (docs/decisions.md#the-results-response). */
+/** MetricResult: the contract's required fields plus ours (docs/decisions/analysis.md#the-results-response). */
 export const MetricResultSchema = Type.Object({
   metric: Type.String(),
   kind: Type.String(),
@@ -149,7 +149,7 @@ export const MetricResultSchema = Type.Object({
 
 export const RECOMMENDATIONS = ['ship', 'keep_control', 'keep_collecting', 'halted'] as const;
 
-/** What a run recommends (docs/decisions.md#recommendations), stored with it. */
+/** What a run recommends (docs/decisions/analysis.md#recommendations), stored with it. */
 export const DecisionSchema = Type.Object(
   {
     recommendation: Type.Enum(RECOMMENDATIONS, {

@@ -14,7 +14,7 @@ import { type Static, Type } from 'typebox';
 import { FreeFormObject } from './free-form-json.ts';
 import { Text, TextMatching } from './text.ts';
 
-/** Field shapes of ExperimentConfig that the contract leaves open are decided here (docs/decisions.md#experiment-fields). */
+/** Field shapes of ExperimentConfig that the contract leaves open are decided here (docs/decisions/experiments.md#experiment-fields). */
 
 export const VariantKey = Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$' });
 

@@ -4,7 +4,14 @@ import addFormats from 'ajv-formats';
 import type { FastifySchema } from 'fastify';
 import { dateTimeFormat } from './date-time-format.ts';
 import { FREE_FORM_JSON_KEYWORD, freeFormJsonProblem } from './free-form-json.ts';
-import { isRealRunLabel, RUN_LABEL_FORMAT, RUN_LABEL_MESSAGE } from './run-label.ts';
+import {
+  DAY_FORMAT,
+  DAY_MESSAGE,
+  isRealDay,
+  isRealRunLabel,
+  RUN_LABEL_FORMAT,
+  RUN_LABEL_MESSAGE,
+} from './run-label.ts';
 import { TEXT_RULE_MESSAGE } from './text.ts';
 
 /**
@@ -16,6 +23,7 @@ function ajv(options: Options): Ajv {
   (addFormats as unknown as (a: Ajv) => void)(instance);
   instance.addFormat('date-time', dateTimeFormat);
   instance.addFormat(RUN_LABEL_FORMAT, { type: 'string', validate: isRealRunLabel });
+  instance.addFormat(DAY_FORMAT, { type: 'string', validate: isRealDay });
   const checkFreeForm = (
     enabled: boolean,
     data: unknown,
@@ -48,7 +56,7 @@ function ajv(options: Options): Ajv {
 /**
  * Compiles on the first call, not when the route or module is set up: compiling every route's
  * validators before the listener opened was a large part of a restart
- * (docs/decisions.md#build-start-and-the-demo). The text rule's and the run label's failures
+ * (docs/decisions/operations.md#build-start-and-the-demo). The text rule's and the run label's failures
  * say what is wrong instead of quoting a pattern.
  */
 function checkedOnFirstUse(schema: object, compile: () => ValidateFunction): ValidateFunction {
@@ -63,6 +71,7 @@ function checkedOnFirstUse(schema: object, compile: () => ValidateFunction): Val
           e.message = TEXT_RULE_MESSAGE;
         if (e.keyword === 'format' && e.params.format === RUN_LABEL_FORMAT)
           e.message = RUN_LABEL_MESSAGE;
+        if (e.keyword === 'format' && e.params.format === DAY_FORMAT) e.message = DAY_MESSAGE;
       }
     }
     return ok;

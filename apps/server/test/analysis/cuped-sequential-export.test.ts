@@ -6,7 +6,7 @@ import { importAll, ingestAll, runNightlyFor, seeded, today } from '../support/a
 import { type Harness, startHarness } from '../support/harness.ts';
 
 /**
- * Issue 16 through the HTTP API: CUPED with a real pre-period covariate (history imported for
+ * CUPED, sequential runs and export through the HTTP API: CUPED with a real pre-period covariate (history imported for
  * the days before the experiments existed), the always-valid block of manual runs, and the
  * export whose CSV, re-read by a CSV library, equals its JSON.
  */

@@ -5,7 +5,7 @@ import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { openDatabase, rows } from '../../src/db/connect.ts';
 
-/** PGlite's buffer pool: 32 MB on a data dir, 16 MB in memory (docs/decisions.md). */
+/** PGlite's buffer pool: 32 MB on a data dir, 16 MB in memory (docs/decisions/operations.md#build-start-and-the-demo). */
 const poolOf = async (dataDir: string | null) => {
   const handle = await openDatabase({ kind: 'pglite', dataDir });
   try {

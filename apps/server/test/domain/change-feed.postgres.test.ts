@@ -4,7 +4,7 @@ import { type SecondProcess, secondProcess } from '../support/second-process.ts'
 
 /**
  * Two server processes on one PostgreSQL database: a key rotation or a config change made
- * through one reaches the other at once through LISTEN/NOTIFY (docs/decisions.md#several-processes). The other
+ * through one reaches the other at once through LISTEN/NOTIFY (docs/decisions/operations.md#several-processes). The other
  * process's clock stands still, so its caches' 1 s revalidation never fires: whatever it
  * learns, it learned from the notification.
  */

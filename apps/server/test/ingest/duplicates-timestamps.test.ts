@@ -4,7 +4,7 @@ import { events, experiments } from '../../src/db/schema.ts';
 import { exposureOf, type TwoOrgs, twoOrgs } from '../support/ingest-probe.ts';
 import { storedEvents } from '../support/stored-events.ts';
 
-// Class 7 of the hardening issue: nothing is accepted silently — an id reused with other
+// Nothing is accepted silently — an id reused with other
 // content, a timestamp a client could not have replayed, history before the analysis window.
 
 // assigned in beforeAll
@@ -78,7 +78,7 @@ describe('one event_id, two contents', () => {
     expect(await probe.metered(acme.orgId)).toBe(before + 1);
   });
 
-  it('counts a re-sent event_id in the ack: duplicates, and conflicts where the stored event says something else', async () => {
+  it('counts a re-sent event_id in the ack: duplicates accepted, conflicts rejected', async () => {
     const at = new Date().toISOString();
     const first = [
       business('resent-1', 5, { timestamp: at, metadata: { a: 1, b: 2 } }),
@@ -97,16 +97,34 @@ describe('one event_id, two contents', () => {
       },
     ]);
     expect(retry.json()).toMatchObject({ accepted: 1, duplicates: 1, conflicts: 0 });
-    // The ids again with other content: acknowledged as documented, counted, the first stands.
+    // The ids again with other content: not accepted, each copy rejected, the first stands.
     const reused = await probe.send(acme.secret, [
       business('resent-1', 5, { timestamp: at, metadata: { a: 1, b: 3 } }),
       business('resent-2', 60, { timestamp: at }),
       business('resent-3', 7, { timestamp: at }),
+      business('resent-2', 60, { timestamp: at }),
     ]);
     expect(reused.statusCode).toBe(202);
-    expect(reused.json()).toMatchObject({ accepted: 3, duplicates: 2, conflicts: 2, rejected: [] });
+    const stands = (id: string) =>
+      `event_id: "${id}" is already stored with different content; the stored event stands`;
+    expect(reused.json()).toEqual({
+      accepted: 1,
+      duplicates: 0,
+      conflicts: 3,
+      config_version: expect.any(Number),
+      rejected: [
+        { index: 0, detail: stands('resent-1') },
+        { index: 1, detail: stands('resent-2') },
+        { index: 3, detail: stands('resent-2') },
+      ],
+    });
     expect(await storedValue('resent-2')).toBe(6);
     expect(await probe.metered(acme.orgId)).toBe(before + 1);
+    // A batch of conflicts alone accepts nothing: the problem names each.
+    const only = await probe.send(acme.secret, [business('resent-2', 61, { timestamp: at })]);
+    expect(only.statusCode).toBe(400);
+    expect(only.json().errors).toEqual([{ pointer: '#/events/0', detail: stands('resent-2') }]);
+    expect(await storedValue('resent-2')).toBe(6);
   });
 
   it('an import reports the row that reuses an id with other content, across its 5,000-row slices too', async () => {

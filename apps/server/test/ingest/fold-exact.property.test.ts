@@ -6,7 +6,7 @@ import { rows } from '../../src/db/connect.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
 import { foldEverything } from '../support/ingest-probe.ts';
 
-// The fuzz test of the fold the hardening issue asks for: random events with extreme but
+// A fuzz test of the fold: random events with extreme but
 // accepted values go through the real accept → fold path (PGlite, and PostgreSQL in the
 // test command's PostgreSQL pass); every per-arm count and sum in the aggregates must
 // equal a recomputation in exact arithmetic — SQL `numeric` over the stored raw events, and

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rows } from '../../src/db/connect.ts';
 import { exposureOf, type TwoOrgs, twoOrgs } from '../support/ingest-probe.ts';
 
-// Class 1 of the hardening issue: every numeric field has a domain the aggregates can hold,
+// Every numeric field has a domain the aggregates can hold,
 // on every route, and the fold cannot overflow whatever the log holds.
 
 // assigned in beforeAll

@@ -8,7 +8,7 @@ import { ingestHealth } from '../../src/ingest/ingest-health.ts';
 import { listQuarantined } from '../../src/ingest/quarantine.ts';
 import { exposureOf, type TwoOrgs, twoOrgs } from '../support/ingest-probe.ts';
 
-// Class 2 of the hardening issue: a row the fold cannot fold is set aside with its reason,
+// A row the fold cannot fold is set aside with its reason,
 // logged once, and passed, so it holds back no other row and no other org.
 
 // assigned in beforeAll

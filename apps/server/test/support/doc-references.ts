@@ -3,7 +3,7 @@ import { dirname, join, normalize } from 'node:path';
 
 /**
  * References from code and docs to places in the repository's documents. The one form for a
- * section is an anchor, `docs/decisions.md#ingest` (or a Markdown link to it), which GitHub
+ * section is an anchor, `docs/decisions/ingest.md#events` (or a Markdown link to it), which GitHub
  * renders and this checker resolves. Three things fail: an anchor no heading of that document
  * makes, a relative link to a file that is not there, and a section sign (a numbered section of
  * a document the repository does not hold; only an RFC's sections are cited that way). A

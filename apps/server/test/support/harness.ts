@@ -15,7 +15,7 @@ import { experimentConfig } from './builders.ts';
 import { freshDatabase, freshShards } from './database.ts';
 import { keepsRunLog, logDestinationOf, RUN_LOG_LEVEL, recordSecrets } from './run-log.ts';
 import { scaleOutEnv } from './scale-out-env.ts';
-import { TEST_ISSUER, type TokenClaims, testIdentityProvider } from './sessions.ts';
+import { TEST_AUDIENCE, TEST_ISSUER, type TokenClaims, testIdentityProvider } from './sessions.ts';
 
 /** Tests import the config builder from here too, beside the harness that posts it. */
 export { experimentConfig };
@@ -63,6 +63,8 @@ export async function startHarness(
     ARBITER_DATA_DIR: dataDir,
     ARBITER_SESSION_JWKS_URL: idp.jwksPath,
     ARBITER_SESSION_ISSUER: TEST_ISSUER,
+    // Development sessions (a test that clears the JWKS) carry no audience.
+    ...(env.ARBITER_SESSION_JWKS_URL === '' ? {} : { ARBITER_SESSION_AUDIENCE: TEST_AUDIENCE }),
     ARBITER_SECRET_KEY: TEST_SECRET_KEY,
     ARBITER_LOG_LEVEL: parts.logDestination === undefined ? RUN_LOG_LEVEL : 'info',
     // Kafka and an S3 server under every app when the test environment names them.

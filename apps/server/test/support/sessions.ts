@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 
 export const TEST_ISSUER = 'https://identity.test';
+/** The audience every test app expects, and every test token names unless told otherwise. */
+export const TEST_AUDIENCE = 'https://arbiter.test';
 
 export interface TokenClaims {
   sub?: string;
@@ -11,8 +13,10 @@ export interface TokenClaims {
   name?: string;
   org_id?: string | null;
   org_role?: string;
-  /** The token's audience; none when absent. */
-  aud?: string;
+  /** The token's audience: TEST_AUDIENCE when absent, none when null. */
+  aud?: string | string[] | null;
+  /** The token's authorized party (`azp`); none when absent. */
+  azp?: string;
   /** Sent as the token's `email_verified` claim when given. */
   email_verified?: unknown;
 }
@@ -40,7 +44,8 @@ export async function testIdentityProvider() {
       org_role: claims.org_role ?? 'member',
     };
     if (claims.org_id !== null) payload.org_id = claims.org_id ?? 'org_a';
-    if (claims.aud !== undefined) payload.aud = claims.aud;
+    if (claims.aud !== null) payload.aud = claims.aud ?? TEST_AUDIENCE;
+    if (claims.azp !== undefined) payload.azp = claims.azp;
     if (claims.email_verified !== undefined) payload.email_verified = claims.email_verified;
     return new SignJWT(payload)
       .setProtectedHeader({ alg: 'RS256', kid: 'k1' })

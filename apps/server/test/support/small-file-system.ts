@@ -18,7 +18,9 @@ export interface SmallFileSystem {
   free(): number;
   /** Takes space until `leaveBytes` remain free. */
   fillLeaving(leaveBytes: number): void;
-  /** Gives the space taken by `fillLeaving` back. */
+  /** Takes every byte left, down to the file system's refusal (ENOSPC); mounted only. */
+  fillUp(): void;
+  /** Gives the space taken by `fillLeaving` and `fillUp` back. */
   release(): void;
   unmount(): void;
 }
@@ -62,6 +64,18 @@ export function smallFileSystem(sizeBytes: number): SmallFileSystem {
       const chunks = Math.max(0, Math.floor((freeOf(dir) - leaveBytes) / chunk.length));
       writeFileSync(filler, Buffer.alloc(0));
       for (let i = 0; i < chunks; i++) writeFileSync(filler, chunk, { flag: 'a' });
+    },
+    fillUp() {
+      if (!mounted) throw new Error('only a mounted file system can be filled up');
+      this.fillLeaving(0);
+      for (const size of [64 * 1024, 4096, 512, 1]) {
+        const chunk = Buffer.alloc(size);
+        try {
+          for (;;) writeFileSync(filler, chunk, { flag: 'a' });
+        } catch (error) {
+          if ((error as { code?: string }).code !== 'ENOSPC') throw error;
+        }
+      }
     },
     release() {
       taken = 0;

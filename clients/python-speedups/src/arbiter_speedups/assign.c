@@ -8,7 +8,7 @@
  * layer or targeting (a plain one) is bucketed here too, for an ASCII user id; every other
  * variant is the experiment's Python variant function's. With exposures on, a check of a C
  * exposure table waits in a batch (drain) so that the table's memory reads of many calls overlap,
- * as the TypeScript client batches its checks (docs/decisions.md#pythons-assign-in-c-in-the-speedups-extra).
+ * as the TypeScript client batches its checks (docs/decisions/clients.md#pythons-assign-in-c-in-the-speedups-extra).
  */
 #include "assign.h"
 

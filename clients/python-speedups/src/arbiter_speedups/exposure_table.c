@@ -1,4 +1,4 @@
-/* The exposure table of arbiter-client, in C (docs/decisions.md#exposure-de-duplication-in-the-clients).
+/* The exposure table of arbiter-client, in C (docs/decisions/clients.md#exposure-de-duplication-in-the-clients).
  *
  * The same table as arbiter/_exposure_dedup.py's ExposureDedup: 64-bit fingerprints of
  * (user id, variant) with open addressing and linear probing, at most three slots in four

@@ -1,4 +1,4 @@
-"""``assign()`` in C, from the ``speedups`` extra (docs/decisions.md#pythons-assign-in-c-in-the-speedups-extra).
+"""``assign()`` in C, from the ``speedups`` extra (docs/decisions/clients.md#pythons-assign-in-c-in-the-speedups-extra).
 
 ``Arbiter.assign`` is the definition; the C call takes the same steps with the same callbacks
 into the client, and buckets an experiment without holdouts, layer or targeting itself. Without

@@ -1,4 +1,4 @@
-"""Bucketing version 1 (docs/decisions.md#bucketing): murmur3_x86_32(UTF-8(salt + ":" + user_id)) mod bucket_count,
+"""Bucketing version 1 (docs/decisions/experiments.md#bucketing): murmur3_x86_32(UTF-8(salt + ":" + user_id)) mod bucket_count,
 then the variant whose half-open range holds the bucket."""
 
 from bisect import bisect_right

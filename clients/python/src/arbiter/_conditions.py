@@ -3,10 +3,10 @@ semantics written in docs/wire-format.md#the-condition-language-targeting.
 
 A condition is compiled once into a tree of closures (:func:`compile_condition`) and then matched
 against many users' attributes. Compiling also decides whether the condition is readable: an
-unknown operator, an operand of the wrong type, a ``$regex`` that is not a valid pattern, an object
-that mixes operators with field names, or a non-object where a condition belongs makes the whole
-condition match no one, even under ``$not``, ``$nor`` or beside a passing ``$or`` branch. Matching
-never raises.
+unknown operator, an operand of the wrong type, a ``$regex`` that is not a valid pattern or is
+unsafe (:mod:`arbiter._regex_safety`), an object that mixes operators with field names, or a
+non-object where a condition belongs makes the whole condition match no one, even under ``$not``,
+``$nor`` or beside a passing ``$or`` branch. Matching never raises.
 """
 
 import operator
@@ -25,6 +25,7 @@ from arbiter._json_values import (
     type_name,
 )
 from arbiter._prepared_attributes import unwrap
+from arbiter._regex_safety import MAX_SUBJECT_LENGTH, is_safe_pattern
 from arbiter._version_string import padded_version_string
 
 #: Saved groups by key: the values ``$inGroup`` looks a user's attribute up in. A value that is not
@@ -625,7 +626,8 @@ def _regex(name: str, operand: Any) -> _Matcher:
 
 def regex_test(name: str, operand: Any) -> Callable[[Any], bool]:
     """The test of ``$regex``/``$regexi`` against one attribute value, answers not kept."""
-    if not isinstance(operand, str):
+    # An unsafe pattern (one that can backtrack for ever) is read as an invalid one: never run.
+    if not isinstance(operand, str) or not is_safe_pattern(operand):
         raise _Unreadable
     try:
         pattern = re.compile(operand, re.IGNORECASE if name == "$regexi" else 0)
@@ -636,7 +638,8 @@ def regex_test(name: str, operand: Any) -> Callable[[Any], bool]:
 
     def search(actual: Any) -> bool:
         text = actual if isinstance(actual, str) else string_form(actual)
-        return text is not None and find(text) is not None
+        # A value past the cap is never searched: it does not match.
+        return text is not None and len(text) <= MAX_SUBJECT_LENGTH and find(text) is not None
 
     return search
 

@@ -8,7 +8,7 @@ file; the client's options take seconds, converted once in ``Arbiter.__init__``'
 #: Production API. Overridden by the ``base_url`` option or ``ARBITER_BASE_URL``.
 DEFAULT_BASE_URL = "https://api.arbiter.dev"
 
-#: docs/decisions.md#shared-behaviour-and-defaults: clients poll ``GET /v1/config`` every 60 s.
+#: docs/decisions/clients.md#shared-behaviour-and-defaults: clients poll ``GET /v1/config`` every 60 s.
 CONFIG_POLL_INTERVAL_MS = 60_000
 
 #: Events per ``POST /v1/events`` request.
@@ -39,7 +39,7 @@ RETRY_JITTER = 0.25
 REQUEST_TIMEOUT_MS = 10_000
 
 #: Spilled events are replayed within 24 h, with their original timestamps
-#: (docs/decisions.md#shared-behaviour-and-defaults).
+#: (docs/decisions/clients.md#shared-behaviour-and-defaults).
 OFFLINE_REPLAY_WINDOW_MS = 24 * 60 * 60 * 1_000
 #: Events kept in the offline store; the oldest go first past this.
 OFFLINE_STORE_CAPACITY = 100_000
@@ -73,7 +73,7 @@ METADATA_MAX_BYTES = 65_536
 EXIT_FLUSH_DEADLINE_MS = 2_000
 
 #: ``evaluate``: tasks running at once unless ``concurrency`` says otherwise (the same default as
-#: the TypeScript and Java clients, docs/decisions.md#offline-evaluation-in-the-clients-evaluate).
+#: the TypeScript and Java clients, docs/decisions/clients.md#offline-evaluation-in-the-clients-evaluate).
 EVALUATION_CONCURRENCY = 4
 #: Python only: the progress line on a terminal is redrawn at most this often.
 EVALUATION_PROGRESS_REDRAW_MS = 100

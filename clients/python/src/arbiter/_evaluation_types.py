@@ -1,5 +1,5 @@
 """The value types of ``evaluate``: what a task and a scorer function receive, the scorers, the
-progress, and the run returned (docs/decisions.md#offline-evaluation-in-the-clients-evaluate)."""
+progress, and the run returned (docs/decisions/clients.md#offline-evaluation-in-the-clients-evaluate)."""
 
 from dataclasses import dataclass
 from typing import Any, Awaitable, Callable, Dict, List, Literal, NamedTuple, Optional, TypedDict, Union
@@ -90,7 +90,7 @@ class Scorer(_ScorerRequired, total=False):
 
 
 class OfflineRun(TypedDict):
-    """The run as ``GET /v1/offline-runs/{run_id}`` serves it (docs/decisions.md#offline-runs)."""
+    """The run as ``GET /v1/offline-runs/{run_id}`` serves it (docs/decisions/offline-evaluation.md#offline-runs)."""
 
     id: str
     experiment_id: str

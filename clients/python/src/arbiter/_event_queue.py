@@ -12,7 +12,7 @@ class EventQueue:
     and no more; what does not fit is counted, since a silent drop would look like traffic that
     never happened.
 
-    A full queue drops exposures first (docs/decisions.md#exposure-de-duplication-in-the-clients):
+    A full queue drops exposures first (docs/decisions/clients.md#exposure-de-duplication-in-the-clients):
     the next day's ``assign`` sends a user's exposure again, while a model call or a business
     event is gone for good. Exposures and the other events wait in two lines, each entry with its
     arrival number, so that the oldest exposure leaves in constant time and ``take`` still hands

@@ -1,5 +1,5 @@
 """One exposure per user, experiment and UTC day, in bounded memory
-(docs/decisions.md#exposure-de-duplication-in-the-clients)."""
+(docs/decisions/clients.md#exposure-de-duplication-in-the-clients)."""
 
 import threading
 import time

@@ -1,6 +1,6 @@
 """Distinct users per experiment and UTC day whose check reached the experiment's targeting, sent
 as counts to ``POST /v1/targeting-tallies``
-(docs/decisions.md#the-share-of-users-targeting-excluded)."""
+(docs/decisions/targeting.md#the-share-of-users-targeting-excluded)."""
 
 import json
 import logging

@@ -1,4 +1,4 @@
-"""UTF-8 bytes of a user id, the way every Arbiter client encodes it (docs/decisions.md#bucketing)."""
+"""UTF-8 bytes of a user id, the way every Arbiter client encodes it (docs/decisions/experiments.md#bucketing)."""
 
 
 def encode_utf8(text: str) -> bytes:

@@ -133,7 +133,7 @@ export class ConfigStore {
     }
     const hi = second ^ variantCode(experiment, variant);
     // Only a new exposure looks the tally up: a second miss of the caches on every targeted
-    // call cost issue 29's ratio of targeted to untargeted calls.
+    // call cost the targeted call its goal of at least half the untargeted call's rate.
     if (tallyHi === null) pending.add(experiment, userId, variant, hash, hi, attributes);
     else pending.addTallied(experiment, userId, variant, hash, hi, tallyHi, attributes);
     return variant;

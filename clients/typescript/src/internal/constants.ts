@@ -6,7 +6,7 @@
 /** Production API. Overridden by the `baseUrl` option or `ARBITER_BASE_URL`. */
 export const DEFAULT_BASE_URL = 'https://api.arbiter.dev';
 
-/** docs/decisions.md#shared-behaviour-and-defaults: clients poll `GET /v1/config` every 60 s. */
+/** docs/decisions/clients.md#shared-behaviour-and-defaults: clients poll `GET /v1/config` every 60 s. */
 export const CONFIG_POLL_INTERVAL_MS = 60_000;
 
 /** Events per `POST /v1/events` request. */
@@ -36,7 +36,7 @@ export const RETRY_JITTER = 0.25;
 /** One HTTP request, connection included. */
 export const REQUEST_TIMEOUT_MS = 10_000;
 
-/** docs/decisions.md#shared-behaviour-and-defaults: spilled events are replayed within 24 h, with their original timestamps. */
+/** docs/decisions/clients.md#shared-behaviour-and-defaults: spilled events are replayed within 24 h, with their original timestamps. */
 export const OFFLINE_REPLAY_WINDOW_MS = 24 * 60 * 60 * 1_000;
 /** Events kept in the offline store; the oldest go first past this. */
 export const OFFLINE_STORE_CAPACITY = 100_000;

@@ -4,7 +4,7 @@ import type { AnyAttributes } from './user-context.ts';
  * The users of one experiment already sent an exposure today, as 64-bit fingerprints (two
  * 32-bit halves) in one flat open-addressing table with linear probing: 8 bytes a slot, no
  * object per user, so a million users cost about 9 MiB and a lookup touches one cache line or
- * two. See docs/decisions.md#exposure-de-duplication-in-the-clients.
+ * two. See docs/decisions/clients.md#exposure-de-duplication-in-the-clients.
  */
 
 /** Slots of a table's first real allocation; it starts with one empty slot, so it costs nothing unused. */

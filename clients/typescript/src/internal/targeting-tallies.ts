@@ -35,7 +35,7 @@ export interface Tally {
  * the tally's code), so a tally never suppresses an exposure; the first check of the day counts,
  * and a table full for the day forgets everyone, so a user may then count twice. With exposures
  * on, `assign`'s checks are looked up in `PendingExposures`' batches and counted by `count`.
- * See docs/decisions.md#the-share-of-users-targeting-excluded.
+ * See docs/decisions/targeting.md#the-share-of-users-targeting-excluded.
  */
 export class TargetingTallies {
   #pending = new Map<string, Tally>();

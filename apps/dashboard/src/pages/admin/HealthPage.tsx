@@ -31,6 +31,10 @@ export function HealthPage() {
                 .map(([name, on]) => `${name.replaceAll('_', ' ')}: ${on ? 'yes' : 'no'}`)
                 .join(' · ')}
             </dd>
+            <dt>Stored patterns never run</dt>
+            <dd data-testid="health-patterns">
+              <PatternsList patterns={h.patterns} />
+            </dd>
           </dl>
         )}
       </QueryView>
@@ -54,4 +58,20 @@ function nightlyLine(nightly: Health['nightly']): string {
     : 'no run yet';
   const next = nightly.next_run_at ? ` · next ${when(nightly.next_run_at)}` : '';
   return `${last} · schedule ${nightly.schedule} UTC${nightly.scheduler_in_this_process ? next : ' (scheduler not in this process)'}`;
+}
+
+/** Stored $regex patterns the server refuses to run (ReDoS), found by its start-up scan. */
+function PatternsList({ patterns }: { patterns: Health['patterns'] }) {
+  if (patterns.scanned_at === null) return <>not scanned yet</>;
+  if (patterns.refused.length === 0) return <>none (scanned {when(patterns.scanned_at)})</>;
+  return (
+    <ul>
+      {patterns.refused.map((p) => (
+        <li key={`${p.experiment_id}${p.pointer}`}>
+          org {p.org_id} · experiment {p.experiment} · <code>{p.pointer}</code>{' '}
+          <code>{p.pattern}</code>: {p.reason}
+        </li>
+      ))}
+    </ul>
+  );
 }

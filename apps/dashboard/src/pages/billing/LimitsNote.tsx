@@ -5,7 +5,7 @@ const SETTING = 'ARBITER_ENFORCE_LIMITS';
 
 /**
  * Whether this server applies the plan's allowances, and the setting that changes it
- * (docs/decisions.md#where-plan-limits-apply): unset, limits apply only where billing is
+ * (docs/decisions/identity-and-billing.md#where-plan-limits-apply): unset, limits apply only where billing is
  * configured.
  */
 export function LimitsNote({ usage }: { usage: Usage }) {

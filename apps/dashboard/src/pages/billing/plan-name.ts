@@ -5,5 +5,5 @@ const PLAN_NAMES: Record<string, string> = {
   enterprise: 'Enterprise',
 };
 
-/** A plan value (free, pro, business, enterprise: docs/decisions.md#the-plans-table) as a person reads it. */
+/** A plan value (free, pro, business, enterprise: docs/decisions/identity-and-billing.md#the-plans-table) as a person reads it. */
 export const planName = (plan: string) => PLAN_NAMES[plan] ?? plan;

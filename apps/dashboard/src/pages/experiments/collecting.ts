@@ -1,6 +1,6 @@
 /**
  * Results appear once every arm has the server's number of evaluated events (about 200 by
- * default, docs/decisions.md#window-arms-and-the-collecting-threshold); the live view says what that number is. The least-filled arm
+ * default, docs/decisions/analysis.md#window-arms-and-the-collecting-threshold); the live view says what that number is. The least-filled arm
  * decides when results can appear.
  */
 export function collectingProgress(live: {

@@ -3,12 +3,12 @@ import type { ShardSet } from '../../db/shards/shard-set.ts';
 import type { Slice, StoredSlices } from '../../schemas/analysis-run.ts';
 import type { MetricDefinition } from '../../schemas/experiment-config.ts';
 import { type BreakdownReads, breakdownReads } from '../reads/breakdown-reads.ts';
-import type { MetricInput, RunInputs } from './compute-run.ts';
+import type { ValueScope } from '../reads/value-scope.ts';
 import type { QuantileArms } from '../sql/quantile-sql.ts';
-import { computeSlice } from './slice-run.ts';
 import { type Slicing, splitSliceKey } from '../sql/slice-sql.ts';
 import type { SufficientStats } from '../sql/sufficient-stats.ts';
-import type { ValueScope } from '../reads/value-scope.ts';
+import type { MetricInput, RunInputs } from './compute-run.ts';
+import { computeSlice } from './slice-run.ts';
 
 /** Every asked dimension's slices of a run whose own results are computed. */
 export async function readBreakdowns(

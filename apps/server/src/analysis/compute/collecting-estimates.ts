@@ -1,9 +1,8 @@
-import type { Database } from '../../db/connect.ts';
+import type { ShardSet } from '../../db/shards/shard-set.ts';
 import type { Experiment } from '../../domain/experiments/service.ts';
-import { readArrivals } from '../reads/arrivals.ts';
+import { eventReads } from '../reads/event-reads.ts';
 import { analysisWindow } from '../reads/read-run-inputs.ts';
 import { type SampleSize, sampleSize } from '../reads/sample-size.ts';
-import { readSufficientStats } from '../sql/sufficient-stats.ts';
 
 /** One primary metric's estimate for one treatment while the experiment collects. */
 export interface CollectingEstimate extends SampleSize {
@@ -15,12 +14,13 @@ export interface CollectingEstimate extends SampleSize {
 
 /**
  * The time-to-decision estimate of every (primary metric, treatment) pair over the window a
- * run started now would read (docs/decisions.md#time-to-a-decision): one aggregate statement
+ * run started now would read (docs/decisions/analysis.md#time-to-a-decision): one aggregate statement
  * of the primary metrics' sufficient statistics, without CUPED's covariates or histograms,
- * and the arms' recent arrivals.
+ * and the arms' recent arrivals. Both are read where the event data is: on every shard and
+ * merged as a run merges them, so shards answer what one database holding the rows answers.
  */
 export async function collectingEstimates(
-  db: Database,
+  shards: ShardSet,
   orgId: string,
   experiment: Experiment,
   now: Date,
@@ -34,13 +34,9 @@ export async function collectingEstimates(
   const control = arms[0];
   if (primary.length === 0 || control === undefined || arms.length < 2) return [];
   const { window, windowDays } = analysisWindow(new Date(experiment.created_at), now);
-  const stats = await readSufficientStats(
-    db,
-    { experimentId: experiment.id, orgId, window },
-    primary,
-    [],
-  );
-  const arrivals = await readArrivals(db, experiment.id, window, windowDays, now);
+  const reads = eventReads(shards, { experimentId: experiment.id, orgId, window });
+  const stats = await reads.stats(primary, []);
+  const arrivals = await reads.arrivals(window, windowDays, now);
   return primary.flatMap((m) =>
     arms.slice(1).map((treatment) => {
       const summaries = stats.metrics[m.name]?.arms ?? {};

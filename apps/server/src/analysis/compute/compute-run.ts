@@ -12,12 +12,12 @@ import type { ArmStatus, MetricResult } from '../../schemas/analysis-run.ts';
 import type { MetricDefinition } from '../../schemas/experiment-config.ts';
 import { decide } from '../decision/decision.ts';
 import { metricOutcome } from '../decision/metric-outcome.ts';
-import type { ArmSamples } from '../sql/metric-samples.ts';
-import { type Method, type PairOutcome, testPair } from './metric-test.ts';
-import { EMPTY_QUANTILE_ARM, type QuantileArms } from '../sql/quantile-sql.ts';
-import type { RunRecord } from './run-record.ts';
 import { type Arrivals, sampleSize } from '../reads/sample-size.ts';
+import type { ArmSamples } from '../sql/metric-samples.ts';
+import { EMPTY_QUANTILE_ARM, type QuantileArms } from '../sql/quantile-sql.ts';
 import type { MetricStats } from '../sql/sufficient-stats.ts';
+import { type Method, type PairOutcome, testPair } from './metric-test.ts';
+import type { RunRecord } from './run-record.ts';
 
 /** One metric as read for a run: its definition, test, summaries and (when needed) samples. */
 export interface MetricInput {

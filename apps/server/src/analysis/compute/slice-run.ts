@@ -4,7 +4,7 @@ import { pairArms, pairResult, type RunInputs } from './compute-run.ts';
 import { testPair } from './metric-test.ts';
 
 /**
- * One slice of a breakdown (docs/decisions.md#breakdowns), pure: its own SRM check over the
+ * One slice of a breakdown (docs/decisions/analysis.md#breakdowns), pure: its own SRM check over the
  * slice's exposed users per arm, then each (metric, treatment) pair tested as the run tests it,
  * with raw p-values only. No Benjamini–Hochberg, no always-valid block, no decision: a slice is
  * exploratory and never touches the run's own results. `inputs` are the run's with the slice's

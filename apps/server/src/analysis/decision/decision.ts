@@ -95,7 +95,7 @@ function ship(input: DecisionInput, candidates: TreatmentVerdict[], first: strin
 }
 
 /**
- * The run's recommendation (docs/decisions.md#recommendations): `halted` when the SRM gate halted;
+ * The run's recommendation (docs/decisions/analysis.md#recommendations): `halted` when the SRM gate halted;
  * `ship` the treatment with a primary metric better, none worse and no guardrail broken (of
  * several, the largest lift on the first primary metric, in its direction); `keep_control`
  * when every treatment has a primary metric worse or a guardrail broken; `keep_collecting`

@@ -1,7 +1,7 @@
 import type { GuardrailViolation, MetricResult } from '../../schemas/analysis-run.ts';
 
 /**
- * The run's guardrail violations (docs/decisions.md#guardrails): guardrail pairs whose outcome
+ * The run's guardrail violations (docs/decisions/analysis.md#guardrails): guardrail pairs whose outcome
  * is worse, by metric then treatment, each with the interval and FDR p-value its outcome was
  * decided on (the always-valid ones on a manual run).
  */

@@ -2,7 +2,7 @@ import type { MetricDirection } from '@arbiter/contract';
 import type { MetricOutcome } from '../../schemas/analysis-run.ts';
 
 /**
- * Whether a pair's effect is good news (docs/decisions.md#recommendations): `better` or `worse` only
+ * Whether a pair's effect is good news (docs/decisions/analysis.md#recommendations): `better` or `worse` only
  * when the pair is significant (the FDR-corrected p of the run's decision: fixed-horizon
  * nightly, always-valid on manual runs), then by the effect's sign against the direction.
  */

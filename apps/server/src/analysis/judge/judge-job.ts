@@ -1,7 +1,7 @@
 import type { Context } from '../../context.ts';
 import { isShardNotAnswering } from '../../db/shards/shard-not-answering.ts';
-import { type ModelTextReader, modelTextReader } from '../../domain/events-export/model-text.ts';
 import { usageMonth } from '../../domain/billing/usage-month.ts';
+import { type ModelTextReader, modelTextReader } from '../../domain/events-export/model-text.ts';
 import type { Judge, JudgeOutcome } from '../../kernel/ports.ts';
 import { utcDay } from '../../kernel/utc-day.ts';
 import { failureReason } from '../run/failure-reason.ts';

@@ -56,7 +56,7 @@ type Deps = Pick<Context, 'db' | 'judge' | 'clock' | 'log' | 'metrics'> & {
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 /**
- * The offline runs' scoring in this process (docs/decisions.md#offline-runs). Every run in
+ * The offline runs' scoring in this process (docs/decisions/offline-evaluation.md#offline-runs). Every run in
  * `scoring` holds a lease on its row; whoever holds it scores, and a holder that died is
  * replaced once the lease has passed: by `sweep` (at start and every SWEEP_INTERVAL_MS in each
  * serving process) or by a repeated `complete`. Nothing but the lease says who scores, so any

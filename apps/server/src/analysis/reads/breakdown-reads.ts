@@ -4,13 +4,13 @@ import { type Database, rows, toNumber } from '../../db/connect.ts';
 import type { ShardSet } from '../../db/shards/shard-set.ts';
 import type { MetricDefinition } from '../../schemas/experiment-config.ts';
 import { inAnalysisTransaction } from '../run/analysis-transaction.ts';
-import { type ArmSamples, readArmSamples } from '../sql/metric-samples.ts';
-import { momentCtes } from '../sql/moments-sql.ts';
-import { type QuantileArms, type QuantileSource, readQuantileArms } from '../sql/quantile-sql.ts';
 import { scatter } from '../shards/scatter.ts';
 import { readShardedQuantileArms } from '../shards/sharded-quantiles.ts';
 import { readShardedSamples } from '../shards/sharded-samples.ts';
 import { readShardedStats } from '../shards/sharded-stats.ts';
+import { type ArmSamples, readArmSamples } from '../sql/metric-samples.ts';
+import { momentCtes } from '../sql/moments-sql.ts';
+import { type QuantileArms, type QuantileSource, readQuantileArms } from '../sql/quantile-sql.ts';
 import {
   readSliceValues,
   type Slicing,

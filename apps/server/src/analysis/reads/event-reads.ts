@@ -2,17 +2,17 @@ import type { Database } from '../../db/connect.ts';
 import type { ShardSet } from '../../db/shards/shard-set.ts';
 import type { ArmStatus } from '../../schemas/analysis-run.ts';
 import type { MetricDefinition } from '../../schemas/experiment-config.ts';
-import { ARRIVAL_DAYS, readArrivals } from './arrivals.ts';
-import type { HistogramGroup } from '../sql/histogram-sql.ts';
-import { type ArmSamples, readArmSamples } from '../sql/metric-samples.ts';
-import { readFoldedQuantileArms } from '../sql/quantile-counts-sql.ts';
-import { type QuantileArms, readQuantileArms } from '../sql/quantile-sql.ts';
-import type { Arrivals } from './sample-size.ts';
 import { scatter } from '../shards/scatter.ts';
 import { readShardedQuantileArms } from '../shards/sharded-quantiles.ts';
 import { readShardedSamples } from '../shards/sharded-samples.ts';
 import { readShardedStats } from '../shards/sharded-stats.ts';
+import type { HistogramGroup } from '../sql/histogram-sql.ts';
+import { type ArmSamples, readArmSamples } from '../sql/metric-samples.ts';
+import { readFoldedQuantileArms } from '../sql/quantile-counts-sql.ts';
+import { type QuantileArms, readQuantileArms } from '../sql/quantile-sql.ts';
 import { readSufficientStats, type SufficientStats } from '../sql/sufficient-stats.ts';
+import { ARRIVAL_DAYS, readArrivals } from './arrivals.ts';
+import type { Arrivals } from './sample-size.ts';
 import type { ValueScope } from './value-scope.ts';
 
 /** What a run reads from the event data, wherever the shard set keeps it. */
@@ -27,7 +27,8 @@ export interface EventReads {
     window: { from: string; to: string },
     windowDays: number,
     windowEnd: Date,
-    exposed: Readonly<Record<string, ArmStatus>>,
+    /** The arms' exposed users in the window, when read already: a short window needs no query. */
+    exposed?: Readonly<Record<string, ArmStatus>>,
   ): Promise<Arrivals>;
 }
 
@@ -67,13 +68,14 @@ async function shardedArrivals(
   window: { from: string; to: string },
   windowDays: number,
   windowEnd: Date,
-  exposed: Readonly<Record<string, ArmStatus>>,
+  exposed?: Readonly<Record<string, ArmStatus>>,
 ): Promise<Arrivals> {
   const read = (db: Database, arms?: Readonly<Record<string, ArmStatus>>) =>
     readArrivals(db, experimentId, window, windowDays, windowEnd, arms);
-  // Within the span the merged arms answer without a query, as on one database.
+  // Within the span the merged arms answer without a query, as on one database; without them
+  // every shard is asked, never the first alone.
   const [first] = shards.all;
-  if (first && windowDays <= ARRIVAL_DAYS) return read(first.db, exposed);
+  if (first && exposed && windowDays <= ARRIVAL_DAYS) return read(first.db, exposed);
   const parts = await scatter(shards, (db) => read(db));
   const newUsers: Record<string, number> = {};
   for (const part of parts)

@@ -9,8 +9,8 @@ import { DAY_MS, startOfUtcDay, utcDay } from '../../kernel/utc-day.ts';
 import type { RunKind } from '../../schemas/analysis-run.ts';
 import type { ExperimentConfig } from '../../schemas/experiment-config.ts';
 import { type MetricInput, type RunInputs, showsDistribution } from '../compute/compute-run.ts';
-import { eventReads } from './event-reads.ts';
 import type { Method } from '../compute/metric-test.ts';
+import { eventReads } from './event-reads.ts';
 import { NO_ARRIVALS } from './sample-size.ts';
 import type { ValueScope } from './value-scope.ts';
 

@@ -24,7 +24,7 @@ export interface SampleSize {
 }
 
 /**
- * How many users per arm the pair needs to detect the metric's `mde` (docs/decisions.md#time-to-a-decision),
+ * How many users per arm the pair needs to detect the metric's `mde` (docs/decisions/analysis.md#time-to-a-decision),
  * and in how many days the arms get there at their recent arrival rates: per arm, the users it
  * still lacks over its new exposed users per day times the share of its exposed users the
  * metric has a value for; the slower arm decides. Null days when an arm that lacks users has

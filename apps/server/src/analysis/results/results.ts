@@ -1,14 +1,16 @@
 import { defaultDirection } from '@arbiter/contract';
 import { and, asc, desc, eq, sql } from 'drizzle-orm';
+import type { Context } from '../../context.ts';
 import type { Database } from '../../db/connect.ts';
 import { analysisRuns, holdouts } from '../../db/schema.ts';
+import type { ShardSet } from '../../db/shards/shard-set.ts';
 import type { Experiment } from '../../domain/experiments/service.ts';
 import { liveCounts } from '../../domain/exposure-counts.ts';
 import { utcDay } from '../../kernel/utc-day.ts';
 import type { Decision, MetricResult } from '../../schemas/analysis-run.ts';
 import { type CollectingEstimate, collectingEstimates } from '../compute/collecting-estimates.ts';
-import { decide } from '../decision/decision.ts';
 import { checkDimension } from '../compute/dimensions.ts';
+import { decide } from '../decision/decision.ts';
 import { guardrailViolations } from '../decision/guardrails.ts';
 import { metricOutcome } from '../decision/metric-outcome.ts';
 import { AnalysisError } from '../outcomes.ts';
@@ -146,13 +148,12 @@ export interface Collecting {
 
 export type ResultsOutcome = { kind: 'run'; results: Results } | Collecting;
 
-/** Each arm's evaluated events so far: exposures from the creation day on, as the window counts. */
-async function eventsPerArm(db: Database, experiment: Experiment) {
-  const counts = await liveCounts(
-    { all: [{ db }] },
-    experiment.id,
-    utcDay(new Date(experiment.created_at)),
-  );
+/**
+ * Each arm's evaluated events so far: exposures from the creation day on, as the window counts,
+ * summed over every shard holding event data.
+ */
+async function eventsPerArm(shards: ShardSet, experiment: Experiment) {
+  const counts = await liveCounts(shards, experiment.id, utcDay(new Date(experiment.created_at)));
   const arms = new Set(
     experiment.allocation
       .map((slice) => slice.variant)
@@ -167,13 +168,14 @@ async function eventsPerArm(db: Database, experiment: Experiment) {
  * without one, what is collecting.
  */
 export async function readResults(
-  db: Database,
+  ctx: Pick<Context, 'db' | 'shards'>,
   experiment: Experiment,
   label: string | undefined,
   settings: { orgId: string; minEventsPerArm: number; now: Date },
   dimension?: string,
 ): Promise<ResultsOutcome> {
   if (dimension !== undefined) checkDimension(experiment, dimension);
+  const { db, shards } = ctx;
   const base = and(eq(analysisRuns.experimentId, experiment.id), withResults);
   const [run] = await db
     .select()
@@ -191,10 +193,10 @@ export async function readResults(
     experimentId: experiment.id,
     experimentName: experiment.name,
     label: label ?? null,
-    eventsPerArm: label === undefined ? await eventsPerArm(db, experiment) : null,
+    eventsPerArm: label === undefined ? await eventsPerArm(shards, experiment) : null,
     estimates:
       label === undefined
-        ? await collectingEstimates(db, settings.orgId, experiment, settings.now)
+        ? await collectingEstimates(shards, settings.orgId, experiment, settings.now)
         : [],
     minEventsPerArm: settings.minEventsPerArm,
     today: utcDay(settings.now),

@@ -4,10 +4,10 @@ import type { Database } from '../../db/connect.ts';
 import { analysisRuns } from '../../db/schema.ts';
 import { recordAuditOnce } from '../../domain/audit.ts';
 import type { StoredSlices } from '../../schemas/analysis-run.ts';
+import type { RunRecord } from '../compute/run-record.ts';
 import { guardrailViolations } from '../decision/guardrails.ts';
 import { availableLabels, presentRun } from './results.ts';
 import type { Results } from './results-schema.ts';
-import type { RunRecord } from '../compute/run-record.ts';
 
 /**
  * Stores a run (a nightly day is replaced when re-run; a manual run never is) and

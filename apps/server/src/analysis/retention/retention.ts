@@ -1,8 +1,8 @@
 import { and, eq, lt, sql } from 'drizzle-orm';
 import type { Context } from '../../context.ts';
 import type { Database } from '../../db/connect.ts';
-import { onEveryShard } from '../../db/shards/every-shard.ts';
 import { eventClaims, events, orgs, retentionWatermarks } from '../../db/schema.ts';
+import { onEveryShard } from '../../db/shards/every-shard.ts';
 import { effectivePlan } from '../../domain/plans/effective-plan.ts';
 import { PLAN_LIMITS } from '../../domain/plans/plans.ts';
 import { DAY_MS } from '../../kernel/utc-day.ts';

@@ -4,8 +4,8 @@ import type { Database } from '../../db/connect.ts';
 import { experiments, manualRunLabels } from '../../db/schema.ts';
 import type { LoadedExperiment } from '../../domain/experiments/service.ts';
 import { checkDimension } from '../compute/dimensions.ts';
-import { awaitFold, type FoldGateDeps } from './fold-gate.ts';
 import { AnalysisError } from '../outcomes.ts';
+import { awaitFold, type FoldGateDeps } from './fold-gate.ts';
 import { analyzeExperiment, type RunDeps } from './pipeline.ts';
 import { measuredRun, type RunMetricsDeps } from './run-metrics.ts';
 

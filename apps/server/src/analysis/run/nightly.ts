@@ -6,12 +6,12 @@ import type { LoadedExperiment } from '../../domain/experiments/service.ts';
 import { mapConcurrent } from '../../kernel/map-concurrent.ts';
 import { inSpan } from '../../kernel/tracing.ts';
 import { DAY_MS, utcDay } from '../../kernel/utc-day.ts';
+import { runJudgeJob } from '../judge/judge-job.ts';
+import { purgeExpiredEvents } from '../retention/retention.ts';
 import { failureReason } from './failure-reason.ts';
 import { awaitFold, type FoldGateDeps } from './fold-gate.ts';
-import { runJudgeJob } from '../judge/judge-job.ts';
 import { recordedRun } from './nightly-log.ts';
 import { analyzeExperiment, type RunDeps, type RunRequest } from './pipeline.ts';
-import { purgeExpiredEvents } from '../retention/retention.ts';
 import { withLease } from './run-lease.ts';
 import { measuredRun } from './run-metrics.ts';
 

@@ -52,7 +52,7 @@ export async function releaseLeasesOfThisProcess(db: Database): Promise<number> 
     sql`delete from pipeline_leases where holder like ${mine} returning name`,
   );
   // An offline run this process was scoring is free to be taken over at once (see
-  // docs/decisions.md#offline-runs): its scores so far are kept, the rest is resumed.
+  // docs/decisions/offline-evaluation.md#offline-runs): its scores so far are kept, the rest is resumed.
   const runs = await rows<{ id: string }>(
     db,
     sql`update offline_runs set scoring_expires_at = null

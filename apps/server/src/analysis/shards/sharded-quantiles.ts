@@ -4,6 +4,7 @@ import { callValueOrNull } from '../../db/call-values.ts';
 import { type Database, rows, toNumber } from '../../db/connect.ts';
 import type { ShardSet } from '../../db/shards/shard-set.ts';
 import type { MetricDefinition } from '../../schemas/experiment-config.ts';
+import type { ValueScope } from '../reads/value-scope.ts';
 import { clustersStatement, foldedValueCounts } from '../sql/quantile-counts-sql.ts';
 import {
   type ArmRow,
@@ -15,7 +16,6 @@ import {
   runSource,
 } from '../sql/quantile-sql.ts';
 import { scatterTwoPhase } from './two-phase-scatter.ts';
-import type { ValueScope } from '../reads/value-scope.ts';
 
 interface ValueCount {
   variant: string;
@@ -27,7 +27,7 @@ type Clusters = Omit<ArmRow, 'calls' | 'est' | 'lo' | 'hi'>;
 
 /**
  * A quantile metric's arms over several shards, equal to the single database's
- * (docs/decisions.md#analysis-over-several-shards), in two phases on one snapshot per shard.
+ * (docs/decisions/scale-out.md#analysis-over-several-shards), in two phases on one snapshot per shard.
  * Phase 1: each shard's distinct values per arm with their counts; the coordinator adds the
  * counts per value, takes the ranks `quantileRanks` gives the arm's total and walks the merged
  * values in order to the order statistics, exactly as the single statement's running count

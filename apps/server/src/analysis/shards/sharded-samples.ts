@@ -2,11 +2,11 @@ import { type SQL, sql } from 'drizzle-orm';
 import { rows, toNumber } from '../../db/connect.ts';
 import type { ShardSet } from '../../db/shards/shard-set.ts';
 import type { MetricDefinition } from '../../schemas/experiment-config.ts';
+import type { ValueScope } from '../reads/value-scope.ts';
 import { inAnalysisTransaction } from '../run/analysis-transaction.ts';
 import { type ArmSamples, rankedSample } from '../sql/metric-samples.ts';
-import { scatter } from './scatter.ts';
 import { perUserCtes } from '../sql/user-values-sql.ts';
-import type { ValueScope } from '../reads/value-scope.ts';
+import { scatter } from './scatter.ts';
 
 interface Ranked {
   variant: string;

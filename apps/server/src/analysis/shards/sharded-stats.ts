@@ -8,6 +8,7 @@ import { type SQL, sql } from 'drizzle-orm';
 import { type Database, rows, toNumber } from '../../db/connect.ts';
 import type { ShardSet } from '../../db/shards/shard-set.ts';
 import type { MetricDefinition } from '../../schemas/experiment-config.ts';
+import type { ValueScope } from '../reads/value-scope.ts';
 import { binnedCtes, binnedPairs, type HistogramGroup } from '../sql/histogram-sql.ts';
 import { momentCtes } from '../sql/moments-sql.ts';
 import {
@@ -16,9 +17,8 @@ import {
   type SufficientStats,
   type SumsRow,
 } from '../sql/sufficient-stats.ts';
-import { scatterTwoPhase } from './two-phase-scatter.ts';
 import { perUserCtes } from '../sql/user-values-sql.ts';
-import type { ValueScope } from '../reads/value-scope.ts';
+import { scatterTwoPhase } from './two-phase-scatter.ts';
 
 interface ArmRow {
   variant: string;

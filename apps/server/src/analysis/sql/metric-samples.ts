@@ -1,9 +1,9 @@
 import { type SQL, sql } from 'drizzle-orm';
 import { type Database, rows, toNumber } from '../../db/connect.ts';
 import type { MetricDefinition } from '../../schemas/experiment-config.ts';
+import type { ValueScope } from '../reads/value-scope.ts';
 import { inAnalysisTransaction } from '../run/analysis-transaction.ts';
 import { perUserCtes, valueColumn } from './user-values-sql.ts';
-import type { ValueScope } from '../reads/value-scope.ts';
 
 /** The seed of every sample and permutation: a re-run of the same data gives the same answer. */
 export const SAMPLE_SEED = 20_261_121;

@@ -7,6 +7,7 @@ import {
 } from '../../db/call-values.ts';
 import { type Database, rows, toNumber } from '../../db/connect.ts';
 import type { MetricDefinition } from '../../schemas/experiment-config.ts';
+import type { ValueScope } from '../reads/value-scope.ts';
 import { inAnalysisTransaction } from '../run/analysis-transaction.ts';
 import {
   type ArmRow,
@@ -17,11 +18,10 @@ import {
   wantCte,
   wantRows,
 } from './quantile-sql.ts';
-import type { ValueScope } from '../reads/value-scope.ts';
 
 /**
  * A run's quantile arms from what the fold keeps, equal to `readQuantileArms` over the raw
- * calls (docs/decisions.md#quantile-and-ratio-metrics) but without reading every call:
+ * calls (docs/decisions/analysis.md#quantile-and-ratio-metrics) but without reading every call:
  * - the calls per arm and the order statistics from `call_value_counts` (one row per distinct
  *   value and day);
  * - each member's count of calls with a value, b, from `user_day_stats` (`latency_n`,

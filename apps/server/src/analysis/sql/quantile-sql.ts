@@ -8,8 +8,8 @@ import { type SQL, sql } from 'drizzle-orm';
 import { callValueOrNull, isQuantileKind, type QuantileKind } from '../../db/call-values.ts';
 import { type Database, rows, toNumber } from '../../db/connect.ts';
 import type { MetricDefinition } from '../../schemas/experiment-config.ts';
-import { inAnalysisTransaction } from '../run/analysis-transaction.ts';
 import type { ValueScope } from '../reads/value-scope.ts';
+import { inAnalysisTransaction } from '../run/analysis-transaction.ts';
 
 /** A quantile metric's arms as a run reads them, with the level in ten-thousandths. */
 export interface QuantileArms {
@@ -27,7 +27,7 @@ export const EMPTY_QUANTILE_ARM: QuantileArm = Object.freeze({
 });
 
 /**
- * A quantile metric's arms (docs/decisions.md#quantile-and-ratio-metrics), in two statements
+ * A quantile metric's arms (docs/decisions/analysis.md#quantile-and-ratio-metrics), in two statements
  * over one snapshot: the calls per arm, then, at the ranks `quantileRanks` computes exactly
  * from those counts, the order statistics and the per-user counts of calls at or below the
  * estimate over every user of the arm (exposed or calling; without a call: zeros). Values are

@@ -2,13 +2,13 @@ import { dimensionMetadataKey, MAX_SLICE_VALUES, OTHER_SLICE } from '@arbiter/co
 import { type SQL, sql } from 'drizzle-orm';
 import { type Database, rows } from '../../db/connect.ts';
 import type { MetricDefinition } from '../../schemas/experiment-config.ts';
+import type { ValueScope } from '../reads/value-scope.ts';
 import { inAnalysisTransaction } from '../run/analysis-transaction.ts';
 import { ratioBusinessMetrics, ratioValues } from './ratio-values-sql.ts';
 import { isBusinessKind, perUserValue } from './user-values-sql.ts';
-import type { ValueScope } from '../reads/value-scope.ts';
 
 /**
- * A breakdown's slices in SQL (docs/decisions.md#breakdowns). A slice's arm is keyed
+ * A breakdown's slices in SQL (docs/decisions/analysis.md#breakdowns). A slice's arm is keyed
  * `<slice value> U+001F <variant>` inside the statements, so the run's per-arm SQL (moments,
  * quantiles, samples) groups by slice and arm unchanged; `splitSliceKey` parts it again. A
  * variant key never holds U+001F, so the last one splits.

@@ -8,11 +8,11 @@ import { type SQL, sql } from 'drizzle-orm';
 import { type Database, rows, toNumber } from '../../db/connect.ts';
 import type { ArmStatus } from '../../schemas/analysis-run.ts';
 import type { MetricDefinition } from '../../schemas/experiment-config.ts';
+import type { ValueScope } from '../reads/value-scope.ts';
 import { inAnalysisTransaction } from '../run/analysis-transaction.ts';
 import { type HistogramGroup, histogramCtes } from './histogram-sql.ts';
 import { momentCtes } from './moments-sql.ts';
 import { perUserCtes } from './user-values-sql.ts';
-import type { ValueScope } from '../reads/value-scope.ts';
 
 export interface MetricStats {
   /** Per arm: n and the shifted sums of y (the metric) and x (CUPED's covariate, else 0). */

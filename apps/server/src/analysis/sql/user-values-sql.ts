@@ -1,9 +1,9 @@
 import { type SQL, sql } from 'drizzle-orm';
 import type { MetricDefinition } from '../../schemas/experiment-config.ts';
+import type { ValueScope } from '../reads/value-scope.ts';
 import { covariateOf, firstExposures } from './covariate-sql.ts';
 import { ratioBusinessMetrics, ratioStatsColumns, ratioValues } from './ratio-values-sql.ts';
 import { GROUPED_ROWS, oneDayRows, type UserRows } from './user-rows-sql.ts';
-import type { ValueScope } from '../reads/value-scope.ts';
 
 /** The daily-stats columns a model-call kind's per-user value reads (exposures always). */
 const STATS_COLUMNS: Record<string, readonly string[]> = {
@@ -29,7 +29,7 @@ export function covariateColumn(index: number): SQL {
 
 /**
  * The CTEs ending in `u`: one row per (variant, user) that has any stored row in the window,
- * with `exposures` and, per metric i, its per-user value `y_i` (docs/decisions.md#per-user-values; null when the user
+ * with `exposures` and, per metric i, its per-user value `y_i` (docs/decisions/analysis.md#per-user-values; null when the user
  * is outside the metric's population) and, for CUPED metrics, the pre-period covariate `x_i`
  * (null without pre-period data). One hash aggregate over the daily stats, business outcomes
  * and judge scores together, instead of a set per metric joined back: every later pass reads
@@ -175,7 +175,7 @@ function oneOf(names: readonly string[]): SQL {
 }
 
 /**
- * One metric's per-user value (docs/decisions.md#per-user-values) over the user's grouped rows: latency and tokens the
+ * One metric's per-user value (docs/decisions/analysis.md#per-user-values) over the user's grouped rows: latency and tokens the
  * mean of the user's calls (users who made calls), cost the sum (users exposed or calling),
  * error_rate the share of failed calls, judge the mean score, and business kinds over every
  * exposed user plus anyone with the outcome: conversion and retention 0/1, revenue the sum

@@ -2,7 +2,7 @@ import type { Database } from '../../db/connect.ts';
 import { effectivePlan } from '../plans/effective-plan.ts';
 import { customerOf } from './billing-account.ts';
 
-/** BillingSummary (docs/decisions.md#effective-plan): the plan, where it comes from, and the subscription behind it. */
+/** BillingSummary (docs/decisions/identity-and-billing.md#effective-plan): the plan, where it comes from, and the subscription behind it. */
 export async function billingSummary(
   db: Database,
   orgId: string,

@@ -1,6 +1,7 @@
 import { and, eq, inArray, isNull } from 'drizzle-orm';
 import type { Database, Transaction } from '../../db/connect.ts';
 import { datasetItems } from '../../db/schema.ts';
+import type { TimeSlice } from '../../kernel/time-slice.ts';
 import { recordAudit } from '../audit.ts';
 import { checkItem, type DatasetItem } from './item.ts';
 import { currentItemCount, type DatasetActor, lockDataset, mintVersion } from './service.ts';
@@ -47,12 +48,16 @@ interface Accepted {
   item: DatasetItem;
 }
 
-/** Rows that make items, each id once; a later row of an id already in the upload is an error. */
-function checkRows(rows: readonly UploadRow[], limits: UploadLimits) {
+/**
+ * Rows that make items, each id once; a later row of an id already in the upload is an error.
+ * Checking a 10 MiB upload is CPU work on the request thread: it hands the loop back each slice.
+ */
+async function checkRows(rows: readonly UploadRow[], limits: UploadLimits, time: TimeSlice) {
   const accepted: Accepted[] = [];
   const errors: UploadRowError[] = [];
   const lineOf = new Map<string, number>();
   for (const row of rows) {
+    if (time.due) await time.pause();
     const checked = checkItem(row.fields, limits.maxItemBytes);
     if ('problem' in checked) {
       errors.push(rowError(row, checked.problem));
@@ -119,11 +124,12 @@ function withinBound(
 
 async function storeItems(
   tx: Transaction,
-  datasetId: string,
-  version: number,
+  target: { datasetId: string; version: number },
   kept: Accepted[],
   replaced: string[],
+  time: TimeSlice,
 ) {
+  const { datasetId, version } = target;
   for (let i = 0; i < replaced.length; i += CHUNK) {
     await tx
       .update(datasetItems)
@@ -137,6 +143,8 @@ async function storeItems(
       );
   }
   for (let i = 0; i < kept.length; i += CHUNK) {
+    // Serialising a chunk's JSON is CPU work too (on PGlite the statement as well).
+    await time.pause();
     await tx.insert(datasetItems).values(
       kept.slice(i, i + CHUNK).map(({ item }) => ({
         datasetId,
@@ -163,9 +171,10 @@ export async function uploadItems(
   idOrName: string,
   parsed: { rows: UploadRow[]; errors: UploadRowError[] },
   limits: UploadLimits,
-  now: Date,
+  at: { now: Date; time: TimeSlice },
 ): Promise<UploadOutcome> {
-  const { accepted, errors: rowErrors } = checkRows(parsed.rows, limits);
+  const { now, time } = at;
+  const { accepted, errors: rowErrors } = await checkRows(parsed.rows, limits, time);
   return await db.transaction(async (tx) => {
     const row = await lockDataset(tx, actor.orgId, idOrName);
     const ids = accepted.map((a) => a.item.id);
@@ -178,7 +187,7 @@ export async function uploadItems(
     if (bound.kept.length === 0) return { items: 0, errors, version: row.currentVersion };
     const version = row.currentVersion + 1;
     const replaced = bound.kept.map((a) => a.item.id).filter((id) => existing.has(id));
-    await storeItems(tx, row.id, version, bound.kept, replaced);
+    await storeItems(tx, { datasetId: row.id, version }, bound.kept, replaced, time);
     const itemCount = bound.total;
     await mintVersion(tx, row, { version, itemCount, change: 'items_uploaded', actor, now });
     await recordAudit(tx, {

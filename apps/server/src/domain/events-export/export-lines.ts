@@ -1,15 +1,15 @@
 import { MODEL_CALL_FIELDS } from '@arbiter/contract';
 import { and, asc, eq, gt, gte, lt, or, type SQL, sql } from 'drizzle-orm';
 import { type Database, toNumber } from '../../db/connect.ts';
+import { events, experiments } from '../../db/schema.ts';
 import type { EventShards } from '../../db/shards/every-shard.ts';
 import { mergeInOrder } from '../../db/shards/merge-in-order.ts';
-import { events, experiments } from '../../db/schema.ts';
 import { DAY_MS } from '../../kernel/utc-day.ts';
 import { addressed, notFound } from '../experiments/service.ts';
 import { type ModelTextReader, textInRow } from './model-text.ts';
 
 /**
- * The raw-event export (docs/decisions.md#raw-event-export): every stored event of one
+ * The raw-event export (docs/decisions/ingest.md#raw-event-export): every stored event of one
  * experiment whose `timestamp` falls on one UTC day, one JSON object a line, in the order
  * (timestamp, event id in byte order). It reads keyset pages, each at most PAGE_ROWS events
  * and about PAGE_BYTES of text, and only when the reader asks for more: a day of any size

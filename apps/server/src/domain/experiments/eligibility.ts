@@ -20,6 +20,8 @@ export interface EligibleExperiment {
   ranges: ReadonlyArray<{ variant: string; start: number; end: number }>;
   bucketOf: (userId: string) => number;
   targeting?: Record<string, unknown>;
+  /** True when the targeting holds a stored pattern the server must not run: no one matches. */
+  targetingDenied?: boolean;
   layer?: string;
   layer_ranges?: readonly BucketSpan[];
   holdouts?: readonly string[];
@@ -92,7 +94,8 @@ export function eligibility(
   }
   if (
     experiment.targeting !== undefined &&
-    !evalCondition(attributes, experiment.targeting, world.savedGroups)
+    (experiment.targetingDenied === true ||
+      !evalCondition(attributes, experiment.targeting, world.savedGroups))
   )
     return { variant: null, reason: 'not_targeted' };
   const variant = variantForBucket(experiment.ranges, experiment.bucketOf(userId));

@@ -14,6 +14,7 @@ import { bumpConfigVersion } from '../config-version.ts';
 import type { Caller } from '../identity/identity.ts';
 import { claimLayerBuckets } from '../layers/service.ts';
 import { DomainError } from '../outcomes.ts';
+import { refuseSlowPatterns } from '../patterns/redos-analysis.ts';
 import { effectivePlan } from '../plans/effective-plan.ts';
 import { PLAN_LIMITS } from '../plans/plans.ts';
 import { checkGroupsExist } from '../saved-groups/service.ts';
@@ -89,7 +90,7 @@ function nameTaken(name: string): DomainError {
   );
 }
 
-/** Judge evaluations unlock on pro (docs/decisions.md#judge-evaluations): refused on free with the plan needed. */
+/** Judge evaluations unlock on pro (docs/decisions/analysis.md#judge-evaluations): refused on free with the plan needed. */
 export async function checkPlanAllows(
   tx: Tx,
   orgId: string,
@@ -124,6 +125,7 @@ export async function createExperiment(
 ): Promise<Experiment> {
   const config = normaliseConfig(input);
   checkConfig(config);
+  await refuseSlowPatterns(config.targeting);
   const bucketMap = initialBucketMap(config.allocation, config.bucket_count);
   return await db.transaction(async (tx) => {
     await checkPlanAllows(tx, caller.orgId, config, now);
@@ -191,7 +193,7 @@ function changedConfig(before: ExperimentConfig, change: ExperimentChange): Expe
     }
   }
   // The layer is chosen at creation: joining, leaving or moving would let the users of one
-  // experiment of a layer into another (docs/decisions.md#layers).
+  // experiment of a layer into another (docs/decisions/targeting.md#layers).
   if (change.layer !== undefined && change.layer !== before.layer) {
     const reason =
       before.layer === undefined
@@ -235,6 +237,7 @@ async function lockedCurrent(tx: Tx, orgId: string, idOrName: string) {
   return { row, current: found?.version };
 }
 
+/** A change's patterns are analysed before the transaction: the analyser may take seconds. */
 export async function updateExperiment(
   db: Database,
   caller: Caller,
@@ -243,6 +246,7 @@ export async function updateExperiment(
   now: Date,
   limits: ConfigSizeLimits = DEFAULT_CONFIG_SIZE_LIMITS,
 ): Promise<Experiment> {
+  if (change.targeting !== undefined) await refuseSlowPatterns(change.targeting);
   try {
     return await db.transaction(async (tx) => {
       const { row, current } = await lockedCurrent(tx, caller.orgId, idOrName);

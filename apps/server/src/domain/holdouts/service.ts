@@ -16,7 +16,7 @@ import { backingConfig, bucketMapOf, heldOutBuckets } from './holdout-layout.ts'
 import type { Holdout, HoldoutChange, HoldoutInput } from './holdout-schema.ts';
 
 /**
- * A holdout is an experiment row of kind `holdout` (docs/decisions.md#holdouts) with two arms,
+ * A holdout is an experiment row of kind `holdout` (docs/decisions/targeting.md#holdouts) with two arms,
  * `holdout` (the control) and `general`, so its exposures are ingested, folded and analysed
  * (SRM, tests, BH) as any experiment's; the `holdouts` row adds its name and experiments.
  */

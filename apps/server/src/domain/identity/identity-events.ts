@@ -1,8 +1,8 @@
 import { type Static, type TSchema, Type } from 'typebox';
-import { type OrgRole, parseRole } from './session-claims.ts';
 import { Text } from '../../schemas/text.ts';
 import { compileBodyValidator } from '../../schemas/validators.ts';
 import { DomainError } from '../outcomes.ts';
+import { type OrgRole, parseRole } from './session-claims.ts';
 
 /**
  * The identity provider's (Clerk's) webhook payloads, reduced to what Arbiter keeps. Only the

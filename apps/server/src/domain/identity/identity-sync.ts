@@ -2,6 +2,7 @@ import { and, eq, isNull, type SQL, sql } from 'drizzle-orm';
 import type { PgColumn } from 'drizzle-orm/pg-core';
 import type { Database, Transaction as Tx } from '../../db/connect.ts';
 import { identityWebhookDeliveries, memberships, orgs, users } from '../../db/schema.ts';
+import { revokeOrgCredentials } from '../revoke-org-credentials.ts';
 import {
   type IdentityChange,
   identityChangeOf,
@@ -9,7 +10,6 @@ import {
   type OrgRecord,
   type UserRecord,
 } from './identity-events.ts';
-import { revokeOrgCredentials } from '../revoke-org-credentials.ts';
 
 export interface IdentityDelivery {
   /** The Svix message id: the same for every retry of one event. */

@@ -1,8 +1,8 @@
 import { and, eq, sql } from 'drizzle-orm';
-import { type OrgRole, parseRole, type SessionClaims } from './session-claims.ts';
 import type { Database } from '../../db/connect.ts';
 import { memberships, orgs, users } from '../../db/schema.ts';
 import { DomainError } from '../outcomes.ts';
+import { type OrgRole, parseRole, type SessionClaims } from './session-claims.ts';
 
 export interface Caller {
   userId: string;

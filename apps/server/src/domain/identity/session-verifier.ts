@@ -3,6 +3,7 @@ import {
   createLocalJWKSet,
   createRemoteJWKSet,
   type JSONWebKeySet,
+  type JWTPayload,
   type JWTVerifyGetKey,
   jwtVerify,
 } from 'jose';
@@ -19,12 +20,22 @@ export class UnstorableClaimError extends Error {
   }
 }
 
+/** A verified token minted for another party than this deployment (OIDC's `azp` rules). */
+export class AuthorizedPartyError extends Error {
+  readonly code = 'ERR_AZP_NOT_ALLOWED';
+  constructor(detail: string) {
+    super(detail);
+  }
+}
+
 /** The settings a verifier reads: the data layer takes them as values, never the whole config. */
 export interface SessionVerifierSettings {
   sessionJwksUrl: string | null;
   sessionIssuer: string;
-  /** When set, a token must name this audience. */
+  /** A token must name this audience; set whenever a JWKS is (config refuses it otherwise). */
   sessionAudience: string | null;
+  /** `azp` values a token may carry besides the audience. */
+  sessionAuthorizedParties: readonly string[];
   dataDir: string;
 }
 
@@ -48,6 +59,27 @@ async function keySource(config: SessionVerifierSettings): Promise<JWTVerifyGetK
   };
 }
 
+/**
+ * OpenID Connect Core's ID token rules for the authorized party, made musts: a token for
+ * several audiences must say which party it was issued to (`azp`), and a token that names one
+ * must name this deployment (its audience) or a party it trusts. Clerk names the origin that
+ * asked for the token, hence the list.
+ */
+function checkAuthorizedParty(
+  payload: JWTPayload,
+  audience: string,
+  allowed: readonly string[],
+): void {
+  const { azp, aud } = payload;
+  if (azp === undefined) {
+    if (Array.isArray(aud) && aud.length > 1)
+      throw new AuthorizedPartyError('a token for several audiences must carry azp');
+    return;
+  }
+  if (typeof azp !== 'string' || (azp !== audience && !allowed.includes(azp)))
+    throw new AuthorizedPartyError('the token was issued to another party (azp)');
+}
+
 export async function createSessionVerifier(
   config: SessionVerifierSettings,
 ): Promise<SessionVerifier> {
@@ -61,6 +93,8 @@ export async function createSessionVerifier(
         requiredClaims: ['sub', 'exp'],
         clockTolerance: 5,
       });
+      if (config.sessionAudience !== null)
+        checkAuthorizedParty(payload, config.sessionAudience, config.sessionAuthorizedParties);
       // Claims are stored (users, orgs): text PostgreSQL cannot hold makes the token invalid.
       for (const claim of ['sub', 'email', 'name', 'org_id', 'org_role'] as const) {
         const value = payload[claim];

@@ -125,7 +125,7 @@ export async function listLayers(db: Database, orgId: string): Promise<Layer[]> 
 
 /**
  * Gives the experiment ⌊bucket_count × layer_weight ÷ 100⌋ of the layer's buckets, with the
- * layer row locked, and returns the runs it owns now (docs/decisions.md#layers). Refused when
+ * layer row locked, and returns the runs it owns now (docs/decisions/targeting.md#layers). Refused when
  * the layer is unknown (a pointer at #/layer) or has too few never-used buckets.
  */
 export async function claimLayerBuckets(

@@ -167,7 +167,7 @@ export const isMeasuredScorer = (s: Scorer) =>
 /**
  * The built-in scorers' values of these results, as score rows (for the items view). They are
  * not stored: each is a function of the result and its item's expected output, and storing a
- * million of them was most of `complete` at that size (docs/decisions.md#offline-runs). The
+ * million of them was most of `complete` at that size (docs/decisions/offline-evaluation.md#offline-runs). The
  * output scorers' values exist once the run is scored (as when they were stored then); the
  * measured ones' always, as the result's own columns.
  */
@@ -328,7 +328,7 @@ export async function storedValues(
   return values;
 }
 
-/** The statistics of the run from its scores (docs/decisions.md#offline-statistics). */
+/** The statistics of the run from its scores (docs/decisions/offline-evaluation.md#offline-statistics). */
 export function evaluationOf(
   run: RunRow,
   scorers: Scorer[],

@@ -259,7 +259,7 @@ const nullable = <T>(v: T | undefined) => (v === undefined ? null : v);
 
 /**
  * The batch's new results in one statement (PGlite): a text array per column through `unnest`,
- * rather than a parameter per value (docs/decisions.md#offline-runs). JSON columns travel as
+ * rather than a parameter per value (docs/decisions/offline-evaluation.md#offline-runs). JSON columns travel as
  * their text and are cast.
  */
 async function insertResults(tx: Transaction, runId: string, inserts: ValidRow[]): Promise<void> {
@@ -359,7 +359,7 @@ function metAnotherUpload(error: unknown): boolean {
  * Stores the new rows of the batch on a PostgreSQL server, in two round trips on one pooled
  * connection: `begin`, the run's row locked and the fingerprints already stored for the
  * batch's items (one simple-protocol query, values inlined and escaped); then the new rows by
- * COPY and `commit` (docs/decisions.md#offline-runs).
+ * COPY and `commit` (docs/decisions/offline-evaluation.md#offline-runs).
  *
  * The run's row is locked `for share`: `complete` (which locks it `for update`) waits for the
  * uploads in flight and none starts once it has, while uploads of one run write side by side.

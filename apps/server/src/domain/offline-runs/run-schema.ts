@@ -1,3 +1,4 @@
+import { OFFLINE_SCORE_DOMAIN } from '@arbiter/contract';
 import { Type } from 'typebox';
 import { VariantKey } from '../../schemas/experiment-config.ts';
 import { Text } from '../../schemas/text.ts';
@@ -270,9 +271,14 @@ export const ResultRowSchema = Type.Object(
     cost: Type.Optional(Finite('Cost of the task')),
     model: Type.Optional(Text({ maxLength: 200 })),
     scores: Type.Optional(
-      Type.Record(Type.String(), Type.Number(), {
-        description: 'Values of the run’s custom scorers, by name',
-      }),
+      Type.Record(
+        Type.String(),
+        Type.Number({
+          minimum: OFFLINE_SCORE_DOMAIN.minimum,
+          maximum: OFFLINE_SCORE_DOMAIN.maximum,
+        }),
+        { description: 'Values of the run’s custom scorers, by name, each from -1e12 to 1e12' },
+      ),
     ),
   },
   { additionalProperties: false },

@@ -1,4 +1,4 @@
-/** The one table of plan limits (docs/decisions.md#the-plans-table); every limit in the product reads it from here. */
+/** The one table of plan limits (docs/decisions/identity-and-billing.md#the-plans-table); every limit in the product reads it from here. */
 export const PLANS = ['free', 'pro', 'business', 'enterprise'] as const;
 export type Plan = (typeof PLANS)[number];
 

@@ -12,7 +12,7 @@ const FLUSH_INTERVAL_MS = 10_000;
 
 /**
  * The targeting tallies of `POST /v1/assign`, counted as a client library counts its own
- * (docs/decisions.md#the-share-of-users-targeting-excluded): distinct users per experiment and
+ * (docs/decisions/targeting.md#the-share-of-users-targeting-excluded): distinct users per experiment and
  * UTC day in this process, from a bounded memory that forgets everyone when full (a user may
  * then count twice), added to `targeting_tallies` in the background and on close.
  */

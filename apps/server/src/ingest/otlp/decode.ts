@@ -1,214 +1,115 @@
-import { promisify } from 'node:util';
-import { gunzip } from 'node:zlib';
+import { createGunzip } from 'node:zlib';
 import protobuf from 'protobufjs/light.js';
+import { TimeSlice } from '../../kernel/time-slice.ts';
 import { IngestError } from '../outcomes.ts';
+import { jsonSpans } from './decode-json.ts';
+import { checkSpanCount, protobufSpans } from './decode-protobuf.ts';
+import { OTLP_MAX_INFLATED_BYTES, OTLP_MAX_VALUE_DEPTH } from './limits.ts';
+import type { OtlpEncoding, OtlpSpan } from './span.ts';
+import { SpanCollector } from './span-collector.ts';
+import { unreadable } from './span-of.ts';
 import { OTLP_TRACE_DESCRIPTOR } from './trace-descriptor.ts';
 
-/** The two bodies OTLP/HTTP defines: binary protobuf and OTLP JSON. */
-export type OtlpEncoding = 'protobuf' | 'json';
-
-/** An attribute's value as plain data: a kvlist becomes an object, bytes become base64 text. */
-export type AttributeValue =
-  | string
-  | number
-  | boolean
-  | null
-  | AttributeValue[]
-  | { [key: string]: AttributeValue };
-
-export type Attributes = ReadonlyMap<string, AttributeValue>;
-
-/** One span as the GenAI mapping reads it, whichever encoding it came in. */
-export interface OtlpSpan {
-  /** Lowercase hex, 32 digits; null when the span carried no valid trace id. */
-  traceId: string | null;
-  /** Lowercase hex, 16 digits; null when the span carried no valid span id. */
-  spanId: string | null;
-  startNs: bigint | null;
-  endNs: bigint | null;
-  /** 0 unset, 1 ok, 2 error. */
-  statusCode: number;
-  statusMessage: string;
-  attributes: Attributes;
-  resource: Attributes;
-  events: ReadonlyArray<{ name: string; attributes: Attributes }>;
-}
-
-/** A compressed body may expand to at most this much; a gzip bomb stops there. */
-export const OTLP_MAX_INFLATED_BYTES = 32 * 1024 * 1024;
+export type { Attributes, AttributeValue, OtlpEncoding, OtlpSpan } from './span.ts';
 
 const root = protobuf.Root.fromJSON(OTLP_TRACE_DESCRIPTOR);
-const ExportRequest = root.lookupType(
-  'opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest',
-);
 const ExportResponse = root.lookupType(
   'opentelemetry.proto.collector.trace.v1.ExportTraceServiceResponse',
 );
 
-const inflate = promisify(gunzip);
+/** Unpacked bytes at which a protobuf body being inflated has its spans counted so far. */
+const FIRST_COUNT_BYTES = 1024 * 1024;
 
-function unreadable(detail: string): IngestError {
-  return new IngestError('otlp-unreadable', detail);
+function tooLarge(): IngestError {
+  return new IngestError(
+    'otlp-too-large',
+    `The gzip body expands to more than ${OTLP_MAX_INFLATED_BYTES / 1024 / 1024} MiB, the most one request may unpack to; send fewer spans per request`,
+    { limit: OTLP_MAX_INFLATED_BYTES },
+  );
+}
+
+/**
+ * Inflates a gzip body, stopping as soon as it passes the unpacked limit or, for protobuf, as
+ * soon as the spans unpacked so far pass the span limit (counted at 1, 4 and 16 MiB): a bomb
+ * of empty spans stops within its first megabyte.
+ */
+function inflateChecked(body: Buffer, encoding: OtlpEncoding): Promise<Buffer> {
+  const gunzip = createGunzip();
+  let chunks: Buffer[] = [];
+  let total = 0;
+  let nextCount = FIRST_COUNT_BYTES;
+  return new Promise((resolve, reject) => {
+    let settled = false;
+    const fail = (error: unknown) => {
+      if (settled) return;
+      settled = true;
+      gunzip.destroy();
+      reject(error);
+    };
+    gunzip.on('data', (chunk: Buffer) => {
+      if (settled) return;
+      chunks.push(chunk);
+      total += chunk.length;
+      if (total > OTLP_MAX_INFLATED_BYTES) return fail(tooLarge());
+      if (encoding !== 'protobuf' || total < nextCount) return;
+      nextCount *= 4;
+      chunks = [Buffer.concat(chunks, total)];
+      try {
+        checkSpanCount(chunks[0] as Buffer, true);
+      } catch (error) {
+        fail(error);
+      }
+    });
+    gunzip.on('error', fail);
+    gunzip.on('end', () => {
+      settled = true;
+      resolve(Buffer.concat(chunks, total));
+    });
+    gunzip.end(body);
+  });
 }
 
 /** The body as sent, or its gzip content (the one coding OTLP/HTTP defines). */
-export async function inflated(body: Buffer, gzipped: boolean): Promise<Buffer> {
+export async function inflated(
+  body: Buffer,
+  gzipped: boolean,
+  encoding: OtlpEncoding = 'protobuf',
+): Promise<Buffer> {
   if (!gzipped) return body;
   try {
-    return await inflate(body, { maxOutputLength: OTLP_MAX_INFLATED_BYTES });
+    return await inflateChecked(body, encoding);
   } catch (error) {
-    if ((error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') {
-      throw new IngestError(
-        'otlp-too-large',
-        `The gzip body expands to more than ${OTLP_MAX_INFLATED_BYTES / 1024 / 1024} MiB; send fewer spans per request`,
-      );
-    }
+    if (error instanceof IngestError) throw error;
     throw unreadable(`The body is not valid gzip: ${(error as Error).message}`);
   }
 }
 
-type Json = Record<string, unknown>;
-
-const HEX_ID = /^[0-9a-fA-F]+$/;
-
-const STATUS_NAMES: Record<string, number> = {
-  STATUS_CODE_UNSET: 0,
-  STATUS_CODE_OK: 1,
-  STATUS_CODE_ERROR: 2,
-};
-
-/** An id as lowercase hex of `bytes` bytes; all-zero ids are invalid in OTLP. */
-function idOf(value: unknown, bytes: number, encoding: OtlpEncoding): string | null {
-  if (typeof value !== 'string') return null;
-  const hex =
-    encoding === 'json'
-      ? HEX_ID.test(value)
-        ? value.toLowerCase()
-        : ''
-      : Buffer.from(value, 'base64').toString('hex');
-  return hex.length === bytes * 2 && !/^0+$/.test(hex) ? hex : null;
-}
-
-function nanosOf(value: unknown): bigint | null {
-  if (typeof value !== 'string' && typeof value !== 'number') return null;
+/**
+ * The spans of an OTLP trace export, decoded a span at a time under the export's limits (a
+ * body past one is an `otlp-too-large` outcome) with the event loop handed back between spans
+ * when `slice` is used up; a body that is not an export is an `otlp-unreadable` outcome.
+ */
+export async function decodeTraces(
+  body: Buffer,
+  encoding: OtlpEncoding,
+  slice: TimeSlice = new TimeSlice(),
+): Promise<OtlpSpan[]> {
+  const out = new SpanCollector(encoding, slice);
+  if (encoding === 'json') {
+    await jsonSpans(body, out);
+    return out.spans;
+  }
   try {
-    const ns = BigInt(value);
-    return ns > 0n ? ns : null;
-  } catch {
-    return null;
-  }
-}
-
-function listAt(parent: Json, key: string, path: string): Json[] {
-  const value = parent[key];
-  if (value === undefined || value === null) return [];
-  if (!Array.isArray(value)) throw unreadable(`${path}.${key}: is not an array`);
-  for (const [i, item] of value.entries()) {
-    if (typeof item !== 'object' || item === null || Array.isArray(item)) {
-      throw unreadable(`${path}.${key}[${i}]: is not an object`);
-    }
-  }
-  return value as Json[];
-}
-
-function objectAt(parent: Json, key: string, path: string): Json {
-  const value = parent[key];
-  if (value === undefined || value === null) return {};
-  if (typeof value !== 'object' || Array.isArray(value)) {
-    throw unreadable(`${path}.${key}: is not an object`);
-  }
-  return value as Json;
-}
-
-/** An OTLP AnyValue (`{stringValue: …}` and its siblings) as plain data. */
-function plainValue(any: unknown): AttributeValue {
-  if (typeof any !== 'object' || any === null) return null;
-  const v = any as Json;
-  if (typeof v.stringValue === 'string') return v.stringValue;
-  if (typeof v.boolValue === 'boolean') return v.boolValue;
-  if (typeof v.intValue === 'string' || typeof v.intValue === 'number') return Number(v.intValue);
-  if (typeof v.doubleValue === 'number') return v.doubleValue;
-  if (typeof v.bytesValue === 'string') return v.bytesValue;
-  const array = v.arrayValue as Json | undefined;
-  if (array !== undefined && Array.isArray(array.values)) return array.values.map(plainValue);
-  const kvlist = v.kvlistValue as Json | undefined;
-  if (kvlist !== undefined && Array.isArray(kvlist.values)) {
-    return Object.fromEntries(attributesOf(kvlist.values as Json[]));
-  }
-  return null;
-}
-
-function attributesOf(list: readonly Json[]): Map<string, AttributeValue> {
-  const out = new Map<string, AttributeValue>();
-  for (const kv of list) if (typeof kv.key === 'string') out.set(kv.key, plainValue(kv.value));
-  return out;
-}
-
-function spanOf(s: Json, path: string, resource: Attributes, encoding: OtlpEncoding): OtlpSpan {
-  const status = objectAt(s, 'status', path);
-  // OTLP JSON sends the enum as an integer; a sender using proto3's JSON mapping sends its name.
-  const code =
-    typeof status.code === 'number' ? status.code : (STATUS_NAMES[String(status.code)] ?? 0);
-  return {
-    traceId: idOf(s.traceId, 16, encoding),
-    spanId: idOf(s.spanId, 8, encoding),
-    startNs: nanosOf(s.startTimeUnixNano),
-    endNs: nanosOf(s.endTimeUnixNano),
-    statusCode: code,
-    statusMessage: typeof status.message === 'string' ? status.message : '',
-    attributes: attributesOf(listAt(s, 'attributes', path)),
-    resource,
-    events: listAt(s, 'events', path).map((e, i) => ({
-      name: typeof e.name === 'string' ? e.name : '',
-      attributes: attributesOf(listAt(e, 'attributes', `${path}.events[${i}]`)),
-    })),
-  };
-}
-
-/** Every span of an ExportTraceServiceRequest in the camelCase object form both encodings share. */
-function spansOf(request: Json, encoding: OtlpEncoding): OtlpSpan[] {
-  const spans: OtlpSpan[] = [];
-  for (const [r, rs] of listAt(request, 'resourceSpans', 'request').entries()) {
-    const at = `resourceSpans[${r}]`;
-    const resource = attributesOf(listAt(objectAt(rs, 'resource', at), 'attributes', at));
-    for (const [s, ss] of listAt(rs, 'scopeSpans', at).entries()) {
-      const scopeAt = `${at}.scopeSpans[${s}]`;
-      for (const [i, span] of listAt(ss, 'spans', scopeAt).entries()) {
-        spans.push(spanOf(span, `${scopeAt}.spans[${i}]`, resource, encoding));
-      }
-    }
-  }
-  return spans;
-}
-
-function parsedJson(body: Buffer): Json {
-  let value: unknown;
-  try {
-    value = JSON.parse(body.toString('utf8'));
+    await protobufSpans(body, out);
   } catch (error) {
-    throw unreadable(`The body is not valid JSON: ${(error as Error).message}`);
+    if (error instanceof IngestError) throw error;
+    // protobufjs stops at 100 nested messages (about 32 nested values), or at the stack.
+    const message = /max depth|call stack/i.test((error as Error).message)
+      ? `values nest far deeper than the ${OTLP_MAX_VALUE_DEPTH} levels allowed`
+      : (error as Error).message;
+    throw unreadable(`The body is not a protobuf ExportTraceServiceRequest: ${message}`);
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw unreadable('The body is not an OTLP ExportTraceServiceRequest object');
-  }
-  return value as Json;
-}
-
-function decodedProtobuf(body: Buffer): Json {
-  try {
-    const message = ExportRequest.decode(body);
-    return ExportRequest.toObject(message, { longs: String, enums: Number, bytes: String });
-  } catch (error) {
-    throw unreadable(
-      `The body is not a protobuf ExportTraceServiceRequest: ${(error as Error).message}`,
-    );
-  }
-}
-
-/** The spans of an OTLP trace export; a body that is not one is an `otlp-unreadable` outcome. */
-export function decodeTraces(body: Buffer, encoding: OtlpEncoding): OtlpSpan[] {
-  const request = encoding === 'json' ? parsedJson(body) : decodedProtobuf(body);
-  return spansOf(request, encoding);
+  return out.spans;
 }
 
 /** What was refused, for the ExportTraceServiceResponse. */

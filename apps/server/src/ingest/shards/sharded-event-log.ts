@@ -12,6 +12,7 @@ import type {
 } from '../event-log.ts';
 import { anyMeterRow, lockedMonthUsage } from '../meter-lock.ts';
 import { PostgresEventLog, uniqueById } from '../postgres-event-log.ts';
+import { meterStatement } from '../store-sql.ts';
 import { mergedFolds } from './shard-folds.ts';
 import {
   conflictsOnShard,
@@ -20,7 +21,6 @@ import {
   storedOnShard,
   storeOnShard,
 } from './shard-part-store.ts';
-import { meterStatement } from '../store-sql.ts';
 
 /** What became of one shard's part: stored (with what was new) or not, with why. */
 type PartOutcome =

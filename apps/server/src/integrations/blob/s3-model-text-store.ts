@@ -21,7 +21,7 @@ const DELETE_BATCH = 1000;
  * Model text in an S3 bucket, one object per model call under
  * `<prefix><org id>/<UTC day>/<event id, base64url>.<sha-256>`. The day in the key is what
  * retention deletes by; the hash makes a key name one content, so an event id sent again with
- * other text never overwrites the text accepted first (docs/decisions.md#model-text-in-object-storage).
+ * other text never overwrites the text accepted first (docs/decisions/scale-out.md#model-text-in-object-storage).
  */
 export class S3ModelTextStore implements ModelTextStore {
   private readonly s3: S3Client;

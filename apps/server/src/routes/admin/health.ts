@@ -102,6 +102,33 @@ const ProvidersSchema = Type.Object(
   { description: 'Which outside services are configured' },
 );
 
+const PatternsSchema = Type.Object(
+  {
+    scanned_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+      description: 'When the start-up scan of stored targeting finished; null until it has',
+    }),
+    refused: Type.Array(
+      Type.Object({
+        org_id: Type.String(),
+        experiment_id: Type.String(),
+        experiment: Type.String({ description: "The experiment's name" }),
+        pointer: Type.String({ description: 'JSON Pointer to the pattern in the targeting' }),
+        pattern: Type.String(),
+        insensitive: Type.Boolean({ description: 'true for $regexi' }),
+        reason: Type.String(),
+        found_by: Type.Union([Type.Literal('rule'), Type.Literal('analyser')], {
+          description:
+            '`rule`: the static rule every evaluator applies; `analyser`: the server’s ReDoS analyser (recheck), which only the server consults',
+        }),
+      }),
+    ),
+  },
+  {
+    description:
+      'Stored $regex/$regexi patterns that a save would now refuse: the server never runs them (the condition matches no one)',
+  },
+);
+
 export function register(app: App, ctx: Context): void {
   app.get(
     '/v1/admin/health',
@@ -109,7 +136,7 @@ export function register(app: App, ctx: Context): void {
       schema: {
         tags: ['admin'],
         summary:
-          'Dependency and pipeline health: database, its disk, ingest fold lag and quarantine, the nightly run, configured providers',
+          'Dependency and pipeline health: database, its disk, ingest fold lag and quarantine, the nightly run, configured providers, stored patterns never run',
         response: {
           200: Type.Object({
             database: DatabaseSchema,
@@ -123,6 +150,7 @@ export function register(app: App, ctx: Context): void {
             }),
             nightly: Type.Union([NightlySchema, Type.Null()]),
             providers: ProvidersSchema,
+            patterns: PatternsSchema,
           }),
           ...problemResponses(401, 403),
         },
@@ -134,8 +162,9 @@ export function register(app: App, ctx: Context): void {
       const disk = ctx.disk === null ? null : await ctx.disk.status(true);
       const providers = configuredProviders(ctx.config);
       const shards = await shardHealth(ctx.shards, now);
+      const patterns = ctx.patterns.status();
       if (!database.reachable)
-        return { database, disk, shards, ingest: null, nightly: null, providers };
+        return { database, disk, shards, ingest: null, nightly: null, providers, patterns };
       const schedule = { cron: ctx.config.nightlyCron, schedulerEnabled: ctx.config.scheduler };
       const answering = ctx.shards.all.filter((_, i) => shards[i]?.reachable).map((s) => s.db);
       return {
@@ -145,6 +174,7 @@ export function register(app: App, ctx: Context): void {
         ingest: await ingestHealth(answering, now),
         nightly: await nightlyHealth(ctx.db, schedule, now),
         providers,
+        patterns,
       };
     },
   );

@@ -4,6 +4,7 @@ import type { Context } from '../../context.ts';
 import type { App } from '../../http/app-types.ts';
 import { problemResponses } from '../../http/responses.ts';
 import { previousUtcDay } from '../../kernel/utc-day.ts';
+import { DayParam } from '../../schemas/run-label.ts';
 
 export function register(app: App, ctx: Context): void {
   app.post(
@@ -15,7 +16,7 @@ export function register(app: App, ctx: Context): void {
           'Run the nightly pipeline for one UTC day now (default: yesterday); re-running a day replaces it',
         body: Type.Union([
           Type.Object(
-            { day: Type.Optional(Type.String({ format: 'date' })) },
+            { day: Type.Optional(DayParam('The UTC day YYYY-MM-DD to run')) },
             { additionalProperties: false },
           ),
           Type.Null(),

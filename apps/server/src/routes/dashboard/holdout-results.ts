@@ -32,7 +32,7 @@ export function register(app: App, ctx: Context): void {
       const orgId = callerOf(request).orgId;
       const holdout = await holdoutAsExperiment(ctx.db, orgId, request.params.id);
       return resultsOrProblem(
-        await readResults(ctx.db, holdout, request.query.day, {
+        await readResults(ctx, holdout, request.query.day, {
           orgId,
           minEventsPerArm: ctx.config.minEventsPerArm,
           now: ctx.clock.now(),

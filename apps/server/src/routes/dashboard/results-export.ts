@@ -50,7 +50,7 @@ export function register(app: App, ctx: Context): void {
       const experiment = await getExperiment(ctx.db, callerOf(request).orgId, request.params.id);
       const run = resultsOrProblem(
         await readResults(
-          ctx.db,
+          ctx,
           experiment,
           request.query.day,
           {

@@ -34,7 +34,7 @@ export function register(app: App, ctx: Context): void {
       const { orgId } = callerOf(request);
       const experiment = await getExperiment(ctx.db, orgId, request.params.id);
       const outcome = await readResults(
-        ctx.db,
+        ctx,
         experiment,
         request.query.day,
         { orgId, minEventsPerArm: ctx.config.minEventsPerArm, now: ctx.clock.now() },

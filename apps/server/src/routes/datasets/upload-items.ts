@@ -14,6 +14,7 @@ import {
   parseDatasetNdjson,
 } from '../../ingest/import/dataset-upload.ts';
 import { IMPORT_MAX_ROWS, ImportFormatError } from '../../ingest/import/index.ts';
+import { ImportGate } from '../../ingest/import-gate.ts';
 import { TimeSlice } from '../../kernel/time-slice.ts';
 import { compileBodyValidator, validatorCompiler } from '../../schemas/validators.ts';
 import { AUTH_NOTE, DatasetParams, NOT_RATE_LIMITED, SESSION_OR_SECRET_KEY } from './schemas.ts';
@@ -98,7 +99,7 @@ const UploadSchema = {
         description: 'The version minted; the latest when nothing was stored',
       }),
     }),
-    ...problemResponses(400, 401, 403, 404, 413, 415),
+    ...problemResponses(400, 401, 403, 404, 413, 415, 429),
   },
 };
 
@@ -115,16 +116,30 @@ function readJson(_request: unknown, body: string, done: (e: Error | null, b?: u
   }
 }
 
-async function parsed(parse: (typeof PARSERS)[string], body: string | JsonUpload) {
+async function parsed(parse: (typeof PARSERS)[string], body: string | JsonUpload, time: TimeSlice) {
   try {
-    return await parse(body, new TimeSlice());
+    return await parse(body, time);
   } catch (error) {
     if (error instanceof ImportFormatError) throw new ProblemError('import-format', error.message);
     throw error;
   }
 }
 
+/** Retry-After of an upload refused for the org's uploads at once: as the import's. */
+const BUSY_RETRY_AFTER_SECONDS = 5;
+
+function busy(perOrg: number): ProblemError {
+  return new ProblemError(
+    'import-concurrency-limit',
+    `Your org already runs ${perOrg} dataset upload${perOrg === 1 ? '' : 's'} at once, the most allowed; send this one again when one of them has answered`,
+    { limit: perOrg },
+    { 'retry-after': String(BUSY_RETRY_AFTER_SECONDS) },
+  );
+}
+
 export function register(app: App, ctx: Context): void {
+  // Uploads are bulk work as imports are: the same per-org bound, counted apart from imports.
+  const gate = new ImportGate(ctx.config.importConcurrencyPerOrg);
   app.removeContentTypeParser('application/json');
   const options = { parseAs: 'string' as const, bodyLimit: UPLOAD_MAX_BYTES };
   app.addContentTypeParser(['text/csv', 'application/x-ndjson'], options, readBody);
@@ -149,19 +164,24 @@ export function register(app: App, ctx: Context): void {
           `Send the items as ${Object.keys(PARSERS).join(', ')} with its Content-Type`,
         );
       }
-      const rows = await parsed(parse, request.body as string | JsonUpload);
-      const limits = {
-        maxItems: ctx.config.maxDatasetItems,
-        maxItemBytes: ctx.config.maxDatasetItemBytes,
-      };
-      return uploadItems(
-        ctx.db,
-        orgCallerOf(request),
-        request.params.id,
-        rows,
-        limits,
-        ctx.clock.now(),
-      );
+      const caller = orgCallerOf(request);
+      const release = gate.enter(caller.orgId);
+      if (release === null) throw busy(gate.perOrg);
+      try {
+        // One time slice for the whole request: parse, checks and writes hand the loop back.
+        const time = new TimeSlice();
+        const rows = await parsed(parse, request.body as string | JsonUpload, time);
+        const limits = {
+          maxItems: ctx.config.maxDatasetItems,
+          maxItemBytes: ctx.config.maxDatasetItemBytes,
+        };
+        return await uploadItems(ctx.db, caller, request.params.id, rows, limits, {
+          now: ctx.clock.now(),
+          time,
+        });
+      } finally {
+        release();
+      }
     },
   );
 }

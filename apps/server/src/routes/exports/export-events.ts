@@ -6,6 +6,7 @@ import { modelTextReader } from '../../domain/events-export/model-text.ts';
 import type { App } from '../../http/app-types.ts';
 import { problemResponses } from '../../http/responses.ts';
 import { orgCallerOf } from '../../http/session-or-key-auth.ts';
+import { DayParam } from '../../schemas/run-label.ts';
 import { Text } from '../../schemas/text.ts';
 
 /** Either credential (OR): an admin's or owner's dashboard session, or the org's secret key. */
@@ -21,11 +22,7 @@ const ExportQuery = Type.Object(
       maxLength: 200,
       description: 'The experiment id, or its name',
     }),
-    day: Type.String({
-      format: 'date',
-      pattern: '^\\d{4}-\\d\\d-\\d\\d$',
-      description: 'The UTC day YYYY-MM-DD the events’ `timestamp` falls on',
-    }),
+    day: DayParam('The UTC day YYYY-MM-DD the events’ `timestamp` falls on'),
   },
   { additionalProperties: false },
 );

@@ -2,7 +2,8 @@ import { Type } from 'typebox';
 
 export const IngestAckSchema = Type.Object({
   accepted: Type.Integer({
-    description: 'Events acknowledged, retries of already accepted events included',
+    description:
+      'Events acknowledged, identical retries of already accepted events included; conflicts never',
   }),
   duplicates: Type.Integer({
     description:
@@ -10,7 +11,7 @@ export const IngestAckSchema = Type.Object({
   }),
   conflicts: Type.Integer({
     description:
-      'Of the duplicates, events whose event_id was already stored with other content: acknowledged and dropped, the first event stands',
+      'Events whose event_id was already stored with other content: not accepted, listed in `rejected`; the stored event stands',
   }),
   config_version: Type.Integer({
     description: 'Staleness hint: refresh the cached config when it is newer',

@@ -86,16 +86,21 @@ const keyed =
 
 /**
  * Events are admitted from the key cache: the write checks the key again in its own transaction
- * (docs/decisions.md#api-keys-and-rate-limits), which saves the busiest route a round trip.
+ * (docs/decisions/ingest.md#api-keys-and-rate-limits), which saves the busiest route a round trip.
  */
 const eventWrites: Plane = async (app, { ctx }) => {
   app.addHook('onRequest', apiKeyHook(ctx));
   postEvents.register(app, ctx);
 };
 
-/** Tallies are stored too: the database, not a cache, says whether the key is still active. */
+/**
+ * Tallies are stored too: the database, not a cache, says whether the key is still active. The
+ * counts carry no user, so nothing could bound what a publishable key (public, in client code)
+ * adds to another user's share: the secret key only, as the contract lists no tallies among
+ * the publishable key's operations.
+ */
 const keyedWrites: Plane = async (app, { ctx }) => {
-  app.addHook('onRequest', apiKeyHook(ctx, { authoritative: true }));
+  app.addHook('onRequest', apiKeyHook(ctx, { authoritative: true, secretOnly: true }));
   postTargetingTallies.register(app, ctx);
 };
 

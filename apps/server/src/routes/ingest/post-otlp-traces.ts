@@ -1,9 +1,11 @@
+import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { Context } from '../../context.ts';
 import { apiKeyHook, keyCallerOf } from '../../http/api-key-auth.ts';
 import type { App } from '../../http/app-types.ts';
 import { ProblemError } from '../../http/problems.ts';
 import { problemResponses } from '../../http/responses.ts';
+import { ImportGate } from '../../ingest/import-gate.ts';
 import { acceptOtlpTraces } from '../../ingest/otlp/accept-traces.ts';
 import {
   decodeTraces,
@@ -12,9 +14,19 @@ import {
   type OtlpEncoding,
   protobufResponse,
 } from '../../ingest/otlp/decode.ts';
+import {
+  OTLP_BUSY_RETRY_AFTER_SECONDS,
+  OTLP_EXPORTS_PER_ORG,
+  OTLP_MAX_ATTRIBUTES,
+  OTLP_MAX_BODY_BYTES,
+  OTLP_MAX_SPANS,
+  OTLP_MAX_VALUE_DEPTH,
+} from '../../ingest/otlp/limits.ts';
+import { IngestError } from '../../ingest/outcomes.ts';
+import { TimeSlice } from '../../kernel/time-slice.ts';
 
-/** A body as sent (compressed or not); collectors batch thousands of spans with their text. */
-export const OTLP_MAX_BODY_BYTES = 16 * 1024 * 1024;
+/** Characters of the key a refusal's log line shows: its scope prefix and four more. */
+const KEY_PREFIX_LOGGED = 11;
 
 const ENCODINGS: Record<string, OtlpEncoding> = {
   'application/x-protobuf': 'protobuf',
@@ -38,8 +50,11 @@ const TracesSchema = {
   tags: ['ingest'],
   summary:
     'OTLP/HTTP trace export: GenAI model-call spans become model_call events (202, OTLP ExportTraceServiceResponse)',
-  description:
-    "The body is an OTLP ExportTraceServiceRequest, binary protobuf (`application/x-protobuf`) or OTLP JSON (`application/json`), optionally `Content-Encoding: gzip`, at most 16 MiB as sent and 32 MiB unpacked. Spans with `gen_ai.operation.name` `chat`, `text_completion` or `generate_content` are stored as `model_call` events (event id `<trace id>-<span id>`), a user's first one with an exposure; the experiment and user come from the attributes `arbiter.experiment` and `arbiter.user_id`. Other spans are acknowledged and ignored. The answer is in the request's encoding; `partialSuccess` counts and explains the GenAI spans rejected. See docs/integrations/otlp.md.",
+  description: [
+    'The body is an OTLP ExportTraceServiceRequest, binary protobuf (`application/x-protobuf`) or OTLP JSON (`application/json`), optionally `Content-Encoding: gzip`, at most 16 MiB as sent and 32 MiB unpacked.',
+    `At most ${OTLP_MAX_SPANS} spans, ${OTLP_MAX_ATTRIBUTES} attributes in a list and attribute values nested ${OTLP_MAX_VALUE_DEPTH} deep (413 or 400 beyond); an org has at most ${OTLP_EXPORTS_PER_ORG} exports decoded at once (429 with Retry-After beyond).`,
+    "Spans with `gen_ai.operation.name` `chat`, `text_completion` or `generate_content` are stored as `model_call` events (event id `<trace id>-<span id>`), a user's first one with an exposure; the experiment and user come from the attributes `arbiter.experiment` and `arbiter.user_id`. Other spans are acknowledged and ignored. The answer is in the request's encoding; `partialSuccess` counts and explains the GenAI spans rejected. See docs/integrations/otlp.md.",
+  ].join(' '),
   security: [{ apiKey: [] }],
   body: {
     content: {
@@ -72,6 +87,7 @@ function encodingOf(contentType: string | undefined): OtlpEncoding | undefined {
 }
 
 export async function register(app: App, ctx: Context): Promise<void> {
+  const gate = new ImportGate(OTLP_EXPORTS_PER_ORG);
   // Both encodings arrive as bytes: the body may be gzip, and protobuf is not text anyway.
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser(
@@ -97,14 +113,62 @@ export async function register(app: App, ctx: Context): Promise<void> {
           `Send the OTLP export as ${Object.keys(ENCODINGS).join(' or ')} with its Content-Type`,
         );
       }
-      const gzipped = (request.headers['content-encoding'] ?? '').trim().toLowerCase() === 'gzip';
-      const spans = decodeTraces(await inflated(request.body, gzipped), encoding);
-      const partial = await acceptOtlpTraces(ctx, keyCallerOf(request).orgId, spans);
-      reply.status(202);
-      if (encoding === 'json') return jsonResponse(partial);
-      reply.type('application/x-protobuf');
-      // Fastify sends a Buffer as it is; the type provider knows binary only as the document's string.
-      return protobufResponse(partial) as unknown as string;
+      const { orgId } = keyCallerOf(request);
+      const release = gate.enter(orgId);
+      try {
+        if (release === null) throw busy();
+        const gzipped = (request.headers['content-encoding'] ?? '').trim().toLowerCase() === 'gzip';
+        // One time slice for the whole request: decoding and acceptance both hand the loop back.
+        const slice = new TimeSlice();
+        const spans = await decodeTraces(
+          await inflated(request.body, gzipped, encoding),
+          encoding,
+          slice,
+        );
+        const partial = await acceptOtlpTraces(ctx, orgId, spans, slice);
+        reply.status(202);
+        if (encoding === 'json') return jsonResponse(partial);
+        reply.type('application/x-protobuf');
+        // Fastify sends a Buffer as it is; the type provider knows binary only as the document's string.
+        return protobufResponse(partial) as unknown as string;
+      } catch (error) {
+        logRefusal(request, orgId, error);
+        throw error;
+      } finally {
+        release?.();
+      }
     },
+  );
+}
+
+function busy(): ProblemError {
+  return new ProblemError(
+    'otlp-concurrency-limit',
+    `Your org already has ${OTLP_EXPORTS_PER_ORG} OTLP exports being decoded at once, the most allowed; send this one again after ${OTLP_BUSY_RETRY_AFTER_SECONDS} seconds`,
+    { limit: OTLP_EXPORTS_PER_ORG },
+    { 'retry-after': String(OTLP_BUSY_RETRY_AFTER_SECONDS) },
+  );
+}
+
+const REFUSALS = new Set(['otlp-too-large', 'otlp-unreadable']);
+
+/** One warn line for an export refused for its limits, its shape or the org's concurrency. */
+function logRefusal(request: FastifyRequest, orgId: string, error: unknown): void {
+  let refusal: string | null = null;
+  if (error instanceof IngestError && REFUSALS.has(error.code)) refusal = error.code;
+  else if (error instanceof ProblemError && error.slug === 'otlp-concurrency-limit') {
+    refusal = error.slug;
+  }
+  if (refusal === null) return;
+  const raw = request.headers['x-api-key'];
+  const key = typeof raw === 'string' ? raw.trim() : '';
+  request.log.warn(
+    {
+      org_id: orgId,
+      key_prefix: key.slice(0, KEY_PREFIX_LOGGED),
+      refusal,
+      detail: (error as Error).message,
+    },
+    'OTLP export refused',
   );
 }

@@ -6,6 +6,7 @@ import type { App } from '../../http/app-types.ts';
 import { ProblemError } from '../../http/problems.ts';
 import { problemResponses } from '../../http/responses.ts';
 import { DAY_MS, utcDay } from '../../kernel/utc-day.ts';
+import { DayParam } from '../../schemas/run-label.ts';
 
 /** Tallies one request may carry: a client sends one per experiment and day it saw. */
 export const MAX_TALLIES_PER_REQUEST = 1000;
@@ -20,7 +21,7 @@ const TalliesBody = Type.Object(
       Type.Object(
         {
           experiment_id: Type.String({ format: 'uuid', description: 'The experiment’s id' }),
-          day: Type.String({ format: 'date', description: 'The UTC day of the checks' }),
+          day: DayParam('The UTC day of the checks'),
           matched: Count,
           excluded: Count,
         },
@@ -55,7 +56,7 @@ export function register(app: App, ctx: Context): void {
     {
       schema: {
         tags: ['ingest'],
-        summary: `Report how many users reached each experiment’s targeting per UTC day (at most ${MAX_TALLIES_PER_REQUEST} tallies); not metered`,
+        summary: `Report how many users reached each experiment’s targeting per UTC day (at most ${MAX_TALLIES_PER_REQUEST} tallies); secret key only, not metered`,
         description:
           'The client libraries send, per experiment with targeting and UTC day, the distinct users whose check reached the targeting: `matched` entered, `excluded` got null and sent no exposure. The counts are added to the sums the results route shows as `targeting`; they carry no user and never reach the analysis. A tally naming no experiment of the key’s org is listed in `rejected` and the rest are added.',
         security: [{ apiKey: [] }],

@@ -8,7 +8,11 @@ import {
   Z_975,
 } from '@arbiter/stats';
 import { describe, expect, it } from 'vitest';
-import { computeRun, type MetricInput, type RunInputs } from '../../../src/analysis/compute/compute-run.ts';
+import {
+  computeRun,
+  type MetricInput,
+  type RunInputs,
+} from '../../../src/analysis/compute/compute-run.ts';
 import type { MetricDefinition } from '../../../src/schemas/experiment-config.ts';
 import { metricDefinition, seeded } from '../../support/analysis-data.ts';
 

@@ -7,7 +7,7 @@ import { experimentConfig, metric } from '../../support/builders.ts';
 import { type Harness, startHarness } from '../../support/harness.ts';
 
 /**
- * Issue 28 through the HTTP API: a run's recommendation, its guardrail violations and their
+ * Decisions through the HTTP API: a run's recommendation, its guardrail violations and their
  * audit trail, and the sample-size estimate while an experiment collects.
  */
 let h: Harness;

@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { type DecisionInput, type DecisionPair, decide } from '../../../src/analysis/decision/decision.ts';
+import {
+  type DecisionInput,
+  type DecisionPair,
+  decide,
+} from '../../../src/analysis/decision/decision.ts';
 import { metricOutcome } from '../../../src/analysis/decision/metric-outcome.ts';
 
 /** The decision table alone: runs built from outcomes, no statistics behind them. */

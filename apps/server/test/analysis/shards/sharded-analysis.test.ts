@@ -4,13 +4,13 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readBreakdowns } from '../../../src/analysis/compute/breakdowns.ts';
 import { computeRun, type RunInputs } from '../../../src/analysis/compute/compute-run.ts';
-import { readArmSamples } from '../../../src/analysis/sql/metric-samples.ts';
-import { runNightly } from '../../../src/analysis/run/nightly.ts';
-import { readFoldedQuantileArms } from '../../../src/analysis/sql/quantile-counts-sql.ts';
-import { readQuantileArms } from '../../../src/analysis/sql/quantile-sql.ts';
 import { readRunInputs, valueScope } from '../../../src/analysis/reads/read-run-inputs.ts';
+import { runNightly } from '../../../src/analysis/run/nightly.ts';
 import { readShardedQuantileArms } from '../../../src/analysis/shards/sharded-quantiles.ts';
 import { readShardedSamples } from '../../../src/analysis/shards/sharded-samples.ts';
+import { readArmSamples } from '../../../src/analysis/sql/metric-samples.ts';
+import { readFoldedQuantileArms } from '../../../src/analysis/sql/quantile-counts-sql.ts';
+import { readQuantileArms } from '../../../src/analysis/sql/quantile-sql.ts';
 import { callValueOrNull, QUANTILE_KINDS } from '../../../src/db/call-values.ts';
 import type { Database, DatabaseHandle } from '../../../src/db/connect.ts';
 import { rows } from '../../../src/db/connect.ts';
@@ -18,13 +18,18 @@ import { type ShardSet, shardSetOf } from '../../../src/db/shards/shard-set.ts';
 import { loadExperiment } from '../../../src/domain/experiments/service.ts';
 import type { MetricDefinition } from '../../../src/schemas/experiment-config.ts';
 import { importAll, ingestAll, metricDefinition, seeded } from '../../support/analysis-data.ts';
-import { freshDatabase, freshDatabaseOn, startOwnCluster, TEST_DB } from '../../support/database.ts';
+import {
+  freshDatabase,
+  freshDatabaseOn,
+  startOwnCluster,
+  TEST_DB,
+} from '../../support/database.ts';
 import { type Harness, startHarness } from '../../support/harness.ts';
 
 /**
  * The same generated traffic analysed on one database and on three shards, each holding only
  * the aggregate rows of the users `shardOf(org, user, 3)` places on it (the union of the
- * shards' tables is the single database's), under the equality rules of docs/decisions.md:
+ * shards' tables is the single database's), under the equality rules of docs/decisions/scale-out.md#analysis-over-several-shards:
  * counts, SRM, histogram edges and bins and the rank tests' samples exactly; moments and what
  * follows from them within 1e-12 relative. On the PostgreSQL pass the shards are three
  * PostgreSQL servers (the test server and two clusters of this file's own); on the PGlite

@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ValueScope } from '../../../src/analysis/reads/value-scope.ts';
 import { readFoldedQuantileArms } from '../../../src/analysis/sql/quantile-counts-sql.ts';
 import { readQuantileArms } from '../../../src/analysis/sql/quantile-sql.ts';
-import type { ValueScope } from '../../../src/analysis/reads/value-scope.ts';
 import { rows } from '../../../src/db/connect.ts';
 import { quarantineStatement } from '../../../src/ingest/fold-sql.ts';
 import type { MetricDefinition } from '../../../src/schemas/experiment-config.ts';

@@ -142,7 +142,7 @@ async function insert(stats: StatsRow[], business: BusinessRow[], experiment = E
       variant text, user_id text, n bigint, sum numeric)`);
 }
 
-/** Per arm, each user's value as the pipeline computed it in Node before (docs/decisions.md#per-user-values). */
+/** Per arm, each user's value as the pipeline computed it in Node before (docs/decisions/analysis.md#per-user-values). */
 function expectedValues(m: MetricDefinition, stats: StatsRow[], business: BusinessRow[]) {
   const users = new Map<string, StatsRow>();
   for (const r of stats) {

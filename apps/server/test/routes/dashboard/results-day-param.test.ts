@@ -25,6 +25,11 @@ const IMPOSSIBLE = [
   'manual-2026-01-01T24:00:00Z',
   'manual-2026-01-01T10:61:00Z',
   'manual-2026-01-01T10:00:60.5Z',
+  // Real calendar days outside the years any run can be stored under.
+  '0000-01-01',
+  '0001-01-01',
+  '1999-12-31',
+  'manual-0000-01-01T00:00:00Z',
 ];
 
 describe('the day parameter of the results routes', () => {
@@ -60,6 +65,8 @@ describe('the day parameter of the results routes', () => {
     for (const label of [
       '2024-02-29',
       '2026-12-31',
+      '2000-01-01',
+      '9999-12-31',
       'manual-2026-02-28T23:59:59.999Z',
       'manual-2026-01-01T00:00:00Z',
     ])

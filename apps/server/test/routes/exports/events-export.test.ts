@@ -255,6 +255,7 @@ describe('GET /v1/events/export', () => {
       [`day=${today}`, 'experiment'],
       [`experiment=export-exp`, 'day'],
       [`experiment=export-exp&day=2026-02-30`, 'day'],
+      [`experiment=export-exp&day=0000-01-01`, 'day'],
       [`experiment=export-exp&day=2026-2-3`, 'day'],
       [`experiment=export-exp&day=${today}T00:00:00Z`, 'day'],
       [`experiment=&day=${today}`, 'experiment'],

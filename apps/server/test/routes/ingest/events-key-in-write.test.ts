@@ -8,7 +8,7 @@ import { storedEvents } from '../../support/stored-events.ts';
 
 /**
  * POST /v1/events admits its key from the key cache and checks it again in the write
- * (docs/decisions.md#api-keys-and-rate-limits). Here a key is revoked in the database behind
+ * (docs/decisions/ingest.md#api-keys-and-rate-limits). Here a key is revoked in the database behind
  * the cache's back (no rotation, so no process is told) and the clock stands still, so the
  * cache keeps admitting it: only the write's own check can refuse it. On a PostgreSQL server
  * that check is a statement of the COPY's query; on PGlite a lookup just before the insert.

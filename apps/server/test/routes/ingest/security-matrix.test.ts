@@ -108,7 +108,7 @@ const KEY_ROUTES: KeyRouteCase[] = [
   {
     method: 'POST',
     path: '/v1/targeting-tallies',
-    scope: 'publishable',
+    scope: 'secret',
     request: (experimentId) => ({
       method: 'POST',
       url: '/v1/targeting-tallies',

@@ -42,6 +42,20 @@ const storedRows = (experimentId: string) =>
     .where(eq(targetingTallies.experimentId, experimentId))
     .orderBy(targetingTallies.day);
 
+describe('POST /v1/targeting-tallies takes the secret key only', () => {
+  it('refuses the publishable key (it ships in client code) and stores nothing', async () => {
+    const tally = { experiment_id: targeted, day: TODAY, matched: 1_000_000, excluded: 0 };
+    const res = await report(acme.publishable, [tally]);
+    expect(res.statusCode).toBe(401);
+    expect(res.json()).toMatchObject({
+      type: '/problems/invalid-credential',
+      status: 401,
+      detail: 'This route needs the secret key (svc_sk_); a publishable key may not use it',
+    });
+    expect(await storedRows(targeted)).toEqual([]);
+  });
+});
+
 describe('POST /v1/targeting-tallies refuses what it cannot read', () => {
   const good = () => ({ experiment_id: targeted, day: TODAY, matched: 1, excluded: 1 });
   // The cases change a good tally when the test runs: the experiment exists only by then.
@@ -56,7 +70,7 @@ describe('POST /v1/targeting-tallies refuses what it cannot read', () => {
     '%s: a 400 problem pointing at it, and nothing of the request stored',
     async (_, change, pointer) => {
       const bad = { ...good(), ...change };
-      const res = await report(acme.publishable, [good(), bad]);
+      const res = await report(acme.secret, [good(), bad]);
       expect(res.statusCode, res.body).toBe(400);
       expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
       expect(res.json().type).toBe('/problems/validation-error');
@@ -66,9 +80,9 @@ describe('POST /v1/targeting-tallies refuses what it cannot read', () => {
   );
 
   it('refuses an empty list and more than 1000 tallies', async () => {
-    expect((await report(acme.publishable, [])).statusCode).toBe(400);
+    expect((await report(acme.secret, [])).statusCode).toBe(400);
     const many = Array.from({ length: 1001 }, () => good());
-    const res = await report(acme.publishable, many);
+    const res = await report(acme.secret, many);
     expect(res.statusCode).toBe(400);
     expect(await storedRows(targeted)).toEqual([]);
   });
@@ -76,7 +90,7 @@ describe('POST /v1/targeting-tallies refuses what it cannot read', () => {
 
 describe('POST /v1/targeting-tallies adds counts', () => {
   it('sums reports per experiment and day, within a request and across requests', async () => {
-    const first = await report(acme.publishable, [
+    const first = await report(acme.secret, [
       { experiment_id: targeted, day: YESTERDAY, matched: 3, excluded: 1 },
       { experiment_id: targeted, day: TODAY, matched: 2, excluded: 5 },
       { experiment_id: targeted.toUpperCase(), day: TODAY, matched: 1, excluded: 0 },
@@ -94,7 +108,7 @@ describe('POST /v1/targeting-tallies adds counts', () => {
   });
 
   it('leaves out, by pointer, ids of no experiment of the key’s org, and keeps the rest', async () => {
-    const res = await report(acme.publishable, [
+    const res = await report(acme.secret, [
       { experiment_id: foreign, day: TODAY, matched: 7, excluded: 7 },
       { experiment_id: plain, day: TODAY, matched: 4, excluded: 6 },
       {
@@ -120,7 +134,7 @@ describe('POST /v1/targeting-tallies adds counts', () => {
     const usage = () =>
       h.ctx.db.select().from(usageCounters).where(eq(usageCounters.orgId, acme.orgId));
     const before = await usage();
-    const res = await report(acme.publishable, [
+    const res = await report(acme.secret, [
       { experiment_id: targeted, day: TODAY, matched: 100, excluded: 100 },
     ]);
     expect(res.statusCode).toBe(200);
@@ -145,7 +159,7 @@ describe('the results route’s targeting', () => {
     }
     await h.ctx.worker.foldAll();
     // A day before the experiment existed lies outside every window of its runs.
-    await report(acme.publishable, [
+    await report(acme.secret, [
       { experiment_id: targeted, day: '2020-01-01', matched: 1000, excluded: 1000 },
     ]);
   });

@@ -280,6 +280,30 @@ describe('uploading results', () => {
     expect((await getRun(session(acme.admin), run.id)).json().received_results).toBe(2);
   });
 
+  it('refuses custom scores beyond ±1e12 (their squares would overflow the statistics)', async () => {
+    const ds = await dataset('huge-scores', ITEMS);
+    const run = (
+      await createRun(session(acme.admin), {
+        dataset_id: ds,
+        variants: ['control', 'short'],
+        scorers: [{ name: 'stars', kind: 'custom' }],
+      })
+    ).json();
+    const answer = (
+      await upload(key(acme.secret), run.id, [
+        { item_id: 'a', variant: 'control', repeat: 0, scores: { stars: 1e12 } },
+        { item_id: 'a', variant: 'short', repeat: 0, scores: { stars: 1e154 } },
+        { item_id: 'b', variant: 'control', repeat: 0, scores: { stars: -1.5e12 } },
+        { item_id: 'b', variant: 'short', repeat: 0, scores: { stars: -1e12 } },
+      ])
+    ).json();
+    expect(answer.accepted).toBe(2);
+    expect(answer.errors.map((e: { index: number }) => e.index)).toEqual([1, 2]);
+    expect(answer.errors[0].message).toContain('/scores/stars');
+    expect(answer.errors[1].message).toContain('/scores/stars');
+    expect((await getRun(session(acme.admin), run.id)).json().received_results).toBe(2);
+  });
+
   it('stores every value as sent: quotes, backslashes, newlines, braces, NULL as a word, JSON', async () => {
     const ds = await dataset('verbatim', ITEMS);
     const run = (

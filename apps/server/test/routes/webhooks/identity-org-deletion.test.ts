@@ -117,11 +117,16 @@ describe('an org deleted at the identity provider', () => {
       'events (secret)': 401,
       import: 401,
     });
-    const refused = await h.ingest(doomed.secret, { method: 'GET', url: '/v1/config' });
-    expect(refused.json()).toMatchObject({
-      type: '/problems/invalid-credential',
-      status: 401,
-    });
+    // Every key says it is not valid because its org is gone, never that it was rotated away.
+    for (const [, key, options] of keyedCalls(doomed, experimentId, 'why')) {
+      const refused = await h.ingest(key, options as never);
+      expect(refused.json()).toMatchObject({
+        type: '/problems/invalid-credential',
+        status: 401,
+        detail: 'This API key is not valid: its org was deleted',
+      });
+      expect(refused.body).not.toMatch(/rotated/i);
+    }
     const business = await businessEvent('biz-after');
     expect(business.statusCode).toBe(401);
   });

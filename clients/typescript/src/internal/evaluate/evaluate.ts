@@ -30,7 +30,7 @@ export interface EvaluationDeps {
   warn: (message: string) => void;
 }
 
-/** docs/decisions.md#offline-evaluation-in-the-clients-evaluate */
+/** docs/decisions/clients.md#offline-evaluation-in-the-clients-evaluate */
 export async function runEvaluation(
   options: EvaluateOptions,
   deps: EvaluationDeps,

@@ -69,7 +69,7 @@ async function scoresOf(
       const value: unknown = await scorer.score(input);
       if (typeof value === 'number' && Number.isFinite(value)) scores[scorer.name] = value;
     } catch {
-      // A scorer that fails gives this result no value for it (docs/decisions.md).
+      // A scorer that fails gives this result no value for it (docs/decisions/clients.md#offline-evaluation-in-the-clients-evaluate).
     }
   }
   return scores;

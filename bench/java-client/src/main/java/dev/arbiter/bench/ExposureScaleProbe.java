@@ -1,7 +1,7 @@
 package dev.arbiter.bench;
 
 /**
- * Issue 32's goal for exposures at scale: at each number of distinct users (default 16,384,
+ * The goal for exposures at scale: at each number of distinct users (default 16,384,
  * 65,536, 262,144 and 1,048,576), {@code assign()} with exposures on, every user already exposed
  * (the steady state), against the same call with exposures off, in calls per second of the
  * calling thread's CPU time (the machine is shared), the two measured in alternating rounds in

@@ -6,7 +6,7 @@ import java.util.Map;
  * {@link AssignBenchmark}'s five-clause targeting condition written out in Java by hand: its
  * field names and operands are constants in the code, as a condition compiled to bytecode would
  * have them, and its attributes are read with the same {@code Map.get} calls. What it costs is
- * the floor of any evaluator over a caller's map (issue 29's speed goal; {@link TargetingProbe}).
+ * the floor of any evaluator over a caller's map (the targeting goal; {@link TargetingProbe}).
  * Right for the bench's attributes only (plain {@code major.minor.patch} versions, ASCII
  * locales); the set-up checks it against the client for every user.
  */

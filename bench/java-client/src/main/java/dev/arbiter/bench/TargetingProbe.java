@@ -6,8 +6,9 @@ import java.util.Arrays;
 import java.util.function.LongSupplier;
 
 /**
- * Issue 29's speed goal on a shared machine: {@code assign()} behind the five-clause targeting
- * condition against the same call with no condition ({@link AssignBenchmark}'s
+ * The targeting goal (a targeted call at least 0.5x an untargeted one) on a shared machine:
+ * {@code assign()} behind the five-clause targeting condition against the same call with no
+ * condition ({@link AssignBenchmark}'s
  * {@code arbiterAssignTargeted} and {@code arbiterAssignWithoutExposures}), in calls per second
  * of the calling thread's CPU time, the two sides alternating round by round so that a change
  * of load falls on both. Prints each round's rates and ratio, then the median ratio. A third

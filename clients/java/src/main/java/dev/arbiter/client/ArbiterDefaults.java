@@ -11,7 +11,7 @@ public final class ArbiterDefaults {
   /** Production API. Overridden by {@code baseUrl(..)} or {@code ARBITER_BASE_URL}. */
   public static final String DEFAULT_BASE_URL = "https://api.arbiter.dev";
 
-  /** docs/decisions.md#shared-behaviour-and-defaults: clients poll {@code GET /v1/config} every 60 s. */
+  /** docs/decisions/clients.md#shared-behaviour-and-defaults: clients poll {@code GET /v1/config} every 60 s. */
   public static final long CONFIG_POLL_INTERVAL_MS = 60_000;
 
   /** Events per {@code POST /v1/events} request. */
@@ -41,7 +41,7 @@ public final class ArbiterDefaults {
   /** One HTTP request, connection included. */
   public static final long REQUEST_TIMEOUT_MS = 10_000;
 
-  /** docs/decisions.md#shared-behaviour-and-defaults: spilled events are replayed within 24 h, with their original timestamps. */
+  /** docs/decisions/clients.md#shared-behaviour-and-defaults: spilled events are replayed within 24 h, with their original timestamps. */
   public static final long OFFLINE_REPLAY_WINDOW_MS = 86_400_000;
   /** Events kept in the offline store; the oldest go first past this. */
   public static final int OFFLINE_STORE_CAPACITY = 100_000;

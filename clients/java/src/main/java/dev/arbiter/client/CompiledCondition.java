@@ -12,7 +12,7 @@ import java.util.regex.Pattern;
  * one test per operator, each of a small final class with its operand prepared: the strings of
  * {@code $in}/{@code $nin}, the bound of an ordering against a number, the kept answers of
  * {@code $regex} and the version operators. Every other operator, and every other condition, is
- * left to {@link ConditionEvaluator}, so the answers are its answers (issue 29: reading the
+ * left to {@link ConditionEvaluator}, so the answers are its answers (reading the
  * condition's JSON map on every call cost 20 times the assignment itself, see
  * bench/java-client/RESULTS.md).
  *
@@ -169,7 +169,7 @@ final class CompiledCondition {
           // A pattern the checker let through always compiles; should one not, nothing matches.
           kept.add(new KeptAnswerTest(field, answerId(), actual -> {
             String text = ConditionValues.stringForm(actual);
-            return text != null && pattern != null && pattern.matcher(text).find();
+            return ConditionRegex.find(pattern, text);
           }));
           return;
         }

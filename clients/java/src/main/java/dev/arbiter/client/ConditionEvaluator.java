@@ -168,7 +168,7 @@ final class ConditionEvaluator {
       case "$regexi": {
         String text = ConditionValues.stringForm(actual);
         Pattern pattern = ConditionRegex.compile((String) expected, operator.equals("$regexi"));
-        return text != null && pattern != null && pattern.matcher(text).find();
+        return ConditionRegex.find(pattern, text);
       }
       default:
         // ConditionCheck refuses every other operator before evaluation starts.

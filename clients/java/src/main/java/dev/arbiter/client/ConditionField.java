@@ -37,7 +37,7 @@ final class ConditionField {
   /**
    * The field's value in {@code attributes}, as the evaluator reads it. Small, with the rare
    * cases (a third part, a list on the way) in another method, so that the JIT inlines it into
-   * each test: a call per field was most of a five-clause condition's time (issue 29).
+   * each test: a call per field was most of a five-clause condition's time.
    */
   Object read(Map<String, ?> attributes) {
     Object top = attributes.get(first);

@@ -9,6 +9,8 @@ import java.util.regex.PatternSyntaxException;
 /**
  * The compiled patterns of {@code $regex} and {@code $regexi}: JavaScript syntax (see
  * {@link JsPattern}), case-insensitive as JavaScript's {@code i} flag (Unicode case folding).
+ * A pattern that can backtrack for ever ({@link RegexSafety}) is not compiled, as an invalid one,
+ * and a pattern is never searched in a text past the length cap.
  * The cache is bounded against a caller evaluating ever new conditions.
  */
 final class ConditionRegex {
@@ -19,7 +21,7 @@ final class ConditionRegex {
 
   private ConditionRegex() {}
 
-  /** The pattern compiled (case-insensitive when asked), or null when it is not valid. */
+  /** The pattern compiled (case-insensitive when asked), or null when it is not valid or safe. */
   static Pattern compile(String pattern, boolean insensitive) {
     Map<String, Optional<Pattern>> cache = insensitive ? FOLDED : PLAIN;
     Optional<Pattern> cached = cache.get(pattern);
@@ -30,7 +32,19 @@ final class ConditionRegex {
     return compiled;
   }
 
+  /**
+   * Whether the pattern finds a match in the text; false for a null pattern or text, and for a
+   * text longer than the cap in code points.
+   */
+  static boolean find(Pattern pattern, String text) {
+    return pattern != null
+        && text != null
+        && RegexSafety.searchable(text)
+        && pattern.matcher(text).find();
+  }
+
   private static Pattern translateAndCompile(String pattern, boolean insensitive) {
+    if (!RegexSafety.isSafe(pattern)) return null;
     try {
       String java = JsPattern.toJava(pattern);
       if (java == null) return null;

@@ -8,7 +8,7 @@ import java.util.Set;
 /**
  * Why the API would refuse an event, found at {@code track} time: a refusal found at flush time
  * would cost the whole batch a round trip and put the log line far from the caller's mistake.
- * Mirrors the server's rules (docs/wire-format.md, docs/decisions.md#events) and the
+ * Mirrors the server's rules (docs/wire-format.md, docs/decisions/ingest.md#events) and the
  * TypeScript client's checks: the text rule on every string and id (PostgreSQL cannot store NUL
  * or an unpaired UTF-16 surrogate), the fields' lengths, the numeric domains, and the free-form
  * JSON limit of {@code metadata} (depth and size).

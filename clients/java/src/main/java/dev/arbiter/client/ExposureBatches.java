@@ -9,7 +9,7 @@ import java.util.List;
 
 /**
  * Exposure checks against a large table, kept per thread and decided {@link #SIZE} at a time
- * (docs/decisions.md#java-exposure-checks-in-batches-past-the-l2-cache). A table past the L2
+ * (docs/decisions/clients.md#java-exposure-checks-in-batches-past-the-l2-cache). A table past the L2
  * cache costs every call one random read of memory, several times the rest of {@code assign};
  * a batch reads every call's slot in one loop first, so those misses overlap, then decides each
  * call in order as {@code assign} would have.

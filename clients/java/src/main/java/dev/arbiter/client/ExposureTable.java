@@ -7,7 +7,7 @@ import java.lang.invoke.VarHandle;
  * Who of one experiment has been sent an exposure today: 64-bit fingerprints of (user id,
  * variant) in an open-addressing table of longs (linear probing, 0 = empty), grown by doubling
  * up to the capacity, cleared when the capacity is reached and when the UTC day changes
- * (docs/decisions.md#exposure-de-duplication-in-the-clients).
+ * (docs/decisions/clients.md#exposure-de-duplication-in-the-clients).
  *
  * <p>Many threads call {@link #firstToday} at once. The hot path, a fingerprint already there,
  * takes no lock: it reads the volatile array reference and probes it with opaque reads (a long
@@ -57,7 +57,7 @@ final class ExposureTable {
    */
   boolean firstToday(long fingerprint, long nowMs) {
     // seenIn's check, written out: calling it from here measured the batched path slower
-    // (bench/java-client/RESULTS.md, session 32).
+    // (bench/java-client/RESULTS.md).
     long fp = fingerprint == 0 ? 1 : fingerprint;
     if (nowMs < dayEndsAt && contains(slots, fp)) return false;
     return record(fp, nowMs);

@@ -8,7 +8,7 @@ import java.util.Map;
 /**
  * The field paths the compiled conditions of one config version read, numbered 1..n in the
  * order first met: what a {@link PreparedAttributes} resolves once per config version, so that
- * a condition reads slot {@code i} of an array instead of a caller's map (issue 29: the reads,
+ * a condition reads slot {@code i} of an array instead of a caller's map (the reads,
  * not the tests, were most of a condition's cost). Slot 0 holds the table itself, so one array
  * tells which config version it was resolved for.
  *

@@ -4,7 +4,7 @@ package dev.arbiter.client;
  * One {@link KeptValue} for each short string a {@link FieldTable} resolves: users' targeting
  * values repeat (plans, locales, countries, app versions), so prepared values that share one
  * instance share its cache lines and the answers kept in it, rather than reading a per-user
- * copy's bytes (issue 29: across 16,384 users, those reads were cache misses). Equal strings are
+ * copy's bytes (across 16,384 users, those reads were cache misses). Equal strings are
  * interchangeable to every test, so answers cannot change.
  *
  * <p>A table of {@value #SLOTS} slots, a new string taking its slot's place: bounded, and read

@@ -5,7 +5,7 @@ package dev.arbiter.client;
  * answers its config's value-only tests gave for it: a {@code $in} of strings, a regex, a version
  * comparison depend on the string alone, and users repeat their plans, locales, countries and
  * app versions, so a prepared value's slot answers such a test with one read instead of a hash,
- * a lookup and a comparison per call (issue 29). Answers are kept per distinct string and config
+ * a lookup and a comparison per call. Answers are kept per distinct string and config
  * version, never per user: the same thing {@link KeptAnswerTest} keeps for the map path.
  *
  * <p>Two bits per test id in one long (known, answer), so a reader sees a test's two bits

@@ -12,7 +12,7 @@ import java.util.Set;
  * {@link ExperimentGate} of each experiment that names them, resolved here so that no
  * assignment looks a layer or a holdout up by name.
  *
- * <p>What cannot be read is decided for safety (docs/decisions.md, Java client): a layer entry
+ * <p>What cannot be read is decided for safety (docs/decisions/clients.md#java-client): a layer entry
  * that cannot be read is one the config does not carry, so its experiments let no one in; a
  * holdout entry that cannot be read (or a {@code holdouts} that is not a list) leaves out every
  * experiment naming it, as a malformed experiment is left out: skipping the holdout instead

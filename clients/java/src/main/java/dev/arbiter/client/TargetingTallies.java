@@ -11,7 +11,7 @@ import java.util.Map;
  * Distinct users per experiment and UTC day whose check reached the experiment's targeting
  * (past its holdouts and layer): {@code matched} entered, {@code excluded} got null and sent no
  * exposure, so the server would never learn of them
- * (docs/decisions.md#the-share-of-users-targeting-excluded). A user is remembered in the
+ * (docs/decisions/targeting.md#the-share-of-users-targeting-excluded). A user is remembered in the
  * experiment's {@link ExposureTable} under a fingerprint of its own (no variant has the tally's
  * key), so a tally never suppresses an exposure; the first check of the day counts, and a table
  * full for the day forgets everyone, so a user may then count twice.

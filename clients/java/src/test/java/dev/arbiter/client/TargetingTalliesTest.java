@@ -22,7 +22,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The targeting tallies (docs/decisions.md#the-share-of-users-targeting-excluded): the shared
+ * The targeting tallies (docs/decisions/targeting.md#the-share-of-users-targeting-excluded): the shared
  * vectors of testdata/targeting-tallies.json, the switch, and their delivery to a fake API.
  */
 class TargetingTalliesTest {

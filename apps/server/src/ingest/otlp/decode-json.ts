@@ -1,0 +1,147 @@
+import { ArrayCursor } from '../import/json-array.ts';
+import { ImportFormatError } from '../import/types.ts';
+import type { IngestError } from '../outcomes.ts';
+import type { SpanCollector } from './span-collector.ts';
+import { unreadable } from './span-of.ts';
+
+type Json = Record<string, unknown>;
+
+const QUOTE = 0x22;
+const COMMA = 0x2c;
+const COLON = 0x3a;
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACKET = 0x5d;
+
+/**
+ * Walks OTLP JSON down to its spans without parsing the whole body at once: the objects above
+ * the spans member by member, each span (and each other member) parsed alone by JSON.parse.
+ * A span is counted before it is parsed, and the loop is handed back between spans.
+ */
+class JsonWalk {
+  readonly c: ArrayCursor;
+
+  constructor(
+    readonly text: string,
+    readonly out: SpanCollector,
+  ) {
+    this.c = new ArrayCursor(text);
+  }
+
+  invalid(what: string): IngestError {
+    return unreadable(`The body is not valid JSON: ${what} (line ${this.c.line})`);
+  }
+
+  /** The members of the object the cursor stands on (at its `{`), leaving it past the `}`. */
+  async members(visit: (key: string) => Promise<void> | void): Promise<void> {
+    const c = this.c;
+    c.pos++;
+    c.skipWhitespace();
+    if (c.peek() === CLOSE_BRACE) {
+      c.pos++;
+      return;
+    }
+    for (;;) {
+      c.skipWhitespace();
+      if (c.peek() !== QUOTE) throw this.invalid('expected a member name');
+      const start = c.pos;
+      c.skipString();
+      const key = JSON.parse(this.text.slice(start, c.pos)) as string;
+      c.skipWhitespace();
+      if (c.peek() !== COLON)
+        throw this.invalid(`expected ':' after the name ${JSON.stringify(key)}`);
+      c.pos++;
+      c.skipWhitespace();
+      await visit(key);
+      c.skipWhitespace();
+      const next = c.peek();
+      c.pos++;
+      if (next === CLOSE_BRACE) return;
+      if (next !== COMMA) throw this.invalid("expected ',' or '}' after a member");
+    }
+  }
+
+  /** The value the cursor stands on, parsed; it ends at a `,` or at the unmatched `closer`. */
+  value(closer: number): unknown {
+    const start = this.c.pos;
+    this.c.skipElement(this.c.line, closer);
+    return JSON.parse(this.text.slice(start, this.c.pos));
+  }
+
+  /** The objects of the array member `key` the cursor stands on; null is an empty array. */
+  async elements(path: string, key: string, visit: (i: number) => Promise<void>): Promise<void> {
+    const c = this.c;
+    if (c.peek() !== OPEN_BRACKET) {
+      if (this.value(CLOSE_BRACE) === null) return;
+      throw unreadable(`${path}.${key}: is not an array`);
+    }
+    c.pos++;
+    c.skipWhitespace();
+    if (c.peek() === CLOSE_BRACKET) {
+      c.pos++;
+      return;
+    }
+    for (let i = 0; ; i++) {
+      c.skipWhitespace();
+      if (c.peek() !== OPEN_BRACE) throw unreadable(`${path}.${key}[${i}]: is not an object`);
+      await visit(i);
+      c.skipWhitespace();
+      const next = c.peek();
+      c.pos++;
+      if (next === CLOSE_BRACKET) return;
+      if (next !== COMMA) throw this.invalid("expected ',' or ']' after an element");
+    }
+  }
+
+  async scopeSpans(at: string): Promise<void> {
+    await this.members(async (key) => {
+      if (key !== 'spans') return void this.value(CLOSE_BRACE);
+      await this.elements(at, 'spans', async (i) => {
+        await this.out.next();
+        this.out.add(this.value(CLOSE_BRACKET) as Json, `${at}.spans[${i}]`);
+      });
+    });
+  }
+
+  async resourceSpans(at: string): Promise<void> {
+    const first = this.out.count;
+    const holder: Json = {};
+    await this.members(async (key) => {
+      if (key === 'resource') holder.resource = this.value(CLOSE_BRACE);
+      else if (key === 'scopeSpans') {
+        await this.elements(at, 'scopeSpans', (s) => this.scopeSpans(`${at}.scopeSpans[${s}]`));
+      } else this.value(CLOSE_BRACE);
+    });
+    this.out.setResource(first, holder, at);
+  }
+
+  async request(): Promise<void> {
+    const c = this.c;
+    c.skipWhitespace();
+    if (c.done) throw this.invalid('the body is empty');
+    if (c.peek() !== OPEN_BRACE) {
+      throw unreadable('The body is not an OTLP ExportTraceServiceRequest object');
+    }
+    await this.members(async (key) => {
+      if (key !== 'resourceSpans') return void this.value(CLOSE_BRACE);
+      await this.elements('request', 'resourceSpans', (r) =>
+        this.resourceSpans(`resourceSpans[${r}]`),
+      );
+    });
+    c.skipWhitespace();
+    if (!c.done) throw this.invalid("unexpected text after the closing '}'");
+  }
+}
+
+/** The spans of an OTLP JSON ExportTraceServiceRequest, into `out`. */
+export async function jsonSpans(body: Buffer, out: SpanCollector): Promise<void> {
+  try {
+    await new JsonWalk(body.toString('utf8'), out).request();
+  } catch (error) {
+    if (error instanceof ImportFormatError || error instanceof SyntaxError) {
+      throw unreadable(`The body is not valid JSON: ${error.message}`);
+    }
+    throw error;
+  }
+}
