@@ -1,11 +1,11 @@
 import { bucketOf, variantForBucket } from '@arbiter/bucketing';
 import { count, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { events } from '../../src/db/schema.ts';
-import { ingestAll, seeded } from '../support/analysis-data.ts';
-import { experimentConfig, metric } from '../support/builders.ts';
-import { freshShards } from '../support/database.ts';
-import { type Harness, startHarness } from '../support/harness.ts';
+import { events } from '../../../src/db/schema.ts';
+import { ingestAll, seeded } from '../../support/analysis-data.ts';
+import { experimentConfig, metric } from '../../support/builders.ts';
+import { freshShards } from '../../support/database.ts';
+import { type Harness, startHarness } from '../../support/harness.ts';
 
 // The collecting answer of an experiment whose events are on two shards is the answer of one
 // database holding the same events, field by field: the evaluated events per arm, and each
