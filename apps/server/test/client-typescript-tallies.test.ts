@@ -10,7 +10,8 @@ import { experimentConfig, type Harness, startHarness } from './support/harness.
 // The TypeScript client against the built server: users with random attributes reach a targeted
 // experiment behind a holdout and a layer; the tallies the client reports add up to the users
 // that reached the targeting, as the server's own evaluator decides it, and no excluded user
-// sent an exposure.
+// sent an exposure. The route takes the secret key only: a client holding the publishable key
+// sends none.
 
 const USERS = 1_500;
 const TARGETING = { $and: [{ plan: { $in: ['pro', 'team'] } }, { locale: { $regexi: '^en' } }] };
@@ -80,7 +81,7 @@ describe('targeting tallies from the TypeScript client', () => {
       { length: USERS },
       (_, i) => [`tally-user-${i}`, randomAttributes(random)] as [string, Record<string, unknown>],
     );
-    const client = new Arbiter({ apiKey: acme.publishable, baseUrl, flushIntervalMs: 3_600_000 });
+    const client = new Arbiter({ apiKey: acme.secret, baseUrl, flushIntervalMs: 3_600_000 });
     expect(await client.ready()).toBe(true);
     // Twice: a user counts once a day.
     for (const [user, attributes] of [...users, ...users])
@@ -112,5 +113,27 @@ describe('targeting tallies from the TypeScript client', () => {
       .where(and(eq(events.experimentId, experimentId), eq(events.type, 'exposure')));
     expect(exposed.length).toBeGreaterThan(0);
     expect(exposed.filter((e) => excluded.has(e.user))).toEqual([]);
+  });
+
+  it('are not sent by a client holding the publishable key, and it warns of nothing', async () => {
+    const rows = () =>
+      h.ctx.db
+        .select()
+        .from(targetingTallies)
+        .where(eq(targetingTallies.experimentId, experimentId));
+    const before = await rows();
+    const warned: string[] = [];
+    const logger = { warn: (m: string) => warned.push(m), error: (m: string) => warned.push(m) };
+    const client = new Arbiter({
+      apiKey: acme.publishable,
+      baseUrl,
+      flushIntervalMs: 3_600_000,
+      logger,
+    });
+    expect(await client.ready()).toBe(true);
+    for (let i = 0; i < 200; i++) client.assign('tallied', `pk-user-${i}`, { plan: 'free' });
+    await client.close();
+    expect(await rows()).toEqual(before);
+    expect(warned).toEqual([]);
   });
 });

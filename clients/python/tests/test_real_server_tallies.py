@@ -88,7 +88,7 @@ def test_tallies_add_up_to_the_users_that_reached_the_targeting(server: ArbiterS
     excluded = {u for u, r in reasons.items() if r == "not_targeted"}
     enrolled = {u for u, r in reasons.items() if r == "enrolled"}
 
-    client = Arbiter(api_key=org.publishable, base_url=server.url, flush_interval=3600.0, queue_capacity=100_000)
+    client = Arbiter(api_key=org.secret, base_url=server.url, flush_interval=3600.0, queue_capacity=100_000)
     try:
         assert client.ready(timeout=60) is True
         # Twice: a user counts once a day.

@@ -29,6 +29,8 @@ def _today() -> str:
 
 def _start(fake: FakeArbiter, make_client: Any, config: Any = None, **options: Any) -> Arbiter:
     fake.config = ELIGIBILITY["config"] if config is None else config
+    # Tallies go with the secret key only.
+    options.setdefault("api_key", "svc_sk_test")
     client: Arbiter = make_client(base_url=fake.url, **options)
     assert client.ready(timeout=30)
     return client
@@ -105,6 +107,39 @@ def test_tallies_off_sends_none_and_the_exposures_still(fake: FakeArbiter, make_
     client.flush()
     assert fake.tallies == []
     assert len(fake.stored) > 0
+
+
+# -- the secret key only ------------------------------------------------------------------------
+
+
+def _tally_warnings(log: pytest.LogCaptureFixture) -> List[str]:
+    return [r.getMessage() for r in log.records if "targeting tallies" in r.getMessage()]
+
+
+def test_a_publishable_key_client_sends_no_tallies_and_warns_of_nothing(
+    fake: FakeArbiter, make_client: Any, warnings_log: pytest.LogCaptureFixture
+) -> None:
+    client = _start(fake, make_client, api_key="svc_pk_test")
+    _assign_every_case(client)
+    client.flush()
+    client.close()
+    assert fake.tally_requests == []
+    assert _tally_warnings(warnings_log) == []
+    assert all(entry.reached is None for entry in client._experiments.values())
+    assert len(fake.stored) > 0
+
+
+def test_tallies_asked_for_with_a_publishable_key_warn_once_at_construction_and_none_is_sent(
+    fake: FakeArbiter, make_client: Any, warnings_log: pytest.LogCaptureFixture
+) -> None:
+    client = _start(fake, make_client, api_key="svc_pk_test", track_targeting_tallies=True)
+    warned = _tally_warnings(warnings_log)
+    assert len(warned) == 1 and "secret key" in warned[0]
+    _assign_every_case(client)
+    client.flush()
+    client.close()
+    assert fake.tally_requests == []
+    assert len(_tally_warnings(warnings_log)) == 1
 
 
 # -- delivery ---------------------------------------------------------------------------------

@@ -15,7 +15,9 @@ interface SharedOptions {
    * targeting (past holdouts and layer) and whether it matched, and send the counts (no user
    * ids) with the event flushes, so the results page can show the share targeting excluded.
    * Default: the value of `trackExposures` (a caller who turns exposure tracking off keeps no
-   * per-user memory at all unless it asks for tallies); set it to override.
+   * per-user memory at all unless it asks for tallies); set it to override. Only with the secret
+   * key (`svc_sk_`), the one the route takes: with another key tallies are off, and `true` logs
+   * one warning at construction.
    */
   trackTargetingTallies?: boolean;
   /**

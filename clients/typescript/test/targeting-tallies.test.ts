@@ -22,7 +22,9 @@ afterEach(async () => {
 });
 
 async function start(options: Partial<NodeArbiterOptions> = {}, config = eligibility.config) {
+  // Tallies go with the secret key only.
   const started = await startQuietClient(config, {
+    apiKey: 'svc_sk_test',
     retryBaseDelayMs: 1,
     retryMaxDelayMs: 1,
     ...options,
@@ -85,6 +87,33 @@ describe('testdata/targeting-tallies.json', () => {
     await client.flush();
     expect(fake.tallies).toEqual([]);
     expect(fake.events.size).toBeGreaterThan(0);
+  });
+});
+
+describe('the secret key only', () => {
+  const talliesWarned = (lines: readonly string[]) =>
+    lines.filter((l) => l.includes('targeting tallies'));
+
+  it('a publishable-key client sends no tallies, and warns of nothing', async () => {
+    const logger = await start({ apiKey: 'svc_pk_test' });
+    assignEveryCase();
+    await client.flush();
+    await client.close();
+    expect(fake.tallyRequests).toBe(0);
+    expect(talliesWarned(logger.lines)).toEqual([]);
+    // Exposures are sent as ever.
+    expect(fake.events.size).toBeGreaterThan(0);
+  });
+
+  it('asked for tallies with a publishable key, warns once at construction and sends none', async () => {
+    const logger = await start({ apiKey: 'svc_pk_test', trackTargetingTallies: true });
+    expect(talliesWarned(logger.lines)).toHaveLength(1);
+    expect(talliesWarned(logger.lines)[0]).toContain('secret key');
+    assignEveryCase();
+    await client.flush();
+    await client.close();
+    expect(fake.tallyRequests).toBe(0);
+    expect(talliesWarned(logger.lines)).toHaveLength(1);
   });
 });
 

@@ -33,7 +33,7 @@ from ._poller import ConfigPoller
 from ._prepared_attributes import Attributes, unwrap
 from ._queued_event import serialize
 from ._retry_policy import RetryPolicy
-from ._targeting_tallies import TargetingTallies, send_tallies
+from ._targeting_tallies import TargetingTallies, send_tallies, tallies_wanted
 from ._transport import Transport
 from ._types import ClientStats, EventType, PromptResult
 from ._user_context import AsUser, current_attributes, current_user
@@ -93,11 +93,9 @@ class Arbiter:
         self._track_exposures = track_exposures
         #: Users who reached each targeted experiment's targeting today; None when not tallied.
         #: The default follows ``track_exposures``: a caller who sends no exposures keeps no
-        #: per-user memory unless it asks for tallies.
+        #: per-user memory unless it asks for tallies. The secret key only (``tallies_wanted``).
         self._tallies = (
-            TargetingTallies()
-            if (track_exposures if track_targeting_tallies is None else track_targeting_tallies)
-            else None
+            TargetingTallies() if tallies_wanted(track_targeting_tallies, track_exposures, key, self._log) else None
         )
         #: Whether an exposure carries its call's attributes as ``metadata.attributes``.
         self._exposure_attributes = bool(exposure_attributes)

@@ -18,6 +18,25 @@ MAX_TALLIES_PER_REQUEST = 1_000
 #: targeted experiments many times over. Past it a new pair is not counted, rather than memory grow.
 MAX_PENDING_TALLIES = 10_000
 
+#: ``POST /v1/targeting-tallies`` takes the secret key only.
+SECRET_KEY_PREFIX = "svc_sk_"
+
+
+def tallies_wanted(asked: Optional[bool], exposing: bool, api_key: str, logger: logging.Logger) -> bool:
+    """Whether a client tallies: as ``asked`` (None: as ``exposing``), and only with the secret key,
+    the one key the route takes: with any other, no tally is counted or sent, and an explicit
+    ``True`` gets one warning here rather than a refusal at every flush."""
+    if not (exposing if asked is None else asked):
+        return False
+    if api_key.startswith(SECRET_KEY_PREFIX):
+        return True
+    if asked:
+        logger.warning(
+            "track_targeting_tallies: targeting tallies need the secret key (svc_sk_...); with this key they are off"
+        )
+    return False
+
+
 #: ``(user, matched)``: a check of ``user`` reached an experiment's targeting and matched it or
 #: not. Counted when it is the user's first of the UTC day.
 Reached = Callable[[str, bool], None]

@@ -166,7 +166,11 @@ class _Handler(BaseHTTPRequestHandler):
         fake = self.fake
         with fake.lock:
             fake.tally_requests.append(len(tallies))
-            status = fake.tally_faults.pop(0) if fake.tally_faults else None
+            # As the real route: the secret key only.
+            if not (self.headers.get("X-API-Key") or "").startswith("svc_sk_"):
+                status: Optional[int] = 401
+            else:
+                status = fake.tally_faults.pop(0) if fake.tally_faults else None
             if status is None:
                 fake.tallies.extend(tallies)
         if status is not None:

@@ -28,7 +28,7 @@ import { ModelCallRecorder } from './model-call-recorder.ts';
 import type { Platform } from './platform.ts';
 import { ConfigPoller } from './poller.ts';
 import type { RetryPolicy } from './retry-policy.ts';
-import { sendTallies, TargetingTallies } from './targeting-tallies.ts';
+import { sendTallies, TargetingTallies, talliesWanted } from './targeting-tallies.ts';
 import { Transport } from './transport.ts';
 import type { AnyAttributes, AsyncContext, CurrentUser, UserContext } from './user-context.ts';
 import { UtcDay, utcDayNow } from './utc-day.ts';
@@ -59,7 +59,7 @@ export class ArbiterClient {
   readonly #day: UtcDay | null;
   /** Whether `assign` sends exposures (`trackExposures`). */
   readonly #exposing: boolean;
-  /** Users who reached each experiment's targeting today; null with `trackTargetingTallies: false`. */
+  /** Users who reached each experiment's targeting today; null without tallies (`talliesWanted`). */
   readonly #tallies: TargetingTallies | null;
   /** `#tallies !== null`: `assign`'s checks with exposures go through `#pending` to be counted. */
   readonly #tallied: boolean;
@@ -108,7 +108,12 @@ export class ArbiterClient {
       positiveInteger(options.exposureDedupCapacity, C.EXPOSURE_DEDUP_CAPACITY),
     );
     this.#exposing = options.trackExposures ?? true;
-    const tallying = options.trackTargetingTallies ?? this.#exposing;
+    const tallying = talliesWanted(
+      options.trackTargetingTallies,
+      this.#exposing,
+      apiKey,
+      this.#logger,
+    );
     this.#day = this.#exposing || tallying ? new UtcDay() : null;
     this.#tallies = tallying && this.#day !== null ? new TargetingTallies(this.#day) : null;
     this.#tallied = this.#tallies !== null;

@@ -11,6 +11,29 @@ const MAX_TALLIES_PER_REQUEST = 1_000;
  * experiments many times over. Past it a new pair is not counted, rather than memory grow.
  */
 const MAX_PENDING_TALLIES = 10_000;
+/** `POST /v1/targeting-tallies` takes the secret key only. */
+const SECRET_KEY_PREFIX = 'svc_sk_';
+
+/**
+ * Whether a client tallies: as `asked` (undefined: as `exposing`), and only with the secret key,
+ * the one key the route takes: with any other, no tally is counted or sent, and an explicit
+ * `true` gets one warning here rather than a refusal at every flush.
+ */
+export function talliesWanted(
+  asked: boolean | undefined,
+  exposing: boolean,
+  apiKey: string,
+  logger: Logger,
+): boolean {
+  if (!(asked ?? exposing)) return false;
+  if (apiKey.startsWith(SECRET_KEY_PREFIX)) return true;
+  if (asked === true) {
+    logger.warn(
+      'trackTargetingTallies: targeting tallies need the secret key (svc_sk_…); with this key they are off',
+    );
+  }
+  return false;
+}
 
 /** What a tally needs of an experiment: its id, its exposure table and its fingerprint part. */
 export interface TalliedExperiment {

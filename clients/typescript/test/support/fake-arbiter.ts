@@ -56,6 +56,8 @@ export interface FakeArbiter {
   readonly tallies: Tally[];
   /** Statuses for the next `POST /v1/targeting-tallies` requests, used up in order. */
   readonly tallyFaults: number[];
+  /** `POST /v1/targeting-tallies` requests that reached the server, refused ones included. */
+  tallyRequests: number;
   config: ConfigDoc;
   /** Replaces the config; the ETag follows `config_version`. */
   setConfig(doc: ConfigDoc): void;
@@ -90,6 +92,7 @@ export async function startFakeArbiter(
     faults: [],
     tallies: [],
     tallyFaults: [],
+    tallyRequests: 0,
     config: init.config,
     setConfig(doc) {
       fake.config = doc;
@@ -138,7 +141,9 @@ export async function startFakeArbiter(
   }
 
   function tally(raw: string, res: ServerResponse): void {
-    const status = fake.tallyFaults.shift();
+    fake.tallyRequests++;
+    // As the real route: the secret key only.
+    const status = apiKey.startsWith('svc_sk_') ? fake.tallyFaults.shift() : 401;
     if (status !== undefined) {
       problem(res, status, 'fault');
       return;

@@ -11,13 +11,17 @@ export interface QuietClient {
 
 /**
  * A ready client against a fresh fake server serving `config`, whose flush timer is an hour:
- * what the fake receives is what the test's own `flush()` sent. The caller closes both.
+ * what the fake receives is what the test's own `flush()` sent; the fake takes `options.apiKey`
+ * when given. The caller closes both.
  */
 export async function startQuietClient(
   config: ConfigDoc,
   options: Partial<NodeArbiterOptions> = {},
 ): Promise<QuietClient> {
-  const fake = await startFakeArbiter({ config });
+  const fake = await startFakeArbiter({
+    config,
+    ...(options.apiKey === undefined ? {} : { apiKey: options.apiKey }),
+  });
   const logger = memoryLogger();
   const client = new Arbiter({
     apiKey: fake.apiKey,

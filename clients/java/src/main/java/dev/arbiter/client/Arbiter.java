@@ -46,7 +46,7 @@ public final class Arbiter implements AutoCloseable {
   private final BackgroundWorker worker;
   private final ModelCallRecorder recorder;
   private final boolean trackExposures;
-  /** Users who reached each targeting today; null with {@code trackTargetingTallies} off. */
+  /** Users who reached each targeting today; null when the client does not tally. */
   private final TargetingTallies tallies;
   /** Exposure checks of tables past the L2 cache, decided in batches; null with exposures off. */
   private final ExposureBatches batches;
@@ -91,7 +91,8 @@ public final class Arbiter implements AutoCloseable {
     this.transport = transport;
     this.publishableKey = apiKey.startsWith(PUBLISHABLE_KEY_PREFIX);
     this.trackExposures = b.trackExposures;
-    this.tallies = b.targetingTallied() ? new TargetingTallies() : null;
+    this.tallies = TargetingTallies.wanted(b.trackTargetingTallies, b.trackExposures, apiKey,
+        logger) ? new TargetingTallies() : null;
     this.exposureAttributes = b.exposureAttributes;
     this.batches = trackExposures
         ? new ExposureBatches(this::decideExposure, b.exposureBatchFromSlots) : null;
@@ -752,7 +753,8 @@ public final class Arbiter implements AutoCloseable {
      * are kept (up to 10,000 experiment-days) and sent with the next flush; refused ones are
      * dropped with a warning. A user counts once a day per process, from the exposure table
      * ({@link #exposureDedupCapacity(int)}); past it the table forgets everyone and a user may
-     * count again.
+     * count again. Only with the secret key ({@code svc_sk_}), the one the route takes: with
+     * another key tallies are off, and {@code true} logs one warning when the client is built.
      */
     public Builder trackTargetingTallies(boolean trackTargetingTallies) {
       this.trackTargetingTallies = trackTargetingTallies;

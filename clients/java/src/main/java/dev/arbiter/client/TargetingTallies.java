@@ -25,6 +25,23 @@ final class TargetingTallies {
    * experiments many times over. Past it a new pair is not counted, rather than memory grow.
    */
   static final int MAX_PENDING = 10_000;
+  /** {@code POST /v1/targeting-tallies} takes the secret key only. */
+  static final String SECRET_KEY_PREFIX = "svc_sk_";
+
+  /**
+   * Whether a client tallies: as {@code asked} (null: as {@code exposing}), and only with the
+   * secret key, the one key the route takes: with any other, no tally is counted or sent, and an
+   * explicit {@code true} gets one warning here rather than a refusal at every flush.
+   */
+  static boolean wanted(Boolean asked, boolean exposing, String apiKey, ArbiterLogger logger) {
+    if (!(asked != null ? asked : exposing)) return false;
+    if (apiKey.startsWith(SECRET_KEY_PREFIX)) return true;
+    if (asked != null) {
+      logger.warn("trackTargetingTallies: targeting tallies need the secret key (svc_sk_...); "
+          + "with this key they are off");
+    }
+    return false;
+  }
 
   /** One experiment's users who reached its targeting on one UTC day. */
   static final class Tally {

@@ -19,6 +19,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * An Arbiter ingest plane on 127.0.0.1 that follows docs/wire-format.md, as strict as the
@@ -70,7 +71,7 @@ final class FakeArbiter implements AutoCloseable {
     System.setProperty("sun.net.httpserver.nodelay", "true");
   }
 
-  final String apiKey = "svc_pk_test";
+  final String apiKey;
   /** Stored events, one per event_id, as the real server dedupes them. */
   final Map<String, Map<String, Object>> events = new ConcurrentHashMap<>();
   /** The User-Agent of the latest request. */
@@ -82,6 +83,8 @@ final class FakeArbiter implements AutoCloseable {
   final ConcurrentLinkedQueue<Fault> faults = new ConcurrentLinkedQueue<>();
   /** Every tally {@code POST /v1/targeting-tallies} accepted, in arrival order. */
   final List<Map<String, Object>> tallies = Collections.synchronizedList(new ArrayList<>());
+  /** Tally posts that reached the server, refused ones included. */
+  final AtomicInteger tallyRequests = new AtomicInteger();
   /** Statuses the next tally posts answer, used up in order. */
   final ConcurrentLinkedQueue<Integer> tallyFaults = new ConcurrentLinkedQueue<>();
   private volatile Map<String, Object> config;
@@ -91,7 +94,13 @@ final class FakeArbiter implements AutoCloseable {
   private ExecutorService executor;
 
   FakeArbiter(Map<String, Object> config) throws IOException {
+    this(config, "svc_pk_test");
+  }
+
+  /** A fake taking {@code apiKey} only: the secret key ({@code svc_sk_}) for the tallies. */
+  FakeArbiter(Map<String, Object> config, String apiKey) throws IOException {
     this.config = config;
+    this.apiKey = apiKey;
     start();
   }
 
@@ -233,6 +242,12 @@ final class FakeArbiter implements AutoCloseable {
 
   /** The route's shape (docs/wire-format.md): 1 to 1,000 tallies of exactly four fields. */
   private void postTallies(HttpExchange ex, String body) throws IOException {
+    tallyRequests.incrementAndGet();
+    if (!apiKey.startsWith("svc_sk_")) {
+      // As the real route: the secret key only.
+      send(ex, 401, "{\"type\":\"/problems/invalid-credential\",\"status\":401}");
+      return;
+    }
     Integer fault = tallyFaults.poll();
     if (fault != null) {
       send(ex, fault, "{\"title\":\"Injected fault\",\"status\":" + fault + ",\"detail\":\"injected\"}");

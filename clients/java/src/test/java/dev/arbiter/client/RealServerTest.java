@@ -234,7 +234,8 @@ class RealServerTest {
     long usedBefore = eventsUsed();
     MemoryLogger logger = new MemoryLogger();
     try (LossyProxy proxy = new LossyProxy(server.baseUrl);
-        Arbiter client = Arbiter.builder().apiKey(publishable).baseUrl(proxy.baseUrl())
+        // The secret key: the tallies route takes no other.
+        Arbiter client = Arbiter.builder().apiKey(secret).baseUrl(proxy.baseUrl())
         .experiments(ids.keySet()).flushInterval(Duration.ofMillis(3_600_000))
         .pollInterval(Duration.ofMillis(3_600_000)).batchSize(1000)
         // every exposure of the run (about 25,000) is queued before the one flush

@@ -52,7 +52,12 @@ class TargetingTalliesTest {
   }
 
   private void start(UnaryOperator<Arbiter.Builder> options) throws Exception {
-    fake = new FakeArbiter(config());
+    // Tallies go with the secret key only.
+    start("svc_sk_test", options);
+  }
+
+  private void start(String apiKey, UnaryOperator<Arbiter.Builder> options) throws Exception {
+    fake = new FakeArbiter(config(), apiKey);
     logger = new MemoryLogger();
     client = options.apply(Arbiter.builder().apiKey(fake.apiKey).baseUrl(fake.baseUrl())
         .logger(logger).pollInterval(Duration.ofHours(1)).flushInterval(Duration.ofHours(1))
@@ -140,6 +145,28 @@ class TargetingTalliesTest {
     assignEveryCase();
     client.flush().join();
     assertEquals(withoutTallies, exposures());
+  }
+
+  @Test
+  void aPublishableKeyClientSendsNoTalliesAndWarnsOfNothing() throws Exception {
+    start("svc_pk_test", b -> b);
+    assignEveryCase();
+    client.flush().join();
+    client.close();
+    assertEquals(0, fake.tallyRequests.get());
+    assertEquals(0, logger.count("targeting tallies"), logger.all());
+    assertTrue(exposures() > 0);
+  }
+
+  @Test
+  void talliesAskedForWithAPublishableKeyWarnOnceAtConstructionAndNoneIsSent() throws Exception {
+    start("svc_pk_test", b -> b.trackTargetingTallies(true));
+    assertEquals(1, logger.count("targeting tallies need the secret key"), logger.all());
+    assignEveryCase();
+    client.flush().join();
+    client.close();
+    assertEquals(0, fake.tallyRequests.get());
+    assertEquals(1, logger.count("targeting tallies"), logger.all());
   }
 
   private void oneExcludedOneMatched() {
