@@ -43,6 +43,11 @@ const MAX_RESULTS_PER_REQUEST = 500;
 /** What the shared client reads; the platform-only options went into the platform. */
 type ClientOptions = Omit<NodeArbiterOptions, 'offlineStorePath'>;
 
+/** Events sent per batch: the option within 1 and the server's largest batch. */
+function batchSizeOf(options: ClientOptions): number {
+  return Math.min(Math.max(1, options.batchSize ?? C.EVENT_BATCH_SIZE), C.MAX_EVENT_BATCH_SIZE);
+}
+
 /**
  * The client. `assign`, `getPrompt`, `getVariables` and `track` answer from memory and never
  * throw; the network is touched only by the background poller and the event pipeline.
@@ -108,12 +113,8 @@ export class ArbiterClient {
       positiveInteger(options.exposureDedupCapacity, C.EXPOSURE_DEDUP_CAPACITY),
     );
     this.#exposing = options.trackExposures ?? true;
-    const tallying = talliesWanted(
-      options.trackTargetingTallies,
-      this.#exposing,
-      apiKey,
-      this.#logger,
-    );
+    const { trackTargetingTallies } = options;
+    const tallying = talliesWanted(trackTargetingTallies, this.#exposing, apiKey, this.#logger);
     this.#day = this.#exposing || tallying ? new UtcDay() : null;
     this.#tallies = tallying && this.#day !== null ? new TargetingTallies(this.#day) : null;
     this.#tallied = this.#tallies !== null;
@@ -126,10 +127,7 @@ export class ArbiterClient {
       intervalMs: options.pollIntervalMs ?? C.CONFIG_POLL_INTERVAL_MS,
       logger: this.#logger,
     });
-    this.#batchSize = Math.min(
-      Math.max(1, options.batchSize ?? C.EVENT_BATCH_SIZE),
-      C.MAX_EVENT_BATCH_SIZE,
-    );
+    this.#batchSize = batchSizeOf(options);
     this.#pipeline = new EventPipeline({
       transport,
       queue: this.#queue,
