@@ -20,8 +20,8 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { eq, type SQL, sql } from 'drizzle-orm';
 import pg from 'pg';
-import { runNightly, SCHEDULED_FOLD_WAIT_MS } from '../../apps/server/src/analysis/nightly.ts';
-import { analyzeExperiment } from '../../apps/server/src/analysis/pipeline.ts';
+import { runNightly, SCHEDULED_FOLD_WAIT_MS } from '../../apps/server/src/analysis/run/nightly.ts';
+import { analyzeExperiment } from '../../apps/server/src/analysis/run/pipeline.ts';
 import { loadConfig } from '../../apps/server/src/config.ts';
 import { createContext } from '../../apps/server/src/create-context.ts';
 import { callValueOrNull } from '../../apps/server/src/db/call-values.ts';
@@ -31,7 +31,7 @@ import {
   openDatabase,
 } from '../../apps/server/src/db/connect.ts';
 import { experiments } from '../../apps/server/src/db/schema.ts';
-import { shardSetOf } from '../../apps/server/src/db/shard-set.ts';
+import { shardSetOf } from '../../apps/server/src/db/shards/shard-set.ts';
 import { loadCurrentVersion } from '../../apps/server/src/domain/experiments/current-version.ts';
 import { createExperiment } from '../../apps/server/src/domain/experiments/service.ts';
 import { setPlanOverride } from '../../apps/server/src/domain/plans/plan-override.ts';

@@ -13,15 +13,15 @@
 import { DEFAULT_HISTOGRAM_BINS, pooledBinEdges } from '@arbiter/stats';
 import { type SQL, sql } from 'drizzle-orm';
 import pg from 'pg';
-import { inAnalysisTransaction } from '../../apps/server/src/analysis/analysis-transaction.ts';
-import { binnedCtes } from '../../apps/server/src/analysis/histogram-sql.ts';
+import { inAnalysisTransaction } from '../../apps/server/src/analysis/run/analysis-transaction.ts';
 import {
   keepingBinnedValues,
   partials,
   SHARD_U,
-} from '../../apps/server/src/analysis/sharded-stats.ts';
-import { readSufficientStats } from '../../apps/server/src/analysis/sufficient-stats.ts';
-import { perUserCtes } from '../../apps/server/src/analysis/user-values-sql.ts';
+} from '../../apps/server/src/analysis/shards/sharded-stats.ts';
+import { binnedCtes } from '../../apps/server/src/analysis/sql/histogram-sql.ts';
+import { readSufficientStats } from '../../apps/server/src/analysis/sql/sufficient-stats.ts';
+import { perUserCtes } from '../../apps/server/src/analysis/sql/user-values-sql.ts';
 import { type Database, openDatabase, rows } from '../../apps/server/src/db/connect.ts';
 import { LLM_FEATURE_METRICS } from '../../apps/server/test/support/builders.ts';
 import { cpuSecondsBetween, cpuSecondsOf, freshPostgres } from './setup.ts';

@@ -47,8 +47,8 @@ ingest_files=(
   # What reads what ingest stored: the analyses through the fold gate, the live view, the
   # raw-event export (its text from the S3 server).
   apps/server/test/analysis/analysis.test.ts
-  apps/server/test/analysis/fold-gate.test.ts
-  apps/server/test/analysis/fold-behind.postgres.test.ts
+  apps/server/test/analysis/run/fold-gate.test.ts
+  apps/server/test/analysis/run/fold-behind.postgres.test.ts
   apps/server/test/analysis/cuped-sequential-export.test.ts
   apps/server/test/routes/dashboard/manual-runs.test.ts
   apps/server/test/routes/dashboard/live.test.ts

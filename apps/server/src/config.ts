@@ -14,105 +14,86 @@ export { DEV_SESSION_ISSUER } from './settings-schema.ts';
  * The one place that reads ARBITER_* variables, against the schema in settings-schema.ts.
  * Everything else receives a Config. A bad value stops the start with a message that names
  * the variable.
+ *
+ * The schema declares each setting once: a setting the Config takes as it is only gets its
+ * Config name here (PLAIN), and its type follows from the schema (an unset optional one is
+ * null). The rest are worked out from one or more settings (DerivedConfig).
  */
-export interface Config {
-  port: number;
-  host: string;
+const PLAIN = {
+  port: 'ARBITER_PORT',
+  host: 'ARBITER_HOST',
+  databaseUrl: 'ARBITER_DATABASE_URL',
+  minFreeDiskBytes: 'ARBITER_MIN_FREE_DISK_BYTES',
+  databaseTimeoutMs: 'ARBITER_DATABASE_TIMEOUT_MS',
+  sessionJwksUrl: 'ARBITER_SESSION_JWKS_URL',
+  sessionIssuer: 'ARBITER_SESSION_ISSUER',
+  sessionAudience: 'ARBITER_SESSION_AUDIENCE',
+  secretKey: 'ARBITER_SECRET_KEY',
+  logLevel: 'ARBITER_LOG_LEVEL',
+  logFormat: 'ARBITER_LOG_FORMAT',
+  bodyLimitBytes: 'ARBITER_BODY_LIMIT_BYTES',
+  rateLimitPublishablePerMinute: 'ARBITER_RATE_LIMIT_PUBLISHABLE_PER_MINUTE',
+  rateLimitSecretPerMinute: 'ARBITER_RATE_LIMIT_SECRET_PER_MINUTE',
+  importConcurrencyPerOrg: 'ARBITER_IMPORT_CONCURRENCY_PER_ORG',
+  maxConfigBytes: 'ARBITER_MAX_CONFIG_BYTES',
+  maxOrgConfigBytes: 'ARBITER_MAX_ORG_CONFIG_BYTES',
+  maxDatasetItems: 'ARBITER_MAX_DATASET_ITEMS',
+  maxDatasetItemBytes: 'ARBITER_MAX_DATASET_ITEM_BYTES',
+  ingestWorker: 'ARBITER_INGEST_WORKER',
+  foldGatherMs: 'ARBITER_FOLD_GATHER_MS',
+  nightlyCron: 'ARBITER_NIGHTLY_CRON',
+  scheduler: 'ARBITER_SCHEDULER',
+  minEventsPerArm: 'ARBITER_MIN_EVENTS_PER_ARM',
+  sequentialTuning: 'ARBITER_SEQUENTIAL_TUNING',
+  analysisConcurrency: 'ARBITER_ANALYSIS_CONCURRENCY',
+  runFoldWaitMs: 'ARBITER_RUN_FOLD_WAIT_MS',
+  manualRunsPerHour: 'ARBITER_MANUAL_RUNS_PER_HOUR',
+  readyMaxFoldLagSeconds: 'ARBITER_READY_MAX_FOLD_LAG_SECONDS',
+  metrics: 'ARBITER_METRICS',
+  metricsToken: 'ARBITER_METRICS_TOKEN',
+  metricsPort: 'ARBITER_METRICS_PORT',
+  shutdownDelaySeconds: 'ARBITER_SHUTDOWN_DELAY_SECONDS',
+  shutdownGraceSeconds: 'ARBITER_SHUTDOWN_GRACE_SECONDS',
+  judgeApiKey: 'ARBITER_JUDGE_API_KEY',
+  judgeModel: 'ARBITER_JUDGE_MODEL',
+  judgeSamplePerRun: 'ARBITER_JUDGE_SAMPLE_PER_RUN',
+  contactPerIpPerHour: 'ARBITER_CONTACT_PER_IP_PER_HOUR',
+  smtpUrl: 'ARBITER_SMTP_URL',
+  smtpFrom: 'ARBITER_SMTP_FROM',
+  clerkWebhookSecret: 'ARBITER_CLERK_WEBHOOK_SECRET',
+  clerkSecretKey: 'ARBITER_CLERK_SECRET_KEY',
+} as const satisfies Record<string, SettingName>;
+
+/** A setting's value in the Config: as the schema types it, null where unset. */
+type PlainValue<N extends SettingName> = undefined extends Settings[N]
+  ? Exclude<Settings[N], undefined> | null
+  : Settings[N];
+
+export type PlainConfig = { [K in keyof typeof PLAIN]: PlainValue<(typeof PLAIN)[K]> };
+
+/** What the Config works out from the settings rather than taking one as it is. */
+export interface DerivedConfig {
+  /** ARBITER_DATA_DIR, resolved against the working directory. */
   dataDir: string;
-  /** A PostgreSQL server; absent means the embedded PGlite database in dataDir. */
-  databaseUrl: string | null;
-  /** Embedded PGlite: writes are refused while the data dir's file system has less free space. */
-  minFreeDiskBytes: number;
-  /** The longest one database call may take. */
-  databaseTimeoutMs: number;
-  /** JWKS as an http(s) URL or a file path; absent means development mode (own key pair). */
-  sessionJwksUrl: string | null;
-  sessionIssuer: string;
-  /** Expected `aud` of session tokens: set whenever a JWKS is (null only in development). */
-  sessionAudience: string | null;
   /** `azp` values a token may carry besides the audience (OIDC's authorized party). */
   sessionAuthorizedParties: string[];
   /** Development sessions on a non-loopback host were allowed for a trial (warned at every start). */
   devSessionsOffLoopback: boolean;
-  /** Encrypts stored raw keys and webhook secrets; absent means keys are not revealable. */
-  secretKey: string | null;
   platformOwnerEmails: string[];
-  logLevel: Settings['ARBITER_LOG_LEVEL'];
-  /** How log lines look; null: readable when stdout is a terminal, JSON otherwise. */
-  logFormat: 'json' | 'pretty' | null;
-  bodyLimitBytes: number;
   /** Plan limits (allowances) are applied: ARBITER_ENFORCE_LIMITS, else whether billing is configured. */
   enforceLimits: boolean;
-  /** Requests per minute per key on the ingest plane. */
-  rateLimitPublishablePerMinute: number;
-  rateLimitSecretPerMinute: number;
-  /** Bulk imports one org may run at once in this process. */
-  importConcurrencyPerOrg: number;
-  /** Largest experiment config, as JSON bytes. */
-  maxConfigBytes: number;
-  /** Largest total of an org's current experiment configs, as JSON bytes. */
-  maxOrgConfigBytes: number;
-  /** Most items one dataset version may hold. */
-  maxDatasetItems: number;
-  /** Largest dataset item, as compact JSON bytes. */
-  maxDatasetItemBytes: number;
-  /** Start the fold worker (event log → aggregates) in this process. */
-  ingestWorker: boolean;
   /** Kafka as the event log: its brokers and topic; null = the database is the log. */
   kafka: { brokers: string[]; topic: string } | null;
   /** The event data's shards (ARBITER_SHARD_URLS) in their fixed order; empty = the database is the one shard. */
   shardUrls: string[];
   /** Model text in object storage (ARBITER_BLOB_URL); null = the text stays in the row. */
   blob: BlobStoreConfig | null;
-  /** Cron expression (UTC) of the nightly analysis of the previous UTC day. */
-  nightlyCron: string;
-  /** Start the nightly scheduler in this process (one runner at a time across processes). */
-  scheduler: boolean;
-  /** Results exist once every arm has this many evaluated events (exposures in the window). */
-  minEventsPerArm: number;
-  /** Tuning of the confidence sequence of manual runs: total users where it is narrowest. */
-  sequentialTuning: number;
-  /** Experiments the nightly run analyses at once on a PostgreSQL server. */
-  analysisConcurrency: number;
-  /** How long a requested run waits for the fold before answering 503. */
-  runFoldWaitMs: number;
-  /**
-   * Least time between two folds' starts while each takes everything there is (no backlog) and
-   * this process's appends keep coming.
-   */
-  foldGatherMs: number;
-  /** Manual runs per experiment per hour. */
-  manualRunsPerHour: number;
-  /** `/readyz` fails while the fold is behind by more than this. */
-  readyMaxFoldLagSeconds: number;
-  /** Serve `/metrics` (Prometheus text format). */
-  metrics: boolean;
   /** `/metrics` is served on a non-loopback host without a token (warned at every start). */
   metricsOpenOffLoopback: boolean;
-  /** Bearer token a scrape of `/metrics` must send; null = none asked. */
-  metricsToken: string | null;
-  /** The port of the metrics' own listener; null = `/metrics` is on the main listener. */
-  metricsPort: number | null;
-  /** On a stop signal: seconds the listener keeps serving with `/readyz` at 503. */
-  shutdownDelaySeconds: number;
-  /** On a stop signal: seconds the whole shutdown may take before the process stops hard. */
-  shutdownGraceSeconds: number;
   /** OpenAI-compatible chat-completions endpoint of the judge model; null = judge metrics not scored. */
   judgeBaseUrl: string | null;
-  judgeApiKey: string | null;
-  judgeModel: string;
-  /** Model calls scored per judge metric per run, at most. */
-  judgeSamplePerRun: number;
   /** Fastify's `trustProxy`: which proxies' X-Forwarded-For gives the client address. */
   trustProxy: boolean | number | string[];
-  contactPerIpPerHour: number;
-  /** SMTP server that mails contact messages to the platform owners; null = inbox only. */
-  smtpUrl: string | null;
-  smtpFrom: string;
-  /** Signing secret of the identity webhook (Svix); null = identity webhooks refused. */
-  clerkWebhookSecret: string | null;
-  /** The identity provider's Backend API: its secret key (null = not configured) and base URL. */
-  clerkSecretKey: string | null;
   clerkApiUrl: string;
   stripe: StripeConfig;
   /**
@@ -122,6 +103,8 @@ export interface Config {
    */
   traces: boolean;
 }
+
+export type Config = PlainConfig & DerivedConfig;
 
 /** Billing through Stripe; each part null when unset. */
 export interface StripeConfig {
@@ -290,7 +273,6 @@ function enforceLimitsOf(s: Settings): boolean {
   return s.ARBITER_ENFORCE_LIMITS ?? s.ARBITER_STRIPE_SECRET_KEY !== undefined;
 }
 
-/** Development sessions let off loopback for a trial: every start warns about it. */
 /**
  * Object storage for model text when ARBITER_BLOB_URL is set. The credentials are the standard
  * AWS variables; without a key pair the AWS SDK's own chain (profile, instance role) applies.
@@ -340,107 +322,38 @@ function devSessionsOffLoopback(s: Settings): boolean {
   );
 }
 
-/** Where session tokens come from and whom they must be for. */
-function sessionsOf(
-  s: Settings,
-): Pick<
-  Config,
-  | 'sessionJwksUrl'
-  | 'sessionIssuer'
-  | 'sessionAudience'
-  | 'sessionAuthorizedParties'
-  | 'devSessionsOffLoopback'
-> {
-  return {
-    sessionJwksUrl: s.ARBITER_SESSION_JWKS_URL ?? null,
-    sessionIssuer: s.ARBITER_SESSION_ISSUER,
-    sessionAudience: s.ARBITER_SESSION_AUDIENCE ?? null,
-    sessionAuthorizedParties: (s.ARBITER_SESSION_AUTHORIZED_PARTIES ?? '')
-      .split(',')
-      .map((p) => p.trim())
-      .filter((p) => p !== ''),
-    devSessionsOffLoopback: devSessionsOffLoopback(s),
-  };
+/** The settings the Config takes as they are, by their Config names. */
+function plainOf(s: Settings): PlainConfig {
+  const entries = Object.entries(PLAIN).map(([key, name]) => [key, s[name] ?? null]);
+  return Object.fromEntries(entries) as PlainConfig;
 }
 
-/** What a load balancer, Prometheus, a stop signal and a log reader see: probes, metrics, logs. */
-function operationsOf(
-  s: Settings,
-): Pick<
-  Config,
-  | 'readyMaxFoldLagSeconds'
-  | 'metrics'
-  | 'metricsOpenOffLoopback'
-  | 'metricsToken'
-  | 'metricsPort'
-  | 'shutdownDelaySeconds'
-  | 'shutdownGraceSeconds'
-  | 'logFormat'
-> {
-  return {
-    readyMaxFoldLagSeconds: s.ARBITER_READY_MAX_FOLD_LAG_SECONDS,
-    metrics: s.ARBITER_METRICS,
-    metricsOpenOffLoopback:
-      s.ARBITER_METRICS && s.ARBITER_METRICS_TOKEN === undefined && !isLoopback(s.ARBITER_HOST),
-    metricsToken: s.ARBITER_METRICS_TOKEN ?? null,
-    metricsPort: s.ARBITER_METRICS_PORT ?? null,
-    shutdownDelaySeconds: s.ARBITER_SHUTDOWN_DELAY_SECONDS,
-    shutdownGraceSeconds: s.ARBITER_SHUTDOWN_GRACE_SECONDS,
-    logFormat: s.ARBITER_LOG_FORMAT ?? null,
-  };
-}
-
-/** Whether this process folds the event log, and how long it lets events gather between folds. */
-function foldWorkerOf(s: Settings): Pick<Config, 'ingestWorker' | 'foldGatherMs'> {
-  return { ingestWorker: s.ARBITER_INGEST_WORKER, foldGatherMs: s.ARBITER_FOLD_GATHER_MS };
+/** A comma-separated setting's non-empty items, trimmed. */
+function listOf(value: string | undefined): string[] {
+  return (value ?? '')
+    .split(',')
+    .map((p) => p.trim())
+    .filter((p) => p !== '');
 }
 
 export function loadConfig(env: Env, cwd = process.cwd()): Config {
   const s = readSettings(env);
   const dataDir = s.ARBITER_DATA_DIR;
   return {
-    port: s.ARBITER_PORT,
-    host: s.ARBITER_HOST,
+    ...plainOf(s),
     dataDir: isAbsolute(dataDir) ? dataDir : resolve(cwd, dataDir),
-    databaseUrl: s.ARBITER_DATABASE_URL ?? null,
-    minFreeDiskBytes: s.ARBITER_MIN_FREE_DISK_BYTES,
-    databaseTimeoutMs: s.ARBITER_DATABASE_TIMEOUT_MS,
-    ...sessionsOf(s),
-    secretKey: s.ARBITER_SECRET_KEY ?? null,
+    devSessionsOffLoopback: devSessionsOffLoopback(s),
+    sessionAuthorizedParties: listOf(s.ARBITER_SESSION_AUTHORIZED_PARTIES),
+    metricsOpenOffLoopback:
+      s.ARBITER_METRICS && s.ARBITER_METRICS_TOKEN === undefined && !isLoopback(s.ARBITER_HOST),
     platformOwnerEmails: (s.ARBITER_PLATFORM_OWNER_EMAILS ?? '')
       .split(',')
       .map((e) => asciiLowercase(e.trim()))
       .filter((e) => e !== ''),
-    logLevel: s.ARBITER_LOG_LEVEL,
-    bodyLimitBytes: s.ARBITER_BODY_LIMIT_BYTES,
     enforceLimits: enforceLimitsOf(s),
-    rateLimitPublishablePerMinute: s.ARBITER_RATE_LIMIT_PUBLISHABLE_PER_MINUTE,
-    rateLimitSecretPerMinute: s.ARBITER_RATE_LIMIT_SECRET_PER_MINUTE,
-    importConcurrencyPerOrg: s.ARBITER_IMPORT_CONCURRENCY_PER_ORG,
-    maxConfigBytes: s.ARBITER_MAX_CONFIG_BYTES,
-    maxOrgConfigBytes: s.ARBITER_MAX_ORG_CONFIG_BYTES,
-    maxDatasetItems: s.ARBITER_MAX_DATASET_ITEMS,
-    maxDatasetItemBytes: s.ARBITER_MAX_DATASET_ITEM_BYTES,
-    ...foldWorkerOf(s),
     ...scaleOutOf(s, env),
-    nightlyCron: s.ARBITER_NIGHTLY_CRON,
-    scheduler: s.ARBITER_SCHEDULER,
-    minEventsPerArm: s.ARBITER_MIN_EVENTS_PER_ARM,
-    sequentialTuning: s.ARBITER_SEQUENTIAL_TUNING,
-    analysisConcurrency: s.ARBITER_ANALYSIS_CONCURRENCY,
-    runFoldWaitMs: s.ARBITER_RUN_FOLD_WAIT_MS,
-    manualRunsPerHour: s.ARBITER_MANUAL_RUNS_PER_HOUR,
-    ...operationsOf(s),
     judgeBaseUrl: s.ARBITER_JUDGE_BASE_URL?.replace(/\/+$/, '') ?? null,
-    judgeApiKey: s.ARBITER_JUDGE_API_KEY ?? null,
-    judgeModel: s.ARBITER_JUDGE_MODEL,
-    judgeSamplePerRun: s.ARBITER_JUDGE_SAMPLE_PER_RUN,
     trustProxy: trustProxyOf(s.ARBITER_TRUST_PROXY),
-    contactPerIpPerHour: s.ARBITER_CONTACT_PER_IP_PER_HOUR,
-    smtpUrl: s.ARBITER_SMTP_URL ?? null,
-    smtpFrom: s.ARBITER_SMTP_FROM,
-    clerkWebhookSecret: s.ARBITER_CLERK_WEBHOOK_SECRET ?? null,
-    clerkSecretKey: s.ARBITER_CLERK_SECRET_KEY ?? null,
     clerkApiUrl: s.ARBITER_CLERK_API_URL.replace(/\/+$/, ''),
     stripe: {
       secretKey: s.ARBITER_STRIPE_SECRET_KEY ?? null,

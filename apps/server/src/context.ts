@@ -1,14 +1,14 @@
 import type { Logger } from 'pino';
-import type { SessionVerifier } from './auth/session-verifier.ts';
 import type { Config } from './config.ts';
 import type { SecretBox } from './crypto/secret-box.ts';
 import type { Database, DatabaseHandle } from './db/connect.ts';
 import type { DiskGuard } from './db/disk-guard.ts';
-import type { ShardSet } from './db/shard-set.ts';
+import type { ShardSet } from './db/shards/shard-set.ts';
 import type { ApiKeyCache } from './domain/api-key-cache.ts';
 import type { PlanPrices } from './domain/billing/plan-prices.ts';
 import type { ContactNotifier } from './domain/contact-notifier.ts';
-import type { IdentityResolver } from './domain/identity.ts';
+import type { IdentityResolver } from './domain/identity/identity.ts';
+import type { SessionVerifier } from './domain/identity/session-verifier.ts';
 import type { OfflineScoringQueue } from './domain/offline-runs/scoring-queue.ts';
 import type { OrgStateCache } from './domain/org-state-cache.ts';
 import type { PatternWatch } from './domain/patterns/pattern-watch.ts';

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
-import { releaseLeasesOfThisProcess } from './analysis/run-lease.ts';
-import { startNightlyScheduler } from './analysis/scheduler.ts';
+import { releaseLeasesOfThisProcess } from './analysis/run/run-lease.ts';
+import { startNightlyScheduler } from './analysis/run/scheduler.ts';
 import { buildApp, buildMetricsApp } from './app.ts';
 import type { Config } from './config.ts';
 import { isDevelopmentSessions } from './config.ts';

@@ -1,4 +1,4 @@
-import { type NightlySummary, runNightly, SCHEDULED_FOLD_WAIT_MS } from './analysis/nightly.ts';
+import { type NightlySummary, runNightly, SCHEDULED_FOLD_WAIT_MS } from './analysis/run/nightly.ts';
 import type { Config } from './config.ts';
 import { CONTROL_HEADER, readControlFile } from './control-file.ts';
 import { createContext } from './create-context.ts';

@@ -1,8 +1,10 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
+import * as pgErrorCodes from '../src/db/pg-error-codes.ts';
 
 /**
  * The layering rules of docs/architecture.md, checked on the source itself: the layer table as
@@ -12,12 +14,35 @@ import { describe, expect, it } from 'vitest';
  */
 const SRC = resolve(dirname(fileURLToPath(import.meta.url)), '../src');
 const DASHBOARD_SRC = resolve(SRC, '../../dashboard/src');
+const REPO = resolve(SRC, '../../..');
+const PACKAGES = join(REPO, 'packages');
 const MAX_FUNCTION_LINES = 60;
 /**
  * Functions still over the limit, each with the reason; the list only shrinks. The CSV records
  * reader came with csv-parse and is split in its own branch.
  */
-const KNOWN_LONG = new Set(['ingest/import/csv-records.ts:66']);
+const KNOWN_LONG = new Set([
+  'ingest/import/csv-records.ts:66',
+  // Found when the guard reached packages/*: the condition evaluator's files are being reworked
+  // for portable patterns, and these are split in their own change. Named by function, so that
+  // edits above one do not move its entry.
+  'packages/conditions/src/compile-condition.ts#compileOperator',
+  'packages/conditions/src/condition-check.ts#checkOperand',
+  'packages/conditions/src/generated-matcher.ts#test',
+  'packages/conditions/src/regex-portability.ts#nonPortableConstruct',
+  'packages/conditions/src/value-tests.ts#passAll',
+]);
+
+/** A function's name as the known list gives it: declared, assigned, or `constructor`. */
+function functionName(node: ts.Node): string {
+  if (ts.isConstructorDeclaration(node)) return 'constructor';
+  const named = node as { name?: ts.Node };
+  if (named.name !== undefined && ts.isIdentifier(named.name)) return named.name.text;
+  const parent = node.parent;
+  if (parent && ts.isVariableDeclaration(parent) && ts.isIdentifier(parent.name))
+    return parent.name.text;
+  return '';
+}
 
 /** docs/architecture.md's layer table: a path prefix per layer, and what each may import. */
 const LAYERS = {
@@ -25,7 +50,7 @@ const LAYERS = {
   schemas: { paths: ['schemas/'], mayImport: ['kernel'] },
   config: { paths: ['config.ts', 'settings-schema.ts'], mayImport: ['kernel', 'schemas'] },
   data: {
-    paths: ['db/', 'crypto/', 'auth/', 'control-file.ts'],
+    paths: ['db/', 'crypto/', 'control-file.ts'],
     mayImport: ['kernel', 'schemas'],
   },
   domain: { paths: ['domain/'], mayImport: ['data', 'kernel', 'schemas'] },
@@ -119,16 +144,18 @@ function sourceFiles(dir: string): string[] {
 }
 
 const files = sourceFiles(SRC);
-const name = (path: string) => relative(SRC, path).split('\\').join('/');
+const nameUnder = (root: string, path: string) => relative(root, path).split('\\').join('/');
+const name = (path: string) => nameUnder(SRC, path);
 
 /** Every relative import (type-only ones included) of each file, as paths under src/. */
-function importsOf(file: string): Import[] {
+function importsOf(file: string, root = SRC): Import[] {
   const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest);
   return source.statements.flatMap((statement) => {
     if (!ts.isImportDeclaration(statement) && !ts.isExportDeclaration(statement)) return [];
     const spec = statement.moduleSpecifier;
     if (spec === undefined || !ts.isStringLiteral(spec) || !spec.text.startsWith('.')) return [];
-    return [{ path: name(resolve(dirname(file), spec.text)), typeOnly: isTypeOnly(statement) }];
+    const path = nameUnder(root, resolve(dirname(file), spec.text));
+    return [{ path, typeOnly: isTypeOnly(statement) }];
   });
 }
 
@@ -147,9 +174,16 @@ function isTypeOnly(statement: ts.ImportDeclaration | ts.ExportDeclaration): boo
 }
 
 const graph = new Map(files.map((file) => [name(file), importsOf(file)]));
-const imports = new Map([...graph].map(([file, targets]) => [file, targets.map((t) => t.path)]));
 
-function cycles(): string[][] {
+/** Each file's relative imports, as paths under the same root. */
+function importPaths(root: string, sources: string[]): Map<string, string[]> {
+  return new Map(
+    sources.map((file) => [nameUnder(root, file), importsOf(file, root).map((i) => i.path)]),
+  );
+}
+
+/** The import cycles of a graph, each as the files around it, the first repeated at the end. */
+function cyclesIn(imports: Map<string, string[]>): string[][] {
   const found: string[][] = [];
   const state = new Map<string, 'open' | 'done'>();
   const stack: string[] = [];
@@ -177,7 +211,8 @@ function longFunctionsIn(where: string, text: string): string[] {
       const start = source.getLineAndCharacterOfPosition(node.getStart(source)).line;
       const end = source.getLineAndCharacterOfPosition(node.getEnd()).line;
       const at = `${where}:${start + 1}`;
-      if (end - start + 1 > MAX_FUNCTION_LINES && !KNOWN_LONG.has(at))
+      const known = KNOWN_LONG.has(at) || KNOWN_LONG.has(`${where}#${functionName(node)}`);
+      if (end - start + 1 > MAX_FUNCTION_LINES && !known)
         long.push(`${at} (${end - start + 1} lines)`);
     }
     ts.forEachChild(node, walk);
@@ -193,6 +228,15 @@ function longFunctions(root: string, sources: string[]): string[] {
 }
 
 const dashboardFiles = sourceFiles(DASHBOARD_SRC).filter((f) => !f.endsWith('.d.ts'));
+
+/** The shared packages' and the TypeScript client's sources, each root checked on its own. */
+const LIBRARY_ROOTS = readdirSync(PACKAGES)
+  .map((name) => join(PACKAGES, name, 'src'))
+  .concat(resolve(SRC, '../../../clients/typescript/src'));
+const libraries = LIBRARY_ROOTS.map((root) => ({
+  root,
+  sources: sourceFiles(root).filter((f) => !f.endsWith('.d.ts')),
+}));
 
 /** A construct that belongs in one place only: where it may appear, and how to spot it. */
 interface OnePlaceRule {
@@ -252,6 +296,21 @@ const WHOLE_CONTEXT: OnePlaceRule = {
     !ts.isIndexedAccessTypeNode(node.parent),
 };
 
+/** The SQLSTATEs `db/pg-error-codes.ts` names: compared through their names, never as literals. */
+const SQLSTATES = new Set<string>(
+  (Object.values(pgErrorCodes) as unknown[]).filter(
+    (v): v is string => typeof v === 'string' && v.length === 5,
+  ),
+);
+
+/** A PostgreSQL error code written as a literal instead of by its name in db/pg-error-codes.ts. */
+const PG_ERROR_CODE: OnePlaceRule = {
+  allowedIn: ['db/pg-error-codes.ts'],
+  matches: (node) =>
+    (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) &&
+    SQLSTATES.has(node.text),
+};
+
 /** Lines of a source text where the rule's construct appears outside the places it allows. */
 function misplacedIn(where: string, text: string, rule: OnePlaceRule): string[] {
   if (rule.allowedIn.includes(where)) return [];
@@ -278,15 +337,15 @@ describe('the layers of apps/server/src', () => {
     expect(forbiddenImports(graph)).toEqual([]);
   });
 
-  it('refuse a planted import across the table (auth/ → config.ts) and a value import of context.ts', () => {
+  it('refuse a planted import across the table (db/ → config.ts) and a value import of context.ts', () => {
     const planted = new Map<string, Import[]>([
-      ['auth/session-verifier.ts', [{ path: 'config.ts', typeOnly: true }]],
+      ['db/connect.ts', [{ path: 'config.ts', typeOnly: true }]],
       ['ingest/accept.ts', [{ path: 'context.ts', typeOnly: false }]],
       ['domain/keys.ts', [{ path: 'http/problems.ts', typeOnly: false }]],
       ['stray.ts', []],
     ]);
     expect(forbiddenImports(planted)).toEqual([
-      'auth/session-verifier.ts → config.ts (data may not import config)',
+      'db/connect.ts → config.ts (data may not import config)',
       'ingest/accept.ts → context.ts (a type-only import)',
       'domain/keys.ts → http/problems.ts (domain may not import http)',
       'stray.ts: in no layer of docs/architecture.md',
@@ -294,7 +353,19 @@ describe('the layers of apps/server/src', () => {
   });
 
   it('have no import cycle', () => {
-    expect(cycles().map((cycle) => cycle.join(' → '))).toEqual([]);
+    expect(cyclesIn(importPaths(SRC, files)).map((cycle) => cycle.join(' → '))).toEqual([]);
+  });
+
+  it('refuse a planted cycle, type-only imports included', () => {
+    const planted = new Map([
+      ['a.ts', ['b.ts']],
+      ['b.ts', ['c.ts']],
+      ['c.ts', ['a.ts']],
+      ['d.ts', ['a.ts']],
+    ]);
+    expect(cyclesIn(planted).map((cycle) => cycle.join(' → '))).toEqual([
+      'a.ts → b.ts → c.ts → a.ts',
+    ]);
   });
 
   it(`have no function longer than ${MAX_FUNCTION_LINES} lines, in the server and the dashboard`, () => {
@@ -309,6 +380,34 @@ describe('the layers of apps/server/src', () => {
     const component = ['export function Page() {', ...body, '  return <div />;', '}'].join('\n');
     expect(longFunctionsIn('Page.tsx', component)).toEqual(['Page.tsx:1 (63 lines)']);
   });
+
+  it('refuse a planted cycle and long function in a library root read from disk', () => {
+    const root = mkdtempSync(join(tmpdir(), 'arbiter-library-'));
+    try {
+      const body = Array.from({ length: MAX_FUNCTION_LINES }, (_, i) => `  const a${i} = ${i};`);
+      writeFileSync(join(root, 'a.ts'), "import type { B } from './b.ts';\nexport type A = B;\n");
+      writeFileSync(
+        join(root, 'b.ts'),
+        ["import type { A } from './a.ts';", 'export type B = A;', 'function long() {']
+          .concat(body, '}')
+          .join('\n'),
+      );
+      const sources = sourceFiles(root);
+      expect(cyclesIn(importPaths(root, sources))).toEqual([['a.ts', 'b.ts', 'a.ts']]);
+      expect(longFunctions(root, sources)).toEqual(['b.ts:3 (62 lines)']);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  it('hold in packages/* and clients/typescript too: no cycle, no long function', () => {
+    expect(libraries.length).toBeGreaterThanOrEqual(5);
+    const found = libraries.flatMap(({ sources }) => {
+      const cycles = cyclesIn(importPaths(REPO, sources)).map((cycle) => cycle.join(' → '));
+      return cycles.concat(longFunctions(REPO, sources));
+    });
+    expect(found).toEqual([]);
+  });
 });
 
 describe('one place for each', () => {
@@ -322,8 +421,8 @@ describe('one place for each', () => {
       "export function b(ctx: Pick<Context, 'db'>) {}",
       "type Deps = Pick<Context, 'db' | 'clock'> & { extra: Context['log'] };",
     ].join('\n');
-    expect(misplacedIn('analysis/nightly.ts', text, WHOLE_CONTEXT)).toEqual([
-      'analysis/nightly.ts:1',
+    expect(misplacedIn('analysis/run/nightly.ts', text, WHOLE_CONTEXT)).toEqual([
+      'analysis/run/nightly.ts:1',
     ]);
     expect(misplacedIn('routes/admin/pipeline-run.ts', text, WHOLE_CONTEXT)).toEqual([]);
   });
@@ -356,10 +455,24 @@ describe('one place for each', () => {
       'const b = at.toISOString().slice(0, 19);',
       'const c = new Date(t).toISOString().substring(0, 10);',
     ].join('\n');
-    expect(misplacedIn('analysis/nightly.ts', text, HAND_CUT_UTC_DAY)).toEqual([
-      'analysis/nightly.ts:1',
-      'analysis/nightly.ts:3',
+    expect(misplacedIn('analysis/run/nightly.ts', text, HAND_CUT_UTC_DAY)).toEqual([
+      'analysis/run/nightly.ts:1',
+      'analysis/run/nightly.ts:3',
     ]);
     expect(misplacedIn('kernel/utc-day.ts', text, HAND_CUT_UTC_DAY)).toEqual([]);
+  });
+  it('PostgreSQL error code: named once, in db/pg-error-codes.ts', () => {
+    expect(SQLSTATES.has('23505')).toBe(true);
+    expect(misplaced(PG_ERROR_CODE)).toEqual([]);
+  });
+
+  it("refuses a planted '23505', and allows it in db/pg-error-codes.ts", () => {
+    const text = [
+      "const a = '23505';",
+      'const b = UNIQUE_VIOLATION;',
+      "const c = 'ECONNRESET';",
+    ].join('\n');
+    expect(misplacedIn('domain/keys.ts', text, PG_ERROR_CODE)).toEqual(['domain/keys.ts:1']);
+    expect(misplacedIn('db/pg-error-codes.ts', text, PG_ERROR_CODE)).toEqual([]);
   });
 });

@@ -85,6 +85,7 @@ describe('loadConfig', () => {
     const jwks = {
       ARBITER_SESSION_JWKS_URL: 'https://idp.example/jwks.json',
       ARBITER_SESSION_ISSUER: 'https://idp.example/',
+      ARBITER_SESSION_AUDIENCE: 'https://arbiter.example/app',
     };
     const off = { ...jwks, ARBITER_HOST: '0.0.0.0', ARBITER_METRICS: 'true' };
     expect(loadConfig(off).metricsOpenOffLoopback).toBe(true);

@@ -129,19 +129,28 @@ export function arbiterMiddleware(
       return { ...result, stream: tap(result.stream, call, measure) };
     },
   };
-  if (options.useVariantPrompt === true) {
-    middleware.transformParams = async ({ params }) => {
-      const user = userOf();
-      if (user === undefined) return params;
-      try {
-        return withVariantPrompt(client, experiment, user, params);
-      } catch (err) {
-        hooks.warnOnce(`${SOURCE}-prompt`, `${SOURCE}: variant prompt not applied: ${String(err)}`);
-        return params;
-      }
-    };
-  }
+  if (options.useVariantPrompt === true)
+    middleware.transformParams = variantPromptTransform(client, experiment, hooks, userOf);
   return middleware;
+}
+
+/** The variant's prompt put into the call's params; the params as they were when it fails. */
+function variantPromptTransform(
+  client: ArbiterMiddlewareOptions['client'],
+  experiment: string,
+  hooks: IntegrationHooks,
+  userOf: () => string | undefined,
+): NonNullable<ArbiterLanguageModelMiddleware['transformParams']> {
+  return async ({ params }) => {
+    const user = userOf();
+    if (user === undefined) return params;
+    try {
+      return withVariantPrompt(client, experiment, user, params);
+    } catch (err) {
+      hooks.warnOnce(`${SOURCE}-prompt`, `${SOURCE}: variant prompt not applied: ${String(err)}`);
+      return params;
+    }
+  };
 }
 
 function begin(

@@ -137,6 +137,13 @@ export function evaluateOffline(input: OfflineInput): OfflineEvaluation {
       }
     }
   }
+  adjustAcross(list);
+  for (const treatment of treatments) gates[treatment] = gateOf(treatment, list, nonFinite);
+  return { comparisons, summary, gates };
+}
+
+/** Benjamini–Hochberg across every tested comparison, then each one's significance and outcome. */
+function adjustAcross(list: OfflineComparison[]): void {
   const tested = list.filter((c) => c.p_value !== null);
   const adjusted = benjaminiHochberg(tested.map((c) => c.p_value as number));
   tested.forEach((c, i) => {
@@ -147,22 +154,30 @@ export function evaluateOffline(input: OfflineInput): OfflineEvaluation {
     const signed = c.direction === 'increase' ? md : -md;
     if (c.significant && signed !== 0) c.outcome = signed > 0 ? 'better' : 'worse';
   });
-  for (const treatment of treatments) {
-    const reasons: string[] = [];
-    for (const c of list) {
-      if (c.treatment !== treatment) continue;
-      if (nonFinite.has(`${c.scorer}::${treatment}`))
-        reasons.push(`${c.scorer} cannot be compared: its statistics overflow`);
-      if (c.outcome === 'worse') reasons.push(`${c.scorer} is worse than the baseline`);
-      if (c.non_inferiority_margin !== null && c.non_inferior !== true) {
-        reasons.push(
-          `${c.scorer} is not shown non-inferior within the margin ${c.non_inferiority_margin}`,
-        );
-      }
+}
+
+/**
+ * A treatment passes when every scorer's statistics are finite, none is worse and each margin
+ * is shown non-inferior.
+ */
+function gateOf(
+  treatment: string,
+  list: readonly OfflineComparison[],
+  nonFinite: ReadonlySet<string>,
+): Gate {
+  const reasons: string[] = [];
+  for (const c of list) {
+    if (c.treatment !== treatment) continue;
+    if (nonFinite.has(`${c.scorer}::${treatment}`))
+      reasons.push(`${c.scorer} cannot be compared: its statistics overflow`);
+    if (c.outcome === 'worse') reasons.push(`${c.scorer} is worse than the baseline`);
+    if (c.non_inferiority_margin !== null && c.non_inferior !== true) {
+      reasons.push(
+        `${c.scorer} is not shown non-inferior within the margin ${c.non_inferiority_margin}`,
+      );
     }
-    gates[treatment] = { passed: reasons.length === 0, reasons };
   }
-  return { comparisons, summary, gates };
+  return { passed: reasons.length === 0, reasons };
 }
 
 /** The record with every non-finite number replaced by null. */

@@ -45,6 +45,33 @@ export function sampleSd(xs: readonly number[]): number {
 
 const isBinary = (x: number) => x === 0 || x === 1;
 
+/** Items better than 0 by the direction, worse, or exactly 0. */
+function itemCounts(d: readonly number[], direction: Direction) {
+  const sign = direction === 'increase' ? 1 : -1;
+  let improved = 0;
+  let regressed = 0;
+  for (const x of d) {
+    if (x * sign > 0) improved++;
+    else if (x * sign < 0) regressed++;
+  }
+  return {
+    improved_items: improved,
+    regressed_items: regressed,
+    tied_items: d.length - improved - regressed,
+  };
+}
+
+/** The two-sided p-value: exact McNemar on binary items, else the paired t-test (n ≥ 2). */
+function pairedP(binary: boolean, d: readonly number[], md: number, sd: number, n: number) {
+  if (binary) {
+    const b = d.filter((x) => x === 1).length;
+    const c = d.filter((x) => x === -1).length;
+    return b + c === 0 ? 1 : binomTestHalf(b, b + c);
+  }
+  if (sd === 0) return md === 0 ? 1 : 0;
+  return studentTTwoSidedP(md / (sd / Math.sqrt(n)), n - 1);
+}
+
 /** Values beyond this are divided by a power of two first: squares and sums of them overflow. */
 const SCALE_ABOVE = 2 ** 400;
 
@@ -105,20 +132,7 @@ function pairedScaled(
   const d = items.map((i) => i.treatment - i.baseline);
   const binary = repeats === 1 && items.every((i) => isBinary(i.baseline) && isBinary(i.treatment));
   const test: PairedTestName = binary ? 'mcnemar_exact' : 'paired_t';
-  const sign = direction === 'increase' ? 1 : -1;
-  let improved = 0;
-  let regressed = 0;
-  for (const x of d) {
-    if (x * sign > 0) improved++;
-    else if (x * sign < 0) regressed++;
-  }
-  const base = {
-    n_items: n,
-    test,
-    improved_items: improved,
-    regressed_items: regressed,
-    tied_items: n - improved - regressed,
-  };
+  const base = { n_items: n, test, ...itemCounts(d, direction) };
   if (n === 0) {
     return {
       ...base,
@@ -150,16 +164,7 @@ function pairedScaled(
   const sd = sampleSd(d);
   const se = sd / Math.sqrt(n);
   const half = studentTQuantile(0.975, n - 1) * se;
-  let p: number;
-  if (binary) {
-    const b = d.filter((x) => x === 1).length;
-    const c = d.filter((x) => x === -1).length;
-    p = b + c === 0 ? 1 : binomTestHalf(b, b + c);
-  } else if (sd === 0) {
-    p = md === 0 ? 1 : 0;
-  } else {
-    p = studentTTwoSidedP(md / se, n - 1);
-  }
+  const p = pairedP(binary, d, md, sd, n);
   const zz = Z_975 + Z_80;
   return {
     ...common,

@@ -3,7 +3,7 @@ import { rmSync } from 'node:fs';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Database, rows } from '../../../apps/server/src/db/connect.ts';
-import { shardAddress } from '../../../apps/server/src/db/shard-address.ts';
+import { shardAddress } from '../../../apps/server/src/db/shards/shard-address.ts';
 import { exposuresForUsers } from '../../../apps/server/test/support/builders.ts';
 import { freshDatabaseOn } from '../../../apps/server/test/support/database.ts';
 import { type Harness, startHarness } from '../../../apps/server/test/support/harness.ts';

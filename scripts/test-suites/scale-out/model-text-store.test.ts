@@ -9,7 +9,7 @@ import { Admin } from '@platformatic/kafka';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runJudgeJob } from '../../../apps/server/src/analysis/judge/judge-job.ts';
-import { purgeExpiredEvents } from '../../../apps/server/src/analysis/retention.ts';
+import { purgeExpiredEvents } from '../../../apps/server/src/analysis/retention/retention.ts';
 import { rows } from '../../../apps/server/src/db/connect.ts';
 import { type Harness, startHarness } from '../../../apps/server/test/support/harness.ts';
 import {

@@ -1,7 +1,7 @@
-import { explainRun } from '../analysis/run-explanation.ts';
-import { mintDevToken } from '../auth/mint-dev-token.ts';
+import { explainRun } from '../analysis/decision/run-explanation.ts';
 import { type Config, isDevelopmentSessions } from '../config.ts';
 import { DemoError } from '../demo/demo-api.ts';
+import { mintDevToken } from '../domain/identity/mint-dev-token.ts';
 import { systemClock } from '../kernel/ports.ts';
 import { previousUtcDay } from '../kernel/utc-day.ts';
 import type { Values } from './parse-command-line.ts';
@@ -24,7 +24,7 @@ function required(command: string, values: Values, name: string, what: string): 
 /** Migrates the database and every shard of ARBITER_SHARD_URLS, and records or checks the shard set. */
 async function migrate(config: Config): Promise<number> {
   const { openDatabase } = await import('../db/connect.ts');
-  const { openConfiguredShards, shardSetFor } = await import('../db/open-shards.ts');
+  const { openConfiguredShards, shardSetFor } = await import('../db/shards/open-shards.ts');
   const handle = await openDatabase(
     config.databaseUrl === null
       ? { kind: 'pglite', dataDir: config.dataDir }

@@ -1,4 +1,5 @@
 import type { PGlite, Transaction as PGliteTransaction } from '@electric-sql/pglite';
+import { QUERY_CANCELED, sqlStateOf } from './pg-error-codes.ts';
 import { inStatementSpan } from './statement-spans.ts';
 
 /** A database call that did not finish in time; the edge answers it 503 with `Retry-After`. */
@@ -9,14 +10,11 @@ export class DatabaseTimeout extends Error {
   }
 }
 
-/** PostgreSQL's `query_canceled`, which `statement_timeout` raises. */
-const QUERY_CANCELED = '57014';
-
 /** Whether `error` is a call that ran out of time: ours on PGlite, the server's on PostgreSQL. */
 export function isDatabaseTimeout(error: unknown): boolean {
   if (error instanceof DatabaseTimeout) return true;
-  const code = (error as { code?: unknown; cause?: { code?: unknown } } | null) ?? null;
-  return code?.code === QUERY_CANCELED || code?.cause?.code === QUERY_CANCELED;
+  // `statement_timeout` raises query_canceled
+  return sqlStateOf(error) === QUERY_CANCELED;
 }
 
 /**

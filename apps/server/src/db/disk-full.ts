@@ -1,9 +1,11 @@
+import { DISK_FULL } from './pg-error-codes.ts';
+
 /**
  * Signs that a write met a full disk: PostgreSQL's `disk_full` (PGlite raises it too, "could not
  * extend file …: No space left on device"), and the file system's own errno when a file write
  * of ours failed. Quotas count as full.
  */
-const DISK_FULL_CODES = new Set(['53100', 'ENOSPC', 'EDQUOT']);
+const DISK_FULL_CODES = new Set([DISK_FULL, 'ENOSPC', 'EDQUOT']);
 
 /** Whether `error`, or an error it wraps (Drizzle wraps the driver's), says the disk is full. */
 export function isDiskFull(error: unknown): boolean {

@@ -2,11 +2,12 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'drizzle-orm';
 import { type Database, rows, toNumber } from './connect.ts';
+import { INVALID_SCHEMA_NAME, sqlStateOf, UNDEFINED_TABLE } from './pg-error-codes.ts';
 
 const JOURNAL = fileURLToPath(new URL('./migrations/meta/_journal.json', import.meta.url));
 
 /** PostgreSQL's undefined_table and invalid_schema_name: no migration was ever applied. */
-const NOTHING_MIGRATED = new Set(['42P01', '3F000']);
+const NOTHING_MIGRATED = new Set([UNDEFINED_TABLE, INVALID_SCHEMA_NAME]);
 
 let known: { when: number; tag: string } | null = null;
 
@@ -21,11 +22,6 @@ function latestKnown(): { when: number; tag: string } {
     known = { when: last.when, tag: last.tag };
   }
   return known;
-}
-
-function codeOf(error: unknown): unknown {
-  const e = error as { code?: unknown; cause?: { code?: unknown } } | null;
-  return e?.code ?? e?.cause?.code;
 }
 
 export type MigrationState =
@@ -49,7 +45,7 @@ export async function migrationState(db: Database): Promise<MigrationState> {
     if (newest !== null && newest >= latest.when) return { current: true };
     return { current: false, missing: latest.tag, nothingApplied: newest === null };
   } catch (error) {
-    if (NOTHING_MIGRATED.has(codeOf(error) as string))
+    if (NOTHING_MIGRATED.has(sqlStateOf(error) ?? ''))
       return { current: false, missing: latest.tag, nothingApplied: true };
     throw error;
   }

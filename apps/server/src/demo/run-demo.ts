@@ -1,9 +1,9 @@
 import { bucketOf, variantForBucket } from '@arbiter/bucketing';
 import type { Static } from 'typebox';
-import type { ResultsSchema } from '../analysis/results-schema.ts';
-import { mintDevToken } from '../auth/mint-dev-token.ts';
+import type { ResultsSchema } from '../analysis/results/results-schema.ts';
 import { type Config, isDevelopmentSessions } from '../config.ts';
 import { readControlFile } from '../control-file.ts';
+import { mintDevToken } from '../domain/identity/mint-dev-token.ts';
 import { systemClock } from '../kernel/ports.ts';
 import { DAY_MS, utcDay } from '../kernel/utc-day.ts';
 import { requestPipelineRun } from '../pipeline-request.ts';

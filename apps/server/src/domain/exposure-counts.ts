@@ -1,7 +1,7 @@
 import { and, asc, eq, gte, sql } from 'drizzle-orm';
 import type { Database } from '../db/connect.ts';
-import { type EventShards, onEveryShard } from '../db/every-shard.ts';
 import { userDayStats } from '../db/schema.ts';
+import { type EventShards, onEveryShard } from '../db/shards/every-shard.ts';
 
 const exposed = sql`${userDayStats.exposures} > 0`;
 

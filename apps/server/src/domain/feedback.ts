@@ -1,7 +1,7 @@
 import { desc, eq } from 'drizzle-orm';
 import type { Database } from '../db/connect.ts';
 import { feedback } from '../db/schema.ts';
-import type { Caller } from './identity.ts';
+import type { Caller } from './identity/identity.ts';
 
 export const FEEDBACK_CATEGORIES = ['bug', 'idea', 'question', 'praise', 'other'] as const;
 

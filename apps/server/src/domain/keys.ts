@@ -6,7 +6,7 @@ import { apiKeys, orgs } from '../db/schema.ts';
 import { recordAudit } from './audit.ts';
 import { announceChange } from './change-feed.ts';
 import { lockOrgCredentials } from './credential-lock.ts';
-import type { Caller } from './identity.ts';
+import type { Caller } from './identity/identity.ts';
 import { DomainError } from './outcomes.ts';
 
 export const KEY_SCOPES = ['publishable', 'secret'] as const;

@@ -11,7 +11,7 @@ import type { Variant } from '../schemas/experiment-config.ts';
 import { loadCurrentVersion } from './experiments/current-version.ts';
 import { type EligibilityWorld, eligibilityWorld } from './experiments/eligibility.ts';
 import { effectivePlan } from './plans/effective-plan.ts';
-import type { Plan } from './plans.ts';
+import type { Plan } from './plans/plans.ts';
 import { type SavedGroupValues, savedGroupValues } from './saved-groups/service.ts';
 
 /** One experiment as the client libraries receive it (docs/wire-format.md). */

@@ -2,9 +2,9 @@ import { and, asc, count, eq, isNull, or, type SQL } from 'drizzle-orm';
 import type { Database } from '../db/connect.ts';
 import { experiments, memberships, orgs, users } from '../db/schema.ts';
 import { UUID } from '../schemas/uuid.ts';
+import { usageSummary } from './billing/usage.ts';
 import { DomainError } from './outcomes.ts';
 import { effectivePlan } from './plans/effective-plan.ts';
-import { usageSummary } from './usage.ts';
 
 type OrgRow = typeof orgs.$inferSelect;
 

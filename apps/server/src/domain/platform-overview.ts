@@ -1,11 +1,11 @@
 import { count, eq, sql } from 'drizzle-orm';
 import { type Database, rows, toNumber } from '../db/connect.ts';
-import { type EventShards, onEveryShard } from '../db/every-shard.ts';
 import { experiments, orgs, usageCounters, users } from '../db/schema.ts';
+import { type EventShards, onEveryShard } from '../db/shards/every-shard.ts';
 import { DAY_MS, utcDay } from '../kernel/utc-day.ts';
+import { usageMonth } from './billing/usage-month.ts';
 import { effectivePlan } from './plans/effective-plan.ts';
-import { PLANS, type Plan } from './plans.ts';
-import { usageMonth } from './usage-month.ts';
+import { PLANS, type Plan } from './plans/plans.ts';
 
 export const OVERVIEW_DAYS = 30;
 

@@ -6,7 +6,7 @@ import { experiments, webhookSecrets } from '../db/schema.ts';
 import { UUID } from '../schemas/uuid.ts';
 import { recordAudit } from './audit.ts';
 import { lockOrgCredentials } from './credential-lock.ts';
-import type { Caller } from './identity.ts';
+import type { Caller } from './identity/identity.ts';
 import { DomainError } from './outcomes.ts';
 
 export async function webhookSecretStatus(db: Database, orgId: string) {

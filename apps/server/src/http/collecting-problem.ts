@@ -1,5 +1,5 @@
-import type { Collecting, ResultsOutcome } from '../analysis/results.ts';
-import type { Results } from '../analysis/results-schema.ts';
+import type { Collecting, ResultsOutcome } from '../analysis/results/results.ts';
+import type { Results } from '../analysis/results/results-schema.ts';
 import { ProblemError } from './problems.ts';
 
 const MIN_EVENTS_SETTING = 'ARBITER_MIN_EVENTS_PER_ARM';

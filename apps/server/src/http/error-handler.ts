@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isDatabaseTimeout } from '../db/database-timeout.ts';
 import { isDiskFull } from '../db/disk-full.ts';
-import { isShardNotAnswering, type ShardNotAnswering } from '../db/shard-not-answering.ts';
+import { isShardNotAnswering, type ShardNotAnswering } from '../db/shards/shard-not-answering.ts';
 import { isEventLogUnavailable } from '../ingest/event-log-unavailable.ts';
 import { isModelTextUnavailable } from '../ingest/offload-text.ts';
 import { refuseContentEncoding } from './content-encoding.ts';

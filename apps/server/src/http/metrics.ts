@@ -4,7 +4,7 @@ import type pg from 'pg';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { Database } from '../db/connect.ts';
 import { withinTimeout } from '../db/database-timeout.ts';
-import type { ShardSet } from '../db/shard-set.ts';
+import type { ShardSet } from '../db/shards/shard-set.ts';
 import { foldBacklog } from '../ingest/fold-lag.ts';
 import type { EventOutcome, Metrics, RunKind, RunOutcome } from '../kernel/ports.ts';
 

@@ -1,8 +1,8 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
-import { comparableEmail, type SessionClaims } from '../auth/session-claims.ts';
 import type { Context } from '../context.ts';
 import { CONTROL_HEADER } from '../control-file.ts';
+import { comparableEmail, type SessionClaims } from '../domain/identity/session-claims.ts';
 import { ProblemError } from './problems.ts';
 
 declare module 'fastify' {

@@ -1,7 +1,11 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { type OrgRole, roleAtLeast, type SessionClaims } from '../auth/session-claims.ts';
 import type { Context } from '../context.ts';
-import type { Caller } from '../domain/identity.ts';
+import type { Caller } from '../domain/identity/identity.ts';
+import {
+  type OrgRole,
+  roleAtLeast,
+  type SessionClaims,
+} from '../domain/identity/session-claims.ts';
 import { ProblemError } from './problems.ts';
 
 declare module 'fastify' {

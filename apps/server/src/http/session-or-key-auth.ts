@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { OrgRole } from '../auth/session-claims.ts';
 import type { Context } from '../context.ts';
+import type { OrgRole } from '../domain/identity/session-claims.ts';
 import { apiKeyHook, keyCallerOf } from './api-key-auth.ts';
 import { ProblemError } from './problems.ts';
 import { callerOf, requireRole, sessionHook } from './session-auth.ts';

@@ -1,8 +1,8 @@
 import type { Context } from '../context.ts';
+import { monthResetsAt, usageMonth } from '../domain/billing/usage-month.ts';
 import { isActiveFor } from '../domain/keys.ts';
 import type { OrgState } from '../domain/org-state-cache.ts';
-import { PLAN_LIMITS } from '../domain/plans.ts';
-import { monthResetsAt, usageMonth } from '../domain/usage-month.ts';
+import { PLAN_LIMITS } from '../domain/plans/plans.ts';
 import type { EventOutcome } from '../kernel/ports.ts';
 import type { TimeSlice } from '../kernel/time-slice.ts';
 import { EventIdClaims } from './event-id-claims.ts';

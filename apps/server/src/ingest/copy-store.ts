@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import { PgDialect } from 'drizzle-orm/pg-core';
 import type pg from 'pg';
 import { CopyInOneWrite } from '../db/copy-in-one-write.ts';
+import { KEY_NOT_ACTIVE, sqlStateOf, UNIQUE_VIOLATION } from '../db/pg-error-codes.ts';
 import { eventsAsCopyText } from './copy-text.ts';
 import { EVENT_COLUMN_LIST } from './event-columns.ts';
 import type { AcceptedEvent } from './event-schema.ts';
@@ -9,9 +10,6 @@ import { meterStatement } from './store-sql.ts';
 
 const dialect = new PgDialect();
 const COPY_EVENTS = `copy events (${EVENT_COLUMN_LIST}) from stdin`;
-const UNIQUE_VIOLATION = '23505';
-/** Raised by `arbiter_require_active_keys` (migration 0026) when a key is no longer active. */
-const KEY_NOT_ACTIVE = 'AR401';
 const SHA256_HEX = /^[0-9a-f]{64}$/;
 
 const COUNT_MARK = '/*count*/';
@@ -47,7 +45,7 @@ function keyCheckText(orgId: string, keyHashes: readonly string[]): string {
 
 /** A COPY that wrote nothing for a reason its caller handles: a stored event, or a key gone. */
 function isRefusal(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
+  const code = sqlStateOf(error);
   return code === UNIQUE_VIOLATION || code === KEY_NOT_ACTIVE;
 }
 

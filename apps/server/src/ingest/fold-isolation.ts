@@ -1,4 +1,10 @@
 import { type Database, rows } from '../db/connect.ts';
+import {
+  DATA_EXCEPTION_CLASS,
+  INTEGRITY_CONSTRAINT_VIOLATION_CLASS,
+  PROGRAM_LIMIT_EXCEEDED_CLASS,
+  sqlStateOf,
+} from '../db/pg-error-codes.ts';
 import type { FoldResult, QuarantinedEvent } from './event-log.ts';
 import {
   claimStretch,
@@ -14,15 +20,11 @@ import {
  * else (a lost connection, a cancelled statement, a bug in the fold) blames no row and is
  * thrown: the fold is retried later instead of setting good rows aside.
  */
-const DATA_ERROR_CLASSES = new Set(['22', '23', '54']);
-
-/** drizzle wraps driver errors (DrizzleQueryError) with the driver's error as `cause`. */
-function sqlStateOf(error: unknown): string | null {
-  for (let e = error as { code?: unknown; cause?: unknown } | null; e; e = e.cause as never) {
-    if (typeof e.code === 'string' && /^[0-9A-Z]{5}$/.test(e.code)) return e.code;
-  }
-  return null;
-}
+const DATA_ERROR_CLASSES = new Set([
+  DATA_EXCEPTION_CLASS,
+  INTEGRITY_CONSTRAINT_VIOLATION_CLASS,
+  PROGRAM_LIMIT_EXCEEDED_CLASS,
+]);
 
 export function isDataError(error: unknown): boolean {
   const state = sqlStateOf(error);

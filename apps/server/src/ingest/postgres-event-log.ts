@@ -21,7 +21,7 @@ import {
   unfoldedCount,
 } from './fold-sql.ts';
 import { anyMeterRow, lockedMonthUsage } from './meter-lock.ts';
-import { storedOnShard } from './shard-part-store.ts';
+import { storedOnShard } from './shards/shard-part-store.ts';
 import { storeAndMeter } from './store-sql.ts';
 
 export function uniqueById(events: readonly AcceptedEvent[]): {

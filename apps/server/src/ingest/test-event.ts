@@ -4,7 +4,7 @@ import type { Context } from '../context.ts';
 import type { Database } from '../db/connect.ts';
 import { auditLog } from '../db/schema.ts';
 import { recordAudit } from '../domain/audit.ts';
-import type { Caller } from '../domain/identity.ts';
+import type { Caller } from '../domain/identity/identity.ts';
 import { type AcceptDeps, acceptEvents } from './accept.ts';
 import { IngestError } from './outcomes.ts';
 import { refuseIfNothingAccepted } from './refusal.ts';

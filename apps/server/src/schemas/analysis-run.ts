@@ -4,7 +4,7 @@ import { type Static, type TSchema, Type } from 'typebox';
 /**
  * The shapes an analysis run stores in its `analysis_runs` JSON columns (`srm`, `arms`,
  * `results`), which `db/schema.ts` types with `.$type<>()`. They are the one definition: the
- * OpenAPI document's Results (`analysis/results-schema.ts`) is built from them, and the types
+ * OpenAPI document's Results (`analysis/results/results-schema.ts`) is built from them, and the types
  * below are `Static<>` of them.
  */
 const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);

@@ -1,8 +1,8 @@
 import { sql } from 'drizzle-orm';
 import type { Static } from 'typebox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ResultsSchema } from '../../src/analysis/results-schema.ts';
-import { purgeExpiredEvents } from '../../src/analysis/retention.ts';
+import type { ResultsSchema } from '../../src/analysis/results/results-schema.ts';
+import { purgeExpiredEvents } from '../../src/analysis/retention/retention.ts';
 import { rows } from '../../src/db/connect.ts';
 import { ingestAll, runNightlyFor, seeded, today } from '../support/analysis-data.ts';
 import { LLM_FEATURE_METRICS, metric } from '../support/builders.ts';

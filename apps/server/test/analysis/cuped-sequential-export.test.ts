@@ -1,7 +1,7 @@
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EXPORT_COLUMNS, ExportRowSchema } from '../../src/analysis/results-export.ts';
-import type { Results } from '../../src/analysis/results-schema.ts';
+import { EXPORT_COLUMNS, ExportRowSchema } from '../../src/analysis/results/results-export.ts';
+import type { Results } from '../../src/analysis/results/results-schema.ts';
 import { importAll, ingestAll, runNightlyFor, seeded, today } from '../support/analysis-data.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
 

@@ -6,7 +6,7 @@ import {
   summarizeWithCovariate,
 } from '@arbiter/stats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Results } from '../../src/analysis/results-schema.ts';
+import type { Results } from '../../src/analysis/results/results-schema.ts';
 import { ingestAll, runNightlyFor, seeded, today } from '../support/analysis-data.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
 

@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/connect.ts';
+import { ADMIN_SHUTDOWN } from '../../src/db/pg-error-codes.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
 
 // PostgreSQL ends idle pooled connections on a restart, a failover or an administrator's
@@ -40,7 +41,7 @@ describe('a pooled connection ended by PostgreSQL', () => {
       expect(handle.pool!.idleCount).toBeGreaterThan(0);
       expect(await terminateBackends()).toBeGreaterThan(0);
       await expect.poll(() => lost.length).toBeGreaterThan(0);
-      expect((lost[0] as Error & { code?: string }).code).toBe('57P01');
+      expect((lost[0] as Error & { code?: string }).code).toBe(ADMIN_SHUTDOWN);
       const again = await handle.pool!.query('select 41 + 1 as n');
       expect(again.rows[0].n).toBe(42);
     } finally {

@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CopyInOneWrite } from '../../src/db/copy-in-one-write.ts';
+import { DIVISION_BY_ZERO, UNIQUE_VIOLATION } from '../../src/db/pg-error-codes.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
 
 // The acceptance's COPY goes with its rows and their end in one write, before PostgreSQL has
@@ -72,7 +73,7 @@ describe('a COPY sent in one write', () => {
 
   it('fails whole on a row that breaks a key, and the connection answers the next query', async () => {
     expect(await refusal(`${COPY}; insert into after_copy values (1)`, '1\ta\n2\tb\n1\tc\n')).toBe(
-      '23505',
+      UNIQUE_VIOLATION,
     );
     expect(await stored()).toEqual({ copied: 0, after: 0 });
     await send(COPY, '7\tnext\n');
@@ -80,12 +81,12 @@ describe('a COPY sent in one write', () => {
   });
 
   it('stores nothing when a statement after the COPY fails', async () => {
-    expect(await refusal(`${COPY}; select 1 / 0`, '1\ta\n')).toBe('22012');
+    expect(await refusal(`${COPY}; select 1 / 0`, '1\ta\n')).toBe(DIVISION_BY_ZERO);
     expect(await stored()).toEqual({ copied: 0, after: 0 });
   });
 
   it('stores nothing when a statement before the COPY fails, its rows skipped', async () => {
-    expect(await refusal(`select 1 / 0; ${COPY}`, '1\ta\n')).toBe('22012');
+    expect(await refusal(`select 1 / 0; ${COPY}`, '1\ta\n')).toBe(DIVISION_BY_ZERO);
     expect(await stored()).toEqual({ copied: 0, after: 0 });
     const { rows } = await client.query('select 41 + 1 as answer');
     expect(rows).toEqual([{ answer: 42 }]);

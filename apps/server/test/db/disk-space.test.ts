@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runScheduledNightly } from '../../src/analysis/scheduler.ts';
+import { runScheduledNightly } from '../../src/analysis/run/scheduler.ts';
 import { openDatabase, rows } from '../../src/db/connect.ts';
 import { exposuresForUsers } from '../support/builders.ts';
 import { type Harness, startHarness } from '../support/harness.ts';

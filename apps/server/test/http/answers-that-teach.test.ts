@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { NightlySummary } from '../../src/analysis/nightly.ts';
-import { explainRun } from '../../src/analysis/run-explanation.ts';
+import { explainRun } from '../../src/analysis/decision/run-explanation.ts';
+import type { NightlySummary } from '../../src/analysis/run/nightly.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
 
 let h: Harness;

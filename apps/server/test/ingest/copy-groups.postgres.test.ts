@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { rows } from '../../src/db/connect.ts';
-import { usageMonth } from '../../src/domain/usage-month.ts';
+import { usageMonth } from '../../src/domain/billing/usage-month.ts';
 import { modelCallsForUsers } from '../support/builders.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
 

@@ -6,9 +6,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { type DatabaseHandle, openDatabase } from '../../src/db/connect.ts';
-import type { OpenShard } from '../../src/db/open-shards.ts';
 import { unpackedSeed } from '../../src/db/pglite-seed.ts';
-import { shardAddress } from '../../src/db/shard-address.ts';
+import type { OpenShard } from '../../src/db/shards/open-shards.ts';
+import { shardAddress } from '../../src/db/shards/shard-address.ts';
 
 /** Which database the server tests run on: the test command runs them once on each. */
 export const TEST_DB = (process.env.ARBITER_TEST_DB ?? 'pglite') as 'pglite' | 'postgres';

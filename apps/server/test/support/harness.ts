@@ -8,7 +8,7 @@ import { loadConfig } from '../../src/config.ts';
 import type { Context } from '../../src/context.ts';
 import { createContext } from '../../src/create-context.ts';
 import type { DatabaseHandle } from '../../src/db/connect.ts';
-import type { OpenShard } from '../../src/db/open-shards.ts';
+import type { OpenShard } from '../../src/db/shards/open-shards.ts';
 import type { App } from '../../src/http/app-types.ts';
 import type { Clock, FreeSpaceProbe } from '../../src/kernel/ports.ts';
 import { experimentConfig } from './builders.ts';

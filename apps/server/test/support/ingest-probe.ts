@@ -1,7 +1,7 @@
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import { rows } from '../../src/db/connect.ts';
 import { events, usageCounters } from '../../src/db/schema.ts';
-import { usageMonth } from '../../src/domain/usage-month.ts';
+import { usageMonth } from '../../src/domain/billing/usage-month.ts';
 import { signBusinessEvent } from '../../src/http/business-signature.ts';
 import { type Harness, startHarness } from './harness.ts';
 import { storedEvents } from './stored-events.ts';

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { setPlanOverride } from '../../src/domain/plans/plan-override.ts';
-import type { Plan } from '../../src/domain/plans.ts';
+import type { Plan } from '../../src/domain/plans/plans.ts';
 import { experimentConfig, type Harness } from './harness.ts';
 
 export const RUBRIC = 'Rate how helpful and correct the answer is.';

@@ -43,6 +43,11 @@ const MAX_RESULTS_PER_REQUEST = 500;
 /** What the shared client reads; the platform-only options went into the platform. */
 type ClientOptions = Omit<NodeArbiterOptions, 'offlineStorePath'>;
 
+/** Events sent per batch: the option within 1 and the server's largest batch. */
+function batchSizeOf(options: ClientOptions): number {
+  return Math.min(Math.max(1, options.batchSize ?? C.EVENT_BATCH_SIZE), C.MAX_EVENT_BATCH_SIZE);
+}
+
 /**
  * The client. `assign`, `getPrompt`, `getVariables` and `track` answer from memory and never
  * throw; the network is touched only by the background poller and the event pipeline.
@@ -89,24 +94,12 @@ export class ArbiterClient {
   constructor(options: ClientOptions, platform: Platform) {
     bindMethods(this, ArbiterClient.prototype);
     this.#logger = safeLogger(options.logger ?? defaultLogger());
-    const apiKey = options.apiKey ?? platform.env('ARBITER_API_KEY');
-    if (apiKey === undefined || apiKey === '') {
-      throw new ArbiterError('Arbiter: no API key. Pass { apiKey } or set ARBITER_API_KEY.');
-    }
-    const fetchImpl = options.fetch ?? globalThis.fetch?.bind(globalThis);
-    if (typeof fetchImpl !== 'function') {
-      throw new ArbiterError('Arbiter: no fetch in this runtime. Pass { fetch }.');
-    }
-    this.#retry = {
-      maxAttempts: Math.max(1, options.maxAttempts ?? C.MAX_ATTEMPTS),
-      baseDelayMs: options.retryBaseDelayMs ?? C.RETRY_BASE_DELAY_MS,
-      maxDelayMs: options.retryMaxDelayMs ?? C.RETRY_MAX_DELAY_MS,
-      retryAfterCapMs: options.retryAfterCapMs ?? C.RETRY_AFTER_CAP_MS,
-    };
+    const apiKey = apiKeyOf(options, platform);
+    this.#retry = retryPolicyOf(options);
     const transport = new Transport({
       baseUrl: options.baseUrl ?? platform.env('ARBITER_BASE_URL') ?? C.DEFAULT_BASE_URL,
       apiKey,
-      fetch: fetchImpl,
+      fetch: fetchOf(options),
       timeoutMs: options.requestTimeoutMs ?? C.REQUEST_TIMEOUT_MS,
       ...this.#retry,
     });
@@ -120,12 +113,8 @@ export class ArbiterClient {
       positiveInteger(options.exposureDedupCapacity, C.EXPOSURE_DEDUP_CAPACITY),
     );
     this.#exposing = options.trackExposures ?? true;
-    const tallying = talliesWanted(
-      options.trackTargetingTallies,
-      this.#exposing,
-      apiKey,
-      this.#logger,
-    );
+    const { trackTargetingTallies } = options;
+    const tallying = talliesWanted(trackTargetingTallies, this.#exposing, apiKey, this.#logger);
     this.#day = this.#exposing || tallying ? new UtcDay() : null;
     this.#tallies = tallying && this.#day !== null ? new TargetingTallies(this.#day) : null;
     this.#tallied = this.#tallies !== null;
@@ -138,10 +127,7 @@ export class ArbiterClient {
       intervalMs: options.pollIntervalMs ?? C.CONFIG_POLL_INTERVAL_MS,
       logger: this.#logger,
     });
-    this.#batchSize = Math.min(
-      Math.max(1, options.batchSize ?? C.EVENT_BATCH_SIZE),
-      C.MAX_EVENT_BATCH_SIZE,
-    );
+    this.#batchSize = batchSizeOf(options);
     this.#pipeline = new EventPipeline({
       transport,
       queue: this.#queue,
@@ -154,7 +140,17 @@ export class ArbiterClient {
         ? {}
         : { afterDrain: this.#sendTallies(this.#tallies, transport) }),
     });
-    this.#recorder = new ModelCallRecorder({
+    this.#recorder = this.#modelCallRecorder(options);
+    // Not a method: it stays out of the public surface and the type declarations.
+    Object.defineProperty(this, INTEGRATION_HOOKS, { value: this.#integrationHooks() });
+    this.#readyPromise = this.#poller.start().then(() => this.#prefetched());
+    this.#pipeline.start();
+    this.#unhook = platform.onShutdown((urgent) => this.#flushAtShutdown(urgent));
+  }
+
+  /** Model calls recorded into the queue, measured in their task, counted for holdouts. */
+  #modelCallRecorder(options: ClientOptions): ModelCallRecorder {
+    return new ModelCallRecorder({
       store: this.#store,
       recordText: options.recordModelText ?? true,
       enqueue: (type, payload) => this.#enqueue(type, payload),
@@ -164,21 +160,23 @@ export class ArbiterClient {
       tallies: this.#tallies,
       exposure: (base, attributes) => this.#exposure(base, attributes),
     });
-    const hooks: IntegrationHooks = {
+  }
+
+  /** The platform is shutting down: send what is queued, unless `close` already is. */
+  #flushAtShutdown(urgent: boolean): void {
+    if (this.#closing === null && (this.#queue.length > 0 || (this.#tallies?.size ?? 0) > 0)) {
+      void this.#pipeline.flush({ keepalive: urgent });
+    }
+  }
+
+  /** What the framework integrations call: the current user, a model call opened, a warning. */
+  #integrationHooks(): IntegrationHooks {
+    return {
       currentUser: () => this.#users.current()?.user,
       open: (experiment, user, source) =>
         this.#recorder.open(experiment, user === undefined ? undefined : this.#who(user), source),
       warnOnce: (key, message) => this.#warnOnce(key, message),
     };
-    // Not a method: it stays out of the public surface and the type declarations.
-    Object.defineProperty(this, INTEGRATION_HOOKS, { value: hooks });
-    this.#readyPromise = this.#poller.start().then(() => this.#prefetched());
-    this.#pipeline.start();
-    this.#unhook = platform.onShutdown((urgent) => {
-      if (this.#closing === null && (this.#queue.length > 0 || (this.#tallies?.size ?? 0) > 0)) {
-        void this.#pipeline.flush({ keepalive: urgent });
-      }
-    });
   }
 
   /**
@@ -472,4 +470,30 @@ function positiveInteger(value: number | undefined, fallback: number): number {
   return typeof value === 'number' && Number.isFinite(value)
     ? Math.max(1, Math.floor(value))
     : fallback;
+}
+
+/** The API key from the options or ARBITER_API_KEY; none is the one error a constructor throws. */
+function apiKeyOf(options: ClientOptions, platform: Platform): string {
+  const apiKey = options.apiKey ?? platform.env('ARBITER_API_KEY');
+  if (apiKey === undefined || apiKey === '') {
+    throw new ArbiterError('Arbiter: no API key. Pass { apiKey } or set ARBITER_API_KEY.');
+  }
+  return apiKey;
+}
+
+function fetchOf(options: ClientOptions): typeof fetch {
+  const fetchImpl = options.fetch ?? globalThis.fetch?.bind(globalThis);
+  if (typeof fetchImpl !== 'function') {
+    throw new ArbiterError('Arbiter: no fetch in this runtime. Pass { fetch }.');
+  }
+  return fetchImpl;
+}
+
+function retryPolicyOf(options: ClientOptions): RetryPolicy {
+  return {
+    maxAttempts: Math.max(1, options.maxAttempts ?? C.MAX_ATTEMPTS),
+    baseDelayMs: options.retryBaseDelayMs ?? C.RETRY_BASE_DELAY_MS,
+    maxDelayMs: options.retryMaxDelayMs ?? C.RETRY_MAX_DELAY_MS,
+    retryAfterCapMs: options.retryAfterCapMs ?? C.RETRY_AFTER_CAP_MS,
+  };
 }

@@ -1,10 +1,10 @@
 import type { Context } from '../../context.ts';
-import { isShardNotAnswering } from '../../db/shard-not-answering.ts';
+import { isShardNotAnswering } from '../../db/shards/shard-not-answering.ts';
+import { usageMonth } from '../../domain/billing/usage-month.ts';
 import { type ModelTextReader, modelTextReader } from '../../domain/events-export/model-text.ts';
-import { usageMonth } from '../../domain/usage-month.ts';
 import type { Judge, JudgeOutcome } from '../../kernel/ports.ts';
 import { utcDay } from '../../kernel/utc-day.ts';
-import { failureReason } from '../failure-reason.ts';
+import { failureReason } from '../run/failure-reason.ts';
 import { type OrgMonth, remainingAllowance, type ScoreRow, storeScores } from './judge-metering.ts';
 import { type JudgeCandidate, sampleUnscored } from './judge-sample.ts';
 import { type JudgeMetric, type JudgeTarget, judgeTargets } from './judge-targets.ts';

@@ -1,9 +1,9 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { Database, Transaction } from '../../db/connect.ts';
 import { judgeScores, usageCounters } from '../../db/schema.ts';
-import type { ShardSet } from '../../db/shard-set.ts';
-import { isShardUnreachable } from '../../db/shard-unreachable.ts';
-import { failureReason } from '../failure-reason.ts';
+import type { ShardSet } from '../../db/shards/shard-set.ts';
+import { isShardUnreachable } from '../../db/shards/shard-unreachable.ts';
+import { failureReason } from '../run/failure-reason.ts';
 
 type Reader = Pick<Database, 'select'>;
 

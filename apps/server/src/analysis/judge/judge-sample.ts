@@ -1,7 +1,7 @@
 import { and, eq, isNotNull, notExists, or, sql } from 'drizzle-orm';
 import type { Database } from '../../db/connect.ts';
-import { type EventShards, onEveryShard } from '../../db/every-shard.ts';
 import { events, judgeScores } from '../../db/schema.ts';
+import { type EventShards, onEveryShard } from '../../db/shards/every-shard.ts';
 
 /** A model call to score; its text is in the row, or the row says where the store has it. */
 export interface JudgeCandidate {

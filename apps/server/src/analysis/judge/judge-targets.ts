@@ -3,7 +3,7 @@ import type { Database } from '../../db/connect.ts';
 import { experiments, experimentVersions } from '../../db/schema.ts';
 import { loadCurrentVersion } from '../../domain/experiments/current-version.ts';
 import { effectivePlan } from '../../domain/plans/effective-plan.ts';
-import { PLAN_LIMITS, type Plan } from '../../domain/plans.ts';
+import { PLAN_LIMITS, type Plan } from '../../domain/plans/plans.ts';
 import { UUID } from '../../schemas/uuid.ts';
 
 export interface JudgeMetric {

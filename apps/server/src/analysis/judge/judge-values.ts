@@ -1,7 +1,7 @@
 import { and, avg, between, eq, sql } from 'drizzle-orm';
 import type { Database } from '../../db/connect.ts';
-import { type EventShards, onEveryShard } from '../../db/every-shard.ts';
 import { judgeScores } from '../../db/schema.ts';
+import { type EventShards, onEveryShard } from '../../db/shards/every-shard.ts';
 
 type UserValue = { userId: string; value: number };
 

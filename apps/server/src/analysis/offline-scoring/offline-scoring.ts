@@ -17,7 +17,7 @@ import {
 } from '../../domain/offline-runs/scoring-lease.ts';
 import type { OfflineScoringQueue } from '../../domain/offline-runs/scoring-queue.ts';
 import { loadRun, present, type Run, receivedCount } from '../../domain/offline-runs/service.ts';
-import { leaseHolder } from '../run-lease.ts';
+import { leaseHolder } from '../run/run-lease.ts';
 import { judgeRun } from './offline-judge.ts';
 
 /** How often a process looks for runs left in `scoring` by a holder that is gone. */

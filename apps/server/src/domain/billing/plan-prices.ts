@@ -1,4 +1,4 @@
-import type { Plan } from '../plans.ts';
+import type { Plan } from '../plans/plans.ts';
 
 /** The billing provider's price id of each plan sold through checkout; null when unset. */
 export interface PlanPrices {

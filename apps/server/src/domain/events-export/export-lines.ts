@@ -1,9 +1,9 @@
 import { MODEL_CALL_FIELDS } from '@arbiter/contract';
 import { and, asc, eq, gt, gte, lt, or, type SQL, sql } from 'drizzle-orm';
 import { type Database, toNumber } from '../../db/connect.ts';
-import type { EventShards } from '../../db/every-shard.ts';
-import { mergeInOrder } from '../../db/merge-in-order.ts';
 import { events, experiments } from '../../db/schema.ts';
+import type { EventShards } from '../../db/shards/every-shard.ts';
+import { mergeInOrder } from '../../db/shards/merge-in-order.ts';
 import { DAY_MS } from '../../kernel/utc-day.ts';
 import { addressed, notFound } from '../experiments/service.ts';
 import { type ModelTextReader, textInRow } from './model-text.ts';

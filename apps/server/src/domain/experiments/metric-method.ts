@@ -3,7 +3,7 @@ import { and, eq } from 'drizzle-orm';
 import type { Database } from '../../db/connect.ts';
 import { metricMethodOverrides } from '../../db/schema.ts';
 import { recordAudit } from '../audit.ts';
-import type { Caller } from '../identity.ts';
+import type { Caller } from '../identity/identity.ts';
 import { DomainError } from '../outcomes.ts';
 import { getExperiment } from './service.ts';
 

@@ -1,6 +1,7 @@
 import { type BucketMap, clientRanges, initialBucketMap, relayout } from '@arbiter/contract';
 import { and, desc, eq, sql } from 'drizzle-orm';
 import type { Database, Transaction } from '../../db/connect.ts';
+import { sqlStateOf, UNIQUE_VIOLATION } from '../../db/pg-error-codes.ts';
 import { experiments, experimentVersions } from '../../db/schema.ts';
 import type {
   ExperimentChange,
@@ -10,12 +11,12 @@ import type {
 import { UUID } from '../../schemas/uuid.ts';
 import { recordAudit } from '../audit.ts';
 import { bumpConfigVersion } from '../config-version.ts';
-import type { Caller } from '../identity.ts';
+import type { Caller } from '../identity/identity.ts';
 import { claimLayerBuckets } from '../layers/service.ts';
 import { DomainError } from '../outcomes.ts';
 import { refuseSlowPatterns } from '../patterns/redos-analysis.ts';
 import { effectivePlan } from '../plans/effective-plan.ts';
-import { PLAN_LIMITS } from '../plans.ts';
+import { PLAN_LIMITS } from '../plans/plans.ts';
 import { checkGroupsExist } from '../saved-groups/service.ts';
 import {
   type ConfigSizeLimits,
@@ -76,15 +77,7 @@ export function addressed(orgId: string, idOrName: string) {
 }
 
 function isUniqueViolation(error: unknown): boolean {
-  for (
-    let e: unknown = error;
-    e instanceof Error || (typeof e === 'object' && e !== null);
-    e = (e as { cause?: unknown }).cause
-  ) {
-    if ((e as { code?: unknown }).code === '23505') return true;
-    if (!(e as { cause?: unknown }).cause) break;
-  }
-  return false;
+  return sqlStateOf(error) === UNIQUE_VIOLATION;
 }
 
 function nameTaken(name: string): DomainError {

@@ -10,7 +10,7 @@ import { bumpConfigVersion } from '../config-version.ts';
 import { loadCurrentVersion } from '../experiments/current-version.ts';
 import { checkPlanAllows, type Experiment, present } from '../experiments/service.ts';
 import { checkConfig } from '../experiments/validate.ts';
-import type { Caller } from '../identity.ts';
+import type { Caller } from '../identity/identity.ts';
 import { DomainError } from '../outcomes.ts';
 import { backingConfig, bucketMapOf, heldOutBuckets } from './holdout-layout.ts';
 import type { Holdout, HoldoutChange, HoldoutInput } from './holdout-schema.ts';

@@ -4,7 +4,7 @@ import { experiments, type LayerRun, layers } from '../../db/schema.ts';
 import { UUID } from '../../schemas/uuid.ts';
 import { recordAudit } from '../audit.ts';
 import { bumpConfigVersion } from '../config-version.ts';
-import type { Caller } from '../identity.ts';
+import type { Caller } from '../identity/identity.ts';
 import { DomainError } from '../outcomes.ts';
 import { layerBucketsFor, neverUsed, ownedRanges, resizeOwner } from './layer-map.ts';
 import type { Layer, LayerInput } from './layer-schema.ts';

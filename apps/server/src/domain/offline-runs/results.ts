@@ -4,6 +4,8 @@ import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { arrayLiteral } from '../../db/array-literal.ts';
 import type { Database, Transaction } from '../../db/connect.ts';
+import { copyLine } from '../../db/copy-text.ts';
+import { DEADLOCK_DETECTED, sqlStateOf, UNIQUE_VIOLATION } from '../../db/pg-error-codes.ts';
 import { datasetItems, offlineResults, offlineRuns } from '../../db/schema.ts';
 import { freeFormJsonProblem } from '../../schemas/free-form-json.ts';
 import { isStorableText, TEXT_RULE_MESSAGE } from '../../schemas/text.ts';
@@ -277,27 +279,24 @@ async function insertResults(tx: Transaction, runId: string, inserts: ValidRow[]
       scores, fingerprint)`);
 }
 
-const COPY_SPECIAL = /[\\\n\r\t]/g;
-const COPY_NEEDS_ESCAPE = /[\\\n\r\t]/;
-const COPY_ESCAPES: Record<string, string> = {
-  '\\': '\\\\',
-  '\n': '\\n',
-  '\r': '\\r',
-  '\t': '\\t',
-};
-
-/** A value in COPY's text format: `\N` for null, backslash escapes (text never holds NUL). */
-function copyField(value: string | number | null | undefined): string {
-  if (value === null || value === undefined) return '\\N';
-  if (typeof value === 'number') return String(value);
-  return COPY_NEEDS_ESCAPE.test(value)
-    ? value.replace(COPY_SPECIAL, (c) => COPY_ESCAPES[c] as string)
-    : value;
-}
-
 /** A row as a line of COPY text, columns as in COPY_RESULTS. */
-function copyLine(runId: string, { row, output, fingerprint }: ValidRow): string {
-  return `${runId}\t${copyField(row.item_id)}\t${copyField(row.variant)}\t${row.repeat}\t${copyField(output)}\t${copyField(row.error)}\t${copyField(row.latency_ms)}\t${copyField(row.input_tokens)}\t${copyField(row.output_tokens)}\t${copyField(row.cost)}\t${copyField(row.model)}\t${copyField(row.scores === undefined ? '{}' : JSON.stringify(row.scores))}\t${copyField(fingerprint)}\n`;
+function resultLine(runId: string, { row, output, fingerprint }: ValidRow): string {
+  const scores = row.scores === undefined ? '{}' : JSON.stringify(row.scores);
+  return copyLine([
+    runId,
+    row.item_id,
+    row.variant,
+    row.repeat,
+    output,
+    row.error,
+    row.latency_ms,
+    row.input_tokens,
+    row.output_tokens,
+    row.cost,
+    row.model,
+    scores,
+    fingerprint,
+  ]);
 }
 
 const COPY_RESULTS = `copy offline_results (run_id, item_id, variant, repeat, output, error,
@@ -350,13 +349,10 @@ async function storeBatch(
   if (inserts.length > 0) await insertResults(tx, run.id, inserts);
 }
 
-const UNIQUE_VIOLATION = '23505';
-const DEADLOCK = '40P01';
-
 /** Another upload of the run stored (or holds) one of the rows this COPY writes. */
 function metAnotherUpload(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return code === UNIQUE_VIOLATION || code === DEADLOCK;
+  const code = sqlStateOf(error);
+  return code === UNIQUE_VIOLATION || code === DEADLOCK_DETECTED;
 }
 
 /**
@@ -381,7 +377,7 @@ async function storeBatchByCopy(
 ) {
   // written before the run's row is locked: the lock is held only for the lookup and the COPY
   const lines = new Map<ValidRow, string>();
-  for (const v of valid) lines.set(v, copyLine(run.id, v));
+  for (const v of valid) lines.set(v, resultLine(run.id, v));
   const shared = await copyAttempt(pool, run, valid, pinned, lines, 'share');
   const done = shared ?? (await copyAttempt(pool, run, valid, pinned, lines, 'update'));
   if (done === null) throw new Error('an upload under the run’s exclusive lock met another');

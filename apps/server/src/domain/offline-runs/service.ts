@@ -12,7 +12,7 @@ import {
 } from '../experiments/service.ts';
 import { DomainError } from '../outcomes.ts';
 import { effectivePlan } from '../plans/effective-plan.ts';
-import { PLAN_LIMITS } from '../plans.ts';
+import { PLAN_LIMITS } from '../plans/plans.ts';
 import { MEASURED_SCORERS, type MeasuredScorer, type RunInput, type Scorer } from './run-schema.ts';
 
 /** Who acts on a run: a dashboard session (a user) or the org's secret key (no user). */

@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import type { Database } from '../../db/connect.ts';
 import { billingSubscriptions, planOverrides } from '../../db/schema.ts';
-import { type Plan, planOf, planRank } from '../plans.ts';
+import { type Plan, planOf, planRank } from './plans.ts';
 
 /** Where an org's plan comes from, in order of precedence. */
 export type PlanSource = 'override' | 'billing' | 'free';

@@ -3,9 +3,9 @@ import type { Database } from '../../db/connect.ts';
 import { orgs, planOverrides } from '../../db/schema.ts';
 import { recordAudit } from '../audit.ts';
 import { DomainError } from '../outcomes.ts';
-import type { Plan } from '../plans.ts';
 import type { EffectivePlan } from './effective-plan.ts';
 import { type PlanChangeActor, syncOrgPlan } from './plan-changes.ts';
+import type { Plan } from './plans.ts';
 
 /**
  * Pins an org's plan (a plan) or clears the pin (null), then re-resolves the plan. Audited as

@@ -6,7 +6,7 @@ import { UUID } from '../../schemas/uuid.ts';
 import { recordAudit } from '../audit.ts';
 import { bumpConfigVersion } from '../config-version.ts';
 import type { ConfigSizeLimits } from '../experiments/config-size.ts';
-import type { Caller } from '../identity.ts';
+import type { Caller } from '../identity/identity.ts';
 import { DomainError } from '../outcomes.ts';
 import type { SavedGroup, SavedGroupChange, SavedGroupInput } from './saved-group-schema.ts';
 

@@ -1,7 +1,7 @@
 import { type Database, rows } from '../../db/connect.ts';
-import { type EventShards, onEveryShard } from '../../db/every-shard.ts';
-import type { ShardSet } from '../../db/shard-set.ts';
-import { isShardUnreachable } from '../../db/shard-unreachable.ts';
+import { type EventShards, onEveryShard } from '../../db/shards/every-shard.ts';
+import type { ShardSet } from '../../db/shards/shard-set.ts';
+import { isShardUnreachable } from '../../db/shards/shard-unreachable.ts';
 import type {
   AcknowledgedMark,
   AppendRequest,
@@ -13,7 +13,7 @@ import type {
 import { unfoldedCount } from '../fold-sql.ts';
 import { anyMeterRow, lockedMonthUsage } from '../meter-lock.ts';
 import { uniqueById } from '../postgres-event-log.ts';
-import { mergedFolds } from '../shard-folds.ts';
+import { mergedFolds } from '../shards/shard-folds.ts';
 import { meterStatement } from '../store-sql.ts';
 import { BatchProducer } from './batch-producer.ts';
 import { claim, claimedDigests, digestOf } from './claims-sql.ts';

@@ -1,11 +1,11 @@
 import { Type } from 'typebox';
-import { nightlyHealth } from '../../analysis/nightly-health.ts';
+import { nightlyHealth } from '../../analysis/run/nightly-health.ts';
 import type { Context } from '../../context.ts';
 import { pingDatabase } from '../../db/health.ts';
 import type { App } from '../../http/app-types.ts';
 import { problemResponses } from '../../http/responses.ts';
 import { ingestHealth } from '../../ingest/ingest-health.ts';
-import { shardHealth } from '../../ingest/shard-health.ts';
+import { shardHealth } from '../../ingest/shards/shard-health.ts';
 import { configuredProviders } from '../../integrations/configured-providers.ts';
 
 const NullableString = Type.Union([Type.String(), Type.Null()]);

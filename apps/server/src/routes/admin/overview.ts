@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import type { Context } from '../../context.ts';
-import { PLANS } from '../../domain/plans.ts';
+import { PLANS } from '../../domain/plans/plans.ts';
 import { platformOverview } from '../../domain/platform-overview.ts';
 import type { App } from '../../http/app-types.ts';
 import { problemResponses } from '../../http/responses.ts';

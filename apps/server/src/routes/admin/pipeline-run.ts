@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { runNightly } from '../../analysis/nightly.ts';
+import { runNightly } from '../../analysis/run/nightly.ts';
 import type { Context } from '../../context.ts';
 import type { App } from '../../http/app-types.ts';
 import { problemResponses } from '../../http/responses.ts';

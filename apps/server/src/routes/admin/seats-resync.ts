@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import type { Context } from '../../context.ts';
-import { PLANS } from '../../domain/plans.ts';
-import { resyncSeatCaps } from '../../domain/seat-caps.ts';
+import { PLANS } from '../../domain/plans/plans.ts';
+import { resyncSeatCaps } from '../../domain/plans/seat-caps.ts';
 import type { App } from '../../http/app-types.ts';
 import { problemResponses } from '../../http/responses.ts';
 

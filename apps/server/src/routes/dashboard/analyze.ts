@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
-import { runManualAnalysis } from '../../analysis/manual-run.ts';
-import { ResultsSchema } from '../../analysis/results-schema.ts';
+import { ResultsSchema } from '../../analysis/results/results-schema.ts';
+import { runManualAnalysis } from '../../analysis/run/manual-run.ts';
 import type { Context } from '../../context.ts';
 import { loadExperiment } from '../../domain/experiments/service.ts';
 import type { App } from '../../http/app-types.ts';

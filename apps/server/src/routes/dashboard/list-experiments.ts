@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { LastRunSchema, readLastRuns } from '../../analysis/last-runs.ts';
+import { LastRunSchema, readLastRuns } from '../../analysis/results/last-runs.ts';
 import type { Context } from '../../context.ts';
 import { ExperimentSchema } from '../../domain/experiments/experiment-schema.ts';
 import { listExperiments } from '../../domain/experiments/service.ts';

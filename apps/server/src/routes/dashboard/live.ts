@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { liveDistributions } from '../../analysis/live-distributions.ts';
+import { liveDistributions } from '../../analysis/compute/live-distributions.ts';
 import type { Context } from '../../context.ts';
 import { getExperiment } from '../../domain/experiments/service.ts';
 import { liveCounts } from '../../domain/exposure-counts.ts';

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
-import { readResults } from '../../analysis/results.ts';
-import { ExportRowSchema, exportCsv, exportRows } from '../../analysis/results-export.ts';
+import { readResults } from '../../analysis/results/results.ts';
+import { ExportRowSchema, exportCsv, exportRows } from '../../analysis/results/results-export.ts';
 import type { Context } from '../../context.ts';
 import { getExperiment } from '../../domain/experiments/service.ts';
 import type { App } from '../../http/app-types.ts';

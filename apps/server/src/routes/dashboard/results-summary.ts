@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
-import { readSummary } from '../../analysis/results.ts';
-import { SummaryEntrySchema } from '../../analysis/results-schema.ts';
+import { readSummary } from '../../analysis/results/results.ts';
+import { SummaryEntrySchema } from '../../analysis/results/results-schema.ts';
 import type { Context } from '../../context.ts';
 import type { App } from '../../http/app-types.ts';
 import { problemResponses } from '../../http/responses.ts';

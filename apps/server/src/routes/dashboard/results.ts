@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
-import { readResults } from '../../analysis/results.ts';
-import { ResultsSchema } from '../../analysis/results-schema.ts';
+import { readResults } from '../../analysis/results/results.ts';
+import { ResultsSchema } from '../../analysis/results/results-schema.ts';
 import type { Context } from '../../context.ts';
 import { getExperiment } from '../../domain/experiments/service.ts';
 import { targetingShare } from '../../domain/targeting/tallies.ts';

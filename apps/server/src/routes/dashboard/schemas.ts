@@ -1,7 +1,7 @@
 /** Schemas that more than one dashboard route uses. */
 import { Type } from 'typebox';
 import { KEY_SCOPES } from '../../domain/keys.ts';
-import { PLANS } from '../../domain/plans.ts';
+import { PLANS } from '../../domain/plans/plans.ts';
 
 export const Scope = Type.Enum(KEY_SCOPES);
 export const PlanName = Type.Enum(PLANS);

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import type { Context } from '../../context.ts';
-import { usageSummary } from '../../domain/usage.ts';
+import { usageSummary } from '../../domain/billing/usage.ts';
 import type { App } from '../../http/app-types.ts';
 import { problemResponses } from '../../http/responses.ts';
 import { callerOf } from '../../http/session-auth.ts';

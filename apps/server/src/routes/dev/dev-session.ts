@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
-import { mintDevToken } from '../../auth/mint-dev-token.ts';
 import type { Context } from '../../context.ts';
+import { mintDevToken } from '../../domain/identity/mint-dev-token.ts';
 import type { App } from '../../http/app-types.ts';
 import { problemResponses } from '../../http/responses.ts';
 

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import type { Context } from '../../context.ts';
-import { applyIdentityDelivery } from '../../domain/identity-sync.ts';
+import { applyIdentityDelivery } from '../../domain/identity/identity-sync.ts';
 import type { App } from '../../http/app-types.ts';
 import { identitySignatureHook } from '../../http/identity-signature-auth.ts';
 import { problemResponses } from '../../http/responses.ts';

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runJudgeJob } from '../../../src/analysis/judge/judge-job.ts';
 import { judgeUserValues } from '../../../src/analysis/judge/judge-values.ts';
 import { judgeScores, usageCounters } from '../../../src/db/schema.ts';
-import { usageMonth } from '../../../src/domain/usage-month.ts';
+import { usageMonth } from '../../../src/domain/billing/usage-month.ts';
 import { createJudge } from '../../../src/integrations/judge/chat-completions-judge.ts';
 import { type Judge, type JudgeCallOutcome, silentMetrics } from '../../../src/kernel/ports.ts';
 import { type Harness, startHarness } from '../../support/harness.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PLAN_LIMITS, PLANS, seatCap } from '../../../src/domain/plans.ts';
+import { PLAN_LIMITS, PLANS, seatCap } from '../../../src/domain/plans/plans.ts';
 
 describe('the plans table (docs/decisions/identity-and-billing.md#the-plans-table)', () => {
   it('holds the seat caps per plan: free 5, pro 100, business unlimited, enterprise by contract', () => {

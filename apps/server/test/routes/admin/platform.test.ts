@@ -1,8 +1,8 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { recordedRun } from '../../../src/analysis/nightly-log.ts';
+import { recordedRun } from '../../../src/analysis/run/nightly-log.ts';
 import { ingestQuarantine, memberships, users } from '../../../src/db/schema.ts';
-import { usageMonth } from '../../../src/domain/usage-month.ts';
+import { usageMonth } from '../../../src/domain/billing/usage-month.ts';
 import { type Harness, startHarness } from '../../support/harness.ts';
 import { exposureOf, foldEverything } from '../../support/ingest-probe.ts';
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { setPlanOverride } from '../../../src/domain/plans/plan-override.ts';
-import type { Plan } from '../../../src/domain/plans.ts';
+import type { Plan } from '../../../src/domain/plans/plans.ts';
 import { type FakeClerkApi, startFakeClerkApi } from '../../support/clerk-api.ts';
 import { type Harness, startHarness } from '../../support/harness.ts';
 

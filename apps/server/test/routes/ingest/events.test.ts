@@ -1,7 +1,7 @@
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { events, usageCounters } from '../../../src/db/schema.ts';
-import { usageMonth } from '../../../src/domain/usage-month.ts';
+import { usageMonth } from '../../../src/domain/billing/usage-month.ts';
 import { type Harness, startHarness } from '../../support/harness.ts';
 import { storedEvents } from '../../support/stored-events.ts';
 

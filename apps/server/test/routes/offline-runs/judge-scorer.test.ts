@@ -1,8 +1,8 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { offlineRuns, offlineScores, usageCounters } from '../../../src/db/schema.ts';
+import { usageMonth } from '../../../src/domain/billing/usage-month.ts';
 import { claimScoring } from '../../../src/domain/offline-runs/scoring-lease.ts';
-import { usageMonth } from '../../../src/domain/usage-month.ts';
 import { type Harness, startHarness } from '../../support/harness.ts';
 import { judgeUsed, setPlan } from '../../support/judge-fixtures.ts';
 import {

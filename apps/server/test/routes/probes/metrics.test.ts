@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runNightly } from '../../../src/analysis/nightly.ts';
+import { runNightly } from '../../../src/analysis/run/nightly.ts';
 import { previousUtcDay } from '../../../src/kernel/utc-day.ts';
 import { exposuresForUsers, modelCallsForUsers } from '../../support/builders.ts';
 import { type Harness, startHarness } from '../../support/harness.ts';

@@ -1,0 +1,85 @@
+import type { Database } from '../../db/connect.ts';
+import type { ShardSet } from '../../db/shards/shard-set.ts';
+import type { ArmStatus } from '../../schemas/analysis-run.ts';
+import type { MetricDefinition } from '../../schemas/experiment-config.ts';
+import { scatter } from '../shards/scatter.ts';
+import { readShardedQuantileArms } from '../shards/sharded-quantiles.ts';
+import { readShardedSamples } from '../shards/sharded-samples.ts';
+import { readShardedStats } from '../shards/sharded-stats.ts';
+import type { HistogramGroup } from '../sql/histogram-sql.ts';
+import { type ArmSamples, readArmSamples } from '../sql/metric-samples.ts';
+import { readFoldedQuantileArms } from '../sql/quantile-counts-sql.ts';
+import { type QuantileArms, readQuantileArms } from '../sql/quantile-sql.ts';
+import { readSufficientStats, type SufficientStats } from '../sql/sufficient-stats.ts';
+import { ARRIVAL_DAYS, readArrivals } from './arrivals.ts';
+import type { Arrivals } from './sample-size.ts';
+import type { ValueScope } from './value-scope.ts';
+
+/** What a run reads from the event data, wherever the shard set keeps it. */
+export interface EventReads {
+  stats(
+    metrics: readonly MetricDefinition[],
+    groups: readonly HistogramGroup[],
+  ): Promise<SufficientStats>;
+  samples(metric: MetricDefinition, cap: number): Promise<ArmSamples>;
+  quantiles(metric: MetricDefinition, truncated: boolean): Promise<QuantileArms>;
+  arrivals(
+    window: { from: string; to: string },
+    windowDays: number,
+    windowEnd: Date,
+    /** The arms' exposed users in the window, when read already: a short window needs no query. */
+    exposed?: Readonly<Record<string, ArmStatus>>,
+  ): Promise<Arrivals>;
+}
+
+/**
+ * The event reads of a run over `shards`. One shard reads as before shards existed: the same
+ * statements, so the same run to the byte. Several run each read on every shard at once and
+ * merge the answers (`readShardedStats`, `readShardedSamples`, `readShardedQuantileArms`,
+ * arrivals added per arm).
+ */
+export function eventReads(shards: ShardSet, scope: ValueScope): EventReads {
+  const [only] = shards.all;
+  if (only && !shards.sharded)
+    return {
+      stats: (metrics, groups) => readSufficientStats(only.db, scope, metrics, groups),
+      samples: (metric, cap) => readArmSamples(only.db, scope, metric, cap),
+      // The fold's counts need the raw calls above the estimate; a window the purge reached
+      // reads what raw calls are left, as the run then says (`retention_truncated`).
+      quantiles: (metric, truncated) =>
+        (truncated ? readQuantileArms : readFoldedQuantileArms)(only.db, scope, metric),
+      arrivals: (window, days, end, exposed) =>
+        readArrivals(only.db, scope.experimentId, window, days, end, exposed),
+    };
+  return {
+    stats: (metrics, groups) => readShardedStats(shards, scope, metrics, groups),
+    samples: (metric, cap) => readShardedSamples(shards, scope, metric, cap),
+    quantiles: (metric, truncated) =>
+      readShardedQuantileArms(shards, scope, metric, { raw: truncated }),
+    arrivals: (window, days, end, exposed) =>
+      shardedArrivals(shards, scope.experimentId, window, days, end, exposed),
+  };
+}
+
+/** Each shard's new users per arm, added up: the shards hold disjoint users. */
+async function shardedArrivals(
+  shards: ShardSet,
+  experimentId: string,
+  window: { from: string; to: string },
+  windowDays: number,
+  windowEnd: Date,
+  exposed?: Readonly<Record<string, ArmStatus>>,
+): Promise<Arrivals> {
+  const read = (db: Database, arms?: Readonly<Record<string, ArmStatus>>) =>
+    readArrivals(db, experimentId, window, windowDays, windowEnd, arms);
+  // Within the span the merged arms answer without a query, as on one database; without them
+  // every shard is asked, never the first alone.
+  const [first] = shards.all;
+  if (first && exposed && windowDays <= ARRIVAL_DAYS) return read(first.db, exposed);
+  const parts = await scatter(shards, (db) => read(db));
+  const newUsers: Record<string, number> = {};
+  for (const part of parts)
+    for (const [variant, n] of Object.entries(part.newUsers))
+      newUsers[variant] = (newUsers[variant] ?? 0) + n;
+  return { days: parts[0]?.days ?? 0, newUsers };
+}

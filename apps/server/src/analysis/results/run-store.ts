@@ -1,0 +1,102 @@
+import { sql } from 'drizzle-orm';
+import type { Context } from '../../context.ts';
+import type { Database } from '../../db/connect.ts';
+import { analysisRuns } from '../../db/schema.ts';
+import { recordAuditOnce } from '../../domain/audit.ts';
+import type { StoredSlices } from '../../schemas/analysis-run.ts';
+import type { RunRecord } from '../compute/run-record.ts';
+import { guardrailViolations } from '../decision/guardrails.ts';
+import { availableLabels, presentRun } from './results.ts';
+import type { Results } from './results-schema.ts';
+
+/**
+ * Stores a run (a nightly day is replaced when re-run; a manual run never is) and
+ * returns it presented, with its status. A collecting run is stored but not listed.
+ */
+export async function storeRun(
+  ctx: Pick<Context, 'db' | 'clock'>,
+  orgId: string,
+  experimentId: string,
+  record: RunRecord,
+  foldedThrough: Date,
+  slices: StoredSlices = {},
+): Promise<Results & { status: RunRecord['status'] }> {
+  const values = {
+    slices,
+    foldedThrough,
+    orgId,
+    experimentId,
+    label: record.label,
+    kind: record.kind,
+    windowStart: record.windowStart,
+    windowEnd: record.windowEnd,
+    computedAt: ctx.clock.now(),
+    hasResults: record.status !== 'collecting',
+    srm: record.srm,
+    results: record.results,
+    arms: record.arms,
+    decision: record.decision,
+  };
+  await ctx.db.transaction(async (tx) => {
+    await insertRun(tx, values, record.kind);
+    await auditViolations(tx, orgId, experimentId, record);
+  });
+  const listed = record.status === 'collecting' ? [] : await availableLabels(ctx.db, experimentId);
+  const presented = presentRun({ ...values, experimentId }, listed);
+  // A collecting run serves the gate's unset state, not its expected shares.
+  const srm = record.status === 'collecting' ? { p_value: null, halted: false } : presented.srm;
+  return { ...presented, srm, status: record.status };
+}
+
+type RunValues = typeof analysisRuns.$inferInsert;
+
+async function insertRun(tx: Database, values: RunValues, kind: RunRecord['kind']) {
+  if (kind === 'manual') {
+    // A manual run is permanent: its label was taken for it alone (manual-run.ts), and a
+    // stored one is never replaced.
+    const stored = await tx
+      .insert(analysisRuns)
+      .values(values)
+      .onConflictDoNothing()
+      .returning({ id: analysisRuns.id });
+    if (stored.length === 0) throw new Error(`manual run ${values.label} is already stored`);
+  } else {
+    await tx
+      .insert(analysisRuns)
+      .values(values)
+      .onConflictDoUpdate({
+        target: [analysisRuns.experimentId, analysisRuns.label],
+        set: { ...values, computedAt: sql`excluded.computed_at` },
+      });
+  }
+}
+
+/**
+ * Each guardrail violation of the run, audited with it in one transaction and once per (run
+ * label, metric, treatment): a re-run night finds its entries there already.
+ */
+async function auditViolations(
+  tx: Database,
+  orgId: string,
+  experimentId: string,
+  record: RunRecord,
+) {
+  for (const v of guardrailViolations(record.results))
+    await recordAuditOnce(tx, {
+      orgId,
+      actorUserId: null,
+      action: 'guardrail.violated',
+      targetType: 'experiment',
+      targetId: experimentId,
+      details: {
+        run: record.label,
+        run_kind: record.kind,
+        metric: v.metric,
+        treatment: v.treatment,
+        effect: v.effect,
+        lift: v.lift,
+        p_value_fdr: v.p_value_fdr,
+        always_valid: v.always_valid,
+      },
+    });
+}
