@@ -29,7 +29,8 @@ def server_assign(caller: AssignCaller, experiment: str, users: List[str]) -> Di
 
 
 def rule_variant(experiment: Dict[str, Any], user: str) -> Optional[str]:
-    """docs/decisions/experiments.md#bucketing written out: the whole key hashed, the range of the server's bucket map."""
+    """docs/decisions/experiments.md#bucketing written out: the whole key hashed, the range of the
+    server's bucket map."""
     bucket = bucket_of(experiment["salt"], user, experiment["bucket_count"])
     for run in experiment["bucket_ranges"]:
         if run["start"] <= bucket < run["end"]:

@@ -1,5 +1,6 @@
-"""Bucketing version 1 (docs/decisions/experiments.md#bucketing): murmur3_x86_32(UTF-8(salt + ":" + user_id)) mod bucket_count,
-then the variant whose half-open range holds the bucket."""
+"""Bucketing version 1 (docs/decisions/experiments.md#bucketing):
+murmur3_x86_32(UTF-8(salt + ":" + user_id)) mod bucket_count, then the variant whose
+half-open range holds the bucket."""
 
 from bisect import bisect_right
 from typing import Callable, List, NamedTuple, Optional, Sequence, Tuple, Union

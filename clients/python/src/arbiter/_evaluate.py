@@ -1,5 +1,6 @@
 """``evaluate`` and ``aevaluate``: a dataset through the variants of an experiment, in the
-application's own code, recorded as an offline run (docs/decisions/clients.md#offline-evaluation-in-the-clients-evaluate).
+application's own code, recorded as an offline run
+(docs/decisions/clients.md#offline-evaluation-in-the-clients-evaluate).
 
 At most ``concurrency`` tasks run at once: worker threads for ``evaluate``, asyncio tasks for
 ``aevaluate``. Results go up in batches as tasks finish. When the run is stopped — Ctrl-C, a

@@ -242,7 +242,8 @@ describe('POST /v1/events', () => {
     const before = await used();
     // One object twice: two calls of exposure() a millisecond apart would differ in content.
     const repeated = exposure('idem-1');
-    const batch = [repeated, exposure('idem-2'), repeated];
+    const second = exposure('idem-2');
+    const batch = [repeated, second, repeated];
     const first = await send(acme.secret, batch);
     const retry = await send(acme.secret, batch);
     // Whole bodies, so a refusal shows its reason.
@@ -251,7 +252,7 @@ describe('POST /v1/events', () => {
     await h.ctx.worker.foldAll();
     expect(await used()).toBe(before + 2);
     // a batch mixing an event stored before with a new one: the new one is stored and metered
-    const mixed = await send(acme.secret, [exposure('idem-2'), exposure('idem-3')]);
+    const mixed = await send(acme.secret, [second, exposure('idem-3')]);
     expect(mixed.json()).toMatchObject({ accepted: 2, rejected: [] });
     expect(await stored('idem-3')).toBeDefined();
     expect(await used()).toBe(before + 3);
