@@ -81,8 +81,9 @@ interface Traffic {
 /**
  * Today's traffic of one experiment: an exposure and a model call per user, spread from the
  * start of the UTC day to now, and the conversions. Event ids depend only on the user and the
- * day, so a re-run the same day sends the same events and the server stores each once, while a
- * run on a later day adds that day's traffic.
+ * day; a re-run the same day finds the day's traffic folded and sends none (its timestamps,
+ * spread to a later now, would make each a conflict), while a run on a later day adds that
+ * day's traffic.
  */
 function trafficOf(experiment: ExperimentBody, users: number, now: Date): Traffic {
   const day = utcDay(now);
@@ -161,16 +162,7 @@ async function waitForFold(
 ): Promise<void> {
   const until = Date.now() + FOLD_WAIT_MS;
   for (;;) {
-    const series = DemoApi.expect(
-      `reading ${name} traffic`,
-      await api.dashboard('GET', `/v1/experiments/${name}/traffic`),
-      200,
-    );
-    const today = series.days.find((d: { day: string }) => d.day === day);
-    const seen = Object.values((today?.exposures ?? {}) as Record<string, number>).reduce(
-      (sum, n) => sum + n,
-      0,
-    );
+    const seen = await foldedExposures(api, name, day);
     if (seen >= exposures) return;
     if (Date.now() > until)
       throw new DemoError(
@@ -178,6 +170,20 @@ async function waitForFold(
       );
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
+}
+
+/** The experiment's exposures of the day that the aggregates hold. */
+async function foldedExposures(api: DemoApi, name: string, day: string): Promise<number> {
+  const series = DemoApi.expect(
+    `reading ${name} traffic`,
+    await api.dashboard('GET', `/v1/experiments/${name}/traffic`),
+    200,
+  );
+  const today = series.days.find((d: { day: string }) => d.day === day);
+  return Object.values((today?.exposures ?? {}) as Record<string, number>).reduce(
+    (sum, n) => sum + n,
+    0,
+  );
 }
 
 function daysFrom(firstDay: string, now: Date): string[] {
@@ -298,12 +304,13 @@ export async function runDemo(config: Config, options: DemoOptions): Promise<voi
     { experiment: checkout, users: 2 * Math.max(800, Math.ceil(threshold * 1.5)) },
     { experiment: onboarding, users: 2 * Math.max(1, Math.floor(threshold * 0.3)) },
   ];
+  const today = utcDay(now);
   for (const { experiment, users } of plan) {
+    if ((await foldedExposures(api, experiment.name, today)) >= users) continue;
     const traffic = trafficOf(experiment, users, now);
     await importConversions(api, secret, traffic.conversions);
     await sendLive(api, publishable, traffic.live);
   }
-  const today = utcDay(now);
   for (const { experiment, users } of plan) await waitForFold(api, experiment.name, today, users);
 
   const firstDay = [checkout, onboarding].map((e) => utcDay(new Date(e.created_at))).sort()[0]!;
