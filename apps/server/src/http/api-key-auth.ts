@@ -23,6 +23,9 @@ export function keyCallerOf(request: FastifyRequest): KeyCaller {
 
 const ROTATED_AWAY = 'This API key was rotated away; use the current key of its scope';
 
+/** What the key hooks use: the key cache. */
+export type ApiKeyDeps = Pick<Context, 'apiKeys'>;
+
 type Resolved = Awaited<ReturnType<Context['apiKeys']['resolve']>>;
 
 /** Why a key is refused, or undefined when it is admitted. */
@@ -60,7 +63,7 @@ function admit(
  * The 401 for a key that a write found no longer active after the cache admitted it
  * (`InactiveKeyError`): the database says which case it is.
  */
-export async function inactiveKeyProblem(ctx: Context, keyHash: string): Promise<ProblemError> {
+export async function inactiveKeyProblem(ctx: ApiKeyDeps, keyHash: string): Promise<ProblemError> {
   const found = await ctx.apiKeys.lookupHash(keyHash);
   return keyProblem(found, {}) ?? new ProblemError('invalid-credential', ROTATED_AWAY);
 }
@@ -82,7 +85,7 @@ export interface KeyHookOptions {
  * onRequest hook of the ingest plane: the org always comes from the key, never the request.
  * A key found in the cache is admitted without a promise (the assign path's common case).
  */
-export function apiKeyHook(ctx: Context, options: KeyHookOptions = {}) {
+export function apiKeyHook(ctx: ApiKeyDeps, options: KeyHookOptions = {}) {
   return (request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void => {
     const raw = request.headers['x-api-key'];
     const key = typeof raw === 'string' ? raw.trim() : '';

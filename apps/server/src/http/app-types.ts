@@ -19,9 +19,13 @@ export type App = FastifyInstance<
   TypeBoxTypeProvider
 >;
 
-/** What app.ts hands every plane it registers. */
-export interface PlaneOptions {
-  ctx: Context;
+/**
+ * What app.ts hands a plane: the parts of the `Context` its routes and hooks use, named by the
+ * plane (`Pick<Context, …>`), so a service added to the `Context` changes no plane that does
+ * not use it.
+ */
+export interface PlaneOptions<Deps = Context> {
+  ctx: Deps;
 }
 
 /**
@@ -29,4 +33,4 @@ export interface PlaneOptions {
  * `app.register(plane, { ctx })` in its own encapsulation context, so its hooks and body
  * parsers stay its own. Typed this way, the instance it receives is an `App` without a cast.
  */
-export type Plane = FastifyPluginAsyncTypebox<PlaneOptions>;
+export type Plane<Deps = Context> = FastifyPluginAsyncTypebox<PlaneOptions<Deps>>;

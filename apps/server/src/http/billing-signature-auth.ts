@@ -24,7 +24,7 @@ function signatureOf(request: FastifyRequest): string | undefined {
  * Verifies the billing provider's signature over the body as sent, before the body is
  * validated: an unsigned request learns nothing about the expected shape.
  */
-export function billingSignatureHook(ctx: Context) {
+export function billingSignatureHook(ctx: Pick<Context, 'billingWebhooks' | 'clock'>) {
   return async (request: FastifyRequest): Promise<void> => {
     if (ctx.billingWebhooks === null) {
       throw new ProblemError(

@@ -37,7 +37,7 @@ export function keepRawJsonBodies(app: App): void {
  * per-org rate limit, and the signature check as a preValidation hook, like the session and
  * API-key hooks of the other planes.
  */
-export async function registerSignedBodies(app: App, ctx: Context): Promise<void> {
+export async function registerSignedBodies(app: App, ctx: Pick<Context, 'config'>): Promise<void> {
   keepRawJsonBodies(app);
   await app.register(rateLimit, {
     hook: 'preHandler',
@@ -56,7 +56,7 @@ export async function registerSignedBodies(app: App, ctx: Context): Promise<void
  * Verifies `Arbiter-Signature` with the webhook secret of the org that owns the body's
  * experiment; runs before the rate limit (preHandler) so the limit applies per signing org.
  */
-export function businessSignatureHook(ctx: Context) {
+export function businessSignatureHook(ctx: Pick<Context, 'db' | 'secretBox' | 'clock'>) {
   return async (request: FastifyRequest): Promise<void> => {
     const body = request.body as { experiment_id?: unknown };
     const experimentId = typeof body?.experiment_id === 'string' ? body.experiment_id : '';

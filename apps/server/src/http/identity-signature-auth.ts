@@ -23,7 +23,7 @@ const REASONS: Record<string, string> = {
  * endpoint's signing secret (ARBITER_CLERK_WEBHOOK_SECRET); runs as preValidation, so an
  * unsigned body is refused before it is read. The library also refuses stale timestamps.
  */
-export function identitySignatureHook(ctx: Context) {
+export function identitySignatureHook(ctx: Pick<Context, 'config'>) {
   const secret = ctx.config.clerkWebhookSecret;
   const webhook = secret === null ? null : new Webhook(secret);
   return async (request: FastifyRequest): Promise<void> => {

@@ -24,7 +24,7 @@ function sameSecret(a: string, b: string): boolean {
  * `arbiter` command through its data dir (so the CLI never opens an embedded database
  * beside the server).
  */
-export function platformOwnerHook(ctx: Context) {
+export function platformOwnerHook(ctx: Pick<Context, 'config' | 'controlToken' | 'sessions'>) {
   return async (request: FastifyRequest): Promise<void> => {
     const control = request.headers[CONTROL_HEADER];
     if (typeof control === 'string') {

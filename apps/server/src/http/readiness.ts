@@ -25,7 +25,10 @@ export interface ReadinessReport {
   checks: Record<string, Check>;
 }
 
-type ReadinessDeps = Pick<Context, 'db' | 'shards' | 'clock' | 'config' | 'lifecycle' | 'log'>;
+export type ReadinessDeps = Pick<
+  Context,
+  'db' | 'shards' | 'clock' | 'config' | 'lifecycle' | 'log'
+>;
 
 function reportOf(checks: Record<string, Check>): ReadinessReport {
   const failed = Object.entries(checks)

@@ -39,8 +39,11 @@ function bearerToken(request: FastifyRequest): string {
   return match[1] as string;
 }
 
+/** What the session hook uses: the token's verifier and the caller's resolver. */
+export type SessionDeps = Pick<Context, 'sessions' | 'identity'>;
+
 /** onRequest hook of every dashboard route: verifies the JWT and resolves the caller's org. */
-export function sessionHook(ctx: Context) {
+export function sessionHook(ctx: SessionDeps) {
   return async (request: FastifyRequest, _reply: FastifyReply): Promise<void> => {
     const token = bearerToken(request);
     let claims: Awaited<ReturnType<Context['sessions']['verify']>>;

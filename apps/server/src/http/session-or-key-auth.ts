@@ -1,9 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Context } from '../context.ts';
 import type { OrgRole } from '../domain/identity/session-claims.ts';
-import { apiKeyHook, keyCallerOf } from './api-key-auth.ts';
+import { type ApiKeyDeps, apiKeyHook, keyCallerOf } from './api-key-auth.ts';
 import { ProblemError } from './problems.ts';
-import { callerOf, requireRole, sessionHook } from './session-auth.ts';
+import { callerOf, requireRole, type SessionDeps, sessionHook } from './session-auth.ts';
 
 /** Who calls a route that takes either credential: the org, and the user when a session. */
 export interface OrgCaller {
@@ -19,7 +18,7 @@ export interface OrgCaller {
  * request with `X-API-Key` must carry the secret key; a publishable key is refused, since it
  * ships in client code. The org always comes from the credential.
  */
-export function sessionOrSecretKeyHook(ctx: Context) {
+export function sessionOrSecretKeyHook(ctx: SessionDeps & ApiKeyDeps) {
   const session = sessionHook(ctx);
   const key = apiKeyHook(ctx, { secretOnly: true, authoritative: true });
   return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
