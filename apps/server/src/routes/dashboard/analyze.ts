@@ -9,7 +9,10 @@ import { callerOf } from '../../http/session-auth.ts';
 import { ExperimentParams } from './get-experiment.ts';
 import { DimensionParam } from './schemas.ts';
 
-export function register(app: App, ctx: Context): void {
+export function register(
+  app: App,
+  ctx: Pick<Context, 'clock' | 'config' | 'db' | 'eventLog' | 'metrics' | 'shards' | 'worker'>,
+): void {
   app.post(
     '/v1/experiments/:id/analyze',
     {

@@ -23,7 +23,7 @@ const AuditEntrySchema = Type.Object({
   ]),
 });
 
-export function register(app: App, ctx: Context): void {
+export function register(app: App, ctx: Pick<Context, 'db'>): void {
   app.get(
     '/v1/audit',
     {

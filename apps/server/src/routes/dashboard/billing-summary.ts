@@ -26,7 +26,7 @@ export const BillingSummarySchema = Type.Object({
   cancel_at_period_end: Type.Boolean(),
 });
 
-export function register(app: App, ctx: Context): void {
+export function register(app: App, ctx: Pick<Context, 'billing' | 'clock' | 'db'>): void {
   app.get(
     '/v1/billing/summary',
     {

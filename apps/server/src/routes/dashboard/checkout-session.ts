@@ -8,7 +8,10 @@ import { ReturnUrl, returnUrl } from './billing-return-url.ts';
 
 export const HostedUrl = Type.Object({ url: Type.String({ format: 'uri' }) });
 
-export function register(app: App, ctx: Context): void {
+export function register(
+  app: App,
+  ctx: Pick<Context, 'billing' | 'clock' | 'db' | 'planPrices'>,
+): void {
   app.post(
     '/v1/billing/checkout-session',
     {

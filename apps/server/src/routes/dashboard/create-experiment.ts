@@ -6,7 +6,10 @@ import { problemResponses } from '../../http/responses.ts';
 import { callerOf } from '../../http/session-auth.ts';
 import { ExperimentConfigSchema } from '../../schemas/experiment-config.ts';
 
-export function register(app: App, ctx: Context): void {
+export function register(
+  app: App,
+  ctx: Pick<Context, 'clock' | 'config' | 'db' | 'orgState'>,
+): void {
   app.post(
     '/v1/experiments',
     {

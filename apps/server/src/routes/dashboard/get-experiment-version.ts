@@ -12,7 +12,7 @@ const VersionParams = Type.Object({
   version: Type.Integer({ minimum: 1, maximum: 2_147_483_647 }),
 });
 
-export function register(app: App, ctx: Context): void {
+export function register(app: App, ctx: Pick<Context, 'db'>): void {
   app.get(
     '/v1/experiments/:id/versions/:version',
     {

@@ -9,7 +9,7 @@ import { Text } from '../../schemas/text.ts';
 
 export const HoldoutParams = Type.Object({ id: Text({ maxLength: 200 }) });
 
-export function register(app: App, ctx: Context): void {
+export function register(app: App, ctx: Pick<Context, 'db'>): void {
   app.get(
     '/v1/holdouts/:id',
     {

@@ -10,7 +10,7 @@ import { callerOf } from '../../http/session-auth.ts';
 import { RunLabelParam } from '../../schemas/run-label.ts';
 import { HoldoutParams } from './get-holdout.ts';
 
-export function register(app: App, ctx: Context): void {
+export function register(app: App, ctx: Pick<Context, 'clock' | 'config' | 'db' | 'shards'>): void {
   app.get(
     '/v1/holdouts/:id/results',
     {

@@ -1,5 +1,7 @@
+import type { Context } from '../../context.ts';
 import type { Plane } from '../../http/app-types.ts';
-import { sessionHook } from '../../http/session-auth.ts';
+import { type SessionDeps, sessionHook } from '../../http/session-auth.ts';
+import type { AcceptDeps } from '../../ingest/accept.ts';
 import * as analyze from './analyze.ts';
 import * as audit from './audit.ts';
 import * as billingSummary from './billing-summary.ts';
@@ -40,8 +42,13 @@ import * as usage from './usage.ts';
 import * as webhookSecretStatus from './webhook-secret-status.ts';
 import * as whoami from './whoami.ts';
 
+/** What the dashboard plane's hook and routes use (the test event goes through acceptance). */
+export type DashboardDeps = SessionDeps &
+  AcceptDeps &
+  Pick<Context, 'db' | 'shards' | 'worker' | 'secretBox' | 'billing' | 'planPrices'>;
+
 /** The dashboard plane: every route behind a session token, scoped to the caller's org. */
-export const dashboardRoutes: Plane = async (app, { ctx }) => {
+export const dashboardRoutes: Plane<DashboardDeps> = async (app, { ctx }) => {
   app.decorateRequest('caller', null);
   app.decorateRequest('sessionClaims', null);
   app.addHook('onRequest', sessionHook(ctx));

@@ -45,7 +45,7 @@ function links(url: string, limit: number, page: VersionPage, query: Record<stri
   return out.join(', ');
 }
 
-export function register(app: App, ctx: Context): void {
+export function register(app: App, ctx: Pick<Context, 'db'>): void {
   app.get(
     '/v1/experiments/:id/versions',
     {

@@ -13,7 +13,7 @@ const ListedExperimentSchema = Type.Object({
   last_run: Type.Union([LastRunSchema, Type.Null()]),
 });
 
-export function register(app: App, ctx: Context): void {
+export function register(app: App, ctx: Pick<Context, 'db'>): void {
   app.get(
     '/v1/experiments',
     {

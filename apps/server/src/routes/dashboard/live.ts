@@ -9,7 +9,7 @@ import { callerOf } from '../../http/session-auth.ts';
 import { DistributionSchema } from '../../schemas/analysis-run.ts';
 import { ExperimentParams } from './get-experiment.ts';
 
-export function register(app: App, ctx: Context): void {
+export function register(app: App, ctx: Pick<Context, 'clock' | 'config' | 'db' | 'shards'>): void {
   app.get(
     '/v1/experiments/:id/live',
     {

@@ -7,7 +7,7 @@ import { problemResponses } from '../../http/responses.ts';
 import { callerOf } from '../../http/session-auth.ts';
 import { Text } from '../../schemas/text.ts';
 
-export function register(app: App, ctx: Context): void {
+export function register(app: App, ctx: Pick<Context, 'clock' | 'db'>): void {
   app.put(
     '/v1/experiments/:id/metrics/:metric/method',
     {

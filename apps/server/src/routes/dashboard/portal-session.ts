@@ -7,7 +7,7 @@ import { callerOf, requireRole } from '../../http/session-auth.ts';
 import { ReturnUrl, returnUrl } from './billing-return-url.ts';
 import { HostedUrl } from './checkout-session.ts';
 
-export function register(app: App, ctx: Context): void {
+export function register(app: App, ctx: Pick<Context, 'billing' | 'db'>): void {
   app.post(
     '/v1/billing/portal-session',
     {

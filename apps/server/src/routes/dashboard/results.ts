@@ -12,7 +12,7 @@ import { RunLabelParam } from '../../schemas/run-label.ts';
 import { ExperimentParams } from './get-experiment.ts';
 import { DimensionParam } from './schemas.ts';
 
-export function register(app: App, ctx: Context): void {
+export function register(app: App, ctx: Pick<Context, 'clock' | 'config' | 'db' | 'shards'>): void {
   app.get(
     '/v1/experiments/:id/results',
     {

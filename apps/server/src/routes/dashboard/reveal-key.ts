@@ -6,7 +6,7 @@ import { problemResponses } from '../../http/responses.ts';
 import { callerOf, requireRole } from '../../http/session-auth.ts';
 import { ApiKeySchema, Scope } from './schemas.ts';
 
-export function register(app: App, ctx: Context): void {
+export function register(app: App, ctx: Pick<Context, 'db' | 'secretBox'>): void {
   app.get(
     '/v1/keys/:scope/reveal',
     {

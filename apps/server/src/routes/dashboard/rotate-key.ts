@@ -6,7 +6,10 @@ import { problemResponses } from '../../http/responses.ts';
 import { callerOf, requireRole } from '../../http/session-auth.ts';
 import { ApiKeySchema, Scope } from './schemas.ts';
 
-export function register(app: App, ctx: Context): void {
+export function register(
+  app: App,
+  ctx: Pick<Context, 'apiKeys' | 'clock' | 'db' | 'secretBox'>,
+): void {
   app.post(
     '/v1/keys',
     {

@@ -5,7 +5,7 @@ import type { App } from '../../http/app-types.ts';
 import { problemResponses } from '../../http/responses.ts';
 import { callerOf, requireRole } from '../../http/session-auth.ts';
 
-export function register(app: App, ctx: Context): void {
+export function register(app: App, ctx: Pick<Context, 'clock' | 'db' | 'secretBox'>): void {
   app.post(
     '/v1/webhook-secrets',
     {

@@ -7,7 +7,7 @@ import { callerOf } from '../../http/session-auth.ts';
 import { Text, TextMatching } from '../../schemas/text.ts';
 import { FeedbackSchema } from './schemas.ts';
 
-export function register(app: App, ctx: Context): void {
+export function register(app: App, ctx: Pick<Context, 'db'>): void {
   app.post(
     '/v1/feedback',
     {

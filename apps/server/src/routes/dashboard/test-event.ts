@@ -3,10 +3,11 @@ import type { Context } from '../../context.ts';
 import type { App } from '../../http/app-types.ts';
 import { problemResponses } from '../../http/responses.ts';
 import { callerOf } from '../../http/session-auth.ts';
+import type { AcceptDeps } from '../../ingest/accept.ts';
 import { sendTestEvent } from '../../ingest/test-event.ts';
 import { ExperimentParams } from './get-experiment.ts';
 
-export function register(app: App, ctx: Context): void {
+export function register(app: App, ctx: AcceptDeps & Pick<Context, 'db'>): void {
   app.post(
     '/v1/experiments/:id/test-event',
     {

@@ -7,7 +7,7 @@ import { problemResponses } from '../../http/responses.ts';
 import { callerOf } from '../../http/session-auth.ts';
 import { ExperimentParams } from './get-experiment.ts';
 
-export function register(app: App, ctx: Context): void {
+export function register(app: App, ctx: Pick<Context, 'db' | 'shards'>): void {
   app.get(
     '/v1/experiments/:id/traffic',
     {

@@ -7,7 +7,10 @@ import { callerOf } from '../../http/session-auth.ts';
 import { ExperimentChangeSchema } from '../../schemas/experiment-config.ts';
 import { ExperimentParams } from './get-experiment.ts';
 
-export function register(app: App, ctx: Context): void {
+export function register(
+  app: App,
+  ctx: Pick<Context, 'clock' | 'config' | 'db' | 'orgState'>,
+): void {
   app.put(
     '/v1/experiments/:id',
     {

@@ -6,7 +6,7 @@ import { problemResponses } from '../../http/responses.ts';
 import { callerOf } from '../../http/session-auth.ts';
 import { HoldoutParams } from './get-holdout.ts';
 
-export function register(app: App, ctx: Context): void {
+export function register(app: App, ctx: Pick<Context, 'clock' | 'db' | 'orgState'>): void {
   app.put(
     '/v1/holdouts/:id',
     {

@@ -9,7 +9,7 @@ import { problemResponses } from '../../http/responses.ts';
 import { callerOf } from '../../http/session-auth.ts';
 import { SavedGroupParams } from './get-saved-group.ts';
 
-export function register(app: App, ctx: Context): void {
+export function register(app: App, ctx: Pick<Context, 'config' | 'db' | 'orgState'>): void {
   app.put(
     '/v1/saved-groups/:id',
     {

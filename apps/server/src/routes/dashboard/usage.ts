@@ -18,7 +18,7 @@ export const UsageSchema = Type.Object({
   enforced: Type.Boolean({ description: 'Plan limits are applied in this environment' }),
 });
 
-export function register(app: App, ctx: Context): void {
+export function register(app: App, ctx: Pick<Context, 'clock' | 'config' | 'db'>): void {
   app.get(
     '/v1/usage',
     {

@@ -5,7 +5,7 @@ import { ownerEmailOf } from '../../http/platform-owner-auth.ts';
 import { problemResponses } from '../../http/responses.ts';
 import { callerOf } from '../../http/session-auth.ts';
 
-export function register(app: App, ctx: Context): void {
+export function register(app: App, ctx: Pick<Context, 'config'>): void {
   app.get(
     '/v1/whoami',
     {
