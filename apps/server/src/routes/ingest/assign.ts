@@ -68,7 +68,11 @@ function answer(
 }
 
 /** `limit`: the plane's per-key rate limit, run after validation as the plugin's would be. */
-export function register(app: App, ctx: Context, limit: preHandlerHookHandler): void {
+export function register(
+  app: App,
+  ctx: Pick<Context, 'assignTallies' | 'orgState'>,
+  limit: preHandlerHookHandler,
+): void {
   app.post(
     '/v1/assign',
     {

@@ -68,7 +68,7 @@ const ClientHoldout = Type.Object({
  */
 const serialized = new WeakMap<object, Buffer>();
 
-export function register(app: App, ctx: Context): void {
+export function register(app: App, ctx: Pick<Context, 'orgState'>): void {
   app.get(
     '/v1/config',
     {

@@ -1,10 +1,10 @@
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { Type } from 'typebox';
-import type { Context } from '../../context.ts';
 import { apiKeyHook, keyCallerOf } from '../../http/api-key-auth.ts';
 import type { App } from '../../http/app-types.ts';
 import { ProblemError } from '../../http/problems.ts';
 import { problemResponses } from '../../http/responses.ts';
+import type { AcceptDeps } from '../../ingest/accept.ts';
 import {
   IMPORT_MAX_ROWS,
   ImportFormatError,
@@ -100,7 +100,7 @@ const ImportSchema = {
   },
 };
 
-export async function register(app: App, ctx: Context): Promise<void> {
+export async function register(app: App, ctx: AcceptDeps): Promise<void> {
   const gate = new ImportGate(ctx.config.importConcurrencyPerOrg);
   // This route reads its body as text and picks the parser by Content-Type.
   app.removeContentTypeParser('application/json');

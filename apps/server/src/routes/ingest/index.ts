@@ -11,6 +11,7 @@ import {
   rateKeyOf,
   rateLimitedProblem,
 } from '../../http/key-rate-limit.ts';
+import type { AcceptDeps } from '../../ingest/accept.ts';
 import * as assign from './assign.ts';
 import * as getConfig from './get-config.ts';
 import * as importEvents from './import-events.ts';
@@ -22,7 +23,11 @@ import * as postTargetingTallies from './post-targeting-tallies.ts';
  * Per-key limits; the publishable key, which ships in client code, gets the stricter one. The
  * plugin limits the plane's routes; assign counts against the same windows through its own hook.
  */
-async function limitPerKey(app: App, ctx: Context, windows: KeyRateWindows): Promise<void> {
+async function limitPerKey(
+  app: App,
+  ctx: Pick<Context, 'config'>,
+  windows: KeyRateWindows,
+): Promise<void> {
   await app.register(rateLimit, {
     hook: 'preHandler',
     timeWindow: RATE_WINDOW_MS,
@@ -46,6 +51,9 @@ async function limitPerKey(app: App, ctx: Context, windows: KeyRateWindows): Pro
     errorResponseBuilder: (_request, context) => rateLimitedProblem(context.max, context.ttl),
   });
 }
+
+/** What the ingest plane's hooks and routes use: acceptance's parts, the tallies and the database. */
+export type IngestDeps = AcceptDeps & Pick<Context, 'assignTallies' | 'db'>;
 
 const EXPOSED_HEADERS = ['etag', 'retry-after'];
 
@@ -77,7 +85,7 @@ async function allowAnyOrigin(app: App): Promise<void> {
 
 /** The reads any key may call admit a cached key (assign's hot path). */
 const keyed =
-  (windows: KeyRateWindows): Plane =>
+  (windows: KeyRateWindows): Plane<IngestDeps> =>
   async (app, { ctx }) => {
     app.addHook('onRequest', apiKeyHook(ctx));
     assign.register(app, ctx, keyRateLimitHook(ctx.config, windows));
@@ -88,7 +96,7 @@ const keyed =
  * Events are admitted from the key cache: the write checks the key again in its own transaction
  * (docs/decisions/ingest.md#api-keys-and-rate-limits), which saves the busiest route a round trip.
  */
-const eventWrites: Plane = async (app, { ctx }) => {
+const eventWrites: Plane<IngestDeps> = async (app, { ctx }) => {
   app.addHook('onRequest', apiKeyHook(ctx));
   postEvents.register(app, ctx);
 };
@@ -99,19 +107,19 @@ const eventWrites: Plane = async (app, { ctx }) => {
  * adds to another user's share: the secret key only, as the contract lists no tallies among
  * the publishable key's operations.
  */
-const keyedWrites: Plane = async (app, { ctx }) => {
+const keyedWrites: Plane<IngestDeps> = async (app, { ctx }) => {
   app.addHook('onRequest', apiKeyHook(ctx, { authoritative: true, secretOnly: true }));
   postTargetingTallies.register(app, ctx);
 };
 
 /** Import has its own body parsers and needs the secret key, so it gets its own scope. */
-const importScope: Plane = (app, { ctx }) => importEvents.register(app, ctx);
+const importScope: Plane<IngestDeps> = (app, { ctx }) => importEvents.register(app, ctx);
 
 /** OTLP reads protobuf and JSON bodies as bytes (gzip or not), so it gets its own scope. */
-const otlpScope: Plane = (app, { ctx }) => postOtlpTraces.register(app, ctx);
+const otlpScope: Plane<IngestDeps> = (app, { ctx }) => postOtlpTraces.register(app, ctx);
 
 /** The ingest plane: every route behind an API key; the org comes from the key. */
-export const ingestRoutes: Plane = async (app, { ctx }) => {
+export const ingestRoutes: Plane<IngestDeps> = async (app, { ctx }) => {
   const windows = new KeyRateWindows();
   app.decorateRequest('keyCaller', null);
   await allowAnyOrigin(app);

@@ -1,10 +1,9 @@
 import { MAX_EVENTS_BODY_BYTES, MAX_EVENTS_PER_BATCH } from '@arbiter/contract';
 import { type Static, Type } from 'typebox';
-import type { Context } from '../../context.ts';
 import { inactiveKeyProblem, keyCallerOf } from '../../http/api-key-auth.ts';
 import type { App } from '../../http/app-types.ts';
 import { problemResponses } from '../../http/responses.ts';
-import { acceptEvents } from '../../ingest/accept.ts';
+import { type AcceptDeps, acceptEvents } from '../../ingest/accept.ts';
 import { InactiveKeyError } from '../../ingest/event-log.ts';
 import { EventShapes } from '../../ingest/event-shapes.ts';
 import { refuseIfNothingAccepted } from '../../ingest/refusal.ts';
@@ -16,7 +15,7 @@ const BatchEnvelope = Type.Object(
   { additionalProperties: false },
 );
 
-export function register(app: App, ctx: Context): void {
+export function register(app: App, ctx: AcceptDeps): void {
   app.post(
     '/v1/events',
     {

@@ -1,10 +1,10 @@
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import type { Context } from '../../context.ts';
 import { apiKeyHook, keyCallerOf } from '../../http/api-key-auth.ts';
 import type { App } from '../../http/app-types.ts';
 import { ProblemError } from '../../http/problems.ts';
 import { problemResponses } from '../../http/responses.ts';
+import type { AcceptDeps } from '../../ingest/accept.ts';
 import { ImportGate } from '../../ingest/import-gate.ts';
 import { acceptOtlpTraces } from '../../ingest/otlp/accept-traces.ts';
 import {
@@ -86,7 +86,7 @@ function encodingOf(contentType: string | undefined): OtlpEncoding | undefined {
   return ENCODINGS[(contentType ?? '').split(';')[0]!.trim().toLowerCase()];
 }
 
-export async function register(app: App, ctx: Context): Promise<void> {
+export async function register(app: App, ctx: AcceptDeps): Promise<void> {
   const gate = new ImportGate(OTLP_EXPORTS_PER_ORG);
   // Both encodings arrive as bytes: the body may be gzip, and protobuf is not text anyway.
   app.removeContentTypeParser('application/json');

@@ -50,7 +50,7 @@ function refuseFutureDays(tallies: ReadonlyArray<{ day: string }>, now: Date): v
     throw new ProblemError('validation-error', 'A tally’s day is in the future', { errors });
 }
 
-export function register(app: App, ctx: Context): void {
+export function register(app: App, ctx: Pick<Context, 'clock' | 'db'>): void {
   app.post(
     '/v1/targeting-tallies',
     {
