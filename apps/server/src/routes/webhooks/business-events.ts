@@ -4,6 +4,7 @@ import type { Context } from '../../context.ts';
 import type { App } from '../../http/app-types.ts';
 import { businessSignatureHook } from '../../http/business-signature-auth.ts';
 import { problemResponses } from '../../http/responses.ts';
+import type { AcceptDeps } from '../../ingest/accept.ts';
 import { acceptBusinessEvent } from '../../ingest/business-event.ts';
 import { BusinessValue } from '../../ingest/event-schema.ts';
 import { FreeFormObject } from '../../schemas/free-form-json.ts';
@@ -35,7 +36,7 @@ const BusinessEventBody = Type.Object(
   { additionalProperties: false },
 );
 
-export function register(app: App, ctx: Context): void {
+export function register(app: App, ctx: AcceptDeps & Pick<Context, 'db' | 'secretBox'>): void {
   app.post(
     '/v1/business-events',
     {

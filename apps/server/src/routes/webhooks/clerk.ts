@@ -21,7 +21,10 @@ const IdentityEvent = Type.Object(
   { additionalProperties: true },
 );
 
-export function register(app: App, ctx: Context): void {
+export function register(
+  app: App,
+  ctx: Pick<Context, 'config' | 'db' | 'clock' | 'apiKeys'>,
+): void {
   app.post(
     '/v1/webhooks/clerk',
     {

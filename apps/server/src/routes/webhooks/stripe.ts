@@ -5,7 +5,10 @@ import type { App } from '../../http/app-types.ts';
 import { billingSignatureHook } from '../../http/billing-signature-auth.ts';
 import { problemResponses } from '../../http/responses.ts';
 
-export function register(app: App, ctx: Context): void {
+export function register(
+  app: App,
+  ctx: Pick<Context, 'billingWebhooks' | 'billing' | 'db' | 'planPrices' | 'clock' | 'orgState'>,
+): void {
   app.decorateRequest('billingEvent', null);
   app.post(
     '/v1/webhooks/stripe',
