@@ -11,7 +11,7 @@ import {
   SESSION_OR_SECRET_KEY,
 } from './schemas.ts';
 
-export function register(app: App, ctx: Context): void {
+export function register(app: App, ctx: Pick<Context, 'clock' | 'db'>): void {
   app.delete(
     '/v1/datasets/:id/items/:item_id',
     {

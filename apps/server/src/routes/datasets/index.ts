@@ -1,4 +1,7 @@
+import type { Context } from '../../context.ts';
+import type { ApiKeyDeps } from '../../http/api-key-auth.ts';
 import type { Plane } from '../../http/app-types.ts';
+import type { SessionDeps } from '../../http/session-auth.ts';
 import { sessionOrSecretKeyHook } from '../../http/session-or-key-auth.ts';
 import * as createDataset from './create-dataset.ts';
 import * as deleteItem from './delete-item.ts';
@@ -7,14 +10,17 @@ import * as listDatasets from './list-datasets.ts';
 import * as listItems from './list-items.ts';
 import * as uploadItems from './upload-items.ts';
 
+/** What the datasets plane's hook and routes use. */
+export type DatasetDeps = SessionDeps & ApiKeyDeps & Pick<Context, 'db' | 'clock' | 'config'>;
+
 /** The upload reads its body as text in three formats, so it gets its own scope and parsers. */
-const uploadScope: Plane = async (app, { ctx }) => uploadItems.register(app, ctx);
+const uploadScope: Plane<DatasetDeps> = async (app, { ctx }) => uploadItems.register(app, ctx);
 
 /**
  * The datasets plane: offline-evaluation datasets of the caller's org, behind a dashboard
  * session of any role or the org's secret key (a CI job); the org comes from the credential.
  */
-export const datasetRoutes: Plane = async (app, { ctx }) => {
+export const datasetRoutes: Plane<DatasetDeps> = async (app, { ctx }) => {
   app.decorateRequest('caller', null);
   app.decorateRequest('sessionClaims', null);
   app.decorateRequest('keyCaller', null);

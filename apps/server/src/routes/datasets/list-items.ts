@@ -43,7 +43,7 @@ const ItemPageSchema = Type.Object({
   version: Type.Integer({ minimum: 1, description: 'The version read' }),
 });
 
-export function register(app: App, ctx: Context): void {
+export function register(app: App, ctx: Pick<Context, 'db'>): void {
   app.get(
     '/v1/datasets/:id/items',
     {

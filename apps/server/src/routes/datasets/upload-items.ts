@@ -137,7 +137,7 @@ function busy(perOrg: number): ProblemError {
   );
 }
 
-export function register(app: App, ctx: Context): void {
+export function register(app: App, ctx: Pick<Context, 'clock' | 'config' | 'db'>): void {
   // Uploads are bulk work as imports are: the same per-org bound, counted apart from imports.
   const gate = new ImportGate(ctx.config.importConcurrencyPerOrg);
   app.removeContentTypeParser('application/json');

@@ -1,4 +1,7 @@
+import type { Context } from '../../context.ts';
+import type { ApiKeyDeps } from '../../http/api-key-auth.ts';
 import type { Plane } from '../../http/app-types.ts';
+import type { SessionDeps } from '../../http/session-auth.ts';
 import { sessionOrSecretKeyHook } from '../../http/session-or-key-auth.ts';
 import * as completeRun from './complete-run.ts';
 import * as createRun from './create-run.ts';
@@ -7,11 +10,16 @@ import * as listItems from './list-items.ts';
 import * as listRuns from './list-runs.ts';
 import * as uploadResults from './upload-results.ts';
 
+/** What the offline-runs plane's hook and routes use. */
+export type OfflineRunDeps = SessionDeps &
+  ApiKeyDeps &
+  Pick<Context, 'db' | 'dbPool' | 'clock' | 'judge' | 'offlineScoring'>;
+
 /**
  * The offline-runs plane: offline evaluation runs of the caller's org, behind a dashboard
  * session of any role or the org's secret key (a CI job); the org comes from the credential.
  */
-export const offlineRunRoutes: Plane = async (app, { ctx }) => {
+export const offlineRunRoutes: Plane<OfflineRunDeps> = async (app, { ctx }) => {
   app.decorateRequest('caller', null);
   app.decorateRequest('sessionClaims', null);
   app.decorateRequest('keyCaller', null);

@@ -73,7 +73,7 @@ const ItemsPage = Type.Object({
   sort: Type.Enum(['regressions', 'improvements', 'item']),
 });
 
-export function register(app: App, ctx: Context): void {
+export function register(app: App, ctx: Pick<Context, 'db'>): void {
   app.get(
     '/v1/offline-runs/:run_id/items',
     {

@@ -7,7 +7,7 @@ import { problemResponses } from '../../http/responses.ts';
 import { orgCallerOf } from '../../http/session-or-key-auth.ts';
 import { AUTH_NOTE, ExperimentParams, NOT_RATE_LIMITED, SESSION_OR_SECRET_KEY } from './schemas.ts';
 
-export function register(app: App, ctx: Context): void {
+export function register(app: App, ctx: Pick<Context, 'db'>): void {
   app.get(
     '/v1/experiments/:id/offline-runs',
     {

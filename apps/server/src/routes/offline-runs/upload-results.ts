@@ -20,7 +20,7 @@ const Envelope = Type.Object(
   { additionalProperties: false },
 );
 
-export function register(app: App, ctx: Context): void {
+export function register(app: App, ctx: Pick<Context, 'db' | 'dbPool'>): void {
   app.post(
     '/v1/offline-runs/:run_id/results',
     {
