@@ -12,7 +12,7 @@ export const BACKUP_MEDIA_TYPE = 'application/gzip';
  * token is admitted, not a platform owner's session: the file is every org's data, and who
  * holds the token can read the data dir anyway, whereas a session can be used from anywhere.
  */
-export function register(app: App, ctx: Context): void {
+export function register(app: App, ctx: Pick<Context, 'dumpDatabase'>): void {
   app.post(
     '/v1/admin/backup',
     {

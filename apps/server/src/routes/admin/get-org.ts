@@ -15,7 +15,7 @@ const MemberSchema = Type.Object({
   joined_at: Type.String({ format: 'date-time' }),
 });
 
-export function register(app: App, ctx: Context): void {
+export function register(app: App, ctx: Pick<Context, 'clock' | 'config' | 'db'>): void {
   app.get(
     '/v1/admin/orgs/:id',
     {

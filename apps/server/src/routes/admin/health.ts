@@ -129,7 +129,10 @@ const PatternsSchema = Type.Object(
   },
 );
 
-export function register(app: App, ctx: Context): void {
+export function register(
+  app: App,
+  ctx: Pick<Context, 'clock' | 'config' | 'db' | 'disk' | 'patterns' | 'shards'>,
+): void {
   app.get(
     '/v1/admin/health',
     {

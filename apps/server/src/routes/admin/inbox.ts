@@ -44,7 +44,7 @@ const FeedbackItem = Type.Object({
   ]),
 });
 
-export function register(app: App, ctx: Context): void {
+export function register(app: App, ctx: Pick<Context, 'db'>): void {
   app.get(
     '/v1/admin/inbox',
     {

@@ -5,7 +5,7 @@ import type { App } from '../../http/app-types.ts';
 import { problemResponses } from '../../http/responses.ts';
 import { OrgSummarySchema } from './schemas.ts';
 
-export function register(app: App, ctx: Context): void {
+export function register(app: App, ctx: Pick<Context, 'clock' | 'config' | 'db'>): void {
   app.get(
     '/v1/admin/orgs',
     {

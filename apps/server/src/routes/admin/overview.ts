@@ -27,7 +27,7 @@ const AdminOverviewSchema = Type.Object({
   ),
 });
 
-export function register(app: App, ctx: Context): void {
+export function register(app: App, ctx: Pick<Context, 'clock' | 'db' | 'shards'>): void {
   app.get(
     '/v1/admin/overview',
     {

@@ -1,12 +1,11 @@
 import { Type } from 'typebox';
-import { runNightly } from '../../analysis/run/nightly.ts';
-import type { Context } from '../../context.ts';
+import { type NightlyDeps, runNightly } from '../../analysis/run/nightly.ts';
 import type { App } from '../../http/app-types.ts';
 import { problemResponses } from '../../http/responses.ts';
 import { previousUtcDay } from '../../kernel/utc-day.ts';
 import { DayParam } from '../../schemas/run-label.ts';
 
-export function register(app: App, ctx: Context): void {
+export function register(app: App, ctx: NightlyDeps): void {
   app.post(
     '/v1/admin/pipeline/run',
     {

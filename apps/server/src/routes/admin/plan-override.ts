@@ -6,7 +6,7 @@ import { problemResponses } from '../../http/responses.ts';
 import { UUID } from '../../schemas/uuid.ts';
 import { PlanName, PlanSourceName } from '../dashboard/schemas.ts';
 
-export function register(app: App, ctx: Context): void {
+export function register(app: App, ctx: Pick<Context, 'clock' | 'db' | 'orgState'>): void {
   app.put(
     '/v1/admin/orgs/:id/plan-override',
     {

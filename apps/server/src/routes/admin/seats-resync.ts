@@ -9,7 +9,7 @@ const SeatCap = Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], {
   description: 'Most members allowed; null = unlimited',
 });
 
-export function register(app: App, ctx: Context): void {
+export function register(app: App, ctx: Pick<Context, 'clock' | 'db' | 'identityDirectory'>): void {
   app.post(
     '/v1/admin/seats/resync',
     {

@@ -9,7 +9,7 @@ import { problemResponses } from '../../http/responses.ts';
  * prints. Registered only in development mode (no JWKS configured, which config.ts already
  * refuses off a loopback host); with an identity provider the route does not exist (404).
  */
-export function register(app: App, ctx: Context): void {
+export function register(app: App, ctx: Pick<Context, 'config'>): void {
   app.post(
     '/v1/dev/session',
     {

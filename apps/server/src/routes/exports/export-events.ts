@@ -27,7 +27,7 @@ const ExportQuery = Type.Object(
   { additionalProperties: false },
 );
 
-export function register(app: App, ctx: Context): void {
+export function register(app: App, ctx: Pick<Context, 'db' | 'modelText' | 'shards'>): void {
   app.get(
     '/v1/events/export',
     {

@@ -1,13 +1,19 @@
+import type { Context } from '../../context.ts';
+import type { ApiKeyDeps } from '../../http/api-key-auth.ts';
 import type { Plane } from '../../http/app-types.ts';
+import type { SessionDeps } from '../../http/session-auth.ts';
 import { requireSessionRole, sessionOrSecretKeyHook } from '../../http/session-or-key-auth.ts';
 import * as exportEvents from './export-events.ts';
+
+/** What the exports plane's hook and route use. */
+export type ExportDeps = SessionDeps & ApiKeyDeps & Pick<Context, 'db' | 'shards' | 'modelText'>;
 
 /**
  * The exports plane: an org's raw data taken elsewhere, behind an admin's (or owner's)
  * dashboard session or the org's secret key; a member's session and a publishable key are
  * refused. The org comes from the credential.
  */
-export const exportRoutes: Plane = async (app, { ctx }) => {
+export const exportRoutes: Plane<ExportDeps> = async (app, { ctx }) => {
   app.decorateRequest('caller', null);
   app.decorateRequest('sessionClaims', null);
   app.decorateRequest('keyCaller', null);

@@ -1,6 +1,6 @@
-import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Context } from '../../context.ts';
-import { ReadinessProbe } from '../../http/readiness.ts';
+import type { Plane } from '../../http/app-types.ts';
+import { type ReadinessDeps, ReadinessProbe } from '../../http/readiness.ts';
 import * as healthz from './healthz.ts';
 import * as metricsRoute from './metrics.ts';
 import * as readyz from './readyz.ts';
@@ -9,7 +9,10 @@ import * as readyz from './readyz.ts';
  * The load balancer's probes and Prometheus' scrape (when metrics are on, and not on a port of
  * their own): no session or key, not under /v1, not in the API's document.
  */
-export const probeRoutes: FastifyPluginAsyncTypebox<{ ctx: Context }> = async (app, { ctx }) => {
+export const probeRoutes: Plane<ReadinessDeps & Pick<Context, 'metrics'>> = async (
+  app,
+  { ctx },
+) => {
   healthz.register(app);
   readyz.register(app, new ReadinessProbe(ctx));
   if (ctx.config.metrics && ctx.config.metricsPort === null)

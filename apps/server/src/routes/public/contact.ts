@@ -30,7 +30,10 @@ function isHoneypotFilled(website: string | undefined): boolean {
   return website !== undefined && website.trim() !== '';
 }
 
-export function register(app: App, ctx: Context): void {
+export function register(
+  app: App,
+  ctx: Pick<Context, 'clock' | 'config' | 'contactNotifier' | 'db'>,
+): void {
   app.post(
     '/v1/contact',
     {
