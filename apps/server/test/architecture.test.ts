@@ -283,14 +283,28 @@ const isNamed = (node: ts.Node, name: string) =>
   ts.isTypeReferenceNode(node) && ts.isIdentifier(node.typeName) && node.typeName.text === name;
 
 /**
- * Ingest and analysis take the parts of the `Context` they use (`Pick<Context, …>`), never the
- * whole: what a function needs is then in its signature, and a test builds only that.
+ * The composition root: the only files that see the whole `Context` (its definition, the wiring
+ * that builds it, the app that hands each plane its part, and the process that owns it).
+ */
+const COMPOSITION_ROOT = ['context.ts', 'create-context.ts', 'app.ts', 'main.ts'];
+
+/** `Context` named as a type, or as the interface a declaration extends. */
+const namesContext = (node: ts.Node) =>
+  isNamed(node, 'Context') ||
+  (ts.isExpressionWithTypeArguments(node) &&
+    ts.isIdentifier(node.expression) &&
+    node.expression.text === 'Context');
+
+/**
+ * Below the composition root, every route, plane, hook and service takes the parts of the
+ * `Context` it uses (`Pick<Context, …>`, or a named set of them), never the whole: what a
+ * function needs is then in its signature, a test builds only that, and a service added to
+ * the root changes nothing that does not use it.
  */
 const WHOLE_CONTEXT: OnePlaceRule = {
-  allowedIn: [],
-  holdsIn: ['ingest/', 'analysis/'],
+  allowedIn: COMPOSITION_ROOT,
   matches: (node) =>
-    isNamed(node, 'Context') &&
+    namesContext(node) &&
     !isNamed(node.parent, 'Pick') &&
     // `Context['db']` names one part, not the whole.
     !ts.isIndexedAccessTypeNode(node.parent),
@@ -411,20 +425,31 @@ describe('the layers of apps/server/src', () => {
 });
 
 describe('one place for each', () => {
-  it('whole Context: none in ingest/ and analysis/, which take Pick<Context, …>', () => {
+  it('whole Context: only in the composition root, everything else takes Pick<Context, …>', () => {
     expect(misplaced(WHOLE_CONTEXT)).toEqual([]);
   });
 
-  it('refuses a planted whole Context in analysis/, and allows it above', () => {
+  it('refuses a planted whole Context in a route, a plane, a hook or a service, and allows it in the root', () => {
     const text = [
-      'export function a(ctx: Context) {}',
+      'export function register(app: App, ctx: Context): void {}',
       "export function b(ctx: Pick<Context, 'db'>) {}",
       "type Deps = Pick<Context, 'db' | 'clock'> & { extra: Context['log'] };",
+      'export const plane: Plane<Context> = async () => {};',
+      'interface Wide extends Context {}',
+      "type AllButOne = Omit<Context, 'close'>;",
     ].join('\n');
-    expect(misplacedIn('analysis/run/nightly.ts', text, WHOLE_CONTEXT)).toEqual([
-      'analysis/run/nightly.ts:1',
-    ]);
-    expect(misplacedIn('routes/admin/pipeline-run.ts', text, WHOLE_CONTEXT)).toEqual([]);
+    for (const where of [
+      'routes/dashboard/get-experiment.ts',
+      'routes/ingest/index.ts',
+      'http/session-auth.ts',
+      'analysis/run/nightly.ts',
+      'domain/experiments/service.ts',
+    ])
+      expect(misplacedIn(where, text, WHOLE_CONTEXT)).toEqual(
+        [1, 4, 5, 6].map((n) => `${where}:${n}`),
+      );
+    for (const where of COMPOSITION_ROOT)
+      expect(misplacedIn(where, text, WHOLE_CONTEXT)).toEqual([]);
   });
 
   it('read of the wall clock: systemClock in kernel/ports.ts', () => {

@@ -9,7 +9,6 @@ import type {
   RawRequestDefaultExpression,
   RawServerDefault,
 } from 'fastify';
-import type { Context } from '../context.ts';
 
 export type App = FastifyInstance<
   RawServerDefault,
@@ -24,7 +23,7 @@ export type App = FastifyInstance<
  * plane (`Pick<Context, …>`), so a service added to the `Context` changes no plane that does
  * not use it.
  */
-export interface PlaneOptions<Deps = Context> {
+export interface PlaneOptions<Deps> {
   ctx: Deps;
 }
 
@@ -33,4 +32,4 @@ export interface PlaneOptions<Deps = Context> {
  * `app.register(plane, { ctx })` in its own encapsulation context, so its hooks and body
  * parsers stay its own. Typed this way, the instance it receives is an `App` without a cast.
  */
-export type Plane<Deps = Context> = FastifyPluginAsyncTypebox<PlaneOptions<Deps>>;
+export type Plane<Deps> = FastifyPluginAsyncTypebox<PlaneOptions<Deps>>;
