@@ -15,7 +15,6 @@ import {
 } from '../../ingest/import/index.ts';
 import { ImportGate } from '../../ingest/import-gate.ts';
 import { importRows } from '../../ingest/import-rows.ts';
-import { importLane } from '../../kernel/bulk-lane.ts';
 import { TimeSlice } from '../../kernel/time-slice.ts';
 import { compileBodyValidator } from '../../schemas/validators.ts';
 
@@ -137,15 +136,9 @@ export async function register(app: App, ctx: Context): Promise<void> {
       const release = gate.enter(orgId);
       if (release === null) throw busy(gate.perOrg);
       try {
-        // Admitted: it waits its org's turn in the process's lane, then runs alone.
-        const leave = await importLane.enter(orgId);
-        try {
-          // One time slice for the whole request: parse and checks both hand the loop back.
-          const time = new TimeSlice();
-          return await importRows(ctx, orgId, await parsed(parse, request.body, time), time);
-        } finally {
-          leave();
-        }
+        // One time slice for the whole request: parse and checks both hand the loop back.
+        const time = new TimeSlice();
+        return await importRows(ctx, orgId, await parsed(parse, request.body, time), time);
       } finally {
         release();
       }
