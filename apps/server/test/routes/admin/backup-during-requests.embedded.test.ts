@@ -63,9 +63,11 @@ describe('a backup of the embedded database on disk', () => {
         order.push('backup answered');
         return res;
       });
-    // From the next turn of the event loop on: were the copy one synchronous block, nothing
-    // here would run before it ended.
-    await new Promise((resolve) => setImmediate(resolve));
+    // Once the copy has started, and a turn of the event loop later (its checkpoint runs in one
+    // go): were the copy one synchronous block, nothing here would run before it ended.
+    const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+    while (!order.includes('copy started')) await nextTurn();
+    await nextTurn();
     const statement = h.call(keys.admin, { method: 'GET', url: '/v1/experiments' }).then((res) => {
       order.push('statement answered');
       return res;
