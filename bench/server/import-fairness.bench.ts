@@ -10,9 +10,9 @@
  * next assign when the last answered), a different user every time.
  *
  * Run: npx tsx bench/server/import-fairness.bench.ts
- * Env: BENCH_IMPORTS (4), BENCH_ROWS per import (100000, about 2 MB of CSV), BENCH_ASSIGN_LOOPS
- * (2), BENCH_BASELINE_SECONDS (5). BENCH_SERVER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof"
- * profiles the server.
+ * Env: BENCH_IMPORTS (4), BENCH_ROWS per import (100000, 7.5 MB of CSV; 27000 is 2 MB), BENCH_ASSIGN_LOOPS
+ * (2), BENCH_BASELINE_SECONDS (5), BENCH_ARBITER_BIN (another build's `arbiter`, to compare).
+ * BENCH_SERVER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the server.
  */
 import { performance } from 'node:perf_hooks';
 import { businessEventsCsv, experimentConfig } from '../../apps/server/test/support/builders.ts';
@@ -85,7 +85,7 @@ const line = (label: string, t: Float64Array) =>
 async function main() {
   const db = await freshPostgres();
   const extraEnv = { ARBITER_IMPORT_CONCURRENCY_PER_ORG: String(IMPORTS) };
-  const bench = await startBenchServer(db.url, extraEnv);
+  const bench = await startBenchServer(db.url, extraEnv, process.env.BENCH_ARBITER_BIN);
   try {
     const url = bench.server.url;
     const importerKey = await importerOrg(url, bench.env);

@@ -10,7 +10,6 @@ import { CONTROL_HEADER, readControlFile } from './control-file.ts';
 import {
   BackupError,
   dumpDataDirOffline,
-  gzipTarball,
   type RestoredDatabase,
   refuseNonEmpty,
   restoreDataDir,
@@ -100,9 +99,9 @@ export async function writeBackup(config: Config, out: string): Promise<BackupWr
     const body = await fromRunningServer(running.url, running.token, running.pid);
     return { bytes: await writeAtomically(out, body), source: { server: running.pid } };
   }
-  const tar = await dumpDataDirOffline(config.dataDir);
+  const copy = await dumpDataDirOffline(config.dataDir);
   return {
-    bytes: await writeAtomically(out, Readable.from([await gzipTarball(tar)])),
+    bytes: await writeAtomically(out, copy.gzipped()),
     source: 'data dir',
   };
 }

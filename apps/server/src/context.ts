@@ -3,6 +3,7 @@ import type { Config } from './config.ts';
 import type { SecretBox } from './crypto/secret-box.ts';
 import type { Database, DatabaseHandle } from './db/connect.ts';
 import type { DiskGuard } from './db/disk-guard.ts';
+import type { DataDirCopy } from './db/pglite-backup.ts';
 import type { ShardSet } from './db/shards/shard-set.ts';
 import type { ApiKeyCache } from './domain/api-key-cache.ts';
 import type { PlanPrices } from './domain/billing/plan-prices.ts';
@@ -62,10 +63,10 @@ export interface Context {
   /** Serving, stopping (readiness fails) or closing (requests refused): set by the process on a stop signal. */
   lifecycle: Lifecycle;
   /**
-   * A consistent copy of the embedded database as an uncompressed tarball (PGlite's own dump,
-   * which `arbiter restore` loads); null on a PostgreSQL server.
+   * A consistent copy of the embedded database, streamed as the gzipped tarball `arbiter
+   * restore` loads (the entries of PGlite's own dump); null on a PostgreSQL server.
    */
-  dumpDatabase: (() => Promise<Blob>) | null;
+  dumpDatabase: (() => Promise<DataDirCopy>) | null;
   /** Lets the local `arbiter` command reach this process's admin routes (written to the data dir). */
   controlToken: string;
   /** The judge model that scores judge metrics and offline judge scorers; null without a judge endpoint. */

@@ -198,8 +198,12 @@ async function eventLogOf(
 
 /** The org state cache and the watch over stored patterns, whose deny set it consults. */
 function orgStateOf(db: Database, clock: Clock, log: Logger) {
-  const orgState: OrgStateCache = new OrgStateCache(db, clock, undefined, (pattern, insensitive) =>
-    patterns.denies(pattern, insensitive),
+  const orgState: OrgStateCache = new OrgStateCache(
+    db,
+    clock,
+    undefined,
+    (pattern, insensitive) => patterns.denies(pattern, insensitive),
+    () => patterns.verdict(),
   );
   const patterns = new PatternWatch(db, log, (orgId) => orgState.invalidate(orgId));
   return { orgState, patterns };

@@ -10,7 +10,7 @@ import type pg from 'pg';
 import { lockDataDir } from './data-dir-lock.ts';
 import { DATA_DIR_MODE, secureDataDir } from './data-dir-mode.ts';
 import { boundedPglite } from './database-timeout.ts';
-import { dumpPglite } from './pglite-backup.ts';
+import { type DataDirCopy, dumpPglite } from './pglite-backup.ts';
 import { bundledSeed, seedFor } from './pglite-seed.ts';
 import * as schema from './schema.ts';
 import { traceStatements } from './statement-spans.ts';
@@ -28,10 +28,10 @@ export interface DatabaseHandle {
   /** Where the embedded database writes its files; null in memory and on a PostgreSQL server. */
   dataDir: string | null;
   /**
-   * A consistent copy of the embedded database (PGlite's data dir as an uncompressed tarball,
-   * taken between transactions); null on a PostgreSQL server, which has its own tools.
+   * A consistent copy of the embedded database (PGlite's data dir, read between transactions,
+   * sent as a gzipped tarball); null on a PostgreSQL server, which has its own tools.
    */
-  dump: (() => Promise<Blob>) | null;
+  dump: (() => Promise<DataDirCopy>) | null;
   close(): Promise<void>;
 }
 
@@ -126,7 +126,7 @@ async function openPglite(
       kind: 'pglite',
       pool: null,
       dataDir: targetDir,
-      dump: () => dumpPglite(client),
+      dump: () => dumpPglite(client, dataDir ?? null),
       close,
     };
   } catch (error) {

@@ -213,6 +213,8 @@ export class OrgStateCache {
     private readonly maxAgeMs = 1000,
     /** Whether the server must not run a stored pattern (the analyser's deny set). */
     private readonly denies: (pattern: string, insensitive: boolean) => boolean = () => false,
+    /** Resolves once a scan of stored patterns under way has its verdict (the deny set is whole). */
+    private readonly denyVerdict: () => Promise<void> = async () => {},
   ) {}
 
   invalidate(orgId: string): void {
@@ -282,6 +284,7 @@ export class OrgStateCache {
       const layerList = await loadLayers(this.db, orgId);
       const holdoutList = await loadHoldouts(this.db, orgId, list);
       const lookup: OrgState['lookup'] = new Map();
+      await this.denyVerdict();
       const denied = this.denyTargeting(list);
       for (const { client, kind, control, windowStartMs } of list) {
         const enriched = {

@@ -6,11 +6,13 @@ import { refuseIfNothingAccepted } from './refusal.ts';
 
 /**
  * Rows are accepted in slices, each appended to the event log before the next is read. A slice's
- * COPY text is built in one go, between two time slices: at 5,000 rows that held the loop long
- * enough to put a neighbour's assign p99 at 64 ms under four imports, at 1,000 it was 35–45 ms
- * (bench/server/import-fairness.bench.ts), the imports no slower.
+ * COPY text is built and written in one go, between two time slices: at 5,000 rows that held
+ * the loop long enough to put a neighbour's assign p99 at 64 ms under four imports, at 1,000 it
+ * was 35–45 ms on a quiet host. On a loaded one the write of a 1,000-row COPY took ~6 ms of the
+ * loop; 250 rows (with 2 ms time slices) cut the p99 by about a quarter, the imports no slower
+ * (bench/server/import-fairness.md).
  */
-const ACCEPT_SLICE = 1000;
+const ACCEPT_SLICE = 250;
 
 /**
  * Accepts the rows of a parsed import slice by slice; bad rows (the parser's and the checks')

@@ -22,6 +22,7 @@ export class PatternWatch {
   #denied = new Set<string>();
   #found: StoredPatternRefusal[] = [];
   #scannedAt: Date | null = null;
+  #scanning: Promise<unknown> | null = null;
 
   constructor(
     private readonly db: Database,
@@ -40,8 +41,27 @@ export class PatternWatch {
     return { scanned_at: this.#scannedAt?.toISOString() ?? null, refused: [...this.#found] };
   }
 
+  /**
+   * Resolves once the scan under way (if any) has its verdict, failed or not: the org state waits
+   * for it before serving or evaluating stored targeting, so a pattern the scan denies is never
+   * served or run in the moments after a start.
+   */
+  async verdict(): Promise<void> {
+    await this.#scanning?.catch(() => {});
+  }
+
   /** Scans every org's stored targeting; what it finds replaces the last scan's list. */
   async scan(now: Date): Promise<StoredPatternRefusal[]> {
+    const scanning = this.#scanOnce(now);
+    this.#scanning = scanning;
+    try {
+      return await scanning;
+    } finally {
+      if (this.#scanning === scanning) this.#scanning = null;
+    }
+  }
+
+  async #scanOnce(now: Date): Promise<StoredPatternRefusal[]> {
     const rows = await loadCurrentVersion(this.db, eq(experiments.kind, 'experiment'));
     const found: StoredPatternRefusal[] = [];
     for (const { row, version } of rows) {

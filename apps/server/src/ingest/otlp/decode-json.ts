@@ -1,7 +1,9 @@
+import type { TimeSlice } from '../../kernel/time-slice.ts';
 import { ArrayCursor } from '../import/json-array.ts';
 import { ImportFormatError } from '../import/types.ts';
 import type { IngestError } from '../outcomes.ts';
-import type { SpanCollector } from './span-collector.ts';
+import { OTLP_MAX_SPANS } from './limits.ts';
+import { type SpanCollector, tooManySpans } from './span-collector.ts';
 import { unreadable } from './span-of.ts';
 
 type Json = Record<string, unknown>;
@@ -14,17 +16,41 @@ const CLOSE_BRACE = 0x7d;
 const OPEN_BRACKET = 0x5b;
 const CLOSE_BRACKET = 0x5d;
 
+/** What a walk hands its spans to: the collector, or a counter that parses none. */
+type SpanSink = Pick<SpanCollector, 'count' | 'next' | 'add' | 'setResource'>;
+
+/**
+ * Counts the spans of a walk that parses nothing: a first pass refuses an export over the
+ * span limit before any span is parsed, as the protobuf path counts its spans on the wire.
+ */
+class SpanCounter implements SpanSink {
+  count = 0;
+
+  constructor(readonly slice: TimeSlice) {}
+
+  async next(): Promise<void> {
+    if (++this.count > OTLP_MAX_SPANS) throw tooManySpans();
+    if (this.slice.due) await this.slice.pause();
+  }
+
+  add(): void {}
+
+  setResource(): void {}
+}
+
 /**
  * Walks OTLP JSON down to its spans without parsing the whole body at once: the objects above
- * the spans member by member, each span (and each other member) parsed alone by JSON.parse.
- * A span is counted before it is parsed, and the loop is handed back between spans.
+ * the spans member by member, each span (and each other member) parsed alone by JSON.parse,
+ * or, `counting`, only skipped over. A span is counted before it is parsed, and the loop is
+ * handed back between spans.
  */
 class JsonWalk {
   readonly c: ArrayCursor;
 
   constructor(
     readonly text: string,
-    readonly out: SpanCollector,
+    readonly out: SpanSink,
+    readonly counting = false,
   ) {
     this.c = new ArrayCursor(text);
   }
@@ -62,11 +88,17 @@ class JsonWalk {
     }
   }
 
-  /** The value the cursor stands on, parsed; it ends at a `,` or at the unmatched `closer`. */
+  /**
+   * The value the cursor stands on, parsed; it ends at a `,` or at the unmatched `closer`.
+   * Counting, only a `null` is read (it stands for an empty array); anything else is skipped.
+   */
   value(closer: number): unknown {
     const start = this.c.pos;
     this.c.skipElement(this.c.line, closer);
-    return JSON.parse(this.text.slice(start, this.c.pos));
+    if (!this.counting) return JSON.parse(this.text.slice(start, this.c.pos));
+    return this.c.pos - start <= 16 && this.text.slice(start, this.c.pos).trim() === 'null'
+      ? null
+      : undefined;
   }
 
   /** The objects of the array member `key` the cursor stands on; null is an empty array. */
@@ -134,10 +166,16 @@ class JsonWalk {
   }
 }
 
-/** The spans of an OTLP JSON ExportTraceServiceRequest, into `out`. */
+/**
+ * The spans of an OTLP JSON ExportTraceServiceRequest, into `out`: first counted by a walk that
+ * parses nothing (an export over the span limit is refused before any span is parsed), then
+ * walked again, each span parsed.
+ */
 export async function jsonSpans(body: Buffer, out: SpanCollector): Promise<void> {
+  const text = body.toString('utf8');
   try {
-    await new JsonWalk(body.toString('utf8'), out).request();
+    await new JsonWalk(text, new SpanCounter(out.slice), true).request();
+    await new JsonWalk(text, out).request();
   } catch (error) {
     if (error instanceof ImportFormatError || error instanceof SyntaxError) {
       throw unreadable(`The body is not valid JSON: ${error.message}`);

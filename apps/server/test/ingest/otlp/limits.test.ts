@@ -183,6 +183,18 @@ describe('OTLP export limits', () => {
     expect(await storedCount()).toBe(before);
   }, 120_000);
 
+  it('counts the spans of a JSON export before it parses any: one over the limit is a 413 however its first span reads', async () => {
+    // The first span is not JSON: were spans parsed before they are all counted, this would be
+    // a 400 about that span.
+    const json = `{"resourceSpans":[{"scopeSpans":[{"spans":[{"name": nope},${'{},'.repeat(OTLP_MAX_SPANS - 1)}{}]}]}]}`;
+    const res = await post(json, JSON_TYPE);
+    expectProblem(res, 413, 'payload-too-large', `more than ${OTLP_MAX_SPANS} spans`);
+    expect(res.json().limit).toBe(OTLP_MAX_SPANS);
+    // At the limit, the same first span is what the export is refused for.
+    const atLimit = `{"resourceSpans":[{"scopeSpans":[{"spans":[{"name": nope},${'{},'.repeat(OTLP_MAX_SPANS - 2)}{}]}]}]}`;
+    expectProblem(await post(atLimit, JSON_TYPE), 400, 'otlp-payload-invalid', 'not valid JSON');
+  }, 120_000);
+
   it('takes the most attributes allowed in a list and refuses one more', async () => {
     const many = (n: number) =>
       Array.from({ length: n - 3 }, (_, i) => attribute(`extra.${i}`, text('v')));

@@ -164,4 +164,21 @@ describe('a pattern stored before the rule', () => {
     );
     expect(patterns.refused).toHaveLength(2);
   });
+
+  it('is neither served nor run while a scan is under way: both wait for its verdict', async () => {
+    const during = (await create('planted-during', { name: { $regex: '^c' } })).json().id;
+    await plant(during, { name: { $regex: 'c*c*c*d' } });
+    const scan = h.ctx.patterns.scan(new Date());
+    const config = await h.ingest(acme.publishable, { method: 'GET', url: '/v1/config' });
+    expect(config.statusCode).toBe(200);
+    const served = (config.json().experiments as Array<{ id: string; targeting?: unknown }>).find(
+      (e) => e.id === during,
+    );
+    expect(served?.targeting).toEqual({ $not: {} });
+    expect(await assign('planted-during', 'cccd')).toMatchObject({
+      variant: null,
+      reason: 'not_targeted',
+    });
+    expect((await scan).map((f) => f.experiment)).toContain('planted-during');
+  });
 });
