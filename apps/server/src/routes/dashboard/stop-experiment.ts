@@ -10,9 +10,8 @@ import { ExperimentParams } from './get-experiment.ts';
 
 const reason = Type.Optional(
   Text({
-    minLength: 1,
     maxLength: 2000,
-    description: 'Why it was stopped, as people will read it',
+    description: 'Why it was stopped, as people will read it; empty is the same as absent',
   }),
 );
 

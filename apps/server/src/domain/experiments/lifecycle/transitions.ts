@@ -61,7 +61,8 @@ function changeOf(
           config.variants.map((v) => v.key),
           control,
         ),
-        stopReason: request.reason ?? null,
+        // An empty reason (a form's untouched field) is no reason.
+        stopReason: request.reason === undefined || request.reason === '' ? null : request.reason,
         stoppedAt: now,
         stoppedBy: caller.userId,
       };
