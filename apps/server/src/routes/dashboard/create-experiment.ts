@@ -1,3 +1,4 @@
+import { Type } from 'typebox';
 import type { Context } from '../../context.ts';
 import { ExperimentSchema } from '../../domain/experiments/experiment-schema.ts';
 import { createExperiment } from '../../domain/experiments/service.ts';
@@ -5,6 +6,20 @@ import type { App } from '../../http/app-types.ts';
 import { problemResponses } from '../../http/responses.ts';
 import { callerOf } from '../../http/session-auth.ts';
 import { ExperimentConfigSchema } from '../../schemas/experiment-config.ts';
+
+/** The config, and the status to start in: running unless the body says draft. */
+const CreateExperimentBody = Type.Object(
+  {
+    ...ExperimentConfigSchema.properties,
+    status: Type.Optional(
+      Type.Enum(['draft', 'running'], {
+        description:
+          'draft: created serving no one until POST /v1/experiments/{id}/start; absent or running: live at once',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
 
 export function register(
   app: App,
@@ -16,7 +31,7 @@ export function register(
       schema: {
         tags: ['experiments'],
         summary: 'Create an experiment (version 1)',
-        body: ExperimentConfigSchema,
+        body: CreateExperimentBody,
         response: { 201: ExperimentSchema, ...problemResponses(400, 401, 403, 413, 415) },
       },
     },
