@@ -107,15 +107,26 @@ function checkValueAt(value: unknown, pointer: string, check: Check): void {
   }
 }
 
+function wrongOperand(
+  check: Check,
+  pointer: string,
+  operator: ValueOperator,
+  operand: unknown,
+  expected: string,
+): void {
+  check.problems.push({
+    pointer,
+    message: `${operator} takes ${expected}, not ${describe(operand)}`,
+  });
+}
+
 function checkOperand(
   operator: ValueOperator,
   operand: unknown,
   pointer: string,
   check: Check,
 ): void {
-  const { problems } = check;
-  const wrong = (expected: string) =>
-    problems.push({ pointer, message: `${operator} takes ${expected}, not ${describe(operand)}` });
+  const wrong = (expected: string) => wrongOperand(check, pointer, operator, operand, expected);
   switch (operator) {
     case '$eq':
     case '$ne':
@@ -138,6 +149,20 @@ function checkOperand(
     case '$nini':
       if (!Array.isArray(operand)) wrong('a list');
       return;
+    default:
+      checkNestingOperand(operator, operand, pointer, check);
+  }
+}
+
+/** The operands that hold values, conditions, names or patterns to check in turn. */
+function checkNestingOperand(
+  operator: ValueOperator,
+  operand: unknown,
+  pointer: string,
+  check: Check,
+): void {
+  const wrong = (expected: string) => wrongOperand(check, pointer, operator, operand, expected);
+  switch (operator) {
     case '$all':
     case '$alli':
       if (!Array.isArray(operand)) {
@@ -151,7 +176,7 @@ function checkOperand(
       return;
     case '$type':
       if (typeof operand !== 'string' || !TYPE_NAME_SET.has(operand)) {
-        problems.push({
+        check.problems.push({
           pointer,
           message: `$type takes one of ${TYPE_NAMES.join(', ')}, not ${JSON.stringify(operand)}`,
         });

@@ -268,6 +268,14 @@ class SourceBuilder {
       case VERSION_GREATER:
       case VERSION_GREATER_OR_EQUAL:
         return `paddedVersionString(${x}) ${ORDER[test.kind]} ${this.value(test.text)}`;
+      default:
+        return this.otherTest(test, x);
+    }
+  }
+
+  /** `test` for membership, groups, presence, type, patterns and the interpreter's tests. */
+  private otherTest(test: ValueTest, x: string): string {
+    switch (test.kind) {
       case IN:
         return this.member(test.members as Membership, x);
       case NOT_IN:

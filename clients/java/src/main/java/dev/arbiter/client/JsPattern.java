@@ -140,28 +140,31 @@ final class JsPattern {
         case '*':
         case '+':
         case '?':
-        case '{': {
-          int end = c == '{' ? braceQuantifier(i) : i + 1;
-          if (end < 0) {
-            // Not a quantifier: a plain '{' (JavaScript's web-compatibility grammar).
-            out.append("\\{");
-            quantifiable = true;
-            i++;
-            break;
-          }
-          if (!quantifiable) throw new Refused();
-          out.append(js, i, end);
-          i = end;
-          if (i < n && js.charAt(i) == '?') out.append(js.charAt(i++));
-          quantifiable = false;
+        case '{':
+          quantifiable = quantifier(c, quantifiable);
           break;
-        }
         default:
           quantifiable = literal(c);
           i++;
       }
     }
     if (!open.isEmpty()) throw new Refused();
+  }
+
+  /** A quantifier, or a plain '{'; returns whether a quantifier may follow it. */
+  private boolean quantifier(char c, boolean quantifiable) {
+    int end = c == '{' ? braceQuantifier(i) : i + 1;
+    if (end < 0) {
+      // Not a quantifier: a plain '{' (JavaScript's web-compatibility grammar).
+      out.append("\\{");
+      i++;
+      return true;
+    }
+    if (!quantifiable) throw new Refused();
+    out.append(js, i, end);
+    i = end;
+    if (i < js.length() && js.charAt(i) == '?') out.append(js.charAt(i++));
+    return false;
   }
 
   /** A character outside a class; returns whether a quantifier may follow it. */
