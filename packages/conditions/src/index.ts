@@ -1,4 +1,4 @@
-export { type CheckOptions, type ConditionProblem, checkCondition } from './condition-check.ts';
+export { type ConditionProblem, checkCondition } from './condition-check.ts';
 export {
   conditionMatcher,
   evalCondition,

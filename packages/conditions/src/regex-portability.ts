@@ -11,8 +11,8 @@ const HEX = /^[0-9A-Fa-f]+$/;
 type ClassAtom = 'char' | 'class' | 'dash';
 
 /**
- * Why the pattern would not mean the same in every client, or undefined when it would. Only
- * the server's save-time check asks: an evaluator runs any pattern its own engine accepts.
+ * Why the pattern would not mean the same in every client, or undefined when it would. Such a
+ * pattern is unreadable in every evaluator (regex-cache.ts), and the save-time check says why.
  */
 export function nonPortableConstruct(pattern: string): string | undefined {
   let inClass = false;
