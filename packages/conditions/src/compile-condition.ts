@@ -1,6 +1,6 @@
 // The interpreter: a condition compiled into lists of `ValueTest`s (value-tests.ts) run by one
 // loop. The operands' work (version padding, pattern compilation, lookup sets) is done here,
-// once, not per user. generated-matcher.ts builds a faster function from the same tests and
+// once, not per user. fast/generated-matcher.ts builds a faster function from the same tests and
 // falls back to these wherever it cannot.
 import { type FieldPath, fieldPath } from './field-path.ts';
 import { isPlainObject } from './json-values.ts';
