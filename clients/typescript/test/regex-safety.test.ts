@@ -8,6 +8,7 @@ import { readTestdata } from './support/testdata.ts';
 interface Vectors {
   patterns: Array<{ pattern: string; safe: boolean }>;
   evaluations: Array<{ pattern: string; value: string; matches: boolean }>;
+  unportable: Array<{ pattern: string; value: string }>;
 }
 
 // The shared vectors, read in place: every evaluator runs the same ones.
@@ -41,6 +42,10 @@ const patternExperiments = vectors.patterns.map((v, i) =>
 const evaluationExperiments = vectors.evaluations.map((v, i) =>
   experiment(1000 + i, { s: { $regex: v.pattern } }),
 );
+// Unportable patterns: JavaScript would match the value, but the condition is unreadable.
+const unportableExperiments = vectors.unportable.map((v, i) =>
+  experiment(2000 + i, { $or: [{ s: { $regex: v.pattern } }, { absent: { $exists: false } }] }),
+);
 
 describe('testdata/regex-safety.json through the client', () => {
   let fake: FakeArbiter;
@@ -51,7 +56,12 @@ describe('testdata/regex-safety.json through the client', () => {
     const config: ConfigDoc = {
       config_version: 1,
       bucketing_version: '1',
-      experiments: [...hostile.experiments, ...patternExperiments, ...evaluationExperiments],
+      experiments: [
+        ...hostile.experiments,
+        ...patternExperiments,
+        ...evaluationExperiments,
+        ...unportableExperiments,
+      ],
     };
     fake = await startFakeArbiter({ config });
     client = new Arbiter({
@@ -85,6 +95,16 @@ describe('testdata/regex-safety.json through the client', () => {
       expect(client.assign(name, 'u1', { s: v.value })).toBe(expected);
       expect(client.assign(name, 'u1', new PreparedAttributes({ s: v.value }))).toBe(expected);
     });
+  });
+
+  it('never admits through an unportable pattern, plain or prepared', () => {
+    expect(vectors.unportable.length).toBeGreaterThan(10);
+    const admitted = vectors.unportable.flatMap((v, i) =>
+      [{ s: v.value }, new PreparedAttributes({ s: v.value })]
+        .filter((attributes) => client.assign(`e${2000 + i}`, 'u1', attributes) !== null)
+        .map(() => v.pattern),
+    );
+    expect(admitted).toEqual([]);
   });
 
   it('neither hangs nor throws on the hand-made config with the catastrophic pattern', () => {

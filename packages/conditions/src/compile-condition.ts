@@ -1,6 +1,6 @@
 // The interpreter: a condition compiled into lists of `ValueTest`s (value-tests.ts) run by one
 // loop. The operands' work (version padding, pattern compilation, lookup sets) is done here,
-// once, not per user. generated-matcher.ts builds a faster function from the same tests and
+// once, not per user. fast/generated-matcher.ts builds a faster function from the same tests and
 // falls back to these wherever it cannot.
 import { type FieldPath, fieldPath } from './field-path.ts';
 import { isPlainObject } from './json-values.ts';
@@ -138,6 +138,25 @@ const VERSION_ORDERINGS: Record<string, Kind> = {
   $vgte: VERSION_GREATER_OR_EQUAL,
 };
 
+/** The operators that compare the field with their operand, or look it up in a list. */
+type ComparingOperator =
+  | '$eq'
+  | '$ne'
+  | '$lt'
+  | '$lte'
+  | '$gt'
+  | '$gte'
+  | '$veq'
+  | '$vne'
+  | '$vlt'
+  | '$vlte'
+  | '$vgt'
+  | '$vgte'
+  | '$in'
+  | '$ini'
+  | '$nin'
+  | '$nini';
+
 export function compileOperator(
   operator: ValueOperator,
   operand: unknown,
@@ -175,6 +194,18 @@ export function compileOperator(
         path,
         members: new Membership(operand as unknown[], operator === '$nini'),
       });
+    default:
+      return compileTestOperator(operator, operand, path);
+  }
+}
+
+/** The operators that test a field's presence, type, group, elements or text. */
+function compileTestOperator(
+  operator: Exclude<ValueOperator, ComparingOperator>,
+  operand: unknown,
+  path: FieldPath | null,
+): ValueTest {
+  switch (operator) {
     case '$inGroup':
       return new ValueTest(IN_GROUP, { path, text: operand as string });
     case '$notInGroup':

@@ -19,18 +19,8 @@ export interface ConditionProblem {
 const VALUE_OPERATOR_SET: ReadonlySet<string> = new Set(VALUE_OPERATORS);
 const TYPE_NAME_SET: ReadonlySet<string> = new Set(TYPE_NAMES);
 
-export interface CheckOptions {
-  /**
-   * Also refuse `$regex`/`$regexi` patterns that JavaScript, Python and Java would read
-   * differently (named groups, lookbehind, `\A`, `\p{…}`, `[a[b]]`, …). The server asks for it
-   * at save time; the evaluator does not, so such a pattern stays readable where it is valid.
-   */
-  portable?: boolean;
-}
-
 interface Check {
   problems: ConditionProblem[];
-  portable: boolean;
 }
 
 /**
@@ -38,10 +28,10 @@ interface Check {
  * unreadable condition matches no one at run time, so a save refuses it with these pointers
  * (relative to the condition: "" is the condition itself, "/$and/0/age/$gt" an operand).
  */
-export function checkCondition(condition: unknown, options: CheckOptions = {}): ConditionProblem[] {
+export function checkCondition(condition: unknown): ConditionProblem[] {
   const problems: ConditionProblem[] = [];
   try {
-    checkConditionAt(condition, '', { problems, portable: options.portable ?? false });
+    checkConditionAt(condition, '', { problems });
   } catch {
     // Only a condition nested deeper than the stack gets here.
     problems.push({ pointer: '', message: 'the condition is nested too deeply to read' });
@@ -107,15 +97,26 @@ function checkValueAt(value: unknown, pointer: string, check: Check): void {
   }
 }
 
+function wrongOperand(
+  check: Check,
+  pointer: string,
+  operator: ValueOperator,
+  operand: unknown,
+  expected: string,
+): void {
+  check.problems.push({
+    pointer,
+    message: `${operator} takes ${expected}, not ${describe(operand)}`,
+  });
+}
+
 function checkOperand(
   operator: ValueOperator,
   operand: unknown,
   pointer: string,
   check: Check,
 ): void {
-  const { problems } = check;
-  const wrong = (expected: string) =>
-    problems.push({ pointer, message: `${operator} takes ${expected}, not ${describe(operand)}` });
+  const wrong = (expected: string) => wrongOperand(check, pointer, operator, operand, expected);
   switch (operator) {
     case '$eq':
     case '$ne':
@@ -138,6 +139,20 @@ function checkOperand(
     case '$nini':
       if (!Array.isArray(operand)) wrong('a list');
       return;
+    default:
+      checkNestingOperand(operator, operand, pointer, check);
+  }
+}
+
+/** The operands that hold values, conditions, names or patterns to check in turn. */
+function checkNestingOperand(
+  operator: ValueOperator,
+  operand: unknown,
+  pointer: string,
+  check: Check,
+): void {
+  const wrong = (expected: string) => wrongOperand(check, pointer, operator, operand, expected);
+  switch (operator) {
     case '$all':
     case '$alli':
       if (!Array.isArray(operand)) {
@@ -151,7 +166,7 @@ function checkOperand(
       return;
     case '$type':
       if (typeof operand !== 'string' || !TYPE_NAME_SET.has(operand)) {
-        problems.push({
+        check.problems.push({
           pointer,
           message: `$type takes one of ${TYPE_NAMES.join(', ')}, not ${JSON.stringify(operand)}`,
         });
@@ -186,7 +201,8 @@ function checkOperand(
 
 /**
  * A pattern that could backtrack for ever is unreadable before it is compiled, so no evaluator
- * ever runs it; then an invalid one; then, at save time, one the clients would read differently.
+ * ever runs it; then an invalid one; then one the clients would read differently, which no
+ * evaluator runs either (regex-cache.ts).
  */
 function checkPattern(operator: string, pattern: string, pointer: string, check: Check): void {
   const { problems } = check;
@@ -198,17 +214,22 @@ function checkPattern(operator: string, pattern: string, pointer: string, check:
     });
     return;
   }
-  if (compilePattern(pattern, operator === '$regexi') === null) {
-    problems.push({ pointer, message: `${operator} is not a valid regular expression` });
-    return;
-  }
-  if (check.portable) {
-    const construct = nonPortableConstruct(pattern);
-    if (construct !== undefined) {
-      problems.push({
-        pointer,
-        message: `${operator} would not mean the same in every client: ${construct}`,
-      });
-    }
+  if (compilePattern(pattern, operator === '$regexi') !== null) return;
+  const construct = nonPortableConstruct(pattern);
+  problems.push({
+    pointer,
+    message:
+      construct !== undefined && validInJavaScript(pattern)
+        ? `${operator} would not mean the same in every client: ${construct}`
+        : `${operator} is not a valid regular expression`,
+  });
+}
+
+function validInJavaScript(pattern: string): boolean {
+  try {
+    new RegExp(pattern);
+    return true;
+  } catch {
+    return false;
   }
 }

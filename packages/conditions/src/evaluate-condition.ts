@@ -1,18 +1,21 @@
 import { compileCondition } from './compile-condition.ts';
 import { checkCondition } from './condition-check.ts';
+import type { ConditionEngine } from './engine.ts';
+import { generatedEngine } from './fast/generated-engine.ts';
 import type { FieldTable } from './field-table.ts';
-import { generateMatcher } from './generated-matcher.ts';
 import { isPlainObject } from './json-values.ts';
 import type { SavedGroups } from './membership.ts';
 import type { Predicate } from './value-tests.ts';
 
 export type { SavedGroups } from './membership.ts';
 
-// A condition is checked and compiled once: into a generated function where the realm allows
-// `new Function`, else (or if generation fails) into the interpreter's tests.
+// A condition is checked and compiled once, by an engine (engine.ts): into a generated function
+// where the realm allows `new Function`, else (or if generation fails) into the interpreter's
+// tests. This module takes the generated engine for `evalCondition` and by default; a client
+// passes the engine it chose when it was built.
 const NO_ONE: Predicate = () => false;
 const NO_GROUPS: SavedGroups = Object.freeze({});
-const compiled = new WeakMap<object, Predicate>();
+const compiled = new WeakMap<ConditionEngine, WeakMap<object, Predicate>>();
 
 /**
  * Whether the attributes satisfy the condition: GrowthBook's condition language, with the
@@ -36,8 +39,9 @@ export function evalCondition(
  */
 export function conditionMatcher(
   condition: unknown,
+  engine: ConditionEngine = generatedEngine,
 ): (attributes: unknown, savedGroups?: SavedGroups | null) => boolean {
-  const predicate = predicateOf(condition);
+  const predicate = predicateOf(condition, engine);
   return (attributes, savedGroups) => run(predicate, attributes, savedGroups);
 }
 
@@ -51,12 +55,13 @@ export function conditionMatcher(
 export function fieldsMatcher(
   condition: unknown,
   table: FieldTable,
+  engine: ConditionEngine = generatedEngine,
 ): ((values: readonly unknown[], savedGroups?: SavedGroups | null) => boolean) | null {
   let predicate: Predicate | null;
   try {
     predicate =
       isPlainObject(condition) && checkCondition(condition).length === 0
-        ? generateMatcher(condition, table)
+        ? engine.predicate(condition, table)
         : NO_ONE;
   } catch {
     predicate = NO_ONE; // only a condition nested deeper than the stack, as predicateOf
@@ -66,19 +71,24 @@ export function fieldsMatcher(
   return (values, savedGroups) => run(matches, values, savedGroups);
 }
 
-function predicateOf(condition: unknown): Predicate {
+function predicateOf(condition: unknown, engine: ConditionEngine = generatedEngine): Predicate {
   if (!isPlainObject(condition)) return NO_ONE;
-  let predicate = compiled.get(condition);
+  let byCondition = compiled.get(engine);
+  if (byCondition === undefined) {
+    byCondition = new WeakMap();
+    compiled.set(engine, byCondition);
+  }
+  let predicate = byCondition.get(condition);
   if (predicate === undefined) {
     try {
       predicate =
         checkCondition(condition).length === 0
-          ? (generateMatcher(condition) ?? compileCondition(condition))
+          ? (engine.predicate(condition, null) ?? compileCondition(condition))
           : NO_ONE;
     } catch {
       predicate = NO_ONE; // only a condition nested deeper than the stack
     }
-    compiled.set(condition, predicate);
+    byCondition.set(condition, predicate);
   }
   return predicate;
 }

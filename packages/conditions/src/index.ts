@@ -1,10 +1,12 @@
-export { type CheckOptions, type ConditionProblem, checkCondition } from './condition-check.ts';
+export { type ConditionProblem, checkCondition } from './condition-check.ts';
+export { type ConditionEngine, interpreter } from './engine.ts';
 export {
   conditionMatcher,
   evalCondition,
   fieldsMatcher,
   type SavedGroups,
 } from './evaluate-condition.ts';
+export { generatedEngine, preferredEngine } from './fast/generated-engine.ts';
 export { FieldTable } from './field-table.ts';
 export { type GroupReference, groupReferences } from './group-references.ts';
 export { LOGICAL_OPERATORS, TYPE_NAMES, VALUE_OPERATORS, type ValueOperator } from './operators.ts';

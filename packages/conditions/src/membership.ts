@@ -29,7 +29,7 @@ export class Membership {
 
   /**
    * The list when it is a few strings and nothing else, compared as they are: a generated
-   * matcher tests a string against them inline (generated-matcher.ts). Null otherwise.
+   * matcher tests a string against them inline (fast/generated-matcher.ts). Null otherwise.
    */
   get fewStringsOnly(): readonly string[] | null {
     const few = this.fewStrings;

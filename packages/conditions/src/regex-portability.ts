@@ -11,8 +11,8 @@ const HEX = /^[0-9A-Fa-f]+$/;
 type ClassAtom = 'char' | 'class' | 'dash';
 
 /**
- * Why the pattern would not mean the same in every client, or undefined when it would. Only
- * the server's save-time check asks: an evaluator runs any pattern its own engine accepts.
+ * Why the pattern would not mean the same in every client, or undefined when it would. Such a
+ * pattern is unreadable in every evaluator (regex-cache.ts), and the save-time check says why.
  */
 export function nonPortableConstruct(pattern: string): string | undefined {
   let inClass = false;
@@ -20,36 +20,11 @@ export function nonPortableConstruct(pattern: string): string | undefined {
   for (let i = 0; i < pattern.length; i++) {
     const ch = pattern[i]!;
     if (ch === '\\') {
-      const next = pattern[i + 1];
-      if (next === undefined) return undefined; // a trailing backslash is invalid everywhere
-      if (next >= '0' && next <= '9') {
-        return `\\${next}: backreferences and octal escapes are read differently`;
-      }
-      if (/[A-Za-z]/.test(next)) {
-        if (next === 'x' || next === 'u') {
-          const digits = next === 'x' ? 2 : 4;
-          const hex = pattern.slice(i + 2, i + 2 + digits);
-          if (hex.length !== digits || !HEX.test(hex)) {
-            return `\\${next} must be followed by ${digits} hexadecimal digits`;
-          }
-          i += 1 + digits;
-          if (inClass) atoms.push('char');
-          continue;
-        }
-        if (
-          inClass
-            ? !CLASS_ESCAPES.includes(next) && !'nrtf'.includes(next)
-            : !ESCAPES.includes(next)
-        ) {
-          return `\\${next} is not an escape every client reads alike`;
-        }
-        i++;
-        if (inClass) atoms.push(CLASS_ESCAPES.includes(next) ? 'class' : 'char');
-        continue;
-      }
-      if (next.charCodeAt(0) > 0x7f) return 'a backslash before a non-ASCII character';
-      i++;
-      if (inClass) atoms.push('char');
+      const escaped = readEscape(pattern, i, inClass);
+      if (typeof escaped === 'string') return escaped;
+      if (escaped === null) return undefined; // a trailing backslash is invalid everywhere
+      if (inClass) atoms.push(escaped.atom);
+      i = escaped.end - 1;
       continue;
     }
     if (inClass) {
@@ -66,31 +41,77 @@ export function nonPortableConstruct(pattern: string): string | undefined {
       }
       continue;
     }
-    if (ch === '[') {
+    const outside = readOutsideClass(pattern, i);
+    if (typeof outside === 'string') return outside;
+    if (pattern[i] === '[') {
       inClass = true;
       atoms = [];
-      let j = i + 1;
-      if (pattern[j] === '^') j++;
-      if (pattern[j] === ']') return 'a character class opening with "]" ("[]", "[^]")';
-      i = j - 1;
-      continue;
     }
-    if (ch === '(' && pattern[i + 1] === '?') {
-      const kind = pattern[i + 2];
-      if (kind !== ':' && kind !== '=' && kind !== '!') {
-        return '"(?" other than "(?:", "(?=" or "(?!" (named groups, lookbehind, inline flags)';
-      }
-      i += 2;
-      continue;
-    }
-    if (ch === '{') {
-      const quantifier = QUANTIFIER.exec(pattern.slice(i));
-      if (quantifier === null)
-        return 'a "{" that is not a quantifier {n}, {n,} or {n,m}: write "\\{"';
-      i += quantifier[0].length - 1;
-    }
+    i = outside - 1;
   }
   return undefined;
+}
+
+/**
+ * The escape whose backslash is at `at`: where it ends and what a class holds for it, why it is
+ * not portable, or null when the pattern ends at the backslash.
+ */
+function readEscape(
+  pattern: string,
+  at: number,
+  inClass: boolean,
+): { end: number; atom: ClassAtom } | string | null {
+  const next = pattern[at + 1];
+  if (next === undefined) return null;
+  if (next >= '0' && next <= '9') {
+    return `\\${next}: backreferences and octal escapes are read differently`;
+  }
+  if (/[A-Za-z]/.test(next)) {
+    if (next === 'x' || next === 'u') {
+      const digits = next === 'x' ? 2 : 4;
+      const hex = pattern.slice(at + 2, at + 2 + digits);
+      if (hex.length !== digits || !HEX.test(hex)) {
+        return `\\${next} must be followed by ${digits} hexadecimal digits`;
+      }
+      return { end: at + 2 + digits, atom: 'char' };
+    }
+    if (
+      inClass ? !CLASS_ESCAPES.includes(next) && !'nrtf'.includes(next) : !ESCAPES.includes(next)
+    ) {
+      return `\\${next} is not an escape every client reads alike`;
+    }
+    return { end: at + 2, atom: CLASS_ESCAPES.includes(next) ? 'class' : 'char' };
+  }
+  if (next.charCodeAt(0) > 0x7f) return 'a backslash before a non-ASCII character';
+  return { end: at + 2, atom: 'char' };
+}
+
+/**
+ * Outside a class, the construct at `at` that is not an escape: where it ends (past a class's
+ * opening, a group's `(?x`, a quantifier's braces), or why it is not portable.
+ */
+function readOutsideClass(pattern: string, at: number): number | string {
+  const ch = pattern[at];
+  if (ch === '[') {
+    let j = at + 1;
+    if (pattern[j] === '^') j++;
+    if (pattern[j] === ']') return 'a character class opening with "]" ("[]", "[^]")';
+    return j;
+  }
+  if (ch === '(' && pattern[at + 1] === '?') {
+    const kind = pattern[at + 2];
+    if (kind !== ':' && kind !== '=' && kind !== '!') {
+      return '"(?" other than "(?:", "(?=" or "(?!" (named groups, lookbehind, inline flags)';
+    }
+    return at + 3;
+  }
+  if (ch === '{') {
+    const quantifier = QUANTIFIER.exec(pattern.slice(at));
+    if (quantifier === null)
+      return 'a "{" that is not a quantifier {n}, {n,} or {n,m}: write "\\{"';
+    return at + quantifier[0].length;
+  }
+  return at + 1;
 }
 
 /**

@@ -100,101 +100,87 @@ export function passAll(tests: readonly ValueTest[], input: unknown, groups: Sav
   for (let i = 0; i < tests.length; i++) {
     const test = tests[i] as ValueTest;
     const value = test.path === null ? input : readPath(input, test.path);
-    let pass: boolean;
-    switch (test.kind) {
-      case 0: // STRING_IS
-        pass = stringForm(value) === test.text;
-        break;
-      case 1: // STRING_IS_IGNORING_CASE
-        pass = stringForm(value)?.toLowerCase() === test.text;
-        break;
-      case 2: // NUMBER_IS
-        pass = numberForm(value) === test.number;
-        break;
-      case 3: // TRUTHINESS_IS
-        pass = value !== null && value !== undefined && truthy(value) === test.operand;
-        break;
-      case 4: // EQUALS
-        pass = sameValue(value, test.operand);
-        break;
-      case 5: // NOT_EQUALS
-        pass = !sameValue(value, test.operand);
-        break;
-      case 6: // LESS
-        pass = compare(value, test.operand) < 0;
-        break;
-      case 7: // LESS_OR_EQUAL
-        pass = compare(value, test.operand) <= 0;
-        break;
-      case 8: // GREATER
-        pass = compare(value, test.operand) > 0;
-        break;
-      case 9: // GREATER_OR_EQUAL
-        pass = compare(value, test.operand) >= 0;
-        break;
-      case 10: // VERSION_EQUALS
-        pass = paddedVersionString(value) === test.text;
-        break;
-      case 11: // VERSION_NOT_EQUALS
-        pass = paddedVersionString(value) !== test.text;
-        break;
-      case 12: // VERSION_LESS
-        pass = paddedVersionString(value) < test.text;
-        break;
-      case 13: // VERSION_LESS_OR_EQUAL
-        pass = paddedVersionString(value) <= test.text;
-        break;
-      case 14: // VERSION_GREATER
-        pass = paddedVersionString(value) > test.text;
-        break;
-      case 15: // VERSION_GREATER_OR_EQUAL
-        pass = paddedVersionString(value) >= test.text;
-        break;
-      case 16: // IN
-        pass = (test.members as Membership).has(value);
-        break;
-      case 17: // NOT_IN
-        pass = !(test.members as Membership).has(value);
-        break;
-      case 18: // IN_GROUP
-        pass = groupMembership(groups, test.text).has(value);
-        break;
-      case 19: // NOT_IN_GROUP
-        pass = !groupMembership(groups, test.text).has(value);
-        break;
-      case 20: // ALL
-        pass = Array.isArray(value) && allFound(test.inner, value, groups);
-        break;
-      case 21: // EXISTS
-        pass = value !== null && value !== undefined;
-        break;
-      case 22: // MISSING
-        pass = value === null || value === undefined;
-        break;
-      case 23: // TYPE_IS
-        pass = typeName(value) === test.text;
-        break;
-      case 24: // SIZE
-        pass = Array.isArray(value) && passAll(test.inner[0] as ValueTest[], value.length, groups);
-        break;
-      case 25: // ELEMENT_MATCHES
-        pass = Array.isArray(value) && someElementMatches(test, value, groups);
-        break;
-      case 26: // NOT
-        pass = !passAll(test.inner[0] as ValueTest[], value, groups);
-        break;
-      case 27: {
-        // MATCHES_PATTERN
-        const text = stringForm(value);
-        pass = text !== undefined && searchable(text) && (test.pattern as RegExp).test(text);
-        break;
-      }
-      default: // NEVER
-        pass = false;
-    }
-    if (!pass) return false;
+    if (
+      !(test.kind <= VERSION_GREATER_OR_EQUAL
+        ? comparesTo(test, value)
+        : holds(test, value, groups))
+    )
+      return false;
   }
   return true;
+}
+
+/** The tests of a value against the operand: equalities and orderings, versions included. */
+function comparesTo(test: ValueTest, value: unknown): boolean {
+  switch (test.kind) {
+    case 0: // STRING_IS
+      return stringForm(value) === test.text;
+    case 1: // STRING_IS_IGNORING_CASE
+      return stringForm(value)?.toLowerCase() === test.text;
+    case 2: // NUMBER_IS
+      return numberForm(value) === test.number;
+    case 3: // TRUTHINESS_IS
+      return value !== null && value !== undefined && truthy(value) === test.operand;
+    case 4: // EQUALS
+      return sameValue(value, test.operand);
+    case 5: // NOT_EQUALS
+      return !sameValue(value, test.operand);
+    case 6: // LESS
+      return compare(value, test.operand) < 0;
+    case 7: // LESS_OR_EQUAL
+      return compare(value, test.operand) <= 0;
+    case 8: // GREATER
+      return compare(value, test.operand) > 0;
+    case 9: // GREATER_OR_EQUAL
+      return compare(value, test.operand) >= 0;
+    case 10: // VERSION_EQUALS
+      return paddedVersionString(value) === test.text;
+    case 11: // VERSION_NOT_EQUALS
+      return paddedVersionString(value) !== test.text;
+    case 12: // VERSION_LESS
+      return paddedVersionString(value) < test.text;
+    case 13: // VERSION_LESS_OR_EQUAL
+      return paddedVersionString(value) <= test.text;
+    case 14: // VERSION_GREATER
+      return paddedVersionString(value) > test.text;
+    default: // VERSION_GREATER_OR_EQUAL
+      return paddedVersionString(value) >= test.text;
+  }
+}
+
+/** The other tests: membership, presence and type, the nested tests, and patterns. */
+function holds(test: ValueTest, value: unknown, groups: SavedGroups): boolean {
+  switch (test.kind) {
+    case 16: // IN
+      return (test.members as Membership).has(value);
+    case 17: // NOT_IN
+      return !(test.members as Membership).has(value);
+    case 18: // IN_GROUP
+      return groupMembership(groups, test.text).has(value);
+    case 19: // NOT_IN_GROUP
+      return !groupMembership(groups, test.text).has(value);
+    case 20: // ALL
+      return Array.isArray(value) && allFound(test.inner, value, groups);
+    case 21: // EXISTS
+      return value !== null && value !== undefined;
+    case 22: // MISSING
+      return value === null || value === undefined;
+    case 23: // TYPE_IS
+      return typeName(value) === test.text;
+    case 24: // SIZE
+      return Array.isArray(value) && passAll(test.inner[0] as ValueTest[], value.length, groups);
+    case 25: // ELEMENT_MATCHES
+      return Array.isArray(value) && someElementMatches(test, value, groups);
+    case 26: // NOT
+      return !passAll(test.inner[0] as ValueTest[], value, groups);
+    case 27: {
+      // MATCHES_PATTERN
+      const text = stringForm(value);
+      return text !== undefined && searchable(text) && (test.pattern as RegExp).test(text);
+    }
+    default: // NEVER
+      return false;
+  }
 }
 
 /** `$all`: each item's tests pass on some element. */

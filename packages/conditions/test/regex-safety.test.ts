@@ -15,6 +15,7 @@ interface Vectors {
   maxSubjectLength: number;
   patterns: Array<{ pattern: string; safe: boolean; reason?: string }>;
   evaluations: Array<{ pattern: string; value: string; matches: boolean }>;
+  unportable: Array<{ pattern: string; value: string; reason: string }>;
 }
 
 const vectors = JSON.parse(
@@ -105,4 +106,24 @@ describe('patternReferences', () => {
       { pointer: '/f/$all/0/$regex', pattern: 'w', insensitive: false },
     ]);
   });
+
+  it.each(vectors.unportable.map((v) => [v.pattern, v] as const))(
+    'unportable %s: unreadable, though JavaScript matches',
+    (_, v) => {
+      expect(new RegExp(v.pattern).test(v.value)).toBe(true);
+      for (const operator of ['$regex', '$regexi']) {
+        const condition = { s: { [operator]: v.pattern } };
+        const beside = { $or: [condition, { absent: { $exists: false } }] };
+        const attributes = { s: v.value };
+        expect(checkCondition(condition)).toHaveLength(1);
+        for (const c of [condition, beside]) {
+          expect(evalCondition(attributes, c)).toBe(false);
+          expect(conditionMatcher(c)(attributes)).toBe(false);
+          const table = new FieldTable();
+          const matcher = fieldsMatcher(c, table);
+          expect(matcher?.(table.resolve(attributes) ?? [])).toBe(false);
+        }
+      }
+    },
+  );
 });

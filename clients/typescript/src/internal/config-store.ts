@@ -4,7 +4,14 @@ import {
   UserHasher,
   variantForBucket,
 } from '@arbiter/bucketing';
-import { conditionMatcher, FieldTable, fieldsMatcher, type SavedGroups } from '@arbiter/conditions';
+import {
+  type ConditionEngine,
+  conditionMatcher,
+  FieldTable,
+  fieldsMatcher,
+  preferredEngine,
+  type SavedGroups,
+} from '@arbiter/conditions';
 import { PreparedAttributes } from '../prepared-attributes.ts';
 import { EXPOSURE_DEDUP_CAPACITY } from './constants.ts';
 import { ExposureDedup, type PendingExposures, variantKeyCode } from './exposure-dedup.ts';
@@ -54,8 +61,14 @@ export class ConfigStore {
   private current: { version: number; etag: string } | null = null;
   private gates: GateCatalogue | null = null;
 
-  /** `exposureDedupCapacity`: fingerprints each experiment's exposure table holds. */
-  constructor(private readonly exposureDedupCapacity = EXPOSURE_DEDUP_CAPACITY) {}
+  /**
+   * `exposureDedupCapacity`: fingerprints each experiment's exposure table holds. `engine`: how
+   * targeting runs, chosen once here (so when the client is built): the fast path or not.
+   */
+  constructor(
+    private readonly exposureDedupCapacity = EXPOSURE_DEDUP_CAPACITY,
+    private readonly engine: ConditionEngine = preferredEngine(),
+  ) {}
 
   get loaded(): boolean {
     return this.current !== null;
@@ -172,7 +185,7 @@ export class ConfigStore {
       const compiled = compile(
         raw,
         this.byKey,
-        { groups, fields },
+        { groups, fields, engine: this.engine },
         gates,
         this.exposureDedupCapacity,
       );
@@ -274,10 +287,11 @@ function variantCode(experiment: CompiledExperiment, variant: string): number {
   return 0;
 }
 
-/** What every condition of one config shares: its saved groups and its field table. */
+/** What every condition of one config shares: its saved groups, field table and engine. */
 interface TargetingScope {
   readonly groups: SavedGroups;
   readonly fields: FieldTable;
+  readonly engine: ConditionEngine;
 }
 
 /**
@@ -287,12 +301,12 @@ interface TargetingScope {
  */
 function targetingOf(
   targeting: unknown,
-  { groups, fields }: TargetingScope,
+  { groups, fields, engine }: TargetingScope,
 ): ((attributes: AnyAttributes) => boolean) | null {
   if (targeting === undefined || targeting === null) return null;
   if (isObject(targeting) && Object.keys(targeting).length === 0) return null;
-  const matches = conditionMatcher(targeting);
-  const byIndex = fieldsMatcher(targeting, fields);
+  const matches = conditionMatcher(targeting, engine);
+  const byIndex = fieldsMatcher(targeting, fields, engine);
   // A plain object pays one prototype check more than before; it then takes the same path.
   return (attributes) => {
     if (!(attributes instanceof PreparedAttributes)) return matches(attributes, groups);

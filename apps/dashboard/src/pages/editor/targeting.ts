@@ -28,8 +28,7 @@ export interface GroupSummary {
 }
 
 /**
- * The box's text, checked with the server's own save-time check (`checkCondition` with
- * `portable`), plus the saved groups it names that the org does not have (the server refuses
+ * The box's text, checked with the server's own save-time check (`checkCondition`), plus the saved groups it names that the org does not have (the server refuses
  * those too: a typo would leave everyone out silently). `groups` is null while they load.
  */
 export function readTargeting(
@@ -41,10 +40,8 @@ export function readTargeting(
   if (parsed.kind === 'blank' || Object.keys(parsed.value).length === 0)
     return { kind: 'everyone' };
   const condition = parsed.value;
-  const problems = checkCondition(condition, { portable: true });
-  // The evaluators skip the portability check: a pattern only Python or Java would misread still
-  // runs in the browser, so the live check answers for it while the save would be refused.
-  const readable = problems.length === 0 || checkCondition(condition).length === 0;
+  const problems = checkCondition(condition);
+  const readable = problems.length === 0;
   if (problems.length === 0 && groups !== null) {
     const known = new Set(groups.map((g) => g.key));
     for (const ref of groupReferences(condition))

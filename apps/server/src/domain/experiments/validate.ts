@@ -166,8 +166,8 @@ export function checkConfig(config: ExperimentConfig): void {
     Math.abs(config.layer_weight * 100 - Math.round(config.layer_weight * 100)) > 1e-6
   )
     errors.push({ pointer: '#/layer_weight', detail: 'must be a multiple of 0.01' });
-  // Portable: a pattern JavaScript, Python and Java read differently would split the clients.
-  for (const problem of checkCondition(config.targeting ?? {}, { portable: true })) {
+  // What no evaluator can read, patterns the clients would read differently included.
+  for (const problem of checkCondition(config.targeting ?? {})) {
     errors.push({ pointer: `#/targeting${problem.pointer}`, detail: problem.message });
   }
   if (errors.length > 0) {

@@ -17,8 +17,8 @@ import java.util.regex.Pattern;
  * bench/java-client/RESULTS.md).
  *
  * <p>The tests run grouped by class, not in the condition's order: each loop then calls one
- * class, which the JIT inlines, where one loop over all kinds dispatched on every test (issue
- * 29's speed goal). The answer cannot change: the condition is the conjunction of its tests,
+ * class, which the JIT inlines, where one loop over all kinds dispatched on every test (the
+ * targeting speed goal of bench/java-client). The answer cannot change: the condition is the conjunction of its tests,
  * no test has an effect a caller sees, and a test that throws makes the whole condition false,
  * whichever runs first.
  *

@@ -64,36 +64,7 @@ final class EventValidation {
     if (type == null) return "the event type is null";
     if (payload == null) return "payload is null";
     for (Map.Entry<String, ?> e : payload.entrySet()) {
-      String field = e.getKey();
-      Object value = e.getValue();
-      if (field == null || !PAYLOAD_FIELDS.contains(field)) return "unknown field " + field;
-      if (TEXT.contains(field) && value != null && !(value instanceof String)) {
-        return field + " must be a string";
-      }
-      double[] domain = DOMAIN.get(field);
-      if (domain != null && (!inDomain(value, domain)
-          || (INTEGRAL.contains(field) && !isIntegral((Number) value)))) {
-        return field + " must be " + (INTEGRAL.contains(field) ? "an integer" : "a number")
-            + " from " + (long) domain[0] + " to " + (long) domain[1];
-      }
-      Integer max = MAX_LENGTH.get(field);
-      if (max != null && value instanceof String && ((String) value).length() > max) {
-        return field + " is longer than " + max + " characters";
-      }
-      if (field.equals("variant") && "".equals(value)) return "variant must not be empty";
-      if (BUSINESS_ONLY.contains(field) && type != EventType.BUSINESS_EVENT) {
-        return field + ": only business_event carries it";
-      }
-      if (MODEL_CALL_ONLY.contains(field) && type != EventType.MODEL_CALL) {
-        return field + ": only model_call carries it";
-      }
-      if (field.equals("error") && value != null && !(value instanceof String)) {
-        return "error must be a string or null";
-      }
-      if (field.equals("metadata") && !(value instanceof Map)) {
-        return "metadata must be an object";
-      }
-      String bad = valueProblem(field, value, 1);
+      String bad = fieldProblem(type, e.getKey(), e.getValue());
       if (bad != null) return bad;
     }
     if (payload.containsKey("metadata")) {
@@ -103,6 +74,43 @@ final class EventValidation {
             + ArbiterDefaults.METADATA_MAX_BYTES;
       }
     }
+    return requiredProblem(type, payload);
+  }
+
+  /** Null when one field of a payload is known, of its type, in its domain and on its event. */
+  private static String fieldProblem(EventType type, String field, Object value) {
+    if (field == null || !PAYLOAD_FIELDS.contains(field)) return "unknown field " + field;
+    if (TEXT.contains(field) && value != null && !(value instanceof String)) {
+      return field + " must be a string";
+    }
+    double[] domain = DOMAIN.get(field);
+    if (domain != null && (!inDomain(value, domain)
+        || (INTEGRAL.contains(field) && !isIntegral((Number) value)))) {
+      return field + " must be " + (INTEGRAL.contains(field) ? "an integer" : "a number")
+          + " from " + (long) domain[0] + " to " + (long) domain[1];
+    }
+    Integer max = MAX_LENGTH.get(field);
+    if (max != null && value instanceof String && ((String) value).length() > max) {
+      return field + " is longer than " + max + " characters";
+    }
+    if (field.equals("variant") && "".equals(value)) return "variant must not be empty";
+    if (BUSINESS_ONLY.contains(field) && type != EventType.BUSINESS_EVENT) {
+      return field + ": only business_event carries it";
+    }
+    if (MODEL_CALL_ONLY.contains(field) && type != EventType.MODEL_CALL) {
+      return field + ": only model_call carries it";
+    }
+    if (field.equals("error") && value != null && !(value instanceof String)) {
+      return "error must be a string or null";
+    }
+    if (field.equals("metadata") && !(value instanceof Map)) {
+      return "metadata must be an object";
+    }
+    return valueProblem(field, value, 1);
+  }
+
+  /** Null when the fields every event needs, and a business event's own, are present. */
+  private static String requiredProblem(EventType type, Map<String, ?> payload) {
     Object experiment = payload.get("experiment_id");
     if (!(experiment instanceof String) || ((String) experiment).isEmpty()) {
       return "experiment_id is missing";

@@ -1,49 +1,50 @@
 package dev.arbiter.client;
 
-import java.util.ArrayDeque;
-import java.util.BitSet;
-import java.util.Deque;
-import java.util.HashMap;
-import java.util.Map;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
- * A JavaScript RegExp pattern (no flags but {@code i}, the dialect the server validates
- * conditions in) rewritten for java.util.regex, where the two read the same text differently:
+ * The one translation of a pattern from the dialect every evaluator runs (a JavaScript RegExp
+ * without flags but {@code i}, in the portable subset of docs/wire-format.md#regular-expressions)
+ * to java.util.regex. Inside the subset, Java reads a few constructs differently, and these
+ * alone are rewritten:
  * <ul>
- *   <li>{@code $} is the end of the text only (Java's also matches before a final line break);
- *   <li>{@code .} excludes just \n, \r, U+2028 and U+2029 (Java's also U+0085);
- *   <li>{@code \s} is JavaScript's whitespace set, {@code \b} an ASCII word boundary (Java 17's
- *       is Unicode), {@code \v} a vertical tab, {@code \0} NUL, {@code \cx} x mod 32;
- *   <li>{@code [^]} is any character and {@code []} none; '[', '&amp;' in a class, and '-' beside
- *       {@code \d}, {@code \w} or {@code \s} in a class, are plain;
- *   <li>a '{' or '}' that is not a quantifier, and an escaped character JavaScript gives no
- *       meaning ({@code \A}, {@code \Q}, {@code \p}, {@code \z}, ...), are the plain character;
- *       {@code \8}, and {@code \12} without 12 groups, are legacy octal or plain digits;
- *   <li>a backreference to a group that has not matched matches the empty string;
- *   <li>what JavaScript refuses (a quantifier on a quantifier or on nothing, Java's {@code (?i)}
- *       or {@code (?>...)}, a duplicate group name) is no pattern.
+ *   <li>{@code $} is {@code \z} (Java's {@code $} also matches before a final line break);
+ *   <li>{@code .} is {@code [^\n\r\u2028\u2029]} (Java's also excludes U+0085);
+ *   <li>{@code \s} and {@code \S} are JavaScript's whitespace set and its complement, written out;
+ *   <li>{@code \b} and {@code \B} are ASCII word boundaries, written with lookarounds (Java's
+ *       read Unicode letters as word characters);
+ *   <li>a {@code ]} or {@code }} outside a class, and a {@code &} or {@code ^} inside one, are
+ *       escaped, as literals.
  * </ul>
- * Left as Java reads them: case folding that maps a non-ASCII letter to ASCII (Java's {@code k}
- * matches KELVIN SIGN and {@code s} LONG S case-insensitively, JavaScript's do not), astral
- * characters (one code point to Java, two code units to JavaScript), and a group's capture
- * kept from an earlier iteration of a loop (JavaScript clears it).
+ * Everything else is copied. A pattern outside the subset (what the portable check refuses:
+ * {@code (?<}, lookbehind, backreferences, octal, {@code \A \p \v \c ...}, {@code [} or
+ * {@code &&} in a class, {@code []} and {@code [^]}, a class range with a class escape as an end,
+ * a {@code {} that is no quantifier), or one JavaScript refuses (a quantifier with nothing to
+ * repeat, an unclosed group or class), is no pattern: the condition is unreadable, as in every
+ * evaluator.
  */
 final class JsPattern {
   private static final String JS_SPACE =
       "\\t\\n\\x0B\\f\\r \\u00A0\\u1680\\u2000-\\u200A\\u2028\\u2029\\u202F\\u205F\\u3000\\uFEFF";
+  private static final String NOT_JS_SPACE = "\\x00-\\x08\\x0E-\\x1F\\x21-\\x9F\\xA1-\\u167F"
+      + "\\u1681-\\u1FFF\\u200B-\\u2027\\u202A-\\u202E\\u2030-\\u205E\\u2060-\\u2FFF"
+      + "\\u3001-\\uFEFE\\uFF00-\\x{10FFFF}";
   private static final String WORD = "[A-Za-z0-9_]";
-  // What a ')' closes: a capturing group's number, or one of these.
-  private static final int NON_CAPTURING = 0;
-  private static final int LOOKAHEAD = -1;
-  private static final int LOOKBEHIND = -2;
+  private static final String BOUNDARY =
+      "(?:(?<=" + WORD + ")(?!" + WORD + ")|(?<!" + WORD + ")(?=" + WORD + "))";
+  private static final String NOT_BOUNDARY =
+      "(?:(?<=" + WORD + ")(?=" + WORD + ")|(?<!" + WORD + ")(?!" + WORD + "))";
+  // The escaped letters of the subset, outside and inside a class; x and u take hex digits.
+  private static final String ESCAPES = "dDwWsSbBnrtf";
+  private static final String CLASS_ESCAPES = "dDwWsSnrtf";
+
+  /** What a class holds, in order, for the check of its ranges. */
+  private enum Atom { CHAR, SET, DASH }
 
   private final String js;
   private final StringBuilder out;
-  private final Map<String, Integer> names = new HashMap<>();
-  private final BitSet closed = new BitSet();
-  private final Deque<Integer> open = new ArrayDeque<>();
-  private int groupCount;
-  private int opened;
+  private int depth;
   private int i;
 
   private JsPattern(String js) {
@@ -51,11 +52,10 @@ final class JsPattern {
     this.out = new StringBuilder(js.length() + 16);
   }
 
-  /** The Java form of a JavaScript pattern, or null when JavaScript would refuse it. */
+  /** The Java form of a pattern, or null when it is outside the subset or JavaScript refuses it. */
   static String toJava(String js) {
     try {
       JsPattern pattern = new JsPattern(js);
-      pattern.countGroups();
       pattern.translate();
       return pattern.out.toString();
     } catch (Refused e) {
@@ -63,7 +63,7 @@ final class JsPattern {
     }
   }
 
-  /** A pattern JavaScript refuses; thrown only within this class. */
+  /** A pattern outside the subset; thrown only within this class. */
   private static final class Refused extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
@@ -72,101 +72,42 @@ final class JsPattern {
     }
   }
 
-  /**
-   * Numbers every capturing group, named ones included, in order of their '(' outside classes
-   * and escapes, and names the named ones.
-   */
-  private void countGroups() {
-    boolean inClass = false;
-    for (int k = 0; k < js.length(); k++) {
-      char c = js.charAt(k);
-      if (c == '\\') {
-        k++;
-      } else if (inClass) {
-        if (c == ']') inClass = false;
-      } else if (c == '[') {
-        inClass = true;
-      } else if (c == '(' && !js.startsWith("(?", k)) {
-        groupCount++;
-      } else if (js.startsWith("(?<", k) && !js.startsWith("(?<=", k)
-          && !js.startsWith("(?<!", k)) {
-        groupCount++;
-        int close = js.indexOf('>', k);
-        if (close < 0) throw new Refused();
-        String name = js.substring(k + 3, close);
-        if (!isIdentifier(name) || names.put(name, groupCount) != null) throw new Refused();
-      }
-    }
+  private static void refuseUnless(boolean condition) {
+    if (!condition) throw new Refused();
   }
 
   private void translate() {
     boolean quantifiable = false;
-    int n = js.length();
-    while (i < n) {
+    while (i < js.length()) {
       char c = js.charAt(i);
-      switch (c) {
-        case '\\':
-          if (i + 1 >= n) throw new Refused();
-          // An assertion takes no quantifier.
-          quantifiable = js.charAt(i + 1) != 'b' && js.charAt(i + 1) != 'B';
-          if (js.charAt(i + 1) == 'k' && !names.isEmpty()) {
-            namedReference();
-          } else {
-            i++;
-            escape(false);
-          }
-          break;
-        case '[':
-          i++;
-          charClass();
-          quantifiable = true;
-          break;
-        case '(':
-          openGroup();
-          quantifiable = false;
-          break;
-        case ')': {
-          if (open.isEmpty()) throw new Refused();
-          int group = open.pop();
-          if (group > 0) {
-            out.append("(?<m").append(group).append(">)");
-            closed.set(group);
-          }
-          out.append(')');
-          quantifiable = group != LOOKBEHIND;
-          i++;
-          break;
-        }
-        case '*':
-        case '+':
-        case '?':
-        case '{': {
-          int end = c == '{' ? braceQuantifier(i) : i + 1;
-          if (end < 0) {
-            // Not a quantifier: a plain '{' (JavaScript's web-compatibility grammar).
-            out.append("\\{");
-            quantifiable = true;
-            i++;
-            break;
-          }
-          if (!quantifiable) throw new Refused();
-          out.append(js, i, end);
-          i = end;
-          if (i < n && js.charAt(i) == '?') out.append(js.charAt(i++));
-          quantifiable = false;
-          break;
-        }
-        default:
-          quantifiable = literal(c);
-          i++;
+      if (c == '*' || c == '+' || c == '?' || c == '{') {
+        refuseUnless(quantifiable);
+        quantifier();
+        quantifiable = false;
+      } else {
+        quantifiable = atom(c);
       }
     }
-    if (!open.isEmpty()) throw new Refused();
+    refuseUnless(depth == 0);
   }
 
-  /** A character outside a class; returns whether a quantifier may follow it. */
-  private boolean literal(char c) {
+  /** One atom or assertion outside a class; returns whether a quantifier may follow it. */
+  private boolean atom(char c) {
+    i++;
     switch (c) {
+      case '\\':
+        return escape();
+      case '[':
+        charClass();
+        return true;
+      case '(':
+        openGroup();
+        return false;
+      case ')':
+        refuseUnless(depth > 0);
+        depth--;
+        out.append(')');
+        return true;
       case '.':
         out.append("[^\\n\\r\\u2028\\u2029]");
         return true;
@@ -177,8 +118,8 @@ final class JsPattern {
       case '|':
         out.append(c);
         return false;
-      case '}':
       case ']':
+      case '}':
         out.append('\\').append(c);
         return true;
       default:
@@ -187,224 +128,134 @@ final class JsPattern {
     }
   }
 
-  private void openGroup() {
-    if (!js.startsWith("(?", i)) {
-      openCapturing(1);
-    } else if (js.startsWith("(?:", i)) {
-      open.push(NON_CAPTURING);
-      out.append("(?:");
-      i += 3;
-    } else if (js.startsWith("(?=", i) || js.startsWith("(?!", i)) {
-      open.push(LOOKAHEAD);
-      out.append(js, i, i + 3);
-      i += 3;
-    } else if (js.startsWith("(?<=", i) || js.startsWith("(?<!", i)) {
-      open.push(LOOKBEHIND);
-      out.append(js, i, i + 4);
-      i += 4;
-    } else if (js.startsWith("(?<", i)) {
-      openCapturing(js.indexOf('>', i) + 1 - i);
-    } else {
-      // JavaScript refuses every other (?...), Java's (?i) and (?>...) among them.
-      throw new Refused();
+  /** A {@code *}, {@code +}, {@code ?} or {n}, {n,}, {n,m} quantifier, lazy or not. */
+  private void quantifier() {
+    int end = i + 1;
+    if (js.charAt(i) == '{') {
+      int digits = end;
+      while (end < js.length() && isDigit(js.charAt(end))) end++;
+      refuseUnless(end > digits);
+      if (end < js.length() && js.charAt(end) == ',') {
+        end++;
+        while (end < js.length() && isDigit(js.charAt(end))) end++;
+      }
+      refuseUnless(end < js.length() && js.charAt(end) == '}');
+      end++;
     }
+    out.append(js, i, end);
+    i = end;
+    if (i < js.length() && js.charAt(i) == '?') out.append(js.charAt(i++));
+  }
+
+  /** After a '(': a capturing group, or {@code (?:}, {@code (?=}, {@code (?!}. */
+  private void openGroup() {
+    if (i < js.length() && js.charAt(i) == '?') {
+      refuseUnless(i + 1 < js.length() && ":=!".indexOf(js.charAt(i + 1)) >= 0);
+      out.append("(?").append(js.charAt(i + 1));
+      i += 2;
+    } else {
+      out.append('(');
+    }
+    depth++;
+  }
+
+  /** After a backslash outside a class; returns whether a quantifier may follow it. */
+  private boolean escape() {
+    refuseUnless(i < js.length());
+    char c = js.charAt(i);
+    if (c == 'b' || c == 'B') {
+      out.append(c == 'b' ? BOUNDARY : NOT_BOUNDARY);
+      i++;
+      return false;
+    }
+    if (c == 's' || c == 'S') {
+      out.append(c == 's' ? "[" + JS_SPACE + "]" : "[" + NOT_JS_SPACE + "]");
+      i++;
+      return true;
+    }
+    copyEscape(ESCAPES);
+    return true;
   }
 
   /**
-   * Every capturing group becomes a named one with an empty group "m" closing it, which has
-   * matched exactly when the group has: what a backreference needs to tell "not matched yet"
-   * (JavaScript: the empty string) from "matched other text" (no match).
+   * An escape of the subset other than {@code \s \S \b \B}, copied: the letters given, x with
+   * two hex digits, u with four, or an ASCII character that is not a letter or a digit.
    */
-  private void openCapturing(int length) {
-    int group = ++opened;
-    open.push(group);
-    out.append("(?<g").append(group).append('>');
-    i += length;
-  }
-
-  private void backreference(int group) {
-    if (closed.get(group)) {
-      out.append("(?:\\k<g").append(group).append(">|(?!\\k<m").append(group).append(">))");
+  private Atom copyEscape(String letters) {
+    char c = js.charAt(i);
+    int end = i + 1;
+    if (c == 'x' || c == 'u') {
+      end += c == 'x' ? 2 : 4;
+      refuseUnless(end <= js.length());
+      for (int k = i + 1; k < end; k++) refuseUnless(isHexDigit(js.charAt(k)));
+    } else if (isAsciiLetter(c)) {
+      refuseUnless(letters.indexOf(c) >= 0);
     } else {
-      // Within its own group, or before it: JavaScript's group has not matched, so empty.
-      out.append("(?:)");
+      refuseUnless(c < 0x80 && !isDigit(c));
     }
-  }
-
-  /** A {@code \k<name>}, at its backslash. */
-  private void namedReference() {
-    int close = js.indexOf('>', i);
-    if (!js.startsWith("\\k<", i) || close < 0) throw new Refused();
-    Integer group = names.get(js.substring(i + 3, close));
-    if (group == null) throw new Refused();
-    backreference(group);
-    i = close + 1;
-  }
-
-  /** The end of a {n}, {n,} or {n,m} quantifier starting at from, or -1 when it is not one. */
-  private int braceQuantifier(int from) {
-    int j = from + 1;
-    int digits = j;
-    while (j < js.length() && isDigit(js.charAt(j))) j++;
-    if (j == digits) return -1;
-    if (j < js.length() && js.charAt(j) == ',') {
-      j++;
-      while (j < js.length() && isDigit(js.charAt(j))) j++;
-    }
-    return j < js.length() && js.charAt(j) == '}' ? j + 1 : -1;
+    out.append('\\').append(js, i, end);
+    i = end;
+    return "dDwW".indexOf(c) >= 0 ? Atom.SET : Atom.CHAR;
   }
 
   /** A class, from just after its '[' to just after its ']'. */
   private void charClass() {
-    int n = js.length();
-    boolean negated = i < n && js.charAt(i) == '^';
+    boolean negated = i < js.length() && js.charAt(i) == '^';
     if (negated) i++;
-    if (i < n && js.charAt(i) == ']') {
-      out.append(negated ? "[\\s\\S]" : "(?!)");
-      i++;
-      return;
-    }
+    refuseUnless(i < js.length() && js.charAt(i) != ']');
     out.append(negated ? "[^" : "[");
-    boolean afterSet = false;
-    while (i < n) {
+    List<Atom> atoms = new ArrayList<>();
+    while (i < js.length()) {
       char c = js.charAt(i);
       if (c == ']') {
+        refuseUnless(rangesHaveNoSetEnd(atoms));
         out.append(']');
         i++;
         return;
       }
-      if (c == '\\') {
-        if (i + 1 >= n) throw new Refused();
-        afterSet = isSetEscape(i);
-        i++;
-        escape(true);
-        continue;
-      }
-      // A '-' beside \d, \w or \s is a plain '-' in JavaScript, where Java sees a bad range.
-      if (c == '[' || c == '&' || c == '^' || (c == '-' && (afterSet || isSetEscape(i + 1)))) {
-        out.append('\\');
-      }
-      out.append(c);
-      afterSet = false;
-      i++;
+      atoms.add(classMember(c, atoms.isEmpty() ? null : atoms.get(atoms.size() - 1)));
     }
     throw new Refused();
   }
 
-  private boolean isSetEscape(int at) {
-    return at + 1 < js.length() && js.charAt(at) == '\\'
-        && "dDwWsS".indexOf(js.charAt(at + 1)) >= 0;
-  }
-
-  /** The escape whose character is at i (just after the backslash). */
-  private void escape(boolean inClass) {
-    char c = js.charAt(i);
-    switch (c) {
-      case 'd': case 'D': case 'w': case 'W': case 'f': case 'n': case 'r': case 't':
-        out.append('\\').append(c);
+  /**
+   * One member of a class at i, written out; what it is for the check of ranges. A '-' beside
+   * a class escape is a literal (a range there is refused) and is escaped, as Java needs.
+   */
+  private Atom classMember(char c, Atom previous) {
+    i++;
+    if (c == '\\') {
+      refuseUnless(i < js.length());
+      char e = js.charAt(i);
+      if (e == 's' || e == 'S') {
+        out.append(e == 's' ? JS_SPACE : NOT_JS_SPACE);
         i++;
-        return;
-      case 's':
-        out.append(inClass ? JS_SPACE : "[" + JS_SPACE + "]");
-        i++;
-        return;
-      case 'S':
-        // In a class a nested class is Java's union: the complement joins the class.
-        out.append("[^").append(JS_SPACE).append(']');
-        i++;
-        return;
-      case 'v':
-        out.append("\\x0B");
-        i++;
-        return;
-      case 'b':
-        out.append(inClass ? "\\x08" : "(?:(?<=" + WORD + ")(?!" + WORD + ")|(?<!" + WORD
-            + ")(?=" + WORD + "))");
-        i++;
-        return;
-      case 'B':
-        out.append(inClass ? "B" : "(?:(?<=" + WORD + ")(?=" + WORD + ")|(?<!" + WORD
-            + ")(?!" + WORD + "))");
-        i++;
-        return;
-      case 'c': {
-        char next = i + 1 < js.length() ? js.charAt(i + 1) : '\0';
-        if (isAsciiLetter(next) || (inClass && (isDigit(next) || next == '_'))) {
-          appendChar(next % 32);
-          i += 2;
-        } else {
-          // No control letter: a plain backslash, and the 'c' reads on as itself.
-          out.append("\\\\");
-        }
-        return;
+        return Atom.SET;
       }
-      case 'x':
-        hexEscape(2);
-        return;
-      case 'u':
-        hexEscape(4);
-        return;
-      default:
-        if (isDigit(c)) {
-          digitEscape(inClass);
-        } else {
-          appendChar(c);
-          i++;
-        }
+      return copyEscape(CLASS_ESCAPES);
     }
+    refuseUnless(c != '[' && !(c == '&' && i < js.length() && js.charAt(i) == '&'));
+    boolean besideSet = c == '-' && (previous == Atom.SET || (js.startsWith("\\", i)
+        && i + 1 < js.length() && "dDwWsS".indexOf(js.charAt(i + 1)) >= 0));
+    if (c == '&' || c == '^' || besideSet) out.append('\\');
+    out.append(c);
+    return c == '-' ? Atom.DASH : Atom.CHAR;
   }
 
-  /** An x escape with 2 hex digits, a u escape with 4; with fewer, the plain letter. */
-  private void hexEscape(int digits) {
-    int end = i + 1 + digits;
-    boolean hex = end <= js.length();
-    for (int k = i + 1; hex && k < end; k++) hex = isHexDigit(js.charAt(k));
-    if (hex) {
-      appendChar(Integer.parseInt(js.substring(i + 1, end), 16));
-      i = end;
-    } else {
-      appendChar(js.charAt(i));
-      i++;
-    }
-  }
-
-  /** A backreference when its group exists, else a legacy octal escape (or a plain 8 or 9). */
-  private void digitEscape(boolean inClass) {
-    int j = i;
-    while (j < js.length() && isDigit(js.charAt(j))) j++;
-    if (!inClass && js.charAt(i) != '0' && j - i <= 9) {
-      int number = Integer.parseInt(js.substring(i, j));
-      if (number <= groupCount) {
-        backreference(number);
-        i = j;
-        return;
+  /**
+   * Whether no range of a class has a class escape as an end ({@code [\d-z]}: JavaScript reads
+   * the '-' as a literal, Python refuses). Ranges are read left to right, so in {@code [a-b-\d]}
+   * the second '-' is a literal after the range a-b.
+   */
+  private static boolean rangesHaveNoSetEnd(List<Atom> atoms) {
+    int k = 0;
+    while (k < atoms.size()) {
+      if (k + 2 < atoms.size() && atoms.get(k + 1) == Atom.DASH) {
+        if (atoms.get(k) == Atom.SET || atoms.get(k + 2) == Atom.SET) return false;
+        k += 3;
+      } else {
+        k++;
       }
-    }
-    if (js.charAt(i) >= '8') {
-      appendChar(js.charAt(i));
-      i++;
-      return;
-    }
-    int value = 0;
-    int k = i;
-    while (k < js.length() && k < i + 3 && js.charAt(k) >= '0' && js.charAt(k) <= '7') {
-      int next = value * 8 + (js.charAt(k) - '0');
-      if (next > 0377) break;
-      value = next;
-      k++;
-    }
-    appendChar(value);
-    i = k;
-  }
-
-  private void appendChar(int c) {
-    out.append("\\x{").append(Integer.toHexString(c)).append('}');
-  }
-
-  private static boolean isIdentifier(String name) {
-    if (name.isEmpty() || !Character.isJavaIdentifierStart(name.charAt(0))) return false;
-    for (int k = 1; k < name.length(); k++) {
-      if (!Character.isJavaIdentifierPart(name.charAt(k))) return false;
     }
     return true;
   }

@@ -79,6 +79,23 @@ class RegexSafetyTest {
     assertEquals(want, got);
   }
 
+  @TestFactory
+  Stream<DynamicTest> eachUnportablePatternMakesItsConditionUnreadable() {
+    assertTrue(list(SAFETY, "unportable").size() > 10);
+    return list(SAFETY, "unportable").stream().map(v -> DynamicTest.dynamicTest(
+        (String) v.get("pattern"), () -> {
+          String pattern = (String) v.get("pattern");
+          for (String operator : List.of("$regex", "$regexi")) {
+            assertNull(ConditionRegex.compile(pattern, operator.equals("$regexi")));
+            assertFalse(ConditionCheck.isReadable(Map.of("v", Map.of(operator, pattern))));
+            assertEquals(List.of(false, false), answers(operator, pattern, v.get("value")));
+            Map<String, Object> beside = Map.of("$or", List.of(
+                Map.of("v", Map.of(operator, pattern)), Map.of("absent", Map.of("$exists", false))));
+            assertFalse(ConditionEvaluator.evalCondition(Map.of("v", v.get("value")), beside, null));
+          }
+        }));
+  }
+
   @Test
   void aValuePastTheCapNeverMatchesEvenAPatternThatMatchesAnything() {
     int cap = RegexSafety.MAX_SUBJECT_LENGTH;

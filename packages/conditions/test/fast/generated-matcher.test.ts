@@ -2,11 +2,15 @@ import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { compileCondition } from '../src/compile-condition.ts';
-import { codeGenerationRefused, generateMatcher, matcherSource } from '../src/generated-matcher.ts';
-import { checkCondition, evalCondition, type SavedGroups } from '../src/index.ts';
-import { attributes, groups, readableCondition } from './arbitraries.ts';
-import { cases } from './load-vectors.ts';
+import { compileCondition } from '../../src/compile-condition.ts';
+import {
+  codeGenerationRefused,
+  generateMatcher,
+  matcherSource,
+} from '../../src/fast/generated-matcher.ts';
+import { checkCondition, evalCondition, type SavedGroups } from '../../src/index.ts';
+import { attributes, groups, readableCondition } from '../arbitraries.ts';
+import { cases } from '../load-vectors.ts';
 
 const NO_GROUPS: SavedGroups = {};
 
@@ -180,8 +184,8 @@ describe('where new Function is refused', () => {
   it('runs every case in the interpreter, after one refused attempt', () => {
     // node's --disallow-code-generation-from-strings throws EvalError from `new Function`, as
     // a browser does under a Content-Security-Policy without 'unsafe-eval'.
-    const script = fileURLToPath(new URL('./fixtures/vectors-without-eval.ts', import.meta.url));
-    const root = fileURLToPath(new URL('../../..', import.meta.url));
+    const script = fileURLToPath(new URL('../fixtures/vectors-without-eval.ts', import.meta.url));
+    const root = fileURLToPath(new URL('../../../..', import.meta.url));
     const out = execFileSync(
       process.execPath,
       ['--disallow-code-generation-from-strings', '--import', 'tsx', script],

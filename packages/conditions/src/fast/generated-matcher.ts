@@ -9,12 +9,12 @@
 // Field names, operands, patterns and group keys reach the function as values, in the `values`
 // array it is called with, never as source text; so no condition can change what the function
 // does, only what it compares with (docs/decisions/targeting.md#targeting-conditions).
-import { compileValue } from './compile-condition.ts';
-import { type FieldPath, fieldPath, readField } from './field-path.ts';
-import type { FieldTable } from './field-table.ts';
-import { compare, numberForm, sameValue, stringForm, truthy } from './json-values.ts';
-import { groupMembership, type Membership } from './membership.ts';
-import { searchable } from './regex-safety.ts';
+import { compileValue } from '../compile-condition.ts';
+import { type FieldPath, fieldPath, readField } from '../field-path.ts';
+import type { FieldTable } from '../field-table.ts';
+import { compare, numberForm, sameValue, stringForm, truthy } from '../json-values.ts';
+import { groupMembership, type Membership } from '../membership.ts';
+import { searchable } from '../regex-safety.ts';
 import {
   EQUALS,
   EXISTS,
@@ -44,8 +44,8 @@ import {
   VERSION_LESS,
   VERSION_LESS_OR_EQUAL,
   VERSION_NOT_EQUALS,
-} from './value-tests.ts';
-import { paddedVersionString } from './version-string.ts';
+} from '../value-tests.ts';
+import { paddedVersionString } from '../version-string.ts';
 
 /** `$regex`/`$regexi`: the value's string form, if it has one and it is short enough, searched. */
 function matchesPattern(pattern: RegExp, value: unknown): boolean {
@@ -268,6 +268,14 @@ class SourceBuilder {
       case VERSION_GREATER:
       case VERSION_GREATER_OR_EQUAL:
         return `paddedVersionString(${x}) ${ORDER[test.kind]} ${this.value(test.text)}`;
+      default:
+        return this.otherTest(test, x);
+    }
+  }
+
+  /** `test` for membership, groups, presence, type, patterns and the interpreter's tests. */
+  private otherTest(test: ValueTest, x: string): string {
+    switch (test.kind) {
       case IN:
         return this.member(test.members as Membership, x);
       case NOT_IN:
