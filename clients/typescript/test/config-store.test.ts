@@ -54,6 +54,58 @@ describe('ConfigStore', () => {
     expect(store.lookup('checkout-prompt')).toBeDefined();
   });
 
+  it('reads an entry without status as running, and leaves out a state it cannot serve', () => {
+    const store = new ConfigStore();
+    const stopped = (name: string, extra: object) =>
+      ({ ...twoArms({ id: name, name }), status: 'stopped', ...extra }) as ReturnType<
+        typeof twoArms
+      >;
+    const result = store.replace(
+      configOf(
+        1,
+        twoArms(),
+        { ...twoArms({ id: 'p', name: 'paused' }), status: 'paused' as 'draft' },
+        { ...twoArms({ id: 'a', name: 'archived' }), status: 'archived' as 'draft' },
+        stopped('no-served', {}),
+        stopped('served-unknown', { served_variant: 'verbose' }),
+        stopped('shipped', { served_variant: 'concise' }),
+        { ...twoArms({ id: 'd', name: 'drafted' }), status: 'draft' },
+      ),
+      null,
+    );
+    expect(result.skipped).toEqual(['paused', 'archived', 'no-served', 'served-unknown']);
+    expect(store.lookup('checkout-prompt')?.status).toBe('running');
+    expect(store.lookup('shipped')).toMatchObject({ status: 'stopped', served: 'concise' });
+    expect(store.lookup('drafted')).toMatchObject({ status: 'draft', served: null });
+  });
+
+  it("serves a stopped experiment's variant whatever the bucket, and a draft nothing", () => {
+    const store = new ConfigStore();
+    store.replace(
+      configOf(
+        1,
+        {
+          ...twoArms({ id: 's', name: 'shipped', split: 0 }),
+          status: 'stopped',
+          served_variant: 'control',
+        },
+        { ...twoArms({ id: 'd', name: 'drafted' }), status: 'draft' },
+      ),
+      null,
+    );
+    const shipped = store.lookup('shipped') as CompiledExperiment;
+    const drafted = store.lookup('drafted') as CompiledExperiment;
+    const pending = new PendingExposures<ExposureTarget>(() => {});
+    for (let i = 0; i < 1_000; i++) {
+      // every bucket is concise's: the stop serves control to all the same
+      expect(store.variantOf(shipped, `user-${i}`)).toBe('control');
+      expect(store.exposedVariantOf(shipped, `user-${i}`, undefined, pending)).toBe('control');
+      expect(store.variantOf(drafted, `user-${i}`)).toBeNull();
+      expect(store.exposedVariantOf(drafted, `user-${i}`, undefined, pending)).toBeNull();
+    }
+    expect(pending.count).toBe(0);
+  });
+
   it('keeps who was exposed across a refresh', () => {
     const store = new ConfigStore();
     const exposures: string[] = [];

@@ -1,53 +1,23 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Arbiter, type Attributes, PreparedAttributes } from '../src/index.ts';
-import { type ConfigDoc, type FakeArbiter, startFakeArbiter } from './support/fake-arbiter.ts';
+import { Arbiter } from '../src/index.ts';
+import { type FakeArbiter, startFakeArbiter } from './support/fake-arbiter.ts';
 import { startFakeLlm } from './support/fake-llm.ts';
 import { memoryLogger } from './support/logger.ts';
 import { readTestdata } from './support/testdata.ts';
-
-interface Exposure {
-  experiment_id: string;
-  variant: string;
-}
-
-interface EligibilityCase {
-  name: string;
-  experiment: string;
-  user_id: string;
-  attributes?: Record<string, unknown>;
-  variant: string | null;
-  reason?: 'held_out' | 'not_in_layer' | 'not_targeted' | 'not_enrolled';
-  exposures: Exposure[];
-}
+import {
+  ATTRIBUTE_FORMS,
+  expectEveryCase,
+  expectedExposures,
+  receiver,
+  type VectorCase,
+  type Vectors,
+} from './support/vectors.ts';
 
 // The one shared copy of the vectors, read in place as bucketing.json is.
-const vectors = readTestdata('eligibility.json') as { config: ConfigDoc; cases: EligibilityCase[] };
+const vectors = readTestdata('eligibility.json') as Vectors;
 const idOf = new Map(vectors.config.experiments.map((e) => [e.name, e.id]));
 const holdoutIds = new Set((vectors.config.holdouts ?? []).map((h) => h.id));
-
-/** What a case expects the server to receive: its exposures, in order, for its user. */
-const expectedExposures = (c: EligibilityCase) =>
-  c.exposures.map((e) => ({ type: 'exposure', user_id: c.user_id, ...e }));
-
-/**
- * The events the fake server received since the last call, in the order they were sent (one
- * flush is one or more deliveries, in queue order).
- */
-function receiver(fake: FakeArbiter): () => Array<Record<string, unknown>> {
-  let seen = 0;
-  return () => {
-    const fresh = fake.deliveries.slice(seen).flat();
-    seen = fake.deliveries.length;
-    return fresh.map((id) => {
-      const e = fake.events.get(id);
-      if (e === undefined) throw new Error(`event ${id} delivered but not stored`);
-      return e.variant === undefined
-        ? { type: e.type, user_id: e.user_id, experiment_id: e.experiment_id }
-        : { type: e.type, user_id: e.user_id, experiment_id: e.experiment_id, variant: e.variant };
-    });
-  };
-}
 
 describe('testdata/eligibility.json: the cases reach every branch', () => {
   it('has enrolled users and users null for each reason, and both holdout exposures', () => {
@@ -67,23 +37,7 @@ describe('testdata/eligibility.json: the cases reach every branch', () => {
   });
 });
 
-/**
- * Each case runs with its attributes as given and, again, prepared: one PreparedAttributes per
- * case, made once and reused by every call, as a request would. The answers must not differ.
- */
-const prepared = new Map<EligibilityCase, PreparedAttributes>();
-function preparedOnce(c: EligibilityCase): PreparedAttributes {
-  const made = prepared.get(c) ?? new PreparedAttributes(c.attributes);
-  prepared.set(c, made);
-  return made;
-}
-const FORMS: Array<[string, (c: EligibilityCase) => Attributes | PreparedAttributes | undefined]> =
-  [
-    ['plain attributes', (c) => c.attributes],
-    ['PreparedAttributes', preparedOnce],
-  ];
-
-describe.each(FORMS)('with %s', (_form, attributesOf) => {
+describe.each(ATTRIBUTE_FORMS)('with %s', (_form, attributesOf) => {
   describe('testdata/eligibility.json through assign, getPrompt and getVariables', () => {
     let fake: FakeArbiter;
     let client: Arbiter;
@@ -106,24 +60,7 @@ describe.each(FORMS)('with %s', (_form, attributesOf) => {
     });
 
     it('gives each case its variant and sends exactly its exposures, in order, once', async () => {
-      for (const c of vectors.cases) {
-        const assigned = client.assign(c.experiment, c.user_id, attributesOf(c));
-        const prompt = client.getPrompt(
-          c.experiment,
-          c.user_id,
-          'default',
-          attributesOf(c),
-        ).variant;
-        const variables = client.getVariables(c.experiment, c.user_id, { v: 1 }, attributesOf(c));
-        await client.flush();
-        expect({ name: c.name, assigned, prompt, variables, sent: received() }).toEqual({
-          name: c.name,
-          assigned: c.variant,
-          prompt: c.variant,
-          variables: { v: 1 },
-          sent: expectedExposures(c),
-        });
-      }
+      await expectEveryCase(vectors, client, attributesOf, received);
       expect(fake.events.size).toBe(vectors.cases.reduce((n, c) => n + c.exposures.length, 0));
     });
 
@@ -194,7 +131,7 @@ describe.each(FORMS)('with %s', (_form, attributesOf) => {
     });
 
     /** A model call sends the case's exposures (the experiment's from the call), then its own record. */
-    const expectedOfCall = (c: EligibilityCase) => [
+    const expectedOfCall = (c: VectorCase) => [
       ...expectedExposures(c),
       ...(c.variant === null
         ? []

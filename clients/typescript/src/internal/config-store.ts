@@ -25,10 +25,17 @@ import type { TalliedExperiment, TargetingTallies } from './targeting-tallies.ts
 import type { AnyAttributes } from './user-context.ts';
 import type { ConfigDocument, ExperimentConfig, WireRange, WireVariant } from './wire.ts';
 
+/** An experiment's lifecycle state as the config carries it (archived ones are absent). */
+export type ExperimentStatus = 'running' | 'draft' | 'stopped';
+
 /** One experiment of the config, prepared for lookups on the hot path. */
 export interface CompiledExperiment extends ExposureTarget, TalliedExperiment {
   readonly id: string;
   readonly name: string;
+  /** `running` unless the config says otherwise; only a running experiment sends its exposures. */
+  readonly status: ExperimentStatus;
+  /** The variant a stopped experiment gives every eligible user; null unless stopped. */
+  readonly served: string | null;
   readonly salt: string;
   readonly bucketCount: number;
   /** The experiment's bucket function, with `salt:` pre-hashed once. */
@@ -100,6 +107,9 @@ export class ConfigStore {
     holdoutExposures: PendingExposures<ExposureTarget> | null = null,
     tallies: TargetingTallies | null = null,
   ): string | null {
+    if (experiment.status !== 'running') {
+      return concludedVariantOf(experiment, userId, attributes, holdoutExposures);
+    }
     if (
       experiment.gate !== null &&
       !passesGate(experiment.gate, userId, holdoutExposures, attributes)
@@ -129,6 +139,9 @@ export class ConfigStore {
     pending: PendingExposures<ExposureTarget>,
     tallied = false,
   ): string | null {
+    if (experiment.status !== 'running') {
+      return concludedVariantOf(experiment, userId, attributes, pending);
+    }
     if (experiment.gate !== null && !passesGate(experiment.gate, userId, pending, attributes)) {
       return null;
     }
@@ -205,6 +218,47 @@ export class ConfigStore {
   }
 }
 
+/**
+ * The variant of a user in an experiment that does not run (docs/wire-format.md): a draft gives
+ * null and sends nothing, not even a holdout's exposure; a stopped one decides eligibility as
+ * it did while it ran (holdouts, whose exposures still go to `holdoutExposures`, then the layer
+ * and the targeting) and gives every eligible user the served variant, whatever the bucket. The
+ * experiment's own exposure and targeting tally are never sent: nothing after the stop is
+ * analysed.
+ */
+function concludedVariantOf(
+  experiment: CompiledExperiment,
+  userId: string,
+  attributes: AnyAttributes | undefined,
+  holdoutExposures: PendingExposures<ExposureTarget> | null,
+): string | null {
+  if (experiment.status === 'draft') return null;
+  if (
+    experiment.gate !== null &&
+    !passesGate(experiment.gate, userId, holdoutExposures, attributes)
+  ) {
+    return null;
+  }
+  if (experiment.targeted !== null && !experiment.targeted(attributes ?? {})) return null;
+  return experiment.served;
+}
+
+/**
+ * The experiment's lifecycle state and served variant: absent `status` reads as `running` (older
+ * configs); a stopped experiment must name one of its variants. Null when the entry cannot be
+ * read (an unknown state included): it is left out, which is the control behaviour.
+ */
+function lifecycleOf(
+  raw: ExperimentConfig,
+  variants: ReadonlyMap<string, WireVariant>,
+): { status: ExperimentStatus; served: string | null } | null {
+  const status = raw.status ?? 'running';
+  if (status === 'running' || status === 'draft') return { status, served: null };
+  if (status !== 'stopped') return null;
+  const served = raw.served_variant;
+  return typeof served === 'string' && variants.has(served) ? { status, served } : null;
+}
+
 function compile(
   raw: ExperimentConfig,
   previous: ReadonlyMap<string, CompiledExperiment>,
@@ -231,11 +285,14 @@ function compile(
   }
   const variantKeys = [...new Set(ranges.map((r) => r.variant))];
   const variantCodes = variantKeys.map(variantKeyCode);
+  const lifecycle = lifecycleOf(raw, variants);
+  if (lifecycle === null) return null;
   const gate = gates.gateOf(raw);
   if (gate === 'unreadable') return null;
   return {
     id,
     name,
+    ...lifecycle,
     salt,
     bucketCount,
     bucketOf: createBucketer(salt, bucketCount),

@@ -32,8 +32,9 @@ export interface RecorderDeps {
 /**
  * Turns one model call into an `exposure` (when it starts) and a `model_call` (when it ends),
  * for both `wrap` and `interceptModelCall`. A call outside the experiment — user not enrolled,
- * experiment unknown — runs unrecorded. Inside an `evaluate` task a call sends no event: it is
- * measured for the task's result. Recording never changes what the caller gets back.
+ * experiment unknown, a draft or stopped experiment — runs unrecorded. Inside an `evaluate`
+ * task a call sends no event: it is measured for the task's result. Recording never changes
+ * what the caller gets back.
  */
 export class ModelCallRecorder {
   constructor(private readonly deps: RecorderDeps) {}
@@ -133,7 +134,9 @@ export class ModelCallRecorder {
         entry === undefined
           ? null
           : store.variantOf(entry, user, attributes, this.deps.holdoutExposures, this.deps.tallies);
-      if (entry !== undefined && variant === null) return null;
+      // A draft or stopped experiment measures nothing: its calls run unrecorded, with the
+      // variant it serves (the holdouts reached have queued their exposures all the same).
+      if (entry !== undefined && (variant === null || entry.status !== 'running')) return null;
       const base = { experiment_id: entry?.id ?? experiment, user_id: user };
       // The model_call that follows carries no attributes, whatever the option says.
       enqueue(

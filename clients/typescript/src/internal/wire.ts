@@ -36,6 +36,10 @@ export interface ExperimentConfig {
   layer_ranges?: WireSpan[];
   /** Ids of the holdouts that apply to it, in the order they were created. */
   holdouts?: string[];
+  /** Its lifecycle state; absent reads as `running` (archived experiments are not in the config). */
+  status?: 'running' | 'draft' | 'stopped';
+  /** The variant every eligible user gets once stopped; present only when `status` is `stopped`. */
+  served_variant?: string;
 }
 
 /** A layer of mutually exclusive experiments: the user's layer bucket picks at most one. */

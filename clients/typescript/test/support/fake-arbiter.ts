@@ -20,6 +20,8 @@ export interface ConfigDoc {
     layer?: string;
     layer_ranges?: { start: number; end: number }[];
     holdouts?: string[];
+    status?: 'running' | 'draft' | 'stopped';
+    served_variant?: string;
   }[];
   saved_groups?: Record<string, unknown>;
   layers?: { name: string; salt: string; bucket_count: number }[];

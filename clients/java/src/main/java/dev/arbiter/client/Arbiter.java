@@ -161,6 +161,9 @@ public final class Arbiter implements AutoCloseable {
     try {
       CompiledExperiment entry = store.lookup(experiment);
       if (entry == null || user == null) return null;
+      if (entry.status != CompiledExperiment.Status.RUNNING) {
+        return concludedVariantOf(entry, user, trackExposures, attributes);
+      }
       // Holdouts, then the layer, then targeting; an experiment with none reads one field.
       if (!entry.open && !enters(entry, user, attributes)) return null;
       // The bucket hash serves the exposure's fingerprint too: the id is read once.
@@ -544,6 +547,9 @@ public final class Arbiter implements AutoCloseable {
    */
   private String recordedVariantOf(CompiledExperiment entry, String user,
       Map<String, ?> attributes) {
+    if (entry.status != CompiledExperiment.Status.RUNNING) {
+      return concludedVariantOf(entry, user, true, attributes);
+    }
     if (entry.gate != null && !passes(entry.gate, user, true, attributes)) return null;
     if (!entry.targeted || tallies == null) return entry.variantOf(user, attributes);
     boolean matched = entry.admits(attributes);
@@ -551,6 +557,21 @@ public final class Arbiter implements AutoCloseable {
     int range = matched ? entry.rangeOf(hash) : -1;
     tallies.reached(entry, hash, user, matched, day.dayTime());
     return range < 0 ? null : entry.owner(range);
+  }
+
+  /**
+   * The variant of a user in an experiment that does not run (docs/wire-format.md): a draft
+   * gives null and records nothing, not even a holdout's exposure; a stopped one decides
+   * eligibility as it did while it ran (the holdouts, recorded when {@code record}, then the
+   * layer and the targeting) and gives every eligible user the served variant, whatever the
+   * bucket. Its own exposure and targeting tally are never sent: nothing after the stop is
+   * analysed.
+   */
+  private String concludedVariantOf(CompiledExperiment entry, String user, boolean record,
+      Map<String, ?> attributes) {
+    if (entry.status == CompiledExperiment.Status.DRAFT) return null;
+    if (entry.gate != null && !passes(entry.gate, user, record, attributes)) return null;
+    return entry.admits(attributes) ? entry.served : null;
   }
 
   /**

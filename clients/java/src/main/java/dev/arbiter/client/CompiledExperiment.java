@@ -10,6 +10,38 @@ import java.util.Map;
 final class CompiledExperiment {
   private static final long TALLY_KEY = keyHash("\u0000targeting");
 
+  /** The lifecycle state of an entry and, once stopped, the variant it serves. */
+  static final class Lifecycle {
+    static final Lifecycle RUNNING = new Lifecycle(Status.RUNNING, null);
+    static final Lifecycle DRAFT = new Lifecycle(Status.DRAFT, null);
+
+    final Status status;
+    final String served;
+
+    Lifecycle(Status status, String served) {
+      this.status = status;
+      this.served = served;
+    }
+
+    /**
+     * The entry's {@code status} and {@code served_variant}: absent (or null) reads as running,
+     * as older configs and offline files have it; a stopped entry must name one of its variants.
+     * Null when it cannot be read, an unknown state included: the entry is left out, which is
+     * the control behaviour.
+     */
+    static Lifecycle of(Map<?, ?> entry, Map<String, ?> variants) {
+      Object status = entry.get("status");
+      if (status == null || "running".equals(status)) return RUNNING;
+      if ("draft".equals(status)) return DRAFT;
+      Object served = entry.get("served_variant");
+      if (!"stopped".equals(status) || !(served instanceof String)
+          || !variants.containsKey(served)) {
+        return null;
+      }
+      return new Lifecycle(Status.STOPPED, (String) served);
+    }
+  }
+
   /** A variant's optional prompt and variables. */
   static final class Variant {
     final String prompt;
@@ -21,8 +53,15 @@ final class CompiledExperiment {
     }
   }
 
+  /** An experiment's lifecycle state as the config carries it (archived ones are absent). */
+  enum Status { RUNNING, DRAFT, STOPPED }
+
   final String id;
   final String name;
+  /** RUNNING unless the config says otherwise; only a running experiment sends its exposures. */
+  final Status status;
+  /** The variant a stopped experiment gives every eligible user; null unless stopped. */
+  final String served;
   final Bucketer bucketer;
   /** Half-open {@code [starts[i], ends[i])} owned by {@code owners[i]}, sorted by start. */
   private final long[] starts;
@@ -48,11 +87,14 @@ final class CompiledExperiment {
   /** XORed into a tally's fingerprint in place of a variant key's hash: no variant has it. */
   private final long tallyKey;
 
-  CompiledExperiment(String id, String name, Bucketer bucketer, long[] starts, long[] ends,
-      String[] owners, Map<String, Variant> variants, ExposureTable exposed,
-      Object targeting, Map<String, ?> savedGroups, ExperimentGate gate, FieldTable fields) {
+  CompiledExperiment(String id, String name, Lifecycle lifecycle, Bucketer bucketer,
+      long[] starts, long[] ends, String[] owners, Map<String, Variant> variants,
+      ExposureTable exposed, Object targeting, Map<String, ?> savedGroups, ExperimentGate gate,
+      FieldTable fields) {
     this.id = id;
     this.name = name;
+    this.status = lifecycle.status;
+    this.served = lifecycle.served;
     this.bucketer = bucketer;
     this.starts = starts;
     this.ends = ends;

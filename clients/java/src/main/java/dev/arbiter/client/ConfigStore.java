@@ -166,8 +166,10 @@ final class ConfigStore {
           prompt instanceof String ? (String) prompt : null,
           variables instanceof Map ? immutableCopy((Map<?, ?>) variables) : null));
     }
+    CompiledExperiment.Lifecycle lifecycle = CompiledExperiment.Lifecycle.of(e, variants);
+    if (lifecycle == null) return null;
     CompiledExperiment before = previous == null ? null : previous.byKey.get(id);
-    return new CompiledExperiment((String) id, (String) name,
+    return new CompiledExperiment((String) id, (String) name, lifecycle,
         new Bucketer((String) salt, (Long) count), starts, ends, sortedOwners,
         Collections.unmodifiableMap(variants),
         before != null ? before.exposed : new ExposureTable(exposureCapacity), e.get("targeting"),

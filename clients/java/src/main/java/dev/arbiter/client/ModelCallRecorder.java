@@ -8,8 +8,8 @@ import java.util.function.Function;
 
 /**
  * Turns one model call into an {@code exposure} (when it starts) and a {@code model_call}
- * (when it ends). A call outside the experiment (user not enrolled, experiment unknown) runs
- * unrecorded. Recording never changes what the caller gets back, exceptions included.
+ * (when it ends). A call outside the experiment (user not enrolled, experiment unknown, a draft
+ * or stopped experiment) runs unrecorded. Recording never changes what the caller gets back, exceptions included.
  */
 final class ModelCallRecorder {
   private final ConfigStore store;
@@ -119,7 +119,11 @@ final class ModelCallRecorder {
       warnOnce.warn("unknown:" + experiment, "experiment " + experiment + " is not in the config");
       return null;
     }
-    if (entry != null && variant == null) return null;
+    // A draft or stopped experiment measures nothing: its calls run unrecorded, with the variant
+    // it serves (the holdouts reached have recorded their exposures all the same).
+    if (entry != null && (variant == null || entry.status != CompiledExperiment.Status.RUNNING)) {
+      return null;
+    }
     Map<String, Object> base = new LinkedHashMap<>();
     base.put("experiment_id", entry != null ? entry.id : experiment);
     base.put("user_id", user);
