@@ -309,23 +309,9 @@ export class OrgStateCache {
       const savedGroups = await savedGroupValues(this.db, orgId);
       const layerList = await loadLayers(this.db, orgId);
       const holdoutList = await loadHoldouts(this.db, orgId, list);
-      const lookup: OrgState['lookup'] = new Map();
       await this.denyVerdict();
       const denied = this.denyTargeting(list);
-      for (const { client, kind, archived, control, windowStartMs } of list) {
-        const enriched = {
-          ...client,
-          kind,
-          archived,
-          control,
-          windowStartMs,
-          variantKeys: new Set(client.variants.map((v) => v.key)),
-          bucketOf: createBucketer(client.salt, client.bucket_count),
-          targetingDenied: denied.includes(client.id),
-        };
-        lookup.set(client.id, enriched);
-        lookup.set(client.name, enriched);
-      }
+      const lookup = lookupOf(list, denied);
       state = {
         orgId,
         configVersion,
@@ -354,4 +340,24 @@ export class OrgStateCache {
       this.entries.set(orgId, { state, checkedAt: this.clock.now().getTime() });
     return state;
   }
+}
+
+/** Each experiment's evaluation entry, under its id and under its name. */
+function lookupOf(list: LoadedExperiment[], denied: string[]): OrgState['lookup'] {
+  const lookup: OrgState['lookup'] = new Map();
+  for (const { client, kind, archived, control, windowStartMs } of list) {
+    const enriched = {
+      ...client,
+      kind,
+      archived,
+      control,
+      windowStartMs,
+      variantKeys: new Set(client.variants.map((v) => v.key)),
+      bucketOf: createBucketer(client.salt, client.bucket_count),
+      targetingDenied: denied.includes(client.id),
+    };
+    lookup.set(client.id, enriched);
+    lookup.set(client.name, enriched);
+  }
+  return lookup;
 }
