@@ -13,7 +13,11 @@ from conftest import REPO_ROOT
 from support.fake_arbiter import FakeArbiter
 
 #: Every test here runs with the C assign of the speedups extra and with the Python method.
-pytestmark = pytest.mark.usefixtures("assign_kind")
+pytestmark = [
+    pytest.mark.usefixtures("assign_kind"),
+    # The deprecated a… aliases still answer as their methods do (their warning: test_client_api).
+    pytest.mark.filterwarnings(r"ignore:Arbiter\.a\w+\(\) is deprecated:DeprecationWarning"),
+]
 
 with open(os.path.join(REPO_ROOT, "testdata", "eligibility.json"), encoding="utf-8") as _f:
     VECTORS: Dict[str, Any] = json.load(_f)
