@@ -43,7 +43,7 @@ from arbiter.integrations._wrap import ANY_PROVIDER, wrap_provider_client
 
 _ASSIGN_DOC = """``assign(experiment, user, attributes=None)``: the variant key of ``user`` in ``experiment``
 (name or id), or None: held out, not in the experiment's part of its layer, not targeted, not
-enrolled, unknown experiment, or no config yet. None means the control behaviour. Local,
+enrolled, a draft, unknown experiment, or no config yet. None means the control behaviour. Local,
 no network call, never raises; the first assignment of a user each UTC day queues one
 ``exposure`` event, and one to each holdout of the experiment it reaches. ``attributes`` are what
 the experiment's targeting reads (None reads as none); the exposures carry them

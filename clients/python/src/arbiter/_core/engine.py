@@ -69,6 +69,11 @@ class Engine:
         """The experiment as the engine's own ``assign`` reads it, or None without one."""
         return None
 
+    def method_entry(self) -> Any:
+        """An entry that sends the engine's own ``assign`` to the Python definition (for an
+        experiment it must not decide itself), or None without one."""
+        return None
+
     def assigner(
         self,
         entries: Dict[str, Any],

@@ -16,6 +16,9 @@ from arbiter._core.events.targeting_tallies import Reached
 from arbiter._fast import accelerated_assign, speedups
 from arbiter._fast.condition_source import generated_condition, generated_targeting
 
+#: What the C assign finds for an experiment it leaves to the method (a draft, a stopped one).
+BY_THE_METHOD = "by the method"
+
 
 class FastEngine(Engine):
     """``c_assign``/``c_table``/``hash32``: the C parts, each None when not installed."""
@@ -69,6 +72,10 @@ class FastEngine(Engine):
             except (UnicodeEncodeError, ValueError, OverflowError):
                 pass  # a salt only the pure hash may take: the variant function buckets it
         return c.entry(id_, variant, exposures, reached)
+
+    def method_entry(self) -> Any:
+        """Any value that is not a C entry: the C assign passes the call to the method."""
+        return None if self._c_assign is None else BY_THE_METHOD
 
     def assigner(
         self,

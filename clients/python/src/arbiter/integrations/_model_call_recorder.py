@@ -103,7 +103,8 @@ class ModelCallRecorder:
                 self._warn_once("unknown:" + experiment, "experiment %s is not in the config" % experiment)
                 return None
             variant = None if entry is None else entry.variant(user, attributes, self._expose_holdout)
-            if entry is not None and variant is None:
+            # A stopped experiment serves its variant but is no longer measured.
+            if entry is not None and (variant is None or not entry.live):
                 return None
             # Tallied as assign's checks are: the variant function counted the others.
             if entry is not None and entry.reached is not None:
@@ -143,7 +144,7 @@ class ModelCallRecorder:
                     return None
                 base: Dict[str, Any] = {"experiment_id": experiment, "user_id": user}
                 self._enqueue("exposure", self._exposure_payload(dict(base), attributes))
-            elif assign(experiment, user) is None:
+            elif assign(experiment, user) is None or not entry.live:
                 return None
             else:
                 base = {"experiment_id": entry.id, "user_id": user}

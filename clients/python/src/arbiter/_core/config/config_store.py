@@ -1,7 +1,7 @@
 """The last config the API served, compiled for lookups on the hot path."""
 
 import threading
-from typing import Any, Dict, List, Mapping, Optional, Tuple
+from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
 
 from arbiter._core.bucketing.bucketing import BUCKETING_VERSION, Range, make_assigner
 from arbiter._core.engine import PLAIN, Engine
@@ -18,14 +18,14 @@ from arbiter._core.evaluation.layers_holdouts import (
     parse_ranges,
 )
 from arbiter._core.evaluation.variant_function import VariantOf, make_variant
-from arbiter._core.events.exposure_dedup import ExposureTable
+from arbiter._core.events.exposure_dedup import UNEXPOSED, ExposureTable
 from arbiter._core.events.targeting_tallies import Reached, TargetingTallies
 
 
 class CompiledExperiment:
     """One experiment of the config."""
 
-    __slots__ = ("id", "name", "variant", "variants", "exposures", "reached", "accelerated")
+    __slots__ = ("id", "name", "variant", "variants", "exposures", "reached", "accelerated", "live")
 
     def __init__(
         self,
@@ -36,6 +36,7 @@ class CompiledExperiment:
         exposures: ExposureTable,
         reached: Optional[Reached] = None,
         accelerated: Any = None,
+        live: bool = True,
     ) -> None:
         self.id = id
         self.name = name
@@ -57,6 +58,9 @@ class CompiledExperiment:
         self.reached = reached
         #: The experiment as the C ``assign`` of the ``speedups`` extra reads it; None without it.
         self.accelerated = accelerated
+        #: Whether the experiment is running: a draft or a stopped one sends no exposure of its
+        #: own (its ``exposures`` is ``UNEXPOSED``) and records no model call.
+        self.live = live
 
 
 class ConfigStore:
@@ -208,14 +212,36 @@ def _compile(raw: Any, previous: Mapping[str, CompiledExperiment], shared: _Shar
     if parsed is None:
         return None
     id_, name, salt, bucket_count, ranges, variants = parsed
+    lifecycle = _lifecycle(raw, variants)
     holdouts = _holdouts(raw.get("holdouts"), shared.holdouts)
     usable, in_layer = _in_layer(raw.get("layer"), raw.get("layer_ranges"), shared.layers)
-    if holdouts is None or not usable:
+    if lifecycle is None or holdouts is None or not usable:
         return None
-    before = previous.get(id_)
     engine = shared.engine
-    exposures = before.exposures if before is not None else engine.new_table(shared.exposure_dedup_capacity)
+    status, served = lifecycle
+    if status == "draft":
+        # Nothing is evaluated: no holdout is reached, so not even a holdout's exposure goes.
+        return CompiledExperiment(id_, name, _not_started, variants, UNEXPOSED, None, engine.method_entry(), False)
     targeting = _targeting(raw.get("targeting"), engine)
+    if served is not None:
+        # Stopped: eligibility as while it ran (holdouts still expose), then the served variant
+        # for every bucket; the experiment itself sends no exposure and counts no tally.
+        variant = make_variant(
+            _always(served),
+            targeting,
+            shared.saved_groups,
+            holdouts,
+            in_layer,
+            None,
+            False,
+            shared.field_table,
+            engine.targeting,
+        )
+        return CompiledExperiment(id_, name, variant, variants, UNEXPOSED, None, engine.method_entry(), False)
+    # A running experiment keeps its table across refreshes (a draft that starts gets its first).
+    before = previous.get(id_)
+    kept = None if before is None or before.exposures is UNEXPOSED else before.exposures
+    exposures = kept if kept is not None else engine.new_table(shared.exposure_dedup_capacity)
     reached = None if targeting is None or shared.tallies is None else shared.tallies.reached_in(id_, exposures)
     variant = make_variant(
         make_assigner(salt, bucket_count, ranges, engine.hash32),
@@ -230,7 +256,7 @@ def _compile(raw: Any, previous: Mapping[str, CompiledExperiment], shared: _Shar
     )
     plain = (salt, bucket_count, ranges) if targeting is None and not holdouts and in_layer is None else None
     accelerated = engine.assign_entry(id_, variant, exposures, reached, plain)
-    return CompiledExperiment(id_, name, variant, variants, exposures, reached, accelerated)
+    return CompiledExperiment(id_, name, variant, variants, exposures, reached, accelerated, True)
 
 
 def _parse(raw: Any) -> Optional[Tuple[str, str, str, int, List[Range], Dict[str, Mapping[str, Any]]]]:
@@ -259,6 +285,38 @@ def _parse(raw: Any) -> Optional[Tuple[str, str, str, int, List[Range], Dict[str
         if isinstance(v, dict) and isinstance(v.get("key"), str):
             variants[v["key"]] = v
     return id_, name, salt, bucket_count, ranges, variants
+
+
+#: The statuses a config entry may carry. An entry without one is running, so configs and offline
+#: files from before the lifecycle keep working; archived experiments are absent from the config.
+STATUSES = ("running", "draft", "stopped")
+
+
+def _lifecycle(raw: Dict[str, Any], variants: Mapping[str, Any]) -> Optional[Tuple[str, Optional[str]]]:
+    """``(status, served variant)``; the served variant only when stopped. None when malformed: a
+    status this client does not know, or a stopped entry whose ``served_variant`` is not one of
+    its variants (serving it would hand out a variant without its prompt and variables)."""
+    status = raw.get("status", "running")
+    if not isinstance(status, str) or status not in STATUSES:
+        return None
+    if status != "stopped":
+        return status, None
+    served = raw.get("served_variant")
+    return (status, served) if isinstance(served, str) and served in variants else None
+
+
+def _not_started(user: str, attributes: Any = None, expose_holdout: Any = None) -> Optional[str]:
+    """A draft's variant function: no one, and nothing reached."""
+    return None
+
+
+def _always(served: str) -> Callable[[str], Optional[str]]:
+    """The bucket of a stopped experiment: the served variant, whatever the user's bucket."""
+
+    def bucket(user: str) -> Optional[str]:
+        return served
+
+    return bucket
 
 
 def _holdouts(ids: Any, known: Mapping[str, Optional[CompiledHoldout]]) -> Optional[List[CompiledHoldout]]:

@@ -28,6 +28,26 @@ class ExposureTable(Protocol):
     def __len__(self) -> int: ...
 
 
+class _Unexposed:
+    """The table of an experiment that sends no exposure of its own (a draft, a stopped one):
+    nobody is ever due one."""
+
+    def first_today(self, user: str, variant: Optional[str]) -> bool:
+        return False
+
+    def slot_count(self) -> int:
+        return 0
+
+    def reset_after_fork(self) -> None:
+        pass
+
+    def __len__(self) -> int:
+        return 0
+
+
+#: The one table of every experiment that sends no exposure of its own.
+UNEXPOSED: ExposureTable = _Unexposed()
+
 #: ``(capacity)`` -> an empty table: the pure one below, or the C one of the fast engine.
 NewTable = Callable[[int], ExposureTable]
 
