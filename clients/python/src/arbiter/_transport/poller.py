@@ -36,6 +36,9 @@ class ConfigPoller:
 
     def restart_after_fork(self) -> None:
         self._wake = threading.Event()
+        # A waiter belongs to an event loop of the parent; the lock may have been held at the fork.
+        self._waiters_lock = threading.Lock()
+        self._waiters = []
         if not self._closed:
             self.start()
 
