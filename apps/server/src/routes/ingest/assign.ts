@@ -60,7 +60,8 @@ function answer(
   const experiment = state.lookup.get(experimentId);
   // A holdout is stored as an experiment so its exposures are ingested and analysed as one,
   // but it is not something a caller is assigned to.
-  if (experiment?.kind !== 'experiment')
+  // An archived experiment is absent from the config: unknown to assign as to the clients.
+  if (experiment?.kind !== 'experiment' || experiment.archived)
     return { variant: null, config_version: state.configVersion, reason: 'unknown_experiment' };
   const decided = eligibility(experiment, userId, attributes, state.world);
   if (experiment.targeting !== undefined && REACHED_TARGETING.has(decided.reason))
