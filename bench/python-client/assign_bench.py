@@ -33,11 +33,11 @@ from growthbook.core import run_experiment
 
 import mmh3
 
-import arbiter._bucketing as bucketing
-import arbiter._exposure_dedup as exposure_dedup
-import arbiter._accelerated_assign as accelerated_assign
+import arbiter._core.events.exposure_dedup as exposure_dedup
+import arbiter._fast.accelerated_assign as accelerated_assign
+import arbiter._fast.speedups as speedups
 from arbiter import Arbiter, PreparedAttributes
-from arbiter._murmur3 import murmur3_x86_32
+from arbiter._core.bucketing.murmur3 import murmur3_x86_32
 
 ROUND_S = float(sys.argv[1]) if len(sys.argv) > 1 else 0.25
 ROUNDS = int(sys.argv[2]) if len(sys.argv) > 2 else 24
@@ -143,7 +143,7 @@ def main() -> None:
     threading.Thread(target=server.serve_forever, daemon=True).start()
     url = "http://127.0.0.1:%d" % server.server_address[1]
     users = ids()
-    assert exposure_dedup.ACCELERATED_TABLE is not None, "the speedups extra (arbiter-client-speedups) is not installed"
+    assert accelerated_assign.ACCELERATED_TABLE is not None, "the speedups extra (arbiter-client-speedups) is not installed"
     if ROUNDS == 0:
         scale_curve(url)
         server.shutdown()
@@ -159,10 +159,10 @@ def main() -> None:
                     queue_capacity=users_count * 2, flush_interval=3600.0, poll_interval=3600.0)
         assert c.ready(timeout=30)
         accelerated_assign.ACCELERATED = accelerated
-        assert (c.assign.__self__ is not c) is c_assign
+        assert (c._engine_assigner is not None) is c_assign
         return c
 
-    assert bucketing.ACCELERATED_HASH is mmh3.hash, "the speedups extra (mmh3) is not installed"
+    assert speedups.ACCELERATED_HASH is mmh3.hash, "the speedups extra (mmh3) is not installed"
     plain, exposing = client(False), client(True)
     method, method_exposing = client(False, c_assign=False), client(True, c_assign=False)
     # assign() around a variant function that costs nothing: a C builtin taking the same three
@@ -170,12 +170,12 @@ def main() -> None:
     # the goal of 0.8x the bare mmh3 call.
     no_op_variant = client(False, c_assign=False)
     no_op_variant._experiments[EXPERIMENT].variant = slice
-    # The plain install's client: assigners are built at config time, so switching the default
-    # hash off before this client loads its config gives it the pure-Python path.
-    accelerated = bucketing.ACCELERATED_HASH
-    bucketing.make_assigner.__defaults__ = (None,)
+    # The plain install's client: the engine is chosen when a client is made, so switching the C
+    # hash off around this client's construction gives it the pure-Python path.
+    accelerated = speedups.ACCELERATED_HASH
+    speedups.ACCELERATED_HASH = None
     pure = client(False, c_assign=False)
-    bucketing.make_assigner.__defaults__ = (accelerated,)
+    speedups.ACCELERATED_HASH = accelerated
     attributes = [attributes_of(i) for i in range(len(users))]
     for c in (exposing, method_exposing):
         for u, a in zip(users, attributes):  # every user exposed once: the steady state
@@ -419,16 +419,16 @@ def cpu_ns_per_call(loop: Callable[[], int], users: int) -> float:
 def scale_client(url: str, track_exposures: bool, c_assign: bool = True, c_table: bool = True) -> Arbiter:
     """A client as an app makes it (default queue and batch sizes), with or without the speedups
     extra's C assign and C table: both are taken when the client is made and its config loaded."""
-    saved = accelerated_assign.ACCELERATED, exposure_dedup.ACCELERATED_TABLE
+    saved = accelerated_assign.ACCELERATED, accelerated_assign.ACCELERATED_TABLE
     if not c_assign:
         accelerated_assign.ACCELERATED = None
     if not c_table:
-        exposure_dedup.ACCELERATED_TABLE = None
+        accelerated_assign.ACCELERATED_TABLE = None
     c = Arbiter(api_key="svc_pk_bench", base_url=url, experiments=[EXPERIMENT], track_exposures=track_exposures,
                 flush_interval=3600.0, poll_interval=3600.0)
     assert c.ready(timeout=30)
-    accelerated_assign.ACCELERATED, exposure_dedup.ACCELERATED_TABLE = saved
-    assert (c.assign.__self__ is not c) is c_assign
+    accelerated_assign.ACCELERATED, accelerated_assign.ACCELERATED_TABLE = saved
+    assert (c._engine_assigner is not None) is c_assign
     table = c._experiments[EXPERIMENT].exposures
     assert isinstance(table, exposure_dedup.ExposureDedup) is not c_table
     return c

@@ -8,7 +8,8 @@ import pytest
 
 sys.path.insert(0, os.path.dirname(__file__))
 
-from arbiter import Arbiter, _accelerated_assign
+from arbiter import Arbiter
+from arbiter._fast import accelerated_assign as _accelerated_assign
 from support.arbiter_server import ArbiterServer
 from support.fake_arbiter import EXPERIMENT_NAME, FakeArbiter
 from support.fake_llm import start_fake_llm

@@ -12,7 +12,9 @@ from typing import Any, Dict, Iterator, List, Optional, Tuple
 
 import pytest
 
-from arbiter import Arbiter, _accelerated_assign, _exposure_dedup
+from arbiter import Arbiter
+from arbiter._core.events import exposure_dedup as _exposure_dedup
+from arbiter._fast import accelerated_assign as _accelerated_assign
 from conftest import C_ASSIGN, read_testdata
 from support.fake_arbiter import EXPERIMENT_NAME, FakeArbiter
 from support.recorded import events_of
@@ -42,8 +44,8 @@ def c_and_python(
         m.setattr(_accelerated_assign, "ACCELERATED", None)
         python = make_client(base_url=fakes[1].url, **options)
         assert python.ready(timeout=30)
-    assert c.assign.__self__ is not c, "the client did not take the C assign"
-    assert python.assign.__self__ is python
+    assert c._engine_assigner is not None, "the client did not take the C assign"
+    assert python._engine_assigner is None
     return c, python
 
 
@@ -139,7 +141,7 @@ def test_every_bucketing_vector_lands_in_its_bucket_through_the_c_call(
     fakes[0].config["experiments"][0]["variants"] = [{"key": "in"}, {"key": "out"}]
     client = make_client(base_url=fakes[0].url, track_exposures=False)
     assert client.ready(timeout=30)
-    assert client.assign.__self__ is not client
+    assert client._engine_assigner is not None
     assert client.assign("vector", case["user_id"]) == "in"
 
 
@@ -243,7 +245,7 @@ def test_the_collector_sees_the_c_assigns_references_to_its_client(
     traverse the collector could never free it."""
     client = make_client(base_url=fakes[0].url)
     assert client.ready(timeout=30)
-    assigner = client.assign.__self__
+    assigner = client._engine_assigner
     assert gc.is_tracked(assigner)
     referents = gc.get_referents(assigner)
     assert client._store.accelerated in referents
@@ -269,7 +271,7 @@ def test_a_client_without_the_extra_keeps_the_method(
     monkeypatch.setattr(_accelerated_assign, "ACCELERATED", None)
     client = make_client(base_url=fakes[0].url)
     assert client.ready(timeout=30)
-    assert client.assign.__func__ is Arbiter.assign
+    assert client._engine_assigner is None
     assert client._store.accelerated == {}
     assert client.assign(EXPERIMENT_NAME, "user-1") in ("control", "concise")
 
@@ -282,7 +284,7 @@ def test_checks_wait_in_a_batch_of_64_and_a_full_batch_is_decided(
 ) -> None:
     client = make_client(base_url=fakes[0].url, batch_size=1000)
     assert client.ready(timeout=30)
-    assigner = client.assign.__self__
+    assigner = client._engine_assigner
     for i in range(64):
         client.assign(EXPERIMENT_NAME, "batch-%d" % i)
     assert assigner.pending() == 64 and len(client._queue) == 0
@@ -298,7 +300,7 @@ def test_a_batched_exposure_is_queued_before_the_events_tracked_after_its_call(
     client = make_client(base_url=fakes[0].url)
     assert client.ready(timeout=30)
     variant = client.assign(EXPERIMENT_NAME, "ordered")
-    assert variant is not None and client.assign.__self__.pending() == 1
+    assert variant is not None and client._engine_assigner.pending() == 1
     client.track("business_event", experiment_id=EXPERIMENT_NAME, user_id="ordered", business_metric="m", value=1)
     client.flush()
     assert [(e["type"], e["user_id"]) for e in fakes[0].stored.values()] == [
@@ -319,7 +321,7 @@ def test_a_batched_exposure_keeps_its_calls_time_and_utc_day(
     now[0] += 1.5  # 00:00:00.750 of the next UTC day: the same user is exposed once more
     client.assign(EXPERIMENT_NAME, "midnight")
     client.assign(EXPERIMENT_NAME, "midnight")
-    assert client.assign.__self__.pending() == 3
+    assert client._engine_assigner.pending() == 3
     now[0] += 3600.0  # decided an hour later, each on its own call's day and time
     client.flush()
     stamps = sorted(e["timestamp"] for e in events_of(fakes[0], client, "exposure"))
@@ -332,7 +334,7 @@ def test_close_delivers_the_batch_of_the_calls_made_before_it(
     client = make_client(base_url=fakes[0].url)
     assert client.ready(timeout=30)
     client.assign(EXPERIMENT_NAME, "before-close")
-    assert client.assign.__self__.pending() == 1
+    assert client._engine_assigner.pending() == 1
     client.close(timeout=5)
     assert [e["user_id"] for e in fakes[0].stored.values()] == ["before-close"]
     assert client.stats()["dropped"] == 0
@@ -355,7 +357,7 @@ def test_checks_the_method_makes_follow_the_batch(fakes: Tuple[FakeArbiter, Fake
     assert client.ready(timeout=30)
     client.assign(EXPERIMENT_NAME, "first")
     client.assign(EXPERIMENT_NAME, user=type("Id", (str,), {})("second"))
-    assert client.assign.__self__.pending() == 0
+    assert client._engine_assigner.pending() == 0
     client.flush()
     assert [e["user_id"] for e in fakes[0].stored.values()] == ["first", "second"]
 
@@ -364,12 +366,12 @@ def test_a_forked_child_forgets_its_parents_batch(fakes: Tuple[FakeArbiter, Fake
     client = make_client(base_url=fakes[0].url, flush_interval=0.02)
     assert client.ready(timeout=30)
     client.assign(EXPERIMENT_NAME, "parent")
-    assert client.assign.__self__.pending() == 1
+    assert client._engine_assigner.pending() == 1
     pid = os.fork()
     if pid == 0:  # the child
         code = 1
         try:
-            code = 0 if client.assign.__self__.pending() == 0 else 2
+            code = 0 if client._engine_assigner.pending() == 0 else 2
             client.assign(EXPERIMENT_NAME, "child")
             client.flush()
         finally:

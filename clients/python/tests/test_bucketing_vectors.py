@@ -10,11 +10,12 @@ from typing import Any, Dict, List, Optional
 import mmh3
 import pytest
 
-from arbiter._bucketing import ACCELERATED_HASH, Hash32, bucket_of, make_assigner
-from arbiter._condition_source import generated_targeting
-from arbiter._conditions import compile_condition
-from arbiter._murmur3 import murmur3_x86_32
-from arbiter._utf8 import encode_utf8
+from arbiter._core.bucketing.bucketing import Hash32, bucket_of, make_assigner
+from arbiter._core.bucketing.murmur3 import murmur3_x86_32
+from arbiter._core.bucketing.utf8 import encode_utf8
+from arbiter._core.evaluation.conditions import compile_condition
+from arbiter._fast.condition_source import generated_targeting
+from arbiter._fast.speedups import ACCELERATED_HASH
 from conftest import REPO_ROOT
 
 
@@ -87,7 +88,7 @@ def test_both_hash_paths_agree_on_random_unicode() -> None:
 
 def test_a_targeted_experiments_variant_function_buckets_as_the_pure_path() -> None:
     """The variant function of a targeted experiment writes the mmh3 assigner's ASCII case out
-    (arbiter._condition_source); every other id goes to the assigner. Both give the pure path's
+    (arbiter._fast.condition_source); every other id goes to the assigner. Both give the pure path's
     variant, for every attributes that pass the targeting."""
     rng = random.Random(29)
     for _ in range(200):
@@ -108,12 +109,13 @@ def test_the_client_uses_mmh3_when_it_imports_and_the_pure_hash_otherwise() -> N
     # A process where mmh3 cannot be imported (the plain install) still assigns, identically.
     script = (
         "import sys; sys.modules['mmh3'] = None\n"
-        "from arbiter._bucketing import ACCELERATED_HASH, make_assigner\n"
-        "assign = make_assigner('salt-1', 1000, [('v', 0, 500), ('w', 500, 1000)])\n"
+        "from arbiter._core.bucketing.bucketing import make_assigner\n"
+        "from arbiter._fast.speedups import ACCELERATED_HASH\n"
+        "assign = make_assigner('salt-1', 1000, [('v', 0, 500), ('w', 500, 1000)], ACCELERATED_HASH)\n"
         "print(ACCELERATED_HASH, ','.join(str(assign('user-%d' % i)) for i in range(50)))\n"
     )
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout.split()
-    fast = make_assigner("salt-1", 1000, [("v", 0, 500), ("w", 500, 1000)])
+    fast = make_assigner("salt-1", 1000, [("v", 0, 500), ("w", 500, 1000)], ACCELERATED_HASH)
     assert out == ["None", ",".join(str(fast("user-%d" % i)) for i in range(50))]
 
 
@@ -124,7 +126,7 @@ def test_lone_surrogates_become_u_fffd_as_javascripts_textencoder_does() -> None
     assert encode_utf8("\ud83d\ude00") == "\U0001f600".encode("utf-8")
     assert encode_utf8("\ud800\ud83d\ude00") == b"\xef\xbf\xbd" + "\U0001f600".encode("utf-8")
     for salt in ("s", "salt-1", "abc", "实验-42"):
-        fast = make_assigner(salt, 1000, [("v%d" % i, i, i + 1) for i in range(1000)])
+        fast = make_assigner(salt, 1000, [("v%d" % i, i, i + 1) for i in range(1000)], ACCELERATED_HASH)
         for user in ("x\ud800", "\udfff", "a\ud83d\ude00b", "\ud83d"):
             replaced = user.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
             assert fast(user) == "v%d" % bucket_of(salt, replaced, 1000)

@@ -2,6 +2,7 @@
 forms, context managers, the exit hook and fork safety."""
 
 import asyncio
+import inspect
 import json
 import os
 import subprocess
@@ -12,7 +13,7 @@ from typing import Any
 import pytest
 
 import arbiter
-from arbiter import Arbiter, ArbiterError, PromptResult
+from arbiter import Arbiter, ArbiterError, AsyncArbiter, PromptResult
 from support.fake_arbiter import EXPERIMENT_ID, EXPERIMENT_NAME, FakeArbiter, config_document
 from support.wait import wait_until
 
@@ -83,20 +84,78 @@ def test_polling_uses_the_etag_and_keeps_the_last_config_when_the_api_goes_away(
     assert all(client.assign(EXPERIMENT_NAME, "u-%d" % i) == "concise" for i in range(100))
 
 
-async def test_async_forms(fake: FakeArbiter) -> None:
-    async with Arbiter(api_key="k", base_url=fake.url, experiments=[EXPERIMENT_NAME], flush_interval=3600.0) as client:
-        assert await client.aready(timeout=30) is True
-        variant = await client.aassign(EXPERIMENT_NAME, "async-user")
-        assert variant == client.assign(EXPERIMENT_NAME, "async-user") is not None
-        assert (await client.aget_prompt(EXPERIMENT_NAME, "async-user", "d")).variant == variant
-        assert "temperature" in await client.aget_variables(EXPERIMENT_NAME, "async-user", {})
-        await client.atrack(
+async def test_the_async_client_awaits_its_waits(fake: FakeArbiter) -> None:
+    async with AsyncArbiter(
+        api_key="k", base_url=fake.url, experiments=[EXPERIMENT_NAME], flush_interval=3600.0
+    ) as client:
+        ticks = 0
+
+        async def tick() -> None:
+            nonlocal ticks
+            while True:
+                ticks += 1
+                await asyncio.sleep(0)
+
+        ticker = asyncio.ensure_future(tick())
+        assert await client.ready(timeout=30) is True
+        variant = client.assign(EXPERIMENT_NAME, "async-user")
+        assert variant is not None
+        assert client.get_prompt(EXPERIMENT_NAME, "async-user", "d").variant == variant
+        assert "temperature" in client.get_variables(EXPERIMENT_NAME, "async-user", {})
+        client.track(
             "business_event", experiment_id=EXPERIMENT_NAME, user_id="async-user", business_metric="checkout", value=2.5
         )
-        await client.aflush()
+        await client.flush()
         assert client.stats()["sent"] == 2
-        # The event loop kept running while the client flushed.
-        await asyncio.sleep(0)
+        ticker.cancel()
+        # The event loop ran other tasks while the client waited for its config and its flush.
+        assert ticks > 0
+    kinds = sorted(e["type"] for e in fake.stored.values())
+    assert kinds == ["business_event", "exposure"]
+    assert client.stats()["queued"] == 0
+
+
+def test_the_async_clients_waits_are_coroutines_and_its_reads_plain() -> None:
+    for name in ("ready", "flush", "close", "evaluate", "__aenter__", "__aexit__"):
+        assert inspect.iscoroutinefunction(getattr(AsyncArbiter, name)), name
+    for name in ("assign", "get_prompt", "get_variables", "track", "stats", "wrap", "as_user"):
+        assert not inspect.iscoroutinefunction(getattr(AsyncArbiter, name)), name
+    assert not hasattr(AsyncArbiter, "__enter__")
+
+
+async def test_the_async_clients_ready_times_out_without_a_server() -> None:
+    client = AsyncArbiter(api_key="k", base_url="http://127.0.0.1:9", request_timeout=5.0, max_attempts=3)
+    try:
+        assert await client.ready(timeout=0.05) is False
+    finally:
+        await client.close(timeout=1)
+
+
+async def test_the_a_methods_still_work_and_say_they_are_deprecated(fake: FakeArbiter) -> None:
+    async with Arbiter(api_key="k", base_url=fake.url, experiments=[EXPERIMENT_NAME], flush_interval=3600.0) as client:
+        with pytest.warns(DeprecationWarning) as caught:
+            assert await client.aready(timeout=30) is True
+            variant = await client.aassign(EXPERIMENT_NAME, "async-user")
+            assert variant == client.assign(EXPERIMENT_NAME, "async-user") is not None
+            assert (await client.aget_prompt(EXPERIMENT_NAME, "async-user", "d")).variant == variant
+            assert "temperature" in await client.aget_variables(EXPERIMENT_NAME, "async-user", {})
+            await client.atrack(
+                "business_event",
+                experiment_id=EXPERIMENT_NAME,
+                user_id="async-user",
+                business_metric="checkout",
+                value=2.5,
+            )
+            await client.aflush()
+        assert client.stats()["sent"] == 2
+        names = [str(w.message).split("(")[0] for w in caught if issubclass(w.category, DeprecationWarning)]
+        assert names == [
+            *["Arbiter.aready", "Arbiter.aassign", "Arbiter.aget_prompt", "Arbiter.aget_variables"],
+            *["Arbiter.atrack", "Arbiter.aflush"],
+        ]
+        assert all(w.filename == __file__ for w in caught)
+        with pytest.warns(DeprecationWarning, match=r"Arbiter\.aclose\(\) is deprecated"):
+            await client.aclose()
     kinds = sorted(e["type"] for e in fake.stored.values())
     assert kinds == ["business_event", "exposure"]
 
@@ -195,7 +254,16 @@ def test_a_forked_child_runs_its_own_threads_and_leaves_the_parents_events_alone
 def test_public_surface_is_small() -> None:
     assert sorted(arbiter.__all__) == sorted(
         [
-            *["Arbiter", "ArbiterError", "AsUser", "ClientStats", "EventType", "PromptResult", "TrackPayload"],
+            *[
+                "Arbiter",
+                "ArbiterError",
+                "AsUser",
+                "AsyncArbiter",
+                "ClientStats",
+                "EventType",
+                "PromptResult",
+                "TrackPayload",
+            ],
             "PreparedAttributes",
             *["DatasetItem", "EvaluationProgress", "OfflineRun", "Scorer", "ScorerInput", "TaskInput"],  # evaluate's
             "__version__",

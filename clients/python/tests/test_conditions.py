@@ -11,11 +11,15 @@ from typing import Any, Dict, List, Optional
 
 import pytest
 
-from arbiter._condition_source import generated_condition, generated_targeting
-from arbiter._conditions import _condition, compile_condition, eval_condition
-from arbiter._json_values import compare_text, js_number_string, number_form, same_value, string_form
-from arbiter._version_string import padded_version_string
+from arbiter._core.evaluation.conditions import _condition, eval_condition
+from arbiter._core.evaluation.json_values import compare_text, js_number_string, number_form, same_value, string_form
+from arbiter._core.evaluation.version_string import padded_version_string
+from arbiter._fast.condition_source import generated_condition, generated_targeting
+from arbiter._fast.engine import choose_engine
 from conftest import REPO_ROOT
+
+#: The engine a client chooses: generated conditions, as every client runs them.
+FAST = choose_engine()
 
 
 def cases(*path: str) -> List[List[Any]]:
@@ -43,7 +47,7 @@ def check(case: List[Any]) -> None:
     groups: Optional[Dict[str, Any]] = case[4] if len(case) > 4 else None
     assert eval_condition(attributes, condition, groups) is expected, name
     # The same compiled condition, matched twice, gives the same answer.
-    compiled = compile_condition(condition)
+    compiled = FAST.compile_condition(condition)
     assert compiled.matches(attributes, groups) is expected, name
     assert compiled.matches(attributes, groups) is expected, name
 
@@ -53,7 +57,7 @@ def test_every_readable_condition_of_the_files_is_written_out_as_one_function() 
     written = 0
     for case in GROWTHBOOK + ARBITER:
         condition = case[1]
-        if not compile_condition(condition).readable:
+        if not FAST.compile_condition(condition).readable:
             continue
         function = generated_condition(condition, _condition(condition))
         assert function is not None or condition == {}, case[0]
@@ -148,16 +152,16 @@ def test_deep_nesting_matches_no_one_without_raising() -> None:
 
 
 def test_a_changed_saved_group_is_read_afresh() -> None:
-    compiled = compile_condition({"id": {"$inGroup": "beta"}})
+    compiled = FAST.compile_condition({"id": {"$inGroup": "beta"}})
     assert compiled.matches({"id": "u1"}, {"beta": ["u1"]})
     assert not compiled.matches({"id": "u1"}, {"beta": ["u2"]})
     assert compiled.matches({"id": "u2"}, {"beta": ["u2"]})
 
 
 def test_readable_tells_an_unreadable_condition() -> None:
-    assert compile_condition({"a": {"$gt": 1}}).readable
-    assert not compile_condition({"a": {"$gt": [1]}}).readable
-    assert not compile_condition([]).readable
+    assert FAST.compile_condition({"a": {"$gt": 1}}).readable
+    assert not FAST.compile_condition({"a": {"$gt": [1]}}).readable
+    assert not FAST.compile_condition([]).readable
 
 
 # --- the value forms ------------------------------------------------------------------------------
@@ -299,7 +303,7 @@ def test_random_conditions_never_raise_and_negate_consistently() -> None:
         assert isinstance(result, bool)
         negated = eval_condition(attributes, {"$not": condition}, groups)
         either = eval_condition(attributes, {"$or": [condition, {"$not": condition}]}, groups)
-        if compile_condition(condition).readable:
+        if FAST.compile_condition(condition).readable:
             readable += 1
             matched += result
             assert negated is not result, (condition, attributes)
@@ -321,12 +325,12 @@ def test_the_generated_functions_answer_as_the_tree() -> None:
     compared = matched = 0
     for _ in range(8000):
         condition = random_condition(rng, 3)
-        if not isinstance(condition, dict) or not compile_condition(condition).readable:
+        if not isinstance(condition, dict) or not FAST.compile_condition(condition).readable:
             continue
         tree = _condition(condition)
         groups = random_groups(rng) or {}
         function = generated_condition(condition, tree)
-        targeted = generated_targeting(condition, compile_condition(condition).matches, groups, lambda user: "in")
+        targeted = generated_targeting(condition, FAST.compile_condition(condition).matches, groups, lambda user: "in")
         if function is None or targeted is None:
             assert condition == {}
             continue

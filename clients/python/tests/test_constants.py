@@ -7,7 +7,7 @@ import re
 from typing import Any, Dict, Tuple
 
 from arbiter import Arbiter
-from arbiter import _constants as C
+from arbiter._core import constants as C
 from conftest import REPO_ROOT
 
 with open(os.path.join(REPO_ROOT, "testdata", "client-defaults.json"), encoding="utf-8") as f:

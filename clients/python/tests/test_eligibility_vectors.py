@@ -1,5 +1,7 @@
-"""testdata/eligibility.json through the client: holdouts, then the layer, then targeting, then
-the bucket, on every surface, with every exposure each case sends."""
+"""The shared eligibility vectors through the client, with the same runner for each file:
+testdata/eligibility.json (holdouts, then the layer, then targeting, then the bucket) and
+testdata/lifecycle.json (draft, running, stopped and archived experiments), on every surface,
+with every exposure each case sends."""
 
 import asyncio
 import json
@@ -13,11 +15,39 @@ from conftest import REPO_ROOT
 from support.fake_arbiter import FakeArbiter
 
 #: Every test here runs with the C assign of the speedups extra and with the Python method.
-pytestmark = pytest.mark.usefixtures("assign_kind")
+pytestmark = [
+    pytest.mark.usefixtures("assign_kind"),
+    # The deprecated a… aliases still answer as their methods do (their warning: test_client_api).
+    pytest.mark.filterwarnings(r"ignore:Arbiter\.a\w+\(\) is deprecated:DeprecationWarning"),
+]
 
-with open(os.path.join(REPO_ROOT, "testdata", "eligibility.json"), encoding="utf-8") as _f:
-    VECTORS: Dict[str, Any] = json.load(_f)
+
+def _read(name: str) -> Dict[str, Any]:
+    with open(os.path.join(REPO_ROOT, "testdata", name), encoding="utf-8") as f:
+        loaded: Dict[str, Any] = json.load(f)
+    return loaded
+
+
+#: Every file the runner reads, each in place.
+FILES: Dict[str, Dict[str, Any]] = {name: _read(name) for name in ("eligibility.json", "lifecycle.json")}
+VECTORS = FILES["eligibility.json"]
 CASES: List[Dict[str, Any]] = VECTORS["cases"]
+
+
+@pytest.fixture(params=sorted(FILES))
+def vectors(request: pytest.FixtureRequest) -> Dict[str, Any]:
+    return FILES[request.param]
+
+
+def _variables(vectors: Dict[str, Any], case: Dict[str, Any]) -> Dict[str, Any]:
+    """What ``get_variables(..., {"v": 1})`` answers: the case's variant's variables over it."""
+    merged: Dict[str, Any] = {"v": 1}
+    for experiment in vectors["config"]["experiments"]:
+        if case["variant"] is not None and case["experiment"] in (experiment["name"], experiment["id"]):
+            for variant in experiment["variants"]:
+                if variant["key"] == case["variant"]:
+                    merged.update(variant.get("variables") or {})
+    return merged
 
 
 #: How a case's attributes are passed: as the plain dict, or prepared (answers must not differ).
@@ -31,8 +61,8 @@ def prepare(request: pytest.FixtureRequest) -> Prepare:
     return PreparedAttributes
 
 
-def _client(fake: FakeArbiter, make_client: Any) -> Arbiter:
-    fake.config = VECTORS["config"]
+def _client(fake: FakeArbiter, make_client: Any, vectors: Dict[str, Any] = VECTORS) -> Arbiter:
+    fake.config = vectors["config"]
     client: Arbiter = make_client(base_url=fake.url)
     assert client.ready(timeout=30)
     return client
@@ -52,11 +82,23 @@ def test_the_file_reaches_every_step_of_the_order() -> None:
     assert {(h, v) for h in holdout_ids for v in ("holdout", "general")} <= sent
 
 
+def test_the_lifecycle_file_reaches_every_state() -> None:
+    lifecycle = FILES["lifecycle.json"]
+    statuses = {e.get("status") for e in lifecycle["config"]["experiments"]}
+    assert statuses == {"draft", "running", "stopped", None}  # None: an entry without status
+    reasons = {c.get("reason") for c in lifecycle["cases"]}
+    assert {"draft", "unknown_experiment", "held_out", "not_targeted"} <= reasons
+    held_drafts = [c for c in lifecycle["cases"] if c["experiment"] == "draft-held-targeted"]
+    assert held_drafts and all(c["exposures"] == [] for c in held_drafts)
+    shipped = [c for c in lifecycle["cases"] if c["experiment"] == "shipped" and c["variant"] is not None]
+    assert shipped and all(e["variant"] in ("holdout", "general") for c in shipped for e in c["exposures"])
+
+
 def test_every_case_assigns_prompts_and_merges_as_it_says(
-    fake: FakeArbiter, make_client: Any, prepare: Prepare
+    fake: FakeArbiter, make_client: Any, prepare: Prepare, vectors: Dict[str, Any]
 ) -> None:
-    client = _client(fake, make_client)
-    for case in CASES:
+    client = _client(fake, make_client, vectors)
+    for case in vectors["cases"]:
         attributes = prepare(case.get("attributes"))
         got = {
             "name": case["name"],
@@ -66,16 +108,19 @@ def test_every_case_assigns_prompts_and_merges_as_it_says(
             "async": asyncio.run(client.aassign(case["experiment"], case["user_id"], attributes)),
         }
         want = case["variant"]
-        assert got == {"name": case["name"], "assign": want, "prompt": want, "variables": {"v": 1}, "async": want}
+        variables = _variables(vectors, case)
+        assert got == {"name": case["name"], "assign": want, "prompt": want, "variables": variables, "async": want}
 
 
-def test_every_case_sends_exactly_its_exposures_in_order(fake: FakeArbiter, make_client: Any, prepare: Prepare) -> None:
+def test_every_case_sends_exactly_its_exposures_in_order(
+    fake: FakeArbiter, make_client: Any, prepare: Prepare, vectors: Dict[str, Any]
+) -> None:
     """Each case runs through every surface, then the client flushes: what reached the server
     for the case is its list, in order (a holdout's exposures first). The surfaces after the
     first add nothing: exposures, the holdouts' included, go once per user and day."""
-    client = _client(fake, make_client)
+    client = _client(fake, make_client, vectors)
     mismatches = []
-    for case in CASES:
+    for case in vectors["cases"]:
         attributes = prepare(case.get("attributes"))
         before = len(fake.stored)
         client.assign(case["experiment"], case["user_id"], attributes)

@@ -1,9 +1,9 @@
-"""``evaluate`` and ``aevaluate`` against the real server, with the real ``openai`` SDK talking to a
-local OpenAI-compatible provider: each variant's prompt reaches the provider, the wrapped call's
-latency and tokens are attached to the result, repeats run, a task's exception is recorded, an
-interrupted run resumes without running anything twice, a LangChain run inside a task is
-measured like a wrapped call, a refused upload is retried by the library's policy and then
-raised with the run to resume, and a publishable key is refused."""
+"""``evaluate`` (both clients') and the deprecated ``aevaluate`` against the real server, with the
+real ``openai`` SDK talking to a local OpenAI-compatible provider: each variant's prompt reaches
+the provider, the wrapped call's latency and tokens are attached to the result, repeats run, a
+task's exception is recorded, an interrupted run resumes without running anything twice, a
+LangChain run inside a task is measured like a wrapped call, a refused upload is retried by the
+library's policy and then raised with the run to resume, and a publishable key is refused."""
 
 import asyncio
 import io
@@ -12,7 +12,7 @@ import threading
 import urllib.error
 import urllib.request
 from collections import Counter
-from typing import Any, Dict, List, Set, Tuple
+from typing import Any, Dict, List, Set, Tuple, Union
 
 import openai
 import pytest
@@ -20,7 +20,7 @@ from langchain_core.output_parsers import StrOutputParser
 from langchain_core.prompts import ChatPromptTemplate
 from langchain_openai import ChatOpenAI
 
-from arbiter import Arbiter, ArbiterError, EvaluationProgress, ScorerInput, TaskInput
+from arbiter import Arbiter, ArbiterError, AsyncArbiter, EvaluationProgress, ScorerInput, TaskInput
 from arbiter.integrations.langchain import ArbiterCallbackHandler
 from support.arbiter_server import ArbiterServer, Org, create_experiment, new_org
 from support.fake_llm import RESPONSE_DELAY_S, USAGE
@@ -160,9 +160,10 @@ def check_completed_run(org: Org, run: Dict[str, Any], calls: Calls) -> None:
                 assert result["scores"]["exact_match"] == (1 if item_id in ("q1", "q3") else 0)
 
 
-def no_online_traffic(org: Org, client: Arbiter) -> None:
+def no_online_traffic(org: Org, client: Union[Arbiter, AsyncArbiter]) -> None:
     """Offline calls are not exposures or model calls: nothing was queued, sent or metered."""
-    client.flush()
+    if isinstance(client, Arbiter):
+        client.flush()
     assert client.stats()["sent"] == 0 and client.stats()["queued"] == 0
     status, usage = org.session.call("GET", "/v1/usage")
     assert status == 200 and usage["events"]["used"] == 0, usage
@@ -222,7 +223,7 @@ def test_evaluate_runs_each_variant_through_the_wrapped_provider(
     assert drawn.endswith("\n") and drawn.count("\n") == 1
 
 
-async def test_aevaluate_runs_an_async_task_through_the_wrapped_async_provider(
+async def test_the_async_client_runs_an_async_task_through_the_wrapped_async_provider(
     server: ArbiterServer, llm: LoopbackServer, capsys: pytest.CaptureFixture[str]
 ) -> None:
     org = new_org(server)
@@ -236,7 +237,7 @@ async def test_aevaluate_runs_an_async_task_through_the_wrapped_async_provider(
         await asyncio.sleep(0)
         return 1.0 if says_echo(scoring) else 0.0
 
-    async with Arbiter(org.secret, base_url=server.url) as client:
+    async with AsyncArbiter(org.secret, base_url=server.url) as client:
         ai = client.wrap(openai.AsyncOpenAI(base_url=llm.url + "/v1", api_key="sk-test", max_retries=0), "py-exp")
 
         async def task(case: TaskInput) -> str:
@@ -259,7 +260,7 @@ async def test_aevaluate_runs_an_async_task_through_the_wrapped_async_provider(
                 in_flight -= 1
             return str(answer.choices[0].message.content)
 
-        run = await client.aevaluate(
+        run = await client.evaluate(
             experiment="py-exp",
             dataset="questions",
             task=task,
@@ -270,6 +271,7 @@ async def test_aevaluate_runs_an_async_task_through_the_wrapped_async_provider(
             repeats=2,
             concurrency=3,
         )
+        await client.flush()
         no_online_traffic(org, client)
 
     check_completed_run(org, dict(run), calls)
@@ -354,7 +356,7 @@ def test_an_interrupted_evaluate_resumes_without_running_anything_twice(
         assert again == run and sum(calls.counts.values()) == 20
 
 
-async def test_an_interrupted_aevaluate_resumes_with_a_sync_task(server: ArbiterServer) -> None:
+async def test_an_interrupted_async_evaluate_resumes_with_a_sync_task(server: ArbiterServer) -> None:
     org = new_org(server)
     experiment = create_experiment(org)
     items = [{"id": "item-%d" % i, "input": "input %d" % i} for i in range(5)]
@@ -377,9 +379,9 @@ async def test_an_interrupted_aevaluate_resumes_with_a_sync_task(server: Arbiter
         if progress.done == 7:
             raise Stop()
 
-    async with Arbiter(org.secret, base_url=server.url) as client:
+    async with AsyncArbiter(org.secret, base_url=server.url) as client:
         with pytest.raises(Stop):
-            await client.aevaluate(
+            await client.evaluate(
                 experiment="py-exp",
                 dataset="five",
                 task=async_task,
@@ -390,7 +392,7 @@ async def test_an_interrupted_aevaluate_resumes_with_a_sync_task(server: Arbiter
         stopped = stopped_run(org, experiment["id"])
         assert stopped["received_results"] == sum(calls.counts.values()) >= 7
 
-        run = await client.aevaluate(
+        run = await client.evaluate(
             experiment="py-exp", dataset="five", task=sync_task, repeats=2, concurrency=3, run_id=stopped["id"]
         )
     assert calls.counts == Counter(every_triple(items, 2))
@@ -448,15 +450,18 @@ async def test_a_publishable_key_is_refused_before_any_request(server: ArbiterSe
     async with Arbiter(org.publishable, base_url=server.url) as client:
         with pytest.raises(ArbiterError, match=r"evaluate needs the org's secret key \(svc_sk_"):
             client.evaluate(experiment="py-exp", dataset="tiny", task=task)
-        with pytest.raises(ArbiterError, match="secret key"):
+        with pytest.raises(ArbiterError, match="secret key"), pytest.warns(DeprecationWarning, match="aevaluate"):
             await client.aevaluate(experiment="py-exp", dataset="tiny", task=task)
+    async with AsyncArbiter(org.publishable, base_url=server.url) as async_client:
+        with pytest.raises(ArbiterError, match="secret key"):
+            await async_client.evaluate(experiment="py-exp", dataset="tiny", task=task)
     assert runs_of(org, experiment["id"]) == []
 
     # With the secret key, a refused request raises with the problem's detail.
     with Arbiter(org.secret, base_url=server.url) as client:
         with pytest.raises(ArbiterError, match="creating the offline run failed: HTTP 404"):
             client.evaluate(experiment="py-exp", dataset="no-such-dataset", task=task)
-        with pytest.raises(TypeError, match="aevaluate"):
+        with pytest.raises(TypeError, match="AsyncArbiter"):
 
             async def async_task(case: TaskInput) -> str:
                 return "x"

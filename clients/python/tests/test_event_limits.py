@@ -8,7 +8,7 @@ from typing import Any, Dict, List, Tuple
 import pytest
 
 from arbiter import Arbiter
-from arbiter import _constants as C
+from arbiter._core import constants as C
 from support.fake_arbiter import EXPERIMENT_ID, EXPERIMENT_NAME, FakeArbiter
 
 

@@ -10,15 +10,22 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
 
 import pytest
 
-from arbiter import Arbiter, _exposure_dedup
-from arbiter._event_queue import EventQueue
-from arbiter._queued_event import QueuedEvent
+from arbiter import Arbiter
+from arbiter._core.events import exposure_dedup as _exposure_dedup
+from arbiter._core.events.event_queue import EventQueue
+from arbiter._core.events.queued_event import QueuedEvent
+from arbiter._fast import accelerated_assign
+from arbiter._fast.engine import choose_engine
 from support.fake_arbiter import EXPERIMENT_ID, EXPERIMENT_NAME, FakeArbiter, config_document
 from support.recorded import events_of
 from support.wait import wait_until
 
 #: Every test here runs with the C assign of the speedups extra and with the Python method.
-pytestmark = pytest.mark.usefixtures("assign_kind")
+pytestmark = [
+    pytest.mark.usefixtures("assign_kind"),
+    # The deprecated a… aliases still answer as their methods do (their warning: test_client_api).
+    pytest.mark.filterwarnings(r"ignore:Arbiter\.a\w+\(\) is deprecated:DeprecationWarning"),
+]
 
 DAY = 86_400.0
 #: 2026-11-25 23:59:59 UTC, one second before a UTC midnight.
@@ -44,7 +51,7 @@ def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
 
 
 #: The C table of the speedups extra is the one a client takes here: the tests install it.
-C_TABLE = _exposure_dedup.ACCELERATED_TABLE
+C_TABLE = accelerated_assign.ACCELERATED_TABLE
 
 
 @pytest.fixture(autouse=True, params=["c", "pure"])
@@ -52,7 +59,7 @@ def table_kind(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) 
     """Every test of this file runs with the speedups extra's C table and with the pure-Python
     one (the plain install's)."""
     assert C_TABLE is not None, "arbiter-client-speedups is not installed"
-    monkeypatch.setattr(_exposure_dedup, "ACCELERATED_TABLE", C_TABLE if request.param == "c" else None)
+    monkeypatch.setattr(accelerated_assign, "ACCELERATED_TABLE", C_TABLE if request.param == "c" else None)
     yield request.param
 
 
@@ -188,16 +195,16 @@ def test_a_client_takes_the_c_table_when_the_speedups_extra_imports(
 def test_an_arbiter_speedups_of_another_interface_is_left_for_the_pure_table() -> None:
     import arbiter_speedups
 
-    assert _exposure_dedup.accelerated_table(arbiter_speedups) is arbiter_speedups.ExposureTable
+    assert accelerated_assign.accelerated_table(arbiter_speedups) is arbiter_speedups.ExposureTable
     for api_version in (None, 1, "2"):
         other = types.SimpleNamespace(ExposureTable=arbiter_speedups.ExposureTable)
         if api_version is not None:
             other.API_VERSION = api_version
-        assert _exposure_dedup.accelerated_table(other) is None
+        assert accelerated_assign.accelerated_table(other) is None
 
 
 def test_a_table_grows_by_doubling_and_finds_every_user_after_each_growth(clock: Clock) -> None:
-    table = _exposure_dedup.new_table(5_000)
+    table = choose_engine().new_table(5_000)
     sizes: List[int] = []
     users = ["grow-%d" % i for i in range(5_000)]
     for user in users:

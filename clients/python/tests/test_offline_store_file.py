@@ -3,8 +3,8 @@
 import json
 from typing import Any
 
-from arbiter._offline_store import FileOfflineStore
-from arbiter._queued_event import QueuedEvent, serialize
+from arbiter._core.events.offline_store import FileOfflineStore
+from arbiter._core.events.queued_event import QueuedEvent, serialize
 
 
 def event(n: int) -> QueuedEvent:

@@ -10,19 +10,22 @@ import pytest
 
 import arbiter
 from arbiter import PreparedAttributes
-from arbiter._bucketing import make_assigner
-from arbiter._conditions import compile_condition
-from arbiter._config_store import ConfigStore
-from arbiter._field_table import field_table_of
-from arbiter._targeting_tallies import TargetingTallies
-from arbiter._variant_function import make_variant
+from arbiter._core.bucketing.bucketing import make_assigner
+from arbiter._core.config.config_store import ConfigStore
+from arbiter._core.evaluation.field_table import field_table_of
+from arbiter._core.evaluation.variant_function import make_variant
+from arbiter._core.events.targeting_tallies import TargetingTallies
+from arbiter._fast.engine import choose_engine
 from test_conditions import ARBITER, GROWTHBOOK, case_id
+
+#: The engine a client chooses (generated targeting, the C hash of the speedups extra).
+FAST = choose_engine()
 
 #: Every bucket is in range: the variant function answers "in" exactly when the targeting holds.
 _EVERYONE = [("in", 0, 1)]
 #: The accelerated assigner (its ASCII case written into the variant function) and the pure one.
 ASSIGNERS: Dict[str, Callable[[str], Optional[str]]] = {
-    "speedups": make_assigner("salt", 1, _EVERYONE),
+    "speedups": make_assigner("salt", 1, _EVERYONE, FAST.hash32),
     "pure": make_assigner("salt", 1, _EVERYONE, None),
 }
 
@@ -43,18 +46,24 @@ def test_condition_case_prepared(case: List[Any], assigner: str) -> None:
     name, condition, attributes, expected = case[:4]
     groups: Optional[Dict[str, Any]] = case[4] if len(case) > 4 else None
     table = field_table_of([condition])
-    variant = make_variant(ASSIGNERS[assigner], compile_condition(condition), groups, field_table=table)
+    variant = make_variant(
+        ASSIGNERS[assigner], FAST.compile_condition(condition), groups, field_table=table, generate=FAST.targeting
+    )
     want = "in" if expected else None
     prepared = PreparedAttributes(attributes)
     assert variant("user-1", attributes) == want, name  # the plain path, for reference
     assert variant("user-1", prepared) == want, name
     assert variant("user-\u00e9", prepared) == want, name  # resolved already; a non-ASCII id
-    if isinstance(attributes, dict) and condition and compile_condition(condition).readable:
+    if isinstance(attributes, dict) and condition and FAST.compile_condition(condition).readable:
         # So the case checked the values path, not a fallback to the dict.
         assert prepared._resolved is not None and prepared._resolved[0] is table, name
     # A different table (another config) resolves again and answers the same.
     other = make_variant(
-        ASSIGNERS[assigner], compile_condition(condition), groups, field_table=field_table_of([{"zz": 1}, condition])
+        ASSIGNERS[assigner],
+        FAST.compile_condition(condition),
+        groups,
+        field_table=field_table_of([{"zz": 1}, condition]),
+        generate=FAST.targeting,
     )
     assert other("user-1", prepared) == want, name
 
@@ -62,7 +71,9 @@ def test_condition_case_prepared(case: List[Any], assigner: str) -> None:
 def test_a_dict_is_resolved_once_per_table_and_read_by_index() -> None:
     condition = {"plan": {"$in": ["pro"]}, "app.version": {"$vgte": "2.0.0"}, "$or": [{"country": "US"}]}
     table = field_table_of([condition])
-    variant = make_variant(ASSIGNERS["speedups"], compile_condition(condition), None, field_table=table)
+    variant = make_variant(
+        ASSIGNERS["speedups"], FAST.compile_condition(condition), None, field_table=table, generate=FAST.targeting
+    )
     prepared = PreparedAttributes({"plan": "pro", "app": {"version": "2.1.0"}, "country": "US"})
     assert variant("u", prepared) == "in"
     resolved = prepared._resolved
@@ -90,7 +101,7 @@ def _config(version: int, targeting: Dict[str, Any]) -> Dict[str, Any]:
 
 
 def test_a_prepared_object_reused_across_a_config_update_answers_as_the_dict() -> None:
-    store = ConfigStore(100, TargetingTallies())
+    store = ConfigStore(100, TargetingTallies(), engine=FAST)
     plain = {"plan": "pro", "country": "DE", "age": 30}
     prepared = PreparedAttributes(plain)
     configs = [
@@ -110,7 +121,11 @@ def test_a_prepared_object_reused_across_a_config_update_answers_as_the_dict() -
 def test_the_top_level_is_copied() -> None:
     condition = {"plan": "pro"}
     variant = make_variant(
-        ASSIGNERS["speedups"], compile_condition(condition), None, field_table=field_table_of([condition])
+        ASSIGNERS["speedups"],
+        FAST.compile_condition(condition),
+        None,
+        field_table=field_table_of([condition]),
+        generate=FAST.targeting,
     )
     attributes: Dict[str, Any] = {"plan": "pro"}
     prepared = PreparedAttributes(attributes)
@@ -187,7 +202,11 @@ def test_a_bad_value_never_raises_and_answers_as_itself(bad: Any) -> None:
     prepared = PreparedAttributes(bad)
     for condition in ({"plan": "pro"}, {"plan": {"$exists": False}}, {"0": {"$exists": True}}, {"$not": {"plan": "x"}}):
         variant = make_variant(
-            ASSIGNERS["speedups"], compile_condition(condition), None, field_table=field_table_of([condition])
+            ASSIGNERS["speedups"],
+            FAST.compile_condition(condition),
+            None,
+            field_table=field_table_of([condition]),
+            generate=FAST.targeting,
         )
         assert variant("u", prepared) == variant("u", bad), (bad, condition)
 

@@ -7,7 +7,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Dict, List, Optional, Tuple
 
 from arbiter import Arbiter
-from arbiter._bucketing import bucket_of
+from arbiter._core.bucketing.bucketing import bucket_of
 from support.arbiter_server import ArbiterServer, AssignCaller, Org, create_experiment, new_org
 from support.wait import wait_until
 

@@ -5,10 +5,13 @@ from typing import Any, Dict, List
 
 import pytest
 
-from arbiter._conditions import CompiledCondition, _condition, compile_condition
-from arbiter._regex_safety import MAX_SUBJECT_LENGTH, is_safe_pattern
+from arbiter._core.evaluation.conditions import CompiledCondition, _condition, compile_condition
+from arbiter._core.evaluation.regex_safety import MAX_SUBJECT_LENGTH, is_safe_pattern
+from arbiter._fast.engine import choose_engine
 from conftest import read_testdata
 from support.fake_arbiter import FakeArbiter
+
+FAST = choose_engine()
 
 SAFETY = read_testdata("regex-safety.json")
 RANDOM = read_testdata("regex-random.json")
@@ -26,7 +29,7 @@ def _tree(condition: Any, attributes: Any) -> bool:
 
 #: What evaluates a condition: the generated function compile_condition returns, and the tree.
 EVALUATORS = {
-    "compiled": lambda condition, attributes: compile_condition(condition).matches(attributes),
+    "compiled": lambda condition, attributes: FAST.compile_condition(condition).matches(attributes),
     "tree": _tree,
 }
 

@@ -9,12 +9,16 @@ from typing import Any, Dict, List, Tuple
 import pytest
 
 from arbiter import Arbiter
-from arbiter._targeting_tallies import MAX_PENDING_TALLIES, TargetingTallies
+from arbiter._core.events.targeting_tallies import MAX_PENDING_TALLIES, TargetingTallies
 from conftest import read_testdata
 from support.fake_arbiter import FakeArbiter
 
 #: Every test here runs with the C assign of the speedups extra and with the Python method.
-pytestmark = pytest.mark.usefixtures("assign_kind")
+pytestmark = [
+    pytest.mark.usefixtures("assign_kind"),
+    # The deprecated a… aliases still answer as their methods do (their warning: test_client_api).
+    pytest.mark.filterwarnings(r"ignore:Arbiter\.a\w+\(\) is deprecated:DeprecationWarning"),
+]
 
 SHARED = read_testdata("targeting-tallies.json")
 ELIGIBILITY = read_testdata("eligibility.json")

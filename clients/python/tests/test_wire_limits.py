@@ -8,8 +8,8 @@ from typing import Any, Dict, Optional
 
 import pytest
 
-from arbiter import _constants as C
-from arbiter._event_validation import EVENT_TYPES, text_problem, wire_problem
+from arbiter._core import constants as C
+from arbiter._core.events.event_validation import EVENT_TYPES, text_problem, wire_problem
 from conftest import REPO_ROOT
 
 with open(os.path.join(REPO_ROOT, "testdata", "wire-limits.json"), encoding="utf-8") as f:

@@ -4,11 +4,16 @@ variant, background event delivery, ``wrap`` for the OpenAI and Anthropic SDKs, 
 
 >>> from arbiter import Arbiter
 >>> arbiter = Arbiter()  # key from ARBITER_API_KEY
+
+In asyncio code, ``AsyncArbiter`` takes the same options; its waits are coroutines.
 """
 
-from ._client import Arbiter
-from ._errors import ArbiterError
-from ._evaluation_types import (
+from arbiter._client.asynchronous import AsyncArbiter
+from arbiter._client.sync import Arbiter
+from arbiter._core.errors import ArbiterError
+from arbiter._core.evaluation.prepared_attributes import PreparedAttributes
+from arbiter._core.types import ClientStats, EventType, PromptResult, TrackPayload
+from arbiter._evaluation.types import (
     DatasetItem,
     EvaluationProgress,
     OfflineRun,
@@ -16,15 +21,14 @@ from ._evaluation_types import (
     ScorerInput,
     TaskInput,
 )
-from ._prepared_attributes import PreparedAttributes
-from ._types import ClientStats, EventType, PromptResult, TrackPayload
-from ._user_context import AsUser
-from ._version import __version__
+from arbiter._version import __version__
+from arbiter.integrations._user_context import AsUser
 
 __all__ = [
     "Arbiter",
     "ArbiterError",
     "AsUser",
+    "AsyncArbiter",
     "ClientStats",
     "DatasetItem",
     "EvaluationProgress",

@@ -100,7 +100,9 @@ class Api:
 
     def call(self, method: str, path: str, body: Any = None) -> Tuple[int, Any]:
         data = None if body is None else json.dumps(body).encode()
-        req = urllib.request.Request(self.url + path, data=data, headers=self._headers, method=method)
+        # A request without a body says nothing of its type (the server refuses an empty JSON body).
+        headers = self._headers if data is not None else {k: v for k, v in self._headers.items() if k != "Content-Type"}
+        req = urllib.request.Request(self.url + path, data=data, headers=headers, method=method)
         try:
             with urllib.request.urlopen(req, timeout=30) as res:
                 text = res.read()

@@ -19,10 +19,9 @@ from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.messages import BaseMessage
 from langchain_core.outputs import ChatGenerationChunk, GenerationChunk, LLMResult
 
-from .._client import Arbiter
-from .._evaluation_scope import current_evaluation
-from .._model_call import FinishModelCall, describe_error
-from .._model_call_measure import (
+from arbiter.integrations._evaluation_scope import current_evaluation
+from arbiter.integrations._model_call import FinishModelCall, ModelRunStarter, describe_error
+from arbiter.integrations._model_call_measure import (
     Measure,
     append_response,
     field,
@@ -33,7 +32,7 @@ from .._model_call_measure import (
     set_response,
     text_of,
 )
-from .._user_context import current_user
+from arbiter.integrations._user_context import current_user
 
 __all__ = ["ArbiterCallbackHandler"]
 
@@ -69,7 +68,7 @@ class ArbiterCallbackHandler(BaseCallbackHandler):
     run_inline = True
     raise_error = False
 
-    def __init__(self, client: Arbiter, experiment: str, *, user: Optional[str] = None) -> None:
+    def __init__(self, client: ModelRunStarter, experiment: str, *, user: Optional[str] = None) -> None:
         super().__init__()
         self._client = client
         self._experiment = experiment

@@ -1,0 +1,2 @@
+"""Events: validation against the wire limits, the bounded queue, exposure de-duplication,
+targeting tallies and the offline store."""
