@@ -6,6 +6,7 @@ from typing import Any, Dict, List
 import pytest
 
 from arbiter._core.evaluation.conditions import CompiledCondition, _condition, compile_condition
+from arbiter._core.evaluation.regex_portability import non_portable_construct
 from arbiter._core.evaluation.regex_safety import MAX_SUBJECT_LENGTH, is_safe_pattern
 from arbiter._fast.engine import choose_engine
 from conftest import read_testdata
@@ -99,3 +100,22 @@ def test_a_hostile_pattern_in_a_served_config_is_never_run(fake: FakeArbiter, ma
     # The safe pattern beside it runs: the client evaluates targeting at all.
     assert client.assign("safe-handle", "user-2", {"handle": "aaa"}) in ("control", "treatment")
     assert client.assign("safe-handle", "user-1", hostile) is None
+
+
+@pytest.mark.parametrize("evaluator", sorted(EVALUATORS))
+def test_an_unportable_pattern_admits_no_one_though_re_would_match(evaluator: str) -> None:
+    evaluate = EVALUATORS[evaluator]
+    assert len(SAFETY["unportable"]) > 10
+    admitted = []
+    for vector in SAFETY["unportable"]:
+        plain = {"v": {"$regex": vector["pattern"]}}
+        beside = {"$or": [plain, {"v": vector["value"]}]}
+        for condition in (plain, beside):
+            if evaluate(condition, {"v": vector["value"]}):
+                admitted.append((vector["pattern"], vector["reason"]))
+    assert admitted == []
+
+
+@pytest.mark.parametrize("vector", SAFETY["unportable"], ids=lambda v: v["pattern"])
+def test_each_unportable_pattern_is_named_with_a_reason(vector: Dict[str, Any]) -> None:
+    assert non_portable_construct(vector["pattern"]) is not None

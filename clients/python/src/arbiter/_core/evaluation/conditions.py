@@ -25,6 +25,7 @@ from arbiter._core.evaluation.json_values import (
     type_name,
 )
 from arbiter._core.evaluation.prepared_attributes import unwrap
+from arbiter._core.evaluation.regex_portability import non_portable_construct
 from arbiter._core.evaluation.regex_safety import MAX_SUBJECT_LENGTH, is_safe_pattern
 from arbiter._core.evaluation.version_string import padded_version_string
 
@@ -631,8 +632,11 @@ def _regex(name: str, operand: Any) -> _Matcher:
 
 def regex_test(name: str, operand: Any) -> Callable[[Any], bool]:
     """The test of ``$regex``/``$regexi`` against one attribute value, answers not kept."""
-    # An unsafe pattern (one that can backtrack for ever) is read as an invalid one: never run.
+    # An unsafe pattern (one that can backtrack for ever), or one the other evaluators would read
+    # differently, is read as an invalid one: never run.
     if not isinstance(operand, str) or not is_safe_pattern(operand):
+        raise _Unreadable
+    if non_portable_construct(operand) is not None:
         raise _Unreadable
     try:
         pattern = re.compile(operand, re.IGNORECASE if name == "$regexi" else 0)
