@@ -8,36 +8,13 @@
  *   npx tsx packages/conditions/scripts/write-eligibility.ts
  */
 import { writeFileSync } from 'node:fs';
-import { bucketOf, variantForBucket } from '@arbiter/bucketing';
-import { evalCondition } from '../src/index.ts';
-
-interface Experiment {
-  id: string;
-  name: string;
-  version: number;
-  salt: string;
-  bucket_count: number;
-  ranges: Array<{ variant: string; start: number; end: number }>;
-  variants: Array<{ key: string }>;
-  targeting?: unknown;
-  layer?: string;
-  layer_ranges?: Array<{ start: number; end: number }>;
-  holdouts?: string[];
-}
-
-interface Layer {
-  name: string;
-  salt: string;
-  bucket_count: number;
-}
-
-interface Holdout {
-  id: string;
-  name: string;
-  salt: string;
-  bucket_count: number;
-  ranges: Array<{ start: number; end: number }>;
-}
+import {
+  type Experiment,
+  type Holdout,
+  type Layer,
+  referenceAssign,
+  type World,
+} from './reference-assign.ts';
 
 const twoArms = (name: string, targeting?: unknown): Experiment => ({
   id: `00000000-0000-4000-8000-${String(experiments.length + 1).padStart(12, '0')}`,
@@ -174,54 +151,9 @@ function randomAttributes(): Record<string, unknown> | undefined {
   return out;
 }
 
-const inRanges = (ranges: ReadonlyArray<{ start: number; end: number }>, bucket: number) =>
-  ranges.some((r) => r.start <= bucket && bucket < r.end);
-
-type Reason = 'held_out' | 'not_in_layer' | 'not_targeted' | 'not_enrolled';
-interface Exposure {
-  experiment_id: string;
-  variant: string;
-}
-
-/**
- * The reference order: holdouts (in the experiment's order; each one reached records an exposure
- * to the holdout, `holdout` or `general`, and the first that holds the user out ends it), then
- * the layer, then targeting, then the experiment's own bucket.
- */
-function evaluate(
-  experiment: Experiment,
-  user: string,
-  attributes: Record<string, unknown>,
-): { variant: string | null; reason?: Reason; exposures: Exposure[] } {
-  const exposures: Exposure[] = [];
-  for (const id of experiment.holdouts ?? []) {
-    const holdout = HOLDOUTS.find((h) => h.id === id);
-    if (holdout === undefined) continue;
-    const held = inRanges(holdout.ranges, bucketOf(holdout.salt, user, holdout.bucket_count));
-    exposures.push({ experiment_id: holdout.id, variant: held ? 'holdout' : 'general' });
-    if (held) return { variant: null, reason: 'held_out', exposures };
-  }
-  if (experiment.layer !== undefined) {
-    const layer = LAYERS.find((l) => l.name === experiment.layer);
-    if (
-      layer === undefined ||
-      !inRanges(experiment.layer_ranges ?? [], bucketOf(layer.salt, user, layer.bucket_count))
-    )
-      return { variant: null, reason: 'not_in_layer', exposures };
-  }
-  if (
-    experiment.targeting !== undefined &&
-    !evalCondition(attributes, experiment.targeting, SAVED_GROUPS)
-  )
-    return { variant: null, reason: 'not_targeted', exposures };
-  const variant = variantForBucket(
-    experiment.ranges,
-    bucketOf(experiment.salt, user, experiment.bucket_count),
-  );
-  if (variant === null) return { variant, reason: 'not_enrolled', exposures };
-  exposures.push({ experiment_id: experiment.id, variant });
-  return { variant, exposures };
-}
+const WORLD: World = { saved_groups: SAVED_GROUPS, layers: LAYERS, holdouts: HOLDOUTS };
+const evaluate = (experiment: Experiment, user: string, attributes: Record<string, unknown>) =>
+  referenceAssign(WORLD, experiment, user, attributes);
 
 const cases = [];
 for (const experiment of experiments) {

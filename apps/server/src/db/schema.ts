@@ -35,6 +35,9 @@ export interface LayerRun {
   retired?: true;
 }
 
+export type ExperimentStatus = 'draft' | 'running' | 'stopped' | 'archived';
+export type StopConclusion = 'ship' | 'rollback' | 'inconclusive';
+
 const createdAt = () => timestamp('created_at', { withTimezone: true }).notNull().defaultNow();
 
 /**
@@ -115,6 +118,20 @@ export const experiments = pgTable(
      * assigned.
      */
     kind: text('kind').$type<'experiment' | 'holdout'>().notNull().default('experiment'),
+    /**
+     * Where the experiment is in its lifecycle (docs/experiments-lifecycle.md); rows written
+     * before the lifecycle existed are `running`. Not part of a version: a transition mints a
+     * config version, not an experiment version.
+     */
+    status: text('status').$type<ExperimentStatus>().notNull().default('running'),
+    /** The status an archived experiment came from, which unarchive restores; null otherwise. */
+    archivedFrom: text('archived_from').$type<'draft' | 'stopped'>(),
+    /** The stop, set once by the running → stopped transition; null before. */
+    stopConclusion: text('stop_conclusion').$type<StopConclusion>(),
+    servedVariant: text('served_variant'),
+    stopReason: text('stop_reason'),
+    stoppedAt: timestamp('stopped_at', { withTimezone: true }),
+    stoppedBy: uuid('stopped_by').references(() => users.id),
     createdAt: createdAt(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
@@ -473,6 +490,11 @@ export const analysisRuns = pgTable(
      * dimension on nightly runs, the asked one on manual runs; empty when none was computed.
      */
     slices: jsonb('slices').$type<StoredSlices>().notNull().default({}),
+    /**
+     * The last nightly run of a stopped experiment: the day it stopped, its window ending at
+     * the stop instant. No nightly run follows it.
+     */
+    final: boolean('final').notNull().default(false),
   },
   (t) => [
     uniqueIndex('analysis_runs_experiment_label').on(t.experimentId, t.label),

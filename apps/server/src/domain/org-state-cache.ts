@@ -30,6 +30,10 @@ export interface ClientExperiment {
   layer_ranges?: Array<{ start: number; end: number }>;
   /** Ids of the holdouts that apply, in the order they were created; absent when none does. */
   holdouts?: string[];
+  /** Where it is in its lifecycle; absent: running. An archived experiment is not served. */
+  status?: 'draft' | 'running' | 'stopped';
+  /** The variant every eligible user gets; present only when stopped. */
+  served_variant?: string;
 }
 
 /** A layer as the clients receive it. */
@@ -71,6 +75,8 @@ export interface OrgState {
     ClientExperiment & {
       /** `holdout`: a holdout's row, which takes exposures but is not assigned or served. */
       kind: 'experiment' | 'holdout';
+      /** Archived: absent from the config and not assigned, but its events are still accepted. */
+      archived: boolean;
       control: string | null;
       /** Where the analysis window starts: 00:00 UTC of the day the experiment was created. */
       windowStartMs: number;
@@ -85,8 +91,26 @@ export interface OrgState {
 interface LoadedExperiment {
   client: ClientExperiment;
   kind: 'experiment' | 'holdout';
+  archived: boolean;
   control: string | null;
   windowStartMs: number;
+}
+
+/**
+ * The config's `status` and, when stopped, `served_variant`; absent when running, which is what
+ * an entry without it means, so a config no lifecycle move touched is the bytes it was. An
+ * archived row (kept for ingest, never served) keeps the status it came from.
+ */
+function servedStatus(row: {
+  status: 'draft' | 'running' | 'stopped' | 'archived';
+  archivedFrom: 'draft' | 'stopped' | null;
+  servedVariant: string | null;
+}): Pick<ClientExperiment, 'status' | 'served_variant'> {
+  const status = row.status === 'archived' ? (row.archivedFrom ?? 'stopped') : row.status;
+  if (status === 'draft') return { status };
+  if (status === 'stopped' && row.servedVariant !== null)
+    return { status, served_variant: row.servedVariant };
+  return {};
 }
 
 async function loadExperiments(db: Database, orgId: string): Promise<LoadedExperiment[]> {
@@ -117,6 +141,7 @@ async function loadExperiments(db: Database, orgId: string): Promise<LoadedExper
       bucket_count: config.bucket_count,
       ranges: clientRanges(version.bucketMap),
       variants: config.variants,
+      ...servedStatus(row),
     };
     if (config.targeting !== undefined) client.targeting = config.targeting;
     if (config.layer !== undefined) {
@@ -133,6 +158,7 @@ async function loadExperiments(db: Database, orgId: string): Promise<LoadedExper
     return {
       client,
       kind: row.kind,
+      archived: row.status === 'archived',
       control: config.allocation[0]?.variant ?? null,
       windowStartMs: startOfUtcDay(row.createdAt).getTime(),
     };
@@ -283,10 +309,11 @@ export class OrgStateCache {
       const holdoutList = await loadHoldouts(this.db, orgId, list);
       const lookup: OrgState['lookup'] = new Map();
       const denied = this.denyTargeting(list);
-      for (const { client, kind, control, windowStartMs } of list) {
+      for (const { client, kind, archived, control, windowStartMs } of list) {
         const enriched = {
           ...client,
           kind,
+          archived,
           control,
           windowStartMs,
           variantKeys: new Set(client.variants.map((v) => v.key)),
@@ -304,7 +331,9 @@ export class OrgStateCache {
         body: {
           config_version: configVersion,
           bucketing_version: '1',
-          experiments: list.filter((e) => e.kind === 'experiment').map((e) => e.client),
+          experiments: list
+            .filter((e) => e.kind === 'experiment' && !e.archived)
+            .map((e) => e.client),
           // Absent, not {}, for an org without groups: its document stays as it was.
           ...(Object.keys(savedGroups).length > 0 ? { saved_groups: savedGroups } : {}),
           ...(layerList.length > 0 ? { layers: layerList } : {}),

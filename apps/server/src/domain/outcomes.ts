@@ -43,6 +43,7 @@ export type DomainCode =
   | 'layer-not-sticky'
   | 'holdout-not-found'
   | 'holdout-name-taken'
-  | 'holdout-not-sticky';
+  | 'holdout-not-sticky'
+  | 'invalid-transition';
 
 export class DomainError extends Outcome<DomainCode> {}

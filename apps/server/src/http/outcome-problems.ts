@@ -49,6 +49,7 @@ const PROBLEM_OF = {
     'holdout-not-found': 'holdout-not-found',
     'holdout-name-taken': 'holdout-name-taken',
     'holdout-not-sticky': 'allocation-not-sticky',
+    'invalid-transition': 'invalid-transition',
   } satisfies Record<DomainCode, ProblemSlug>,
   ingest: {
     'nothing-accepted': 'validation-error',

@@ -121,6 +121,12 @@ export const PROBLEMS = {
     about:
       'The path exists but does not answer this method. The `Allow` header lists the methods it answers.',
   },
+  'invalid-transition': {
+    status: 409,
+    title: 'Transition not allowed',
+    about:
+      'An experiment moves draft → running (start), running → stopped (stop), draft or stopped → archived (archive) and archived → the status it came from (unarchive); a stopped or archived experiment is not changed by a PUT. `current_status` is where the experiment is and `allowed_transitions` what it may do from there.',
+  },
   'billing-not-configured': {
     status: 409,
     title: 'Billing is not configured',

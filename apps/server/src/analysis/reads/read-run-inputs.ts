@@ -23,6 +23,8 @@ export interface RunRequest {
   foldedThrough: Date;
   /** The breakdown dimensions to compute slices for once the run's own results are computed. */
   dimensions?: readonly string[];
+  /** The stopped experiment's last nightly run (its window ends at the stop). */
+  final?: boolean;
 }
 
 /** Buckets each arm owns now, as shares of all buckets: the traffic split the SRM gate expects. */

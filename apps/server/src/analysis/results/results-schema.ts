@@ -41,6 +41,10 @@ export const ResultsSchema = Type.Object({
   }),
   computed_at: Type.String({ format: 'date-time' }),
   preliminary: Type.Boolean(),
+  final: Type.Boolean({
+    description:
+      'The last nightly run of a stopped experiment: the day it stopped, its window ending at the stop; no nightly run follows',
+  }),
   available_days: Type.Array(Type.String()),
   window: Type.Object({
     start: Type.String({ format: 'date-time' }),

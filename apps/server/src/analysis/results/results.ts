@@ -30,6 +30,7 @@ export type StoredRun = Pick<
   | 'results'
   | 'decision'
   | 'slices'
+  | 'final'
 >;
 
 /**
@@ -95,6 +96,7 @@ export function presentRun(run: StoredRun, availableDays: string[], dimension?: 
     computed_for: run.label,
     computed_at: run.computedAt.toISOString(),
     preliminary: run.kind === 'manual',
+    final: run.final,
     available_days: availableDays,
     window: { start: run.windowStart.toISOString(), end: run.windowEnd.toISOString() },
     srm: run.srm,

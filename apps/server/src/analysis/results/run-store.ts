@@ -20,9 +20,11 @@ export async function storeRun(
   record: RunRecord,
   foldedThrough: Date,
   slices: StoredSlices = {},
+  final = false,
 ): Promise<Results & { status: RunRecord['status'] }> {
   const values = {
     slices,
+    final,
     foldedThrough,
     orgId,
     experimentId,

@@ -82,10 +82,13 @@ export async function runManualAnalysis(
   try {
     return await measuredRun(ctx, 'manual', async () => {
       const foldedThrough = await awaitFold(ctx, ctx.config.runFoldWaitMs);
+      // A stopped experiment's window ends at the stop: what came after is never analysed.
+      const asked = new Date(label.slice('manual-'.length));
+      const stoppedAt = found.row.stoppedAt;
       return analyzeExperiment(ctx, found, {
         kind: 'manual',
         label,
-        windowEnd: new Date(label.slice('manual-'.length)),
+        windowEnd: stoppedAt !== null && stoppedAt < asked ? stoppedAt : asked,
         foldedThrough,
         dimensions: dimension === undefined ? [] : [dimension],
       });

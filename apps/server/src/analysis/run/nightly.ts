@@ -89,11 +89,15 @@ async function runNightlyUnrecorded(
     // Experiments are independent: a PostgreSQL server analyses several at once (one core
     // each); the embedded database has one connection and runs them in turn.
     const atOnce = ctx.config.databaseUrl ? ctx.config.analysisConcurrency : 1;
-    const done = await mapConcurrent(list, atOnce, (found) =>
+    const due = list.flatMap((found) => {
+      const window = nightlyWindow(found.row, windowEnd);
+      return window === null ? [] : [{ found, window }];
+    });
+    const done = await mapConcurrent(due, atOnce, ({ found, window }) =>
       analyzedOrFailed(ctx, found, {
         kind: 'nightly',
         label: day,
-        windowEnd,
+        ...window,
         foldedThrough,
         dimensions: found.version.config.dimensions ?? [],
       }),
@@ -105,6 +109,25 @@ async function runNightlyUnrecorded(
   return outcome === null
     ? { day, ran: false, experiments: [], skipped, purged_events: 0 }
     : { day, ran: true, experiments: outcome.experiments, skipped, purged_events: outcome.purged };
+}
+
+/**
+ * Whether the night of the day ending at `dayEnd` analyses an experiment, and up to when
+ * (docs/experiments-lifecycle.md): a running one over the whole day; a stopped one (archived
+ * since, or not) once more for the day it stopped, its window ending at the stop and the run
+ * marked final, and never for a later day; a draft never (it has no exposures). A day before
+ * the stop, re-run, is analysed as it was while the experiment ran.
+ */
+export function nightlyWindow(
+  row: Pick<LoadedExperiment['row'], 'status' | 'stoppedAt'>,
+  dayEnd: Date,
+): { windowEnd: Date; final: boolean } | null {
+  if (row.stoppedAt !== null) {
+    if (row.stoppedAt.getTime() >= dayEnd.getTime()) return { windowEnd: dayEnd, final: false };
+    if (row.stoppedAt.getTime() < dayEnd.getTime() - DAY_MS) return null;
+    return { windowEnd: row.stoppedAt, final: true };
+  }
+  return row.status === 'running' ? { windowEnd: dayEnd, final: false } : null;
 }
 
 /**

@@ -45,6 +45,7 @@ export async function analyzeExperiment(
       run,
       request.foldedThrough,
       slices,
+      request.final ?? false,
     );
     span.setAttribute('arbiter.run.status', stored.status);
     // A manual run asked for one breakdown answers with it when it computed one.

@@ -8,7 +8,12 @@ export interface BucketSpan {
 }
 
 /** Why a user gets null, as `POST /v1/assign` says it (unknown_experiment is the route's). */
-export type IneligibleReason = 'held_out' | 'not_in_layer' | 'not_targeted' | 'not_enrolled';
+export type IneligibleReason =
+  | 'draft'
+  | 'held_out'
+  | 'not_in_layer'
+  | 'not_targeted'
+  | 'not_enrolled';
 
 export interface Eligibility {
   variant: string | null;
@@ -25,6 +30,10 @@ export interface EligibleExperiment {
   layer?: string;
   layer_ranges?: readonly BucketSpan[];
   holdouts?: readonly string[];
+  /** Absent: running (a config written before experiments had a lifecycle). */
+  status?: 'draft' | 'running' | 'stopped';
+  /** The variant a stopped experiment serves every eligible user. */
+  served_variant?: string;
 }
 
 /** The org-wide pieces an experiment names: layers by name, holdouts by id, saved groups by key. */
@@ -70,9 +79,10 @@ const inSpans = (spans: readonly BucketSpan[], bucket: number) =>
 
 /**
  * Who enters an experiment, in the order every evaluator follows
- * (docs/wire-format.md#who-enters-an-experiment-holdouts-layers-targeting): holdouts, the layer,
- * targeting, then the experiment's own bucket. A holdout the world lacks holds no one out; a
- * layer it lacks lets no one in.
+ * (docs/wire-format.md#who-enters-an-experiment-holdouts-layers-targeting): a draft lets no one
+ * in; then holdouts, the layer, targeting, then the experiment's own bucket, or, once stopped,
+ * its served variant whatever the bucket. A holdout the world lacks holds no one out; a layer it
+ * lacks lets no one in.
  */
 export function eligibility(
   experiment: EligibleExperiment,
@@ -80,6 +90,7 @@ export function eligibility(
   attributes: Record<string, unknown>,
   world: EligibilityWorld,
 ): Eligibility {
+  if (experiment.status === 'draft') return { variant: null, reason: 'draft' };
   if (experiment.holdouts !== undefined) {
     for (const id of experiment.holdouts) {
       const holdout = world.holdouts.get(id);
@@ -98,6 +109,8 @@ export function eligibility(
       !evalCondition(attributes, experiment.targeting, world.savedGroups))
   )
     return { variant: null, reason: 'not_targeted' };
+  if (experiment.status === 'stopped' && experiment.served_variant !== undefined)
+    return { variant: experiment.served_variant };
   const variant = variantForBucket(experiment.ranges, experiment.bucketOf(userId));
   return variant === null ? { variant: null, reason: 'not_enrolled' } : { variant };
 }

@@ -5,6 +5,17 @@ import {
   VariantSchema,
 } from '../../schemas/experiment-config.ts';
 
+/** How an experiment was stopped. */
+export const StopSchema = Type.Object({
+  conclusion: Type.Enum(['ship', 'rollback', 'inconclusive']),
+  served_variant: Type.String({
+    description: 'The variant every eligible user gets: the shipped one, else the control',
+  }),
+  reason: Type.Union([Type.String(), Type.Null()]),
+  stopped_at: Type.String({ format: 'date-time' }),
+  stopped_by: Type.String({ description: 'The actor as the audit log names them' }),
+});
+
 /** The Experiment as served: its config plus server-set fields. */
 export const ExperimentSchema = Type.Object({
   id: Type.String({ format: 'uuid' }),
@@ -35,4 +46,11 @@ export const ExperimentSchema = Type.Object({
   ),
   created_at: Type.String({ format: 'date-time' }),
   updated_at: Type.String({ format: 'date-time', description: 'When this version was minted' }),
+  status: Type.Enum(['draft', 'running', 'stopped', 'archived'], {
+    description:
+      'Where the experiment is in its lifecycle (the experiment’s now, in every version listed): draft serves no one, running assigns by bucket, stopped serves stop.served_variant, archived is absent from the config',
+  }),
+  stop: Type.Union([StopSchema, Type.Null()], {
+    description: 'null unless stopped, or archived after a stop',
+  }),
 });

@@ -1,5 +1,5 @@
 import { type BucketMap, clientRanges, initialBucketMap, relayout } from '@arbiter/contract';
-import { and, desc, eq, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, ne, sql } from 'drizzle-orm';
 import type { Database, Transaction } from '../../db/connect.ts';
 import { sqlStateOf, UNIQUE_VIOLATION } from '../../db/pg-error-codes.ts';
 import { experiments, experimentVersions } from '../../db/schema.ts';
@@ -24,6 +24,13 @@ import {
   DEFAULT_CONFIG_SIZE_LIMITS,
 } from './config-size.ts';
 import { loadCurrentVersion } from './current-version.ts';
+import { actorNames } from './lifecycle/actors.ts';
+import {
+  CHANGEABLE,
+  type ExperimentStatus,
+  invalidTransition,
+  type StopView,
+} from './lifecycle/states.ts';
 import { checkConfig, normaliseConfig } from './validate.ts';
 
 export type Experiment = ExperimentConfig & {
@@ -33,17 +40,37 @@ export type Experiment = ExperimentConfig & {
   layer_ranges?: Array<{ start: number; end: number }>;
   created_at: string;
   updated_at: string;
+  status: ExperimentStatus;
+  stop: StopView | null;
 };
 
 type Tx = Transaction;
 type ExperimentVersionRow = typeof experimentVersions.$inferSelect;
+type ExperimentRow = typeof experiments.$inferSelect;
 
+/** The stop of a stopped experiment (or of an archived one that was stopped); null otherwise. */
+function stopOf(row: ExperimentRow, actors: ReadonlyMap<string, string>): StopView | null {
+  if (row.stopConclusion === null || row.stoppedAt === null || row.servedVariant === null)
+    return null;
+  if (row.status !== 'stopped' && !(row.status === 'archived' && row.archivedFrom === 'stopped'))
+    return null;
+  return {
+    conclusion: row.stopConclusion,
+    served_variant: row.servedVariant,
+    reason: row.stopReason,
+    stopped_at: row.stoppedAt.toISOString(),
+    stopped_by: row.stoppedBy === null ? 'unknown' : (actors.get(row.stoppedBy) ?? row.stoppedBy),
+  };
+}
+
+/** `actors`: the stopping users' names (actorNames), for `stop.stopped_by`. */
 export function present(
-  row: { id: string; createdAt: Date },
+  row: ExperimentRow,
   version: Pick<
     ExperimentVersionRow,
     'version' | 'config' | 'bucketMap' | 'createdAt' | 'layerRanges'
   >,
+  actors: ReadonlyMap<string, string> = new Map(),
 ): Experiment {
   return {
     ...version.config,
@@ -53,6 +80,8 @@ export function present(
     ...(version.layerRanges === null ? {} : { layer_ranges: version.layerRanges }),
     created_at: row.createdAt.toISOString(),
     updated_at: version.createdAt.toISOString(),
+    status: row.status,
+    stop: stopOf(row, actors),
   };
 }
 
@@ -116,10 +145,15 @@ export async function checkPlanAllows(
   );
 }
 
+/** A draft's creation says so; a running one's reads as it did before the lifecycle. */
+function createdDetails(name: string, status: ExperimentStatus): Record<string, unknown> {
+  return status === 'draft' ? { name, version: 1, status } : { name, version: 1 };
+}
+
 export async function createExperiment(
   db: Database,
   caller: Caller,
-  input: ExperimentConfigInput,
+  input: ExperimentConfigInput & { status?: 'draft' | 'running' },
   now: Date,
   limits: ConfigSizeLimits = DEFAULT_CONFIG_SIZE_LIMITS,
 ): Promise<Experiment> {
@@ -140,6 +174,7 @@ export async function createExperiment(
         salt: config.salt,
         bucketCount: config.bucket_count,
         currentVersion: 1,
+        status: input.status ?? 'running',
       })
       .onConflictDoNothing({ target: [experiments.orgId, experiments.name] })
       .returning();
@@ -166,7 +201,7 @@ export async function createExperiment(
       action: 'experiment.created',
       targetType: 'experiment',
       targetId: row.id,
-      details: { name: config.name, version: 1 },
+      details: createdDetails(config.name, row.status),
     });
     return present(row, version!);
   });
@@ -228,10 +263,12 @@ function stickyRelayout(map: BucketMap, after: ExperimentConfig): BucketMap {
   return layout.map;
 }
 
-/** The experiment row, locked for the update, with its current version. */
+/** The experiment row, locked for the update (a draft or running one), with its current version. */
 async function lockedCurrent(tx: Tx, orgId: string, idOrName: string) {
   const [row] = await tx.select().from(experiments).where(addressed(orgId, idOrName)).for('update');
   if (!row) throw notFound(idOrName);
+  // What a stopped or archived experiment served is what its results describe: frozen.
+  if (!CHANGEABLE.includes(row.status)) throw invalidTransition(row.status, 'a change (PUT)');
   // Read after the lock, so a concurrent update's new version is seen.
   const [found] = await loadCurrentVersion(tx, eq(experiments.id, row.id));
   return { row, current: found?.version };
@@ -314,15 +351,30 @@ export async function getExperiment(
   idOrName: string,
 ): Promise<Experiment> {
   const found = await loadExperiment(db, orgId, idOrName);
-  return present(found.row, found.version);
+  return present(found.row, found.version, await actorNames(db, [found.row.stoppedBy]));
 }
 
-export async function listExperiments(db: Database, orgId: string): Promise<Experiment[]> {
+/** `statuses`: those listed; absent, every status but archived. */
+export async function listExperiments(
+  db: Database,
+  orgId: string,
+  statuses?: readonly ExperimentStatus[],
+): Promise<Experiment[]> {
   const found = await loadCurrentVersion(
     db,
-    and(eq(experiments.orgId, orgId), eq(experiments.kind, 'experiment')),
+    and(
+      eq(experiments.orgId, orgId),
+      eq(experiments.kind, 'experiment'),
+      statuses === undefined
+        ? ne(experiments.status, 'archived')
+        : inArray(experiments.status, [...statuses]),
+    ),
   ).orderBy(desc(experiments.createdAt), desc(experiments.id));
-  return found.map((f) => present(f.row, f.version));
+  const actors = await actorNames(
+    db,
+    found.map((f) => f.row.stoppedBy),
+  );
+  return found.map((f) => present(f.row, f.version, actors));
 }
 
 export async function listVersions(
@@ -337,5 +389,6 @@ export async function listVersions(
     .where(addressed(orgId, idOrName))
     .orderBy(desc(experimentVersions.version));
   if (found.length === 0) throw notFound(idOrName);
-  return found.map((f) => present(f.row, f.version));
+  const actors = await actorNames(db, [found[0]!.row.stoppedBy]);
+  return found.map((f) => present(f.row, f.version, actors));
 }

@@ -1,3 +1,4 @@
+import { Type } from 'typebox';
 import type { Context } from '../../context.ts';
 import { ExperimentSchema } from '../../domain/experiments/experiment-schema.ts';
 import { createExperiment } from '../../domain/experiments/service.ts';
@@ -6,6 +7,20 @@ import { problemResponses } from '../../http/responses.ts';
 import { callerOf } from '../../http/session-auth.ts';
 import { ExperimentConfigSchema } from '../../schemas/experiment-config.ts';
 
+/** The config, and the status to start in: running unless the body says draft. */
+const CreateExperimentBody = Type.Object(
+  {
+    ...ExperimentConfigSchema.properties,
+    status: Type.Optional(
+      Type.Enum(['draft', 'running'], {
+        description:
+          'draft: created serving no one until POST /v1/experiments/{id}/start; absent or running: live at once',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
 export function register(app: App, ctx: Context): void {
   app.post(
     '/v1/experiments',
@@ -13,7 +28,7 @@ export function register(app: App, ctx: Context): void {
       schema: {
         tags: ['experiments'],
         summary: 'Create an experiment (version 1)',
-        body: ExperimentConfigSchema,
+        body: CreateExperimentBody,
         response: { 201: ExperimentSchema, ...problemResponses(400, 401, 403, 413, 415) },
       },
     },

@@ -13,10 +13,11 @@ export function register(app: App, ctx: Context): void {
     {
       schema: {
         tags: ['experiments'],
-        summary: 'Change an experiment; mints a new version, keeps salt, bucketing and assignments',
+        summary:
+          'Change a draft or running experiment; mints a new version, keeps salt, bucketing and assignments (409 once stopped or archived)',
         params: ExperimentParams,
         body: ExperimentChangeSchema,
-        response: { 200: ExperimentSchema, ...problemResponses(400, 401, 403, 404, 413, 415) },
+        response: { 200: ExperimentSchema, ...problemResponses(400, 401, 403, 404, 409, 413, 415) },
       },
     },
     async (request) => {

@@ -17,10 +17,13 @@ const AssignResponse = Type.Object({
   }),
   config_version: Type.Integer(),
   reason: Type.Optional(
-    Type.Enum(['held_out', 'not_in_layer', 'not_targeted', 'not_enrolled', 'unknown_experiment'], {
-      description:
-        'Why variant is null, in the order decided (docs/wire-format.md#who-enters-an-experiment-holdouts-layers-targeting): a holdout of the experiment holds the user out, the user’s layer bucket is owned by another experiment of the layer (or none), the attributes do not match the targeting, the user’s bucket is in no range; or no experiment has this id or name',
-    }),
+    Type.Enum(
+      ['draft', 'held_out', 'not_in_layer', 'not_targeted', 'not_enrolled', 'unknown_experiment'],
+      {
+        description:
+          'Why variant is null, in the order decided (docs/wire-format.md#who-enters-an-experiment-holdouts-layers-targeting): the experiment is a draft (nothing is evaluated), a holdout of the experiment holds the user out, the user’s layer bucket is owned by another experiment of the layer (or none), the attributes do not match the targeting, the user’s bucket is in no range; or no experiment has this id or name (an archived one included)',
+      },
+    ),
   ),
 });
 
@@ -57,7 +60,8 @@ function answer(
   const experiment = state.lookup.get(experimentId);
   // A holdout is stored as an experiment so its exposures are ingested and analysed as one,
   // but it is not something a caller is assigned to.
-  if (experiment?.kind !== 'experiment')
+  // An archived experiment is absent from the config: unknown to assign as to the clients.
+  if (experiment?.kind !== 'experiment' || experiment.archived)
     return { variant: null, config_version: state.configVersion, reason: 'unknown_experiment' };
   const decided = eligibility(experiment, userId, attributes, state.world);
   if (experiment.targeting !== undefined && REACHED_TARGETING.has(decided.reason))

@@ -42,6 +42,15 @@ const ClientExperiment = Type.Object({
       description: 'Ids of the holdouts (in `holdouts`) that apply, in the order they were created',
     }),
   ),
+  status: Type.Optional(
+    Type.Enum(['draft', 'running', 'stopped'], {
+      description:
+        'draft: assign returns null (reason draft) and sends nothing; running: by bucket; stopped: every user the holdouts, layer and targeting admit gets served_variant, and no exposure of the experiment is sent. Absent: running (the server writes it only for draft and stopped, so older configs and offline files read the same). Archived experiments are absent from the config',
+    }),
+  ),
+  served_variant: Type.Optional(
+    Type.String({ description: 'The variant a stopped experiment serves; only when stopped' }),
+  ),
 });
 
 const ClientLayer = Type.Object({

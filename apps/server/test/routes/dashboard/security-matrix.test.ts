@@ -37,6 +37,24 @@ const ROUTES: RouteCase[] = [
     url: ({ experimentId }) => `/v1/experiments/${experimentId}`,
     payload: () => ({ description: 'changed' }),
   },
+  // A running experiment refuses start, archive and unarchive (409); stop is asked of a draft.
+  ...(['start', 'archive', 'unarchive'] as const).map(
+    (t): RouteCase => ({
+      method: 'POST',
+      path: `/v1/experiments/{id}/${t}`,
+      role: 'admin',
+      url: ({ experimentId }) => `/v1/experiments/${experimentId}/${t}`,
+      admittedProblem: '/problems/invalid-transition',
+    }),
+  ),
+  {
+    method: 'POST',
+    path: '/v1/experiments/{id}/stop',
+    role: 'admin',
+    url: () => `/v1/experiments/${MATRIX_DRAFT}/stop`,
+    payload: () => ({ conclusion: 'rollback' }),
+    admittedProblem: '/problems/invalid-transition',
+  },
   {
     method: 'GET',
     path: '/v1/experiments/{id}/versions',
@@ -211,8 +229,18 @@ const ROUTES: RouteCase[] = [
 let h: Harness;
 let ids: Ids;
 
+/** A draft of org A: what stop is asked of, so that no admitted caller stops anything. */
+const MATRIX_DRAFT = 'matrix-draft';
+
 beforeAll(async () => {
   ({ h, ids } = await startMatrixHarness());
+  const admin = await h.token({ sub: 'owner-a', org_id: 'org_a', org_role: 'admin' });
+  const draft = await h.call(admin, {
+    method: 'POST',
+    url: '/v1/experiments',
+    payload: experimentConfig({ name: MATRIX_DRAFT, status: 'draft' }),
+  });
+  expect(draft.statusCode).toBe(201);
 });
 afterAll(() => h.close());
 

@@ -1,0 +1,122 @@
+import { eq, sql } from 'drizzle-orm';
+import type { Database, Transaction } from '../../../db/connect.ts';
+import { experiments } from '../../../db/schema.ts';
+import { recordAudit } from '../../audit.ts';
+import { bumpConfigVersion } from '../../config-version.ts';
+import type { Caller } from '../../identity/identity.ts';
+import { DomainError } from '../../outcomes.ts';
+import { loadCurrentVersion } from '../current-version.ts';
+import { addressed, type Experiment, notFound, present } from '../service.ts';
+import { actorNames } from './actors.ts';
+import {
+  type ExperimentStatus,
+  FROM,
+  invalidTransition,
+  type StopConclusion,
+  type Transition,
+} from './states.ts';
+
+type ExperimentRow = typeof experiments.$inferSelect;
+
+/** What a stop says: the conclusion, the variant shipped (ship only) and why. */
+export type StopRequest =
+  | { conclusion: 'ship'; variant: string; reason?: string }
+  | { conclusion: 'rollback' | 'inconclusive'; reason?: string };
+
+/** The served variant of a stop, refused (400) when a ship names no variant of the experiment. */
+function servedVariant(stop: StopRequest, variants: string[], control: string): string {
+  if (stop.conclusion !== 'ship') return control;
+  if (variants.includes(stop.variant)) return stop.variant;
+  throw new DomainError(
+    'config-invalid',
+    `"${stop.variant}" is not a variant of this experiment; ship one of ${variants.join(', ')}`,
+    { errors: [{ pointer: '#/variant', detail: `must be one of ${variants.join(', ')}` }] },
+  );
+}
+
+/** The columns a transition writes, from the locked row and its current version's config. */
+function changeOf(
+  transition: Transition,
+  row: ExperimentRow,
+  config: { variants: Array<{ key: string }>; allocation: Array<{ variant: string }> },
+  caller: Caller,
+  now: Date,
+  stop: StopRequest | undefined,
+): Partial<ExperimentRow> & { status: ExperimentStatus } {
+  switch (transition) {
+    case 'start':
+      return { status: 'running' };
+    case 'archive':
+      return { status: 'archived', archivedFrom: row.status as 'draft' | 'stopped' };
+    case 'unarchive':
+      return { status: row.archivedFrom ?? 'stopped', archivedFrom: null };
+    case 'stop': {
+      const request = stop as StopRequest;
+      const control = config.allocation[0]?.variant ?? config.variants[0]?.key ?? '';
+      return {
+        status: 'stopped',
+        stopConclusion: request.conclusion as StopConclusion,
+        servedVariant: servedVariant(
+          request,
+          config.variants.map((v) => v.key),
+          control,
+        ),
+        stopReason: request.reason ?? null,
+        stoppedAt: now,
+        stoppedBy: caller.userId,
+      };
+    }
+  }
+}
+
+/**
+ * Moves an experiment through its lifecycle in one transaction: the row is locked, the move
+ * checked against its status (409 otherwise), written, audited (`experiment.<transition>`), and
+ * the org's config version moved on so clients pick it up on their next poll.
+ */
+export async function transition(
+  db: Database,
+  caller: Caller,
+  idOrName: string,
+  move: Transition,
+  now: Date,
+  stop?: StopRequest,
+): Promise<Experiment> {
+  const { row, version } = await db.transaction(async (tx: Transaction) => {
+    const [locked] = await tx
+      .select()
+      .from(experiments)
+      .where(addressed(caller.orgId, idOrName))
+      .for('update');
+    if (locked === undefined) throw notFound(idOrName);
+    if (!FROM[move].includes(locked.status)) throw invalidTransition(locked.status, move);
+    const [current] = await loadCurrentVersion(tx, eq(experiments.id, locked.id));
+    const change = changeOf(move, locked, current!.version.config, caller, now, stop);
+    const [updated] = await tx
+      .update(experiments)
+      .set({ ...change, updatedAt: sql`now()` })
+      .where(eq(experiments.id, locked.id))
+      .returning();
+    await bumpConfigVersion(tx, caller.orgId);
+    await recordAudit(tx, {
+      orgId: caller.orgId,
+      actorUserId: caller.userId,
+      action: `experiment.${move}`,
+      targetType: 'experiment',
+      targetId: locked.id,
+      details: auditDetails(locked.status, updated!),
+    });
+    return { row: updated!, version: current!.version };
+  });
+  return present(row, version, await actorNames(db, [row.stoppedBy]));
+}
+
+function auditDetails(from: ExperimentStatus, row: ExperimentRow): Record<string, unknown> {
+  const details: Record<string, unknown> = { from, to: row.status };
+  if (row.status === 'stopped' && from === 'running') {
+    details.conclusion = row.stopConclusion;
+    details.served_variant = row.servedVariant;
+    details.reason = row.stopReason;
+  }
+  return details;
+}
