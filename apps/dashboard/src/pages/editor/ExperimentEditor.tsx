@@ -140,7 +140,7 @@ function EditorActions({
     <div className="actions">
       {creating ? (
         <label className="choice">
-          <input type="checkbox" checked={asDraft} onChange={(e) => onAsDraft(e.target.checked)} />{' '}
+          <input type="checkbox" checked={asDraft} onChange={(e) => onAsDraft(e.target.checked)} />
           Create as a draft (users get your code’s default until it is started)
         </label>
       ) : null}
