@@ -220,11 +220,11 @@ describe('the dashboard in Chromium against the real server on PGlite', () => {
     expect(pipeline).toContain(day);
   });
 
-  it('lists experiments with their state: results, SRM halted, Collecting with progress', async () => {
+  it('lists experiments with their last verdict: ship, SRM halted, Collecting with progress', async () => {
     await analysedOrgSignedIn();
     await page.getByRole('link', { name: 'Experiments' }).click();
     const row = (name: string) => page.getByRole('row').filter({ hasText: name });
-    await row('three-arms').getByText('Results · 1 significant of 4').waitFor();
+    await row('three-arms').getByText('Ship fast').waitFor();
     await row('broken-split').getByText('SRM halted').waitFor();
     await row('checkout-copy').getByText('30/200 per arm').waitFor();
     await check('experiments');

@@ -426,7 +426,8 @@ describe('the dashboard’s rough edges, in Chromium', () => {
     await page.goto(`${server.url}/experiments`);
     const row = (name: string) => page.getByRole('row').filter({ hasText: name });
     await row('still-collecting').getByText(`${day} · still collecting`).waitFor();
-    await expect(row('never-run').locator('td').nth(2).textContent()).resolves.toBe('—');
+    // Last run: the fourth column, after name, status and last verdict.
+    await expect(row('never-run').locator('td').nth(3).textContent()).resolves.toBe('—');
   });
 
   it('says what applies on Usage and Billing: no limits without billing, the setting that changes it', async () => {

@@ -35,10 +35,11 @@ export function ExperimentEditor({
   const patch = (p: Partial<EditorDraft>) => setDraft((d) => ({ ...d, ...p }));
   const { previous, preview } = useAllocationPreview(draft, existing, versions);
 
+  const [asDraft, setAsDraft] = useState(false);
   const save = useSaveExperiment(existing);
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    save.mutate(draft);
+    save.mutate({ draft, asDraft });
   };
 
   return (
@@ -69,11 +70,12 @@ export function ExperimentEditor({
         }
       />
       <MetricsEditor metrics={draft.metrics} onChange={(metrics) => patch({ metrics })} />
-      <div className="actions">
-        <button type="submit" disabled={save.isPending}>
-          {existing ? 'Save new version' : 'Create experiment'}
-        </button>
-      </div>
+      <EditorActions
+        creating={!existing}
+        pending={save.isPending}
+        asDraft={asDraft}
+        onAsDraft={setAsDraft}
+      />
       <SaveError error={save.error} />
     </form>
   );
@@ -100,9 +102,12 @@ function useSaveExperiment(existing: Experiment | undefined) {
   const navigate = useNavigate();
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (draft: EditorDraft) => {
+    mutationFn: ({ draft, asDraft }: { draft: EditorDraft; asDraft: boolean }) => {
       const body = toInput(draft);
-      if (!existing) return ok(api.POST('/v1/experiments', { body }));
+      if (!existing) {
+        const status = asDraft ? { status: 'draft' as const } : {};
+        return ok(api.POST('/v1/experiments', { body: { ...body, ...status } }));
+      }
       return ok(api.PUT('/v1/experiments/{id}', { params: { path: { id: existing.id } }, body }));
     },
     onSuccess: async (saved) => {
@@ -114,6 +119,36 @@ function useSaveExperiment(existing: Experiment | undefined) {
       navigate(`/experiments/${saved.id}/${existing ? 'versions' : 'results'}`);
     },
   });
+}
+
+/**
+ * Save, and on creation the choice to make a draft: assign returns null for a draft, with no
+ * exposure sent, until someone starts it from its page; otherwise it runs at once, as before.
+ */
+function EditorActions({
+  creating,
+  pending,
+  asDraft,
+  onAsDraft,
+}: {
+  creating: boolean;
+  pending: boolean;
+  asDraft: boolean;
+  onAsDraft: (asDraft: boolean) => void;
+}) {
+  return (
+    <div className="actions">
+      {creating ? (
+        <label className="choice">
+          <input type="checkbox" checked={asDraft} onChange={(e) => onAsDraft(e.target.checked)} />
+          Create as a draft (users get your code’s default until it is started)
+        </label>
+      ) : null}
+      <button type="submit" disabled={pending}>
+        {creating ? (asDraft ? 'Create draft' : 'Create experiment') : 'Save new version'}
+      </button>
+    </div>
+  );
 }
 
 function SaveError({ error }: { error: Error | null }) {

@@ -1,8 +1,11 @@
 import { Link, NavLink, useParams } from 'react-router';
+import type { Experiment } from '../../api/client.ts';
 import { NotFound } from '../../components/NotFound.tsx';
 import { QueryView } from '../../components/states.tsx';
 import { ExperimentEditor } from '../editor/ExperimentEditor.tsx';
 import { useExperiment, useResultsSummary, useVersions } from '../experiments/queries.ts';
+import { LifecycleBar } from '../lifecycle/LifecycleBar.tsx';
+import { StateNote } from '../lifecycle/StateNote.tsx';
 import { OfflineTab } from '../offline/OfflineTab.tsx';
 import { RunPage } from '../offline/RunPage.tsx';
 import { LiveTab } from '../results/LiveTab.tsx';
@@ -37,21 +40,8 @@ function ExperimentTabs({ tab }: { tab: string }) {
     <QueryView query={experiment} what="the experiment">
       {(e) => (
         <section>
-          <div className="page-head">
-            <h1>{e.name}</h1>
-            {e.layer === undefined ? null : (
-              <span className="hint" data-testid="experiment-layer">
-                layer: <Link to={`/layers/${encodeURIComponent(e.layer)}`}>{e.layer}</Link>,{' '}
-                {e.layer_weight}%
-              </span>
-            )}
-            <span className="hint">
-              version {e.version} ·{' '}
-              {e.allocation.map((a) => `${a.variant} ${a.weight}%`).join(' · ')}
-            </span>
-            <TargetingSummary targeting={e.targeting} />
-            <TestEventButton id={e.id} />
-          </div>
+          <ExperimentHead experiment={e} />
+          <StateNote experiment={e} />
           <nav className="tabs" aria-label="Experiment">
             {TABS.map((t) => (
               <NavLink key={t.tab} to={`/experiments/${e.id}/${t.tab}`}>
@@ -74,10 +64,38 @@ function ExperimentTabs({ tab }: { tab: string }) {
   );
 }
 
+function ExperimentHead({ experiment: e }: { experiment: Experiment }) {
+  return (
+    <div className="page-head">
+      <h1>{e.name}</h1>
+      <LifecycleBar experiment={e} />
+      {e.layer === undefined ? null : (
+        <span className="hint" data-testid="experiment-layer">
+          layer: <Link to={`/layers/${encodeURIComponent(e.layer)}`}>{e.layer}</Link>,{' '}
+          {e.layer_weight}%
+        </span>
+      )}
+      <span className="hint">
+        version {e.version} · {e.allocation.map((a) => `${a.variant} ${a.weight}%`).join(' · ')}
+      </span>
+      <TargetingSummary targeting={e.targeting} />
+      <TestEventButton id={e.id} />
+    </div>
+  );
+}
+
+/** A stopped or archived experiment's configuration is frozen: the server refuses a new version. */
 function EditTab({ id }: { id: string }) {
   const experiment = useExperiment(id);
   const versions = useVersions(id);
   if (!experiment.data) return null;
+  if (experiment.data.status === 'stopped' || experiment.data.status === 'archived')
+    return (
+      <p className="note" data-testid="edit-frozen">
+        A {experiment.data.status} experiment cannot be edited: its configuration stays as it is,
+        and the server refuses a new version.
+      </p>
+    );
   return (
     <QueryView query={versions} what="versions">
       {(vs) => (

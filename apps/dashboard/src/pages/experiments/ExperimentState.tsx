@@ -1,20 +1,30 @@
 import type { SummaryEntry } from '../../api/client.ts';
+import type { Status } from '../lifecycle/lifecycle.ts';
 import { collectingProgress } from './collecting.ts';
 import { useLive } from './queries.ts';
+import { listVerdict } from './verdict.ts';
 
 /**
- * Collecting (with progress), results, or SRM halted: the one-word state of an experiment, and
- * its broken guardrails in red beside it.
+ * The last run's verdict ("Ship concise", "Keep collecting, about 6 days"), its broken
+ * guardrails in red beside it; before any run, a running experiment's collecting progress, a
+ * draft's "not started" and a stopped one's "no results".
  */
-export function ExperimentState({ id, latest }: { id: string; latest: SummaryEntry | undefined }) {
-  if (latest?.srm.halted) return <span className="badge bad">SRM halted</span>;
+export function ExperimentState({
+  id,
+  status,
+  latest,
+}: {
+  id: string;
+  status: Status;
+  latest: SummaryEntry | undefined;
+}) {
   if (latest) {
-    const significant = Object.values(latest.results).filter((r) => r.significant).length;
+    const verdict = listVerdict(latest);
     const broken = latest.guardrail_violation_count;
     return (
       <>
-        <span className="badge good">
-          Results · {significant} significant of {Object.keys(latest.results).length}
+        <span className={`badge ${verdict.tone}`} data-testid="verdict">
+          {verdict.text}
         </span>
         {broken > 0 ? (
           <>
@@ -27,6 +37,8 @@ export function ExperimentState({ id, latest }: { id: string; latest: SummaryEnt
       </>
     );
   }
+  if (status === 'draft') return <span className="hint">not started</span>;
+  if (status !== 'running') return <span className="hint">no results</span>;
   return <CollectingState id={id} />;
 }
 

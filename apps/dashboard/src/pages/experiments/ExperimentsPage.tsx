@@ -1,57 +1,39 @@
-import { Link } from 'react-router';
+import { Link, useSearchParams } from 'react-router';
 import type { Body, SummaryEntry } from '../../api/client.ts';
 import { ScrollRegion } from '../../components/ScrollRegion.tsx';
 import { Empty, QueryView } from '../../components/states.tsx';
+import { StatusBadge } from '../lifecycle/StatusBadge.tsx';
 import { ExperimentState } from './ExperimentState.tsx';
 import { useExperiments, useResultsSummary } from './queries.ts';
+import { StatusFilter } from './StatusFilter.tsx';
 
+type Listed = Body<'/v1/experiments', 'get'>[number];
+
+/** The list, filtered by status in the URL (`?status=archived`), so every filter is a link. */
 export function ExperimentsPage() {
-  const experiments = useExperiments();
-  const summary = useResultsSummary();
-  const latest = new Map<string, SummaryEntry>(
-    (summary.data ?? []).map((r) => [r.experiment_id, r] as const),
-  );
+  const [params, setParams] = useSearchParams();
+  const status = params.get('status') ?? '';
+  const experiments = useExperiments(status || undefined);
   return (
     <section>
       <div className="page-head">
         <h1>Experiments</h1>
+        <StatusFilter
+          value={status}
+          onChange={(v) => setParams(v === '' ? {} : { status: v }, { replace: true })}
+        />
         <Link className="button" to="/experiments/new">
           New experiment
         </Link>
       </div>
       <QueryView query={experiments} what="experiments">
         {(list) =>
-          list.length === 0 ? (
+          list.length > 0 ? (
+            <ExperimentsTable list={list} />
+          ) : status === '' ? (
             <Empty>No experiments yet. Create one to start assigning users.</Empty>
           ) : (
-            <ScrollRegion label="All experiments">
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">Name</th>
-                    <th scope="col">State</th>
-                    <th scope="col">Last run</th>
-                    <th scope="col">Version</th>
-                    <th scope="col">Arms</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {list.map((e) => (
-                    <tr key={e.id}>
-                      <td>
-                        <Link to={`/experiments/${e.id}/results`}>{e.name}</Link>
-                      </td>
-                      <td>
-                        <ExperimentState id={e.id} latest={latest.get(e.id)} />
-                      </td>
-                      <td>{lastRunText(latest.get(e.id), e.last_run)}</td>
-                      <td>v{e.version}</td>
-                      <td>{e.allocation.map((a) => `${a.variant} ${a.weight}%`).join(', ')}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </ScrollRegion>
+            <Empty>No experiment has this status.</Empty>
           )
         }
       </QueryView>
@@ -59,7 +41,51 @@ export function ExperimentsPage() {
   );
 }
 
-type LastRun = Body<'/v1/experiments', 'get'>[number]['last_run'];
+function ExperimentsTable({ list }: { list: Listed[] }) {
+  const summary = useResultsSummary();
+  const latest = new Map<string, SummaryEntry>(
+    (summary.data ?? []).map((r) => [r.experiment_id, r] as const),
+  );
+  return (
+    <ScrollRegion label="All experiments">
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">Name</th>
+            <th scope="col">Status</th>
+            <th scope="col">Last verdict</th>
+            <th scope="col">Last run</th>
+            <th scope="col">Version</th>
+            <th scope="col">Arms</th>
+          </tr>
+        </thead>
+        <tbody>
+          {list.map((e) => (
+            <tr key={e.id}>
+              <td>
+                <Link to={`/experiments/${e.id}/results`}>{e.name}</Link>
+              </td>
+              <td>
+                <StatusBadge status={e.status} />
+                {e.status !== 'stopped' || e.stop === null ? null : (
+                  <span className="hint"> serves {e.stop.served_variant}</span>
+                )}
+              </td>
+              <td>
+                <ExperimentState id={e.id} status={e.status} latest={latest.get(e.id)} />
+              </td>
+              <td>{lastRunText(latest.get(e.id), e.last_run)}</td>
+              <td>v{e.version}</td>
+              <td>{e.allocation.map((a) => `${a.variant} ${a.weight}%`).join(', ')}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </ScrollRegion>
+  );
+}
+
+type LastRun = Listed['last_run'];
 
 /**
  * The run with results the summary serves, or else when the pipeline last looked and what it

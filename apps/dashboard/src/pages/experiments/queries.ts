@@ -13,8 +13,15 @@ export const experimentKeys = {
   summary: ['results-summary'] as const,
 };
 
-export const useExperiments = () =>
-  useQuery({ queryKey: experimentKeys.list, queryFn: () => ok(api.GET('/v1/experiments')) });
+/**
+ * The org's experiments; `status` is the list route's filter (a comma-separated list of states),
+ * and without it the server leaves archived experiments out.
+ */
+export const useExperiments = (status?: string) =>
+  useQuery({
+    queryKey: [...experimentKeys.list, status ?? ''],
+    queryFn: () => ok(api.GET('/v1/experiments', { params: { query: status ? { status } : {} } })),
+  });
 
 export const useResultsSummary = () =>
   useQuery({ queryKey: experimentKeys.summary, queryFn: () => ok(api.GET('/v1/results/summary')) });

@@ -4,7 +4,7 @@ import { useSearchParams } from 'react-router';
 import { api, type Experiment, type MetricResult, ok, type Results } from '../../api/client.ts';
 import { isProblem } from '../../api/problem.ts';
 import { armOrder } from '../../charts/arm-colour.ts';
-import { Loading, ProblemView } from '../../components/states.tsx';
+import { Empty, Loading, ProblemView } from '../../components/states.tsx';
 import { experimentKeys, useResultsSummary } from '../experiments/queries.ts';
 import { armDistributions } from './arm-distributions.ts';
 import { CollectingPanel } from './CollectingPanel.tsx';
@@ -56,7 +56,15 @@ export function ResultsTab({ experiment }: { experiment: Experiment }) {
     return (
       <>
         <RunControls id={experiment.id} run={null} />
-        <CollectingPanel experiment={experiment} />
+        {experiment.status === 'running' ? (
+          <CollectingPanel experiment={experiment} />
+        ) : (
+          <Empty>
+            {experiment.stop === null
+              ? 'No results: a draft collects nothing until it is started.'
+              : 'No results: it stopped before a run found enough events in every arm.'}
+          </Empty>
+        )}
       </>
     );
   return <RunView experiment={experiment} run={served} />;
