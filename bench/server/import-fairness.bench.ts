@@ -17,7 +17,7 @@
 import { performance } from 'node:perf_hooks';
 import { businessEventsCsv } from '../../apps/server/test/support/builders.ts';
 import { assignFor, assignLoad, latencyLine, percentile, secondOrg } from './neighbour.ts';
-import { freshPostgres, startBenchServer } from './setup.ts';
+import { onBenchServer } from './setup.ts';
 
 const IMPORTS = Number(process.env.BENCH_IMPORTS ?? 4);
 const ROWS = Number(process.env.BENCH_ROWS ?? 100_000);
@@ -29,11 +29,10 @@ const bigCsv = (tag: string) => businessEventsCsv(tag, ROWS);
 
 const line = (label: string, t: Float64Array) => latencyLine(label, t, 34);
 
-async function main() {
-  const db = await freshPostgres();
-  const extraEnv = { ARBITER_IMPORT_CONCURRENCY_PER_ORG: String(IMPORTS) };
-  const bench = await startBenchServer(db.url, extraEnv, process.env.BENCH_ARBITER_BIN);
-  try {
+const extraEnv = { ARBITER_IMPORT_CONCURRENCY_PER_ORG: String(IMPORTS) };
+await onBenchServer(
+  extraEnv,
+  async (bench) => {
     const url = bench.server.url;
     const importerKey = await secondOrg(url, bench.env, {
       name: 'importer',
@@ -80,13 +79,6 @@ async function main() {
     console.log(
       `assign p99 during imports: ${p99.toFixed(2)} ms  goal < ${GOAL_P99_MS} ms: ${p99 < GOAL_P99_MS ? 'met' : 'NOT met'}`,
     );
-  } catch (error) {
-    console.error(`server output:\n${bench.server.output().slice(-3000)}`);
-    throw error;
-  } finally {
-    await bench.stop();
-    await db.drop();
-  }
-}
-
-await main();
+  },
+  process.env.BENCH_ARBITER_BIN,
+);

@@ -27,7 +27,7 @@ import {
   percentile,
   secondOrg,
 } from './neighbour.ts';
-import { freshPostgres, startBenchServer } from './setup.ts';
+import { onBenchServer } from './setup.ts';
 
 const BOMBS = Number(process.env.BENCH_BOMBS ?? 10);
 const SPANS = Number(process.env.BENCH_SPANS ?? 40_000);
@@ -127,50 +127,38 @@ async function bombs(url: string, key: string, bomb: Buffer) {
   return answers;
 }
 
-async function main() {
-  const bomb = gzipBomb();
-  const big = bigExport();
-  const db = await freshPostgres();
-  const bench = await startBenchServer(db.url);
-  try {
-    const url = bench.server.url;
-    const exporterKey = await secondOrg(url, bench.env, {
-      name: 'exporter',
-      experiment: 'otlp',
-      scope: 'publishable',
-    });
-    const neighbour = { url, key: bench.secretKey, experiment: 'bench', loops: LOOPS };
-    await assignFor(neighbour, 1);
-    const idle = await assignFor(neighbour, BASELINE_SECONDS);
-    const bombed = await beside(neighbour, () => bombs(url, exporterKey, bomb));
-    const exported = await beside(neighbour, () => send(url, exporterKey, big, false));
+const bomb = gzipBomb();
+const big = bigExport();
+await onBenchServer({}, async (bench) => {
+  const url = bench.server.url;
+  const exporterKey = await secondOrg(url, bench.env, {
+    name: 'exporter',
+    experiment: 'otlp',
+    scope: 'publishable',
+  });
+  const neighbour = { url, key: bench.secretKey, experiment: 'bench', loops: LOOPS };
+  await assignFor(neighbour, 1);
+  const idle = await assignFor(neighbour, BASELINE_SECONDS);
+  const bombed = await beside(neighbour, () => bombs(url, exporterKey, bomb));
+  const exported = await beside(neighbour, () => send(url, exporterKey, big, false));
 
-    console.log(
-      `${BOMBS} gzip bombs of ${(bomb.length / 1024).toFixed(1)} KB (${INFLATED_BYTES / 2 ** 20} MiB unpacked) and one export of ${SPANS} GenAI spans (${(big.length / 1e6).toFixed(1)} MB) by one org; the other org's POST /v1/assign from ${LOOPS} sequential keep-alive loops; Arbiter on PostgreSQL`,
-    );
-    console.log(line('assign, alone', idle));
-    console.log(line('assign, beside the bombs', bombed.times));
-    console.log(line('assign, beside the 40,000-span export', exported.times));
-    const bombMs = bombed.result.map((b) => b.ms);
-    console.log(
-      `bombs answered ${[...new Set(bombed.result.map((b) => b.status))].join('/')} after ${bombMs.map((ms) => ms.toFixed(0)).join(', ')} ms`,
-    );
-    console.log(
-      `export answered ${exported.result.status} after ${(exported.result.ms / 1000).toFixed(2)} s (${exported.result.answer.length} bytes of response)`,
-    );
-    const bombsMet = bombed.result.every((b) => b.status === 413 && b.ms < GOAL_BOMB_MS);
-    const p99s = [percentile(bombed.times, 99), percentile(exported.times, 99)];
-    console.log(`bombs 413 within ${GOAL_BOMB_MS} ms: ${bombsMet ? 'met' : 'NOT met'}`);
-    console.log(
-      `assign p99 beside bombs / export: ${p99s.map((p) => p.toFixed(2)).join(' / ')} ms  goal < ${GOAL_P99_MS} ms: ${p99s.every((p) => p < GOAL_P99_MS) ? 'met' : 'NOT met'}`,
-    );
-  } catch (error) {
-    console.error(`server output:\n${bench.server.output().slice(-3000)}`);
-    throw error;
-  } finally {
-    await bench.stop();
-    await db.drop();
-  }
-}
-
-await main();
+  console.log(
+    `${BOMBS} gzip bombs of ${(bomb.length / 1024).toFixed(1)} KB (${INFLATED_BYTES / 2 ** 20} MiB unpacked) and one export of ${SPANS} GenAI spans (${(big.length / 1e6).toFixed(1)} MB) by one org; the other org's POST /v1/assign from ${LOOPS} sequential keep-alive loops; Arbiter on PostgreSQL`,
+  );
+  console.log(line('assign, alone', idle));
+  console.log(line('assign, beside the bombs', bombed.times));
+  console.log(line('assign, beside the 40,000-span export', exported.times));
+  const bombMs = bombed.result.map((b) => b.ms);
+  console.log(
+    `bombs answered ${[...new Set(bombed.result.map((b) => b.status))].join('/')} after ${bombMs.map((ms) => ms.toFixed(0)).join(', ')} ms`,
+  );
+  console.log(
+    `export answered ${exported.result.status} after ${(exported.result.ms / 1000).toFixed(2)} s (${exported.result.answer.length} bytes of response)`,
+  );
+  const bombsMet = bombed.result.every((b) => b.status === 413 && b.ms < GOAL_BOMB_MS);
+  const p99s = [percentile(bombed.times, 99), percentile(exported.times, 99)];
+  console.log(`bombs 413 within ${GOAL_BOMB_MS} ms: ${bombsMet ? 'met' : 'NOT met'}`);
+  console.log(
+    `assign p99 beside bombs / export: ${p99s.map((p) => p.toFixed(2)).join(' / ')} ms  goal < ${GOAL_P99_MS} ms: ${p99s.every((p) => p < GOAL_P99_MS) ? 'met' : 'NOT met'}`,
+  );
+});
