@@ -19,6 +19,7 @@ import { performance } from 'node:perf_hooks';
 import { gzipSync } from 'node:zlib';
 import protobuf from 'protobufjs/light.js';
 import { OTLP_TRACE_DESCRIPTOR } from '../../apps/server/src/ingest/otlp/trace-descriptor.ts';
+import { field } from '../../apps/server/test/support/protobuf-bytes.ts';
 import {
   assignFor,
   assignLoad,
@@ -36,20 +37,6 @@ const BASELINE_SECONDS = Number(process.env.BENCH_BASELINE_SECONDS ?? 5);
 const GOAL_P99_MS = 50;
 const GOAL_BOMB_MS = 1000;
 const INFLATED_BYTES = 32 * 1024 * 1024;
-
-function varint(n: number): number[] {
-  const out: number[] = [];
-  while (n > 0x7f) {
-    out.push((n & 0x7f) | 0x80);
-    n = Math.floor(n / 128);
-  }
-  out.push(n);
-  return out;
-}
-
-function field(number: number, payload: Buffer): Buffer {
-  return Buffer.concat([Buffer.from([(number << 3) | 2, ...varint(payload.length)]), payload]);
-}
 
 /** 32 MiB (just under) of empty spans, two bytes each, gzipped to about 32 KB. */
 function gzipBomb(): Buffer {
