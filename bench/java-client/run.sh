@@ -3,11 +3,8 @@
 # Every dependency, the LaunchDarkly baseline included, comes from Maven Central.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
-mvn -B -q -ntp -Dstyle.color=never -f "$root/clients/java/pom.xml" install -DskipTests
-cd "$here"
-mvn -B -q -ntp -Dstyle.color=never package
-echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+# shellcheck source=build.sh
+. "$here/build.sh"
 # 2 forks x 3 measured iterations of 2 s after 2 warm-ups: enough for a ratio, short on a shared machine.
 java -jar target/benchmarks.jar AssignBenchmark -f 2 -wi 2 -w 2s -i 3 -r 2s -rf json -rff target/jmh.json "$@"
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"

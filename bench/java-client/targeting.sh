@@ -7,11 +7,8 @@
 # with PreparedAttributes, built once per user before the runs and built in every call.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
-mvn -B -q -ntp -Dstyle.color=never -f "$root/clients/java/pom.xml" install -DskipTests
-cd "$here"
-mvn -B -q -ntp -Dstyle.color=never package
-echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+# shellcheck source=build.sh
+. "$here/build.sh"
 java -jar target/benchmarks.jar 'AssignBenchmark.arbiterAssign(WithoutExposures|Targeted|TargetedWithExposures|TargetedPrepared|TargetedPreparedPerCall)$' \
   -f 2 -wi 2 -w 2s -i 3 -r 2s -rf json -rff target/jmh-targeting.json "$@" | tail -5
 echo "load average after JMH: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -15,9 +15,9 @@
  * BENCH_SERVER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the server.
  */
 import { performance } from 'node:perf_hooks';
-import { businessEventsCsv, experimentConfig } from '../../apps/server/test/support/builders.ts';
-import { runCli } from '../../apps/server/test/support/process.ts';
-import { freshPostgres, startBenchServer } from './setup.ts';
+import { businessEventsCsv } from '../../apps/server/test/support/builders.ts';
+import { assignFor, assignLoad, latencyLine, percentile, secondOrg } from './neighbour.ts';
+import { onBenchServer } from './setup.ts';
 
 const IMPORTS = Number(process.env.BENCH_IMPORTS ?? 4);
 const ROWS = Number(process.env.BENCH_ROWS ?? 100_000);
@@ -25,83 +25,26 @@ const LOOPS = Number(process.env.BENCH_ASSIGN_LOOPS ?? 2);
 const BASELINE_SECONDS = Number(process.env.BENCH_BASELINE_SECONDS ?? 5);
 const GOAL_P99_MS = 50;
 
-function percentile(sorted: Float64Array, p: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] as number;
-}
-
-/** Sequential assign loops until `until()` says stop; every answer's time in ms, sorted. */
-async function assignLoad(
-  url: string,
-  key: string,
-  experiment: string,
-  until: () => boolean,
-): Promise<Float64Array> {
-  const times: number[] = [];
-  let user = 0;
-  const loop = async () => {
-    while (!until()) {
-      const started = performance.now();
-      const res = await fetch(`${url}/v1/assign`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-api-key': key },
-        body: JSON.stringify({ experiment_id: experiment, user_id: `n-${user++}` }),
-      });
-      await res.arrayBuffer();
-      if (res.status !== 200) throw new Error(`assign answered ${res.status}`);
-      times.push(performance.now() - started);
-    }
-  };
-  await Promise.all(Array.from({ length: LOOPS }, loop));
-  return Float64Array.from(times).sort();
-}
-
 const bigCsv = (tag: string) => businessEventsCsv(tag, ROWS);
 
-/** A second org, beside the bench server's own: its experiment and secret key. */
-async function importerOrg(url: string, env: Record<string, string>): Promise<string> {
-  const token = runCli(
-    ['token', '--email', 'importer@example.com', '--org', 'importer', '--role', 'admin'],
-    env,
-  ).stdout;
-  const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
-  const created = await fetch(`${url}/v1/experiments`, {
-    method: 'POST',
-    headers,
-    body: JSON.stringify(experimentConfig({ name: 'bulk', metrics: [] })),
-  });
-  if (created.status !== 201) throw new Error(`experiment: ${await created.text()}`);
-  const key = await fetch(`${url}/v1/keys`, {
-    method: 'POST',
-    headers,
-    body: JSON.stringify({ scope: 'secret' }),
-  });
-  return ((await key.json()) as { key: string }).key;
-}
+const line = (label: string, t: Float64Array) => latencyLine(label, t, 34);
 
-const line = (label: string, t: Float64Array) =>
-  `${label.padEnd(34)} ${String(t.length).padStart(6)} assigns   p50 ${percentile(t, 50).toFixed(2)} ms   p99 ${percentile(t, 99).toFixed(2)} ms   max ${percentile(t, 100).toFixed(2)} ms`;
-
-async function main() {
-  const db = await freshPostgres();
-  const extraEnv = { ARBITER_IMPORT_CONCURRENCY_PER_ORG: String(IMPORTS) };
-  const bench = await startBenchServer(db.url, extraEnv, process.env.BENCH_ARBITER_BIN);
-  try {
+const extraEnv = { ARBITER_IMPORT_CONCURRENCY_PER_ORG: String(IMPORTS) };
+await onBenchServer(
+  extraEnv,
+  async (bench) => {
     const url = bench.server.url;
-    const importerKey = await importerOrg(url, bench.env);
+    const importerKey = await secondOrg(url, bench.env, {
+      name: 'importer',
+      experiment: 'bulk',
+      scope: 'secret',
+    });
+    const neighbour = { url, key: bench.secretKey, experiment: 'bench', loops: LOOPS };
     const payloads = Array.from({ length: IMPORTS }, (_, i) => bigCsv(`imp-${i}`));
     const bytes = payloads.reduce((n, p) => n + Buffer.byteLength(p), 0);
     // Warm-up: keys and configs cached, JIT warm.
-    const warmUntil = performance.now() + 1000;
-    await assignLoad(url, bench.secretKey, 'bench', () => performance.now() > warmUntil);
-
-    const baselineUntil = performance.now() + BASELINE_SECONDS * 1000;
-    const idle = await assignLoad(
-      url,
-      bench.secretKey,
-      'bench',
-      () => performance.now() > baselineUntil,
-    );
+    await assignFor(neighbour, 1);
+    const idle = await assignFor(neighbour, BASELINE_SECONDS);
 
     let running = IMPORTS;
     const started = performance.now();
@@ -118,7 +61,7 @@ async function main() {
       }
       return performance.now() - started;
     });
-    const busy = await assignLoad(url, bench.secretKey, 'bench', () => running === 0);
+    const busy = await assignLoad(neighbour, () => running === 0);
     const importTimes = await Promise.all(imports);
 
     console.log(
@@ -136,13 +79,6 @@ async function main() {
     console.log(
       `assign p99 during imports: ${p99.toFixed(2)} ms  goal < ${GOAL_P99_MS} ms: ${p99 < GOAL_P99_MS ? 'met' : 'NOT met'}`,
     );
-  } catch (error) {
-    console.error(`server output:\n${bench.server.output().slice(-3000)}`);
-    throw error;
-  } finally {
-    await bench.stop();
-    await db.drop();
-  }
-}
-
-await main();
+  },
+  process.env.BENCH_ARBITER_BIN,
+);

@@ -19,9 +19,16 @@ import { performance } from 'node:perf_hooks';
 import { gzipSync } from 'node:zlib';
 import protobuf from 'protobufjs/light.js';
 import { OTLP_TRACE_DESCRIPTOR } from '../../apps/server/src/ingest/otlp/trace-descriptor.ts';
-import { experimentConfig } from '../../apps/server/test/support/builders.ts';
-import { runCli } from '../../apps/server/test/support/process.ts';
-import { freshPostgres, startBenchServer } from './setup.ts';
+import { field } from '../../apps/server/test/support/protobuf-bytes.ts';
+import {
+  assignFor,
+  assignLoad,
+  latencyLine,
+  type Neighbour,
+  percentile,
+  secondOrg,
+} from './neighbour.ts';
+import { onBenchServer } from './setup.ts';
 
 const BOMBS = Number(process.env.BENCH_BOMBS ?? 10);
 const SPANS = Number(process.env.BENCH_SPANS ?? 40_000);
@@ -30,46 +37,6 @@ const BASELINE_SECONDS = Number(process.env.BENCH_BASELINE_SECONDS ?? 5);
 const GOAL_P99_MS = 50;
 const GOAL_BOMB_MS = 1000;
 const INFLATED_BYTES = 32 * 1024 * 1024;
-
-function percentile(sorted: Float64Array, p: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] as number;
-}
-
-/** Sequential assign loops until `until()` says stop; every answer's time in ms, sorted. */
-async function assignLoad(url: string, key: string, until: () => boolean): Promise<Float64Array> {
-  const times: number[] = [];
-  let user = 0;
-  const loop = async () => {
-    while (!until()) {
-      const started = performance.now();
-      const res = await fetch(`${url}/v1/assign`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-api-key': key },
-        body: JSON.stringify({ experiment_id: 'bench', user_id: `n-${user++}` }),
-      });
-      await res.arrayBuffer();
-      if (res.status !== 200) throw new Error(`assign answered ${res.status}`);
-      times.push(performance.now() - started);
-    }
-  };
-  await Promise.all(Array.from({ length: LOOPS }, loop));
-  return Float64Array.from(times).sort();
-}
-
-function varint(n: number): number[] {
-  const out: number[] = [];
-  while (n > 0x7f) {
-    out.push((n & 0x7f) | 0x80);
-    n = Math.floor(n / 128);
-  }
-  out.push(n);
-  return out;
-}
-
-function field(number: number, payload: Buffer): Buffer {
-  return Buffer.concat([Buffer.from([(number << 3) | 2, ...varint(payload.length)]), payload]);
-}
 
 /** 32 MiB (just under) of empty spans, two bytes each, gzipped to about 32 KB. */
 function gzipBomb(): Buffer {
@@ -111,27 +78,6 @@ function bigExport(): Buffer {
   return Buffer.from(Request.encode(Request.fromObject(request)).finish());
 }
 
-/** The exporting org, beside the bench server's own: its experiment and publishable key. */
-async function exporterOrg(url: string, env: Record<string, string>): Promise<string> {
-  const token = runCli(
-    ['token', '--email', 'exporter@example.com', '--org', 'exporter', '--role', 'admin'],
-    env,
-  ).stdout;
-  const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
-  const created = await fetch(`${url}/v1/experiments`, {
-    method: 'POST',
-    headers,
-    body: JSON.stringify(experimentConfig({ name: 'otlp', metrics: [] })),
-  });
-  if (created.status !== 201) throw new Error(`experiment: ${await created.text()}`);
-  const key = await fetch(`${url}/v1/keys`, {
-    method: 'POST',
-    headers,
-    body: JSON.stringify({ scope: 'publishable' }),
-  });
-  return ((await key.json()) as { key: string }).key;
-}
-
 async function send(url: string, key: string, body: Buffer, gzip: boolean) {
   const started = performance.now();
   const res = await fetch(`${url}/v1/otlp/v1/traces`, {
@@ -147,16 +93,15 @@ async function send(url: string, key: string, body: Buffer, gzip: boolean) {
   return { status: res.status, ms: performance.now() - started, answer };
 }
 
-const line = (label: string, t: Float64Array) =>
-  `${label.padEnd(36)} ${String(t.length).padStart(6)} assigns   p50 ${percentile(t, 50).toFixed(2)} ms   p99 ${percentile(t, 99).toFixed(2)} ms   max ${percentile(t, 100).toFixed(2)} ms`;
+const line = (label: string, t: Float64Array) => latencyLine(label, t, 36);
 
 /** The neighbour's assigns while `work` runs. */
-async function beside<T>(url: string, key: string, work: () => Promise<T>) {
+async function beside<T>(neighbour: Neighbour, work: () => Promise<T>) {
   let done = false;
   const running = work().finally(() => {
     done = true;
   });
-  const times = await assignLoad(url, key, () => done);
+  const times = await assignLoad(neighbour, () => done);
   return { times, result: await running };
 }
 
@@ -169,47 +114,38 @@ async function bombs(url: string, key: string, bomb: Buffer) {
   return answers;
 }
 
-async function main() {
-  const bomb = gzipBomb();
-  const big = bigExport();
-  const db = await freshPostgres();
-  const bench = await startBenchServer(db.url);
-  try {
-    const url = bench.server.url;
-    const exporterKey = await exporterOrg(url, bench.env);
-    const warmUntil = performance.now() + 1000;
-    await assignLoad(url, bench.secretKey, () => performance.now() > warmUntil);
-    const baselineUntil = performance.now() + BASELINE_SECONDS * 1000;
-    const idle = await assignLoad(url, bench.secretKey, () => performance.now() > baselineUntil);
-    const bombed = await beside(url, bench.secretKey, () => bombs(url, exporterKey, bomb));
-    const exported = await beside(url, bench.secretKey, () => send(url, exporterKey, big, false));
+const bomb = gzipBomb();
+const big = bigExport();
+await onBenchServer({}, async (bench) => {
+  const url = bench.server.url;
+  const exporterKey = await secondOrg(url, bench.env, {
+    name: 'exporter',
+    experiment: 'otlp',
+    scope: 'publishable',
+  });
+  const neighbour = { url, key: bench.secretKey, experiment: 'bench', loops: LOOPS };
+  await assignFor(neighbour, 1);
+  const idle = await assignFor(neighbour, BASELINE_SECONDS);
+  const bombed = await beside(neighbour, () => bombs(url, exporterKey, bomb));
+  const exported = await beside(neighbour, () => send(url, exporterKey, big, false));
 
-    console.log(
-      `${BOMBS} gzip bombs of ${(bomb.length / 1024).toFixed(1)} KB (${INFLATED_BYTES / 2 ** 20} MiB unpacked) and one export of ${SPANS} GenAI spans (${(big.length / 1e6).toFixed(1)} MB) by one org; the other org's POST /v1/assign from ${LOOPS} sequential keep-alive loops; Arbiter on PostgreSQL`,
-    );
-    console.log(line('assign, alone', idle));
-    console.log(line('assign, beside the bombs', bombed.times));
-    console.log(line('assign, beside the 40,000-span export', exported.times));
-    const bombMs = bombed.result.map((b) => b.ms);
-    console.log(
-      `bombs answered ${[...new Set(bombed.result.map((b) => b.status))].join('/')} after ${bombMs.map((ms) => ms.toFixed(0)).join(', ')} ms`,
-    );
-    console.log(
-      `export answered ${exported.result.status} after ${(exported.result.ms / 1000).toFixed(2)} s (${exported.result.answer.length} bytes of response)`,
-    );
-    const bombsMet = bombed.result.every((b) => b.status === 413 && b.ms < GOAL_BOMB_MS);
-    const p99s = [percentile(bombed.times, 99), percentile(exported.times, 99)];
-    console.log(`bombs 413 within ${GOAL_BOMB_MS} ms: ${bombsMet ? 'met' : 'NOT met'}`);
-    console.log(
-      `assign p99 beside bombs / export: ${p99s.map((p) => p.toFixed(2)).join(' / ')} ms  goal < ${GOAL_P99_MS} ms: ${p99s.every((p) => p < GOAL_P99_MS) ? 'met' : 'NOT met'}`,
-    );
-  } catch (error) {
-    console.error(`server output:\n${bench.server.output().slice(-3000)}`);
-    throw error;
-  } finally {
-    await bench.stop();
-    await db.drop();
-  }
-}
-
-await main();
+  console.log(
+    `${BOMBS} gzip bombs of ${(bomb.length / 1024).toFixed(1)} KB (${INFLATED_BYTES / 2 ** 20} MiB unpacked) and one export of ${SPANS} GenAI spans (${(big.length / 1e6).toFixed(1)} MB) by one org; the other org's POST /v1/assign from ${LOOPS} sequential keep-alive loops; Arbiter on PostgreSQL`,
+  );
+  console.log(line('assign, alone', idle));
+  console.log(line('assign, beside the bombs', bombed.times));
+  console.log(line('assign, beside the 40,000-span export', exported.times));
+  const bombMs = bombed.result.map((b) => b.ms);
+  console.log(
+    `bombs answered ${[...new Set(bombed.result.map((b) => b.status))].join('/')} after ${bombMs.map((ms) => ms.toFixed(0)).join(', ')} ms`,
+  );
+  console.log(
+    `export answered ${exported.result.status} after ${(exported.result.ms / 1000).toFixed(2)} s (${exported.result.answer.length} bytes of response)`,
+  );
+  const bombsMet = bombed.result.every((b) => b.status === 413 && b.ms < GOAL_BOMB_MS);
+  const p99s = [percentile(bombed.times, 99), percentile(exported.times, 99)];
+  console.log(`bombs 413 within ${GOAL_BOMB_MS} ms: ${bombsMet ? 'met' : 'NOT met'}`);
+  console.log(
+    `assign p99 beside bombs / export: ${p99s.map((p) => p.toFixed(2)).join(' / ')} ms  goal < ${GOAL_P99_MS} ms: ${p99s.every((p) => p < GOAL_P99_MS) ? 'met' : 'NOT met'}`,
+  );
+});

@@ -101,6 +101,29 @@ export async function startBenchServer(
   };
 }
 
+/**
+ * `run` against a bench server on a fresh database; on failure the server's last output is
+ * printed, and the server and its database go either way.
+ */
+export async function onBenchServer(
+  extraEnv: Record<string, string>,
+  run: (bench: BenchServer) => Promise<void>,
+  /** Another build's `arbiter` to start; default this one. */
+  bin?: string,
+): Promise<void> {
+  const db = await freshPostgres();
+  const bench = await startBenchServer(db.url, extraEnv, bin);
+  try {
+    await run(bench);
+  } catch (error) {
+    console.error(`server output:\n${bench.server.output().slice(-3000)}`);
+    throw error;
+  } finally {
+    await bench.stop();
+    await db.drop();
+  }
+}
+
 /** User + system CPU seconds of a process so far (Linux /proc; NaN elsewhere). */
 export function cpuSecondsOf(pid: number | undefined): number {
   try {

@@ -155,23 +155,32 @@ const WORLD: World = { saved_groups: SAVED_GROUPS, layers: LAYERS, holdouts: HOL
 const evaluate = (experiment: Experiment, user: string, attributes: Record<string, unknown>) =>
   referenceAssign(WORLD, experiment, user, attributes);
 
+/** One case: `user` with `attributes` (none: the caller passed none) in `experiment`. */
+function caseOf(
+  name: string,
+  experiment: Experiment,
+  user: string,
+  attributes: Record<string, unknown> | undefined,
+) {
+  const { variant, reason, exposures } = evaluate(experiment, user, attributes ?? {});
+  return {
+    name,
+    experiment: experiment.name,
+    user_id: user,
+    ...(attributes === undefined ? {} : { attributes }),
+    variant,
+    ...(reason === undefined ? {} : { reason }),
+    exposures,
+  };
+}
+
 const cases = [];
 for (const experiment of experiments) {
   // More users where a layer or holdout splits them, so every branch has cases.
   const users = experiment.layer !== undefined || experiment.holdouts !== undefined ? 120 : 40;
   for (let i = 0; i < users; i++) {
     const user = `user-${experiment.name}-${i}`;
-    const attributes = randomAttributes();
-    const { variant, reason, exposures } = evaluate(experiment, user, attributes ?? {});
-    cases.push({
-      name: `${experiment.name} #${i}`,
-      experiment: experiment.name,
-      user_id: user,
-      ...(attributes === undefined ? {} : { attributes }),
-      variant,
-      ...(reason === undefined ? {} : { reason }),
-      exposures,
-    });
+    cases.push(caseOf(`${experiment.name} #${i}`, experiment, user, randomAttributes()));
   }
 }
 
@@ -179,18 +188,15 @@ for (const experiment of experiments) {
 for (let i = 0; i < 60; i++) {
   const user = `user-chat-layer-${i}`;
   const attributes = randomAttributes();
-  for (const experiment of experiments.filter((e) => e.layer === 'chat')) {
-    const { variant, reason, exposures } = evaluate(experiment, user, attributes ?? {});
-    cases.push({
-      name: `chat layer, one user in each: ${experiment.name} #${i}`,
-      experiment: experiment.name,
-      user_id: user,
-      ...(attributes === undefined ? {} : { attributes }),
-      variant,
-      ...(reason === undefined ? {} : { reason }),
-      exposures,
-    });
-  }
+  for (const experiment of experiments.filter((e) => e.layer === 'chat'))
+    cases.push(
+      caseOf(
+        `chat layer, one user in each: ${experiment.name} #${i}`,
+        experiment,
+        user,
+        attributes,
+      ),
+    );
 }
 
 const file = {

@@ -3,6 +3,7 @@ import { SIGNIFICANCE_LEVEL } from './decisions.ts';
 import { type NonDeterminism, nonDeterminism } from './non-determinism.ts';
 import {
   type Direction,
+  NO_FIGURES,
   type PairedComparison,
   type PairedItem,
   pairedComparison,
@@ -197,21 +198,7 @@ function finiteOrNull<T extends object>(record: T): T {
 function finiteComparison(c: PairedComparison): { comparison: PairedComparison; finite: boolean } {
   const finite = Object.values(c).every((v) => typeof v !== 'number' || Number.isFinite(v));
   if (finite) return { comparison: c, finite };
-  return {
-    comparison: {
-      ...c,
-      mean_baseline: null,
-      mean_treatment: null,
-      mean_difference: null,
-      relative_difference: null,
-      ci_low: null,
-      ci_high: null,
-      p_value: null,
-      mdd: null,
-      items_needed: null,
-    },
-    finite,
-  };
+  return { comparison: { ...c, ...NO_FIGURES }, finite };
 }
 
 function nonInferior(c: PairedComparison, scorer: OfflineScorer): boolean | null {

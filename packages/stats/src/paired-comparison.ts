@@ -29,6 +29,22 @@ export interface PairedComparison {
   items_needed: number | null;
 }
 
+/**
+ * A comparison's figures when there are none to give: no items, or figures that overflow. The
+ * counts (items, improved, regressed, tied) and the test's name stay.
+ */
+export const NO_FIGURES = {
+  mean_baseline: null,
+  mean_treatment: null,
+  mean_difference: null,
+  relative_difference: null,
+  ci_low: null,
+  ci_high: null,
+  p_value: null,
+  mdd: null,
+  items_needed: null,
+} as const satisfies Partial<PairedComparison>;
+
 function mean(xs: readonly number[]): number {
   let s = 0;
   for (const x of xs) s += x;
@@ -133,20 +149,7 @@ function pairedScaled(
   const binary = repeats === 1 && items.every((i) => isBinary(i.baseline) && isBinary(i.treatment));
   const test: PairedTestName = binary ? 'mcnemar_exact' : 'paired_t';
   const base = { n_items: n, test, ...itemCounts(d, direction) };
-  if (n === 0) {
-    return {
-      ...base,
-      mean_baseline: null,
-      mean_treatment: null,
-      mean_difference: null,
-      relative_difference: null,
-      ci_low: null,
-      ci_high: null,
-      p_value: null,
-      mdd: null,
-      items_needed: null,
-    };
-  }
+  if (n === 0) return { ...base, ...NO_FIGURES };
   const meanBaseline = mean(items.map((i) => i.baseline));
   const meanTreatment = mean(items.map((i) => i.treatment));
   const md = mean(d);

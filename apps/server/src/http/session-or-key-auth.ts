@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { OrgRole } from '../domain/identity/session-claims.ts';
 import { type ApiKeyDeps, apiKeyHook, keyCallerOf } from './api-key-auth.ts';
+import type { App } from './app-types.ts';
 import { ProblemError } from './problems.ts';
 import { callerOf, requireRole, type SessionDeps, sessionHook } from './session-auth.ts';
 
@@ -57,4 +58,15 @@ export function requireSessionRole(role: OrgRole) {
   return async (request: FastifyRequest): Promise<void> => {
     if (request.caller !== null) await check(request);
   };
+}
+
+/**
+ * Puts a plane behind a session or the secret key: the request slots the hook fills (the
+ * session's caller and claims, the key's caller), then the hook itself.
+ */
+export function useSessionOrSecretKey(app: App, ctx: SessionDeps & ApiKeyDeps): void {
+  app.decorateRequest('caller', null);
+  app.decorateRequest('sessionClaims', null);
+  app.decorateRequest('keyCaller', null);
+  app.addHook('onRequest', sessionOrSecretKeyHook(ctx));
 }

@@ -118,22 +118,31 @@ function TargetingSchema() {
   );
 }
 
-const nameSchema = Type.String({
-  minLength: 1,
-  maxLength: 128,
-  pattern: '^[A-Za-z0-9][A-Za-z0-9 _.-]*$',
-  description: 'Unique in the org; letters, digits, space, `_`, `.`, `-`; not shaped like a UUID',
-});
-const saltSchema = TextMatching('^[^:]+$', {
-  minLength: 1,
-  maxLength: 64,
-  description: 'Frozen bucketing input; may not contain ":"',
-});
-const bucketCountSchema = Type.Integer({
-  minimum: 1,
-  maximum: 1_000_000,
-  description: 'Frozen bucketing input',
-});
+/** A name of an experiment, layer or holdout: 1–128 characters from a letter or digit on. */
+export function ConfigName(description: string) {
+  return Type.String({
+    minLength: 1,
+    maxLength: 128,
+    pattern: '^[A-Za-z0-9][A-Za-z0-9 _.-]*$',
+    description,
+  });
+}
+
+/** A salt: the hashing input before `:user_id`, so it may not contain ":". */
+export function Salt(description: string) {
+  return TextMatching('^[^:]+$', { minLength: 1, maxLength: 64, description });
+}
+
+/** A bucket count: how many buckets the salt hashes users into. */
+export function BucketCount(description: string) {
+  return Type.Integer({ minimum: 1, maximum: 1_000_000, description });
+}
+
+const nameSchema = ConfigName(
+  'Unique in the org; letters, digits, space, `_`, `.`, `-`; not shaped like a UUID',
+);
+const saltSchema = Salt('Frozen bucketing input; may not contain ":"');
+const bucketCountSchema = BucketCount('Frozen bucketing input');
 
 const configFields = {
   name: nameSchema,
@@ -152,13 +161,9 @@ const configFields = {
   ),
   targeting: Type.Optional(TargetingSchema()),
   layer: Type.Optional(
-    Type.String({
-      minLength: 1,
-      maxLength: 128,
-      pattern: '^[A-Za-z0-9][A-Za-z0-9 _.-]*$',
-      description:
-        'The layer (by name) whose users the experiment shares with the layer’s other experiments, never overlapping them; set at creation and frozen. Needs layer_weight',
-    }),
+    ConfigName(
+      'The layer (by name) whose users the experiment shares with the layer’s other experiments, never overlapping them; set at creation and frozen. Needs layer_weight',
+    ),
   ),
   layer_weight: Type.Optional(
     Type.Number({

@@ -36,7 +36,7 @@ export async function collectingEstimates(
   const { window, windowDays } = analysisWindow(new Date(experiment.created_at), now);
   const reads = eventReads(shards, { experimentId: experiment.id, orgId, window });
   const stats = await reads.stats(primary, []);
-  const arrivals = await reads.arrivals(window, windowDays, now);
+  const arrivals = await reads.arrivals({ window, windowDays, windowEnd: now });
   return primary.flatMap((m) =>
     arms.slice(1).map((treatment) => {
       const summaries = stats.metrics[m.name]?.arms ?? {};

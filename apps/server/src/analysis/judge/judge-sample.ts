@@ -2,6 +2,7 @@ import { and, eq, isNotNull, notExists, or, sql } from 'drizzle-orm';
 import type { Database } from '../../db/connect.ts';
 import { events, judgeScores } from '../../db/schema.ts';
 import { type EventShards, onEveryShard } from '../../db/shards/every-shard.ts';
+import { MODEL_TEXT_COLUMNS } from '../../domain/events-export/model-text.ts';
 
 /** A model call to score; its text is in the row, or the row says where the store has it. */
 export interface JudgeCandidate {
@@ -52,12 +53,7 @@ async function shardSample(db: Database, target: Target, metric: string, limit: 
       userId: events.userId,
       variant: events.variant,
       occurredAt: events.occurredAt,
-      prompt: events.prompt,
-      response: events.response,
-      textKey: events.textKey,
-      promptBytes: events.promptBytes,
-      responseBytes: events.responseBytes,
-      textSha256: events.textSha256,
+      ...MODEL_TEXT_COLUMNS,
     })
     .from(events)
     .where(

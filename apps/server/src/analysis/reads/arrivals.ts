@@ -7,6 +7,15 @@ import type { Arrivals } from './sample-size.ts';
 /** How far back the arrival rate of a time-to-decision estimate looks. */
 export const ARRIVAL_DAYS = 7;
 
+/** The window a time-to-decision estimate reads its arrivals from. */
+export interface ArrivalSpan {
+  window: { from: string; to: string };
+  windowDays: number;
+  windowEnd: Date;
+  /** The arms' exposed users in the window, when read already: a short window needs no query. */
+  exposed?: Readonly<Record<string, ArmStatus>>;
+}
+
 /**
  * Users whose first exposure in the window falls in its last `ARRIVAL_DAYS` UTC days (fewer
  * when the window is shorter), per arm, and the days that covers up to `windowEnd` (a partial
@@ -20,10 +29,7 @@ export const ARRIVAL_DAYS = 7;
 export async function readArrivals(
   db: Database,
   experimentId: string,
-  window: { from: string; to: string },
-  windowDays: number,
-  windowEnd: Date,
-  exposed?: Readonly<Record<string, ArmStatus>>,
+  { window, windowDays, windowEnd, exposed }: ArrivalSpan,
 ): Promise<Arrivals> {
   const span = Math.min(ARRIVAL_DAYS, windowDays);
   const since = startOfUtcDay(new Date(Date.parse(`${window.to}T00:00:00Z`) - (span - 1) * DAY_MS));

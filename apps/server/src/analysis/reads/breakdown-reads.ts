@@ -50,7 +50,7 @@ export function breakdownReads(shards: ShardSet, scope: ValueScope): BreakdownRe
       stats: (metrics, slicing) => readSlicedStats(only.db, scope, metrics, slicing),
       quantiles: (metric, slicing) => readQuantileArms(only.db, scope, metric, source(slicing)),
       samples: (metric, slicing, cap) =>
-        readArmSamples(only.db, scope, metric, cap, userCtes(slicing)),
+        readArmSamples(only.db, { scope, metric, cap, userCtes: userCtes(slicing) }),
     };
   return {
     values: (dimension) => shardedSliceValues(shards, scope, dimension),
@@ -60,7 +60,7 @@ export function breakdownReads(shards: ShardSet, scope: ValueScope): BreakdownRe
     quantiles: (metric, slicing) =>
       readShardedQuantileArms(shards, scope, metric, { raw: true, source: source(slicing) }),
     samples: (metric, slicing, cap) =>
-      readShardedSamples(shards, scope, metric, cap, userCtes(slicing)),
+      readShardedSamples(shards, { scope, metric, cap, userCtes: userCtes(slicing) }),
   };
 }
 

@@ -1,6 +1,4 @@
-import type { Database } from '../../db/connect.ts';
 import type { ShardSet } from '../../db/shards/shard-set.ts';
-import type { ArmStatus } from '../../schemas/analysis-run.ts';
 import type { MetricDefinition } from '../../schemas/experiment-config.ts';
 import { scatter } from '../shards/scatter.ts';
 import { readShardedQuantileArms } from '../shards/sharded-quantiles.ts';
@@ -11,7 +9,7 @@ import { type ArmSamples, readArmSamples } from '../sql/metric-samples.ts';
 import { readFoldedQuantileArms } from '../sql/quantile-counts-sql.ts';
 import { type QuantileArms, readQuantileArms } from '../sql/quantile-sql.ts';
 import { readSufficientStats, type SufficientStats } from '../sql/sufficient-stats.ts';
-import { ARRIVAL_DAYS, readArrivals } from './arrivals.ts';
+import { ARRIVAL_DAYS, type ArrivalSpan, readArrivals } from './arrivals.ts';
 import type { Arrivals } from './sample-size.ts';
 import type { ValueScope } from './value-scope.ts';
 
@@ -23,13 +21,7 @@ export interface EventReads {
   ): Promise<SufficientStats>;
   samples(metric: MetricDefinition, cap: number): Promise<ArmSamples>;
   quantiles(metric: MetricDefinition, truncated: boolean): Promise<QuantileArms>;
-  arrivals(
-    window: { from: string; to: string },
-    windowDays: number,
-    windowEnd: Date,
-    /** The arms' exposed users in the window, when read already: a short window needs no query. */
-    exposed?: Readonly<Record<string, ArmStatus>>,
-  ): Promise<Arrivals>;
+  arrivals(span: ArrivalSpan): Promise<Arrivals>;
 }
 
 /**
@@ -43,21 +35,19 @@ export function eventReads(shards: ShardSet, scope: ValueScope): EventReads {
   if (only && !shards.sharded)
     return {
       stats: (metrics, groups) => readSufficientStats(only.db, scope, metrics, groups),
-      samples: (metric, cap) => readArmSamples(only.db, scope, metric, cap),
+      samples: (metric, cap) => readArmSamples(only.db, { scope, metric, cap }),
       // The fold's counts need the raw calls above the estimate; a window the purge reached
       // reads what raw calls are left, as the run then says (`retention_truncated`).
       quantiles: (metric, truncated) =>
         (truncated ? readQuantileArms : readFoldedQuantileArms)(only.db, scope, metric),
-      arrivals: (window, days, end, exposed) =>
-        readArrivals(only.db, scope.experimentId, window, days, end, exposed),
+      arrivals: (span) => readArrivals(only.db, scope.experimentId, span),
     };
   return {
     stats: (metrics, groups) => readShardedStats(shards, scope, metrics, groups),
-    samples: (metric, cap) => readShardedSamples(shards, scope, metric, cap),
+    samples: (metric, cap) => readShardedSamples(shards, { scope, metric, cap }),
     quantiles: (metric, truncated) =>
       readShardedQuantileArms(shards, scope, metric, { raw: truncated }),
-    arrivals: (window, days, end, exposed) =>
-      shardedArrivals(shards, scope.experimentId, window, days, end, exposed),
+    arrivals: (span) => shardedArrivals(shards, scope.experimentId, span),
   };
 }
 
@@ -65,18 +55,15 @@ export function eventReads(shards: ShardSet, scope: ValueScope): EventReads {
 async function shardedArrivals(
   shards: ShardSet,
   experimentId: string,
-  window: { from: string; to: string },
-  windowDays: number,
-  windowEnd: Date,
-  exposed?: Readonly<Record<string, ArmStatus>>,
+  span: ArrivalSpan,
 ): Promise<Arrivals> {
-  const read = (db: Database, arms?: Readonly<Record<string, ArmStatus>>) =>
-    readArrivals(db, experimentId, window, windowDays, windowEnd, arms);
   // Within the span the merged arms answer without a query, as on one database; without them
   // every shard is asked, never the first alone.
   const [first] = shards.all;
-  if (first && exposed && windowDays <= ARRIVAL_DAYS) return read(first.db, exposed);
-  const parts = await scatter(shards, (db) => read(db));
+  const { exposed, ...unread } = span;
+  if (first && exposed && span.windowDays <= ARRIVAL_DAYS)
+    return readArrivals(first.db, experimentId, span);
+  const parts = await scatter(shards, (db) => readArrivals(db, experimentId, unread));
   const newUsers: Record<string, number> = {};
   for (const part of parts)
     for (const [variant, n] of Object.entries(part.newUsers))

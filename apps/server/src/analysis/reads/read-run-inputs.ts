@@ -98,6 +98,7 @@ export async function readRunInputs(
         definition.quantile === undefined ? null : await reads.quantiles(definition, truncated),
     });
   }
+  const span = { window, windowDays, windowEnd: request.windowEnd, exposed: stats.arms };
   const inputs: RunInputs = {
     label: request.label,
     kind: request.kind,
@@ -114,7 +115,7 @@ export async function readRunInputs(
     sequentialTuning: ctx.config.sequentialTuning,
     // Only a primary metric gets a time-to-decision estimate.
     arrivals: config.metrics.some((m) => m.category === 'primary')
-      ? await reads.arrivals(window, windowDays, request.windowEnd, stats.arms)
+      ? await reads.arrivals(span)
       : NO_ARRIVALS,
   };
   return inputs;

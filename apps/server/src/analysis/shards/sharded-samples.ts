@@ -1,11 +1,8 @@
-import { type SQL, sql } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import { rows, toNumber } from '../../db/connect.ts';
 import type { ShardSet } from '../../db/shards/shard-set.ts';
-import type { MetricDefinition } from '../../schemas/experiment-config.ts';
-import type { ValueScope } from '../reads/value-scope.ts';
 import { inAnalysisTransaction } from '../run/analysis-transaction.ts';
-import { type ArmSamples, rankedSample } from '../sql/metric-samples.ts';
-import { perUserCtes } from '../sql/user-values-sql.ts';
+import { type ArmSamples, rankedSample, type SampleRequest } from '../sql/metric-samples.ts';
 import { scatter } from './scatter.ts';
 
 interface Ranked {
@@ -25,18 +22,14 @@ interface Ranked {
  */
 export async function readShardedSamples(
   shards: ShardSet,
-  scope: ValueScope,
-  metric: MetricDefinition,
-  cap: number,
-  /** The CTEs ending in `u` the values come from: the run's own, or a breakdown's. */
-  userCtes: (metrics: MetricDefinition[]) => SQL = (metrics) => perUserCtes(scope, metrics),
+  request: SampleRequest,
 ): Promise<ArmSamples> {
-  const plain = { ...metric, cuped: undefined };
+  const { cap } = request;
   const parts = await scatter(shards, (db) =>
     inAnalysisTransaction(db, (tx) =>
       rows<Ranked>(
         tx,
-        sql`${rankedSample(userCtes([plain]))}
+        sql`${rankedSample(request)}
         select variant, user_id, value, n, k from ranked where r <= ${cap}`,
       ),
     ),

@@ -16,25 +16,29 @@ export interface ArmSamples {
 }
 
 /**
+ * One metric's sample: its scope, the most users per arm, and the CTEs ending in `u` its values
+ * come from (a breakdown's; the run's own when absent).
+ */
+export interface SampleRequest {
+  scope: ValueScope;
+  metric: MetricDefinition;
+  cap: number;
+  userCtes?: (metrics: MetricDefinition[]) => SQL;
+}
+
+/**
  * Per-user values of one metric for the tests that need samples (Mann–Whitney, permutation):
  * at most `cap` users per arm, a uniform sample chosen in SQL by the order of md5(seed, user
  * id), so the same data and seed always give the same users, and no more than `cap` rows per
  * arm ever reach Node. Ordered by user id within the arm, so the permutation test's own
  * seeded shuffles see a stable order.
  */
-export async function readArmSamples(
-  db: Database,
-  scope: ValueScope,
-  metric: MetricDefinition,
-  cap: number,
-  /** The CTEs ending in `u` the values come from: the run's own, or a breakdown's. */
-  userCtes: (metrics: MetricDefinition[]) => SQL = (metrics) => perUserCtes(scope, metrics),
-): Promise<ArmSamples> {
-  const plain = { ...metric, cuped: undefined };
+export async function readArmSamples(db: Database, request: SampleRequest): Promise<ArmSamples> {
+  const { cap } = request;
   const found = await inAnalysisTransaction(db, (tx) =>
     rows<{ variant: string; value: unknown; n: unknown }>(
       tx,
-      sql`${rankedSample(userCtes([plain]))}
+      sql`${rankedSample(request)}
     select variant, value, n from ranked where r <= ${cap} order by variant, user_id`,
     ),
   );
@@ -50,12 +54,14 @@ export async function readArmSamples(
 }
 
 /**
- * The CTEs ending in `ranked`: each user with a value of the one metric of `userCtes`, its
- * arm's count `n`, its sampling key `k` (md5 of seed and user id) and its rank `r` in the
- * arm by that key.
+ * The CTEs ending in `ranked`: each user with a value of the request's metric (its CUPED
+ * covariate left out), its arm's count `n`, its sampling key `k` (md5 of seed and user id) and
+ * its rank `r` in the arm by that key.
  */
-export function rankedSample(userCtes: SQL): SQL {
-  return sql`with ${userCtes},
+export function rankedSample({ scope, metric, userCtes }: SampleRequest): SQL {
+  const plain = { ...metric, cuped: undefined };
+  const ctes = userCtes ? userCtes([plain]) : perUserCtes(scope, [plain]);
+  return sql`with ${ctes},
       ranked as (
         select variant, user_id, ${valueColumn(0)} as value, count(*) over (partition by variant) as n,
           md5(${String(SAMPLE_SEED)} || ':' || user_id) as k,

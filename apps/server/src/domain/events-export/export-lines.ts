@@ -6,7 +6,7 @@ import type { EventShards } from '../../db/shards/every-shard.ts';
 import { mergeInOrder } from '../../db/shards/merge-in-order.ts';
 import { DAY_MS } from '../../kernel/utc-day.ts';
 import { addressed, notFound } from '../experiments/service.ts';
-import { type ModelTextReader, textInRow } from './model-text.ts';
+import { MODEL_TEXT_COLUMNS, type ModelTextReader, textInRow } from './model-text.ts';
 
 /**
  * The raw-event export (docs/decisions/ingest.md#raw-event-export): every stored event of one
@@ -127,12 +127,7 @@ const COLUMNS = {
   cost_usd: events.costUsd,
   model: events.model,
   error: events.error,
-  prompt: events.prompt,
-  response: events.response,
-  textKey: events.textKey,
-  promptBytes: events.promptBytes,
-  responseBytes: events.responseBytes,
-  textSha256: events.textSha256,
+  ...MODEL_TEXT_COLUMNS,
   business_metric: events.businessMetric,
   value: events.value,
   metadata: events.metadata,

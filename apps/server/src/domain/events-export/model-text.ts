@@ -1,3 +1,4 @@
+import { events } from '../../db/schema.ts';
 import type { ModelTextStore } from '../../kernel/ports.ts';
 import { unpackModelText } from '../model-text-object.ts';
 
@@ -21,6 +22,16 @@ export interface ModelTextRow extends StoredModelText {
   responseBytes: number | null;
   textSha256: string | null;
 }
+
+/** The event columns a text reader looks at, as a select names them. */
+export const MODEL_TEXT_COLUMNS = {
+  prompt: events.prompt,
+  response: events.response,
+  textKey: events.textKey,
+  promptBytes: events.promptBytes,
+  responseBytes: events.responseBytes,
+  textSha256: events.textSha256,
+};
 
 /** Reads a model call's text back exactly as it was accepted. */
 export type ModelTextReader = (row: ModelTextRow) => Promise<StoredModelText>;

@@ -1,23 +1,19 @@
 import { type Static, Type } from 'typebox';
-import { MetricDefinitionSchema } from '../../schemas/experiment-config.ts';
-import { Text, TextMatching } from '../../schemas/text.ts';
+import {
+  BucketCount,
+  ConfigName,
+  MetricDefinitionSchema,
+  Salt,
+} from '../../schemas/experiment-config.ts';
+import { Text } from '../../schemas/text.ts';
 
-const nameSchema = Type.String({
-  minLength: 1,
-  maxLength: 128,
-  pattern: '^[A-Za-z0-9][A-Za-z0-9 _.-]*$',
-  description: 'Unique among the org’s holdouts; letters, digits, space, `_`, `.`, `-`; frozen',
-});
-const saltSchema = TextMatching('^[^:]+$', {
-  minLength: 1,
-  maxLength: 64,
-  description: 'Frozen hashing input (`salt:user_id`); may not contain ":". Absent: one is made',
-});
-const bucketCountSchema = Type.Integer({
-  minimum: 1,
-  maximum: 1_000_000,
-  description: 'Frozen',
-});
+const nameSchema = ConfigName(
+  'Unique among the org’s holdouts; letters, digits, space, `_`, `.`, `-`; frozen',
+);
+const saltSchema = Salt(
+  'Frozen hashing input (`salt:user_id`); may not contain ":". Absent: one is made',
+);
+const bucketCountSchema = BucketCount('Frozen');
 const percentSchema = Type.Number({
   exclusiveMinimum: 0,
   exclusiveMaximum: 100,

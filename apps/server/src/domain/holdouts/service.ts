@@ -5,13 +5,21 @@ import type { Database, Transaction } from '../../db/connect.ts';
 import { experiments, experimentVersions, holdouts } from '../../db/schema.ts';
 import type { ExperimentConfig } from '../../schemas/experiment-config.ts';
 import { UUID } from '../../schemas/uuid.ts';
-import { recordAudit } from '../audit.ts';
-import { bumpConfigVersion } from '../config-version.ts';
 import { loadCurrentVersion } from '../experiments/current-version.ts';
 import { checkPlanAllows, type Experiment, present } from '../experiments/service.ts';
 import { checkConfig } from '../experiments/validate.ts';
 import type { Caller } from '../identity/identity.ts';
 import { DomainError } from '../outcomes.ts';
+import {
+  changedFields,
+  createVersioned,
+  findVersioned,
+  getVersioned,
+  listVersioned,
+  tableRows,
+  updateVersioned,
+  type VersionedConfig,
+} from '../versioned-config.ts';
 import { backingConfig, bucketMapOf, heldOutBuckets } from './holdout-layout.ts';
 import type { Holdout, HoldoutChange, HoldoutInput } from './holdout-schema.ts';
 
@@ -74,10 +82,14 @@ async function loadBacking(db: Pick<Database, 'select'>, id: string) {
   return found!;
 }
 
-function presentHoldout(
-  row: HoldoutRow,
-  backing: Awaited<ReturnType<typeof loadBacking>>,
-): Holdout {
+/** The `holdouts` row with its backing experiment row and current version. */
+type StoredHoldout = HoldoutRow & { backing: Awaited<ReturnType<typeof loadBacking>> };
+
+async function withBacking(db: Pick<Database, 'select'>, row: HoldoutRow): Promise<StoredHoldout> {
+  return { ...row, backing: await loadBacking(db, row.id) };
+}
+
+function presentHoldout({ backing, ...row }: StoredHoldout): Holdout {
   const config = backing.version.config;
   const held = backing.version.bucketMap.runs.filter((r) => r.variant === 'holdout');
   return {
@@ -96,19 +108,26 @@ function presentHoldout(
   };
 }
 
-function notFound(idOrName: string): DomainError {
-  return new DomainError(
-    'holdout-not-found',
-    `No holdout with the id or name "${idOrName}" in your org`,
-  );
-}
+const holdoutRows = tableRows(holdouts, holdouts, [asc(holdouts.createdAt), asc(holdouts.id)]);
 
-function addressed(orgId: string, idOrName: string) {
-  return and(
-    UUID.test(idOrName) ? eq(holdouts.id, idOrName) : eq(holdouts.name, idOrName),
-    eq(holdouts.orgId, orgId),
-  );
-}
+/** Holdouts as versioned config: a `holdouts` row over an experiment row of kind `holdout`. */
+const HOLDOUTS: VersionedConfig<StoredHoldout, Holdout, 'holdout'> = {
+  target: 'holdout',
+  noun: 'holdout',
+  nameField: 'name',
+  notFoundCode: 'holdout-not-found',
+  async find(db, orgId, idOrName, lock) {
+    const row = await holdoutRows.find(db, orgId, idOrName, lock);
+    return row && withBacking(db, row);
+  },
+  async list(db, orgId) {
+    const out: StoredHoldout[] = [];
+    for (const row of await holdoutRows.list(db, orgId)) out.push(await withBacking(db, row));
+    return out;
+  },
+  version: (holdout) => holdout.backing.row.currentVersion,
+  present: (_db, holdout) => presentHoldout(holdout),
+};
 
 /** The holdout's experiment row, its first version and its `holdouts` row. */
 async function insertHoldout(
@@ -166,21 +185,14 @@ export async function createHoldout(
     input.bucket_count,
     heldOutBuckets(input.bucket_count, input.percent),
   );
-  return await db.transaction(async (tx) => {
+  return await createVersioned(db, caller, HOLDOUTS, async (tx) => {
     await checkPlanAllows(tx, caller.orgId, config, now);
     const named = await resolveExperiments(tx, caller.orgId, input.experiments);
     const holdout = await insertHoldout(tx, caller, input.name, config, bucketMap, named);
-    const row = { id: holdout.id };
-    await bumpConfigVersion(tx, caller.orgId);
-    await recordAudit(tx, {
-      orgId: caller.orgId,
-      actorUserId: caller.userId,
-      action: 'holdout.created',
-      targetType: 'holdout',
-      targetId: row.id,
+    return {
+      row: await withBacking(tx, holdout),
       details: { name: input.name, percent: input.percent, experiments: named },
-    });
-    return presentHoldout(holdout, await loadBacking(tx, row.id));
+    };
   });
 }
 
@@ -221,15 +233,8 @@ export async function updateHoldout(
   change: HoldoutChange,
   now: Date,
 ): Promise<Holdout> {
-  return await db.transaction(async (tx: Transaction) => {
-    const [row] = await tx
-      .select()
-      .from(holdouts)
-      .where(addressed(caller.orgId, idOrName))
-      .for('update');
-    if (row === undefined) throw notFound(idOrName);
-    const backing = await loadBacking(tx, row.id);
-    const before = backing.version.config;
+  return await updateVersioned(db, caller, HOLDOUTS, idOrName, async (tx, row, version) => {
+    const before = row.backing.version.config;
     const { percent, heldBefore, held } = checkChange(row, before, change);
     const config = backingConfig(
       row.name,
@@ -245,69 +250,56 @@ export async function updateHoldout(
       change.experiments === undefined
         ? row.experiments
         : await resolveExperiments(tx, caller.orgId, change.experiments);
-    const version = backing.row.currentVersion + 1;
-    await tx.insert(experimentVersions).values({
-      experimentId: row.id,
-      version,
-      config,
-      bucketMap: bucketMapOf(before.bucket_count, held),
-      createdBy: caller.userId,
-    });
-    await tx
-      .update(experiments)
-      .set({ currentVersion: version, updatedAt: sql`now()` })
-      .where(eq(experiments.id, row.id));
-    const [updated] = await tx
-      .update(holdouts)
-      .set({ experiments: named })
-      .where(eq(holdouts.id, row.id))
-      .returning();
-    await recordUpdate(tx, caller, row.id, version, change, { from: heldBefore, to: held });
-    return presentHoldout(updated!, await loadBacking(tx, row.id));
+    const bucketMap = bucketMapOf(before.bucket_count, held);
+    const updated = await writeVersion(tx, caller, row.id, { version, config, bucketMap, named });
+    return {
+      row: await withBacking(tx, updated),
+      details: {
+        changed: changedFields(change, ['name', 'salt', 'bucket_count']),
+        // growing the percent is the one change that moves users (general → holdout)
+        ...(held > heldBefore ? { moved_buckets: { start: heldBefore, end: held } } : {}),
+      },
+    };
   });
 }
 
-async function recordUpdate(
+/** The holdout's next version: a version of its experiment row, and its experiments. */
+async function writeVersion(
   tx: Transaction,
   caller: Caller,
   id: string,
-  version: number,
-  change: HoldoutChange,
-  held: { from: number; to: number },
-): Promise<void> {
-  await bumpConfigVersion(tx, caller.orgId);
-  await recordAudit(tx, {
-    orgId: caller.orgId,
-    actorUserId: caller.userId,
-    action: 'holdout.updated',
-    targetType: 'holdout',
-    targetId: id,
-    details: {
-      version,
-      changed: Object.keys(change)
-        .filter((k) => !['name', 'salt', 'bucket_count'].includes(k))
-        .sort(),
-      // growing the percent is the one change that moves users (general → holdout)
-      ...(held.to > held.from ? { moved_buckets: { start: held.from, end: held.to } } : {}),
-    },
+  next: {
+    version: number;
+    config: ExperimentConfig;
+    bucketMap: BucketMap;
+    named: HoldoutRow['experiments'];
+  },
+): Promise<HoldoutRow> {
+  await tx.insert(experimentVersions).values({
+    experimentId: id,
+    version: next.version,
+    config: next.config,
+    bucketMap: next.bucketMap,
+    createdBy: caller.userId,
   });
+  await tx
+    .update(experiments)
+    .set({ currentVersion: next.version, updatedAt: sql`now()` })
+    .where(eq(experiments.id, id));
+  const [updated] = await tx
+    .update(holdouts)
+    .set({ experiments: next.named })
+    .where(eq(holdouts.id, id))
+    .returning();
+  return updated!;
 }
 
-export async function getHoldout(db: Database, orgId: string, idOrName: string): Promise<Holdout> {
-  const [row] = await db.select().from(holdouts).where(addressed(orgId, idOrName));
-  if (row === undefined) throw notFound(idOrName);
-  return presentHoldout(row, await loadBacking(db, row.id));
+export function getHoldout(db: Database, orgId: string, idOrName: string): Promise<Holdout> {
+  return getVersioned(db, orgId, HOLDOUTS, idOrName);
 }
 
-export async function listHoldouts(db: Database, orgId: string): Promise<Holdout[]> {
-  const rows = await db
-    .select()
-    .from(holdouts)
-    .where(eq(holdouts.orgId, orgId))
-    .orderBy(asc(holdouts.createdAt), asc(holdouts.id));
-  const out: Holdout[] = [];
-  for (const row of rows) out.push(presentHoldout(row, await loadBacking(db, row.id)));
-  return out;
+export function listHoldouts(db: Database, orgId: string): Promise<Holdout[]> {
+  return listVersioned(db, orgId, HOLDOUTS);
 }
 
 /** The holdout's experiment row as the results machinery reads an experiment. */
@@ -316,8 +308,6 @@ export async function holdoutAsExperiment(
   orgId: string,
   idOrName: string,
 ): Promise<Experiment> {
-  const [row] = await db.select().from(holdouts).where(addressed(orgId, idOrName));
-  if (row === undefined) throw notFound(idOrName);
-  const backing = await loadBacking(db, row.id);
+  const { backing } = await findVersioned(db, orgId, HOLDOUTS, idOrName);
   return present(backing.row, backing.version);
 }

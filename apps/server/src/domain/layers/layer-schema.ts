@@ -1,28 +1,20 @@
 import { type Static, Type } from 'typebox';
-import { Text, TextMatching } from '../../schemas/text.ts';
+import { BucketCount, ConfigName, Salt } from '../../schemas/experiment-config.ts';
+import { Text } from '../../schemas/text.ts';
 
-const nameSchema = Type.String({
-  minLength: 1,
-  maxLength: 128,
-  pattern: '^[A-Za-z0-9][A-Za-z0-9 _.-]*$',
-  description:
-    'Unique in the org; what an experiment’s `layer` names; letters, digits, space, `_`, `.`, `-`; not shaped like a UUID; frozen',
-});
+const nameSchema = ConfigName(
+  'Unique in the org; what an experiment’s `layer` names; letters, digits, space, `_`, `.`, `-`; not shaped like a UUID; frozen',
+);
 
 export const LayerInputSchema = Type.Object(
   {
     name: nameSchema,
-    salt: TextMatching('^[^:]+$', {
-      minLength: 1,
-      maxLength: 64,
-      description:
-        'Frozen hashing input of the layer (`salt:user_id`); may not contain ":"; use one no experiment uses',
-    }),
-    bucket_count: Type.Integer({
-      minimum: 1,
-      maximum: 1_000_000,
-      description: 'Frozen: the layer’s buckets, which its experiments own in disjoint runs',
-    }),
+    salt: Salt(
+      'Frozen hashing input of the layer (`salt:user_id`); may not contain ":"; use one no experiment uses',
+    ),
+    bucket_count: BucketCount(
+      'Frozen: the layer’s buckets, which its experiments own in disjoint runs',
+    ),
     description: Type.Optional(Text({ maxLength: 2000 })),
   },
   { additionalProperties: false },

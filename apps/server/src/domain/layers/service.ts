@@ -1,11 +1,17 @@
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import type { Database, Transaction } from '../../db/connect.ts';
 import { experiments, type LayerRun, layers } from '../../db/schema.ts';
-import { UUID } from '../../schemas/uuid.ts';
 import { recordAudit } from '../audit.ts';
-import { bumpConfigVersion } from '../config-version.ts';
 import type { Caller } from '../identity/identity.ts';
 import { DomainError } from '../outcomes.ts';
+import {
+  checkNameNotUuid,
+  createVersioned,
+  getVersioned,
+  listVersioned,
+  tableRows,
+  type VersionedConfig,
+} from '../versioned-config.ts';
 import { layerBucketsFor, neverUsed, ownedRanges, resizeOwner } from './layer-map.ts';
 import type { Layer, LayerInput } from './layer-schema.ts';
 
@@ -45,35 +51,20 @@ async function present(db: Pick<Database, 'select'>, row: Row): Promise<Layer> {
   };
 }
 
-function notFound(idOrName: string): DomainError {
-  return new DomainError(
-    'layer-not-found',
-    `No layer with the id or name "${idOrName}" in your org`,
-  );
-}
-
-function addressed(orgId: string, idOrName: string) {
-  return and(
-    UUID.test(idOrName) ? eq(layers.id, idOrName) : eq(layers.name, idOrName),
-    eq(layers.orgId, orgId),
-  );
-}
+/** Layers as versioned config: addressed by id or name, listed by name. */
+const LAYERS: VersionedConfig<Row, Layer> = {
+  target: 'layer',
+  noun: 'layer',
+  nameField: 'name',
+  notFoundCode: 'layer-not-found',
+  ...tableRows(layers, layers, [asc(layers.name)]),
+  version: (row) => row.version,
+  present,
+};
 
 export async function createLayer(db: Database, caller: Caller, input: LayerInput): Promise<Layer> {
-  if (UUID.test(input.name))
-    throw new DomainError(
-      'config-invalid',
-      '1 invalid field in the body; first: #/name must not be shaped like a UUID',
-      {
-        errors: [
-          {
-            pointer: '#/name',
-            detail: 'must not be shaped like a UUID: layers are addressed by name or id',
-          },
-        ],
-      },
-    );
-  return await db.transaction(async (tx) => {
+  checkNameNotUuid(LAYERS, input.name, 'layers are addressed by name or id');
+  return await createVersioned(db, caller, LAYERS, async (tx) => {
     const [row] = await tx
       .insert(layers)
       .values({
@@ -95,32 +86,16 @@ export async function createLayer(db: Database, caller: Caller, input: LayerInpu
           errors: [{ pointer: '#/name', detail: 'is already used in this org' }],
         },
       );
-    await bumpConfigVersion(tx, caller.orgId);
-    await recordAudit(tx, {
-      orgId: caller.orgId,
-      actorUserId: caller.userId,
-      action: 'layer.created',
-      targetType: 'layer',
-      targetId: row.id,
-      details: { name: row.name, salt: row.salt, bucket_count: row.bucketCount },
-    });
-    return present(tx, row);
+    return { row, details: { name: row.name, salt: row.salt, bucket_count: row.bucketCount } };
   });
 }
 
-export async function getLayer(db: Database, orgId: string, idOrName: string): Promise<Layer> {
-  const [row] = await db.select().from(layers).where(addressed(orgId, idOrName));
-  if (row === undefined) throw notFound(idOrName);
-  return present(db, row);
+export function getLayer(db: Database, orgId: string, idOrName: string): Promise<Layer> {
+  return getVersioned(db, orgId, LAYERS, idOrName);
 }
 
-export async function listLayers(db: Database, orgId: string): Promise<Layer[]> {
-  const rows = await db
-    .select()
-    .from(layers)
-    .where(eq(layers.orgId, orgId))
-    .orderBy(asc(layers.name));
-  return Promise.all(rows.map((r) => present(db, r)));
+export function listLayers(db: Database, orgId: string): Promise<Layer[]> {
+  return listVersioned(db, orgId, LAYERS);
 }
 
 /**

@@ -38,6 +38,17 @@ export interface StoredResult extends ScoredResult {
   model: string | null;
 }
 
+/** A result's measures as the API names them (and `offline_results` stores them). */
+export interface ResultMeasures {
+  repeat: number;
+  error: string | null;
+  latency_ms: number | null;
+  input_tokens: number | null;
+  output_tokens: number | null;
+  cost: number | null;
+  model: string | null;
+}
+
 /**
  * The run's results. `complete` reads them for scoring only (`forScoring`): without the model,
  * and without the custom scores unless a custom scorer reads them; a million rows either way,
@@ -50,19 +61,14 @@ export async function storedResults(
 ): Promise<StoredResult[]> {
   const model = forScoring === undefined ? sql`model` : sql`null::text`;
   const scores = forScoring?.customScores === false ? sql`null::jsonb` : sql`scores`;
-  const found = await rows<{
-    item_id: string;
-    variant: string;
-    repeat: number;
-    output: string | null;
-    error: string | null;
-    latency_ms: number | null;
-    input_tokens: number | null;
-    output_tokens: number | null;
-    cost: number | null;
-    model: string | null;
-    scores: Record<string, number> | null;
-  }>(
+  const found = await rows<
+    ResultMeasures & {
+      item_id: string;
+      variant: string;
+      output: string | null;
+      scores: Record<string, number> | null;
+    }
+  >(
     db,
     // Tokens are int8, which pg returns as strings: float8 holds them exactly below 2^53.
     sql`select item_id, variant, repeat, output::text as output, error, latency_ms,

@@ -2,7 +2,13 @@ import { eq } from 'drizzle-orm';
 import type { Database } from '../../db/connect.ts';
 import { offlineScores } from '../../db/schema.ts';
 import { DomainError } from '../outcomes.ts';
-import { builtinScoreRows, pinnedItems, type StoredResult, storedResults } from './complete.ts';
+import {
+  builtinScoreRows,
+  pinnedItems,
+  type ResultMeasures,
+  type StoredResult,
+  storedResults,
+} from './complete.ts';
 import type { Scorer } from './run-schema.ts';
 import { loadRun, type RunRow } from './service.ts';
 
@@ -10,15 +16,8 @@ export const RUN_ITEMS_DEFAULT = 50;
 export const RUN_ITEMS_MAX = 500;
 export type ItemSort = 'regressions' | 'improvements' | 'item';
 
-export interface ResultView {
-  repeat: number;
+export interface ResultView extends ResultMeasures {
   output: unknown;
-  error: string | null;
-  latency_ms: number | null;
-  input_tokens: number | null;
-  output_tokens: number | null;
-  cost: number | null;
-  model: string | null;
   scores: Record<string, number>;
 }
 

@@ -2,12 +2,19 @@ import { groupReferences } from '@arbiter/conditions';
 import { and, asc, eq, inArray, ne, sql } from 'drizzle-orm';
 import type { Database, Transaction } from '../../db/connect.ts';
 import { savedGroups } from '../../db/schema.ts';
-import { UUID } from '../../schemas/uuid.ts';
-import { recordAudit } from '../audit.ts';
-import { bumpConfigVersion } from '../config-version.ts';
 import type { ConfigSizeLimits } from '../experiments/config-size.ts';
 import type { Caller } from '../identity/identity.ts';
 import { DomainError } from '../outcomes.ts';
+import {
+  changedFields,
+  checkNameNotUuid,
+  createVersioned,
+  getVersioned,
+  listVersioned,
+  tableRows,
+  updateVersioned,
+  type VersionedConfig,
+} from '../versioned-config.ts';
 import type { SavedGroup, SavedGroupChange, SavedGroupInput } from './saved-group-schema.ts';
 
 type Row = typeof savedGroups.$inferSelect;
@@ -24,41 +31,25 @@ function present(row: Row): SavedGroup {
   };
 }
 
-function notFound(idOrKey: string): DomainError {
-  return new DomainError(
-    'saved-group-not-found',
-    `No saved group with the id or key "${idOrKey}" in your org`,
-  );
-}
+/** Saved groups as versioned config: addressed by id or key, listed by key. */
+const SAVED_GROUPS: VersionedConfig<Row, SavedGroup, 'saved_group'> = {
+  target: 'saved_group',
+  noun: 'saved group',
+  nameField: 'key',
+  notFoundCode: 'saved-group-not-found',
+  ...tableRows(
+    savedGroups,
+    { id: savedGroups.id, orgId: savedGroups.orgId, name: savedGroups.key },
+    [asc(savedGroups.key)],
+  ),
+  version: (row) => row.version,
+  present: (_db, row) => present(row),
+};
 
 function keyTaken(key: string): DomainError {
   return new DomainError('saved-group-key-taken', `A saved group with the key "${key}" exists`, {
     errors: [{ pointer: '#/key', detail: 'already used in this org' }],
   });
-}
-
-/** Paths address a group by id or by key; a key is never shaped like a UUID. */
-function addressed(orgId: string, idOrKey: string) {
-  return and(
-    UUID.test(idOrKey) ? eq(savedGroups.id, idOrKey) : eq(savedGroups.key, idOrKey),
-    eq(savedGroups.orgId, orgId),
-  );
-}
-
-function checkKey(key: string): void {
-  if (UUID.test(key))
-    throw new DomainError(
-      'config-invalid',
-      '1 invalid field in the body; first: #/key must not be shaped like a UUID',
-      {
-        errors: [
-          {
-            pointer: '#/key',
-            detail: 'must not be shaped like a UUID: groups are addressed by key or id',
-          },
-        ],
-      },
-    );
 }
 
 /**
@@ -99,8 +90,8 @@ export async function createSavedGroup(
   input: SavedGroupInput,
   limits: ConfigSizeLimits,
 ): Promise<SavedGroup> {
-  checkKey(input.key);
-  return await db.transaction(async (tx) => {
+  checkNameNotUuid(SAVED_GROUPS, input.key, 'groups are addressed by key or id');
+  return await createVersioned(db, caller, SAVED_GROUPS, async (tx) => {
     await checkGroupsSize(tx, caller.orgId, null, input.values, limits);
     // The unique index decides a race between two creates of one key: no row back means taken.
     const [row] = await tx
@@ -115,16 +106,7 @@ export async function createSavedGroup(
       .onConflictDoNothing({ target: [savedGroups.orgId, savedGroups.key] })
       .returning();
     if (row === undefined) throw keyTaken(input.key);
-    await bumpConfigVersion(tx, caller.orgId);
-    await recordAudit(tx, {
-      orgId: caller.orgId,
-      actorUserId: caller.userId,
-      action: 'saved_group.created',
-      targetType: 'saved_group',
-      targetId: row.id,
-      details: { key: row.key, values: row.values.length },
-    });
-    return present(row);
+    return { row, details: { key: row.key, values: row.values.length } };
   });
 }
 
@@ -135,13 +117,7 @@ export async function updateSavedGroup(
   change: SavedGroupChange,
   limits: ConfigSizeLimits,
 ): Promise<SavedGroup> {
-  return await db.transaction(async (tx) => {
-    const [row] = await tx
-      .select()
-      .from(savedGroups)
-      .where(addressed(caller.orgId, idOrKey))
-      .for('update');
-    if (row === undefined) throw notFound(idOrKey);
+  return await updateVersioned(db, caller, SAVED_GROUPS, idOrKey, async (tx, row, version) => {
     if (change.key !== undefined && change.key !== row.key)
       throw new DomainError(
         'frozen-field',
@@ -156,47 +132,21 @@ export async function updateSavedGroup(
       .set({
         values,
         description: change.description ?? row.description,
-        version: row.version + 1,
+        version,
         updatedAt: sql`now()`,
       })
       .where(eq(savedGroups.id, row.id))
       .returning();
-    await bumpConfigVersion(tx, caller.orgId);
-    await recordAudit(tx, {
-      orgId: caller.orgId,
-      actorUserId: caller.userId,
-      action: 'saved_group.updated',
-      targetType: 'saved_group',
-      targetId: row.id,
-      details: {
-        key: row.key,
-        version: row.version + 1,
-        changed: Object.keys(change)
-          .filter((k) => k !== 'key')
-          .sort(),
-      },
-    });
-    return present(updated!);
+    return { row: updated!, details: { key: row.key, changed: changedFields(change, ['key']) } };
   });
 }
 
-export async function getSavedGroup(
-  db: Database,
-  orgId: string,
-  idOrKey: string,
-): Promise<SavedGroup> {
-  const [row] = await db.select().from(savedGroups).where(addressed(orgId, idOrKey));
-  if (row === undefined) throw notFound(idOrKey);
-  return present(row);
+export function getSavedGroup(db: Database, orgId: string, idOrKey: string): Promise<SavedGroup> {
+  return getVersioned(db, orgId, SAVED_GROUPS, idOrKey);
 }
 
-export async function listSavedGroups(db: Database, orgId: string): Promise<SavedGroup[]> {
-  const rows = await db
-    .select()
-    .from(savedGroups)
-    .where(eq(savedGroups.orgId, orgId))
-    .orderBy(asc(savedGroups.key));
-  return rows.map(present);
+export function listSavedGroups(db: Database, orgId: string): Promise<SavedGroup[]> {
+  return listVersioned(db, orgId, SAVED_GROUPS);
 }
 
 /** Saved groups by key, as the config ships them and targeting reads them. */

@@ -2,7 +2,7 @@ import type { Context } from '../../context.ts';
 import type { ApiKeyDeps } from '../../http/api-key-auth.ts';
 import type { Plane } from '../../http/app-types.ts';
 import type { SessionDeps } from '../../http/session-auth.ts';
-import { sessionOrSecretKeyHook } from '../../http/session-or-key-auth.ts';
+import { useSessionOrSecretKey } from '../../http/session-or-key-auth.ts';
 import * as createDataset from './create-dataset.ts';
 import * as deleteItem from './delete-item.ts';
 import * as getDataset from './get-dataset.ts';
@@ -21,10 +21,7 @@ const uploadScope: Plane<DatasetDeps> = async (app, { ctx }) => uploadItems.regi
  * session of any role or the org's secret key (a CI job); the org comes from the credential.
  */
 export const datasetRoutes: Plane<DatasetDeps> = async (app, { ctx }) => {
-  app.decorateRequest('caller', null);
-  app.decorateRequest('sessionClaims', null);
-  app.decorateRequest('keyCaller', null);
-  app.addHook('onRequest', sessionOrSecretKeyHook(ctx));
+  useSessionOrSecretKey(app, ctx);
   listDatasets.register(app, ctx);
   createDataset.register(app, ctx);
   getDataset.register(app, ctx);

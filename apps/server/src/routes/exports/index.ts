@@ -2,7 +2,7 @@ import type { Context } from '../../context.ts';
 import type { ApiKeyDeps } from '../../http/api-key-auth.ts';
 import type { Plane } from '../../http/app-types.ts';
 import type { SessionDeps } from '../../http/session-auth.ts';
-import { requireSessionRole, sessionOrSecretKeyHook } from '../../http/session-or-key-auth.ts';
+import { requireSessionRole, useSessionOrSecretKey } from '../../http/session-or-key-auth.ts';
 import * as exportEvents from './export-events.ts';
 
 /** What the exports plane's hook and route use. */
@@ -14,10 +14,7 @@ export type ExportDeps = SessionDeps & ApiKeyDeps & Pick<Context, 'db' | 'shards
  * refused. The org comes from the credential.
  */
 export const exportRoutes: Plane<ExportDeps> = async (app, { ctx }) => {
-  app.decorateRequest('caller', null);
-  app.decorateRequest('sessionClaims', null);
-  app.decorateRequest('keyCaller', null);
-  app.addHook('onRequest', sessionOrSecretKeyHook(ctx));
+  useSessionOrSecretKey(app, ctx);
   app.addHook('preHandler', requireSessionRole('admin'));
   exportEvents.register(app, ctx);
 };

@@ -2,7 +2,7 @@ import type { Context } from '../../context.ts';
 import type { ApiKeyDeps } from '../../http/api-key-auth.ts';
 import type { Plane } from '../../http/app-types.ts';
 import type { SessionDeps } from '../../http/session-auth.ts';
-import { sessionOrSecretKeyHook } from '../../http/session-or-key-auth.ts';
+import { useSessionOrSecretKey } from '../../http/session-or-key-auth.ts';
 import * as completeRun from './complete-run.ts';
 import * as createRun from './create-run.ts';
 import * as getRun from './get-run.ts';
@@ -20,10 +20,7 @@ export type OfflineRunDeps = SessionDeps &
  * session of any role or the org's secret key (a CI job); the org comes from the credential.
  */
 export const offlineRunRoutes: Plane<OfflineRunDeps> = async (app, { ctx }) => {
-  app.decorateRequest('caller', null);
-  app.decorateRequest('sessionClaims', null);
-  app.decorateRequest('keyCaller', null);
-  app.addHook('onRequest', sessionOrSecretKeyHook(ctx));
+  useSessionOrSecretKey(app, ctx);
   createRun.register(app, ctx);
   listRuns.register(app, ctx);
   getRun.register(app, ctx);

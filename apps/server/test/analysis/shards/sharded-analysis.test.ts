@@ -437,8 +437,8 @@ describe('an analysis scattered over three shards and merged', () => {
       const definition = found.version.config.metrics.find(
         (m) => m.name === name,
       ) as MetricDefinition;
-      const one = await readArmSamples(h.ctx.db, scope, definition, 40);
-      const three = await readShardedSamples(shards, scope, definition, 40);
+      const one = await readArmSamples(h.ctx.db, { scope, metric: definition, cap: 40 });
+      const three = await readShardedSamples(shards, { scope, metric: definition, cap: 40 });
       expect(one.capUsed).toBe(true);
       expect(three).toEqual(one);
       // Then the tests themselves: the same samples give the same p-values, exactly.

@@ -240,15 +240,9 @@ describe.each([
     it('gives the exposed users per arm as the arrivals of a window within their span', async () => {
       const windowEnd = new Date(`${DAYS[1]}T12:00:00Z`);
       const windowDays = from === DAYS[0] ? 2 : 1;
-      const queried = await readArrivals(h.ctx.db, id, scope.window, windowDays, windowEnd);
-      const fromArms = await readArrivals(
-        h.ctx.db,
-        id,
-        scope.window,
-        windowDays,
-        windowEnd,
-        read.arms,
-      );
+      const span = { window: scope.window, windowDays, windowEnd };
+      const queried = await readArrivals(h.ctx.db, id, span);
+      const fromArms = await readArrivals(h.ctx.db, id, { ...span, exposed: read.arms });
       expect(fromArms).toEqual(queried);
       expect(Object.keys(queried.newUsers).sort()).toEqual([...ARMS].sort());
     });
@@ -316,7 +310,7 @@ describe.each([
     it('samples at most the cap per arm, the same users on every read, and all users under it', async () => {
       const m = METRICS[0] as MetricDefinition;
       const values = expectedValues(m, data.stats, data.business);
-      const all = await readArmSamples(h.ctx.db, scope, m, 10_000);
+      const all = await readArmSamples(h.ctx.db, { scope, metric: m, cap: 10_000 });
       expect(all.capUsed).toBe(false);
       for (const arm of ARMS) {
         const got = [...(all.values[arm] ?? [])].sort((x, y) => x - y);
@@ -326,8 +320,8 @@ describe.each([
           expectClose(v, want[i] as number, `${arm} value ${i}`);
         });
       }
-      const capped = await readArmSamples(h.ctx.db, scope, m, 50);
-      const again = await readArmSamples(h.ctx.db, scope, m, 50);
+      const capped = await readArmSamples(h.ctx.db, { scope, metric: m, cap: 50 });
+      const again = await readArmSamples(h.ctx.db, { scope, metric: m, cap: 50 });
       expect(capped.capUsed).toBe(true);
       for (const arm of ARMS) {
         expect(capped.values[arm]).toHaveLength(50);

@@ -13,6 +13,7 @@ import {
 } from '../../../src/ingest/otlp/limits.ts';
 import { OTLP_TRACE_DESCRIPTOR } from '../../../src/ingest/otlp/trace-descriptor.ts';
 import { type Harness, startHarness } from '../../support/harness.ts';
+import { field } from '../../support/protobuf-bytes.ts';
 import { storedEvents } from '../../support/stored-events.ts';
 
 /**
@@ -45,22 +46,6 @@ const post = (body: string | Buffer, headers: Record<string, string>, key = acme
   h.ingest(key, { method: 'POST', url: TRACES, payload: body, headers });
 const JSON_TYPE = { 'content-type': 'application/json' };
 const PROTOBUF_TYPE = { 'content-type': 'application/x-protobuf' };
-
-/** A varint as protobuf writes it. */
-function varint(n: number): number[] {
-  const out: number[] = [];
-  while (n > 0x7f) {
-    out.push((n & 0x7f) | 0x80);
-    n = Math.floor(n / 128);
-  }
-  out.push(n);
-  return out;
-}
-
-/** A length-delimited protobuf field: its tag, its length and its bytes. */
-function field(number: number, payload: Buffer): Buffer {
-  return Buffer.concat([Buffer.from([(number << 3) | 2, ...varint(payload.length)]), payload]);
-}
 
 /** An ExportTraceServiceRequest around the bytes of one ScopeSpans' spans (its field 2). */
 function request(spans: Buffer): Buffer {

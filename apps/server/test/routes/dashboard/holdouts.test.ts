@@ -159,7 +159,7 @@ describe('holdouts', () => {
     const audit = (await get(`/v1/audit?target_id=${q4.id}`)).json();
     expect(audit[0]).toMatchObject({
       action: 'holdout.updated',
-      details: { moved_buckets: { start: 25, end: 50 } },
+      details: { version: 3, changed: ['percent'], moved_buckets: { start: 25, end: 50 } },
     });
     const name = await post('/v1/holdouts', {
       name: 'q4',

@@ -80,6 +80,11 @@ describe('saved groups', () => {
     const audit = (await call('GET', `/v1/audit?target_id=${changed.json().id}`)).json();
     const actions = (audit.data ?? audit).map((e: { action: string }) => e.action);
     expect(actions.sort()).toEqual(['saved_group.created', 'saved_group.updated']);
+    // the entry names the version the change minted and the fields it changed
+    const updated = (audit.data ?? audit).find(
+      (e: { action: string }) => e.action === 'saved_group.updated',
+    );
+    expect(updated.details).toEqual({ key: 'admins', version: 2, changed: ['values'] });
   });
 
   it('are not another org’s to read or change', async () => {
