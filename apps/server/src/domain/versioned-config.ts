@@ -8,10 +8,10 @@ import type { Caller } from './identity/identity.ts';
 import { type DomainCode, DomainError } from './outcomes.ts';
 
 /**
- * The shape an org's versioned config entities (holdouts, layers, saved groups) share: each is
- * addressed by id or by a name that is never shaped like a UUID; a create or a change writes
- * its row and mints a version, moves the org's config version (so every client refetches) and
- * leaves an audit entry, in one transaction. The sequence is written here once; an entity
+ * The shape an org's versioned config entities (experiments, holdouts, layers, saved groups)
+ * share: each is addressed by id or by a name that is never shaped like a UUID; a create or a
+ * change writes its row and mints a version, moves the org's config version (so every client
+ * refetches) and leaves an audit entry, in one transaction. The sequence is written here once; an entity
  * passes in what differs: its rows, how it presents one, and the writes themselves
  * (docs/decisions/experiments.md#versioned-config-entities).
  */

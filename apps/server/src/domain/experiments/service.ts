@@ -9,8 +9,6 @@ import type {
   ExperimentConfigInput,
 } from '../../schemas/experiment-config.ts';
 import { UUID } from '../../schemas/uuid.ts';
-import { recordAudit } from '../audit.ts';
-import { bumpConfigVersion } from '../config-version.ts';
 import type { Caller } from '../identity/identity.ts';
 import { claimLayerBuckets } from '../layers/service.ts';
 import { DomainError } from '../outcomes.ts';
@@ -18,6 +16,7 @@ import { refuseSlowPatterns } from '../patterns/redos-analysis.ts';
 import { effectivePlan } from '../plans/effective-plan.ts';
 import { PLAN_LIMITS } from '../plans/plans.ts';
 import { checkGroupsExist } from '../saved-groups/service.ts';
+import { createVersioned, updateVersioned, type VersionedConfig } from '../versioned-config.ts';
 import {
   type ConfigSizeLimits,
   checkConfigSize,
@@ -150,6 +149,87 @@ function createdDetails(name: string, status: ExperimentStatus): Record<string, 
   return status === 'draft' ? { name, version: 1, status } : { name, version: 1 };
 }
 
+/**
+ * The experiment row of a new experiment (or holdout) at version 1; undefined when its name is
+ * taken: the unique index decides a race between two creates of one name.
+ */
+export async function insertExperimentRow(
+  tx: Tx,
+  orgId: string,
+  config: ExperimentConfig,
+  fields: Partial<Pick<ExperimentRow, 'status' | 'kind'>>,
+): Promise<ExperimentRow | undefined> {
+  const [row] = await tx
+    .insert(experiments)
+    .values({
+      orgId,
+      name: config.name,
+      salt: config.salt,
+      bucketCount: config.bucket_count,
+      currentVersion: 1,
+      ...fields,
+    })
+    .onConflictDoNothing({ target: [experiments.orgId, experiments.name] })
+    .returning();
+  return row;
+}
+
+/** An experiment row with its current version, as the versioned-config sequence holds it. */
+type StoredExperiment = LoadedExperiment & { id: string };
+
+function stored(row: ExperimentRow, version: ExperimentVersionRow): StoredExperiment {
+  return { id: row.id, row, version };
+}
+
+/** Experiments as versioned config: an experiment row (kind `experiment`) and its versions. */
+const EXPERIMENTS: VersionedConfig<StoredExperiment, Experiment, 'experiment'> = {
+  target: 'experiment',
+  noun: 'experiment',
+  nameField: 'name',
+  notFoundCode: 'experiment-not-found',
+  async find(db, orgId, idOrName, lock) {
+    let where = addressed(orgId, idOrName);
+    if (lock) {
+      const [row] = await db.select().from(experiments).where(where).for('update');
+      if (row === undefined) return undefined;
+      // Read after the lock, so a concurrent update's new version is seen.
+      where = eq(experiments.id, row.id);
+    }
+    const [found] = await loadCurrentVersion(db as Database, where);
+    return found && stored(found.row, found.version);
+  },
+  async list(db, orgId) {
+    const found = await loadCurrentVersion(
+      db as Database,
+      and(eq(experiments.orgId, orgId), eq(experiments.kind, 'experiment')),
+    ).orderBy(desc(experiments.createdAt), desc(experiments.id));
+    return found.map((f) => stored(f.row, f.version));
+  },
+  version: (experiment) => experiment.row.currentVersion,
+  present: (_db, experiment) => present(experiment.row, experiment.version),
+};
+
+/** The experiment's layer buckets for `config`, or null outside a layer. */
+function claimLayer(tx: Tx, caller: Caller, id: string, config: ExperimentConfig) {
+  return config.layer === undefined
+    ? null
+    : claimLayerBuckets(tx, caller, id, config.layer, config.layer_weight ?? 0);
+}
+
+/** A version row of the experiment: the config, its bucket map and layer buckets. */
+async function insertVersion(
+  tx: Tx,
+  caller: Caller,
+  id: string,
+  next: Pick<ExperimentVersionRow, 'version' | 'config' | 'bucketMap' | 'layerRanges'>,
+): Promise<ExperimentVersionRow> {
+  const [version] = await tx
+    .insert(experimentVersions)
+    .values({ experimentId: id, ...next, createdBy: caller.userId })
+    .returning();
+  return version!;
+}
+
 export async function createExperiment(
   db: Database,
   caller: Caller,
@@ -161,49 +241,21 @@ export async function createExperiment(
   checkConfig(config);
   await refuseSlowPatterns(config.targeting);
   const bucketMap = initialBucketMap(config.allocation, config.bucket_count);
-  return await db.transaction(async (tx) => {
+  return await createVersioned(db, caller, EXPERIMENTS, async (tx) => {
     await checkPlanAllows(tx, caller.orgId, config, now);
     await checkGroupsExist(tx, caller.orgId, config.targeting);
     await checkConfigSize(tx, caller.orgId, null, config, limits);
-    // The unique index decides a race between two creates of one name: no row back means taken.
-    const [row] = await tx
-      .insert(experiments)
-      .values({
-        orgId: caller.orgId,
-        name: config.name,
-        salt: config.salt,
-        bucketCount: config.bucket_count,
-        currentVersion: 1,
-        status: input.status ?? 'running',
-      })
-      .onConflictDoNothing({ target: [experiments.orgId, experiments.name] })
-      .returning();
+    const status = input.status ?? 'running';
+    const row = await insertExperimentRow(tx, caller.orgId, config, { status });
     if (row === undefined) throw nameTaken(config.name);
-    const layerRanges =
-      config.layer === undefined
-        ? null
-        : await claimLayerBuckets(tx, caller, row.id, config.layer, config.layer_weight ?? 0);
-    const [version] = await tx
-      .insert(experimentVersions)
-      .values({
-        experimentId: row.id,
-        version: 1,
-        config,
-        bucketMap,
-        layerRanges,
-        createdBy: caller.userId,
-      })
-      .returning();
-    await bumpConfigVersion(tx, caller.orgId);
-    await recordAudit(tx, {
-      orgId: caller.orgId,
-      actorUserId: caller.userId,
-      action: 'experiment.created',
-      targetType: 'experiment',
-      targetId: row.id,
-      details: createdDetails(config.name, row.status),
+    const layerRanges = await claimLayer(tx, caller, row.id, config);
+    const version = await insertVersion(tx, caller, row.id, {
+      version: 1,
+      config,
+      bucketMap,
+      layerRanges,
     });
-    return present(row, version!);
+    return { row: stored(row, version), details: createdDetails(config.name, row.status) };
   });
 }
 
@@ -263,15 +315,42 @@ function stickyRelayout(map: BucketMap, after: ExperimentConfig): BucketMap {
   return layout.map;
 }
 
-/** The experiment row, locked for the update (a draft or running one), with its current version. */
-async function lockedCurrent(tx: Tx, orgId: string, idOrName: string) {
-  const [row] = await tx.select().from(experiments).where(addressed(orgId, idOrName)).for('update');
-  if (!row) throw notFound(idOrName);
+/** The version after `current`, with the changed name; the row must be a draft or running. */
+async function writeChange(
+  tx: Tx,
+  caller: Caller,
+  current: StoredExperiment,
+  nextVersion: number,
+  change: ExperimentChange,
+  now: Date,
+  limits: ConfigSizeLimits,
+) {
+  const { id, row } = current;
   // What a stopped or archived experiment served is what its results describe: frozen.
   if (!CHANGEABLE.includes(row.status)) throw invalidTransition(row.status, 'a change (PUT)');
-  // Read after the lock, so a concurrent update's new version is seen.
-  const [found] = await loadCurrentVersion(tx, eq(experiments.id, row.id));
-  return { row, current: found?.version };
+  const before = current.version.config;
+  const after = changedConfig(before, change);
+  checkConfig(after);
+  await checkPlanAllows(tx, caller.orgId, after, now);
+  await checkGroupsExist(tx, caller.orgId, after.targeting);
+  await checkConfigSize(tx, caller.orgId, id, after, limits);
+  const bucketMap = stickyRelayout(current.version.bucketMap, after);
+  const layerRanges = await claimLayer(tx, caller, id, after);
+  const version = await insertVersion(tx, caller, id, {
+    version: nextVersion,
+    config: after,
+    bucketMap,
+    layerRanges,
+  });
+  const [updated] = await tx
+    .update(experiments)
+    .set({ name: after.name, currentVersion: nextVersion, updatedAt: sql`now()` })
+    .where(eq(experiments.id, id))
+    .returning();
+  return {
+    row: stored(updated!, version),
+    details: { version: nextVersion, changed: changedFields(before, after) },
+  };
 }
 
 /** A change's patterns are analysed before the transaction: the analyser may take seconds. */
@@ -285,48 +364,9 @@ export async function updateExperiment(
 ): Promise<Experiment> {
   if (change.targeting !== undefined) await refuseSlowPatterns(change.targeting);
   try {
-    return await db.transaction(async (tx) => {
-      const { row, current } = await lockedCurrent(tx, caller.orgId, idOrName);
-      const id = row.id;
-      const before = current!.config;
-      const after = changedConfig(before, change);
-      checkConfig(after);
-      await checkPlanAllows(tx, caller.orgId, after, now);
-      await checkGroupsExist(tx, caller.orgId, after.targeting);
-      await checkConfigSize(tx, caller.orgId, id, after, limits);
-      const layout = stickyRelayout(current!.bucketMap, after);
-      const layerRanges =
-        after.layer === undefined
-          ? null
-          : await claimLayerBuckets(tx, caller, id, after.layer, after.layer_weight ?? 0);
-      const nextVersion = row.currentVersion + 1;
-      const [version] = await tx
-        .insert(experimentVersions)
-        .values({
-          experimentId: id,
-          version: nextVersion,
-          config: after,
-          bucketMap: layout,
-          layerRanges,
-          createdBy: caller.userId,
-        })
-        .returning();
-      const [updated] = await tx
-        .update(experiments)
-        .set({ name: after.name, currentVersion: nextVersion, updatedAt: sql`now()` })
-        .where(eq(experiments.id, id))
-        .returning();
-      await bumpConfigVersion(tx, caller.orgId);
-      await recordAudit(tx, {
-        orgId: caller.orgId,
-        actorUserId: caller.userId,
-        action: 'experiment.updated',
-        targetType: 'experiment',
-        targetId: id,
-        details: { version: nextVersion, changed: changedFields(before, after) },
-      });
-      return present(updated!, version!);
-    });
+    return await updateVersioned(db, caller, EXPERIMENTS, idOrName, (tx, current, version) =>
+      writeChange(tx, caller, current, version, change, now, limits),
+    );
   } catch (error) {
     // A rename is an UPDATE, which has no ON CONFLICT clause: the unique index's refusal is the
     // race-free answer, so it is caught here rather than checked for beforehand.

@@ -6,7 +6,12 @@ import { experiments, experimentVersions, holdouts } from '../../db/schema.ts';
 import type { ExperimentConfig } from '../../schemas/experiment-config.ts';
 import { UUID } from '../../schemas/uuid.ts';
 import { loadCurrentVersion } from '../experiments/current-version.ts';
-import { checkPlanAllows, type Experiment, present } from '../experiments/service.ts';
+import {
+  checkPlanAllows,
+  type Experiment,
+  insertExperimentRow,
+  present,
+} from '../experiments/service.ts';
 import { checkConfig } from '../experiments/validate.ts';
 import type { Caller } from '../identity/identity.ts';
 import { DomainError } from '../outcomes.ts';
@@ -138,18 +143,7 @@ async function insertHoldout(
   bucketMap: BucketMap,
   named: 'all' | string[],
 ): Promise<HoldoutRow> {
-  const [row] = await tx
-    .insert(experiments)
-    .values({
-      orgId: caller.orgId,
-      name: config.name,
-      salt: config.salt,
-      bucketCount: config.bucket_count,
-      currentVersion: 1,
-      kind: 'holdout',
-    })
-    .onConflictDoNothing({ target: [experiments.orgId, experiments.name] })
-    .returning();
+  const row = await insertExperimentRow(tx, caller.orgId, config, { kind: 'holdout' });
   if (row === undefined)
     throw new DomainError('holdout-name-taken', `A holdout named "${name}" exists in your org`, {
       errors: [{ pointer: '#/name', detail: 'is already used in this org' }],
