@@ -24,6 +24,7 @@ import { devRoutes } from './routes/dev/index.ts';
 import { exportRoutes } from './routes/exports/index.ts';
 import { ingestRoutes } from './routes/ingest/index.ts';
 import { offlineRunRoutes } from './routes/offline-runs/index.ts';
+import { outboundWebhookRoutes } from './routes/outbound-webhooks/index.ts';
 import { probeRoutes } from './routes/probes/index.ts';
 import * as metricsRoute from './routes/probes/metrics.ts';
 import { publicRoutes } from './routes/public/index.ts';
@@ -107,6 +108,7 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
   await app.register(dashboardRoutes, { ctx });
   await app.register(datasetRoutes, { ctx });
   await app.register(offlineRunRoutes, { ctx });
+  await app.register(outboundWebhookRoutes, { ctx });
   await app.register(exportRoutes, { ctx });
   await app.register(ingestRoutes, { ctx });
   await app.register(webhookRoutes, { ctx });

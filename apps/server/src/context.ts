@@ -12,6 +12,7 @@ import type { IdentityResolver } from './domain/identity/identity.ts';
 import type { SessionVerifier } from './domain/identity/session-verifier.ts';
 import type { OfflineScoringQueue } from './domain/offline-runs/scoring-queue.ts';
 import type { OrgStateCache } from './domain/org-state-cache.ts';
+import type { WebhookDelivery } from './domain/outbound-webhooks/delivery-loop.ts';
 import type { PatternWatch } from './domain/patterns/pattern-watch.ts';
 import type { AssignTallies } from './domain/targeting/assign-tallies.ts';
 import type { EventLog } from './ingest/event-log.ts';
@@ -75,6 +76,8 @@ export interface Context {
   offlineScoring: OfflineScoringQueue;
   /** Mail over SMTP (ARBITER_SMTP_URL); null when not configured. */
   mailer: Mailer | null;
+  /** Sends the queued outbound webhooks in the background. */
+  webhookDelivery: WebhookDelivery;
   /** `POST /v1/assign`'s targeting tallies, added to their table in the background. */
   assignTallies: AssignTallies;
   /** Mails stored contact messages to the platform owners in the background. */

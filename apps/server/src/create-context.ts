@@ -17,6 +17,7 @@ import { ContactNotifier } from './domain/contact-notifier.ts';
 import { IdentityResolver } from './domain/identity/identity.ts';
 import { createSessionVerifier } from './domain/identity/session-verifier.ts';
 import { OrgStateCache } from './domain/org-state-cache.ts';
+import { WebhookDelivery } from './domain/outbound-webhooks/delivery-loop.ts';
 import { PatternWatch } from './domain/patterns/pattern-watch.ts';
 import { AssignTallies } from './domain/targeting/assign-tallies.ts';
 import { createMetrics } from './http/metrics.ts';
@@ -209,12 +210,24 @@ function orgStateOf(db: Database, clock: Clock, log: Logger) {
   return { orgState, patterns };
 }
 
+/** The work each process does in the background besides the fold, each stopped at close. */
+function backgroundJobs(
+  deps: Pick<Context, 'db' | 'judge' | 'clock' | 'log' | 'metrics' | 'secretBox'>,
+) {
+  return {
+    offlineScoring: new OfflineScoring(deps),
+    assignTallies: new AssignTallies(deps.db, deps.clock, deps.log),
+    webhookDelivery: new WebhookDelivery(deps, deps.log),
+  };
+}
+
 export async function createContext(config: Config, parts: ContextParts = {}): Promise<Context> {
   const format = logFormatOf(config.logFormat, process.stdout.isTTY === true);
   const log = createLogger(config.logLevel, parts.logDestination, format);
   const handle = parts.database ?? (await openConfiguredDatabase(config, log));
   const shards = await shardSetFor(handle, parts.shards ?? (await openShardsOf(config, log)));
   const secretKey = secretKeyOf(config);
+  const secretBox = secretKey === null ? null : createSecretBox(secretKey);
   const clock = parts.clock ?? systemClock;
   const eventLog = await eventLogOf(config, handle, shards);
   const modelText = await modelTextStoreOf(config);
@@ -228,8 +241,7 @@ export async function createContext(config: Config, parts: ContextParts = {}): P
   const integrations = await createIntegrations(config);
   const { mailer, judge } = integrations;
   const contactNotifier = new ContactNotifier(handle.db, mailer, config.platformOwnerEmails, log);
-  const offlineScoring = new OfflineScoring({ db: handle.db, judge, clock, log, metrics });
-  const assignTallies = new AssignTallies(handle.db, clock, log);
+  const jobs = backgroundJobs({ db: handle.db, judge, clock, log, metrics, secretBox });
   return {
     config,
     db: handle.db,
@@ -239,7 +251,7 @@ export async function createContext(config: Config, parts: ContextParts = {}): P
     disk,
     sessions: await createSessionVerifier(config),
     identity: new IdentityResolver(handle.db),
-    secretBox: secretKey === null ? null : createSecretBox(secretKey),
+    secretBox,
     clock,
     log,
     apiKeys,
@@ -252,12 +264,11 @@ export async function createContext(config: Config, parts: ContextParts = {}): P
     controlToken: randomBytes(32).toString('base64url'),
     dumpDatabase: handle.dump,
     ...integrations,
-    offlineScoring,
+    ...jobs,
     contactNotifier,
-    assignTallies,
     planPrices: { pro: config.stripe.pricePro, business: config.stripe.priceBusiness },
     close: async () => {
-      await Promise.all([assignTallies.stop(), offlineScoring.stop()]);
+      await Promise.all(Object.values(jobs).map((job) => job.stop()));
       await worker.stop();
       await eventLog.close?.();
       modelText?.close();

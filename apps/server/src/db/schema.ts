@@ -920,3 +920,61 @@ export const targetingTallies = pgTable(
   },
   (t) => [primaryKey({ columns: [t.orgId, t.experimentId, t.day] })],
 );
+
+/**
+ * Where an org's outbound webhooks go (docs/webhooks.md). `event_types` empty means every
+ * type. The signing secret is sealed by the secret box; during a rotation the previous one is
+ * kept, sealed, until `previous_secret_expires_at`, and both signatures are sent.
+ */
+export const webhookEndpoints = pgTable(
+  'webhook_endpoints',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    orgId: uuid('org_id')
+      .notNull()
+      .references(() => orgs.id),
+    url: text('url').notNull(),
+    description: text('description').notNull().default(''),
+    eventTypes: jsonb('event_types').$type<string[]>().notNull().default([]),
+    enabled: boolean('enabled').notNull().default(true),
+    secretCiphertext: text('secret_ciphertext').notNull(),
+    previousSecretCiphertext: text('previous_secret_ciphertext'),
+    previousSecretExpiresAt: timestamp('previous_secret_expires_at', { withTimezone: true }),
+    createdBy: uuid('created_by').references(() => users.id),
+    createdAt: createdAt(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index('webhook_endpoints_org').on(t.orgId)],
+);
+
+/**
+ * The outbound webhook queue: one row per event and endpoint. A worker claims a due row by
+ * moving `next_attempt_at` past its lease, POSTs it, and records the outcome; `pending` rows
+ * are retried with backoff until `failed`.
+ */
+export const webhookDeliveries = pgTable(
+  'webhook_deliveries',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    orgId: uuid('org_id').notNull(),
+    endpointId: uuid('endpoint_id')
+      .notNull()
+      .references(() => webhookEndpoints.id, { onDelete: 'cascade' }),
+    /** The event's stable id, sent as `webhook-id`: the same on every attempt. */
+    messageId: text('message_id').notNull(),
+    eventType: text('event_type').notNull(),
+    /** The exact body signed and sent. */
+    body: text('body').notNull(),
+    status: text('status').notNull().default('pending'),
+    attempts: integer('attempts').notNull().default(0),
+    nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true }).notNull(),
+    lastResponseStatus: integer('last_response_status'),
+    lastError: text('last_error'),
+    createdAt: createdAt(),
+    finishedAt: timestamp('finished_at', { withTimezone: true }),
+  },
+  (t) => [
+    index('webhook_deliveries_due').on(t.nextAttemptAt).where(sql`status = 'pending'`),
+    index('webhook_deliveries_endpoint').on(t.endpointId, t.createdAt),
+  ],
+);

@@ -162,6 +162,22 @@ export const PROBLEMS = {
     about:
       'No experiment with this id or name exists in your org. Dashboard paths take either: names are never shaped like a UUID.',
   },
+  'webhook-endpoint-not-found': {
+    status: 404,
+    title: 'Webhook endpoint not found',
+    about: 'No webhook endpoint with this id exists in your org.',
+  },
+  'webhook-endpoint-limit': {
+    status: 409,
+    title: 'Too many webhook endpoints',
+    about: 'An org has at most 20 webhook endpoints; delete one before adding another.',
+  },
+  'webhook-url-refused': {
+    status: 400,
+    title: 'Webhook URL refused',
+    about:
+      'A webhook endpoint URL uses https (http only to a loopback host, for a local receiver) and carries no credentials or fragment.',
+  },
   'layer-not-found': {
     status: 404,
     title: 'Layer not found',

@@ -4,7 +4,7 @@ import { sql } from 'drizzle-orm';
 import { type DestinationStream, destination, multistream } from 'pino';
 import type { Context } from '../../src/context.ts';
 import { rows } from '../../src/db/connect.ts';
-import { apiKeys, webhookSecrets } from '../../src/db/schema.ts';
+import { apiKeys, webhookEndpoints, webhookSecrets } from '../../src/db/schema.ts';
 
 /**
  * The whole test run's server log and the secrets its servers minted, side by side in
@@ -52,7 +52,8 @@ async function holdsSecretTables(ctx: Context): Promise<boolean> {
   try {
     const [tables] = await rows<{ migrated: boolean }>(
       ctx.db,
-      sql`select to_regclass('api_keys') is not null and to_regclass('webhook_secrets') is not null as migrated`,
+      sql`select to_regclass('api_keys') is not null and to_regclass('webhook_secrets') is not null
+        and to_regclass('webhook_endpoints') is not null as migrated`,
     );
     return tables?.migrated === true;
   } catch (error) {
@@ -76,6 +77,12 @@ export async function recordSecrets(ctx: Context): Promise<void> {
   const secrets = await ctx.db
     .select({ sealed: webhookSecrets.secretCiphertext })
     .from(webhookSecrets);
+  const endpoints = await ctx.db
+    .select({
+      sealed: webhookEndpoints.secretCiphertext,
+      previous: webhookEndpoints.previousSecretCiphertext,
+    })
+    .from(webhookEndpoints);
   const lines: string[] = [];
   const sealedForms = (sealed: string | null) => {
     if (sealed === null) return;
@@ -87,6 +94,10 @@ export async function recordSecrets(ctx: Context): Promise<void> {
     sealedForms(row.sealed);
   }
   for (const row of secrets) sealedForms(row.sealed);
+  for (const row of endpoints) {
+    sealedForms(row.sealed);
+    sealedForms(row.previous);
+  }
   if (lines.length === 0) return;
   mkdirSync(DIR, { recursive: true });
   writeFileSync(join(DIR, `secrets-${process.pid}.txt`), `${lines.join('\n')}\n`, { flag: 'a' });

@@ -4,6 +4,7 @@ import { experiments } from '../../../db/schema.ts';
 import { recordAudit } from '../../audit.ts';
 import { bumpConfigVersion } from '../../config-version.ts';
 import type { Caller } from '../../identity/identity.ts';
+import { enqueueLifecycleEvent } from '../../outbound-webhooks/experiment-events.ts';
 import { DomainError } from '../../outcomes.ts';
 import { loadCurrentVersion } from '../current-version.ts';
 import { addressed, type Experiment, notFound, present } from '../service.ts';
@@ -72,8 +73,9 @@ function changeOf(
 
 /**
  * Moves an experiment through its lifecycle in one transaction: the row is locked, the move
- * checked against its status (409 otherwise), written, audited (`experiment.<transition>`), and
- * the org's config version moved on so clients pick it up on their next poll.
+ * checked against its status (409 otherwise), written, audited (`experiment.<transition>`), its
+ * outbound webhook event queued, and the org's config version moved on so clients pick it up
+ * on their next poll.
  */
 export async function transition(
   db: Database,
@@ -107,6 +109,7 @@ export async function transition(
       targetId: locked.id,
       details: auditDetails(locked.status, updated!),
     });
+    await enqueueLifecycleEvent(tx, move, locked.status, updated!, now);
     return { row: updated!, version: current!.version };
   });
   return present(row, version, await actorNames(db, [row.stoppedBy]));

@@ -1,0 +1,117 @@
+import { and, eq, sql } from 'drizzle-orm';
+import type { SecretBox } from '../../crypto/secret-box.ts';
+import { type Database, rows } from '../../db/connect.ts';
+import { webhookDeliveries, webhookEndpoints } from '../../db/schema.ts';
+import type { Clock } from '../../kernel/ports.ts';
+import { signedHeaders } from './signing.ts';
+
+/** Waits after attempts 1, 2, …: about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h; then failed. */
+export const BACKOFF_MS = [5e3, 3e5, 18e5, 72e5, 18e6, 36e6, 36e6];
+/** Each attempt is cut off after this long. */
+export const ATTEMPT_TIMEOUT_MS = 10_000;
+/** A claimed row is not claimed again for this long: past any attempt's end. */
+const CLAIM_LEASE_MS = 60_000;
+const BATCH = 20;
+
+export interface DeliveryDeps {
+  db: Database;
+  secretBox: SecretBox | null;
+  clock: Clock;
+}
+
+type Claimed = {
+  id: string;
+  endpoint_id: string;
+  message_id: string;
+  body: string;
+  attempts: number;
+};
+
+/**
+ * Takes up to BATCH due rows by moving their next attempt past the lease, in one statement
+ * with `skip locked`: a row is claimed by one process, and a process that dies mid-attempt
+ * leaves it to be retried once the lease has passed.
+ */
+async function claimDue(db: Database, now: Date): Promise<Claimed[]> {
+  const lease = new Date(now.getTime() + CLAIM_LEASE_MS);
+  return rows<Claimed>(
+    db,
+    sql`update webhook_deliveries set next_attempt_at = ${lease.toISOString()}, attempts = attempts + 1
+    where id in (select id from webhook_deliveries where status = 'pending' and next_attempt_at <= ${now.toISOString()}
+      order by next_attempt_at limit ${BATCH} for update skip locked)
+    returning id, endpoint_id, message_id, body, attempts`,
+  );
+}
+
+async function secretsOf(deps: DeliveryDeps, endpointId: string, now: Date) {
+  const [endpoint] = await deps.db
+    .select()
+    .from(webhookEndpoints)
+    .where(eq(webhookEndpoints.id, endpointId));
+  if (!endpoint?.enabled || deps.secretBox === null) return null;
+  const box = deps.secretBox;
+  const secrets = [box.open(endpoint.secretCiphertext)];
+  const previous = endpoint.previousSecretCiphertext;
+  const until = endpoint.previousSecretExpiresAt;
+  if (previous !== null && until !== null && until > now) secrets.push(box.open(previous));
+  return { url: endpoint.url, secrets };
+}
+
+/** One POST: the response status, or the reason it has none. Redirects are not followed. */
+async function post(url: string, headers: Record<string, string>, body: string) {
+  try {
+    const res = await fetch(url, {
+      method: 'POST',
+      headers,
+      body,
+      redirect: 'manual',
+      signal: AbortSignal.timeout(ATTEMPT_TIMEOUT_MS),
+    });
+    await res.body?.cancel();
+    return { status: res.status, error: null };
+  } catch (err) {
+    return { status: null, error: err instanceof Error ? err.message : String(err) };
+  }
+}
+
+type Outcome = { status: number | null; error: string | null };
+
+/** Delivered on a 2xx; otherwise retried after the next wait, or failed when none is left (or `final`). */
+async function record(db: Database, row: Claimed, outcome: Outcome, now: Date, final = false) {
+  const ok = outcome.status !== null && outcome.status >= 200 && outcome.status < 300;
+  const wait = final ? undefined : BACKOFF_MS[row.attempts - 1];
+  const status = ok ? 'delivered' : wait === undefined ? 'failed' : 'pending';
+  await db
+    .update(webhookDeliveries)
+    .set({
+      status,
+      lastResponseStatus: outcome.status,
+      lastError: ok ? null : (outcome.error ?? `answered ${outcome.status}`),
+      nextAttemptAt: status === 'pending' ? new Date(now.getTime() + wait!) : now,
+      finishedAt: status === 'pending' ? null : now,
+    })
+    .where(and(eq(webhookDeliveries.id, row.id), eq(webhookDeliveries.attempts, row.attempts)));
+}
+
+async function attempt(deps: DeliveryDeps, row: Claimed): Promise<void> {
+  const now = deps.clock.now();
+  const target = await secretsOf(deps, row.endpoint_id, now);
+  if (target === null) {
+    const error = 'the endpoint is disabled or gone';
+    await record(deps.db, row, { status: null, error }, now, true);
+    return;
+  }
+  const outcome = await post(
+    target.url,
+    signedHeaders(target.secrets, row.message_id, now, row.body),
+    row.body,
+  );
+  await record(deps.db, row, outcome, deps.clock.now());
+}
+
+/** Makes every due attempt once; returns how many were made. */
+export async function deliverDue(deps: DeliveryDeps): Promise<number> {
+  const rows = await claimDue(deps.db, deps.clock.now());
+  await Promise.all(rows.map((row) => attempt(deps, row)));
+  return rows.length;
+}

@@ -1,0 +1,72 @@
+import { type Static, Type } from 'typebox';
+import { Text } from '../../schemas/text.ts';
+import { WEBHOOK_EVENT_TYPES } from './event-types.ts';
+
+const EventTypes = Type.Array(Type.Union(WEBHOOK_EVENT_TYPES.map((t) => Type.Literal(t))), {
+  uniqueItems: true,
+  description: 'The event types sent to this endpoint; empty (the default) means every type',
+});
+
+const fields = {
+  url: Text({
+    minLength: 1,
+    maxLength: 2048,
+    description: 'https; http only to a loopback host (a local receiver)',
+  }),
+  event_types: EventTypes,
+  description: Text({ maxLength: 500, description: 'Free text for people' }),
+  enabled: Type.Boolean({ description: 'A disabled endpoint is sent nothing' }),
+};
+
+/** What `POST /v1/webhook-endpoints` takes. */
+export const EndpointInputSchema = Type.Object(
+  {
+    url: fields.url,
+    event_types: Type.Optional(fields.event_types),
+    description: Type.Optional(fields.description),
+    enabled: Type.Optional(fields.enabled),
+  },
+  { additionalProperties: false },
+);
+
+/** What `PATCH /v1/webhook-endpoints/{id}` takes: any of the fields, at least one. */
+export const EndpointPatchSchema = Type.Object(
+  {
+    url: Type.Optional(fields.url),
+    event_types: Type.Optional(fields.event_types),
+    description: Type.Optional(fields.description),
+    enabled: Type.Optional(fields.enabled),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
+
+/** An endpoint as served; its secret never is, but at creation and rotation. */
+export const EndpointSchema = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  url: Type.String(),
+  event_types: Type.Array(Type.String()),
+  description: Type.String(),
+  enabled: Type.Boolean(),
+  created_at: Type.String({ format: 'date-time' }),
+  updated_at: Type.String({ format: 'date-time' }),
+});
+
+const Secret = Type.String({
+  pattern: '^whsec_',
+  description: 'The signing secret (`whsec_` + base64 of 32 random bytes), shown only now',
+});
+
+/** The endpoint and its secret, answered once at creation. */
+export const CreatedEndpointSchema = Type.Object({ ...EndpointSchema.properties, secret: Secret });
+
+/** A new secret, answered once by the rotation. */
+export const RotatedSecretSchema = Type.Object({
+  secret: Secret,
+  previous_valid_until: Type.String({
+    format: 'date-time',
+    description: 'Until then the previous secret signs too (a second `v1` signature)',
+  }),
+});
+
+export type EndpointInput = Static<typeof EndpointInputSchema>;
+export type EndpointPatch = Static<typeof EndpointPatchSchema>;

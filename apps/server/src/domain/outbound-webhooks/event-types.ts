@@ -1,0 +1,18 @@
+/**
+ * Every event type an endpoint may subscribe to. An endpoint with none listed gets every type.
+ * docs/webhooks.md says which of them are sent today.
+ */
+export const WEBHOOK_EVENT_TYPES = [
+  'experiment.started',
+  'experiment.stopped',
+  'experiment.archived',
+  'webhook_endpoint.test',
+] as const;
+
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+
+/** At most this many endpoints per org. */
+export const MAX_ENDPOINTS_PER_ORG = 20;
+
+/** During a rotation the previous secret also signs for this long. */
+export const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;

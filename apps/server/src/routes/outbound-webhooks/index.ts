@@ -1,0 +1,31 @@
+import type { Context } from '../../context.ts';
+import type { Plane } from '../../http/app-types.ts';
+import { requireRole, type SessionDeps, sessionHook } from '../../http/session-auth.ts';
+import * as createEndpoint from './create-endpoint.ts';
+import * as deleteEndpoint from './delete-endpoint.ts';
+import * as getEndpoint from './get-endpoint.ts';
+import * as listEndpoints from './list-endpoints.ts';
+import * as rotateSecret from './rotate-secret.ts';
+import * as sendTest from './send-test.ts';
+import * as updateEndpoint from './update-endpoint.ts';
+
+/** What the outbound webhooks plane's hooks and routes use. */
+export type OutboundWebhookDeps = SessionDeps & Pick<Context, 'db' | 'clock' | 'secretBox'>;
+
+/**
+ * The outbound webhooks plane: the org's webhook endpoints, behind a dashboard session of an
+ * admin or owner (a member is refused: an endpoint receives the org's events).
+ */
+export const outboundWebhookRoutes: Plane<OutboundWebhookDeps> = async (app, { ctx }) => {
+  app.decorateRequest('caller', null);
+  app.decorateRequest('sessionClaims', null);
+  app.addHook('onRequest', sessionHook(ctx));
+  app.addHook('preHandler', requireRole('admin'));
+  listEndpoints.register(app, ctx);
+  createEndpoint.register(app, ctx);
+  getEndpoint.register(app, ctx);
+  updateEndpoint.register(app, ctx);
+  deleteEndpoint.register(app, ctx);
+  rotateSecret.register(app, ctx);
+  sendTest.register(app, ctx);
+};
