@@ -17,10 +17,14 @@ const ListedExperimentSchema = Type.Object({
 
 const STATUSES: readonly ExperimentStatus[] = ['draft', 'running', 'stopped', 'archived'];
 
+const STATUS_ALTERNATION = `(${STATUSES.join('|')})`;
+
 const ListQuery = Type.Object(
   {
     status: Type.Optional(
       Type.String({
+        // Declared, so a request the schema accepts is one the handler accepts: no empty list.
+        pattern: `^ *${STATUS_ALTERNATION} *(, *${STATUS_ALTERNATION} *)*$`,
         description:
           'Comma-separated statuses to list (draft, running, stopped, archived); absent: every status but archived',
       }),
