@@ -7,10 +7,25 @@ const EventTypes = Type.Array(Type.Union(WEBHOOK_EVENT_TYPES.map((t) => Type.Lit
   description: 'The event types sent to this endpoint; empty (the default) means every type',
 });
 
+const OCTET = '(25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])';
+// A host name, never an address, ending in a label that starts with a letter (a numeric last
+// label reads as an IPv4 address) and with no punycode label (which may not decode).
+const LABEL = '(?![Xx][Nn]--)[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?';
+const TOP = '(?![Xx][Nn]--)[A-Za-z]([A-Za-z0-9-]*[A-Za-z0-9])?';
+const PORT =
+  '(:(6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[0-9]{1,4}))?';
+const LOOPBACK = `(localhost|127\\.${OCTET}\\.${OCTET}\\.${OCTET}|\\[::1\\])`;
+/**
+ * The URLs the endpoint check admits, declared so that a request the schema accepts is one the
+ * handler accepts (url-policy.ts still checks, and says why in words).
+ */
+const URL_PATTERN = `^(https://(${LABEL}\\.)*${TOP}|http://${LOOPBACK})${PORT}([/?][^\\s#]*)?$`;
+
 const fields = {
   url: Text({
     minLength: 1,
     maxLength: 2048,
+    pattern: URL_PATTERN,
     description: 'https; http only to a loopback host (a local receiver)',
   }),
   event_types: EventTypes,
