@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { Text } from '../../schemas/text.ts';
+import { Text, TextMatching } from '../../schemas/text.ts';
 import { WEBHOOK_EVENT_TYPES } from './event-types.ts';
 
 const EventTypes = Type.Array(Type.Union(WEBHOOK_EVENT_TYPES.map((t) => Type.Literal(t))), {
@@ -25,10 +25,9 @@ const REST = "([/?][A-Za-z0-9._~:/?@!$&'()*+,;=%-]*)?";
 const URL_PATTERN = `^(https://(${LABEL}\\.)*${TOP}|http://${LOOPBACK})${PORT}${REST}$`;
 
 const fields = {
-  url: Text({
+  url: TextMatching(URL_PATTERN, {
     minLength: 1,
     maxLength: 2048,
-    pattern: URL_PATTERN,
     description: 'https; http only to a loopback host (a local receiver)',
   }),
   event_types: EventTypes,
