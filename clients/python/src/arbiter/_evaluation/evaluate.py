@@ -101,23 +101,20 @@ def evaluate(api: OfflineApi, log: logging.Logger, evaluation: Evaluation) -> Of
     plan = evaluation.prepare(api)
     if not isinstance(plan, Plan):
         return plan
-    uploads = evaluation.uploads(api, plan, log)
-    uploads.progress.start()
+    uploads = _started(evaluation.uploads(api, plan, log))
     caller = copy_context()
-    cases = plan.cases
     workers = evaluation.concurrency
     pool = ThreadPoolExecutor(workers, thread_name_prefix="arbiter-evaluate")
     running: Set["Future[Dict[str, Any]]"] = set()
+
+    def start(case: TaskInput) -> "Future[Dict[str, Any]]":
+        # Each task sees the caller's context (an enclosing as_user, for one), in a copy of its
+        # own: a Context may be entered by one thread at a time.
+        return pool.submit(caller.copy().run, run_case, evaluation.task, evaluation.functions, case)
+
     try:
         while True:
-            # Each task sees the caller's context (an enclosing as_user, for one), in a copy of
-            # its own: a Context may be entered by one thread at a time.
-            _top_up(
-                running,
-                cases,
-                workers,
-                lambda case: pool.submit(caller.copy().run, run_case, evaluation.task, evaluation.functions, case),
-            )
+            _top_up(running, plan.cases, workers, start)
             if not running:
                 break
             finished, _ = wait(running, return_when=FIRST_COMPLETED)
@@ -140,23 +137,18 @@ async def aevaluate(api: OfflineApi, log: logging.Logger, evaluation: Evaluation
     plan = await loop.run_in_executor(None, evaluation.prepare, api)
     if not isinstance(plan, Plan):
         return plan
-    uploads = evaluation.uploads(api, plan, log)
-    uploads.progress.start()
+    uploads = _started(evaluation.uploads(api, plan, log))
     task_is_async = is_async_callable(evaluation.task)
-    cases = plan.cases
     workers = evaluation.concurrency
     threads = ThreadPoolExecutor(workers, thread_name_prefix="arbiter-evaluate")
     running: Set["asyncio.Future[Dict[str, Any]]"] = set()
+
+    def start(case: TaskInput) -> "asyncio.Future[Dict[str, Any]]":
+        return asyncio.ensure_future(arun_case(evaluation.task, task_is_async, evaluation.functions, case, threads))
+
     try:
         while True:
-            _top_up(
-                running,
-                cases,
-                workers,
-                lambda case: asyncio.ensure_future(
-                    arun_case(evaluation.task, task_is_async, evaluation.functions, case, threads)
-                ),
-            )
+            _top_up(running, plan.cases, workers, start)
             if not running:
                 break
             finished, _ = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
@@ -177,6 +169,12 @@ async def aevaluate(api: OfflineApi, log: logging.Logger, evaluation: Evaluation
     finally:
         threads.shutdown(wait=False)
     return await loop.run_in_executor(None, uploads.complete)
+
+
+def _started(uploads: Uploads) -> Uploads:
+    """The run's uploads, with its progress shown from now on."""
+    uploads.progress.start()
+    return uploads
 
 
 def _top_up(running: "Set[Any]", cases: Iterator[TaskInput], workers: int, start: Callable[[TaskInput], Any]) -> None:
