@@ -8,20 +8,16 @@
  *   npx tsx packages/conditions/scripts/write-eligibility.ts
  */
 import type { Experiment, Holdout, Layer, World } from './reference-assign.ts';
-import { caseOf, fixedSequence, type VectorCase, writeVectors } from './vectors-file.ts';
+import {
+  caseOf,
+  fixedSequence,
+  twoArmExperiment,
+  type VectorCase,
+  writeVectors,
+} from './vectors-file.ts';
 
 const twoArms = (name: string, targeting?: unknown): Experiment => ({
-  id: `00000000-0000-4000-8000-${String(experiments.length + 1).padStart(12, '0')}`,
-  name,
-  version: 1,
-  salt: `salt-${name}`,
-  bucket_count: 100,
-  // a fifth of the buckets in no range: matching users can still be not enrolled
-  ranges: [
-    { variant: 'control', start: 0, end: 40 },
-    { variant: 'treatment', start: 40, end: 80 },
-  ],
-  variants: [{ key: 'control' }, { key: 'treatment' }],
+  ...twoArmExperiment(experiments.length + 1, name, [{ key: 'control' }, { key: 'treatment' }]),
   ...(targeting === undefined ? {} : { targeting }),
 });
 

@@ -7,7 +7,13 @@
  *   npx tsx packages/conditions/scripts/write-lifecycle.ts
  */
 import type { Experiment, Holdout, Layer, World } from './reference-assign.ts';
-import { caseOf, fixedSequence, type VectorCase, writeVectors } from './vectors-file.ts';
+import {
+  caseOf,
+  fixedSequence,
+  twoArmExperiment,
+  type VectorCase,
+  writeVectors,
+} from './vectors-file.ts';
 
 const HOLDOUTS: Holdout[] = [
   {
@@ -32,19 +38,10 @@ const GLOBAL = HOLDOUTS[0]?.id as string;
 const experiments: Experiment[] = [];
 function add(name: string, extra: Partial<Experiment>): void {
   experiments.push({
-    id: `00000000-0000-4000-8000-${String(0xc000 + experiments.length + 1).padStart(12, '0')}`,
-    name,
-    version: 1,
-    salt: `salt-${name}`,
-    bucket_count: 100,
-    ranges: [
-      { variant: 'control', start: 0, end: 40 },
-      { variant: 'treatment', start: 40, end: 80 },
-    ],
-    variants: [
+    ...twoArmExperiment(0xc000 + experiments.length + 1, name, [
       { key: 'control', prompt: `${name}: control prompt`, variables: { arm: 'control' } },
       { key: 'treatment', prompt: `${name}: treatment prompt`, variables: { arm: 'treatment' } },
-    ],
+    ]),
     ...extra,
   });
 }
