@@ -2,33 +2,8 @@ import { ArbiterClient } from './internal/client.ts';
 import { nodePlatform } from './internal/platform-node.ts';
 import type { NodeArbiterOptions } from './options.ts';
 
-export { ArbiterError } from './errors.ts';
-export type {
-  DatasetItem,
-  EvaluateOptions,
-  EvaluationProgress,
-  EvaluationScorer,
-  EvaluationTask,
-  EvaluationTaskInput,
-  FunctionScorer,
-  OfflineComparison,
-  OfflineCoverage,
-  OfflineNonDeterminism,
-  OfflineRun,
-  ScoreInput,
-  ScorerDirection,
-  ServerScorer,
-} from './evaluation.ts';
+export * from './entry-exports.ts';
 export type { NodeArbiterOptions } from './options.ts';
-export { PreparedAttributes } from './prepared-attributes.ts';
-export type {
-  Attributes,
-  ClientStats,
-  EventType,
-  Logger,
-  PromptResult,
-  TrackPayload,
-} from './types.ts';
 
 /**
  * Arbiter for Node 18+: the key and address may come from `ARBITER_API_KEY` and

@@ -1,17 +1,15 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Arbiter } from '../src/index.ts';
-import { type FakeArbiter, startFakeArbiter } from './support/fake-arbiter.ts';
 import { startFakeLlm } from './support/fake-llm.ts';
-import { memoryLogger } from './support/logger.ts';
 import { readTestdata } from './support/testdata.ts';
 import {
   ATTRIBUTE_FORMS,
   expectEveryCase,
   expectedExposures,
-  receiver,
+  servedVectors,
   type VectorCase,
   type Vectors,
+  vectorClient,
 } from './support/vectors.ts';
 
 // The one shared copy of the vectors, read in place as bucketing.json is.
@@ -39,47 +37,28 @@ describe('testdata/eligibility.json: the cases reach every branch', () => {
 
 describe.each(ATTRIBUTE_FORMS)('with %s', (_form, attributesOf) => {
   describe('testdata/eligibility.json through assign, getPrompt and getVariables', () => {
-    let fake: FakeArbiter;
-    let client: Arbiter;
-    let received: () => Array<Record<string, unknown>>;
-
-    beforeAll(async () => {
-      fake = await startFakeArbiter({ config: vectors.config });
-      received = receiver(fake);
-      client = new Arbiter({
-        apiKey: fake.apiKey,
-        baseUrl: fake.baseUrl,
-        flushIntervalMs: 3_600_000,
-        logger: memoryLogger(),
-      });
-      expect(await client.ready()).toBe(true);
-    });
-    afterAll(async () => {
-      await client.close();
-      await fake.close();
-    });
+    const served = servedVectors(vectors);
 
     it('gives each case its variant and sends exactly its exposures, in order, once', async () => {
-      await expectEveryCase(vectors, client, attributesOf, received);
-      expect(fake.events.size).toBe(vectors.cases.reduce((n, c) => n + c.exposures.length, 0));
+      await expectEveryCase(vectors, served, attributesOf);
     });
 
     it('sends nothing again for the same users the same day, holdout exposures included', async () => {
       for (const c of vectors.cases) {
         expect({
           name: c.name,
-          variant: client.assign(c.experiment, c.user_id, attributesOf(c)),
+          variant: served.client.assign(c.experiment, c.user_id, attributesOf(c)),
         }).toEqual({ name: c.name, variant: c.variant });
       }
-      await client.flush();
-      expect(received()).toEqual([]);
+      await served.client.flush();
+      expect(served.received()).toEqual([]);
     });
 
     it('addresses an experiment by id as by name', () => {
       for (const c of vectors.cases.filter((x) => x.experiment.startsWith('held-'))) {
         expect({
           name: c.name,
-          variant: client.assign(idOf.get(c.experiment) ?? '', c.user_id, attributesOf(c)),
+          variant: served.client.assign(idOf.get(c.experiment) ?? '', c.user_id, attributesOf(c)),
         }).toEqual({
           name: c.name,
           variant: c.variant,
@@ -94,41 +73,24 @@ describe.each(ATTRIBUTE_FORMS)('with %s', (_form, attributesOf) => {
       const fn = async (variant: string | null) => {
         seen.push(variant);
       };
-      await client.interceptModelCall(c.experiment, c.user_id, fn, attributesOf(c));
+      await served.client.interceptModelCall(c.experiment, c.user_id, fn, attributesOf(c));
       // without attributes the targeting reads {}: no plan, so not targeted
-      await client.interceptModelCall(c.experiment, c.user_id, fn);
+      await served.client.interceptModelCall(c.experiment, c.user_id, fn);
       expect(seen).toEqual([c.variant, null]);
     });
   });
 
   describe('testdata/eligibility.json through model calls (holdouts and layers)', () => {
-    let fake: FakeArbiter;
+    const served = servedVectors(vectors, false);
     let llm: Awaited<ReturnType<typeof startFakeLlm>>;
-    let client: Arbiter;
-    let received: () => Array<Record<string, unknown>>;
     const gated = vectors.cases.filter(
       (c) => c.experiment === 'held-global' || c.experiment === 'held-both-layered-targeted',
     );
 
     beforeAll(async () => {
-      fake = await startFakeArbiter({ config: vectors.config });
       llm = await startFakeLlm();
-      received = receiver(fake);
-      // As the integrations' tests run it: a model call records its own exposure.
-      client = new Arbiter({
-        apiKey: fake.apiKey,
-        baseUrl: fake.baseUrl,
-        flushIntervalMs: 3_600_000,
-        trackExposures: false,
-        logger: memoryLogger(),
-      });
-      expect(await client.ready()).toBe(true);
     });
-    afterAll(async () => {
-      await client.close();
-      await llm.close();
-      await fake.close();
-    });
+    afterAll(() => llm.close());
 
     /** A model call sends the case's exposures (the experiment's from the call), then its own record. */
     const expectedOfCall = (c: VectorCase) => [
@@ -141,7 +103,7 @@ describe.each(ATTRIBUTE_FORMS)('with %s', (_form, attributesOf) => {
     it('interceptModelCall: each case its variant, its holdout exposures, and a record only when enrolled', async () => {
       for (const c of gated) {
         let given: string | null | undefined;
-        await client.interceptModelCall(
+        await served.client.interceptModelCall(
           c.experiment,
           c.user_id,
           async (variant) => {
@@ -149,8 +111,8 @@ describe.each(ATTRIBUTE_FORMS)('with %s', (_form, attributesOf) => {
           },
           attributesOf(c),
         );
-        await client.flush();
-        expect({ name: c.name, given, sent: received() }).toEqual({
+        await served.client.flush();
+        expect({ name: c.name, given, sent: served.received() }).toEqual({
           name: c.name,
           given: c.variant,
           sent: expectedOfCall(c),
@@ -160,15 +122,8 @@ describe.each(ATTRIBUTE_FORMS)('with %s', (_form, attributesOf) => {
 
     it('a wrapped client inside withUser: the holdout decides before the layer and targeting', async () => {
       // A client of its own, so that no exposure of these users was sent today.
-      const own = new Arbiter({
-        apiKey: fake.apiKey,
-        baseUrl: fake.baseUrl,
-        flushIntervalMs: 3_600_000,
-        trackExposures: false,
-        logger: memoryLogger(),
-      });
+      const own = await vectorClient(served.fake, false);
       try {
-        expect(await own.ready()).toBe(true);
         const openai = own.wrap(
           new OpenAI({ apiKey: 'sk-test', baseURL: `${llm.url}/v1`, maxRetries: 0 }),
           'held-both-layered-targeted',
@@ -188,7 +143,11 @@ describe.each(ATTRIBUTE_FORMS)('with %s', (_form, attributesOf) => {
             attributesOf(c),
           );
           await own.flush();
-          expect({ name: c.name, answered: answer.choices.length > 0, sent: received() }).toEqual({
+          expect({
+            name: c.name,
+            answered: answer.choices.length > 0,
+            sent: served.received(),
+          }).toEqual({
             name: c.name,
             answered: true,
             sent: expectedOfCall(c),

@@ -1,17 +1,17 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Arbiter } from '../src/index.ts';
 import { type FakeArbiter, startFakeArbiter } from './support/fake-arbiter.ts';
 import { startFakeLlm } from './support/fake-llm.ts';
-import { memoryLogger } from './support/logger.ts';
 import { readTestdata } from './support/testdata.ts';
 import {
   ATTRIBUTE_FORMS,
   expectEveryCase,
   expectedExposures,
   receiver,
+  servedVectors,
   type VectorCase,
   type Vectors,
+  vectorClient,
 } from './support/vectors.ts';
 
 // The one shared copy of the lifecycle vectors, read in place with eligibility.json's runner.
@@ -60,36 +60,20 @@ describe('testdata/lifecycle.json: the cases reach every state', () => {
 
 describe.each(ATTRIBUTE_FORMS)('with %s', (_form, attributesOf) => {
   describe('testdata/lifecycle.json through assign, getPrompt and getVariables', () => {
-    let fake: FakeArbiter;
-    let client: Arbiter;
-    let received: () => Array<Record<string, unknown>>;
-
-    beforeAll(async () => {
-      fake = await startFakeArbiter({ config: vectors.config });
-      received = receiver(fake);
-      client = new Arbiter({
-        apiKey: fake.apiKey,
-        baseUrl: fake.baseUrl,
-        flushIntervalMs: 3_600_000,
-        logger: memoryLogger(),
-      });
-      expect(await client.ready()).toBe(true);
-    });
-    afterAll(async () => {
-      await client.close();
-      await fake.close();
-    });
+    const served = servedVectors(vectors);
 
     it('gives each case its variant, its prompt and variables, and exactly its exposures', async () => {
-      await expectEveryCase(vectors, client, attributesOf, received);
-      expect(fake.events.size).toBe(vectors.cases.reduce((n, c) => n + c.exposures.length, 0));
+      await expectEveryCase(vectors, served, attributesOf);
     });
 
     it('addresses an experiment by id as by name', () => {
       for (const c of vectors.cases) {
         const id = entryOf(c.experiment)?.id;
         if (id === undefined) continue;
-        expect({ name: c.name, variant: client.assign(id, c.user_id, attributesOf(c)) }).toEqual({
+        expect({
+          name: c.name,
+          variant: served.client.assign(id, c.user_id, attributesOf(c)),
+        }).toEqual({
           name: c.name,
           variant: c.variant,
         });
@@ -112,19 +96,6 @@ describe.each(ATTRIBUTE_FORMS)('with %s', (_form, attributesOf) => {
       await fake.close();
     });
 
-    /** As the integrations' tests run it: a model call records its own exposure. */
-    async function modelCallClient(): Promise<Arbiter> {
-      const client = new Arbiter({
-        apiKey: fake.apiKey,
-        baseUrl: fake.baseUrl,
-        flushIntervalMs: 3_600_000,
-        trackExposures: false,
-        logger: memoryLogger(),
-      });
-      expect(await client.ready()).toBe(true);
-      return client;
-    }
-
     /** A call sends the case's exposures, then its own record only while the experiment runs. */
     const expectedOfCall = (c: VectorCase) => [
       ...expectedExposures(c),
@@ -134,7 +105,7 @@ describe.each(ATTRIBUTE_FORMS)('with %s', (_form, attributesOf) => {
     ];
 
     it('interceptModelCall: each case its variant, and no record of a draft or stopped experiment', async () => {
-      const client = await modelCallClient();
+      const client = await vectorClient(fake, false);
       try {
         for (const c of vectors.cases) {
           let given: string | null | undefined;
@@ -159,7 +130,7 @@ describe.each(ATTRIBUTE_FORMS)('with %s', (_form, attributesOf) => {
     });
 
     it('a wrapped client of a draft or stopped experiment answers and records no call', async () => {
-      const client = await modelCallClient();
+      const client = await vectorClient(fake, false);
       try {
         const provider = new OpenAI({ apiKey: 'sk-test', baseURL: `${llm.url}/v1`, maxRetries: 0 });
         const wrapped = new Map<string, OpenAI>();

@@ -55,23 +55,13 @@ function asciiHasher(
     let i = 0;
     if (n < lead) {
       // The id ends inside the prefix's partial block: that block is the tail.
-      let k = tailWord;
-      for (; i < n; i++) {
-        const c = userId.charCodeAt(i);
-        seen |= c;
-        k |= c << (leadShift + (i << 3));
-      }
-      h ^= murmur3Scramble(k);
-      return seen > 0x7f ? -1 : murmur3Avalanche(h, prefixLen + n);
+      h ^= murmur3Scramble(packChars(userId, 0, n, tailWord, leadShift));
+      return codesOf(userId, 0, n) > 0x7f ? -1 : murmur3Avalanche(h, prefixLen + n);
     }
     if (lead > 0) {
-      let k = tailWord;
-      for (; i < lead; i++) {
-        const c = userId.charCodeAt(i);
-        seen |= c;
-        k |= c << (leadShift + (i << 3));
-      }
-      h = murmur3MixBlock(h, k);
+      seen |= codesOf(userId, 0, lead);
+      h = murmur3MixBlock(h, packChars(userId, 0, lead, tailWord, leadShift));
+      i = lead;
     }
     const blocksEnd = n - ((n - lead) & 3);
     for (; i < blocksEnd; i += 4) {
@@ -83,16 +73,28 @@ function asciiHasher(
       h = murmur3MixBlock(h, c0 | (c1 << 8) | (c2 << 16) | (c3 << 24));
     }
     if (i < n) {
-      let k = 0;
-      for (let shift = 0; i < n; i++, shift += 8) {
-        const c = userId.charCodeAt(i);
-        seen |= c;
-        k |= c << shift;
-      }
-      h ^= murmur3Scramble(k);
+      seen |= codesOf(userId, i, n);
+      h ^= murmur3Scramble(packChars(userId, i, n, 0, 0));
     }
     return seen > 0x7f ? -1 : murmur3Avalanche(h, prefixLen + n);
   };
+}
+
+/**
+ * Char codes `from` to `to` of `id` (at most 3: a block's lead or tail) packed a byte each into
+ * `word`, the first at bit `shift`. Meaningful for ASCII codes, which `codesOf` checks.
+ */
+function packChars(id: string, from: number, to: number, word: number, shift: number): number {
+  let k = word;
+  for (let i = from; i < to; i++) k |= id.charCodeAt(i) << (shift + ((i - from) << 3));
+  return k;
+}
+
+/** The char codes `from` to `to` of `id`, or-ed: above 0x7f when one of them is not ASCII. */
+function codesOf(id: string, from: number, to: number): number {
+  let seen = 0;
+  for (let i = from; i < to; i++) seen |= id.charCodeAt(i);
+  return seen;
 }
 
 /** Second-lane multiplier (the 32-bit golden ratio): odd, so each block step is a bijection. */
@@ -152,24 +154,16 @@ export class UserHasher {
     let i = 0;
     if (n < lead) {
       // The id ends inside the prefix's partial block: that block is the tail.
-      let k = this.#tailWord;
-      for (; i < n; i++) {
-        const c = userId.charCodeAt(i);
-        seen |= c;
-        k |= c << (this.#leadShift + (i << 3));
-      }
+      const k = packChars(userId, 0, n, this.#tailWord, this.#leadShift);
       h ^= murmur3Scramble(k);
       h2 = Math.imul(h2 ^ k, LANE2_M);
       this.second = murmur3Avalanche(h2, n);
-      return seen > 0x7f ? -1 : murmur3Avalanche(h, this.#prefixLen + n);
+      return codesOf(userId, 0, n) > 0x7f ? -1 : murmur3Avalanche(h, this.#prefixLen + n);
     }
     if (lead > 0) {
-      let k = this.#tailWord;
-      for (; i < lead; i++) {
-        const c = userId.charCodeAt(i);
-        seen |= c;
-        k |= c << (this.#leadShift + (i << 3));
-      }
+      seen |= codesOf(userId, 0, lead);
+      const k = packChars(userId, 0, lead, this.#tailWord, this.#leadShift);
+      i = lead;
       h = murmur3MixBlock(h, k);
       h2 = Math.imul(h2 ^ k, LANE2_M);
       h2 ^= h2 >>> 15;
@@ -187,12 +181,8 @@ export class UserHasher {
       h2 ^= h2 >>> 15;
     }
     if (i < n) {
-      let k = 0;
-      for (let shift = 0; i < n; i++, shift += 8) {
-        const c = userId.charCodeAt(i);
-        seen |= c;
-        k |= c << shift;
-      }
+      seen |= codesOf(userId, i, n);
+      const k = packChars(userId, i, n, 0, 0);
       h ^= murmur3Scramble(k);
       h2 = Math.imul(h2 ^ k, LANE2_M);
     }

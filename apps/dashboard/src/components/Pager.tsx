@@ -18,17 +18,18 @@ export function useCursorPages() {
 export function Pager({
   label,
   pages,
-  lastId,
-  hasMore,
+  shown,
   busy,
 }: {
   /** What is paged, for the navigation's name ("Dataset items"). */
   label: string;
   pages: ReturnType<typeof useCursorPages>;
-  lastId: string | undefined;
-  hasMore: boolean;
+  /** The page shown: its rows (the last one's id is the next page's cursor) and whether more follow. */
+  shown: { data: ReadonlyArray<{ id: string }>; has_more: boolean };
   busy: boolean;
 }) {
+  const lastId = shown.data.at(-1)?.id;
+  const hasMore = shown.has_more;
   if (pages.page === 1 && !hasMore) return null;
   return (
     <nav className="pager" aria-label={`${label} pages`}>

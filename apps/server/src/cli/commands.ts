@@ -2,21 +2,41 @@ import type { CommandSpec } from './command-spec.ts';
 
 const SETTINGS = 'Settings come from the ARBITER_* environment variables (README: Settings).';
 
-export const SERVE: CommandSpec = {
-  name: 'serve',
+/** A command without options. */
+const withoutOptions = (name: string, summary: string, description: string): CommandSpec => ({
+  name,
   synopsis: '',
-  summary: 'start the API server',
-  description: `Start the API server (and apply the database migrations). ${SETTINGS}`,
+  summary,
+  description,
   options: {},
-};
+});
 
-export const MIGRATE: CommandSpec = {
-  name: 'migrate',
-  synopsis: '',
-  summary: 'apply the database migrations and exit',
-  description: `Apply the database migrations and exit. ${SETTINGS}`,
-  options: {},
-};
+/** A command whose one option, `--<option> FILE`, names a file. */
+function withFile(
+  name: string,
+  option: string,
+  text: { summary: string; description: string; file: string },
+): CommandSpec {
+  return {
+    name,
+    synopsis: `--${option} FILE`,
+    summary: text.summary,
+    description: text.description,
+    options: { [option]: { type: 'string', value: 'FILE', description: text.file } },
+  };
+}
+
+export const SERVE = withoutOptions(
+  'serve',
+  'start the API server',
+  `Start the API server (and apply the database migrations). ${SETTINGS}`,
+);
+
+export const MIGRATE = withoutOptions(
+  'migrate',
+  'apply the database migrations and exit',
+  `Apply the database migrations and exit. ${SETTINGS}`,
+);
 
 export const TOKEN: CommandSpec = {
   name: 'token',
@@ -52,30 +72,26 @@ export const PIPELINE_RUN: CommandSpec = {
   },
 };
 
-export const BACKUP: CommandSpec = {
-  name: 'backup',
-  synopsis: '--out FILE',
+export const BACKUP = withFile('backup', 'out', {
   summary: 'write a backup of the embedded database to FILE',
   description:
     'Write a consistent backup of the embedded database to FILE (gzipped). The server running on the data dir makes it, or this command when none runs; refused with ARBITER_DATABASE_URL.',
-  options: { out: { type: 'string', value: 'FILE', description: 'where to write it (required)' } },
-};
+  file: 'where to write it (required)',
+});
 
-export const RESTORE: CommandSpec = {
-  name: 'restore',
-  synopsis: '--from FILE',
+export const RESTORE = withFile('restore', 'from', {
   summary: 'restore such a backup into an empty ARBITER_DATA_DIR',
   description:
     'Restore a backup into ARBITER_DATA_DIR, which must be empty or absent (otherwise refused, nothing changed); start `arbiter serve` on it afterwards.',
-  options: { from: { type: 'string', value: 'FILE', description: 'the backup (required)' } },
-};
+  file: 'the backup (required)',
+});
 
 export const DEMO: CommandSpec = {
   name: 'demo',
   synopsis: '[--url URL]',
   summary: 'seed the demo org on the running local server and run the pipeline',
   description:
-    'Seed the arbiter-demo org on the running local server (two experiments, keys, today’s traffic through the ingest API), run the pipeline and print where the results are. Safe to repeat; refused off loopback.',
+    'Seed the arbiter-demo org on the running local server (two experiments, keys, today’s traffic through the ingest API), run the pipeline, ship the winner the first experiment’s results recommend and print where the results are. Safe to repeat; refused off loopback.',
   options: {
     url: {
       type: 'string',

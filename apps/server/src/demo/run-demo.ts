@@ -186,6 +186,43 @@ async function foldedExposures(api: DemoApi, name: string, day: string): Promise
   );
 }
 
+/**
+ * Stops the experiment shipping the treatment its results recommend, once: true when it stopped
+ * it now, false when it was stopped already or its results recommend no ship.
+ */
+async function shipRecommended(api: DemoApi, experiment: ExperimentBody): Promise<boolean> {
+  const current = DemoApi.expect(
+    `reading ${experiment.name}`,
+    await api.dashboard('GET', `/v1/experiments/${experiment.name}`),
+    200,
+  );
+  if (current.status !== 'running') return false;
+  const results = await api.dashboard('GET', `/v1/experiments/${experiment.name}/results`);
+  const decision = results.status === 200 ? (results.body as Results).decision : null;
+  if (decision?.recommendation !== 'ship' || decision.treatment === null) return false;
+  DemoApi.expect(
+    `stopping ${experiment.name}`,
+    await api.dashboard('POST', `/v1/experiments/${experiment.name}/stop`, {
+      conclusion: 'ship',
+      variant: decision.treatment,
+      reason: 'The results recommend it: the demo ships the winner.',
+    }),
+    200,
+  );
+  return true;
+}
+
+/** The experiment's state: running, or what a stop serves to every user since when. */
+async function statusLine(api: DemoApi, name: string): Promise<string> {
+  const found = DemoApi.expect(
+    `reading ${name}`,
+    await api.dashboard('GET', `/v1/experiments/${name}`),
+    200,
+  );
+  if (found.stop === undefined || found.stop === null) return `  ${name}: ${found.status}`;
+  return `  ${name}: ${found.status} (${found.stop.conclusion}), serving ${found.stop.served_variant} to every user since ${found.stop.stopped_at}`;
+}
+
 function daysFrom(firstDay: string, now: Date): string[] {
   const days: string[] = [];
   for (let t = Date.parse(`${firstDay}T00:00:00Z`); t <= now.getTime(); t += DAY_MS)
@@ -245,6 +282,8 @@ function summaryLines(
     checkout: ExperimentBody;
     onboarding: ExperimentBody;
     results: Results;
+    /** The checkout experiment's state once the demo shipped its winner. */
+    checkoutStatus: string;
     collecting: Awaited<ReturnType<DemoApi['dashboard']>>;
     offline: OfflineRunBody;
   },
@@ -258,6 +297,7 @@ function summaryLines(
   const lines = [
     `Arbiter demo: org ${DEMO_ORG} with ${checkout.name} and ${onboarding.name}, traffic of today (UTC) sent through ${url}/v1/events and /v1/events/import, pipeline run for ${daysFrom(firstDay, now).join(', ')}.`,
     ...describeResults(checkout, results),
+    seen.checkoutStatus,
     `  ${onboarding.name}: ${collecting.status === 404 ? collecting.body.detail : `results for ${collecting.body.computed_for}`}`,
     ...describeOfflineRun(offline, url),
     '',
@@ -282,8 +322,9 @@ function summaryLines(
 /**
  * `arbiter demo`: seeds the demo org with two experiments and keys, sends today's simulated
  * traffic through the real ingest API, runs the pipeline for every day since the experiments
- * were created, runs one offline evaluation of the first experiment on a dataset, and prints
- * where to look. Running it again changes nothing.
+ * were created, stops the first shipping the winner its results recommend (the day is run
+ * again: its final run ends at the stop), runs one offline evaluation of the first experiment on
+ * a dataset, and prints where to look. Running it again changes nothing.
  */
 export async function runDemo(config: Config, options: DemoOptions): Promise<void> {
   if (!isDevelopmentSessions(config))
@@ -315,6 +356,8 @@ export async function runDemo(config: Config, options: DemoOptions): Promise<voi
 
   const firstDay = [checkout, onboarding].map((e) => utcDay(new Date(e.created_at))).sort()[0]!;
   for (const day of daysFrom(firstDay, now)) await requestPipelineRun(config, day);
+  // Stopping moves today's run to the stop: the night's final run of the shipped experiment.
+  if (await shipRecommended(api, checkout)) await requestPipelineRun(config, today);
 
   const results = DemoApi.expect(
     `reading ${checkout.name} results`,
@@ -325,7 +368,14 @@ export async function runDemo(config: Config, options: DemoOptions): Promise<voi
   const offline = await ensureOfflineRun(api, checkout.name, secret);
   const lines = summaryLines(
     baseUrl,
-    { checkout, onboarding, results, collecting, offline },
+    {
+      checkout,
+      onboarding,
+      results,
+      checkoutStatus: await statusLine(api, checkout.name),
+      collecting,
+      offline,
+    },
     firstDay,
     now,
   );

@@ -14,7 +14,7 @@ export const lockWatermarkIfFree = sql`select id from ingest_watermark where id 
   for update skip locked`;
 
 /** The rows of the log one fold takes: the claimed transactions' rows less the quarantined ones. */
-const NOT_QUARANTINED = sql`not exists (select 1 from ingest_quarantine q
+export const NOT_QUARANTINED = sql`not exists (select 1 from ingest_quarantine q
   where q.org_id = e.org_id and q.event_id = e.event_id)`;
 
 /**
@@ -41,48 +41,23 @@ export function asNumeric(value: SQL) {
 }
 
 /**
- * The model calls' values counted per (experiment, day, arm, kind, value), as a CTE over
- * `items`. Each call is grouped once per kind by grouping sets: one pass with a hash table a
- * kind, where unpivoting each call into three rows first cost twice as much
- * (bench/server/RESULTS.md). In a kind's set the other kinds' columns are null, so the coalesce
- * is that kind's value, and a call without it forms the null group the `having` drops.
+ * The model calls' values counted per (experiment, day, arm, kind, value), over `items`. Each
+ * call is grouped once per kind by grouping sets: one pass with a hash table a kind, where
+ * unpivoting each call into three rows first cost twice as much (bench/server/RESULTS.md). In a
+ * kind's set the other kinds' columns are null, so the coalesce is that kind's value, and a call
+ * without it forms the null group the `having` drops. Columns as `call_value_counts`'s.
  */
-const valueCountsUpsert = sql`
-    value_counts as (
-      insert into call_value_counts (experiment_id, kind, day, variant, value, n)
+const VALUE_COUNT_ROWS = sql`
       select x, case when grouping(lat_v) = 0 then 'latency'
           when grouping(tok_v) = 0 then 'tokens' else 'cost' end,
         d, v, coalesce(lat_v, tok_v, cost_v), count(*)
       from items
       where t = 'model_call' and v is not null
       group by grouping sets ((x, d, v, lat_v), (x, d, v, tok_v), (x, d, v, cost_v))
-      having coalesce(lat_v, tok_v, cost_v) is not null
-      on conflict (experiment_id, kind, day, variant, value) do update set
-        n = call_value_counts.n + excluded.n
-    )`;
+      having coalesce(lat_v, tok_v, cost_v) is not null`;
 
-/**
- * The aggregate upserts as CTEs over `rowsToFold` (a FROM clause that names the events `e`).
- * Only the fold writes the aggregate tables, one worker at a time (the watermark lock), so
- * upserts need no lock order.
- */
-function aggregateUpserts(rowsToFold: SQL) {
-  return sql`
-    items as (
-      select e.type as t, e.experiment_id as x, e.user_id as u, e.variant as v,
-        (e.occurred_at at time zone 'UTC')::date as d, coalesce(e.error, '') <> '' as err,
-        ${asNumeric(sql`e.latency_ms`)} as lat, ${asNumeric(sql`e.cost_usd`)} as cost,
-        e.business_metric as bm, ${asNumeric(sql`e.value`)} as val,
-        case when e.input_tokens is not null or e.output_tokens is not null
-          then ${asNumeric(sql`coalesce(e.input_tokens, 0)`)}
-            + ${asNumeric(sql`coalesce(e.output_tokens, 0)`)} end as tok,
-        (${callValueOrNull('latency')})::float8 as lat_v, (${callValueOrNull('tokens')})::float8 as tok_v,
-        (${callValueOrNull('cost')})::float8 as cost_v
-      from ${rowsToFold}
-    ),
-    stats as (
-      insert into user_day_stats (experiment_id, day, variant, user_id, exposures, calls, errors,
-        latency_n, latency_sum, tokens_n, tokens_sum, cost_sum, cost_n)
+/** Exposures and model calls per (experiment, day, arm, user) over `items`: `user_day_stats`'s columns. */
+const STATS_ROWS = sql`
       select x, d, v, u,
         count(*) filter (where t = 'exposure'),
         count(*) filter (where t = 'model_call'),
@@ -92,7 +67,60 @@ function aggregateUpserts(rowsToFold: SQL) {
         coalesce(sum(cost), 0), count(cost)
       from items
       where t in ('exposure', 'model_call') and v is not null
-      group by x, d, v, u
+      group by x, d, v, u`;
+
+/** Business events per (experiment, day, metric, arm, user) over `items`: `user_day_business`'s columns. */
+const BUSINESS_ROWS = sql`
+      select x, d, bm, v, u, count(*), sum(val)
+      from items
+      where t = 'business_event' and v is not null
+      group by x, d, bm, v, u`;
+
+/** The folded form of each event of `rowsToFold` (a FROM clause that names the events `e`). */
+function foldItems(rowsToFold: SQL) {
+  return sql`
+      select e.type as t, e.experiment_id as x, e.user_id as u, e.variant as v,
+        (e.occurred_at at time zone 'UTC')::date as d, coalesce(e.error, '') <> '' as err,
+        ${asNumeric(sql`e.latency_ms`)} as lat, ${asNumeric(sql`e.cost_usd`)} as cost,
+        e.business_metric as bm, ${asNumeric(sql`e.value`)} as val,
+        case when e.input_tokens is not null or e.output_tokens is not null
+          then ${asNumeric(sql`coalesce(e.input_tokens, 0)`)}
+            + ${asNumeric(sql`coalesce(e.output_tokens, 0)`)} end as tok,
+        (${callValueOrNull('latency')})::float8 as lat_v, (${callValueOrNull('tokens')})::float8 as tok_v,
+        (${callValueOrNull('cost')})::float8 as cost_v
+      from ${rowsToFold}`;
+}
+
+/** Which aggregate the fold's rows of events are wanted as. */
+export type FoldedTable = 'user_day_stats' | 'user_day_business' | 'call_value_counts';
+
+const FOLDED_ROWS: Record<FoldedTable, SQL> = {
+  user_day_stats: STATS_ROWS,
+  user_day_business: BUSINESS_ROWS,
+  call_value_counts: VALUE_COUNT_ROWS,
+};
+
+/**
+ * The rows the fold would add to `table` for the events of `rowsToFold` (a FROM clause that
+ * names the events `e`), in the table's column order: what a read of the aggregates cut at an
+ * instant reads for the part of a day before it, computed as the fold computes it.
+ */
+export function foldedRows(table: FoldedTable, rowsToFold: SQL) {
+  return sql`with items as (${foldItems(rowsToFold)}) ${FOLDED_ROWS[table]}`;
+}
+
+/**
+ * The aggregate upserts as CTEs over `rowsToFold` (a FROM clause that names the events `e`).
+ * Only the fold writes the aggregate tables, one worker at a time (the watermark lock), so
+ * upserts need no lock order.
+ */
+function aggregateUpserts(rowsToFold: SQL) {
+  return sql`
+    items as (${foldItems(rowsToFold)}
+    ),
+    stats as (
+      insert into user_day_stats (experiment_id, day, variant, user_id, exposures, calls, errors,
+        latency_n, latency_sum, tokens_n, tokens_sum, cost_sum, cost_n)${STATS_ROWS}
       on conflict (experiment_id, day, variant, user_id) do update set
         exposures = user_day_stats.exposures + excluded.exposures,
         calls = user_day_stats.calls + excluded.calls,
@@ -103,13 +131,14 @@ function aggregateUpserts(rowsToFold: SQL) {
         tokens_sum = user_day_stats.tokens_sum + excluded.tokens_sum,
         cost_sum = user_day_stats.cost_sum + excluded.cost_sum,
         cost_n = user_day_stats.cost_n + excluded.cost_n
-    ),${valueCountsUpsert},
+    ),
+    value_counts as (
+      insert into call_value_counts (experiment_id, kind, day, variant, value, n)${VALUE_COUNT_ROWS}
+      on conflict (experiment_id, kind, day, variant, value) do update set
+        n = call_value_counts.n + excluded.n
+    ),
     business as (
-      insert into user_day_business (experiment_id, day, metric, variant, user_id, n, sum)
-      select x, d, bm, v, u, count(*), sum(val)
-      from items
-      where t = 'business_event' and v is not null
-      group by x, d, bm, v, u
+      insert into user_day_business (experiment_id, day, metric, variant, user_id, n, sum)${BUSINESS_ROWS}
       on conflict (experiment_id, day, metric, variant, user_id) do update set
         n = user_day_business.n + excluded.n,
         sum = user_day_business.sum + excluded.sum

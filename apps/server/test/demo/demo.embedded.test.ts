@@ -67,6 +67,18 @@ describe('arbiter demo', () => {
     expect(body.arms.concise.events).toBeGreaterThanOrEqual(200);
   });
 
+  it('ships the winner the first experiment’s results recommend: stopped, its last run final', async () => {
+    const { body } = await get('/v1/experiments/demo-checkout-prompt');
+    expect(body.status).toBe('stopped');
+    expect(body.stop).toMatchObject({ conclusion: 'ship', served_variant: 'concise' });
+    const results = (await get('/v1/experiments/demo-checkout-prompt/results')).body;
+    expect(results).toMatchObject({ final: true, window: { end: body.stop.stopped_at } });
+    expect(results.decision).toMatchObject({ recommendation: 'ship', treatment: 'concise' });
+    expect(firstOutput).toContain(
+      `  demo-checkout-prompt: stopped (ship), serving concise to every user since ${body.stop.stopped_at}\n`,
+    );
+  });
+
   it('leaves the second experiment collecting, with its counts against the threshold', async () => {
     const { status, body } = await get('/v1/experiments/demo-onboarding-tone/results');
     expect(status).toBe(404);

@@ -1,6 +1,7 @@
-import { expect } from 'vitest';
-import { type Arbiter, type Attributes, PreparedAttributes } from '../../src/index.ts';
-import type { ConfigDoc, FakeArbiter } from './fake-arbiter.ts';
+import { afterAll, beforeAll, expect } from 'vitest';
+import { Arbiter, type Attributes, PreparedAttributes } from '../../src/index.ts';
+import { type ConfigDoc, type FakeArbiter, startFakeArbiter } from './fake-arbiter.ts';
+import { memoryLogger } from './logger.ts';
 
 /**
  * The runner of the shared assignment vectors (testdata/eligibility.json,
@@ -78,13 +79,13 @@ function variantOf(config: ConfigDoc, experiment: string, variant: string | null
 
 /**
  * Every case in order: its variant from each surface, the variant's prompt and variables in the
- * config (the defaults without them), and exactly its exposures, sent once.
+ * config (the defaults without them), and exactly its exposures, sent once: the fake holds
+ * the cases' exposures and nothing else.
  */
 export async function expectEveryCase(
   vectors: Vectors,
-  client: Arbiter,
+  { fake, client, received }: ServedVectors,
   attributesOf: AttributesOf,
-  received: () => Array<Record<string, unknown>>,
 ): Promise<void> {
   for (const c of vectors.cases) {
     const assigned = client.assign(c.experiment, c.user_id, attributesOf(c));
@@ -103,4 +104,46 @@ export async function expectEveryCase(
       sent: expectedExposures(c),
     });
   }
+  expect(fake.events.size).toBe(vectors.cases.reduce((n, c) => n + c.exposures.length, 0));
+}
+
+/**
+ * A ready client of `fake` that flushes only when told. Without `trackExposures` it runs as the
+ * integrations' tests run it: a model call records its own exposure.
+ */
+export async function vectorClient(fake: FakeArbiter, trackExposures = true): Promise<Arbiter> {
+  const client = new Arbiter({
+    apiKey: fake.apiKey,
+    baseUrl: fake.baseUrl,
+    flushIntervalMs: 3_600_000,
+    ...(trackExposures ? {} : { trackExposures: false }),
+    logger: memoryLogger(),
+  });
+  expect(await client.ready()).toBe(true);
+  return client;
+}
+
+/** What `servedVectors` gives the tests of its describe once its `beforeAll` has run. */
+export interface ServedVectors {
+  fake: FakeArbiter;
+  client: Arbiter;
+  received: () => Array<Record<string, unknown>>;
+}
+
+/**
+ * For the enclosing describe: a fake Arbiter serving the vectors' config, a client of it
+ * (`vectorClient`), and the events the fake received since last asked; all closed after.
+ */
+export function servedVectors(vectors: Vectors, trackExposures = true): ServedVectors {
+  const served = {} as ServedVectors;
+  beforeAll(async () => {
+    served.fake = await startFakeArbiter({ config: vectors.config });
+    served.received = receiver(served.fake);
+    served.client = await vectorClient(served.fake, trackExposures);
+  });
+  afterAll(async () => {
+    await served.client.close();
+    await served.fake.close();
+  });
+  return served;
 }

@@ -26,8 +26,7 @@ export function DatasetItemsTable({ datasetId }: { datasetId: string }) {
               <Pager
                 label="Dataset items"
                 pages={pages}
-                lastId={page.data.at(-1)?.id}
-                hasMore={page.has_more}
+                shown={page}
                 busy={items.isPlaceholderData}
               />
             </>

@@ -3,6 +3,7 @@ import type { Holdout, HoldoutChange } from '../../api/client.ts';
 import { ProblemView } from '../../components/states.tsx';
 import { ExperimentsChoice, FieldErrors, type HoldoutScope } from './ExperimentsChoice.tsx';
 import { fieldErrors } from './field-errors.ts';
+import { PercentField } from './PercentField.tsx';
 import { useUpdateHoldout } from './queries.ts';
 
 const sameScope = (a: HoldoutScope, b: HoldoutScope) =>
@@ -33,20 +34,12 @@ export function HoldoutEditForm({ holdout }: { holdout: Holdout }) {
       }}
     >
       <h2>Change</h2>
-      <label>
-        Percent held out
-        <input
-          type="number"
-          min={0.01}
-          max={99.99}
-          step={0.01}
-          required
-          value={percent}
-          aria-invalid={percentErrors.length > 0}
-          aria-describedby={percentErrors.length > 0 ? percentHelp : undefined}
-          onChange={(e) => setPercent(Number(e.target.value))}
-        />
-      </label>
+      <PercentField
+        value={percent}
+        onChange={setPercent}
+        invalid={percentErrors.length > 0}
+        describedBy={percentErrors.length > 0 ? percentHelp : undefined}
+      />
       <FieldErrors errors={percentErrors} id={percentHelp} />
       <ExperimentsChoice value={experiments} onChange={setExperiments} errors={experimentErrors} />
       <div className="actions">

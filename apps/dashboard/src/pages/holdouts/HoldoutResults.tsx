@@ -2,9 +2,9 @@ import type { Holdout, Results } from '../../api/client.ts';
 import { isProblem } from '../../api/problem.ts';
 import { Loading, ProblemView } from '../../components/states.tsx';
 import { ForestPlot } from '../results/ForestPlot.tsx';
-import { byMetric, directionLabel, pValue, titleOf } from '../results/format.ts';
+import { byMetric, directionLabel, titleOf } from '../results/format.ts';
 import { ResultTable } from '../results/ResultTable.tsx';
-import { SrmBanner } from '../results/SrmBanner.tsx';
+import { SrmBanner, SrmPassed } from '../results/SrmBanner.tsx';
 import { useHoldoutResults } from './queries.ts';
 
 /**
@@ -39,13 +39,7 @@ function RunView({ holdout, run }: { holdout: Holdout; run: Results }) {
       <p className="hint" data-testid="holdout-run">
         Nightly run {run.computed_for} · users: held out {run.arms.holdout?.users ?? 0}, general{' '}
         {run.arms.general?.users ?? 0}
-        {run.srm.halted ? null : (
-          <>
-            {' '}
-            · <span data-testid="srm-passed">SRM check passed</span> (p{' '}
-            {run.srm.p_value === null ? '—' : pValue(run.srm.p_value)}, threshold 0.001)
-          </>
-        )}
+        <SrmPassed srm={run.srm} />
       </p>
       <p className="hint">
         Effects are general minus held out: what the experiments the holdout covers did together.

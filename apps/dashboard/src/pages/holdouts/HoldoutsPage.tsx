@@ -7,6 +7,7 @@ import { Empty, ProblemView, QueryView } from '../../components/states.tsx';
 import { MetricsEditor } from '../editor/MetricsEditor.tsx';
 import { ExperimentsChoice, type HoldoutScope } from './ExperimentsChoice.tsx';
 import { fieldErrors } from './field-errors.ts';
+import { PercentField } from './PercentField.tsx';
 import { useCreateHoldout, useHoldouts } from './queries.ts';
 
 /** The org's holdouts in the order they were made, and a form to make one. */
@@ -132,18 +133,7 @@ function HoldoutSize({
   return (
     <>
       <BucketCountField value={bucketCount} onChange={setBucketCount} />
-      <label>
-        Percent held out
-        <input
-          type="number"
-          min={0.01}
-          max={99.99}
-          step={0.01}
-          required
-          value={percent}
-          onChange={(e) => setPercent(Number(e.target.value))}
-        />
-      </label>
+      <PercentField value={percent} onChange={setPercent} />
     </>
   );
 }

@@ -118,13 +118,7 @@ function ItemPages({ run, view }: { run: OfflineRun; view: Omit<ItemsView, 'afte
               </li>
             ))}
           </ol>
-          <Pager
-            label="Items"
-            pages={pages}
-            lastId={page.data.at(-1)?.id}
-            hasMore={page.has_more}
-            busy={items.isPlaceholderData}
-          />
+          <Pager label="Items" pages={pages} shown={page} busy={items.isPlaceholderData} />
         </>
       )}
     </QueryView>

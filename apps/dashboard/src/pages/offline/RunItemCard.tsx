@@ -12,17 +12,16 @@ const MEASURED: readonly string[] = ['latency_ms', 'total_tokens', 'cost', 'erro
  * One item: its input and expected output, then a table with a column per variant (the
  * baseline first) and a row per repeat, so the outputs for the same repeat sit side by side.
  */
-export function RunItemCard({
-  item,
-  run,
-  scorer,
-  treatment,
-}: {
+/** A run's item, and the scorer and treatment whose difference is shown for it. */
+interface ItemOfRun {
   item: RunItem;
   run: OfflineRun;
   scorer: string | null;
   treatment: string | null;
-}) {
+}
+
+export function RunItemCard(props: ItemOfRun) {
+  const { item, run } = props;
   // Item ids are the caller's (spaces and all): not usable as an element id.
   const headingId = useId();
   return (
@@ -31,7 +30,7 @@ export function RunItemCard({
         <h4 id={headingId}>
           Item <code>{item.id}</code>
         </h4>
-        <Difference item={item} run={run} scorer={scorer} treatment={treatment} />
+        <Difference {...props} />
         {item.group !== null ? <span className="hint">group {item.group}</span> : null}
       </div>
       <dl className="item-texts">
@@ -84,17 +83,7 @@ function OutputsTable({ item, run }: { item: RunItem; run: OfflineRun }) {
 }
 
 /** The item's difference on the chosen scorer, as regressed (red) or improved (green) by its direction. */
-function Difference({
-  item,
-  run,
-  scorer,
-  treatment,
-}: {
-  item: RunItem;
-  run: OfflineRun;
-  scorer: string | null;
-  treatment: string | null;
-}) {
+function Difference({ item, run, scorer, treatment }: ItemOfRun) {
   if (scorer === null || treatment === null) return null;
   const s = run.scorers.find((x) => x.name === scorer);
   const d = item.difference;

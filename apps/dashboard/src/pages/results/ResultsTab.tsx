@@ -10,13 +10,13 @@ import { armDistributions } from './arm-distributions.ts';
 import { CollectingPanel } from './CollectingPanel.tsx';
 import { Distributions } from './Distributions.tsx';
 import { ForestPlot } from './ForestPlot.tsx';
-import { byMetric, directionLabel, pValue, titleOf } from './format.ts';
+import { byMetric, directionLabel, titleOf } from './format.ts';
 import { GuardrailBanner } from './GuardrailBanner.tsx';
 import { MethodOverride } from './MethodOverride.tsx';
 import { ResultTable } from './ResultTable.tsx';
 import { RunControls } from './RunControls.tsx';
 import { SplitBy, useBreakdown } from './SplitBy.tsx';
-import { SrmBanner } from './SrmBanner.tsx';
+import { SrmBanner, SrmPassed } from './SrmBanner.tsx';
 import { TargetingShare } from './TargetingShare.tsx';
 import { VerdictBanner } from './VerdictBanner.tsx';
 
@@ -135,13 +135,7 @@ function RunLine({ run }: { run: Results }) {
       {Object.entries(run.arms)
         .map(([a, s]) => `${a} ${s.users}`)
         .join(', ')}
-      {run.srm.halted ? null : (
-        <>
-          {' '}
-          · <span data-testid="srm-passed">SRM check passed</span> (p{' '}
-          {run.srm.p_value === null ? '—' : pValue(run.srm.p_value)}, threshold 0.001)
-        </>
-      )}
+      <SrmPassed srm={run.srm} />
     </p>
   );
 }

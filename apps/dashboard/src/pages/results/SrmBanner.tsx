@@ -48,3 +48,15 @@ export function SrmBanner({ srm }: { srm: Results['srm'] }) {
     </div>
   );
 }
+
+/** After a run's summary line: that the SRM check passed, with its p-value; nothing when it halted. */
+export function SrmPassed({ srm }: { srm: Results['srm'] }) {
+  if (srm.halted) return null;
+  return (
+    <>
+      {' '}
+      · <span data-testid="srm-passed">SRM check passed</span> (p{' '}
+      {srm.p_value === null ? '—' : pValue(srm.p_value)}, threshold 0.001)
+    </>
+  );
+}

@@ -2,7 +2,9 @@ import { sql } from 'drizzle-orm';
 import { type Database, rows, toNumber } from '../../db/connect.ts';
 import { DAY_MS, startOfUtcDay, utcDay } from '../../kernel/utc-day.ts';
 import type { ArmStatus } from '../../schemas/analysis-run.ts';
+import { dailyRows } from '../sql/window-relations.ts';
 import type { Arrivals } from './sample-size.ts';
+import type { ValueScope } from './value-scope.ts';
 
 /** How far back the arrival rate of a time-to-decision estimate looks. */
 export const ARRIVAL_DAYS = 7;
@@ -28,7 +30,7 @@ export interface ArrivalSpan {
  */
 export async function readArrivals(
   db: Database,
-  experimentId: string,
+  scope: ValueScope,
   { window, windowDays, windowEnd, exposed }: ArrivalSpan,
 ): Promise<Arrivals> {
   const span = Math.min(ARRIVAL_DAYS, windowDays);
@@ -46,8 +48,8 @@ export async function readArrivals(
   const found = await rows<{ variant: string; users: unknown }>(
     db,
     sql`select variant, count(*) as users from (
-        select variant, user_id, min(day) as first_day from user_day_stats
-        where experiment_id = ${experimentId}::uuid and exposures > 0
+        select variant, user_id, min(day) as first_day from ${dailyRows(scope, 'user_day_stats')}
+        where experiment_id = ${scope.experimentId}::uuid and exposures > 0
           and day between ${window.from}::date and ${window.to}::date
         group by variant, user_id
       ) f where first_day >= ${utcDay(since)}::date group by variant`,

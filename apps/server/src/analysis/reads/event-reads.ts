@@ -40,21 +40,21 @@ export function eventReads(shards: ShardSet, scope: ValueScope): EventReads {
       // reads what raw calls are left, as the run then says (`retention_truncated`).
       quantiles: (metric, truncated) =>
         (truncated ? readQuantileArms : readFoldedQuantileArms)(only.db, scope, metric),
-      arrivals: (span) => readArrivals(only.db, scope.experimentId, span),
+      arrivals: (span) => readArrivals(only.db, scope, span),
     };
   return {
     stats: (metrics, groups) => readShardedStats(shards, scope, metrics, groups),
     samples: (metric, cap) => readShardedSamples(shards, { scope, metric, cap }),
     quantiles: (metric, truncated) =>
       readShardedQuantileArms(shards, scope, metric, { raw: truncated }),
-    arrivals: (span) => shardedArrivals(shards, scope.experimentId, span),
+    arrivals: (span) => shardedArrivals(shards, scope, span),
   };
 }
 
 /** Each shard's new users per arm, added up: the shards hold disjoint users. */
 async function shardedArrivals(
   shards: ShardSet,
-  experimentId: string,
+  scope: ValueScope,
   span: ArrivalSpan,
 ): Promise<Arrivals> {
   // Within the span the merged arms answer without a query, as on one database; without them
@@ -62,8 +62,8 @@ async function shardedArrivals(
   const [first] = shards.all;
   const { exposed, ...unread } = span;
   if (first && exposed && span.windowDays <= ARRIVAL_DAYS)
-    return readArrivals(first.db, experimentId, span);
-  const parts = await scatter(shards, (db) => readArrivals(db, experimentId, unread));
+    return readArrivals(first.db, scope, span);
+  const parts = await scatter(shards, (db) => readArrivals(db, scope, unread));
   const newUsers: Record<string, number> = {};
   for (const part of parts)
     for (const [variant, n] of Object.entries(part.newUsers))

@@ -51,10 +51,16 @@ export function analysisWindow(createdAt: Date, windowEnd: Date) {
   return { windowStart, window, windowDays };
 }
 
-/** The experiment's rows over the run's window: what every statement of the run reads. */
+/**
+ * The experiment's rows over the run's window: what every statement of the run reads. A window
+ * that ends at the experiment's stop is cut there, so nothing stamped after the stop counts,
+ * whatever day it falls on.
+ */
 export function valueScope(found: LoadedExperiment, windowEnd: Date): ValueScope {
   const { window } = analysisWindow(found.row.createdAt, windowEnd);
-  return { experimentId: found.row.id, orgId: found.row.orgId, window };
+  const scope = { experimentId: found.row.id, orgId: found.row.orgId, window };
+  const stop = found.row.stoppedAt;
+  return stop !== null && stop.getTime() === windowEnd.getTime() ? { ...scope, cut: stop } : scope;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { type SQL, sql } from 'drizzle-orm';
 import type { MetricDefinition } from '../../schemas/experiment-config.ts';
 import type { ValueScope } from '../reads/value-scope.ts';
+import { dailyRows } from './window-relations.ts';
 
 /**
  * CUPED's covariate per user, `(user_id, x)`: the same metric's per-user value over the
@@ -49,7 +50,7 @@ function orgExperiments(scope: ValueScope, metric: MetricDefinition): readonly s
 
 /** Each user's first exposure day in this experiment (up to the window's end): the CTE `fe`. */
 export function firstExposures(scope: ValueScope): SQL {
-  return sql`select user_id, min(day) as first_day from user_day_stats
+  return sql`select user_id, min(day) as first_day from ${dailyRows(scope, 'user_day_stats')}
     where experiment_id = ${scope.experimentId}::uuid and exposures > 0 and day <= ${scope.window.to}::date
     group by user_id`;
 }

@@ -18,6 +18,7 @@ import {
   wantCte,
   wantRows,
 } from './quantile-sql.ts';
+import { dailyRows, windowEndInstant } from './window-relations.ts';
 
 /**
  * A run's quantile arms from what the fold keeps, equal to `readQuantileArms` over the raw
@@ -70,7 +71,7 @@ export async function readFoldedQuantileArms(
 /** The fold's (variant, v, n) rows of the kind over the window: one per distinct value and day. */
 export function foldedValueCounts(scope: ValueScope, kind: QuantileKind): SQL {
   const { experimentId, window } = scope;
-  return sql`select variant, value as v, n from call_value_counts
+  return sql`select variant, value as v, n from ${dailyRows(scope, 'call_value_counts')}
     where experiment_id = ${experimentId}::uuid and kind = ${kind}
       and day between ${window.from}::date and ${window.to}::date`;
 }
@@ -96,7 +97,7 @@ export function clustersStatement(
           and ${HAS_CALL_VALUE[kind]} and ${CALL_VALUE[kind]} > ${toNumber(p.est)}::float8
           and e.variant = ${p.variant}
           and e.occurred_at >= (${window.from}::date)::timestamp at time zone 'UTC'
-          and e.occurred_at < (${window.to}::date + 1)::timestamp at time zone 'UTC'
+          and e.occurred_at < ${windowEndInstant(scope)}
           and not exists (select 1 from ingest_quarantine q
             where q.org_id = e.org_id and q.event_id = e.event_id)
           and not exists (select 1 from ingest_pending p where p.txid = e.txid)`,
@@ -124,10 +125,10 @@ export function clustersStatement(
 function members(scope: ValueScope, counted: SQL): SQL {
   const { experimentId, window } = scope;
   if (window.from === window.to)
-    return sql`select variant, user_id, ${counted}::int8 as b from user_day_stats
+    return sql`select variant, user_id, ${counted}::int8 as b from ${dailyRows(scope, 'user_day_stats')}
       where experiment_id = ${experimentId}::uuid and day = ${window.from}::date
         and exposures + calls > 0`;
-  return sql`select variant, user_id, sum(${counted})::int8 as b from user_day_stats
+  return sql`select variant, user_id, sum(${counted})::int8 as b from ${dailyRows(scope, 'user_day_stats')}
     where experiment_id = ${experimentId}::uuid
       and day between ${window.from}::date and ${window.to}::date
     group by variant, user_id having sum(exposures + calls) > 0`;

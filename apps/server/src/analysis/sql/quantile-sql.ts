@@ -10,6 +10,7 @@ import { type Database, rows, toNumber } from '../../db/connect.ts';
 import type { MetricDefinition } from '../../schemas/experiment-config.ts';
 import type { ValueScope } from '../reads/value-scope.ts';
 import { inAnalysisTransaction } from '../run/analysis-transaction.ts';
+import { dailyRows, windowEndInstant } from './window-relations.ts';
 
 /** A quantile metric's arms as a run reads them, with the level in ten-thousandths. */
 export interface QuantileArms {
@@ -82,19 +83,19 @@ export function runSource(scope: ValueScope): QuantileSource {
   return {
     calls: (value) => windowCalls(scope, value),
     // exposed or calling: the counts are never negative, so their sum is > 0 exactly then
-    members: sql`select variant, user_id, exposures + calls as m from user_day_stats
+    members: sql`select variant, user_id, exposures + calls as m from ${dailyRows(scope, 'user_day_stats')}
       where experiment_id = ${scope.experimentId}::uuid and day between ${from}::date and ${to}::date`,
   };
 }
 
 /** The experiment's model calls with a value in the window, as the fold stored them. */
 function windowCalls(scope: ValueScope, value: SQL): SQL {
-  const { from, to } = scope.window;
+  const { from } = scope.window;
   return sql`select e.variant, e.user_id, (${value})::float8 as v from events e
     where e.experiment_id = ${scope.experimentId}::uuid and e.type = 'model_call'
       and e.variant is not null and (${value}) is not null
       and e.occurred_at >= (${from}::date)::timestamp at time zone 'UTC'
-      and e.occurred_at < (${to}::date + 1)::timestamp at time zone 'UTC'
+      and e.occurred_at < ${windowEndInstant(scope)}
       and not exists (select 1 from ingest_quarantine q
         where q.org_id = e.org_id and q.event_id = e.event_id)`;
 }

@@ -6,6 +6,7 @@ import type { ValueScope } from '../reads/value-scope.ts';
 import { inAnalysisTransaction } from '../run/analysis-transaction.ts';
 import { ratioBusinessMetrics, ratioValues } from './ratio-values-sql.ts';
 import { isBusinessKind, perUserValue } from './user-values-sql.ts';
+import { dailyRows, windowEndInstant } from './window-relations.ts';
 
 /**
  * A breakdown's slices in SQL (docs/decisions/analysis.md#breakdowns). A slice's arm is keyed
@@ -35,10 +36,10 @@ function dimensionValue(dimension: string): SQL {
 
 /** The experiment's enrolled, folded events of the window (the fold passes quarantined ones). */
 function windowEvents(scope: ValueScope): SQL {
-  const { from, to } = scope.window;
+  const { from } = scope.window;
   return sql`e.experiment_id = ${scope.experimentId}::uuid and e.variant is not null
     and e.occurred_at >= (${from}::date)::timestamp at time zone 'UTC'
-    and e.occurred_at < (${to}::date + 1)::timestamp at time zone 'UTC'
+    and e.occurred_at < ${windowEndInstant(scope)}
     and not exists (select 1 from ingest_quarantine q
       where q.org_id = e.org_id and q.event_id = e.event_id)`;
 }
@@ -139,7 +140,7 @@ export function sliceUserCtes(
   const parts = [
     sql`select m.slice, m.variant, m.user_id, null::text, 0::float8, ${nulls(7)}, ${nulls(3)} from m`,
     sql`select m.slice, s.variant, s.user_id, null::text, s.exposures::float8, ${nulls(7)}, ${nulls(3)}
-      from user_day_stats s join m on m.variant = s.variant and m.user_id = s.user_id where ${inWindow('s')}`,
+      from ${dailyRows(scope, 'user_day_stats', 's')} join m on m.variant = s.variant and m.user_id = s.user_id where ${inWindow('s')}`,
     sql`select ${sliceOf(slicing)}, e.variant, e.user_id, null::text, ${CALL_ROW}, ${nulls(3)}
       from events e where ${windowEvents(scope)} and e.type = 'model_call'
         and ${dimensionValue(slicing.dimension)} is not null`,
@@ -151,14 +152,14 @@ export function sliceUserCtes(
   if (business.length > 0)
     parts.push(sql`select m.slice, b.variant, b.user_id, b.metric, ${nulls(8)}, b.n::float8,
         b.sum::float8, null::float8
-      from user_day_business b join m on m.variant = b.variant and m.user_id = b.user_id
+      from ${dailyRows(scope, 'user_day_business', 'b')} join m on m.variant = b.variant and m.user_id = b.user_id
       where ${inWindow('b')} and b.metric in (select json_array_elements_text(${JSON.stringify(business)}::json))`);
   const judged = metrics.filter((m) => m.kind === 'judge').map((m) => m.name);
   if (judged.length > 0)
     // A judge score belongs to the model call it scored: its slice is the call's.
     parts.push(sql`select ${sliceOf(slicing)}, j.variant, j.user_id, j.metric, ${nulls(8)}, null::float8,
         null::float8, j.score::float8
-      from judge_scores j join events e on e.org_id = j.org_id and e.event_id = j.event_id
+      from ${dailyRows(scope, 'judge_scores', 'j')} join events e on e.org_id = j.org_id and e.event_id = j.event_id
       where ${inWindow('j')} and ${dimensionValue(slicing.dimension)} is not null
         and j.metric in (select json_array_elements_text(${JSON.stringify(judged)}::json))`);
   const values = metrics.map((m, i) => {

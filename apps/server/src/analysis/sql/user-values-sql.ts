@@ -4,6 +4,7 @@ import type { ValueScope } from '../reads/value-scope.ts';
 import { covariateOf, firstExposures } from './covariate-sql.ts';
 import { ratioBusinessMetrics, ratioStatsColumns, ratioValues } from './ratio-values-sql.ts';
 import { GROUPED_ROWS, oneDayRows, type UserRows } from './user-rows-sql.ts';
+import { dailyRows } from './window-relations.ts';
 
 /** The daily-stats columns a model-call kind's per-user value reads (exposures always). */
 const STATS_COLUMNS: Record<string, readonly string[]> = {
@@ -89,7 +90,7 @@ function oneDayValues(
   const rows = oneDayRows();
   const values = valueList(metrics, rows);
   const stats = sql`select variant, user_id, ${sql.raw(columns.map((c) => `${c}::float8 as ${c}`).join(', '))}
-    from user_day_stats where ${inWindow(scope)}`;
+    from ${dailyRows(scope, 'user_day_stats')} where ${inWindow(scope)}`;
   if (rows.columns.length === 0)
     return sql`select s.variant, s.user_id, s.exposures${values} from (${stats}) s`;
   const outcomes = sql`select variant, user_id, ${sql.join(rows.columns, sql`, `)}
@@ -112,7 +113,7 @@ function sourceRows(
   return sql.join(
     [
       sql`select variant, user_id, null::text as metric, ${stats}, null::float8 as n, null::float8 as s,
-      null::float8 as score from user_day_stats where ${inWindow(scope)}`,
+      null::float8 as score from ${dailyRows(scope, 'user_day_stats')} where ${inWindow(scope)}`,
       ...outcomeParts(scope, metrics, columns),
     ],
     sql` union all `,
@@ -141,11 +142,11 @@ function outcomeParts(
   ];
   if (business.length)
     parts.push(sql`select variant, user_id, metric, ${nulls}n::float8 as n, sum::float8 as s, null::float8 as score
-      from user_day_business where ${inWindow(scope)} and ${oneOf(business)}`);
+      from ${dailyRows(scope, 'user_day_business')} where ${inWindow(scope)} and ${oneOf(business)}`);
   const judged = metrics.filter((m) => m.kind === 'judge').map((m) => m.name);
   if (judged.length)
     parts.push(sql`select variant, user_id, metric, ${nulls}null::float8 as n, null::float8 as s, score
-      from judge_scores where ${inWindow(scope)} and ${oneOf(judged)}`);
+      from ${dailyRows(scope, 'judge_scores')} where ${inWindow(scope)} and ${oneOf(judged)}`);
   return parts;
 }
 

@@ -50,16 +50,8 @@ export const OTLP_TRACE_DESCRIPTOR = {
                         },
                         ExportTracePartialSuccess: {
                           fields: {
-                            rejectedSpans: {
-                              type: 'int64',
-                              id: 1,
-                              protoName: 'rejected_spans',
-                            },
-                            errorMessage: {
-                              type: 'string',
-                              id: 2,
-                              protoName: 'error_message',
-                            },
+                            rejectedSpans: { type: 'int64', id: 1, protoName: 'rejected_spans' },
+                            errorMessage: { type: 'string', id: 2, protoName: 'error_message' },
                           },
                         },
                       },
@@ -91,21 +83,14 @@ export const OTLP_TRACE_DESCRIPTOR = {
                     },
                     ResourceSpans: {
                       fields: {
-                        resource: {
-                          type: 'opentelemetry.proto.resource.v1.Resource',
-                          id: 1,
-                        },
+                        resource: { type: 'opentelemetry.proto.resource.v1.Resource', id: 1 },
                         scopeSpans: {
                           rule: 'repeated',
                           type: 'ScopeSpans',
                           id: 2,
                           protoName: 'scope_spans',
                         },
-                        schemaUrl: {
-                          type: 'string',
-                          id: 3,
-                          protoName: 'schema_url',
-                        },
+                        schemaUrl: { type: 'string', id: 3, protoName: 'schema_url' },
                       },
                       reserved: [[1000, 1000]],
                     },
@@ -115,52 +100,19 @@ export const OTLP_TRACE_DESCRIPTOR = {
                           type: 'opentelemetry.proto.common.v1.InstrumentationScope',
                           id: 1,
                         },
-                        spans: {
-                          rule: 'repeated',
-                          type: 'Span',
-                          id: 2,
-                        },
-                        schemaUrl: {
-                          type: 'string',
-                          id: 3,
-                          protoName: 'schema_url',
-                        },
+                        spans: { rule: 'repeated', type: 'Span', id: 2 },
+                        schemaUrl: { type: 'string', id: 3, protoName: 'schema_url' },
                       },
                     },
                     Span: {
                       fields: {
-                        traceId: {
-                          type: 'bytes',
-                          id: 1,
-                          protoName: 'trace_id',
-                        },
-                        spanId: {
-                          type: 'bytes',
-                          id: 2,
-                          protoName: 'span_id',
-                        },
-                        traceState: {
-                          type: 'string',
-                          id: 3,
-                          protoName: 'trace_state',
-                        },
-                        parentSpanId: {
-                          type: 'bytes',
-                          id: 4,
-                          protoName: 'parent_span_id',
-                        },
-                        flags: {
-                          type: 'fixed32',
-                          id: 16,
-                        },
-                        name: {
-                          type: 'string',
-                          id: 5,
-                        },
-                        kind: {
-                          type: 'SpanKind',
-                          id: 6,
-                        },
+                        traceId: { type: 'bytes', id: 1, protoName: 'trace_id' },
+                        spanId: { type: 'bytes', id: 2, protoName: 'span_id' },
+                        traceState: { type: 'string', id: 3, protoName: 'trace_state' },
+                        parentSpanId: { type: 'bytes', id: 4, protoName: 'parent_span_id' },
+                        flags: { type: 'fixed32', id: 16 },
+                        name: { type: 'string', id: 5 },
+                        kind: { type: 'SpanKind', id: 6 },
                         startTimeUnixNano: {
                           type: 'fixed64',
                           id: 7,
@@ -181,30 +133,19 @@ export const OTLP_TRACE_DESCRIPTOR = {
                           id: 10,
                           protoName: 'dropped_attributes_count',
                         },
-                        events: {
-                          rule: 'repeated',
-                          type: 'Event',
-                          id: 11,
-                        },
+                        events: { rule: 'repeated', type: 'Event', id: 11 },
                         droppedEventsCount: {
                           type: 'uint32',
                           id: 12,
                           protoName: 'dropped_events_count',
                         },
-                        links: {
-                          rule: 'repeated',
-                          type: 'Link',
-                          id: 13,
-                        },
+                        links: { rule: 'repeated', type: 'Link', id: 13 },
                         droppedLinksCount: {
                           type: 'uint32',
                           id: 14,
                           protoName: 'dropped_links_count',
                         },
-                        status: {
-                          type: 'Status',
-                          id: 15,
-                        },
+                        status: { type: 'Status', id: 15 },
                       },
                       nested: {
                         SpanKind: {
@@ -219,15 +160,8 @@ export const OTLP_TRACE_DESCRIPTOR = {
                         },
                         Event: {
                           fields: {
-                            timeUnixNano: {
-                              type: 'fixed64',
-                              id: 1,
-                              protoName: 'time_unix_nano',
-                            },
-                            name: {
-                              type: 'string',
-                              id: 2,
-                            },
+                            timeUnixNano: { type: 'fixed64', id: 1, protoName: 'time_unix_nano' },
+                            name: { type: 'string', id: 2 },
                             attributes: {
                               rule: 'repeated',
                               type: 'opentelemetry.proto.common.v1.KeyValue',
@@ -242,21 +176,9 @@ export const OTLP_TRACE_DESCRIPTOR = {
                         },
                         Link: {
                           fields: {
-                            traceId: {
-                              type: 'bytes',
-                              id: 1,
-                              protoName: 'trace_id',
-                            },
-                            spanId: {
-                              type: 'bytes',
-                              id: 2,
-                              protoName: 'span_id',
-                            },
-                            traceState: {
-                              type: 'string',
-                              id: 3,
-                              protoName: 'trace_state',
-                            },
+                            traceId: { type: 'bytes', id: 1, protoName: 'trace_id' },
+                            spanId: { type: 'bytes', id: 2, protoName: 'span_id' },
+                            traceState: { type: 'string', id: 3, protoName: 'trace_state' },
                             attributes: {
                               rule: 'repeated',
                               type: 'opentelemetry.proto.common.v1.KeyValue',
@@ -267,33 +189,20 @@ export const OTLP_TRACE_DESCRIPTOR = {
                               id: 5,
                               protoName: 'dropped_attributes_count',
                             },
-                            flags: {
-                              type: 'fixed32',
-                              id: 6,
-                            },
+                            flags: { type: 'fixed32', id: 6 },
                           },
                         },
                       },
                     },
                     Status: {
                       fields: {
-                        message: {
-                          type: 'string',
-                          id: 2,
-                        },
-                        code: {
-                          type: 'StatusCode',
-                          id: 3,
-                        },
+                        message: { type: 'string', id: 2 },
+                        code: { type: 'StatusCode', id: 3 },
                       },
                       reserved: [[1, 1]],
                       nested: {
                         StatusCode: {
-                          values: {
-                            STATUS_CODE_UNSET: 0,
-                            STATUS_CODE_OK: 1,
-                            STATUS_CODE_ERROR: 2,
-                          },
+                          values: { STATUS_CODE_UNSET: 0, STATUS_CODE_OK: 1, STATUS_CODE_ERROR: 2 },
                         },
                       },
                     },
@@ -336,41 +245,13 @@ export const OTLP_TRACE_DESCRIPTOR = {
                         },
                       },
                       fields: {
-                        stringValue: {
-                          type: 'string',
-                          id: 1,
-                          protoName: 'string_value',
-                        },
-                        boolValue: {
-                          type: 'bool',
-                          id: 2,
-                          protoName: 'bool_value',
-                        },
-                        intValue: {
-                          type: 'int64',
-                          id: 3,
-                          protoName: 'int_value',
-                        },
-                        doubleValue: {
-                          type: 'double',
-                          id: 4,
-                          protoName: 'double_value',
-                        },
-                        arrayValue: {
-                          type: 'ArrayValue',
-                          id: 5,
-                          protoName: 'array_value',
-                        },
-                        kvlistValue: {
-                          type: 'KeyValueList',
-                          id: 6,
-                          protoName: 'kvlist_value',
-                        },
-                        bytesValue: {
-                          type: 'bytes',
-                          id: 7,
-                          protoName: 'bytes_value',
-                        },
+                        stringValue: { type: 'string', id: 1, protoName: 'string_value' },
+                        boolValue: { type: 'bool', id: 2, protoName: 'bool_value' },
+                        intValue: { type: 'int64', id: 3, protoName: 'int_value' },
+                        doubleValue: { type: 'double', id: 4, protoName: 'double_value' },
+                        arrayValue: { type: 'ArrayValue', id: 5, protoName: 'array_value' },
+                        kvlistValue: { type: 'KeyValueList', id: 6, protoName: 'kvlist_value' },
+                        bytesValue: { type: 'bytes', id: 7, protoName: 'bytes_value' },
                         stringValueStrindex: {
                           type: 'int32',
                           id: 8,
@@ -380,54 +261,26 @@ export const OTLP_TRACE_DESCRIPTOR = {
                     },
                     ArrayValue: {
                       fields: {
-                        values: {
-                          rule: 'repeated',
-                          type: 'AnyValue',
-                          id: 1,
-                        },
+                        values: { rule: 'repeated', type: 'AnyValue', id: 1 },
                       },
                     },
                     KeyValueList: {
                       fields: {
-                        values: {
-                          rule: 'repeated',
-                          type: 'KeyValue',
-                          id: 1,
-                        },
+                        values: { rule: 'repeated', type: 'KeyValue', id: 1 },
                       },
                     },
                     KeyValue: {
                       fields: {
-                        key: {
-                          type: 'string',
-                          id: 1,
-                        },
-                        value: {
-                          type: 'AnyValue',
-                          id: 2,
-                        },
-                        keyStrindex: {
-                          type: 'int32',
-                          id: 3,
-                          protoName: 'key_strindex',
-                        },
+                        key: { type: 'string', id: 1 },
+                        value: { type: 'AnyValue', id: 2 },
+                        keyStrindex: { type: 'int32', id: 3, protoName: 'key_strindex' },
                       },
                     },
                     InstrumentationScope: {
                       fields: {
-                        name: {
-                          type: 'string',
-                          id: 1,
-                        },
-                        version: {
-                          type: 'string',
-                          id: 2,
-                        },
-                        attributes: {
-                          rule: 'repeated',
-                          type: 'KeyValue',
-                          id: 3,
-                        },
+                        name: { type: 'string', id: 1 },
+                        version: { type: 'string', id: 2 },
+                        attributes: { rule: 'repeated', type: 'KeyValue', id: 3 },
                         droppedAttributesCount: {
                           type: 'uint32',
                           id: 4,
@@ -437,21 +290,9 @@ export const OTLP_TRACE_DESCRIPTOR = {
                     },
                     EntityRef: {
                       fields: {
-                        schemaUrl: {
-                          type: 'string',
-                          id: 1,
-                          protoName: 'schema_url',
-                        },
-                        type: {
-                          type: 'string',
-                          id: 2,
-                        },
-                        idKeys: {
-                          rule: 'repeated',
-                          type: 'string',
-                          id: 3,
-                          protoName: 'id_keys',
-                        },
+                        schemaUrl: { type: 'string', id: 1, protoName: 'schema_url' },
+                        type: { type: 'string', id: 2 },
+                        idKeys: { rule: 'repeated', type: 'string', id: 3, protoName: 'id_keys' },
                         descriptionKeys: {
                           rule: 'repeated',
                           type: 'string',

@@ -241,8 +241,8 @@ describe.each([
       const windowEnd = new Date(`${DAYS[1]}T12:00:00Z`);
       const windowDays = from === DAYS[0] ? 2 : 1;
       const span = { window: scope.window, windowDays, windowEnd };
-      const queried = await readArrivals(h.ctx.db, id, span);
-      const fromArms = await readArrivals(h.ctx.db, id, { ...span, exposed: read.arms });
+      const queried = await readArrivals(h.ctx.db, scope, span);
+      const fromArms = await readArrivals(h.ctx.db, scope, { ...span, exposed: read.arms });
       expect(fromArms).toEqual(queried);
       expect(Object.keys(queried.newUsers).sort()).toEqual([...ARMS].sort());
     });

@@ -1,54 +1,22 @@
-import { readFileSync } from 'node:fs';
-import { createBucketer } from '@arbiter/bucketing';
 import { describe, expect, it } from 'vitest';
 import {
-  type EligibleExperiment,
-  eligibility,
-  eligibilityWorld,
-} from '../../../src/domain/experiments/eligibility.ts';
+  type EvaluatedConfig,
+  readVectorFile,
+  serverEvaluation,
+  wrongAnswers,
+} from '../../support/vector-cases.ts';
 
-interface Case {
-  name: string;
-  experiment: string;
-  user_id: string;
-  attributes?: Record<string, unknown>;
-  variant: string | null;
-  reason?: string;
-}
-const file = JSON.parse(
-  readFileSync(new URL('../../../../../testdata/lifecycle.json', import.meta.url), 'utf8'),
-) as {
-  config: Parameters<typeof eligibilityWorld>[0] & {
-    experiments: Array<
-      Omit<EligibleExperiment, 'bucketOf'> & { name: string; salt: string; bucket_count: number }
-    >;
-  };
-  cases: Case[];
-};
+const file = readVectorFile<EvaluatedConfig>('lifecycle');
 
 describe('testdata/lifecycle.json through the server’s evaluation', () => {
-  const world = eligibilityWorld(file.config);
-  const experiments = new Map(
-    file.config.experiments.map((e) => [
-      e.name,
-      { ...e, bucketOf: createBucketer(e.salt, e.bucket_count) },
-    ]),
-  );
+  const { experiments, answer } = serverEvaluation(file.config);
 
-  it('gives every case its variant and reason: draft, running, stopped, archived', () => {
-    const wrong = file.cases.flatMap((c): object[] => {
-      const experiment = experiments.get(c.experiment);
-      // An archived experiment is absent from the config: the route's unknown_experiment.
-      const got =
-        experiment === undefined
-          ? { variant: null, reason: 'unknown_experiment' }
-          : eligibility(experiment, c.user_id, c.attributes ?? {}, world);
-      const expected =
-        c.reason === undefined ? { variant: c.variant } : { variant: null, reason: c.reason };
-      return JSON.stringify(got) === JSON.stringify(expected)
-        ? []
-        : [{ name: c.name, got, expected }];
-    });
+  it('gives every case its variant and reason: draft, running, stopped, archived', async () => {
+    // An archived experiment is absent from the config: the route's unknown_experiment.
+    const wrong = await wrongAnswers(
+      file.cases,
+      (c) => answer(c) ?? { variant: null, reason: 'unknown_experiment' },
+    );
     expect(wrong).toEqual([]);
     const reasons = new Set(file.cases.map((c) => c.reason ?? 'served'));
     expect([...reasons].sort()).toEqual(

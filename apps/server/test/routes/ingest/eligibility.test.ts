@@ -1,6 +1,6 @@
-import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Harness, startHarness } from '../../support/harness.ts';
+import { assignAnswer, readVectorFile, wrongAnswers } from '../../support/vector-cases.ts';
 
 /**
  * testdata/eligibility.json through POST /v1/assign, on an org whose config is built through
@@ -10,23 +10,10 @@ import { type Harness, startHarness } from '../../support/harness.ts';
  * unreadable condition (both refused at save, checked below), and a holdout the org lacks (an
  * experiment names its holdouts only through the holdouts that exist).
  */
-interface Case {
-  name: string;
-  experiment: string;
-  user_id: string;
-  attributes?: Record<string, unknown>;
-  variant: string | null;
-  reason?: string;
-}
-const file = JSON.parse(
-  readFileSync(new URL('../../../../../testdata/eligibility.json', import.meta.url), 'utf8'),
-) as {
-  config: {
-    experiments: Array<{ name: string; targeting?: Record<string, unknown> }>;
-    saved_groups: Record<string, Array<string | number>>;
-  };
-  cases: Case[];
-};
+const file = readVectorFile<{
+  experiments: Array<{ name: string; targeting?: Record<string, unknown> }>;
+  saved_groups: Record<string, Array<string | number>>;
+}>('eligibility');
 const UNBUILDABLE = ['lost-layer', 'held-unknown', 'unreadable'];
 
 let h: Harness;
@@ -88,9 +75,11 @@ afterAll(() => h.close());
 describe('testdata/eligibility.json through POST /v1/assign', () => {
   it('serves the file’s layer ranges and holdout ranges', async () => {
     const served = (await h.ingest(acme.secret, { method: 'GET', url: '/v1/config' })).json();
-    const expected = JSON.parse(
-      readFileSync(new URL('../../../../../testdata/eligibility.json', import.meta.url), 'utf8'),
-    ).config;
+    const expected = file.config as unknown as {
+      experiments: Array<Record<string, unknown>>;
+      holdouts: Array<Record<string, unknown>>;
+      layers: unknown;
+    };
     const pick = (c: { experiments: Array<Record<string, unknown>> }) =>
       c.experiments
         .filter((e) => !UNBUILDABLE.includes(e.name as string))
@@ -128,23 +117,7 @@ describe('testdata/eligibility.json through POST /v1/assign', () => {
 
   it('answers every case’s variant and reason', async () => {
     const cases = file.cases.filter((c) => !UNBUILDABLE.includes(c.experiment));
-    const wrong: object[] = [];
-    for (const c of cases) {
-      const res = await h.ingest(acme.secret, {
-        method: 'POST',
-        url: '/v1/assign',
-        payload: {
-          experiment_id: c.experiment,
-          user_id: c.user_id,
-          ...(c.attributes === undefined ? {} : { attributes: c.attributes }),
-        },
-      });
-      const { config_version: _, ...got } = res.json();
-      const expected =
-        c.reason === undefined ? { variant: c.variant } : { variant: null, reason: c.reason };
-      if (JSON.stringify(got) !== JSON.stringify(expected))
-        wrong.push({ name: c.name, got, expected });
-    }
+    const wrong = await wrongAnswers(cases, (c) => assignAnswer(h, acme.secret, c));
     expect(wrong).toEqual([]);
     expect(cases.length).toBeGreaterThan(1000);
     const reasons = new Set(cases.map((c) => c.reason ?? 'enrolled'));

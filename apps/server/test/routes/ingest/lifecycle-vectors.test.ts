@@ -1,20 +1,12 @@
-import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Harness, startHarness } from '../../support/harness.ts';
+import { assignAnswer, readVectorFile, wrongAnswers } from '../../support/vector-cases.ts';
 
 /**
  * testdata/lifecycle.json through POST /v1/assign, on an org built through the API to match the
  * file's config: the same holdout, layer and experiments, each moved to its status by the
  * lifecycle routes (the archived ones stopped or left draft, then archived).
  */
-interface Case {
-  name: string;
-  experiment: string;
-  user_id: string;
-  attributes?: Record<string, unknown>;
-  variant: string | null;
-  reason?: string;
-}
 interface FileExperiment {
   name: string;
   status?: string;
@@ -24,12 +16,10 @@ interface FileExperiment {
   holdouts?: string[];
   variants: Array<{ key: string; prompt?: string; variables?: Record<string, unknown> }>;
 }
-const file = JSON.parse(
-  readFileSync(new URL('../../../../../testdata/lifecycle.json', import.meta.url), 'utf8'),
-) as {
-  config: { experiments: FileExperiment[]; saved_groups: Record<string, Array<string | number>> };
-  cases: Case[];
-};
+const file = readVectorFile<{
+  experiments: FileExperiment[];
+  saved_groups: Record<string, Array<string | number>>;
+}>('lifecycle');
 
 let h: Harness;
 let acme: Awaited<ReturnType<Harness['org']>>;
@@ -108,23 +98,7 @@ describe('testdata/lifecycle.json through POST /v1/assign', () => {
   });
 
   it('answers every case’s variant and reason', async () => {
-    const wrong: object[] = [];
-    for (const c of file.cases) {
-      const res = await h.ingest(acme.secret, {
-        method: 'POST',
-        url: '/v1/assign',
-        payload: {
-          experiment_id: c.experiment,
-          user_id: c.user_id,
-          ...(c.attributes === undefined ? {} : { attributes: c.attributes }),
-        },
-      });
-      const { config_version: _, ...got } = res.json();
-      const expected =
-        c.reason === undefined ? { variant: c.variant } : { variant: null, reason: c.reason };
-      if (JSON.stringify(got) !== JSON.stringify(expected))
-        wrong.push({ name: c.name, got, expected });
-    }
+    const wrong = await wrongAnswers(file.cases, (c) => assignAnswer(h, acme.secret, c));
     expect(wrong).toEqual([]);
     const reasons = new Set(file.cases.map((c) => c.reason ?? 'served'));
     expect(reasons.size).toBe(7);

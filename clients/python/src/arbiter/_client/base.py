@@ -69,16 +69,8 @@ R = TypeVar("R")
 
 
 class ClientBase:
-    """The parts both clients share; see ``Arbiter`` for the options, which both take.
-
-    Options after ``api_key`` are keyword-only. Durations are in seconds, as floats, like every
-    ``timeout`` of this library: ``poll_interval``, ``flush_interval``, ``retry_base_delay``,
-    ``retry_max_delay``, ``retry_after_cap`` and ``request_timeout``. ``http_client`` is an
-    opener (``urllib.request.build_opener(...)``, for a proxy or a TLS context) or a callable
-    with ``urllib.request.urlopen``'s contract; ``sleep`` is how the client waits between retries
-    (``time.sleep``). 0.1.0's positional options and ``…_ms`` names still work, with a
-    DeprecationWarning, until the next minor release.
-    """
+    """The parts both clients share; see ``Arbiter`` for the options, which both take, and how
+    they are given."""
 
     @accepts_deprecated_options
     def __init__(
@@ -382,8 +374,10 @@ class ClientBase:
             self._log.error("close failed: %r", err)
 
     def _evaluation(self, options: Dict[str, Any]) -> Evaluation:
-        """The ``evaluate`` call's keyword options over their defaults, checked by ``Evaluation``."""
-        return Evaluation(self._api_key, **dict(EVALUATE_DEFAULTS, **options))
+        """The ``evaluate`` call's keyword options over their defaults, checked by ``Evaluation``.
+        ``options`` may be the call's ``locals()``: its ``self`` is not an option."""
+        given = {name: value for name, value in options.items() if name != "self"}
+        return Evaluation(self._api_key, **dict(EVALUATE_DEFAULTS, **given))
 
     # -- internals -------------------------------------------------------------------------
 

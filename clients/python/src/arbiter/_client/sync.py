@@ -81,21 +81,8 @@ class Arbiter(ClientBase):
         return evaluate(
             self._offline,
             self._log,
-            self._evaluation(
-                dict(
-                    experiment=experiment,
-                    dataset=dataset,
-                    task=task,
-                    scorers=scorers,
-                    repeats=repeats,
-                    concurrency=concurrency,
-                    variants=variants,
-                    run_id=run_id,
-                    dataset_version=dataset_version,
-                    note=note,
-                    on_progress=on_progress,
-                )
-            ),
+            # locals() is the call's arguments alone: the body binds no other name.
+            self._evaluation(locals()),
         )
 
     def __enter__(self) -> "Arbiter":

@@ -12,8 +12,9 @@ import json
 import math
 import time
 from concurrent.futures import Executor
+from contextlib import contextmanager
 from contextvars import copy_context
-from typing import Any, Callable, Dict, Mapping, Optional
+from typing import Any, Callable, Dict, Iterator, Mapping, Optional, Tuple
 
 from arbiter._core.constants import MAX_ERROR_LENGTH
 from arbiter._core.events.event_validation import free_form_problem, text_problem
@@ -30,32 +31,56 @@ ASYNC_TASK_IN_SYNC = "the task returned an awaitable: use AsyncArbiter's evaluat
 ScoreFunctions = Mapping[str, ScoreFunction]
 
 
+class _CaseRun:
+    """One case's task: the evaluation scope its model calls record in (current only while the
+    task runs), its wall time, and what it gave: an output, or the error it raised."""
+
+    def __init__(self) -> None:
+        self.scope = EvaluationScope()
+        self.output: Any = None
+        self.error: Optional[BaseException] = None
+        self.wall_ms = 0.0
+
+    @contextmanager
+    def running(self) -> Iterator[None]:
+        """The task's block: what it raises (``Exception`` only) is kept as the error."""
+        token = current_evaluation.set(self.scope)
+        started = time.perf_counter()
+        try:
+            yield
+        except Exception as err:
+            self.output, self.error = None, err
+        finally:
+            current_evaluation.reset(token)
+            self.wall_ms = (time.perf_counter() - started) * 1000
+
+    def scored(self, case: TaskInput, scorers: ScoreFunctions) -> Iterator[Tuple[str, ScoreFunction, ScorerInput]]:
+        """Each scorer with what it reads; none when the task failed, which is not scored."""
+        if self.error is None:
+            scoring = ScorerInput(case.item, case.variant, self.output, case.repeat)
+            for name, score in scorers.items():
+                yield name, score, scoring
+
+    def row(self, case: TaskInput, scores: Dict[str, float]) -> Dict[str, Any]:
+        return result_row(case, self.output, self.error, self.scope.measurements(), self.wall_ms, scores)
+
+
 def run_case(task: Callable[[TaskInput], Any], scorers: ScoreFunctions, case: TaskInput) -> Dict[str, Any]:
     """For ``evaluate``: runs on a worker thread, in a copy of the caller's context."""
-    scope = EvaluationScope()
-    token = current_evaluation.set(scope)
-    started = time.perf_counter()
-    try:
-        output = task(case)
-        if inspect.isawaitable(output):
-            _discard(output)
+    run = _CaseRun()
+    with run.running():
+        run.output = task(case)
+        if inspect.isawaitable(run.output):
+            _discard(run.output)
             raise TypeError(ASYNC_TASK_IN_SYNC)
-        error: Optional[BaseException] = None
-    except Exception as err:
-        output, error = None, err
-    finally:
-        current_evaluation.reset(token)
-    wall_ms = (time.perf_counter() - started) * 1000
     scores: Dict[str, float] = {}
-    if error is None:
-        scoring = ScorerInput(case.item, case.variant, output, case.repeat)
-        for name, score in scorers.items():
-            value = _in_throwaway_scope(score, scoring)
-            if inspect.isawaitable(value):
-                _discard(value)
-                value = None
-            _keep_score(scores, name, value)
-    return result_row(case, output, error, scope.measurements(), wall_ms, scores)
+    for name, score, scoring in run.scored(case, scorers):
+        value = _in_throwaway_scope(score, scoring)
+        if inspect.isawaitable(value):
+            _discard(value)
+            value = None
+        _keep_score(scores, name, value)
+    return run.row(case, scores)
 
 
 async def arun_case(
@@ -68,40 +93,30 @@ async def arun_case(
     """For ``aevaluate``: an asyncio task of its own, so the scope set here is this case's alone.
     A sync task (or scorer) runs on ``threads`` so that the loop keeps running the others."""
     loop = asyncio.get_running_loop()
-    scope = EvaluationScope()
-    token = current_evaluation.set(scope)
-    started = time.perf_counter()
-    try:
+    run = _CaseRun()
+    with run.running():
         if task_is_async:
-            output = task(case)
+            run.output = task(case)
         else:
-            output = await loop.run_in_executor(threads, copy_context().run, task, case)
-        if inspect.isawaitable(output):
-            output = await output
-        error: Optional[BaseException] = None
-    except Exception as err:
-        output, error = None, err
-    finally:
-        current_evaluation.reset(token)
-    wall_ms = (time.perf_counter() - started) * 1000
+            run.output = await loop.run_in_executor(threads, copy_context().run, task, case)
+        if inspect.isawaitable(run.output):
+            run.output = await run.output
     scores: Dict[str, float] = {}
-    if error is None:
-        scoring = ScorerInput(case.item, case.variant, output, case.repeat)
-        for name, score in scorers.items():
-            throwaway = current_evaluation.set(EvaluationScope())
-            try:
-                if is_async_callable(score):
-                    value: Any = score(scoring)
-                else:
-                    value = await loop.run_in_executor(threads, copy_context().run, score, scoring)
-                if inspect.isawaitable(value):
-                    value = await value
-            except Exception:
-                value = None
-            finally:
-                current_evaluation.reset(throwaway)
-            _keep_score(scores, name, value)
-    return result_row(case, output, error, scope.measurements(), wall_ms, scores)
+    for name, score, scoring in run.scored(case, scorers):
+        throwaway = current_evaluation.set(EvaluationScope())
+        try:
+            if is_async_callable(score):
+                value: Any = score(scoring)
+            else:
+                value = await loop.run_in_executor(threads, copy_context().run, score, scoring)
+            if inspect.isawaitable(value):
+                value = await value
+        except Exception:
+            value = None
+        finally:
+            current_evaluation.reset(throwaway)
+        _keep_score(scores, name, value)
+    return run.row(case, scores)
 
 
 def result_row(

@@ -14,7 +14,7 @@ import logging
 import sys
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from contextvars import copy_context
-from typing import Any, Callable, Dict, Optional, Sequence, Set, Union
+from typing import Any, Callable, Dict, Iterator, Optional, Sequence, Set, Union
 
 from arbiter._core.errors import ArbiterError
 from arbiter._evaluation.case import arun_case, is_async_callable, run_case
@@ -101,29 +101,24 @@ def evaluate(api: OfflineApi, log: logging.Logger, evaluation: Evaluation) -> Of
     plan = evaluation.prepare(api)
     if not isinstance(plan, Plan):
         return plan
-    uploads = evaluation.uploads(api, plan, log)
-    uploads.progress.start()
+    uploads = _started(evaluation.uploads(api, plan, log))
     caller = copy_context()
-    cases = plan.cases
     workers = evaluation.concurrency
     pool = ThreadPoolExecutor(workers, thread_name_prefix="arbiter-evaluate")
     running: Set["Future[Dict[str, Any]]"] = set()
+
+    def start(case: TaskInput) -> "Future[Dict[str, Any]]":
+        # Each task sees the caller's context (an enclosing as_user, for one), in a copy of its
+        # own: a Context may be entered by one thread at a time.
+        return pool.submit(caller.copy().run, run_case, evaluation.task, evaluation.functions, case)
+
     try:
         while True:
-            while len(running) < workers:
-                case = next(cases, None)
-                if case is None:
-                    break
-                # Each task sees the caller's context (an enclosing as_user, for one), in a copy
-                # of its own: a Context may be entered by one thread at a time.
-                running.add(pool.submit(caller.copy().run, run_case, evaluation.task, evaluation.functions, case))
+            _top_up(running, plan.cases, workers, start)
             if not running:
                 break
             finished, _ = wait(running, return_when=FIRST_COMPLETED)
-            for future in finished:
-                row = future.result()
-                running.discard(future)
-                uploads.add(row)
+            _take_finished(finished, running, uploads)
             uploads.send(uploads.full_batch())
     except BaseException:
         # A second Ctrl-C while the running tasks finish leaves at once.
@@ -142,31 +137,22 @@ async def aevaluate(api: OfflineApi, log: logging.Logger, evaluation: Evaluation
     plan = await loop.run_in_executor(None, evaluation.prepare, api)
     if not isinstance(plan, Plan):
         return plan
-    uploads = evaluation.uploads(api, plan, log)
-    uploads.progress.start()
+    uploads = _started(evaluation.uploads(api, plan, log))
     task_is_async = is_async_callable(evaluation.task)
-    cases = plan.cases
     workers = evaluation.concurrency
     threads = ThreadPoolExecutor(workers, thread_name_prefix="arbiter-evaluate")
     running: Set["asyncio.Future[Dict[str, Any]]"] = set()
+
+    def start(case: TaskInput) -> "asyncio.Future[Dict[str, Any]]":
+        return asyncio.ensure_future(arun_case(evaluation.task, task_is_async, evaluation.functions, case, threads))
+
     try:
         while True:
-            while len(running) < workers:
-                case = next(cases, None)
-                if case is None:
-                    break
-                running.add(
-                    asyncio.ensure_future(
-                        arun_case(evaluation.task, task_is_async, evaluation.functions, case, threads)
-                    )
-                )
+            _top_up(running, plan.cases, workers, start)
             if not running:
                 break
             finished, _ = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
-            for future in finished:
-                row = future.result()
-                running.discard(future)
-                uploads.add(row)
+            _take_finished(finished, running, uploads)
             batch = uploads.full_batch()
             if batch:
                 await loop.run_in_executor(None, uploads.send, batch)
@@ -183,6 +169,29 @@ async def aevaluate(api: OfflineApi, log: logging.Logger, evaluation: Evaluation
     finally:
         threads.shutdown(wait=False)
     return await loop.run_in_executor(None, uploads.complete)
+
+
+def _started(uploads: Uploads) -> Uploads:
+    """The run's uploads, with its progress shown from now on."""
+    uploads.progress.start()
+    return uploads
+
+
+def _top_up(running: "Set[Any]", cases: Iterator[TaskInput], workers: int, start: Callable[[TaskInput], Any]) -> None:
+    """Starts the next cases until ``workers`` run (or the cases run out)."""
+    while len(running) < workers:
+        case = next(cases, None)
+        if case is None:
+            return
+        running.add(start(case))
+
+
+def _take_finished(finished: "Set[Any]", running: "Set[Any]", uploads: Uploads) -> None:
+    """The finished tasks' rows to the uploads, in the order they are seen."""
+    for future in finished:
+        row = future.result()
+        running.discard(future)
+        uploads.add(row)
 
 
 def _keep_landed(uploads: Uploads, running: "Set[Any]") -> None:

@@ -3,27 +3,24 @@ package dev.arbiter.client;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
  * testdata/eligibility.json through the client: holdouts, the layer, targeting, then the bucket,
  * on every surface, with the exposures each case sends.
  */
-class EligibilityVectorsTest {
+class EligibilityVectorsTest extends VectorFileRunner {
   private static final Map<String, Object> VECTORS = RepoFiles.json("testdata/eligibility.json");
 
-  private ReadyClient ready;
-  private Arbiter client;
-  private VectorCases run;
+  EligibilityVectorsTest() {
+    super(VECTORS);
+  }
 
   private static List<Map<String, Object>> cases() {
     return VectorCases.cases(VECTORS);
@@ -35,19 +32,6 @@ class EligibilityVectorsTest {
 
   private static List<Map<String, Object>> exposuresOf(Map<String, Object> c) {
     return VectorCases.exposuresOf(c);
-  }
-
-  @BeforeEach
-  void start() throws Exception {
-    ready = ReadyClient.start(VectorCases.config(VECTORS),
-        b -> b.pollInterval(Duration.ofHours(1)));
-    client = ready.client;
-    run = new VectorCases(VECTORS, ready);
-  }
-
-  @AfterEach
-  void stop() {
-    ready.close();
   }
 
   @Test
@@ -67,18 +51,6 @@ class EligibilityVectorsTest {
     all.addAll(List.of("held_out", "not_in_layer", "not_targeted", "not_enrolled"));
     assertEquals(all, reasons);
     assertEquals(Set.of("holdout", "general"), holdoutVariants);
-  }
-
-  /** Every case: the variant on each surface, and exactly the exposures it sends, in order. */
-  @Test
-  void everyCaseAssignsAndSendsItsExposuresInOrder() {
-    run.everyCase(false);
-  }
-
-  /** The same cases with each user's attributes as a {@link PreparedAttributes}: the same answers. */
-  @Test
-  void everyCaseAssignsAndSendsItsExposuresInOrderThroughPreparedAttributes() {
-    run.everyCase(true);
   }
 
   /** A held-out user's model call gets null and records the holdout, once a day, and no call. */

@@ -3,7 +3,6 @@ package dev.arbiter.client;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
@@ -11,8 +10,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -20,24 +17,11 @@ import org.junit.jupiter.api.Test;
  * and sends nothing, a stopped experiment serves its variant to every eligible user and sends
  * only its holdouts' exposures, an archived one is absent, an entry without status runs.
  */
-class LifecycleVectorsTest {
+class LifecycleVectorsTest extends VectorFileRunner {
   private static final Map<String, Object> VECTORS = RepoFiles.json("testdata/lifecycle.json");
 
-  private ReadyClient ready;
-  private Arbiter client;
-  private VectorCases run;
-
-  @BeforeEach
-  void start() throws Exception {
-    ready = ReadyClient.start(VectorCases.config(VECTORS),
-        b -> b.pollInterval(Duration.ofHours(1)));
-    client = ready.client;
-    run = new VectorCases(VECTORS, ready);
-  }
-
-  @AfterEach
-  void stop() {
-    ready.close();
+  LifecycleVectorsTest() {
+    super(VECTORS);
   }
 
   /** The experiment's state as the config says it: absent reads as running; no entry, archived. */
@@ -76,16 +60,6 @@ class LifecycleVectorsTest {
       withoutStatus |= !((Map<?, ?>) e).containsKey("status");
     }
     assertTrue(withoutStatus, "an entry without status");
-  }
-
-  @Test
-  void everyCaseAssignsAndSendsItsExposuresInOrder() {
-    run.everyCase(false);
-  }
-
-  @Test
-  void everyCaseAssignsAndSendsItsExposuresInOrderThroughPreparedAttributes() {
-    run.everyCase(true);
   }
 
   /**
