@@ -18,6 +18,8 @@ export type AuditAction =
   | 'webhook_endpoint.updated'
   | 'webhook_endpoint.deleted'
   | 'webhook_endpoint.secret_rotated'
+  | 'webhook_endpoint.disabled'
+  | 'webhook_delivery.retried'
   | 'plan.changed'
   | 'plan.override_changed'
   | 'guardrail.violated'

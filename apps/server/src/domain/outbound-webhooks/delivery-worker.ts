@@ -3,6 +3,7 @@ import type { SecretBox } from '../../crypto/secret-box.ts';
 import { type Database, rows } from '../../db/connect.ts';
 import { webhookDeliveries, webhookEndpoints } from '../../db/schema.ts';
 import type { Clock } from '../../kernel/ports.ts';
+import { noteAttempt } from './endpoint-health.ts';
 import { type Outcome, postEvent } from './post-event.ts';
 import { signedHeaders } from './signing.ts';
 
@@ -59,6 +60,7 @@ async function secretsOf(deps: DeliveryDeps, endpointId: string, now: Date) {
 /** Delivered on a 2xx; otherwise retried after the next wait, or failed when none is left (or `final`). */
 async function record(db: Database, row: Claimed, outcome: Outcome, now: Date, final = false) {
   const ok = outcome.status !== null && outcome.status >= 200 && outcome.status < 300;
+  if (!final) await noteAttempt(db, row.endpoint_id, ok, now);
   const wait = final ? undefined : BACKOFF_MS[row.attempts - 1];
   const status = ok ? 'delivered' : wait === undefined ? 'failed' : 'pending';
   await db

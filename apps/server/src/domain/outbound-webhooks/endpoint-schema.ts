@@ -64,6 +64,13 @@ export const EndpointSchema = Type.Object({
   event_types: Type.Array(Type.String()),
   description: Type.String(),
   enabled: Type.Boolean(),
+  disabled_reason: Type.Union([Type.String(), Type.Null()], {
+    description:
+      'Why the server disabled the endpoint (every attempt failed for 5 days); null otherwise. Enabling it again clears it.',
+  }),
+  failing_since: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+    description: 'The first failed attempt since the last success; null while it answers',
+  }),
   created_at: Type.String({ format: 'date-time' }),
   updated_at: Type.String({ format: 'date-time' }),
 });

@@ -8,6 +8,7 @@ import { recordAudit } from '../audit.ts';
 import { lockOrgCredentials } from '../credential-lock.ts';
 import type { Caller } from '../identity/identity.ts';
 import { DomainError } from '../outcomes.ts';
+import { healthReset } from './endpoint-health.ts';
 import type { EndpointInput, EndpointPatch } from './endpoint-schema.ts';
 import { MAX_ENDPOINTS_PER_ORG, ROTATION_OVERLAP_MS } from './event-types.ts';
 import { queueFor } from './outbox.ts';
@@ -24,6 +25,8 @@ export const present = (row: Row) => ({
   event_types: row.eventTypes,
   description: row.description,
   enabled: row.enabled,
+  disabled_reason: row.disabledReason,
+  failing_since: row.failingSince?.toISOString() ?? null,
   created_at: row.createdAt.toISOString(),
   updated_at: row.updatedAt.toISOString(),
 });
@@ -143,6 +146,7 @@ export async function updateEndpoint(
         eventTypes: patch.event_types,
         description: patch.description,
         enabled: patch.enabled,
+        ...(patch.enabled === true ? healthReset : {}),
         updatedAt: now,
       })
       .where(eq(webhookEndpoints.id, id))
