@@ -17,6 +17,8 @@ export interface DeliveryDeps {
   db: Database;
   secretBox: SecretBox | null;
   clock: Clock;
+  /** ARBITER_WEBHOOKS_ALLOW_PRIVATE: http and private addresses allowed (self-hosted, tests). */
+  allowPrivate: boolean;
 }
 
 type Claimed = {
@@ -87,6 +89,7 @@ async function attempt(deps: DeliveryDeps, row: Claimed): Promise<void> {
     target.url,
     signedHeaders(target.secrets, row.message_id, now, row.body),
     row.body,
+    { allowPrivate: deps.allowPrivate },
   );
   await record(deps.db, row, outcome, deps.clock.now());
 }

@@ -67,9 +67,10 @@ export async function createEndpoint(
   caller: Caller,
   input: EndpointInput,
   now: Date,
+  allowPrivate: boolean,
 ) {
   const sealer = boxOf(box);
-  const url = checkEndpointUrl(input.url);
+  const url = checkEndpointUrl(input.url, allowPrivate);
   const secret = newSigningSecret();
   return db.transaction(async (tx) => {
     // One creation at a time per org, so two at once cannot pass the limit together.
@@ -135,8 +136,9 @@ export async function updateEndpoint(
   id: string,
   patch: EndpointPatch,
   now: Date,
+  allowPrivate: boolean,
 ) {
-  const url = patch.url === undefined ? undefined : checkEndpointUrl(patch.url);
+  const url = patch.url === undefined ? undefined : checkEndpointUrl(patch.url, allowPrivate);
   return db.transaction(async (tx) => {
     await loadRow(tx, caller.orgId, id);
     const [row] = await tx

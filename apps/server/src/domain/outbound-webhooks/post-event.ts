@@ -1,7 +1,6 @@
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { guardedLookup, ipLiteralOf, isPublicAddress, type Resolver } from './address-policy.ts';
-import { isLoopbackHost } from './url-policy.ts';
 
 /** Each attempt is cut off after this long. */
 export const ATTEMPT_TIMEOUT_MS = 10_000;
@@ -10,24 +9,23 @@ export type Outcome = { status: number | null; error: string | null };
 
 /**
  * One POST of a signed event: the response status, or the reason there is none. Redirects are
- * not followed and the response body is not read. A loopback host (which the URL policy admits
- * for local receivers) is reached as is; any other name must resolve to public addresses only,
+ * not followed and the response body is not read. Unless the deployment allows private
+ * addresses, an IP literal must be public and a name must resolve to public addresses only,
  * checked at connection time.
  */
 export function postEvent(
   url: string,
   headers: Record<string, string>,
   body: string,
-  resolve?: Resolver,
+  route: { allowPrivate: boolean; resolve?: Resolver },
 ): Promise<Outcome> {
   const target = new URL(url);
   const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
-  const loopback = isLoopbackHost(target.hostname);
   const literal = ipLiteralOf(target.hostname);
   // Node connects to an IP literal without a lookup, so the literal is judged here.
-  if (!loopback && literal !== null && !isPublicAddress(literal))
+  if (!route.allowPrivate && literal !== null && !isPublicAddress(literal))
     return Promise.resolve({ status: null, error: `${literal} is not a public address` });
-  const lookup = loopback ? undefined : guardedLookup(resolve);
+  const lookup = route.allowPrivate ? undefined : guardedLookup(route.resolve);
   return new Promise((settle) => {
     const req = send(
       target,

@@ -12,7 +12,8 @@ import * as sendTest from './send-test.ts';
 import * as updateEndpoint from './update-endpoint.ts';
 
 /** What the outbound webhooks plane's hooks and routes use. */
-export type OutboundWebhookDeps = SessionDeps & Pick<Context, 'db' | 'clock' | 'secretBox'>;
+export type OutboundWebhookDeps = SessionDeps &
+  Pick<Context, 'db' | 'clock' | 'config' | 'secretBox'>;
 
 /**
  * The outbound webhooks plane: the org's webhook endpoints, behind a dashboard session of an

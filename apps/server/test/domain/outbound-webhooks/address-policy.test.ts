@@ -69,8 +69,11 @@ describe('the address policy', () => {
       'https://10.0.0.1/',
       'https://[fd00:ec2::254]/',
     ])
-      expect(() => checkEndpointUrl(url), url).toThrow(/not a public address/);
-    expect(checkEndpointUrl('https://hooks.example.com/a')).toBe('https://hooks.example.com/a');
+      expect(() => checkEndpointUrl(url, false), url).toThrow(/not a public address/);
+    expect(checkEndpointUrl('https://hooks.example.com/a', false)).toBe(
+      'https://hooks.example.com/a',
+    );
+    expect(checkEndpointUrl('http://10.0.0.1/a', true)).toBe('http://10.0.0.1/a');
   });
 });
 
@@ -79,29 +82,44 @@ describe('sending an event', () => {
     const receiver = await startReceiver();
     const port = new URL(receiver.url).port;
     // A name that now resolves to the receiver's own loopback address (DNS rebinding).
-    const outcome = await postEvent(
-      `http://rebound.example:${port}/hook`,
-      {},
-      '{}',
-      resolvingTo('127.0.0.1'),
-    );
+    const outcome = await postEvent(`http://rebound.example:${port}/hook`, {}, '{}', {
+      allowPrivate: false,
+      resolve: resolvingTo('127.0.0.1'),
+    });
     expect(outcome.status).toBeNull();
     expect(outcome.error).toMatch(/127\.0\.0\.1, which is not a public address/);
     expect(receiver.received).toHaveLength(0);
     await receiver.close();
   });
 
-  it('reaches a loopback receiver named as such, with the body and headers', async () => {
+  it('reaches a loopback receiver where private addresses are allowed', async () => {
     const receiver = await startReceiver([204]);
-    const outcome = await postEvent(receiver.url, { 'webhook-id': 'msg_1' }, '{"a":1}');
+    const outcome = await postEvent(receiver.url, { 'webhook-id': 'msg_1' }, '{"a":1}', {
+      allowPrivate: true,
+    });
     expect(outcome).toEqual({ status: 204, error: null });
     expect(receiver.received[0]).toMatchObject({ body: '{"a":1}' });
     expect(receiver.received[0]!.headers['webhook-id']).toBe('msg_1');
     await receiver.close();
   });
 
+  it('follows no redirect: a 302 to another receiver is the answer, not a second request', async () => {
+    const inside = await startReceiver();
+    const { createServer } = await import('node:http');
+    const redirecting = createServer((_req, res) => {
+      res.writeHead(302, { location: inside.url }).end();
+    });
+    await new Promise<void>((done) => redirecting.listen(0, '127.0.0.1', done));
+    const port = (redirecting.address() as { port: number }).port;
+    const outcome = await postEvent(`http://127.0.0.1:${port}/`, {}, '{}', { allowPrivate: true });
+    expect(outcome.status).toBe(302);
+    expect(inside.received).toHaveLength(0);
+    await new Promise((done) => redirecting.close(done));
+    await inside.close();
+  });
+
   it('refuses a private IP literal without a lookup', async () => {
-    const outcome = await postEvent('https://10.0.0.1/hook', {}, '{}');
+    const outcome = await postEvent('https://10.0.0.1/hook', {}, '{}', { allowPrivate: false });
     expect(outcome).toEqual({ status: null, error: '10.0.0.1 is not a public address' });
   });
 });
