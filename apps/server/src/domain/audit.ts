@@ -62,11 +62,17 @@ export async function recordAudit(db: Pick<Database, 'insert'>, entry: AuditInpu
  * holds it (a guardrail violation of one run label, metric and treatment), so re-running a
  * night does not repeat it.
  */
+/** Whether the entry is new: false when the same one was recorded before. */
 export async function recordAuditOnce(
   db: Pick<Database, 'insert'>,
   entry: AuditInput & { action: 'guardrail.violated' },
-): Promise<void> {
-  await db.insert(auditLog).values(rowOf(entry)).onConflictDoNothing();
+): Promise<boolean> {
+  const stored = await db
+    .insert(auditLog)
+    .values(rowOf(entry))
+    .onConflictDoNothing()
+    .returning({ id: auditLog.id });
+  return stored.length > 0;
 }
 
 export async function listAudit(
