@@ -49,6 +49,7 @@ const PLAIN = {
   runFoldWaitMs: 'ARBITER_RUN_FOLD_WAIT_MS',
   manualRunsPerHour: 'ARBITER_MANUAL_RUNS_PER_HOUR',
   readyMaxFoldLagSeconds: 'ARBITER_READY_MAX_FOLD_LAG_SECONDS',
+  webhooksAllowPrivate: 'ARBITER_WEBHOOKS_ALLOW_PRIVATE',
   metrics: 'ARBITER_METRICS',
   metricsToken: 'ARBITER_METRICS_TOKEN',
   metricsPort: 'ARBITER_METRICS_PORT',

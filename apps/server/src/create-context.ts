@@ -213,11 +213,15 @@ function orgStateOf(db: Database, clock: Clock, log: Logger) {
 /** The work each process does in the background besides the fold, each stopped at close. */
 function backgroundJobs(
   deps: Pick<Context, 'db' | 'judge' | 'clock' | 'log' | 'metrics' | 'secretBox'>,
+  config: Pick<Config, 'webhooksAllowPrivate'>,
 ) {
   return {
     offlineScoring: new OfflineScoring(deps),
     assignTallies: new AssignTallies(deps.db, deps.clock, deps.log),
-    webhookDelivery: new WebhookDelivery(deps, deps.log),
+    webhookDelivery: new WebhookDelivery(
+      { ...deps, allowPrivate: config.webhooksAllowPrivate },
+      deps.log,
+    ),
   };
 }
 
@@ -241,7 +245,7 @@ export async function createContext(config: Config, parts: ContextParts = {}): P
   const integrations = await createIntegrations(config);
   const { mailer, judge } = integrations;
   const contactNotifier = new ContactNotifier(handle.db, mailer, config.platformOwnerEmails, log);
-  const jobs = backgroundJobs({ db: handle.db, judge, clock, log, metrics, secretBox });
+  const jobs = backgroundJobs({ db: handle.db, judge, clock, log, metrics, secretBox }, config);
   return {
     config,
     db: handle.db,

@@ -287,6 +287,11 @@ export const SettingsSchema = Type.Object({
     description:
       '`/readyz` answers 503 while the oldest event not yet folded into the aggregates has waited longer than this',
   }),
+  ARBITER_WEBHOOKS_ALLOW_PRIVATE: Type.Boolean({
+    default: false,
+    description:
+      'true lets webhook endpoints use http and reach loopback, private and link-local addresses, for self-hosted and test set-ups; off, an endpoint is https and every address it resolves to must be public',
+  }),
   ARBITER_METRICS: Type.Boolean({
     default: false,
     description: 'serve `GET /metrics` in the Prometheus text format (off: 404)',

@@ -940,6 +940,10 @@ export const webhookEndpoints = pgTable(
     secretCiphertext: text('secret_ciphertext').notNull(),
     previousSecretCiphertext: text('previous_secret_ciphertext'),
     previousSecretExpiresAt: timestamp('previous_secret_expires_at', { withTimezone: true }),
+    /** The first failed attempt since the last success; null while the endpoint answers. */
+    failingSince: timestamp('failing_since', { withTimezone: true }),
+    /** Why the server disabled the endpoint; null when a person did, or it is enabled. */
+    disabledReason: text('disabled_reason'),
     createdBy: uuid('created_by').references(() => users.id),
     createdAt: createdAt(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),

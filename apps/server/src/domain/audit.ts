@@ -18,6 +18,8 @@ export type AuditAction =
   | 'webhook_endpoint.updated'
   | 'webhook_endpoint.deleted'
   | 'webhook_endpoint.secret_rotated'
+  | 'webhook_endpoint.disabled'
+  | 'webhook_delivery.retried'
   | 'plan.changed'
   | 'plan.override_changed'
   | 'guardrail.violated'
@@ -60,11 +62,17 @@ export async function recordAudit(db: Pick<Database, 'insert'>, entry: AuditInpu
  * holds it (a guardrail violation of one run label, metric and treatment), so re-running a
  * night does not repeat it.
  */
+/** Whether the entry is new: false when the same one was recorded before. */
 export async function recordAuditOnce(
   db: Pick<Database, 'insert'>,
   entry: AuditInput & { action: 'guardrail.violated' },
-): Promise<void> {
-  await db.insert(auditLog).values(rowOf(entry)).onConflictDoNothing();
+): Promise<boolean> {
+  const stored = await db
+    .insert(auditLog)
+    .values(rowOf(entry))
+    .onConflictDoNothing()
+    .returning({ id: auditLog.id });
+  return stored.length > 0;
 }
 
 export async function listAudit(

@@ -40,6 +40,7 @@ export type DomainCode =
   | 'layer-not-found'
   | 'webhook-endpoint-not-found'
   | 'webhook-endpoint-limit'
+  | 'webhook-delivery-not-found'
   | 'webhook-url-refused'
   | 'layer-name-taken'
   | 'layer-full'

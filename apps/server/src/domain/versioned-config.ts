@@ -1,10 +1,12 @@
-import { and, eq, type SQL } from 'drizzle-orm';
+import { and, eq, type SQL, sql } from 'drizzle-orm';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
-import type { Database, Transaction } from '../db/connect.ts';
+import { type Database, rows, type Transaction } from '../db/connect.ts';
 import { UUID } from '../schemas/uuid.ts';
 import { type AuditAction, recordAudit } from './audit.ts';
 import { bumpConfigVersion } from './config-version.ts';
 import type { Caller } from './identity/identity.ts';
+import { isWebhookEventType } from './outbound-webhooks/event-types.ts';
+import { enqueueWebhookEvent } from './outbound-webhooks/outbox.ts';
 import { type DomainCode, DomainError } from './outcomes.ts';
 
 /**
@@ -155,6 +157,14 @@ async function recorded<Row extends { id: string }, Out>(
     targetId: row.id,
     details,
   });
+  // Outbound webhooks name the change as the audit log does (`experiment.created`, …), when
+  // that is an event type; queued in this transaction, so the change and its event land together,
+  // at the transaction's instant as the rows' own timestamps are.
+  if (isWebhookEventType(action)) {
+    const data = { [`${entity.target}_id`]: row.id, ...details };
+    const [at] = await rows<{ now: Date | string }>(tx, sql`select transaction_timestamp() as now`);
+    await enqueueWebhookEvent(tx, caller.orgId, { type: action, data }, new Date(at!.now));
+  }
   return entity.present(tx, row);
 }
 

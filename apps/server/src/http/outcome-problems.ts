@@ -45,6 +45,7 @@ const PROBLEM_OF = {
     'layer-not-found': 'layer-not-found',
     'webhook-endpoint-not-found': 'webhook-endpoint-not-found',
     'webhook-endpoint-limit': 'webhook-endpoint-limit',
+    'webhook-delivery-not-found': 'webhook-delivery-not-found',
     'webhook-url-refused': 'webhook-url-refused',
     'layer-name-taken': 'layer-name-taken',
     'layer-full': 'layer-full',

@@ -167,6 +167,11 @@ export const PROBLEMS = {
     title: 'Webhook endpoint not found',
     about: 'No webhook endpoint with this id exists in your org.',
   },
+  'webhook-delivery-not-found': {
+    status: 404,
+    title: 'Webhook delivery not found',
+    about: 'No delivery with this id exists for this webhook endpoint of your org.',
+  },
   'webhook-endpoint-limit': {
     status: 409,
     title: 'Too many webhook endpoints',
@@ -176,7 +181,7 @@ export const PROBLEMS = {
     status: 400,
     title: 'Webhook URL refused',
     about:
-      'A webhook endpoint URL uses https (http only to a loopback host, for a local receiver) and carries no credentials or fragment.',
+      'A webhook endpoint URL uses https (http only to a loopback host, for a local receiver), carries no credentials or fragment, and names no private, link-local or metadata address.',
   },
   'layer-not-found': {
     status: 404,

@@ -66,6 +66,8 @@ export async function startHarness(
     // Development sessions (a test that clears the JWKS) carry no audience.
     ...(env.ARBITER_SESSION_JWKS_URL === '' ? {} : { ARBITER_SESSION_AUDIENCE: TEST_AUDIENCE }),
     ARBITER_SECRET_KEY: TEST_SECRET_KEY,
+    // Tests' webhook receivers listen on loopback; a test of the address rules turns this off.
+    ARBITER_WEBHOOKS_ALLOW_PRIVATE: 'true',
     ARBITER_LOG_LEVEL: parts.logDestination === undefined ? RUN_LOG_LEVEL : 'info',
     // Kafka and an S3 server under every app when the test environment names them.
     ...(await scaleOutEnv()),

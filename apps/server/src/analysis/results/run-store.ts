@@ -3,6 +3,10 @@ import type { Context } from '../../context.ts';
 import type { Database } from '../../db/connect.ts';
 import { analysisRuns } from '../../db/schema.ts';
 import { recordAuditOnce } from '../../domain/audit.ts';
+import {
+  enqueueRunEvent,
+  enqueueViolationEvent,
+} from '../../domain/outbound-webhooks/results-events.ts';
 import type { StoredSlices } from '../../schemas/analysis-run.ts';
 import type { RunRecord } from '../compute/run-record.ts';
 import { guardrailViolations } from '../decision/guardrails.ts';
@@ -39,9 +43,26 @@ export async function storeRun(
     arms: record.arms,
     decision: record.decision,
   };
+  const now = ctx.clock.now();
   await ctx.db.transaction(async (tx) => {
-    await insertRun(tx, values, record.kind);
-    await auditViolations(tx, orgId, experimentId, record);
+    const firstStored = await insertRun(tx, values, record.kind);
+    await auditViolations(tx, orgId, experimentId, record, now);
+    await enqueueRunEvent(
+      tx,
+      {
+        orgId,
+        experimentId,
+        label: record.label,
+        kind: record.kind,
+        final,
+        collecting: record.status === 'collecting',
+        recommendation: record.decision.recommendation,
+        treatment: record.decision.treatment,
+        violations: guardrailViolations(record.results).length,
+      },
+      firstStored,
+      now,
+    );
   });
   const listed = record.status === 'collecting' ? [] : await availableLabels(ctx.db, experimentId);
   const presented = presentRun({ ...values, experimentId }, listed);
@@ -52,7 +73,12 @@ export async function storeRun(
 
 type RunValues = typeof analysisRuns.$inferInsert;
 
-async function insertRun(tx: Database, values: RunValues, kind: RunRecord['kind']) {
+/** Stores the run; whether this is its first storing (a night re-run replaces its row). */
+async function insertRun(
+  tx: Database,
+  values: RunValues,
+  kind: RunRecord['kind'],
+): Promise<boolean> {
   if (kind === 'manual') {
     // A manual run is permanent: its label was taken for it alone (manual-run.ts), and a
     // stored one is never replaced.
@@ -62,29 +88,34 @@ async function insertRun(tx: Database, values: RunValues, kind: RunRecord['kind'
       .onConflictDoNothing()
       .returning({ id: analysisRuns.id });
     if (stored.length === 0) throw new Error(`manual run ${values.label} is already stored`);
-  } else {
-    await tx
-      .insert(analysisRuns)
-      .values(values)
-      .onConflictDoUpdate({
-        target: [analysisRuns.experimentId, analysisRuns.label],
-        set: { ...values, computedAt: sql`excluded.computed_at` },
-      });
+    return true;
   }
+  // PostgreSQL leaves xmax at 0 on a row an upsert inserted, and sets it on one it updated.
+  const [row] = await tx
+    .insert(analysisRuns)
+    .values(values)
+    .onConflictDoUpdate({
+      target: [analysisRuns.experimentId, analysisRuns.label],
+      set: { ...values, computedAt: sql`excluded.computed_at` },
+    })
+    .returning({ inserted: sql<boolean>`xmax = 0` });
+  return row?.inserted === true;
 }
 
 /**
  * Each guardrail violation of the run, audited with it in one transaction and once per (run
- * label, metric, treatment): a re-run night finds its entries there already.
+ * label, metric, treatment): a re-run night finds its entries there already. A new entry
+ * queues its `guardrail.violated` event in the same transaction.
  */
 async function auditViolations(
   tx: Database,
   orgId: string,
   experimentId: string,
   record: RunRecord,
+  now: Date,
 ) {
-  for (const v of guardrailViolations(record.results))
-    await recordAuditOnce(tx, {
+  for (const v of guardrailViolations(record.results)) {
+    const first = await recordAuditOnce(tx, {
       orgId,
       actorUserId: null,
       action: 'guardrail.violated',
@@ -101,4 +132,14 @@ async function auditViolations(
         always_valid: v.always_valid,
       },
     });
+    if (first) {
+      const run = { experiment_id: experimentId, run: record.label };
+      await enqueueViolationEvent(
+        tx,
+        orgId,
+        { ...run, metric: v.metric, treatment: v.treatment },
+        now,
+      );
+    }
+  }
 }

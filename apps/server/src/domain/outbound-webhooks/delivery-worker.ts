@@ -3,12 +3,12 @@ import type { SecretBox } from '../../crypto/secret-box.ts';
 import { type Database, rows } from '../../db/connect.ts';
 import { webhookDeliveries, webhookEndpoints } from '../../db/schema.ts';
 import type { Clock } from '../../kernel/ports.ts';
+import { noteAttempt } from './endpoint-health.ts';
+import { type Outcome, postEvent } from './post-event.ts';
 import { signedHeaders } from './signing.ts';
 
 /** Waits after attempts 1, 2, …: about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h; then failed. */
 export const BACKOFF_MS = [5e3, 3e5, 18e5, 72e5, 18e6, 36e6, 36e6];
-/** Each attempt is cut off after this long. */
-export const ATTEMPT_TIMEOUT_MS = 10_000;
 /** A claimed row is not claimed again for this long: past any attempt's end. */
 const CLAIM_LEASE_MS = 60_000;
 const BATCH = 20;
@@ -17,6 +17,8 @@ export interface DeliveryDeps {
   db: Database;
   secretBox: SecretBox | null;
   clock: Clock;
+  /** ARBITER_WEBHOOKS_ALLOW_PRIVATE: http and private addresses allowed (self-hosted, tests). */
+  allowPrivate: boolean;
 }
 
 type Claimed = {
@@ -57,28 +59,10 @@ async function secretsOf(deps: DeliveryDeps, endpointId: string, now: Date) {
   return { url: endpoint.url, secrets };
 }
 
-/** One POST: the response status, or the reason it has none. Redirects are not followed. */
-async function post(url: string, headers: Record<string, string>, body: string) {
-  try {
-    const res = await fetch(url, {
-      method: 'POST',
-      headers,
-      body,
-      redirect: 'manual',
-      signal: AbortSignal.timeout(ATTEMPT_TIMEOUT_MS),
-    });
-    await res.body?.cancel();
-    return { status: res.status, error: null };
-  } catch (err) {
-    return { status: null, error: err instanceof Error ? err.message : String(err) };
-  }
-}
-
-type Outcome = { status: number | null; error: string | null };
-
 /** Delivered on a 2xx; otherwise retried after the next wait, or failed when none is left (or `final`). */
 async function record(db: Database, row: Claimed, outcome: Outcome, now: Date, final = false) {
   const ok = outcome.status !== null && outcome.status >= 200 && outcome.status < 300;
+  if (!final) await noteAttempt(db, row.endpoint_id, ok, now);
   const wait = final ? undefined : BACKOFF_MS[row.attempts - 1];
   const status = ok ? 'delivered' : wait === undefined ? 'failed' : 'pending';
   await db
@@ -101,10 +85,11 @@ async function attempt(deps: DeliveryDeps, row: Claimed): Promise<void> {
     await record(deps.db, row, { status: null, error }, now, true);
     return;
   }
-  const outcome = await post(
+  const outcome = await postEvent(
     target.url,
     signedHeaders(target.secrets, row.message_id, now, row.body),
     row.body,
+    { allowPrivate: deps.allowPrivate },
   );
   await record(deps.db, row, outcome, deps.clock.now());
 }

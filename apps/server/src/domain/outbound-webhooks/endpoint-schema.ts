@@ -15,20 +15,22 @@ const LABEL = '[A-Za-z0-9]+(-[A-Za-z0-9]+)*';
 const TOP = '[A-Za-z][A-Za-z0-9]*(-[A-Za-z0-9]+)*';
 const PORT =
   '(:(6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[0-9]{1,4}))?';
-const LOOPBACK = `(localhost|127\\.${OCTET}\\.${OCTET}\\.${OCTET}|\\[::1\\])`;
-/**
- * The URLs the endpoint check admits, declared so that a request the schema accepts is one the
- * handler accepts (url-policy.ts still checks, and says why in words).
- */
+const IPV4 = `${OCTET}\\.${OCTET}\\.${OCTET}\\.${OCTET}`;
 // A path and query of RFC 3986's characters, spelled out (no fragment, no space).
 const REST = "([/?][A-Za-z0-9._~:/?@!$&'()*+,;=%-]*)?";
-const URL_PATTERN = `^(https://(${LABEL}\\.)*${TOP}|http://${LOOPBACK})${PORT}${REST}$`;
+/**
+ * The URLs the endpoint check can admit: a name, an IPv4 literal or `[::1]`, over http or https.
+ * Which of them a server admits depends on ARBITER_WEBHOOKS_ALLOW_PRIVATE (url-policy.ts
+ * checks, and says why in words).
+ */
+const URL_PATTERN = `^https?://((${LABEL}\\.)*${TOP}|${IPV4}|\\[::1\\])${PORT}${REST}$`;
 
 const fields = {
   url: TextMatching(URL_PATTERN, {
     minLength: 1,
     maxLength: 2048,
-    description: 'https; http only to a loopback host (a local receiver)',
+    description:
+      'https to a public host; http and private addresses only where the server sets ARBITER_WEBHOOKS_ALLOW_PRIVATE',
   }),
   event_types: EventTypes,
   description: Text({ maxLength: 500, description: 'Free text for people' }),
@@ -64,6 +66,13 @@ export const EndpointSchema = Type.Object({
   event_types: Type.Array(Type.String()),
   description: Type.String(),
   enabled: Type.Boolean(),
+  disabled_reason: Type.Union([Type.String(), Type.Null()], {
+    description:
+      'Why the server disabled the endpoint (every attempt failed for 5 days); null otherwise. Enabling it again clears it.',
+  }),
+  failing_since: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+    description: 'The first failed attempt since the last success; null while it answers',
+  }),
   created_at: Type.String({ format: 'date-time' }),
   updated_at: Type.String({ format: 'date-time' }),
 });

@@ -8,6 +8,7 @@ import { recordAudit } from '../audit.ts';
 import { lockOrgCredentials } from '../credential-lock.ts';
 import type { Caller } from '../identity/identity.ts';
 import { DomainError } from '../outcomes.ts';
+import { healthReset } from './endpoint-health.ts';
 import type { EndpointInput, EndpointPatch } from './endpoint-schema.ts';
 import { MAX_ENDPOINTS_PER_ORG, ROTATION_OVERLAP_MS } from './event-types.ts';
 import { queueFor } from './outbox.ts';
@@ -24,6 +25,8 @@ export const present = (row: Row) => ({
   event_types: row.eventTypes,
   description: row.description,
   enabled: row.enabled,
+  disabled_reason: row.disabledReason,
+  failing_since: row.failingSince?.toISOString() ?? null,
   created_at: row.createdAt.toISOString(),
   updated_at: row.updatedAt.toISOString(),
 });
@@ -64,9 +67,10 @@ export async function createEndpoint(
   caller: Caller,
   input: EndpointInput,
   now: Date,
+  allowPrivate: boolean,
 ) {
   const sealer = boxOf(box);
-  const url = checkEndpointUrl(input.url);
+  const url = checkEndpointUrl(input.url, allowPrivate);
   const secret = newSigningSecret();
   return db.transaction(async (tx) => {
     // One creation at a time per org, so two at once cannot pass the limit together.
@@ -132,8 +136,9 @@ export async function updateEndpoint(
   id: string,
   patch: EndpointPatch,
   now: Date,
+  allowPrivate: boolean,
 ) {
-  const url = patch.url === undefined ? undefined : checkEndpointUrl(patch.url);
+  const url = patch.url === undefined ? undefined : checkEndpointUrl(patch.url, allowPrivate);
   return db.transaction(async (tx) => {
     await loadRow(tx, caller.orgId, id);
     const [row] = await tx
@@ -143,6 +148,7 @@ export async function updateEndpoint(
         eventTypes: patch.event_types,
         description: patch.description,
         enabled: patch.enabled,
+        ...(patch.enabled === true ? healthReset : {}),
         updatedAt: now,
       })
       .where(eq(webhookEndpoints.id, id))

@@ -3,6 +3,11 @@
  * docs/webhooks.md says which of them are sent today.
  */
 export const WEBHOOK_EVENT_TYPES = [
+  'results.published',
+  'results.halted',
+  'guardrail.violated',
+  'experiment.created',
+  'experiment.updated',
   'experiment.started',
   'experiment.stopped',
   'experiment.archived',
@@ -10,6 +15,9 @@ export const WEBHOOK_EVENT_TYPES = [
 ] as const;
 
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+
+export const isWebhookEventType = (name: string): name is WebhookEventType =>
+  (WEBHOOK_EVENT_TYPES as readonly string[]).includes(name);
 
 /** At most this many endpoints per org. */
 export const MAX_ENDPOINTS_PER_ORG = 20;

@@ -1,28 +1,37 @@
 import { DomainError } from '../outcomes.ts';
+import { ipLiteralOf, isPublicAddress } from './address-policy.ts';
 
-const LOOPBACK_HOSTS = new Set(['localhost', '[::1]']);
+const refused = (detail: string) => new DomainError('webhook-url-refused', detail);
 
-const isLoopback = (host: string) => LOOPBACK_HOSTS.has(host) || /^127\.\d+\.\d+\.\d+$/.test(host);
+/** A name that always means this machine (RFC 6761 reserves `localhost` and its subdomains). */
+const isLoopbackName = (host: string) => host === 'localhost' || host.endsWith('.localhost');
 
 /**
- * An endpoint URL: `https` anywhere, or `http` to a loopback host only (a receiver on the same
- * machine, as in tests and local set-ups); no credentials in the URL, no fragment.
+ * An endpoint URL: no credentials in it, no fragment. Unless the deployment allows private
+ * addresses (self-hosted and test set-ups), it is `https` and names no loopback host and no IP
+ * literal that is not public; a name is judged by what it resolves to, when each event is sent.
  */
-export function checkEndpointUrl(raw: string): string {
+export function checkEndpointUrl(raw: string, allowPrivate: boolean): string {
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    throw new DomainError('webhook-url-refused', `${JSON.stringify(raw)} is not an absolute URL`);
+    throw refused(`${JSON.stringify(raw)} is not an absolute URL`);
   }
   if (url.username !== '' || url.password !== '')
-    throw new DomainError('webhook-url-refused', 'The URL must not carry credentials');
-  if (url.hash !== '')
-    throw new DomainError('webhook-url-refused', 'The URL must not carry a fragment');
-  if (url.protocol === 'https:') return url.toString();
-  if (url.protocol === 'http:' && isLoopback(url.hostname)) return url.toString();
-  throw new DomainError(
-    'webhook-url-refused',
-    `The URL must use https (http only to a loopback host); got ${url.protocol}//${url.hostname}`,
-  );
+    throw refused('The URL must not carry credentials');
+  if (url.hash !== '') throw refused('The URL must not carry a fragment');
+  if (url.protocol !== 'https:' && !(allowPrivate && url.protocol === 'http:')) {
+    throw refused(
+      `The URL must use https; got ${url.protocol}//${url.hostname} (http only where the server sets ARBITER_WEBHOOKS_ALLOW_PRIVATE)`,
+    );
+  }
+  if (allowPrivate) return url.toString();
+  const literal = ipLiteralOf(url.hostname);
+  if (isLoopbackName(url.hostname) || (literal !== null && !isPublicAddress(literal))) {
+    throw refused(
+      `${url.hostname} is not a public address: loopback, private, link-local and metadata addresses are refused`,
+    );
+  }
+  return url.toString();
 }

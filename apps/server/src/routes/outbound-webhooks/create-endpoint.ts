@@ -9,7 +9,10 @@ import { problemResponses } from '../../http/responses.ts';
 import { callerOf } from '../../http/session-auth.ts';
 import { TAGS } from './params.ts';
 
-export function register(app: App, ctx: Pick<Context, 'clock' | 'db' | 'secretBox'>): void {
+export function register(
+  app: App,
+  ctx: Pick<Context, 'clock' | 'config' | 'db' | 'secretBox'>,
+): void {
   app.post(
     '/v1/webhook-endpoints',
     {
@@ -17,7 +20,7 @@ export function register(app: App, ctx: Pick<Context, 'clock' | 'db' | 'secretBo
         tags: TAGS,
         summary: 'Add a webhook endpoint; its signing secret is answered now and never again',
         description:
-          'Admins and owners. At most 20 per org (a 409 `webhook-endpoint-limit`); a URL that is not https (or http to a loopback host) is a 400 `webhook-url-refused`.',
+          'Admins and owners. At most 20 per org (a 409 `webhook-endpoint-limit`); a URL that is not https, or names a loopback, private, link-local or metadata address, is a 400 `webhook-url-refused` (unless the server sets ARBITER_WEBHOOKS_ALLOW_PRIVATE, for self-hosted and test set-ups).',
         body: EndpointInputSchema,
         response: { 201: CreatedEndpointSchema, ...problemResponses(400, 401, 403, 409) },
       },
@@ -29,6 +32,7 @@ export function register(app: App, ctx: Pick<Context, 'clock' | 'db' | 'secretBo
         callerOf(request),
         request.body,
         ctx.clock.now(),
+        ctx.config.webhooksAllowPrivate,
       );
       reply.status(201).header('location', `/v1/webhook-endpoints/${endpoint.id}`);
       return endpoint;

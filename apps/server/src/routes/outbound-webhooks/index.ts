@@ -4,13 +4,16 @@ import { requireRole, type SessionDeps, sessionHook } from '../../http/session-a
 import * as createEndpoint from './create-endpoint.ts';
 import * as deleteEndpoint from './delete-endpoint.ts';
 import * as getEndpoint from './get-endpoint.ts';
+import * as listDeliveries from './list-deliveries.ts';
 import * as listEndpoints from './list-endpoints.ts';
+import * as retryDelivery from './retry-delivery.ts';
 import * as rotateSecret from './rotate-secret.ts';
 import * as sendTest from './send-test.ts';
 import * as updateEndpoint from './update-endpoint.ts';
 
 /** What the outbound webhooks plane's hooks and routes use. */
-export type OutboundWebhookDeps = SessionDeps & Pick<Context, 'db' | 'clock' | 'secretBox'>;
+export type OutboundWebhookDeps = SessionDeps &
+  Pick<Context, 'db' | 'clock' | 'config' | 'secretBox'>;
 
 /**
  * The outbound webhooks plane: the org's webhook endpoints, behind a dashboard session of an
@@ -28,4 +31,6 @@ export const outboundWebhookRoutes: Plane<OutboundWebhookDeps> = async (app, { c
   deleteEndpoint.register(app, ctx);
   rotateSecret.register(app, ctx);
   sendTest.register(app, ctx);
+  listDeliveries.register(app, ctx);
+  retryDelivery.register(app, ctx);
 };

@@ -9,7 +9,7 @@ import { problemResponses } from '../../http/responses.ts';
 import { callerOf } from '../../http/session-auth.ts';
 import { EndpointParams, TAGS } from './params.ts';
 
-export function register(app: App, ctx: Pick<Context, 'clock' | 'db'>): void {
+export function register(app: App, ctx: Pick<Context, 'clock' | 'config' | 'db'>): void {
   app.patch(
     '/v1/webhook-endpoints/:id',
     {
@@ -22,6 +22,13 @@ export function register(app: App, ctx: Pick<Context, 'clock' | 'db'>): void {
       },
     },
     async (request) =>
-      updateEndpoint(ctx.db, callerOf(request), request.params.id, request.body, ctx.clock.now()),
+      updateEndpoint(
+        ctx.db,
+        callerOf(request),
+        request.params.id,
+        request.body,
+        ctx.clock.now(),
+        ctx.config.webhooksAllowPrivate,
+      ),
   );
 }

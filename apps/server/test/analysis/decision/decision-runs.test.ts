@@ -2,6 +2,7 @@ import { bucketOf, variantForBucket } from '@arbiter/bucketing';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Results } from '../../../src/analysis/results/results-schema.ts';
+import { startReceiver } from '../../domain/outbound-webhooks/receiver.ts';
 import { ingestAll, runNightlyFor, seeded, today } from '../../support/analysis-data.ts';
 import { experimentConfig, metric } from '../../support/builders.ts';
 import { type Harness, startHarness } from '../../support/harness.ts';
@@ -154,8 +155,16 @@ const violationsOf = async (experimentId: string) =>
 describe('a run that breaks a guardrail', () => {
   let exp: Awaited<ReturnType<typeof create>>;
   let body: Results;
+  let receiver: Awaited<ReturnType<typeof startReceiver>>;
 
   beforeAll(async () => {
+    receiver = await startReceiver();
+    const endpoint = await h.call(org.admin, {
+      method: 'POST',
+      url: '/v1/webhook-endpoints',
+      payload: { url: receiver.url, event_types: ['results.published', 'guardrail.violated'] },
+    });
+    expect(endpoint.statusCode, endpoint.body).toBe(201);
     exp = await nightlyRunOf(
       'broken-guardrail',
       1600,
@@ -196,6 +205,29 @@ describe('a run that breaks a guardrail', () => {
       target_id: exp.id,
       actor: null,
       details: { run: today(), run_kind: 'nightly', metric: 'latency', treatment: 'treatment' },
+    });
+  });
+
+  it('tells the webhook endpoints once: results published and the guardrail violated', async () => {
+    await runNightlyFor(h, today());
+    await h.ctx.webhookDelivery.drain();
+    const events = receiver.received
+      .map((r) => JSON.parse(r.body) as { type: string; data: Record<string, unknown> })
+      .filter((e) => e.data.experiment_id === exp.id);
+    expect(events.map((e) => e.type).sort()).toEqual(['guardrail.violated', 'results.published']);
+    expect(events.find((e) => e.type === 'results.published')?.data).toEqual({
+      experiment_id: exp.id,
+      day: today(),
+      final: false,
+      recommendation: 'keep_control',
+      treatment: null,
+      violations: 1,
+      link: `/experiments/${exp.id}/results?run=${today()}`,
+    });
+    expect(events.find((e) => e.type === 'guardrail.violated')?.data).toMatchObject({
+      run: today(),
+      metric: 'latency',
+      treatment: 'treatment',
     });
   });
 

@@ -4,11 +4,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { webhookDeliveries } from '../../../src/db/schema.ts';
 import { enqueueWebhookEvent } from '../../../src/domain/outbound-webhooks/outbox.ts';
 import { type Harness, startHarness } from '../../support/harness.ts';
+import { pythonVerifies } from './python-verify.ts';
 import { startReceiver, webhookHeaders } from './receiver.ts';
 
 /**
  * Delivery of outbound webhooks: signed by the Standard Webhooks scheme and verified by its
- * library unchanged, both secrets during a rotation, retries by the backoff on a test clock,
+ * libraries unchanged (TypeScript and Python), both secrets during a rotation, retries by the backoff on a test clock,
  * and the event types an endpoint asked for.
  */
 let h: Harness;
@@ -62,6 +63,9 @@ describe('delivering outbound webhooks', () => {
         webhookHeaders(got!.headers),
       ),
     ).toThrow();
+    expect(
+      pythonVerifies(got!, [secret, `whsec_${Buffer.alloc(32, 1).toString('base64')}`]),
+    ).toEqual([true, false]);
     const [row] = await deliveriesOf(id);
     expect(row).toMatchObject({ status: 'delivered', attempts: 1, lastResponseStatus: 200 });
     await receiver.close();
@@ -86,6 +90,7 @@ describe('delivering outbound webhooks', () => {
         type: 'webhook_endpoint.test',
       });
     }
+    expect(pythonVerifies(during!, [old, fresh])).toEqual([true, true]);
     advance(24 * 60 * 60 * 1000 + 1000);
     await sendTest(id);
     await h.ctx.webhookDelivery.drain();

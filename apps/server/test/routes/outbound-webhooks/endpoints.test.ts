@@ -12,7 +12,8 @@ let acme: Awaited<ReturnType<Harness['org']>>;
 let other: Awaited<ReturnType<Harness['org']>>;
 
 beforeAll(async () => {
-  h = await startHarness();
+  // A deployment's default: https to public addresses only.
+  h = await startHarness({ ARBITER_WEBHOOKS_ALLOW_PRIVATE: 'false' });
   acme = await h.org('acme_webhooks');
   other = await h.org('other_webhooks');
 });
@@ -115,6 +116,16 @@ describe('webhook endpoints', () => {
     'ftp://hooks.example.com/x',
     'https://user:pw@hooks.example.com/x',
     'not a url',
+    'http://127.0.0.1:9/hook',
+    'https://127.0.0.1/hook',
+    'https://localhost/hook',
+    'https://api.localhost/hook',
+    'https://[::1]/hook',
+    'https://10.1.2.3/hook',
+    'https://172.16.0.1/hook',
+    'https://192.168.1.10/hook',
+    'https://169.254.169.254/latest/meta-data',
+    'https://100.100.100.200/hook',
   ])('refuses %s with a 400 and stores nothing', async (url) => {
     const before = (await h.call(other.admin, { method: 'GET', url: BASE })).json().length;
     const res = await create(other.admin, { url });
@@ -123,8 +134,8 @@ describe('webhook endpoints', () => {
     expect((await h.call(other.admin, { method: 'GET', url: BASE })).json().length).toBe(before);
   });
 
-  it('admits http to a loopback host and refuses an unknown event type', async () => {
-    expect((await create(other.admin, { url: 'http://127.0.0.1:9/hook' })).statusCode).toBe(201);
+  it('admits https to a public address and refuses an unknown event type', async () => {
+    expect((await create(other.admin, { url: 'https://93.184.215.14/hook' })).statusCode).toBe(201);
     const bad = await create(other.admin, { url: 'https://h.example.com', event_types: ['nope'] });
     expect(bad.statusCode).toBe(400);
   });

@@ -39,8 +39,17 @@ async function freshEndpoint(): Promise<string> {
 interface Case {
   method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   path: string;
-  url: (id: string) => string;
+  url: (id: string) => string | Promise<string>;
   payload?: object;
+}
+
+/** The retry route needs a delivery: a test event queued by an admin makes one. */
+async function deliveryUrl(id: string): Promise<string> {
+  await h.call(acme.admin, { method: 'POST', url: `${BASE}/${id}/test` });
+  const [delivery] = (
+    await h.call(acme.admin, { method: 'GET', url: `${BASE}/${id}/deliveries` })
+  ).json();
+  return `${BASE}/${id}/deliveries/${delivery.id}/retry`;
 }
 
 const ROUTES: Case[] = [
@@ -60,12 +69,18 @@ const ROUTES: Case[] = [
     url: (id) => `${BASE}/${id}/rotate-secret`,
   },
   { method: 'POST', path: `${BASE}/{id}/test`, url: (id) => `${BASE}/${id}/test` },
+  { method: 'GET', path: `${BASE}/{id}/deliveries`, url: (id) => `${BASE}/${id}/deliveries` },
+  {
+    method: 'POST',
+    path: `${BASE}/{id}/deliveries/{delivery_id}/retry`,
+    url: deliveryUrl,
+  },
 ];
 
-const call = (route: Case, token: string | null, id: string) =>
+const call = async (route: Case, token: string | null, id: string) =>
   h.call(token, {
     method: route.method,
-    url: route.url(id),
+    url: await route.url(id),
     ...(route.payload ? { payload: route.payload } : {}),
   });
 

@@ -1,0 +1,126 @@
+import { and, desc, eq, lt, or } from 'drizzle-orm';
+import type { Database } from '../../db/connect.ts';
+import { webhookDeliveries, webhookEndpoints } from '../../db/schema.ts';
+import { UUID } from '../../schemas/uuid.ts';
+import { recordAudit } from '../audit.ts';
+import type { Caller } from '../identity/identity.ts';
+import { DomainError } from '../outcomes.ts';
+
+type Row = typeof webhookDeliveries.$inferSelect;
+
+export const DELIVERIES_PAGE_DEFAULT = 50;
+export const DELIVERIES_PAGE_MAX = 200;
+
+const present = (row: Row) => ({
+  id: row.id,
+  event_id: row.messageId,
+  event_type: row.eventType,
+  status: row.status as 'pending' | 'delivered' | 'failed',
+  attempts: row.attempts,
+  next_attempt_at: row.status === 'pending' ? row.nextAttemptAt.toISOString() : null,
+  last_response_status: row.lastResponseStatus,
+  last_error: row.lastError,
+  created_at: row.createdAt.toISOString(),
+  finished_at: row.finishedAt?.toISOString() ?? null,
+  event: JSON.parse(row.body) as unknown,
+});
+
+const endpointNotFound = (id: string) =>
+  new DomainError('webhook-endpoint-not-found', `No webhook endpoint ${id} in your org`);
+
+async function requireEndpoint(db: Pick<Database, 'select'>, orgId: string, id: string) {
+  if (!UUID.test(id)) throw endpointNotFound(id);
+  const [row] = await db
+    .select({ id: webhookEndpoints.id })
+    .from(webhookEndpoints)
+    .where(and(eq(webhookEndpoints.orgId, orgId), eq(webhookEndpoints.id, id)));
+  if (!row) throw endpointNotFound(id);
+}
+
+async function deliveryRow(db: Pick<Database, 'select'>, endpointId: string, id: string) {
+  const missing = new DomainError(
+    'webhook-delivery-not-found',
+    `No delivery ${id} of webhook endpoint ${endpointId}`,
+  );
+  if (!UUID.test(id)) throw missing;
+  const [row] = await db
+    .select()
+    .from(webhookDeliveries)
+    .where(and(eq(webhookDeliveries.endpointId, endpointId), eq(webhookDeliveries.id, id)));
+  if (!row) throw missing;
+  return row;
+}
+
+export interface DeliveryQuery {
+  status?: 'pending' | 'delivered' | 'failed';
+  limit: number;
+  startingAfter?: string;
+}
+
+/**
+ * An endpoint's deliveries, newest first, a page at a time (`startingAfter` is the last
+ * delivery id of the previous page); one more row than the page is read to say whether more lie
+ * beyond it.
+ */
+export async function listDeliveries(
+  db: Database,
+  orgId: string,
+  endpointId: string,
+  q: DeliveryQuery,
+) {
+  await requireEndpoint(db, orgId, endpointId);
+  const after = q.startingAfter ? await deliveryRow(db, endpointId, q.startingAfter) : null;
+  const rows = await db
+    .select()
+    .from(webhookDeliveries)
+    .where(
+      and(
+        eq(webhookDeliveries.endpointId, endpointId),
+        q.status ? eq(webhookDeliveries.status, q.status) : undefined,
+        after
+          ? or(
+              lt(webhookDeliveries.createdAt, after.createdAt),
+              and(
+                eq(webhookDeliveries.createdAt, after.createdAt),
+                lt(webhookDeliveries.id, after.id),
+              ),
+            )
+          : undefined,
+      ),
+    )
+    .orderBy(desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id))
+    .limit(q.limit + 1);
+  return { deliveries: rows.slice(0, q.limit).map(present), hasMore: rows.length > q.limit };
+}
+
+/**
+ * Sends a delivery once more, now, whatever its state (Svix's and Stripe's "resend"): it is
+ * due at once with its attempts kept, so a message that had spent its backoff gets exactly one
+ * more attempt, with the same `webhook-id` for the receiver to deduplicate. Audited.
+ */
+export async function retryDelivery(
+  db: Database,
+  caller: Caller,
+  endpointId: string,
+  id: string,
+  now: Date,
+) {
+  return db.transaction(async (tx) => {
+    await requireEndpoint(tx, caller.orgId, endpointId);
+    await deliveryRow(tx, endpointId, id);
+    const [row] = await tx
+      .update(webhookDeliveries)
+      .set({ status: 'pending', nextAttemptAt: now, finishedAt: null })
+      .where(eq(webhookDeliveries.id, id))
+      .returning();
+    await recordAudit(tx, {
+      orgId: caller.orgId,
+      actorUserId: caller.userId,
+      action: 'webhook_delivery.retried',
+      targetType: 'webhook_endpoint',
+      targetId: endpointId,
+      details: { delivery_id: id, event_id: row!.messageId, attempts: row!.attempts },
+    });
+    return present(row!);
+  });
+}

@@ -1,0 +1,22 @@
+import { Type } from 'typebox';
+
+const DateTime = Type.String({ format: 'date-time' });
+const Nullable = <T extends ReturnType<typeof Type.String>>(t: T, description: string) =>
+  Type.Union([t, Type.Null()], { description });
+
+/** One event queued for one endpoint, as the deliveries routes answer it. */
+export const DeliverySchema = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  event_id: Type.String({ description: 'The event id, sent as `webhook-id` on every attempt' }),
+  event_type: Type.String(),
+  status: Type.Union([Type.Literal('pending'), Type.Literal('delivered'), Type.Literal('failed')]),
+  attempts: Type.Integer({ minimum: 0 }),
+  next_attempt_at: Nullable(DateTime, 'When a pending delivery is next attempted'),
+  last_response_status: Type.Union([Type.Integer(), Type.Null()], {
+    description: "The receiver's last HTTP status; null when it gave none",
+  }),
+  last_error: Nullable(Type.String(), 'Why the last attempt failed; null after a success'),
+  created_at: DateTime,
+  finished_at: Nullable(DateTime, 'When it was delivered or given up'),
+  event: Type.Unknown({ description: 'The event as signed and sent: `{type, timestamp, data}`' }),
+});
