@@ -29,6 +29,9 @@ export const ExperimentSchema = Type.Object({
   variants: Type.Array(VariantSchema),
   dimensions: Type.Optional(Type.Array(Type.String())),
   targeting: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+  coverage: Type.Optional(
+    Type.Number({ description: 'The share of eligible users who enter; absent: 1' }),
+  ),
   layer: Type.Optional(Type.String({ description: 'The layer the experiment is in, by name' })),
   layer_weight: Type.Optional(Type.Number({ description: 'Percent of the layer’s users' })),
   layer_ranges: Type.Optional(

@@ -37,6 +37,8 @@ export function normaliseConfig(input: ExperimentConfigInput): ExperimentConfig 
   // An empty condition matches everyone: stored as absent, which is how a PUT takes targeting off.
   if (input.targeting !== undefined && Object.keys(input.targeting).length > 0)
     config.targeting = input.targeting;
+  // Full coverage is stored as absent, so a config that never narrowed it keeps its bytes.
+  if (input.coverage !== undefined && input.coverage !== 1) config.coverage = input.coverage;
   if (input.layer !== undefined) config.layer = input.layer;
   if (input.layer_weight !== undefined) config.layer_weight = input.layer_weight;
   return config;
