@@ -36,9 +36,7 @@ def in_coverage(salt: str, user_id: str, coverage: float) -> bool:
     return murmur3_x86_32(encode_utf8("coverage:" + salt + ":" + user_id)) < coverage * _HASH_SPACE
 
 
-def covered(
-    bucket: Callable[[str], Optional[str]], salt: str, coverage: float
-) -> Callable[[str], Optional[str]]:
+def covered(bucket: Callable[[str], Optional[str]], salt: str, coverage: float) -> Callable[[str], Optional[str]]:
     """``bucket`` for the users ``coverage`` admits, None for the others: the coverage check
     comes after targeting and before the experiment's own bucket."""
     if coverage >= 1:
