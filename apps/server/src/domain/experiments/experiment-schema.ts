@@ -4,6 +4,7 @@ import {
   MetricDefinitionSchema,
   VariantSchema,
 } from '../../schemas/experiment-config.ts';
+import { RolloutSchema } from '../../schemas/rollout.ts';
 
 /** How an experiment was stopped. */
 export const StopSchema = Type.Object({
@@ -32,6 +33,7 @@ export const ExperimentSchema = Type.Object({
   coverage: Type.Optional(
     Type.Number({ description: 'The share of eligible users who enter; absent: 1' }),
   ),
+  rollout: Type.Optional(RolloutSchema),
   layer: Type.Optional(Type.String({ description: 'The layer the experiment is in, by name' })),
   layer_weight: Type.Optional(Type.Number({ description: 'Percent of the layer’s users' })),
   layer_ranges: Type.Optional(
