@@ -14,6 +14,7 @@ import type { OfflineScoringQueue } from './domain/offline-runs/scoring-queue.ts
 import type { OrgStateCache } from './domain/org-state-cache.ts';
 import type { WebhookDelivery } from './domain/outbound-webhooks/delivery-loop.ts';
 import type { PatternWatch } from './domain/patterns/pattern-watch.ts';
+import type { RolloutTicker } from './domain/rollouts/ticker.ts';
 import type { AssignTallies } from './domain/targeting/assign-tallies.ts';
 import type { EventLog } from './ingest/event-log.ts';
 import type { FoldWorker } from './ingest/fold-worker.ts';
@@ -78,6 +79,8 @@ export interface Context {
   mailer: Mailer | null;
   /** Sends the queued outbound webhooks in the background. */
   webhookDelivery: WebhookDelivery;
+  /** Advances the ramps of rollouts and runs their guard in the background. */
+  rollouts: RolloutTicker;
   /** `POST /v1/assign`'s targeting tallies, added to their table in the background. */
   assignTallies: AssignTallies;
   /** Mails stored contact messages to the platform owners in the background. */

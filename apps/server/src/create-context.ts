@@ -19,6 +19,7 @@ import { createSessionVerifier } from './domain/identity/session-verifier.ts';
 import { OrgStateCache } from './domain/org-state-cache.ts';
 import { WebhookDelivery } from './domain/outbound-webhooks/delivery-loop.ts';
 import { PatternWatch } from './domain/patterns/pattern-watch.ts';
+import { RolloutTicker } from './domain/rollouts/ticker.ts';
 import { AssignTallies } from './domain/targeting/assign-tallies.ts';
 import { createMetrics } from './http/metrics.ts';
 import { CopyGroups } from './ingest/copy-groups.ts';
@@ -212,10 +213,15 @@ function orgStateOf(db: Database, clock: Clock, log: Logger) {
 
 /** The work each process does in the background besides the fold, each stopped at close. */
 function backgroundJobs(
-  deps: Pick<Context, 'db' | 'judge' | 'clock' | 'log' | 'metrics' | 'secretBox'>,
+  deps: Pick<Context, 'db' | 'judge' | 'clock' | 'log' | 'metrics' | 'secretBox'> & {
+    orgStates: { orgState: OrgStateCache };
+  },
   config: Pick<Config, 'webhooksAllowPrivate'>,
 ) {
+  // A ramp's advance changes its org's config: this process serves the new one at once.
+  const changed = (orgId: string) => deps.orgStates.orgState.invalidate(orgId);
   return {
+    rollouts: new RolloutTicker({ ...deps, changed }),
     offlineScoring: new OfflineScoring(deps),
     assignTallies: new AssignTallies(deps.db, deps.clock, deps.log),
     webhookDelivery: new WebhookDelivery(
@@ -245,7 +251,10 @@ export async function createContext(config: Config, parts: ContextParts = {}): P
   const integrations = await createIntegrations(config);
   const { mailer, judge } = integrations;
   const contactNotifier = new ContactNotifier(handle.db, mailer, config.platformOwnerEmails, log);
-  const jobs = backgroundJobs({ db: handle.db, judge, clock, log, metrics, secretBox }, config);
+  const jobs = backgroundJobs(
+    { db: handle.db, judge, clock, log, metrics, secretBox, orgStates },
+    config,
+  );
   return {
     config,
     db: handle.db,

@@ -86,8 +86,9 @@ export async function serve(config: Config): Promise<void> {
   if (config.ingestWorker) ctx.worker.start();
   // Runs another process left in `scoring` are resumed here too (docs/decisions/offline-evaluation.md#offline-runs).
   ctx.offlineScoring.start();
-  // Outbound webhooks queued by this or another process are sent from here (docs/webhooks.md).
+  // Outbound webhooks are sent and ramps advance from here (docs/webhooks.md, docs/rollouts.md).
   ctx.webhookDelivery.start();
+  ctx.rollouts.start();
   // Stored patterns a save would now refuse are found, logged and never run from here on.
   ctx.patterns.scan(ctx.clock.now()).catch((err: unknown) => {
     ctx.log.warn({ err }, 'the scan of stored patterns failed');

@@ -1,6 +1,7 @@
 """The shared eligibility vectors through the client, with the same runner for each file:
 testdata/eligibility.json (holdouts, then the layer, then targeting, then the bucket) and
-testdata/lifecycle.json (draft, running, stopped and archived experiments), on every surface,
+testdata/lifecycle.json (draft, running, stopped and archived experiments) and
+testdata/coverage.json (a running experiment's coverage), on every surface,
 with every exposure each case sends."""
 
 import asyncio
@@ -29,7 +30,9 @@ def _read(name: str) -> Dict[str, Any]:
 
 
 #: Every file the runner reads, each in place.
-FILES: Dict[str, Dict[str, Any]] = {name: _read(name) for name in ("eligibility.json", "lifecycle.json")}
+FILES: Dict[str, Dict[str, Any]] = {
+    name: _read(name) for name in ("eligibility.json", "lifecycle.json", "coverage.json")
+}
 VECTORS = FILES["eligibility.json"]
 CASES: List[Dict[str, Any]] = VECTORS["cases"]
 
@@ -92,6 +95,19 @@ def test_the_lifecycle_file_reaches_every_state() -> None:
     assert held_drafts and all(c["exposures"] == [] for c in held_drafts)
     shipped = [c for c in lifecycle["cases"] if c["experiment"] == "shipped" and c["variant"] is not None]
     assert shipped and all(e["variant"] in ("holdout", "general") for c in shipped for e in c["exposures"])
+
+
+def test_the_coverage_file_reaches_every_step_and_moves_no_one() -> None:
+    coverage = FILES["coverage.json"]
+    reasons = {c.get("reason") for c in coverage["cases"]}
+    assert {None, "not_covered", "not_enrolled", "held_out", "not_targeted", "draft"} <= reasons
+    by_step = {
+        name: [c for c in coverage["cases"] if c["experiment"] == name] for name in ("ramp-10", "ramp-50", "ramp-100")
+    }
+    admitted = [i for i, c in enumerate(by_step["ramp-10"]) if c.get("reason") != "not_covered"]
+    assert admitted
+    for i in admitted:
+        assert by_step["ramp-50"][i]["variant"] == by_step["ramp-100"][i]["variant"] == by_step["ramp-10"][i]["variant"]
 
 
 def test_every_case_assigns_prompts_and_merges_as_it_says(

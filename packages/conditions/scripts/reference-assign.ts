@@ -4,7 +4,7 @@
  * write-lifecycle.ts) compute their expected answers with it, from the reference pieces
  * (packages/conditions, packages/bucketing).
  */
-import { bucketOf, variantForBucket } from '@arbiter/bucketing';
+import { bucketOf, inCoverage, variantForBucket } from '@arbiter/bucketing';
 import { evalCondition } from '../src/index.ts';
 
 export interface Experiment {
@@ -20,6 +20,8 @@ export interface Experiment {
   /** Present only when status is stopped: the variant every eligible user gets. */
   served_variant?: string;
   targeting?: unknown;
+  /** The share (0 to 1) of eligible users who enter a running experiment; absent: 1. */
+  coverage?: number;
   layer?: string;
   layer_ranges?: Array<{ start: number; end: number }>;
   holdouts?: string[];
@@ -50,6 +52,7 @@ export type Reason =
   | 'held_out'
   | 'not_in_layer'
   | 'not_targeted'
+  | 'not_covered'
   | 'not_enrolled'
   | 'draft'
   | 'unknown_experiment';
@@ -74,7 +77,9 @@ const inRanges = (ranges: ReadonlyArray<{ start: number; end: number }>, bucket:
  * holdouts (in the experiment's order; each one reached records an exposure to the holdout,
  * `holdout` or `general`, and the first that holds the user out ends it), the layer, targeting;
  * a stopped experiment then serves its `served_variant` whatever the bucket and records no
- * exposure of its own; a running one (status absent or `running`) reads its own bucket.
+ * exposure of its own; a running one (status absent or `running`) admits the user when the
+ * coverage hash is within its coverage (`not_covered` otherwise, no exposure of its own), then
+ * reads its own bucket.
  */
 export function referenceAssign(
   world: World,
@@ -111,6 +116,8 @@ export function referenceAssign(
       throw new Error(`${experiment.name}: no served_variant`);
     return { variant: experiment.served_variant, exposures };
   }
+  if (experiment.coverage !== undefined && !inCoverage(experiment.salt, user, experiment.coverage))
+    return { variant: null, reason: 'not_covered', exposures };
   const variant = variantForBucket(
     experiment.ranges,
     bucketOf(experiment.salt, user, experiment.bucket_count),

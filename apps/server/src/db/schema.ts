@@ -26,6 +26,7 @@ import type {
   StoredSlices,
 } from '../schemas/analysis-run.ts';
 import type { ExperimentConfig } from '../schemas/experiment-config.ts';
+import type { GuardrailReading } from '../schemas/rollout.ts';
 
 /** A run of a layer's buckets handed to an experiment; `retired` once given up, for good. */
 export interface LayerRun {
@@ -981,4 +982,54 @@ export const webhookDeliveries = pgTable(
     index('webhook_deliveries_due').on(t.nextAttemptAt).where(sql`status = 'pending'`),
     index('webhook_deliveries_endpoint').on(t.endpointId, t.createdAt),
   ],
+);
+
+/**
+ * The ramp of an experiment with a rollout (docs/rollouts.md): one row from its start, the
+ * step it is at (0-based), when the current step's hold ends (`advance_at`; null at the last
+ * step or while paused) and when the guard next evaluates it (`guard_at`). `state`: running,
+ * paused (by the guard or a user) or ended (the experiment stopped).
+ */
+export const experimentRollouts = pgTable(
+  'experiment_rollouts',
+  {
+    experimentId: uuid('experiment_id')
+      .primaryKey()
+      .references(() => experiments.id),
+    orgId: uuid('org_id')
+      .notNull()
+      .references(() => orgs.id),
+    state: text('state').$type<'running' | 'paused' | 'ended'>().notNull(),
+    step: integer('step').notNull(),
+    stepStartedAt: timestamp('step_started_at', { withTimezone: true }).notNull(),
+    advanceAt: timestamp('advance_at', { withTimezone: true }),
+    guardAt: timestamp('guard_at', { withTimezone: true }),
+    pausedBy: text('paused_by').$type<'guard' | 'user'>(),
+    pausedReason: text('paused_reason'),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    index('experiment_rollouts_advance_due').on(t.advanceAt).where(sql`state = 'running'`),
+    index('experiment_rollouts_guard_due').on(t.guardAt).where(sql`state = 'running'`),
+  ],
+);
+
+/** One evaluation of a ramp's guard: what it saw and what it did; once per experiment and instant. */
+export const rolloutEvaluations = pgTable(
+  'rollout_evaluations',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    experimentId: uuid('experiment_id')
+      .notNull()
+      .references(() => experiments.id),
+    orgId: uuid('org_id').notNull(),
+    evaluatedAt: timestamp('evaluated_at', { withTimezone: true }).notNull(),
+    step: integer('step').notNull(),
+    coverage: doublePrecision('coverage').notNull(),
+    srmP: doublePrecision('srm_p'),
+    guardrails: jsonb('guardrails').$type<GuardrailReading[]>().notNull(),
+    action: text('action').$type<'none' | 'paused' | 'rolled_back'>().notNull(),
+    reason: text('reason'),
+  },
+  (t) => [uniqueIndex('rollout_evaluations_once').on(t.experimentId, t.evaluatedAt)],
 );

@@ -12,6 +12,7 @@ import { loadCurrentVersion } from './experiments/current-version.ts';
 import { type EligibilityWorld, eligibilityWorld } from './experiments/eligibility.ts';
 import { effectivePlan } from './plans/effective-plan.ts';
 import type { Plan } from './plans/plans.ts';
+import { coverageCheck } from './rollouts/coverage.ts';
 import { type SavedGroupValues, savedGroupValues } from './saved-groups/service.ts';
 
 /** One experiment as the client libraries receive it (docs/wire-format.md). */
@@ -25,6 +26,8 @@ export interface ClientExperiment {
   variants: Variant[];
   /** Who may enter; absent when everyone may. */
   targeting?: Record<string, unknown>;
+  /** The share of eligible users who enter while it runs; absent: 1. */
+  coverage?: number;
   /** The layer the experiment is in, and the layer buckets it owns; absent outside a layer. */
   layer?: string;
   layer_ranges?: Array<{ start: number; end: number }>;
@@ -82,6 +85,8 @@ export interface OrgState {
       windowStartMs: number;
       variantKeys: Set<string>;
       bucketOf: (userId: string) => number;
+      /** The coverage check; absent when the coverage is whole. */
+      covers?: (userId: string) => boolean;
       /** The targeting holds a pattern the server must not run (PatternWatch): no one matches. */
       targetingDenied: boolean;
     }
@@ -144,6 +149,7 @@ async function loadExperiments(db: Database, orgId: string): Promise<LoadedExper
       ...servedStatus(row),
     };
     if (config.targeting !== undefined) client.targeting = config.targeting;
+    if (config.coverage !== undefined) client.coverage = config.coverage;
     if (config.layer !== undefined) {
       client.layer = config.layer;
       client.layer_ranges = version.layerRanges ?? [];
@@ -354,6 +360,9 @@ function lookupOf(list: LoadedExperiment[], denied: string[]): OrgState['lookup'
       windowStartMs,
       variantKeys: new Set(client.variants.map((v) => v.key)),
       bucketOf: createBucketer(client.salt, client.bucket_count),
+      ...(client.coverage === undefined
+        ? {}
+        : { covers: coverageCheck(client.salt, client.coverage) }),
       targetingDenied: denied.includes(client.id),
     };
     lookup.set(client.id, enriched);

@@ -48,6 +48,8 @@ export type DomainCode =
   | 'holdout-not-found'
   | 'holdout-name-taken'
   | 'holdout-not-sticky'
-  | 'invalid-transition';
+  | 'invalid-transition'
+  | 'rollout-not-found'
+  | 'rollout-conflict';
 
 export class DomainError extends Outcome<DomainCode> {}

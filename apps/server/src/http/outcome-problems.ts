@@ -54,6 +54,8 @@ const PROBLEM_OF = {
     'holdout-name-taken': 'holdout-name-taken',
     'holdout-not-sticky': 'allocation-not-sticky',
     'invalid-transition': 'invalid-transition',
+    'rollout-not-found': 'rollout-not-found',
+    'rollout-conflict': 'rollout-conflict',
   } satisfies Record<DomainCode, ProblemSlug>,
   ingest: {
     'nothing-accepted': 'validation-error',

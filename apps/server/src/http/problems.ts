@@ -127,6 +127,18 @@ export const PROBLEMS = {
     about:
       'An experiment moves draft → running (start), running → stopped (stop), draft or stopped → archived (archive) and archived → the status it came from (unarchive); a stopped or archived experiment is not changed by a PUT. `current_status` is where the experiment is and `allowed_transitions` what it may do from there.',
   },
+  'rollout-conflict': {
+    status: 409,
+    title: 'The ramp cannot make that move',
+    about:
+      'A ramp pauses while running, resumes while paused and jumps to one of its steps while running or paused; once the experiment stopped its ramp has ended. A PUT may not change the coverage or the rollout of an experiment whose ramp has started: pause, resume or jump instead. `state` is where the ramp is.',
+  },
+  'rollout-not-found': {
+    status: 404,
+    title: 'No ramp',
+    about:
+      'The experiment has no ramp yet: it has no rollout, or it has one and has not started (starting sets the first step).',
+  },
   'billing-not-configured': {
     status: 409,
     title: 'Billing is not configured',

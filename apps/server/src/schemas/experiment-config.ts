@@ -12,6 +12,7 @@ import {
 } from '@arbiter/contract';
 import { type Static, Type } from 'typebox';
 import { FreeFormObject } from './free-form-json.ts';
+import { type RolloutConfig, RolloutSchema } from './rollout.ts';
 import { Text, TextMatching } from './text.ts';
 
 /** Field shapes of ExperimentConfig that the contract leaves open are decided here (docs/decisions/experiments.md#experiment-fields). */
@@ -160,6 +161,15 @@ const configFields = {
     }),
   ),
   targeting: Type.Optional(TargetingSchema()),
+  coverage: Type.Optional(
+    Type.Number({
+      minimum: 0,
+      maximum: 1,
+      description:
+        'The share of eligible users (past holdouts, layer and targeting) who enter while the experiment runs, by a hash of its own (docs/wire-format.md#coverage); default 1. Raising it only adds users and moves no one between variants; lowering it takes users out (they get null). The arms keep their shares',
+    }),
+  ),
+  rollout: Type.Optional(RolloutSchema),
   layer: Type.Optional(
     ConfigName(
       'The layer (by name) whose users the experiment shares with the layer’s other experiments, never overlapping them; set at creation and frozen. Needs layer_weight',
@@ -192,6 +202,8 @@ export const ExperimentChangeSchema = Type.Object(
     description: configFields.description,
     dimensions: configFields.dimensions,
     targeting: configFields.targeting,
+    coverage: configFields.coverage,
+    rollout: configFields.rollout,
     layer: configFields.layer,
     layer_weight: configFields.layer_weight,
   },
@@ -216,6 +228,10 @@ export interface ExperimentConfig {
   dimensions?: string[];
   /** Who may enter; absent when everyone may. */
   targeting?: Record<string, unknown>;
+  /** The share of eligible users who enter while it runs; absent: 1. */
+  coverage?: number;
+  /** The ramp of coverage and its guard (docs/rollouts.md); absent: no ramp. */
+  rollout?: RolloutConfig;
   /** The layer the experiment belongs to, by name, with its percent of the layer's users. */
   layer?: string;
   layer_weight?: number;

@@ -1,6 +1,7 @@
 import {
   BUCKETING_VERSION,
   createBucketer,
+  createCoverage,
   UserHasher,
   variantForBucket,
 } from '@arbiter/bucketing';
@@ -46,6 +47,8 @@ export interface CompiledExperiment extends ExposureTarget, TalliedExperiment {
   readonly gate: Gate | null;
   /** Whether the attributes pass the targeting (docs/wire-format.md); null when everyone may enter. */
   readonly targeted: ((attributes: AnyAttributes) => boolean) | null;
+  /** Whether the coverage admits a user (docs/wire-format.md#coverage); null at full coverage. */
+  readonly covers: ((userId: string) => boolean) | null;
   /**
    * The bucket hash of a user (`bucketOf` is it modulo `bucketCount`) and, in `hasher.second`,
    * a second hash of the id from the same pass: together the fingerprint of exposures.
@@ -95,7 +98,8 @@ export class ConfigStore {
 
   /**
    * The variant of `userId`, or null when a holdout holds the user out, the layer bucket is not
-   * the experiment's, the targeting does not match `attributes` or the bucket is in no range: in
+   * the experiment's, the targeting does not match `attributes`, the coverage leaves the user
+   * out or the bucket is in no range: in
    * that order, as the server and every client decide it. The holdouts reached queue their
    * exposures in `holdoutExposures` (none when null); a check that reaches the targeting is
    * counted in `tallies` (none when null).
@@ -118,11 +122,13 @@ export class ConfigStore {
     }
     if (experiment.targeted === null || tallies === null) {
       if (experiment.targeted !== null && !experiment.targeted(attributes ?? {})) return null;
+      if (experiment.covers !== null && !experiment.covers(userId)) return null;
       return variantForBucket(experiment.ranges, experiment.bucketOf(userId));
     }
     // The tally's fingerprint and the bucket come from one hash of the id.
     const hash = experiment.hasher.hash(userId);
     if (!passesTargeting(experiment, hash, attributes, tallies)) return null;
+    if (experiment.covers !== null && !experiment.covers(userId)) return null;
     return variantForBucket(experiment.ranges, hash % experiment.bucketCount);
   }
 
@@ -149,7 +155,8 @@ export class ConfigStore {
     const second = experiment.hasher.second;
     const targeted = experiment.targeted;
     const matched = targeted === null || targeted(attributes ?? {});
-    const variant = matched
+    const admitted = matched && (experiment.covers === null || experiment.covers(userId));
+    const variant = admitted
       ? variantForBucket(experiment.ranges, hash % experiment.bucketCount)
       : null;
     const tallyHi = tallied && targeted !== null ? second ^ experiment.tallyCode : null;
@@ -289,6 +296,8 @@ function compile(
   if (lifecycle === null) return null;
   const gate = gates.gateOf(raw);
   if (gate === 'unreadable') return null;
+  const covers = coverageOf(raw.coverage, salt);
+  if (covers === undefined) return null;
   return {
     id,
     name,
@@ -300,12 +309,26 @@ function compile(
     variants,
     gate,
     targeted: targetingOf(raw.targeting, scope),
+    covers,
     hasher: new UserHasher(salt),
     variantKeys,
     variantCodes,
     tallyCode: tallyCodeBeside(variantCodes),
     exposures: previous.get(id)?.exposures ?? new ExposureDedup(exposureDedupCapacity),
   };
+}
+
+/**
+ * The coverage check: null when whole (absent or 1), undefined when the value cannot be read (a
+ * number from 0 to 1), which leaves the experiment out (the control behaviour).
+ */
+function coverageOf(
+  coverage: unknown,
+  salt: string,
+): ((userId: string) => boolean) | null | undefined {
+  if (coverage === undefined || coverage === 1) return null;
+  if (typeof coverage !== 'number' || !(coverage >= 0 && coverage <= 1)) return undefined;
+  return createCoverage(salt, coverage);
 }
 
 /**

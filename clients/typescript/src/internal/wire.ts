@@ -31,6 +31,8 @@ export interface ExperimentConfig {
   variants: WireVariant[];
   /** Who may enter: a condition over the user's attributes; absent when everyone may. */
   targeting?: unknown;
+  /** The share (0 to 1) of eligible users who enter while it runs; absent: 1. */
+  coverage?: number;
   /** The layer the experiment is in, by name, and the layer buckets it owns. */
   layer?: string;
   layer_ranges?: WireSpan[];

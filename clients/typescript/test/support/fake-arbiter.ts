@@ -17,6 +17,7 @@ export interface ConfigDoc {
     ranges: { variant: string; start: number; end: number }[];
     variants: { key: string; prompt?: string; variables?: Record<string, unknown> }[];
     targeting?: unknown;
+    coverage?: number;
     layer?: string;
     layer_ranges?: { start: number; end: number }[];
     holdouts?: string[];

@@ -13,6 +13,7 @@ export type IneligibleReason =
   | 'held_out'
   | 'not_in_layer'
   | 'not_targeted'
+  | 'not_covered'
   | 'not_enrolled';
 
 export interface Eligibility {
@@ -24,6 +25,8 @@ export interface Eligibility {
 export interface EligibleExperiment {
   ranges: ReadonlyArray<{ variant: string; start: number; end: number }>;
   bucketOf: (userId: string) => number;
+  /** Whether the coverage admits the user (the coverage hash); absent: everyone. */
+  covers?: (userId: string) => boolean;
   targeting?: Record<string, unknown>;
   /** True when the targeting holds a stored pattern the server must not run: no one matches. */
   targetingDenied?: boolean;
@@ -80,8 +83,8 @@ const inSpans = (spans: readonly BucketSpan[], bucket: number) =>
 /**
  * Who enters an experiment, in the order every evaluator follows
  * (docs/wire-format.md#who-enters-an-experiment-holdouts-layers-targeting): a draft lets no one
- * in; then holdouts, the layer, targeting, then the experiment's own bucket, or, once stopped,
- * its served variant whatever the bucket. A holdout the world lacks holds no one out; a layer it
+ * in; then holdouts, the layer, targeting, then, once stopped, its served variant whatever the
+ * bucket and the coverage; while it runs, the coverage, then the experiment's own bucket. A holdout the world lacks holds no one out; a layer it
  * lacks lets no one in.
  */
 export function eligibility(
@@ -111,6 +114,8 @@ export function eligibility(
     return { variant: null, reason: 'not_targeted' };
   if (experiment.status === 'stopped' && experiment.served_variant !== undefined)
     return { variant: experiment.served_variant };
+  if (experiment.covers !== undefined && !experiment.covers(userId))
+    return { variant: null, reason: 'not_covered' };
   const variant = variantForBucket(experiment.ranges, experiment.bucketOf(userId));
   return variant === null ? { variant: null, reason: 'not_enrolled' } : { variant };
 }

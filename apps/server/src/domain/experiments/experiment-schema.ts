@@ -4,6 +4,7 @@ import {
   MetricDefinitionSchema,
   VariantSchema,
 } from '../../schemas/experiment-config.ts';
+import { RolloutSchema } from '../../schemas/rollout.ts';
 
 /** How an experiment was stopped. */
 export const StopSchema = Type.Object({
@@ -29,6 +30,10 @@ export const ExperimentSchema = Type.Object({
   variants: Type.Array(VariantSchema),
   dimensions: Type.Optional(Type.Array(Type.String())),
   targeting: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+  coverage: Type.Optional(
+    Type.Number({ description: 'The share of eligible users who enter; absent: 1' }),
+  ),
+  rollout: Type.Optional(RolloutSchema),
   layer: Type.Optional(Type.String({ description: 'The layer the experiment is in, by name' })),
   layer_weight: Type.Optional(Type.Number({ description: 'Percent of the layer’s users' })),
   layer_ranges: Type.Optional(

@@ -15,6 +15,7 @@ import { DomainError } from '../outcomes.ts';
 import { refuseSlowPatterns } from '../patterns/redos-analysis.ts';
 import { effectivePlan } from '../plans/effective-plan.ts';
 import { PLAN_LIMITS } from '../plans/plans.ts';
+import { checkRampChange, startRamp } from '../rollouts/ramp.ts';
 import { checkGroupsExist } from '../saved-groups/service.ts';
 import { createVersioned, updateVersioned, type VersionedConfig } from '../versioned-config.ts';
 import {
@@ -246,6 +247,10 @@ export async function createExperiment(
     await checkGroupsExist(tx, caller.orgId, config.targeting);
     await checkConfigSize(tx, caller.orgId, null, config, limits);
     const status = input.status ?? 'running';
+    // Created running with a rollout, the ramp starts at once: version 1 has step 1's coverage.
+    const first = status === 'running' ? config.rollout?.steps[0]?.coverage : undefined;
+    if (first !== undefined) config.coverage = first;
+    if (first === 1) delete config.coverage;
     const row = await insertExperimentRow(tx, caller.orgId, config, { status });
     if (row === undefined) throw nameTaken(config.name);
     const layerRanges = await claimLayer(tx, caller, row.id, config);
@@ -255,6 +260,8 @@ export async function createExperiment(
       bucketMap,
       layerRanges,
     });
+    if (status === 'running' && config.rollout !== undefined)
+      await startRamp(tx, row, config.rollout, now, caller.userId);
     return { row: stored(row, version), details: createdDetails(config.name, row.status) };
   });
 }
@@ -331,6 +338,7 @@ async function writeChange(
   const before = current.version.config;
   const after = changedConfig(before, change);
   checkConfig(after);
+  await checkRampChange(tx, row, before, after);
   await checkPlanAllows(tx, caller.orgId, after, now);
   await checkGroupsExist(tx, caller.orgId, after.targeting);
   await checkConfigSize(tx, caller.orgId, id, after, limits);

@@ -10,6 +10,7 @@ import { quantileLevel } from '@arbiter/stats';
 import type { ExperimentConfig, ExperimentConfigInput } from '../../schemas/experiment-config.ts';
 import { UUID } from '../../schemas/uuid.ts';
 import { DomainError } from '../outcomes.ts';
+import { rolloutErrors } from '../rollouts/rollout-config.ts';
 
 interface FieldError {
   pointer: string;
@@ -37,6 +38,9 @@ export function normaliseConfig(input: ExperimentConfigInput): ExperimentConfig 
   // An empty condition matches everyone: stored as absent, which is how a PUT takes targeting off.
   if (input.targeting !== undefined && Object.keys(input.targeting).length > 0)
     config.targeting = input.targeting;
+  // Full coverage is stored as absent, so a config that never narrowed it keeps its bytes.
+  if (input.coverage !== undefined && input.coverage !== 1) config.coverage = input.coverage;
+  if (input.rollout !== undefined) config.rollout = input.rollout;
   if (input.layer !== undefined) config.layer = input.layer;
   if (input.layer_weight !== undefined) config.layer_weight = input.layer_weight;
   return config;
@@ -170,6 +174,7 @@ export function checkConfig(config: ExperimentConfig): void {
   for (const problem of checkCondition(config.targeting ?? {})) {
     errors.push({ pointer: `#/targeting${problem.pointer}`, detail: problem.message });
   }
+  errors.push(...rolloutErrors(config.rollout));
   if (errors.length > 0) {
     const first = errors[0] as FieldError;
     throw new DomainError(

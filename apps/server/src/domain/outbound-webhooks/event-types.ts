@@ -11,6 +11,8 @@ export const WEBHOOK_EVENT_TYPES = [
   'experiment.started',
   'experiment.stopped',
   'experiment.archived',
+  'experiment.rollout_advanced',
+  'rollout.paused',
   'webhook_endpoint.test',
 ] as const;
 

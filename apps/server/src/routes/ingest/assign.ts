@@ -18,10 +18,18 @@ const AssignResponse = Type.Object({
   config_version: Type.Integer(),
   reason: Type.Optional(
     Type.Enum(
-      ['draft', 'held_out', 'not_in_layer', 'not_targeted', 'not_enrolled', 'unknown_experiment'],
+      [
+        'draft',
+        'held_out',
+        'not_in_layer',
+        'not_targeted',
+        'not_covered',
+        'not_enrolled',
+        'unknown_experiment',
+      ],
       {
         description:
-          'Why variant is null, in the order decided (docs/wire-format.md#who-enters-an-experiment-holdouts-layers-targeting): the experiment is a draft (nothing is evaluated), a holdout of the experiment holds the user out, the user’s layer bucket is owned by another experiment of the layer (or none), the attributes do not match the targeting, the user’s bucket is in no range; or no experiment has this id or name (an archived one included)',
+          'Why variant is null, in the order decided (docs/wire-format.md#who-enters-an-experiment-holdouts-layers-targeting): the experiment is a draft (nothing is evaluated), a holdout of the experiment holds the user out, the user’s layer bucket is owned by another experiment of the layer (or none), the attributes do not match the targeting, the user is outside the experiment’s coverage, the user’s bucket is in no range; or no experiment has this id or name (an archived one included)',
       },
     ),
   ),
@@ -49,7 +57,7 @@ const AssignBody = Type.Object(
 );
 
 /** Whether a decision got as far as the targeting: past the holdouts and the layer. */
-const REACHED_TARGETING = new Set([undefined, 'not_targeted', 'not_enrolled']);
+const REACHED_TARGETING = new Set([undefined, 'not_targeted', 'not_covered', 'not_enrolled']);
 
 function answer(
   tallies: AssignTallies,

@@ -28,6 +28,12 @@ const ClientExperiment = Type.Object({
         'Who may enter: a condition over the attributes passed to assign (docs/wire-format.md); absent when everyone may',
     }),
   ),
+  coverage: Type.Optional(
+    Type.Number({
+      description:
+        'The share (0 to 1) of eligible users who enter while the experiment runs: a user enters when murmur3_x86_32(UTF-8("coverage:" + salt + ":" + user_id), seed 0) < coverage × 2^32 (docs/wire-format.md#coverage), else null (reason not_covered) and no exposure. Absent: 1. Not read once stopped',
+    }),
+  ),
   layer: Type.Optional(
     Type.String({ description: 'The layer (a name in `layers`) the experiment is in' }),
   ),

@@ -6,6 +6,7 @@ import { bumpConfigVersion } from '../../config-version.ts';
 import type { Caller } from '../../identity/identity.ts';
 import { enqueueLifecycleEvent } from '../../outbound-webhooks/experiment-events.ts';
 import { DomainError } from '../../outcomes.ts';
+import { endRamp, startRamp } from '../../rollouts/ramp.ts';
 import { loadCurrentVersion } from '../current-version.ts';
 import { addressed, type Experiment, notFound, present } from '../service.ts';
 import { actorNames } from './actors.ts';
@@ -101,6 +102,10 @@ export async function transition(
       .where(eq(experiments.id, locked.id))
       .returning();
     await bumpConfigVersion(tx, caller.orgId);
+    const rollout = current!.version.config.rollout;
+    if (move === 'start' && rollout !== undefined)
+      await startRamp(tx, updated!, rollout, now, caller.userId);
+    if (move === 'stop') await endRamp(tx, locked.id);
     await recordAudit(tx, {
       orgId: caller.orgId,
       actorUserId: caller.userId,
@@ -110,7 +115,9 @@ export async function transition(
       details: auditDetails(locked.status, updated!),
     });
     await enqueueLifecycleEvent(tx, move, locked.status, updated!, now);
-    return { row: updated!, version: current!.version };
+    // The start of a ramp minted a version with its first step's coverage.
+    const [latest] = await loadCurrentVersion(tx, eq(experiments.id, locked.id));
+    return { row: latest!.row, version: latest!.version };
   });
   return present(row, version, await actorNames(db, [row.stoppedBy]));
 }

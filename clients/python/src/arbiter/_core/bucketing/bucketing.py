@@ -25,6 +25,45 @@ def bucket_of(salt: str, user_id: str, bucket_count: int) -> int:
     return murmur3_x86_32(encode_utf8(salt + ":" + user_id)) % bucket_count
 
 
+#: 2^32: every murmur3_x86_32 result is below it.
+_HASH_SPACE = 4294967296
+
+
+def in_coverage(salt: str, user_id: str, coverage: float) -> bool:
+    """Coverage hash version 1 (docs/wire-format.md#coverage): a user enters an experiment of
+    coverage ``c`` when murmur3_x86_32(UTF-8("coverage:" + salt + ":" + user_id)) < c * 2^32, a
+    bound exact in binary floating point, so every language compares the same numbers."""
+    return murmur3_x86_32(encode_utf8("coverage:" + salt + ":" + user_id)) < coverage * _HASH_SPACE
+
+
+def covered(bucket: Callable[[str], Optional[str]], salt: str, coverage: float) -> Callable[[str], Optional[str]]:
+    """``bucket`` for the users ``coverage`` admits, None for the others: the coverage check
+    comes after targeting and before the experiment's own bucket."""
+    if coverage >= 1:
+        return bucket
+    if not coverage > 0:
+        return lambda user_id: None
+    bound = coverage * _HASH_SPACE
+    prefix = encode_utf8("coverage:" + salt + ":")
+    mixed = len(prefix) & ~3
+    state = mix_blocks(0, prefix[:mixed])
+    tail = prefix[mixed:]
+    hash_from, encode = finish, encode_utf8
+
+    def assign(user_id: str) -> Optional[str]:
+        try:
+            data = user_id.encode("utf-8")
+        except UnicodeEncodeError:
+            data = encode(user_id)
+        if tail:
+            data = tail + data
+        if hash_from(state, data, mixed + len(data)) >= bound:
+            return None
+        return bucket(user_id)
+
+    return assign
+
+
 def make_assigner(
     salt: str, bucket_count: int, ranges: Sequence[Range], hash32: Optional[Hash32] = None
 ) -> Callable[[str], Optional[str]]:

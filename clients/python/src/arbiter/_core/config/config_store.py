@@ -3,7 +3,7 @@
 import threading
 from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
 
-from arbiter._core.bucketing.bucketing import BUCKETING_VERSION, Range, make_assigner
+from arbiter._core.bucketing.bucketing import BUCKETING_VERSION, Range, covered, make_assigner
 from arbiter._core.engine import PLAIN, Engine
 from arbiter._core.evaluation.conditions import CompiledCondition
 from arbiter._core.evaluation.field_table import FieldTable, field_table_of
@@ -215,7 +215,8 @@ def _compile(raw: Any, previous: Mapping[str, CompiledExperiment], shared: _Shar
     lifecycle = _lifecycle(raw, variants)
     holdouts = _holdouts(raw.get("holdouts"), shared.holdouts)
     usable, in_layer = _in_layer(raw.get("layer"), raw.get("layer_ranges"), shared.layers)
-    if lifecycle is None or holdouts is None or not usable:
+    coverage = _coverage(raw.get("coverage"))
+    if lifecycle is None or holdouts is None or not usable or coverage is None:
         return None
     engine = shared.engine
     status, served = lifecycle
@@ -244,7 +245,7 @@ def _compile(raw: Any, previous: Mapping[str, CompiledExperiment], shared: _Shar
     exposures = kept if kept is not None else engine.new_table(shared.exposure_dedup_capacity)
     reached = None if targeting is None or shared.tallies is None else shared.tallies.reached_in(id_, exposures)
     variant = make_variant(
-        make_assigner(salt, bucket_count, ranges, engine.hash32),
+        covered(make_assigner(salt, bucket_count, ranges, engine.hash32), salt, coverage),
         targeting,
         shared.saved_groups,
         holdouts,
@@ -254,7 +255,8 @@ def _compile(raw: Any, previous: Mapping[str, CompiledExperiment], shared: _Shar
         shared.field_table,
         engine.targeting,
     )
-    plain = (salt, bucket_count, ranges) if targeting is None and not holdouts and in_layer is None else None
+    whole = targeting is None and not holdouts and in_layer is None and coverage >= 1
+    plain = (salt, bucket_count, ranges) if whole else None
     accelerated = engine.assign_entry(id_, variant, exposures, reached, plain)
     return CompiledExperiment(id_, name, variant, variants, exposures, reached, accelerated, True)
 
@@ -303,6 +305,16 @@ def _lifecycle(raw: Dict[str, Any], variants: Mapping[str, Any]) -> Optional[Tup
         return status, None
     served = raw.get("served_variant")
     return (status, served) if isinstance(served, str) and served in variants else None
+
+
+def _coverage(raw: Any) -> Optional[float]:
+    """The share of eligible users who enter while it runs: absent is 1; None when it is not a
+    number from 0 to 1 (the experiment is then left out, the control behaviour)."""
+    if raw is None:
+        return 1.0
+    if isinstance(raw, bool) or not isinstance(raw, (int, float)) or not 0 <= raw <= 1:
+        return None
+    return float(raw)
 
 
 def _not_started(user: str, attributes: Any = None, expose_holdout: Any = None) -> Optional[str]:

@@ -534,7 +534,14 @@ public final class Arbiter implements AutoCloseable {
     if (entry.gate != null && !passes(entry.gate, user, trackExposures, attributes)) {
       return false;
     }
-    if (entry.admits(attributes)) return true;
+    if (entry.admits(attributes)) {
+      if (entry.covers(user)) return true;
+      // Matched, then left out by the coverage: the targeting's tally counts a match.
+      if (entry.targeted && tallies != null) {
+        tallies.reached(entry, entry.bucketer.hashOf(user), user, true, day.dayTime());
+      }
+      return false;
+    }
     if (tallies != null) {
       tallies.reached(entry, entry.bucketer.hashOf(user), user, false, day.dayTime());
     }
@@ -554,7 +561,7 @@ public final class Arbiter implements AutoCloseable {
     if (!entry.targeted || tallies == null) return entry.variantOf(user, attributes);
     boolean matched = entry.admits(attributes);
     int hash = entry.bucketer.hashOf(user);
-    int range = matched ? entry.rangeOf(hash) : -1;
+    int range = matched && entry.covers(user) ? entry.rangeOf(hash) : -1;
     tallies.reached(entry, hash, user, matched, day.dayTime());
     return range < 0 ? null : entry.owner(range);
   }

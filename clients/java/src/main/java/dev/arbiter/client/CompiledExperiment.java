@@ -86,11 +86,15 @@ final class CompiledExperiment {
   final boolean targeted;
   /** XORed into a tally's fingerprint in place of a variant key's hash: no variant has it. */
   private final long tallyKey;
+  /** The coverage hash's bucketer ({@code "coverage:" + salt}); null at full coverage. */
+  private final Bucketer coverage;
+  /** A user enters when the coverage hash is below this: coverage × 2^32, exact in a double. */
+  private final double coverageBound;
 
   CompiledExperiment(String id, String name, Lifecycle lifecycle, Bucketer bucketer,
       long[] starts, long[] ends, String[] owners, Map<String, Variant> variants,
       ExposureTable exposed, Object targeting, Map<String, ?> savedGroups, ExperimentGate gate,
-      FieldTable fields) {
+      FieldTable fields, String salt, double coverage) {
     this.id = id;
     this.name = name;
     this.status = lifecycle.status;
@@ -110,7 +114,9 @@ final class CompiledExperiment {
     this.nobody = !everyone && !readable;
     this.savedGroups = savedGroups;
     this.gate = gate;
-    this.open = gate == null && everyone;
+    this.coverage = coverage >= 1 ? null : new Bucketer("coverage:" + salt, 1);
+    this.coverageBound = coverage * 4_294_967_296.0;
+    this.open = gate == null && everyone && this.coverage == null;
     this.targeted = !everyone;
     this.tallyKey = tallyKeyBeside(ownerKeys);
   }
@@ -135,7 +141,7 @@ final class CompiledExperiment {
    * the server and every client order it; the caller has passed the gate already.
    */
   String variantOf(String user, Map<String, ?> attributes) {
-    if (!admits(attributes)) return null;
+    if (!admits(attributes) || !covers(user)) return null;
     int range = rangeOf(bucketer.hashOf(user));
     return range < 0 ? null : owners[range];
   }
@@ -151,6 +157,27 @@ final class CompiledExperiment {
       return targeting.matches((PreparedAttributes) attributes, savedGroups);
     }
     return targeting.matches(attributes == null ? Map.of() : attributes, savedGroups);
+  }
+
+  /**
+   * Whether the coverage lets the user in (docs/wire-format.md#coverage): the coverage hash,
+   * {@code murmur3_x86_32(UTF-8("coverage:" + salt + ":" + user))}, below coverage × 2^32.
+   * Read after the targeting, before the bucket.
+   */
+  boolean covers(String user) {
+    return coverage == null || Integer.toUnsignedLong(coverage.hashOf(user)) < coverageBound;
+  }
+
+  /**
+   * The entry's {@code coverage}: absent (or null) is 1; NaN when it is not a number from 0 to
+   * 1, which leaves the entry out (the control behaviour).
+   */
+  static double coverageOf(Map<?, ?> entry) {
+    Object raw = entry.get("coverage");
+    if (raw == null) return 1;
+    if (!(raw instanceof Long) && !(raw instanceof Double)) return Double.NaN;
+    double value = ((Number) raw).doubleValue();
+    return value >= 0 && value <= 1 ? value : Double.NaN;
   }
 
   /** The range whose bucket interval holds the user's bucket ({@code hash} from the bucketer), or -1. */

@@ -168,12 +168,14 @@ final class ConfigStore {
     }
     CompiledExperiment.Lifecycle lifecycle = CompiledExperiment.Lifecycle.of(e, variants);
     if (lifecycle == null) return null;
+    double coverage = CompiledExperiment.coverageOf(e);
+    if (Double.isNaN(coverage)) return null;
     CompiledExperiment before = previous == null ? null : previous.byKey.get(id);
     return new CompiledExperiment((String) id, (String) name, lifecycle,
         new Bucketer((String) salt, (Long) count), starts, ends, sortedOwners,
         Collections.unmodifiableMap(variants),
         before != null ? before.exposed : new ExposureTable(exposureCapacity), e.get("targeting"),
-        savedGroups, gate, fields);
+        savedGroups, gate, fields, (String) salt, coverage);
   }
 
   @SuppressWarnings("unchecked")
