@@ -176,6 +176,12 @@ const ROUTES: RouteCase[] = [
     url: ({ experimentId }) => `/v1/experiments/${experimentId}/analyze`,
   },
   {
+    method: 'GET',
+    path: '/v1/experiments/{id}/sample-size',
+    role: 'member',
+    url: ({ experimentId }) => `/v1/experiments/${experimentId}/sample-size?metric=latency`,
+  },
+  {
     method: 'PUT',
     path: '/v1/experiments/{id}/metrics/{metric}/method',
     role: 'member',
