@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import { createContext } from '../src/create-context.ts';
+import { type OpenApiDocument, toolInputSchemas } from '../src/mcp/tool-schemas.ts';
 
 /** Where the document is kept: beside the rest of what the server and its callers share. */
 export const OPENAPI_FILE = new URL('../../../packages/contract/openapi.json', import.meta.url);
@@ -35,4 +36,16 @@ export async function openApiDocumentText(): Promise<string> {
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
   }
+}
+
+/** Where the MCP tools' input schemas are kept: generated from the document, beside the tools. */
+export const MCP_TOOL_SCHEMAS_FILE = new URL(
+  '../src/mcp/tool-schemas.generated.json',
+  import.meta.url,
+);
+
+/** The MCP tools' input schemas, by tool name, from the OpenAPI document's text. */
+export function mcpToolSchemasText(documentText: string): string {
+  const schemas = toolInputSchemas(JSON.parse(documentText) as OpenApiDocument);
+  return `${JSON.stringify(schemas, null, 2)}\n`;
 }

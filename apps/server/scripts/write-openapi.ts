@@ -1,5 +1,15 @@
 import { writeFileSync } from 'node:fs';
-import { OPENAPI_FILE, openApiDocumentText } from './openapi-document.ts';
+import {
+  MCP_TOOL_SCHEMAS_FILE,
+  mcpToolSchemasText,
+  OPENAPI_FILE,
+  openApiDocumentText,
+} from './openapi-document.ts';
 
-/** Writes packages/contract/openapi.json from the server (the drift test says when it is due). */
-writeFileSync(OPENAPI_FILE, await openApiDocumentText());
+/**
+ * Writes packages/contract/openapi.json from the server, and the MCP tools' input schemas from
+ * that document (the drift tests say when either is due).
+ */
+const document = await openApiDocumentText();
+writeFileSync(OPENAPI_FILE, document);
+writeFileSync(MCP_TOOL_SCHEMAS_FILE, mcpToolSchemasText(document));

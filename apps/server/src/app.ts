@@ -23,6 +23,7 @@ import { datasetRoutes } from './routes/datasets/index.ts';
 import { devRoutes } from './routes/dev/index.ts';
 import { exportRoutes } from './routes/exports/index.ts';
 import { ingestRoutes } from './routes/ingest/index.ts';
+import { mcpRoutes } from './routes/mcp/index.ts';
 import { offlineRunRoutes } from './routes/offline-runs/index.ts';
 import { outboundWebhookRoutes } from './routes/outbound-webhooks/index.ts';
 import { probeRoutes } from './routes/probes/index.ts';
@@ -109,6 +110,7 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
   await app.register(dashboardRoutes, { ctx });
   await app.register(datasetRoutes, { ctx });
   await app.register(offlineRunRoutes, { ctx });
+  await app.register(mcpRoutes, { ctx });
   await app.register(outboundWebhookRoutes, { ctx });
   await app.register(rolloutRoutes, { ctx });
   await app.register(exportRoutes, { ctx });

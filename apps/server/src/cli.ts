@@ -43,7 +43,7 @@ export async function main(argv: string[]): Promise<number> {
       process.stdout.write(usageOf(invocation.spec));
       return 0;
     }
-    return await runCommand(command, loadConfig(process.env), parsed.values);
+    return await runCommand(command, loadConfig(process.env), parsed.values, process.env);
   } catch (error) {
     return reported(command, error);
   }

@@ -50,6 +50,8 @@ const LAYERS = {
     mayImport: ['ingest', 'domain', 'data', 'kernel', 'schemas', 'context'],
   },
   integrations: { paths: ['integrations/'], mayImport: ['kernel', 'config'] },
+  /** The MCP server over the API: it reaches the product only through the `Api` port. */
+  mcp: { paths: ['mcp/'], mayImport: ['kernel'] },
   /** The `Context` type: what the wiring hands down, read by the layers as a type only. */
   context: {
     paths: ['context.ts'],
@@ -65,11 +67,16 @@ const LAYERS = {
   },
   routes: {
     paths: ['routes/'],
-    mayImport: ['http', 'analysis', 'ingest', 'domain', 'integrations', 'data', 'config'].concat([
-      'kernel',
-      'schemas',
-      'context',
-    ]),
+    mayImport: [
+      'http',
+      'mcp',
+      'analysis',
+      'ingest',
+      'domain',
+      'integrations',
+      'data',
+      'config',
+    ].concat(['kernel', 'schemas', 'context']),
   },
   wiring: {
     paths: [
@@ -83,6 +90,7 @@ const LAYERS = {
       'pretty-log-stream.ts',
     ].concat(['pipeline-request.ts', 'backup-request.ts', 'tracing.ts', 'demo/']),
     mayImport: ['routes', 'http', 'analysis', 'ingest', 'domain', 'integrations', 'data'].concat([
+      'mcp',
       'config',
       'kernel',
       'schemas',

@@ -102,6 +102,21 @@ export const DEMO: CommandSpec = {
   },
 };
 
+export const MCP: CommandSpec = {
+  name: 'mcp',
+  synopsis: '--url URL',
+  summary: 'serve the MCP server of the API at URL over stdio, for coding agents',
+  description:
+    'Serve the MCP server of the Arbiter API at URL over stdio, for an agent that launches its servers itself: the tools, resources and prompt of URL/mcp, called with the org’s secret key from ARBITER_API_KEY or a session token from ARBITER_SESSION_TOKEN (docs/integrations/mcp.md). Runs until stdin closes.',
+  options: {
+    url: {
+      type: 'string',
+      value: 'URL',
+      description: 'the API server, e.g. https://arbiter.example.com (required)',
+    },
+  },
+};
+
 /** Every command as typed after `arbiter`, in the order `arbiter --help` lists them. */
 export const COMMANDS: readonly CommandSpec[] = [
   SERVE,
@@ -111,6 +126,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   BACKUP,
   RESTORE,
   DEMO,
+  MCP,
 ];
 
 /** `arbiter --help`. */

@@ -136,8 +136,41 @@ async function demo(config: Config, values: Values): Promise<number> {
   }
 }
 
+/**
+ * `arbiter mcp`: stdio joined to URL/mcp with the credential of the environment, the secret key
+ * (ARBITER_API_KEY) else a session token (ARBITER_SESSION_TOKEN). Nothing but MCP goes to stdout.
+ */
+async function mcp(
+  values: Values,
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<number> {
+  const url = checkedUrl('mcp', 'url', required('mcp', values, 'url', 'URL'));
+  const key = env.ARBITER_API_KEY;
+  const token = env.ARBITER_SESSION_TOKEN;
+  const headers: Record<string, string> =
+    key !== undefined && key !== ''
+      ? { 'x-api-key': key }
+      : token !== undefined && token !== ''
+        ? { authorization: `Bearer ${token}` }
+        : {};
+  if (Object.keys(headers).length === 0)
+    throw new UsageError(
+      'mcp',
+      'needs the org’s secret key in ARBITER_API_KEY or a session token in ARBITER_SESSION_TOKEN',
+    );
+  const { bridge, remoteTransport } = await import('../mcp/bridge.ts');
+  const { StdioServerTransport } = await import('@modelcontextprotocol/sdk/server/stdio.js');
+  await bridge(new StdioServerTransport(), remoteTransport(url, headers));
+  return 0;
+}
+
 /** Runs the command `name` (a CommandSpec's name) with its parsed options. */
-export async function runCommand(name: string, config: Config, values: Values): Promise<number> {
+export async function runCommand(
+  name: string,
+  config: Config,
+  values: Values,
+  env: Readonly<Record<string, string | undefined>> = {},
+): Promise<number> {
   switch (name) {
     case 'serve':
       await (await import('../main.ts')).serve(config);
@@ -151,6 +184,8 @@ export async function runCommand(name: string, config: Config, values: Values): 
     case 'backup':
     case 'restore':
       return await backupOrRestore(config, name, values);
+    case 'mcp':
+      return await mcp(values, env);
     default:
       return await demo(config, values);
   }

@@ -100,7 +100,7 @@ describe('arbiter refuses a mistake in one line, naming it', () => {
       "arbiter: pipeline: unknown subcommand 'rnu'; did you mean run?",
     );
     expect(refused(['frobnicate'])).toBe(
-      "arbiter: unknown command 'frobnicate'; the commands are serve, migrate, token, pipeline, backup, restore, demo, help",
+      "arbiter: unknown command 'frobnicate'; the commands are serve, migrate, token, pipeline, backup, restore, demo, mcp, help",
     );
   });
 

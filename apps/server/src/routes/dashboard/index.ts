@@ -33,6 +33,7 @@ import * as resultsSummary from './results-summary.ts';
 import * as revealKey from './reveal-key.ts';
 import * as rotateKey from './rotate-key.ts';
 import * as rotateWebhookSecret from './rotate-webhook-secret.ts';
+import * as sampleSize from './sample-size.ts';
 import * as stopExperiment from './stop-experiment.ts';
 import * as submitFeedback from './submit-feedback.ts';
 import * as testEvent from './test-event.ts';
@@ -85,6 +86,7 @@ export const dashboardRoutes: Plane<DashboardDeps> = async (app, { ctx }) => {
   resultsExport.register(app, ctx);
   resultsSummary.register(app, ctx);
   analyze.register(app, ctx);
+  sampleSize.register(app, ctx);
   metricMethod.register(app, ctx);
   whoami.register(app, ctx);
   listFeedback.register(app, ctx);

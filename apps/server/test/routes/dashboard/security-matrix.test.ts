@@ -176,6 +176,12 @@ const ROUTES: RouteCase[] = [
     url: ({ experimentId }) => `/v1/experiments/${experimentId}/analyze`,
   },
   {
+    method: 'GET',
+    path: '/v1/experiments/{id}/sample-size',
+    role: 'member',
+    url: ({ experimentId }) => `/v1/experiments/${experimentId}/sample-size?metric=latency`,
+  },
+  {
     method: 'PUT',
     path: '/v1/experiments/{id}/metrics/{metric}/method',
     role: 'member',
@@ -285,7 +291,8 @@ describe('security matrix of the dashboard plane', () => {
         title: 'Credential missing',
         status: 401,
         detail: 'Send your session token as Authorization: Bearer <token>',
-        instance: route.url(ids),
+        // The instance is the path the problem is about, without the query.
+        instance: route.url(ids).split('?')[0],
       });
     });
 
