@@ -5,14 +5,14 @@
 # clients/python, of its speedups extra's C part (clients/python-speedups, compiled here for
 # this machine's Python) and of its OpenFeature provider (clients/python-openfeature), and the
 # jars of clients/java, clients/java-langchain4j and clients/java-openfeature.
-# Usage: [PACK_OUT=dir] bash scripts/pack.sh [typescript|python|java ...]
-# (default: all three; PACK_OUT defaults to dist/packages)
+# Usage: [PACK_OUT=dir] bash scripts/pack.sh [typescript|typescript-openfeature|python|java ...]
+# (default: all four; PACK_OUT defaults to dist/packages)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out="${PACK_OUT:-$PWD/dist/packages}"
 mkdir -p "$out"
 wanted=("$@")
-[ ${#wanted[@]} -eq 0 ] && wanted=(typescript python java)
+[ ${#wanted[@]} -eq 0 ] && wanted=(typescript typescript-openfeature python java)
 made=()
 
 for lib in "${wanted[@]}"; do
@@ -20,6 +20,8 @@ for lib in "${wanted[@]}"; do
     typescript)
       node scripts/build.mjs
       made+=("$out/$(npm pack --silent --pack-destination "$out" -w @arbiter/client | tail -n 1)")
+      ;;
+    typescript-openfeature)
       for provider in @arbiter/openfeature-provider @arbiter/openfeature-web-provider; do
         npm run --silent build -w "$provider" >/dev/null
         made+=("$out/$(npm pack --silent --pack-destination "$out" -w "$provider" | tail -n 1)")
@@ -52,7 +54,7 @@ for lib in "${wanted[@]}"; do
       done
       ;;
     *)
-      echo "pack: unknown library $lib (typescript, python, java)" >&2
+      echo "pack: unknown library $lib (typescript, typescript-openfeature, python, java)" >&2
       exit 2
       ;;
   esac
