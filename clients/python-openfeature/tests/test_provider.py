@@ -217,3 +217,15 @@ def test_stopped_is_static_and_draft_is_disabled(server: ArbiterServer) -> None:
     assert flags.get_float_value("shipped:temperature", 0.0, ctx) == 0.2
     disabled = flags.get_string_details("not-yet", "none", ctx)
     assert (disabled.value, disabled.reason) == ("none", Reason.DISABLED)
+
+
+def test_context_attributes_are_what_targeting_reads(server: ArbiterServer) -> None:
+    org = new_org(server)
+    create_experiment(org, name="pro-only", bucket_count=10_000, targeting={"plan": "pro"})
+    api.set_provider_and_wait(ArbiterProvider(quiet_client(org, server, track_exposures=False)), "targeted")
+    flags = api.get_client("targeted")
+    users = ["p-%d" % i for i in range(200)]
+    pro = [flags.get_string_details("pro-only", "none", EvaluationContext(u, {"plan": "pro"})).reason for u in users]
+    free = [flags.get_string_details("pro-only", "none", EvaluationContext(u, {"plan": "free"})).reason for u in users]
+    assert set(pro) == {Reason.SPLIT}
+    assert set(free) == {Reason.DEFAULT}

@@ -160,4 +160,27 @@ describe('the server provider: tracking, events, lifecycle', () => {
     });
     await OpenFeature.clearProviders();
   });
+
+  it('reads the context fields but targetingKey as the targeting attributes', async () => {
+    await createExperiment(org, {
+      name: 'pro-only',
+      bucket_count: 10_000,
+      targeting: { plan: 'pro' },
+    });
+    await OpenFeature.setProviderAndWait('targeted', new ArbiterProvider(client()));
+    const flags = OpenFeature.getClient('targeted');
+    const reasons = { pro: new Set<string | undefined>(), free: new Set<string | undefined>() };
+    for (let i = 0; i < 200; i++) {
+      for (const plan of ['pro', 'free'] as const) {
+        const d = await flags.getStringDetails('pro-only', 'none', {
+          targetingKey: `p-${i}`,
+          plan,
+        });
+        reasons[plan].add(d.reason);
+      }
+    }
+    expect([...reasons.pro]).toEqual(['SPLIT']);
+    expect([...reasons.free]).toEqual(['DEFAULT']);
+    await OpenFeature.clearProviders();
+  });
 });

@@ -5,6 +5,7 @@ variables as an object) or ``EXPERIMENT:VARIABLE`` (the value of one variable). 
 targeting key is the user id; its other attributes are what targeting reads. The user's variant
 comes from ``assign``, which sends the day's exposure as it always does."""
 
+import datetime
 import threading
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
@@ -147,7 +148,7 @@ class ArbiterProvider(AbstractProvider):
         user = context.targeting_key if context is not None else None
         if not isinstance(user, str) or user == "":
             return _failed(default, ErrorCode.TARGETING_KEY_MISSING, "the context has no targeting key (the user id)")
-        variant = self._client.assign(experiment.id, user, dict(context.attributes) if context else None)
+        variant = self._client.assign(experiment.id, user, _attributes(context))
         if variant is None:
             return FlagResolutionDetails(default, reason=Reason.DEFAULT, flag_metadata=metadata)
         return _answer(experiment, variant, variable if colon else None, kind, default, metadata, convert)
@@ -205,6 +206,13 @@ def _answer(
         details.flag_metadata = metadata
         return details
     return FlagResolutionDetails(convert(value), variant=variant, reason=reason, flag_metadata=metadata)
+
+
+def _attributes(context: Optional[EvaluationContext]) -> Optional[Dict[str, Any]]:
+    """The targeting attributes of a context, dates as ISO 8601 strings (the wire has no date type)."""
+    if context is None:
+        return None
+    return {k: v.isoformat() if isinstance(v, datetime.datetime) else v for k, v in context.attributes.items()}
 
 
 def _failed(default: Any, code: ErrorCode, message: str) -> FlagResolutionDetails[Any]:
