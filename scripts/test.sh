@@ -149,6 +149,9 @@ npx tsc -p packages/contract/tsconfig.json
 npx tsc -p packages/conditions/tsconfig.json
 # The TypeScript client with its tests (vitest runs them untyped; this is what checks their types).
 npx tsc -p clients/typescript/tsconfig.json
+# Its OpenFeature providers (server and web), likewise.
+npx tsc -p clients/typescript-openfeature/tsconfig.json
+npx tsc -p clients/typescript-openfeature-web/tsconfig.json
 
 wait "$pack"
 echo "== npm run pack (exit $(cat "$results/pack.exit"), at ${SECONDS}s)"
@@ -158,7 +161,8 @@ for suite in scripts/test-suites/*.sh; do
   side "$(basename "$suite" .sh)" "$suite"
 done
 
-projects=(--project bucketing --project contract --project conditions --project stats --project dashboard --project client-ts)
+projects=(--project bucketing --project contract --project conditions --project stats --project dashboard --project client-ts
+  --project openfeature-ts --project openfeature-web)
 
 status=0
 # Every server log line of both server runs, and every secret those servers minted, land here;

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The Python client's suite (clients/python): installs the library into the project's .venv and
-# runs pytest. The static checks — vermin (nothing newer than Python 3.8), mypy --strict, and
+# runs pytest; then its OpenFeature provider's (clients/python-openfeature, on the OpenFeature SDK
+# that scripts/python-env.sh installs), in the same run since both install the client into the
+# one .venv, as its own report (python-openfeature.xml). The static checks — vermin (nothing newer than Python 3.8), mypy --strict, and
 # ruff (`ruff format --check` and `ruff check`, settings in its pyproject.toml) — are test cases of
 # that run (tests/test_static_checks.py), so a failure of any is a failing testcase in the JUnit
 # report and counts in the closing `all suites:` line. The real-server tests start `arbiter serve` themselves.
@@ -19,6 +21,12 @@ sh scripts/bootstrap.sh >&2  # npm packages of the server the tests start, when 
 # backend (setuptools, fetched into pip's isolated build environment): the tests run every
 # exposure-table case on it and on the pure-Python table.
 "$py" -m pip install --quiet --disable-pip-version-check --no-deps --force-reinstall clients/python-speedups >&2
-cd clients/python
-exec "$py" -m pytest -q -p no:cacheprovider --durations=20 --junitxml="$results/python-client.xml" \
-  -o junit_suite_name=python-client
+# The provider as a user gets it, on the client just installed.
+"$py" -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation \
+  --force-reinstall clients/python-openfeature >&2
+status=0
+(cd clients/python && "$py" -m pytest -q -p no:cacheprovider --durations=20 \
+  --junitxml="$results/python-client.xml" -o junit_suite_name=python-client) || status=$?
+(cd clients/python-openfeature && "$py" -m pytest -q -p no:cacheprovider \
+  --junitxml="$results/python-openfeature.xml" -o junit_suite_name=python-openfeature) || status=$?
+exit "$status"

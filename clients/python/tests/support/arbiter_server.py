@@ -67,13 +67,18 @@ class ArbiterServer:
             self.output.append(line)
 
     def stop(self) -> None:
+        self.stop_process()
+        shutil.rmtree(self.data_dir, ignore_errors=True)
+
+    def stop_process(self) -> None:
+        """Ends the process and keeps its data: ``start`` again serves the same orgs."""
         if self._process is not None:
             self._process.terminate()
             try:
                 self._process.wait(timeout=20)
             except subprocess.TimeoutExpired:
                 self._process.kill()
-        shutil.rmtree(self.data_dir, ignore_errors=True)
+            self._process = None
 
     def token(self, org: str) -> str:
         result = subprocess.run(

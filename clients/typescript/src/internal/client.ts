@@ -21,12 +21,13 @@ import { EventQueue } from './event-queue.ts';
 import { isWireUserId, trackProblem, wireProblem } from './event-validation.ts';
 import { exposureMetadata } from './exposure-attributes.ts';
 import { PendingExposures } from './exposure-dedup.ts';
+import { FLAG_HOOKS, flagHooks } from './flag-hooks.ts';
 import type { ExposureTarget } from './holdouts-and-layers.ts';
 import { INTEGRATION_HOOKS, type IntegrationHooks } from './integration-hooks.ts';
 import { defaultLogger, safeLogger } from './logger.ts';
 import { ModelCallRecorder } from './model-call-recorder.ts';
 import type { Platform } from './platform.ts';
-import { ConfigPoller } from './poller.ts';
+import { ConfigPoller, type PollOutcome } from './poller.ts';
 import type { RetryPolicy } from './retry-policy.ts';
 import { sendTallies, TargetingTallies, talliesWanted } from './targeting-tallies.ts';
 import { Transport } from './transport.ts';
@@ -89,6 +90,8 @@ export class ArbiterClient {
   /** The `evaluate` task running in this async context, whose model calls it measures. */
   readonly #tasks: AsyncContext<TaskMeasure>;
   readonly #platform: Platform;
+  /** The OpenFeature providers' listeners of each poll's outcome (`FLAG_HOOKS`). */
+  readonly #pollListeners = new Set<(outcome: PollOutcome) => void>();
 
   /** @internal The entry points (Node, browser) pass their platform. */
   constructor(options: ClientOptions, platform: Platform) {
@@ -126,6 +129,9 @@ export class ArbiterClient {
       store: this.#store,
       intervalMs: options.pollIntervalMs ?? C.CONFIG_POLL_INTERVAL_MS,
       logger: this.#logger,
+      onPoll: (outcome) => {
+        for (const listener of this.#pollListeners) listener(outcome);
+      },
     });
     this.#batchSize = batchSizeOf(options);
     this.#pipeline = new EventPipeline({
@@ -141,8 +147,7 @@ export class ArbiterClient {
         : { afterDrain: this.#sendTallies(this.#tallies, transport) }),
     });
     this.#recorder = this.#modelCallRecorder(options);
-    // Not a method: it stays out of the public surface and the type declarations.
-    Object.defineProperty(this, INTEGRATION_HOOKS, { value: this.#integrationHooks() });
+    this.#defineHooks();
     this.#readyPromise = this.#poller.start().then(() => this.#prefetched());
     this.#pipeline.start();
     this.#unhook = platform.onShutdown((urgent) => this.#flushAtShutdown(urgent));
@@ -159,6 +164,17 @@ export class ArbiterClient {
       holdoutExposures: this.#pending,
       tallies: this.#tallies,
       exposure: (base, attributes) => this.#exposure(base, attributes),
+    });
+  }
+
+  /**
+   * What the framework integrations and the OpenFeature providers read. Not methods: they stay
+   * out of the public surface and the type declarations.
+   */
+  #defineHooks(): void {
+    Object.defineProperty(this, INTEGRATION_HOOKS, { value: this.#integrationHooks() });
+    Object.defineProperty(this, FLAG_HOOKS, {
+      value: flagHooks(this.#store, this.#pollListeners),
     });
   }
 

@@ -8,7 +8,14 @@ export interface PollerOptions {
   store: ConfigStore;
   intervalMs: number;
   logger: Logger;
+  /**
+   * Each poll's outcome: `changed` (a new config installed), `unchanged`, or `failed` (the API
+   * not reached, or a config that cannot be used). What the OpenFeature providers turn into events.
+   */
+  onPoll?: (outcome: PollOutcome) => void;
 }
+
+export type PollOutcome = 'changed' | 'unchanged' | 'failed';
 
 /**
  * Keeps the ConfigStore fresh: `GET /v1/config` every interval with `If-None-Match`, so an
@@ -77,19 +84,35 @@ export class ConfigPoller {
   }
 
   private async fetchOnce(): Promise<void> {
+    const outcome = await this.poll();
+    try {
+      this.options.onPoll?.(outcome);
+    } catch (err) {
+      this.options.logger.warn(`config listener failed: ${String(err)}`);
+    }
+  }
+
+  private async poll(): Promise<PollOutcome> {
     const { transport, store, logger } = this.options;
     const etag = store.etag;
     const result = await transport.request('GET', '/v1/config', {
       headers: etag === null ? {} : { 'if-none-match': etag },
     });
-    if (result.kind === 'not-modified') return this.recovered();
+    if (result.kind === 'not-modified') {
+      this.recovered();
+      return 'unchanged';
+    }
     if (result.kind === 'ok') {
       const { fatal, skipped } = store.replace(result.body, result.headers.get('etag'));
-      if (fatal !== null) return this.problem(`not used: ${fatal}`, `config not used: ${fatal}`);
+      if (fatal !== null) {
+        this.problem(`not used: ${fatal}`, `config not used: ${fatal}`);
+        return 'failed';
+      }
       if (skipped.length > 0) {
         logger.warn(`config: malformed experiments left out: ${skipped.join(', ')}`);
       }
-      return this.recovered();
+      this.recovered();
+      return 'changed';
     }
     if (store.loaded) {
       this.problem(
@@ -102,6 +125,7 @@ export class ConfigPoller {
         `config could not be loaded, assign() returns null until it is: ${result.detail}`,
       );
     }
+    return 'failed';
   }
 
   private problem(key: string, message: string): void {

@@ -27,6 +27,10 @@ class ConfigPoller:
         #: A failed request counts by its kind alone (its detail changes within one outage: a
         #: reset connection, then refused ones); an unusable config by what is wrong with it.
         self._last_problem: Optional[str] = None
+        #: Told each poll's outcome: ``changed`` (a new config installed), ``unchanged`` or
+        #: ``failed`` (the API not reached, or a config that cannot be used). What the
+        #: OpenFeature provider (``arbiter-openfeature``) turns into provider events.
+        self.listeners: List[Callable[[str], None]] = []
         #: Called once the first attempt has ended (``when_first_attempted``).
         self._waiters: List[Callable[[], None]] = []
         self._waiters_lock = threading.Lock()
@@ -77,27 +81,39 @@ class ConfigPoller:
     def _run(self) -> None:
         while not self._closed:
             self._wake.clear()
+            outcome = "failed"
             try:
-                self._fetch_once()
+                outcome = self._fetch_once()
             except Exception as err:  # a bug must not end polling
                 self._problem("refresh-failed", "config refresh failed: %s" % err)
             finally:
                 if not self.first_attempt.is_set():
                     self._first_attempt_ended()
+            self._tell(outcome)
             self._wake.wait(self._interval)
 
-    def _fetch_once(self) -> None:
+    def _tell(self, outcome: str) -> None:
+        for listener in list(self.listeners):
+            try:
+                listener(outcome)
+            except Exception as err:
+                self._log.warning("config listener failed: %r", err)
+
+    def _fetch_once(self) -> str:
         etag = self._store.etag
         result = self._transport.request("GET", "/v1/config", headers={} if etag is None else {"If-None-Match": etag})
         if result.kind == "not-modified":
-            return self._recovered()
+            self._recovered()
+            return "unchanged"
         if result.kind == "ok":
             fatal, skipped = self._store.replace(result.body, _header(result.headers, "etag"))
             if fatal is not None:
-                return self._problem("not used: %s" % fatal, "config not used: %s" % fatal)
+                self._problem("not used: %s" % fatal, "config not used: %s" % fatal)
+                return "failed"
             if skipped:
                 self._log.warning("config: malformed experiments left out: %s", ", ".join(skipped))
-            return self._recovered()
+            self._recovered()
+            return "changed"
         if self._store.loaded:
             self._problem(
                 "refresh-failed",
@@ -107,6 +123,7 @@ class ConfigPoller:
             self._problem(
                 "not-loaded", "config could not be loaded, assign() returns None until it is: %s" % result.detail
             )
+        return "failed"
 
     def _problem(self, key: str, message: str) -> None:
         if key != self._last_problem:

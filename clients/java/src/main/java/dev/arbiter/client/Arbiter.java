@@ -40,7 +40,7 @@ public final class Arbiter implements AutoCloseable {
   }
 
   private final ArbiterLogger logger;
-  private final ConfigStore store;
+  final ConfigStore store;
   private final EventQueue queue;
   private final EventPipeline pipeline;
   private final BackgroundWorker worker;
@@ -61,6 +61,8 @@ public final class Arbiter implements AutoCloseable {
   private final AtomicBoolean closing = new AtomicBoolean();
   private final EventStamper stamper;
   private final Transport transport;
+  /** The config poller, whose outcomes {@link FlagHooks} listens to. */
+  final ConfigPoller poller;
   private final boolean publishableKey;
   /**
    * The user of {@link #withUser}: per client and per thread. Each scope puts back what it
@@ -114,6 +116,7 @@ public final class Arbiter implements AutoCloseable {
         }, batches == null ? null : batches::decideAll,
         tallies == null ? null : new TallySender(tallies, transport, logger));
     ConfigPoller poller = new ConfigPoller(transport, store, logger);
+    this.poller = poller;
     this.worker = new BackgroundWorker(poller, pipeline, queue, transport, logger,
         Builder.millis(b.pollInterval), b.sendFullBatches ? batchSize : Integer.MAX_VALUE);
     self[0] = worker;
@@ -677,7 +680,7 @@ public final class Arbiter implements AutoCloseable {
     stamper.enqueue(type, fields, latestStamp);
   }
 
-  private void warnOnce(String key, String message) {
+  void warnOnce(String key, String message) {
     if (warned.add(key)) logger.warn(message);
   }
 

@@ -1,6 +1,9 @@
 package dev.arbiter.client;
 
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
 
 /**
  * Keeps the {@link ConfigStore} fresh: {@code GET /v1/config} with {@code If-None-Match}, so an
@@ -17,6 +20,12 @@ final class ConfigPoller {
    * connection, then refused ones); an unusable config by what is wrong with it.
    */
   private String lastProblem;
+  /**
+   * Told each poll's outcome: {@code changed} (a new config installed), {@code unchanged} or
+   * {@code failed} (the API not reached, or a config that cannot be used). What the OpenFeature
+   * provider turns into provider events ({@link FlagHooks}).
+   */
+  final List<Consumer<String>> listeners = new CopyOnWriteArrayList<>();
 
   ConfigPoller(Transport transport, ConfigStore store, ArbiterLogger logger) {
     this.transport = transport;
@@ -25,24 +34,35 @@ final class ConfigPoller {
   }
 
   void fetchOnce() {
+    String outcome = poll();
+    for (Consumer<String> listener : listeners) {
+      try {
+        listener.accept(outcome);
+      } catch (RuntimeException e) {
+        logger.warn("config listener failed: " + e);
+      }
+    }
+  }
+
+  private String poll() {
     String etag = store.etag();
     Transport.Result result = transport.request("GET", "/v1/config",
         etag == null ? Map.of() : Map.of("If-None-Match", etag), null);
     switch (result.kind) {
       case NOT_MODIFIED:
         recovered();
-        return;
+        return "unchanged";
       case OK:
         ConfigStore.Outcome outcome = store.replace(result.body, result.etag);
         if (outcome.fatal != null) {
           problem("not used: " + outcome.fatal, "config not used: " + outcome.fatal);
-          return;
+          return "failed";
         }
         if (!outcome.skipped.isEmpty()) {
           logger.warn("config: malformed entries left out: " + String.join(", ", outcome.skipped));
         }
         recovered();
-        return;
+        return "changed";
       default:
         if (store.loaded()) {
           problem("refresh-failed",
@@ -51,6 +71,7 @@ final class ConfigPoller {
           problem("not-loaded",
               "config could not be loaded, assign() returns null until it is: " + result.detail);
         }
+        return "failed";
     }
   }
 
