@@ -213,10 +213,10 @@ function orgStateOf(db: Database, clock: Clock, log: Logger) {
 
 /** The work each process does in the background besides the fold, each stopped at close. */
 function backgroundJobs(
+  config: Pick<Config, 'webhooksAllowPrivate'>,
   deps: Pick<Context, 'db' | 'judge' | 'clock' | 'log' | 'metrics' | 'secretBox'> & {
     orgStates: { orgState: OrgStateCache };
   },
-  config: Pick<Config, 'webhooksAllowPrivate'>,
 ) {
   // A ramp's advance changes its org's config: this process serves the new one at once.
   const changed = (orgId: string) => deps.orgStates.orgState.invalidate(orgId);
@@ -231,13 +231,18 @@ function backgroundJobs(
   };
 }
 
+/** Sealed secrets need ARBITER_SECRET_KEY; without it there is no box. */
+function secretBoxOf(config: Config) {
+  const secretKey = secretKeyOf(config);
+  return secretKey === null ? null : createSecretBox(secretKey);
+}
+
 export async function createContext(config: Config, parts: ContextParts = {}): Promise<Context> {
   const format = logFormatOf(config.logFormat, process.stdout.isTTY === true);
   const log = createLogger(config.logLevel, parts.logDestination, format);
   const handle = parts.database ?? (await openConfiguredDatabase(config, log));
   const shards = await shardSetFor(handle, parts.shards ?? (await openShardsOf(config, log)));
-  const secretKey = secretKeyOf(config);
-  const secretBox = secretKey === null ? null : createSecretBox(secretKey);
+  const secretBox = secretBoxOf(config);
   const clock = parts.clock ?? systemClock;
   const eventLog = await eventLogOf(config, handle, shards);
   const modelText = await modelTextStoreOf(config);
@@ -251,10 +256,8 @@ export async function createContext(config: Config, parts: ContextParts = {}): P
   const integrations = await createIntegrations(config);
   const { mailer, judge } = integrations;
   const contactNotifier = new ContactNotifier(handle.db, mailer, config.platformOwnerEmails, log);
-  const jobs = backgroundJobs(
-    { db: handle.db, judge, clock, log, metrics, secretBox, orgStates },
-    config,
-  );
+  const jobDeps = { ...handle, judge, clock, log, metrics, secretBox, orgStates };
+  const jobs = backgroundJobs(config, jobDeps);
   return {
     config,
     db: handle.db,
