@@ -25,6 +25,7 @@ import { CopyGroups } from './ingest/copy-groups.ts';
 import { CopyEventStore } from './ingest/copy-store.ts';
 import type { EventLog } from './ingest/event-log.ts';
 import { FoldWorker } from './ingest/fold-worker.ts';
+import { ServerExposures } from './ingest/ofrep/server-exposures.ts';
 import { PostgresEventLog } from './ingest/postgres-event-log.ts';
 import { ShardedEventLog } from './ingest/shards/sharded-event-log.ts';
 import { Lifecycle } from './kernel/lifecycle.ts';
@@ -242,6 +243,8 @@ export async function createContext(config: Config, parts: ContextParts = {}): P
   const { mailer, judge } = integrations;
   const contactNotifier = new ContactNotifier(handle.db, mailer, config.platformOwnerEmails, log);
   const jobs = backgroundJobs({ db: handle.db, judge, clock, log, metrics, secretBox });
+  const acceptDeps = { clock, config, eventLog, metrics, modelText, apiKeys, ...orgStates };
+  const serverExposures = new ServerExposures(acceptDeps, log);
   return {
     config,
     db: handle.db,
@@ -266,8 +269,10 @@ export async function createContext(config: Config, parts: ContextParts = {}): P
     ...integrations,
     ...jobs,
     contactNotifier,
+    serverExposures,
     planPrices: { pro: config.stripe.pricePro, business: config.stripe.priceBusiness },
     close: async () => {
+      await serverExposures.stop();
       await Promise.all(Object.values(jobs).map((job) => job.stop()));
       await worker.stop();
       await eventLog.close?.();
