@@ -21,6 +21,7 @@ import { WebhookDelivery } from './domain/outbound-webhooks/delivery-loop.ts';
 import { PatternWatch } from './domain/patterns/pattern-watch.ts';
 import { AssignTallies } from './domain/targeting/assign-tallies.ts';
 import { createMetrics } from './http/metrics.ts';
+import { type AcceptDeps, acceptEvents } from './ingest/accept.ts';
 import { CopyGroups } from './ingest/copy-groups.ts';
 import { CopyEventStore } from './ingest/copy-store.ts';
 import type { EventLog } from './ingest/event-log.ts';
@@ -211,13 +212,21 @@ function orgStateOf(db: Database, clock: Clock, log: Logger) {
   return { orgState, patterns };
 }
 
-/** The work each process does in the background besides the fold, each stopped at close. */
+/**
+ * The work each process does in the background besides the fold, each stopped at close (before
+ * the fold: the exposures OFREP records are appended on the way out).
+ */
 function backgroundJobs(
-  deps: Pick<Context, 'db' | 'judge' | 'clock' | 'log' | 'metrics' | 'secretBox'>,
+  deps: Pick<Context, 'db' | 'judge' | 'clock' | 'log' | 'metrics' | 'secretBox'> & AcceptDeps,
 ) {
   return {
     offlineScoring: new OfflineScoring(deps),
     assignTallies: new AssignTallies(deps.db, deps.clock, deps.log),
+    serverExposures: new ServerExposures(
+      (orgId, events) => acceptEvents(deps, orgId, events),
+      deps.clock,
+      deps.log,
+    ),
     webhookDelivery: new WebhookDelivery(deps, deps.log),
   };
 }
@@ -242,9 +251,8 @@ export async function createContext(config: Config, parts: ContextParts = {}): P
   const integrations = await createIntegrations(config);
   const { mailer, judge } = integrations;
   const contactNotifier = new ContactNotifier(handle.db, mailer, config.platformOwnerEmails, log);
-  const jobs = backgroundJobs({ db: handle.db, judge, clock, log, metrics, secretBox });
-  const acceptDeps = { clock, config, eventLog, metrics, modelText, apiKeys, ...orgStates };
-  const serverExposures = new ServerExposures(acceptDeps, log);
+  const base = { clock, config, eventLog, metrics, modelText, apiKeys, ...orgStates };
+  const jobs = backgroundJobs({ ...base, db: handle.db, judge, log, secretBox });
   return {
     config,
     db: handle.db,
@@ -269,10 +277,8 @@ export async function createContext(config: Config, parts: ContextParts = {}): P
     ...integrations,
     ...jobs,
     contactNotifier,
-    serverExposures,
     planPrices: { pro: config.stripe.pricePro, business: config.stripe.priceBusiness },
     close: async () => {
-      await serverExposures.stop();
       await Promise.all(Object.values(jobs).map((job) => job.stop()));
       await worker.stop();
       await eventLog.close?.();

@@ -1,8 +1,11 @@
 import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
 import { logSafeError } from '../../db/log-safe-error.ts';
+import type { Clock } from '../../kernel/ports.ts';
 import { DAY_MS, startOfUtcDay, utcDay } from '../../kernel/utc-day.ts';
-import { type AcceptDeps, acceptEvents } from '../accept.ts';
+
+/** The acceptance path (`acceptEvents` with the process's parts), handed in by the wiring. */
+export type AcceptExposures = (orgId: string, events: Pending['event'][]) => Promise<unknown>;
 
 /** (org, experiment, user, variant) fingerprints remembered per UTC day before starting over. */
 const SEEN_CAPACITY = 1_048_576;
@@ -61,7 +64,8 @@ export class ServerExposures {
 
   /** Flushes every `FLUSH_INTERVAL_MS` from now until `stop()`; the timer keeps no process up. */
   constructor(
-    private readonly ctx: AcceptDeps,
+    private readonly accept: AcceptExposures,
+    private readonly clock: Clock,
     private readonly log: Pick<Logger, 'warn'>,
   ) {
     this.#timer = setInterval(() => void this.flush(), FLUSH_INTERVAL_MS);
@@ -70,7 +74,7 @@ export class ServerExposures {
 
   /** Records the user's exposure unless this process recorded it today already. */
   record(orgId: string, experimentId: string, userId: string, variant: string): void {
-    const now = this.ctx.clock.now();
+    const now = this.clock.now();
     if (now.getTime() >= this.#dayEndsMs || this.#seen.size >= SEEN_CAPACITY) {
       this.#seen = new Set();
       this.#day = utcDay(now);
@@ -116,8 +120,7 @@ export class ServerExposures {
       for (let i = 0; i < list.length; i += BATCH_SIZE) {
         const batch = list.slice(i, i + BATCH_SIZE);
         try {
-          await acceptEvents(
-            this.ctx,
+          await this.accept(
             orgId,
             batch.map((p) => p.event),
           );

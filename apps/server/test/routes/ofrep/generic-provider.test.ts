@@ -2,9 +2,9 @@ import type { AddressInfo } from 'node:net';
 import { OFREPProvider } from '@openfeature/ofrep-provider';
 import { OpenFeature } from '@openfeature/server-sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Harness, startHarness } from '../support/harness.ts';
-import { ingestProbe } from '../support/ingest-probe.ts';
-import { storedEventsOf } from '../support/security-matrix.ts';
+import { type Harness, startHarness } from '../../support/harness.ts';
+import { ingestProbe } from '../../support/ingest-probe.ts';
+import { storedEventsOf } from '../../support/security-matrix.ts';
 
 /**
  * OpenFeature's generic OFREP provider for Node, unchanged, with the real server SDK, against
@@ -105,7 +105,9 @@ describe('@openfeature/ofrep-provider with @openfeature/server-sdk', () => {
       expect(details.flagMetadata.experiment_id).toBe(experimentId);
     }
     const formal = users.findIndex((_, i) => assigned[i] === 'formal');
-    const tone = await client.getStringValue('parity:tone', '?', { targetingKey: users[formal] as string });
+    const tone = await client.getStringValue('parity:tone', '?', {
+      targetingKey: users[formal] as string,
+    });
     expect(tone).toBe('formal');
 
     const probe = ingestProbe(h);

@@ -1,8 +1,8 @@
 import type { InjectOptions } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Harness, startHarness } from '../support/harness.ts';
-import { ingestProbe } from '../support/ingest-probe.ts';
-import { documentedWith, storedEventsOf } from '../support/security-matrix.ts';
+import { type Harness, startHarness } from '../../support/harness.ts';
+import { ingestProbe } from '../../support/ingest-probe.ts';
+import { documentedWith, storedEventsOf } from '../../support/security-matrix.ts';
 
 /** OFREP's routes over HTTP on the real app: every error with its code and status, the mapping, exposures. */
 let h: Harness;
