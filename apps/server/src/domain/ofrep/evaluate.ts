@@ -9,11 +9,12 @@ import type { AssignTallies } from '../targeting/assign-tallies.ts';
 export const VARIANT_SELECTOR = '$variant';
 
 /** OpenFeature's resolution reasons that an Arbiter evaluation gives. */
-export type OfrepReason = 'SPLIT' | 'STATIC' | 'TARGETING_MATCH' | 'DEFAULT' | 'DISABLED';
+export type OfrepReason = 'SPLIT' | 'STATIC' | 'DEFAULT' | 'DISABLED';
 
+/** As the providers name them (docs/decisions/openfeature.md#reasons). */
 export interface OfrepMetadata {
-  experiment_id: string;
-  config_version: number;
+  experimentId: string;
+  configVersion: number;
 }
 
 /** A successful evaluation; without `value` the caller's code default stands. */
@@ -47,14 +48,14 @@ export interface ExperimentEvaluation {
 }
 
 /**
- * An excluded user's reason: the targeting's own verdict is a targeting match (a rule decided
- * the value), the other exclusions fall back to the default; a draft is disabled.
+ * An excluded user's reason: the caller's default, which no rule chose, so DEFAULT whatever
+ * excluded the user; a draft (or an archived experiment) is disabled.
  */
 const EXCLUDED: Record<AssignReason, OfrepReason> = {
   draft: 'DISABLED',
   held_out: 'DEFAULT',
   not_in_layer: 'DEFAULT',
-  not_targeted: 'TARGETING_MATCH',
+  not_targeted: 'DEFAULT',
   not_enrolled: 'DEFAULT',
   unknown_experiment: 'DISABLED',
 };
@@ -77,7 +78,7 @@ export function evaluateExperiment(
   const assigned = assignUser(tallies, state, idOrName, userId, attributes);
   const experiment = assigned.experiment;
   if (experiment === undefined) return undefined;
-  const metadata = { experiment_id: experiment.id, config_version: state.configVersion };
+  const metadata = { experimentId: experiment.id, configVersion: state.configVersion };
   const variant = assigned.variant;
   if (variant === null) {
     const reason = EXCLUDED[assigned.reason ?? 'unknown_experiment'];

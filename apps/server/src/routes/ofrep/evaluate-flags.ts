@@ -38,7 +38,7 @@ function evaluateAll(
     for (const [key, selector] of flagKeysOf(evaluated.experiment))
       flags.push(flagResult(key, selector, evaluated));
   }
-  return { flags, metadata: { config_version: state.configVersion } };
+  return { flags, metadata: { configVersion: state.configVersion } };
 }
 
 /** Whether If-None-Match names the tag (or is `*`); a weak tag compares as its strong one. */
@@ -84,7 +84,7 @@ export function register(app: App, ctx: Deps, limit: preHandlerHookHandler): voi
         response: {
           200: Type.Object({
             flags: Type.Array(EvaluationSuccess),
-            metadata: Type.Object({ config_version: Type.Integer() }),
+            metadata: Type.Object({ configVersion: Type.Integer() }),
           }),
           304: Type.Null({ description: 'Unchanged since the ETag in If-None-Match' }),
           400: Type.Omit(EvaluationFailure, ['key']),

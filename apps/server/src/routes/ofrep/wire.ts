@@ -27,17 +27,17 @@ export const EvaluationRequest = Type.Object(
 );
 
 const Metadata = Type.Object({
-  experiment_id: Type.String({ description: 'The experiment’s id' }),
-  config_version: Type.Integer({ description: 'The org’s config version evaluated' }),
+  experimentId: Type.String({ description: 'The experiment’s id' }),
+  configVersion: Type.Integer({ description: 'The org’s config version evaluated' }),
 });
 
-export const REASONS = ['SPLIT', 'STATIC', 'TARGETING_MATCH', 'DEFAULT', 'DISABLED'] as const;
+export const REASONS = ['SPLIT', 'STATIC', 'DEFAULT', 'DISABLED'] as const;
 
 export const EvaluationSuccess = Type.Object({
   key: Type.String(),
   reason: Type.Enum(REASONS, {
     description:
-      'SPLIT: assigned by bucket; STATIC: a stopped experiment’s served variant; TARGETING_MATCH: the targeting excluded the user; DEFAULT: held out, outside the layer, not enrolled, or a variable the variant lacks; DISABLED: a draft or archived experiment',
+      'SPLIT: assigned by bucket; STATIC: a stopped experiment’s served variant; DEFAULT: the user is excluded (targeting, holdout, layer, allocation) or the variant lacks the variable; DISABLED: a draft or archived experiment',
   }),
   variant: Type.Optional(Type.String({ description: 'The variant’s key; absent when none' })),
   value: Type.Optional(

@@ -162,5 +162,5 @@ const OFREP_REASON: Record<string, string> = {
   held_out: 'DEFAULT',
   not_in_layer: 'DEFAULT',
   not_enrolled: 'DEFAULT',
-  not_targeted: 'TARGETING_MATCH',
+  not_targeted: 'DEFAULT',
 };

@@ -160,7 +160,7 @@ describe('what a flag key resolves', () => {
     const user = await userOf('tone', 'control');
     const configVersion = (await h.ingest(acme.secret, { method: 'GET', url: '/v1/config' })).json()
       .config_version;
-    const metadata = { experiment_id: running, config_version: configVersion };
+    const metadata = { experimentId: running, configVersion };
     const base = { reason: 'SPLIT', variant: 'control', metadata };
     const cases: Array<[string, unknown]> = [
       ['tone', { temperature: 0.7, style: { register: 'plain' } }],
@@ -183,7 +183,7 @@ describe('what a flag key resolves', () => {
     });
   });
 
-  it('gives excluded users the code default: DEFAULT, or TARGETING_MATCH for the targeting', async () => {
+  it('gives excluded users the code default with DEFAULT, the targeting’s included', async () => {
     const outsider = await userOf('tone', null);
     const res = await evaluate(acme.publishable, 'tone', ctx(outsider));
     expect(res.json()).toMatchObject({ key: 'tone', reason: 'DEFAULT' });
@@ -191,7 +191,7 @@ describe('what a flag key resolves', () => {
     expect(res.json()).not.toHaveProperty('variant');
     await h.experiment(acme.admin, { name: 'pro-only', targeting: { plan: 'pro' } });
     const free = await evaluate(acme.publishable, 'pro-only', ctx('u-1', { plan: 'free' }));
-    expect(free.json()).toMatchObject({ reason: 'TARGETING_MATCH' });
+    expect(free.json()).toMatchObject({ reason: 'DEFAULT' });
     expect(free.json()).not.toHaveProperty('value');
     const pro = await evaluate(acme.publishable, 'pro-only:$variant', ctx('u-1', { plan: 'pro' }));
     expect(pro.json().value).toBe(

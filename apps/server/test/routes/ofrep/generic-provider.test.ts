@@ -102,7 +102,7 @@ describe('@openfeature/ofrep-provider with @openfeature/server-sdk', () => {
     for (const [i, details] of objects.entries()) {
       if (assigned[i] === null) continue;
       expect(details.variant).toBe(assigned[i]);
-      expect(details.flagMetadata.experiment_id).toBe(experimentId);
+      expect(details.flagMetadata.experimentId).toBe(experimentId);
     }
     const formal = users.findIndex((_, i) => assigned[i] === 'formal');
     const tone = await client.getStringValue('parity:tone', '?', {

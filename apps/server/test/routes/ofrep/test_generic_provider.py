@@ -97,7 +97,7 @@ def test_10000_users_equal_assign_and_each_exposure_is_stored_once(server: Arbit
         if variant is not None:
             assert details.variant == variant
             assert details.reason == Reason.SPLIT
-            assert details.flag_metadata["experiment_id"] == experiment["id"]
+            assert details.flag_metadata["experimentId"] == experiment["id"]
 
     def traffic_total() -> int:
         status, body = org.session.call("GET", "/v1/experiments/%s/traffic" % experiment["id"])
