@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Schemathesis against a fresh embedded server's own /v1/openapi.json, every check on, three
 # times: with a session token (dashboard, admin, meta and webhook routes), with the secret key
-# and with the publishable key (ingest routes). Writes the three JUnit reports merged into
+# and with the publishable key (ingest and OFREP routes). Writes the three JUnit reports merged into
 # RESULTS_DIR/schemathesis.xml; exits non-zero on any failure.
 # Usage: bash scripts/test-suites/schemathesis.sh RESULTS_DIR   (ARBITER_PYTHON: the .venv python)
 set -euo pipefail
@@ -71,9 +71,9 @@ run() { # NAME CREDENTIAL-HEADER FILTER...: one schemathesis run, its JUnit repo
   fi
 }
 # Keyed runs first: the session run rotates the keys (POST /v1/keys) as part of its tests.
-run secret-key "X-API-Key: $secret" --include-tag ingest
-run publishable-key "X-API-Key: $publishable" --include-tag ingest
-run session "Authorization: Bearer $token" --exclude-tag ingest
+run secret-key "X-API-Key: $secret" --include-tag ingest --include-tag ofrep
+run publishable-key "X-API-Key: $publishable" --include-tag ingest --include-tag ofrep
+run session "Authorization: Bearer $token" --exclude-tag ingest --exclude-tag ofrep
 
 # One report: the three runs' <testsuite> elements side by side.
 {

@@ -18,6 +18,7 @@ import type { RolloutTicker } from './domain/rollouts/ticker.ts';
 import type { AssignTallies } from './domain/targeting/assign-tallies.ts';
 import type { EventLog } from './ingest/event-log.ts';
 import type { FoldWorker } from './ingest/fold-worker.ts';
+import type { ServerExposures } from './ingest/ofrep/server-exposures.ts';
 import type { Lifecycle } from './kernel/lifecycle.ts';
 import type {
   BillingProvider,
@@ -83,6 +84,8 @@ export interface Context {
   rollouts: RolloutTicker;
   /** `POST /v1/assign`'s targeting tallies, added to their table in the background. */
   assignTallies: AssignTallies;
+  /** The exposures OFREP evaluations record, appended through acceptance in the background. */
+  serverExposures: ServerExposures;
   /** Mails stored contact messages to the platform owners in the background. */
   contactNotifier: ContactNotifier;
   /** The identity provider's Backend API (seat caps); null without its secret key. */

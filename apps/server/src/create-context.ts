@@ -22,10 +22,12 @@ import { PatternWatch } from './domain/patterns/pattern-watch.ts';
 import { RolloutTicker } from './domain/rollouts/ticker.ts';
 import { AssignTallies } from './domain/targeting/assign-tallies.ts';
 import { createMetrics } from './http/metrics.ts';
+import { type AcceptDeps, acceptEvents } from './ingest/accept.ts';
 import { CopyGroups } from './ingest/copy-groups.ts';
 import { CopyEventStore } from './ingest/copy-store.ts';
 import type { EventLog } from './ingest/event-log.ts';
 import { FoldWorker } from './ingest/fold-worker.ts';
+import { ServerExposures } from './ingest/ofrep/server-exposures.ts';
 import { PostgresEventLog } from './ingest/postgres-event-log.ts';
 import { ShardedEventLog } from './ingest/shards/sharded-event-log.ts';
 import { Lifecycle } from './kernel/lifecycle.ts';
@@ -211,21 +213,26 @@ function orgStateOf(db: Database, clock: Clock, log: Logger) {
   return { orgState, patterns };
 }
 
-/** The work each process does in the background besides the fold, each stopped at close. */
+/**
+ * The work each process does in the background besides the fold, each stopped at close (before
+ * the fold: the exposures OFREP records are appended on the way out).
+ */
 function backgroundJobs(
-  config: Pick<Config, 'webhooksAllowPrivate'>,
-  deps: Pick<Context, 'db' | 'judge' | 'clock' | 'log' | 'metrics' | 'secretBox'> & {
-    orgStates: { orgState: OrgStateCache };
-  },
+  deps: Pick<Context, 'db' | 'judge' | 'clock' | 'log' | 'metrics' | 'secretBox'> & AcceptDeps,
 ) {
   // A ramp's advance changes its org's config: this process serves the new one at once.
-  const changed = (orgId: string) => deps.orgStates.orgState.invalidate(orgId);
+  const changed = (orgId: string) => deps.orgState.invalidate(orgId);
   return {
     rollouts: new RolloutTicker({ ...deps, changed }),
     offlineScoring: new OfflineScoring(deps),
     assignTallies: new AssignTallies(deps.db, deps.clock, deps.log),
+    serverExposures: new ServerExposures(
+      (orgId, events) => acceptEvents(deps, orgId, events),
+      deps.clock,
+      deps.log,
+    ),
     webhookDelivery: new WebhookDelivery(
-      { ...deps, allowPrivate: config.webhooksAllowPrivate },
+      { ...deps, allowPrivate: deps.config.webhooksAllowPrivate },
       deps.log,
     ),
   };
@@ -256,8 +263,8 @@ export async function createContext(config: Config, parts: ContextParts = {}): P
   const integrations = await createIntegrations(config);
   const { mailer, judge } = integrations;
   const contactNotifier = new ContactNotifier(handle.db, mailer, config.platformOwnerEmails, log);
-  const jobDeps = { ...handle, judge, clock, log, metrics, secretBox, orgStates };
-  const jobs = backgroundJobs(config, jobDeps);
+  const base = { clock, config, eventLog, metrics, modelText, apiKeys, ...orgStates };
+  const jobs = backgroundJobs({ ...base, db: handle.db, judge, log, secretBox });
   return {
     config,
     db: handle.db,

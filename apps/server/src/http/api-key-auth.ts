@@ -79,6 +79,27 @@ export interface KeyHookOptions {
    * the key in its write: `inactiveKeyProblem`.)
    */
   authoritative?: boolean;
+  /**
+   * The key may come as `Authorization: Bearer <key>` too, when X-API-Key is absent: OFREP's
+   * generic providers are configured with either header.
+   */
+  bearer?: boolean;
+}
+
+const BEARER = /^Bearer\s+(\S+)\s*$/i;
+
+/** The key the request carries: X-API-Key, else (where admitted) the bearer token. */
+function keyOf(request: FastifyRequest, options: KeyHookOptions): string {
+  const raw = request.headers['x-api-key'];
+  const key = typeof raw === 'string' ? raw.trim() : '';
+  if (key !== '' || options.bearer !== true) return key;
+  return BEARER.exec(request.headers.authorization ?? '')?.[1] ?? '';
+}
+
+function missingKeyDetail(options: KeyHookOptions): string {
+  return options.bearer === true
+    ? 'Send your Arbiter API key in the X-API-Key header or as Authorization: Bearer <key>'
+    : 'Send your Arbiter API key in the X-API-Key header';
 }
 
 /**
@@ -87,12 +108,9 @@ export interface KeyHookOptions {
  */
 export function apiKeyHook(ctx: ApiKeyDeps, options: KeyHookOptions = {}) {
   return (request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void => {
-    const raw = request.headers['x-api-key'];
-    const key = typeof raw === 'string' ? raw.trim() : '';
+    const key = keyOf(request, options);
     if (key === '') {
-      done(
-        new ProblemError('missing-credential', 'Send your Arbiter API key in the X-API-Key header'),
-      );
+      done(new ProblemError('missing-credential', missingKeyDetail(options)));
       return;
     }
     const cached = options.authoritative ? undefined : ctx.apiKeys.cached(key);

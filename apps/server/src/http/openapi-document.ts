@@ -32,6 +32,12 @@ const DOCUMENT_HEAD: FastifyDynamicSwaggerOptions['openapi'] = {
     securitySchemes: {
       session: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
       apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+      bearerKey: {
+        type: 'http',
+        scheme: 'bearer',
+        description:
+          'An API key (svc_pk_ or svc_sk_) as `Authorization: Bearer <key>`: OFREP routes only, where X-API-Key is absent',
+      },
       signature: {
         type: 'apiKey',
         in: 'header',

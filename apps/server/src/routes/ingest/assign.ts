@@ -2,7 +2,7 @@ import { EVENT_TEXT_LIMITS } from '@arbiter/contract';
 import type { preHandlerHookHandler } from 'fastify';
 import { type Static, Type } from 'typebox';
 import type { Context } from '../../context.ts';
-import { eligibility } from '../../domain/experiments/eligibility.ts';
+import { assignUser } from '../../domain/experiments/assign.ts';
 import type { OrgState } from '../../domain/org-state-cache.ts';
 import type { AssignTallies } from '../../domain/targeting/assign-tallies.ts';
 import { keyCallerOf } from '../../http/api-key-auth.ts';
@@ -56,27 +56,16 @@ const AssignBody = Type.Object(
   { additionalProperties: false },
 );
 
-/** Whether a decision got as far as the targeting: past the holdouts and the layer. */
-const REACHED_TARGETING = new Set([undefined, 'not_targeted', 'not_covered', 'not_enrolled']);
-
 function answer(
   tallies: AssignTallies,
   state: OrgState,
   request: Static<typeof AssignBody>,
 ): Answer {
   const { experiment_id: experimentId, user_id: userId, attributes = {} } = request;
-  const experiment = state.lookup.get(experimentId);
-  // A holdout is stored as an experiment so its exposures are ingested and analysed as one,
-  // but it is not something a caller is assigned to.
-  // An archived experiment is absent from the config: unknown to assign as to the clients.
-  if (experiment?.kind !== 'experiment' || experiment.archived)
-    return { variant: null, config_version: state.configVersion, reason: 'unknown_experiment' };
-  const decided = eligibility(experiment, userId, attributes, state.world);
-  if (experiment.targeting !== undefined && REACHED_TARGETING.has(decided.reason))
-    tallies.reached(state.orgId, experiment.id, userId, decided.reason !== 'not_targeted');
-  return decided.reason === undefined
-    ? { variant: decided.variant, config_version: state.configVersion }
-    : { variant: null, config_version: state.configVersion, reason: decided.reason };
+  const { variant, reason } = assignUser(tallies, state, experimentId, userId, attributes);
+  return reason === undefined
+    ? { variant, config_version: state.configVersion }
+    : { variant: null, config_version: state.configVersion, reason };
 }
 
 /** `limit`: the plane's per-key rate limit, run after validation as the plugin's would be. */

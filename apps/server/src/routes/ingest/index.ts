@@ -12,6 +12,7 @@ import {
   rateLimitedProblem,
 } from '../../http/key-rate-limit.ts';
 import type { AcceptDeps } from '../../ingest/accept.ts';
+import { type OfrepDeps, ofrepRoutes } from '../ofrep/index.ts';
 import * as assign from './assign.ts';
 import * as getConfig from './get-config.ts';
 import * as importEvents from './import-events.ts';
@@ -53,7 +54,7 @@ async function limitPerKey(
 }
 
 /** What the ingest plane's hooks and routes use: acceptance's parts, the tallies and the database. */
-export type IngestDeps = AcceptDeps & Pick<Context, 'assignTallies' | 'db'>;
+export type IngestDeps = AcceptDeps & OfrepDeps & Pick<Context, 'assignTallies' | 'db'>;
 
 const EXPOSED_HEADERS = ['etag', 'retry-after'];
 
@@ -74,7 +75,8 @@ async function allowAnyOrigin(app: App): Promise<void> {
     await preflights.register(cors, {
       origin: '*',
       methods: ['GET', 'POST'],
-      allowedHeaders: ['x-api-key', 'content-type', 'if-none-match'],
+      // Authorization: OFREP's browser providers may send the key as a bearer token.
+      allowedHeaders: ['x-api-key', 'authorization', 'content-type', 'if-none-match'],
       exposedHeaders: EXPOSED_HEADERS,
       maxAge: 600,
       // A plain OPTIONS (no Origin) is answered too, rather than with a text/plain 400.
@@ -118,7 +120,10 @@ const importScope: Plane<IngestDeps> = (app, { ctx }) => importEvents.register(a
 /** OTLP reads protobuf and JSON bodies as bytes (gzip or not), so it gets its own scope. */
 const otlpScope: Plane<IngestDeps> = (app, { ctx }) => postOtlpTraces.register(app, ctx);
 
-/** The ingest plane: every route behind an API key; the org comes from the key. */
+/**
+ * The ingest plane: every route behind an API key; the org comes from the key. OFREP's routes
+ * (routes/ofrep/) are a scope of it: the same CORS answers and per-key rate windows.
+ */
 export const ingestRoutes: Plane<IngestDeps> = async (app, { ctx }) => {
   const windows = new KeyRateWindows();
   app.decorateRequest('keyCaller', null);
@@ -129,4 +134,5 @@ export const ingestRoutes: Plane<IngestDeps> = async (app, { ctx }) => {
   await app.register(keyedWrites, { ctx });
   await app.register(importScope, { ctx });
   await app.register(otlpScope, { ctx });
+  await app.register(ofrepRoutes(windows), { ctx });
 };

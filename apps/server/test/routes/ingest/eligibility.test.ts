@@ -123,4 +123,27 @@ describe('testdata/eligibility.json through POST /v1/assign', () => {
     const reasons = new Set(cases.map((c) => c.reason ?? 'enrolled'));
     expect(reasons.size).toBe(5);
   });
+
+  it('gives every case’s variant through OFREP, with its reason', async () => {
+    const cases = file.cases.filter((c) => !UNBUILDABLE.includes(c.experiment));
+    const wrong: object[] = [];
+    for (const c of cases) {
+      const res = await h.ingest(acme.secret, {
+        method: 'POST',
+        url: `/ofrep/v1/evaluate/flags/${encodeURIComponent(`${c.experiment}:$variant`)}`,
+        payload: { context: { targetingKey: c.user_id, ...(c.attributes ?? {}) } },
+      });
+      const { value, reason } = res.json();
+      const want =
+        c.reason === undefined
+          ? { value: c.variant, reason: 'SPLIT' }
+          : {
+              value: undefined,
+              reason: 'DEFAULT',
+            };
+      if (res.statusCode !== 200 || value !== want.value || reason !== want.reason)
+        wrong.push({ name: c.name, got: res.json(), want });
+    }
+    expect(wrong).toEqual([]);
+  });
 });

@@ -1,0 +1,134 @@
+import { createHash } from 'node:crypto';
+import type { Logger } from 'pino';
+import { logSafeError } from '../../db/log-safe-error.ts';
+import type { Clock } from '../../kernel/ports.ts';
+import { DAY_MS, startOfUtcDay, utcDay } from '../../kernel/utc-day.ts';
+
+/** The acceptance path (`acceptEvents` with the process's parts), handed in by the wiring. */
+export type AcceptExposures = (orgId: string, events: Pending['event'][]) => Promise<unknown>;
+
+/** (org, experiment, user, variant) fingerprints remembered per UTC day before starting over. */
+const SEEN_CAPACITY = 1_048_576;
+/** Exposures waiting for their append at most; past it an evaluation records none (it retries). */
+const MAX_PENDING = 100_000;
+/** Events per append, as a client's batch. */
+const BATCH_SIZE = 1000;
+/** How often the waiting exposures are appended: one write per org and interval, not per call. */
+const FLUSH_INTERVAL_MS = 1000;
+
+interface Pending {
+  seen: string;
+  event: {
+    event_id: string;
+    type: 'exposure';
+    experiment_id: string;
+    user_id: string;
+    timestamp: string;
+    variant: string;
+  };
+}
+
+/**
+ * The id of a user's exposure to a variant on a UTC day, the same in every process: a second
+ * process, or this one after a restart or once its memory started over, sends the same id,
+ * which the log stores (and meters) once.
+ */
+export function serverExposureId(
+  orgId: string,
+  experimentId: string,
+  userId: string,
+  variant: string,
+  day: string,
+): string {
+  const hex = createHash('sha256')
+    .update(['ofrep-exposure', orgId, experimentId, userId, variant, day].join('\u0000'))
+    .digest('hex');
+  const variantNibble = ((Number.parseInt(hex[16] as string, 16) & 0x3) | 0x8).toString(16);
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${variantNibble}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
+
+/**
+ * The exposures the server records for callers that send none (OFREP's generic providers):
+ * one per user, experiment, variant and UTC day, as a client library de-duplicates its own
+ * (docs/decisions/openfeature.md#exposures), appended in the background through the one
+ * acceptance path, so they are validated, de-duplicated and metered as any exposure.
+ */
+export class ServerExposures {
+  #seen = new Set<string>();
+  #day = '';
+  #dayEndsMs = 0;
+  #pending = new Map<string, Pending[]>();
+  #queued = 0;
+  #timer: ReturnType<typeof setInterval> | null;
+  #flushing: Promise<void> = Promise.resolve();
+
+  /** Flushes every `FLUSH_INTERVAL_MS` from now until `stop()`; the timer keeps no process up. */
+  constructor(
+    private readonly accept: AcceptExposures,
+    private readonly clock: Clock,
+    private readonly log: Pick<Logger, 'warn'>,
+  ) {
+    this.#timer = setInterval(() => void this.flush(), FLUSH_INTERVAL_MS);
+    this.#timer.unref();
+  }
+
+  /** Records the user's exposure unless this process recorded it today already. */
+  record(orgId: string, experimentId: string, userId: string, variant: string): void {
+    const now = this.clock.now();
+    if (now.getTime() >= this.#dayEndsMs || this.#seen.size >= SEEN_CAPACITY) {
+      this.#seen = new Set();
+      this.#day = utcDay(now);
+      this.#dayEndsMs = startOfUtcDay(now).getTime() + DAY_MS;
+    }
+    const seen = `${orgId}\u0000${experimentId}\u0000${userId}\u0000${variant}`;
+    if (this.#seen.has(seen) || this.#queued >= MAX_PENDING) return;
+    this.#seen.add(seen);
+    const event_id = serverExposureId(orgId, experimentId, userId, variant, this.#day);
+    const event = {
+      event_id,
+      type: 'exposure' as const,
+      experiment_id: experimentId,
+      user_id: userId,
+      timestamp: now.toISOString(),
+      variant,
+    };
+    const list = this.#pending.get(orgId);
+    if (list === undefined) this.#pending.set(orgId, [{ seen, event }]);
+    else list.push({ seen, event });
+    this.#queued++;
+    if (this.#queued >= BATCH_SIZE) void this.flush();
+  }
+
+  /** Appends what is waiting; what a failed append held is forgotten, so the next call records it. */
+  flush(): Promise<void> {
+    this.#flushing = this.#flushing.then(() => this.#write());
+    return this.#flushing;
+  }
+
+  async stop(): Promise<void> {
+    if (this.#timer !== null) clearInterval(this.#timer);
+    this.#timer = null;
+    await this.flush();
+  }
+
+  async #write(): Promise<void> {
+    const taken = this.#pending;
+    if (taken.size === 0) return;
+    this.#pending = new Map();
+    this.#queued = 0;
+    for (const [orgId, list] of taken) {
+      for (let i = 0; i < list.length; i += BATCH_SIZE) {
+        const batch = list.slice(i, i + BATCH_SIZE);
+        try {
+          await this.accept(
+            orgId,
+            batch.map((p) => p.event),
+          );
+        } catch (err) {
+          this.log.warn({ err: logSafeError(err) }, 'server-side exposures not stored, dropped');
+          for (const p of batch) this.#seen.delete(p.seen);
+        }
+      }
+    }
+  }
+}
