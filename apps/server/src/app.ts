@@ -23,6 +23,7 @@ import { datasetRoutes } from './routes/datasets/index.ts';
 import { devRoutes } from './routes/dev/index.ts';
 import { exportRoutes } from './routes/exports/index.ts';
 import { ingestRoutes } from './routes/ingest/index.ts';
+import { modelPriceRoutes } from './routes/model-prices/index.ts';
 import { offlineRunRoutes } from './routes/offline-runs/index.ts';
 import { outboundWebhookRoutes } from './routes/outbound-webhooks/index.ts';
 import { probeRoutes } from './routes/probes/index.ts';
@@ -109,6 +110,7 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
   await app.register(datasetRoutes, { ctx });
   await app.register(offlineRunRoutes, { ctx });
   await app.register(outboundWebhookRoutes, { ctx });
+  await app.register(modelPriceRoutes, { ctx });
   await app.register(exportRoutes, { ctx });
   await app.register(ingestRoutes, { ctx });
   await app.register(webhookRoutes, { ctx });

@@ -47,6 +47,7 @@ export type DomainCode =
   | 'holdout-not-found'
   | 'holdout-name-taken'
   | 'holdout-not-sticky'
-  | 'invalid-transition';
+  | 'invalid-transition'
+  | 'model-price-not-found';
 
 export class DomainError extends Outcome<DomainCode> {}

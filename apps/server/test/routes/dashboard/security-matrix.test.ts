@@ -265,8 +265,10 @@ describe('security matrix of the dashboard plane', () => {
           ([, op]) =>
             op.security === undefined &&
             !path.startsWith('/v1/admin/') &&
-            // The outbound webhooks plane has its own matrix (test/routes/outbound-webhooks/).
-            !path.startsWith('/v1/webhook-endpoints'),
+            // The outbound webhooks and model prices planes have their own matrices
+            // (test/routes/outbound-webhooks/, test/routes/model-prices/).
+            !path.startsWith('/v1/webhook-endpoints') &&
+            !path.startsWith('/v1/model-prices'),
         )
         .map(([m]) => `${m.toUpperCase()} ${path}`),
     );
