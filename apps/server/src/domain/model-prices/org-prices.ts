@@ -49,8 +49,7 @@ const audit = (
 
 /**
  * Adds or replaces the org's row for one pattern and effective day. Stored costs stay as they
- * are: the row prices calls accepted from now on (re-pricing a window is the `arbiter reprice`
- * command).
+ * are: the row prices calls accepted from now on.
  */
 export async function putPrice(
   db: Database,

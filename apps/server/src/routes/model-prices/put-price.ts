@@ -13,7 +13,7 @@ export function register(app: App, ctx: Pick<Context, 'db' | 'clock' | 'modelPri
         tags: TAGS,
         summary: 'Add or replace your org’s price row for a model pattern from a UTC day',
         description:
-          'Admins and owners; audited. The row prices calls accepted from now on whose timestamps fall on or after `effective_from`; stored costs never change (`arbiter reprice` re-prices a window on request).',
+          'Admins and owners; audited. The row prices calls accepted from now on whose timestamps fall on or after `effective_from`; stored costs never change.',
         body: PriceInputSchema,
         response: { 200: OrgRowSchema, ...problemResponses(400, 401, 403) },
       },
