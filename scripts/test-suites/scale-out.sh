@@ -44,6 +44,9 @@ ingest_files=(
   # The other routes that append (signed business events, the dashboard's test event).
   apps/server/test/routes/webhooks/business-events.test.ts
   apps/server/test/routes/dashboard/test-event.test.ts
+  # Model calls priced at acceptance, then stored by the log's fold on Kafka.
+  apps/server/test/domain/model-prices/pricing.test.ts
+  apps/server/test/domain/model-prices/otlp-pricing.test.ts
   # What reads what ingest stored: the analyses through the fold gate, the live view, the
   # raw-event export (its text from the S3 server).
   apps/server/test/analysis/analysis.test.ts

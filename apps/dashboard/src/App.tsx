@@ -17,6 +17,7 @@ import { HoldoutPage } from './pages/holdouts/HoldoutPage.tsx';
 import { HoldoutsPage } from './pages/holdouts/HoldoutsPage.tsx';
 import { LayerPage } from './pages/layers/LayerPage.tsx';
 import { LayersPage } from './pages/layers/LayersPage.tsx';
+import { ModelPricesPage } from './pages/model-prices/ModelPricesPage.tsx';
 import { AuditPage } from './pages/org/AuditPage.tsx';
 import { FeedbackPage } from './pages/org/FeedbackPage.tsx';
 import { KeysPage } from './pages/org/KeysPage.tsx';
@@ -53,6 +54,7 @@ const signedIn = createBrowserRouter([
       { path: 'datasets/:id', element: <DatasetPage /> },
       { path: 'keys', element: <KeysPage /> },
       { path: 'usage', element: <UsagePage /> },
+      { path: 'model-prices', element: <ModelPricesPage /> },
       { path: 'audit', element: <AuditPage /> },
       { path: 'billing', element: <BillingPage /> },
       { path: 'feedback', element: <FeedbackPage /> },

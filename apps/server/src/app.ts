@@ -24,6 +24,7 @@ import { devRoutes } from './routes/dev/index.ts';
 import { exportRoutes } from './routes/exports/index.ts';
 import { ingestRoutes } from './routes/ingest/index.ts';
 import { mcpRoutes } from './routes/mcp/index.ts';
+import { modelPriceRoutes } from './routes/model-prices/index.ts';
 import { offlineRunRoutes } from './routes/offline-runs/index.ts';
 import { outboundWebhookRoutes } from './routes/outbound-webhooks/index.ts';
 import { probeRoutes } from './routes/probes/index.ts';
@@ -113,6 +114,7 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
   await app.register(mcpRoutes, { ctx });
   await app.register(outboundWebhookRoutes, { ctx });
   await app.register(rolloutRoutes, { ctx });
+  await app.register(modelPriceRoutes, { ctx });
   await app.register(exportRoutes, { ctx });
   await app.register(ingestRoutes, { ctx });
   await app.register(webhookRoutes, { ctx });

@@ -10,6 +10,7 @@ import type { PlanPrices } from './domain/billing/plan-prices.ts';
 import type { ContactNotifier } from './domain/contact-notifier.ts';
 import type { IdentityResolver } from './domain/identity/identity.ts';
 import type { SessionVerifier } from './domain/identity/session-verifier.ts';
+import type { ModelPriceCache } from './domain/model-prices/price-cache.ts';
 import type { OfflineScoringQueue } from './domain/offline-runs/scoring-queue.ts';
 import type { OrgStateCache } from './domain/org-state-cache.ts';
 import type { WebhookDelivery } from './domain/outbound-webhooks/delivery-loop.ts';
@@ -53,6 +54,8 @@ export interface Context {
   log: Logger;
   apiKeys: ApiKeyCache;
   orgState: OrgStateCache;
+  /** Each org's price book (its own rows over the built-in table), which prices model calls. */
+  modelPrices: ModelPriceCache;
   /** Stored patterns the server refuses to run, found by a scan at start-up (and its deny set). */
   patterns: PatternWatch;
   /** The permanent event log every acceptance appends to. */

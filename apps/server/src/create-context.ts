@@ -16,6 +16,7 @@ import { ChangeListener } from './domain/change-feed.ts';
 import { ContactNotifier } from './domain/contact-notifier.ts';
 import { IdentityResolver } from './domain/identity/identity.ts';
 import { createSessionVerifier } from './domain/identity/session-verifier.ts';
+import { ModelPriceCache } from './domain/model-prices/price-cache.ts';
 import { OrgStateCache } from './domain/org-state-cache.ts';
 import { WebhookDelivery } from './domain/outbound-webhooks/delivery-loop.ts';
 import { PatternWatch } from './domain/patterns/pattern-watch.ts';
@@ -200,8 +201,11 @@ async function eventLogOf(
   );
 }
 
-/** The org state cache and the watch over stored patterns, whose deny set it consults. */
-function orgStateOf(db: Database, clock: Clock, log: Logger) {
+/**
+ * The per-org caches: the org state, the watch over stored patterns (whose deny set the state
+ * consults) and the price books that price model calls at acceptance.
+ */
+function orgCachesOf(db: Database, clock: Clock, log: Logger) {
   const orgState: OrgStateCache = new OrgStateCache(
     db,
     clock,
@@ -210,7 +214,7 @@ function orgStateOf(db: Database, clock: Clock, log: Logger) {
     () => patterns.verdict(),
   );
   const patterns = new PatternWatch(db, log, (orgId) => orgState.invalidate(orgId));
-  return { orgState, patterns };
+  return { orgState, patterns, modelPrices: new ModelPriceCache(db, clock) };
 }
 
 /**
@@ -257,7 +261,7 @@ export async function createContext(config: Config, parts: ContextParts = {}): P
   const metrics = config.metrics ? createMetrics({ ...handle, shards }) : silentMetrics;
   const worker = foldWorkerOf(config, eventLog, log, disk, metrics);
   const apiKeys = new ApiKeyCache(handle.db, clock);
-  const orgStates = orgStateOf(handle.db, clock, log);
+  const orgStates = orgCachesOf(handle.db, clock, log);
   const changes = listenForChanges(handle, apiKeys, orgStates.orgState, log);
   await changes?.start();
   const integrations = await createIntegrations(config);

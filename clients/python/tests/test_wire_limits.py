@@ -22,8 +22,21 @@ CLIENT_SET = set(LIMITS["event"]["clientSet"])
 BASE: Dict[str, Any] = {"experiment_id": "checkout", "user_id": "user-1"}
 
 
+#: A token part is counted inside its total: its domain is tested with the total at its maximum.
+TOTAL_OF = {"cached_input_tokens": "input_tokens", "reasoning_tokens": "output_tokens"}
+
+
 def problem(field: str, value: Any) -> Optional[str]:
-    return wire_problem(dict(BASE, **{field: value}))
+    total = TOTAL_OF.get(field)
+    whole = {} if total is None else {total: NUMBERS[total]["maximum"]}
+    return wire_problem(dict(BASE, **whole, **{field: value}))
+
+
+def test_a_token_part_needs_its_total_and_stays_within_it() -> None:
+    assert "cached_input_tokens" in (wire_problem(dict(BASE, cached_input_tokens=1)) or "")
+    assert wire_problem(dict(BASE, input_tokens=5, cached_input_tokens=5)) is None
+    assert "cached_input_tokens" in (wire_problem(dict(BASE, input_tokens=5, cached_input_tokens=6)) or "")
+    assert "reasoning_tokens" in (wire_problem(dict(BASE, output_tokens=2, reasoning_tokens=3)) or "")
 
 
 def nested(levels: int) -> Dict[str, Any]:

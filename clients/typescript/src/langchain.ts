@@ -44,6 +44,15 @@ interface Run {
   measure: CallMeasure;
 }
 
+/** What LangChain passes a start callback after the model and its input, the same for both. */
+type RunStart = [
+  runId: string,
+  parentRunId?: string,
+  extraParams?: Record<string, unknown>,
+  tags?: string[],
+  metadata?: Record<string, unknown>,
+];
+
 /**
  * Records each LLM or chat-model run of a chain or agent as `wrap` records a provider call: an
  * `exposure` when the run starts, and a `model_call` when it ends, with latency, tokens, model,
@@ -78,28 +87,12 @@ export class ArbiterCallbackHandler {
     this.#user = options.user;
   }
 
-  handleChatModelStart(
-    _llm: unknown,
-    messages: readonly unknown[],
-    runId: string,
-    _parentRunId?: string,
-    extraParams?: Record<string, unknown>,
-    _tags?: string[],
-    metadata?: Record<string, unknown>,
-  ): void {
-    this.#start(runId, extraParams, metadata, (measure) => readChatPrompt(messages, measure));
+  handleChatModelStart(_llm: unknown, messages: readonly unknown[], ...run: RunStart): void {
+    this.#start(run, (measure) => readChatPrompt(messages, measure));
   }
 
-  handleLLMStart(
-    _llm: unknown,
-    prompts: readonly string[],
-    runId: string,
-    _parentRunId?: string,
-    extraParams?: Record<string, unknown>,
-    _tags?: string[],
-    metadata?: Record<string, unknown>,
-  ): void {
-    this.#start(runId, extraParams, metadata, (measure) => readTextPrompt(prompts, measure));
+  handleLLMStart(_llm: unknown, prompts: readonly string[], ...run: RunStart): void {
+    this.#start(run, (measure) => readTextPrompt(prompts, measure));
   }
 
   handleLLMNewToken(
@@ -134,9 +127,7 @@ export class ArbiterCallbackHandler {
   }
 
   #start(
-    runId: string,
-    extraParams: unknown,
-    metadata: unknown,
+    [runId, , extraParams, , metadata]: RunStart,
     readPrompt: (measure: CallMeasure) => void,
   ): void {
     const fromMetadata = asObject(metadata)?.[USER_METADATA_KEY];

@@ -15,6 +15,11 @@ export interface TrackPayload {
   latency_ms?: number;
   input_tokens?: number;
   output_tokens?: number;
+  /** Of `input_tokens`, those read from the provider's prompt cache. */
+  cached_input_tokens?: number;
+  /** Of `output_tokens`, those the model spent reasoning. */
+  reasoning_tokens?: number;
+  /** The call's cost; without it the server prices the call from its tokens and model. */
   cost_usd?: number;
   model?: string;
   error?: string | null;

@@ -15,7 +15,16 @@ const base: TrackPayload = { experiment_id: 'checkout', user_id: 'user-1' };
 const CLIENT_SET = new Set(LIMITS.event.clientSet);
 const textFields = Object.entries(LIMITS.event.text).filter(([f]) => !CLIENT_SET.has(f));
 const numberFields = Object.entries(LIMITS.event.numbers);
-const withField = (field: string, value: unknown) => ({ ...base, [field]: value }) as TrackPayload;
+/** A token part is counted inside its total: the part's domain is tested with its total at most. */
+const TOTAL_OF: Record<string, string> = {
+  cached_input_tokens: 'input_tokens',
+  reasoning_tokens: 'output_tokens',
+};
+const withField = (field: string, value: unknown) => {
+  const total = TOTAL_OF[field];
+  const whole = total === undefined ? {} : { [total]: LIMITS.event.numbers[total]?.maximum };
+  return { ...base, ...whole, [field]: value } as TrackPayload;
+};
 
 function nested(levels: number): Record<string, unknown> {
   let node: Record<string, unknown> = { leaf: 1 };
@@ -39,6 +48,17 @@ describe('the wire limits (testdata/wire-limits.json)', () => {
     const fraction = wireProblem(withField(field, domain.maximum - 0.5));
     if (domain.integer) expect(fraction).toContain(field);
     else expect(fraction).toBeNull();
+  });
+
+  it('refuses a token part without its total or above it', () => {
+    expect(wireProblem({ ...base, cached_input_tokens: 1 })).toContain('cached_input_tokens');
+    expect(wireProblem({ ...base, input_tokens: 5, cached_input_tokens: 5 })).toBeNull();
+    expect(wireProblem({ ...base, input_tokens: 5, cached_input_tokens: 6 })).toContain(
+      'cached_input_tokens',
+    );
+    expect(wireProblem({ ...base, output_tokens: 2, reasoning_tokens: 3 })).toContain(
+      'reasoning_tokens',
+    );
   });
 
   it('metadata: takes the free-form JSON depth and size and refuses one past them', () => {
@@ -79,6 +99,8 @@ describe('the event vocabulary (testdata/wire-limits.json)', () => {
       latency_ms: true,
       input_tokens: true,
       output_tokens: true,
+      cached_input_tokens: true,
+      reasoning_tokens: true,
       cost_usd: true,
       model: true,
       error: true,

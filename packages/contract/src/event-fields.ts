@@ -12,6 +12,8 @@ export const MODEL_CALL_FIELDS = [
   'latency_ms',
   'input_tokens',
   'output_tokens',
+  'cached_input_tokens',
+  'reasoning_tokens',
   'cost_usd',
   'model',
   'error',

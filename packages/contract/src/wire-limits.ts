@@ -53,6 +53,9 @@ export const NUMERIC_DOMAINS = {
   /** A billion tokens per call: far beyond any context window. */
   input_tokens: { minimum: 0, maximum: 1_000_000_000, integer: true },
   output_tokens: { minimum: 0, maximum: 1_000_000_000, integer: true },
+  /** Parts of the two above: the input read from the provider's cache, the output spent reasoning. */
+  cached_input_tokens: { minimum: 0, maximum: 1_000_000_000, integer: true },
+  reasoning_tokens: { minimum: 0, maximum: 1_000_000_000, integer: true },
   /** A million US dollars per call. */
   cost_usd: { minimum: 0, maximum: 1_000_000, integer: false },
   /** A business outcome (revenue, count, score) in either direction, in any currency unit. */

@@ -282,7 +282,13 @@ export const events = pgTable(
     latencyMs: doublePrecision('latency_ms'),
     inputTokens: doublePrecision('input_tokens'),
     outputTokens: doublePrecision('output_tokens'),
+    // Parts of the two above: input read from the provider's cache, output spent reasoning.
+    cachedInputTokens: doublePrecision('cached_input_tokens'),
+    reasoningTokens: doublePrecision('reasoning_tokens'),
     costUsd: doublePrecision('cost_usd'),
+    // The price row that gave `cost_usd` when the server priced the call from its tokens
+    // (`builtin:<pattern>@<date>` or `org:<pattern>@<date>`); null when the caller sent the cost.
+    pricedBy: text('priced_by'),
     model: text('model'),
     error: text('error'),
     prompt: text('prompt'),
@@ -317,7 +323,35 @@ export const events = pgTable(
     index('events_call_cost')
       .on(t.experimentId, t.costUsd)
       .where(sql`type = 'model_call' and cost_usd is not null`),
+    // The calls no price row matched, counted per model by GET /v1/usage: few, once a team adds
+    // the prices it is told of.
+    index('events_unpriced')
+      .on(t.orgId, t.occurredAt)
+      .where(sql`type = 'model_call' and cost_usd is null and model is not null`),
   ],
+);
+
+/**
+ * An org's own model prices, added to or overriding the built-in table
+ * (domain/model-prices/prices.json): US dollars per million tokens of each kind, from
+ * `effective_from` (a UTC day) on. A missing cached or reasoning rate is the input or output rate.
+ */
+export const modelPrices = pgTable(
+  'model_prices',
+  {
+    orgId: uuid('org_id')
+      .notNull()
+      .references(() => orgs.id, { onDelete: 'cascade' }),
+    pattern: text('pattern').notNull(),
+    effectiveFrom: date('effective_from', { mode: 'string' }).notNull(),
+    inputPerMillion: doublePrecision('input_per_million').notNull(),
+    outputPerMillion: doublePrecision('output_per_million').notNull(),
+    cachedInputPerMillion: doublePrecision('cached_input_per_million'),
+    reasoningPerMillion: doublePrecision('reasoning_per_million'),
+    source: text('source'),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.orgId, t.pattern, t.effectiveFrom] })],
 );
 
 /**

@@ -37,7 +37,9 @@ export type AuditAction =
   | 'layer.created'
   | 'layer.buckets_changed'
   | 'holdout.created'
-  | 'holdout.updated';
+  | 'holdout.updated'
+  | 'model_price.put'
+  | 'model_price.deleted';
 
 export interface AuditInput {
   orgId: string;

@@ -50,6 +50,7 @@ export type DomainCode =
   | 'holdout-not-sticky'
   | 'invalid-transition'
   | 'rollout-not-found'
-  | 'rollout-conflict';
+  | 'rollout-conflict'
+  | 'model-price-not-found';
 
 export class DomainError extends Outcome<DomainCode> {}

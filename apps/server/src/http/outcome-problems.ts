@@ -44,6 +44,7 @@ const PROBLEM_OF = {
     'saved-group-too-large': 'org-config-too-large',
     'layer-not-found': 'layer-not-found',
     'webhook-endpoint-not-found': 'webhook-endpoint-not-found',
+    'model-price-not-found': 'model-price-not-found',
     'webhook-endpoint-limit': 'webhook-endpoint-limit',
     'webhook-delivery-not-found': 'webhook-delivery-not-found',
     'webhook-url-refused': 'webhook-url-refused',

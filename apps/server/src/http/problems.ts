@@ -195,6 +195,12 @@ export const PROBLEMS = {
     about:
       'A webhook endpoint URL uses https (http only to a loopback host, for a local receiver), carries no credentials or fragment, and names no private, link-local or metadata address.',
   },
+  'model-price-not-found': {
+    status: 404,
+    title: 'Model price not found',
+    about:
+      'Your org has no price row with this pattern and effective day; GET /v1/model-prices lists its rows.',
+  },
   'layer-not-found': {
     status: 404,
     title: 'Layer not found',

@@ -1,6 +1,7 @@
 import type { Context } from '../context.ts';
 import { monthResetsAt, usageMonth } from '../domain/billing/usage-month.ts';
 import { isActiveFor } from '../domain/keys.ts';
+import { needsPrice, priceCalls } from '../domain/model-prices/price-calls.ts';
 import type { OrgState } from '../domain/org-state-cache.ts';
 import { PLAN_LIMITS } from '../domain/plans/plans.ts';
 import type { EventOutcome } from '../kernel/ports.ts';
@@ -41,7 +42,7 @@ export interface AcceptOutcome {
 /** What acceptance reads: the time, the org's cached state, the limits switch, the log and the text store; what it counts in. */
 export type AcceptDeps = Pick<
   Context,
-  'clock' | 'orgState' | 'config' | 'eventLog' | 'metrics' | 'modelText' | 'apiKeys'
+  'clock' | 'orgState' | 'config' | 'eventLog' | 'metrics' | 'modelText' | 'apiKeys' | 'modelPrices'
 >;
 
 export interface AcceptOptions {
@@ -190,6 +191,20 @@ function rejectNotTaken(
 }
 
 /**
+ * The events with each model call that sent tokens but no cost priced by the org's price book,
+ * before the log has them: every log (one database, Kafka, shards) then stores the cost and the
+ * row with the event.
+ */
+async function withPrices(
+  ctx: Pick<AcceptDeps, 'modelPrices'>,
+  orgId: string,
+  events: AcceptedEvent[],
+): Promise<AcceptedEvent[]> {
+  if (!events.some(needsPrice)) return events;
+  return priceCalls(await ctx.modelPrices.bookFor(orgId), events);
+}
+
+/**
  * The whole acceptance path of every ingest route: check each event on its own, then meter,
  * de-duplicate and append the valid ones to the event log in one step. Returns once they
  * survive a crash.
@@ -225,11 +240,10 @@ export async function acceptEvents(
     };
   }
   const keyHash = await keyForTheWrite(ctx, orgId, options.keyHash);
+  const priced = await withPrices(ctx, orgId, checked.valid);
   // The text is stored before the log has the event: a 202 never names text not stored.
   const valid =
-    ctx.modelText === null
-      ? checked.valid
-      : await offloadModelText(ctx.modelText, orgId, checked.valid);
+    ctx.modelText === null ? priced : await offloadModelText(ctx.modelText, orgId, priced);
   const result = await ctx.eventLog.append({
     orgId,
     events: valid,

@@ -11,8 +11,23 @@ const SAID = EVENT_COLUMNS.filter((c) => c.column !== 'event_id' && c.column !==
 const RECORD_TYPE = sql.raw(
   ['event_id text', ...SAID.map((c) => `${c.column} ${c.type}`)].join(', '),
 );
-const STORED = sql.raw(`(${SAID.map((c) => `s.${c.column}`).join(', ')})`);
-const SENT = sql.raw(`(${SAID.map((c) => `e.${c.column}`).join(', ')})`);
+/**
+ * A cost the server priced is not something the event said: a retry priced again after a price
+ * change is the same event. So `priced_by` is not compared, and `cost_usd` only when the caller
+ * sent it.
+ */
+const saidAs = (alias: string) =>
+  sql.raw(
+    `(${SAID.filter((c) => c.column !== 'priced_by')
+      .map((c) =>
+        c.column === 'cost_usd'
+          ? `case when ${alias}.priced_by is null then ${alias}.cost_usd end`
+          : `${alias}.${c.column}`,
+      )
+      .join(', ')})`,
+  );
+const STORED = saidAs('s');
+const SENT = saidAs('e');
 
 /**
  * The ids among `events` (each already stored under its id) whose stored event says something

@@ -45,6 +45,18 @@ export const EventSchema = Type.Object(
     latency_ms: Type.Optional(LatencyMs),
     input_tokens: Type.Optional(TokenCount),
     output_tokens: Type.Optional(TokenCount),
+    cached_input_tokens: Type.Optional(
+      Type.Integer({
+        ...bounds(NUMERIC_DOMAINS.cached_input_tokens),
+        description: "Of input_tokens, those read from the provider's prompt cache",
+      }),
+    ),
+    reasoning_tokens: Type.Optional(
+      Type.Integer({
+        ...bounds(NUMERIC_DOMAINS.reasoning_tokens),
+        description: 'Of output_tokens, those the model spent reasoning',
+      }),
+    ),
     cost_usd: Type.Optional(CostUsd),
     model: Type.Optional(Text(length('model'))),
     error: Type.Optional(Type.Union([Text(length('error')), Type.Null()])),
@@ -85,4 +97,9 @@ export type AcceptedEvent = Omit<IncomingEvent, 'variant'> & {
   variant: string | null;
   received_at: string;
   is_test: boolean;
+  /**
+   * The price row that gave `cost_usd` when the server priced the call from its tokens
+   * (docs/model-prices.md); absent when the caller sent the cost or no row priced it.
+   */
+  priced_by?: string;
 } & Partial<StoredTextRef>;

@@ -72,6 +72,20 @@ function typeFieldsProblem(e: IncomingEvent): string | null {
     for (const f of MODEL_CALL_FIELDS)
       if (e[f] !== undefined) return `${f}: only model_call carries it`;
   }
+  return tokenPartsProblem(e);
+}
+
+/** A token part is counted inside its whole, so it needs the whole and cannot exceed it. */
+function tokenPartsProblem(e: IncomingEvent): string | null {
+  const parts = [
+    ['cached_input_tokens', e.cached_input_tokens, 'input_tokens', e.input_tokens],
+    ['reasoning_tokens', e.reasoning_tokens, 'output_tokens', e.output_tokens],
+  ] as const;
+  for (const [part, count, whole, total] of parts) {
+    if (count === undefined) continue;
+    if (total === undefined) return `${part}: is a part of ${whole}, which is missing`;
+    if (count > total) return `${part}: ${count} exceeds ${whole} (${total}), which counts it`;
+  }
   return null;
 }
 
@@ -94,6 +108,8 @@ function acceptedEvent(
     latency_ms: e.latency_ms,
     input_tokens: e.input_tokens,
     output_tokens: e.output_tokens,
+    cached_input_tokens: e.cached_input_tokens,
+    reasoning_tokens: e.reasoning_tokens,
     cost_usd: e.cost_usd,
     model: e.model,
     error: e.error,

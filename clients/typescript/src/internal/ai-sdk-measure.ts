@@ -4,10 +4,10 @@ import {
   asObject,
   type CallMeasure,
   type Json,
-  setCount,
   setModel,
   setPrompt,
   setResponse,
+  setTokens,
 } from './model-call-measure.ts';
 
 /**
@@ -74,14 +74,21 @@ export function readStreamPart(part: unknown, into: CallMeasure): boolean {
 }
 
 /**
- * Usage counts: `{ inputTokens: { total }, outputTokens: { total } }` since specification 3,
- * plain numbers in specification 2.
+ * Usage counts: `{ inputTokens: { total, cacheRead }, outputTokens: { total, reasoning } }`
+ * since specification 3; plain numbers in specification 2, with `cachedInputTokens` and
+ * `reasoningTokens` beside them. The parts are counted in the totals either way.
  */
 function readUsage(usage: unknown, into: CallMeasure): void {
   const u = asObject(usage);
   if (u === null) return;
-  setCount(into, 'input_tokens', asObject(u.inputTokens)?.total ?? u.inputTokens);
-  setCount(into, 'output_tokens', asObject(u.outputTokens)?.total ?? u.outputTokens);
+  const input = asObject(u.inputTokens);
+  const output = asObject(u.outputTokens);
+  setTokens(into, {
+    input: input?.total ?? u.inputTokens,
+    output: output?.total ?? u.outputTokens,
+    cached: input?.cacheRead ?? u.cachedInputTokens,
+    reasoning: output?.reasoning ?? u.reasoningTokens,
+  });
 }
 
 /**

@@ -28,6 +28,8 @@ const NUMBER_LIMITS: ReadonlyArray<[keyof TrackPayload, number, number, boolean]
   ['latency_ms', 0, 86_400_000, false],
   ['input_tokens', 0, 1_000_000_000, true],
   ['output_tokens', 0, 1_000_000_000, true],
+  ['cached_input_tokens', 0, 1_000_000_000, true],
+  ['reasoning_tokens', 0, 1_000_000_000, true],
   ['cost_usd', 0, 1_000_000, false],
   ['value', -1e12, 1e12, false],
 ];
@@ -103,7 +105,22 @@ export function wireProblem(payload: TrackPayload): string | null {
       return `${field} must be ${integer ? 'an integer' : 'a number'} from ${min} to ${max}`;
     }
   }
+  const parts = tokenPartsProblem(payload);
+  if (parts !== null) return parts;
   if (payload.metadata !== undefined) return metadataProblem(payload.metadata);
+  return null;
+}
+
+/** A token part is counted inside its total: it needs the total and cannot exceed it. */
+function tokenPartsProblem(payload: TrackPayload): string | null {
+  const pairs = [
+    ['cached_input_tokens', payload.cached_input_tokens, 'input_tokens', payload.input_tokens],
+    ['reasoning_tokens', payload.reasoning_tokens, 'output_tokens', payload.output_tokens],
+  ] as const;
+  for (const [part, count, whole, total] of pairs) {
+    if (count === undefined) continue;
+    if (total === undefined || count > total) return `${part} must be a part of ${whole}`;
+  }
   return null;
 }
 

@@ -2,10 +2,10 @@ import {
   asObject,
   type CallMeasure,
   type Json,
-  setCount,
   setModel,
   setPrompt,
   setResponse,
+  setTokens,
   textOf,
 } from './model-call-measure.ts';
 
@@ -65,11 +65,15 @@ export function readEnd(output: unknown, into: CallMeasure): void {
   const message = asObject(generation?.message);
   const llmOutput = asObject(o.llmOutput);
   const tokenUsage = asObject(llmOutput?.tokenUsage) ?? asObject(llmOutput?.estimatedTokenUsage);
-  setCount(into, 'input_tokens', tokenUsage?.promptTokens);
-  setCount(into, 'output_tokens', tokenUsage?.completionTokens);
+  setTokens(into, { input: tokenUsage?.promptTokens, output: tokenUsage?.completionTokens });
+  // `usage_metadata` counts cache reads in `input_tokens` and reasoning in `output_tokens`.
   const usage = asObject(message?.usage_metadata);
-  setCount(into, 'input_tokens', usage?.input_tokens);
-  setCount(into, 'output_tokens', usage?.output_tokens);
+  setTokens(into, {
+    input: usage?.input_tokens,
+    output: usage?.output_tokens,
+    cached: asObject(usage?.input_token_details)?.cache_read,
+    reasoning: asObject(usage?.output_token_details)?.reasoning,
+  });
   const responseMetadata = asObject(message?.response_metadata);
   setModel(into, llmOutput?.model_name ?? llmOutput?.model);
   setModel(into, responseMetadata?.model_name ?? responseMetadata?.model);

@@ -5,6 +5,10 @@ export interface CallMeasure {
   model?: string;
   input_tokens?: number;
   output_tokens?: number;
+  /** Of the input, the tokens read from the provider's cache. */
+  cached_input_tokens?: number;
+  /** Of the output, the tokens the model spent reasoning. */
+  reasoning_tokens?: number;
   /** Error class and message when the call failed; null when it succeeded. */
   error?: string | null;
   /** The request's messages as text (`role: content` lines): what a judge model grades. */
@@ -33,13 +37,27 @@ export function asObject(value: unknown): Json | null {
   return typeof value === 'object' && value !== null ? (value as Json) : null;
 }
 
+type TokenField = 'input_tokens' | 'output_tokens' | 'cached_input_tokens' | 'reasoning_tokens';
+
 /** Sets a count when the provider sent one; later values win because stream counts are cumulative. */
-export function setCount(
-  into: CallMeasure,
-  field: 'input_tokens' | 'output_tokens',
-  value: unknown,
-) {
+export function setCount(into: CallMeasure, field: TokenField, value: unknown) {
   if (typeof value === 'number' && Number.isFinite(value) && value >= 0) into[field] = value;
+}
+
+/** Token counts as a provider reports them; the cached and reasoning counts are parts of the totals. */
+export interface ReportedTokens {
+  input?: unknown;
+  output?: unknown;
+  cached?: unknown;
+  reasoning?: unknown;
+}
+
+/** Sets each count the provider reported: every reader's usage ends here. */
+export function setTokens(into: CallMeasure, tokens: ReportedTokens): void {
+  setCount(into, 'input_tokens', tokens.input);
+  setCount(into, 'output_tokens', tokens.output);
+  setCount(into, 'cached_input_tokens', tokens.cached);
+  setCount(into, 'reasoning_tokens', tokens.reasoning);
 }
 
 export function setModel(into: CallMeasure, value: unknown) {

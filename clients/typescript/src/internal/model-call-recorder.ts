@@ -180,6 +180,11 @@ function modelCallFields(m: CallMeasure, recordText: boolean): Partial<TrackPayl
   if (m.model !== undefined) out.model = m.model;
   if (m.input_tokens !== undefined) out.input_tokens = m.input_tokens;
   if (m.output_tokens !== undefined) out.output_tokens = m.output_tokens;
+  // A part goes only with its total and within it: the server refuses it otherwise.
+  if (m.cached_input_tokens !== undefined && m.cached_input_tokens <= (m.input_tokens ?? -1))
+    out.cached_input_tokens = m.cached_input_tokens;
+  if (m.reasoning_tokens !== undefined && m.reasoning_tokens <= (m.output_tokens ?? -1))
+    out.reasoning_tokens = m.reasoning_tokens;
   if (recordText && m.prompt !== undefined) out.prompt = m.prompt;
   if (recordText && m.response !== undefined) out.response = m.response;
   if (m.cost_usd !== undefined) out.cost_usd = m.cost_usd;

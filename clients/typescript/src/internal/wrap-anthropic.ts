@@ -4,10 +4,10 @@ import {
   type CallMeasure,
   conversationText,
   type ProviderReader,
-  setCount,
   setModel,
   setPrompt,
   setResponse,
+  setTokens,
   textOf,
 } from './model-call-measure.ts';
 
@@ -15,8 +15,10 @@ import {
 export const ANTHROPIC_METHODS = ['messages.create'] as const;
 
 /**
- * A Message carries `usage.input_tokens`/`output_tokens`. A stream opens with `message_start`
- * (model and input tokens) and its `message_delta` events carry cumulative output tokens.
+ * A Message carries `usage.input_tokens`/`output_tokens`, the input counted without the prompt
+ * cache: `cache_read_input_tokens` and `cache_creation_input_tokens` come apart and are added
+ * into the input here, as the wire counts them. A stream opens with `message_start` (model and
+ * input tokens) and its `message_delta` events carry cumulative output tokens.
  */
 export const anthropicReader: ProviderReader = {
   readRequest(params, into) {
@@ -45,6 +47,14 @@ export const anthropicReader: ProviderReader = {
 function readUsage(usage: unknown, into: CallMeasure): void {
   const u = asObject(usage);
   if (u === null) return;
-  setCount(into, 'input_tokens', u.input_tokens);
-  setCount(into, 'output_tokens', u.output_tokens);
+  const count = (value: unknown) => (typeof value === 'number' ? value : 0);
+  const read = u.cache_read_input_tokens;
+  setTokens(into, {
+    input:
+      typeof u.input_tokens === 'number'
+        ? u.input_tokens + count(read) + count(u.cache_creation_input_tokens)
+        : undefined,
+    output: u.output_tokens,
+    cached: typeof u.input_tokens === 'number' ? read : undefined,
+  });
 }

@@ -4,10 +4,10 @@ import {
   type CallMeasure,
   conversationText,
   type ProviderReader,
-  setCount,
   setModel,
   setPrompt,
   setResponse,
+  setTokens,
   textOf,
 } from './model-call-measure.ts';
 
@@ -15,10 +15,12 @@ import {
 export const OPENAI_METHODS = ['chat.completions.create', 'responses.create'] as const;
 
 /**
- * Chat Completions report `usage.prompt_tokens`/`completion_tokens`; a stream reports them only
- * in its last chunk, and only when the request set `stream_options.include_usage`. The
- * Responses API reports `usage.input_tokens`/`output_tokens`, streamed inside the final
- * `response.completed` (or `.incomplete`/`.failed`) event.
+ * Chat Completions report `usage.prompt_tokens`/`completion_tokens` (cached input in
+ * `prompt_tokens_details.cached_tokens`, reasoning in `completion_tokens_details`); a stream
+ * reports them only in its last chunk, and only when the request set
+ * `stream_options.include_usage`. The Responses API reports `usage.input_tokens`/`output_tokens`
+ * (with `input_tokens_details`/`output_tokens_details`), streamed inside the final
+ * `response.completed` (or `.incomplete`/`.failed`) event. Both count the parts in the totals.
  */
 export const openAIReader: ProviderReader = {
   readRequest(params, into) {
@@ -67,8 +69,14 @@ export const openAIReader: ProviderReader = {
 function readUsage(usage: unknown, into: CallMeasure): void {
   const u = asObject(usage);
   if (u === null) return;
-  setCount(into, 'input_tokens', u.prompt_tokens ?? u.input_tokens);
-  setCount(into, 'output_tokens', u.completion_tokens ?? u.output_tokens);
+  const inputDetails = asObject(u.prompt_tokens_details ?? u.input_tokens_details);
+  const outputDetails = asObject(u.completion_tokens_details ?? u.output_tokens_details);
+  setTokens(into, {
+    input: u.prompt_tokens ?? u.input_tokens,
+    output: u.completion_tokens ?? u.output_tokens,
+    cached: inputDetails?.cached_tokens,
+    reasoning: outputDetails?.reasoning_tokens,
+  });
 }
 
 /** The assistant text of a chat completion or a Responses API response. */

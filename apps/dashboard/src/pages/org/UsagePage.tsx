@@ -4,6 +4,7 @@ import { QueryView } from '../../components/states.tsx';
 import { LimitsNote } from '../billing/LimitsNote.tsx';
 import { planName } from '../billing/plan-name.ts';
 import { useUsage } from '../billing/queries.ts';
+import { UnpricedCalls } from '../model-prices/UnpricedCalls.tsx';
 
 export function UsagePage() {
   const usage = useUsage();
@@ -22,6 +23,7 @@ export function UsagePage() {
               <Meter label="Events" plan={planName(u.plan)} {...u.events} />
               <Meter label="Judge evaluations" plan={planName(u.plan)} {...u.judge_evaluations} />
             </div>
+            <UnpricedCalls usage={u} />
             <p>
               <Link to="/billing">Change plan or manage billing</Link>
             </p>

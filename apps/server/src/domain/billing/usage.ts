@@ -1,6 +1,8 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { Database } from '../../db/connect.ts';
 import { usageCounters } from '../../db/schema.ts';
+import type { EventShards } from '../../db/shards/every-shard.ts';
+import { unpricedCalls } from '../model-prices/unpriced.ts';
 import { effectivePlan } from '../plans/effective-plan.ts';
 import { PLAN_LIMITS } from '../plans/plans.ts';
 import { monthResetsAt, usageMonth } from './usage-month.ts';
@@ -29,4 +31,21 @@ export async function usageSummary(db: Database, orgId: string, now: Date, enfor
     resets_at: monthResetsAt(now).toISOString(),
     enforced,
   };
+}
+
+/**
+ * The org's own usage view: the summary, and the month's model calls no price row priced (by
+ * their timestamps), per model, so a team sees which prices to add.
+ */
+export async function usageOfOrg(
+  db: Database,
+  shards: EventShards,
+  orgId: string,
+  now: Date,
+  enforced: boolean,
+) {
+  const summary = await usageSummary(db, orgId, now, enforced);
+  const monthStart = new Date(`${summary.month}-01T00:00:00Z`);
+  const unpriced = await unpricedCalls(shards, orgId, monthStart, monthResetsAt(now));
+  return { ...summary, unpriced_calls: unpriced };
 }

@@ -124,6 +124,8 @@ const COLUMNS = {
   latency_ms: events.latencyMs,
   input_tokens: events.inputTokens,
   output_tokens: events.outputTokens,
+  cached_input_tokens: events.cachedInputTokens,
+  reasoning_tokens: events.reasoningTokens,
   cost_usd: events.costUsd,
   model: events.model,
   error: events.error,

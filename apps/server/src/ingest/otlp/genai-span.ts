@@ -24,6 +24,8 @@ export interface ModelCallFields {
   latency_ms?: number;
   input_tokens?: number;
   output_tokens?: number;
+  cached_input_tokens?: number;
+  reasoning_tokens?: number;
   model?: string;
   error: string | null;
   prompt?: string;
@@ -183,6 +185,28 @@ function textOf(span: OtlpSpan, limit: number): { prompt?: string; response?: st
   return { prompt, response };
 }
 
+/**
+ * The span's token counts. The conventions count cache reads and writes inside
+ * `gen_ai.usage.input_tokens` and reasoning inside `gen_ai.usage.output_tokens`; an
+ * instrumentation that counted the cache apart (Anthropic's own usage, copied as it is) shows
+ * it by a cache larger than the input, and its parts are added in.
+ */
+function tokensOf(a: Attributes): Partial<ModelCallFields> {
+  const out: Partial<ModelCallFields> = {};
+  let input = count(a, 'gen_ai.usage.input_tokens', 'gen_ai.usage.prompt_tokens');
+  const read = count(a, 'gen_ai.usage.cache_read.input_tokens');
+  const written = count(a, 'gen_ai.usage.cache_creation.input_tokens') ?? 0;
+  if (input !== undefined && read !== undefined && read + written > input) input += read + written;
+  if (input !== undefined) out.input_tokens = input;
+  if (input !== undefined && read !== undefined) out.cached_input_tokens = read;
+  const output = count(a, 'gen_ai.usage.output_tokens', 'gen_ai.usage.completion_tokens');
+  const reasoning = count(a, 'gen_ai.usage.reasoning.output_tokens');
+  if (output !== undefined) out.output_tokens = output;
+  if (output !== undefined && reasoning !== undefined && reasoning <= output)
+    out.reasoning_tokens = reasoning;
+  return out;
+}
+
 function fieldsOf(
   span: OtlpSpan,
   startNs: bigint,
@@ -197,10 +221,7 @@ function fieldsOf(
   };
   // Microsecond precision: what a latency in milliseconds can usefully say.
   if (endNs !== null) fields.latency_ms = Number((endNs - startNs) / 1000n) / 1000;
-  const input = count(a, 'gen_ai.usage.input_tokens', 'gen_ai.usage.prompt_tokens');
-  if (input !== undefined) fields.input_tokens = input;
-  const output = count(a, 'gen_ai.usage.output_tokens', 'gen_ai.usage.completion_tokens');
-  if (output !== undefined) fields.output_tokens = output;
+  Object.assign(fields, tokensOf(a));
   const model = text(a.get('gen_ai.response.model')) ?? text(a.get('gen_ai.request.model'));
   if (model !== undefined) fields.model = model;
   const { prompt, response } = textOf(span, textLimit);

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import type { Context } from '../../context.ts';
-import { usageSummary } from '../../domain/billing/usage.ts';
+import { usageOfOrg } from '../../domain/billing/usage.ts';
 import type { App } from '../../http/app-types.ts';
 import { problemResponses } from '../../http/responses.ts';
 import { callerOf } from '../../http/session-auth.ts';
@@ -18,7 +18,22 @@ export const UsageSchema = Type.Object({
   enforced: Type.Boolean({ description: 'Plan limits are applied in this environment' }),
 });
 
-export function register(app: App, ctx: Pick<Context, 'clock' | 'config' | 'db'>): void {
+/** The org's own view adds the month's calls no price row priced, per model. */
+const OrgUsageSchema = Type.Object({
+  ...UsageSchema.properties,
+  unpriced_calls: Type.Array(
+    Type.Object({
+      model: Type.String({ description: 'The model name as the calls sent it' }),
+      calls: Type.Integer({ minimum: 1 }),
+    }),
+    {
+      description:
+        'Model calls this month (by timestamp) with tokens but no cost, because no price row matched their model: add a row with PUT /v1/model-prices. The 100 most called models.',
+    },
+  ),
+});
+
+export function register(app: App, ctx: Pick<Context, 'clock' | 'config' | 'db' | 'shards'>): void {
   app.get(
     '/v1/usage',
     {
@@ -27,12 +42,18 @@ export function register(app: App, ctx: Pick<Context, 'clock' | 'config' | 'db'>
         summary:
           'Events and judge evaluations used this UTC calendar month against the included allowance',
         response: {
-          200: UsageSchema,
+          200: OrgUsageSchema,
           ...problemResponses(401, 403),
         },
       },
     },
     async (request) =>
-      usageSummary(ctx.db, callerOf(request).orgId, ctx.clock.now(), ctx.config.enforceLimits),
+      usageOfOrg(
+        ctx.db,
+        ctx.shards,
+        callerOf(request).orgId,
+        ctx.clock.now(),
+        ctx.config.enforceLimits,
+      ),
   );
 }

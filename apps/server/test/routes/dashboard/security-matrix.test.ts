@@ -271,10 +271,11 @@ describe('security matrix of the dashboard plane', () => {
           ([, op]) =>
             op.security === undefined &&
             !path.startsWith('/v1/admin/') &&
-            // The outbound webhooks plane has its own matrix (test/routes/outbound-webhooks/).
+            // The outbound webhooks, rollouts and model prices planes have their own matrices
+            // (test/routes/outbound-webhooks/, test/routes/rollouts/, test/routes/model-prices/).
             !path.startsWith('/v1/webhook-endpoints') &&
-            // So has the rollouts plane (test/routes/rollouts/).
-            !path.includes('/rollout'),
+            !path.includes('/rollout') &&
+            !path.startsWith('/v1/model-prices'),
         )
         .map(([m]) => `${m.toUpperCase()} ${path}`),
     );

@@ -18,6 +18,11 @@ class TrackPayload(TypedDict, total=False):
     latency_ms: float
     input_tokens: int
     output_tokens: int
+    #: Of ``input_tokens``, those read from the provider's prompt cache.
+    cached_input_tokens: int
+    #: Of ``output_tokens``, those the model spent reasoning.
+    reasoning_tokens: int
+    #: The call's cost; without it the server prices the call from its tokens and model.
     cost_usd: float
     model: str
     error: Optional[str]

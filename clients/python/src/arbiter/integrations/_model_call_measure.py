@@ -7,7 +7,8 @@ from typing import Any, Dict, List, Optional
 
 from arbiter._core.constants import MAX_MODEL_TEXT_LENGTH
 
-#: ``model``, ``input_tokens``, ``output_tokens``, ``error``, ``prompt``, ``response``.
+#: ``model``, ``input_tokens``, ``output_tokens``, ``cached_input_tokens``, ``reasoning_tokens``,
+#: ``error``, ``prompt``, ``response``.
 Measure = Dict[str, Any]
 
 
@@ -40,6 +41,14 @@ def set_count(into: Measure, name: str, value: Any) -> None:
     """Later values win: stream counts are cumulative."""
     if isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0:
         into[name] = value
+
+
+def set_tokens(into: Measure, input: Any = None, output: Any = None, cached: Any = None, reasoning: Any = None) -> None:
+    """Each count the provider reported; the cached and reasoning counts are parts of the totals."""
+    set_count(into, "input_tokens", input)
+    set_count(into, "output_tokens", output)
+    set_count(into, "cached_input_tokens", cached)
+    set_count(into, "reasoning_tokens", reasoning)
 
 
 def set_model(into: Measure, value: Any) -> None:

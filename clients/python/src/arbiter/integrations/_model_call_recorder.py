@@ -180,6 +180,10 @@ def _model_call_fields(m: Measure, record_text: bool) -> Dict[str, Any]:
     for name in ("model", "input_tokens", "output_tokens"):
         if name in m:
             out[name] = m[name]
+    # A part goes only with its total and within it: the server refuses it otherwise.
+    for part, whole in (("cached_input_tokens", "input_tokens"), ("reasoning_tokens", "output_tokens")):
+        if part in m and whole in m and m[part] <= m[whole]:
+            out[part] = m[part]
     if record_text:
         for name in ("prompt", "response"):
             if name in m:

@@ -8,10 +8,10 @@ from arbiter.integrations._model_call_measure import (
     append_response,
     conversation_text,
     field,
-    set_count,
     set_model,
     set_prompt,
     set_response,
+    set_tokens,
     text_of,
 )
 
@@ -48,9 +48,15 @@ class AnthropicReader(ProviderReader):
 
 
 def _read_usage(usage: Any, into: Measure) -> None:
-    if usage is not None:
-        set_count(into, "input_tokens", field(usage, "input_tokens"))
-        set_count(into, "output_tokens", field(usage, "output_tokens"))
+    """Anthropic counts the prompt cache apart from ``input_tokens``: the cache read and
+    written are added into the input, as the wire counts them, and the read is the cached part."""
+    if usage is None:
+        return
+    given = field(usage, "input_tokens")
+    read = field(usage, "cache_read_input_tokens")
+    written = field(usage, "cache_creation_input_tokens")
+    total = None if not isinstance(given, int) else given + (read or 0) + (written or 0)
+    set_tokens(into, input=total, output=field(usage, "output_tokens"), cached=read if total is not None else None)
 
 
 anthropic_reader = AnthropicReader()

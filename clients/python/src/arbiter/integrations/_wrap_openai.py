@@ -9,10 +9,10 @@ from arbiter.integrations._model_call_measure import (
     conversation_text,
     field,
     first,
-    set_count,
     set_model,
     set_prompt,
     set_response,
+    set_tokens,
     text_of,
 )
 
@@ -56,12 +56,20 @@ class OpenAIReader(ProviderReader):
 
 
 def _read_usage(usage: Any, into: Measure) -> None:
+    """Chat Completions' ``prompt_tokens``/``completion_tokens`` or the Responses API's
+    ``input_tokens``/``output_tokens``, each with its details (cached, reasoning), which the
+    totals count."""
     if usage is None:
         return
-    prompt = field(usage, "prompt_tokens")
-    completion = field(usage, "completion_tokens")
-    set_count(into, "input_tokens", prompt if prompt is not None else field(usage, "input_tokens"))
-    set_count(into, "output_tokens", completion if completion is not None else field(usage, "output_tokens"))
+    chat = field(usage, "prompt_tokens") is not None or field(usage, "completion_tokens") is not None
+    prefix = ("prompt", "completion") if chat else ("input", "output")
+    set_tokens(
+        into,
+        input=field(usage, "%s_tokens" % prefix[0]),
+        output=field(usage, "%s_tokens" % prefix[1]),
+        cached=field(field(usage, "%s_tokens_details" % prefix[0]), "cached_tokens"),
+        reasoning=field(field(usage, "%s_tokens_details" % prefix[1]), "reasoning_tokens"),
+    )
 
 
 def _response_text(result: Any) -> str:

@@ -26,10 +26,10 @@ from arbiter.integrations._model_call_measure import (
     append_response,
     field,
     first,
-    set_count,
     set_model,
     set_prompt,
     set_response,
+    set_tokens,
     text_of,
 )
 from arbiter.integrations._user_context import current_user
@@ -226,13 +226,18 @@ def _read_result(result: LLMResult, into: Measure) -> None:
     message = field(generation, "message")
     usage = field(message, "usage_metadata")
     if usage:
-        set_count(into, "input_tokens", field(usage, "input_tokens"))
-        set_count(into, "output_tokens", field(usage, "output_tokens"))
+        # ``usage_metadata`` counts cache reads in ``input_tokens`` and reasoning in ``output_tokens``.
+        set_tokens(
+            into,
+            input=field(usage, "input_tokens"),
+            output=field(usage, "output_tokens"),
+            cached=field(field(usage, "input_token_details"), "cache_read"),
+            reasoning=field(field(usage, "output_token_details"), "reasoning"),
+        )
     else:
         # Completion LLMs report the provider's own counts beside the generations.
         legacy = field(result.llm_output, "token_usage") or field(result.llm_output, "usage")
-        set_count(into, "input_tokens", field(legacy, "prompt_tokens"))
-        set_count(into, "output_tokens", field(legacy, "completion_tokens"))
+        set_tokens(into, input=field(legacy, "prompt_tokens"), output=field(legacy, "completion_tokens"))
     # The model that answered, as the response names it, over the one asked for.
     metadata = field(message, "response_metadata")
     set_model(into, field(result.llm_output, "model_name"))

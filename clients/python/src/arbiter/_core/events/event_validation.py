@@ -40,8 +40,15 @@ _NUMBER_LIMITS: Tuple[Tuple[str, int, int, bool], ...] = (
     ("latency_ms", 0, MAX_LATENCY_MS, False),
     ("input_tokens", 0, MAX_TOKENS, True),
     ("output_tokens", 0, MAX_TOKENS, True),
+    ("cached_input_tokens", 0, MAX_TOKENS, True),
+    ("reasoning_tokens", 0, MAX_TOKENS, True),
     ("cost_usd", 0, MAX_COST_USD, False),
     ("value", -MAX_ABS_BUSINESS_VALUE, MAX_ABS_BUSINESS_VALUE, False),
+)
+#: A token part is counted inside its total: it needs the total and cannot exceed it.
+_TOKEN_PARTS: Tuple[Tuple[str, str], ...] = (
+    ("cached_input_tokens", "input_tokens"),
+    ("reasoning_tokens", "output_tokens"),
 )
 _TEXT_RULE = "holds a NUL character or an unpaired surrogate"
 
@@ -128,6 +135,9 @@ def wire_problem(payload: Mapping[str, Any]) -> Optional[str]:
     for field, low, high, integer in _NUMBER_LIMITS:
         if field in payload and _number_problem(payload[field], low, high, integer):
             return "%s must be %s from %d to %d" % (field, "an integer" if integer else "a number", low, high)
+    for part, whole in _TOKEN_PARTS:
+        if part in payload and not (whole in payload and payload[part] <= payload[whole]):
+            return "%s must be a part of %s" % (part, whole)
     if "metadata" in payload:
         return free_form_problem(payload["metadata"])
     return None

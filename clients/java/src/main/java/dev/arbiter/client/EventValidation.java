@@ -16,18 +16,21 @@ import java.util.Set;
 final class EventValidation {
   /** The fields a caller may set; {@code event_id}, {@code type} and {@code timestamp} are the client's. */
   static final Set<String> PAYLOAD_FIELDS = Set.of("experiment_id", "user_id", "variant",
-      "latency_ms", "input_tokens", "output_tokens", "cost_usd", "model", "error", "prompt",
-      "response", "business_metric", "value", "metadata");
+      "latency_ms", "input_tokens", "output_tokens", "cached_input_tokens", "reasoning_tokens",
+      "cost_usd", "model", "error", "prompt", "response", "business_metric", "value", "metadata");
 
   /** The numeric domains, lowest and highest value per field. */
   private static final Map<String, double[]> DOMAIN = Map.of(
       "latency_ms", new double[] {0, ArbiterDefaults.MAX_LATENCY_MS},
       "input_tokens", new double[] {0, ArbiterDefaults.MAX_TOKENS},
       "output_tokens", new double[] {0, ArbiterDefaults.MAX_TOKENS},
+      "cached_input_tokens", new double[] {0, ArbiterDefaults.MAX_TOKENS},
+      "reasoning_tokens", new double[] {0, ArbiterDefaults.MAX_TOKENS},
       "cost_usd", new double[] {0, ArbiterDefaults.MAX_COST_USD},
       "value", new double[] {-ArbiterDefaults.MAX_ABS_BUSINESS_VALUE,
           ArbiterDefaults.MAX_ABS_BUSINESS_VALUE});
-  private static final Set<String> INTEGRAL = Set.of("input_tokens", "output_tokens");
+  private static final Set<String> INTEGRAL = Set.of("input_tokens", "output_tokens",
+      "cached_input_tokens", "reasoning_tokens");
   /** Longest text the server takes per field (apps/server event schema). */
   static final Map<String, Integer> MAX_LENGTH = Map.of("experiment_id", 200, "variant", 64,
       "model", 200, "error", 4_000, "prompt", 200_000, "response", 200_000,
@@ -36,7 +39,8 @@ final class EventValidation {
       "prompt", "response", "business_metric");
   static final Set<String> BUSINESS_ONLY = Set.of("business_metric", "value");
   static final Set<String> MODEL_CALL_ONLY = Set.of("latency_ms", "input_tokens",
-      "output_tokens", "cost_usd", "model", "error", "prompt", "response");
+      "output_tokens", "cached_input_tokens", "reasoning_tokens", "cost_usd", "model", "error",
+      "prompt", "response");
 
   private EventValidation() {}
 

@@ -19,6 +19,10 @@ final class ModelCallReader {
     String model;
     Long inputTokens;
     Long outputTokens;
+    /** Of the input, the tokens read from the provider's cache. */
+    Long cachedInputTokens;
+    /** Of the output, the tokens the model spent reasoning. */
+    Long reasoningTokens;
     /** What the call cost in US dollars, where the provider reports it (OpenRouter's usage.cost). */
     Double cost;
     String prompt;
@@ -37,6 +41,7 @@ final class ModelCallReader {
       Object counts = usage != null ? usage : result;
       m.inputTokens = count(first(counts, "input_tokens", "inputTokens", "prompt_tokens", "promptTokens"));
       m.outputTokens = count(first(counts, "output_tokens", "outputTokens", "completion_tokens", "completionTokens"));
+      readTokenParts(counts, m);
       m.cost = amount(first(counts, "cost", "cost_usd", "costUsd"));
       if (m.cost == null && usage != null) m.cost = amount(first(result, "cost", "cost_usd", "costUsd"));
       if (withText) {
@@ -49,6 +54,26 @@ final class ModelCallReader {
       // A result we cannot read is recorded with latency only.
     }
     return m;
+  }
+
+  /**
+   * The cached and reasoning parts: OpenAI's token details (counted in the totals), and
+   * Anthropic's cache read and written, which its usage counts apart from the input and the
+   * wire counts in it, so they are added.
+   */
+  private static void readTokenParts(Object counts, Measure m) {
+    Object in = first(counts, "prompt_tokens_details", "promptTokensDetails", "input_tokens_details",
+        "inputTokensDetails");
+    Object out = first(counts, "completion_tokens_details", "completionTokensDetails",
+        "output_tokens_details", "outputTokensDetails");
+    if (in != null) m.cachedInputTokens = count(first(in, "cached_tokens", "cachedTokens"));
+    if (out != null) m.reasoningTokens = count(first(out, "reasoning_tokens", "reasoningTokens"));
+    Long read = count(first(counts, "cache_read_input_tokens", "cacheReadInputTokens"));
+    Long written = count(first(counts, "cache_creation_input_tokens", "cacheCreationInputTokens"));
+    if (read != null && m.inputTokens != null) {
+      m.inputTokens += read + (written == null ? 0 : written);
+      m.cachedInputTokens = read;
+    }
   }
 
   private static Object first(Object target, String... names) {

@@ -146,6 +146,13 @@ final class ModelCallRecorder {
       }
       if (m.inputTokens != null) event.put("input_tokens", m.inputTokens);
       if (m.outputTokens != null) event.put("output_tokens", m.outputTokens);
+      // A part goes only with its total and within it: the server refuses it otherwise.
+      if (m.cachedInputTokens != null && m.inputTokens != null && m.cachedInputTokens <= m.inputTokens) {
+        event.put("cached_input_tokens", m.cachedInputTokens);
+      }
+      if (m.reasoningTokens != null && m.outputTokens != null && m.reasoningTokens <= m.outputTokens) {
+        event.put("reasoning_tokens", m.reasoningTokens);
+      }
       if (m.cost != null) event.put("cost_usd", m.cost);
       if (recordText && m.prompt != null) event.put("prompt", storable(m.prompt));
       if (recordText && m.response != null) event.put("response", storable(m.response));

@@ -1,0 +1,23 @@
+import type { Context } from '../../context.ts';
+import type { Plane } from '../../http/app-types.ts';
+import { requireRole, type SessionDeps, sessionHook } from '../../http/session-auth.ts';
+import * as deletePrice from './delete-price.ts';
+import * as listPrices from './list-prices.ts';
+import * as putPrice from './put-price.ts';
+
+/** What the model prices plane's hooks and routes use. */
+export type ModelPriceDeps = SessionDeps & Pick<Context, 'db' | 'clock' | 'modelPrices'>;
+
+/**
+ * The model prices plane: the org's own rows over the built-in price table, behind a dashboard
+ * session of an admin or owner (a price changes what every later call of the org costs).
+ */
+export const modelPriceRoutes: Plane<ModelPriceDeps> = async (app, { ctx }) => {
+  app.decorateRequest('caller', null);
+  app.decorateRequest('sessionClaims', null);
+  app.addHook('onRequest', sessionHook(ctx));
+  app.addHook('preHandler', requireRole('admin'));
+  listPrices.register(app, ctx);
+  putPrice.register(app, ctx);
+  deletePrice.register(app, ctx);
+};
