@@ -30,7 +30,10 @@ export type AuditAction =
   | 'layer.created'
   | 'layer.buckets_changed'
   | 'holdout.created'
-  | 'holdout.updated';
+  | 'holdout.updated'
+  | 'prompt.created'
+  | 'prompt.version_created'
+  | 'prompt.label_moved';
 
 export interface AuditInput {
   orgId: string;

@@ -47,6 +47,8 @@ export type DomainCode =
   | 'holdout-not-found'
   | 'holdout-name-taken'
   | 'holdout-not-sticky'
-  | 'invalid-transition';
+  | 'invalid-transition'
+  | 'prompt-not-found'
+  | 'prompt-name-taken';
 
 export class DomainError extends Outcome<DomainCode> {}

@@ -53,6 +53,8 @@ const PROBLEM_OF = {
     'holdout-name-taken': 'holdout-name-taken',
     'holdout-not-sticky': 'allocation-not-sticky',
     'invalid-transition': 'invalid-transition',
+    'prompt-not-found': 'prompt-not-found',
+    'prompt-name-taken': 'prompt-name-taken',
   } satisfies Record<DomainCode, ProblemSlug>,
   ingest: {
     'nothing-accepted': 'validation-error',

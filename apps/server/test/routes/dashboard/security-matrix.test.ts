@@ -267,6 +267,8 @@ describe('security matrix of the dashboard plane', () => {
             !path.startsWith('/v1/admin/') &&
             // The outbound webhooks plane has its own matrix (test/routes/outbound-webhooks/).
             !path.startsWith('/v1/webhook-endpoints'),
+          // The prompts plane has its own matrix (test/routes/prompts/).
+          !path.startsWith('/v1/prompts'),
         )
         .map(([m]) => `${m.toUpperCase()} ${path}`),
     );
