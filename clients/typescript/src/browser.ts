@@ -21,6 +21,13 @@ export type {
 } from './evaluation.ts';
 export type { BrowserArbiterOptions } from './options.ts';
 export { PreparedAttributes } from './prepared-attributes.ts';
+export {
+  type PromptGetOptions,
+  type PromptMessage,
+  type PromptsApi,
+  type ResolvedPrompt,
+  renderPrompt,
+} from './prompts.ts';
 export type {
   Attributes,
   ClientStats,
