@@ -266,9 +266,9 @@ describe('security matrix of the dashboard plane', () => {
             op.security === undefined &&
             !path.startsWith('/v1/admin/') &&
             // The outbound webhooks plane has its own matrix (test/routes/outbound-webhooks/).
-            !path.startsWith('/v1/webhook-endpoints'),
-          // The prompts plane has its own matrix (test/routes/prompts/).
-          !path.startsWith('/v1/prompts'),
+            !path.startsWith('/v1/webhook-endpoints') &&
+            // The prompts plane has its own matrix (test/routes/prompts/).
+            !path.startsWith('/v1/prompts'),
         )
         .map(([m]) => `${m.toUpperCase()} ${path}`),
     );
