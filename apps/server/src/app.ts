@@ -29,6 +29,7 @@ import { offlineRunRoutes } from './routes/offline-runs/index.ts';
 import { outboundWebhookRoutes } from './routes/outbound-webhooks/index.ts';
 import { probeRoutes } from './routes/probes/index.ts';
 import * as metricsRoute from './routes/probes/metrics.ts';
+import { promptRoutes } from './routes/prompts/index.ts';
 import { publicRoutes } from './routes/public/index.ts';
 import { rolloutRoutes } from './routes/rollouts/index.ts';
 import { webhookRoutes } from './routes/webhooks/index.ts';
@@ -115,6 +116,7 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
   await app.register(outboundWebhookRoutes, { ctx });
   await app.register(rolloutRoutes, { ctx });
   await app.register(modelPriceRoutes, { ctx });
+  await app.register(promptRoutes, { ctx });
   await app.register(exportRoutes, { ctx });
   await app.register(ingestRoutes, { ctx });
   await app.register(webhookRoutes, { ctx });

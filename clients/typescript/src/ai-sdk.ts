@@ -181,7 +181,7 @@ function tap(
   const reader = stream.getReader();
   return new ReadableStream<unknown>({
     async pull(controller) {
-      let step: ReadableStreamReadResult<unknown>;
+      let step: Awaited<ReturnType<typeof reader.read>>;
       try {
         step = await reader.read();
       } catch (err) {

@@ -17,6 +17,13 @@ export type {
   ServerScorer,
 } from './evaluation.ts';
 export { PreparedAttributes } from './prepared-attributes.ts';
+export {
+  type PromptGetOptions,
+  type PromptMessage,
+  type PromptsApi,
+  type ResolvedPrompt,
+  renderPrompt,
+} from './prompts.ts';
 export type {
   Attributes,
   ClientStats,

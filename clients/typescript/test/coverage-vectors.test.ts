@@ -1,13 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Arbiter } from '../src/index.ts';
-import { type FakeArbiter, startFakeArbiter } from './support/fake-arbiter.ts';
-import { memoryLogger } from './support/logger.ts';
+import { describe, expect, it } from 'vitest';
 import { readTestdata } from './support/testdata.ts';
 import {
   ATTRIBUTE_FORMS,
   expectEveryCase,
   expectedExposures,
-  receiver,
+  servedVectors,
   type VectorCase,
   type Vectors,
 } from './support/vectors.ts';
@@ -47,77 +44,40 @@ describe('testdata/coverage.json: the cases reach every step', () => {
 
 describe.each(ATTRIBUTE_FORMS)('with %s', (_form, attributesOf) => {
   describe('testdata/coverage.json through assign, getPrompt and getVariables', () => {
-    let fake: FakeArbiter;
-    let client: Arbiter;
-    let received: () => Array<Record<string, unknown>>;
-
-    beforeAll(async () => {
-      fake = await startFakeArbiter({ config: vectors.config });
-      received = receiver(fake);
-      client = new Arbiter({
-        apiKey: fake.apiKey,
-        baseUrl: fake.baseUrl,
-        flushIntervalMs: 3_600_000,
-        logger: memoryLogger(),
-      });
-      expect(await client.ready()).toBe(true);
-    });
-    afterAll(async () => {
-      await client.close();
-      await fake.close();
-    });
+    const served = servedVectors(vectors);
 
     it('gives each case its variant, its prompt and variables, and exactly its exposures', async () => {
-      await expectEveryCase(vectors, client, attributesOf, received);
-      expect(fake.events.size).toBe(vectors.cases.reduce((n, c) => n + c.exposures.length, 0));
+      await expectEveryCase(vectors, served, attributesOf);
     });
   });
 
   describe('testdata/coverage.json through interceptModelCall', () => {
-    let fake: FakeArbiter;
-    let received: () => Array<Record<string, unknown>>;
-
-    beforeAll(async () => {
-      fake = await startFakeArbiter({ config: vectors.config });
-      received = receiver(fake);
-    });
-    afterAll(() => fake.close());
+    const served = servedVectors(vectors, false);
 
     it('gives each case its variant and records a call only for an admitted running user', async () => {
-      const client = new Arbiter({
-        apiKey: fake.apiKey,
-        baseUrl: fake.baseUrl,
-        flushIntervalMs: 3_600_000,
-        trackExposures: false,
-        logger: memoryLogger(),
-      });
-      expect(await client.ready()).toBe(true);
+      const { client, received } = served;
       const idOf = (name: string) => vectors.config.experiments.find((e) => e.name === name);
-      try {
-        for (const c of vectors.cases) {
-          let given: string | null | undefined;
-          await client.interceptModelCall(
-            c.experiment,
-            c.user_id,
-            async (variant) => {
-              given = variant;
-            },
-            attributesOf(c),
-          );
-          await client.flush();
-          const entry = idOf(c.experiment);
-          const recorded =
-            c.variant !== null && (entry?.status ?? 'running') === 'running'
-              ? [{ type: 'model_call', user_id: c.user_id, experiment_id: entry?.id }]
-              : [];
-          expect({ name: c.name, given, sent: received() }).toEqual({
-            name: c.name,
-            given: c.variant,
-            sent: [...expectedExposures(c), ...recorded],
-          });
-        }
-      } finally {
-        await client.close();
+      for (const c of vectors.cases) {
+        let given: string | null | undefined;
+        await client.interceptModelCall(
+          c.experiment,
+          c.user_id,
+          async (variant) => {
+            given = variant;
+          },
+          attributesOf(c),
+        );
+        await client.flush();
+        const entry = idOf(c.experiment);
+        const recorded =
+          c.variant !== null && (entry?.status ?? 'running') === 'running'
+            ? [{ type: 'model_call', user_id: c.user_id, experiment_id: entry?.id }]
+            : [];
+        expect({ name: c.name, given, sent: received() }).toEqual({
+          name: c.name,
+          given: c.variant,
+          sent: [...expectedExposures(c), ...recorded],
+        });
       }
     });
   });

@@ -42,7 +42,12 @@ const SHARED_EXPORTS = [
   'OfflineNonDeterminism',
   'OfflineRun',
   'PreparedAttributes',
+  'PromptGetOptions',
+  'PromptMessage',
   'PromptResult',
+  'PromptsApi',
+  'ResolvedPrompt',
+  'renderPrompt',
   'ScoreInput',
   'ScorerDirection',
   'ServerScorer',
@@ -159,7 +164,7 @@ describe('the published declarations show only the public surface', () => {
           const members = (base?.members ?? []).map((m) =>
             m.name === undefined ? ts.SyntaxKind[m.kind] : m.name.getText(source),
           );
-          expect(members).toEqual(['#private', ...PUBLIC_METHODS]);
+          expect(members).toEqual(['#private', 'prompts', ...PUBLIC_METHODS]);
         });
       }
     });

@@ -135,8 +135,8 @@ describe('module resolution of the built package', () => {
        }));`,
     );
     expect(JSON.parse(out)).toEqual({
-      esm: ['Arbiter', 'ArbiterError', 'PreparedAttributes'],
-      cjs: ['Arbiter', 'ArbiterError', 'PreparedAttributes'],
+      esm: ['Arbiter', 'ArbiterError', 'PreparedAttributes', 'renderPrompt'],
+      cjs: ['Arbiter', 'ArbiterError', 'PreparedAttributes', 'renderPrompt'],
       started: [],
     });
   });

@@ -26,6 +26,7 @@ import type {
   StoredSlices,
 } from '../schemas/analysis-run.ts';
 import type { ExperimentConfig } from '../schemas/experiment-config.ts';
+import type { PromptTemplate } from '../schemas/prompt.ts';
 import type { GuardrailReading } from '../schemas/rollout.ts';
 
 /** A run of a layer's buckets handed to an experiment; `retired` once given up, for good. */
@@ -1066,4 +1067,57 @@ export const rolloutEvaluations = pgTable(
     reason: text('reason'),
   },
   (t) => [uniqueIndex('rollout_evaluations_once').on(t.experimentId, t.evaluatedAt)],
+);
+
+/**
+ * A prompt (docs/prompts.md): a named, versioned template of the org. `latest_version` is the
+ * number of its newest version (0 before the first); versions are never changed once written.
+ */
+export const prompts = pgTable(
+  'prompts',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    orgId: uuid('org_id')
+      .notNull()
+      .references(() => orgs.id),
+    name: text('name').notNull(),
+    description: text('description').notNull().default(''),
+    latestVersion: integer('latest_version').notNull().default(0),
+    createdBy: uuid('created_by').references(() => users.id),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex('prompts_org_name').on(t.orgId, t.name)],
+);
+
+/** One immutable version of a prompt: numbered 1, 2, … in the order they were written. */
+export const promptVersions = pgTable(
+  'prompt_versions',
+  {
+    promptId: uuid('prompt_id')
+      .notNull()
+      .references(() => prompts.id),
+    version: integer('version').notNull(),
+    template: jsonb('template').$type<PromptTemplate>().notNull(),
+    variables: jsonb('variables').$type<string[]>().notNull().default([]),
+    modelSettings: jsonb('model_settings').$type<Record<string, unknown>>(),
+    note: text('note').notNull().default(''),
+    createdBy: uuid('created_by').references(() => users.id),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.promptId, t.version] })],
+);
+
+/** Where each label of a prompt points now; its moves are the audit log's `prompt.label_moved`. */
+export const promptLabels = pgTable(
+  'prompt_labels',
+  {
+    promptId: uuid('prompt_id')
+      .notNull()
+      .references(() => prompts.id),
+    label: text('label').notNull(),
+    version: integer('version').notNull(),
+    movedBy: uuid('moved_by').references(() => users.id),
+    movedAt: timestamp('moved_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.promptId, t.label] })],
 );

@@ -39,7 +39,10 @@ export type AuditAction =
   | 'holdout.created'
   | 'holdout.updated'
   | 'model_price.put'
-  | 'model_price.deleted';
+  | 'model_price.deleted'
+  | 'prompt.created'
+  | 'prompt.version_created'
+  | 'prompt.label_moved';
 
 export interface AuditInput {
   orgId: string;

@@ -7,11 +7,17 @@ import type { Database } from '../db/connect.ts';
 import { experiments, holdouts, layers, orgs } from '../db/schema.ts';
 import type { Clock } from '../kernel/ports.ts';
 import { startOfUtcDay } from '../kernel/utc-day.ts';
-import type { Variant } from '../schemas/experiment-config.ts';
 import { loadCurrentVersion } from './experiments/current-version.ts';
 import { type EligibilityWorld, eligibilityWorld } from './experiments/eligibility.ts';
 import { effectivePlan } from './plans/effective-plan.ts';
 import type { Plan } from './plans/plans.ts';
+import {
+  type ClientPrompt,
+  type ClientVariant,
+  clientPrompts,
+  clientVariant,
+  servedReferences,
+} from './prompts/references.ts';
 import { coverageCheck } from './rollouts/coverage.ts';
 import { type SavedGroupValues, savedGroupValues } from './saved-groups/service.ts';
 
@@ -23,7 +29,7 @@ export interface ClientExperiment {
   salt: string;
   bucket_count: number;
   ranges: Array<{ variant: string; start: number; end: number }>;
-  variants: Variant[];
+  variants: ClientVariant[];
   /** Who may enter; absent when everyone may. */
   targeting?: Record<string, unknown>;
   /** The share of eligible users who enter while it runs; absent: 1. */
@@ -69,6 +75,8 @@ export interface OrgState {
     /** Absent when the org has none, as saved groups. */
     layers?: ClientLayer[];
     holdouts?: ClientHoldout[];
+    /** The prompts clients resolve by name (docs/wire-format.md#prompts); absent when none. */
+    prompts?: Record<string, ClientPrompt>;
   };
   /** The layers, holdouts and saved groups an experiment's eligibility reads. */
   world: EligibilityWorld;
@@ -118,12 +126,9 @@ function servedStatus(row: {
   return {};
 }
 
-async function loadExperiments(db: Database, orgId: string): Promise<LoadedExperiment[]> {
-  const found = await loadCurrentVersion(db, eq(experiments.orgId, orgId)).orderBy(
-    experiments.createdAt,
-    experiments.id,
-  );
-  const held = await db
+/** Each holdout's experiment ids (for "all": those created after it). */
+function loadHeld(db: Database, orgId: string) {
+  return db
     .select({
       id: holdouts.id,
       experiments: holdouts.experiments,
@@ -136,7 +141,25 @@ async function loadExperiments(db: Database, orgId: string): Promise<LoadedExper
     .from(holdouts)
     .where(eq(holdouts.orgId, orgId))
     .orderBy(asc(holdouts.createdAt), asc(holdouts.id));
-  return found.map(({ row, version }) => {
+}
+
+/** The org's experiments (and holdouts' rows) as clients receive them, and the prompts they use. */
+async function loadExperiments(
+  db: Database,
+  orgId: string,
+): Promise<{ list: LoadedExperiment[]; prompts: Record<string, ClientPrompt> }> {
+  const found = await loadCurrentVersion(db, eq(experiments.orgId, orgId)).orderBy(
+    experiments.createdAt,
+    experiments.id,
+  );
+  const held = await loadHeld(db, orgId);
+  const served = found.filter((f) => f.row.kind === 'experiment' && f.row.status !== 'archived');
+  const prompts = await clientPrompts(
+    db,
+    orgId,
+    served.flatMap((f) => servedReferences(f.version.config.variants)),
+  );
+  const list = found.map(({ row, version }) => {
     const config = version.config;
     const client: ClientExperiment = {
       id: row.id,
@@ -145,7 +168,7 @@ async function loadExperiments(db: Database, orgId: string): Promise<LoadedExper
       salt: config.salt,
       bucket_count: config.bucket_count,
       ranges: clientRanges(version.bucketMap),
-      variants: config.variants,
+      variants: config.variants.map((v) => clientVariant(v, prompts)),
       ...servedStatus(row),
     };
     if (config.targeting !== undefined) client.targeting = config.targeting;
@@ -169,6 +192,7 @@ async function loadExperiments(db: Database, orgId: string): Promise<LoadedExper
       windowStartMs: startOfUtcDay(row.createdAt).getTime(),
     };
   });
+  return { list, prompts };
 }
 
 async function loadLayers(db: Database, orgId: string): Promise<ClientLayer[]> {
@@ -311,7 +335,7 @@ export class OrgStateCache {
     if (previous && previous.configVersion === configVersion) {
       state = { ...previous, plan };
     } else {
-      const list = await loadExperiments(this.db, orgId);
+      const { list, prompts } = await loadExperiments(this.db, orgId);
       const savedGroups = await savedGroupValues(this.db, orgId);
       const layerList = await loadLayers(this.db, orgId);
       const holdoutList = await loadHoldouts(this.db, orgId, list);
@@ -333,6 +357,7 @@ export class OrgStateCache {
           ...(Object.keys(savedGroups).length > 0 ? { saved_groups: savedGroups } : {}),
           ...(layerList.length > 0 ? { layers: layerList } : {}),
           ...(holdoutList.length > 0 ? { holdouts: holdoutList } : {}),
+          ...(Object.keys(prompts).length > 0 ? { prompts } : {}),
         },
         world: eligibilityWorld({
           layers: layerList,

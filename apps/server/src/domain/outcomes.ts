@@ -51,6 +51,8 @@ export type DomainCode =
   | 'invalid-transition'
   | 'rollout-not-found'
   | 'rollout-conflict'
-  | 'model-price-not-found';
+  | 'model-price-not-found'
+  | 'prompt-not-found'
+  | 'prompt-name-taken';
 
 export class DomainError extends Outcome<DomainCode> {}

@@ -57,6 +57,8 @@ const PROBLEM_OF = {
     'invalid-transition': 'invalid-transition',
     'rollout-not-found': 'rollout-not-found',
     'rollout-conflict': 'rollout-conflict',
+    'prompt-not-found': 'prompt-not-found',
+    'prompt-name-taken': 'prompt-name-taken',
   } satisfies Record<DomainCode, ProblemSlug>,
   ingest: {
     'nothing-accepted': 'validation-error',

@@ -46,6 +46,11 @@ export const PROBLEMS = {
     about:
       'An experiment joining a layer, or growing its `layer_weight`, takes buckets of the layer no experiment ever owned; a bucket once owned is never handed to another experiment. `needed_buckets` and `free_buckets` say how many were needed and how many remain.',
   },
+  'prompt-name-taken': {
+    status: 400,
+    title: 'Prompt name already used',
+    about: 'Prompt names are unique within an org; choose another name.',
+  },
   'dataset-name-taken': {
     status: 400,
     title: 'Dataset name already used',
@@ -212,6 +217,11 @@ export const PROBLEMS = {
     title: 'Holdout not found',
     about:
       'No holdout with this id or name exists in your org. Holdout paths take either: names are never shaped like a UUID.',
+  },
+  'prompt-not-found': {
+    status: 404,
+    title: 'Prompt not found',
+    about: 'No prompt with this name exists in your org.',
   },
   'saved-group-not-found': {
     status: 404,

@@ -12,6 +12,7 @@ import {
 } from '@arbiter/contract';
 import { type Static, Type } from 'typebox';
 import { FreeFormObject } from './free-form-json.ts';
+import { PromptReferenceSchema } from './prompt.ts';
 import { type RolloutConfig, RolloutSchema } from './rollout.ts';
 import { Text, TextMatching } from './text.ts';
 
@@ -22,7 +23,12 @@ export const VariantKey = Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9_.-]{0,6
 export const VariantSchema = Type.Object(
   {
     key: VariantKey,
-    prompt: Type.Optional(Text({ maxLength: 100_000 })),
+    prompt: Type.Optional(
+      Type.Union([Text({ maxLength: 100_000 }), PromptReferenceSchema], {
+        description:
+          'The variant’s prompt: inline text, or {name, version} of a stored prompt version, which the client config resolves',
+      }),
+    ),
     variables: Type.Optional(
       FreeFormObject('Read by the client libraries as the variant’s settings'),
     ),

@@ -12,6 +12,7 @@ from arbiter._client.asynchronous import AsyncArbiter
 from arbiter._client.sync import Arbiter
 from arbiter._core.errors import ArbiterError
 from arbiter._core.evaluation.prepared_attributes import PreparedAttributes
+from arbiter._core.prompts import Prompts, ResolvedPrompt, render_prompt
 from arbiter._core.types import ClientStats, EventType, PromptResult, TrackPayload
 from arbiter._evaluation.types import (
     DatasetItem,
@@ -36,9 +37,12 @@ __all__ = [
     "OfflineRun",
     "PreparedAttributes",
     "PromptResult",
+    "Prompts",
+    "ResolvedPrompt",
     "Scorer",
     "ScorerInput",
     "TaskInput",
     "TrackPayload",
     "__version__",
+    "render_prompt",
 ]

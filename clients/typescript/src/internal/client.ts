@@ -2,6 +2,7 @@ import { ArbiterError } from '../errors.ts';
 import type { EvaluateOptions, OfflineRun } from '../evaluation.ts';
 import type { NodeArbiterOptions } from '../options.ts';
 import { PreparedAttributes } from '../prepared-attributes.ts';
+import type { PromptsApi } from '../prompts.ts';
 import type {
   Attributes,
   ClientStats,
@@ -28,6 +29,7 @@ import { defaultLogger, safeLogger } from './logger.ts';
 import { ModelCallRecorder } from './model-call-recorder.ts';
 import type { Platform } from './platform.ts';
 import { ConfigPoller, type PollOutcome } from './poller.ts';
+import { promptsApi } from './prompt-resolver.ts';
 import type { RetryPolicy } from './retry-policy.ts';
 import { sendTallies, TargetingTallies, talliesWanted } from './targeting-tallies.ts';
 import { Transport } from './transport.ts';
@@ -92,6 +94,11 @@ export class ArbiterClient {
   readonly #platform: Platform;
   /** The OpenFeature providers' listeners of each poll's outcome (`FLAG_HOOKS`). */
   readonly #pollListeners = new Set<(outcome: PollOutcome) => void>();
+  /**
+   * Stored prompts by name (docs/prompts.md): `prompts.get(name, user, default)` answers from
+   * the polled config, with a covering experiment's exposure, never over the network.
+   */
+  declare readonly prompts: PromptsApi;
 
   /** @internal The entry points (Node, browser) pass their platform. */
   constructor(options: ClientOptions, platform: Platform) {
@@ -148,6 +155,8 @@ export class ArbiterClient {
     });
     this.#recorder = this.#modelCallRecorder(options);
     this.#defineHooks();
+    // Not enumerable, as the bound methods are not: the instance spreads to nothing.
+    Object.defineProperty(this, 'prompts', { value: this.#promptsApi() });
     this.#readyPromise = this.#poller.start().then(() => this.#prefetched());
     this.#pipeline.start();
     this.#unhook = platform.onShutdown((urgent) => this.#flushAtShutdown(urgent));
@@ -175,6 +184,15 @@ export class ArbiterClient {
     Object.defineProperty(this, INTEGRATION_HOOKS, { value: this.#integrationHooks() });
     Object.defineProperty(this, FLAG_HOOKS, {
       value: flagHooks(this.#store, this.#pollListeners),
+    });
+  }
+
+  /** `prompts`: resolved on the store's current config, exposures through `assign`. */
+  #promptsApi(): PromptsApi {
+    return promptsApi({
+      index: () => this.#store.promptIndex,
+      assign: (experiment, user, attributes) => this.assign(experiment, user, attributes),
+      warnOnce: (key, message) => this.#warnOnce(key, message),
     });
   }
 

@@ -22,6 +22,7 @@ import {
   GateCatalogue,
   passesGate,
 } from './holdouts-and-layers.ts';
+import { type PromptIndex, promptIndexOf } from './prompt-resolver.ts';
 import type { TalliedExperiment, TargetingTallies } from './targeting-tallies.ts';
 import type { AnyAttributes } from './user-context.ts';
 import type { ConfigDocument, ExperimentConfig, WireRange, WireVariant } from './wire.ts';
@@ -70,6 +71,8 @@ export class ConfigStore {
   private byKey = new Map<string, CompiledExperiment>();
   private current: { version: number; etag: string } | null = null;
   private gates: GateCatalogue | null = null;
+  /** The current config's prompts (docs/wire-format.md#prompts); null before the first config. */
+  promptIndex: PromptIndex | null = null;
 
   /**
    * `exposureDedupCapacity`: fingerprints each experiment's exposure table holds. `engine`: how
@@ -219,6 +222,7 @@ export class ConfigStore {
     for (const compiled of [...next.values()]) next.set(compiled.id, compiled);
     this.byKey = next;
     this.gates = gates;
+    this.promptIndex = promptIndexOf(doc);
     const version = typeof doc.config_version === 'number' ? doc.config_version : 0;
     this.current = { version, etag: etag ?? `"${version}"` };
     return { fatal: null, skipped };

@@ -19,6 +19,22 @@ export interface ConfigDocument {
   layers?: WireLayer[];
   /** The org's holdouts, by `id`; absent when it has none. */
   holdouts?: WireHoldout[];
+  /** The org's prompts by name (docs/wire-format.md#prompts); absent when it has none. */
+  prompts?: Record<string, WirePrompt>;
+}
+
+/** A stored prompt: its labels and the versions the config carries, by number. */
+export interface WirePrompt {
+  labels: Record<string, number>;
+  versions: Record<string, WirePromptVersion>;
+}
+
+/** One version of a prompt: a text or chat messages. */
+export interface WirePromptVersion {
+  text?: string;
+  messages?: Array<{ role: string; content: string }>;
+  variables?: string[];
+  model_settings?: Record<string, unknown>;
 }
 
 export interface ExperimentConfig {
@@ -76,6 +92,8 @@ export interface WireRange {
 export interface WireVariant {
   key: string;
   prompt?: string;
+  /** The stored prompt version the variant serves, when it references one. */
+  prompt_ref?: { name: string; version: number };
   variables?: Record<string, unknown>;
 }
 

@@ -5,6 +5,8 @@ import { targetingText } from './targeting.ts';
 export interface VariantDraft {
   key: string;
   prompt: string;
+  /** A reference to a stored prompt version, kept as it was while the text field stays empty. */
+  promptRef?: { name: string; version: number };
   variables: string;
 }
 export interface EditorDraft {
@@ -57,7 +59,8 @@ export function draftOf(e: Experiment): EditorDraft {
     allocation: e.allocation.map((a) => ({ ...a })),
     variants: e.variants.map((v) => ({
       key: v.key,
-      prompt: v.prompt ?? '',
+      prompt: typeof v.prompt === 'string' ? v.prompt : '',
+      ...(typeof v.prompt === 'object' ? { promptRef: v.prompt } : {}),
       variables: v.variables ? JSON.stringify(v.variables, null, 2) : '',
     })),
     metrics: e.metrics.map((m) => ({ ...m })),
@@ -79,6 +82,7 @@ export function toInput(d: EditorDraft): ExperimentInput {
   const variants: Variant[] = variantRows(d).map((v) => {
     const out: Variant = { key: v.key };
     if (v.prompt !== '') out.prompt = v.prompt;
+    else if (v.promptRef !== undefined) out.prompt = v.promptRef;
     if (v.variables.trim() !== '') {
       let parsed: unknown;
       try {

@@ -15,6 +15,7 @@ import { DomainError } from '../outcomes.ts';
 import { refuseSlowPatterns } from '../patterns/redos-analysis.ts';
 import { effectivePlan } from '../plans/effective-plan.ts';
 import { PLAN_LIMITS } from '../plans/plans.ts';
+import { checkPromptReferences } from '../prompts/references.ts';
 import { checkRampChange, startRamp } from '../rollouts/ramp.ts';
 import { checkGroupsExist } from '../saved-groups/service.ts';
 import { createVersioned, updateVersioned, type VersionedConfig } from '../versioned-config.ts';
@@ -245,6 +246,7 @@ export async function createExperiment(
   return await createVersioned(db, caller, EXPERIMENTS, async (tx) => {
     await checkPlanAllows(tx, caller.orgId, config, now);
     await checkGroupsExist(tx, caller.orgId, config.targeting);
+    await checkPromptReferences(tx, caller.orgId, config);
     await checkConfigSize(tx, caller.orgId, null, config, limits);
     const status = input.status ?? 'running';
     // Created running with a rollout, the ramp starts at once: version 1 has step 1's coverage.
@@ -341,6 +343,7 @@ async function writeChange(
   await checkRampChange(tx, row, before, after);
   await checkPlanAllows(tx, caller.orgId, after, now);
   await checkGroupsExist(tx, caller.orgId, after.targeting);
+  await checkPromptReferences(tx, caller.orgId, after);
   await checkConfigSize(tx, caller.orgId, id, after, limits);
   const bucketMap = stickyRelayout(current.version.bucketMap, after);
   const layerRanges = await claimLayer(tx, caller, id, after);

@@ -56,6 +56,7 @@ const EXCLUDED: Record<AssignReason, OfrepReason> = {
   held_out: 'DEFAULT',
   not_in_layer: 'DEFAULT',
   not_targeted: 'DEFAULT',
+  not_covered: 'DEFAULT',
   not_enrolled: 'DEFAULT',
   unknown_experiment: 'DISABLED',
 };

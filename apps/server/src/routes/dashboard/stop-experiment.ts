@@ -26,6 +26,12 @@ const StopBody = Type.Union([
           'The variant to serve everyone eligible: one of the experiment’s, control allowed',
       }),
       reason,
+      release_prompt: Type.Optional(
+        Type.Boolean({
+          description:
+            'When the shipped variant references a stored prompt version: true (the default) moves the prompt’s `production` label to it in the same transaction, audited; false leaves the label',
+        }),
+      ),
     },
     { additionalProperties: false },
   ),

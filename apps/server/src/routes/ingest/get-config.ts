@@ -6,6 +6,31 @@ import { problemResponses } from '../../http/responses.ts';
 
 const Span = Type.Object({ start: Type.Integer(), end: Type.Integer() });
 
+const PromptRef = Type.Object(
+  { name: Type.String(), version: Type.Integer() },
+  {
+    description:
+      'The stored prompt version the variant serves; the version is in `prompts` (docs/wire-format.md#prompts)',
+  },
+);
+
+const ClientPromptVersion = Type.Object({
+  text: Type.Optional(Type.String()),
+  messages: Type.Optional(Type.Array(Type.Object({ role: Type.String(), content: Type.String() }))),
+  variables: Type.Array(Type.String()),
+  model_settings: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+});
+
+const ClientPrompt = Type.Object({
+  labels: Type.Record(Type.String(), Type.Integer(), {
+    description: 'Each label and the version it points at',
+  }),
+  versions: Type.Record(Type.String(), ClientPromptVersion, {
+    description:
+      'By version number: the versions a label points at or a served experiment’s variant references',
+  }),
+});
+
 const ClientExperiment = Type.Object({
   id: Type.String(),
   name: Type.String(),
@@ -18,7 +43,13 @@ const ClientExperiment = Type.Object({
   variants: Type.Array(
     Type.Object({
       key: Type.String(),
-      prompt: Type.Optional(Type.String()),
+      prompt: Type.Optional(
+        Type.String({
+          description:
+            'The variant’s prompt text: inline, or the text of the text version `prompt_ref` names',
+        }),
+      ),
+      prompt_ref: Type.Optional(PromptRef),
       variables: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
     }),
   ),
@@ -75,6 +106,36 @@ const ClientHoldout = Type.Object({
   }),
 });
 
+/** The config as clients receive it (docs/wire-format.md). */
+const ConfigBody = Type.Object({
+  config_version: Type.Integer(),
+  bucketing_version: Type.String(),
+  experiments: Type.Array(ClientExperiment),
+  saved_groups: Type.Optional(
+    Type.Record(Type.String(), Type.Array(Type.Union([Type.String(), Type.Number()])), {
+      description:
+        'The org’s saved groups by key: the values `$inGroup`/`$notInGroup` look an attribute up in. Absent when the org has none',
+    }),
+  ),
+  layers: Type.Optional(
+    Type.Array(ClientLayer, {
+      description:
+        'The org’s layers (docs/wire-format.md#who-enters-an-experiment-holdouts-layers-targeting). Absent when the org has none',
+    }),
+  ),
+  holdouts: Type.Optional(
+    Type.Array(ClientHoldout, {
+      description: 'The org’s holdouts, in creation order. Absent when the org has none',
+    }),
+  ),
+  prompts: Type.Optional(
+    Type.Record(Type.String(), ClientPrompt, {
+      description:
+        'The org’s prompts by name, for prompts.get in the clients (docs/wire-format.md#prompts). Absent when the org has none labelled or referenced',
+    }),
+  ),
+});
+
 /**
  * Each config version's answer, serialized once into bytes. An org near its 16 MiB bound took
  * 155 ms of the event loop per request to serialize (66 ms to encode a cached string), and
@@ -93,28 +154,7 @@ export function register(app: App, ctx: Pick<Context, 'orgState'>): void {
         summary: "The org's client config; 304 when If-None-Match carries the current ETag",
         security: [{ apiKey: [] }],
         response: {
-          200: Type.Object({
-            config_version: Type.Integer(),
-            bucketing_version: Type.String(),
-            experiments: Type.Array(ClientExperiment),
-            saved_groups: Type.Optional(
-              Type.Record(Type.String(), Type.Array(Type.Union([Type.String(), Type.Number()])), {
-                description:
-                  'The org’s saved groups by key: the values `$inGroup`/`$notInGroup` look an attribute up in. Absent when the org has none',
-              }),
-            ),
-            layers: Type.Optional(
-              Type.Array(ClientLayer, {
-                description:
-                  'The org’s layers (docs/wire-format.md#who-enters-an-experiment-holdouts-layers-targeting). Absent when the org has none',
-              }),
-            ),
-            holdouts: Type.Optional(
-              Type.Array(ClientHoldout, {
-                description: 'The org’s holdouts, in creation order. Absent when the org has none',
-              }),
-            ),
-          }),
+          200: ConfigBody,
           304: Type.Null({ description: 'Unchanged since the ETag in If-None-Match' }),
           ...problemResponses(401),
         },

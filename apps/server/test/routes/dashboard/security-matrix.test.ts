@@ -271,11 +271,12 @@ describe('security matrix of the dashboard plane', () => {
           ([, op]) =>
             op.security === undefined &&
             !path.startsWith('/v1/admin/') &&
-            // The outbound webhooks, rollouts and model prices planes have their own matrices
-            // (test/routes/outbound-webhooks/, test/routes/rollouts/, test/routes/model-prices/).
+            // The outbound webhooks, rollouts, model prices and prompts planes have their own
+            // matrices (test/routes/<plane>/).
             !path.startsWith('/v1/webhook-endpoints') &&
             !path.includes('/rollout') &&
-            !path.startsWith('/v1/model-prices'),
+            !path.startsWith('/v1/model-prices') &&
+            !path.startsWith('/v1/prompts'),
         )
         .map(([m]) => `${m.toUpperCase()} ${path}`),
     );

@@ -26,6 +26,7 @@ from arbiter._core.events.exposure_attributes import exposure_metadata
 from arbiter._core.events.offline_store import FileOfflineStore
 from arbiter._core.events.queued_event import serialize
 from arbiter._core.events.targeting_tallies import TargetingTallies, tallies_wanted
+from arbiter._core.prompts import Prompts
 from arbiter._core.types import ClientStats, EventType, PromptResult
 from arbiter._evaluation.evaluate import Evaluation
 from arbiter._evaluation.offline_api import OfflineApi
@@ -223,6 +224,16 @@ class ClientBase:
 
     def _assign_failed(self, err: Exception) -> None:
         self._warn_once("assign", "assign failed, returning None: %r" % (err,))
+
+    @property
+    def prompts(self) -> Prompts:
+        """Stored prompts by name (docs/prompts.md): ``prompts.get(name, user, default)`` resolves on
+        the polled config, a covering experiment's exposure going through ``assign``."""
+        found: Optional[Prompts] = self.__dict__.get("_prompts")
+        if found is None:
+            found = Prompts(lambda: self._store.prompt_index, self.assign, self._warn_once)
+            self.__dict__["_prompts"] = found
+        return found
 
     def get_prompt(
         self, experiment: str, user: str, default: str, attributes: Optional[Attributes] = None

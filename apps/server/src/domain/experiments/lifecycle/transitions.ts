@@ -6,6 +6,8 @@ import { bumpConfigVersion } from '../../config-version.ts';
 import type { Caller } from '../../identity/identity.ts';
 import { enqueueLifecycleEvent } from '../../outbound-webhooks/experiment-events.ts';
 import { DomainError } from '../../outcomes.ts';
+import { type LabelMove, moveLabel } from '../../prompts/labels.ts';
+import { referenceOf } from '../../prompts/references.ts';
 import { endRamp, startRamp } from '../../rollouts/ramp.ts';
 import { loadCurrentVersion } from '../current-version.ts';
 import { addressed, type Experiment, notFound, present } from '../service.ts';
@@ -20,9 +22,12 @@ import {
 
 type ExperimentRow = typeof experiments.$inferSelect;
 
-/** What a stop says: the conclusion, the variant shipped (ship only) and why. */
+/**
+ * What a stop says: the conclusion, the variant shipped (ship only) and why. `release_prompt`
+ * false keeps a shipped variant's prompt version off the `production` label.
+ */
 export type StopRequest =
-  | { conclusion: 'ship'; variant: string; reason?: string }
+  | { conclusion: 'ship'; variant: string; reason?: string; release_prompt?: boolean }
   | { conclusion: 'rollback' | 'inconclusive'; reason?: string };
 
 /** The served variant of a stop, refused (400) when a ship names no variant of the experiment. */
@@ -101,6 +106,7 @@ export async function transition(
       .set({ ...change, updatedAt: sql`now()` })
       .where(eq(experiments.id, locked.id))
       .returning();
+    const released = await releasePrompt(tx, caller, current!.version.config, updated!, stop);
     await bumpConfigVersion(tx, caller.orgId);
     const rollout = current!.version.config.rollout;
     if (move === 'start' && rollout !== undefined)
@@ -112,7 +118,7 @@ export async function transition(
       action: `experiment.${move}`,
       targetType: 'experiment',
       targetId: locked.id,
-      details: auditDetails(locked.status, updated!),
+      details: { ...auditDetails(locked.status, updated!), ...released },
     });
     await enqueueLifecycleEvent(tx, move, locked.status, updated!, now);
     // The start of a ramp minted a version with its first step's coverage.
@@ -120,6 +126,30 @@ export async function transition(
     return { row: latest!.row, version: latest!.version };
   });
   return present(row, version, await actorNames(db, [row.stoppedBy]));
+}
+
+/**
+ * A ship of a variant that references a stored prompt version releases it: the prompt's
+ * `production` label moves to that version in the stop's transaction (audited as a label move
+ * naming the experiment), unless the request says `release_prompt: false`. A rollback or an
+ * inconclusive stop leaves every label where it was.
+ */
+async function releasePrompt(
+  tx: Transaction,
+  caller: Caller,
+  config: { variants: Array<{ key: string; prompt?: unknown }> },
+  row: ExperimentRow,
+  stop: StopRequest | undefined,
+): Promise<{ released_prompt?: { name: string; version: number; from: number | null } }> {
+  if (stop?.conclusion !== 'ship' || stop.release_prompt === false) return {};
+  const variant = config.variants.find((v) => v.key === row.servedVariant);
+  const ref = variant && referenceOf(variant as Parameters<typeof referenceOf>[0]);
+  if (ref === undefined) return {};
+  const move: LabelMove = await moveLabel(tx, caller, ref.name, 'production', ref.version, {
+    experiment_id: row.id,
+    experiment: row.name,
+  });
+  return { released_prompt: { name: ref.name, version: ref.version, from: move.from } };
 }
 
 function auditDetails(from: ExperimentStatus, row: ExperimentRow): Record<string, unknown> {

@@ -20,6 +20,7 @@ from arbiter._core.evaluation.layers_holdouts import (
 from arbiter._core.evaluation.variant_function import VariantOf, make_variant
 from arbiter._core.events.exposure_dedup import UNEXPOSED, ExposureTable
 from arbiter._core.events.targeting_tallies import Reached, TargetingTallies
+from arbiter._core.prompts import PromptIndex, prompt_index_of
 
 
 class CompiledExperiment:
@@ -93,6 +94,8 @@ class ConfigStore:
         #: The config's holdouts by id (None: malformed), kept for their exposure tables.
         self.holdouts: Dict[str, Optional[CompiledHoldout]] = {}
         self.version: Optional[int] = None
+        #: The current config's prompts (docs/wire-format.md#prompts); None before the first.
+        self.prompt_index: Optional[PromptIndex] = None
         self.etag: Optional[str] = None
         self._lock = threading.Lock()
 
@@ -152,6 +155,7 @@ class ConfigStore:
             _update_in_place(current, nxt)
             _update_in_place(self.accelerated, {k: e.accelerated for k, e in nxt.items() if e.accelerated is not None})
             self.holdouts = holdouts
+            self.prompt_index = prompt_index_of(body)
             version = body.get("config_version")
             self.version = version if isinstance(version, int) else 0
             self.etag = etag if etag else '"%d"' % self.version
