@@ -110,7 +110,7 @@ describe('cost per arm and the caps, in Chromium', () => {
     await screenshot(page, 'results-cost-per-user');
     expect(await axeViolations(page)).toEqual([]);
 
-    await page.getByLabel('Per call').check();
+    await page.getByRole('radio', { name: 'Per call', exact: true }).click();
     await page.waitForURL(/cost=call/);
     const perCall = page.getByTestId('cost-cost-per-call');
     await perCall.waitFor();
