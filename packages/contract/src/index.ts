@@ -18,8 +18,11 @@ export {
 } from './event-fields.ts';
 export {
   BINARY_KINDS,
+  CAP_KINDS,
   CUPED_KINDS,
   DECREASE_KINDS,
+  DEFAULT_CAP,
+  DEFAULT_CAP_KINDS,
   DEFAULT_MDE,
   DIMENSION_PATTERN,
   defaultDirection,

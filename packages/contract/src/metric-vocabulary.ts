@@ -22,6 +22,16 @@ export const BINARY_KINDS: readonly string[] = ['conversion', 'retention'];
  * meaningful covariate (binary kinds, error rates and judge scores are not offered).
  */
 export const CUPED_KINDS: readonly string[] = ['revenue', 'value', 'cost', 'latency', 'tokens'];
+/**
+ * Kinds whose per-user values a metric may cap (winsorise): the value-like kinds, whose tails
+ * are unbounded. Binary kinds and rates are bounded already; quantile and ratio metrics have no
+ * per-user value to cap.
+ */
+export const CAP_KINDS: readonly string[] = ['revenue', 'value', 'cost', 'latency', 'tokens'];
+/** Kinds a new metric caps by default (heavy-tailed model-call measures), unless `cap: null`. */
+export const DEFAULT_CAP_KINDS: readonly string[] = ['latency', 'tokens', 'cost'];
+/** The default cap: per-user values above the pooled 99.9th percentile are set to it. */
+export const DEFAULT_CAP = { percentile: 0.999 } as const;
 /** Longest pre-period CUPED may read, in days. */
 export const MAX_COVARIATE_DAYS = 90;
 /** Per-call kinds a metric may summarise by a quantile of all the arm's calls (p95 latency). */

@@ -11,7 +11,7 @@ relative point estimate is returned as well, to check our `lift`.
 import sys
 from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal, localcontext
 
-from oracle_io import answer, num
+from oracle_io import answer, num, cap_bounds, clip
 
 REQUEST = sys.stdin.read()
 
@@ -195,8 +195,29 @@ def ratio(case):
     return out
 
 
+def capped_cuped(case):
+    """Per-user values and their covariates capped by the bounds numpy computes over the arms'
+    values pooled, then today's CUPED oracle."""
+    upper, lower = cap_bounds(case["cap"], case["control"]["y"] + case["treatment"]["y"])
+    arms = {}
+    counts = {}
+    for arm in ("control", "treatment"):
+        y, counts[arm] = clip(case[arm]["y"], upper, lower)
+        x, _ = clip(case[arm]["x"], upper, lower)
+        arms[arm] = {"y": y, "x": x}
+    out = cuped(dict(case, **arms))
+    out.update(
+        upper=None if upper is None else num(upper),
+        lower=None if lower is None else num(lower),
+        capped_control=counts["control"],
+        capped_treatment=counts["treatment"],
+    )
+    return out
+
+
 HANDLERS = {
     "quantile": quantile,
+    "capped_cuped": capped_cuped,
     "ratio": ratio,
     "cuped": cuped,
     "sequential_mean": sequential_mean,

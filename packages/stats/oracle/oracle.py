@@ -6,7 +6,7 @@ case in the same order. Spawned once per test run by test/oracle.test.ts. Python
 import math
 import sys
 
-from oracle_io import answer, num
+from oracle_io import answer, cap_bounds, clip, num
 
 # Read the request before importing scipy: if the import fails, the test still gets to write
 # all of stdin and then reports this script's message instead of a broken pipe.
@@ -105,8 +105,26 @@ def permutation(case):
     return {"p_value": num(res.pvalue), "null_size": int(len(res.null_distribution))}
 
 
+def capped_welch(case):
+    """Per-user values capped as numpy computes the bounds, then today's Welch oracle."""
+    upper, lower = cap_bounds(case["cap"], case["control"] + case["treatment"])
+    c, nc = clip(case["control"], upper, lower)
+    t, nt = clip(case["treatment"], upper, lower)
+    out = welch({"control": c, "treatment": t})
+    out.update(
+        upper=None if upper is None else num(upper),
+        lower=None if lower is None else num(lower),
+        capped_control=nc,
+        capped_treatment=nt,
+        mean_control=num(np.mean(c)),
+        mean_treatment=num(np.mean(t)),
+    )
+    return out
+
+
 HANDLERS = {
     "welch": welch,
+    "capped_welch": capped_welch,
     "mann_whitney": mann_whitney,
     "two_proportion": two_proportion,
     "chi_square": chi_square,

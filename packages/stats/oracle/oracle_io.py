@@ -24,3 +24,35 @@ def answer(request, handlers, versions):
             results.append(handlers[case["kind"]](case))
     versions = dict(versions, python=sys.version.split()[0])
     json.dump({"versions": versions, "results": results}, sys.stdout, allow_nan=False)
+
+
+def cap_bounds(cap, pooled):
+    """A metric cap's bounds over both arms' per-user values pooled: numpy's default quantile
+    (linear interpolation, as PostgreSQL's percentile_cont) for a percentile, else the values."""
+    import numpy as np
+
+    pooled = np.asarray(pooled, dtype=float)
+    upper = cap.get("value")
+    lower = cap.get("lower")
+    if "percentile" in cap:
+        upper = float(np.quantile(pooled, cap["percentile"]))
+    if "lower_percentile" in cap:
+        lower = float(np.quantile(pooled, cap["lower_percentile"]))
+    return upper, lower
+
+
+def clip(values, upper, lower):
+    """Values held within the bounds (None stays None); and how many a bound changed."""
+    out, changed = [], 0
+    for v in values:
+        if v is None:
+            out.append(None)
+            continue
+        w = v
+        if upper is not None and w > upper:
+            w = upper
+        if lower is not None and w < lower:
+            w = lower
+        changed += w != v
+        out.append(w)
+    return out, changed

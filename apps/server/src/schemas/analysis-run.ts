@@ -1,5 +1,6 @@
 import { METRIC_DIRECTIONS } from '@arbiter/contract';
 import { type Static, type TSchema, Type } from 'typebox';
+import { MetricCapSchema } from './experiment-config.ts';
 
 /**
  * The shapes an analysis run stores in its `analysis_runs` JSON columns (`srm`, `arms`,
@@ -55,6 +56,30 @@ export const SequentialSchema = Type.Object(
   {
     description:
       'Manual runs: the asymptotic confidence sequence (Waudby-Smith et al.) of the same estimate, valid however often a manual run is repeated; significant is decided on its p_value_fdr. Null on nightly runs and when not computable',
+  },
+);
+
+/** A capped metric's cap as the run applied it (docs/decisions/analysis.md#capping). */
+export const CappingSchema = Type.Object(
+  {
+    cap: MetricCapSchema,
+    upper: Nullable(
+      Type.Number({ description: 'The value per-user values above were set to; null: none' }),
+    ),
+    lower: Nullable(
+      Type.Number({ description: 'The value per-user values below were set to; null: none' }),
+    ),
+    users_capped: Type.Record(Type.String(), Type.Integer(), {
+      description: 'Per arm, the users whose value was beyond a bound (and so set to it)',
+    }),
+    applied: Type.Boolean({
+      description:
+        'false for mann_whitney: the ranks, effect and means are of the uncapped values (users_capped says what the cap would have touched)',
+    }),
+  },
+  {
+    description:
+      'The metric’s cap: the rule it states, the bounds it gave over the run’s window (percentiles pooled over both arms) and the users it touched',
   },
 );
 
@@ -145,6 +170,7 @@ export const MetricResultSchema = Type.Object({
   cuped: Type.Optional(Nullable(CupedReportSchema)),
   unadjusted: Type.Optional(Nullable(UnadjustedSchema)),
   sequential: Type.Optional(Nullable(SequentialSchema)),
+  capping: Type.Optional(CappingSchema),
 });
 
 export const RECOMMENDATIONS = ['ship', 'keep_control', 'keep_collecting', 'halted'] as const;

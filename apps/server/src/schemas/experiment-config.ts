@@ -62,6 +62,43 @@ const RatioPartSchema = Type.Object(
   },
 );
 
+/**
+ * A metric's cap (winsorisation) of per-user values, by percentile of both arms' values pooled
+ * over the run's window or by fixed values; one object rather than a union, so a wrong mix gets
+ * one message (checked in the config rules: `percentile` or `value`, with `lower_percentile`
+ * beside a percentile and `lower` beside a value).
+ */
+export const MetricCapSchema = Type.Object(
+  {
+    percentile: Type.Optional(
+      Type.Number({
+        exclusiveMinimum: 0,
+        exclusiveMaximum: 1,
+        description:
+          'Per-user values above this percentile of both arms’ values (linear interpolation, as percentile_cont and numpy) are set to it',
+      }),
+    ),
+    lower_percentile: Type.Optional(
+      Type.Number({
+        exclusiveMinimum: 0,
+        exclusiveMaximum: 1,
+        description: 'With percentile: values below this percentile are set to it',
+      }),
+    ),
+    value: Type.Optional(
+      Type.Number({ description: 'Per-user values above this value are set to it' }),
+    ),
+    lower: Type.Optional(
+      Type.Number({ description: 'With value: per-user values below this value are set to it' }),
+    ),
+  },
+  {
+    additionalProperties: false,
+    description:
+      'Caps per-user values before the tests that average them (welch_t, CUPED, permutation; mann_whitney ranks the uncapped values): {percentile[, lower_percentile]} or {value[, lower]}. A new latency, tokens or cost metric gets {percentile: 0.999} unless it says null',
+  },
+);
+
 export const MetricDefinitionSchema = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9][A-Za-z0-9_.:-]*$' }),
@@ -97,6 +134,7 @@ export const MetricDefinitionSchema = Type.Object(
     description: Type.Optional(Text({ maxLength: 2000 })),
     /** Instructions for the judge model; required for `judge` metrics. */
     rubric: Type.Optional(Text({ minLength: 1, maxLength: 20_000 })),
+    cap: Type.Optional(Type.Union([MetricCapSchema, Type.Null()])),
     cuped: Type.Optional(
       Type.Object(
         {
@@ -220,6 +258,7 @@ export type ExperimentChange = Static<typeof ExperimentChangeSchema>;
 export type Variant = Static<typeof VariantSchema>;
 export type AllocationSlice = Static<typeof AllocationSliceSchema>;
 export type MetricDefinition = Static<typeof MetricDefinitionSchema>;
+export type MetricCap = Static<typeof MetricCapSchema>;
 
 /** The stored, normalised config of one version: variants always listed. */
 export interface ExperimentConfig {

@@ -7,7 +7,9 @@ import { armOrder } from '../../charts/arm-colour.ts';
 import { Empty, Loading, ProblemView } from '../../components/states.tsx';
 import { experimentKeys, useResultsSummary } from '../experiments/queries.ts';
 import { armDistributions } from './arm-distributions.ts';
+import { CapNote } from './CapNote.tsx';
 import { CollectingPanel } from './CollectingPanel.tsx';
+import { CostPanel } from './CostPanel.tsx';
 import { Distributions } from './Distributions.tsx';
 import { ForestPlot } from './ForestPlot.tsx';
 import { byMetric, directionLabel, titleOf } from './format.ts';
@@ -89,6 +91,7 @@ function RunView({ experiment, run }: { experiment: Experiment; run: Results }) 
       <TargetingShare experiment={experiment} run={run} />
       <VerdictBanner decision={run.decision} />
       <GuardrailBanner run={run} metrics={experiment.metrics} />
+      {run.srm.halted ? null : <CostPanel experiment={experiment} run={run} />}
       {run.preliminary ? (
         <p className="note">
           A preliminary run is kept for reference; the nightly run remains the default view once it
@@ -171,6 +174,7 @@ function MetricSection({
       </h2>
       <ForestPlot metric={metric} title={title} rows={rows} preliminary={preliminary} />
       <ResultTable rows={rows} preliminary={preliminary} />
+      <CapNote rows={rows} />
       <MethodOverride
         id={experiment.id}
         metric={metric}

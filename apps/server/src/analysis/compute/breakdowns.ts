@@ -4,6 +4,7 @@ import type { Slice, StoredSlices } from '../../schemas/analysis-run.ts';
 import type { MetricDefinition } from '../../schemas/experiment-config.ts';
 import { type BreakdownReads, breakdownReads } from '../reads/breakdown-reads.ts';
 import type { ValueScope } from '../reads/value-scope.ts';
+import { type AppliedCap, type Caps, NO_CAPS } from '../sql/capping-sql.ts';
 import type { QuantileArms } from '../sql/quantile-sql.ts';
 import { type Slicing, splitSliceKey } from '../sql/slice-sql.ts';
 import type { SufficientStats } from '../sql/sufficient-stats.ts';
@@ -39,7 +40,8 @@ async function readBreakdown(
   const slicing: Slicing = { dimension, values };
   // CUPED does not apply in slices: each metric is read without its covariate.
   const plain = run.metrics.map((m) => ({ ...m.definition, cuped: undefined }));
-  const stats = await reads.stats(plain, slicing);
+  const caps = runCaps(run);
+  const stats = await reads.stats(plain, slicing, caps);
   const metrics: Array<MetricInput & { keyed: KeyedReads }> = [];
   for (const [i, m] of run.metrics.entries()) {
     const definition = plain[i] as MetricDefinition;
@@ -49,7 +51,12 @@ async function readBreakdown(
       samples:
         m.samples === null
           ? null
-          : await reads.samples(definition, slicing, run.plan.max_sample_per_arm),
+          : await reads.samples(
+              definition,
+              slicing,
+              run.plan.max_sample_per_arm,
+              m.method === 'permutation' ? caps : NO_CAPS,
+            ),
     };
     metrics.push({ ...m, definition, keyed });
   }
@@ -67,6 +74,18 @@ async function readBreakdown(
     .sort((a, b) =>
       a.value === OTHER_SLICE ? 1 : b.value === OTHER_SLICE ? -1 : b.users - a.users,
     );
+}
+
+/**
+ * The bounds the run held each metric's values within: slices hold theirs within the same
+ * bounds (a slice's own percentile would cap a different tail in every slice), Mann–Whitney's
+ * values stay uncapped as in the run.
+ */
+function runCaps(run: RunInputs): Caps {
+  const out = new Map<string, AppliedCap>();
+  for (const m of run.metrics)
+    if (m.cap && m.method !== 'mann_whitney') out.set(m.definition.name, m.cap);
+  return out;
 }
 
 /** A metric's quantile arms and samples, keyed by slice and arm, when its test needs them. */
@@ -94,8 +113,10 @@ function sliceMetric(
 ): MetricInput {
   const arms = ofSlice(stats.metrics[m.definition.name]?.arms ?? {}, value);
   const { quantiles, samples } = keyed;
+  // The run's result reports the cap and its users; a slice's rows do not repeat them.
+  const { cap: _reported, ...rest } = m;
   return {
-    ...m,
+    ...rest,
     stats: { arms, histograms: {} },
     quantiles: quantiles && { level: quantiles.level, arms: ofSlice(quantiles.arms, value) },
     samples: samples && {

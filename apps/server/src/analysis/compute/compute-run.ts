@@ -13,6 +13,7 @@ import type { MetricDefinition } from '../../schemas/experiment-config.ts';
 import { decide } from '../decision/decision.ts';
 import { metricOutcome } from '../decision/metric-outcome.ts';
 import { type Arrivals, sampleSize } from '../reads/sample-size.ts';
+import type { AppliedCap } from '../sql/capping-sql.ts';
 import type { ArmSamples } from '../sql/metric-samples.ts';
 import { EMPTY_QUANTILE_ARM, type QuantileArms } from '../sql/quantile-sql.ts';
 import type { MetricStats } from '../sql/sufficient-stats.ts';
@@ -29,6 +30,8 @@ export interface MetricInput {
   samples: ArmSamples | null;
   /** Quantile metrics only: each arm's order statistics and per-user counts. */
   quantiles: QuantileArms | null;
+  /** Capped metrics only: the cap as the run applied it. */
+  cap?: AppliedCap;
 }
 
 /** Everything one run decides on; no database behind it. */
@@ -278,6 +281,21 @@ export function pairResult(
       : {}),
     cuped: outcome.cuped,
     unadjusted: outcome.unadjusted,
+    ...(metric.cap ? { capping: cappingOf(metric.cap, metric.method, control, treatment) } : {}),
+  };
+}
+
+/** The pair's view of the metric's cap: its bounds and both arms' users capped. */
+export function cappingOf(cap: AppliedCap, method: Method, control: string, treatment: string) {
+  return {
+    cap: cap.rule,
+    upper: cap.upper,
+    lower: cap.lower,
+    users_capped: {
+      [control]: cap.capped[control] ?? 0,
+      [treatment]: cap.capped[treatment] ?? 0,
+    },
+    applied: method !== 'mann_whitney',
   };
 }
 

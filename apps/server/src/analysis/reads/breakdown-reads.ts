@@ -1,5 +1,5 @@
 import { MAX_SLICE_VALUES } from '@arbiter/contract';
-import { sql } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 import { type Database, rows, toNumber } from '../../db/connect.ts';
 import type { ShardSet } from '../../db/shards/shard-set.ts';
 import type { MetricDefinition } from '../../schemas/experiment-config.ts';
@@ -8,6 +8,7 @@ import { scatter } from '../shards/scatter.ts';
 import { readShardedQuantileArms } from '../shards/sharded-quantiles.ts';
 import { readShardedSamples } from '../shards/sharded-samples.ts';
 import { readShardedStats } from '../shards/sharded-stats.ts';
+import { type Caps, cappedCtes } from '../sql/capping-sql.ts';
 import { type ArmSamples, readArmSamples } from '../sql/metric-samples.ts';
 import { momentCtes } from '../sql/moments-sql.ts';
 import { type QuantileArms, type QuantileSource, readQuantileArms } from '../sql/quantile-sql.ts';
@@ -25,9 +26,14 @@ import type { ValueScope } from './value-scope.ts';
 /** What a breakdown reads from the event data, keyed by slice and arm, wherever it lives. */
 export interface BreakdownReads {
   values(dimension: string): Promise<string[]>;
-  stats(metrics: readonly MetricDefinition[], slicing: Slicing): Promise<SufficientStats>;
+  /** The slices' statistics, values held within the run's `caps`. */
+  stats(
+    metrics: readonly MetricDefinition[],
+    slicing: Slicing,
+    caps: Caps,
+  ): Promise<SufficientStats>;
   quantiles(metric: MetricDefinition, slicing: Slicing): Promise<QuantileArms>;
-  samples(metric: MetricDefinition, slicing: Slicing, cap: number): Promise<ArmSamples>;
+  samples(metric: MetricDefinition, slicing: Slicing, cap: number, caps: Caps): Promise<ArmSamples>;
 }
 
 /**
@@ -41,40 +47,42 @@ export function breakdownReads(shards: ShardSet, scope: ValueScope): BreakdownRe
     calls: (value) => sliceCalls(scope, slicing, value),
     members: sliceMembers(scope, slicing),
   });
-  const userCtes = (slicing: Slicing) => (ms: readonly MetricDefinition[]) =>
-    sliceUserCtes(scope, ms, slicing);
+  // A slice's `u` has no CUPED columns: the caps hold its y columns only.
+  const userCtes = (slicing: Slicing, caps: Caps) => (ms: readonly MetricDefinition[]) =>
+    cappedCtes(sliceUserCtes(scope, ms, slicing), ms, caps, false);
   const [only] = shards.all;
   if (only && !shards.sharded)
     return {
       values: (dimension) => readSliceValues(only.db, scope, dimension),
-      stats: (metrics, slicing) => readSlicedStats(only.db, scope, metrics, slicing),
+      stats: (metrics, slicing, caps) =>
+        readSlicedStats(only.db, metrics, userCtes(slicing, caps)(metrics)),
       quantiles: (metric, slicing) => readQuantileArms(only.db, scope, metric, source(slicing)),
-      samples: (metric, slicing, cap) =>
-        readArmSamples(only.db, { scope, metric, cap, userCtes: userCtes(slicing) }),
+      samples: (metric, slicing, cap, caps) =>
+        readArmSamples(only.db, { scope, metric, cap, userCtes: userCtes(slicing, caps) }),
     };
   return {
     values: (dimension) => shardedSliceValues(shards, scope, dimension),
     // No histograms in a slice: phase 2 has no bins to count.
-    stats: (metrics, slicing) => readShardedStats(shards, scope, metrics, [], 0, userCtes(slicing)),
+    stats: (metrics, slicing, caps) =>
+      readShardedStats(shards, scope, metrics, [], 0, userCtes(slicing, caps)),
     // A breakdown reads the raw calls: the fold's value counts keep no dimension.
     quantiles: (metric, slicing) =>
       readShardedQuantileArms(shards, scope, metric, { raw: true, source: source(slicing) }),
-    samples: (metric, slicing, cap) =>
-      readShardedSamples(shards, { scope, metric, cap, userCtes: userCtes(slicing) }),
+    samples: (metric, slicing, cap, caps) =>
+      readShardedSamples(shards, { scope, metric, cap, userCtes: userCtes(slicing, caps) }),
   };
 }
 
 /** The moments of every metric per slice and arm, in one aggregate statement over `u`. */
 async function readSlicedStats(
   db: Database,
-  scope: ValueScope,
   metrics: readonly MetricDefinition[],
-  slicing: Slicing,
+  userCtes: SQL,
 ): Promise<SufficientStats> {
   const [row] = await inAnalysisTransaction(db, (tx) =>
     rows<Record<'arms' | 'sums', unknown>>(
       tx,
-      sql`with ${sliceUserCtes(scope, metrics, slicing)}, ${momentCtes(metrics)}
+      sql`with ${userCtes}, ${momentCtes(metrics)}
       select
         (select coalesce(json_agg(json_build_object('variant', variant, 'users', users,
           'events', events)), '[]'::json) from centre where stats_rows > 0) as arms,

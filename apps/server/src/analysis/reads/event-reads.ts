@@ -1,25 +1,33 @@
 import type { ShardSet } from '../../db/shards/shard-set.ts';
 import type { MetricDefinition } from '../../schemas/experiment-config.ts';
 import { scatter } from '../shards/scatter.ts';
+import { readShardedCaps } from '../shards/sharded-caps.ts';
 import { readShardedQuantileArms } from '../shards/sharded-quantiles.ts';
 import { readShardedSamples } from '../shards/sharded-samples.ts';
 import { readShardedStats } from '../shards/sharded-stats.ts';
+import { type Caps, cappedCtes, NO_CAPS, readCaps } from '../sql/capping-sql.ts';
 import type { HistogramGroup } from '../sql/histogram-sql.ts';
 import { type ArmSamples, readArmSamples } from '../sql/metric-samples.ts';
 import { readFoldedQuantileArms } from '../sql/quantile-counts-sql.ts';
 import { type QuantileArms, readQuantileArms } from '../sql/quantile-sql.ts';
 import { readSufficientStats, type SufficientStats } from '../sql/sufficient-stats.ts';
+import { perUserCtes } from '../sql/user-values-sql.ts';
 import { ARRIVAL_DAYS, type ArrivalSpan, readArrivals } from './arrivals.ts';
 import type { Arrivals } from './sample-size.ts';
 import type { ValueScope } from './value-scope.ts';
 
 /** What a run reads from the event data, wherever the shard set keeps it. */
 export interface EventReads {
+  /** Each capped metric's bounds over the window, pooled over `arms`, and its users capped. */
+  caps(metrics: readonly MetricDefinition[], arms: readonly string[]): Promise<Caps>;
+  /** The statistics of the per-user values, held within `caps` where a metric has one. */
   stats(
     metrics: readonly MetricDefinition[],
     groups: readonly HistogramGroup[],
+    caps?: Caps,
   ): Promise<SufficientStats>;
-  samples(metric: MetricDefinition, cap: number): Promise<ArmSamples>;
+  /** One metric's sample, its values held within `caps` (none for Mann–Whitney's ranks). */
+  samples(metric: MetricDefinition, sampleCap: number, caps?: Caps): Promise<ArmSamples>;
   quantiles(metric: MetricDefinition, truncated: boolean): Promise<QuantileArms>;
   arrivals(span: ArrivalSpan): Promise<Arrivals>;
 }
@@ -31,11 +39,16 @@ export interface EventReads {
  * arrivals added per arm).
  */
 export function eventReads(shards: ShardSet, scope: ValueScope): EventReads {
+  const capped = (caps: Caps) => (ms: readonly MetricDefinition[]) =>
+    cappedCtes(perUserCtes(scope, ms), ms, caps);
   const [only] = shards.all;
   if (only && !shards.sharded)
     return {
-      stats: (metrics, groups) => readSufficientStats(only.db, scope, metrics, groups),
-      samples: (metric, cap) => readArmSamples(only.db, { scope, metric, cap }),
+      caps: (metrics, arms) => readCaps(only.db, scope, metrics, arms),
+      stats: (metrics, groups, caps = NO_CAPS) =>
+        readSufficientStats(only.db, scope, metrics, groups, undefined, capped(caps)),
+      samples: (metric, cap, caps = NO_CAPS) =>
+        readArmSamples(only.db, { scope, metric, cap, userCtes: capped(caps) }),
       // The fold's counts need the raw calls above the estimate; a window the purge reached
       // reads what raw calls are left, as the run then says (`retention_truncated`).
       quantiles: (metric, truncated) =>
@@ -43,8 +56,11 @@ export function eventReads(shards: ShardSet, scope: ValueScope): EventReads {
       arrivals: (span) => readArrivals(only.db, scope, span),
     };
   return {
-    stats: (metrics, groups) => readShardedStats(shards, scope, metrics, groups),
-    samples: (metric, cap) => readShardedSamples(shards, { scope, metric, cap }),
+    caps: (metrics, arms) => readShardedCaps(shards, scope, metrics, arms),
+    stats: (metrics, groups, caps = NO_CAPS) =>
+      readShardedStats(shards, scope, metrics, groups, undefined, capped(caps)),
+    samples: (metric, cap, caps = NO_CAPS) =>
+      readShardedSamples(shards, { scope, metric, cap, userCtes: capped(caps) }),
     quantiles: (metric, truncated) =>
       readShardedQuantileArms(shards, scope, metric, { raw: truncated }),
     arrivals: (span) => shardedArrivals(shards, scope, span),

@@ -7,10 +7,12 @@ import { effectivePlan } from '../../domain/plans/effective-plan.ts';
 import { PLAN_LIMITS } from '../../domain/plans/plans.ts';
 import { DAY_MS, startOfUtcDay, utcDay } from '../../kernel/utc-day.ts';
 import type { RunKind } from '../../schemas/analysis-run.ts';
-import type { ExperimentConfig } from '../../schemas/experiment-config.ts';
+import type { ExperimentConfig, MetricDefinition } from '../../schemas/experiment-config.ts';
 import { type MetricInput, type RunInputs, showsDistribution } from '../compute/compute-run.ts';
 import type { Method } from '../compute/metric-test.ts';
-import { eventReads } from './event-reads.ts';
+import { type Caps, NO_CAPS } from '../sql/capping-sql.ts';
+import type { SufficientStats } from '../sql/sufficient-stats.ts';
+import { type EventReads, eventReads } from './event-reads.ts';
 import { NO_ARRIVALS } from './sample-size.ts';
 import type { ValueScope } from './value-scope.ts';
 
@@ -87,23 +89,22 @@ export async function readRunInputs(
   const binned = config.metrics.filter(showsDistribution).map((m) => m.name);
   const groups = treatments.map((t) => ({ key: t, variants: [control, t], metrics: binned }));
   const reads = eventReads(ctx.shards, scope);
-  const stats = await reads.stats(config.metrics, groups);
   const overrides = await methodOverrides(ctx, found.row.id);
+  const caps = await reads.caps(config.metrics, Object.keys(shares));
+  const stats = await reads.stats(
+    config.metrics,
+    groups,
+    heldCaps(config.metrics, overrides, caps),
+  );
   const truncated = await retentionTruncated(ctx, found.row.orgId, windowStart);
-  const metrics: MetricInput[] = [];
-  for (const definition of config.metrics) {
-    const method = overrides.get(definition.name) ?? (definition.method_default as Method);
-    const needsSamples = method === 'mann_whitney' || method === 'permutation';
-    metrics.push({
-      definition,
-      method,
-      overridden: overrides.has(definition.name),
-      stats: stats.metrics[definition.name] ?? { arms: {}, histograms: {} },
-      samples: needsSamples ? await reads.samples(definition, plan.max_sample_per_arm) : null,
-      quantiles:
-        definition.quantile === undefined ? null : await reads.quantiles(definition, truncated),
-    });
-  }
+  const metrics = await metricInputs(config.metrics, {
+    reads,
+    caps,
+    stats,
+    overrides,
+    maxSample: plan.max_sample_per_arm,
+    truncated,
+  });
   const span = { window, windowDays, windowEnd: request.windowEnd, exposed: stats.arms };
   const inputs: RunInputs = {
     label: request.label,
@@ -125,6 +126,64 @@ export async function readRunInputs(
       : NO_ARRIVALS,
   };
   return inputs;
+}
+
+const methodOf = (m: MetricDefinition, overrides: Map<string, Method>): Method =>
+  overrides.get(m.name) ?? (m.method_default as Method);
+
+/**
+ * The caps the statistics hold values within: every metric's but those tested by Mann–Whitney,
+ * whose ranks, effect and means stay on the uncapped values (its result says so).
+ */
+function heldCaps(
+  definitions: readonly MetricDefinition[],
+  overrides: Map<string, Method>,
+  caps: Caps,
+): Caps {
+  const ranked = new Set(
+    definitions.filter((m) => methodOf(m, overrides) === 'mann_whitney').map((m) => m.name),
+  );
+  return new Map([...caps].filter(([name]) => !ranked.has(name)));
+}
+
+/**
+ * Each metric as the run tests it: its method, its statistics, the samples a rank or
+ * permutation test needs (a permutation test's held within the cap; Mann–Whitney ranks the
+ * uncapped values), a quantile's order statistics, and the cap the run applied.
+ */
+async function metricInputs(
+  definitions: readonly MetricDefinition[],
+  read: {
+    reads: EventReads;
+    caps: Caps;
+    stats: SufficientStats;
+    overrides: Map<string, Method>;
+    maxSample: number;
+    truncated: boolean;
+  },
+): Promise<MetricInput[]> {
+  const { reads, caps, stats, overrides } = read;
+  const metrics: MetricInput[] = [];
+  for (const definition of definitions) {
+    const method = methodOf(definition, overrides);
+    const needsSamples = method === 'mann_whitney' || method === 'permutation';
+    const cap = caps.get(definition.name);
+    metrics.push({
+      definition,
+      method,
+      overridden: overrides.has(definition.name),
+      stats: stats.metrics[definition.name] ?? { arms: {}, histograms: {} },
+      samples: needsSamples
+        ? await reads.samples(definition, read.maxSample, method === 'permutation' ? caps : NO_CAPS)
+        : null,
+      quantiles:
+        definition.quantile === undefined
+          ? null
+          : await reads.quantiles(definition, read.truncated),
+      ...(cap ? { cap } : {}),
+    });
+  }
+  return metrics;
 }
 
 /**

@@ -93,6 +93,15 @@ export const ExportRowSchema = Type.Object({
     description:
       'A slice row: raw p-value only (p_value_fdr, significant and outcome null), outside the run’s FDR family and decision',
   }),
+  // Capped metrics: the bounds (a slice row holds its values within the run's) and the users
+  // capped per arm (the run's rows only); null for a metric without a cap.
+  cap_upper: Nullable(Type.Number()),
+  cap_lower: Nullable(Type.Number()),
+  users_capped_control: Nullable(Type.Integer()),
+  users_capped_treatment: Nullable(Type.Integer()),
+  cap_applied: Nullable(
+    Type.Boolean({ description: 'false for mann_whitney, which ranks the uncapped values' }),
+  ),
 });
 export type ExportRow = Static<typeof ExportRowSchema>;
 
@@ -167,7 +176,22 @@ function pairRow(
     ...prefixed('sequential', ['p_value', 'p_value_fdr', 'ci_low', 'ci_high'], w.sequential),
     distribution: JSON.stringify(r.distribution),
     ...laterColumns(run, r, dimension, slice),
+    ...capColumns(run, r),
   } as ExportRow;
+}
+
+/** The cap columns: the run's own result's capping, which a slice row shares but for counts. */
+function capColumns(run: Results, r: AnyResult): Partial<ExportRow> {
+  const own = 'exploratory' in r ? run.results[`${r.metric}::${r.treatment}`] : r;
+  const capping = own?.capping;
+  const counts = 'exploratory' in r ? undefined : capping?.users_capped;
+  return {
+    cap_upper: capping?.upper ?? null,
+    cap_lower: capping?.lower ?? null,
+    users_capped_control: counts?.[r.control] ?? null,
+    users_capped_treatment: counts?.[r.treatment] ?? null,
+    cap_applied: capping?.applied ?? null,
+  };
 }
 
 /** The columns added after the first export: decisions, estimates, calls, breakdowns. */

@@ -14,6 +14,9 @@ import { type HistogramGroup, histogramCtes } from './histogram-sql.ts';
 import { momentCtes } from './moments-sql.ts';
 import { perUserCtes } from './user-values-sql.ts';
 
+/** The CTEs ending in `u` (the per-user rows) of a list of metrics. */
+export type UserCtes = (metrics: readonly MetricDefinition[]) => SQL;
+
 export interface MetricStats {
   /** Per arm: n and the shifted sums of y (the metric) and x (CUPED's covariate, else 0). */
   arms: Record<string, CovariateSummary>;
@@ -39,11 +42,13 @@ export async function readSufficientStats(
   metrics: readonly MetricDefinition[],
   groups: readonly HistogramGroup[],
   bins = DEFAULT_HISTOGRAM_BINS,
+  /** The CTEs ending in `u` the values come from: the run's own, or held within caps. */
+  userCtes: UserCtes = (ms) => perUserCtes(scope, ms),
 ): Promise<SufficientStats> {
   const [row] = await inAnalysisTransaction(db, (tx) =>
     rows<Record<'arms' | 'sums' | 'edges' | 'bins', unknown>>(
       tx,
-      sufficientStatsStatement(scope, metrics, groups, bins),
+      sufficientStatsStatement(scope, metrics, groups, bins, userCtes),
     ),
   );
   return parseStats(row ?? {}, metrics, groups, bins);
@@ -55,8 +60,9 @@ export function sufficientStatsStatement(
   metrics: readonly MetricDefinition[],
   groups: readonly HistogramGroup[],
   bins = DEFAULT_HISTOGRAM_BINS,
+  userCtes: UserCtes = (ms) => perUserCtes(scope, ms),
 ): SQL {
-  return sql`with ${perUserCtes(scope, metrics)},
+  return sql`with ${userCtes(metrics)},
       ${momentCtes(metrics)},
       ${histogramCtes(metrics, groups, bins)}
     select

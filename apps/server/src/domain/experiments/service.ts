@@ -300,13 +300,16 @@ function changedConfig(before: ExperimentConfig, change: ExperimentChange): Expe
     });
   }
   const { variants: newVariants, ...rest } = change;
-  return normaliseConfig({
-    ...before,
-    ...rest,
-    variants: newVariants ?? before.variants,
-    salt: before.salt,
-    bucket_count: before.bucket_count,
-  });
+  return normaliseConfig(
+    {
+      ...before,
+      ...rest,
+      variants: newVariants ?? before.variants,
+      salt: before.salt,
+      bucket_count: before.bucket_count,
+    },
+    before,
+  );
 }
 
 /** The bucket map of the new allocation, refused when it would move a user between variants. */

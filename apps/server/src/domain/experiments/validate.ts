@@ -11,14 +11,21 @@ import type { ExperimentConfig, ExperimentConfigInput } from '../../schemas/expe
 import { UUID } from '../../schemas/uuid.ts';
 import { DomainError } from '../outcomes.ts';
 import { rolloutErrors } from '../rollouts/rollout-config.ts';
+import { capErrors, withCapDefaults } from './metric-caps.ts';
 
 interface FieldError {
   pointer: string;
   detail: string;
 }
 
-/** Allocation variants missing from `variants` are added as variants without prompt or variables. */
-export function normaliseConfig(input: ExperimentConfigInput): ExperimentConfig {
+/**
+ * Allocation variants missing from `variants` are added as variants without prompt or
+ * variables; metrics get their caps decided against the version before (`withCapDefaults`).
+ */
+export function normaliseConfig(
+  input: ExperimentConfigInput,
+  before?: ExperimentConfig,
+): ExperimentConfig {
   const variants = [...(input.variants ?? [])];
   for (const slice of input.allocation) {
     if (!variants.some((v) => v.key === slice.variant)) variants.push({ key: slice.variant });
@@ -28,7 +35,7 @@ export function normaliseConfig(input: ExperimentConfigInput): ExperimentConfig 
     salt: input.salt,
     bucket_count: input.bucket_count,
     allocation: input.allocation,
-    metrics: input.metrics,
+    metrics: withCapDefaults(input.metrics, before?.metrics),
     variants,
   };
   if (input.description !== undefined) config.description = input.description;
@@ -75,7 +82,7 @@ function metricErrors(m: Metric, i: number): FieldError[] {
   } else if (m.cuped !== undefined && m.quantile !== undefined) {
     out.push({ pointer: at('cuped'), detail: 'CUPED does not adjust quantile metrics' });
   }
-  return [...out, ...quantileErrors(m, at), ...ratioErrors(m, at)];
+  return [...out, ...quantileErrors(m, at), ...ratioErrors(m, at), ...capErrors(m, at)];
 }
 
 function quantileErrors(m: Metric, at: (field: string) => string): FieldError[] {

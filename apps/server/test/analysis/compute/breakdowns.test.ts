@@ -37,7 +37,14 @@ const MODELS = ['gpt-a', 'gpt-b', 'claude-c'];
 const SEGMENTS = 24;
 
 const base = { category: 'secondary', metric_version: 1, shared_org_wide: false } as const;
-const LATENCY = { ...base, name: 'latency', kind: 'latency', method_default: 'welch_t' };
+// Uncapped, so the oracle's per-user means are the values tested (caps: test/analysis/capping).
+const LATENCY = {
+  ...base,
+  name: 'latency',
+  kind: 'latency',
+  method_default: 'welch_t',
+  cap: null,
+};
 const P90 = {
   ...base,
   name: 'p90-latency',
@@ -369,7 +376,9 @@ describe('breakdowns, computed from the events sent', () => {
         expect(row?.n_control).toBe(r.n_per_arm.control);
       }
     const csv = await get(`/v1/experiments/${id}/results/export?dimension=model&format=csv`);
-    expect(csv.body.split('\r\n')[0]).toMatch(/,dimension,slice,exploratory$/);
+    expect(csv.body.split('\r\n')[0]).toMatch(
+      /,dimension,slice,exploratory,cap_upper,cap_lower,users_capped_control,users_capped_treatment,cap_applied$/,
+    );
   });
 });
 

@@ -69,7 +69,11 @@ beforeAll(async () => {
     name: 'mixed',
     ...THREE_ARMS,
     metrics: [
-      metric('revenue', 'revenue', 'welch_t', { cuped: { covariate_days: 14 } }),
+      // Capped both ways: the shards' tails give percentile_cont's bounds (covariate too).
+      metric('revenue', 'revenue', 'welch_t', {
+        cuped: { covariate_days: 14 },
+        cap: { percentile: 0.99, lower_percentile: 0.01 },
+      }),
       metric('checkout', 'conversion', 'two_proportion_z'),
       metric('score', 'value', 'mann_whitney'),
       metric('rating', 'value', 'permutation'),
@@ -303,6 +307,7 @@ function expectEqualInputs(single: RunInputs, sharded: RunInputs) {
     expect(other?.stats.histograms, m.definition.name).toEqual(m.stats.histograms);
     expect(other?.samples, m.definition.name).toEqual(m.samples);
     expect(other?.quantiles, m.definition.name).toEqual(m.quantiles);
+    expect(other?.cap, m.definition.name).toEqual(m.cap);
     expect(Object.keys(other?.stats.arms ?? {}).sort()).toEqual(Object.keys(m.stats.arms).sort());
     for (const [arm, s] of Object.entries(m.stats.arms)) {
       const t = other?.stats.arms[arm];
@@ -358,6 +363,12 @@ describe('an analysis scattered over three shards and merged', () => {
               x.p_value,
             ]);
         if (name === 'quant') expect(quantiles(a)).toHaveLength(4);
+        // Caps that touched users: the default on latency, both bounds on mixed's revenue.
+        if (name === 'quant' || name === 'mixed')
+          expect(
+            single.metrics.some((m) => Object.values(m.cap?.capped ?? {}).some((n) => n > 0)),
+          ).toBe(true);
+        if (name === 'mixed') expect(single.metrics[0]?.cap?.lower).not.toBeNull();
         expect(quantiles(b)).toEqual(quantiles(a));
         if (kind === 'manual') expect(results.every((r) => r.sequential)).toBe(true);
         expect(b.srm).toEqual(a.srm);
