@@ -132,4 +132,33 @@ export const ROUTE_TOOLS: readonly RouteTool[] = [
     readOnly: false,
     destructive: true,
   },
+  {
+    name: 'get_rollout',
+    title: "Read an experiment's ramp",
+    description:
+      'The ramp of an experiment with a rollout: its steps, the current step and coverage, when the next step is due, and whether it is paused and why. Use to watch a rollout that start_experiment began.',
+    method: 'GET',
+    path: '/v1/experiments/{id}/rollout',
+    ...read,
+  },
+  {
+    name: 'pause_rollout',
+    title: 'Pause a ramp',
+    description:
+      'Hold the coverage where it is: no step advances until resumed. Admin or owner only. Use when something looks wrong during a rollout.',
+    method: 'POST',
+    path: '/v1/experiments/{id}/rollout/pause',
+    readOnly: false,
+    destructive: false,
+  },
+  {
+    name: 'resume_rollout',
+    title: 'Resume a ramp',
+    description:
+      "Resume a paused ramp: the current step's hold starts again in full. Admin or owner only.",
+    method: 'POST',
+    path: '/v1/experiments/{id}/rollout/resume',
+    readOnly: false,
+    destructive: false,
+  },
 ];

@@ -53,6 +53,9 @@ async function argsOf(tool: RouteTool): Promise<Record<string, unknown>> {
     case 'start_experiment':
     case 'archive_experiment':
       return { id: await fresh('draft') };
+    case 'pause_rollout':
+    case 'resume_rollout':
+      return { id: await fresh('running'), body: {} };
     case 'stop_experiment':
       return { id: await fresh('running'), body: { conclusion: 'rollback' } };
     default:
