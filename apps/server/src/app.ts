@@ -63,6 +63,25 @@ function openApiStoreDir(ctx: Context, options: AppOptions): string | null {
     : options.openApiStoreDir;
 }
 
+/** Each plane is a TypeBox plugin in its own encapsulation context (see http/app-types.ts). */
+async function registerPlanes(app: App, ctx: Context): Promise<void> {
+  await app.register(probeRoutes, { ctx });
+  await app.register(publicRoutes, { ctx });
+  await app.register(dashboardRoutes, { ctx });
+  await app.register(datasetRoutes, { ctx });
+  await app.register(offlineRunRoutes, { ctx });
+  await app.register(mcpRoutes, { ctx });
+  await app.register(outboundWebhookRoutes, { ctx });
+  await app.register(rolloutRoutes, { ctx });
+  await app.register(modelPriceRoutes, { ctx });
+  await app.register(promptRoutes, { ctx });
+  await app.register(exportRoutes, { ctx });
+  await app.register(ingestRoutes, { ctx });
+  await app.register(webhookRoutes, { ctx });
+  await app.register(adminRoutes, { ctx });
+  if (isDevelopmentSessions(ctx.config)) await app.register(devRoutes, { ctx });
+}
+
 /** Builds the HTTP app from a context; only main.ts listens. Tests call this with inject(). */
 export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<App> {
   // The app's requests log through the process's logger, seen as Fastify's logger interface.
@@ -106,22 +125,7 @@ export async function buildApp(ctx: Context, options: AppOptions = {}): Promise<
 
   await registerOpenApi(app, openApiStoreDir(ctx, options));
 
-  // Each plane is a TypeBox plugin in its own encapsulation context (see http/app-types.ts).
-  await app.register(probeRoutes, { ctx });
-  await app.register(publicRoutes, { ctx });
-  await app.register(dashboardRoutes, { ctx });
-  await app.register(datasetRoutes, { ctx });
-  await app.register(offlineRunRoutes, { ctx });
-  await app.register(mcpRoutes, { ctx });
-  await app.register(outboundWebhookRoutes, { ctx });
-  await app.register(rolloutRoutes, { ctx });
-  await app.register(modelPriceRoutes, { ctx });
-  await app.register(promptRoutes, { ctx });
-  await app.register(exportRoutes, { ctx });
-  await app.register(ingestRoutes, { ctx });
-  await app.register(webhookRoutes, { ctx });
-  await app.register(adminRoutes, { ctx });
-  if (isDevelopmentSessions(ctx.config)) await app.register(devRoutes, { ctx });
+  await registerPlanes(app, ctx);
   await registerDashboard(app, options.dashboardDist);
 
   return app;
