@@ -16,6 +16,12 @@ function canonical(value: unknown): string {
 /** What an event says, without when it was received (slices of an import differ in that). */
 export function contentOf(event: AcceptedEvent): string {
   const { received_at: _received, ...content } = event;
+  // A cost the server priced is not something the event said: a retry priced again after a
+  // price change is the same event (as the stored comparison in conflict-sql.ts holds too).
+  if (content.priced_by !== undefined) {
+    delete content.priced_by;
+    delete content.cost_usd;
+  }
   return canonical(content);
 }
 
