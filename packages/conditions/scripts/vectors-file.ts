@@ -1,5 +1,6 @@
 /**
- * What the vectors scripts (write-eligibility.ts, write-lifecycle.ts) share: a fixed sequence of
+ * What the vectors scripts (write-eligibility.ts, write-lifecycle.ts, write-coverage.ts,
+ * write-prompts.ts) share: a fixed sequence of
  * numbers, a case as the reference assign answers it, and the file around the cases.
  */
 import { writeFileSync } from 'node:fs';

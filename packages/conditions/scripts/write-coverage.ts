@@ -14,6 +14,7 @@ import {
   referenceAssign,
   type World,
 } from './reference-assign.ts';
+import { twoArmExperiment } from './vectors-file.ts';
 
 const HOLDOUTS: Holdout[] = [
   {
@@ -31,20 +32,13 @@ const GLOBAL = HOLDOUTS[0]?.id as string;
 /** Two arms on 80 % of 100 buckets, so a covered user may still be not enrolled. */
 const experiments: Experiment[] = [];
 function add(name: string, extra: Partial<Experiment>): void {
+  const variants = (['control', 'treatment'] as const).map((key) => ({
+    key,
+    prompt: `${name}: ${key} prompt`,
+    variables: { arm: key },
+  }));
   experiments.push({
-    id: `00000000-0000-4000-8000-${String(0xd000 + experiments.length + 1).padStart(12, '0')}`,
-    name,
-    version: 1,
-    salt: `salt-${name}`,
-    bucket_count: 100,
-    ranges: [
-      { variant: 'control', start: 0, end: 40 },
-      { variant: 'treatment', start: 40, end: 80 },
-    ],
-    variants: [
-      { key: 'control', prompt: `${name}: control prompt`, variables: { arm: 'control' } },
-      { key: 'treatment', prompt: `${name}: treatment prompt`, variables: { arm: 'treatment' } },
-    ],
+    ...twoArmExperiment(0xd000 + experiments.length + 1, name, variants),
     ...extra,
   });
 }

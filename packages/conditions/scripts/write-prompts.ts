@@ -9,6 +9,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { type Experiment, referenceAssign, type World } from './reference-assign.ts';
+import { twoArmExperiment } from './vectors-file.ts';
 
 interface PromptVersion {
   text?: string;
@@ -83,15 +84,7 @@ const ref = (name: string, version: number): Variant => ({
 const experiments: Array<Experiment & { variants: Variant[] }> = [];
 function add(name: string, variants: Variant[], extra: Partial<Experiment> = {}): void {
   experiments.push({
-    id: `00000000-0000-4000-8000-${String(0xd000 + experiments.length + 1).padStart(12, '0')}`,
-    name,
-    version: 1,
-    salt: `salt-${name}`,
-    bucket_count: 100,
-    ranges: [
-      { variant: 'control', start: 0, end: 40 },
-      { variant: 'treatment', start: 40, end: 80 },
-    ],
+    ...twoArmExperiment(0xd000 + experiments.length + 1, name, variants),
     variants,
     ...extra,
   });
