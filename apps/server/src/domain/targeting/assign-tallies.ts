@@ -1,8 +1,9 @@
 import type { Logger } from 'pino';
 import type { Database } from '../../db/connect.ts';
 import { logSafeError } from '../../db/log-safe-error.ts';
+import { DailySeen } from '../../kernel/daily-seen.ts';
+import { PeriodicFlush } from '../../kernel/periodic-flush.ts';
 import type { Clock } from '../../kernel/ports.ts';
-import { utcDay } from '../../kernel/utc-day.ts';
 import { addTallies, type Tally } from './tallies.ts';
 
 /** (org, experiment, user) triples remembered per UTC day: about 100 bytes each. */
@@ -17,32 +18,22 @@ const FLUSH_INTERVAL_MS = 10_000;
  * then count twice), added to `targeting_tallies` in the background and on close.
  */
 export class AssignTallies {
-  #seen = new Set<string>();
-  #seenDay = '';
+  #seen = new DailySeen(SEEN_CAPACITY);
   #counts = new Map<string, { orgId: string; tally: Tally }>();
-  #timer: ReturnType<typeof setInterval> | null;
-  #flushing: Promise<void> = Promise.resolve();
+  #flusher = new PeriodicFlush(FLUSH_INTERVAL_MS, () => this.#write());
 
   /** Flushes every `FLUSH_INTERVAL_MS` from now until `stop()`; the timer keeps no process up. */
   constructor(
     private readonly db: Database,
     private readonly clock: Clock,
     private readonly log: Pick<Logger, 'warn'>,
-  ) {
-    this.#timer = setInterval(() => void this.flush(), FLUSH_INTERVAL_MS);
-    this.#timer.unref();
-  }
+  ) {}
 
   /** Counts a check that reached `experimentId`'s targeting, once per user and UTC day. */
   reached(orgId: string, experimentId: string, userId: string, matched: boolean): void {
-    const day = utcDay(this.clock.now());
-    if (day !== this.#seenDay || this.#seen.size >= SEEN_CAPACITY) {
-      this.#seen = new Set();
-      this.#seenDay = day;
-    }
     const key = `${orgId}\u0000${experimentId}\u0000${userId}`;
-    if (this.#seen.has(key)) return;
-    this.#seen.add(key);
+    if (!this.#seen.firstToday(key, this.clock.now())) return;
+    const day = this.#seen.day;
     const countKey = `${orgId} ${experimentId} ${day}`;
     let entry = this.#counts.get(countKey);
     if (entry === undefined) {
@@ -55,14 +46,11 @@ export class AssignTallies {
 
   /** Adds what was counted to the table; what a failed write held is counted again next time. */
   flush(): Promise<void> {
-    this.#flushing = this.#flushing.then(() => this.#write());
-    return this.#flushing;
+    return this.#flusher.flush();
   }
 
-  async stop(): Promise<void> {
-    if (this.#timer !== null) clearInterval(this.#timer);
-    this.#timer = null;
-    await this.flush();
+  stop(): Promise<void> {
+    return this.#flusher.stop();
   }
 
   async #write(): Promise<void> {

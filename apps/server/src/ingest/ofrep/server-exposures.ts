@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
 import { logSafeError } from '../../db/log-safe-error.ts';
+import { DailySeen } from '../../kernel/daily-seen.ts';
+import { PeriodicFlush } from '../../kernel/periodic-flush.ts';
 import type { Clock } from '../../kernel/ports.ts';
-import { DAY_MS, startOfUtcDay, utcDay } from '../../kernel/utc-day.ts';
 
 /** The acceptance path (`acceptEvents` with the process's parts), handed in by the wiring. */
 export type AcceptExposures = (orgId: string, events: Pending['event'][]) => Promise<unknown>;
@@ -54,36 +55,25 @@ export function serverExposureId(
  * acceptance path, so they are validated, de-duplicated and metered as any exposure.
  */
 export class ServerExposures {
-  #seen = new Set<string>();
-  #day = '';
-  #dayEndsMs = 0;
+  #seen = new DailySeen(SEEN_CAPACITY);
   #pending = new Map<string, Pending[]>();
   #queued = 0;
-  #timer: ReturnType<typeof setInterval> | null;
-  #flushing: Promise<void> = Promise.resolve();
+  #flusher = new PeriodicFlush(FLUSH_INTERVAL_MS, () => this.#write());
 
   /** Flushes every `FLUSH_INTERVAL_MS` from now until `stop()`; the timer keeps no process up. */
   constructor(
     private readonly accept: AcceptExposures,
     private readonly clock: Clock,
     private readonly log: Pick<Logger, 'warn'>,
-  ) {
-    this.#timer = setInterval(() => void this.flush(), FLUSH_INTERVAL_MS);
-    this.#timer.unref();
-  }
+  ) {}
 
   /** Records the user's exposure unless this process recorded it today already. */
   record(orgId: string, experimentId: string, userId: string, variant: string): void {
+    if (this.#queued >= MAX_PENDING) return;
     const now = this.clock.now();
-    if (now.getTime() >= this.#dayEndsMs || this.#seen.size >= SEEN_CAPACITY) {
-      this.#seen = new Set();
-      this.#day = utcDay(now);
-      this.#dayEndsMs = startOfUtcDay(now).getTime() + DAY_MS;
-    }
     const seen = `${orgId}\u0000${experimentId}\u0000${userId}\u0000${variant}`;
-    if (this.#seen.has(seen) || this.#queued >= MAX_PENDING) return;
-    this.#seen.add(seen);
-    const event_id = serverExposureId(orgId, experimentId, userId, variant, this.#day);
+    if (!this.#seen.firstToday(seen, now)) return;
+    const event_id = serverExposureId(orgId, experimentId, userId, variant, this.#seen.day);
     const event = {
       event_id,
       type: 'exposure' as const,
@@ -101,14 +91,11 @@ export class ServerExposures {
 
   /** Appends what is waiting; what a failed append held is forgotten, so the next call records it. */
   flush(): Promise<void> {
-    this.#flushing = this.#flushing.then(() => this.#write());
-    return this.#flushing;
+    return this.#flusher.flush();
   }
 
-  async stop(): Promise<void> {
-    if (this.#timer !== null) clearInterval(this.#timer);
-    this.#timer = null;
-    await this.flush();
+  stop(): Promise<void> {
+    return this.#flusher.stop();
   }
 
   async #write(): Promise<void> {
@@ -126,7 +113,7 @@ export class ServerExposures {
           );
         } catch (err) {
           this.log.warn({ err: logSafeError(err) }, 'server-side exposures not stored, dropped');
-          for (const p of batch) this.#seen.delete(p.seen);
+          for (const p of batch) this.#seen.forget(p.seen);
         }
       }
     }
