@@ -140,7 +140,7 @@ function checkOperand(
       if (!Array.isArray(operand)) wrong('a list');
       return;
     default:
-      checkNestingOperand(operator, operand, pointer, check);
+      checkNestingOperand(operator, operand, pointer, check, wrong);
   }
 }
 
@@ -150,8 +150,8 @@ function checkNestingOperand(
   operand: unknown,
   pointer: string,
   check: Check,
+  wrong: (expected: string) => void,
 ): void {
-  const wrong = (expected: string) => wrongOperand(check, pointer, operator, operand, expected);
   switch (operator) {
     case '$all':
     case '$alli':
