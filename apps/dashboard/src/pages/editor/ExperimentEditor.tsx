@@ -25,12 +25,15 @@ import { VariantsEditor } from './VariantsEditor.tsx';
 export function ExperimentEditor({
   existing,
   versions,
+  initial,
 }: {
   existing?: Experiment;
   versions?: Experiment[];
+  /** A new experiment's starting point (a prompt version against production, say). */
+  initial?: EditorDraft;
 }) {
   const [draft, setDraft] = useState<EditorDraft>(() =>
-    existing ? draftOf(existing) : blankDraft(),
+    existing ? draftOf(existing) : (initial ?? blankDraft()),
   );
   const patch = (p: Partial<EditorDraft>) => setDraft((d) => ({ ...d, ...p }));
   const { previous, preview } = useAllocationPreview(draft, existing, versions);
