@@ -21,7 +21,10 @@ import { MetricsEditor } from './MetricsEditor.tsx';
 import { TargetingEditor } from './TargetingEditor.tsx';
 import { VariantsEditor } from './VariantsEditor.tsx';
 
-/** Create (no `existing`) or edit: every save mints a version; salt and buckets stay frozen. */
+/**
+ * Create (no `existing`, from `initial` or a blank form) or edit: every save mints a version;
+ * salt and buckets stay frozen.
+ */
 export function ExperimentEditor({
   existing,
   versions,
@@ -29,7 +32,6 @@ export function ExperimentEditor({
 }: {
   existing?: Experiment;
   versions?: Experiment[];
-  /** A new experiment's starting point (a prompt version against production, say). */
   initial?: EditorDraft;
 }) {
   const [draft, setDraft] = useState<EditorDraft>(() =>
