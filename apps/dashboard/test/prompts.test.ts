@@ -185,4 +185,25 @@ describe('the Prompts section, in Chromium against the real server', () => {
     );
     await check('prompt-experiments');
   });
+
+  it('works at 390 px wide, each page loaded on its own', async () => {
+    const { org, api } = await newOrg(server.url, 'prompt-narrow');
+    await seedPrompt(api);
+    await openPrompt(org);
+    await page.setViewportSize({ width: 390, height: 844 });
+    const pages: Array<[string, string, string]> = [
+      ['prompts-390', '/prompts', 'Prompts'],
+      ['prompt-390', '/prompts/support-reply?from=1&to=3', 'support-reply'],
+      ['prompt-editor-390', '/experiments/new?prompt=support-reply&version=2', 'New experiment'],
+    ];
+    for (const [name, path, title] of pages) {
+      await page.goto(`${server.url}${path}`);
+      await page.getByRole('heading', { name: title, level: 1 }).waitFor();
+      await check(name);
+      // Nothing wider than the screen except inside a scrollable region.
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth);
+      expect(overflow, name).toBeLessThanOrEqual(390);
+    }
+    await page.getByTestId('prompt-ref-treatment').waitFor();
+  });
 });
