@@ -10,7 +10,7 @@ import { OverviewPage } from './pages/admin/OverviewPage.tsx';
 import { BillingPage } from './pages/billing/BillingPage.tsx';
 import { DatasetPage } from './pages/datasets/DatasetPage.tsx';
 import { DatasetsPage } from './pages/datasets/DatasetsPage.tsx';
-import { ExperimentEditor } from './pages/editor/ExperimentEditor.tsx';
+import { NewExperimentPage } from './pages/editor/NewExperimentPage.tsx';
 import { ExperimentPage } from './pages/experiment/ExperimentPage.tsx';
 import { ExperimentsPage } from './pages/experiments/ExperimentsPage.tsx';
 import { HoldoutPage } from './pages/holdouts/HoldoutPage.tsx';
@@ -22,17 +22,10 @@ import { AuditPage } from './pages/org/AuditPage.tsx';
 import { FeedbackPage } from './pages/org/FeedbackPage.tsx';
 import { KeysPage } from './pages/org/KeysPage.tsx';
 import { UsagePage } from './pages/org/UsagePage.tsx';
+import { PromptPage } from './pages/prompts/PromptPage.tsx';
+import { PromptsPage } from './pages/prompts/PromptsPage.tsx';
 import { AuthCallback } from './pages/sign-in/AuthCallback.tsx';
 import { SignInPage } from './pages/sign-in/SignInPage.tsx';
-
-function NewExperimentPage() {
-  return (
-    <section>
-      <h1>New experiment</h1>
-      <ExperimentEditor />
-    </section>
-  );
-}
 
 /** Every view is a link: the experiment, tab and run live in the URL. */
 const signedIn = createBrowserRouter([
@@ -52,6 +45,8 @@ const signedIn = createBrowserRouter([
       { path: 'holdouts/:id', element: <HoldoutPage /> },
       { path: 'datasets', element: <DatasetsPage /> },
       { path: 'datasets/:id', element: <DatasetPage /> },
+      { path: 'prompts', element: <PromptsPage /> },
+      { path: 'prompts/:name', element: <PromptPage /> },
       { path: 'keys', element: <KeysPage /> },
       { path: 'usage', element: <UsagePage /> },
       { path: 'model-prices', element: <ModelPricesPage /> },

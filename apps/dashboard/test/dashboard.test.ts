@@ -415,6 +415,7 @@ describe('the dashboard in Chromium against the real server on PGlite', () => {
       'Layers',
       'Holdouts',
       'Datasets',
+      'Prompts',
       'Keys',
       'Usage',
       'Billing',

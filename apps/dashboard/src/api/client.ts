@@ -92,3 +92,6 @@ export type HoldoutInput = NonNullable<
 export type HoldoutChange = NonNullable<
   paths['/v1/holdouts/{id}']['put']['requestBody']
 >['content']['application/json'];
+export type Prompt = Body<'/v1/prompts/{name}', 'get'>;
+export type PromptSummary = Body<'/v1/prompts', 'get'>[number];
+export type PromptVersion = Prompt['versions'][number];

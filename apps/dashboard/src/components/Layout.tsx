@@ -7,6 +7,7 @@ const NAV = [
   { to: '/layers', label: 'Layers' },
   { to: '/holdouts', label: 'Holdouts' },
   { to: '/datasets', label: 'Datasets' },
+  { to: '/prompts', label: 'Prompts' },
   { to: '/keys', label: 'Keys' },
   { to: '/usage', label: 'Usage' },
   { to: '/billing', label: 'Billing' },

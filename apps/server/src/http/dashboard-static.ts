@@ -34,6 +34,8 @@ export const DASHBOARD_PAGES = [
   '/holdouts/*',
   '/datasets',
   '/datasets/*',
+  '/prompts',
+  '/prompts/*',
   '/keys',
   '/usage',
   '/billing',

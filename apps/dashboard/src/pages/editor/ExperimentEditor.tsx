@@ -21,16 +21,21 @@ import { MetricsEditor } from './MetricsEditor.tsx';
 import { TargetingEditor } from './TargetingEditor.tsx';
 import { VariantsEditor } from './VariantsEditor.tsx';
 
-/** Create (no `existing`) or edit: every save mints a version; salt and buckets stay frozen. */
+/**
+ * Create (no `existing`, from `initial` or a blank form) or edit: every save mints a version;
+ * salt and buckets stay frozen.
+ */
 export function ExperimentEditor({
   existing,
   versions,
+  initial,
 }: {
   existing?: Experiment;
   versions?: Experiment[];
+  initial?: EditorDraft;
 }) {
   const [draft, setDraft] = useState<EditorDraft>(() =>
-    existing ? draftOf(existing) : blankDraft(),
+    existing ? draftOf(existing) : (initial ?? blankDraft()),
   );
   const patch = (p: Partial<EditorDraft>) => setDraft((d) => ({ ...d, ...p }));
   const { previous, preview } = useAllocationPreview(draft, existing, versions);

@@ -1,3 +1,4 @@
+import { Link } from 'react-router';
 import { textRows } from '../../components/text-rows.ts';
 import type { VariantDraft } from './form-state.ts';
 
@@ -15,6 +16,7 @@ export function VariantsEditor({
       {rows.map((v) => (
         <div key={v.key} className="variant">
           <h3>{v.key}</h3>
+          {v.promptRef && v.prompt === '' ? <PromptReference variant={v} /> : null}
           <label>
             Prompt of {v.key}
             <textarea
@@ -35,5 +37,18 @@ export function VariantsEditor({
         </div>
       ))}
     </fieldset>
+  );
+}
+
+/** A variant on a stored prompt version: named and linked; typed text would replace it. */
+function PromptReference({ variant: v }: { variant: VariantDraft }) {
+  if (!v.promptRef) return null;
+  const { name, version } = v.promptRef;
+  return (
+    <p className="prompt-ref" data-testid={`prompt-ref-${v.key}`}>
+      Stored prompt: <Link to={`/prompts/${encodeURIComponent(name)}`}>{name}</Link> version{' '}
+      {version}
+      <span className="hint"> (a prompt typed below replaces the reference)</span>
+    </p>
   );
 }
