@@ -3,7 +3,7 @@ import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Experiment, Prompt } from '../src/api/client.ts';
 import { axeViolations, screenshot } from './support/browser.ts';
 import { browserTestFrame } from './support/browser-page.ts';
-import { type Api, call, newOrg, signIn } from './support/seed.ts';
+import { type Api, call, metric, newOrg, signIn } from './support/seed.ts';
 import type { TestServer } from './support/server.ts';
 
 /**
@@ -184,6 +184,52 @@ describe('the Prompts section, in Chromium against the real server', () => {
       'released by stopping support-reply v3 vs v1',
     );
     await check('prompt-experiments');
+  });
+
+  it('asks before a ship releases the prompt version, and leaves the label when told', async () => {
+    const { org, api } = await newOrg(server.url, 'prompt-release');
+    await seedPrompt(api);
+    const variants = [
+      { key: 'control', prompt: { name: 'support-reply', version: 1 } },
+      { key: 'treatment', prompt: { name: 'support-reply', version: 3 } },
+    ];
+    const allocation = [
+      { variant: 'control', weight: 50 },
+      { variant: 'treatment', weight: 50 },
+    ];
+    const created = (await call(api, 'POST', '/v1/experiments', {
+      name: 'release-check',
+      salt: 'release-check-salt',
+      bucket_count: 1000,
+      status: 'draft',
+      variants,
+      allocation,
+      metrics: [metric('latency', 'latency', 'welch_t')],
+    })) as Experiment;
+    await call(api, 'POST', `/v1/experiments/${created.id}/start`);
+    await signIn(page, server.url, { email: 'analyst@example.com', org, role: 'admin' });
+    await page.goto(`${server.url}/experiments/${created.id}/results`);
+    await page.getByRole('button', { name: 'Stop', exact: true }).click();
+    const dialog = page.getByRole('dialog', { name: 'Stop release-check?' });
+    await dialog.getByRole('radio', { name: 'Ship a variant' }).check();
+    await dialog.getByLabel('Variant to ship').selectOption('treatment');
+    const release = dialog.getByLabel('Release support-reply version 3 to production');
+    await expect(release.isChecked()).resolves.toBe(true);
+    const outcome = dialog.getByTestId('what-users-get');
+    await expect(outcome.textContent()).resolves.toContain(
+      'The prompt support-reply version 3 becomes its production version',
+    );
+    await check('prompt-release-dialog');
+    await release.uncheck();
+    await expect(outcome.textContent()).resolves.toContain(
+      'The prompt support-reply keeps its production label where it is.',
+    );
+    await dialog.getByRole('button', { name: 'Yes, stop and serve treatment' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    const stopped = (await call(api, 'GET', `/v1/experiments/${created.id}`)) as Experiment;
+    expect(stopped.status).toBe('stopped');
+    const prompt = (await call(api, 'GET', '/v1/prompts/support-reply')) as Prompt;
+    expect(prompt.labels).toMatchObject({ production: 1 });
   });
 
   it('works at 390 px wide, each page loaded on its own', async () => {

@@ -3,14 +3,23 @@ import type { Experiment, SummaryEntry } from '../../api/client.ts';
 import { Loading } from '../../components/states.tsx';
 import { useResultsSummary } from '../experiments/queries.ts';
 import { ActionDialog } from './ActionDialog.tsx';
-import { type Conclusion, controlOf, servedBy, stopDefault, stopOutcome } from './lifecycle.ts';
+import {
+  controlOf,
+  promptOf,
+  releaseOutcome,
+  servedBy,
+  stopDefault,
+  stopOutcome,
+} from './lifecycle.ts';
 import { useTransition } from './queries.ts';
-import { StopFields } from './StopFields.tsx';
+import { StopFields, type StopFieldsChoice } from './StopFields.tsx';
 
 /**
  * Stop, with its conclusion. The form starts from the last run (the summary's entry, the run
  * the results page shows by default): Ship with its recommended treatment when it says ship,
- * nothing chosen otherwise. The confirmation says which variant every eligible user gets.
+ * nothing chosen otherwise. The confirmation says which variant every eligible user gets and,
+ * when the shipped variant is a stored prompt version, that it becomes production (unless the
+ * caller unticks the release).
  */
 export function StopDialog({
   experiment,
@@ -34,16 +43,24 @@ function StopForm({
   last: SummaryEntry | undefined;
   onClose: () => void;
 }) {
-  const [choice, setChoice] = useState(() => ({ ...stopDefault(last), reason: '' }));
+  const [choice, setChoice] = useState(() => ({
+    ...stopDefault(last),
+    reason: '',
+    releasePrompt: true,
+  }));
   const stop = useTransition(experiment.id, 'stop');
   const { conclusion, variant } = choice;
   const ready = conclusion !== '' && (conclusion !== 'ship' || variant !== '');
   const served = ready ? servedBy(conclusion, variant, controlOf(experiment)) : null;
+  const prompt = conclusion === 'ship' ? promptOf(experiment, variant) : null;
+  const release = prompt === null ? '' : ` ${releaseOutcome(prompt, choice.releasePrompt)}`;
   return (
     <ActionDialog
       title={`Stop ${experiment.name}?`}
       outcome={
-        served === null ? 'Choose a conclusion (and the variant to ship).' : stopOutcome(served)
+        served === null
+          ? 'Choose a conclusion (and the variant to ship).'
+          : `${stopOutcome(served)}${release}`
       }
       confirmLabel={served === null ? 'Stop' : `Yes, stop and serve ${served}`}
       canConfirm={ready}
@@ -58,9 +75,8 @@ function StopForm({
         experiment={experiment}
         recommended={stopDefault(last).variant}
         choice={choice}
-        onChange={(c: Partial<{ conclusion: Conclusion; variant: string; reason: string }>) =>
-          setChoice((old) => ({ ...old, ...c }))
-        }
+        prompt={prompt}
+        onChange={(c: Partial<StopFieldsChoice>) => setChoice((old) => ({ ...old, ...c }))}
       />
     </ActionDialog>
   );

@@ -3,25 +3,31 @@ import type { Experiment } from '../../api/client.ts';
 import { armOrder } from '../../charts/arm-colour.ts';
 import { CONCLUSION_LABEL, type Conclusion, controlOf } from './lifecycle.ts';
 
-interface Choice {
+export interface StopFieldsChoice {
   conclusion: Conclusion | '';
   variant: string;
   reason: string;
+  releasePrompt: boolean;
 }
 
 const CONCLUSIONS = Object.keys(CONCLUSION_LABEL) as Conclusion[];
 
-/** The stop form's fields: the conclusion, the variant to ship (control allowed), a reason. */
+/**
+ * The stop form's fields: the conclusion, the variant to ship (control allowed), whether a
+ * shipped prompt version becomes production, a reason.
+ */
 export function StopFields({
   experiment,
   recommended,
   choice,
+  prompt,
   onChange,
 }: {
   experiment: Experiment;
   recommended: string;
-  choice: Choice;
-  onChange: (c: Partial<{ conclusion: Conclusion; variant: string; reason: string }>) => void;
+  choice: StopFieldsChoice;
+  prompt: { name: string; version: number } | null;
+  onChange: (c: Partial<StopFieldsChoice>) => void;
 }) {
   const name = useId();
   const control = controlOf(experiment);
@@ -58,6 +64,16 @@ export function StopFields({
           </select>
         </label>
       ) : null}
+      {prompt === null ? null : (
+        <label>
+          <input
+            type="checkbox"
+            checked={choice.releasePrompt}
+            onChange={(e) => onChange({ releasePrompt: e.target.checked })}
+          />{' '}
+          Release {prompt.name} version {prompt.version} to production
+        </label>
+      )}
       <label>
         Reason (optional){' '}
         <textarea

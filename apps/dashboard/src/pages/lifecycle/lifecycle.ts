@@ -80,14 +80,35 @@ export interface StopChoice {
   conclusion: Conclusion;
   variant: string;
   reason: string;
+  /** With ship of a variant on a stored prompt: whether its version becomes `production`. */
+  releasePrompt?: boolean;
 }
 
-/** The stop route's body: `variant` only with ship, `reason` only when one was written. */
+/** The stored prompt version a variant references, if it references one. */
+export function promptOf(e: Experiment, variant: string): { name: string; version: number } | null {
+  const prompt = e.variants.find((v) => v.key === variant)?.prompt;
+  return typeof prompt === 'object' && prompt !== null ? prompt : null;
+}
+
+/**
+ * The stop route's body: `variant` only with ship, `reason` only when one was written,
+ * `release_prompt: false` only when a ship was told to leave the prompt's label.
+ */
 export function stopBody(c: StopChoice) {
   const reason = c.reason.trim() === '' ? {} : { reason: c.reason.trim() };
-  return c.conclusion === 'ship'
-    ? { conclusion: c.conclusion, variant: c.variant, ...reason }
-    : { conclusion: c.conclusion, ...reason };
+  if (c.conclusion !== 'ship') return { conclusion: c.conclusion, ...reason };
+  const release = c.releasePrompt === false ? { release_prompt: false } : {};
+  return { conclusion: c.conclusion, variant: c.variant, ...reason, ...release };
+}
+
+/** What a ship does to the prompt's label, for the confirmation. */
+export function releaseOutcome(
+  prompt: { name: string; version: number },
+  release: boolean,
+): string {
+  return release
+    ? `The prompt ${prompt.name} version ${prompt.version} becomes its production version, so code that reads production gets it too.`
+    : `The prompt ${prompt.name} keeps its production label where it is.`;
 }
 
 /** The stop form's starting point: the recommended treatment when the last run says ship. */
