@@ -1,4 +1,4 @@
-import { asc, eq } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Results } from '../../../src/analysis/results/results-schema.ts';
 import { auditLog, callValueCounts, events, userDayStats } from '../../../src/db/schema.ts';
@@ -162,26 +162,23 @@ async function held(s: Side) {
     .flat()
     .map((r) => ({ ...r, sum: Number(r.sum) }))
     .sort((a, b) => a.user.localeCompare(b.user));
-  const counts = (
-    await Promise.all(
-      dbs.map((db) =>
-        db
-          .select({
-            kind: callValueCounts.kind,
-            day: callValueCounts.day,
-            arm: callValueCounts.variant,
-            value: callValueCounts.value,
-            n: callValueCounts.n,
-          })
-          .from(callValueCounts)
-          .orderBy(
-            asc(callValueCounts.kind),
-            asc(callValueCounts.variant),
-            asc(callValueCounts.value),
-          ),
-      ),
-    )
-  ).flat();
+  // Shards split a value's count by user, and the two databases' orgs put users apart: the
+  // counts compare merged by addition, as the analysis merges them.
+  const merged = new Map<string, number>();
+  for (const db of dbs)
+    for (const r of await db
+      .select({
+        kind: callValueCounts.kind,
+        day: callValueCounts.day,
+        arm: callValueCounts.variant,
+        value: callValueCounts.value,
+        n: callValueCounts.n,
+      })
+      .from(callValueCounts)) {
+      const key = JSON.stringify([r.kind, r.day, r.arm, r.value]);
+      merged.set(key, (merged.get(key) ?? 0) + Number(r.n));
+    }
+  const counts = [...merged].sort(([a], [b]) => a.localeCompare(b));
   return { calls, stats, counts };
 }
 
