@@ -117,12 +117,39 @@ export const MCP: CommandSpec = {
   },
 };
 
+export const REPRICE: CommandSpec = {
+  name: 'reprice',
+  synopsis: '[--org ID] [--from YYYY-MM-DD] [--to YYYY-MM-DD] [--dry-run]',
+  summary: 'price stored model calls again under the current price rows',
+  description:
+    'Price again, under the current price rows (the built-in table and each org’s own), the stored model calls whose cost the server gave (never a cost the application sent), and move their costs in the daily aggregates, so results read what calls priced so from the start would. In batches, on the database and every shard; audited per org. On the embedded database, stop the server first (docs/model-prices.md).',
+  options: {
+    org: {
+      type: 'string',
+      value: 'ID',
+      description: 'one org, by its id or external id (default: every org)',
+    },
+    from: {
+      type: 'string',
+      value: 'YYYY-MM-DD',
+      description: 'the first UTC day of calls (default: the first stored)',
+    },
+    to: {
+      type: 'string',
+      value: 'YYYY-MM-DD',
+      description: 'the last UTC day of calls, included (default: the last stored)',
+    },
+    'dry-run': { type: 'boolean', description: 'count what would change and change nothing' },
+  },
+};
+
 /** Every command as typed after `arbiter`, in the order `arbiter --help` lists them. */
 export const COMMANDS: readonly CommandSpec[] = [
   SERVE,
   MIGRATE,
   TOKEN,
   PIPELINE_RUN,
+  REPRICE,
   BACKUP,
   RESTORE,
   DEMO,

@@ -181,6 +181,8 @@ export async function runCommand(
       return await token(config, values);
     case 'pipeline run':
       return await pipelineRun(config, values);
+    case 'reprice':
+      return await (await import('./reprice.ts')).reprice(config, values);
     case 'backup':
     case 'restore':
       return await backupOrRestore(config, name, values);

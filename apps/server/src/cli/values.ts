@@ -16,9 +16,9 @@ function refuse(command: string, option: string, value: string, rule: string): n
 }
 
 /** A real UTC calendar day as YYYY-MM-DD (no 2026-13-45, no 2026-02-30). */
-export function checkedDay(command: string, day: string): string {
+export function checkedDay(command: string, day: string, option = 'day'): string {
   if (!/^\d{4}-\d\d-\d\d$/.test(day) || !isDate(day))
-    refuse(command, 'day', day, 'a calendar day as YYYY-MM-DD');
+    refuse(command, option, day, 'a calendar day as YYYY-MM-DD');
   return day;
 }
 

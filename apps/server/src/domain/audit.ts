@@ -40,6 +40,7 @@ export type AuditAction =
   | 'holdout.updated'
   | 'model_price.put'
   | 'model_price.deleted'
+  | 'model_calls.repriced'
   | 'prompt.created'
   | 'prompt.version_created'
   | 'prompt.label_moved';

@@ -34,6 +34,7 @@ const COMMANDS = [
   ['token'],
   ['pipeline'],
   ['pipeline', 'run'],
+  ['reprice'],
   ['backup'],
   ['restore'],
   ['demo'],
@@ -100,7 +101,7 @@ describe('arbiter refuses a mistake in one line, naming it', () => {
       "arbiter: pipeline: unknown subcommand 'rnu'; did you mean run?",
     );
     expect(refused(['frobnicate'])).toBe(
-      "arbiter: unknown command 'frobnicate'; the commands are serve, migrate, token, pipeline, backup, restore, demo, mcp, help",
+      "arbiter: unknown command 'frobnicate'; the commands are serve, migrate, token, pipeline, reprice, backup, restore, demo, mcp, help",
     );
   });
 
@@ -144,8 +145,29 @@ describe('arbiter refuses a mistake in one line, naming it', () => {
     );
     expect(refused(['token', '--org', 'o'])).toBe('arbiter: token: needs --email E');
     expect(refused(['restore'])).toBe('arbiter: restore: needs --from FILE');
+    expect(refused(['reprice', '--from', '2026-02-30'])).toBe(
+      'arbiter: reprice: --from "2026-02-30" is not a calendar day as YYYY-MM-DD',
+    );
+    expect(refused(['reprice', '--from', '2026-03-02', '--to', '2026-03-01'])).toBe(
+      'arbiter: reprice: --from 2026-03-02 is after --to 2026-03-01',
+    );
     expect(refused(['demo', '--url', 'nope'])).toBe(
       'arbiter: demo: --url "nope" is not an http or https URL',
     );
   });
+});
+
+describe('arbiter reprice on the embedded database', () => {
+  it('opens the data dir itself, says what it would change, and refuses an unknown org', () => {
+    const dir = freshDir();
+    const dry = arbiterIn(dir, ['reprice', '--dry-run', '--from', '2026-01-01']);
+    expect(dry.stderr).toBe('');
+    expect(dry.stdout).toBe(
+      'would re-price 0 of 0 model calls priced by the server, in 0 orgs (cost +$0)\n',
+    );
+    expect(dry.code).toBe(0);
+    const unknown = arbiterIn(dir, ['reprice', '--org', 'nobody']);
+    expect(unknown.stderr).toBe('arbiter: reprice: no org nobody\n');
+    expect(unknown.code).toBe(1);
+  }, 180_000);
 });

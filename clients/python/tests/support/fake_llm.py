@@ -17,6 +17,9 @@ STREAM_GAP_S = 0.003
 #: A request for this model fails with 400 in the provider's error format.
 FAILING_MODEL = "model-that-fails"
 USAGE = {"input": 11, "output": 7}
+#: Per model, what the answer reports instead: ``input`` and ``output`` totals, and the
+#: ``cached`` input and ``reasoning`` output among them (Anthropic's cache read is apart).
+USAGE_BY_MODEL: Dict[str, Dict[str, int]] = {}
 
 Event = Tuple[Optional[str], Any]
 
@@ -31,11 +34,15 @@ def answer_text(body: Dict[str, Any]) -> str:
 
 def _chat(model: str, body: Dict[str, Any]) -> Tuple[Any, List[Event]]:
     text = answer_text(body)
-    usage = {
-        "prompt_tokens": USAGE["input"],
-        "completion_tokens": USAGE["output"],
-        "total_tokens": USAGE["input"] + USAGE["output"],
+    counts = USAGE_BY_MODEL.get(model, USAGE)
+    usage: Dict[str, Any] = {
+        "prompt_tokens": counts["input"],
+        "completion_tokens": counts["output"],
+        "total_tokens": counts["input"] + counts["output"],
     }
+    if model in USAGE_BY_MODEL:
+        usage["prompt_tokens_details"] = {"cached_tokens": counts.get("cached", 0)}
+        usage["completion_tokens_details"] = {"reasoning_tokens": counts.get("reasoning", 0)}
     base = {"id": "chatcmpl-1", "created": 1, "model": model}
 
     def chunk(delta: Dict[str, Any], finish: Optional[str]) -> Dict[str, Any]:
@@ -62,12 +69,13 @@ def _chat(model: str, body: Dict[str, Any]) -> Tuple[Any, List[Event]]:
 
 def _responses(model: str, body: Dict[str, Any]) -> Tuple[Any, List[Event]]:
     text = answer_text(body)
+    counts = USAGE_BY_MODEL.get(model, USAGE)
     usage = {
-        "input_tokens": USAGE["input"],
-        "output_tokens": USAGE["output"],
-        "total_tokens": USAGE["input"] + USAGE["output"],
-        "input_tokens_details": {"cached_tokens": 0},
-        "output_tokens_details": {"reasoning_tokens": 0},
+        "input_tokens": counts["input"],
+        "output_tokens": counts["output"],
+        "total_tokens": counts["input"] + counts["output"],
+        "input_tokens_details": {"cached_tokens": counts.get("cached", 0)},
+        "output_tokens_details": {"reasoning_tokens": counts.get("reasoning", 0)},
     }
 
     def response(status: str, with_usage: bool) -> Dict[str, Any]:
@@ -109,6 +117,10 @@ def _responses(model: str, body: Dict[str, Any]) -> Tuple[Any, List[Event]]:
 
 def _messages(model: str, body: Dict[str, Any]) -> Tuple[Any, List[Event]]:
     text = answer_text(body)
+    counts = USAGE_BY_MODEL.get(model, USAGE)
+    # Anthropic counts the cache read apart from input_tokens.
+    cache = {"cache_read_input_tokens": counts["cached"]} if "cached" in counts else {}
+    uncached = counts["input"] - counts.get("cached", 0)
 
     def message(usage: Dict[str, int], content: List[Any], stop: Optional[str]) -> Dict[str, Any]:
         return {
@@ -127,7 +139,7 @@ def _messages(model: str, body: Dict[str, Any]) -> Tuple[Any, List[Event]]:
             "message_start",
             {
                 "type": "message_start",
-                "message": message({"input_tokens": USAGE["input"], "output_tokens": 1}, [], None),
+                "message": message(dict(cache, input_tokens=uncached, output_tokens=1), [], None),
             },
         ),
         (
@@ -144,13 +156,15 @@ def _messages(model: str, body: Dict[str, Any]) -> Tuple[Any, List[Event]]:
             {
                 "type": "message_delta",
                 "delta": {"stop_reason": "end_turn", "stop_sequence": None},
-                "usage": {"output_tokens": USAGE["output"]},
+                "usage": {"output_tokens": counts["output"]},
             },
         ),
         ("message_stop", {"type": "message_stop"}),
     ]
     full = message(
-        {"input_tokens": USAGE["input"], "output_tokens": USAGE["output"]}, [{"type": "text", "text": text}], "end_turn"
+        dict(cache, input_tokens=uncached, output_tokens=counts["output"]),
+        [{"type": "text", "text": text}],
+        "end_turn",
     )
     return full, stream
 

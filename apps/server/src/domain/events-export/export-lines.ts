@@ -127,6 +127,7 @@ const COLUMNS = {
   cached_input_tokens: events.cachedInputTokens,
   reasoning_tokens: events.reasoningTokens,
   cost_usd: events.costUsd,
+  priced_by: events.pricedBy,
   model: events.model,
   error: events.error,
   ...MODEL_TEXT_COLUMNS,
@@ -150,7 +151,8 @@ function pageRows(db: Database, scope: ExportScope, cursor: Cursor | null, end: 
 const MODEL_FIELDS = MODEL_CALL_FIELDS.filter((f) => f !== 'prompt' && f !== 'response');
 
 /**
- * One event as POST /v1/events takes it, plus `received_at`: the wire's field names in the wire
+ * One event as POST /v1/events takes it, plus `received_at` and, for a call the server priced,
+ * `priced_by`: the wire's field names in the wire
  * format's order, a field the row holds no value for left out, the experiment by id.
  */
 export async function wireEvent(
@@ -186,6 +188,8 @@ export async function wireEvent(
   }
   if (row.metadata !== null) line.metadata = row.metadata;
   line.received_at = row.received_at.toISOString();
+  // What the server added: the price row of a cost it gave (docs/model-prices.md).
+  if (row.priced_by !== null) line.priced_by = row.priced_by;
   return line;
 }
 

@@ -132,6 +132,26 @@ describe('pricing at ingest', () => {
     expect(await stored(sent.event_id)).toMatchObject({ costUsd: 0.5, pricedBy: null });
   });
 
+  it('gives the row back in the raw-event export, and none for a sent cost', async () => {
+    const priced = call('gpt-4o-2024-08-06', { input_tokens: 500, output_tokens: 50 });
+    const sent = call('gpt-4o', { input_tokens: 500, output_tokens: 50, cost_usd: 0.25 });
+    await send([priced, sent]);
+    const res = await h.call(acme.admin, {
+      method: 'GET',
+      url: `/v1/events/export?experiment=${experimentId}&day=${TODAY}`,
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    const lines = res.body
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    const line = (id: string) => lines.find((l) => l.event_id === id);
+    expect(line(priced.event_id)).toMatchObject({ priced_by: 'builtin:gpt-4o@2024-08-06' });
+    expect(Object.keys(line(priced.event_id) ?? {}).at(-1)).toBe('priced_by');
+    expect(line(sent.event_id)).toMatchObject({ cost_usd: 0.25 });
+    expect(line(sent.event_id)).not.toHaveProperty('priced_by');
+  });
+
   it('refuses a token part larger than its whole, storing nothing', async () => {
     const bad = call('gpt-4o', { input_tokens: 10, cached_input_tokens: 11, output_tokens: 1 });
     const orphan = call('gpt-4o', { output_tokens: 5, cached_input_tokens: 1 });

@@ -122,6 +122,10 @@ public final class ArbiterChatModelListener implements ChatModelListener {
       Map<String, Object> counts = new HashMap<>();
       if (usage.inputTokenCount() != null) counts.put("input_tokens", usage.inputTokenCount());
       if (usage.outputTokenCount() != null) counts.put("output_tokens", usage.outputTokenCount());
+      Object cached = detail(usage, "inputTokensDetails", "cachedTokens");
+      if (cached != null) counts.put("input_tokens_details", Map.of("cached_tokens", cached));
+      Object reasoning = detail(usage, "outputTokensDetails", "reasoningTokens");
+      if (reasoning != null) counts.put("output_tokens_details", Map.of("reasoning_tokens", reasoning));
       out.put("usage", counts);
     }
     String prompt = conversation(request.messages());
@@ -131,6 +135,23 @@ public final class ArbiterChatModelListener implements ChatModelListener {
       out.put("response", answer.text());
     }
     return out;
+  }
+
+  /**
+   * {@code usage.part().count()} where the provider's TokenUsage has it, else null: OpenAI's
+   * ({@code OpenAiTokenUsage}) counts cached input and reasoning output among its totals, as the
+   * wire does. Read by name, since the listener depends on langchain4j-core alone and the
+   * provider modules are the application's.
+   */
+  static Object detail(TokenUsage usage, String part, String count) {
+    try {
+      Object details = usage.getClass().getMethod(part).invoke(usage);
+      if (details == null) return null;
+      Object value = details.getClass().getMethod(count).invoke(details);
+      return value instanceof Number ? ((Number) value).longValue() : null;
+    } catch (ReflectiveOperationException | RuntimeException absent) {
+      return null;
+    }
   }
 
   /**
