@@ -60,6 +60,7 @@ public final class Arbiter implements AutoCloseable {
   private final Set<String> warned = ConcurrentHashMap.newKeySet();
   private final AtomicBoolean closing = new AtomicBoolean();
   private final EventStamper stamper;
+  private final Prompts prompts;
   private final Transport transport;
   /** The config poller, whose outcomes {@link FlagHooks} listens to. */
   final ConfigPoller poller;
@@ -123,6 +124,7 @@ public final class Arbiter implements AutoCloseable {
     this.stamper = new EventStamper(queue, logger, this::warnOnce, worker::eventQueued, clock);
     this.recorder = new ModelCallRecorder(store, b.recordModelText, this::enqueueRecorded,
         this::warnOnce, this::recordedVariantOf, this::withAttributes);
+    this.prompts = new Prompts(this, store::prompts);
     this.ready = worker.firstLoad().thenApply(ignored -> prefetched());
     worker.start();
   }
@@ -205,6 +207,15 @@ public final class Arbiter implements AutoCloseable {
   public String assign(String experiment, String user, PreparedAttributes attributes) {
     // The prepared value travels as the map it is, which the targeting tells apart.
     return assign(experiment, user, PreparedAttributes.mapOf(attributes));
+  }
+
+  /**
+   * Stored prompts by name (docs/prompts.md): {@code prompts().get(name, user, default)} gives
+   * the user's variant's version when a running experiment covers the prompt, else the version
+   * under the {@code production} label (or the label named), else the default; from memory.
+   */
+  public Prompts prompts() {
+    return prompts;
   }
 
   /** The prompt of the user's variant, or {@code defaultPrompt} (with {@code fallback} true) when there is none. */
