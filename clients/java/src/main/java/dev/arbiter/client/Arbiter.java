@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -448,6 +449,43 @@ public final class Arbiter implements AutoCloseable {
   /** {@link #withUser(String, PreparedAttributes, UserCall)} for work that returns nothing. */
   public void withUser(String user, PreparedAttributes attributes, Runnable run) {
     withUser(user, PreparedAttributes.mapOf(attributes), run);
+  }
+
+  /**
+   * Runs {@code call} with {@code prompt} (what {@link Prompts#get} answered) as the stored
+   * prompt of the model calls it makes on this thread: each recorded {@code model_call}
+   * ({@code interceptModelCall}, the LangChain4j listener) carries the prompt's name and version
+   * ({@code metadata.prompt_name}, {@code metadata.prompt_version}). A default (no version)
+   * records none. A thread-local scope, nesting as {@link #withUser} does.
+   */
+  public <T, X extends Throwable> T withPrompt(ResolvedPrompt prompt, UserCall<T, X> call)
+      throws X {
+    Map<String, Object> outer = recorder.prompt.get();
+    Map<String, Object> ref = null;
+    if (prompt != null && prompt.name() != null && prompt.version() != null) {
+      ref = new LinkedHashMap<>();
+      ref.put("prompt_name", prompt.name());
+      ref.put("prompt_version", (long) prompt.version());
+      ref = Collections.unmodifiableMap(ref);
+    }
+    recorder.prompt.set(ref);
+    try {
+      return call.call();
+    } finally {
+      if (outer == null) {
+        recorder.prompt.remove();
+      } else {
+        recorder.prompt.set(outer);
+      }
+    }
+  }
+
+  /** {@link #withPrompt(ResolvedPrompt, UserCall)} for work that returns nothing. */
+  public void withPrompt(ResolvedPrompt prompt, Runnable run) {
+    withPrompt(prompt, () -> {
+      run.run();
+      return null;
+    });
   }
 
   /**

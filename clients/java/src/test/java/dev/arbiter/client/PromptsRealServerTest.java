@@ -26,12 +26,33 @@ class PromptsRealServerTest {
   private static final String PROMPT = "support-reply";
   private static RealServer server;
   private static String publishable;
+  private static String secret;
 
   @BeforeAll
   static void start() throws Exception {
     server = RealServer.start();
     publishable = (String) ((Map<?, ?>) server.session("POST", "/v1/keys",
         Map.of("scope", "publishable"))).get("key");
+    secret = (String) ((Map<?, ?>) server.session("POST", "/v1/keys",
+        Map.of("scope", "secret"))).get("key");
+  }
+
+  /** Today's stored model calls of the experiment, as the export serves them. */
+  private static List<Map<?, ?>> exportedModelCalls(String experiment) throws Exception {
+    String day = java.time.LocalDate.now(java.time.ZoneOffset.UTC).toString();
+    java.net.http.HttpResponse<String> res = java.net.http.HttpClient.newHttpClient().send(
+        java.net.http.HttpRequest.newBuilder(java.net.URI.create(server.baseUrl
+            + "/v1/events/export?experiment=" + experiment + "&day=" + day))
+            .header("X-API-Key", secret).build(),
+        java.net.http.HttpResponse.BodyHandlers.ofString());
+    assertEquals(200, res.statusCode(), res.body());
+    List<Map<?, ?>> out = new ArrayList<>();
+    for (String line : res.body().split("\n")) {
+      if (line.isEmpty()) continue;
+      Map<?, ?> event = (Map<?, ?>) JsonReader.parse(line);
+      if ("model_call".equals(event.get("type"))) out.add(event);
+    }
+    return out;
   }
 
   @AfterAll
@@ -129,6 +150,16 @@ class PromptsRealServerTest {
       eventually(() -> storedExposures(experiment) >= USERS);
       assertEquals(USERS, storedExposures(experiment));
 
+      // A model call made with the prompt it got: stored with the prompt's name and version.
+      ResolvedPrompt mine = get(prompts, "user-7");
+      String answer = client.withUser("user-7", () -> client.withPrompt(mine,
+          () -> client.interceptModelCall("java-reply-test", v -> "answer of " + v)));
+      assertEquals("answer of " + mine.variant(), answer);
+      client.flush().get();
+      List<Map<?, ?>> calls = exportedModelCalls(experiment);
+      assertEquals(1, calls.size(), calls.toString());
+      assertEquals(Map.of("prompt_name", PROMPT, "prompt_version", (long) mine.version()),
+          calls.get(0).get("metadata"));
 
       server.session("POST", "/v1/experiments/" + experiment + "/stop",
           Map.of("conclusion", "ship", "variant", "treatment"));
@@ -137,7 +168,8 @@ class PromptsRealServerTest {
       assertEquals(Set.of(List.of(ResolvedPrompt.Source.LABEL, 2)), sourcesAndVersions(shipped));
       assertEquals("Hi user-3, briefly:", shipped.get(3).text());
       client.flush().get();
-      assertEquals(USERS, client.stats().sent());
+      // The users' exposures, then the model call's exposure and the model call.
+      assertEquals(USERS + 2, client.stats().sent());
     }
   }
 }
