@@ -146,7 +146,7 @@ export class ModelCallRecorder {
       const observer = new ModelCall(readers, params, (measure, latencyMs) =>
         enqueue('model_call', {
           ...base,
-          ...withPrompt(modelCallFields(measure, this.deps.recordText), prompt),
+          ...carryingPrompt(modelCallFields(measure, this.deps.recordText), prompt),
           latency_ms: latencyMs,
         }),
       );
@@ -179,7 +179,7 @@ export class ModelCallRecorder {
  * The stored prompt the call was made with (`withPrompt`), in the metadata as the wire's
  * `prompt_name` and `prompt_version` (docs/wire-format.md#prompts-on-model-calls).
  */
-function withPrompt(
+function carryingPrompt(
   fields: Partial<TrackPayload>,
   prompt: PromptVersionRef | undefined,
 ): Partial<TrackPayload> {
