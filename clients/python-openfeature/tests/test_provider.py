@@ -201,7 +201,7 @@ def test_configuration_changed_after_a_put_then_stale_and_ready(tmp_path: Any) -
         own.stop()
 
 
-def test_stopped_is_static_and_draft_is_disabled(server: ArbiterServer) -> None:
+def test_stopped_is_static_draft_is_disabled_and_archived_is_not_found(server: ArbiterServer) -> None:
     org = new_org(server)
     shipped = create_experiment(org, name="shipped", bucket_count=10_000)
     create_experiment(org, name="not-yet", status="draft")
@@ -217,6 +217,14 @@ def test_stopped_is_static_and_draft_is_disabled(server: ArbiterServer) -> None:
     assert flags.get_float_value("shipped:temperature", 0.0, ctx) == 0.2
     disabled = flags.get_string_details("not-yet", "none", ctx)
     assert (disabled.value, disabled.reason) == ("none", Reason.DISABLED)
+    # Archived: absent from the config, so not found, as OFREP answers it.
+    changed = threading.Event()
+    flags.add_handler(ProviderEvent.PROVIDER_CONFIGURATION_CHANGED, lambda details: changed.set())
+    status, _ = org.session.call("POST", "/v1/experiments/%s/archive" % shipped["id"])
+    assert status == 200
+    wait_until(changed.is_set, "CONFIGURATION_CHANGED after the archive")
+    archived = flags.get_string_details("shipped", "none", ctx)
+    assert (archived.value, archived.reason, archived.error_code) == ("none", Reason.ERROR, ErrorCode.FLAG_NOT_FOUND)
 
 
 def test_context_attributes_are_what_targeting_reads(server: ArbiterServer) -> None:

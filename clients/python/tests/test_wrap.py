@@ -9,7 +9,7 @@ import anthropic
 import openai
 import pytest
 
-from arbiter import Arbiter
+from arbiter import Arbiter, ResolvedPrompt
 from support.fake_arbiter import EXPERIMENT_ID, EXPERIMENT_NAME, FakeArbiter
 from support.fake_llm import FAILING_MODEL, USAGE
 from support.http_server import LoopbackServer
@@ -290,3 +290,30 @@ def test_as_user_is_right_across_20_asyncio_tasks_and_8_threads(
     exposures = events_of(fake, arbiter_client, "exposure")
     assert sorted(e["user_id"] for e in exposures) == sorted(u for u in users for _ in range(rounds))
     assert all(e["variant"] == arbiter_client.assign(EXPERIMENT_NAME, e["user_id"]) for e in exposures)
+
+
+async def test_with_prompt_puts_the_prompts_name_and_version_on_each_recorded_call(
+    fake: FakeArbiter, llm: LoopbackServer, arbiter_client: Arbiter
+) -> None:
+    ai = arbiter_client.wrap(openai_client(llm), EXPERIMENT_NAME)
+    async_ai = arbiter_client.wrap(async_openai_client(llm), EXPERIMENT_NAME)
+    stored = ResolvedPrompt("support-reply", "label", 3, None, None, "Hi", None, [], {})
+    messages = [{"role": "user", "content": "hi"}]
+    with arbiter_client.as_user("p-1"), arbiter_client.with_prompt(stored):
+        ai.chat.completions.create(model="m", messages=messages)
+    async with arbiter_client.with_prompt(stored), arbiter_client.as_user("p-2"):
+        await async_ai.chat.completions.create(model="m", messages=messages)
+    with arbiter_client.with_prompt(stored):
+        arbiter_client.intercept_model_call(
+            EXPERIMENT_NAME, "p-3", lambda v: ai.chat.completions.create(model="m", messages=messages)
+        )
+    fallback = arbiter_client.prompts.get("nowhere", "p-4", "Hi")
+    with arbiter_client.as_user("p-4"), arbiter_client.with_prompt(fallback):
+        ai.chat.completions.create(model="m", messages=messages)
+    with arbiter_client.as_user("p-5"):
+        ai.chat.completions.create(model="m", messages=messages)
+    calls = {c["user_id"]: c.get("metadata") for c in events_of(fake, arbiter_client, "model_call")}
+    carried = {"prompt_name": "support-reply", "prompt_version": 3}
+    assert calls == {"p-1": carried, "p-2": carried, "p-3": carried, "p-4": None, "p-5": None}
+    exposures = events_of(fake, arbiter_client, "exposure")
+    assert len(exposures) == 5 and all("metadata" not in e for e in exposures)

@@ -236,4 +236,48 @@ describe('the web provider through @openfeature/web-sdk in Chromium', () => {
     });
     expect(result).toEqual({ code: 'PROVIDER_NOT_READY', errored: true });
   });
+
+  it('emits STALE when the server goes away after READY, and keeps serving the cached values', async () => {
+    await setProvider(org.publishable, server.url);
+    const users = Array.from({ length: 100 }, (_, i) => `stale-user-${i}`);
+    const evaluate = (users: string[]) =>
+      page.evaluate(async (users) => {
+        const w = window as unknown as PageWindow;
+        const flags = w.OpenFeature.getClient();
+        const out: Array<{ value: string; reason?: string; errorCode?: string }> = [];
+        for (const user of users) {
+          await w.OpenFeature.setContext({ targetingKey: user });
+          const { value, reason, errorCode } = flags.getStringDetails('web-copy', 'none');
+          out.push({ value, reason, ...(errorCode === undefined ? {} : { errorCode }) });
+        }
+        return out;
+      }, users);
+    // Its own list: the handlers of the earlier tests push into `seen`.
+    await page.evaluate(() => {
+      const w = window as unknown as PageWindow & { after: string[] };
+      w.after = [];
+      for (const event of [w.ProviderEvents.Stale, w.ProviderEvents.Error]) {
+        w.OpenFeature.addHandler(event, (details) =>
+          w.after.push(`${event} ${details?.message ?? ''}`),
+        );
+      }
+    });
+    const before = await evaluate(users);
+    expect(before.some((d) => d.reason === 'SPLIT')).toBe(true);
+    const after = () =>
+      page.evaluate(() => (window as unknown as PageWindow & { after: string[] }).after);
+    expect(await after()).toEqual([]);
+
+    await server.stop();
+    try {
+      await waitFor(async () => (await after()).length > 0, 'STALE in the page');
+      // A config is loaded: STALE, not ERROR, and every user still gets the cached answer.
+      expect(await after()).toEqual([
+        'PROVIDER_STALE the Arbiter API cannot be reached: the last config keeps serving',
+      ]);
+      expect(await evaluate(users)).toEqual(before);
+    } finally {
+      await server.start();
+    }
+  });
 });

@@ -137,7 +137,7 @@ describe('the server provider: tracking, events, lifecycle', () => {
     await OpenFeature.clearProviders();
   });
 
-  it('answers STATIC for a stopped experiment and DISABLED for a draft', async () => {
+  it('answers STATIC for a stopped experiment, DISABLED for a draft, FLAG_NOT_FOUND once archived', async () => {
     const shipped = await createExperiment(org, { name: 'shipped', bucket_count: 10_000 });
     await createExperiment(org, { name: 'not-yet', status: 'draft' });
     const stop = await org.session.call('POST', `/v1/experiments/${shipped.id}/stop`, {
@@ -157,6 +157,17 @@ describe('the server provider: tracking, events, lifecycle', () => {
     expect(await flags.getStringDetails('not-yet', 'none', ctx)).toMatchObject({
       value: 'none',
       reason: 'DISABLED',
+    });
+    // Archived: absent from the config, so not found, as OFREP answers it.
+    const seen: string[] = [];
+    flags.addHandler(ProviderEvents.ConfigurationChanged, () => seen.push('changed'));
+    const archive = await org.session.call('POST', `/v1/experiments/${shipped.id}/archive`);
+    expect(archive.status).toBe(200);
+    await waitFor(() => seen.length > 0, 'CONFIGURATION_CHANGED after the archive');
+    expect(await flags.getStringDetails('shipped', 'none', ctx)).toMatchObject({
+      value: 'none',
+      reason: 'ERROR',
+      errorCode: 'FLAG_NOT_FOUND',
     });
     await OpenFeature.clearProviders();
   });

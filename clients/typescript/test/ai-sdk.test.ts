@@ -222,6 +222,24 @@ describe('arbiterMiddleware: streamText', () => {
     expect(call.latency_ms).toBeGreaterThan(ttft);
   });
 
+  it('a streamed call inside withPrompt carries the prompt beside its time to first token', async () => {
+    const prompt = { name: 'support-reply', version: 2 };
+    await h.arbiter.withUser('s-p', () =>
+      h.arbiter.withPrompt(prompt, async () => {
+        const result = streamText({ model: model(), prompt: 'Hi' });
+        for await (const _ of result.textStream) {
+          // read to the end
+        }
+      }),
+    );
+    const call = await oneCall('s-p');
+    expect(call.metadata).toEqual({
+      time_to_first_token_ms: expect.any(Number),
+      prompt_name: 'support-reply',
+      prompt_version: 2,
+    });
+  });
+
   it('measures a stream read at its own pace: first token before the end', async () => {
     const result = h.arbiter.withUser('s-2', () => streamText({ model: model(), prompt: 'Hi' }));
     expect(await result.text).toBe('Hi there.');

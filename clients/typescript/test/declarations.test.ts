@@ -17,6 +17,7 @@ const PUBLIC_METHODS = [
   'track',
   'wrap',
   'withUser',
+  'withPrompt',
   'interceptModelCall',
   'evaluate',
   'flush',

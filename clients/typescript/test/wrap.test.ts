@@ -488,3 +488,42 @@ describe('targeting', () => {
     }
   });
 });
+
+describe('withPrompt', () => {
+  const resolved = { name: 'support-reply', version: 3 };
+
+  it('wrapped calls, explicit calls and nested withUser record the prompt name and version', async () => {
+    const client = h.arbiter.wrap(openai, EXPERIMENT);
+    await h.arbiter.withUser('p-1', () =>
+      h.arbiter.withPrompt(resolved, () => client.chat.completions.create(chatParams)),
+    );
+    await h.arbiter.withPrompt(resolved, () =>
+      h.arbiter.withUser('p-2', () => client.chat.completions.create(chatParams)),
+    );
+    await h.arbiter.withPrompt(resolved, () =>
+      h.arbiter.interceptModelCall(EXPERIMENT, 'p-3', () =>
+        openai.chat.completions.create(chatParams),
+      ),
+    );
+    await h.arbiter.withUser('p-4', () => client.chat.completions.create(chatParams));
+    const calls = (await recorded()).filter((e) => e.type === 'model_call');
+    const byUser = Object.fromEntries(calls.map((e) => [e.user_id, e.metadata]));
+    const carried = { prompt_name: 'support-reply', prompt_version: 3 };
+    expect(byUser).toEqual({ 'p-1': carried, 'p-2': carried, 'p-3': carried, 'p-4': undefined });
+    // The exposures carry no prompt: only the model call is made with it.
+    const exposures = (await recorded()).filter((e) => e.type === 'exposure');
+    expect(exposures.map((e) => e.metadata)).toEqual([undefined, undefined, undefined, undefined]);
+  });
+
+  it('a default (no version) records no prompt', async () => {
+    const client = h.arbiter.wrap(openai, EXPERIMENT);
+    const fallback = h.arbiter.prompts.get('nowhere', 'p-5', 'Hi');
+    expect(fallback.version).toBeNull();
+    await h.arbiter.withUser('p-5', () =>
+      h.arbiter.withPrompt(fallback, () => client.chat.completions.create(chatParams)),
+    );
+    const call = (await recorded()).find((e) => e.type === 'model_call');
+    expect(call).toBeDefined();
+    expect(call).not.toHaveProperty('metadata');
+  });
+});

@@ -2,7 +2,7 @@ import { ArbiterError } from '../errors.ts';
 import type { EvaluateOptions, OfflineRun } from '../evaluation.ts';
 import type { NodeArbiterOptions } from '../options.ts';
 import { PreparedAttributes } from '../prepared-attributes.ts';
-import type { PromptsApi } from '../prompts.ts';
+import type { PromptsApi, ResolvedPrompt } from '../prompts.ts';
 import type {
   Attributes,
   ClientStats,
@@ -320,7 +320,28 @@ export class ArbiterClient {
    * clients' and the framework integrations' calls it makes.
    */
   withUser<R>(user: string, fn: () => R, attributes?: Attributes | PreparedAttributes): R {
-    return this.#users.run({ user, attributes }, fn);
+    return this.#users.run({ user, attributes, prompt: this.#users.current()?.prompt }, fn);
+  }
+
+  /**
+   * Runs `fn` with `prompt` (what `prompts.get` answered) as the stored prompt of the model
+   * calls it makes: each recorded `model_call` (`wrap`, `interceptModelCall`, the AI SDK and
+   * LangChain integrations) carries its `prompt_name` and `prompt_version`. A default (no
+   * version) records nothing. Keeps the enclosing `withUser`'s user; never throws.
+   */
+  withPrompt<R>(prompt: Pick<ResolvedPrompt, 'name' | 'version'>, fn: () => R): R {
+    const current = this.#users.current();
+    const ref =
+      prompt !== null &&
+      typeof prompt === 'object' &&
+      typeof prompt.name === 'string' &&
+      typeof prompt.version === 'number'
+        ? { name: prompt.name, version: prompt.version }
+        : undefined;
+    return this.#users.run(
+      { user: current?.user as string, attributes: current?.attributes, prompt: ref },
+      fn,
+    );
   }
 
   /**
@@ -335,7 +356,8 @@ export class ArbiterClient {
     fn: (variant: string | null) => T | PromiseLike<T>,
     attributes?: Attributes | PreparedAttributes,
   ): Promise<T> {
-    return this.#recorder.explicit(experiment, { user, attributes }, ANY_PROVIDER, fn);
+    const prompt = this.#users.current()?.prompt;
+    return this.#recorder.explicit(experiment, { user, attributes, prompt }, ANY_PROVIDER, fn);
   }
 
   /**
@@ -368,7 +390,7 @@ export class ArbiterClient {
     const current = this.#users.current();
     return current !== undefined && current.user === user
       ? current
-      : { user, attributes: undefined };
+      : { user, attributes: undefined, prompt: current?.prompt };
   }
 
   /** Sends everything queued so far (or spills it); resolves when done. Never rejects. */

@@ -8,7 +8,7 @@ import type { OpenModelCall } from './integration-hooks.ts';
 import { describeError, ModelCall } from './model-call.ts';
 import type { CallMeasure, ProviderReader } from './model-call-measure.ts';
 import type { TargetingTallies } from './targeting-tallies.ts';
-import type { AnyAttributes, CurrentUser } from './user-context.ts';
+import type { AnyAttributes, CurrentUser, PromptVersionRef } from './user-context.ts';
 
 export interface RecorderDeps {
   store: ConfigStore;
@@ -118,7 +118,7 @@ export class ModelCallRecorder {
    */
   private begin(
     experiment: string,
-    { user, attributes }: CurrentUser,
+    { user, attributes, prompt }: CurrentUser,
     readers: readonly ProviderReader[],
     params: unknown,
   ): { variant: string | null; observer: ModelCall } | null {
@@ -146,7 +146,7 @@ export class ModelCallRecorder {
       const observer = new ModelCall(readers, params, (measure, latencyMs) =>
         enqueue('model_call', {
           ...base,
-          ...modelCallFields(measure, this.deps.recordText),
+          ...carryingPrompt(modelCallFields(measure, this.deps.recordText), prompt),
           latency_ms: latencyMs,
         }),
       );
@@ -173,6 +173,19 @@ export class ModelCallRecorder {
       ? null
       : this.deps.store.variantOf(entry, user, attributes);
   }
+}
+
+/**
+ * The stored prompt the call was made with (`withPrompt`), in the metadata as the wire's
+ * `prompt_name` and `prompt_version` (docs/wire-format.md#prompts-on-model-calls).
+ */
+function carryingPrompt(
+  fields: Partial<TrackPayload>,
+  prompt: PromptVersionRef | undefined,
+): Partial<TrackPayload> {
+  if (prompt === undefined) return fields;
+  const metadata = { ...fields.metadata, prompt_name: prompt.name, prompt_version: prompt.version };
+  return { ...fields, metadata };
 }
 
 function modelCallFields(m: CallMeasure, recordText: boolean): Partial<TrackPayload> {

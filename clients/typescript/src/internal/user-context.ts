@@ -8,6 +8,14 @@ export type AnyAttributes = Attributes | PreparedAttributes;
 export interface CurrentUser {
   readonly user: string;
   readonly attributes: AnyAttributes | undefined;
+  /** The stored prompt of `withPrompt(prompt, fn)`: its model calls record its name and version. */
+  readonly prompt?: PromptVersionRef | undefined;
+}
+
+/** A stored prompt's name and version, as a recorded model call carries them. */
+export interface PromptVersionRef {
+  readonly name: string;
+  readonly version: number;
 }
 
 /** A value that follows the work `fn` starts, through its awaits. */

@@ -49,7 +49,7 @@ export interface ExperimentEvaluation {
 
 /**
  * An excluded user's reason: the caller's default, which no rule chose, so DEFAULT whatever
- * excluded the user; a draft (or an archived experiment) is disabled.
+ * excluded the user; a draft is disabled.
  */
 const EXCLUDED: Record<AssignReason, OfrepReason> = {
   draft: 'DISABLED',
@@ -78,7 +78,9 @@ export function evaluateExperiment(
 ): ExperimentEvaluation | undefined {
   const assigned = assignUser(tallies, state, idOrName, userId, attributes);
   const experiment = assigned.experiment;
-  if (experiment === undefined) return undefined;
+  // An archived experiment is absent from the config, so from the bulk route and the providers'
+  // caches: not found here too, one answer whichever way a caller evaluates.
+  if (experiment === undefined || experiment.archived) return undefined;
   const metadata = { experimentId: experiment.id, configVersion: state.configVersion };
   const variant = assigned.variant;
   if (variant === null) {

@@ -37,7 +37,7 @@ export const EvaluationSuccess = Type.Object({
   key: Type.String(),
   reason: Type.Enum(REASONS, {
     description:
-      'SPLIT: assigned by bucket; STATIC: a stopped experiment’s served variant; DEFAULT: the user is excluded (targeting, holdout, layer, allocation) or the variant lacks the variable; DISABLED: a draft or archived experiment',
+      'SPLIT: assigned by bucket; STATIC: a stopped experiment’s served variant; DEFAULT: the user is excluded (targeting, holdout, layer, allocation) or the variant lacks the variable; DISABLED: a draft experiment',
   }),
   variant: Type.Optional(Type.String({ description: 'The variant’s key; absent when none' })),
   value: Type.Optional(

@@ -205,7 +205,7 @@ describe('what a flag key resolves', () => {
     );
   });
 
-  it('gives STATIC for a stopped experiment’s variant, DISABLED for a draft or archived one', async () => {
+  it('gives STATIC for a stopped experiment’s variant, DISABLED for a draft, FLAG_NOT_FOUND once archived', async () => {
     await h.experiment(acme.admin, { name: 'shipped' });
     const stop = await h.call(acme.admin, {
       method: 'POST',
@@ -228,10 +228,14 @@ describe('what a flag key resolves', () => {
       url: '/v1/experiments/shipped/archive',
     });
     expect(archive.statusCode).toBe(200);
+    // Absent from the config, the bulk route and the providers: not found by the single route too.
     const archived = await evaluate(acme.publishable, 'shipped', ctx('u-1'));
-    expect(archived.statusCode).toBe(200);
-    expect(archived.json()).toMatchObject({ key: 'shipped', reason: 'DISABLED' });
-    expect(archived.json()).not.toHaveProperty('value');
+    expect(archived.statusCode).toBe(404);
+    expect(archived.json()).toEqual({
+      key: 'shipped',
+      errorCode: 'FLAG_NOT_FOUND',
+      errorDetails: expect.any(String),
+    });
   });
 });
 

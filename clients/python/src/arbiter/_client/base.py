@@ -39,7 +39,7 @@ from arbiter._transport.tallies import send_tallies
 from arbiter._transport.transport import Transport
 from arbiter.integrations._model_call import FinishModelCall
 from arbiter.integrations._model_call_recorder import ModelCallRecorder
-from arbiter.integrations._user_context import AsUser, current_attributes, current_user
+from arbiter.integrations._user_context import AsUser, WithPrompt, current_attributes, current_user
 from arbiter.integrations._wrap import ANY_PROVIDER, wrap_provider_client
 
 _ASSIGN_DOC = """``assign(experiment, user, attributes=None)``: the variant key of ``user`` in ``experiment``
@@ -322,6 +322,13 @@ class ClientBase:
         and framework-integration calls inside, assigned with ``attributes``, across ``await``
         and per thread and asyncio task (``contextvars``)."""
         return AsUser(user, attributes)
+
+    def with_prompt(self, prompt: Any) -> WithPrompt:
+        """``with arbiter.with_prompt(prompt):`` (``prompt`` as ``prompts.get`` answered it): each
+        ``model_call`` recorded inside (``wrap``, ``intercept_model_call``, the framework
+        integrations) carries the prompt's ``prompt_name`` and ``prompt_version`` in its metadata.
+        A default (no version) records none. Follows ``await`` as ``as_user`` does."""
+        return WithPrompt(prompt)
 
     def intercept_model_call(
         self,

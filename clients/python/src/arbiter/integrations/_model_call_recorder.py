@@ -9,6 +9,7 @@ from arbiter._core.events.event_validation import is_wire_user_id
 from arbiter.integrations._evaluation_scope import current_evaluation
 from arbiter.integrations._model_call import FinishModelCall, ModelCall
 from arbiter.integrations._model_call_measure import Measure, ProviderReader
+from arbiter.integrations._user_context import current_prompt
 
 Enqueue = Callable[[str, Dict[str, Any]], None]
 WarnOnce = Callable[[str, str], None]
@@ -154,8 +155,14 @@ class ModelCallRecorder:
             return None
 
     def _finisher(self, base: Dict[str, Any]) -> FinishModelCall:
+        # The stored prompt of the caller's ``with_prompt``, read where the call starts.
+        prompt = current_prompt.get()
+
         def finish(measure: Measure, latency_ms: float) -> None:
             fields = dict(base, **_model_call_fields(measure, self._record_text))
+            if prompt is not None:
+                # docs/wire-format.md#prompts-on-model-calls: in the metadata, no field of its own.
+                fields["metadata"] = dict(fields.get("metadata") or {}, prompt_name=prompt[0], prompt_version=prompt[1])
             fields["latency_ms"] = latency_ms
             self._enqueue("model_call", fields)
 

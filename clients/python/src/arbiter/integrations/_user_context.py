@@ -7,13 +7,15 @@ requests of different users never see each other's user.
 
 from contextvars import ContextVar, Token
 from types import TracebackType
-from typing import List, Optional, Tuple, Type
+from typing import Any, List, Optional, Tuple, Type
 
 from arbiter._core.evaluation.prepared_attributes import Attributes
 
 current_user: "ContextVar[Optional[str]]" = ContextVar("arbiter_user", default=None)
 #: The attributes given to the innermost ``as_user`` (what targeting reads), or None.
 current_attributes: "ContextVar[Optional[Attributes]]" = ContextVar("arbiter_attributes", default=None)
+#: The stored prompt of the innermost ``with_prompt``: ``(name, version)``, or None.
+current_prompt: "ContextVar[Optional[Tuple[str, int]]]" = ContextVar("arbiter_prompt", default=None)
 
 
 class AsUser:
@@ -43,6 +45,43 @@ class AsUser:
         current_user.reset(user_token)
 
     async def __aenter__(self) -> "AsUser":
+        return self.__enter__()
+
+    async def __aexit__(
+        self,
+        exc_type: Optional[Type[BaseException]],
+        exc: Optional[BaseException],
+        tb: Optional[TracebackType],
+    ) -> None:
+        self.__exit__(exc_type, exc, tb)
+
+
+class WithPrompt:
+    """``with arbiter.with_prompt(prompt):`` (or ``async with``): the model calls recorded inside
+    carry the prompt's ``prompt_name`` and ``prompt_version``; a default (no version) none."""
+
+    __slots__ = ("_prompt", "_tokens")
+
+    def __init__(self, prompt: Any) -> None:
+        name = getattr(prompt, "name", None)
+        version = getattr(prompt, "version", None)
+        ok = isinstance(name, str) and isinstance(version, int) and not isinstance(version, bool)
+        self._prompt: Optional[Tuple[str, int]] = (name, version) if ok else None  # type: ignore[assignment]
+        self._tokens: "List[Token[Optional[Tuple[str, int]]]]" = []
+
+    def __enter__(self) -> "WithPrompt":
+        self._tokens.append(current_prompt.set(self._prompt))
+        return self
+
+    def __exit__(
+        self,
+        exc_type: Optional[Type[BaseException]],
+        exc: Optional[BaseException],
+        tb: Optional[TracebackType],
+    ) -> None:
+        current_prompt.reset(self._tokens.pop())
+
+    async def __aenter__(self) -> "WithPrompt":
         return self.__enter__()
 
     async def __aexit__(

@@ -233,5 +233,46 @@ class ArbiterProviderTest {
     Wait.until(() -> seen.contains(ProviderEvent.PROVIDER_CONFIGURATION_CHANGED));
     FlagEvaluationDetails<String> after = flags.getStringDetails("moving", "none", ctx);
     assertNotEquals(before, after.getFlagMetadata().getLong("configVersion"));
+
+    // Archived: absent from the config, so not found, as OFREP answers it.
+    seen.clear();
+    server.session("POST", "/v1/experiments/" + shipped + "/archive", null);
+    Wait.until(() -> seen.contains(ProviderEvent.PROVIDER_CONFIGURATION_CHANGED));
+    FlagEvaluationDetails<String> archived = flags.getStringDetails("shipped", "none", ctx);
+    assertEquals(List.of("none", "ERROR", ErrorCode.FLAG_NOT_FOUND),
+        List.of(archived.getValue(), archived.getReason(), archived.getErrorCode()));
+  }
+
+  @Test
+  void staleWhenTheServerGoesAwayAfterReadyAndTheCachedValuesKeepServing() throws Exception {
+    // Closed by the test itself (the server going away): no try-with-resources.
+    LossyProxy proxy = new LossyProxy(server.baseUrl);
+    Arbiter c = Arbiter.builder().apiKey(publishable).baseUrl(proxy.baseUrl())
+        .pollInterval(java.time.Duration.ofMillis(200)).flushInterval(java.time.Duration.ofHours(1))
+        .maxAttempts(1).trackExposures(false).logger(new MemoryLogger()).build();
+    clients.add(c);
+    api.setProviderAndWait("stale", new ArbiterProvider(c, false, 60_000));
+    Client flags = api.getClient("stale");
+    List<ProviderEvent> seen = new CopyOnWriteArrayList<>();
+    flags.onProviderStale(e -> seen.add(ProviderEvent.PROVIDER_STALE));
+    flags.onProviderError(e -> seen.add(ProviderEvent.PROVIDER_ERROR));
+    List<FlagEvaluationDetails<String>> before = new ArrayList<>();
+    for (int i = 0; i < 100; i++) {
+      before.add(flags.getStringDetails("copy", "none", new ImmutableContext("stale-" + i)));
+    }
+    assertEquals(dev.openfeature.sdk.ProviderState.READY, flags.getProviderState());
+
+    proxy.close();
+    Wait.until(() -> !seen.isEmpty());
+    assertEquals(List.of(ProviderEvent.PROVIDER_STALE), seen);
+    assertEquals(dev.openfeature.sdk.ProviderState.STALE, flags.getProviderState());
+    for (int i = 0; i < 100; i++) {
+      FlagEvaluationDetails<String> d = flags.getStringDetails("copy", "none",
+          new ImmutableContext("stale-" + i));
+      assertEquals(List.of(before.get(i).getValue(), before.get(i).getReason()),
+          List.of(d.getValue(), d.getReason()), "stale-" + i);
+      assertNull(d.getErrorCode());
+    }
+    assertTrue(before.stream().anyMatch(d -> "SPLIT".equals(d.getReason())));
   }
 }

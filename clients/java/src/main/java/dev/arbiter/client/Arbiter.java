@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -60,6 +61,7 @@ public final class Arbiter implements AutoCloseable {
   private final Set<String> warned = ConcurrentHashMap.newKeySet();
   private final AtomicBoolean closing = new AtomicBoolean();
   private final EventStamper stamper;
+  private final Prompts prompts;
   private final Transport transport;
   /** The config poller, whose outcomes {@link FlagHooks} listens to. */
   final ConfigPoller poller;
@@ -123,6 +125,7 @@ public final class Arbiter implements AutoCloseable {
     this.stamper = new EventStamper(queue, logger, this::warnOnce, worker::eventQueued, clock);
     this.recorder = new ModelCallRecorder(store, b.recordModelText, this::enqueueRecorded,
         this::warnOnce, this::recordedVariantOf, this::withAttributes);
+    this.prompts = new Prompts(this, store::prompts);
     this.ready = worker.firstLoad().thenApply(ignored -> prefetched());
     worker.start();
   }
@@ -205,6 +208,15 @@ public final class Arbiter implements AutoCloseable {
   public String assign(String experiment, String user, PreparedAttributes attributes) {
     // The prepared value travels as the map it is, which the targeting tells apart.
     return assign(experiment, user, PreparedAttributes.mapOf(attributes));
+  }
+
+  /**
+   * Stored prompts by name (docs/prompts.md): {@code prompts().get(name, user, default)} gives
+   * the user's variant's version when a running experiment covers the prompt, else the version
+   * under the {@code production} label (or the label named), else the default; from memory.
+   */
+  public Prompts prompts() {
+    return prompts;
   }
 
   /** The prompt of the user's variant, or {@code defaultPrompt} (with {@code fallback} true) when there is none. */
@@ -437,6 +449,43 @@ public final class Arbiter implements AutoCloseable {
   /** {@link #withUser(String, PreparedAttributes, UserCall)} for work that returns nothing. */
   public void withUser(String user, PreparedAttributes attributes, Runnable run) {
     withUser(user, PreparedAttributes.mapOf(attributes), run);
+  }
+
+  /**
+   * Runs {@code call} with {@code prompt} (what {@link Prompts#get} answered) as the stored
+   * prompt of the model calls it makes on this thread: each recorded {@code model_call}
+   * ({@code interceptModelCall}, the LangChain4j listener) carries the prompt's name and version
+   * ({@code metadata.prompt_name}, {@code metadata.prompt_version}). A default (no version)
+   * records none. A thread-local scope, nesting as {@link #withUser} does.
+   */
+  public <T, X extends Throwable> T withPrompt(ResolvedPrompt prompt, UserCall<T, X> call)
+      throws X {
+    Map<String, Object> outer = recorder.prompt.get();
+    Map<String, Object> ref = null;
+    if (prompt != null && prompt.name() != null && prompt.version() != null) {
+      ref = new LinkedHashMap<>();
+      ref.put("prompt_name", prompt.name());
+      ref.put("prompt_version", (long) prompt.version());
+      ref = Collections.unmodifiableMap(ref);
+    }
+    recorder.prompt.set(ref);
+    try {
+      return call.call();
+    } finally {
+      if (outer == null) {
+        recorder.prompt.remove();
+      } else {
+        recorder.prompt.set(outer);
+      }
+    }
+  }
+
+  /** {@link #withPrompt(ResolvedPrompt, UserCall)} for work that returns nothing. */
+  public void withPrompt(ResolvedPrompt prompt, Runnable run) {
+    withPrompt(prompt, () -> {
+      run.run();
+      return null;
+    });
   }
 
   /**

@@ -34,11 +34,14 @@ final class ConfigStore {
     final Map<String, CompiledHoldout> holdouts;
     final long version;
     final String etag;
+    /** The config's prompts, for {@code prompts().get}. */
+    final PromptIndex prompts;
 
     Snapshot(Map<String, CompiledExperiment> byKey, Map<String, CompiledHoldout> holdouts,
-        long version, String etag) {
+        long version, String etag, PromptIndex prompts) {
       this.byKey = byKey;
       this.holdouts = holdouts;
+      this.prompts = prompts;
       this.version = version;
       this.etag = etag;
     }
@@ -70,6 +73,12 @@ final class ConfigStore {
   CompiledExperiment lookup(String experiment) {
     Snapshot s = current;
     return s == null || experiment == null ? null : s.byKey.get(experiment);
+  }
+
+  /** The loaded config's prompts, or null before the first load. */
+  PromptIndex prompts() {
+    Snapshot s = current;
+    return s == null ? null : s.prompts;
   }
 
   /** Installs a fetched document (called on the scheduler thread only). */
@@ -108,7 +117,7 @@ final class ConfigStore {
     Object v = doc.get("config_version");
     long version = v instanceof Long ? (Long) v : 0;
     current = new Snapshot(byKey, gates.holdouts, version,
-        etag != null ? etag : "\"" + version + "\"");
+        etag != null ? etag : "\"" + version + "\"", PromptIndex.of(doc));
     return new Outcome(null, skipped);
   }
 

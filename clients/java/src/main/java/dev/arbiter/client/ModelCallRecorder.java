@@ -40,6 +40,11 @@ final class ModelCallRecorder {
    * and sent as no event. A ThreadLocal of this client, as the withUser scope is.
    */
   private final ThreadLocal<TaskMeasure> task = new ThreadLocal<>();
+  /**
+   * The stored prompt of the enclosing {@code withPrompt} on this thread: its model calls carry
+   * {@code metadata.prompt_name} and {@code prompt_version} (docs/wire-format.md#prompts-on-model-calls).
+   */
+  final ThreadLocal<Map<String, Object>> prompt = new ThreadLocal<>();
 
   ModelCallRecorder(ConfigStore store, boolean recordText,
       BiConsumer<EventType, Map<String, Object>> enqueue, Arbiter.WarnOnce warnOnce,
@@ -85,6 +90,8 @@ final class ModelCallRecorder {
       variant = entry == null || user == null ? null
           : recordedVariant.of(entry, user, attributes);
       base = begin(experiment, user, entry, variant, attributes);
+      // After the exposure went: only the model_call carries the prompt.
+      if (base != null && prompt.get() != null) base.put("metadata", prompt.get());
     } catch (RuntimeException e) {
       warnOnce.warn("model-call", "model call not recorded: " + e);
     }
