@@ -28,23 +28,54 @@ export async function claimedDigests(
   return found;
 }
 
+/** What one claim statement answers: the ids claimed before it (with digests) and those it won. */
+export interface ClaimOutcome {
+  earlier: Map<string, string>;
+  won: Set<string>;
+}
+
 /**
- * Claims the events' ids for the org; returns the ids this call claimed. An id another
- * transaction claimed meanwhile waits for it and is then skipped: a concurrent retry.
+ * In one statement (one round trip): reads which of the events' ids the org claimed before,
+ * claims the first `room` of the others (in the batch's order; `null` = all), and raises the
+ * org's meter on row `meterShard` by the number this statement claimed. An id a concurrent
+ * transaction claims meanwhile waits for it and is then neither won nor in `earlier` (the
+ * caller reads its digest). The meter and the claims commit or roll back together.
  */
-export async function claim(
+export async function claimAndMeter(
   db: Database,
-  orgId: string,
+  { orgId, month, meterShard }: { orgId: string; month: string; meterShard: number },
   events: readonly AcceptedEvent[],
-): Promise<Set<string>> {
-  const records = events.map((e) => ({ event_id: e.event_id, digest: digestOf(e) }));
-  const won = await rows<{ event_id: string }>(
+  room: number | null,
+): Promise<ClaimOutcome> {
+  const records = events.map((e, ord) => ({ event_id: e.event_id, digest: digestOf(e), ord }));
+  const [result] = await rows<{ earlier: Record<string, string> | null; won: string[] | null }>(
     db,
-    sql`insert into event_claims (org_id, event_id, digest)
-      select ${orgId}::uuid, c.event_id, c.digest
-      from jsonb_to_recordset(${JSON.stringify(records)}::jsonb) as c(event_id text, digest text)
-      on conflict (org_id, event_id) do nothing
-      returning event_id`,
+    sql`with input as (
+        select c.event_id, c.digest, c.ord
+        from jsonb_to_recordset(${JSON.stringify(records)}::jsonb) as c(event_id text, digest text, ord int)
+      ), earlier as (
+        select event_id, digest from event_claims
+        where org_id = ${orgId}::uuid and event_id in (select event_id from input)
+      ), won as (
+        insert into event_claims (org_id, event_id, digest)
+        select ${orgId}::uuid, i.event_id, i.digest from input i
+        where not exists (select 1 from earlier e where e.event_id = i.event_id)
+        order by i.ord
+        limit ${room}::int
+        on conflict (org_id, event_id) do nothing
+        returning event_id
+      ), metered as (
+        insert into usage_counters (org_id, month, shard, events)
+        select ${orgId}::uuid, ${month}, ${meterShard}::int, count(*) from won having count(*) > 0
+        on conflict (org_id, month, shard) do update set events = usage_counters.events + excluded.events
+        returning 1
+      )
+      select (select jsonb_object_agg(event_id, digest) from earlier) as earlier,
+        (select jsonb_agg(event_id) from won) as won,
+        (select count(*) from metered)::int as metered`,
   );
-  return new Set(won.map((w) => w.event_id));
+  return {
+    earlier: new Map(Object.entries(result?.earlier ?? {})),
+    won: new Set(result?.won ?? []),
+  };
 }

@@ -1,9 +1,16 @@
 import { sql } from 'drizzle-orm';
 import { EVENT_COLUMN_LIST, EVENT_COLUMNS } from '../event-columns.ts';
-import type { LogMessage } from './batch-producer.ts';
 
-const RECORD_TYPE = sql.raw(
-  ['org_id uuid', ...EVENT_COLUMNS.map((c) => `${c.column} ${c.type}`)].join(', '),
+/**
+ * The event's fields as a message carries them (the accepted event as JSON): each column under
+ * its field's name, which is the column's but for `occurred_at`, sent as `timestamp`.
+ */
+const FIELD_OF: Record<string, string> = { occurred_at: 'timestamp' };
+const MESSAGE_RECORD_TYPE = sql.raw(
+  EVENT_COLUMNS.map((c) => `"${FIELD_OF[c.column] ?? c.column}" ${c.type}`).join(', '),
+);
+const MESSAGE_FIELDS = sql.raw(
+  EVENT_COLUMNS.map((c) => `e."${FIELD_OF[c.column] ?? c.column}"`).join(', '),
 );
 const COLUMNS = sql.raw(EVENT_COLUMN_LIST);
 
@@ -11,17 +18,15 @@ const COLUMNS = sql.raw(EVENT_COLUMN_LIST);
  * Stores consumed events that are not stored yet (a message read twice, or produced twice by a
  * retry after a lost commit, is stored once). Their transaction joins the fold's queue through
  * the trigger on `events`, like any acceptance of the single-node log. Metering happened when
- * the events were accepted, so nothing is metered here.
+ * the events were accepted, so nothing is metered here. `values` are the messages' values as
+ * read from the topic (each a `LogMessage` in JSON): PostgreSQL reads them as they are, with no
+ * record built and written out again per event.
  */
-export function storeConsumed(messages: readonly LogMessage[]) {
-  const records = messages.map(({ org_id, event }) => {
-    const record: Record<string, unknown> = { org_id };
-    for (const c of EVENT_COLUMNS) record[c.column] = c.value(event);
-    return record;
-  });
+export function storeConsumed(values: readonly string[]) {
   return sql`insert into events (${COLUMNS})
-    select ${COLUMNS}
-    from jsonb_to_recordset(${JSON.stringify(records)}::jsonb) as e(${RECORD_TYPE})
+    select (m->>'org_id')::uuid, ${MESSAGE_FIELDS}
+    from jsonb_array_elements(${`[${values.join(',')}]`}::jsonb) as m,
+      jsonb_to_record(m->'event') as e(${MESSAGE_RECORD_TYPE})
     on conflict (org_id, event_id) do nothing`;
 }
 

@@ -14,9 +14,8 @@ import { unfoldedCount } from '../fold-sql.ts';
 import { anyMeterRow, lockedMonthUsage } from '../meter-lock.ts';
 import { uniqueById } from '../postgres-event-log.ts';
 import { mergedFolds } from '../shards/shard-folds.ts';
-import { meterStatement } from '../store-sql.ts';
 import { BatchProducer } from './batch-producer.ts';
-import { claim, claimedDigests, digestOf } from './claims-sql.ts';
+import { claimAndMeter, claimedDigests, digestOf } from './claims-sql.ts';
 import { LogConsumer, type LogRecord } from './log-consumer.ts';
 import { lowestOver, shardInbox } from './shard-inbox.ts';
 import { foldShardStretch } from './shard-stretch-fold.ts';
@@ -82,29 +81,19 @@ export class KafkaEventLog implements EventLog {
   ): Promise<AppendResult> {
     const { unique, repeats } = uniqueById(events);
     const used = allowance === null ? 0 : await lockedMonthUsage(tx, orgId, month);
-    const earlier = await claimedDigests(
-      tx,
-      orgId,
-      unique.map((e) => e.event_id),
-    );
+    const meterShard = allowance === null ? anyMeterRow() : 0;
+    const room = allowance === null ? null : Math.max(0, allowance - used);
+    const { earlier, won } = await claimAndMeter(tx, { orgId, month, meterShard }, unique, room);
     const fresh = unique.filter((e) => !earlier.has(e.event_id));
-    const room =
-      allowance === null ? fresh.length : Math.max(0, Math.min(fresh.length, allowance - used));
-    const won = room > 0 ? await claim(tx, orgId, fresh.slice(0, room)) : new Set<string>();
-    const appended = fresh.slice(0, room).filter((e) => won.has(e.event_id));
-    // Claimed by a concurrent request since the first read: a retry racing its first copy.
-    const raced = fresh.slice(0, room).filter((e) => !won.has(e.event_id));
-    for (const [id, digest] of await claimedDigests(
-      tx,
-      orgId,
-      raced.map((e) => e.event_id),
-    ))
-      earlier.set(id, digest);
-    if (appended.length > 0) {
-      const shard = allowance === null ? anyMeterRow() : 0;
-      await tx.execute(meterStatement(orgId, month, shard, appended.length));
-      await this.producer.send(orgId, appended);
+    const taken = room === null ? fresh : fresh.slice(0, room);
+    const appended = taken.filter((e) => won.has(e.event_id));
+    // Claimed by a concurrent request since the statement's snapshot: a retry racing its first copy.
+    const raced = taken.filter((e) => !won.has(e.event_id));
+    if (raced.length > 0) {
+      const ids = raced.map((e) => e.event_id);
+      for (const [id, digest] of await claimedDigests(tx, orgId, ids)) earlier.set(id, digest);
     }
+    if (appended.length > 0) await this.producer.send(orgId, appended);
     const stored = unique.filter((e) => earlier.has(e.event_id));
     return {
       appended: appended.map((e) => e.event_id),
@@ -112,7 +101,7 @@ export class KafkaEventLog implements EventLog {
       conflicts: stored
         .filter((e) => earlier.get(e.event_id) !== digestOf(e))
         .map((e) => e.event_id),
-      refused: fresh.slice(room).map((e) => e.event_id),
+      refused: fresh.slice(taken.length).map((e) => e.event_id),
     };
   }
 

@@ -13,6 +13,8 @@ export type LogRecord = Message<string, string, string, string>;
 const EARLIEST = -2n;
 /** Messages read ahead of the fold at most; the stream pauses above it. */
 const READ_AHEAD = 20_000;
+/** Bytes a fetch waits for on the broker (or for maxWaitTime): many produced batches at once. */
+const FETCH_MIN_BYTES = 256 * 1024;
 
 /**
  * The fold workers' reader of the topic, in one consumer group (the group spreads the
@@ -40,7 +42,11 @@ export class LogConsumer {
       groupId: 'arbiter-fold',
       bootstrapBrokers: [...this.brokers],
       deserializers: stringDeserializers,
+      // A fetch waits (up to maxWaitTime) for this much to gather on the broker rather than
+      // answering each produced batch alone: the fold folds at most once a second anyway, and
+      // a fetch per small batch cost the broker and the worker more than the batch itself.
       maxWaitTime: 500,
+      minBytes: FETCH_MIN_BYTES,
       // A killed worker's partitions go to the others after this, not after the default 45 s.
       sessionTimeout: 10_000,
       heartbeatInterval: 3_000,
