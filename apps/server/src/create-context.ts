@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DestinationStream, Logger } from 'pino';
+import { guardDue } from './analysis/guard/guard-run.ts';
 import { OfflineScoring } from './analysis/offline-scoring/offline-scoring.ts';
 import { type Config, isDevelopmentSessions } from './config.ts';
 import type { Context } from './context.ts';
@@ -222,12 +223,13 @@ function orgCachesOf(db: Database, clock: Clock, log: Logger) {
  * the fold: the exposures OFREP records are appended on the way out).
  */
 function backgroundJobs(
-  deps: Pick<Context, 'db' | 'judge' | 'clock' | 'log' | 'metrics' | 'secretBox'> & AcceptDeps,
+  deps: Pick<Context, 'db' | 'judge' | 'clock' | 'log' | 'metrics' | 'secretBox' | 'shards'> &
+    AcceptDeps,
 ) {
   // A ramp's advance changes its org's config: this process serves the new one at once.
   const changed = (orgId: string) => deps.orgState.invalidate(orgId);
   return {
-    rollouts: new RolloutTicker({ ...deps, changed }),
+    rollouts: new RolloutTicker({ ...deps, changed }, (now) => guardDue(deps, now)),
     offlineScoring: new OfflineScoring(deps),
     assignTallies: new AssignTallies(deps.db, deps.clock, deps.log),
     serverExposures: new ServerExposures(
@@ -268,7 +270,7 @@ export async function createContext(config: Config, parts: ContextParts = {}): P
   const { mailer, judge } = integrations;
   const contactNotifier = new ContactNotifier(handle.db, mailer, config.platformOwnerEmails, log);
   const base = { clock, config, eventLog, metrics, modelText, apiKeys, ...orgStates };
-  const jobs = backgroundJobs({ ...base, db: handle.db, judge, log, secretBox });
+  const jobs = backgroundJobs({ ...base, db: handle.db, judge, log, secretBox, shards });
   return {
     config,
     db: handle.db,

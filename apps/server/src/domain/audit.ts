@@ -16,6 +16,7 @@ export type AuditAction =
   | 'rollout.paused'
   | 'rollout.resumed'
   | 'rollout.jumped'
+  | 'rollout.rolled_back'
   | 'key.rotated'
   | 'key.revealed'
   | 'webhook_secret.rotated'

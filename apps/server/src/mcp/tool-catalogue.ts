@@ -136,7 +136,7 @@ export const ROUTE_TOOLS: readonly RouteTool[] = [
     name: 'get_rollout',
     title: "Read an experiment's ramp",
     description:
-      'The ramp of an experiment with a rollout: its steps, the current step and coverage, when the next step is due, and whether it is paused and why. Use to watch a rollout that start_experiment began.',
+      'The ramp of an experiment with a rollout: its steps, the current step and coverage, when the next step is due, whether it is paused and why, and its guard: the latest evaluations of the guardrails and the SRM check, and whether the guard paused the ramp or rolled the experiment back. Use to watch a rollout that start_experiment began.',
     method: 'GET',
     path: '/v1/experiments/{id}/rollout',
     ...read,

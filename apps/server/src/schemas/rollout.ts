@@ -52,10 +52,16 @@ export type RolloutConfig = Static<typeof RolloutSchema>;
 export interface GuardrailReading {
   metric: string;
   treatment: string;
+  /** Which way is better for the metric. */
+  direction: 'increase' | 'decrease';
+  /** Treatment minus control. */
   effect: number | null;
   ci_low: number | null;
   ci_high: number | null;
   p_value: number | null;
+  /** Users with a value in each arm. */
+  n_control: number;
+  n_treatment: number;
   /** Whether the interval excludes zero on the worse side. */
   worse: boolean;
 }

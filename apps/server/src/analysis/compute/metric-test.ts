@@ -52,6 +52,8 @@ export interface PairOptions {
   cuped: boolean;
   /** The confidence sequence's tuning on a manual run; null on a nightly run. */
   sequentialTuning: number | null;
+  /** The confidence sequence's two-sided error rate; 0.05 unless given (the guard splits it). */
+  sequentialAlpha?: number;
   /** A ratio metric: the summaries hold numerator (y) and denominator (x) per user. */
   ratio: boolean;
 }
@@ -59,7 +61,9 @@ export interface PairOptions {
 /** Runs the chosen test on one (control, treatment) pair. */
 export function testPair(method: Method, arms: PairArms, options: PairOptions): PairOutcome {
   const sequential =
-    options.sequentialTuning === null ? null : { tuning: options.sequentialTuning };
+    options.sequentialTuning === null
+      ? null
+      : { tuning: options.sequentialTuning, alpha: options.sequentialAlpha ?? 0.05 };
   const c = arms.control ?? EMPTY_COVARIATE_SUMMARY;
   const t = arms.treatment ?? EMPTY_COVARIATE_SUMMARY;
   if (arms.quantile) {
@@ -102,7 +106,7 @@ export function testPair(method: Method, arms: PairArms, options: PairOptions): 
 function estimated(
   r: TwoSampleResult,
   estimate: Estimate | null,
-  sequential: { tuning: number } | null,
+  sequential: { tuning: number; alpha: number } | null,
 ): Omit<PairOutcome, 'values' | 'calls'> {
   return {
     ...stripExtras(r),
@@ -119,7 +123,7 @@ function sampleTest(
   method: 'mann_whitney' | 'permutation',
   arms: PairArms,
   options: PairOptions,
-  sequential: { tuning: number } | null,
+  sequential: { tuning: number; alpha: number } | null,
 ): PairOutcome {
   const samples = arms.samples ?? { control: [], treatment: [], capUsed: false };
   const full = { c: metricSummary(arms.control), t: metricSummary(arms.treatment) };

@@ -13,6 +13,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'experiment.archived',
   'experiment.rollout_advanced',
   'rollout.paused',
+  'experiment.rolled_back',
   'webhook_endpoint.test',
 ] as const;
 

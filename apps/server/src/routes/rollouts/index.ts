@@ -2,6 +2,7 @@ import type { Context } from '../../context.ts';
 import type { Plane } from '../../http/app-types.ts';
 import { type SessionDeps, sessionHook } from '../../http/session-auth.ts';
 import * as getRollout from './get-rollout.ts';
+import * as listEvaluations from './list-evaluations.ts';
 import * as moveRollout from './move-rollout.ts';
 
 /** What the rollouts plane's hooks and routes use. */
@@ -16,5 +17,6 @@ export const rolloutRoutes: Plane<RolloutDeps> = async (app, { ctx }) => {
   app.decorateRequest('sessionClaims', null);
   app.addHook('onRequest', sessionHook(ctx));
   getRollout.register(app, ctx);
+  listEvaluations.register(app, ctx);
   moveRollout.register(app, ctx);
 };

@@ -41,6 +41,12 @@ interface Case {
 const ROUTES: Case[] = [
   { method: 'GET', path: '/v1/experiments/{id}/rollout', url: BASE, role: 'member' },
   {
+    method: 'GET',
+    path: '/v1/experiments/{id}/rollout/evaluations',
+    url: `${BASE}/evaluations`,
+    role: 'member',
+  },
+  {
     method: 'POST',
     path: '/v1/experiments/{id}/rollout/pause',
     url: `${BASE}/pause`,

@@ -46,7 +46,7 @@ function changeOf(
   transition: Transition,
   row: ExperimentRow,
   config: { variants: Array<{ key: string }>; allocation: Array<{ variant: string }> },
-  caller: Caller,
+  caller: Mover,
   now: Date,
   stop: StopRequest | undefined,
 ): Partial<ExperimentRow> & { status: ExperimentStatus } {
@@ -77,6 +77,10 @@ function changeOf(
   }
 }
 
+/** The server moving an experiment itself (the ramp's guard): no member, no actor. */
+export type ServerMover = { orgId: string; userId: null };
+type Mover = Caller | ServerMover;
+
 /**
  * Moves an experiment through its lifecycle in one transaction: the row is locked, the move
  * checked against its status (409 otherwise), written, audited (`experiment.<transition>`), its
@@ -91,41 +95,56 @@ export async function transition(
   now: Date,
   stop?: StopRequest,
 ): Promise<Experiment> {
-  const { row, version } = await db.transaction(async (tx: Transaction) => {
-    const [locked] = await tx
-      .select()
-      .from(experiments)
-      .where(addressed(caller.orgId, idOrName))
-      .for('update');
-    if (locked === undefined) throw notFound(idOrName);
-    if (!FROM[move].includes(locked.status)) throw invalidTransition(locked.status, move);
-    const [current] = await loadCurrentVersion(tx, eq(experiments.id, locked.id));
-    const change = changeOf(move, locked, current!.version.config, caller, now, stop);
-    const [updated] = await tx
-      .update(experiments)
-      .set({ ...change, updatedAt: sql`now()` })
-      .where(eq(experiments.id, locked.id))
-      .returning();
-    const released = await releasePrompt(tx, caller, current!.version.config, updated!, stop);
-    await bumpConfigVersion(tx, caller.orgId);
-    const rollout = current!.version.config.rollout;
-    if (move === 'start' && rollout !== undefined)
-      await startRamp(tx, updated!, rollout, now, caller.userId);
-    if (move === 'stop') await endRamp(tx, locked.id);
-    await recordAudit(tx, {
-      orgId: caller.orgId,
-      actorUserId: caller.userId,
-      action: `experiment.${move}`,
-      targetType: 'experiment',
-      targetId: locked.id,
-      details: { ...auditDetails(locked.status, updated!), ...released },
-    });
-    await enqueueLifecycleEvent(tx, move, locked.status, updated!, now);
-    // The start of a ramp minted a version with its first step's coverage.
-    const [latest] = await loadCurrentVersion(tx, eq(experiments.id, locked.id));
-    return { row: latest!.row, version: latest!.version };
-  });
+  const { row, version } = await db.transaction((tx: Transaction) =>
+    transitionIn(tx, caller, idOrName, move, now, stop),
+  );
   return present(row, version, await actorNames(db, [row.stoppedBy]));
+}
+
+/**
+ * The lifecycle move inside the caller's transaction (the ramp's guard stops an experiment in
+ * the transaction that stores its evaluation); returns the experiment as it now is.
+ */
+export async function transitionIn(
+  tx: Transaction,
+  caller: Mover,
+  idOrName: string,
+  move: Transition,
+  now: Date,
+  stop?: StopRequest,
+) {
+  const [locked] = await tx
+    .select()
+    .from(experiments)
+    .where(addressed(caller.orgId, idOrName))
+    .for('update');
+  if (locked === undefined) throw notFound(idOrName);
+  if (!FROM[move].includes(locked.status)) throw invalidTransition(locked.status, move);
+  const [current] = await loadCurrentVersion(tx, eq(experiments.id, locked.id));
+  const change = changeOf(move, locked, current!.version.config, caller, now, stop);
+  const [updated] = await tx
+    .update(experiments)
+    .set({ ...change, updatedAt: sql`now()` })
+    .where(eq(experiments.id, locked.id))
+    .returning();
+  const released = await releasePrompt(tx, caller, current!.version.config, updated!, stop);
+  await bumpConfigVersion(tx, caller.orgId);
+  const rollout = current!.version.config.rollout;
+  if (move === 'start' && rollout !== undefined)
+    await startRamp(tx, updated!, rollout, now, caller.userId);
+  if (move === 'stop') await endRamp(tx, locked.id);
+  await recordAudit(tx, {
+    orgId: caller.orgId,
+    actorUserId: caller.userId,
+    action: `experiment.${move}`,
+    targetType: 'experiment',
+    targetId: locked.id,
+    details: { ...auditDetails(locked.status, updated!), ...released },
+  });
+  await enqueueLifecycleEvent(tx, move, locked.status, updated!, now);
+  // The start of a ramp minted a version with its first step's coverage.
+  const [latest] = await loadCurrentVersion(tx, eq(experiments.id, locked.id));
+  return { row: latest!.row, version: latest!.version };
 }
 
 /**
@@ -136,12 +155,14 @@ export async function transition(
  */
 async function releasePrompt(
   tx: Transaction,
-  caller: Caller,
+  caller: Mover,
   config: { variants: Array<{ key: string; prompt?: unknown }> },
   row: ExperimentRow,
   stop: StopRequest | undefined,
 ): Promise<{ released_prompt?: { name: string; version: number; from: number | null } }> {
-  if (stop?.conclusion !== 'ship' || stop.release_prompt === false) return {};
+  // Only a member ships: the server's own stop (the guard's rollback) releases nothing.
+  if (stop?.conclusion !== 'ship' || stop.release_prompt === false || !('role' in caller))
+    return {};
   const variant = config.variants.find((v) => v.key === row.servedVariant);
   const ref = variant && referenceOf(variant as Parameters<typeof referenceOf>[0]);
   if (ref === undefined) return {};
