@@ -24,6 +24,7 @@ import { KeysPage } from './pages/org/KeysPage.tsx';
 import { UsagePage } from './pages/org/UsagePage.tsx';
 import { AuthCallback } from './pages/sign-in/AuthCallback.tsx';
 import { SignInPage } from './pages/sign-in/SignInPage.tsx';
+import { WebhooksPage } from './pages/webhooks/WebhooksPage.tsx';
 
 function NewExperimentPage() {
   return (
@@ -58,6 +59,7 @@ const signedIn = createBrowserRouter([
       { path: 'audit', element: <AuditPage /> },
       { path: 'billing', element: <BillingPage /> },
       { path: 'feedback', element: <FeedbackPage /> },
+      { path: 'webhooks', element: <WebhooksPage /> },
       { path: 'admin', element: <Navigate to="/admin/inbox" replace /> },
       { path: 'admin/inbox', element: <InboxPage /> },
       { path: 'admin/overview', element: <OverviewPage /> },

@@ -8,6 +8,7 @@ const NAV = [
   { to: '/holdouts', label: 'Holdouts' },
   { to: '/datasets', label: 'Datasets' },
   { to: '/keys', label: 'Keys' },
+  { to: '/webhooks', label: 'Webhooks' },
   { to: '/usage', label: 'Usage' },
   { to: '/billing', label: 'Billing' },
   { to: '/audit', label: 'Audit log' },

@@ -39,6 +39,7 @@ export const DASHBOARD_PAGES = [
   '/billing',
   '/audit',
   '/feedback',
+  '/webhooks',
   '/auth/callback',
   '/admin',
   '/admin/*',
