@@ -144,6 +144,20 @@ it('shows the guard’s pause and its evaluation, and a person resumes', async (
     const id = await rampedExperiment(first, 'guarded');
     const at = new Date(Date.now() - 10 * 60_000);
     const reason = 'latency worse in treatment at the always-valid level';
+    // As the guard stores a reading; the arms' sizes and the direction are for servers that
+    // serve them.
+    const reading = {
+      metric: 'latency',
+      treatment: 'treatment',
+      direction: 'decrease' as const,
+      effect: 21,
+      ci_low: 4.2,
+      ci_high: 37.8,
+      p_value: 0.0031,
+      n_control: 400,
+      n_treatment: 400,
+      worse: true,
+    };
     own = await restartWithStored(own, {}, async (db) => {
       const [row] = await db
         .update(experimentRollouts)
@@ -157,17 +171,7 @@ it('shows the guard’s pause and its evaluation, and a person resumes', async (
         step: 0,
         coverage: 0.01,
         srmP: 0.62,
-        guardrails: [
-          {
-            metric: 'latency',
-            treatment: 'treatment',
-            effect: 21,
-            ci_low: 4.2,
-            ci_high: 37.8,
-            p_value: 0.0031,
-            worse: true,
-          },
-        ],
+        guardrails: [reading],
         action: 'paused',
         reason,
       });

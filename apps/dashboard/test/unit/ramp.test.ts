@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   coverageText,
+  type GuardrailReading,
   holdText,
   intervalText,
   pausedSentence,
@@ -66,9 +67,11 @@ describe('the ramp in words', () => {
   });
 
   it('writes an interval with true minus signs, or says it was not computable', () => {
-    const g = { metric: 'm', treatment: 't', effect: 1, p_value: 0.5, worse: false };
-    expect(intervalText({ ...g, ci_low: -0.0123456, ci_high: 2 })).toBe('[−0.0123, 2]');
-    expect(intervalText({ ...g, ci_low: null, ci_high: 2 })).toBe('not computable');
+    // Only the interval's ends are read; the reading's other fields may grow.
+    const g = (ci_low: number | null, ci_high: number | null) =>
+      ({ metric: 'm', treatment: 't', ci_low, ci_high }) as GuardrailReading;
+    expect(intervalText(g(-0.0123456, 2))).toBe('[−0.0123, 2]');
+    expect(intervalText(g(null, 2))).toBe('not computable');
   });
 });
 
