@@ -26,6 +26,7 @@ import { PromptPage } from './pages/prompts/PromptPage.tsx';
 import { PromptsPage } from './pages/prompts/PromptsPage.tsx';
 import { AuthCallback } from './pages/sign-in/AuthCallback.tsx';
 import { SignInPage } from './pages/sign-in/SignInPage.tsx';
+import { WebhooksPage } from './pages/webhooks/WebhooksPage.tsx';
 
 /** Every view is a link: the experiment, tab and run live in the URL. */
 const signedIn = createBrowserRouter([
@@ -53,6 +54,7 @@ const signedIn = createBrowserRouter([
       { path: 'audit', element: <AuditPage /> },
       { path: 'billing', element: <BillingPage /> },
       { path: 'feedback', element: <FeedbackPage /> },
+      { path: 'webhooks', element: <WebhooksPage /> },
       { path: 'admin', element: <Navigate to="/admin/inbox" replace /> },
       { path: 'admin/inbox', element: <InboxPage /> },
       { path: 'admin/overview', element: <OverviewPage /> },

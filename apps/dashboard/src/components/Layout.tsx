@@ -9,6 +9,7 @@ const NAV = [
   { to: '/datasets', label: 'Datasets' },
   { to: '/prompts', label: 'Prompts' },
   { to: '/keys', label: 'Keys' },
+  { to: '/webhooks', label: 'Webhooks' },
   { to: '/usage', label: 'Usage' },
   { to: '/billing', label: 'Billing' },
   { to: '/audit', label: 'Audit log' },

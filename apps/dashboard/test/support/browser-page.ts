@@ -11,15 +11,15 @@ export interface BrowserPage {
 }
 
 /**
- * A browser test file's frame: one embedded server and one Chromium for the file, a fresh
- * 1280×900 page for each test, and no console error left at a test's end beyond a problem the
- * test said it provokes. The fields are filled by the hooks it registers, so a file reads them
- * in its own hooks and tests, never at load time.
+ * A browser test file's frame: one embedded server (with the settings given) and one Chromium
+ * for the file, a fresh 1280×900 page for each test, and no console error left at a test's end
+ * beyond a problem the test said it provokes. The fields are filled by the hooks it registers,
+ * so a file reads them in its own hooks and tests, never at load time.
  */
-export function browserTestFrame(): BrowserPage {
+export function browserTestFrame(env: Record<string, string> = {}): BrowserPage {
   const frame = {} as BrowserPage;
   beforeAll(async () => {
-    frame.server = await serveEmbedded();
+    frame.server = await serveEmbedded(env);
     frame.browser = await launch();
   });
   afterAll(async () => {

@@ -11,17 +11,18 @@ export interface TestServer {
 
 /**
  * `arbiter serve` on PGlite in a fresh data folder, with the development sign-in and no
- * scheduler (the tests run the pipeline when they need a run), plus the settings given.
+ * scheduler (the tests run the pipeline when they need a run), plus the settings given (an
+ * `ARBITER_DATA_DIR` among them starts it on that folder's database).
  */
 export async function serveEmbedded(env: Record<string, string> = {}): Promise<TestServer> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'arbiter-dashboard-'));
+  const dataDir = env.ARBITER_DATA_DIR ?? mkdtempSync(join(tmpdir(), 'arbiter-dashboard-'));
   const server: RunningServer = await startServer({
-    ARBITER_DATA_DIR: dataDir,
     ARBITER_SESSION_JWKS_URL: '',
     ARBITER_DATABASE_URL: '',
     ARBITER_SECRET_KEY: '',
     ARBITER_SCHEDULER: 'false',
     ...env,
+    ARBITER_DATA_DIR: dataDir,
   });
   return {
     url: server.url,

@@ -41,6 +41,7 @@ export const DASHBOARD_PAGES = [
   '/billing',
   '/audit',
   '/feedback',
+  '/webhooks',
   '/auth/callback',
   '/admin',
   '/admin/*',

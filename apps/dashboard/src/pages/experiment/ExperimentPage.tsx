@@ -11,6 +11,7 @@ import { RunPage } from '../offline/RunPage.tsx';
 import { LiveTab } from '../results/LiveTab.tsx';
 import { ResultsTab } from '../results/ResultsTab.tsx';
 import { TrafficTab } from '../results/TrafficTab.tsx';
+import { RampTab } from '../rollout/RampTab.tsx';
 import { VersionsTab } from '../versions/VersionsTab.tsx';
 import { TargetingSummary } from './TargetingSummary.tsx';
 import { TestEventButton } from './TestEventButton.tsx';
@@ -19,6 +20,7 @@ const TABS = [
   { tab: 'results', label: 'Results' },
   { tab: 'live', label: 'Live' },
   { tab: 'traffic', label: 'Traffic' },
+  { tab: 'ramp', label: 'Ramp' },
   { tab: 'versions', label: 'Versions' },
   { tab: 'offline', label: 'Offline' },
   { tab: 'edit', label: 'Edit' },
@@ -43,7 +45,7 @@ function ExperimentTabs({ tab }: { tab: string }) {
           <ExperimentHead experiment={e} />
           <StateNote experiment={e} />
           <nav className="tabs" aria-label="Experiment">
-            {TABS.map((t) => (
+            {TABS.filter((t) => t.tab !== 'ramp' || e.rollout !== undefined).map((t) => (
               <NavLink key={t.tab} to={`/experiments/${e.id}/${t.tab}`}>
                 {t.label}
               </NavLink>
@@ -53,6 +55,10 @@ function ExperimentTabs({ tab }: { tab: string }) {
           {tab === 'live' ? <LiveTab experiment={e} /> : null}
           {tab === 'traffic' ? <TrafficTab experiment={e} /> : null}
           {tab === 'versions' ? <VersionsTab experiment={e} /> : null}
+          {tab === 'ramp' && e.rollout !== undefined ? <RampTab experiment={e} /> : null}
+          {tab === 'ramp' && e.rollout === undefined ? (
+            <p className="note">This experiment has no ramp: its configuration has no rollout.</p>
+          ) : null}
           {tab === 'offline' && runId === undefined ? <OfflineTab experiment={e} /> : null}
           {tab === 'offline' && runId !== undefined ? (
             <RunPage key={runId} experiment={e} runId={runId} />
