@@ -32,7 +32,7 @@ import {
   startInfrastructure,
   topicBytes,
 } from './infrastructure.ts';
-import { bytesPerRow, type Measured, measure } from './measure.ts';
+import { bytesPerRow, type Measured, measure, retried } from './measure.ts';
 import { peakRssMiB } from './process-cpu.ts';
 
 const TOTAL = Number(process.env.BENCH_EVENTS ?? 20_000);
@@ -237,7 +237,9 @@ async function measureAll(): Promise<Rounds> {
         const run = await runShape(shape, infra);
         entry.runs.push(run);
         const totals = BATCHES.map((b) => `${b}: ${run.byBatch[b]?.total.toFixed(1)}`);
-        console.log(`round ${r + 1} ${label(shape)}: total µs per event ${totals.join(', ')}`);
+        console.log(
+          `round ${r + 1} ${label(shape)}: total µs per event ${totals.join(', ')}; batches sent again after a 503 so far: ${retried.count}`,
+        );
         if (OUT !== undefined) writeFileSync(OUT, JSON.stringify(rounds));
       }
     }

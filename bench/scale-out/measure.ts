@@ -30,6 +30,29 @@ function batch(experimentId: string, prefix: string, b: number, size: number) {
   }));
 }
 
+/** Batches a 503 sent again, as a client library would: their CPU is part of the cost. */
+export const retried = { count: 0 };
+const RETRIES = 20;
+
+/**
+ * POSTs a batch until it is a 202; a 503 (the object store or the brokers too slow on a loaded
+ * host) or a reset connection is sent again after a second, anything else ends the run.
+ */
+async function deliver(url: string, key: string, body: string): Promise<void> {
+  for (let attempt = 0; attempt < RETRIES; attempt++) {
+    // A keep-alive socket the server closed as the request went out: sent again, as a client would.
+    const status = await postEvents(url, key, body).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'ECONNRESET' || error.code === 'EPIPE') return 503;
+      throw error;
+    });
+    if (status === 202) return;
+    if (status !== 503) throw new Error(`POST /v1/events answered ${status}`);
+    retried.count++;
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+  }
+  throw new Error(`POST /v1/events answered 503 ${RETRIES} times`);
+}
+
 /** `total` events in batches of `size`, CONCURRENCY senders spread over the API processes. */
 async function send(d: Deployment, prefix: string, total: number, size: number): Promise<void> {
   let next = 0;
@@ -40,8 +63,7 @@ async function send(d: Deployment, prefix: string, total: number, size: number):
       while (next < batches) {
         const b = next++;
         const body = JSON.stringify({ events: batch(d.experimentId, prefix, b, size) });
-        const status = await postEvents(`${url}/v1/events`, d.key, body);
-        if (status !== 202) throw new Error(`POST /v1/events answered ${status}`);
+        await deliver(`${url}/v1/events`, d.key, body);
       }
     }),
   );
