@@ -13,9 +13,10 @@ export type CpuPerEvent = Partial<Record<Component, number>>;
 export type BatchSize = 1 | 10 | 100;
 
 export const MEASURED_RUN = {
-  command: 'BENCH_ROUNDS=3 npx tsx bench/scale-out/cpu-per-event.bench.ts',
-  commit: 'PENDING',
-  events: 20_000,
+  command: 'BENCH_EVENTS=5000 BENCH_ROUNDS=3 npx tsx bench/scale-out/cpu-per-event.bench.ts',
+  commit: '7952feb',
+  events: 5000,
+  loadAverage: '17–33',
   /** Each model call's prompt and response, in characters. */
   promptChars: 1000,
   responseChars: 300,
@@ -32,19 +33,19 @@ export const MEASURED_CPU: Record<
   Record<BatchSize, CpuPerEvent>
 > = {
   singleNode: {
-    1: { api: 0, postgres: 0 },
-    10: { api: 0, postgres: 0 },
-    100: { api: 0, postgres: 0 },
+    1: { api: 631.8, postgres: 354.9 },
+    10: { api: 113.7, postgres: 79.0 },
+    100: { api: 61.3, postgres: 42.6 },
   },
   singleNodeObjectStore: {
-    1: { api: 0, postgres: 0, objectStore: 0 },
-    10: { api: 0, postgres: 0, objectStore: 0 },
-    100: { api: 0, postgres: 0, objectStore: 0 },
+    1: { api: 3099.4, postgres: 453.3, objectStore: 1076.0 },
+    10: { api: 1192.6, postgres: 106.4, objectStore: 486.0 },
+    100: { api: 1319.1, postgres: 37.1, objectStore: 408.4 },
   },
   kafka: {
-    1: { api: 0, brokers: 0, fold: 0, postgres: 0 },
-    10: { api: 0, brokers: 0, fold: 0, postgres: 0 },
-    100: { api: 0, brokers: 0, fold: 0, postgres: 0 },
+    1: { api: 2316, brokers: 646.6, fold: 400.9, postgres: 1539.5 },
+    10: { api: 258.0, brokers: 78.1, fold: 55.4, postgres: 274.0 },
+    100: { api: 152.1, brokers: 10.1, fold: 30.4, postgres: 98.0 },
   },
 };
 
@@ -54,30 +55,30 @@ export const MEASURED_CPU: Record<
  */
 export const MEASURED_IDLE_MS: Record<Component, number> = {
   api: 0,
-  brokers: 0,
-  fold: 0,
-  postgres: 0,
-  objectStore: 0,
+  brokers: 20.0,
+  fold: 10.0,
+  postgres: 8.0,
+  objectStore: 2.0,
 };
 
 /** Bytes per row with its indexes and TOAST (`pg_total_relation_size` over the rows), and per event elsewhere. */
 export const MEASURED_BYTES = {
   /** An `events` row whose model text is in the row. */
-  eventRow: 0,
+  eventRow: 1899,
   /** An `events` row whose model text is in the object store (a reference, sizes, a SHA-256). */
-  eventRowObjectStore: 0,
+  eventRowObjectStore: 763,
   /** An `event_claims` row (the Kafka path's acceptance). */
-  claimRow: 0,
+  claimRow: 257,
   /** A `user_day_stats` row: one user's aggregates of one experiment, arm and day. */
-  userDayStatsRow: 0,
+  userDayStatsRow: 408,
   /** One event's model text on the object store's disk. */
-  objectStorePerEvent: 0,
+  objectStorePerEvent: 1442,
   /** One event on a broker's disk, one replica. */
-  brokerPerEvent: 0,
+  brokerPerEvent: 1840,
 };
 
 /** Peak resident memory of one process in the run, MiB. */
-export const MEASURED_MEMORY_MIB = { api: 0, fold: 0, broker: 0 };
+export const MEASURED_MEMORY_MIB = { api: 186, fold: 212, broker: 467 };
 
 /**
  * The nightly analysis: CPU µs per user and experiment at 3 metrics, on one database and
