@@ -16,6 +16,7 @@ export const MEASURED_RUN = {
   command: 'BENCH_EVENTS=5000 BENCH_ROUNDS=3 npx tsx bench/scale-out/cpu-per-event.bench.ts',
   commit: '7952feb',
   events: 5000,
+  rounds: 3,
   loadAverage: '17–33',
   /** Each model call's prompt and response, in characters. */
   promptChars: 1000,
