@@ -1,3 +1,5 @@
+import { planCapacity } from './cli/capacity-plan.ts';
+import { formatPlan, targetOf } from './cli/capacity-report.ts';
 import { usageOf } from './cli/command-spec.ts';
 import { parseCommandLine } from './cli/parse-command-line.ts';
 import { resolveCommand } from './cli/resolve-command.ts';
@@ -24,6 +26,11 @@ function reported(command: string, error: unknown): number {
   return 1;
 }
 
+function printCapacity(values: Record<string, string | boolean | undefined>): number {
+  process.stdout.write(formatPlan(planCapacity(targetOf(values))));
+  return 0;
+}
+
 /**
  * `arbiter <command> [options]`. The command line is read in full before anything happens: a
  * `--help` or `-h` prints the usage and exits 0 having touched nothing (no setting read, no
@@ -43,6 +50,8 @@ export async function main(argv: string[]): Promise<number> {
       process.stdout.write(usageOf(invocation.spec));
       return 0;
     }
+    // A plan is arithmetic over constants: no setting is read, so none can stop it.
+    if (command === 'capacity') return printCapacity(parsed.values);
     return await runCommand(command, loadConfig(process.env), parsed.values, process.env);
   } catch (error) {
     return reported(command, error);

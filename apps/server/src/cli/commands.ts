@@ -143,6 +143,30 @@ export const REPRICE: CommandSpec = {
   },
 };
 
+const whole = (what: string) => ({
+  type: 'string' as const,
+  value: 'N',
+  description: `${what} (required)`,
+});
+
+export const CAPACITY: CommandSpec = {
+  name: 'capacity',
+  synopsis:
+    '--events-per-second N --users N --experiments N --metrics N --retention-days N [--kafka] [--object-store]',
+  summary: 'print the processes, shards, cores, memory and disk a target needs',
+  description:
+    'Print a capacity plan for a target: API processes, Kafka brokers, partitions and fold workers, PostgreSQL shards and the object store, each with its cores, memory and disk, and the nightly analysis per shard. The arithmetic and its measured constants are in docs/capacity.md. Reads no setting and touches nothing.',
+  options: {
+    'events-per-second': whole('accepted events a second, sustained'),
+    users: whole('users across the experiments'),
+    experiments: whole('experiments running at once'),
+    metrics: whole('metrics an experiment'),
+    'retention-days': whole('days events and aggregates are kept'),
+    kafka: { type: 'boolean', description: 'the Kafka log in front of the database' },
+    'object-store': { type: 'boolean', description: 'model text in an S3-compatible store' },
+  },
+};
+
 /** Every command as typed after `arbiter`, in the order `arbiter --help` lists them. */
 export const COMMANDS: readonly CommandSpec[] = [
   SERVE,
@@ -154,6 +178,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   RESTORE,
   DEMO,
   MCP,
+  CAPACITY,
 ];
 
 /** `arbiter --help`. */

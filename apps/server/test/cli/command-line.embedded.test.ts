@@ -38,6 +38,7 @@ const COMMANDS = [
   ['backup'],
   ['restore'],
   ['demo'],
+  ['capacity'],
   [],
   ['help'],
 ];
@@ -101,7 +102,7 @@ describe('arbiter refuses a mistake in one line, naming it', () => {
       "arbiter: pipeline: unknown subcommand 'rnu'; did you mean run?",
     );
     expect(refused(['frobnicate'])).toBe(
-      "arbiter: unknown command 'frobnicate'; the commands are serve, migrate, token, pipeline, reprice, backup, restore, demo, mcp, help",
+      "arbiter: unknown command 'frobnicate'; the commands are serve, migrate, token, pipeline, reprice, backup, restore, demo, mcp, capacity, help",
     );
   });
 
