@@ -15,6 +15,7 @@ export const EVENT_TYPES: Record<EventType, string> = {
   'experiment.archived': 'an experiment is archived',
   'experiment.rollout_advanced': 'a ramp moves to its next step',
   'rollout.paused': 'a ramp is paused',
+  'experiment.rolled_back': 'the ramp’s guard rolls an experiment back',
   'webhook_endpoint.test': 'the "Send test event" button',
 };
 
