@@ -30,9 +30,6 @@ export function StopFields({
   onChange: (c: Partial<StopFieldsChoice>) => void;
 }) {
   const name = useId();
-  const control = controlOf(experiment);
-  const note = (arm: string) =>
-    arm === recommended ? ' (recommended by the last run)' : arm === control ? ' (control)' : '';
   return (
     <>
       <fieldset className="conclusions">
@@ -51,28 +48,15 @@ export function StopFields({
         ))}
       </fieldset>
       {choice.conclusion === 'ship' ? (
-        <label>
-          Variant to ship{' '}
-          <select value={choice.variant} onChange={(e) => onChange({ variant: e.target.value })}>
-            <option value="">Choose a variant</option>
-            {armOrder(experiment).map((arm) => (
-              <option key={arm} value={arm}>
-                {arm}
-                {note(arm)}
-              </option>
-            ))}
-          </select>
-        </label>
+        <ShipField
+          experiment={experiment}
+          recommended={recommended}
+          variant={choice.variant}
+          onChange={onChange}
+        />
       ) : null}
       {prompt === null ? null : (
-        <label>
-          <input
-            type="checkbox"
-            checked={choice.releasePrompt}
-            onChange={(e) => onChange({ releasePrompt: e.target.checked })}
-          />{' '}
-          Release {prompt.name} version {prompt.version} to production
-        </label>
+        <ReleaseField prompt={prompt} checked={choice.releasePrompt} onChange={onChange} />
       )}
       <label>
         Reason (optional){' '}
@@ -83,5 +67,58 @@ export function StopFields({
         />
       </label>
     </>
+  );
+}
+
+/** The variant to ship, the last run's recommendation and the control named. */
+function ShipField({
+  experiment,
+  recommended,
+  variant,
+  onChange,
+}: {
+  experiment: Experiment;
+  recommended: string;
+  variant: string;
+  onChange: (c: Partial<StopFieldsChoice>) => void;
+}) {
+  const control = controlOf(experiment);
+  const note = (arm: string) =>
+    arm === recommended ? ' (recommended by the last run)' : arm === control ? ' (control)' : '';
+  return (
+    <label>
+      Variant to ship{' '}
+      <select value={variant} onChange={(e) => onChange({ variant: e.target.value })}>
+        <option value="">Choose a variant</option>
+        {armOrder(experiment).map((arm) => (
+          <option key={arm} value={arm}>
+            {arm}
+            {note(arm)}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
+/** Whether a shipped prompt version becomes `production` (ticked by default, as the API). */
+function ReleaseField({
+  prompt,
+  checked,
+  onChange,
+}: {
+  prompt: { name: string; version: number };
+  checked: boolean;
+  onChange: (c: Partial<StopFieldsChoice>) => void;
+}) {
+  return (
+    <label>
+      <input
+        type="checkbox"
+        checked={checked}
+        onChange={(e) => onChange({ releasePrompt: e.target.checked })}
+      />{' '}
+      Release {prompt.name} version {prompt.version} to production
+    </label>
   );
 }
