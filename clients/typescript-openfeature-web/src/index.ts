@@ -8,15 +8,8 @@ import {
   type ResolutionDetails,
   type TrackingEventDetails,
 } from '@openfeature/web-sdk';
-import {
-  type ArbiterLike,
-  type FlagHooks,
-  flagHooksOf,
-  resolveFlag,
-  trackEvent,
-  warnOnceOf,
-} from '../../typescript-openfeature/src/resolve.ts';
-import { type WatchEvent, watchConfig } from '../../typescript-openfeature/src/watch.ts';
+import { ProviderCore } from '../../typescript-openfeature/src/provider-core.ts';
+import type { WatchEvent } from '../../typescript-openfeature/src/watch.ts';
 
 export interface ArbiterWebProviderOptions {
   /** Whether the provider's shutdown closes the client (flushing its queue). Default true. */
@@ -40,36 +33,25 @@ export class ArbiterWebProvider implements Provider {
   readonly metadata = { name: 'arbiter-web' } as const;
   readonly runsOn = 'client';
   readonly events = new OpenFeatureEventEmitter();
-  readonly #client: ArbiterLike;
-  readonly #hooks: FlagHooks;
-  readonly #warnOnce: (key: string, message: string) => void;
-  readonly #closeClient: boolean;
-  #unwatch: (() => void) | null = null;
+  readonly #core: ProviderCore;
 
   /** Throws a TypeError when `client` is not an `Arbiter`. */
   constructor(client: object, options: ArbiterWebProviderOptions = {}) {
-    this.#hooks = flagHooksOf(client, 'ArbiterWebProvider');
-    this.#client = client as ArbiterLike;
-    this.#warnOnce = warnOnceOf(client);
-    this.#closeClient = options.closeClient ?? true;
+    this.#core = new ProviderCore(client, 'ArbiterWebProvider', options.closeClient ?? true);
   }
 
   /** Waits for the first config load; rejects (the provider's ERROR state) when it failed. */
-  async initialize(): Promise<void> {
-    await (this.#client as { ready?: () => Promise<boolean> }).ready?.();
-    this.#unwatch ??= watchConfig(this.#hooks, (event, message) =>
+  initialize(): Promise<void> {
+    return this.#core.initialize((event: WatchEvent, message: string) =>
       this.events.emit(EVENTS[event], { message }),
     );
-    if (!this.#hooks.loaded()) throw new Error('the Arbiter config could not be loaded');
   }
 
   /** Nothing to fetch: evaluation is local, the next resolution reads the new context. */
   onContextChange(): void {}
 
-  async onClose(): Promise<void> {
-    this.#unwatch?.();
-    this.#unwatch = null;
-    if (this.#closeClient) await this.#client.close();
+  onClose(): Promise<void> {
+    return this.#core.close();
   }
 
   resolveBooleanEvaluation(
@@ -77,7 +59,7 @@ export class ArbiterWebProvider implements Provider {
     defaultValue: boolean,
     context: EvaluationContext,
   ): ResolutionDetails<boolean> {
-    return resolveFlag(this.#client, this.#hooks, flagKey, 'boolean', defaultValue, context);
+    return this.#core.resolve(flagKey, 'boolean', defaultValue, context);
   }
 
   resolveStringEvaluation(
@@ -85,7 +67,7 @@ export class ArbiterWebProvider implements Provider {
     defaultValue: string,
     context: EvaluationContext,
   ): ResolutionDetails<string> {
-    return resolveFlag(this.#client, this.#hooks, flagKey, 'string', defaultValue, context);
+    return this.#core.resolve(flagKey, 'string', defaultValue, context);
   }
 
   resolveNumberEvaluation(
@@ -93,7 +75,7 @@ export class ArbiterWebProvider implements Provider {
     defaultValue: number,
     context: EvaluationContext,
   ): ResolutionDetails<number> {
-    return resolveFlag(this.#client, this.#hooks, flagKey, 'number', defaultValue, context);
+    return this.#core.resolve(flagKey, 'number', defaultValue, context);
   }
 
   resolveObjectEvaluation<T extends JsonValue>(
@@ -101,7 +83,7 @@ export class ArbiterWebProvider implements Provider {
     defaultValue: T,
     context: EvaluationContext,
   ): ResolutionDetails<T> {
-    return resolveFlag(this.#client, this.#hooks, flagKey, 'object', defaultValue, context);
+    return this.#core.resolve(flagKey, 'object', defaultValue, context);
   }
 
   /** A business event named `trackingEventName`, in the experiment `details.experiment`. */
@@ -110,6 +92,6 @@ export class ArbiterWebProvider implements Provider {
     context: EvaluationContext,
     details: TrackingEventDetails,
   ): void {
-    trackEvent(this.#client, this.#warnOnce, trackingEventName, context, details);
+    this.#core.track(trackingEventName, context, details);
   }
 }

@@ -7,16 +7,9 @@ import {
   type ResolutionDetails,
   type TrackingEventDetails,
 } from '@openfeature/server-sdk';
-import {
-  type ArbiterLike,
-  type FlagHooks,
-  type FlagKind,
-  flagHooksOf,
-  resolveFlag,
-  trackEvent,
-  warnOnceOf,
-} from './resolve.ts';
-import { type WatchEvent, watchConfig } from './watch.ts';
+import { ProviderCore } from './provider-core.ts';
+import type { FlagKind } from './resolve.ts';
+import type { WatchEvent } from './watch.ts';
 
 export interface ArbiterProviderOptions {
   /** Whether the provider's shutdown closes the client (flushing its queue). Default true. */
@@ -42,34 +35,23 @@ export class ArbiterProvider implements Provider {
   readonly metadata = { name: 'arbiter' } as const;
   readonly runsOn = 'server';
   readonly events = new OpenFeatureEventEmitter();
-  readonly #client: ArbiterLike;
-  readonly #hooks: FlagHooks;
-  readonly #warnOnce: (key: string, message: string) => void;
-  readonly #closeClient: boolean;
-  #unwatch: (() => void) | null = null;
+  readonly #core: ProviderCore;
 
   /** Throws a TypeError when `client` is not an `Arbiter`. */
   constructor(client: object, options: ArbiterProviderOptions = {}) {
-    this.#hooks = flagHooksOf(client, 'ArbiterProvider');
-    this.#client = client as ArbiterLike;
-    this.#warnOnce = warnOnceOf(client);
-    this.#closeClient = options.closeClient ?? true;
+    this.#core = new ProviderCore(client, 'ArbiterProvider', options.closeClient ?? true);
   }
 
   /** Waits for the first config load; rejects (the provider's ERROR state) when it failed. */
-  async initialize(): Promise<void> {
-    await (this.#client as { ready?: () => Promise<boolean> }).ready?.();
-    this.#unwatch ??= watchConfig(this.#hooks, (event, message) =>
+  initialize(): Promise<void> {
+    return this.#core.initialize((event: WatchEvent, message: string) =>
       this.events.emit(EVENTS[event], { message }),
     );
-    if (!this.#hooks.loaded()) throw new Error('the Arbiter config could not be loaded');
   }
 
   /** Stops watching the config and, unless told not to, closes the client: it flushes. */
-  async onClose(): Promise<void> {
-    this.#unwatch?.();
-    this.#unwatch = null;
-    if (this.#closeClient) await this.#client.close();
+  onClose(): Promise<void> {
+    return this.#core.close();
   }
 
   resolveBooleanEvaluation(
@@ -110,7 +92,7 @@ export class ArbiterProvider implements Provider {
     context: EvaluationContext,
     details: TrackingEventDetails,
   ): void {
-    trackEvent(this.#client, this.#warnOnce, trackingEventName, context, details);
+    this.#core.track(trackingEventName, context, details);
   }
 
   #resolve<T>(
@@ -119,8 +101,6 @@ export class ArbiterProvider implements Provider {
     defaultValue: T,
     context: EvaluationContext,
   ): Promise<ResolutionDetails<T>> {
-    return Promise.resolve(
-      resolveFlag(this.#client, this.#hooks, flagKey, kind, defaultValue, context),
-    );
+    return Promise.resolve(this.#core.resolve(flagKey, kind, defaultValue, context));
   }
 }

@@ -1,0 +1,60 @@
+import type { EvaluationContext, ResolutionDetails, TrackingEventDetails } from '@openfeature/core';
+import {
+  type ArbiterLike,
+  type FlagHooks,
+  type FlagKind,
+  flagHooksOf,
+  resolveFlag,
+  trackEvent,
+  warnOnceOf,
+} from './resolve.ts';
+import { type WatchEvent, watchConfig } from './watch.ts';
+
+/**
+ * What the server and the web provider do alike, whatever their SDK: hold the client, wait for
+ * its first config, watch it for the provider's events, resolve, track and close. Each
+ * provider keeps only its SDK's shape (promises or plain answers, its event names).
+ */
+export class ProviderCore {
+  readonly #client: ArbiterLike;
+  readonly #hooks: FlagHooks;
+  readonly #warnOnce: (key: string, message: string) => void;
+  readonly #closeClient: boolean;
+  #unwatch: (() => void) | null = null;
+
+  /** Throws a TypeError, naming `provider`, when `client` is not an `Arbiter`. */
+  constructor(client: object, provider: string, closeClient: boolean) {
+    this.#hooks = flagHooksOf(client, provider);
+    this.#client = client as ArbiterLike;
+    this.#warnOnce = warnOnceOf(client);
+    this.#closeClient = closeClient;
+  }
+
+  /** Waits for the first config load; rejects (the provider's ERROR state) when it failed. */
+  async initialize(emit: (event: WatchEvent, message: string) => void): Promise<void> {
+    await (this.#client as { ready?: () => Promise<boolean> }).ready?.();
+    this.#unwatch ??= watchConfig(this.#hooks, emit);
+    if (!this.#hooks.loaded()) throw new Error('the Arbiter config could not be loaded');
+  }
+
+  /** Stops watching the config and, unless told not to, closes the client: it flushes. */
+  async close(): Promise<void> {
+    this.#unwatch?.();
+    this.#unwatch = null;
+    if (this.#closeClient) await this.#client.close();
+  }
+
+  resolve<T>(
+    flagKey: string,
+    kind: FlagKind,
+    defaultValue: T,
+    context: EvaluationContext,
+  ): ResolutionDetails<T> {
+    return resolveFlag(this.#client, this.#hooks, flagKey, kind, defaultValue, context);
+  }
+
+  /** A business event named `trackingEventName`, in the experiment `details.experiment`. */
+  track(trackingEventName: string, context: EvaluationContext, details: TrackingEventDetails) {
+    trackEvent(this.#client, this.#warnOnce, trackingEventName, context, details);
+  }
+}
