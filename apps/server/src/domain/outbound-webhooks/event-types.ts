@@ -13,6 +13,8 @@ export const WEBHOOK_EVENT_TYPES = [
   'experiment.archived',
   'experiment.rollout_advanced',
   'rollout.paused',
+  'offline_run.completed',
+  'usage.threshold',
   'webhook_endpoint.test',
 ] as const;
 

@@ -15,6 +15,7 @@ import { anyMeterRow, lockedMonthUsage } from '../meter-lock.ts';
 import { uniqueById } from '../postgres-event-log.ts';
 import { mergedFolds } from '../shards/shard-folds.ts';
 import { meterStatement } from '../store-sql.ts';
+import { noteUsageLocked, noteUsageUnlocked } from '../usage-notice.ts';
 import { BatchProducer } from './batch-producer.ts';
 import { claim, claimedDigests, digestOf } from './claims-sql.ts';
 import { LogConsumer, type LogRecord } from './log-consumer.ts';
@@ -78,7 +79,7 @@ export class KafkaEventLog implements EventLog {
 
   private async claimAndProduce(
     tx: Database,
-    { orgId, events, month, allowance }: AppendRequest,
+    { orgId, events, month, allowance, usage }: AppendRequest,
   ): Promise<AppendResult> {
     const { unique, repeats } = uniqueById(events);
     const used = allowance === null ? 0 : await lockedMonthUsage(tx, orgId, month);
@@ -103,6 +104,9 @@ export class KafkaEventLog implements EventLog {
     if (appended.length > 0) {
       const shard = allowance === null ? anyMeterRow() : 0;
       await tx.execute(meterStatement(orgId, month, shard, appended.length));
+      if (allowance !== null)
+        await noteUsageLocked(tx, orgId, month, used + appended.length, usage);
+      else await noteUsageUnlocked(tx, orgId, month, appended.length, usage);
       await this.producer.send(orgId, appended);
     }
     const stored = unique.filter((e) => earlier.has(e.event_id));
