@@ -50,6 +50,7 @@ const PLAIN = {
   manualRunsPerHour: 'ARBITER_MANUAL_RUNS_PER_HOUR',
   readyMaxFoldLagSeconds: 'ARBITER_READY_MAX_FOLD_LAG_SECONDS',
   webhooksAllowPrivate: 'ARBITER_WEBHOOKS_ALLOW_PRIVATE',
+  dashboardUrl: 'ARBITER_DASHBOARD_URL',
   metrics: 'ARBITER_METRICS',
   metricsToken: 'ARBITER_METRICS_TOKEN',
   metricsPort: 'ARBITER_METRICS_PORT',

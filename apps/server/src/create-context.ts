@@ -238,7 +238,11 @@ function backgroundJobs(
       deps.log,
     ),
     webhookDelivery: new WebhookDelivery(
-      { ...deps, allowPrivate: deps.config.webhooksAllowPrivate },
+      {
+        ...deps,
+        allowPrivate: deps.config.webhooksAllowPrivate,
+        dashboardUrl: deps.config.dashboardUrl,
+      },
       deps.log,
     ),
   };

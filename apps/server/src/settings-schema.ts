@@ -287,6 +287,14 @@ export const SettingsSchema = Type.Object({
     description:
       '`/readyz` answers 503 while the oldest event not yet folded into the aggregates has waited longer than this',
   }),
+  ARBITER_DASHBOARD_URL: Type.Optional(
+    Type.String({
+      pattern: '^https?://[^\\s/]+(/[^\\s]*)?$',
+      errorMessage: 'expected an http:// or https:// URL',
+      description:
+        "where the dashboard is served: Slack messages link to its pages; unset = they name the page's path",
+    }),
+  ),
   ARBITER_WEBHOOKS_ALLOW_PRIVATE: Type.Boolean({
     default: false,
     description:

@@ -970,6 +970,8 @@ export const webhookEndpoints = pgTable(
       .notNull()
       .references(() => orgs.id),
     url: text('url').notNull(),
+    /** `webhook` (signed JSON) or `slack` (a Block Kit message to an incoming-webhook URL). */
+    kind: text('kind').notNull().default('webhook'),
     description: text('description').notNull().default(''),
     eventTypes: jsonb('event_types').$type<string[]>().notNull().default([]),
     enabled: boolean('enabled').notNull().default(true),
@@ -1018,6 +1020,37 @@ export const webhookDeliveries = pgTable(
     index('webhook_deliveries_endpoint').on(t.endpointId, t.createdAt),
   ],
 );
+
+/**
+ * Every attempt of a delivery, as made: the receiver's status, the first 1 KiB of its answer,
+ * how long it took, or why there was no answer. `attempt` counts from 1 per delivery.
+ */
+export const webhookAttempts = pgTable(
+  'webhook_attempts',
+  {
+    deliveryId: uuid('delivery_id')
+      .notNull()
+      .references(() => webhookDeliveries.id, { onDelete: 'cascade' }),
+    attempt: integer('attempt').notNull(),
+    startedAt: timestamp('started_at', { withTimezone: true }).notNull(),
+    durationMs: integer('duration_ms').notNull(),
+    responseStatus: integer('response_status'),
+    responseBody: text('response_body'),
+    error: text('error'),
+  },
+  (t) => [primaryKey({ columns: [t.deliveryId, t.attempt] })],
+);
+
+/**
+ * Events sent at most once by what they are about (`usage.threshold:<org>:<month>:<percent>`):
+ * the transaction that queues one inserts its key first, and a second finds it taken.
+ */
+export const webhookEventKeys = pgTable('webhook_event_keys', {
+  key: text('key').primaryKey(),
+  orgId: uuid('org_id').notNull(),
+  messageId: text('message_id').notNull(),
+  createdAt: createdAt(),
+});
 
 /**
  * The ramp of an experiment with a rollout (docs/rollouts.md): one row from its start, the

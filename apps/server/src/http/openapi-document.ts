@@ -1,6 +1,8 @@
 import swagger, { type FastifyDynamicSwaggerOptions } from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyReply, RouteOptions } from 'fastify';
+import { openApiWebhooks } from '../domain/outbound-webhooks/event-schemas.ts';
+import { WEBHOOK_EVENT_TYPES } from '../domain/outbound-webhooks/event-types.ts';
 import type { App } from './app-types.ts';
 import {
   documentKey,
@@ -83,6 +85,8 @@ export async function registerOpenApi(app: App, storeDir: string | null): Promis
       );
       restateTextRule(doc.paths);
       restateTextRule(doc.components);
+      // What Arbiter sends: each outbound webhook event's body (OpenAPI 3.1 `webhooks`).
+      doc.webhooks = structuredClone(openApiWebhooks(WEBHOOK_EVENT_TYPES));
       return doc;
     },
     openapi: DOCUMENT_HEAD,

@@ -249,6 +249,7 @@ export async function acceptEvents(
     events: valid,
     month: usageMonth(now),
     allowance: enforce ? limits.monthly_event_allowance : null,
+    usage: { allowance: limits.monthly_event_allowance, now },
     ...(keyHash === undefined ? {} : { keyHash }),
   });
   const refusal = `over the monthly allowance of ${limits.monthly_event_allowance} events on the ${state.plan} plan; it resets at ${base.resetsAt.toISOString()}`;

@@ -13,6 +13,16 @@ export interface AppendRequest {
    * and nothing is stored. Only a log with `checksKeysInWrite` is given it.
    */
   keyHash?: string;
+  /**
+   * The plan's monthly event allowance (enforced or not) and the acceptance's instant: the
+   * write queues `usage.threshold` when the month reaches 80 % or 100 % of it. Absent: none.
+   */
+  usage?: UsageNotice;
+}
+
+export interface UsageNotice {
+  allowance: number;
+  now: Date;
 }
 
 /** The sending key was rotated away or its org deleted before the write: nothing was stored. */

@@ -23,6 +23,7 @@ import {
 import { anyMeterRow, lockedMonthUsage } from './meter-lock.ts';
 import { storedOnShard } from './shards/shard-part-store.ts';
 import { storeAndMeter } from './store-sql.ts';
+import { noteUsageLocked, noteUsageUnlocked } from './usage-notice.ts';
 
 export function uniqueById(events: readonly AcceptedEvent[]): {
   unique: AcceptedEvent[];
@@ -95,12 +96,20 @@ export class PostgresEventLog implements EventLog {
   }
 
   private async write(request: AppendRequest): Promise<AppendResult> {
-    const { orgId, events, month, allowance, keyHash } = request;
-    const { unique, repeats } = uniqueById(events);
+    const { orgId, month, allowance, keyHash, usage } = request;
     if (allowance !== null) {
       await this.requireActiveKey(orgId, keyHash);
-      return this.appendWithinAllowance(orgId, month, allowance, unique, repeats);
+      return this.appendWithinAllowance(request, allowance);
     }
+    const result = await this.writeUnlimited(request);
+    await noteUsageUnlocked(this.db, orgId, month, result.appended.length, usage);
+    return result;
+  }
+
+  /** A batch without an allowance: metered on any meter row, by COPY where there is one. */
+  private async writeUnlimited(request: AppendRequest): Promise<AppendResult> {
+    const { orgId, events, month, keyHash } = request;
+    const { unique, repeats } = uniqueById(events);
     const shard = anyMeterRow();
     const keyHashes = keyHash === undefined ? [] : [keyHash];
     if (this.copy !== null && (await this.copy.store(orgId, month, shard, unique, keyHashes))) {
@@ -132,12 +141,11 @@ export class PostgresEventLog implements EventLog {
 
   /** With an allowance the org's shard-0 meter row is the lock, so concurrent batches are cut in turn. */
   private async appendWithinAllowance(
-    orgId: string,
-    month: string,
+    request: AppendRequest,
     allowance: number,
-    unique: AcceptedEvent[],
-    repeats: string[],
   ): Promise<AppendResult> {
+    const { orgId, month } = request;
+    const { unique, repeats } = uniqueById(request.events);
     return this.db.transaction(async (tx) => {
       const used = await lockedMonthUsage(tx, orgId, month);
       const seen = await storedOnShard(
@@ -149,6 +157,7 @@ export class PostgresEventLog implements EventLog {
       const room = Math.max(0, Math.min(fresh.length, allowance - used));
       const appended = fresh.slice(0, room);
       if (appended.length > 0) await store(tx, orgId, month, 0, appended);
+      await noteUsageLocked(tx, orgId, month, used + appended.length, request.usage);
       const stored = unique.filter((e) => seen.has(e.event_id));
       return {
         appended: appended.map((e) => e.event_id),

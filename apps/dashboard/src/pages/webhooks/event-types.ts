@@ -16,6 +16,8 @@ export const EVENT_TYPES: Record<EventType, string> = {
   'experiment.rollout_advanced': 'a ramp moves to its next step',
   'rollout.paused': 'a ramp is paused',
   'experiment.rolled_back': 'the ramp’s guard rolls an experiment back',
+  'offline_run.completed': 'an offline run ends, its gates passed or failed',
+  'usage.threshold': 'the month reaches 80 % or 100 % of the allowance',
   'webhook_endpoint.test': 'the "Send test event" button',
 };
 

@@ -3,6 +3,7 @@ import { and, asc, eq, inArray, notInArray, sql } from 'drizzle-orm';
 import { type Database, rows } from '../../db/connect.ts';
 import { datasetItems, offlineRuns, offlineScores } from '../../db/schema.ts';
 import { inVersion } from '../datasets/items-page.ts';
+import { enqueueOfflineRunEvent } from '../outbound-webhooks/offline-run-events.ts';
 import { MEASURED_SCORERS, type Scorer } from './run-schema.ts';
 import { type ScoredResult, score } from './scorers.ts';
 import { type Claim, finishScoring, stillHolding } from './scoring-lease.ts';
@@ -359,6 +360,23 @@ export function evaluationOf(
   };
 }
 
+/**
+ * Ends scoring and, in the same transaction, queues `offline_run.completed`: a run taken over
+ * meanwhile ends nothing and tells nothing (its new holder does both).
+ */
+function finishAndTell(
+  db: Database,
+  claim: Claim,
+  end: Parameters<typeof finishScoring>[3],
+  now: Date,
+): Promise<RunRow | null> {
+  return db.transaction(async (tx) => {
+    const row = await finishScoring(tx, claim.run.id, claim.holder, end);
+    if (row !== null) await enqueueOfflineRunEvent(tx, row, now);
+    return row;
+  });
+}
+
 /** Ends the run `complete` with its statistics; null when the lease was lost meanwhile. */
 export function markComplete(
   db: Database,
@@ -367,12 +385,17 @@ export function markComplete(
   result: RunResult,
   now: Date,
 ): Promise<RunRow | null> {
-  return finishScoring(db, claim.run.id, claim.holder, {
-    status: 'complete',
-    scorers: scorers as unknown as Record<string, unknown>[],
-    result: result as unknown as Record<string, unknown>,
-    completedAt: now,
-  });
+  return finishAndTell(
+    db,
+    claim,
+    {
+      status: 'complete',
+      scorers: scorers as unknown as Record<string, unknown>[],
+      result: result as unknown as Record<string, unknown>,
+      completedAt: now,
+    },
+    now,
+  );
 }
 
 /** Ends the run `failed` with the reason; null when the lease was lost meanwhile. */
@@ -382,9 +405,10 @@ export function markFailed(
   reason: string,
   now: Date,
 ): Promise<RunRow | null> {
-  return finishScoring(db, claim.run.id, claim.holder, {
-    status: 'failed',
-    failureReason: reason,
-    completedAt: now,
-  });
+  return finishAndTell(
+    db,
+    claim,
+    { status: 'failed', failureReason: reason, completedAt: now },
+    now,
+  );
 }

@@ -1,17 +1,27 @@
-import { and, desc, eq, lt, or } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, lt, or } from 'drizzle-orm';
 import type { Database } from '../../db/connect.ts';
-import { webhookDeliveries, webhookEndpoints } from '../../db/schema.ts';
+import { webhookAttempts, webhookDeliveries, webhookEndpoints } from '../../db/schema.ts';
 import { UUID } from '../../schemas/uuid.ts';
 import { recordAudit } from '../audit.ts';
 import type { Caller } from '../identity/identity.ts';
 import { DomainError } from '../outcomes.ts';
 
 type Row = typeof webhookDeliveries.$inferSelect;
+type AttemptRow = typeof webhookAttempts.$inferSelect;
+
+const presentAttempt = (a: AttemptRow) => ({
+  attempt: a.attempt,
+  started_at: a.startedAt.toISOString(),
+  duration_ms: a.durationMs,
+  response_status: a.responseStatus,
+  response_body: a.responseBody,
+  error: a.error,
+});
 
 export const DELIVERIES_PAGE_DEFAULT = 50;
 export const DELIVERIES_PAGE_MAX = 200;
 
-const present = (row: Row) => ({
+const present = (row: Row, attempts: AttemptRow[]) => ({
   id: row.id,
   event_id: row.messageId,
   event_type: row.eventType,
@@ -23,7 +33,21 @@ const present = (row: Row) => ({
   created_at: row.createdAt.toISOString(),
   finished_at: row.finishedAt?.toISOString() ?? null,
   event: JSON.parse(row.body) as unknown,
+  attempt_log: attempts.map(presentAttempt),
 });
+
+/** The attempts of these deliveries, each delivery's in the order made. */
+async function attemptsOf(db: Pick<Database, 'select'>, ids: string[]) {
+  const byDelivery = new Map<string, AttemptRow[]>(ids.map((id) => [id, []]));
+  if (ids.length === 0) return byDelivery;
+  const found = await db
+    .select()
+    .from(webhookAttempts)
+    .where(inArray(webhookAttempts.deliveryId, ids))
+    .orderBy(asc(webhookAttempts.deliveryId), asc(webhookAttempts.attempt));
+  for (const a of found) byDelivery.get(a.deliveryId)?.push(a);
+  return byDelivery;
+}
 
 const endpointNotFound = (id: string) =>
   new DomainError('webhook-endpoint-not-found', `No webhook endpoint ${id} in your org`);
@@ -90,7 +114,15 @@ export async function listDeliveries(
     )
     .orderBy(desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id))
     .limit(q.limit + 1);
-  return { deliveries: rows.slice(0, q.limit).map(present), hasMore: rows.length > q.limit };
+  const page = rows.slice(0, q.limit);
+  const attempts = await attemptsOf(
+    db,
+    page.map((r) => r.id),
+  );
+  return {
+    deliveries: page.map((r) => present(r, attempts.get(r.id) ?? [])),
+    hasMore: rows.length > q.limit,
+  };
 }
 
 /**
@@ -121,6 +153,6 @@ export async function retryDelivery(
       targetId: endpointId,
       details: { delivery_id: id, event_id: row!.messageId, attempts: row!.attempts },
     });
-    return present(row!);
+    return present(row!, (await attemptsOf(tx, [id])).get(id) ?? []);
   });
 }

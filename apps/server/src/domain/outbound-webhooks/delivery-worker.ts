@@ -1,11 +1,12 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { SecretBox } from '../../crypto/secret-box.ts';
 import { type Database, rows } from '../../db/connect.ts';
-import { webhookDeliveries, webhookEndpoints } from '../../db/schema.ts';
+import { webhookAttempts, webhookDeliveries, webhookEndpoints } from '../../db/schema.ts';
 import type { Clock } from '../../kernel/ports.ts';
 import { noteAttempt } from './endpoint-health.ts';
 import { type Outcome, postEvent } from './post-event.ts';
 import { signedHeaders } from './signing.ts';
+import { slackBody } from './slack.ts';
 
 /** Waits after attempts 1, 2, …: about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h; then failed. */
 export const BACKOFF_MS = [5e3, 3e5, 18e5, 72e5, 18e6, 36e6, 36e6];
@@ -19,6 +20,8 @@ export interface DeliveryDeps {
   clock: Clock;
   /** ARBITER_WEBHOOKS_ALLOW_PRIVATE: http and private addresses allowed (self-hosted, tests). */
   allowPrivate: boolean;
+  /** ARBITER_DASHBOARD_URL: Slack messages link under it; null names the page's path. */
+  dashboardUrl?: string | null;
 }
 
 type Claimed = {
@@ -50,13 +53,45 @@ async function secretsOf(deps: DeliveryDeps, endpointId: string, now: Date) {
     .select()
     .from(webhookEndpoints)
     .where(eq(webhookEndpoints.id, endpointId));
-  if (!endpoint?.enabled || deps.secretBox === null) return null;
+  if (!endpoint?.enabled) return null;
+  if (endpoint.kind === 'slack') return { url: endpoint.url, kind: 'slack' as const, secrets: [] };
+  if (deps.secretBox === null) return null;
   const box = deps.secretBox;
   const secrets = [box.open(endpoint.secretCiphertext)];
   const previous = endpoint.previousSecretCiphertext;
   const until = endpoint.previousSecretExpiresAt;
   if (previous !== null && until !== null && until > now) secrets.push(box.open(previous));
-  return { url: endpoint.url, secrets };
+  return { url: endpoint.url, kind: 'webhook' as const, secrets };
+}
+
+/** What one attempt sends: the signed event, or for Slack its Block Kit message unsigned. */
+function requestOf(
+  deps: DeliveryDeps,
+  target: NonNullable<Awaited<ReturnType<typeof secretsOf>>>,
+  row: Claimed,
+  now: Date,
+) {
+  if (target.kind === 'slack') {
+    const body = slackBody(row.body, deps.dashboardUrl ?? null);
+    return { headers: { 'content-type': 'application/json' }, body };
+  }
+  return { headers: signedHeaders(target.secrets, row.message_id, now, row.body), body: row.body };
+}
+
+/** Logs the attempt as made, whatever became of the row since (a lease passed, a retry). */
+async function logAttempt(db: Database, row: Claimed, outcome: Outcome, at: Date, ms: number) {
+  await db
+    .insert(webhookAttempts)
+    .values({
+      deliveryId: row.id,
+      attempt: row.attempts,
+      startedAt: at,
+      durationMs: Math.max(0, Math.round(ms)),
+      responseStatus: outcome.status,
+      responseBody: outcome.body ?? null,
+      error: outcome.error,
+    })
+    .onConflictDoNothing();
 }
 
 /** Delivered on a 2xx; otherwise retried after the next wait, or failed when none is left (or `final`). */
@@ -81,16 +116,15 @@ async function attempt(deps: DeliveryDeps, row: Claimed): Promise<void> {
   const now = deps.clock.now();
   const target = await secretsOf(deps, row.endpoint_id, now);
   if (target === null) {
-    const error = 'the endpoint is disabled or gone';
-    await record(deps.db, row, { status: null, error }, now, true);
+    const outcome = { status: null, error: 'the endpoint is disabled or gone' };
+    await logAttempt(deps.db, row, outcome, now, 0);
+    await record(deps.db, row, outcome, now, true);
     return;
   }
-  const outcome = await postEvent(
-    target.url,
-    signedHeaders(target.secrets, row.message_id, now, row.body),
-    row.body,
-    { allowPrivate: deps.allowPrivate },
-  );
+  const { headers, body } = requestOf(deps, target, row, now);
+  const started = performance.now();
+  const outcome = await postEvent(target.url, headers, body, { allowPrivate: deps.allowPrivate });
+  await logAttempt(deps.db, row, outcome, now, performance.now() - started);
   await record(deps.db, row, outcome, deps.clock.now());
 }
 

@@ -25,6 +25,13 @@ const REST = "([/?][A-Za-z0-9._~:/?@!$&'()*+,;=%-]*)?";
  */
 const URL_PATTERN = `^https?://((${LABEL}\\.)*${TOP}|${IPV4}|\\[::1\\])${PORT}${REST}$`;
 
+/** What an endpoint receives: the signed JSON event, or a Slack message. */
+export const ENDPOINT_KINDS = ['webhook', 'slack'] as const;
+const Kind = Type.Union([Type.Literal(ENDPOINT_KINDS[0]), Type.Literal(ENDPOINT_KINDS[1])], {
+  description:
+    '`webhook` (the default): the signed JSON event. `slack`: a Slack incoming-webhook URL (https://hooks.slack.com/…) that gets a readable Block Kit message instead, unsigned. Fixed at creation.',
+});
+
 const fields = {
   url: TextMatching(URL_PATTERN, {
     minLength: 1,
@@ -41,6 +48,7 @@ const fields = {
 export const EndpointInputSchema = Type.Object(
   {
     url: fields.url,
+    kind: Type.Optional(Kind),
     event_types: Type.Optional(fields.event_types),
     description: Type.Optional(fields.description),
     enabled: Type.Optional(fields.enabled),
@@ -63,6 +71,7 @@ export const EndpointPatchSchema = Type.Object(
 export const EndpointSchema = Type.Object({
   id: Type.String({ format: 'uuid' }),
   url: Type.String(),
+  kind: Kind,
   event_types: Type.Array(Type.String()),
   description: Type.String(),
   enabled: Type.Boolean(),

@@ -12,7 +12,7 @@ import { healthReset } from './endpoint-health.ts';
 import type { EndpointInput, EndpointPatch } from './endpoint-schema.ts';
 import { MAX_ENDPOINTS_PER_ORG, ROTATION_OVERLAP_MS } from './event-types.ts';
 import { queueFor } from './outbox.ts';
-import { checkEndpointUrl } from './url-policy.ts';
+import { checkUrlOfKind } from './url-policy.ts';
 
 type Row = typeof webhookEndpoints.$inferSelect;
 
@@ -22,6 +22,7 @@ export const newSigningSecret = () => `whsec_${randomBytes(32).toString('base64'
 export const present = (row: Row) => ({
   id: row.id,
   url: row.url,
+  kind: row.kind as 'webhook' | 'slack',
   event_types: row.eventTypes,
   description: row.description,
   enabled: row.enabled,
@@ -70,7 +71,8 @@ export async function createEndpoint(
   allowPrivate: boolean,
 ) {
   const sealer = boxOf(box);
-  const url = checkEndpointUrl(input.url, allowPrivate);
+  const kind = input.kind ?? 'webhook';
+  const url = checkUrlOfKind(kind, input.url, allowPrivate);
   const secret = newSigningSecret();
   return db.transaction(async (tx) => {
     // One creation at a time per org, so two at once cannot pass the limit together.
@@ -90,6 +92,7 @@ export async function createEndpoint(
       .values({
         orgId: caller.orgId,
         url,
+        kind,
         eventTypes: input.event_types ?? [],
         description: input.description ?? '',
         enabled: input.enabled ?? true,
@@ -101,6 +104,7 @@ export async function createEndpoint(
       .returning();
     await audit(tx, caller, 'created', row!.id, {
       url,
+      kind,
       event_types: row!.eventTypes,
       enabled: row!.enabled,
     });
@@ -138,9 +142,10 @@ export async function updateEndpoint(
   now: Date,
   allowPrivate: boolean,
 ) {
-  const url = patch.url === undefined ? undefined : checkEndpointUrl(patch.url, allowPrivate);
   return db.transaction(async (tx) => {
-    await loadRow(tx, caller.orgId, id);
+    const held = await loadRow(tx, caller.orgId, id);
+    const url =
+      patch.url === undefined ? undefined : checkUrlOfKind(held.kind, patch.url, allowPrivate);
     const [row] = await tx
       .update(webhookEndpoints)
       .set({

@@ -14,6 +14,8 @@ export const WEBHOOK_EVENT_TYPES = [
   'experiment.rollout_advanced',
   'rollout.paused',
   'experiment.rolled_back',
+  'offline_run.completed',
+  'usage.threshold',
   'webhook_endpoint.test',
 ] as const;
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
 import type { Database } from '../../db/connect.ts';
-import { webhookDeliveries, webhookEndpoints } from '../../db/schema.ts';
+import { webhookDeliveries, webhookEndpoints, webhookEventKeys } from '../../db/schema.ts';
 import type { WebhookEventType } from './event-types.ts';
 
 /** What an event carries besides its type and instant. */
@@ -9,6 +9,8 @@ export interface WebhookEvent {
   type: WebhookEventType;
   data: Record<string, unknown>;
 }
+
+const newMessageId = () => `msg_${randomUUID().replaceAll('-', '')}`;
 
 /** The body every endpoint gets: `{type, timestamp, data}`; the stable id travels as `webhook-id`. */
 export const bodyOf = (event: WebhookEvent, at: Date) =>
@@ -24,6 +26,7 @@ export async function enqueueWebhookEvent(
   orgId: string,
   event: WebhookEvent,
   now: Date,
+  messageId = newMessageId(),
 ): Promise<string> {
   const endpoints = await tx
     .select({ id: webhookEndpoints.id, eventTypes: webhookEndpoints.eventTypes })
@@ -38,6 +41,7 @@ export async function enqueueWebhookEvent(
     wanting.map((e) => e.id),
     event,
     now,
+    messageId,
   );
 }
 
@@ -48,8 +52,8 @@ export async function queueFor(
   endpointIds: string[],
   event: WebhookEvent,
   now: Date,
+  messageId = newMessageId(),
 ): Promise<string> {
-  const messageId = `msg_${randomUUID().replaceAll('-', '')}`;
   if (endpointIds.length === 0) return messageId;
   const body = bodyOf(event, now);
   await tx.insert(webhookDeliveries).values(
@@ -63,4 +67,27 @@ export async function queueFor(
     })),
   );
   return messageId;
+}
+
+/**
+ * Queues an event at most once for `key` (what it is about, e.g. an org's month and threshold):
+ * the key is inserted first, in the caller's transaction, and a transaction that finds it taken
+ * (a concurrent one, or a later one) queues nothing. Returns the event's id, or null when the key
+ * was taken.
+ */
+export async function enqueueWebhookEventOnce(
+  tx: Pick<Database, 'select' | 'insert'>,
+  orgId: string,
+  key: string,
+  event: WebhookEvent,
+  now: Date,
+): Promise<string | null> {
+  const messageId = newMessageId();
+  const [taken] = await tx
+    .insert(webhookEventKeys)
+    .values({ key, orgId, messageId, createdAt: now })
+    .onConflictDoNothing()
+    .returning({ key: webhookEventKeys.key });
+  if (taken === undefined) return null;
+  return enqueueWebhookEvent(tx, orgId, event, now, messageId);
 }

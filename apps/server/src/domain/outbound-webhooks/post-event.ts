@@ -5,11 +5,38 @@ import { guardedLookup, ipLiteralOf, isPublicAddress, type Resolver } from './ad
 /** Each attempt is cut off after this long. */
 export const ATTEMPT_TIMEOUT_MS = 10_000;
 
-export type Outcome = { status: number | null; error: string | null };
+/** Of the receiver's answer, this much is kept in the attempt log. */
+export const RESPONSE_KEPT_BYTES = 1024;
+
+export type Outcome = {
+  status: number | null;
+  error: string | null;
+  /** The first RESPONSE_KEPT_BYTES of the answer (UTF-8), or null when there was none. */
+  body?: string | null;
+};
+
+/** Reads the answer up to RESPONSE_KEPT_BYTES, then stops listening: a slow tail is not awaited. */
+function firstBytes(res: NodeJS.ReadableStream, done: (body: string) => void) {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let settled = false;
+  const finish = () => {
+    if (settled) return;
+    settled = true;
+    done(Buffer.concat(chunks).subarray(0, RESPONSE_KEPT_BYTES).toString('utf8'));
+  };
+  res.on('data', (chunk: Buffer) => {
+    chunks.push(chunk);
+    size += chunk.length;
+    if (size >= RESPONSE_KEPT_BYTES) finish();
+  });
+  res.on('end', finish);
+  res.on('error', finish);
+}
 
 /**
- * One POST of a signed event: the response status, or the reason there is none. Redirects are
- * not followed and the response body is not read. Unless the deployment allows private
+ * One POST of an event: the response status and the first 1 KiB of its body, or the reason
+ * there is none. Redirects are not followed. Unless the deployment allows private
  * addresses, an IP literal must be public and a name must resolve to public addresses only,
  * checked at connection time.
  */
@@ -35,9 +62,11 @@ export function postEvent(
         ...(lookup ? { lookup } : {}),
       },
       (res) => {
-        clearTimeout(timer);
-        res.resume();
-        settle({ status: res.statusCode ?? null, error: null });
+        firstBytes(res, (kept) => {
+          clearTimeout(timer);
+          res.resume();
+          settle({ status: res.statusCode ?? null, error: null, body: kept });
+        });
       },
     );
     const timer = setTimeout(

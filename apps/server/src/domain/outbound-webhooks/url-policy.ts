@@ -35,3 +35,23 @@ export function checkEndpointUrl(raw: string, allowPrivate: boolean): string {
   }
   return url.toString();
 }
+
+/** Slack's incoming webhooks live under this host. */
+export const SLACK_WEBHOOK_HOST = 'hooks.slack.com';
+
+/**
+ * A Slack endpoint's URL: an endpoint URL that is a Slack incoming webhook
+ * (`https://hooks.slack.com/…`); where the deployment allows private addresses (self-hosted and
+ * test set-ups), any endpoint URL, so a test receiver can stand in for Slack.
+ */
+export function checkSlackUrl(raw: string, allowPrivate: boolean): string {
+  const checked = checkEndpointUrl(raw, allowPrivate);
+  if (allowPrivate || new URL(checked).hostname === SLACK_WEBHOOK_HOST) return checked;
+  throw refused(
+    `A slack endpoint takes a Slack incoming-webhook URL (https://${SLACK_WEBHOOK_HOST}/…)`,
+  );
+}
+
+/** The check of an endpoint's URL by its kind. */
+export const checkUrlOfKind = (kind: string, raw: string, allowPrivate: boolean) =>
+  kind === 'slack' ? checkSlackUrl(raw, allowPrivate) : checkEndpointUrl(raw, allowPrivate);

@@ -14,6 +14,7 @@ import { unfoldedCount } from '../fold-sql.ts';
 import { anyMeterRow, lockedMonthUsage } from '../meter-lock.ts';
 import { uniqueById } from '../postgres-event-log.ts';
 import { mergedFolds } from '../shards/shard-folds.ts';
+import { noteUsageLocked, noteUsageUnlocked } from '../usage-notice.ts';
 import { BatchProducer } from './batch-producer.ts';
 import { claimAndMeter, claimedDigests, digestOf } from './claims-sql.ts';
 import { LogConsumer, type LogRecord } from './log-consumer.ts';
@@ -77,7 +78,7 @@ export class KafkaEventLog implements EventLog {
 
   private async claimAndProduce(
     tx: Database,
-    { orgId, events, month, allowance }: AppendRequest,
+    { orgId, events, month, allowance, usage }: AppendRequest,
   ): Promise<AppendResult> {
     const { unique, repeats } = uniqueById(events);
     const used = allowance === null ? 0 : await lockedMonthUsage(tx, orgId, month);
@@ -93,7 +94,13 @@ export class KafkaEventLog implements EventLog {
       const ids = raced.map((e) => e.event_id);
       for (const [id, digest] of await claimedDigests(tx, orgId, ids)) earlier.set(id, digest);
     }
-    if (appended.length > 0) await this.producer.send(orgId, appended);
+    if (appended.length > 0) {
+      // The claim statement metered `appended`: the usage notice reads the month after it.
+      if (allowance !== null)
+        await noteUsageLocked(tx, orgId, month, used + appended.length, usage);
+      else await noteUsageUnlocked(tx, orgId, month, appended.length, usage);
+      await this.producer.send(orgId, appended);
+    }
     const stored = unique.filter((e) => earlier.has(e.event_id));
     return {
       appended: appended.map((e) => e.event_id),

@@ -13,6 +13,7 @@ import type {
 import { anyMeterRow, lockedMonthUsage } from '../meter-lock.ts';
 import { PostgresEventLog, uniqueById } from '../postgres-event-log.ts';
 import { meterStatement } from '../store-sql.ts';
+import { noteUsageLocked, noteUsageUnlocked } from '../usage-notice.ts';
 import { mergedFolds } from './shard-folds.ts';
 import {
   conflictsOnShard,
@@ -60,7 +61,12 @@ export class ShardedEventLog implements EventLog {
         ? { outcomes: await this.storeAndMeterEach(request, parts), refused: [] }
         : await this.storeWithinAllowance(request, parts, request.allowance);
     const stored = outcomes.filter((o) => o.ok);
-    if (stored.some((o) => o.fresh.size > 0)) for (const wake of this.appendListeners) wake();
+    const metered = stored.reduce((n, o) => n + o.fresh.size, 0);
+    if (request.allowance === null) {
+      const { orgId, month, usage } = request;
+      await noteUsageUnlocked(this.control, orgId, month, metered, usage);
+    }
+    if (metered > 0) for (const wake of this.appendListeners) wake();
     const failed = outcomes.filter((o) => !o.ok);
     if (failed.length > 0) throw failureOf(failed);
     return resultOf(stored, repeats, refused);
@@ -109,6 +115,7 @@ export class ShardedEventLog implements EventLog {
       );
       const metered = outcomes.reduce((n, o) => n + (o.ok ? o.fresh.size : 0), 0);
       if (metered > 0) await tx.execute(meterStatement(orgId, month, 0, metered));
+      await noteUsageLocked(tx, orgId, month, used + metered, request.usage);
       return { outcomes, refused: fresh.slice(room).map((e) => e.event_id) };
     });
   }

@@ -4,6 +4,21 @@ const DateTime = Type.String({ format: 'date-time' });
 const Nullable = <T extends ReturnType<typeof Type.String>>(t: T, description: string) =>
   Type.Union([t, Type.Null()], { description });
 
+/** One attempt of a delivery, as made. */
+const AttemptSchema = Type.Object({
+  attempt: Type.Integer({ minimum: 1, description: 'Counts from 1 per delivery' }),
+  started_at: DateTime,
+  duration_ms: Type.Integer({ minimum: 0, description: 'From the request to the answer kept' }),
+  response_status: Type.Union([Type.Integer(), Type.Null()], {
+    description: "The receiver's HTTP status; null when it gave none",
+  }),
+  response_body: Nullable(
+    Type.String(),
+    "The first 1 KiB of the receiver's answer (UTF-8); null when there was none",
+  ),
+  error: Nullable(Type.String(), 'Why there was no answer; null when there was one'),
+});
+
 /** One event queued for one endpoint, as the deliveries routes answer it. */
 export const DeliverySchema = Type.Object({
   id: Type.String({ format: 'uuid' }),
@@ -19,4 +34,7 @@ export const DeliverySchema = Type.Object({
   created_at: DateTime,
   finished_at: Nullable(DateTime, 'When it was delivered or given up'),
   event: Type.Unknown({ description: 'The event as signed and sent: `{type, timestamp, data}`' }),
+  attempt_log: Type.Array(AttemptSchema, {
+    description: 'Every attempt so far, the first first',
+  }),
 });

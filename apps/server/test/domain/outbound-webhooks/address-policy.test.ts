@@ -97,7 +97,7 @@ describe('sending an event', () => {
     const outcome = await postEvent(receiver.url, { 'webhook-id': 'msg_1' }, '{"a":1}', {
       allowPrivate: true,
     });
-    expect(outcome).toEqual({ status: 204, error: null });
+    expect(outcome).toEqual({ status: 204, error: null, body: '' });
     expect(receiver.received[0]).toMatchObject({ body: '{"a":1}' });
     expect(receiver.received[0]!.headers['webhook-id']).toBe('msg_1');
     await receiver.close();

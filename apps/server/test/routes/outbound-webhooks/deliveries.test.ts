@@ -44,6 +44,47 @@ const list = (id: string, query = '') =>
   h.call(acme.admin, { method: 'GET', url: `${BASE}/${id}/deliveries${query}` });
 
 describe('the deliveries of an endpoint', () => {
+  it('logs every attempt: status, the first 1 KiB of the answer, duration, error', async () => {
+    const receiver = await startReceiver([503], `${'é'.repeat(600)}tail`);
+    const id = await endpointFor(receiver.url);
+    const [eventId] = await queueTests(id, 1);
+    await h.ctx.webhookDelivery.drain();
+    instant += 5_000;
+    await h.ctx.webhookDelivery.drain();
+    const [delivery] = (await list(id)).json();
+    expect(delivery).toMatchObject({ event_id: eventId, status: 'delivered', attempts: 2 });
+    const log = delivery.attempt_log as Array<Record<string, unknown>>;
+    expect(log.map((a) => [a.attempt, a.response_status, a.error])).toEqual([
+      [1, 503, null],
+      [2, 200, null],
+    ]);
+    // 1,204 bytes answered (600 two-byte characters and a tail): 1,024 kept.
+    expect(Buffer.byteLength(String(log[0]!.response_body))).toBe(1024);
+    expect(String(log[0]!.response_body)).not.toContain('tail');
+    for (const a of log) {
+      expect(Number.isInteger(a.duration_ms) && (a.duration_ms as number) >= 0).toBe(true);
+      expect(Date.parse(String(a.started_at))).toBeGreaterThan(0);
+    }
+    expect(log[1]!.started_at).toBe(new Date(instant).toISOString());
+    await receiver.close();
+  });
+
+  it('logs an attempt that got no answer with its error', async () => {
+    const gone = await startReceiver();
+    await gone.close();
+    const id = await endpointFor(gone.url);
+    await queueTests(id, 1);
+    await h.ctx.webhookDelivery.drain();
+    const [delivery] = (await list(id)).json();
+    expect(delivery.attempt_log).toHaveLength(1);
+    expect(delivery.attempt_log[0]).toMatchObject({
+      attempt: 1,
+      response_status: null,
+      response_body: null,
+    });
+    expect(delivery.attempt_log[0].error).toMatch(/ECONNREFUSED/);
+  });
+
   it('lists them newest first, a page at a time, with the event', async () => {
     const id = await endpointFor(sink.url);
     const events = await queueTests(id, 5);
