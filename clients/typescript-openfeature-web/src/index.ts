@@ -42,7 +42,7 @@ export class ArbiterWebProvider implements Provider {
 
   /** Waits for the first config load; rejects (the provider's ERROR state) when it failed. */
   initialize(): Promise<void> {
-    return this.#core.initialize((event: WatchEvent, message: string) =>
+    return this.#core.initialize((event: WatchEvent, message?: string) =>
       this.events.emit(EVENTS[event], { message }),
     );
   }

@@ -31,7 +31,7 @@ export class ProviderCore {
   }
 
   /** Waits for the first config load; rejects (the provider's ERROR state) when it failed. */
-  async initialize(emit: (event: WatchEvent, message: string) => void): Promise<void> {
+  async initialize(emit: (event: WatchEvent, message?: string) => void): Promise<void> {
     await (this.#client as { ready?: () => Promise<boolean> }).ready?.();
     this.#unwatch ??= watchConfig(this.#hooks, emit);
     if (!this.#hooks.loaded()) throw new Error('the Arbiter config could not be loaded');
