@@ -1,6 +1,7 @@
 import { useSearchParams } from 'react-router';
 import type { PromptVersion } from '../../api/client.ts';
 import { ScrollRegion } from '../../components/ScrollRegion.tsx';
+import { VersionPickers } from '../../components/VersionPickers.tsx';
 import { changed, type DiffLine, lineDiff, settingsText, templateText } from './version-diff.ts';
 
 /**
@@ -25,23 +26,7 @@ export function VersionDiff({ versions }: { versions: PromptVersion[] }) {
   return (
     <section className="card" aria-labelledby="compare-heading">
       <h2 id="compare-heading">Compare versions</h2>
-      <div className="row">
-        {(['from', 'to'] as const).map((name) => (
-          <label key={name}>
-            {name === 'from' ? 'From version' : 'To version'}
-            <select
-              value={name === 'from' ? from : to}
-              onChange={(e) => pick(name, Number(e.target.value))}
-            >
-              {versions.map((v) => (
-                <option key={v.version} value={v.version}>
-                  v{v.version}
-                </option>
-              ))}
-            </select>
-          </label>
-        ))}
-      </div>
+      <VersionPickers versions={versions} from={from} to={to} onPick={pick} />
       {a && b ? (
         <>
           <h3>Template</h3>

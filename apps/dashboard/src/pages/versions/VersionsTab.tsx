@@ -2,6 +2,7 @@ import { useSearchParams } from 'react-router';
 import type { Experiment } from '../../api/client.ts';
 import { ScrollRegion } from '../../components/ScrollRegion.tsx';
 import { Empty, QueryView } from '../../components/states.tsx';
+import { VersionPickers } from '../../components/VersionPickers.tsx';
 import { useVersions } from '../experiments/queries.ts';
 import { configOf, diffConfig } from './diff-config.ts';
 
@@ -83,23 +84,7 @@ function CompareVersions({
   return (
     <div className="card">
       <h2>Compare versions</h2>
-      <div className="row">
-        {(['from', 'to'] as const).map((name) => (
-          <label key={name}>
-            {name === 'from' ? 'From version' : 'To version'}
-            <select
-              value={name === 'from' ? from : to}
-              onChange={(e) => onPick(name, Number(e.target.value))}
-            >
-              {versions.map((v) => (
-                <option key={v.version} value={v.version}>
-                  v{v.version}
-                </option>
-              ))}
-            </select>
-          </label>
-        ))}
-      </div>
+      <VersionPickers versions={versions} from={from} to={to} onPick={onPick} />
       {changes.length === 0 ? (
         <Empty>
           No differences between v{from} and v{to}.
