@@ -7,7 +7,7 @@ requests of different users never see each other's user.
 
 from contextvars import ContextVar, Token
 from types import TracebackType
-from typing import Any, List, Optional, Tuple, Type
+from typing import Any, List, Optional, Tuple, Type, TypeVar
 
 from arbiter._core.evaluation.prepared_attributes import Attributes
 
@@ -17,8 +17,39 @@ current_attributes: "ContextVar[Optional[Attributes]]" = ContextVar("arbiter_att
 #: The stored prompt of the innermost ``with_prompt``: ``(name, version)``, or None.
 current_prompt: "ContextVar[Optional[Tuple[str, int]]]" = ContextVar("arbiter_prompt", default=None)
 
+_Scope = TypeVar("_Scope", bound="_SyncScope")
 
-class AsUser:
+
+class _SyncScope:
+    """A scope entered with ``with`` or ``async with`` alike: entering sets context variables,
+    which needs no awaiting, so ``async with`` does what ``with`` does."""
+
+    __slots__ = ()
+
+    def __enter__(self: _Scope) -> _Scope:
+        raise NotImplementedError
+
+    def __exit__(
+        self,
+        exc_type: Optional[Type[BaseException]],
+        exc: Optional[BaseException],
+        tb: Optional[TracebackType],
+    ) -> None:
+        raise NotImplementedError
+
+    async def __aenter__(self: _Scope) -> _Scope:
+        return self.__enter__()
+
+    async def __aexit__(
+        self,
+        exc_type: Optional[Type[BaseException]],
+        exc: Optional[BaseException],
+        tb: Optional[TracebackType],
+    ) -> None:
+        self.__exit__(exc_type, exc, tb)
+
+
+class AsUser(_SyncScope):
     """``with arbiter.as_user(user, attributes):`` (or ``async with``): wrapped-client calls
     inside belong to ``user``, assigned with ``attributes``."""
 
@@ -44,19 +75,8 @@ class AsUser:
         current_attributes.reset(attributes_token)
         current_user.reset(user_token)
 
-    async def __aenter__(self) -> "AsUser":
-        return self.__enter__()
 
-    async def __aexit__(
-        self,
-        exc_type: Optional[Type[BaseException]],
-        exc: Optional[BaseException],
-        tb: Optional[TracebackType],
-    ) -> None:
-        self.__exit__(exc_type, exc, tb)
-
-
-class WithPrompt:
+class WithPrompt(_SyncScope):
     """``with arbiter.with_prompt(prompt):`` (or ``async with``): the model calls recorded inside
     carry the prompt's ``prompt_name`` and ``prompt_version``; a default (no version) none."""
 
@@ -80,14 +100,3 @@ class WithPrompt:
         tb: Optional[TracebackType],
     ) -> None:
         current_prompt.reset(self._tokens.pop())
-
-    async def __aenter__(self) -> "WithPrompt":
-        return self.__enter__()
-
-    async def __aexit__(
-        self,
-        exc_type: Optional[Type[BaseException]],
-        exc: Optional[BaseException],
-        tb: Optional[TracebackType],
-    ) -> None:
-        self.__exit__(exc_type, exc, tb)
