@@ -417,6 +417,7 @@ describe('the dashboard in Chromium against the real server on PGlite', () => {
       'Datasets',
       'Prompts',
       'Keys',
+      'Webhooks',
       'Usage',
       'Billing',
       'Audit log',

@@ -100,8 +100,9 @@ describe('the Prompts section, in Chromium against the real server', () => {
     await check('prompt-diff');
     // A chat version against a text one: each message is a [role] line and its content.
     await page.getByLabel('To version').selectOption('3');
+    // The page re-renders from the URL after the choice: wait for the new comparison.
     const chat = page.getByTestId('Template from v1 to v3');
-    expect(await lines(chat, 'added')).toContain('[system]');
+    await expect.poll(() => lines(chat, 'added')).toContain('[system]');
   });
 
   it('moves a label after a confirmation, and the history shows the move', async () => {

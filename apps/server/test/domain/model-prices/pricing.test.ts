@@ -136,6 +136,9 @@ describe('pricing at ingest', () => {
     const priced = call('gpt-4o-2024-08-06', { input_tokens: 500, output_tokens: 50 });
     const sent = call('gpt-4o', { input_tokens: 500, output_tokens: 50, cost_usd: 0.25 });
     await send([priced, sent]);
+    // Stored first: on the Kafka path a 202 precedes the fold that writes the rows.
+    await stored(priced.event_id);
+    await stored(sent.event_id);
     const res = await h.call(acme.admin, {
       method: 'GET',
       url: `/v1/events/export?experiment=${experimentId}&day=${TODAY}`,
