@@ -6,7 +6,7 @@ import { PeriodicFlush } from '../../kernel/periodic-flush.ts';
 import type { Clock } from '../../kernel/ports.ts';
 import { addTallies, type Tally } from './tallies.ts';
 
-/** (org, experiment, user) triples remembered per UTC day: about 100 bytes each. */
+/** (experiment, user) pairs remembered per UTC day: about 100 bytes each. */
 const SEEN_CAPACITY = 100_000;
 /** How often the counts are added to the table: a write per org, not per assign. */
 const FLUSH_INTERVAL_MS = 10_000;
@@ -31,8 +31,8 @@ export class AssignTallies {
 
   /** Counts a check that reached `experimentId`'s targeting, once per user and UTC day. */
   reached(orgId: string, experimentId: string, userId: string, matched: boolean): void {
-    const key = `${orgId}\u0000${experimentId}\u0000${userId}`;
-    if (!this.#seen.firstToday(key, this.clock.now())) return;
+    // Experiment ids are unique across orgs: the id alone scopes a user.
+    if (!this.#seen.firstToday(experimentId, userId, this.clock.now())) return;
     const day = this.#seen.day;
     const countKey = `${orgId} ${experimentId} ${day}`;
     let entry = this.#counts.get(countKey);

@@ -6,9 +6,9 @@ import { PeriodicFlush } from '../../kernel/periodic-flush.ts';
 import type { Clock } from '../../kernel/ports.ts';
 
 /** The acceptance path (`acceptEvents` with the process's parts), handed in by the wiring. */
-export type AcceptExposures = (orgId: string, events: Pending['event'][]) => Promise<unknown>;
+export type AcceptExposures = (orgId: string, events: ExposureEvent[]) => Promise<unknown>;
 
-/** (org, experiment, user, variant) fingerprints remembered per UTC day before starting over. */
+/** (experiment, user) pairs, with the variant, remembered per UTC day before starting over. */
 const SEEN_CAPACITY = 1_048_576;
 /** Exposures waiting for their append at most; past it an evaluation records none (it retries). */
 const MAX_PENDING = 100_000;
@@ -17,16 +17,13 @@ const BATCH_SIZE = 1000;
 /** How often the waiting exposures are appended: one write per org and interval, not per call. */
 const FLUSH_INTERVAL_MS = 1000;
 
-interface Pending {
-  seen: string;
-  event: {
-    event_id: string;
-    type: 'exposure';
-    experiment_id: string;
-    user_id: string;
-    timestamp: string;
-    variant: string;
-  };
+interface ExposureEvent {
+  event_id: string;
+  type: 'exposure';
+  experiment_id: string;
+  user_id: string;
+  timestamp: string;
+  variant: string;
 }
 
 /**
@@ -56,7 +53,7 @@ export function serverExposureId(
  */
 export class ServerExposures {
   #seen = new DailySeen(SEEN_CAPACITY);
-  #pending = new Map<string, Pending[]>();
+  #pending = new Map<string, ExposureEvent[]>();
   #queued = 0;
   #flusher = new PeriodicFlush(FLUSH_INTERVAL_MS, () => this.#write());
 
@@ -71,8 +68,8 @@ export class ServerExposures {
   record(orgId: string, experimentId: string, userId: string, variant: string): void {
     if (this.#queued >= MAX_PENDING) return;
     const now = this.clock.now();
-    const seen = `${orgId}\u0000${experimentId}\u0000${userId}\u0000${variant}`;
-    if (!this.#seen.firstToday(seen, now)) return;
+    // Experiment ids are unique across orgs: the id alone scopes a user.
+    if (!this.#seen.firstToday(experimentId, userId, now, variant)) return;
     const event_id = serverExposureId(orgId, experimentId, userId, variant, this.#seen.day);
     const event = {
       event_id,
@@ -83,8 +80,8 @@ export class ServerExposures {
       variant,
     };
     const list = this.#pending.get(orgId);
-    if (list === undefined) this.#pending.set(orgId, [{ seen, event }]);
-    else list.push({ seen, event });
+    if (list === undefined) this.#pending.set(orgId, [event]);
+    else list.push(event);
     this.#queued++;
     if (this.#queued >= BATCH_SIZE) void this.flush();
   }
@@ -107,13 +104,10 @@ export class ServerExposures {
       for (let i = 0; i < list.length; i += BATCH_SIZE) {
         const batch = list.slice(i, i + BATCH_SIZE);
         try {
-          await this.accept(
-            orgId,
-            batch.map((p) => p.event),
-          );
+          await this.accept(orgId, batch);
         } catch (err) {
           this.log.warn({ err: logSafeError(err) }, 'server-side exposures not stored, dropped');
-          for (const p of batch) this.#seen.forget(p.seen);
+          for (const e of batch) this.#seen.forget(e.experiment_id, e.user_id);
         }
       }
     }
