@@ -40,8 +40,7 @@ function pointerOf(place: Place | null): string {
 const MAX_BYTES_A_UNIT = 6;
 const MAX_NUMBER_CHARS = 24;
 const stringBound = (text: string) => text.length * MAX_BYTES_A_UNIT + 2;
-const hasToJson = (node: object) =>
-  typeof (node as { toJSON?: unknown }).toJSON === 'function';
+const hasToJson = (node: object) => typeof (node as { toJSON?: unknown }).toJSON === 'function';
 
 /**
  * Why `value` breaks the limit, and where inside it, or null. Walks iteratively and

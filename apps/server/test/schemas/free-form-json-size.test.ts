@@ -16,7 +16,7 @@ describe('the free-form size limit, counted in UTF-8 bytes of compact JSON', () 
     ['escaped control characters', '\u0001', 6],
   ];
   it.each(cases)('takes %s up to the limit and refuses one unit more', (_, unit, unitBytes) => {
-    const limit = FREE_FORM_JSON_MAX_BYTES - (FREE_FORM_JSON_MAX_BYTES - 8) % unitBytes;
+    const limit = FREE_FORM_JSON_MAX_BYTES - ((FREE_FORM_JSON_MAX_BYTES - 8) % unitBytes);
     const at = sized(limit, unit, unitBytes);
     expect(freeFormJsonProblem(at)).toBeNull();
     const over = { p: `${at.p}${unit}` };
