@@ -1,5 +1,6 @@
-import { and, asc, desc, eq, inArray, lt, or } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray } from 'drizzle-orm';
 import type { Database } from '../../db/connect.ts';
+import { olderThan } from '../../db/keyset-page.ts';
 import { webhookAttempts, webhookDeliveries, webhookEndpoints } from '../../db/schema.ts';
 import { UUID } from '../../schemas/uuid.ts';
 import { recordAudit } from '../audit.ts';
@@ -101,15 +102,11 @@ export async function listDeliveries(
       and(
         eq(webhookDeliveries.endpointId, endpointId),
         q.status ? eq(webhookDeliveries.status, q.status) : undefined,
-        after
-          ? or(
-              lt(webhookDeliveries.createdAt, after.createdAt),
-              and(
-                eq(webhookDeliveries.createdAt, after.createdAt),
-                lt(webhookDeliveries.id, after.id),
-              ),
-            )
-          : undefined,
+        olderThan(
+          webhookDeliveries.createdAt,
+          webhookDeliveries.id,
+          after && { time: after.createdAt, id: after.id },
+        ),
       ),
     )
     .orderBy(desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id))

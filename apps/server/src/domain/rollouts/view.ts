@@ -1,5 +1,6 @@
-import { and, desc, eq, lt, ne, or } from 'drizzle-orm';
+import { and, desc, eq, ne } from 'drizzle-orm';
 import type { Database } from '../../db/connect.ts';
+import { olderThan } from '../../db/keyset-page.ts';
 import { experimentRollouts, rolloutEvaluations } from '../../db/schema.ts';
 import type { GuardrailReading } from '../../schemas/rollout.ts';
 import { loadCurrentVersion } from '../experiments/current-version.ts';
@@ -177,15 +178,11 @@ export async function listEvaluations(
     .where(
       and(
         mine,
-        after
-          ? or(
-              lt(rolloutEvaluations.evaluatedAt, after.evaluatedAt),
-              and(
-                eq(rolloutEvaluations.evaluatedAt, after.evaluatedAt),
-                lt(rolloutEvaluations.id, after.id),
-              ),
-            )
-          : undefined,
+        olderThan(
+          rolloutEvaluations.evaluatedAt,
+          rolloutEvaluations.id,
+          after && { time: after.evaluatedAt, id: after.id },
+        ),
       ),
     )
     .orderBy(desc(rolloutEvaluations.evaluatedAt), desc(rolloutEvaluations.id))
