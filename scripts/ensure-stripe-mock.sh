@@ -5,13 +5,9 @@ set -euo pipefail
 VERSION=v0.203.0
 root="$(cd "$(dirname "$0")/.." && pwd)"
 dir="$root/.tools/stripe-mock-$VERSION"
+# shellcheck source=lib/go-install.sh
+. "$root/scripts/lib/go-install.sh"
 if [ ! -x "$dir/stripe-mock" ]; then
-  if ! command -v go >/dev/null 2>&1; then
-    echo "stripe-mock is installed with go install: installing golang-go from Debian's packages" >&2
-    "$root/scripts/apt-install.sh" golang-go
-  fi
-  echo "installing stripe-mock $VERSION with go install" >&2
-  mkdir -p "$dir"
-  GOBIN="$dir" GOFLAGS=-mod=mod go install "github.com/stripe/stripe-mock@$VERSION" >&2
+  go_install stripe-mock "$VERSION" github.com/stripe/stripe-mock "$dir"
 fi
 echo "$dir/stripe-mock"

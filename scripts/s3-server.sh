@@ -17,6 +17,8 @@ bin_dir="$root/.tools/versitygw-$VERSION"
 bin="$bin_dir/versitygw"
 # shellcheck source=lib/local-server.sh
 . "$root/scripts/lib/local-server.sh"
+# shellcheck source=lib/go-install.sh
+. "$root/scripts/lib/go-install.sh"
 
 usage() {
   echo "usage: $0 start DIR | stop DIR | install" >&2
@@ -25,13 +27,7 @@ usage() {
 
 ensure_binary() {
   if [ -x "$bin" ]; then return; fi
-  if ! command -v go >/dev/null 2>&1; then
-    echo "versitygw is installed with go install: installing golang-go from Debian's packages" >&2
-    "$root/scripts/apt-install.sh" golang-go
-  fi
-  echo "installing versitygw $VERSION with go install (once)" >&2
-  mkdir -p "$bin_dir"
-  GOBIN="$bin_dir" GOFLAGS=-mod=mod go install "github.com/versity/versitygw/cmd/versitygw@$VERSION" >&2
+  go_install versitygw "$VERSION" github.com/versity/versitygw/cmd/versitygw "$bin_dir"
 }
 
 start() {

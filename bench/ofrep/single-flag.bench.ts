@@ -16,9 +16,8 @@
  * Env: BENCH_CONNECTIONS (10), BENCH_DURATION seconds per route (10), BENCH_ROUNDS (4),
  * BENCH_USERS (20000).
  */
-// @ts-expect-error autocannon ships no type declarations; the shape used is typed below.
-import autocannonUntyped from 'autocannon';
 import { componentCpuSeconds } from '../scale-out/process-cpu.ts';
+import { type AutocannonRequest, type AutocannonResult, autocannon } from '../server/autocannon.ts';
 import { type BenchServer, onBenchServer } from '../server/setup.ts';
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
@@ -26,31 +25,6 @@ const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
 const USERS = Number(process.env.BENCH_USERS ?? 20_000);
 const GOAL_RATIO = 0.9;
-
-interface AutocannonResult {
-  duration: number;
-  errors: number;
-  timeouts: number;
-  non2xx: number;
-  '2xx': number;
-}
-interface AutocannonRequest {
-  path?: string;
-  body?: string;
-}
-interface AutocannonOptions {
-  url: string;
-  connections: number;
-  duration?: number;
-  amount?: number;
-  pipelining: number;
-  method: string;
-  headers: Record<string, string>;
-  requests: Array<{ setupRequest(request: AutocannonRequest): AutocannonRequest }>;
-}
-const autocannon = autocannonUntyped as (
-  options: AutocannonOptions,
-) => PromiseLike<AutocannonResult>;
 
 type Route = 'assign' | 'ofrep';
 

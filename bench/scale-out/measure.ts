@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { modelCallsForUsers } from '../../apps/server/test/support/builders.ts';
-import { postEvents } from '../server/setup.ts';
+import { postEvents, untilFolded } from '../server/setup.ts';
 import type { Deployment } from './deployment.ts';
 import { componentCpuSeconds, ownCpuSeconds } from './process-cpu.ts';
 
@@ -8,7 +8,7 @@ const CONCURRENCY = 8;
 const PROMPT_CHARS = Number(process.env.BENCH_PROMPT_CHARS ?? 1000);
 const RESPONSE_CHARS = Number(process.env.BENCH_RESPONSE_CHARS ?? 300);
 /** Looks (100 ms apart) for the events to be stored and folded; past them the fold is stuck. */
-const FOLD_LOOKS = 30_000;
+const FOLD_LOOKS = { looks: 30_000, everyMs: 100 };
 
 /** Text of `n` characters that differs from event to event (no two prompts compress alike). */
 function text(seed: string, n: number): string {
@@ -69,18 +69,6 @@ async function send(d: Deployment, prefix: string, total: number, size: number):
   );
 }
 
-async function untilFolded(client: pg.Client, stored: number): Promise<void> {
-  for (let look = 0; look < FOLD_LOOKS; look++) {
-    const { rows } = await client.query<{ stored: number; pending: number }>(
-      `select (select count(*)::int from events) as stored,
-        (select count(*)::int from ingest_pending) as pending`,
-    );
-    if (rows[0]?.stored === stored && rows[0]?.pending === 0) return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`${stored} events not stored and folded within ${FOLD_LOOKS} looks`);
-}
-
 export interface Measured {
   /** CPU µs per accepted-and-folded event, per component: all it spent over the stretch. */
   perEvent: Record<string, number>;
@@ -124,14 +112,14 @@ export async function measure(d: Deployment, size: number, total: number): Promi
     const already = rows[0].n as number;
     const tag = `s${size}-${Math.random().toString(36).slice(2, 8)}`;
     await send(d, `${tag}-warm`, size, size);
-    await untilFolded(client, already + size);
+    await untilFolded(client, already + size, FOLD_LOOKS);
     // The looker waits too, so its backend is as idle as the rest.
     const idle = await idleCpu(d);
     const before = componentCpuSeconds(d.roots);
     const lookerBefore = ownCpuSeconds(looker);
     const started = performance.now();
     await send(d, tag, total, size);
-    await untilFolded(client, already + size + Math.ceil(total / size) * size);
+    await untilFolded(client, already + size + Math.ceil(total / size) * size, FOLD_LOOKS);
     const seconds = (performance.now() - started) / 1000;
     const after = componentCpuSeconds(d.roots);
     const lookerCpu = ownCpuSeconds(looker) - lookerBefore;

@@ -25,8 +25,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-// @ts-expect-error autocannon ships no type declarations; the shape used is typed below.
-import autocannonUntyped from 'autocannon';
+import { type AutocannonResult, autocannon } from './autocannon.ts';
 import { type BenchServer, cpuSecondsOf, freshPostgres, startBenchServer } from './setup.ts';
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
@@ -46,36 +45,6 @@ const GOAL_REFERENCE_RATIO = 0.97;
 /** No trace export in either Arbiter: what is measured is the tracing code's cost when off. */
 const NO_TRACES = { OTEL_EXPORTER_OTLP_ENDPOINT: '', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: '' };
 const USERS = 1_000_000;
-
-interface AutocannonResult {
-  duration: number;
-  errors: number;
-  timeouts: number;
-  non2xx: number;
-  '2xx': number;
-}
-interface AutocannonRequest {
-  method?: string;
-  path?: string;
-  body?: string;
-  headers?: Record<string, string>;
-}
-interface AutocannonOptions {
-  url: string;
-  connections: number;
-  duration: number;
-  pipelining: number;
-  method: string;
-  headers: Record<string, string>;
-  requests: Array<{ setupRequest(request: AutocannonRequest): AutocannonRequest }>;
-}
-interface AutocannonInstance extends PromiseLike<AutocannonResult> {
-  on(
-    event: 'response',
-    listener: (client: unknown, status: number, bytes: number, ms: number) => void,
-  ): void;
-}
-const autocannon = autocannonUntyped as (options: AutocannonOptions) => AutocannonInstance;
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 

@@ -19,7 +19,7 @@ import { Admin } from '@platformatic/kafka';
 import pg from 'pg';
 import { modelCallsForUsers } from '../../apps/server/test/support/builders.ts';
 import { type RunningServer, startServer } from '../../apps/server/test/support/process.ts';
-import { freshPostgres, postEvents, startBenchServer } from './setup.ts';
+import { freshPostgres, postEvents, startBenchServer, untilFolded } from './setup.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const TOTAL = Number(process.env.BENCH_EVENTS ?? 40_000);
@@ -57,19 +57,7 @@ async function send(
 }
 
 /** Looks (20 ms apart) for `stored` events to be stored and folded; past them the fold is stuck. */
-const FOLD_LOOKS = 60_000;
-
-async function untilFolded(client: pg.Client, stored: number): Promise<void> {
-  for (let look = 0; look < FOLD_LOOKS; look++) {
-    const { rows } = await client.query<{ stored: number; pending: number }>(
-      `select (select count(*)::int from events) as stored,
-        (select count(*)::int from ingest_pending) as pending`,
-    );
-    if (rows[0]?.stored === stored && rows[0]?.pending === 0) return;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  throw new Error(`${stored} events not stored and folded within ${FOLD_LOOKS} looks`);
-}
+const FOLD_LOOKS = { looks: 60_000, everyMs: 20 };
 
 interface Rate {
   accepted: number;
@@ -82,11 +70,11 @@ async function timed(urls: readonly string[], key: string, experimentId: string,
   await client.connect();
   try {
     await send(urls, key, experimentId, 'warm', 1);
-    await untilFolded(client, PER_BATCH);
+    await untilFolded(client, PER_BATCH, FOLD_LOOKS);
     const started = performance.now();
     await send(urls, key, experimentId, 'bench', TOTAL / PER_BATCH);
     const accepted = performance.now();
-    await untilFolded(client, PER_BATCH + TOTAL);
+    await untilFolded(client, PER_BATCH + TOTAL, FOLD_LOOKS);
     const folded = performance.now();
     return {
       accepted: TOTAL / ((accepted - started) / 1000),

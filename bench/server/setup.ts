@@ -189,3 +189,23 @@ export function postEvents(url: string, key: string, body: string): Promise<numb
     req.end(body);
   });
 }
+
+/**
+ * Waits for `stored` events to be stored and none pending fold: `looks` looks `everyMs` apart;
+ * past them the fold is stuck and the run ends with an error.
+ */
+export async function untilFolded(
+  client: pg.Client,
+  stored: number,
+  { looks, everyMs }: { looks: number; everyMs: number },
+): Promise<void> {
+  for (let look = 0; look < looks; look++) {
+    const { rows } = await client.query<{ stored: number; pending: number }>(
+      `select (select count(*)::int from events) as stored,
+        (select count(*)::int from ingest_pending) as pending`,
+    );
+    if (rows[0]?.stored === stored && rows[0]?.pending === 0) return;
+    await new Promise((resolve) => setTimeout(resolve, everyMs));
+  }
+  throw new Error(`${stored} events not stored and folded within ${looks} looks`);
+}

@@ -165,9 +165,10 @@ function growthBook(): GrowthBookClient {
 /**
  * Calls per second over the inputs, cycling, for about ROUND_MS. One loop per contender, not a
  * shared loop taking a callback: a shared call site would see every contender, turn
- * megamorphic and slow them all by the same few nanoseconds.
+ * megamorphic and slow them all by the same few nanoseconds. The experiment is EXPERIMENT or
+ * GATED (behind a holdout and in a layer): a string argument, the same call site.
  */
-function roundArbiter(client: Arbiter, ids: readonly string[]): number {
+function roundArbiter(client: Arbiter, ids: readonly string[], experiment = EXPERIMENT): number {
   const mask = ids.length - 1;
   let calls = 0;
   let control = 0;
@@ -175,25 +176,7 @@ function roundArbiter(client: Arbiter, ids: readonly string[]): number {
   let now = start;
   while (now - start < ROUND_MS) {
     for (let i = 0; i < CHUNK; i++) {
-      if (client.assign(EXPERIMENT, ids[(calls + i) & mask] as string) === 'control') control++;
-    }
-    calls += CHUNK;
-    now = performance.now();
-  }
-  keep(control);
-  return calls / ((now - start) / 1_000);
-}
-
-/** roundArbiter through the experiment behind a holdout and in a layer. */
-function roundArbiterGated(client: Arbiter, ids: readonly string[]): number {
-  const mask = ids.length - 1;
-  let calls = 0;
-  let control = 0;
-  const start = performance.now();
-  let now = start;
-  while (now - start < ROUND_MS) {
-    for (let i = 0; i < CHUNK; i++) {
-      if (client.assign(GATED, ids[(calls + i) & mask] as string) === 'control') control++;
+      if (client.assign(experiment, ids[(calls + i) & mask] as string) === 'control') control++;
     }
     calls += CHUNK;
     now = performance.now();
@@ -344,7 +327,7 @@ async function main(): Promise<void> {
     targetedContender('Arbiter assign() with a 5-clause targeting condition', attributes, false),
     [
       'Arbiter assign() behind a holdout, in a layer',
-      () => roundArbiterGated(plain, ids),
+      () => roundArbiter(plain, ids, GATED),
       controlShare(ids, (u) => plain.assign(GATED, u)),
     ],
     targetedContender('with the 5-clause condition, PreparedAttributes', prepared, false),

@@ -6,6 +6,7 @@ import {
   roleAtLeast,
   type SessionClaims,
 } from '../domain/identity/session-claims.ts';
+import type { App } from './app-types.ts';
 import { ProblemError } from './problems.ts';
 
 declare module 'fastify' {
@@ -90,4 +91,14 @@ export function requireRole(role: OrgRole) {
       );
     }
   };
+}
+
+/**
+ * Puts a plane behind a dashboard session: the request slots the session hook fills (the
+ * caller and the token's claims), then the hook itself.
+ */
+export function useSession(app: App, ctx: SessionDeps): void {
+  app.decorateRequest('caller', null);
+  app.decorateRequest('sessionClaims', null);
+  app.addHook('onRequest', sessionHook(ctx));
 }

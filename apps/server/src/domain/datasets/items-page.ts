@@ -1,6 +1,7 @@
 import { and, eq, gt, inArray, isNull, lte, or, type SQL, sql } from 'drizzle-orm';
 import type { Database } from '../../db/connect.ts';
 import { datasetItems, datasets } from '../../db/schema.ts';
+import { fitByteBudget } from '../../kernel/byte-budget.ts';
 import { DomainError } from '../outcomes.ts';
 import type { DatasetItem } from './item.ts';
 import { addressed, notFound } from './service.ts';
@@ -44,18 +45,6 @@ export function inVersion(datasetId: string, version: number): SQL | undefined {
   );
 }
 
-/** The ids of the page, cut at the byte budget (never below one item). */
-function fitting(sizes: { itemId: string; bytes: number }[], limit: number): string[] {
-  const taken: string[] = [];
-  let total = 0;
-  for (const { itemId, bytes } of sizes.slice(0, limit)) {
-    if (taken.length > 0 && total + bytes > ITEMS_PAGE_MAX_BYTES) break;
-    taken.push(itemId);
-    total += bytes;
-  }
-  return taken;
-}
-
 async function versionOf(db: Database, orgId: string, idOrName: string, asked?: number) {
   const [row] = await db.select().from(datasets).where(addressed(orgId, idOrName));
   if (row === undefined) throw notFound(idOrName);
@@ -96,7 +85,7 @@ export async function listItems(
     .where(where)
     .orderBy(byteOrder)
     .limit(page.limit + 1);
-  const ids = fitting(sizes, page.limit);
+  const ids = fitByteBudget(sizes, page.limit, ITEMS_PAGE_MAX_BYTES).map((r) => r.itemId);
   const rows =
     ids.length === 0
       ? []

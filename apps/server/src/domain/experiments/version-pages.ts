@@ -1,6 +1,7 @@
 import { and, asc, desc, eq, gt, inArray, lt, sql } from 'drizzle-orm';
 import type { Database } from '../../db/connect.ts';
 import { experiments, experimentVersions } from '../../db/schema.ts';
+import { fitByteBudget } from '../../kernel/byte-budget.ts';
 import { DomainError } from '../outcomes.ts';
 import { addressed, type Experiment, notFound, present } from './service.ts';
 
@@ -35,18 +36,6 @@ async function experimentRow(db: Database, orgId: string, idOrName: string) {
   return row;
 }
 
-/** The versions of the page by number, cut at the byte budget (never below one version). */
-function fitting(sizes: { version: number; bytes: number }[], limit: number): number[] {
-  const taken: number[] = [];
-  let total = 0;
-  for (const { version, bytes } of sizes.slice(0, limit)) {
-    if (taken.length > 0 && total + bytes > VERSIONS_PAGE_MAX_BYTES) break;
-    taken.push(version);
-    total += bytes;
-  }
-  return taken;
-}
-
 /**
  * One page of an experiment's retained versions, newest first. The sizes are read first (one
  * small row per version of the page), then only the configs that fit, so neither the answer
@@ -79,7 +68,7 @@ export async function listVersions(
     )
     .orderBy(backwards ? asc(experimentVersions.version) : desc(experimentVersions.version))
     .limit(page.limit + 1);
-  const taken = fitting(sizes, page.limit);
+  const taken = fitByteBudget(sizes, page.limit, VERSIONS_PAGE_MAX_BYTES).map((r) => r.version);
   const versions =
     taken.length === 0
       ? []

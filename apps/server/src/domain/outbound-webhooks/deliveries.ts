@@ -1,5 +1,6 @@
-import { and, asc, desc, eq, inArray, lt, or } from 'drizzle-orm';
+import { and, asc, eq, inArray } from 'drizzle-orm';
 import type { Database } from '../../db/connect.ts';
+import { newestFirst } from '../../db/keyset-page.ts';
 import { webhookAttempts, webhookDeliveries, webhookEndpoints } from '../../db/schema.ts';
 import { UUID } from '../../schemas/uuid.ts';
 import { recordAudit } from '../audit.ts';
@@ -94,6 +95,11 @@ export async function listDeliveries(
 ) {
   await requireEndpoint(db, orgId, endpointId);
   const after = q.startingAfter ? await deliveryRow(db, endpointId, q.startingAfter) : null;
+  const order = newestFirst(
+    webhookDeliveries.createdAt,
+    webhookDeliveries.id,
+    after && { time: after.createdAt, id: after.id },
+  );
   const rows = await db
     .select()
     .from(webhookDeliveries)
@@ -101,18 +107,10 @@ export async function listDeliveries(
       and(
         eq(webhookDeliveries.endpointId, endpointId),
         q.status ? eq(webhookDeliveries.status, q.status) : undefined,
-        after
-          ? or(
-              lt(webhookDeliveries.createdAt, after.createdAt),
-              and(
-                eq(webhookDeliveries.createdAt, after.createdAt),
-                lt(webhookDeliveries.id, after.id),
-              ),
-            )
-          : undefined,
+        order.after,
       ),
     )
-    .orderBy(desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id))
+    .orderBy(...order.orderBy)
     .limit(q.limit + 1);
   const page = rows.slice(0, q.limit);
   const attempts = await attemptsOf(

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { PeriodicPass } from '../../kernel/periodic-pass.ts';
 import { type DeliveryDeps, deliverDue } from './delivery-worker.ts';
 
 /** How often a serving process looks for due deliveries. */
@@ -10,8 +11,7 @@ export const POLL_INTERVAL_MS = 2_000;
  * `deliverDue` gives each attempt to one.
  */
 export class WebhookDelivery {
-  private timer: ReturnType<typeof setInterval> | null = null;
-  private running: Promise<void> | null = null;
+  private readonly loop = new PeriodicPass(POLL_INTERVAL_MS, () => this.drain());
 
   constructor(
     private readonly deps: DeliveryDeps,
@@ -19,11 +19,7 @@ export class WebhookDelivery {
   ) {}
 
   start(): void {
-    if (this.timer !== null) return;
-    this.timer = setInterval(() => {
-      if (this.running === null) this.running = this.drain().finally(() => (this.running = null));
-    }, POLL_INTERVAL_MS);
-    this.timer.unref();
+    this.loop.start();
   }
 
   /** Makes every due attempt now, batch after batch, until none is due (tests call it). */
@@ -35,9 +31,7 @@ export class WebhookDelivery {
     }
   }
 
-  async stop(): Promise<void> {
-    if (this.timer !== null) clearInterval(this.timer);
-    this.timer = null;
-    await this.running;
+  stop(): Promise<void> {
+    return this.loop.stop();
   }
 }

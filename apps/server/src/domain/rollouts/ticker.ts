@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Database } from '../../db/connect.ts';
+import { PeriodicPass } from '../../kernel/periodic-pass.ts';
 import type { Clock } from '../../kernel/ports.ts';
 import { advanceDue } from './ramp.ts';
 
@@ -22,8 +23,7 @@ export interface TickerDeps {
  * restart resumes where the rows say.
  */
 export class RolloutTicker {
-  private timer: ReturnType<typeof setInterval> | null = null;
-  private running: Promise<void> | null = null;
+  private readonly loop = new PeriodicPass(TICK_INTERVAL_MS, () => this.tick());
 
   constructor(
     private readonly deps: TickerDeps,
@@ -31,11 +31,7 @@ export class RolloutTicker {
   ) {}
 
   start(): void {
-    if (this.timer !== null) return;
-    this.timer = setInterval(() => {
-      if (this.running === null) this.running = this.tick().finally(() => (this.running = null));
-    }, TICK_INTERVAL_MS);
-    this.timer.unref();
+    this.loop.start();
   }
 
   /** One pass at the clock's now: advances, then guard evaluations (tests call it). */
@@ -49,9 +45,7 @@ export class RolloutTicker {
     }
   }
 
-  async stop(): Promise<void> {
-    if (this.timer !== null) clearInterval(this.timer);
-    this.timer = null;
-    await this.running;
+  stop(): Promise<void> {
+    return this.loop.stop();
   }
 }

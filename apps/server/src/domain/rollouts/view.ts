@@ -1,5 +1,6 @@
-import { and, desc, eq, lt, ne, or } from 'drizzle-orm';
+import { and, desc, eq, ne } from 'drizzle-orm';
 import type { Database } from '../../db/connect.ts';
+import { newestFirst } from '../../db/keyset-page.ts';
 import { experimentRollouts, rolloutEvaluations } from '../../db/schema.ts';
 import type { GuardrailReading } from '../../schemas/rollout.ts';
 import { loadCurrentVersion } from '../experiments/current-version.ts';
@@ -171,24 +172,16 @@ export async function listEvaluations(
         `No evaluation ${page.startingAfter} of this ramp to start after`,
       );
   }
+  const order = newestFirst(
+    rolloutEvaluations.evaluatedAt,
+    rolloutEvaluations.id,
+    after && { time: after.evaluatedAt, id: after.id },
+  );
   const rows = await db
     .select()
     .from(rolloutEvaluations)
-    .where(
-      and(
-        mine,
-        after
-          ? or(
-              lt(rolloutEvaluations.evaluatedAt, after.evaluatedAt),
-              and(
-                eq(rolloutEvaluations.evaluatedAt, after.evaluatedAt),
-                lt(rolloutEvaluations.id, after.id),
-              ),
-            )
-          : undefined,
-      ),
-    )
-    .orderBy(desc(rolloutEvaluations.evaluatedAt), desc(rolloutEvaluations.id))
+    .where(and(mine, order.after))
+    .orderBy(...order.orderBy)
     .limit(page.limit + 1);
   return {
     evaluations: rows.slice(0, page.limit).map(presentEvaluation),

@@ -1,4 +1,17 @@
 import { TimeSlice } from '../../kernel/time-slice.ts';
+import {
+  BACKSLASH,
+  CLOSE_BRACE,
+  CLOSE_BRACKET,
+  COMMA,
+  CR,
+  LF,
+  OPEN_BRACE,
+  OPEN_BRACKET,
+  QUOTE,
+  SPACE,
+  TAB,
+} from './json-bytes.ts';
 import { describeJsonValue, isJsonObject, jsonErrorMessage } from './json-object.ts';
 import {
   bomLength,
@@ -8,18 +21,6 @@ import {
   type ImportRowError,
   type ParsedImport,
 } from './types.ts';
-
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const COMMA = 0x2c;
-const LF = 0x0a;
-const CR = 0x0d;
-const SPACE = 0x20;
-const TAB = 0x09;
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
 
 interface Opener {
   code: number;

@@ -1,5 +1,14 @@
 import type { TimeSlice } from '../../kernel/time-slice.ts';
 import { ArrayCursor } from '../import/json-array.ts';
+import {
+  CLOSE_BRACE,
+  CLOSE_BRACKET,
+  COLON,
+  COMMA,
+  OPEN_BRACE,
+  OPEN_BRACKET,
+  QUOTE,
+} from '../import/json-bytes.ts';
 import { ImportFormatError } from '../import/types.ts';
 import type { IngestError } from '../outcomes.ts';
 import { OTLP_MAX_SPANS } from './limits.ts';
@@ -7,14 +16,6 @@ import { type SpanCollector, tooManySpans } from './span-collector.ts';
 import { unreadable } from './span-of.ts';
 
 type Json = Record<string, unknown>;
-
-const QUOTE = 0x22;
-const COMMA = 0x2c;
-const COLON = 0x3a;
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
 
 /** What a walk hands its spans to: the collector, or a counter that parses none. */
 type SpanSink = Pick<SpanCollector, 'count' | 'next' | 'add' | 'setResource'>;

@@ -1,6 +1,9 @@
+import type { FastifyRequest } from 'fastify';
 import type { Context } from '../../context.ts';
 import { ExperimentSchema } from '../../domain/experiments/experiment-schema.ts';
-import { transition } from '../../domain/experiments/lifecycle/transitions.ts';
+import type { Transition } from '../../domain/experiments/lifecycle/states.ts';
+import { type StopRequest, transition } from '../../domain/experiments/lifecycle/transitions.ts';
+import type { Experiment } from '../../domain/experiments/service.ts';
 import type { App } from '../../http/app-types.ts';
 import { problemResponses } from '../../http/responses.ts';
 import { callerOf, requireRole } from '../../http/session-auth.ts';
@@ -16,7 +19,23 @@ const BODILESS = {
     'Unarchive: back to the status it was archived from, draft or stopped (admin or owner)',
 } as const;
 
-export function register(app: App, ctx: Pick<Context, 'clock' | 'db' | 'orgState'>): void {
+type LifecycleDeps = Pick<Context, 'clock' | 'db' | 'orgState'>;
+
+/** A lifecycle route's work: the caller moves the experiment, then the org's cached config goes. */
+export async function moveExperiment(
+  ctx: LifecycleDeps,
+  request: FastifyRequest,
+  idOrName: string,
+  move: Transition,
+  stop?: StopRequest,
+): Promise<Experiment> {
+  const caller = callerOf(request);
+  const experiment = await transition(ctx.db, caller, idOrName, move, ctx.clock.now(), stop);
+  ctx.orgState.invalidate(caller.orgId);
+  return experiment;
+}
+
+export function register(app: App, ctx: LifecycleDeps): void {
   for (const [name, summary] of Object.entries(BODILESS)) {
     app.post(
       `/v1/experiments/:id/${name}`,
@@ -29,18 +48,8 @@ export function register(app: App, ctx: Pick<Context, 'clock' | 'db' | 'orgState
           response: { 200: ExperimentSchema, ...problemResponses(401, 403, 404, 409) },
         },
       },
-      async (request) => {
-        const caller = callerOf(request);
-        const experiment = await transition(
-          ctx.db,
-          caller,
-          request.params.id,
-          name as keyof typeof BODILESS,
-          ctx.clock.now(),
-        );
-        ctx.orgState.invalidate(caller.orgId);
-        return experiment;
-      },
+      async (request) =>
+        moveExperiment(ctx, request, request.params.id, name as keyof typeof BODILESS),
     );
   }
 }

@@ -1,6 +1,6 @@
 import type { Context } from '../../context.ts';
 import type { Plane } from '../../http/app-types.ts';
-import { type SessionDeps, sessionHook } from '../../http/session-auth.ts';
+import { type SessionDeps, useSession } from '../../http/session-auth.ts';
 import type { AcceptDeps } from '../../ingest/accept.ts';
 import * as analyze from './analyze.ts';
 import * as audit from './audit.ts';
@@ -52,9 +52,7 @@ export type DashboardDeps = SessionDeps &
 
 /** The dashboard plane: every route behind a session token, scoped to the caller's org. */
 export const dashboardRoutes: Plane<DashboardDeps> = async (app, { ctx }) => {
-  app.decorateRequest('caller', null);
-  app.decorateRequest('sessionClaims', null);
-  app.addHook('onRequest', sessionHook(ctx));
+  useSession(app, ctx);
   listExperiments.register(app, ctx);
   createExperiment.register(app, ctx);
   getExperiment.register(app, ctx);

@@ -1,11 +1,11 @@
 import { Type } from 'typebox';
 import type { Context } from '../../context.ts';
 import { ExperimentSchema } from '../../domain/experiments/experiment-schema.ts';
-import { transition } from '../../domain/experiments/lifecycle/transitions.ts';
 import type { App } from '../../http/app-types.ts';
 import { problemResponses } from '../../http/responses.ts';
-import { callerOf, requireRole } from '../../http/session-auth.ts';
+import { requireRole } from '../../http/session-auth.ts';
 import { Text } from '../../schemas/text.ts';
+import { moveExperiment } from './experiment-transitions.ts';
 import { ExperimentParams } from './get-experiment.ts';
 
 const reason = Type.Optional(
@@ -55,18 +55,6 @@ export function register(app: App, ctx: Pick<Context, 'clock' | 'db' | 'orgState
         response: { 200: ExperimentSchema, ...problemResponses(400, 401, 403, 404, 409, 415) },
       },
     },
-    async (request) => {
-      const caller = callerOf(request);
-      const experiment = await transition(
-        ctx.db,
-        caller,
-        request.params.id,
-        'stop',
-        ctx.clock.now(),
-        request.body,
-      );
-      ctx.orgState.invalidate(caller.orgId);
-      return experiment;
-    },
+    async (request) => moveExperiment(ctx, request, request.params.id, 'stop', request.body),
   );
 }

@@ -1,6 +1,6 @@
 import type { Context } from '../../context.ts';
 import type { Plane } from '../../http/app-types.ts';
-import { requireRole, type SessionDeps, sessionHook } from '../../http/session-auth.ts';
+import { requireRole, type SessionDeps, useSession } from '../../http/session-auth.ts';
 import * as deletePrice from './delete-price.ts';
 import * as listPrices from './list-prices.ts';
 import * as putPrice from './put-price.ts';
@@ -13,9 +13,7 @@ export type ModelPriceDeps = SessionDeps & Pick<Context, 'db' | 'clock' | 'model
  * session of an admin or owner (a price changes what every later call of the org costs).
  */
 export const modelPriceRoutes: Plane<ModelPriceDeps> = async (app, { ctx }) => {
-  app.decorateRequest('caller', null);
-  app.decorateRequest('sessionClaims', null);
-  app.addHook('onRequest', sessionHook(ctx));
+  useSession(app, ctx);
   app.addHook('preHandler', requireRole('admin'));
   listPrices.register(app, ctx);
   putPrice.register(app, ctx);

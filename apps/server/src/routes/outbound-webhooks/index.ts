@@ -1,6 +1,6 @@
 import type { Context } from '../../context.ts';
 import type { Plane } from '../../http/app-types.ts';
-import { requireRole, type SessionDeps, sessionHook } from '../../http/session-auth.ts';
+import { requireRole, type SessionDeps, useSession } from '../../http/session-auth.ts';
 import * as createEndpoint from './create-endpoint.ts';
 import * as deleteEndpoint from './delete-endpoint.ts';
 import * as getEndpoint from './get-endpoint.ts';
@@ -20,9 +20,7 @@ export type OutboundWebhookDeps = SessionDeps &
  * admin or owner (a member is refused: an endpoint receives the org's events).
  */
 export const outboundWebhookRoutes: Plane<OutboundWebhookDeps> = async (app, { ctx }) => {
-  app.decorateRequest('caller', null);
-  app.decorateRequest('sessionClaims', null);
-  app.addHook('onRequest', sessionHook(ctx));
+  useSession(app, ctx);
   app.addHook('preHandler', requireRole('admin'));
   listEndpoints.register(app, ctx);
   createEndpoint.register(app, ctx);

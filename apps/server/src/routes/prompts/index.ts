@@ -1,6 +1,6 @@
 import type { Context } from '../../context.ts';
 import type { Plane } from '../../http/app-types.ts';
-import { type SessionDeps, sessionHook } from '../../http/session-auth.ts';
+import { type SessionDeps, useSession } from '../../http/session-auth.ts';
 import * as createPrompt from './create-prompt.ts';
 import * as createVersion from './create-version.ts';
 import * as getPrompt from './get-prompt.ts';
@@ -16,9 +16,7 @@ export type PromptDeps = SessionDeps & Pick<Context, 'db' | 'orgState'>;
  * users get, as starting or stopping an experiment does, so it takes an admin or owner.
  */
 export const promptRoutes: Plane<PromptDeps> = async (app, { ctx }) => {
-  app.decorateRequest('caller', null);
-  app.decorateRequest('sessionClaims', null);
-  app.addHook('onRequest', sessionHook(ctx));
+  useSession(app, ctx);
   listPrompts.register(app, ctx);
   createPrompt.register(app, ctx);
   getPrompt.register(app, ctx);

@@ -1,6 +1,6 @@
 import type { Context } from '../../context.ts';
 import type { Plane } from '../../http/app-types.ts';
-import { type SessionDeps, sessionHook } from '../../http/session-auth.ts';
+import { type SessionDeps, useSession } from '../../http/session-auth.ts';
 import * as getRollout from './get-rollout.ts';
 import * as listEvaluations from './list-evaluations.ts';
 import * as moveRollout from './move-rollout.ts';
@@ -13,9 +13,7 @@ export type RolloutDeps = SessionDeps & Pick<Context, 'db' | 'clock' | 'orgState
  * an admin or owner moves it (pause, resume, jump).
  */
 export const rolloutRoutes: Plane<RolloutDeps> = async (app, { ctx }) => {
-  app.decorateRequest('caller', null);
-  app.decorateRequest('sessionClaims', null);
-  app.addHook('onRequest', sessionHook(ctx));
+  useSession(app, ctx);
   getRollout.register(app, ctx);
   listEvaluations.register(app, ctx);
   moveRollout.register(app, ctx);
