@@ -233,3 +233,10 @@ def test_before_the_first_config_the_server_works_the_variant_out(
     # As wrap sends it then: the experiment as named, no variant.
     assert exposure == dict(exposure, experiment_id=EXPERIMENT_NAME, user_id="n-1") and "variant" not in exposure
     assert call == dict(call, experiment_id=EXPERIMENT_NAME, user_id="n-1", response="Echo: early", error=None)
+
+
+def test_the_handler_hears_model_runs_and_skips_the_rest(arbiter_client: Arbiter) -> None:
+    handler = ArbiterCallbackHandler(arbiter_client, EXPERIMENT_NAME)
+    skipped = ("chain", "agent", "retriever", "retry", "custom_event")
+    assert [getattr(handler, "ignore_" + kind) for kind in skipped] == [True] * 5
+    assert [handler.ignore_llm, handler.ignore_chat_model] == [False, False]

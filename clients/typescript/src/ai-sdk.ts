@@ -94,13 +94,7 @@ export function arbiterMiddleware(
       const started = begin(hooks, experiment, userOf(), params, model);
       if (started === null) return doGenerate();
       const { call, measure } = started;
-      let result: R;
-      try {
-        result = await doGenerate();
-      } catch (err) {
-        call.fail(err, measure);
-        throw err;
-      }
+      const result = await failureRecorded(started, doGenerate);
       try {
         readGenerateResult(result, measure);
       } catch {}
@@ -115,13 +109,7 @@ export function arbiterMiddleware(
       const started = begin(hooks, experiment, userOf(), params, model);
       if (started === null) return doStream();
       const { call, measure } = started;
-      let result: S;
-      try {
-        result = await doStream();
-      } catch (err) {
-        call.fail(err, measure);
-        throw err;
-      }
+      const result = await failureRecorded(started, doStream);
       if (!isReadableStream(result.stream)) {
         call.complete(measure);
         return result;
@@ -153,13 +141,19 @@ function variantPromptTransform(
   };
 }
 
+/** A model call being recorded: the open `model_call` and what is measured of it so far. */
+interface StartedCall {
+  call: OpenModelCall;
+  measure: CallMeasure;
+}
+
 function begin(
   hooks: IntegrationHooks,
   experiment: string,
   user: string | undefined,
   params: unknown,
   model: unknown,
-): { call: OpenModelCall; measure: CallMeasure } | null {
+): StartedCall | null {
   const call = hooks.open(experiment, user, SOURCE);
   if (call === null) return null;
   const measure: CallMeasure = {};
@@ -167,6 +161,16 @@ function begin(
     readCall(params, model, measure);
   } catch {}
   return { call, measure };
+}
+
+/** What the model answers; a rejection is recorded as the call's error, then passed on. */
+async function failureRecorded<T>(started: StartedCall, run: () => PromiseLike<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (err) {
+    started.call.fail(err, started.measure);
+    throw err;
+  }
 }
 
 /**

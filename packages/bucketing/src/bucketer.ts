@@ -8,6 +8,39 @@ import {
 import { encodeUtf8At, scratchBytes } from './utf8.ts';
 
 /**
+ * `salt + ":"` as both hashers start from it: its whole 4-byte blocks mixed into `state` once,
+ * the 0-3 bytes left over in `tail` (and packed into `tailWord`), and `lead`, the chars of a
+ * user id that complete the tail's block before the id runs in whole blocks.
+ */
+interface SaltPrefix {
+  readonly prefixLen: number;
+  readonly mixed: number;
+  readonly state: number;
+  readonly tail: Uint8Array;
+  readonly tailWord: number;
+  readonly lead: number;
+  readonly leadShift: number;
+}
+
+function saltPrefix(salt: string): SaltPrefix {
+  const prefixLen = encodeUtf8At(`${salt}:`, 0);
+  const prefix = scratchBytes().slice(0, prefixLen);
+  const mixed = prefixLen & ~3;
+  const tail = prefix.subarray(mixed);
+  let tailWord = 0;
+  for (let j = 0; j < tail.length; j++) tailWord |= (tail[j] as number) << (j << 3);
+  return {
+    prefixLen,
+    mixed,
+    state: murmur3Blocks(0, prefix, mixed),
+    tail,
+    tailWord,
+    lead: (4 - tail.length) & 3,
+    leadShift: tail.length << 3,
+  };
+}
+
+/**
  * The bucket function of one experiment: identical to `bucketOf(salt, user, bucketCount)`, but
  * the whole 4-byte blocks of `salt + ":"` are hashed once, and a user id that is all ASCII (one
  * UTF-8 byte per char code, the usual case) is hashed straight from its char codes, with no
@@ -15,11 +48,8 @@ import { encodeUtf8At, scratchBytes } from './utf8.ts';
  * same hash: this is what makes local assign cheap.
  */
 export function createBucketer(salt: string, bucketCount: number): (userId: string) => number {
-  const prefixLen = encodeUtf8At(`${salt}:`, 0);
-  const prefix = scratchBytes().slice(0, prefixLen);
-  const mixed = prefixLen & ~3;
-  const state = murmur3Blocks(0, prefix, mixed);
-  const tail = prefix.subarray(mixed);
+  const salted = saltPrefix(salt);
+  const { state, tail, mixed } = salted;
   const encoded = (userId: string): number => {
     // The scratch buffer may be replaced as it grows: set the tail after any growth.
     const end = encodeUtf8At(userId, tail.length);
@@ -27,7 +57,7 @@ export function createBucketer(salt: string, bucketCount: number): (userId: stri
     bytes.set(tail, 0);
     return murmur3Finish(state, bytes, end, mixed + end) % bucketCount;
   };
-  const ascii = asciiHasher(state, tail, prefixLen);
+  const ascii = asciiHasher(salted);
   return (userId: string) => {
     const hash = ascii(userId);
     return hash < 0 ? encoded(userId) : hash % bucketCount;
@@ -38,16 +68,8 @@ export function createBucketer(salt: string, bucketCount: number): (userId: stri
  * Hashes `prefix-tail + userId` from char codes, assuming every code is below 0x80; returns -1
  * (after the work, so the common path has no per-char branch) when one was not.
  */
-function asciiHasher(
-  state: number,
-  tail: Uint8Array,
-  prefixLen: number,
-): (userId: string) => number {
-  let tailWord = 0;
-  for (let j = 0; j < tail.length; j++) tailWord |= (tail[j] as number) << (j << 3);
-  // Chars that complete the prefix's partial block before the user id runs in whole blocks.
-  const lead = (4 - tail.length) & 3;
-  const leadShift = tail.length << 3;
+function asciiHasher(salted: SaltPrefix): (userId: string) => number {
+  const { state, prefixLen, tailWord, lead, leadShift } = salted;
   return (userId: string) => {
     const n = userId.length;
     let h = state;
@@ -117,22 +139,18 @@ export class UserHasher {
   readonly #mixed: number;
   readonly #prefixLen: number;
   readonly #tailWord: number;
-  /** Chars that complete the prefix's partial block before the user id runs in whole blocks. */
   readonly #lead: number;
   readonly #leadShift: number;
 
   constructor(salt: string) {
-    const prefixLen = encodeUtf8At(`${salt}:`, 0);
-    const prefix = scratchBytes().slice(0, prefixLen);
-    this.#prefixLen = prefixLen;
-    this.#mixed = prefixLen & ~3;
-    this.#state = murmur3Blocks(0, prefix, this.#mixed);
-    this.#tail = prefix.subarray(this.#mixed);
-    let tailWord = 0;
-    for (let j = 0; j < this.#tail.length; j++) tailWord |= (this.#tail[j] as number) << (j << 3);
-    this.#tailWord = tailWord;
-    this.#lead = (4 - this.#tail.length) & 3;
-    this.#leadShift = this.#tail.length << 3;
+    const salted = saltPrefix(salt);
+    this.#prefixLen = salted.prefixLen;
+    this.#mixed = salted.mixed;
+    this.#state = salted.state;
+    this.#tail = salted.tail;
+    this.#tailWord = salted.tailWord;
+    this.#lead = salted.lead;
+    this.#leadShift = salted.leadShift;
   }
 
   /** The unsigned 32-bit MurmurHash3 of the UTF-8 bytes of `salt:userId`; sets `second`. */

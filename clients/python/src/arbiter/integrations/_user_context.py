@@ -6,8 +6,7 @@ requests of different users never see each other's user.
 """
 
 from contextvars import ContextVar, Token
-from types import TracebackType
-from typing import Any, List, Optional, Tuple, Type, TypeVar
+from typing import Any, List, Optional, Tuple, TypeVar
 
 from arbiter._core.evaluation.prepared_attributes import Attributes
 
@@ -22,31 +21,29 @@ _Scope = TypeVar("_Scope", bound="_SyncScope")
 
 class _SyncScope:
     """A scope entered with ``with`` or ``async with`` alike: entering sets context variables,
-    which needs no awaiting, so ``async with`` does what ``with`` does."""
+    which needs no awaiting, so ``async with`` does what ``with`` does. A scope says what it
+    sets (``_set``) and how it puts back what was there (``_reset``); the protocol is here."""
 
     __slots__ = ()
 
-    def __enter__(self: _Scope) -> _Scope:
+    def _set(self) -> None:
         raise NotImplementedError
 
-    def __exit__(
-        self,
-        exc_type: Optional[Type[BaseException]],
-        exc: Optional[BaseException],
-        tb: Optional[TracebackType],
-    ) -> None:
+    def _reset(self) -> None:
         raise NotImplementedError
+
+    def __enter__(self: _Scope) -> _Scope:
+        self._set()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self._reset()
 
     async def __aenter__(self: _Scope) -> _Scope:
         return self.__enter__()
 
-    async def __aexit__(
-        self,
-        exc_type: Optional[Type[BaseException]],
-        exc: Optional[BaseException],
-        tb: Optional[TracebackType],
-    ) -> None:
-        self.__exit__(exc_type, exc, tb)
+    async def __aexit__(self, *exc_info: object) -> None:
+        self._reset()
 
 
 class AsUser(_SyncScope):
@@ -61,16 +58,10 @@ class AsUser(_SyncScope):
         # A stack, so that one AsUser object may be entered again while it is active.
         self._tokens: "List[Tuple[Token[Optional[str]], Token[Optional[Attributes]]]]" = []
 
-    def __enter__(self) -> "AsUser":
+    def _set(self) -> None:
         self._tokens.append((current_user.set(self._user), current_attributes.set(self._attributes)))
-        return self
 
-    def __exit__(
-        self,
-        exc_type: Optional[Type[BaseException]],
-        exc: Optional[BaseException],
-        tb: Optional[TracebackType],
-    ) -> None:
+    def _reset(self) -> None:
         user_token, attributes_token = self._tokens.pop()
         current_attributes.reset(attributes_token)
         current_user.reset(user_token)
@@ -89,14 +80,8 @@ class WithPrompt(_SyncScope):
         self._prompt: Optional[Tuple[str, int]] = (name, version) if ok else None  # type: ignore[assignment]
         self._tokens: "List[Token[Optional[Tuple[str, int]]]]" = []
 
-    def __enter__(self) -> "WithPrompt":
+    def _set(self) -> None:
         self._tokens.append(current_prompt.set(self._prompt))
-        return self
 
-    def __exit__(
-        self,
-        exc_type: Optional[Type[BaseException]],
-        exc: Optional[BaseException],
-        tb: Optional[TracebackType],
-    ) -> None:
+    def _reset(self) -> None:
         current_prompt.reset(self._tokens.pop())

@@ -68,6 +68,14 @@ class ArbiterCallbackHandler(BaseCallbackHandler):
     run_inline = True
     raise_error = False
 
+    # Chains, tools, retrievers and agents are not model calls: LangChain skips these callbacks.
+    # Plain class attributes override the base class's read-only properties of the same names.
+    ignore_chain = True
+    ignore_agent = True
+    ignore_retriever = True
+    ignore_retry = True
+    ignore_custom_event = True
+
     def __init__(self, client: ModelRunStarter, experiment: str, *, user: Optional[str] = None) -> None:
         super().__init__()
         self._client = client
@@ -75,27 +83,6 @@ class ArbiterCallbackHandler(BaseCallbackHandler):
         self._user = user
         self._runs: Dict[UUID, _Run] = {}
         self._lock = threading.Lock()
-
-    # Chains, tools, retrievers and agents are not model calls: LangChain skips these callbacks.
-    @property
-    def ignore_chain(self) -> bool:
-        return True
-
-    @property
-    def ignore_agent(self) -> bool:
-        return True
-
-    @property
-    def ignore_retriever(self) -> bool:
-        return True
-
-    @property
-    def ignore_retry(self) -> bool:
-        return True
-
-    @property
-    def ignore_custom_event(self) -> bool:
-        return True
 
     def on_chat_model_start(
         self,

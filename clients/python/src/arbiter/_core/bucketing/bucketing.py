@@ -44,24 +44,38 @@ def covered(bucket: Callable[[str], Optional[str]], salt: str, coverage: float) 
     if not coverage > 0:
         return lambda user_id: None
     bound = coverage * _HASH_SPACE
-    prefix = encode_utf8("coverage:" + salt + ":")
+    hash_of = salted_hash("coverage:" + salt)
+
+    def assign(user_id: str) -> Optional[str]:
+        if hash_of(user_id) >= bound:
+            return None
+        return bucket(user_id)
+
+    return assign
+
+
+def salted_hash(salt: str) -> Callable[[str], int]:
+    """``user_id -> murmur3_x86_32(UTF-8(salt + ":" + user_id))``, the pure-Python hash of
+    bucketing and coverage: the whole 4-byte blocks of ``salt:`` are mixed here, once, so a call
+    hashes only the prefix's 0-3 leftover bytes and the user id. Everything the call needs is a
+    local of the closure: attribute and global lookups would cost as much as the pre-hashing
+    saves."""
+    prefix = encode_utf8(salt + ":")
     mixed = len(prefix) & ~3
     state = mix_blocks(0, prefix[:mixed])
     tail = prefix[mixed:]
     hash_from, encode = finish, encode_utf8
 
-    def assign(user_id: str) -> Optional[str]:
+    def hash_of(user_id: str) -> int:
         try:
             data = user_id.encode("utf-8")
         except UnicodeEncodeError:
             data = encode(user_id)
         if tail:
             data = tail + data
-        if hash_from(state, data, mixed + len(data)) >= bound:
-            return None
-        return bucket(user_id)
+        return hash_from(state, data, mixed + len(data))
 
-    return assign
+    return hash_of
 
 
 def make_assigner(
@@ -70,10 +84,8 @@ def make_assigner(
     """The variant function of one experiment: user id -> variant key, or None (not enrolled).
 
     With ``hash32`` (mmh3's, when the ``speedups`` extra is installed) a call hashes the whole
-    key in C. Without it, the whole 4-byte blocks of ``salt:`` are mixed here, once, so a call
-    hashes only the prefix's 0-3 leftover bytes and the user id in Python. Everything the call
-    needs is a local of the closure: attribute and global lookups would cost as much as the
-    pre-hashing saves.
+    key in C; without it, in Python by ``salted_hash``. Everything the call needs is a local of
+    the closure: attribute and global lookups would cost as much as the pre-hashing saves.
     """
     pure = _pure_assigner(salt, bucket_count, ranges)
     prefix = salt + ":"
@@ -135,21 +147,12 @@ def ordered_ranges(ranges: Sequence[Range]) -> Tuple[List[int], List[int], List[
 
 def _pure_assigner(salt: str, bucket_count: int, ranges: Sequence[Range]) -> Callable[[str], Optional[str]]:
     """The pure-Python variant function (the plain install's, and any id mmh3 must not see)."""
-    prefix = encode_utf8(salt + ":")
-    mixed = len(prefix) & ~3
-    state = mix_blocks(0, prefix[:mixed])
-    tail = prefix[mixed:]
+    hash_of = salted_hash(salt)
     starts, ends, variants = ordered_ranges(ranges)
-    hash_from, lookup, encode = finish, bisect_right, encode_utf8
+    lookup = bisect_right
 
     def assign(user_id: str) -> Optional[str]:
-        try:
-            data = user_id.encode("utf-8")
-        except UnicodeEncodeError:
-            data = encode(user_id)
-        if tail:
-            data = tail + data
-        bucket = hash_from(state, data, mixed + len(data)) % bucket_count
+        bucket = hash_of(user_id) % bucket_count
         i = lookup(starts, bucket) - 1
         if i >= 0 and bucket < ends[i]:
             return variants[i]
