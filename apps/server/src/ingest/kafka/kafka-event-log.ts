@@ -191,9 +191,11 @@ export class KafkaEventLog implements EventLog {
   }
 
   /**
-   * Events on the topic not stored on every shard yet (its end offsets less the lowest inbox
+   * Messages on the topic not stored on every shard yet (its end offsets less the lowest inbox
    * offsets; a partition with no inbox row counts from offset 0, an over-estimate once Kafka's
-   * retention has deleted its start), plus events stored and not folded yet.
+   * retention has deleted its start), plus events stored and not folded yet. A message is an
+   * envelope of one request's events: the offsets say how many envelopes wait, not how many
+   * events, and reading them to count would cost the fold's read again.
    */
   async depth(): Promise<number> {
     const ends = await this.consumer.endOffsets();
