@@ -6,7 +6,9 @@
  * the broker's JVM, and the PostgreSQL backends of the bench's database with the server-wide
  * WAL writer, checkpointer and background writer (the bench's own watching connection left
  * out). One warm-up batch is folded first; the reading covers sending the events and waiting
- * until they are stored and folded. The senders (this process) are not counted.
+ * until they are stored and folded. The senders (this process) are not counted. The broker's
+ * JIT compiler threads are also read on their own: a broker started for the bench is still
+ * compiling, which a long-running one paid once.
  *
  *   ARBITER_TEST_DATABASE_URL=postgres://… npx tsx bench/scale-out/kafka-path-cpu.bench.ts
  *   knobs: BENCH_EVENTS (20000 at batch size 100; half at 10, a tenth at 1),
@@ -66,6 +68,33 @@ function treeCpuSeconds(root: number | undefined): number {
   return total;
 }
 
+/**
+ * CPU seconds of a JVM's JIT compiler threads (`C1/C2 CompilerThread*`) alive now: part of the
+ * broker's CPU that a broker started for the bench spends compiling, once. A compiler thread
+ * the JVM ends meanwhile takes its seconds with it, so this is a lower bound.
+ */
+function jitCpuSeconds(pid: number): number {
+  let tasks: string[] = [];
+  try {
+    tasks = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return 0;
+  }
+  let total = 0;
+  for (const tid of tasks) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      if (!/^C\d CompilerThre/.test(name)) continue;
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      total += (Number(fields[11]) + Number(fields[12])) / 100;
+    } catch {
+      // ended meanwhile
+    }
+  }
+  return total;
+}
+
 /** PostgreSQL's CPU for the database, by backend (the watching connection left out). */
 async function postgresCpu(watch: pg.Client): Promise<Map<number, number>> {
   const { rows } = await watch.query<{ pid: number }>(
@@ -82,7 +111,10 @@ interface Components {
   brokers: number[];
 }
 
-type Reading = Record<'api' | 'fold' | 'brokers' | 'postgres', number>;
+type Reading = Record<'api' | 'fold' | 'brokers' | 'postgres', number> & {
+  /** Of `brokers`, their JIT compiler threads'. */
+  brokersJit: number;
+};
 interface Measured {
   cpu: Reading;
   seconds: number;
@@ -98,6 +130,7 @@ async function read(components: Components, watch: pg.Client) {
       api: sum(components.api),
       fold: sum(components.fold),
       brokers: sum(components.brokers),
+      brokersJit: components.brokers.reduce((n, pid) => n + jitCpuSeconds(pid), 0),
     },
     postgres: await postgresCpu(watch),
   };
@@ -115,6 +148,7 @@ function between(
     api: after.tree.api - before.tree.api,
     fold: after.tree.fold - before.tree.fold,
     brokers: after.tree.brokers - before.tree.brokers,
+    brokersJit: Math.max(0, after.tree.brokersJit - before.tree.brokersJit),
     postgres,
   };
 }
@@ -262,9 +296,13 @@ function line(path: string, batch: number, r: Measured) {
   const n = eventsAt(batch);
   const idle = (sum(r.idle) / (IDLE_MS / 1000)) * r.seconds;
   console.log(
-    `${path.padEnd(6)} batch ${String(batch).padStart(3)}: µs/event api ${us(r.cpu.api, n)}  fold ${us(r.cpu.fold, n)}  brokers ${us(r.cpu.brokers, n)}  postgres ${us(r.cpu.postgres, n)}  total ${us(sum(r.cpu), n)}  of which idle ~${us(idle, n)}  (${n} events, ${r.seconds.toFixed(1)} s; idle CPU/s api ${(r.idle.api / (IDLE_MS / 1000)).toFixed(3)} fold ${(r.idle.fold / (IDLE_MS / 1000)).toFixed(3)} brokers ${(r.idle.brokers / (IDLE_MS / 1000)).toFixed(3)} postgres ${(r.idle.postgres / (IDLE_MS / 1000)).toFixed(3)})`,
+    `${path.padEnd(6)} batch ${String(batch).padStart(3)}: µs/event api ${us(r.cpu.api, n)}  fold ${us(r.cpu.fold, n)}  brokers ${us(r.cpu.brokers, n)} (JIT ${us(r.cpu.brokersJit, n)})  postgres ${us(r.cpu.postgres, n)}  total ${us(sum(r.cpu), n)}  of which idle ~${us(idle, n)}  (${n} events, ${r.seconds.toFixed(1)} s; idle CPU/s api ${(r.idle.api / (IDLE_MS / 1000)).toFixed(3)} fold ${(r.idle.fold / (IDLE_MS / 1000)).toFixed(3)} brokers ${(r.idle.brokers / (IDLE_MS / 1000)).toFixed(3)} postgres ${(r.idle.postgres / (IDLE_MS / 1000)).toFixed(3)})`,
   );
-  return { total: sum(r.cpu) / n, busy: (sum(r.cpu) - idle) / n };
+  return {
+    total: sum(r.cpu) / n,
+    busy: (sum(r.cpu) - idle) / n,
+    warm: (sum(r.cpu) - idle - r.cpu.brokersJit) / n,
+  };
 }
 
 async function main() {
@@ -278,7 +316,7 @@ async function main() {
         .join(' ')}`,
     );
     for (const batch of BATCHES) {
-      const costs = new Map<string, { total: number; busy: number }>();
+      const costs = new Map<string, { total: number; busy: number; warm: number }>();
       for (const path of PATHS) {
         // the single node leaves the broker idle; its idle CPU is not the single node's cost
         const r =
@@ -290,7 +328,7 @@ async function main() {
       const [single, kafka] = [costs.get('single'), costs.get('kafka')];
       if (single && kafka)
         console.log(
-          `batch ${batch}: Kafka / single node ${(kafka.total / single.total).toFixed(2)} (without the idle share ${(kafka.busy / single.busy).toFixed(2)})`,
+          `batch ${batch}: Kafka / single node ${(kafka.total / single.total).toFixed(2)} (without the idle share ${(kafka.busy / single.busy).toFixed(2)}; without it and the broker's JIT ${(kafka.warm / single.busy).toFixed(2)})`,
         );
     }
     console.log(

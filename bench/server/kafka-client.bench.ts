@@ -55,7 +55,10 @@ type ClientName = (typeof CLIENTS)[number];
 
 type Msg = { partition: number; key: string; value: string };
 
-/** The `LogMessage` the server produces for one accepted model call (about 400 bytes). */
+/**
+ * One accepted model call as a message (about 400 bytes): what the server produced per event
+ * before envelopes, kept so the clients are compared per message as they were measured.
+ */
 function workload(count: number, prefix: string): Msg[] {
   return Array.from({ length: count }, (_, i) => {
     const user = `user-${i % 50_000}`;

@@ -11,6 +11,8 @@ import { Arbiter } from '../../../clients/typescript/src/index.ts';
 import { type ArbiterProcess, end, startFoldWorker } from './support/arbiter-processes.ts';
 import { kafkaCluster, startBroker } from './support/kafka-broker.ts';
 import {
+  envelopeCount,
+  eventsIn,
   produceAgain,
   readTopic,
   type TopicMessage,
@@ -40,11 +42,15 @@ let firstMessage: { key: string; value: string } | undefined;
 let firstBatch: ReturnType<typeof batch> = [];
 /** Events of the org accepted so far (each once, whatever was sent again). */
 let accepted = 10;
+/** The topic's partitions. */
+const PARTITIONS = 3;
+/** Messages on the topic so far (each request one envelope per partition its users fall in). */
+let produced = 0;
 
 beforeAll(async () => {
   if (process.env.ARBITER_TEST_DB !== 'postgres')
     throw new Error('run through scripts/test-suites/scale-out.sh (a PostgreSQL server)');
-  ({ dir, brokers } = await startBroker('arbiter-kafka-log-', topic, 3));
+  ({ dir, brokers } = await startBroker('arbiter-kafka-log-', topic, PARTITIONS));
   // The API process only produces; the fold workers below are processes of their own.
   h = await startHarness({
     ARBITER_KAFKA_BROKERS: brokers,
@@ -131,23 +137,28 @@ async function stuck(what: string, worker?: ArbiterProcess): Promise<string> {
 }
 
 describe('the Kafka event log', () => {
-  it('answers 202 once the events are on the topic, keyed by org and user, claimed and metered', async () => {
+  it('answers 202 once the events are on the topic, an envelope per partition, claimed and metered', async () => {
     const events = batch('first', 10);
     firstBatch = events;
+    produced = envelopeCount(org.orgId, events, PARTITIONS);
     const res = await send(events);
     expect(res.statusCode, res.body).toBe(202);
     expect(res.json()).toMatchObject({ accepted: 10, duplicates: 0 });
-    // Read after the 202: the broker has all ten, and the database only claimed them.
-    expect(await endOffsets()).toBe(10n);
-    const messages = await readTopic(brokers, topic, 10);
-    expect(messages.map((m) => JSON.parse(m.value).event.event_id).sort()).toEqual(
+    // Read after the 202: the broker has all ten in one envelope per partition their users
+    // fall in (four users over three partitions), and the database only claimed them.
+    expect(produced).toBeLessThan(10);
+    expect(await endOffsets()).toBe(BigInt(produced));
+    const messages = await readTopic(brokers, topic, produced);
+    expect(messages.flatMap((m) => eventsIn(m).map((e) => e.event_id)).sort()).toEqual(
       events.map((e) => e.event_id).sort(),
     );
     firstMessage = messages[0];
     for (const m of messages) {
-      const { org_id, event } = JSON.parse(m.value);
+      const { org_id, events: inside } = JSON.parse(m.value);
       expect(org_id).toBe(org.orgId);
-      expect(m.key).toBe(`${org.orgId}:${event.user_id}`);
+      expect(m.key).toBe(`${org.orgId}:${inside[0].user_id}`);
+      // every event of an envelope is of the envelope's partition
+      expect(envelopeCount(org.orgId, inside, PARTITIONS)).toBe(1);
     }
     expect(await metered()).toBe(10);
     expect(await claimed()).toBe(10);
@@ -158,8 +169,9 @@ describe('the Kafka event log', () => {
     const res = await send(firstBatch);
     expect(res.statusCode, res.body).toBe(202);
     expect(res.json()).toMatchObject({ accepted: 10, duplicates: 10, conflicts: 0 });
-    expect(await endOffsets()).toBe(10n);
+    expect(await endOffsets()).toBe(BigInt(produced));
     expect(await metered()).toBe(10);
+    expect(await claimed()).toBe(10);
   });
 
   it('a fold worker stores and folds every event once and records its offsets in the inbox', async () => {
@@ -168,7 +180,7 @@ describe('the Kafka event log', () => {
       await foldedToTheEnd();
       expect(await folded()).toBe(10);
       expect(await stored()).toBe(10);
-      expect(await inboxed()).toBe(10);
+      expect(await inboxed()).toBe(produced);
       expect(await metered()).toBe(10);
     } finally {
       await stop(worker);
@@ -178,16 +190,20 @@ describe('the Kafka event log', () => {
   it('folds a message on the log twice once, and redoes a fold killed before its commit from the inbox', async () => {
     // An accepted event whose claim did not commit after the broker's ack is produced again by
     // the client's retry: the topic then holds it twice.
+    // An envelope of several events, so the whole envelope is on the topic twice.
+    expect(eventsIn(firstMessage as TopicMessage).length).toBeGreaterThan(1);
     await produceAgain(brokers, topic, firstMessage as TopicMessage);
-    expect((await send(batch('second', 10))).statusCode).toBe(202);
+    const second = batch('second', 10);
+    expect((await send(second)).statusCode).toBe(202);
     accepted += 10;
-    expect(await endOffsets()).toBe(21n);
+    produced += 1 + envelopeCount(org.orgId, second, PARTITIONS);
+    expect(await endOffsets()).toBe(BigInt(produced));
 
     const blocker = new pg.Client({ connectionString: url });
     await blocker.connect();
     // Events accepted and messages on the topic so far; a fold that wins the race below (it
     // commits before the test holds its lock again) is answered with one more batch.
-    let offsets = 21;
+    let offsets = produced;
     const worker = await startWorker();
     try {
       // The fold's aggregate upsert waits on this lock, after it stored its stretch; the worker
@@ -198,9 +214,10 @@ describe('the Kafka event log', () => {
         const waiting = await waitingFold(blocker, offsets, worker);
         if (waiting === 'all folded') {
           await blocker.query('rollback');
-          expect((await send(batch(`late-${round}`, 10))).statusCode).toBe(202);
+          const late = batch(`late-${round}`, 10);
+          expect((await send(late)).statusCode).toBe(202);
           accepted += 10;
-          offsets += 10;
+          offsets += envelopeCount(org.orgId, late, PARTITIONS);
           continue;
         }
         if (waiting.storedEvents) {
@@ -287,16 +304,21 @@ describe('the Kafka event log', () => {
       Array.from({ length: 100 }, (_, i) => call(`${prefix}-${i}`, `${prefix}-user-${i}`));
     // Eight senders, each sending its next batch as soon as the last is answered: sends start
     // while others are out, as under real load.
+    let envelopes = 0;
     await Promise.all(
       Array.from({ length: 8 }, async (_, k) => {
         for (let round = 0; round < ROUNDS; round++) {
-          const res = await send(spread(`concurrent-${k}-${round}`));
+          const events = spread(`concurrent-${k}-${round}`);
+          envelopes += envelopeCount(org.orgId, events, PARTITIONS);
+          const res = await send(events);
           expect(res.statusCode, res.body).toBe(202);
         }
       }),
     );
     accepted += ROUNDS * 8 * 100;
-    expect(await endOffsets()).toBe(before + BigInt(ROUNDS * 8 * 100));
+    // one envelope per request and partition, each on the topic once
+    expect(envelopes).toBe(ROUNDS * 8 * PARTITIONS);
+    expect(await endOffsets()).toBe(before + BigInt(envelopes));
     expect(await metered()).toBe(accepted);
     expect(await claimed()).toBe(accepted);
   });

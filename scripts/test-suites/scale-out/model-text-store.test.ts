@@ -170,7 +170,7 @@ describe('model text in object storage', () => {
 
     const [{ value = '' } = {}] = await readTopic(brokers.join(','), topic, 1);
     expect(Buffer.byteLength(value)).toBeLessThan(64 * 1024);
-    const { event } = JSON.parse(value);
+    const [event] = JSON.parse(value).events;
     expect(event.prompt).toBeUndefined();
     expect(event.response).toBeUndefined();
     expect(event).toMatchObject({

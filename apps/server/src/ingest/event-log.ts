@@ -98,7 +98,11 @@ export interface EventLog {
    * A row that cannot be folded is quarantined and passed, never retried: it holds nothing back.
    */
   fold(maxTransactions: number, options?: FoldOptions): Promise<FoldResult>;
-  /** Events appended but not yet folded. */
+  /**
+   * What is appended but not yet folded: events, except that a log with a queue counts what
+   * waits there in its own units (Kafka: messages, each an envelope of a request's events).
+   * Zero exactly when everything appended is folded.
+   */
   depth(): Promise<number>;
   /**
    * A mark of everything acknowledged so far, for a log whose events reach the fold through a

@@ -18,7 +18,7 @@ import { TEST_DB } from './database.ts';
  * or objects. The Kafka log's fold needs concurrent transactions: the mode asks for
  * ARBITER_TEST_DB=postgres.
  */
-const PARTITIONS = 2;
+export const SCALE_OUT_PARTITIONS = 2;
 
 export function scaleOutMode(): boolean {
   return process.env.ARBITER_TEST_KAFKA_BROKERS !== undefined;
@@ -38,7 +38,7 @@ export async function scaleOutEnv(): Promise<Record<string, string>> {
   const topic = `arbiter.test.${own}`;
   const admin = new Admin({ clientId: 'arbiter-test', bootstrapBrokers: brokers.split(',') });
   try {
-    await admin.createTopics({ topics: [topic], partitions: PARTITIONS, replicas: 1 });
+    await admin.createTopics({ topics: [topic], partitions: SCALE_OUT_PARTITIONS, replicas: 1 });
   } finally {
     await admin.close();
   }

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import {
   Consumer,
   MessagesStreamModes,
+  murmur2,
   ProduceAcks,
   Producer,
   stringDeserializers,
@@ -97,4 +98,23 @@ export async function produceAgain(
   } finally {
     await producer.close();
   }
+}
+
+/**
+ * The messages the API produces for one accepted request: an envelope per partition its users
+ * fall in (by murmur2 of `org:user`, as Kafka's Java client places keys), for requests well
+ * under an envelope's size bound.
+ */
+export function envelopeCount(
+  orgId: string,
+  events: ReadonlyArray<{ user_id: string }>,
+  partitions: number,
+): number {
+  const of = (user: string) => (murmur2(Buffer.from(`${orgId}:${user}`)) >>> 0) % partitions;
+  return new Set(events.map((e) => of(e.user_id))).size;
+}
+
+/** The events of a message read back from the topic (an envelope of one request's events). */
+export function eventsIn(message: TopicMessage): Array<{ event_id: string; user_id: string }> {
+  return JSON.parse(message.value).events;
 }

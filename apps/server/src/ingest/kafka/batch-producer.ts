@@ -3,10 +3,15 @@ import { EventLogUnavailable } from '../event-log-unavailable.ts';
 import type { AcceptedEvent } from '../event-schema.ts';
 import { ProduceQueue } from './produce-queue.ts';
 
-/** What a message on the topic carries: the event as accepted, and its org. */
+/**
+ * What a message on the topic carries: one request's accepted events of one partition, and
+ * their org (an envelope). Messages produced before envelopes carry one `event` instead; the
+ * fold reads both.
+ */
 export interface LogMessage {
   org_id: string;
-  event: AcceptedEvent;
+  events?: readonly AcceptedEvent[];
+  event?: AcceptedEvent;
 }
 
 type Message = { topic: string; partition: number; key: string; value: string };
@@ -16,6 +21,12 @@ const SEND_ATTEMPTS = 3;
 const RESEND_DELAY_MS = 500;
 /** Characters of message values one send takes at most: well under the broker's 1 MiB batch. */
 const MAX_SEND_BYTES = 512 * 1024;
+/**
+ * Characters of one envelope at most: a request's events of one partition past it go in more
+ * envelopes. Even at three UTF-8 bytes a character this stays under the broker's default
+ * largest message (`message.max.bytes`, 1 MiB); a lone event past it goes alone, as before.
+ */
+export const MAX_ENVELOPE_CHARS = 256 * 1024;
 
 /**
  * How an API process produces: idempotent with acks=all, so an acknowledged batch is on every
@@ -41,8 +52,8 @@ function newProducer(brokers: readonly string[]): Producer<string, string, strin
 }
 
 /**
- * Produces accepted batches: idempotent, `acks=all`, keyed by org and user so one user's
- * events keep their order in one partition. The partition is chosen here (murmur2 of the key,
+ * Produces accepted batches: idempotent, `acks=all`, one envelope per request and partition,
+ * the partition chosen by org and user so one user's events keep their order in one partition. The partition is chosen here (murmur2 of the key,
  * as Kafka's Java client does), so when a send fails only the partitions it did not get
  * acknowledged are sent again: the idempotent producer recognises a retry only under its
  * first sequence number, and re-sending an acknowledged partition would append it twice.
@@ -104,20 +115,33 @@ export class BatchProducer {
     void old.close().catch(() => {});
   }
 
+  /**
+   * The request's events grouped by partition (murmur2 of each event's `org:user` key, so one
+   * user's events stay in one partition in order), each group one envelope encoded once, or
+   * more where it is past `MAX_ENVELOPE_CHARS`. An envelope is keyed by its first event's key.
+   */
   private async messages(orgId: string, events: readonly AcceptedEvent[]): Promise<Message[]> {
     const metadata = await this.producer.metadata({ topics: [this.topic], autocreateTopics: true });
     const partitions = metadata.topics.get(this.topic)?.partitionsCount ?? 0;
     if (partitions < 1) throw new Error(`topic ${this.topic} has no partitions`);
-    return events.map((event) => {
-      const key = `${orgId}:${event.user_id}`;
-      const value: LogMessage = { org_id: orgId, event };
-      return {
+    const byPartition = new Map<number, AcceptedEvent[]>();
+    for (const event of events) {
+      const partition =
+        partitions === 1
+          ? 0
+          : (murmur2(Buffer.from(`${orgId}:${event.user_id}`)) >>> 0) % partitions;
+      const group = byPartition.get(partition);
+      if (group === undefined) byPartition.set(partition, [event]);
+      else group.push(event);
+    }
+    return [...byPartition].flatMap(([partition, group]) =>
+      envelopes(orgId, group).map(({ first, value }) => ({
         topic: this.topic,
-        partition: (murmur2(Buffer.from(key)) >>> 0) % partitions,
-        key,
-        value: JSON.stringify(value),
-      };
-    });
+        partition,
+        key: `${orgId}:${first.user_id}`,
+        value,
+      })),
+    );
   }
 
   async close(): Promise<void> {
@@ -128,4 +152,17 @@ export class BatchProducer {
 function acknowledgedPartitions(error: unknown): number[] {
   const produced = (error as { produced?: { offsets?: Array<{ partition: number }> } }).produced;
   return (produced?.offsets ?? []).map((o) => o.partition);
+}
+
+/** `events` (at least one) as envelopes of at most `MAX_ENVELOPE_CHARS`, halved until they fit. */
+export function envelopes(
+  orgId: string,
+  events: readonly AcceptedEvent[],
+): Array<{ first: AcceptedEvent; value: string }> {
+  const first = events[0] as AcceptedEvent;
+  const envelope: LogMessage = { org_id: orgId, events };
+  const value = JSON.stringify(envelope);
+  if (value.length <= MAX_ENVELOPE_CHARS || events.length === 1) return [{ first, value }];
+  const half = Math.ceil(events.length / 2);
+  return [...envelopes(orgId, events.slice(0, half)), ...envelopes(orgId, events.slice(half))];
 }

@@ -18,15 +18,17 @@ const COLUMNS = sql.raw(EVENT_COLUMN_LIST);
  * Stores consumed events that are not stored yet (a message read twice, or produced twice by a
  * retry after a lost commit, is stored once). Their transaction joins the fold's queue through
  * the trigger on `events`, like any acceptance of the single-node log. Metering happened when
- * the events were accepted, so nothing is metered here. `values` are the messages' values as
- * read from the topic (each a `LogMessage` in JSON): PostgreSQL reads them as they are, with no
- * record built and written out again per event.
+ * the events were accepted, so nothing is metered here. `values` are envelopes (each a
+ * `LogMessage` in JSON, its `events`, or the one `event` of a message from before envelopes),
+ * mostly the messages' values as read: PostgreSQL unpacks them, with no record built and
+ * written out again per event.
  */
 export function storeConsumed(values: readonly string[]) {
   return sql`insert into events (${COLUMNS})
     select (m->>'org_id')::uuid, ${MESSAGE_FIELDS}
     from jsonb_array_elements(${`[${values.join(',')}]`}::jsonb) as m,
-      jsonb_to_record(m->'event') as e(${MESSAGE_RECORD_TYPE})
+      jsonb_array_elements(coalesce(m->'events', jsonb_build_array(m->'event'))) as one,
+      jsonb_to_record(one) as e(${MESSAGE_RECORD_TYPE})
     on conflict (org_id, event_id) do nothing`;
 }
 

@@ -22,8 +22,13 @@ import { lowestOver, shardInbox } from './shard-inbox.ts';
 import { foldShardStretch } from './shard-stretch-fold.ts';
 import { recordsOf, type SplitStretch, splitStretch } from './stretch-parts.ts';
 
-/** Messages one fold takes from the topic at most. */
+/**
+ * Messages one fold takes from the topic at most, and characters of their values (an envelope
+ * holds a request's events: the characters keep a fold's transaction near the size 5,000
+ * one-event messages made).
+ */
 const MESSAGES_PER_FOLD = 5_000;
+const CHARS_PER_FOLD = 4 * 1024 * 1024;
 
 /** The shards a fold stores consumed events on, each user's on the shard of its hash. */
 export type KafkaShards = EventShards & Pick<ShardSet, 'positionOf'>;
@@ -35,11 +40,12 @@ export interface KafkaLogSettings {
 
 /**
  * The distributed adapter: a Kafka topic is the log. An append claims the batch's new ids and
- * meters them in one PostgreSQL transaction, produces them (idempotent, acks=all) and commits
+ * meters them in one PostgreSQL transaction, produces them (idempotent, acks=all; one
+ * envelope per partition the request's users fall in, not a message per event) and commits
  * only after the brokers acknowledged; a failed produce rolls the claim and the meter back and
  * surfaces as EventLogUnavailable; claims and meter stay in the control database. A fold (in
- * `ARBITER_INGEST_WORKER` processes) splits a stretch of consumed messages by the shard of each
- * event's user and, on each shard in one transaction, stores its part in `events`, records the
+ * `ARBITER_INGEST_WORKER` processes) splits a stretch of consumed envelopes by the shard of
+ * each event's user and, on each shard in one transaction, stores its part in `events`, records the
  * offsets past the stretch in that shard's `ingest_inbox` and folds. The consumer resumes from
  * the lowest offsets over the shards; a shard ahead skips what its inbox passed.
  */
@@ -160,8 +166,11 @@ export class KafkaEventLog implements EventLog {
     // Nothing of their parts committed: folded by the next try, not lost with this one.
     if (undone.size > 0) this.consumer.giveBack(recordsOf(records, stretch, undone));
     const folded = mergedFolds(settled);
-    // a full stretch from the consumer: more messages may be waiting behind it
-    return records.length >= MESSAGES_PER_FOLD ? { ...folded, more: true } : folded;
+    // A full stretch from the consumer, or one cut by its characters with read messages left
+    // behind it (none given back): more is waiting, fold again at once.
+    const more =
+      records.length >= MESSAGES_PER_FOLD || (undone.size === 0 && this.consumer.waiting > 0);
+    return more ? { ...folded, more: true } : folded;
   }
 
   /** A stretch that cannot be split (a message that is no event) is given back, never dropped. */
@@ -178,13 +187,15 @@ export class KafkaEventLog implements EventLog {
 
   private async nextStretch(): Promise<LogRecord[]> {
     if (!this.consumer.started) await this.consumer.start(await this.inboxPassed());
-    return this.consumer.take(MESSAGES_PER_FOLD);
+    return this.consumer.take(MESSAGES_PER_FOLD, CHARS_PER_FOLD);
   }
 
   /**
-   * Events on the topic not stored on every shard yet (its end offsets less the lowest inbox
+   * Messages on the topic not stored on every shard yet (its end offsets less the lowest inbox
    * offsets; a partition with no inbox row counts from offset 0, an over-estimate once Kafka's
-   * retention has deleted its start), plus events stored and not folded yet.
+   * retention has deleted its start), plus events stored and not folded yet. A message is an
+   * envelope of one request's events: the offsets say how many envelopes wait, not how many
+   * events, and reading them to count would cost the fold's read again.
    */
   async depth(): Promise<number> {
     const ends = await this.consumer.endOffsets();

@@ -11,8 +11,12 @@ export type LogRecord = Message<string, string, string, string>;
 
 /** Kafka's ListOffsets timestamp that asks for a partition's earliest offset. */
 const EARLIEST = -2n;
-/** Messages read ahead of the fold at most; the stream pauses above it. */
+/**
+ * Messages, and characters of their values, read ahead of the fold at most; the stream pauses
+ * above either (an envelope holds a request's events, so the characters bound the memory).
+ */
 const READ_AHEAD = 20_000;
+const READ_AHEAD_CHARS = 8 * 1024 * 1024;
 /** Bytes a fetch waits for on the broker (or for maxWaitTime): many produced batches at once. */
 const FETCH_MIN_BYTES = 256 * 1024;
 
@@ -27,6 +31,7 @@ export class LogConsumer {
   private consumer: Consumer<string, string, string, string>;
   private stream: MessagesStream<string, string, string, string> | null = null;
   private readonly buffered: LogRecord[] = [];
+  private bufferedChars = 0;
   private failure: unknown = null;
 
   constructor(
@@ -88,7 +93,8 @@ export class LogConsumer {
     }
     stream.on('data', (record: LogRecord) => {
       this.buffered.push(record);
-      if (this.buffered.length >= READ_AHEAD) stream.pause();
+      this.bufferedChars += record.value.length;
+      if (this.full()) stream.pause();
     });
     stream.on('error', (error: unknown) => {
       this.failure = error;
@@ -96,25 +102,49 @@ export class LogConsumer {
     this.stream = stream;
   }
 
-  /** The next `max` messages read (fewer, or none, when fewer have arrived). */
-  take(max: number): LogRecord[] {
+  /** Messages read and not taken yet. */
+  get waiting(): number {
+    return this.buffered.length;
+  }
+
+  private full(): boolean {
+    return this.buffered.length >= READ_AHEAD || this.bufferedChars >= READ_AHEAD_CHARS;
+  }
+
+  /**
+   * The next messages read, at most `max` and, past the first, at most `maxChars` characters
+   * of values (fewer, or none, when fewer have arrived).
+   */
+  take(max: number, maxChars: number): LogRecord[] {
     if (this.failure !== null) {
       // The stream is gone: the next fold starts a new one from the inbox's offsets.
       const failure = this.failure;
       this.failure = null;
       this.buffered.length = 0;
+      this.bufferedChars = 0;
       void this.stream?.close().catch(() => {});
       this.stream = null;
       throw failure;
     }
-    const taken = this.buffered.splice(0, max);
-    if (this.stream?.isPaused() && this.buffered.length < READ_AHEAD / 2) this.stream.resume();
+    let count = 0;
+    let chars = 0;
+    for (const record of this.buffered) {
+      if (count >= max || (count > 0 && chars + record.value.length > maxChars)) break;
+      chars += record.value.length;
+      count++;
+    }
+    const taken = this.buffered.splice(0, count);
+    this.bufferedChars -= chars;
+    if (this.stream?.isPaused() && this.buffered.length < READ_AHEAD / 2) {
+      if (this.bufferedChars < READ_AHEAD_CHARS / 2) this.stream.resume();
+    }
     return taken;
   }
 
   /** Messages taken but not folded (another fold held the lock): read first next time. */
   giveBack(records: LogRecord[]): void {
     this.buffered.unshift(...records);
+    for (const record of records) this.bufferedChars += record.value.length;
   }
 
   /** The topic's end offsets, per partition. */

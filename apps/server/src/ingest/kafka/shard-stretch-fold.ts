@@ -56,7 +56,7 @@ async function foldInTransaction(
       const passed = await shardInbox(tx, topic);
       const fresh = part
         .filter(({ record }) => record.offset >= (passed.get(record.partition) ?? 0n))
-        .map((m) => m.record.value);
+        .map((m) => m.value);
       if (fresh.length > 0) await tx.execute(storeConsumed(fresh));
       await tx.execute(advanceInbox(topic, next));
     }

@@ -1,11 +1,21 @@
+import type { AcceptedEvent } from '../event-schema.ts';
 import type { LogMessage } from './batch-producer.ts';
 import type { LogRecord } from './log-consumer.ts';
 
-/** A consumed message, its event read once, and the position of the shard its user is on. */
+/**
+ * A consumed message's events on one shard: `value` is an envelope (a `LogMessage` in JSON) of
+ * those events, the record's own value when all its events are on that shard.
+ */
 export interface ConsumedMessage {
   record: LogRecord;
-  message: LogMessage;
-  position: number;
+  value: string;
+}
+
+/** The events a message carries: an envelope's, or the one of a message from before envelopes. */
+export function eventsOf(message: LogMessage): readonly AcceptedEvent[] {
+  if (message.events !== undefined) return message.events;
+  if (message.event !== undefined) return [message.event];
+  throw new Error('a message on the event topic carries no events');
 }
 
 /**
@@ -36,8 +46,21 @@ export function splitStretch(
       last.set(record.partition, record);
     }
     const message = JSON.parse(record.value) as LogMessage;
-    const position = positionOf(message.org_id, message.event.user_id);
-    parts[position]?.push({ record, message, position });
+    const events = eventsOf(message);
+    const byShard = new Map<number, AcceptedEvent[]>();
+    for (const event of events) {
+      const position = positionOf(message.org_id, event.user_id);
+      const on = byShard.get(position);
+      if (on === undefined) byShard.set(position, [event]);
+      else on.push(event);
+    }
+    for (const [position, on] of byShard) {
+      const value =
+        on.length === events.length
+          ? record.value
+          : JSON.stringify({ org_id: message.org_id, events: on } satisfies LogMessage);
+      parts[position]?.push({ record, value });
+    }
   }
   return { parts, next, last };
 }
