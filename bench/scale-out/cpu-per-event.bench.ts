@@ -11,20 +11,19 @@
  *   npx tsx bench/scale-out/cpu-per-event.bench.ts
  *   knobs: BENCH_EVENTS (20000 a batch size), BENCH_ROUNDS (3), BENCH_BATCHES ("1,10,100"),
  *          BENCH_OBJECT_STORE (both | on | off), BENCH_PROMPT_CHARS (1000), BENCH_RESPONSE_CHARS (300)
- *   the model checked on a configuration it was not measured on (the Kafka path only):
- *   BENCH_CHECK=1 BENCH_APIS=2 BENCH_PARTITIONS=3 BENCH_FOLD_WORKERS=3 BENCH_OBJECT_STORE=off …
- *   BENCH_OUT=FILE saves the rounds as JSON; BENCH_REPORT=FILE prints saved rounds again, against
- *   the constants of today's tree, without measuring.
+ *   the capacity model, in the same rounds: Kafka shapes A/P/W (API processes/partitions/fold
+ *   workers) it is fitted on, BENCH_FIT ("2/1/1,1/3/3", besides 1/1/1), and checked on,
+ *   BENCH_HELD_OUT ("2/3/3"); the Kafka path on the object store is held out too.
+ *   BENCH_OUT=FILE saves the rounds as JSON; BENCH_REPORT=FILE prints saved rounds again without
+ *   measuring; BENCH_WRITE=FILE also fits the model on them and writes capacity-constants.ts's
+ *   measured region and docs/capacity.md's tables (BENCH_RUN_LOAD: the load average to quote).
  *   BENCH_IDLE_SECONDS (5): the quiet before each stretch in which each component's idle CPU is read.
  */
+import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
-import { type BatchSize, MEASURED_RUN } from '../../apps/server/src/cli/capacity-constants.ts';
-import {
-  modelCpuPerEvent,
-  modelIdleMsPerSecond,
-  totalOf,
-} from '../../apps/server/src/cli/capacity-plan.ts';
+import type { BatchSize, MeasuredRun } from '../../apps/server/src/cli/capacity-constants.ts';
+import { modelCpuPerEvent, totalOf } from '../../apps/server/src/cli/capacity-plan.ts';
 import { type Deployment, type Shape, startDeployment } from './deployment.ts';
 import {
   bytesUnder,
@@ -34,47 +33,61 @@ import {
 } from './infrastructure.ts';
 import { bytesPerRow, type Measured, measure, retried } from './measure.ts';
 import { peakRssMiB } from './process-cpu.ts';
+import {
+  batchesOf,
+  COMPONENTS,
+  label,
+  measuredFrom,
+  median,
+  medianOf,
+  type Rounds,
+  type Run,
+  specOf,
+} from './rounds.ts';
+import { writeConstants } from './write-constants.ts';
 
 const TOTAL = Number(process.env.BENCH_EVENTS ?? 20_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const BATCHES = (process.env.BENCH_BATCHES ?? '1,10,100').split(',').map(Number) as BatchSize[];
 const STORE = process.env.BENCH_OBJECT_STORE ?? 'both';
-const CHECK = process.env.BENCH_CHECK === '1';
 const OUT = process.env.BENCH_OUT;
-const COMPONENTS = ['api', 'brokers', 'fold', 'postgres', 'objectStore'] as const;
+/** Kafka shapes besides 1/1/1 the model's per-process terms are fitted on. */
+const FIT = process.env.BENCH_FIT ?? '2/1/1,1/3/3';
+/** Kafka shapes the model is checked on, measured in the same rounds and not fitted on. */
+const HELD_OUT = process.env.BENCH_HELD_OUT ?? '2/3/3';
 
-const label = (s: Shape) =>
-  `${s.kafka ? `Kafka ${s.apis} API/${s.partitions} part/${s.foldWorkers} fold` : 'single node'}${s.objectStore ? ', object store' : ''}`;
+/** `A/P/W`: A API processes, P partitions, W fold workers (the Kafka path). */
+function kafkaShape(spec: string, objectStore: boolean): Shape {
+  const [apis, partitions, foldWorkers] = spec.split('/').map(Number);
+  if (![apis, partitions, foldWorkers].every((n) => Number.isInteger(n) && (n as number) >= 1))
+    throw new Error(`a Kafka shape is A/P/W, e.g. 2/3/3: not ${spec}`);
+  return {
+    kafka: true,
+    objectStore,
+    apis: apis as number,
+    partitions: partitions as number,
+    foldWorkers: foldWorkers as number,
+  };
+}
 
+/**
+ * The run's deployments: the single node and the Kafka path's 1/1/1 with and without the
+ * object store, the Kafka shapes the model is fitted on besides 1/1/1 (BENCH_FIT, without the
+ * store), and the shapes it is checked on (BENCH_HELD_OUT). The Kafka path on the object store
+ * is composed by the model, so it is held out too.
+ */
 function shapes(): Shape[] {
   const stores = STORE === 'both' ? [false, true] : [STORE === 'on'];
-  if (CHECK) {
-    const apis = Number(process.env.BENCH_APIS ?? 2);
-    const partitions = Number(process.env.BENCH_PARTITIONS ?? 3);
-    const foldWorkers = Number(process.env.BENCH_FOLD_WORKERS ?? partitions);
-    return stores.map((objectStore) => ({
-      kafka: true,
-      objectStore,
-      apis,
-      partitions,
-      foldWorkers,
-    }));
-  }
-  return stores.flatMap((objectStore) => [
-    { kafka: false, objectStore, apis: 1, partitions: 1, foldWorkers: 0 },
-    { kafka: true, objectStore, apis: 1, partitions: 1, foldWorkers: 1 },
-  ]);
+  const list = (v: string) => v.split(',').filter((x) => x !== '');
+  const extra = [...list(FIT), ...list(HELD_OUT)].map((spec) => kafkaShape(spec, false));
+  return [
+    ...stores.flatMap((objectStore) => [
+      { kafka: false, objectStore, apis: 1, partitions: 1, foldWorkers: 0 },
+      kafkaShape('1/1/1', objectStore),
+    ]),
+    ...(stores.includes(false) ? extra : []),
+  ];
 }
-
-interface Footprint {
-  bytes: Record<string, number>;
-  rssMiB: Record<string, number>;
-}
-interface Run {
-  byBatch: Record<string, Measured>;
-  footprint: Footprint;
-}
-type Rounds = Record<string, { shape: Shape; runs: Run[] }>;
 
 /** One deployment through every batch size, then what its rows and processes weigh. */
 async function runShape(shape: Shape, infra: Infrastructure): Promise<Run> {
@@ -100,31 +113,7 @@ async function runShape(shape: Shape, infra: Infrastructure): Promise<Run> {
   }
 }
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 === 1 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;
-};
 const us = (n: number | undefined) => (n === undefined ? '—' : n.toFixed(1)).padStart(8);
-const batchesOf = (rounds: Rounds) =>
-  [...new Set(Object.values(rounds).flatMap((r) => r.runs.flatMap((x) => Object.keys(x.byBatch))))]
-    .map(Number)
-    .sort((a, b) => a - b) as BatchSize[];
-
-/** The median of each figure over the rounds: `field` picks all CPU or the net of idle. */
-function medianOf(rounds: Rounds, key: string, b: BatchSize, field: 'perEvent' | 'netPerEvent') {
-  const runs = (rounds[key]?.runs ?? []).map((r) => r.byBatch[b]).filter((m) => m !== undefined);
-  const of = (pick: (m: Measured) => number | undefined) => {
-    const xs = runs.map(pick).filter((x) => x !== undefined) as number[];
-    return xs.length === 0 ? undefined : median(xs);
-  };
-  return {
-    perEvent: Object.fromEntries(COMPONENTS.map((c) => [c, of((m) => m[field][c])])),
-    idle: Object.fromEntries(COMPONENTS.map((c) => [c, of((m) => m.idle[c])])),
-    total: of((m) => (field === 'perEvent' ? m.total : m.netTotal)) ?? Number.NaN,
-    rate: of((m) => m.eventsPerSecond) ?? Number.NaN,
-  };
-}
 
 function printTable(rounds: Rounds, field: 'perEvent' | 'netPerEvent') {
   const what = field === 'perEvent' ? 'all CPU' : 'net of each component’s idle CPU';
@@ -177,24 +166,62 @@ function printRatios(rounds: Rounds) {
   }
 }
 
+/** The Kafka shapes the model is fitted on: 1/1/1 and BENCH_FIT (without the object store). */
+const fittedOn = () => ['1/1/1', ...FIT.split(',').filter((x) => x !== '')];
+
+/** What the saved run's command, commit and load were: for the constants' header. */
+function runOf(rounds: Rounds): MeasuredRun['run'] {
+  const commit = execFileSync('git', ['rev-parse', '--short=7', 'HEAD'], { encoding: 'utf8' });
+  return {
+    command:
+      process.env.BENCH_RUN_COMMAND ??
+      `BENCH_EVENTS=${TOTAL} BENCH_ROUNDS=${ROUNDS} BENCH_BATCHES=${batchesOf(rounds).join(',')} npx tsx bench/scale-out/cpu-per-event.bench.ts`,
+    commit: process.env.BENCH_RUN_COMMIT ?? commit.trim(),
+    events: TOTAL,
+    rounds: Math.max(...Object.values(rounds).map((r) => r.runs.length)),
+    loadAverage: process.env.BENCH_RUN_LOAD ?? loadavg()[0]?.toFixed(0) ?? '',
+    promptChars: Number(process.env.BENCH_PROMPT_CHARS ?? 1000),
+    responseChars: Number(process.env.BENCH_RESPONSE_CHARS ?? 300),
+  };
+}
+
+/** Each Kafka shape of the run at batch 100: the model's CPU at its measured rate, and what it spent. */
+function checks(rounds: Rounds, measured: MeasuredRun) {
+  return Object.entries(rounds).flatMap(([key, { shape }]) => {
+    if (!shape.kafka || medianOf(rounds, key, 100, 'perEvent') === undefined) return [];
+    const m = medianOf(rounds, key, 100, 'perEvent');
+    if (Number.isNaN(m.total)) return [];
+    const predicted = totalOf(modelCpuPerEvent(shape, m.rate, measured));
+    const fitted = !shape.objectStore && measured.kafka.fittedOn.includes(specOf(shape));
+    return [
+      {
+        shape,
+        fitted,
+        predicted,
+        measured: m.total,
+        rate: m.rate,
+        off: (m.total - predicted) / predicted,
+      },
+    ];
+  });
+}
+
 /**
- * The model's prediction against what was measured, for each Kafka shape of the run: the net
- * CPU per event by the constants, plus each process's idle CPU (by the constants, times the
- * shape's processes) over the seconds the stretch took.
+ * The model fitted on this run's fitted shapes against every Kafka shape of the run, at batch
+ * 100 and each shape's measured rate (all CPU): the fitted ones show the fit, the others are
+ * held out.
  */
 function printCheck(rounds: Rounds) {
-  console.log(`\nthe model (${MEASURED_RUN.commit}) against this run, total CPU µs per event:`);
-  for (const [key, { shape }] of Object.entries(rounds)) {
-    if (!shape.kafka) continue;
-    for (const b of batchesOf(rounds)) {
-      const m = medianOf(rounds, key, b, 'perEvent');
-      const net = totalOf(modelCpuPerEvent(shape, b));
-      const predicted = net + (modelIdleMsPerSecond(shape) * 1000) / m.rate;
-      const off = ((m.total - predicted) / predicted) * 100;
-      console.log(
-        `  ${label(shape).padEnd(44)} batch ${String(b).padStart(3)}: predicted ${us(predicted)} (net ${us(net).trim()})  measured ${us(m.total)} (net ${us(medianOf(rounds, key, b, 'netPerEvent').total).trim()})  ${off >= 0 ? '+' : ''}${off.toFixed(1)} % ${Math.abs(off) <= 20 ? 'within' : 'OUTSIDE'} ±20 %`,
-      );
-    }
+  const measured = measuredFrom(rounds, fittedOn(), runOf(rounds));
+  console.log(
+    `\nthe model fitted on ${measured.kafka.fittedOn.join(', ')} of this run, batch 100, all CPU µs per event:`,
+  );
+  console.log(`  terms: ${JSON.stringify(measured.kafka)}`);
+  for (const c of checks(rounds, measured)) {
+    const off = c.off * 100;
+    console.log(
+      `  ${label(c.shape).padEnd(44)} ${c.fitted ? 'fitted  ' : 'held out'} at ${c.rate.toFixed(0).padStart(5)} events/s: predicted ${us(c.predicted)}  measured ${us(c.measured)}  ${off >= 0 ? '+' : ''}${off.toFixed(1)} % ${Math.abs(off) <= 20 ? 'within' : 'OUTSIDE'} ±20 %`,
+    );
   }
 }
 
@@ -249,9 +276,14 @@ async function measureAll(): Promise<Rounds> {
   return rounds;
 }
 
-// BENCH_REPORT=FILE prints a saved run (BENCH_OUT=FILE saves one) against today's constants.
-const saved = process.env.BENCH_REPORT;
-report(
-  saved === undefined ? await measureAll() : (JSON.parse(readFileSync(saved, 'utf8')) as Rounds),
-);
+// BENCH_REPORT=FILE prints a saved run (BENCH_OUT=FILE saves one); BENCH_WRITE=FILE also
+// writes the model's constants and docs/capacity.md's tables from it.
+const saved = process.env.BENCH_WRITE ?? process.env.BENCH_REPORT;
+const rounds =
+  saved === undefined ? await measureAll() : (JSON.parse(readFileSync(saved, 'utf8')) as Rounds);
+report(rounds);
+if (process.env.BENCH_WRITE !== undefined) {
+  const measured = measuredFrom(rounds, fittedOn(), runOf(rounds));
+  writeConstants(measured, checks(rounds, measured));
+}
 console.log(`\nload average at the end ${loadavg()[0]?.toFixed(2)}`);

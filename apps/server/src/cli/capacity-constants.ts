@@ -3,83 +3,179 @@
  * accepted-and-folded event per component, bytes per stored row and peak memory per process,
  * from one run of `bench/scale-out/cpu-per-event.bench.ts` (its commit and command below),
  * and the nightly analysis's CPU per user and experiment from `bench/server/pipeline.bench.ts`.
- * A new run replaces the numbers here and the table in docs/capacity.md together; the CLI's
- * test holds the doc's worked example to the arithmetic over these numbers.
+ * The region between the `measured` markers is written by the bench from a saved run
+ * (`BENCH_WRITE=run.json`), with docs/capacity.md's tables; the CLI's test holds the doc's
+ * worked example to the arithmetic over these numbers.
  */
+
+import type { KafkaModel } from './capacity-fit.ts';
 
 export type Component = 'api' | 'brokers' | 'fold' | 'postgres' | 'objectStore';
 /** CPU µs per accepted-and-folded event, by component. */
 export type CpuPerEvent = Partial<Record<Component, number>>;
 export type BatchSize = 1 | 10 | 100;
 
-export const MEASURED_RUN = {
-  command: 'BENCH_EVENTS=5000 BENCH_ROUNDS=3 npx tsx bench/scale-out/cpu-per-event.bench.ts',
-  commit: '7952feb',
-  events: 5000,
-  rounds: 3,
-  loadAverage: '17–33',
-  /** Each model call's prompt and response, in characters. */
-  promptChars: 1000,
-  responseChars: 300,
-};
+/** What one run of the bench measured (the region below is written from a saved run). */
+export interface MeasuredRun {
+  run: {
+    command: string;
+    commit: string;
+    events: number;
+    rounds: number;
+    loadAverage: string;
+    /** Each model call's prompt and response, in characters. */
+    promptChars: number;
+    responseChars: number;
+  };
+  /**
+   * Net of idle CPU (what a component spends with nothing to do, `idleMs`, is taken out over
+   * the stretch's seconds), medians over the run's rounds. The single node's `api` is its one
+   * process, which also folds; the Kafka path's is the API processes alone (1 API process, 1
+   * partition, 1 fold worker, 1 broker with replication 1).
+   */
+  cpu: Record<
+    'singleNode' | 'singleNodeObjectStore' | 'kafka' | 'kafkaObjectStore',
+    Partial<Record<BatchSize, CpuPerEvent>>
+  >;
+  /**
+   * CPU ms a second one process spends with nothing to do (the PostgreSQL server and the
+   * object store as a whole; the single node's one process under `singleNode`), medians.
+   */
+  idleMs: Record<Component | 'singleNode', number>;
+  /** The Kafka path at batch 100, fitted on `fittedOn` (A/P/W shapes of the same run). */
+  kafka: KafkaModel & { fittedOn: string[] };
+  /**
+   * What the object store adds to the single node at batch 100, net of idle (µs per event),
+   * and the store's idle: the Kafka path on the object store is the Kafka model plus this.
+   */
+  objectStore: { perEventUs: CpuPerEvent; idleMs: number };
+  /** Bytes per row with its indexes and TOAST (`pg_total_relation_size` over the rows), and per event elsewhere. */
+  bytes: {
+    /** An `events` row whose model text is in the row. */
+    eventRow: number;
+    /** An `events` row whose model text is in the object store (a reference, sizes, a SHA-256). */
+    eventRowObjectStore: number;
+    /** An `event_claims` row (the Kafka path's acceptance). */
+    claimRow: number;
+    /** A `user_day_stats` row: one user's aggregates of one experiment, arm and day. */
+    userDayStatsRow: number;
+    /** One event's model text on the object store's disk. */
+    objectStorePerEvent: number;
+    /** One event on a broker's disk, one replica. */
+    brokerPerEvent: number;
+  };
+  /** Peak resident memory of one process in the run, MiB. */
+  memoryMiB: { api: number; fold: number; broker: number };
+}
 
-/**
- * Net of idle CPU (what a component spends with nothing to do, `MEASURED_IDLE_MS`, is taken out
- * over the stretch's seconds), medians over the run's rounds. The single node's `api` is its one
- * process, which also folds; the Kafka path's is the API processes alone (1 API process, 1
- * partition, 1 fold worker, 1 broker with replication 1, no object store).
- */
-export const MEASURED_CPU: Record<
-  'singleNode' | 'singleNodeObjectStore' | 'kafka',
-  Record<BatchSize, CpuPerEvent>
-> = {
-  singleNode: {
-    1: { api: 631.8, postgres: 354.9 },
-    10: { api: 113.7, postgres: 79.0 },
-    100: { api: 61.3, postgres: 42.6 },
+// measured: start (written by `BENCH_WRITE=run.json npx tsx bench/scale-out/cpu-per-event.bench.ts`)
+export const MEASURED: MeasuredRun = {
+  run: {
+    command:
+      'BENCH_EVENTS=5000 BENCH_ROUNDS=3 BENCH_BATCHES=100 BENCH_OUT=run.json npx tsx bench/scale-out/cpu-per-event.bench.ts',
+    commit: 'eb150e5',
+    events: 5000,
+    rounds: 3,
+    loadAverage: '12–23',
+    promptChars: 1000,
+    responseChars: 300,
   },
-  singleNodeObjectStore: {
-    1: { api: 3099.4, postgres: 453.3, objectStore: 1076.0 },
-    10: { api: 1192.6, postgres: 106.4, objectStore: 486.0 },
-    100: { api: 1319.1, postgres: 37.1, objectStore: 408.4 },
+  cpu: {
+    singleNode: {
+      '100': {
+        api: 110.6,
+        postgres: 68.1,
+      },
+    },
+    singleNodeObjectStore: {
+      '100': {
+        api: 1733.2,
+        postgres: 44.2,
+        objectStore: 518,
+      },
+    },
+    kafka: {
+      '100': {
+        api: 242,
+        brokers: 76.2,
+        fold: 58.7,
+        postgres: 108.4,
+      },
+    },
+    kafkaObjectStore: {
+      '100': {
+        api: 2141,
+        brokers: 38.7,
+        fold: 38.7,
+        postgres: 86.4,
+        objectStore: 550,
+      },
+    },
+  },
+  idleMs: {
+    api: 0,
+    brokers: 28,
+    fold: 16,
+    postgres: 10,
+    objectStore: 0,
+    singleNode: 12,
   },
   kafka: {
-    1: { api: 2316, brokers: 646.6, fold: 400.9, postgres: 1539.5 },
-    10: { api: 258.0, brokers: 78.1, fold: 55.4, postgres: 274.0 },
-    100: { api: 152.1, brokers: 10.1, fold: 30.4, postgres: 98.0 },
+    fittedOn: ['1/1/1', '2/1/1', '1/3/3'],
+    perEventUs: {
+      api: 134.3,
+      brokers: 40.3,
+      fold: 55.9,
+      postgres: 93.8,
+    },
+    perApiProcessMs: {
+      api: 70.5,
+      brokers: 0,
+      fold: 0,
+      postgres: 1.1,
+    },
+    perFoldWorkerMs: {
+      api: 0,
+      brokers: 0,
+      fold: 8.6,
+      postgres: 0,
+    },
+    sharedMs: {
+      api: 0,
+      brokers: 28,
+      fold: 0,
+      postgres: 10,
+    },
+  },
+  objectStore: {
+    perEventUs: {
+      api: 1622.6,
+      postgres: -23.8,
+      objectStore: 518,
+    },
+    idleMs: 0,
+  },
+  bytes: {
+    eventRow: 1907,
+    eventRowObjectStore: 752,
+    claimRow: 267,
+    userDayStatsRow: 413,
+    objectStorePerEvent: 1447,
+    brokerPerEvent: 1826,
+  },
+  memoryMiB: {
+    api: 187,
+    fold: 178,
+    broker: 462,
   },
 };
+// measured: end
 
-/**
- * CPU ms a second one process spends with nothing to do (the PostgreSQL server and the object
- * store as a whole), medians over the run's rounds and batch sizes.
- */
-export const MEASURED_IDLE_MS: Record<Component, number> = {
-  api: 0,
-  brokers: 20.0,
-  fold: 10.0,
-  postgres: 8.0,
-  objectStore: 2.0,
-};
-
-/** Bytes per row with its indexes and TOAST (`pg_total_relation_size` over the rows), and per event elsewhere. */
-export const MEASURED_BYTES = {
-  /** An `events` row whose model text is in the row. */
-  eventRow: 1899,
-  /** An `events` row whose model text is in the object store (a reference, sizes, a SHA-256). */
-  eventRowObjectStore: 763,
-  /** An `event_claims` row (the Kafka path's acceptance). */
-  claimRow: 257,
-  /** A `user_day_stats` row: one user's aggregates of one experiment, arm and day. */
-  userDayStatsRow: 408,
-  /** One event's model text on the object store's disk. */
-  objectStorePerEvent: 1442,
-  /** One event on a broker's disk, one replica. */
-  brokerPerEvent: 1840,
-};
-
-/** Peak resident memory of one process in the run, MiB. */
-export const MEASURED_MEMORY_MIB = { api: 186, fold: 212, broker: 467 };
+export const MEASURED_RUN = MEASURED.run;
+export const MEASURED_CPU = MEASURED.cpu;
+export const MEASURED_IDLE_MS = MEASURED.idleMs;
+export const MEASURED_BYTES = MEASURED.bytes;
+export const MEASURED_MEMORY_MIB = MEASURED.memoryMiB;
 
 /**
  * The nightly analysis: CPU µs per user and experiment at 3 metrics, on one database and

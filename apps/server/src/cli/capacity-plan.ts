@@ -1,14 +1,14 @@
 import {
-  type BatchSize,
   type Component,
   type CpuPerEvent,
+  MEASURED,
   MEASURED_BYTES,
-  MEASURED_CPU,
-  MEASURED_IDLE_MS,
   MEASURED_MEMORY_MIB,
+  type MeasuredRun,
   PIPELINE_CPU,
   PLANNING,
 } from './capacity-constants.ts';
+import { kafkaCpuPerEvent } from './capacity-fit.ts';
 
 /** What a deployment must take: the operator's target. */
 export interface CapacityTarget {
@@ -25,38 +25,35 @@ const GIB = 1024 ** 3;
 const SECONDS_A_DAY = 86_400;
 
 /**
- * The model: CPU µs per event by component at a batch size. It holds that CPU per event does not
- * depend on how many processes share the work, so the constants of one configuration stand for
- * any. The Kafka path on the object store is composed: the Kafka path's figures plus what the
- * object store added to the single node's API, PostgreSQL and the store itself.
+ * The model's CPU µs per event by component at a rate, batch 100. The single node: its net
+ * constants plus its process's and PostgreSQL's idle CPU over the events of a second. The Kafka
+ * path: the fitted model (capacity-fit.ts), where each API process and each fold worker adds its
+ * CPU a second spread over the rate. On the object store: plus what the store added to the
+ * single node, and the store's idle CPU.
  */
 export function modelCpuPerEvent(
-  shape: { kafka: boolean; objectStore: boolean },
-  batch: BatchSize,
+  shape: { kafka: boolean; objectStore: boolean; apis: number; foldWorkers: number },
+  eventsPerSecond: number,
+  measured: MeasuredRun = MEASURED,
 ): CpuPerEvent {
-  if (!shape.kafka)
-    return { ...MEASURED_CPU[shape.objectStore ? 'singleNodeObjectStore' : 'singleNode'][batch] };
-  const out = { ...MEASURED_CPU.kafka[batch] };
-  if (!shape.objectStore) return out;
-  const plain = MEASURED_CPU.singleNode[batch];
-  const stored = MEASURED_CPU.singleNodeObjectStore[batch];
-  for (const c of ['api', 'postgres', 'objectStore'] as const) {
-    out[c] = (out[c] ?? 0) + (stored[c] ?? 0) - (plain[c] ?? 0);
+  const spread = (ms: number) => (ms * 1000) / eventsPerSecond;
+  const store = shape.objectStore ? measured.objectStore : null;
+  if (!shape.kafka) {
+    const net = measured.cpu[store ? 'singleNodeObjectStore' : 'singleNode'][100] ?? {};
+    const out: CpuPerEvent = {
+      ...net,
+      api: (net.api ?? 0) + spread(measured.idleMs.singleNode * shape.apis),
+      postgres: (net.postgres ?? 0) + spread(measured.idleMs.postgres),
+    };
+    if (store) out.objectStore = (net.objectStore ?? 0) + spread(store.idleMs);
+    return out;
   }
+  const out: CpuPerEvent = kafkaCpuPerEvent(measured.kafka, shape, eventsPerSecond);
+  if (!store) return out;
+  for (const c of ['api', 'postgres', 'objectStore'] as const)
+    out[c] = (out[c] ?? 0) + (store.perEventUs[c] ?? 0);
+  out.objectStore = (out.objectStore ?? 0) + spread(store.idleMs);
   return out;
-}
-
-/** Idle CPU ms a second of a shape's processes: each process's idle CPU, times their number. */
-export function modelIdleMsPerSecond(shape: {
-  kafka: boolean;
-  objectStore: boolean;
-  apis: number;
-  foldWorkers: number;
-}): number {
-  const brokers = shape.kafka ? MEASURED_IDLE_MS.brokers : 0;
-  const folds = shape.kafka ? MEASURED_IDLE_MS.fold * shape.foldWorkers : 0;
-  const store = shape.objectStore ? MEASURED_IDLE_MS.objectStore : 0;
-  return MEASURED_IDLE_MS.api * shape.apis + brokers + folds + store + MEASURED_IDLE_MS.postgres;
 }
 
 export const totalOf = (cpu: CpuPerEvent) =>
@@ -86,11 +83,29 @@ function coresFor(t: CapacityTarget, cpu: CpuPerEvent, c: Component): number {
   return (t.eventsPerSecond * (cpu[c] ?? 0)) / 1e6 / PLANNING.utilisation;
 }
 
-/** Single-core processes of a component: its work, and each one's idle CPU besides. */
-function processesFor(t: CapacityTarget, cpu: CpuPerEvent, c: Component): number {
-  const work = (t.eventsPerSecond * (cpu[c] ?? 0)) / 1e6;
-  const room = PLANNING.utilisation - MEASURED_IDLE_MS[c] / 1000;
-  return Math.max(PLANNING.minProcesses, Math.ceil(work / room));
+/** Single-core processes filled to the utilisation, at least `minProcesses`. */
+const filled = (cores: number) =>
+  Math.max(PLANNING.minProcesses, Math.ceil(cores / PLANNING.utilisation - 1e-9));
+
+/**
+ * The single-core processes the target needs: API processes and, on the Kafka path, fold
+ * workers. Each process's CPU a second counts with the rate's work, so more processes need
+ * more cores: counted again until the counts stand (they only grow).
+ */
+export function processesFor(t: CapacityTarget): { apis: number; foldWorkers: number } {
+  let shape = { kafka: t.kafka, objectStore: t.objectStore, apis: 1, foldWorkers: t.kafka ? 1 : 0 };
+  for (let round = 0; round < 100; round++) {
+    const cpu = modelCpuPerEvent(shape, t.eventsPerSecond);
+    const cores = (c: Component) => (t.eventsPerSecond * (cpu[c] ?? 0)) / 1e6;
+    const next = {
+      ...shape,
+      apis: Math.max(shape.apis, filled(cores('api'))),
+      foldWorkers: t.kafka ? Math.max(shape.foldWorkers, filled(cores('fold'))) : 0,
+    };
+    if (next.apis === shape.apis && next.foldWorkers === shape.foldWorkers) return shape;
+    shape = next;
+  }
+  throw new Error('a process spends more than the utilisation on its own: no count will do');
 }
 const memoryOf = (mib: number) => Math.ceil((mib * PLANNING.memoryHeadroom) / 128) * 128;
 
@@ -125,8 +140,7 @@ function shards(t: CapacityTarget, cpu: CpuPerEvent, eventsPerDay: number) {
   return { part, disk, nightlyPerShard: nightly / count };
 }
 
-function kafkaParts(t: CapacityTarget, cpu: CpuPerEvent, eventsPerDay: number) {
-  const folds = processesFor(t, cpu, 'fold');
+function kafkaParts(t: CapacityTarget, cpu: CpuPerEvent, eventsPerDay: number, folds: number) {
   const brokerCores = coresFor(t, cpu, 'brokers') * PLANNING.replication;
   const brokerDisk =
     eventsPerDay *
@@ -155,12 +169,13 @@ function kafkaParts(t: CapacityTarget, cpu: CpuPerEvent, eventsPerDay: number) {
 
 /** The plan for a target: processes, partitions, shards, and each one's cores, memory and disk. */
 export function planCapacity(t: CapacityTarget): CapacityPlan {
-  const cpu = modelCpuPerEvent(t, 100);
+  const processes = processesFor(t);
+  const cpu = modelCpuPerEvent({ ...t, ...processes }, t.eventsPerSecond);
   const eventsPerDay = t.eventsPerSecond * SECONDS_A_DAY;
   const parts: PlanPart[] = [
     {
       part: t.kafka ? 'API processes' : 'API processes (each also folds)',
-      count: processesFor(t, cpu, 'api'),
+      count: processes.apis,
       cores: 1,
       memoryMiB: memoryOf(MEASURED_MEMORY_MIB.api),
       diskBytes: null,
@@ -169,7 +184,7 @@ export function planCapacity(t: CapacityTarget): CapacityPlan {
   let partitions: number | null = null;
   let disk = 0;
   if (t.kafka) {
-    const k = kafkaParts(t, cpu, eventsPerDay);
+    const k = kafkaParts(t, cpu, eventsPerDay, processes.foldWorkers);
     parts.push(...k.parts);
     partitions = k.partitions;
     disk += k.disk;

@@ -36,7 +36,7 @@ export function formatPlan(plan: CapacityPlan): string {
   lines.push('', '| Figure | Value |', '| --- | ---: |');
   if (plan.partitions !== null) lines.push(`| Topic partitions | ${plan.partitions} |`);
   lines.push(
-    `| CPU µs per event (batches of 100) | ${totalOf(plan.cpu).toFixed(1)} (${cpu}) |`,
+    `| CPU µs per event (batches of 100, at the target rate) | ${totalOf(plan.cpu).toFixed(1)} (${cpu}) |`,
     `| Events a day | ${count(plan.eventsPerDay)} |`,
     `| Disk, all parts | ${bytesText(plan.diskBytes)} |`,
     `| Nightly analysis, CPU per shard | ${Math.ceil(plan.nightlyCpuSecondsPerShard / 60)} min |`,

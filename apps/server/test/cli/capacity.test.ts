@@ -1,12 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import {
-  MEASURED_CPU,
-  MEASURED_IDLE_MS,
-  MEASURED_MEMORY_MIB,
-  PLANNING,
-} from '../../src/cli/capacity-constants.ts';
+import { MEASURED, PLANNING } from '../../src/cli/capacity-constants.ts';
+import { fitKafkaModel, KAFKA_COMPONENTS, kafkaCpuPerEvent } from '../../src/cli/capacity-fit.ts';
 import { modelCpuPerEvent, planCapacity, totalOf } from '../../src/cli/capacity-plan.ts';
 import { runCli } from '../support/process.ts';
 
@@ -38,7 +34,7 @@ describe('arbiter capacity', () => {
     expect(tablesOf(result.stdout)).toEqual(tables);
   });
 
-  it('counts processes from CPU per event, at the planned utilisation', () => {
+  it('counts processes from the model at the target rate, at the planned utilisation', () => {
     const target = {
       eventsPerSecond: 50_000,
       users: 1000,
@@ -49,32 +45,76 @@ describe('arbiter capacity', () => {
       objectStore: false,
     };
     const plan = planCapacity(target);
-    const cpu = MEASURED_CPU.kafka[100];
-    // Each single-core process is filled to the planned utilisation, less its own idle CPU.
-    const count = (us: number | undefined, idleMs: number) =>
-      Math.max(
-        PLANNING.minProcesses,
-        Math.ceil((50_000 * (us ?? 0)) / 1e6 / (PLANNING.utilisation - idleMs / 1000)),
-      );
-    const api = plan.parts.find((p) => p.part === 'API processes');
-    const folds = plan.parts.find((p) => p.part === 'Fold workers');
-    expect(api?.count).toBe(count(cpu.api, MEASURED_IDLE_MS.api));
-    expect(folds?.count).toBe(count(cpu.fold, MEASURED_IDLE_MS.fold));
-    expect(plan.partitions).toBe((folds?.count ?? 0) * PLANNING.partitionsPerFoldWorker);
-    expect(api?.memoryMiB).toBeGreaterThanOrEqual(MEASURED_MEMORY_MIB.api);
+    const api = plan.parts.find((p) => p.part === 'API processes')?.count ?? 0;
+    const folds = plan.parts.find((p) => p.part === 'Fold workers')?.count ?? 0;
+    const cpuAt = (apis: number, foldWorkers: number) =>
+      modelCpuPerEvent({ kafka: true, objectStore: false, apis, foldWorkers }, 50_000);
+    // A component's cores: its µs per event at the rate, with every process's CPU a second.
+    const cores = (us: number | undefined) => (50_000 * (us ?? 0)) / 1e6;
+    const cpu = cpuAt(api, folds);
+    expect(cores(cpu.api)).toBeLessThanOrEqual(api * PLANNING.utilisation);
+    expect(cores(cpu.fold)).toBeLessThanOrEqual(folds * PLANNING.utilisation);
+    // One process fewer would not do (or the count is the least allowed).
+    if (api > PLANNING.minProcesses)
+      expect(cores(cpuAt(api - 1, folds).api)).toBeGreaterThan((api - 1) * PLANNING.utilisation);
+    if (folds > PLANNING.minProcesses)
+      expect(cores(cpuAt(api, folds - 1).fold)).toBeGreaterThan((folds - 1) * PLANNING.utilisation);
+    expect(plan.partitions).toBe(folds * PLANNING.partitionsPerFoldWorker);
+    expect(plan.parts.find((p) => p.part === 'API processes')?.memoryMiB).toBeGreaterThanOrEqual(
+      MEASURED.memoryMiB.api,
+    );
     expect(totalOf(plan.cpu)).toBeCloseTo(totalOf(cpu), 9);
   });
 
+  it('spreads each process’s CPU a second over the rate', () => {
+    const k = MEASURED.kafka;
+    const at = (eventsPerSecond: number) =>
+      modelCpuPerEvent(
+        { kafka: true, objectStore: false, apis: 2, foldWorkers: 3 },
+        eventsPerSecond,
+      );
+    for (const c of KAFKA_COMPONENTS) {
+      const perSecond = 2 * k.perApiProcessMs[c] + 3 * k.perFoldWorkerMs[c] + k.sharedMs[c];
+      expect(at(400)[c]).toBeCloseTo(k.perEventUs[c] + (perSecond * 1000) / 400, 9);
+      expect(at(4000)[c]).toBeCloseTo(k.perEventUs[c] + (perSecond * 1000) / 4000, 9);
+    }
+  });
+
+  it('fits the per-event and per-process terms back from the shapes they made', () => {
+    const truth = {
+      perEventUs: { api: 150, brokers: 10, fold: 30, postgres: 90 },
+      perApiProcessMs: { api: 20, brokers: 5, fold: 0, postgres: 2 },
+      perFoldWorkerMs: { api: 0, brokers: 12, fold: 25, postgres: 15 },
+      sharedMs: { api: 0, brokers: 20, fold: 0, postgres: 8 },
+    };
+    const shapes = [
+      { apis: 1, foldWorkers: 1, eventsPerSecond: 1000 },
+      { apis: 2, foldWorkers: 1, eventsPerSecond: 700 },
+      { apis: 1, foldWorkers: 3, eventsPerSecond: 500 },
+    ];
+    const observations = shapes.map((s) => ({
+      ...s,
+      cpuPerEventUs: kafkaCpuPerEvent(truth, s, s.eventsPerSecond),
+    }));
+    const fitted = fitKafkaModel(observations, truth.sharedMs);
+    for (const c of KAFKA_COMPONENTS) {
+      expect(fitted.perEventUs[c]).toBeCloseTo(truth.perEventUs[c], 6);
+      expect(fitted.perApiProcessMs[c]).toBeCloseTo(truth.perApiProcessMs[c], 6);
+      expect(fitted.perFoldWorkerMs[c]).toBeCloseTo(truth.perFoldWorkerMs[c], 6);
+    }
+  });
+
   it('composes the Kafka path on the object store from the single node’s difference', () => {
-    const composed = modelCpuPerEvent({ kafka: true, objectStore: true }, 100);
-    const single = MEASURED_CPU.singleNode[100];
-    const stored = MEASURED_CPU.singleNodeObjectStore[100];
-    expect(composed.brokers).toBe(MEASURED_CPU.kafka[100].brokers);
-    expect(composed.api).toBeCloseTo(
-      (MEASURED_CPU.kafka[100].api ?? 0) + (stored.api ?? 0) - (single.api ?? 0),
+    const shape = { kafka: true, apis: 1, foldWorkers: 1 };
+    const plain = modelCpuPerEvent({ ...shape, objectStore: false }, 500);
+    const composed = modelCpuPerEvent({ ...shape, objectStore: true }, 500);
+    const added = MEASURED.objectStore.perEventUs;
+    expect(composed.brokers).toBe(plain.brokers);
+    expect(composed.api).toBeCloseTo((plain.api ?? 0) + (added.api ?? 0), 9);
+    expect(composed.objectStore).toBeCloseTo(
+      (added.objectStore ?? 0) + (MEASURED.objectStore.idleMs * 1000) / 500,
       9,
     );
-    expect(composed.objectStore).toBe(stored.objectStore);
   });
 
   it('grows shards with users: the nightly analysis must fit its window', () => {
