@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { Link, useNavigate } from 'react-router';
 import type { Dataset } from '../../api/client.ts';
-import { ScrollRegion } from '../../components/ScrollRegion.tsx';
+import { DataTable } from '../../components/DataTable.tsx';
 import { Empty, ProblemView, QueryView } from '../../components/states.tsx';
 import { useCreateDataset, useDatasets } from './queries.ts';
 
@@ -27,32 +27,19 @@ export function DatasetsPage() {
 
 function DatasetsTable({ datasets }: { datasets: Dataset[] }) {
   return (
-    <ScrollRegion label="Datasets">
-      <table>
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Description</th>
-            <th scope="col">Version</th>
-            <th scope="col">Items</th>
-            <th scope="col">Changed</th>
-          </tr>
-        </thead>
-        <tbody>
-          {datasets.map((d) => (
-            <tr key={d.id} data-testid={`dataset-${d.name}`}>
-              <th scope="row">
-                <Link to={`/datasets/${d.id}`}>{d.name}</Link>
-              </th>
-              <td>{d.description ?? ''}</td>
-              <td data-testid="version">{d.version}</td>
-              <td data-testid="item-count">{d.item_count.toLocaleString('en-US')}</td>
-              <td>{new Date(d.updated_at).toLocaleString()}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </ScrollRegion>
+    <DataTable label="Datasets" columns={['Name', 'Description', 'Version', 'Items', 'Changed']}>
+      {datasets.map((d) => (
+        <tr key={d.id} data-testid={`dataset-${d.name}`}>
+          <th scope="row">
+            <Link to={`/datasets/${d.id}`}>{d.name}</Link>
+          </th>
+          <td>{d.description ?? ''}</td>
+          <td data-testid="version">{d.version}</td>
+          <td data-testid="item-count">{d.item_count.toLocaleString('en-US')}</td>
+          <td>{new Date(d.updated_at).toLocaleString()}</td>
+        </tr>
+      ))}
+    </DataTable>
   );
 }
 

@@ -1,6 +1,6 @@
 import { Link } from 'react-router';
 import type { Experiment, OfflineRun } from '../../api/client.ts';
-import { ScrollRegion } from '../../components/ScrollRegion.tsx';
+import { DataTable } from '../../components/DataTable.tsx';
 import { Empty, QueryView } from '../../components/states.tsx';
 import { useDatasets } from '../datasets/queries.ts';
 import { useOfflineRuns } from './queries.ts';
@@ -29,52 +29,48 @@ function RunsTable({ experimentId, runs }: { experimentId: string; runs: Offline
   const datasets = useDatasets();
   const nameOf = (id: string) => datasets.data?.find((d) => d.id === id)?.name ?? id;
   return (
-    <ScrollRegion label="Offline runs">
-      <table>
-        <thead>
-          <tr>
-            <th scope="col">Started</th>
-            <th scope="col">Status</th>
-            <th scope="col">Dataset</th>
-            <th scope="col">Experiment version</th>
-            <th scope="col">Variants</th>
-            <th scope="col">Repeats</th>
-            <th scope="col">Results</th>
-            <th scope="col">Gates</th>
-            <th scope="col">Note</th>
-          </tr>
-        </thead>
-        <tbody>
-          {runs.map((r) => (
-            <tr key={r.id} data-testid={`run-${r.id}`}>
-              <th scope="row">
-                <Link to={`/experiments/${experimentId}/offline/${r.id}`}>
-                  {new Date(r.created_at).toLocaleString()}
-                </Link>
-              </th>
-              <td>
-                <RunStatus run={r} />
-              </td>
-              <td>
-                <Link to={`/datasets/${r.dataset_id}`}>{nameOf(r.dataset_id)}</Link>{' '}
-                <span className="hint">v{r.dataset_version}</span>
-              </td>
-              <td>{r.experiment_version}</td>
-              <td>{r.variants.join(', ')}</td>
-              <td>{r.repeats}</td>
-              <td data-testid="results">
-                {r.received_results.toLocaleString('en-US')} of{' '}
-                {r.expected_results.toLocaleString('en-US')}
-              </td>
-              <td data-testid="gates">
-                <GatesSummary run={r} />
-              </td>
-              <td>{r.note ?? ''}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </ScrollRegion>
+    <DataTable
+      label="Offline runs"
+      columns={[
+        'Started',
+        'Status',
+        'Dataset',
+        'Experiment version',
+        'Variants',
+        'Repeats',
+        'Results',
+        'Gates',
+        'Note',
+      ]}
+    >
+      {runs.map((r) => (
+        <tr key={r.id} data-testid={`run-${r.id}`}>
+          <th scope="row">
+            <Link to={`/experiments/${experimentId}/offline/${r.id}`}>
+              {new Date(r.created_at).toLocaleString()}
+            </Link>
+          </th>
+          <td>
+            <RunStatus run={r} />
+          </td>
+          <td>
+            <Link to={`/datasets/${r.dataset_id}`}>{nameOf(r.dataset_id)}</Link>{' '}
+            <span className="hint">v{r.dataset_version}</span>
+          </td>
+          <td>{r.experiment_version}</td>
+          <td>{r.variants.join(', ')}</td>
+          <td>{r.repeats}</td>
+          <td data-testid="results">
+            {r.received_results.toLocaleString('en-US')} of{' '}
+            {r.expected_results.toLocaleString('en-US')}
+          </td>
+          <td data-testid="gates">
+            <GatesSummary run={r} />
+          </td>
+          <td>{r.note ?? ''}</td>
+        </tr>
+      ))}
+    </DataTable>
   );
 }
 

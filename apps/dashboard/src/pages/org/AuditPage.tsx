@@ -2,7 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useSearchParams } from 'react-router';
 import { type AuditEntry, api, ok } from '../../api/client.ts';
-import { ScrollRegion } from '../../components/ScrollRegion.tsx';
+import { DataTable } from '../../components/DataTable.tsx';
 import { Empty, QueryView } from '../../components/states.tsx';
 
 export function AuditPage() {
@@ -62,36 +62,24 @@ function AuditTable({
   onTarget: (targetId: string) => void;
 }) {
   return (
-    <ScrollRegion label="Audit entries">
-      <table>
-        <thead>
-          <tr>
-            <th scope="col">When</th>
-            <th scope="col">Who</th>
-            <th scope="col">Action</th>
-            <th scope="col">Target</th>
-          </tr>
-        </thead>
-        <tbody>
-          {entries.map((e) => (
-            <tr key={e.id}>
-              <td>{new Date(e.created_at).toLocaleString()}</td>
-              <td>{e.actor ? (e.actor.name ?? e.actor.email ?? e.actor.id) : 'system'}</td>
-              <td>{e.action}</td>
-              <td>
-                <button
-                  type="button"
-                  className="link"
-                  onClick={() => onTarget(e.target_id)}
-                  aria-label={`Show only ${e.target_type} ${e.target_id}`}
-                >
-                  {e.target_type} {e.target_id}
-                </button>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </ScrollRegion>
+    <DataTable label="Audit entries" columns={['When', 'Who', 'Action', 'Target']}>
+      {entries.map((e) => (
+        <tr key={e.id}>
+          <td>{new Date(e.created_at).toLocaleString()}</td>
+          <td>{e.actor ? (e.actor.name ?? e.actor.email ?? e.actor.id) : 'system'}</td>
+          <td>{e.action}</td>
+          <td>
+            <button
+              type="button"
+              className="link"
+              onClick={() => onTarget(e.target_id)}
+              aria-label={`Show only ${e.target_type} ${e.target_id}`}
+            >
+              {e.target_type} {e.target_id}
+            </button>
+          </td>
+        </tr>
+      ))}
+    </DataTable>
   );
 }

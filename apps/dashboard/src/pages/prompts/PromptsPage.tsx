@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { Link, useNavigate } from 'react-router';
 import type { PromptSummary } from '../../api/client.ts';
-import { ScrollRegion } from '../../components/ScrollRegion.tsx';
+import { DataTable } from '../../components/DataTable.tsx';
 import { Empty, ProblemView, QueryView } from '../../components/states.tsx';
 import { LabelBadges } from './LabelBadges.tsx';
 import { useCreatePrompt, usePrompts } from './queries.ts';
@@ -29,32 +29,20 @@ export function PromptsPage() {
 
 function PromptsTable({ prompts }: { prompts: PromptSummary[] }) {
   return (
-    <ScrollRegion label="Prompts">
-      <table>
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Description</th>
-            <th scope="col">Versions</th>
-            <th scope="col">Labels</th>
-          </tr>
-        </thead>
-        <tbody>
-          {prompts.map((p) => (
-            <tr key={p.id} data-testid={`prompt-${p.name}`}>
-              <th scope="row">
-                <Link to={`/prompts/${encodeURIComponent(p.name)}`}>{p.name}</Link>
-              </th>
-              <td>{p.description}</td>
-              <td>{p.latest_version === 0 ? 'none yet' : p.latest_version}</td>
-              <td>
-                <LabelBadges labels={p.labels} />
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </ScrollRegion>
+    <DataTable label="Prompts" columns={['Name', 'Description', 'Versions', 'Labels']}>
+      {prompts.map((p) => (
+        <tr key={p.id} data-testid={`prompt-${p.name}`}>
+          <th scope="row">
+            <Link to={`/prompts/${encodeURIComponent(p.name)}`}>{p.name}</Link>
+          </th>
+          <td>{p.description}</td>
+          <td>{p.latest_version === 0 ? 'none yet' : p.latest_version}</td>
+          <td>
+            <LabelBadges labels={p.labels} />
+          </td>
+        </tr>
+      ))}
+    </DataTable>
   );
 }
 
