@@ -3,7 +3,7 @@ import { Link, useNavigate } from 'react-router';
 import type { Holdout, MetricDefinition } from '../../api/client.ts';
 import { BucketCountField } from '../../components/BucketCountField.tsx';
 import { DataTable } from '../../components/DataTable.tsx';
-import { Empty, ProblemView, QueryView } from '../../components/states.tsx';
+import { ProblemView, QueryList } from '../../components/states.tsx';
 import { MetricsEditor } from '../editor/MetricsEditor.tsx';
 import { ExperimentsChoice, type HoldoutScope } from './ExperimentsChoice.tsx';
 import { fieldErrors } from './field-errors.ts';
@@ -21,11 +21,9 @@ export function HoldoutsPage() {
         compare them with everyone else: the total effect of what shipped.
       </p>
       <NewHoldoutForm />
-      <QueryView query={holdouts} what="holdouts">
-        {(list) =>
-          list.length === 0 ? <Empty>No holdouts yet.</Empty> : <HoldoutsTable holdouts={list} />
-        }
-      </QueryView>
+      <QueryList query={holdouts} what="holdouts" empty="No holdouts yet.">
+        {(list) => <HoldoutsTable holdouts={list} />}
+      </QueryList>
     </section>
   );
 }

@@ -3,7 +3,7 @@ import { Link, useNavigate } from 'react-router';
 import type { Layer } from '../../api/client.ts';
 import { BucketCountField } from '../../components/BucketCountField.tsx';
 import { DataTable } from '../../components/DataTable.tsx';
-import { Empty, ProblemView, QueryView } from '../../components/states.tsx';
+import { ProblemView, QueryList } from '../../components/states.tsx';
 import { ownedBuckets } from './layer-segments.ts';
 import { useCreateLayer, useLayers } from './queries.ts';
 
@@ -18,11 +18,9 @@ export function LayersPage() {
         set by its layer weight when it is created in the editor.
       </p>
       <NewLayerForm />
-      <QueryView query={layers} what="layers">
-        {(list) =>
-          list.length === 0 ? <Empty>No layers yet.</Empty> : <LayersTable layers={list} />
-        }
-      </QueryView>
+      <QueryList query={layers} what="layers" empty="No layers yet.">
+        {(list) => <LayersTable layers={list} />}
+      </QueryList>
     </section>
   );
 }

@@ -1,7 +1,7 @@
 import { Link } from 'react-router';
 import type { Experiment, OfflineRun } from '../../api/client.ts';
 import { DataTable } from '../../components/DataTable.tsx';
-import { Empty, QueryView } from '../../components/states.tsx';
+import { QueryList } from '../../components/states.tsx';
 import { useDatasets } from '../datasets/queries.ts';
 import { useOfflineRuns } from './queries.ts';
 import { RunStatus } from './RunStatus.tsx';
@@ -10,18 +10,18 @@ import { RunStatus } from './RunStatus.tsx';
 export function OfflineTab({ experiment }: { experiment: Experiment }) {
   const runs = useOfflineRuns(experiment.id);
   return (
-    <QueryView query={runs} what="offline runs">
-      {(list) =>
-        list.length === 0 ? (
-          <Empty>
-            No offline runs yet. A client library's <code>evaluate</code> runs a dataset through the
-            variants and records one here; <Link to="/datasets">datasets</Link> hold the items.
-          </Empty>
-        ) : (
-          <RunsTable experimentId={experiment.id} runs={list} />
-        )
+    <QueryList
+      query={runs}
+      what="offline runs"
+      empty={
+        <>
+          No offline runs yet. A client library's <code>evaluate</code> runs a dataset through the
+          variants and records one here; <Link to="/datasets">datasets</Link> hold the items.
+        </>
       }
-    </QueryView>
+    >
+      {(list) => <RunsTable experimentId={experiment.id} runs={list} />}
+    </QueryList>
   );
 }
 

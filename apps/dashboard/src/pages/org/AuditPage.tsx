@@ -3,7 +3,7 @@ import { useState } from 'react';
 import { useSearchParams } from 'react-router';
 import { type AuditEntry, api, ok } from '../../api/client.ts';
 import { DataTable } from '../../components/DataTable.tsx';
-import { Empty, QueryView } from '../../components/states.tsx';
+import { QueryList } from '../../components/states.tsx';
 
 export function AuditPage() {
   const [params, setParams] = useSearchParams();
@@ -34,21 +34,21 @@ export function AuditPage() {
         </label>
         <button type="submit">Filter</button>
       </form>
-      <QueryView query={audit} what="the audit log">
-        {(entries) =>
-          entries.length === 0 ? (
-            <Empty>No audit entries{target ? ` for ${target}` : ''}.</Empty>
-          ) : (
-            <AuditTable
-              entries={entries}
-              onTarget={(id) => {
-                setTyped(id);
-                setParams({ target: id });
-              }}
-            />
-          )
-        }
-      </QueryView>
+      <QueryList
+        query={audit}
+        what="the audit log"
+        empty={<>No audit entries{target ? ` for ${target}` : ''}.</>}
+      >
+        {(entries) => (
+          <AuditTable
+            entries={entries}
+            onTarget={(id) => {
+              setTyped(id);
+              setParams({ target: id });
+            }}
+          />
+        )}
+      </QueryList>
     </section>
   );
 }

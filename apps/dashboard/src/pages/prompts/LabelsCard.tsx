@@ -3,7 +3,7 @@ import { Link } from 'react-router';
 import type { Prompt } from '../../api/client.ts';
 import { useWhoami } from '../../auth/whoami.ts';
 import { DataTable } from '../../components/DataTable.tsx';
-import { Empty, QueryView } from '../../components/states.tsx';
+import { QueryList } from '../../components/states.tsx';
 import { ActionDialog } from '../lifecycle/ActionDialog.tsx';
 import { type LabelMove, useLabelHistory, useMoveLabel } from './queries.ts';
 
@@ -15,11 +15,9 @@ export function LabelsCard({ prompt }: { prompt: Prompt }) {
       <h2 id="labels-heading">Labels</h2>
       <MoveLabelForm prompt={prompt} />
       <h3>Label history</h3>
-      <QueryView query={history} what="the label history">
-        {(moves) =>
-          moves.length === 0 ? <Empty>No label has been set yet.</Empty> : <History moves={moves} />
-        }
-      </QueryView>
+      <QueryList query={history} what="the label history" empty="No label has been set yet.">
+        {(moves) => <History moves={moves} />}
+      </QueryList>
     </section>
   );
 }

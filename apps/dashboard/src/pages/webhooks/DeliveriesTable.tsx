@@ -1,5 +1,5 @@
 import { DataTable } from '../../components/DataTable.tsx';
-import { Empty, ProblemView, QueryView } from '../../components/states.tsx';
+import { ProblemView, QueryList } from '../../components/states.tsx';
 import { utcMinute } from '../lifecycle/lifecycle.ts';
 import { lastAnswer } from './last-answer.ts';
 import { DELIVERIES_SHOWN, type Delivery, useDeliveries, useRetryDelivery } from './queries.ts';
@@ -17,47 +17,43 @@ export function DeliveriesTable({ endpointId }: { endpointId: string }) {
   const deliveries = useDeliveries(endpointId);
   const retry = useRetryDelivery(endpointId);
   return (
-    <QueryView query={deliveries} what="deliveries">
-      {(list) =>
-        list.length === 0 ? (
-          <Empty>No deliveries yet.</Empty>
-        ) : (
-          <>
-            <DataTable
-              label="Recent deliveries"
-              caption={`Recent deliveries (the newest ${DELIVERIES_SHOWN})`}
-              columns={['Event', 'Status', 'Attempts', 'Last answer', 'When', 'Resend']}
-            >
-              {list.map((d) => (
-                <tr key={d.id} data-testid="delivery">
-                  <td>
-                    <code>{d.event_type}</code>
-                    <br />
-                    <span className="hint">{d.event_id}</span>
-                  </td>
-                  <td>
-                    <span className={STATUS_CLASS[d.status]}>{d.status}</span>
-                  </td>
-                  <td>{d.attempts}</td>
-                  <td>{lastAnswer(d)}</td>
-                  <td>{when(d)}</td>
-                  <td>
-                    <button
-                      type="button"
-                      onClick={() => retry.mutate(d.id)}
-                      disabled={retry.isPending}
-                      aria-label={`Retry ${d.event_type} ${d.event_id}`}
-                    >
-                      Retry
-                    </button>
-                  </td>
-                </tr>
-              ))}
-            </DataTable>
-            {retry.error ? <ProblemView error={retry.error} /> : null}
-          </>
-        )
-      }
-    </QueryView>
+    <QueryList query={deliveries} what="deliveries" empty="No deliveries yet.">
+      {(list) => (
+        <>
+          <DataTable
+            label="Recent deliveries"
+            caption={`Recent deliveries (the newest ${DELIVERIES_SHOWN})`}
+            columns={['Event', 'Status', 'Attempts', 'Last answer', 'When', 'Resend']}
+          >
+            {list.map((d) => (
+              <tr key={d.id} data-testid="delivery">
+                <td>
+                  <code>{d.event_type}</code>
+                  <br />
+                  <span className="hint">{d.event_id}</span>
+                </td>
+                <td>
+                  <span className={STATUS_CLASS[d.status]}>{d.status}</span>
+                </td>
+                <td>{d.attempts}</td>
+                <td>{lastAnswer(d)}</td>
+                <td>{when(d)}</td>
+                <td>
+                  <button
+                    type="button"
+                    onClick={() => retry.mutate(d.id)}
+                    disabled={retry.isPending}
+                    aria-label={`Retry ${d.event_type} ${d.event_id}`}
+                  >
+                    Retry
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </DataTable>
+          {retry.error ? <ProblemView error={retry.error} /> : null}
+        </>
+      )}
+    </QueryList>
   );
 }
