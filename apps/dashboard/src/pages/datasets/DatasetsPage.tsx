@@ -1,8 +1,8 @@
-import { useState } from 'react';
-import { Link, useNavigate } from 'react-router';
+import { Link } from 'react-router';
 import type { Dataset } from '../../api/client.ts';
 import { DataTable } from '../../components/DataTable.tsx';
-import { Empty, ProblemView, QueryView } from '../../components/states.tsx';
+import { NameAndDescriptionForm } from '../../components/NameAndDescriptionForm.tsx';
+import { QueryList } from '../../components/states.tsx';
 import { useCreateDataset, useDatasets } from './queries.ts';
 
 /** The org's datasets by name, each at its latest version, and a form to make one. */
@@ -16,11 +16,9 @@ export function DatasetsPage() {
         pins the version it used.
       </p>
       <NewDatasetForm />
-      <QueryView query={datasets} what="datasets">
-        {(list) =>
-          list.length === 0 ? <Empty>No datasets yet.</Empty> : <DatasetsTable datasets={list} />
-        }
-      </QueryView>
+      <QueryList query={datasets} what="datasets" empty="No datasets yet.">
+        {(list) => <DatasetsTable datasets={list} />}
+      </QueryList>
     </section>
   );
 }
@@ -44,34 +42,8 @@ function DatasetsTable({ datasets }: { datasets: Dataset[] }) {
 }
 
 function NewDatasetForm() {
-  const [name, setName] = useState('');
-  const [description, setDescription] = useState('');
   const create = useCreateDataset();
-  const navigate = useNavigate();
   return (
-    <form
-      className="card row"
-      aria-label="New dataset"
-      onSubmit={(e) => {
-        e.preventDefault();
-        create.mutate(
-          { name, ...(description ? { description } : {}) },
-          { onSuccess: (d) => navigate(`/datasets/${d.id}`) },
-        );
-      }}
-    >
-      <label>
-        Name
-        <input value={name} onChange={(e) => setName(e.target.value)} required />
-      </label>
-      <label>
-        Description
-        <input value={description} onChange={(e) => setDescription(e.target.value)} />
-      </label>
-      <button type="submit" disabled={create.isPending}>
-        Create dataset
-      </button>
-      {create.error ? <ProblemView error={create.error} /> : null}
-    </form>
+    <NameAndDescriptionForm what="dataset" create={create} pathOf={(d) => `/datasets/${d.id}`} />
   );
 }

@@ -1,8 +1,8 @@
-import { useState } from 'react';
-import { Link, useNavigate } from 'react-router';
+import { Link } from 'react-router';
 import type { PromptSummary } from '../../api/client.ts';
 import { DataTable } from '../../components/DataTable.tsx';
-import { Empty, ProblemView, QueryView } from '../../components/states.tsx';
+import { NameAndDescriptionForm } from '../../components/NameAndDescriptionForm.tsx';
+import { QueryList } from '../../components/states.tsx';
 import { LabelBadges } from './LabelBadges.tsx';
 import { useCreatePrompt, usePrompts } from './queries.ts';
 
@@ -18,11 +18,9 @@ export function PromptsPage() {
         version moves production to it.
       </p>
       <NewPromptForm />
-      <QueryView query={prompts} what="prompts">
-        {(list) =>
-          list.length === 0 ? <Empty>No prompts yet.</Empty> : <PromptsTable prompts={list} />
-        }
-      </QueryView>
+      <QueryList query={prompts} what="prompts" empty="No prompts yet.">
+        {(list) => <PromptsTable prompts={list} />}
+      </QueryList>
     </section>
   );
 }
@@ -48,34 +46,12 @@ function PromptsTable({ prompts }: { prompts: PromptSummary[] }) {
 
 /** Name and description; versions are added through the API or a client (see docs/prompts.md). */
 function NewPromptForm() {
-  const [name, setName] = useState('');
-  const [description, setDescription] = useState('');
   const create = useCreatePrompt();
-  const navigate = useNavigate();
   return (
-    <form
-      className="card row"
-      aria-label="New prompt"
-      onSubmit={(e) => {
-        e.preventDefault();
-        const body = description === '' ? { name } : { name, description };
-        create.mutate(body, {
-          onSuccess: (p) => navigate(`/prompts/${encodeURIComponent(p.name)}`),
-        });
-      }}
-    >
-      <label>
-        Name
-        <input value={name} onChange={(e) => setName(e.target.value)} required />
-      </label>
-      <label>
-        Description
-        <input value={description} onChange={(e) => setDescription(e.target.value)} />
-      </label>
-      <button type="submit" disabled={create.isPending}>
-        Create prompt
-      </button>
-      {create.error ? <ProblemView error={create.error} /> : null}
-    </form>
+    <NameAndDescriptionForm
+      what="prompt"
+      create={create}
+      pathOf={(p) => `/prompts/${encodeURIComponent(p.name)}`}
+    />
   );
 }
