@@ -52,3 +52,22 @@ export function QueryView<T>({
   if (query.isPending || query.data === undefined) return <Loading what={what} />;
   return <>{children(query.data)}</>;
 }
+
+/** A list query's states, and one more: an empty list says so (`empty`) instead of a bare frame. */
+export function QueryList<L extends ReadonlyArray<unknown>>({
+  query,
+  what,
+  empty,
+  children,
+}: {
+  query: { isPending: boolean; error: unknown; data: L | undefined };
+  what: string;
+  empty: ReactNode;
+  children: (list: L) => ReactNode;
+}) {
+  return (
+    <QueryView query={query} what={what}>
+      {(list) => (list.length === 0 ? <Empty>{empty}</Empty> : children(list))}
+    </QueryView>
+  );
+}

@@ -1,6 +1,6 @@
 import { useParams } from 'react-router';
+import { DataTable } from '../../components/DataTable.tsx';
 import { Meter } from '../../components/Meter.tsx';
-import { ScrollRegion } from '../../components/ScrollRegion.tsx';
 import { Empty, QueryView } from '../../components/states.tsx';
 import { planName } from '../billing/plan-name.ts';
 import { AdminTabs } from './AdminTabs.tsx';
@@ -39,27 +39,15 @@ export function OrgDetailPage() {
             {o.members.length === 0 ? (
               <Empty>No members.</Empty>
             ) : (
-              <ScrollRegion label="Members">
-                <table>
-                  <caption>Members</caption>
-                  <thead>
-                    <tr>
-                      <th scope="col">Name</th>
-                      <th scope="col">Email</th>
-                      <th scope="col">Role</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {o.members.map((m) => (
-                      <tr key={m.user_id}>
-                        <td>{m.name ?? '—'}</td>
-                        <td>{m.email ?? '—'}</td>
-                        <td>{m.role}</td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </ScrollRegion>
+              <DataTable label="Members" caption="Members" columns={['Name', 'Email', 'Role']}>
+                {o.members.map((m) => (
+                  <tr key={m.user_id}>
+                    <td>{m.name ?? '—'}</td>
+                    <td>{m.email ?? '—'}</td>
+                    <td>{m.role}</td>
+                  </tr>
+                ))}
+              </DataTable>
             )}
           </>
         )}

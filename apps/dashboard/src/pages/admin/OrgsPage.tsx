@@ -1,7 +1,7 @@
 import { Link } from 'react-router';
 import type { AdminOrgSummary } from '../../api/client.ts';
-import { ScrollRegion } from '../../components/ScrollRegion.tsx';
-import { Empty, QueryView } from '../../components/states.tsx';
+import { DataTable } from '../../components/DataTable.tsx';
+import { QueryList } from '../../components/states.tsx';
 import { planName } from '../billing/plan-name.ts';
 import { AdminTabs } from './AdminTabs.tsx';
 import { useAdminOrgs } from './queries.ts';
@@ -18,40 +18,26 @@ export function OrgsPage() {
     <section>
       <h1>Orgs</h1>
       <AdminTabs />
-      <QueryView query={orgs} what="orgs">
-        {(list) =>
-          list.length === 0 ? (
-            <Empty>No orgs yet.</Empty>
-          ) : (
-            <ScrollRegion label="Every org">
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">Org</th>
-                    <th scope="col">Plan</th>
-                    <th scope="col">Override</th>
-                    <th scope="col">Events this month</th>
-                    <th scope="col">Judge evaluations</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {list.map((o: AdminOrgSummary) => (
-                    <tr key={o.id}>
-                      <td>
-                        <Link to={`/admin/orgs/${o.id}`}>{orgLabel(o)}</Link>
-                      </td>
-                      <td>{planName(o.plan)}</td>
-                      <td>{o.override ? `pinned to ${planName(o.override)}` : '—'}</td>
-                      <td>{used(o.usage.events)}</td>
-                      <td>{used(o.usage.judge_evaluations)}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </ScrollRegion>
-          )
-        }
-      </QueryView>
+      <QueryList query={orgs} what="orgs" empty="No orgs yet.">
+        {(list) => (
+          <DataTable
+            label="Every org"
+            columns={['Org', 'Plan', 'Override', 'Events this month', 'Judge evaluations']}
+          >
+            {list.map((o: AdminOrgSummary) => (
+              <tr key={o.id}>
+                <td>
+                  <Link to={`/admin/orgs/${o.id}`}>{orgLabel(o)}</Link>
+                </td>
+                <td>{planName(o.plan)}</td>
+                <td>{o.override ? `pinned to ${planName(o.override)}` : '—'}</td>
+                <td>{used(o.usage.events)}</td>
+                <td>{used(o.usage.judge_evaluations)}</td>
+              </tr>
+            ))}
+          </DataTable>
+        )}
+      </QueryList>
     </section>
   );
 }

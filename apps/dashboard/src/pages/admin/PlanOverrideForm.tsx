@@ -1,6 +1,6 @@
-import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api, ok } from '../../api/client.ts';
+import { useRefreshingMutation } from '../../api/refreshing-mutation.ts';
 import { ConfirmButton } from '../../components/ConfirmButton.tsx';
 import { ProblemView } from '../../components/states.tsx';
 import { planName } from '../billing/plan-name.ts';
@@ -11,18 +11,17 @@ type Plan = (typeof PLANS)[number];
 
 /** Pins an org's plan over whatever billing says (audited), or clears the pin (`null`). */
 export function PlanOverrideForm({ orgId, override }: { orgId: string; override: Plan | null }) {
-  const queryClient = useQueryClient();
   const [plan, setPlan] = useState<Plan>(override ?? 'pro');
-  const save = useMutation({
-    mutationFn: (next: Plan | null) =>
+  const save = useRefreshingMutation(
+    (next: Plan | null) =>
       ok(
         api.PUT('/v1/admin/orgs/{id}/plan-override', {
           params: { path: { id: orgId } },
           body: { plan: next },
         }),
       ),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: adminKeys.all }),
-  });
+    adminKeys.all,
+  );
   return (
     <section className="card" aria-label="Plan override">
       <h2>Plan override</h2>

@@ -1,6 +1,6 @@
 import type { DatasetItem } from '../../api/client.ts';
+import { DataTable } from '../../components/DataTable.tsx';
 import { Pager, useCursorPages } from '../../components/Pager.tsx';
-import { ScrollRegion } from '../../components/ScrollRegion.tsx';
 import { shownValue as shown } from '../../components/shown-value.ts';
 import { Empty, QueryView } from '../../components/states.tsx';
 import { useDatasetItems } from './queries.ts';
@@ -39,33 +39,23 @@ export function DatasetItemsTable({ datasetId }: { datasetId: string }) {
 
 function ItemsTable({ items }: { items: DatasetItem[] }) {
   return (
-    <ScrollRegion label="Dataset items">
-      <table className="dataset-items">
-        <thead>
-          <tr>
-            <th scope="col">Id</th>
-            <th scope="col">Input</th>
-            <th scope="col">Expected output</th>
-            <th scope="col">Group</th>
-            <th scope="col">Variables</th>
-            <th scope="col">Metadata</th>
-          </tr>
-        </thead>
-        <tbody>
-          {items.map((item) => (
-            <tr key={item.id} data-testid="dataset-item">
-              <th scope="row">
-                <code>{item.id}</code>
-              </th>
-              <td className="text-cell">{shown(item.input)}</td>
-              <td className="text-cell">{shown(item.expected_output)}</td>
-              <td>{item.group ?? '—'}</td>
-              <td className="text-cell">{objectText(item.variables)}</td>
-              <td className="text-cell">{objectText(item.metadata)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </ScrollRegion>
+    <DataTable
+      label="Dataset items"
+      columns={['Id', 'Input', 'Expected output', 'Group', 'Variables', 'Metadata']}
+      className="dataset-items"
+    >
+      {items.map((item) => (
+        <tr key={item.id} data-testid="dataset-item">
+          <th scope="row">
+            <code>{item.id}</code>
+          </th>
+          <td className="text-cell">{shown(item.input)}</td>
+          <td className="text-cell">{shown(item.expected_output)}</td>
+          <td>{item.group ?? '—'}</td>
+          <td className="text-cell">{objectText(item.variables)}</td>
+          <td className="text-cell">{objectText(item.metadata)}</td>
+        </tr>
+      ))}
+    </DataTable>
   );
 }

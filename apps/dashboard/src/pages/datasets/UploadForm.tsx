@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import type { UploadAnswer } from '../../api/client.ts';
-import { ScrollRegion } from '../../components/ScrollRegion.tsx';
+import { DataTable } from '../../components/DataTable.tsx';
 import { ProblemView } from '../../components/states.tsx';
 import { useUploadItems } from './queries.ts';
 import { UPLOAD_ACCEPT, type UploadFormat, uploadFormat } from './upload-format.ts';
@@ -70,25 +70,19 @@ function UploadReport({ answer }: { answer: UploadAnswer }) {
           : ''}
       </p>
       {errors.length > 0 ? (
-        <ScrollRegion label="Rows skipped">
-          <table data-testid="row-errors">
-            <caption>Rows skipped</caption>
-            <thead>
-              <tr>
-                <th scope="col">Line</th>
-                <th scope="col">Problem</th>
-              </tr>
-            </thead>
-            <tbody>
-              {errors.map((e) => (
-                <tr key={`${e.line}-${e.index ?? ''}-${e.detail}`}>
-                  <th scope="row">{e.line}</th>
-                  <td>{e.detail}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </ScrollRegion>
+        <DataTable
+          label="Rows skipped"
+          caption="Rows skipped"
+          columns={['Line', 'Problem']}
+          testId="row-errors"
+        >
+          {errors.map((e) => (
+            <tr key={`${e.line}-${e.index ?? ''}-${e.detail}`}>
+              <th scope="row">{e.line}</th>
+              <td>{e.detail}</td>
+            </tr>
+          ))}
+        </DataTable>
       ) : null}
     </div>
   );

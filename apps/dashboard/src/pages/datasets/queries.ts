@@ -1,5 +1,6 @@
-import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { api, ok } from '../../api/client.ts';
+import { useRefreshingMutation } from '../../api/refreshing-mutation.ts';
 import type { UploadFormat } from './upload-format.ts';
 
 export const datasetKeys = {
@@ -38,20 +39,16 @@ export const useDatasetItems = (id: string, after: string | undefined) =>
     placeholderData: keepPreviousData,
   });
 
-export function useCreateDataset() {
-  const queryClient = useQueryClient();
-  return useMutation({
-    mutationFn: (body: { name: string; description?: string }) =>
-      ok(api.POST('/v1/datasets', { body })),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: datasetKeys.list }),
-  });
-}
+export const useCreateDataset = () =>
+  useRefreshingMutation(
+    (body: { name: string; description?: string }) => ok(api.POST('/v1/datasets', { body })),
+    datasetKeys.list,
+  );
 
 /** The file's text as sent, with the Content-Type that names its format to the server. */
-export function useUploadItems(id: string) {
-  const queryClient = useQueryClient();
-  return useMutation({
-    mutationFn: ({ text, format }: { text: string; format: UploadFormat }) =>
+export const useUploadItems = (id: string) =>
+  useRefreshingMutation(
+    ({ text, format }: { text: string; format: UploadFormat }) =>
       ok(
         api.POST('/v1/datasets/{id}/items', {
           params: { path: { id } },
@@ -60,9 +57,6 @@ export function useUploadItems(id: string) {
           headers: { 'content-type': format.contentType },
         }),
       ),
-    onSuccess: async () => {
-      await queryClient.invalidateQueries({ queryKey: datasetKeys.list });
-      await queryClient.invalidateQueries({ queryKey: datasetKeys.one(id) });
-    },
-  });
-}
+    datasetKeys.list,
+    datasetKeys.one(id),
+  );

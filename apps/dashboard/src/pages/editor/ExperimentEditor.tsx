@@ -3,6 +3,7 @@ import { type FormEvent, useMemo, useState } from 'react';
 import { useNavigate } from 'react-router';
 import { api, type Experiment, ok } from '../../api/client.ts';
 import { BucketCountField } from '../../components/BucketCountField.tsx';
+import { FrozenBucketing } from '../../components/FrozenBucketing.tsx';
 import { ProblemView } from '../../components/states.tsx';
 import { experimentKeys } from '../experiments/queries.ts';
 import { layerKeys } from '../layers/queries.ts';
@@ -181,12 +182,7 @@ function ExperimentBasics({
       </label>
       {frozen ? (
         <dl className="frozen">
-          <dt>Salt</dt>
-          <dd>
-            <code>{draft.salt}</code>
-          </dd>
-          <dt>Bucket count</dt>
-          <dd>{draft.bucket_count.toLocaleString('en-US')}</dd>
+          <FrozenBucketing salt={draft.salt} bucketCount={draft.bucket_count} />
           <dd className="hint">
             Frozen when the experiment was created: changing either would move enrolled users.
           </dd>

@@ -1,15 +1,14 @@
-import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api, ok } from '../../api/client.ts';
+import { useRefreshingMutation } from '../../api/refreshing-mutation.ts';
 import { ProblemView } from '../../components/states.tsx';
 import { experimentKeys } from '../experiments/queries.ts';
 
 /** One real exposure on the control arm through the ingest queue; 5 per experiment per hour. */
 export function TestEventButton({ id }: { id: string }) {
-  const queryClient = useQueryClient();
-  const send = useMutation({
-    mutationFn: () => ok(api.POST('/v1/experiments/{id}/test-event', { params: { path: { id } } })),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: experimentKeys.live(id) }),
-  });
+  const send = useRefreshingMutation(
+    () => ok(api.POST('/v1/experiments/{id}/test-event', { params: { path: { id } } })),
+    experimentKeys.live(id),
+  );
   return (
     <div className="test-event">
       <button type="button" onClick={() => send.mutate()} disabled={send.isPending}>

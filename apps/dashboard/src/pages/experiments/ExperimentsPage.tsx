@@ -1,6 +1,6 @@
 import { Link, useSearchParams } from 'react-router';
 import type { Body, SummaryEntry } from '../../api/client.ts';
-import { ScrollRegion } from '../../components/ScrollRegion.tsx';
+import { DataTable } from '../../components/DataTable.tsx';
 import { Empty, QueryView } from '../../components/states.tsx';
 import { StatusBadge } from '../lifecycle/StatusBadge.tsx';
 import { ExperimentState } from './ExperimentState.tsx';
@@ -47,41 +47,30 @@ function ExperimentsTable({ list }: { list: Listed[] }) {
     (summary.data ?? []).map((r) => [r.experiment_id, r] as const),
   );
   return (
-    <ScrollRegion label="All experiments">
-      <table>
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Status</th>
-            <th scope="col">Last verdict</th>
-            <th scope="col">Last run</th>
-            <th scope="col">Version</th>
-            <th scope="col">Arms</th>
-          </tr>
-        </thead>
-        <tbody>
-          {list.map((e) => (
-            <tr key={e.id}>
-              <td>
-                <Link to={`/experiments/${e.id}/results`}>{e.name}</Link>
-              </td>
-              <td>
-                <StatusBadge status={e.status} />
-                {e.status !== 'stopped' || e.stop === null ? null : (
-                  <span className="hint"> serves {e.stop.served_variant}</span>
-                )}
-              </td>
-              <td>
-                <ExperimentState id={e.id} status={e.status} latest={latest.get(e.id)} />
-              </td>
-              <td>{lastRunText(latest.get(e.id), e.last_run)}</td>
-              <td>v{e.version}</td>
-              <td>{e.allocation.map((a) => `${a.variant} ${a.weight}%`).join(', ')}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </ScrollRegion>
+    <DataTable
+      label="All experiments"
+      columns={['Name', 'Status', 'Last verdict', 'Last run', 'Version', 'Arms']}
+    >
+      {list.map((e) => (
+        <tr key={e.id}>
+          <td>
+            <Link to={`/experiments/${e.id}/results`}>{e.name}</Link>
+          </td>
+          <td>
+            <StatusBadge status={e.status} />
+            {e.status !== 'stopped' || e.stop === null ? null : (
+              <span className="hint"> serves {e.stop.served_variant}</span>
+            )}
+          </td>
+          <td>
+            <ExperimentState id={e.id} status={e.status} latest={latest.get(e.id)} />
+          </td>
+          <td>{lastRunText(latest.get(e.id), e.last_run)}</td>
+          <td>v{e.version}</td>
+          <td>{e.allocation.map((a) => `${a.variant} ${a.weight}%`).join(', ')}</td>
+        </tr>
+      ))}
+    </DataTable>
   );
 }
 

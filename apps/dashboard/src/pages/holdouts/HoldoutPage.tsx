@@ -1,5 +1,6 @@
 import { useParams } from 'react-router';
 import type { Holdout } from '../../api/client.ts';
+import { FrozenBucketing } from '../../components/FrozenBucketing.tsx';
 import { QueryView } from '../../components/states.tsx';
 import { useExperiments } from '../experiments/queries.ts';
 import { bucketRange } from '../layers/layer-segments.ts';
@@ -23,12 +24,7 @@ export function HoldoutPage() {
           </div>
           {h.description ? <p>{h.description}</p> : null}
           <dl className="frozen card">
-            <dt>Salt</dt>
-            <dd>
-              <code>{h.salt}</code>
-            </dd>
-            <dt>Bucket count</dt>
-            <dd>{h.bucket_count.toLocaleString('en-US')}</dd>
+            <FrozenBucketing salt={h.salt} bucketCount={h.bucket_count} />
             <dt>Held-out buckets</dt>
             <dd data-testid="held-out-buckets">{h.ranges.map(bucketRange).join(', ') || 'none'}</dd>
             <dt>Experiments</dt>

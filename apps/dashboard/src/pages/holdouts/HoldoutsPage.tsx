@@ -2,8 +2,8 @@ import { useState } from 'react';
 import { Link, useNavigate } from 'react-router';
 import type { Holdout, MetricDefinition } from '../../api/client.ts';
 import { BucketCountField } from '../../components/BucketCountField.tsx';
-import { ScrollRegion } from '../../components/ScrollRegion.tsx';
-import { Empty, ProblemView, QueryView } from '../../components/states.tsx';
+import { DataTable } from '../../components/DataTable.tsx';
+import { ProblemView, QueryList } from '../../components/states.tsx';
 import { MetricsEditor } from '../editor/MetricsEditor.tsx';
 import { ExperimentsChoice, type HoldoutScope } from './ExperimentsChoice.tsx';
 import { fieldErrors } from './field-errors.ts';
@@ -21,11 +21,9 @@ export function HoldoutsPage() {
         compare them with everyone else: the total effect of what shipped.
       </p>
       <NewHoldoutForm />
-      <QueryView query={holdouts} what="holdouts">
-        {(list) =>
-          list.length === 0 ? <Empty>No holdouts yet.</Empty> : <HoldoutsTable holdouts={list} />
-        }
-      </QueryView>
+      <QueryList query={holdouts} what="holdouts" empty="No holdouts yet.">
+        {(list) => <HoldoutsTable holdouts={list} />}
+      </QueryList>
     </section>
   );
 }
@@ -38,32 +36,19 @@ export const scopeText = (experiments: Holdout['experiments']): string =>
 
 function HoldoutsTable({ holdouts }: { holdouts: Holdout[] }) {
   return (
-    <ScrollRegion label="Holdouts">
-      <table>
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Held out</th>
-            <th scope="col">Buckets</th>
-            <th scope="col">Experiments</th>
-            <th scope="col">Metrics</th>
-          </tr>
-        </thead>
-        <tbody>
-          {holdouts.map((h) => (
-            <tr key={h.id} data-testid={`holdout-${h.name}`}>
-              <th scope="row">
-                <Link to={`/holdouts/${h.id}`}>{h.name}</Link>
-              </th>
-              <td data-testid="percent">{h.percent}%</td>
-              <td>{h.bucket_count.toLocaleString('en-US')}</td>
-              <td>{scopeText(h.experiments)}</td>
-              <td>{h.metrics.map((m) => m.name).join(', ')}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </ScrollRegion>
+    <DataTable label="Holdouts" columns={['Name', 'Held out', 'Buckets', 'Experiments', 'Metrics']}>
+      {holdouts.map((h) => (
+        <tr key={h.id} data-testid={`holdout-${h.name}`}>
+          <th scope="row">
+            <Link to={`/holdouts/${h.id}`}>{h.name}</Link>
+          </th>
+          <td data-testid="percent">{h.percent}%</td>
+          <td>{h.bucket_count.toLocaleString('en-US')}</td>
+          <td>{scopeText(h.experiments)}</td>
+          <td>{h.metrics.map((m) => m.name).join(', ')}</td>
+        </tr>
+      ))}
+    </DataTable>
   );
 }
 

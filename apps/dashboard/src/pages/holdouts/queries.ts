@@ -1,6 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, type HoldoutChange, type HoldoutInput, ok } from '../../api/client.ts';
 import { isProblem } from '../../api/problem.ts';
+import { useRefreshingMutation } from '../../api/refreshing-mutation.ts';
 
 export const holdoutKeys = {
   list: ['holdouts'] as const,
@@ -25,13 +26,11 @@ export const useHoldoutResults = (id: string) =>
     retry: (n, e) => !isProblem(e) && n < 2,
   });
 
-export function useCreateHoldout() {
-  const queryClient = useQueryClient();
-  return useMutation({
-    mutationFn: (body: HoldoutInput) => ok(api.POST('/v1/holdouts', { body })),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: holdoutKeys.list }),
-  });
-}
+export const useCreateHoldout = () =>
+  useRefreshingMutation(
+    (body: HoldoutInput) => ok(api.POST('/v1/holdouts', { body })),
+    holdoutKeys.list,
+  );
 
 export function useUpdateHoldout(id: string) {
   const queryClient = useQueryClient();

@@ -1,6 +1,6 @@
 import type { Layer } from '../../api/client.ts';
 import { armColour } from '../../charts/arm-colour.ts';
-import { ScrollRegion } from '../../components/ScrollRegion.tsx';
+import { DataTable } from '../../components/DataTable.tsx';
 import { bucketRange, layerExperiments, layerSegments, segmentOwner } from './layer-segments.ts';
 
 /**
@@ -54,36 +54,26 @@ function LayerRunsTable({
   colour: (name: string | null) => string | undefined;
 }) {
   return (
-    <ScrollRegion label={`Bucket runs of layer ${layer.name}`}>
-      <table data-testid="layer-runs">
-        <caption>Who owns which buckets</caption>
-        <thead>
-          <tr>
-            <th scope="col">Owner</th>
-            <th scope="col">Buckets</th>
-            <th scope="col">Count</th>
-            <th scope="col">Share</th>
-          </tr>
-        </thead>
-        <tbody>
-          {segments.map((s) => (
-            <tr key={s.start} data-testid={`run-${s.start}`}>
-              <th scope="row">
-                <span
-                  className={`swatch${s.experiment === null ? ' unused' : ''}${s.retired ? ' retired' : ''}`}
-                  style={
-                    s.retired || s.experiment === null ? {} : { background: colour(s.experiment) }
-                  }
-                />{' '}
-                {segmentOwner(s)}
-              </th>
-              <td data-testid="range">{bucketRange(s)}</td>
-              <td>{(s.end - s.start).toLocaleString('en-US')}</td>
-              <td>{((100 * (s.end - s.start)) / layer.bucket_count).toFixed(2)}%</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </ScrollRegion>
+    <DataTable
+      label={`Bucket runs of layer ${layer.name}`}
+      caption="Who owns which buckets"
+      columns={['Owner', 'Buckets', 'Count', 'Share']}
+      testId="layer-runs"
+    >
+      {segments.map((s) => (
+        <tr key={s.start} data-testid={`run-${s.start}`}>
+          <th scope="row">
+            <span
+              className={`swatch${s.experiment === null ? ' unused' : ''}${s.retired ? ' retired' : ''}`}
+              style={s.retired || s.experiment === null ? {} : { background: colour(s.experiment) }}
+            />{' '}
+            {segmentOwner(s)}
+          </th>
+          <td data-testid="range">{bucketRange(s)}</td>
+          <td>{(s.end - s.start).toLocaleString('en-US')}</td>
+          <td>{((100 * (s.end - s.start)) / layer.bucket_count).toFixed(2)}%</td>
+        </tr>
+      ))}
+    </DataTable>
   );
 }

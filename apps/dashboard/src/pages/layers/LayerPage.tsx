@@ -1,4 +1,5 @@
 import { useParams } from 'react-router';
+import { FrozenBucketing } from '../../components/FrozenBucketing.tsx';
 import { QueryView } from '../../components/states.tsx';
 import { LayerBucketMap } from './LayerBucketMap.tsx';
 import { ownedBuckets } from './layer-segments.ts';
@@ -21,12 +22,7 @@ export function LayerPage() {
           </div>
           {l.description ? <p>{l.description}</p> : null}
           <dl className="frozen card">
-            <dt>Salt</dt>
-            <dd>
-              <code>{l.salt}</code>
-            </dd>
-            <dt>Bucket count</dt>
-            <dd>{l.bucket_count.toLocaleString('en-US')}</dd>
+            <FrozenBucketing salt={l.salt} bucketCount={l.bucket_count} />
             <dd className="hint">
               Frozen when the layer was created: changing either would move its users between
               experiments.

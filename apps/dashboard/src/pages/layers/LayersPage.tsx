@@ -2,8 +2,8 @@ import { useState } from 'react';
 import { Link, useNavigate } from 'react-router';
 import type { Layer } from '../../api/client.ts';
 import { BucketCountField } from '../../components/BucketCountField.tsx';
-import { ScrollRegion } from '../../components/ScrollRegion.tsx';
-import { Empty, ProblemView, QueryView } from '../../components/states.tsx';
+import { DataTable } from '../../components/DataTable.tsx';
+import { ProblemView, QueryList } from '../../components/states.tsx';
 import { ownedBuckets } from './layer-segments.ts';
 import { useCreateLayer, useLayers } from './queries.ts';
 
@@ -18,45 +18,28 @@ export function LayersPage() {
         set by its layer weight when it is created in the editor.
       </p>
       <NewLayerForm />
-      <QueryView query={layers} what="layers">
-        {(list) =>
-          list.length === 0 ? <Empty>No layers yet.</Empty> : <LayersTable layers={list} />
-        }
-      </QueryView>
+      <QueryList query={layers} what="layers" empty="No layers yet.">
+        {(list) => <LayersTable layers={list} />}
+      </QueryList>
     </section>
   );
 }
 
 function LayersTable({ layers }: { layers: Layer[] }) {
   return (
-    <ScrollRegion label="Layers">
-      <table>
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Buckets</th>
-            <th scope="col">Owned</th>
-            <th scope="col">Free</th>
-            <th scope="col">Experiments</th>
-          </tr>
-        </thead>
-        <tbody>
-          {layers.map((l) => (
-            <tr key={l.id} data-testid={`layer-${l.name}`}>
-              <th scope="row">
-                <Link to={`/layers/${encodeURIComponent(l.name)}`}>{l.name}</Link>
-              </th>
-              <td data-testid="bucket-count">{l.bucket_count.toLocaleString('en-US')}</td>
-              <td data-testid="owned">{ownedBuckets(l.bucket_map).toLocaleString('en-US')}</td>
-              <td data-testid="free">{l.free_buckets.toLocaleString('en-US')}</td>
-              <td>
-                {new Set(l.bucket_map.filter((r) => !r.retired).map((r) => r.experiment)).size}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </ScrollRegion>
+    <DataTable label="Layers" columns={['Name', 'Buckets', 'Owned', 'Free', 'Experiments']}>
+      {layers.map((l) => (
+        <tr key={l.id} data-testid={`layer-${l.name}`}>
+          <th scope="row">
+            <Link to={`/layers/${encodeURIComponent(l.name)}`}>{l.name}</Link>
+          </th>
+          <td data-testid="bucket-count">{l.bucket_count.toLocaleString('en-US')}</td>
+          <td data-testid="owned">{ownedBuckets(l.bucket_map).toLocaleString('en-US')}</td>
+          <td data-testid="free">{l.free_buckets.toLocaleString('en-US')}</td>
+          <td>{new Set(l.bucket_map.filter((r) => !r.retired).map((r) => r.experiment)).size}</td>
+        </tr>
+      ))}
+    </DataTable>
   );
 }
 

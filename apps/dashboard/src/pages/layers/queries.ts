@@ -1,5 +1,6 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQuery } from '@tanstack/react-query';
 import { api, type LayerInput, ok } from '../../api/client.ts';
+import { useRefreshingMutation } from '../../api/refreshing-mutation.ts';
 
 export const layerKeys = {
   /** Every layer query: the list and each layer's page. */
@@ -17,10 +18,5 @@ export const useLayer = (idOrName: string) =>
     queryFn: () => ok(api.GET('/v1/layers/{id}', { params: { path: { id: idOrName } } })),
   });
 
-export function useCreateLayer() {
-  const queryClient = useQueryClient();
-  return useMutation({
-    mutationFn: (body: LayerInput) => ok(api.POST('/v1/layers', { body })),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: layerKeys.list }),
-  });
-}
+export const useCreateLayer = () =>
+  useRefreshingMutation((body: LayerInput) => ok(api.POST('/v1/layers', { body })), layerKeys.list);

@@ -1,5 +1,5 @@
 import type { Comparison, OfflineRun, Scorer } from '../../api/client.ts';
-import { ScrollRegion } from '../../components/ScrollRegion.tsx';
+import { DataTable } from '../../components/DataTable.tsx';
 import { pValue } from '../results/format.ts';
 import { barScale, CiBar } from './CiBar.tsx';
 import { differenceValue, directionWords, meanValue } from './scorer-units.ts';
@@ -32,40 +32,32 @@ export function ComparisonTable({ run }: { run: OfflineRun }) {
       <p className="empty">No comparison: the run has no scorer with values, or no treatment.</p>
     );
   return (
-    <ScrollRegion label="Comparisons">
-      <table className="comparisons">
-        <caption>Each treatment against {run.baseline}, paired by item (mean over repeats)</caption>
-        <thead>
-          <tr>
-            <th scope="col">Scorer</th>
-            <th scope="col">Treatment</th>
-            <th scope="col">Items</th>
-            <th scope="col">Baseline mean ({run.baseline})</th>
-            <th scope="col">Treatment mean</th>
-            <th scope="col">Mean difference (95% CI)</th>
-            <th scope="col">FDR-adjusted p-value</th>
-            <th scope="col">Outcome</th>
-            <th scope="col">Items improved</th>
-            <th scope="col">Items regressed</th>
-            <th scope="col">Items tied</th>
-            <th scope="col">Non-inferiority</th>
-          </tr>
-        </thead>
-        <tbody>
-          {groups.flatMap(({ scorer, rows }) => {
-            const scale = barScale(rows);
-            return rows.map((c) => (
-              <ComparisonRow
-                key={`${c.scorer}::${c.treatment}`}
-                c={c}
-                scorer={scorer}
-                scale={scale}
-              />
-            ));
-          })}
-        </tbody>
-      </table>
-    </ScrollRegion>
+    <DataTable
+      label="Comparisons"
+      className="comparisons"
+      caption={`Each treatment against ${run.baseline}, paired by item (mean over repeats)`}
+      columns={[
+        'Scorer',
+        'Treatment',
+        'Items',
+        `Baseline mean (${run.baseline})`,
+        'Treatment mean',
+        'Mean difference (95% CI)',
+        'FDR-adjusted p-value',
+        'Outcome',
+        'Items improved',
+        'Items regressed',
+        'Items tied',
+        'Non-inferiority',
+      ]}
+    >
+      {groups.flatMap(({ scorer, rows }) => {
+        const scale = barScale(rows);
+        return rows.map((c) => (
+          <ComparisonRow key={`${c.scorer}::${c.treatment}`} c={c} scorer={scorer} scale={scale} />
+        ));
+      })}
+    </DataTable>
   );
 }
 

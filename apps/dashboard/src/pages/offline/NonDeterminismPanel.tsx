@@ -1,5 +1,5 @@
 import type { NonDeterminism, OfflineRun, Scorer } from '../../api/client.ts';
-import { ScrollRegion } from '../../components/ScrollRegion.tsx';
+import { DataTable } from '../../components/DataTable.tsx';
 import { num } from '../results/format.ts';
 import { share } from './scorer-units.ts';
 
@@ -24,41 +24,34 @@ export function NonDeterminismPanel({ run }: { run: OfflineRun }) {
       ) : rows.length === 0 ? (
         <p className="empty">No scorer has values to measure.</p>
       ) : (
-        <ScrollRegion label="Non-determinism">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Scorer</th>
-                <th scope="col">Variant</th>
-                <th scope="col">Items</th>
-                <th scope="col">SD within items</th>
-                <th scope="col">SD between items</th>
-                <th scope="col">Flip rate</th>
-                <th scope="col">Passed every repeat</th>
-                <th scope="col">Unstable items</th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((s) => (
-                <tr
-                  key={`${s.scorer}::${s.variant}`}
-                  data-testid={`summary-${s.scorer}-${s.variant}`}
-                >
-                  <th scope="row">{s.scorer}</th>
-                  <td>{s.variant}</td>
-                  <td>{s.n_items}</td>
-                  <td data-testid="sd-within">{num(s.sd_within_items)}</td>
-                  <td data-testid="sd-between">{num(s.sd_between_items)}</td>
-                  <td data-testid="flip-rate">{share(s.flip_rate)}</td>
-                  <td data-testid="pass-all">{share(s.pass_all)}</td>
-                  <td data-testid="unstable">
-                    <UnstableItems ids={s.unstable_items} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </ScrollRegion>
+        <DataTable
+          label="Non-determinism"
+          columns={[
+            'Scorer',
+            'Variant',
+            'Items',
+            'SD within items',
+            'SD between items',
+            'Flip rate',
+            'Passed every repeat',
+            'Unstable items',
+          ]}
+        >
+          {rows.map((s) => (
+            <tr key={`${s.scorer}::${s.variant}`} data-testid={`summary-${s.scorer}-${s.variant}`}>
+              <th scope="row">{s.scorer}</th>
+              <td>{s.variant}</td>
+              <td>{s.n_items}</td>
+              <td data-testid="sd-within">{num(s.sd_within_items)}</td>
+              <td data-testid="sd-between">{num(s.sd_between_items)}</td>
+              <td data-testid="flip-rate">{share(s.flip_rate)}</td>
+              <td data-testid="pass-all">{share(s.pass_all)}</td>
+              <td data-testid="unstable">
+                <UnstableItems ids={s.unstable_items} />
+              </td>
+            </tr>
+          ))}
+        </DataTable>
       )}
     </section>
   );

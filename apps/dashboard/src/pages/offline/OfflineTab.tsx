@@ -1,7 +1,7 @@
 import { Link } from 'react-router';
 import type { Experiment, OfflineRun } from '../../api/client.ts';
-import { ScrollRegion } from '../../components/ScrollRegion.tsx';
-import { Empty, QueryView } from '../../components/states.tsx';
+import { DataTable } from '../../components/DataTable.tsx';
+import { QueryList } from '../../components/states.tsx';
 import { useDatasets } from '../datasets/queries.ts';
 import { useOfflineRuns } from './queries.ts';
 import { RunStatus } from './RunStatus.tsx';
@@ -10,18 +10,18 @@ import { RunStatus } from './RunStatus.tsx';
 export function OfflineTab({ experiment }: { experiment: Experiment }) {
   const runs = useOfflineRuns(experiment.id);
   return (
-    <QueryView query={runs} what="offline runs">
-      {(list) =>
-        list.length === 0 ? (
-          <Empty>
-            No offline runs yet. A client library's <code>evaluate</code> runs a dataset through the
-            variants and records one here; <Link to="/datasets">datasets</Link> hold the items.
-          </Empty>
-        ) : (
-          <RunsTable experimentId={experiment.id} runs={list} />
-        )
+    <QueryList
+      query={runs}
+      what="offline runs"
+      empty={
+        <>
+          No offline runs yet. A client library's <code>evaluate</code> runs a dataset through the
+          variants and records one here; <Link to="/datasets">datasets</Link> hold the items.
+        </>
       }
-    </QueryView>
+    >
+      {(list) => <RunsTable experimentId={experiment.id} runs={list} />}
+    </QueryList>
   );
 }
 
@@ -29,52 +29,48 @@ function RunsTable({ experimentId, runs }: { experimentId: string; runs: Offline
   const datasets = useDatasets();
   const nameOf = (id: string) => datasets.data?.find((d) => d.id === id)?.name ?? id;
   return (
-    <ScrollRegion label="Offline runs">
-      <table>
-        <thead>
-          <tr>
-            <th scope="col">Started</th>
-            <th scope="col">Status</th>
-            <th scope="col">Dataset</th>
-            <th scope="col">Experiment version</th>
-            <th scope="col">Variants</th>
-            <th scope="col">Repeats</th>
-            <th scope="col">Results</th>
-            <th scope="col">Gates</th>
-            <th scope="col">Note</th>
-          </tr>
-        </thead>
-        <tbody>
-          {runs.map((r) => (
-            <tr key={r.id} data-testid={`run-${r.id}`}>
-              <th scope="row">
-                <Link to={`/experiments/${experimentId}/offline/${r.id}`}>
-                  {new Date(r.created_at).toLocaleString()}
-                </Link>
-              </th>
-              <td>
-                <RunStatus run={r} />
-              </td>
-              <td>
-                <Link to={`/datasets/${r.dataset_id}`}>{nameOf(r.dataset_id)}</Link>{' '}
-                <span className="hint">v{r.dataset_version}</span>
-              </td>
-              <td>{r.experiment_version}</td>
-              <td>{r.variants.join(', ')}</td>
-              <td>{r.repeats}</td>
-              <td data-testid="results">
-                {r.received_results.toLocaleString('en-US')} of{' '}
-                {r.expected_results.toLocaleString('en-US')}
-              </td>
-              <td data-testid="gates">
-                <GatesSummary run={r} />
-              </td>
-              <td>{r.note ?? ''}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </ScrollRegion>
+    <DataTable
+      label="Offline runs"
+      columns={[
+        'Started',
+        'Status',
+        'Dataset',
+        'Experiment version',
+        'Variants',
+        'Repeats',
+        'Results',
+        'Gates',
+        'Note',
+      ]}
+    >
+      {runs.map((r) => (
+        <tr key={r.id} data-testid={`run-${r.id}`}>
+          <th scope="row">
+            <Link to={`/experiments/${experimentId}/offline/${r.id}`}>
+              {new Date(r.created_at).toLocaleString()}
+            </Link>
+          </th>
+          <td>
+            <RunStatus run={r} />
+          </td>
+          <td>
+            <Link to={`/datasets/${r.dataset_id}`}>{nameOf(r.dataset_id)}</Link>{' '}
+            <span className="hint">v{r.dataset_version}</span>
+          </td>
+          <td>{r.experiment_version}</td>
+          <td>{r.variants.join(', ')}</td>
+          <td>{r.repeats}</td>
+          <td data-testid="results">
+            {r.received_results.toLocaleString('en-US')} of{' '}
+            {r.expected_results.toLocaleString('en-US')}
+          </td>
+          <td data-testid="gates">
+            <GatesSummary run={r} />
+          </td>
+          <td>{r.note ?? ''}</td>
+        </tr>
+      ))}
+    </DataTable>
   );
 }
 

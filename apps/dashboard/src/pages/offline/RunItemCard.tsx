@@ -1,6 +1,6 @@
 import { useId } from 'react';
 import type { OfflineRun, RunItem } from '../../api/client.ts';
-import { ScrollRegion } from '../../components/ScrollRegion.tsx';
+import { DataTable } from '../../components/DataTable.tsx';
 import { shownValue as shown } from '../../components/shown-value.ts';
 import { num } from '../results/format.ts';
 import { differenceValue } from './scorer-units.ts';
@@ -52,33 +52,22 @@ export function RunItemCard(props: ItemOfRun) {
 function OutputsTable({ item, run }: { item: RunItem; run: OfflineRun }) {
   const repeats = Array.from({ length: run.repeats }, (_, r) => r);
   return (
-    <ScrollRegion label={`Outputs for item ${item.id}`}>
-      <table className="outputs">
-        <thead>
-          <tr>
-            <th scope="col">Repeat</th>
-            {run.variants.map((v) => (
-              <th scope="col" key={v}>
-                {v}
-                {v === run.baseline ? ' (baseline)' : ''}
-              </th>
-            ))}
-          </tr>
-        </thead>
-        <tbody>
-          {repeats.map((r) => (
-            <tr key={r}>
-              <th scope="row">{r}</th>
-              {run.variants.map((v) => (
-                <td key={v} data-testid={`output-${v}-${r}`}>
-                  <ResultCell result={item.variants[v]?.find((x) => x.repeat === r)} run={run} />
-                </td>
-              ))}
-            </tr>
+    <DataTable
+      label={`Outputs for item ${item.id}`}
+      className="outputs"
+      columns={['Repeat', ...run.variants.map((v) => (v === run.baseline ? `${v} (baseline)` : v))]}
+    >
+      {repeats.map((r) => (
+        <tr key={r}>
+          <th scope="row">{r}</th>
+          {run.variants.map((v) => (
+            <td key={v} data-testid={`output-${v}-${r}`}>
+              <ResultCell result={item.variants[v]?.find((x) => x.repeat === r)} run={run} />
+            </td>
           ))}
-        </tbody>
-      </table>
-    </ScrollRegion>
+        </tr>
+      ))}
+    </DataTable>
   );
 }
 

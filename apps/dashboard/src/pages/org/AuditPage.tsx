@@ -2,8 +2,8 @@ import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useSearchParams } from 'react-router';
 import { type AuditEntry, api, ok } from '../../api/client.ts';
-import { ScrollRegion } from '../../components/ScrollRegion.tsx';
-import { Empty, QueryView } from '../../components/states.tsx';
+import { DataTable } from '../../components/DataTable.tsx';
+import { QueryList } from '../../components/states.tsx';
 
 export function AuditPage() {
   const [params, setParams] = useSearchParams();
@@ -34,21 +34,21 @@ export function AuditPage() {
         </label>
         <button type="submit">Filter</button>
       </form>
-      <QueryView query={audit} what="the audit log">
-        {(entries) =>
-          entries.length === 0 ? (
-            <Empty>No audit entries{target ? ` for ${target}` : ''}.</Empty>
-          ) : (
-            <AuditTable
-              entries={entries}
-              onTarget={(id) => {
-                setTyped(id);
-                setParams({ target: id });
-              }}
-            />
-          )
-        }
-      </QueryView>
+      <QueryList
+        query={audit}
+        what="the audit log"
+        empty={<>No audit entries{target ? ` for ${target}` : ''}.</>}
+      >
+        {(entries) => (
+          <AuditTable
+            entries={entries}
+            onTarget={(id) => {
+              setTyped(id);
+              setParams({ target: id });
+            }}
+          />
+        )}
+      </QueryList>
     </section>
   );
 }
@@ -62,36 +62,24 @@ function AuditTable({
   onTarget: (targetId: string) => void;
 }) {
   return (
-    <ScrollRegion label="Audit entries">
-      <table>
-        <thead>
-          <tr>
-            <th scope="col">When</th>
-            <th scope="col">Who</th>
-            <th scope="col">Action</th>
-            <th scope="col">Target</th>
-          </tr>
-        </thead>
-        <tbody>
-          {entries.map((e) => (
-            <tr key={e.id}>
-              <td>{new Date(e.created_at).toLocaleString()}</td>
-              <td>{e.actor ? (e.actor.name ?? e.actor.email ?? e.actor.id) : 'system'}</td>
-              <td>{e.action}</td>
-              <td>
-                <button
-                  type="button"
-                  className="link"
-                  onClick={() => onTarget(e.target_id)}
-                  aria-label={`Show only ${e.target_type} ${e.target_id}`}
-                >
-                  {e.target_type} {e.target_id}
-                </button>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </ScrollRegion>
+    <DataTable label="Audit entries" columns={['When', 'Who', 'Action', 'Target']}>
+      {entries.map((e) => (
+        <tr key={e.id}>
+          <td>{new Date(e.created_at).toLocaleString()}</td>
+          <td>{e.actor ? (e.actor.name ?? e.actor.email ?? e.actor.id) : 'system'}</td>
+          <td>{e.action}</td>
+          <td>
+            <button
+              type="button"
+              className="link"
+              onClick={() => onTarget(e.target_id)}
+              aria-label={`Show only ${e.target_type} ${e.target_id}`}
+            >
+              {e.target_type} {e.target_id}
+            </button>
+          </td>
+        </tr>
+      ))}
+    </DataTable>
   );
 }

@@ -1,7 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api, ok } from '../../api/client.ts';
-import { Empty, ProblemView, QueryView } from '../../components/states.tsx';
+import { ProblemView, QueryList } from '../../components/states.tsx';
 
 const CATEGORIES = ['bug', 'idea', 'question', 'praise', 'other'] as const;
 
@@ -46,22 +46,18 @@ export function FeedbackPage() {
         {send.isSuccess ? <p role="status">Thank you — sent.</p> : null}
         {send.error ? <ProblemView error={send.error} /> : null}
       </form>
-      <QueryView query={list} what="feedback">
-        {(items) =>
-          items.length === 0 ? (
-            <Empty>Your org has not sent feedback yet.</Empty>
-          ) : (
-            <ul className="feedback-list">
-              {items.map((f) => (
-                <li key={f.id}>
-                  <span className="badge">{f.category}</span> {f.message}{' '}
-                  <span className="hint">{new Date(f.created_at).toLocaleString()}</span>
-                </li>
-              ))}
-            </ul>
-          )
-        }
-      </QueryView>
+      <QueryList query={list} what="feedback" empty="Your org has not sent feedback yet.">
+        {(items) => (
+          <ul className="feedback-list">
+            {items.map((f) => (
+              <li key={f.id}>
+                <span className="badge">{f.category}</span> {f.message}{' '}
+                <span className="hint">{new Date(f.created_at).toLocaleString()}</span>
+              </li>
+            ))}
+          </ul>
+        )}
+      </QueryList>
     </section>
   );
 }

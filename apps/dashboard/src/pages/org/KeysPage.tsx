@@ -1,5 +1,6 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQuery } from '@tanstack/react-query';
 import { api, ok } from '../../api/client.ts';
+import { useRefreshingMutation } from '../../api/refreshing-mutation.ts';
 import { ConfirmButton } from '../../components/ConfirmButton.tsx';
 import { ProblemView, QueryView } from '../../components/states.tsx';
 import { WebhookSecretCard } from './WebhookSecretCard.tsx';
@@ -37,11 +38,10 @@ function KeyCard({
   scope: Scope;
   summary: { hint: string; created_at: string; revealable: boolean } | undefined;
 }) {
-  const queryClient = useQueryClient();
-  const rotate = useMutation({
-    mutationFn: () => ok(api.POST('/v1/keys', { body: { scope } })),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: ['keys'] }),
-  });
+  const rotate = useRefreshingMutation(
+    () => ok(api.POST('/v1/keys', { body: { scope } })),
+    ['keys'],
+  );
   const reveal = useMutation({
     mutationFn: () => ok(api.GET('/v1/keys/{scope}/reveal', { params: { path: { scope } } })),
   });

@@ -1,19 +1,19 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQuery } from '@tanstack/react-query';
 import { api, ok } from '../../api/client.ts';
+import { useRefreshingMutation } from '../../api/refreshing-mutation.ts';
 import { ConfirmButton } from '../../components/ConfirmButton.tsx';
 import { ProblemView, QueryView } from '../../components/states.tsx';
 
 /** The business-event signing secret: status only, a new one shown once on rotation. */
 export function WebhookSecretCard() {
-  const queryClient = useQueryClient();
   const status = useQuery({
     queryKey: ['webhook-secret'],
     queryFn: () => ok(api.GET('/v1/webhook-secrets')),
   });
-  const rotate = useMutation({
-    mutationFn: () => ok(api.POST('/v1/webhook-secrets')),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: ['webhook-secret'] }),
-  });
+  const rotate = useRefreshingMutation(
+    () => ok(api.POST('/v1/webhook-secrets')),
+    ['webhook-secret'],
+  );
   return (
     <section className="card" aria-label="Webhook secret">
       <h2>Business-event webhook secret</h2>

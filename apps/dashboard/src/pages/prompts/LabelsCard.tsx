@@ -2,8 +2,8 @@ import { useState } from 'react';
 import { Link } from 'react-router';
 import type { Prompt } from '../../api/client.ts';
 import { useWhoami } from '../../auth/whoami.ts';
-import { ScrollRegion } from '../../components/ScrollRegion.tsx';
-import { Empty, QueryView } from '../../components/states.tsx';
+import { DataTable } from '../../components/DataTable.tsx';
+import { QueryList } from '../../components/states.tsx';
 import { ActionDialog } from '../lifecycle/ActionDialog.tsx';
 import { type LabelMove, useLabelHistory, useMoveLabel } from './queries.ts';
 
@@ -15,49 +15,35 @@ export function LabelsCard({ prompt }: { prompt: Prompt }) {
       <h2 id="labels-heading">Labels</h2>
       <MoveLabelForm prompt={prompt} />
       <h3>Label history</h3>
-      <QueryView query={history} what="the label history">
-        {(moves) =>
-          moves.length === 0 ? <Empty>No label has been set yet.</Empty> : <History moves={moves} />
-        }
-      </QueryView>
+      <QueryList query={history} what="the label history" empty="No label has been set yet.">
+        {(moves) => <History moves={moves} />}
+      </QueryList>
     </section>
   );
 }
 
 function History({ moves }: { moves: LabelMove[] }) {
   return (
-    <ScrollRegion label="Label history">
-      <table>
-        <thead>
-          <tr>
-            <th scope="col">When</th>
-            <th scope="col">Label</th>
-            <th scope="col">Moved</th>
-            <th scope="col">By</th>
-          </tr>
-        </thead>
-        <tbody>
-          {moves.map((m) => (
-            <tr key={m.id}>
-              <td>{new Date(m.at).toLocaleString()}</td>
-              <td>{m.label}</td>
-              <td>
-                {m.from === null ? 'set to' : `v${m.from} →`} v{m.to}
-              </td>
-              <td>
-                {m.by}
-                {m.experiment ? (
-                  <>
-                    {', released by stopping '}
-                    <Link to={`/experiments/${m.experiment.id}/results`}>{m.experiment.name}</Link>
-                  </>
-                ) : null}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </ScrollRegion>
+    <DataTable label="Label history" columns={['When', 'Label', 'Moved', 'By']}>
+      {moves.map((m) => (
+        <tr key={m.id}>
+          <td>{new Date(m.at).toLocaleString()}</td>
+          <td>{m.label}</td>
+          <td>
+            {m.from === null ? 'set to' : `v${m.from} →`} v{m.to}
+          </td>
+          <td>
+            {m.by}
+            {m.experiment ? (
+              <>
+                {', released by stopping '}
+                <Link to={`/experiments/${m.experiment.id}/results`}>{m.experiment.name}</Link>
+              </>
+            ) : null}
+          </td>
+        </tr>
+      ))}
+    </DataTable>
   );
 }
 

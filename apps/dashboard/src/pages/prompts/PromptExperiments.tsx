@@ -1,5 +1,5 @@
 import { Link } from 'react-router';
-import { ScrollRegion } from '../../components/ScrollRegion.tsx';
+import { DataTable } from '../../components/DataTable.tsx';
 import { Empty, QueryView } from '../../components/states.tsx';
 import { ExperimentState } from '../experiments/ExperimentState.tsx';
 import { useExperiments, useResultsSummary } from '../experiments/queries.ts';
@@ -35,39 +35,29 @@ export function PromptExperiments({ name }: { name: string }) {
 function UsesTable({ uses }: { uses: PromptUse[] }) {
   const summary = useResultsSummary();
   return (
-    <ScrollRegion label="Experiments on this prompt">
-      <table>
-        <thead>
-          <tr>
-            <th scope="col">Experiment</th>
-            <th scope="col">Versions</th>
-            <th scope="col">Status</th>
-            <th scope="col">Concluded</th>
-            <th scope="col">Last verdict</th>
-          </tr>
-        </thead>
-        <tbody>
-          {uses.map((u) => (
-            <tr key={u.experiment.id} data-testid={`use-${u.experiment.name}`}>
-              <th scope="row">
-                <Link to={`/experiments/${u.experiment.id}/results`}>{u.experiment.name}</Link>
-              </th>
-              <td>{u.variants.map((v) => `${v.key}: v${v.version}`).join(', ')}</td>
-              <td>
-                <StatusBadge status={u.experiment.status} />
-              </td>
-              <td>{conclusionText(u) ?? '—'}</td>
-              <td>
-                <ExperimentState
-                  id={u.experiment.id}
-                  status={u.experiment.status}
-                  latest={summary.data?.find((r) => r.experiment_id === u.experiment.id)}
-                />
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </ScrollRegion>
+    <DataTable
+      label="Experiments on this prompt"
+      columns={['Experiment', 'Versions', 'Status', 'Concluded', 'Last verdict']}
+    >
+      {uses.map((u) => (
+        <tr key={u.experiment.id} data-testid={`use-${u.experiment.name}`}>
+          <th scope="row">
+            <Link to={`/experiments/${u.experiment.id}/results`}>{u.experiment.name}</Link>
+          </th>
+          <td>{u.variants.map((v) => `${v.key}: v${v.version}`).join(', ')}</td>
+          <td>
+            <StatusBadge status={u.experiment.status} />
+          </td>
+          <td>{conclusionText(u) ?? '—'}</td>
+          <td>
+            <ExperimentState
+              id={u.experiment.id}
+              status={u.experiment.status}
+              latest={summary.data?.find((r) => r.experiment_id === u.experiment.id)}
+            />
+          </td>
+        </tr>
+      ))}
+    </DataTable>
   );
 }

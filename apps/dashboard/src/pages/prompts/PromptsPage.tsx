@@ -1,8 +1,8 @@
-import { useState } from 'react';
-import { Link, useNavigate } from 'react-router';
+import { Link } from 'react-router';
 import type { PromptSummary } from '../../api/client.ts';
-import { ScrollRegion } from '../../components/ScrollRegion.tsx';
-import { Empty, ProblemView, QueryView } from '../../components/states.tsx';
+import { DataTable } from '../../components/DataTable.tsx';
+import { NameAndDescriptionForm } from '../../components/NameAndDescriptionForm.tsx';
+import { QueryList } from '../../components/states.tsx';
 import { LabelBadges } from './LabelBadges.tsx';
 import { useCreatePrompt, usePrompts } from './queries.ts';
 
@@ -18,76 +18,40 @@ export function PromptsPage() {
         version moves production to it.
       </p>
       <NewPromptForm />
-      <QueryView query={prompts} what="prompts">
-        {(list) =>
-          list.length === 0 ? <Empty>No prompts yet.</Empty> : <PromptsTable prompts={list} />
-        }
-      </QueryView>
+      <QueryList query={prompts} what="prompts" empty="No prompts yet.">
+        {(list) => <PromptsTable prompts={list} />}
+      </QueryList>
     </section>
   );
 }
 
 function PromptsTable({ prompts }: { prompts: PromptSummary[] }) {
   return (
-    <ScrollRegion label="Prompts">
-      <table>
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Description</th>
-            <th scope="col">Versions</th>
-            <th scope="col">Labels</th>
-          </tr>
-        </thead>
-        <tbody>
-          {prompts.map((p) => (
-            <tr key={p.id} data-testid={`prompt-${p.name}`}>
-              <th scope="row">
-                <Link to={`/prompts/${encodeURIComponent(p.name)}`}>{p.name}</Link>
-              </th>
-              <td>{p.description}</td>
-              <td>{p.latest_version === 0 ? 'none yet' : p.latest_version}</td>
-              <td>
-                <LabelBadges labels={p.labels} />
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </ScrollRegion>
+    <DataTable label="Prompts" columns={['Name', 'Description', 'Versions', 'Labels']}>
+      {prompts.map((p) => (
+        <tr key={p.id} data-testid={`prompt-${p.name}`}>
+          <th scope="row">
+            <Link to={`/prompts/${encodeURIComponent(p.name)}`}>{p.name}</Link>
+          </th>
+          <td>{p.description}</td>
+          <td>{p.latest_version === 0 ? 'none yet' : p.latest_version}</td>
+          <td>
+            <LabelBadges labels={p.labels} />
+          </td>
+        </tr>
+      ))}
+    </DataTable>
   );
 }
 
 /** Name and description; versions are added through the API or a client (see docs/prompts.md). */
 function NewPromptForm() {
-  const [name, setName] = useState('');
-  const [description, setDescription] = useState('');
   const create = useCreatePrompt();
-  const navigate = useNavigate();
   return (
-    <form
-      className="card row"
-      aria-label="New prompt"
-      onSubmit={(e) => {
-        e.preventDefault();
-        const body = description === '' ? { name } : { name, description };
-        create.mutate(body, {
-          onSuccess: (p) => navigate(`/prompts/${encodeURIComponent(p.name)}`),
-        });
-      }}
-    >
-      <label>
-        Name
-        <input value={name} onChange={(e) => setName(e.target.value)} required />
-      </label>
-      <label>
-        Description
-        <input value={description} onChange={(e) => setDescription(e.target.value)} />
-      </label>
-      <button type="submit" disabled={create.isPending}>
-        Create prompt
-      </button>
-      {create.error ? <ProblemView error={create.error} /> : null}
-    </form>
+    <NameAndDescriptionForm
+      what="prompt"
+      create={create}
+      pathOf={(p) => `/prompts/${encodeURIComponent(p.name)}`}
+    />
   );
 }

@@ -1,5 +1,6 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQuery } from '@tanstack/react-query';
 import { api, ok } from '../../api/client.ts';
+import { useRefreshingMutation } from '../../api/refreshing-mutation.ts';
 
 export const promptKeys = {
   /** Every prompt query: the list, each prompt's page and its label history. */
@@ -61,26 +62,21 @@ export const useLabelHistory = (promptId: string) =>
     },
   });
 
-export function useCreatePrompt() {
-  const queryClient = useQueryClient();
-  return useMutation({
-    mutationFn: (body: { name: string; description?: string }) =>
-      ok(api.POST('/v1/prompts', { body })),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: promptKeys.list }),
-  });
-}
+export const useCreatePrompt = () =>
+  useRefreshingMutation(
+    (body: { name: string; description?: string }) => ok(api.POST('/v1/prompts', { body })),
+    promptKeys.list,
+  );
 
 /** Points `label` at `version`; the prompt, the list and the label history are read again. */
-export function useMoveLabel(name: string) {
-  const queryClient = useQueryClient();
-  return useMutation({
-    mutationFn: ({ label, version }: { label: string; version: number }) =>
+export const useMoveLabel = (name: string) =>
+  useRefreshingMutation(
+    ({ label, version }: { label: string; version: number }) =>
       ok(
         api.PUT('/v1/prompts/{name}/labels/{label}', {
           params: { path: { name, label } },
           body: { version },
         }),
       ),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: promptKeys.all }),
-  });
-}
+    promptKeys.all,
+  );

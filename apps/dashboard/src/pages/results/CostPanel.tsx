@@ -1,6 +1,6 @@
 import { useSearchParams } from 'react-router';
 import type { Experiment, Results } from '../../api/client.ts';
-import { ScrollRegion } from '../../components/ScrollRegion.tsx';
+import { DataTable } from '../../components/DataTable.tsx';
 import { num } from './format.ts';
 
 type Metric = Experiment['metrics'][number];
@@ -87,39 +87,25 @@ export function CostPanel({ experiment, run }: { experiment: Experiment; run: Re
 
 function CostTable({ run, arms, metrics }: { run: Results; arms: string[]; metrics: Metric[] }) {
   return (
-    <ScrollRegion label="Cost per arm">
-      <table>
-        <thead>
-          <tr>
-            <th scope="col">Metric</th>
+    <DataTable label="Cost per arm" columns={['Metric', ...arms]}>
+      {metrics.map((m) => {
+        const { values, capped } = armValues(run, m.name, arms);
+        return (
+          <tr key={m.name} data-testid={`cost-${m.name}`}>
+            <th scope="row">
+              {m.name}{' '}
+              <span className="hint">
+                ({unitOf(m)}
+                {capped ? ', capped' : ''})
+              </span>
+            </th>
             {arms.map((a) => (
-              <th scope="col" key={a}>
-                {a}
-              </th>
+              <td key={a}>{dollars(values.get(a))}</td>
             ))}
           </tr>
-        </thead>
-        <tbody>
-          {metrics.map((m) => {
-            const { values, capped } = armValues(run, m.name, arms);
-            return (
-              <tr key={m.name} data-testid={`cost-${m.name}`}>
-                <th scope="row">
-                  {m.name}{' '}
-                  <span className="hint">
-                    ({unitOf(m)}
-                    {capped ? ', capped' : ''})
-                  </span>
-                </th>
-                {arms.map((a) => (
-                  <td key={a}>{dollars(values.get(a))}</td>
-                ))}
-              </tr>
-            );
-          })}
-        </tbody>
-      </table>
-    </ScrollRegion>
+        );
+      })}
+    </DataTable>
   );
 }
 

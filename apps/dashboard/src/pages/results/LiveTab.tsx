@@ -1,6 +1,6 @@
 import type { Experiment } from '../../api/client.ts';
 import { armOrder } from '../../charts/arm-colour.ts';
-import { ScrollRegion } from '../../components/ScrollRegion.tsx';
+import { DataTable } from '../../components/DataTable.tsx';
 import { Empty, QueryView } from '../../components/states.tsx';
 import { useLive } from '../experiments/queries.ts';
 import { Distributions } from './Distributions.tsx';
@@ -17,27 +17,19 @@ export function LiveTab({ experiment }: { experiment: Experiment }) {
       <QueryView query={live} what="live counts">
         {(l) => (
           <>
-            <ScrollRegion label="Live exposures">
-              <table>
-                <caption>Exposures so far</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Arm</th>
-                    <th scope="col">Exposures</th>
-                    <th scope="col">Users</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {Object.entries(l.arms).map(([arm, s]) => (
-                    <tr key={arm}>
-                      <th scope="row">{arm}</th>
-                      <td>{s.exposures}</td>
-                      <td>{s.users}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </ScrollRegion>
+            <DataTable
+              label="Live exposures"
+              caption="Exposures so far"
+              columns={['Arm', 'Exposures', 'Users']}
+            >
+              {Object.entries(l.arms).map(([arm, s]) => (
+                <tr key={arm}>
+                  <th scope="row">{arm}</th>
+                  <td>{s.exposures}</td>
+                  <td>{s.users}</td>
+                </tr>
+              ))}
+            </DataTable>
             {Object.keys(l.distributions).length === 0 ? (
               <Empty>No metric values yet.</Empty>
             ) : (

@@ -1,9 +1,22 @@
 import type { MetricResult } from '../../api/client.ts';
-import { ScrollRegion } from '../../components/ScrollRegion.tsx';
+import { DataTable } from '../../components/DataTable.tsx';
 import { decidedOn } from './decided-on.ts';
 import { armValue, effectValue, moreDays, percent, pValue } from './format.ts';
 
 const maybeP = (p: number | null) => (p === null ? '—' : pValue(p));
+
+/** On a manual run the sequential columns say so, and the fixed-horizon p joins for reference. */
+const resultColumns = (preliminary: boolean): string[] => [
+  'Treatment',
+  'Control value (n)',
+  'Treatment value (n)',
+  preliminary ? 'Effect (always-valid 95% CI)' : 'Effect (95% CI)',
+  'Lift',
+  `${preliminary ? 'Always-valid ' : ''}FDR-adjusted p-value`,
+  preliminary ? 'Always-valid p-value' : 'p-value',
+  ...(preliminary ? ['Fixed-horizon (reference only)'] : []),
+  'Decision',
+];
 
 /**
  * One metric's rows: each arm's value with its n, the effect in the metric's unit with its
@@ -12,61 +25,46 @@ const maybeP = (p: number | null) => (p === null ? '—' : pValue(p));
  * reference only. The FDR-adjusted p-value decides; the raw p-value stands beside it.
  */
 export function ResultTable({ rows, preliminary }: { rows: MetricResult[]; preliminary: boolean }) {
-  const label = preliminary ? 'Always-valid ' : '';
   return (
-    <ScrollRegion label={`Decisions for ${rows[0]?.metric ?? 'metric'}`}>
-      <table>
-        <thead>
-          <tr>
-            <th scope="col">Treatment</th>
-            <th scope="col">Control value (n)</th>
-            <th scope="col">Treatment value (n)</th>
-            <th scope="col">{preliminary ? 'Effect (always-valid 95% CI)' : 'Effect (95% CI)'}</th>
-            <th scope="col">Lift</th>
-            <th scope="col">{label}FDR-adjusted p-value</th>
-            <th scope="col">{preliminary ? 'Always-valid p-value' : 'p-value'}</th>
-            {preliminary ? <th scope="col">Fixed-horizon (reference only)</th> : null}
-            <th scope="col">Decision</th>
+    <DataTable
+      label={`Decisions for ${rows[0]?.metric ?? 'metric'}`}
+      columns={resultColumns(preliminary)}
+    >
+      {rows.map((r) => {
+        const d = decidedOn(r, preliminary);
+        return (
+          <tr key={r.treatment} data-testid={`row-${r.metric}-${r.treatment}`}>
+            <th scope="row">{r.treatment}</th>
+            <ArmCell r={r} arm={r.control} testid="control-value" />
+            <ArmCell r={r} arm={r.treatment} testid="treatment-value" />
+            <td data-testid="effect">
+              {effectValue(r.kind, r.effect)}{' '}
+              <span className="hint" data-testid="interval">
+                (
+                {d.ci_low === null || d.ci_high === null
+                  ? '—'
+                  : `${effectValue(r.kind, d.ci_low)} to ${effectValue(r.kind, d.ci_high)}`}
+                )
+              </span>
+            </td>
+            <td data-testid="lift">{percent(r.lift)}</td>
+            <td data-testid="p-fdr">
+              <strong>{maybeP(d.p_value_fdr)}</strong>
+            </td>
+            <td data-testid="p">{maybeP(d.p_value)}</td>
+            {preliminary ? (
+              <td className="hint" data-testid="fixed-horizon">
+                95% CI {effectValue(r.kind, r.ci_low)} to {effectValue(r.kind, r.ci_high)}, p{' '}
+                {pValue(r.p_value)}, FDR p {pValue(r.p_value_fdr)}
+              </td>
+            ) : null}
+            <td>
+              <Outcome r={r} />
+            </td>
           </tr>
-        </thead>
-        <tbody>
-          {rows.map((r) => {
-            const d = decidedOn(r, preliminary);
-            return (
-              <tr key={r.treatment} data-testid={`row-${r.metric}-${r.treatment}`}>
-                <th scope="row">{r.treatment}</th>
-                <ArmCell r={r} arm={r.control} testid="control-value" />
-                <ArmCell r={r} arm={r.treatment} testid="treatment-value" />
-                <td data-testid="effect">
-                  {effectValue(r.kind, r.effect)}{' '}
-                  <span className="hint" data-testid="interval">
-                    (
-                    {d.ci_low === null || d.ci_high === null
-                      ? '—'
-                      : `${effectValue(r.kind, d.ci_low)} to ${effectValue(r.kind, d.ci_high)}`}
-                    )
-                  </span>
-                </td>
-                <td data-testid="lift">{percent(r.lift)}</td>
-                <td data-testid="p-fdr">
-                  <strong>{maybeP(d.p_value_fdr)}</strong>
-                </td>
-                <td data-testid="p">{maybeP(d.p_value)}</td>
-                {preliminary ? (
-                  <td className="hint" data-testid="fixed-horizon">
-                    95% CI {effectValue(r.kind, r.ci_low)} to {effectValue(r.kind, r.ci_high)}, p{' '}
-                    {pValue(r.p_value)}, FDR p {pValue(r.p_value_fdr)}
-                  </td>
-                ) : null}
-                <td>
-                  <Outcome r={r} />
-                </td>
-              </tr>
-            );
-          })}
-        </tbody>
-      </table>
-    </ScrollRegion>
+        );
+      })}
+    </DataTable>
   );
 }
 

@@ -2,7 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useId } from 'react';
 import { api, type Experiment, ok, type Results } from '../../api/client.ts';
 import { isProblem } from '../../api/problem.ts';
-import { ScrollRegion } from '../../components/ScrollRegion.tsx';
+import { DataTable } from '../../components/DataTable.tsx';
 import { Loading, ProblemView } from '../../components/states.tsx';
 import { experimentKeys } from '../experiments/queries.ts';
 import { armValue, byMetric, effectValue, pValue, titleOf } from './format.ts';
@@ -123,25 +123,21 @@ function SliceView({
         {slice.srm.halted ? ' (halted: no results in this slice)' : ''}
       </p>
       {rows.length === 0 ? null : (
-        <ScrollRegion label={`Slice ${dimension} = ${slice.value}`}>
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Metric</th>
-                <th scope="col">Treatment</th>
-                <th scope="col">Control value (n)</th>
-                <th scope="col">Treatment value (n)</th>
-                <th scope="col">Effect (95% CI)</th>
-                <th scope="col">p-value (raw)</th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((r) => (
-                <SliceRow key={`${r.metric}::${r.treatment}`} experiment={experiment} r={r} />
-              ))}
-            </tbody>
-          </table>
-        </ScrollRegion>
+        <DataTable
+          label={`Slice ${dimension} = ${slice.value}`}
+          columns={[
+            'Metric',
+            'Treatment',
+            'Control value (n)',
+            'Treatment value (n)',
+            'Effect (95% CI)',
+            'p-value (raw)',
+          ]}
+        >
+          {rows.map((r) => (
+            <SliceRow key={`${r.metric}::${r.treatment}`} experiment={experiment} r={r} />
+          ))}
+        </DataTable>
       )}
     </div>
   );

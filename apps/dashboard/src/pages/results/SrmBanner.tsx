@@ -1,5 +1,5 @@
 import type { Results } from '../../api/client.ts';
-import { ScrollRegion } from '../../components/ScrollRegion.tsx';
+import { DataTable } from '../../components/DataTable.tsx';
 import { pValue } from './format.ts';
 
 /** When the SRM gate halts, results are withheld: the banner says why with the numbers. */
@@ -16,35 +16,25 @@ export function SrmBanner({ srm }: { srm: Results['srm'] }) {
         {srm.p_value === null ? '—' : pValue(srm.p_value)}, below the 0.001 threshold). Results are
         withheld until the cause is fixed: check assignment, logging and filtering.
       </p>
-      <ScrollRegion label="Observed vs expected split">
-        <table>
-          <caption>Observed vs expected users per arm</caption>
-          <thead>
-            <tr>
-              <th scope="col">Arm</th>
-              <th scope="col">Observed</th>
-              <th scope="col">Expected</th>
-              <th scope="col">Observed share</th>
-              <th scope="col">Expected share</th>
+      <DataTable
+        label="Observed vs expected split"
+        caption="Observed vs expected users per arm"
+        columns={['Arm', 'Observed', 'Expected', 'Observed share', 'Expected share']}
+      >
+        {Object.keys(shares).map((arm) => {
+          const share = (shares[arm] ?? 0) / shareSum;
+          const o = observed[arm] ?? 0;
+          return (
+            <tr key={arm}>
+              <th scope="row">{arm}</th>
+              <td>{o}</td>
+              <td>{Math.round(share * total)}</td>
+              <td>{total ? ((o / total) * 100).toFixed(1) : '0.0'}%</td>
+              <td>{(share * 100).toFixed(1)}%</td>
             </tr>
-          </thead>
-          <tbody>
-            {Object.keys(shares).map((arm) => {
-              const share = (shares[arm] ?? 0) / shareSum;
-              const o = observed[arm] ?? 0;
-              return (
-                <tr key={arm}>
-                  <th scope="row">{arm}</th>
-                  <td>{o}</td>
-                  <td>{Math.round(share * total)}</td>
-                  <td>{total ? ((o / total) * 100).toFixed(1) : '0.0'}%</td>
-                  <td>{(share * 100).toFixed(1)}%</td>
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
-      </ScrollRegion>
+          );
+        })}
+      </DataTable>
     </div>
   );
 }

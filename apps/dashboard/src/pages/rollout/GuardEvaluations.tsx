@@ -1,3 +1,4 @@
+import { DataTable } from '../../components/DataTable.tsx';
 import { Empty } from '../../components/states.tsx';
 import { utcMinute } from '../lifecycle/lifecycle.ts';
 import { pValue } from '../results/format.ts';
@@ -18,27 +19,15 @@ export function GuardEvaluations({ ramp }: { ramp: Ramp }) {
       {ramp.evaluations.length === 0 ? (
         <Empty>No guard evaluation yet.{next}</Empty>
       ) : (
-        <div className="table-wrap">
-          <table>
-            <caption>
-              Each guardrail's always-valid interval (treatment − control) at each check.{next}
-            </caption>
-            <thead>
-              <tr>
-                <th scope="col">When</th>
-                <th scope="col">Step</th>
-                <th scope="col">Guardrails</th>
-                <th scope="col">SRM p</th>
-                <th scope="col">Action</th>
-              </tr>
-            </thead>
-            <tbody>
-              {ramp.evaluations.map((ev) => (
-                <EvaluationRow key={ev.evaluated_at} ev={ev} />
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          label="Guard evaluations by check"
+          caption={`Each guardrail's always-valid interval (treatment − control) at each check.${next}`}
+          columns={['When', 'Step', 'Guardrails', 'SRM p', 'Action']}
+        >
+          {ramp.evaluations.map((ev) => (
+            <EvaluationRow key={ev.evaluated_at} ev={ev} />
+          ))}
+        </DataTable>
       )}
     </section>
   );

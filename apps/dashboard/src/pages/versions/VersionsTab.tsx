@@ -1,6 +1,6 @@
 import { useSearchParams } from 'react-router';
 import type { Experiment } from '../../api/client.ts';
-import { ScrollRegion } from '../../components/ScrollRegion.tsx';
+import { DataTable } from '../../components/DataTable.tsx';
 import { Empty, QueryView } from '../../components/states.tsx';
 import { VersionPickers } from '../../components/VersionPickers.tsx';
 import { useVersions } from '../experiments/queries.ts';
@@ -43,27 +43,19 @@ export function VersionsTab({ experiment }: { experiment: Experiment }) {
 
 function VersionTable({ versions }: { versions: Experiment[] }) {
   return (
-    <ScrollRegion label="Version history">
-      <table>
-        <caption>Versions, newest first</caption>
-        <thead>
-          <tr>
-            <th scope="col">Version</th>
-            <th scope="col">Minted</th>
-            <th scope="col">Allocation</th>
-          </tr>
-        </thead>
-        <tbody>
-          {versions.map((v) => (
-            <tr key={v.version}>
-              <th scope="row">v{v.version}</th>
-              <td>{new Date(v.updated_at).toLocaleString()}</td>
-              <td>{v.allocation.map((s) => `${s.variant} ${s.weight}%`).join(', ')}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </ScrollRegion>
+    <DataTable
+      label="Version history"
+      caption="Versions, newest first"
+      columns={['Version', 'Minted', 'Allocation']}
+    >
+      {versions.map((v) => (
+        <tr key={v.version}>
+          <th scope="row">v{v.version}</th>
+          <td>{new Date(v.updated_at).toLocaleString()}</td>
+          <td>{v.allocation.map((s) => `${s.variant} ${s.weight}%`).join(', ')}</td>
+        </tr>
+      ))}
+    </DataTable>
   );
 }
 

@@ -1,4 +1,5 @@
-import { Empty, ProblemView, QueryView } from '../../components/states.tsx';
+import { DataTable } from '../../components/DataTable.tsx';
+import { ProblemView, QueryList } from '../../components/states.tsx';
 import { utcMinute } from '../lifecycle/lifecycle.ts';
 import { lastAnswer } from './last-answer.ts';
 import { DELIVERIES_SHOWN, type Delivery, useDeliveries, useRetryDelivery } from './queries.ts';
@@ -16,56 +17,43 @@ export function DeliveriesTable({ endpointId }: { endpointId: string }) {
   const deliveries = useDeliveries(endpointId);
   const retry = useRetryDelivery(endpointId);
   return (
-    <QueryView query={deliveries} what="deliveries">
-      {(list) =>
-        list.length === 0 ? (
-          <Empty>No deliveries yet.</Empty>
-        ) : (
-          <div className="table-wrap">
-            <table>
-              <caption>Recent deliveries (the newest {DELIVERIES_SHOWN})</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Event</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Attempts</th>
-                  <th scope="col">Last answer</th>
-                  <th scope="col">When</th>
-                  <th scope="col">Resend</th>
-                </tr>
-              </thead>
-              <tbody>
-                {list.map((d) => (
-                  <tr key={d.id} data-testid="delivery">
-                    <td>
-                      <code>{d.event_type}</code>
-                      <br />
-                      <span className="hint">{d.event_id}</span>
-                    </td>
-                    <td>
-                      <span className={STATUS_CLASS[d.status]}>{d.status}</span>
-                    </td>
-                    <td>{d.attempts}</td>
-                    <td>{lastAnswer(d)}</td>
-                    <td>{when(d)}</td>
-                    <td>
-                      <button
-                        type="button"
-                        onClick={() => retry.mutate(d.id)}
-                        disabled={retry.isPending}
-                        aria-label={`Retry ${d.event_type} ${d.event_id}`}
-                      >
-                        Retry
-                      </button>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-            {retry.error ? <ProblemView error={retry.error} /> : null}
-          </div>
-        )
-      }
-    </QueryView>
+    <QueryList query={deliveries} what="deliveries" empty="No deliveries yet.">
+      {(list) => (
+        <>
+          <DataTable
+            label="Recent deliveries"
+            caption={`Recent deliveries (the newest ${DELIVERIES_SHOWN})`}
+            columns={['Event', 'Status', 'Attempts', 'Last answer', 'When', 'Resend']}
+          >
+            {list.map((d) => (
+              <tr key={d.id} data-testid="delivery">
+                <td>
+                  <code>{d.event_type}</code>
+                  <br />
+                  <span className="hint">{d.event_id}</span>
+                </td>
+                <td>
+                  <span className={STATUS_CLASS[d.status]}>{d.status}</span>
+                </td>
+                <td>{d.attempts}</td>
+                <td>{lastAnswer(d)}</td>
+                <td>{when(d)}</td>
+                <td>
+                  <button
+                    type="button"
+                    onClick={() => retry.mutate(d.id)}
+                    disabled={retry.isPending}
+                    aria-label={`Retry ${d.event_type} ${d.event_id}`}
+                  >
+                    Retry
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </DataTable>
+          {retry.error ? <ProblemView error={retry.error} /> : null}
+        </>
+      )}
+    </QueryList>
   );
 }
