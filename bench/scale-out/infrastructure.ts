@@ -1,4 +1,4 @@
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import {
   chmodSync,
@@ -11,10 +11,8 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+import { runScript } from '../run-script.ts';
 
 /** The servers every deployment of a run shares, each its own processes, started by the
  * scripts the scale-out suite uses (a PostgreSQL cluster of the run's own, so its process tree
@@ -33,15 +31,6 @@ export interface Infrastructure {
   stop(): void;
 }
 
-function script(name: string, args: string[], env: Record<string, string> = {}): string {
-  const result = spawnSync('bash', [join(ROOT, 'scripts', name), ...args], {
-    encoding: 'utf8',
-    env: { ...process.env, ...env },
-  });
-  if (result.status !== 0) throw new Error(`${name} ${args[0] ?? ''}: ${result.stderr}`);
-  return result.stdout.trim().split('\n').at(-1) ?? '';
-}
-
 const pidIn = (file: string) => Number(readFileSync(file, 'utf8').split('\n')[0]);
 
 export function startInfrastructure(brokers: number): Infrastructure {
@@ -49,18 +38,22 @@ export function startInfrastructure(brokers: number): Infrastructure {
   // The cluster runs as the postgres user when we are root: it must get through to dir.
   chmodSync(dir, 0o711);
   const stop = () => {
-    script('kafka-cluster.sh', ['stop', join(dir, 'kafka')]);
-    script('s3-server.sh', ['stop', join(dir, 's3')]);
-    script('stop-postgres.sh', [join(dir, 'pg')]);
+    runScript('kafka-cluster.sh', ['stop', join(dir, 'kafka')]);
+    runScript('s3-server.sh', ['stop', join(dir, 's3')]);
+    runScript('stop-postgres.sh', [join(dir, 'pg')]);
     rmSync(dir, { recursive: true, force: true });
   };
   try {
-    const postgresUrl = script('ensure-postgres.sh', [], {
+    const postgresUrl = runScript('ensure-postgres.sh', [], {
       ARBITER_TEST_PG_DIR: join(dir, 'pg'),
       ARBITER_TEST_DATABASE_URL: '',
     });
-    const kafkaBrokers = script('kafka-cluster.sh', ['start', String(brokers), join(dir, 'kafka')]);
-    const blobEndpoint = script('s3-server.sh', ['start', join(dir, 's3')]);
+    const kafkaBrokers = runScript('kafka-cluster.sh', [
+      'start',
+      String(brokers),
+      join(dir, 'kafka'),
+    ]);
+    const blobEndpoint = runScript('s3-server.sh', ['start', join(dir, 's3')]);
     return {
       postgresUrl,
       postmasterPid: pidIn(join(dir, 'pg/data/postmaster.pid')),

@@ -15,16 +15,15 @@
  *          BENCH_BATCHES ("1,10,100"), BENCH_PATHS ("single,kafka"), BENCH_SERVER_NODE_ARGS
  *          (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof", for the API process and the fold worker)
  */
-import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Admin } from '@platformatic/kafka';
 import pg from 'pg';
 import { modelCallsForUsers } from '../../apps/server/test/support/builders.ts';
 import { type RunningServer, startServer } from '../../apps/server/test/support/process.ts';
+import { runScript } from '../run-script.ts';
 import {
   type BenchServer,
   cpuSecondsOf,
@@ -33,7 +32,6 @@ import {
   startBenchServer,
 } from '../server/setup.ts';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const TOTAL = Number(process.env.BENCH_EVENTS ?? 20_000);
 const BATCHES = (process.env.BENCH_BATCHES ?? '1,10,100').split(',').map(Number);
 const PATHS = (process.env.BENCH_PATHS ?? 'single,kafka').split(',');
@@ -280,14 +278,6 @@ async function kafkaPath(batch: number, bootstrap: string, brokers: number[]) {
   }
 }
 
-function kafkaCluster(args: string[]): string {
-  const result = spawnSync('bash', [join(ROOT, 'scripts/kafka-cluster.sh'), ...args], {
-    encoding: 'utf8',
-  });
-  if (result.status !== 0) throw new Error(`kafka-cluster.sh ${args[0]}: ${result.stderr}`);
-  return result.stdout.trim().split('\n').at(-1) ?? '';
-}
-
 const us = (seconds: number, events: number) => Math.round((seconds * 1e6) / events);
 
 const sum = (r: Reading) => r.api + r.fold + r.brokers + r.postgres;
@@ -308,7 +298,7 @@ function line(path: string, batch: number, r: Measured) {
 async function main() {
   const dir = mkdtempSync(join(tmpdir(), 'arbiter-bench-kafka-'));
   try {
-    const bootstrap = kafkaCluster(['start', '1', dir]);
+    const bootstrap = runScript('kafka-cluster.sh', ['start', '1', dir]);
     const brokers = [Number(readFileSync(join(dir, 'broker-1.pid'), 'utf8'))];
     console.log(
       `load average at the start ${loadavg()
@@ -337,7 +327,7 @@ async function main() {
         .join(' ')}`,
     );
   } finally {
-    kafkaCluster(['stop', dir]);
+    runScript('kafka-cluster.sh', ['stop', dir]);
     rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -9,19 +9,17 @@
  *   ARBITER_TEST_PG_DIR=… npx tsx bench/server/ingest-cluster.bench.ts
  *   knobs: BENCH_EVENTS (40000), BENCH_BROKERS (1), BENCH_PARTITIONS ("1,3"), BENCH_APIS (1)
  */
-import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Admin } from '@platformatic/kafka';
 import pg from 'pg';
 import { modelCallsForUsers } from '../../apps/server/test/support/builders.ts';
 import { type RunningServer, startServer } from '../../apps/server/test/support/process.ts';
+import { runScript } from '../run-script.ts';
 import { freshPostgres, postEvents, startBenchServer, untilFolded } from './setup.ts';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const TOTAL = Number(process.env.BENCH_EVENTS ?? 40_000);
 const BROKERS = Number(process.env.BENCH_BROKERS ?? 1);
 const PARTITIONS = (process.env.BENCH_PARTITIONS ?? '1,3').split(',').map(Number);
@@ -150,20 +148,12 @@ async function cluster(brokers: string, partitions: number): Promise<Rate> {
   }
 }
 
-function kafkaCluster(args: string[]): string {
-  const result = spawnSync('bash', [join(ROOT, 'scripts/kafka-cluster.sh'), ...args], {
-    encoding: 'utf8',
-  });
-  if (result.status !== 0) throw new Error(`kafka-cluster.sh ${args[0]}: ${result.stderr}`);
-  return result.stdout.trim().split('\n').at(-1) ?? '';
-}
-
 const rate = (n: number) => `${Math.round(n).toLocaleString('en-US')} /s`.padStart(10);
 
 async function main() {
   const dir = mkdtempSync(join(tmpdir(), 'arbiter-bench-kafka-'));
   try {
-    const brokers = kafkaCluster(['start', String(BROKERS), dir]);
+    const brokers = runScript('kafka-cluster.sh', ['start', String(BROKERS), dir]);
     console.log(
       `events: ${TOTAL} in batches of ${PER_BATCH}, ${CONCURRENCY} senders, ${BROKERS} broker(s), ${APIS} Kafka API process(es); load average ${loadavg()[0]?.toFixed(2)}`,
     );
@@ -179,7 +169,7 @@ async function main() {
     }
     console.log(`load average at the end ${loadavg()[0]?.toFixed(2)}`);
   } finally {
-    kafkaCluster(['stop', dir]);
+    runScript('kafka-cluster.sh', ['stop', dir]);
     rmSync(dir, { recursive: true, force: true });
   }
 }
