@@ -219,8 +219,10 @@ describe('an org’s override', () => {
     });
     expect(put.statusCode, put.body).toBe(200);
     expect(put.json()).toMatchObject({ pattern: 'gpt-4o', ref: OVERRIDE });
-    at = new Date(`${TOMORROW}T06:00:00Z`);
-    const after = call('gpt-4o-2024-11-20', fields, `${TOMORROW}T05:00:00Z`);
+    // Early tomorrow: `before` is dated now, so however early today that was, its retry is at
+    // most 24.5 h old, inside the 25 h replay window (at 06:00 a run after midnight broke it).
+    at = new Date(`${TOMORROW}T00:30:00Z`);
+    const after = call('gpt-4o-2024-11-20', fields, `${TOMORROW}T00:20:00Z`);
     const lateArrival = call('gpt-4o', fields, `${TODAY}T23:59:00Z`);
     // Retries priced again under the new row are the same events, not conflicts.
     const ack = await send([after, lateArrival, before, storedEarly]);
