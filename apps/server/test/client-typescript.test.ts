@@ -245,9 +245,12 @@ describe('TypeScript client against the server', () => {
     expect(sentIds.size).toBe(wire.sent.length);
     expect(client.stats().sent).toBe(wire.sent.length);
 
-    // One exposure per enrolled user (assign by name and by id share it), with its variant.
+    // One exposure per enrolled user and UTC day (assign by name and by id share it), with its
+    // variant: a run that crosses midnight between two assigns sends a second, dated the next day.
     const exposures = wire.sent.filter((e) => e.type === 'exposure');
-    expect(exposures.map((e) => e.user_id).sort()).toEqual([...enrolled].sort());
+    const perUserDay = exposures.map((e) => `${e.user_id}@${e.timestamp.slice(0, 10)}`);
+    expect(new Set(perUserDay).size).toBe(perUserDay.length);
+    expect(new Set(exposures.map((e) => e.user_id))).toEqual(new Set(enrolled));
     for (const e of exposures) expect(e.variant).toBe(before.get(e.user_id));
     expect(wire.sent.filter((e) => e.type !== 'exposure')).toHaveLength(3);
 
@@ -384,7 +387,12 @@ describe('TypeScript client against the server', () => {
       const rows = await storedEvents();
       expect(rows).toHaveLength(wire.sent.length);
       const newExposures = rows.filter((r) => r.type === 'exposure' && r.variant === 'playful');
-      expect(newExposures.map((r) => r.userId).sort()).toEqual([...newcomers].sort());
+      // One a newcomer and UTC day (two only for a run that crosses midnight between assigns).
+      const newPerUserDay = newExposures.map(
+        (r) => `${r.userId}@${r.occurredAt.toISOString().slice(0, 10)}`,
+      );
+      expect(new Set(newPerUserDay).size).toBe(newPerUserDay.length);
+      expect(new Set(newExposures.map((r) => r.userId))).toEqual(new Set(newcomers));
       const probeEvent = rows.find((r) => r.type === 'business_event' && r.userId === probe);
       expect(probeEvent).toMatchObject({
         variant: 'playful',
