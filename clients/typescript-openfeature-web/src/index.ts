@@ -6,12 +6,12 @@ import {
   type ProviderEmittableEvents,
   type ResolutionDetails,
 } from '@openfeature/web-sdk';
-import { ProviderBase } from '../../typescript-openfeature/src/provider-core.ts';
+import {
+  ProviderBase,
+  type ProviderOptions,
+} from '../../typescript-openfeature/src/provider-core.ts';
 
-export interface ArbiterWebProviderOptions {
-  /** Whether the provider's shutdown closes the client (flushing its queue). Default true. */
-  closeClient?: boolean;
-}
+export type { ProviderOptions as ArbiterWebProviderOptions } from '../../typescript-openfeature/src/provider-core.ts';
 
 /**
  * The OpenFeature web provider of an `Arbiter` (the browser build of `@arbiter/client`): the
@@ -25,8 +25,8 @@ export class ArbiterWebProvider extends ProviderBase<ProviderEmittableEvents> im
   readonly events = new OpenFeatureEventEmitter();
 
   /** Throws a TypeError when `client` is not an `Arbiter`. */
-  constructor(client: object, options: ArbiterWebProviderOptions = {}) {
-    super(client, 'ArbiterWebProvider', options.closeClient ?? true);
+  constructor(client: object, options: ProviderOptions = {}) {
+    super(client, 'ArbiterWebProvider', options);
   }
 
   /** Nothing to fetch: evaluation is local, the next resolution reads the new context. */

@@ -6,13 +6,11 @@ import {
   type ProviderEvents,
   type ResolutionDetails,
 } from '@openfeature/server-sdk';
-import { ProviderBase } from './provider-core.ts';
-import type { FlagKind } from './resolve.ts';
+import { ProviderBase, type ProviderOptions } from './provider-core.ts';
 
-export interface ArbiterProviderOptions {
-  /** Whether the provider's shutdown closes the client (flushing its queue). Default true. */
-  closeClient?: boolean;
-}
+export type { ProviderOptions as ArbiterProviderOptions } from './provider-core.ts';
+
+import type { FlagKind } from './resolve.ts';
 
 /**
  * The OpenFeature server provider of an `Arbiter` (`@arbiter/client`): flags resolve locally
@@ -28,8 +26,8 @@ export class ArbiterProvider extends ProviderBase<ProviderEvents> implements Pro
   readonly events = new OpenFeatureEventEmitter();
 
   /** Throws a TypeError when `client` is not an `Arbiter`. */
-  constructor(client: object, options: ArbiterProviderOptions = {}) {
-    super(client, 'ArbiterProvider', options.closeClient ?? true);
+  constructor(client: object, options: ProviderOptions = {}) {
+    super(client, 'ArbiterProvider', options);
   }
 
   resolveBooleanEvaluation(

@@ -10,6 +10,12 @@ import {
 } from './resolve.ts';
 import { type WatchEvent, watchConfig } from './watch.ts';
 
+/** A provider's options, the same for the server and the web provider. */
+export interface ProviderOptions {
+  /** Whether the provider's shutdown closes the client (flushing its queue). Default true. */
+  closeClient?: boolean;
+}
+
 /**
  * An OpenFeature SDK's event emitter. Both SDKs' provider events are string enums whose values
  * are the `WatchEvent` names, so a watched event is emitted as the SDK's own.
@@ -32,11 +38,11 @@ export abstract class ProviderBase<E extends string> {
   #unwatch: (() => void) | null = null;
 
   /** Throws a TypeError, naming `provider`, when `client` is not an `Arbiter`. */
-  constructor(client: object, provider: string, closeClient: boolean) {
+  constructor(client: object, provider: string, options: ProviderOptions) {
     this.#hooks = flagHooksOf(client, provider);
     this.#client = client as ArbiterLike;
     this.#warnOnce = warnOnceOf(client);
-    this.#closeClient = closeClient;
+    this.#closeClient = options.closeClient ?? true;
   }
 
   /** Waits for the first config load; rejects (the provider's ERROR state) when it failed. */
