@@ -8,6 +8,7 @@ as this one does; the shared vectors run on both. Nothing in the core imports th
 hands its engine down, and the core asks it, never a module-level switch.
 """
 
+from dataclasses import dataclass
 from typing import Any, Callable, Dict, Mapping, Optional, Protocol, Sequence
 
 from arbiter._core.bucketing.bucketing import Hash32, ordered_ranges
@@ -39,32 +40,27 @@ Targeting = Callable[..., Optional[VariantOf]]
 BY_THE_METHOD = "by the method"
 
 
+@dataclass(frozen=True)
 class Engine:
     """The interface every engine keeps, and the one implementation of it: the pure core, with
-    each faster part the caller hands in (None: "no faster form, use the core's"). ``generate``
-    and ``targeting`` write conditions and targeting out as functions; ``c_table`` is a C exposure
-    table class, ``c_assign`` the C ``assign()`` module."""
+    each faster part the caller hands in (None: "no faster form, use the core's")."""
 
-    def __init__(
-        self,
-        name: str = "python",
-        hash32: Optional[Hash32] = None,
-        generate: Optional[Generate] = None,
-        targeting: Optional[Targeting] = None,
-        c_table: Any = None,
-        c_assign: Any = None,
-    ) -> None:
-        #: Named in logs and tests.
-        self.name = name
-        #: MurmurHash3_x86_32 of another implementation, or None for the pure one.
-        self.hash32 = hash32
-        self._generate = generate
-        self._targeting = targeting
-        self._c_table = c_table
-        self._c_assign = c_assign
+    #: Named in logs and tests.
+    name: str = "python"
+    #: MurmurHash3_x86_32 of another implementation, or None for the pure one.
+    hash32: Optional[Hash32] = None
+    #: Writes a condition out as a function (``compile_condition``'s ``generate``).
+    generated_condition: Optional[Generate] = None
+    #: Writes a targeted experiment's variant function out: ``(condition, matches, saved_groups,
+    #: bucket, reached, reached_when_enrolled, field_table)``, or None for the core's.
+    generated_targeting: Optional[Targeting] = None
+    #: The C exposure table class: ``(capacity, clock)``.
+    c_table: Any = None
+    #: The C ``assign()`` module: ``entry(...)`` and ``assigner(...)``.
+    c_assign: Any = None
 
     def compile_condition(self, condition: Any) -> CompiledCondition:
-        return compile_condition(condition, self._generate)
+        return compile_condition(condition, self.generated_condition)
 
     def targeting(
         self,
@@ -76,15 +72,15 @@ class Engine:
         field_table: Optional[FieldTable],
     ) -> Optional[VariantOf]:
         """A targeted experiment's variant function, or None for the core's."""
-        if self._targeting is None:
+        if self.generated_targeting is None:
             return None
-        return self._targeting(
+        return self.generated_targeting(
             targeting.source, targeting.matches, saved_groups, bucket, reached, reached_when_enrolled, field_table
         )
 
     def new_table(self, capacity: int) -> ExposureTable:
-        if self._c_table is not None:
-            table: ExposureTable = self._c_table(capacity, exposure_dedup.wall_clock)
+        if self.c_table is not None:
+            table: ExposureTable = self.c_table(capacity, exposure_dedup.wall_clock)
             return table
         return ExposureDedup(capacity)
 
@@ -99,7 +95,7 @@ class Engine:
         """The experiment as the engine's own ``assign`` reads it, or None without one. ``plain``:
         ``(salt, bucket_count, ranges)`` of an experiment without holdouts, layer or targeting,
         which the C call buckets itself."""
-        c = self._c_assign
+        c = self.c_assign
         if c is None:
             return None
         if plain is not None:
@@ -114,7 +110,7 @@ class Engine:
         """An entry that sends the engine's own ``assign`` to the Python definition (for an
         experiment it must not decide itself), or None without one: any value that is not a C
         entry makes the C assign pass the call to the method."""
-        return None if self._c_assign is None else BY_THE_METHOD
+        return None if self.c_assign is None else BY_THE_METHOD
 
     def assigner(
         self,
@@ -129,7 +125,7 @@ class Engine:
         """The engine's own ``assign``, or None: the client then assigns in Python (``method``).
         A check of a C exposure table waits in a batch, decided when the batch is full and by
         ``drain()``; ``expose`` then gets the call's time as ``at``."""
-        c = self._c_assign
+        c = self.c_assign
         if c is None:
             return None
         assigner: Assigner = c.assigner(

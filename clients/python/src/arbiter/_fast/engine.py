@@ -13,8 +13,8 @@ def choose_engine() -> Engine:
     return Engine(
         "fast",
         hash32=speedups.ACCELERATED_HASH,
-        generate=generated_condition,
-        targeting=generated_targeting,
+        generated_condition=generated_condition,
+        generated_targeting=generated_targeting,
         c_table=accelerated_assign.ACCELERATED_TABLE,
         c_assign=accelerated_assign.ACCELERATED,
     )
