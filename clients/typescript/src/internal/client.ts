@@ -35,7 +35,7 @@ import { sendTallies, TargetingTallies, talliesWanted } from './targeting-tallie
 import { Transport } from './transport.ts';
 import type { AnyAttributes, AsyncContext, CurrentUser, UserContext } from './user-context.ts';
 import { UtcDay, utcDayNow } from './utc-day.ts';
-import type { ArbiterEvent } from './wire.ts';
+import type { ArbiterEvent, WireVariant } from './wire.ts';
 import { ANY_PROVIDER, wrapProviderClient } from './wrap.ts';
 
 /** Keys that ship in client code; `evaluate` refuses them before any request. */
@@ -254,9 +254,8 @@ export class ArbiterClient {
     defaultPrompt: string,
     attributes?: Attributes | PreparedAttributes,
   ): PromptResult {
-    const variant = this.assign(experiment, user, attributes);
-    const prompt =
-      variant === null ? undefined : this.#store.lookup(experiment)?.variants.get(variant)?.prompt;
+    const { variant, wire } = this.#assignWire(experiment, user, attributes);
+    const prompt = wire?.prompt;
     return typeof prompt === 'string'
       ? { variant, prompt, fallback: false }
       : { variant, prompt: defaultPrompt, fallback: true };
@@ -269,14 +268,22 @@ export class ArbiterClient {
     defaults: T,
     attributes?: Attributes | PreparedAttributes,
   ): T {
-    const variant = this.assign(experiment, user, attributes);
-    const variables =
-      variant === null
-        ? undefined
-        : this.#store.lookup(experiment)?.variants.get(variant)?.variables;
+    const variables = this.#assignWire(experiment, user, attributes).wire?.variables;
     const merged = { ...defaults };
     if (typeof variables === 'object' && variables !== null) Object.assign(merged, variables);
     return merged;
+  }
+
+  /** `assign`, with the assigned variant's wire object (its `prompt` and `variables`). */
+  #assignWire(
+    experiment: string,
+    user: string,
+    attributes: Attributes | PreparedAttributes | undefined,
+  ): { variant: string | null; wire: WireVariant | undefined } {
+    const variant = this.assign(experiment, user, attributes);
+    const wire =
+      variant === null ? undefined : this.#store.lookup(experiment)?.variants.get(variant);
+    return { variant, wire };
   }
 
   /**

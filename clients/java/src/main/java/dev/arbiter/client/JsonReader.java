@@ -57,15 +57,9 @@ final class JsonReader {
   }
 
   private Map<String, Object> readObject(int depth) {
-    if (depth > MAX_DEPTH) throw error("nesting deeper than " + MAX_DEPTH);
-    pos++;
     Map<String, Object> out = new LinkedHashMap<>();
-    skipWhitespace();
-    if (peek() == '}') {
-      pos++;
-      return out;
-    }
-    while (true) {
+    if (opensEmpty(depth, '}')) return out;
+    do {
       skipWhitespace();
       if (peek() != '"') throw error("expected a member name");
       String key = readString();
@@ -74,32 +68,38 @@ final class JsonReader {
       pos++;
       skipWhitespace();
       out.put(key, readValue(depth));
-      skipWhitespace();
-      char c = peek();
-      pos++;
-      if (c == '}') return out;
-      if (c != ',') throw error("expected ',' or '}'");
-    }
+    } while (!closes('}'));
+    return out;
   }
 
   private List<Object> readArray(int depth) {
-    if (depth > MAX_DEPTH) throw error("nesting deeper than " + MAX_DEPTH);
-    pos++;
     List<Object> out = new ArrayList<>();
-    skipWhitespace();
-    if (peek() == ']') {
-      pos++;
-      return out;
-    }
-    while (true) {
+    if (opensEmpty(depth, ']')) return out;
+    do {
       skipWhitespace();
       out.add(readValue(depth));
-      skipWhitespace();
-      char c = peek();
-      pos++;
-      if (c == ']') return out;
-      if (c != ',') throw error("expected ',' or ']'");
-    }
+    } while (!closes(']'));
+    return out;
+  }
+
+  /** Steps into an object or array at {@code depth}: true, past {@code close}, when it is empty. */
+  private boolean opensEmpty(int depth, char close) {
+    if (depth > MAX_DEPTH) throw error("nesting deeper than " + MAX_DEPTH);
+    pos++;
+    skipWhitespace();
+    if (peek() != close) return false;
+    pos++;
+    return true;
+  }
+
+  /** After a member or element: true past {@code close}, false past a ',' (another follows). */
+  private boolean closes(char close) {
+    skipWhitespace();
+    char c = peek();
+    pos++;
+    if (c == close) return true;
+    if (c != ',') throw error("expected ',' or '" + close + "'");
+    return false;
   }
 
   private String readString() {
