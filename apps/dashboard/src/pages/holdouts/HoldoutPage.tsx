@@ -1,7 +1,7 @@
 import { useParams } from 'react-router';
 import type { Holdout } from '../../api/client.ts';
+import { DetailPage } from '../../components/DetailPage.tsx';
 import { FrozenBucketing } from '../../components/FrozenBucketing.tsx';
-import { QueryView } from '../../components/states.tsx';
 import { useExperiments } from '../experiments/queries.ts';
 import { bucketRange } from '../layers/layer-segments.ts';
 import { HoldoutEditForm } from './HoldoutEditForm.tsx';
@@ -11,18 +11,15 @@ import { useHoldout } from './queries.ts';
 /** `/holdouts/:id`: the frozen fields as text, what it covers, its change form and results. */
 export function HoldoutPage() {
   const { id = '' } = useParams();
-  const holdout = useHoldout(id);
   return (
-    <QueryView query={holdout} what="the holdout">
+    <DetailPage
+      query={useHoldout(id)}
+      what="the holdout"
+      lineTestId="holdout-line"
+      line={(h) => `version ${h.version} · ${h.percent}% held out`}
+    >
       {(h) => (
-        <section>
-          <div className="page-head">
-            <h1>{h.name}</h1>
-            <span className="hint" data-testid="holdout-line">
-              version {h.version} · {h.percent}% held out
-            </span>
-          </div>
-          {h.description ? <p>{h.description}</p> : null}
+        <>
           <dl className="frozen card">
             <FrozenBucketing salt={h.salt} bucketCount={h.bucket_count} />
             <dt>Held-out buckets</dt>
@@ -37,9 +34,9 @@ export function HoldoutPage() {
           </dl>
           <HoldoutEditForm key={h.version} holdout={h} />
           <HoldoutResults holdout={h} />
-        </section>
+        </>
       )}
-    </QueryView>
+    </DetailPage>
   );
 }
 

@@ -1,6 +1,6 @@
 import { useParams } from 'react-router';
+import { DetailPage } from '../../components/DetailPage.tsx';
 import { FrozenBucketing } from '../../components/FrozenBucketing.tsx';
-import { QueryView } from '../../components/states.tsx';
 import { LayerBucketMap } from './LayerBucketMap.tsx';
 import { ownedBuckets } from './layer-segments.ts';
 import { useLayer } from './queries.ts';
@@ -8,19 +8,19 @@ import { useLayer } from './queries.ts';
 /** `/layers/:id`, by id or name: the frozen fields as text, then who owns which buckets. */
 export function LayerPage() {
   const { id = '' } = useParams();
-  const layer = useLayer(id);
   return (
-    <QueryView query={layer} what="the layer">
+    <DetailPage
+      query={useLayer(id)}
+      what="the layer"
+      line={(l) => (
+        <>
+          version {l.version} · {ownedBuckets(l.bucket_map).toLocaleString('en-US')} owned ·{' '}
+          <span data-testid="free-buckets">{l.free_buckets.toLocaleString('en-US')} free</span>
+        </>
+      )}
+    >
       {(l) => (
-        <section>
-          <div className="page-head">
-            <h1>{l.name}</h1>
-            <span className="hint">
-              version {l.version} · {ownedBuckets(l.bucket_map).toLocaleString('en-US')} owned ·{' '}
-              <span data-testid="free-buckets">{l.free_buckets.toLocaleString('en-US')} free</span>
-            </span>
-          </div>
-          {l.description ? <p>{l.description}</p> : null}
+        <>
           <dl className="frozen card">
             <FrozenBucketing salt={l.salt} bucketCount={l.bucket_count} />
             <dd className="hint">
@@ -29,8 +29,8 @@ export function LayerPage() {
             </dd>
           </dl>
           <LayerBucketMap layer={l} />
-        </section>
+        </>
       )}
-    </QueryView>
+    </DetailPage>
   );
 }
