@@ -15,7 +15,7 @@ import { Agent, request } from 'node:http';
 import { loadavg } from 'node:os';
 import pg from 'pg';
 import { canonical } from '../../apps/server/src/domain/offline-runs/results.ts';
-import { bareCopy } from './bare-copy.ts';
+import { bareCopy, connectClients } from './bare-copy.ts';
 import {
   cpuSecondsBetween,
   cpuSecondsOf,
@@ -174,13 +174,7 @@ async function main() {
     console.log(`upload done: ${apiSeconds.toFixed(1)} s`);
 
     await client.query('create table offline_results_floor (like offline_results including all)');
-    const conns = await Promise.all(
-      Array.from({ length: SENDERS }, async () => {
-        const c = new pg.Client({ connectionString: db.url });
-        await c.connect();
-        return c;
-      }),
-    );
+    const conns = await connectClients(db.url, SENDERS);
     const floorPg0 = await databaseCpuSeconds(client);
     const floorStart = performance.now();
     await pool(batches, async (b, sender) => {
