@@ -107,14 +107,15 @@ export async function startBenchServer(
  */
 export async function onBenchServer(
   extraEnv: Record<string, string>,
-  run: (bench: BenchServer) => Promise<void>,
+  /** Called with the server and its database's URL, for a bench that reads the tables itself. */
+  run: (bench: BenchServer, databaseUrl: string) => Promise<void>,
   /** Another build's `arbiter` to start; default this one. */
   bin?: string,
 ): Promise<void> {
   const db = await freshPostgres();
   const bench = await startBenchServer(db.url, extraEnv, bin);
   try {
-    await run(bench);
+    await run(bench, db.url);
   } catch (error) {
     console.error(`server output:\n${bench.server.output().slice(-3000)}`);
     throw error;
