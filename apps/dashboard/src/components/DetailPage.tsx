@@ -1,4 +1,5 @@
 import type { ReactNode } from 'react';
+import { useParams } from 'react-router';
 import { QueryView } from './states.tsx';
 
 /**
@@ -36,4 +37,31 @@ export function DetailPage<T extends { name: string; description?: string | null
       )}
     </QueryView>
   );
+}
+
+/**
+ * The page of one thing of a kind: the route parameter `param` (an id or a name) read with the
+ * kind's hook `read`, then framed as DetailPage frames it, with the kind's `line` and `body`.
+ * Called once per kind, at module level (`export const DatasetPage = detailPage(…)`), never
+ * while rendering: each call makes a new component.
+ */
+export function detailPage<T extends { name: string; description?: string | null }>(
+  param: string,
+  read: (key: string) => { isPending: boolean; error: unknown; data: T | undefined },
+  what: string,
+  view: {
+    line: (thing: T) => ReactNode;
+    lineTestId?: string;
+    body: (thing: T) => ReactNode;
+  },
+) {
+  // biome-ignore lint/correctness/noComponentHookFactories: made once per kind at module level, so each page is one stable component
+  return function Page() {
+    const key = useParams()[param] ?? '';
+    return (
+      <DetailPage query={read(key)} what={what} line={view.line} lineTestId={view.lineTestId}>
+        {view.body}
+      </DetailPage>
+    );
+  };
 }
