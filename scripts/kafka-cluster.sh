@@ -207,22 +207,4 @@ stop() {
   done
 }
 
-case "${1:-}" in
-  install)
-    [ $# -eq 1 ] || usage
-    ensure_jars
-    ;;
-  start)
-    [ $# -eq 3 ] || usage
-    start "$2" "$3"
-    ;;
-  stop)
-    [ $# -eq 2 ] || usage
-    stop "$2"
-    ;;
-  restart)
-    [ $# -eq 2 ] || usage
-    restart "$2"
-    ;;
-  *) usage ;;
-esac
+dispatch 'install 0 ensure_jars' 'start 2 start' 'stop 1 stop' 'restart 1 restart' -- "$@"

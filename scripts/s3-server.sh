@@ -75,18 +75,4 @@ stop() {
   stop_process "$1/s3.pid" 40
 }
 
-case "${1:-}" in
-  install)
-    [ $# -eq 1 ] || usage
-    ensure_binary
-    ;;
-  start)
-    [ $# -eq 2 ] || usage
-    start "$2"
-    ;;
-  stop)
-    [ $# -eq 2 ] || usage
-    stop "$2"
-    ;;
-  *) usage ;;
-esac
+dispatch 'install 0 ensure_binary' 'start 1 start' 'stop 1 stop' -- "$@"

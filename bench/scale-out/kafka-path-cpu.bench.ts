@@ -21,21 +21,19 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Admin } from '@platformatic/kafka';
 import pg from 'pg';
-import { modelCallsForUsers } from '../../apps/server/test/support/builders.ts';
 import { type RunningServer, startServer } from '../../apps/server/test/support/process.ts';
 import { runScript } from '../run-script.ts';
 import {
   type BenchServer,
   cpuSecondsOf,
   freshPostgres,
-  postEvents,
+  sendModelCalls,
   startBenchServer,
 } from '../server/setup.ts';
 
 const TOTAL = Number(process.env.BENCH_EVENTS ?? 20_000);
 const BATCHES = (process.env.BENCH_BATCHES ?? '1,10,100').split(',').map(Number);
 const PATHS = (process.env.BENCH_PATHS ?? 'single,kafka').split(',');
-const CONCURRENCY = 8;
 const NODE_ARGS = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
 
 /** Events sent at a batch size: fewer for small batches, whose requests cost the most. */
@@ -151,30 +149,16 @@ function between(
   };
 }
 
-async function send(
+/** `events` model calls in batches of `batch`; any answer but 202 ends the run. */
+function send(
   urls: string[],
   key: string,
   experiment: string,
   tag: string,
   batch: number,
   events: number,
-) {
-  let next = 0;
-  const batches = Math.ceil(events / batch);
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async (_, k) => {
-      const url = urls[k % urls.length] as string;
-      while (next < batches) {
-        const b = next++;
-        const body = modelCallsForUsers(experiment, batch, {
-          prefix: `${tag}-${b}`,
-          userOf: (i) => `user-${(b * batch + i) % 50_000}`,
-        });
-        const status = await postEvents(`${url}/v1/events`, key, JSON.stringify({ events: body }));
-        if (status !== 202) throw new Error(`POST /v1/events answered ${status}`);
-      }
-    }),
-  );
+): Promise<void> {
+  return sendModelCalls(urls, key, experiment, tag, Math.ceil(events / batch), batch);
 }
 
 /** Looks (100 ms apart) until `stored` events are stored and folded. */

@@ -5,7 +5,7 @@
  * the server's acceptance sends it (`CopyInOneWrite`: all of it in one socket write).
  */
 import { finished } from 'node:stream/promises';
-import type pg from 'pg';
+import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { CopyInOneWrite } from '../../apps/server/src/db/copy-in-one-write.ts';
 
@@ -22,4 +22,15 @@ export async function bareCopy(
   const copy = client.query(copyFrom(text));
   copy.end(rows);
   await finished(copy);
+}
+
+/** `n` connections of their own to `url`: one per floor sender, as each API sender has its own socket. */
+export function connectClients(url: string, n: number): Promise<pg.Client[]> {
+  return Promise.all(
+    Array.from({ length: n }, async () => {
+      const c = new pg.Client({ connectionString: url });
+      await c.connect();
+      return c;
+    }),
+  );
 }

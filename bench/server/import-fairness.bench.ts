@@ -16,7 +16,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { businessEventsCsv } from '../../apps/server/test/support/builders.ts';
-import { assignFor, assignLoad, latencyLine, percentile, secondOrg } from './neighbour.ts';
+import { assignLoad, besideSecondOrg, latencyLine, percentile } from './neighbour.ts';
 import { onBenchServer } from './setup.ts';
 
 const IMPORTS = Number(process.env.BENCH_IMPORTS ?? 4);
@@ -34,17 +34,11 @@ await onBenchServer(
   extraEnv,
   async (bench) => {
     const url = bench.server.url;
-    const importerKey = await secondOrg(url, bench.env, {
-      name: 'importer',
-      experiment: 'bulk',
-      scope: 'secret',
-    });
-    const neighbour = { url, key: bench.secretKey, experiment: 'bench', loops: LOOPS };
     const payloads = Array.from({ length: IMPORTS }, (_, i) => bigCsv(`imp-${i}`));
     const bytes = payloads.reduce((n, p) => n + Buffer.byteLength(p), 0);
-    // Warm-up: keys and configs cached, JIT warm.
-    await assignFor(neighbour, 1);
-    const idle = await assignFor(neighbour, BASELINE_SECONDS);
+    const importer = { name: 'importer', experiment: 'bulk', scope: 'secret' } as const;
+    const side = await besideSecondOrg(bench, LOOPS, BASELINE_SECONDS, importer);
+    const { key: importerKey, neighbour, idle } = side;
 
     let running = IMPORTS;
     const started = performance.now();

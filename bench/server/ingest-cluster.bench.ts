@@ -15,10 +15,9 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Admin } from '@platformatic/kafka';
 import pg from 'pg';
-import { modelCallsForUsers } from '../../apps/server/test/support/builders.ts';
 import { type RunningServer, startServer } from '../../apps/server/test/support/process.ts';
 import { runScript } from '../run-script.ts';
-import { freshPostgres, postEvents, startBenchServer, untilFolded } from './setup.ts';
+import { freshPostgres, SENDERS, sendModelCalls, startBenchServer, untilFolded } from './setup.ts';
 
 const TOTAL = Number(process.env.BENCH_EVENTS ?? 40_000);
 const BROKERS = Number(process.env.BENCH_BROKERS ?? 1);
@@ -26,33 +25,6 @@ const PARTITIONS = (process.env.BENCH_PARTITIONS ?? '1,3').split(',').map(Number
 /** API processes of the Kafka deployments (the senders spread over them). */
 const APIS = Number(process.env.BENCH_APIS ?? 1);
 const PER_BATCH = 100;
-const CONCURRENCY = 8;
-
-/** `batches` batches of 100 model calls, CONCURRENCY at a time; any answer but 202 ends the run. */
-async function send(
-  urls: readonly string[],
-  key: string,
-  experimentId: string,
-  prefix: string,
-  batches: number,
-) {
-  let next = 0;
-  await Promise.all(
-    // Sender k talks to API process k mod their number, as a load balancer spreads connections.
-    Array.from({ length: CONCURRENCY }, async (_, k) => {
-      const url = urls[k % urls.length] as string;
-      while (next < batches) {
-        const b = next++;
-        const events = modelCallsForUsers(experimentId, PER_BATCH, {
-          prefix: `${prefix}-${b}`,
-          userOf: (i) => `user-${(b * PER_BATCH + i) % 50_000}`,
-        });
-        const status = await postEvents(`${url}/v1/events`, key, JSON.stringify({ events }));
-        if (status !== 202) throw new Error(`POST /v1/events answered ${status}`);
-      }
-    }),
-  );
-}
 
 /** Looks (20 ms apart) for `stored` events to be stored and folded; past them the fold is stuck. */
 const FOLD_LOOKS = { looks: 60_000, everyMs: 20 };
@@ -67,10 +39,10 @@ async function timed(urls: readonly string[], key: string, experimentId: string,
   const client = new pg.Client({ connectionString: dbUrl });
   await client.connect();
   try {
-    await send(urls, key, experimentId, 'warm', 1);
+    await sendModelCalls(urls, key, experimentId, 'warm', 1, PER_BATCH);
     await untilFolded(client, PER_BATCH, FOLD_LOOKS);
     const started = performance.now();
-    await send(urls, key, experimentId, 'bench', TOTAL / PER_BATCH);
+    await sendModelCalls(urls, key, experimentId, 'bench', TOTAL / PER_BATCH, PER_BATCH);
     const accepted = performance.now();
     await untilFolded(client, PER_BATCH + TOTAL, FOLD_LOOKS);
     const folded = performance.now();
@@ -155,7 +127,7 @@ async function main() {
   try {
     const brokers = runScript('kafka-cluster.sh', ['start', String(BROKERS), dir]);
     console.log(
-      `events: ${TOTAL} in batches of ${PER_BATCH}, ${CONCURRENCY} senders, ${BROKERS} broker(s), ${APIS} Kafka API process(es); load average ${loadavg()[0]?.toFixed(2)}`,
+      `events: ${TOTAL} in batches of ${PER_BATCH}, ${SENDERS} senders, ${BROKERS} broker(s), ${APIS} Kafka API process(es); load average ${loadavg()[0]?.toFixed(2)}`,
     );
     const base = await singleNode();
     console.log(

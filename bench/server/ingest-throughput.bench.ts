@@ -15,7 +15,7 @@
  */
 import pg from 'pg';
 import { modelCallsForUsers } from '../../apps/server/test/support/builders.ts';
-import { bareCopy } from './bare-copy.ts';
+import { bareCopy, connectClients } from './bare-copy.ts';
 import {
   cpuSecondsBetween,
   cpuSecondsOf,
@@ -129,13 +129,7 @@ async function measure(total: number): Promise<Measure> {
 
     // The floor: the same rows by bare COPY into a copy of `events` with the same indexes.
     await client.query('create table events_floor (like events including all)');
-    const conns = await Promise.all(
-      Array.from({ length: CONCURRENCY }, async () => {
-        const c = new pg.Client({ connectionString: db.url });
-        await c.connect();
-        return c;
-      }),
-    );
+    const conns = await connectClients(db.url, CONCURRENCY);
     const orgId = (await client.query('select id from orgs limit 1')).rows[0].id;
     const cpuBase = await cpu();
     const floorStart = performance.now();

@@ -76,6 +76,25 @@ export async function secondOrg(
   return ((await key.json()) as { key: string }).key;
 }
 
+/**
+ * The start of a fairness bench: the second org `org` that does the heavy work (its key), and the
+ * bench org beside it as the neighbour, warmed up (keys and configs cached, JIT warm) and then
+ * timed alone for `baselineSeconds` (`idle`).
+ */
+export async function besideSecondOrg(
+  bench: { server: { url: string }; env: Record<string, string>; secretKey: string },
+  loops: number,
+  baselineSeconds: number,
+  org: { name: string; experiment: string; scope: 'secret' | 'publishable' },
+): Promise<{ key: string; neighbour: Neighbour; idle: Float64Array }> {
+  const url = bench.server.url;
+  const key = await secondOrg(url, bench.env, org);
+  const neighbour = { url, key: bench.secretKey, experiment: 'bench', loops };
+  await assignFor(neighbour, 1);
+  const idle = await assignFor(neighbour, baselineSeconds);
+  return { key, neighbour, idle };
+}
+
 /** One phase's line: how many assigns, and their p50, p99 and max. */
 export function latencyLine(label: string, t: Float64Array, width: number): string {
   const ms = (p: number) => `${percentile(t, p).toFixed(2)} ms`;

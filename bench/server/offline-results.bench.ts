@@ -15,14 +15,8 @@ import { Agent, request } from 'node:http';
 import { loadavg } from 'node:os';
 import pg from 'pg';
 import { canonical } from '../../apps/server/src/domain/offline-runs/results.ts';
-import { bareCopy } from './bare-copy.ts';
-import {
-  cpuSecondsBetween,
-  cpuSecondsOf,
-  databaseCpuSeconds,
-  freshPostgres,
-  startBenchServer,
-} from './setup.ts';
+import { bareCopy, connectClients } from './bare-copy.ts';
+import { cpuSecondsBetween, cpuSecondsOf, databaseCpuSeconds, onBenchServer } from './setup.ts';
 
 const ITEMS = Number(process.env.BENCH_ITEMS ?? 10_000);
 const VARIANTS = Array.from({ length: 10 }, (_, v) => (v === 0 ? 'control' : `v${v}`));
@@ -144,117 +138,108 @@ async function setUp(url: string, session: Record<string, string>) {
 
 async function main() {
   const load = loadavg();
-  const db = await freshPostgres();
-  const bench = await startBenchServer(db.url);
-  const client = new pg.Client({ connectionString: db.url });
-  await client.connect();
-  try {
-    const url = bench.server.url;
-    const runId = await setUp(url, bench.session);
-    const batches = TOTAL / PER_BATCH;
-    const key = { 'x-api-key': bench.secretKey };
-    const serverCpu0 = cpuSecondsOf(bench.server.child.pid);
-    const pgCpu0 = await databaseCpuSeconds(client);
-    const apiStart = performance.now();
-    await pool(batches, async (b) => {
-      const res = await post(
-        `${url}/v1/offline-runs/${runId}/results`,
-        key,
-        JSON.stringify({ results: batchRows(b) }),
+  await onBenchServer({}, async (bench, databaseUrl) => {
+    const client = new pg.Client({ connectionString: databaseUrl });
+    await client.connect();
+    try {
+      const url = bench.server.url;
+      const runId = await setUp(url, bench.session);
+      const batches = TOTAL / PER_BATCH;
+      const key = { 'x-api-key': bench.secretKey };
+      const serverCpu0 = cpuSecondsOf(bench.server.child.pid);
+      const pgCpu0 = await databaseCpuSeconds(client);
+      const apiStart = performance.now();
+      await pool(batches, async (b) => {
+        const res = await post(
+          `${url}/v1/offline-runs/${runId}/results`,
+          key,
+          JSON.stringify({ results: batchRows(b) }),
+        );
+        if (res.status !== 200) throw new Error(`results: ${res.status} ${res.body}`);
+        const answer = JSON.parse(res.body);
+        if (answer.accepted !== PER_BATCH) throw new Error(`results: ${res.body.slice(0, 300)}`);
+      });
+      const apiSeconds = (performance.now() - apiStart) / 1000;
+      const apiCpu = {
+        server: cpuSecondsOf(bench.server.child.pid) - serverCpu0,
+        postgres: cpuSecondsBetween(pgCpu0, await databaseCpuSeconds(client)),
+      };
+      console.log(`upload done: ${apiSeconds.toFixed(1)} s`);
+
+      await client.query('create table offline_results_floor (like offline_results including all)');
+      const conns = await connectClients(databaseUrl, SENDERS);
+      const floorPg0 = await databaseCpuSeconds(client);
+      const floorStart = performance.now();
+      await pool(batches, async (b, sender) => {
+        await bareCopy(conns[sender] as pg.Client, COPY_FLOOR, copyRows(runId, b));
+      });
+      const floorSeconds = (performance.now() - floorStart) / 1000;
+      const floorPgCpu = cpuSecondsBetween(floorPg0, await databaseCpuSeconds(client));
+      await Promise.all(conns.map((c) => c.end()));
+      const floorCount = (
+        await client.query('select count(*)::int as n from offline_results_floor')
+      ).rows[0].n;
+      if (floorCount !== TOTAL) throw new Error(`floor holds ${floorCount}`);
+
+      console.log(`floor done: ${floorSeconds.toFixed(1)} s`);
+      const completeCpu0 = {
+        server: cpuSecondsOf(bench.server.child.pid),
+        postgres: await databaseCpuSeconds(client),
+      };
+      const completeStart = performance.now();
+      const answer = await post(`${url}/v1/offline-runs/${runId}/complete`, key, '{}');
+      const answeredSeconds = (performance.now() - completeStart) / 1000;
+      if (answer.status !== 200)
+        throw new Error(`complete: ${answer.status} ${answer.body.slice(0, 500)}`);
+      console.log(
+        `complete answered ${JSON.parse(answer.body).status} after ${answeredSeconds.toFixed(1)} s`,
       );
-      if (res.status !== 200) throw new Error(`results: ${res.status} ${res.body}`);
-      const answer = JSON.parse(res.body);
-      if (answer.accepted !== PER_BATCH) throw new Error(`results: ${res.body.slice(0, 300)}`);
-    });
-    const apiSeconds = (performance.now() - apiStart) / 1000;
-    const apiCpu = {
-      server: cpuSecondsOf(bench.server.child.pid) - serverCpu0,
-      postgres: cpuSecondsBetween(pgCpu0, await databaseCpuSeconds(client)),
-    };
-    console.log(`upload done: ${apiSeconds.toFixed(1)} s`);
+      // A run that outlasts the answer's wait finishes in the background: read it until it ends.
+      let run = JSON.parse(answer.body);
+      while (run.status === 'scoring') {
+        await new Promise((r) => setTimeout(r, 100));
+        const res = await fetch(`${url}/v1/offline-runs/${runId}`, { headers: key });
+        run = await res.json();
+      }
+      const completeSeconds = (performance.now() - completeStart) / 1000;
+      const completeCpu = {
+        server: cpuSecondsOf(bench.server.child.pid) - completeCpu0.server,
+        postgres: cpuSecondsBetween(completeCpu0.postgres, await databaseCpuSeconds(client)),
+      };
+      if (run.status !== 'complete')
+        throw new Error(`complete: ${JSON.stringify(run).slice(0, 500)}`);
+      if (run.coverage.received_results !== TOTAL) throw new Error('not every result was stored');
+      const scores = (await client.query('select count(*)::int as n from offline_scores')).rows[0]
+        .n;
 
-    await client.query('create table offline_results_floor (like offline_results including all)');
-    const conns = await Promise.all(
-      Array.from({ length: SENDERS }, async () => {
-        const c = new pg.Client({ connectionString: db.url });
-        await c.connect();
-        return c;
-      }),
-    );
-    const floorPg0 = await databaseCpuSeconds(client);
-    const floorStart = performance.now();
-    await pool(batches, async (b, sender) => {
-      await bareCopy(conns[sender] as pg.Client, COPY_FLOOR, copyRows(runId, b));
-    });
-    const floorSeconds = (performance.now() - floorStart) / 1000;
-    const floorPgCpu = cpuSecondsBetween(floorPg0, await databaseCpuSeconds(client));
-    await Promise.all(conns.map((c) => c.end()));
-    const floorCount = (await client.query('select count(*)::int as n from offline_results_floor'))
-      .rows[0].n;
-    if (floorCount !== TOTAL) throw new Error(`floor holds ${floorCount}`);
-
-    console.log(`floor done: ${floorSeconds.toFixed(1)} s`);
-    const completeCpu0 = {
-      server: cpuSecondsOf(bench.server.child.pid),
-      postgres: await databaseCpuSeconds(client),
-    };
-    const completeStart = performance.now();
-    const answer = await post(`${url}/v1/offline-runs/${runId}/complete`, key, '{}');
-    const answeredSeconds = (performance.now() - completeStart) / 1000;
-    if (answer.status !== 200)
-      throw new Error(`complete: ${answer.status} ${answer.body.slice(0, 500)}`);
-    console.log(
-      `complete answered ${JSON.parse(answer.body).status} after ${answeredSeconds.toFixed(1)} s`,
-    );
-    // A run that outlasts the answer's wait finishes in the background: read it until it ends.
-    let run = JSON.parse(answer.body);
-    while (run.status === 'scoring') {
-      await new Promise((r) => setTimeout(r, 100));
-      const res = await fetch(`${url}/v1/offline-runs/${runId}`, { headers: key });
-      run = await res.json();
+      const apiRate = TOTAL / apiSeconds;
+      const floorRate = TOTAL / floorSeconds;
+      console.log(
+        `load average before: ${load.map((l) => l.toFixed(2)).join(' ')}; after: ${loadavg()
+          .map((l) => l.toFixed(2))
+          .join(' ')}`,
+      );
+      console.log(
+        `results: ${TOTAL} (${ITEMS} items × ${VARIANTS.length} variants × ${REPEATS} repeats), ${PER_BATCH} a request, ${SENDERS} senders, PostgreSQL`,
+      );
+      console.log(
+        `POST results:      ${apiSeconds.toFixed(1)} s, ${Math.round(apiRate).toLocaleString('en-US')} results/s`,
+      );
+      console.log(
+        `floor (bare COPY): ${floorSeconds.toFixed(1)} s, ${Math.round(floorRate).toLocaleString('en-US')} results/s`,
+      );
+      console.log(`ratio: ${(apiRate / floorRate).toFixed(2)}  (goal >= 0.5)`);
+      console.log(
+        `complete: ${completeSeconds.toFixed(1)} s  (goal < 10 s); ${scores} scores stored, ${Object.keys(run.comparisons).length} comparisons`,
+      );
+      console.log(
+        `CPU s, upload (server / PostgreSQL): ${apiCpu.server.toFixed(1)} / ${apiCpu.postgres.toFixed(1)}; floor (PostgreSQL): ${floorPgCpu.toFixed(1)}; complete (server / PostgreSQL): ${completeCpu.server.toFixed(1)} / ${completeCpu.postgres.toFixed(1)}`,
+      );
+      console.log(`server peak RSS (VmHWM): ${peakRssMiB(bench.server.child.pid).toFixed(0)} MiB`);
+    } finally {
+      await client.end();
     }
-    const completeSeconds = (performance.now() - completeStart) / 1000;
-    const completeCpu = {
-      server: cpuSecondsOf(bench.server.child.pid) - completeCpu0.server,
-      postgres: cpuSecondsBetween(completeCpu0.postgres, await databaseCpuSeconds(client)),
-    };
-    if (run.status !== 'complete')
-      throw new Error(`complete: ${JSON.stringify(run).slice(0, 500)}`);
-    if (run.coverage.received_results !== TOTAL) throw new Error('not every result was stored');
-    const scores = (await client.query('select count(*)::int as n from offline_scores')).rows[0].n;
-
-    const apiRate = TOTAL / apiSeconds;
-    const floorRate = TOTAL / floorSeconds;
-    console.log(
-      `load average before: ${load.map((l) => l.toFixed(2)).join(' ')}; after: ${loadavg()
-        .map((l) => l.toFixed(2))
-        .join(' ')}`,
-    );
-    console.log(
-      `results: ${TOTAL} (${ITEMS} items × ${VARIANTS.length} variants × ${REPEATS} repeats), ${PER_BATCH} a request, ${SENDERS} senders, PostgreSQL`,
-    );
-    console.log(
-      `POST results:      ${apiSeconds.toFixed(1)} s, ${Math.round(apiRate).toLocaleString('en-US')} results/s`,
-    );
-    console.log(
-      `floor (bare COPY): ${floorSeconds.toFixed(1)} s, ${Math.round(floorRate).toLocaleString('en-US')} results/s`,
-    );
-    console.log(`ratio: ${(apiRate / floorRate).toFixed(2)}  (goal >= 0.5)`);
-    console.log(
-      `complete: ${completeSeconds.toFixed(1)} s  (goal < 10 s); ${scores} scores stored, ${Object.keys(run.comparisons).length} comparisons`,
-    );
-    console.log(
-      `CPU s, upload (server / PostgreSQL): ${apiCpu.server.toFixed(1)} / ${apiCpu.postgres.toFixed(1)}; floor (PostgreSQL): ${floorPgCpu.toFixed(1)}; complete (server / PostgreSQL): ${completeCpu.server.toFixed(1)} / ${completeCpu.postgres.toFixed(1)}`,
-    );
-    console.log(`server peak RSS (VmHWM): ${peakRssMiB(bench.server.child.pid).toFixed(0)} MiB`);
-  } catch (error) {
-    console.log(`server output:\n${bench.server.output().slice(-3000)}`);
-    throw error;
-  } finally {
-    await client.end();
-    await bench.stop();
-    await db.drop();
-  }
+  });
 }
 
 await main();

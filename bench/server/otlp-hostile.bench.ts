@@ -21,12 +21,11 @@ import protobuf from 'protobufjs/light.js';
 import { OTLP_TRACE_DESCRIPTOR } from '../../apps/server/src/ingest/otlp/trace-descriptor.ts';
 import { field } from '../../apps/server/test/support/protobuf-bytes.ts';
 import {
-  assignFor,
   assignLoad,
+  besideSecondOrg,
   latencyLine,
   type Neighbour,
   percentile,
-  secondOrg,
 } from './neighbour.ts';
 import { onBenchServer } from './setup.ts';
 
@@ -118,14 +117,9 @@ const bomb = gzipBomb();
 const big = bigExport();
 await onBenchServer({}, async (bench) => {
   const url = bench.server.url;
-  const exporterKey = await secondOrg(url, bench.env, {
-    name: 'exporter',
-    experiment: 'otlp',
-    scope: 'publishable',
-  });
-  const neighbour = { url, key: bench.secretKey, experiment: 'bench', loops: LOOPS };
-  await assignFor(neighbour, 1);
-  const idle = await assignFor(neighbour, BASELINE_SECONDS);
+  const exporter = { name: 'exporter', experiment: 'otlp', scope: 'publishable' } as const;
+  const side = await besideSecondOrg(bench, LOOPS, BASELINE_SECONDS, exporter);
+  const { key: exporterKey, neighbour, idle } = side;
   const bombed = await beside(neighbour, () => bombs(url, exporterKey, bomb));
   const exported = await beside(neighbour, () => send(url, exporterKey, big, false));
 

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { experimentConfig } from '../../apps/server/test/support/builders.ts';
+import { experimentConfig, modelCallsForUsers } from '../../apps/server/test/support/builders.ts';
 import { type RunningServer, runCli, startServer } from '../../apps/server/test/support/process.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -107,14 +107,15 @@ export async function startBenchServer(
  */
 export async function onBenchServer(
   extraEnv: Record<string, string>,
-  run: (bench: BenchServer) => Promise<void>,
+  /** Called with the server and its database's URL, for a bench that reads the tables itself. */
+  run: (bench: BenchServer, databaseUrl: string) => Promise<void>,
   /** Another build's `arbiter` to start; default this one. */
   bin?: string,
 ): Promise<void> {
   const db = await freshPostgres();
   const bench = await startBenchServer(db.url, extraEnv, bin);
   try {
-    await run(bench);
+    await run(bench, db.url);
   } catch (error) {
     console.error(`server output:\n${bench.server.output().slice(-3000)}`);
     throw error;
@@ -188,6 +189,39 @@ export function postEvents(url: string, key: string, body: string): Promise<numb
     req.on('error', reject);
     req.end(body);
   });
+}
+
+/** How many senders sendModelCalls runs at once. */
+export const SENDERS = 8;
+
+/**
+ * `batches` batches of `perBatch` model calls to `experiment`, SENDERS at once, sender k to
+ * API process k mod their number (as a load balancer spreads connections); user ids cycle
+ * through 50,000. Any answer but 202 ends the run.
+ */
+export async function sendModelCalls(
+  urls: readonly string[],
+  key: string,
+  experiment: string,
+  prefix: string,
+  batches: number,
+  perBatch: number,
+): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: SENDERS }, async (_, k) => {
+      const url = urls[k % urls.length] as string;
+      while (next < batches) {
+        const b = next++;
+        const events = modelCallsForUsers(experiment, perBatch, {
+          prefix: `${prefix}-${b}`,
+          userOf: (i) => `user-${(b * perBatch + i) % 50_000}`,
+        });
+        const status = await postEvents(`${url}/v1/events`, key, JSON.stringify({ events }));
+        if (status !== 202) throw new Error(`POST /v1/events answered ${status}`);
+      }
+    }),
+  );
 }
 
 /**

@@ -50,50 +50,32 @@ const attributesOf = (i: number) => ({
   age: 18 + (i % 50),
 });
 
+/** An experiment of the config: two arms, half the users each, on the same salt. */
+const halves = (id: string, name: string, extra: Record<string, unknown> = {}) => ({
+  id,
+  name,
+  version: 1,
+  salt: 's-8f2a',
+  bucket_count: 10_000,
+  ranges: [
+    { variant: 'control', start: 0, end: 5_000 },
+    { variant: 'concise', start: 5_000, end: 10_000 },
+  ],
+  variants: [{ key: 'control' }, { key: 'concise' }],
+  ...extra,
+});
+
 const config = {
   config_version: 1,
   bucketing_version: '1',
   experiments: [
-    {
-      id: '0b6f1c9e-7c1a-4d3e-9a43-0c1a2b3c4d5e',
-      name: EXPERIMENT,
-      version: 1,
-      salt: 's-8f2a',
-      bucket_count: 10_000,
-      ranges: [
-        { variant: 'control', start: 0, end: 5_000 },
-        { variant: 'concise', start: 5_000, end: 10_000 },
-      ],
-      variants: [{ key: 'control' }, { key: 'concise' }],
-    },
-    {
-      id: '7d1c2b3a-0000-4000-8000-000000000005',
-      name: TARGETED,
-      version: 1,
-      salt: 's-8f2a',
-      bucket_count: 10_000,
-      ranges: [
-        { variant: 'control', start: 0, end: 5_000 },
-        { variant: 'concise', start: 5_000, end: 10_000 },
-      ],
-      variants: [{ key: 'control' }, { key: 'concise' }],
-      targeting: FIVE_CLAUSES,
-    },
-    {
-      id: '7d1c2b3a-0000-4000-8000-000000000006',
-      name: GATED,
-      version: 1,
-      salt: 's-8f2a',
-      bucket_count: 10_000,
-      ranges: [
-        { variant: 'control', start: 0, end: 5_000 },
-        { variant: 'concise', start: 5_000, end: 10_000 },
-      ],
-      variants: [{ key: 'control' }, { key: 'concise' }],
+    halves('0b6f1c9e-7c1a-4d3e-9a43-0c1a2b3c4d5e', EXPERIMENT),
+    halves('7d1c2b3a-0000-4000-8000-000000000005', TARGETED, { targeting: FIVE_CLAUSES }),
+    halves('7d1c2b3a-0000-4000-8000-000000000006', GATED, {
       layer: 'chat',
       layer_ranges: [{ start: 0, end: 600 }],
       holdouts: ['5d1e0000-0000-4000-8000-00000000a001'],
-    },
+    }),
   ],
   layers: [{ name: 'chat', salt: 'layer-chat', bucket_count: 1_000 }],
   holdouts: [

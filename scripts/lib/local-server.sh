@@ -1,6 +1,27 @@
 # Shared by the scripts that start local servers for tests and trials (kafka-cluster.sh,
 # s3-server.sh); sourced, not run.
 
+# dispatch 'COMMAND COUNT FUNCTION'... -- "$@": when $1 is a COMMAND followed by exactly COUNT
+# arguments, runs its FUNCTION with those arguments; anything else is the caller's `usage`.
+dispatch() {
+  local specs=() spec name count fn
+  while [ "$1" != -- ]; do
+    specs+=("$1")
+    shift
+  done
+  shift
+  for spec in "${specs[@]}"; do
+    read -r name count fn <<<"$spec"
+    if [ "${1:-}" = "$name" ]; then
+      [ $(($# - 1)) -eq "$count" ] || usage
+      shift
+      "$fn" "$@"
+      return
+    fi
+  done
+  usage
+}
+
 # N distinct free loopback ports, one per line (the kernel's choice, released at once).
 free_ports() {
   node -e '

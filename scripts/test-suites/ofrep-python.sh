@@ -4,11 +4,8 @@
 # server: apps/server/test/routes/ofrep/test_generic_provider.py, which starts `arbiter serve`
 # itself (with the Python client's test support).
 set -euo pipefail
-results="${1:?usage: ofrep-python.sh RESULTS_DIR}"
-mkdir -p "$results"
-results="$(cd "$results" && pwd)"
-cd "$(dirname "$0")/../.."
-py="${ARBITER_PYTHON:-$(bash scripts/python-env.sh)}"
-sh scripts/bootstrap.sh >&2  # the server the tests start, when missing
+# shellcheck source=../lib/python-suite.sh
+. "$(dirname "$0")/../lib/python-suite.sh"
+python_suite ofrep-python.sh "${1:-}"
 exec "$py" -m pytest -q -p no:cacheprovider --junitxml="$results/ofrep-python.xml" \
   -o junit_suite_name=ofrep-python apps/server/test/routes/ofrep/test_generic_provider.py

@@ -7,12 +7,9 @@
 # that run (tests/test_static_checks.py), so a failure of any is a failing testcase in the JUnit
 # report and counts in the closing `all suites:` line. The real-server tests start `arbiter serve` themselves.
 set -euo pipefail
-results="${1:?usage: python-client.sh RESULTS_DIR}"
-mkdir -p "$results"
-results="$(cd "$results" && pwd)"
-cd "$(dirname "$0")/../.."
-py="${ARBITER_PYTHON:-$(bash scripts/python-env.sh)}"
-sh scripts/bootstrap.sh >&2  # npm packages of the server the tests start, when missing
+# shellcheck source=../lib/python-suite.sh
+. "$(dirname "$0")/../lib/python-suite.sh"
+python_suite python-client.sh "${1:-}"
 # The library as a user gets it: built by its own backend from its pyproject, installed afresh
 # every run so the tests import exactly the current sources.
 "$py" -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation \

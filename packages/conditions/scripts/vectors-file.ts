@@ -4,7 +4,13 @@
  * numbers, a case as the reference assign answers it, and the file around the cases.
  */
 import { writeFileSync } from 'node:fs';
-import { type Assigned, type Experiment, referenceAssign, type World } from './reference-assign.ts';
+import {
+  type Assigned,
+  type Experiment,
+  type Holdout,
+  referenceAssign,
+  type World,
+} from './reference-assign.ts';
 
 /** Numbers in [0, 1) from `seed`, the same on every run, so the file is too. */
 export function fixedSequence(seed: number): () => number {
@@ -35,6 +41,17 @@ export function twoArmExperiment(
       { variant: 'treatment', start: 40, end: 80 },
     ],
     variants,
+  };
+}
+
+/** The `global` holdout of the vectors: 10 % of users (100 of 1,000 buckets) held out. */
+export function globalHoldout(id: string): Holdout {
+  return {
+    id,
+    name: 'global',
+    salt: 'holdout-global',
+    bucket_count: 1000,
+    ranges: [{ start: 0, end: 100 }],
   };
 }
 

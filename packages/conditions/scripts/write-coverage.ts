@@ -14,17 +14,9 @@ import {
   referenceAssign,
   type World,
 } from './reference-assign.ts';
-import { twoArmExperiment } from './vectors-file.ts';
+import { globalHoldout, twoArmExperiment } from './vectors-file.ts';
 
-const HOLDOUTS: Holdout[] = [
-  {
-    id: '00000000-0000-4000-8000-00000000d0a1',
-    name: 'global',
-    salt: 'holdout-global',
-    bucket_count: 1000,
-    ranges: [{ start: 0, end: 100 }],
-  },
-];
+const HOLDOUTS: Holdout[] = [globalHoldout('00000000-0000-4000-8000-00000000d0a1')];
 const WORLD: World = { saved_groups: {}, layers: [], holdouts: HOLDOUTS };
 const PRO = { plan: { $in: ['pro', 'team'] } };
 const GLOBAL = HOLDOUTS[0]?.id as string;

@@ -11,6 +11,7 @@ import type { Experiment, Holdout, Layer, World } from './reference-assign.ts';
 import {
   caseOf,
   fixedSequence,
+  globalHoldout,
   twoArmExperiment,
   type VectorCase,
   writeVectors,
@@ -53,13 +54,7 @@ const LAYERS: Layer[] = [
 
 /** Two holdouts: 10 % of users out of `global`, 2.5 % (bucket < 250 of 10,000) out of `q4`. */
 const HOLDOUTS: Holdout[] = [
-  {
-    id: '00000000-0000-4000-8000-00000000a001',
-    name: 'global',
-    salt: 'holdout-global',
-    bucket_count: 1000,
-    ranges: [{ start: 0, end: 100 }],
-  },
+  globalHoldout('00000000-0000-4000-8000-00000000a001'),
   {
     id: '00000000-0000-4000-8000-00000000a002',
     name: 'q4',

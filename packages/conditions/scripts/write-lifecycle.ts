@@ -10,20 +10,13 @@ import type { Experiment, Holdout, Layer, World } from './reference-assign.ts';
 import {
   caseOf,
   fixedSequence,
+  globalHoldout,
   twoArmExperiment,
   type VectorCase,
   writeVectors,
 } from './vectors-file.ts';
 
-const HOLDOUTS: Holdout[] = [
-  {
-    id: '00000000-0000-4000-8000-00000000c0a1',
-    name: 'global',
-    salt: 'holdout-global',
-    bucket_count: 1000,
-    ranges: [{ start: 0, end: 100 }],
-  },
-];
+const HOLDOUTS: Holdout[] = [globalHoldout('00000000-0000-4000-8000-00000000c0a1')];
 const LAYERS: Layer[] = [{ name: 'search', salt: 'layer-search', bucket_count: 100 }];
 const WORLD: World = { saved_groups: { beta: ['u-1', 7] }, layers: LAYERS, holdouts: HOLDOUTS };
 

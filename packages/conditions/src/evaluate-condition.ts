@@ -5,6 +5,7 @@ import { generatedEngine } from './fast/generated-engine.ts';
 import type { FieldTable } from './field-table.ts';
 import { isPlainObject } from './json-values.ts';
 import type { SavedGroups } from './membership.ts';
+import { innerCache } from './nested-cache.ts';
 import type { Predicate } from './value-tests.ts';
 
 export type { SavedGroups } from './membership.ts';
@@ -73,11 +74,7 @@ export function fieldsMatcher(
 
 function predicateOf(condition: unknown, engine: ConditionEngine = generatedEngine): Predicate {
   if (!isPlainObject(condition)) return NO_ONE;
-  let byCondition = compiled.get(engine);
-  if (byCondition === undefined) {
-    byCondition = new WeakMap();
-    compiled.set(engine, byCondition);
-  }
+  const byCondition = innerCache(compiled, engine, WeakMap<object, Predicate>);
   let predicate = byCondition.get(condition);
   if (predicate === undefined) {
     try {

@@ -1,4 +1,5 @@
 import { sameValue } from './json-values.ts';
+import { innerCache } from './nested-cache.ts';
 
 /** Saved groups by key: the values `$inGroup` looks a user's attribute up in. */
 export type SavedGroups = Readonly<Record<string, unknown>>;
@@ -74,11 +75,7 @@ const groupSets = new WeakMap<object, Map<string, Membership>>();
 const EMPTY_GROUP = new Membership([], false);
 
 export function groupMembership(groups: SavedGroups, key: string): Membership {
-  let byKey = groupSets.get(groups);
-  if (byKey === undefined) {
-    byKey = new Map();
-    groupSets.set(groups, byKey);
-  }
+  const byKey = innerCache(groupSets, groups, Map<string, Membership>);
   let members = byKey.get(key);
   if (members === undefined) {
     // A missing group, or one that is not a list, is empty.

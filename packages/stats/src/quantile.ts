@@ -2,9 +2,14 @@ import { type CovariateSummary, covariateMoments } from './covariate-summary.ts'
 import { Z_975 } from './distributions.ts';
 import type { Moments } from './moments.ts';
 import { QUANTILE_SCALE } from './quantile-ranks.ts';
-import { degenerate, type StatReason } from './result.ts';
+import type { StatReason } from './result.ts';
 import type { Estimate } from './sequential.ts';
-import { estimateFromMoments, type WelchResult, welchFromMoments } from './welch.ts';
+import {
+  degenerateWelch,
+  estimateFromMoments,
+  type WelchResult,
+  welchFromMoments,
+} from './welch.ts';
 
 /**
  * One arm of a quantile metric, as SQL hands it over: the order statistics of the arm's
@@ -51,15 +56,9 @@ export function quantileTest(
     quantile_treatment: treatment.estimate,
   };
   const users = { c: control.clusters.n, t: treatment.clusters.n };
-  const fail = (reason: StatReason): QuantileResult => {
-    const means = { control: control.estimate, treatment: treatment.estimate };
-    return {
-      ...degenerate('welch_t', reason, users.c, users.t, means),
-      df: 0,
-      ...extra,
-      estimate: null,
-    };
-  };
+  const means = { control: control.estimate, treatment: treatment.estimate };
+  const fail = (reason: StatReason): QuantileResult =>
+    degenerateWelch(reason, users.c, users.t, means, extra);
   if (control.calls === 0 || treatment.calls === 0) return fail('empty_arm');
   if (control.estimate === 0) return fail('zero_baseline');
   const c = quantileMoments(control, level);

@@ -1,8 +1,13 @@
 import { type CovariateSummary, covariateMoments } from './covariate-summary.ts';
 import type { Moments } from './moments.ts';
-import { degenerate, type StatReason } from './result.ts';
+import type { StatReason } from './result.ts';
 import type { Estimate } from './sequential.ts';
-import { estimateFromMoments, type WelchResult, welchFromMoments } from './welch.ts';
+import {
+  degenerateWelch,
+  estimateFromMoments,
+  type WelchResult,
+  welchFromMoments,
+} from './welch.ts';
 
 export interface RatioResult extends WelchResult {
   /** The effect and its variance, for the confidence sequence; null when degenerate. */
@@ -26,15 +31,8 @@ export function ratioTest(control: CovariateSummary, treatment: CovariateSummary
   const t = covariateMoments(treatment);
   const ratio = (m: typeof c) => (m.meanX === 0 ? 0 : m.meanY / m.meanX);
   const extra = { ratio_control: ratio(c), ratio_treatment: ratio(t) };
-  const fail = (reason: StatReason): RatioResult => {
-    const means = { control: extra.ratio_control, treatment: extra.ratio_treatment };
-    return {
-      ...degenerate('welch_t', reason, c.n, t.n, means),
-      df: 0,
-      ...extra,
-      estimate: null,
-    };
-  };
+  const means = { control: extra.ratio_control, treatment: extra.ratio_treatment };
+  const fail = (reason: StatReason): RatioResult => degenerateWelch(reason, c.n, t.n, means, extra);
   if (c.n === 0 || t.n === 0) return fail('empty_arm');
   if (c.n < 2 || t.n < 2) return fail('too_few_users');
   if (c.meanX === 0 || t.meanX === 0) return fail('zero_denominator');

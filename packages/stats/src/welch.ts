@@ -1,12 +1,31 @@
 import { studentTTwoSidedP } from './distributions.ts';
 import { type Moments, momentsFromSummary, welchCore } from './moments.ts';
-import { degenerate, liftOf, type TwoSampleResult } from './result.ts';
+import { degenerate, liftOf, type StatReason, type TwoSampleResult } from './result.ts';
 import type { Estimate } from './sequential.ts';
 import { type ArmSummary, meanDifference } from './summary.ts';
 
 export interface WelchResult extends TwoSampleResult<'welch_t'> {
   /** Welch–Satterthwaite degrees of freedom (0 when not computable). */
   df: number;
+}
+
+/**
+ * A degenerate Welch result of a metric that reports fields of its own (`extra`) and an
+ * estimate for the confidence sequence, which a degenerate result has none of.
+ */
+export function degenerateWelch<E extends object>(
+  reason: StatReason,
+  nControl: number,
+  nTreatment: number,
+  means: { control: number; treatment: number },
+  extra: E,
+): WelchResult & E & { estimate: null } {
+  return {
+    ...degenerate('welch_t', reason, nControl, nTreatment, means),
+    df: 0,
+    ...extra,
+    estimate: null,
+  };
 }
 
 /**

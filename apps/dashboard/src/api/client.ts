@@ -47,6 +47,13 @@ export type Body<
   S extends number = 200,
 > = paths[P][M] extends { responses: infer R } ? (S extends keyof R ? Json<R[S]> : never) : never;
 
+/** Request body types, likewise (a body the route may go without is still its JSON shape). */
+export type RequestBody<P extends keyof paths, M extends keyof paths[P]> = paths[P][M] extends {
+  requestBody?: infer R;
+}
+  ? Json<NonNullable<R>>
+  : never;
+
 export type Experiment = Body<'/v1/experiments/{id}', 'get'>;
 export type Results = Body<'/v1/experiments/{id}/results', 'get'>;
 export type MetricResult = Results['results'][string];
@@ -63,9 +70,7 @@ export type BillingSummary = Body<'/v1/billing/summary', 'get'>;
 export type InboxItem = Body<'/v1/admin/inbox', 'get'>['items'][number];
 export type AdminOrgSummary = Body<'/v1/admin/orgs', 'get'>[number];
 export type Health = Body<'/v1/admin/health', 'get'>;
-export type ExperimentInput = NonNullable<
-  paths['/v1/experiments']['post']['requestBody']
->['content']['application/json'];
+export type ExperimentInput = RequestBody<'/v1/experiments', 'post'>;
 export type MetricDefinition = ExperimentInput['metrics'][number];
 export type Variant = NonNullable<ExperimentInput['variants']>[number];
 export type Method = MetricDefinition['method_default'];
@@ -82,16 +87,10 @@ export type RunItem = RunItemsPage['data'][number];
 export type RunItemsSort = RunItemsPage['sort'];
 export type Layer = Body<'/v1/layers/{id}', 'get'>;
 export type LayerRun = Layer['bucket_map'][number];
-export type LayerInput = NonNullable<
-  paths['/v1/layers']['post']['requestBody']
->['content']['application/json'];
+export type LayerInput = RequestBody<'/v1/layers', 'post'>;
 export type Holdout = Body<'/v1/holdouts/{id}', 'get'>;
-export type HoldoutInput = NonNullable<
-  paths['/v1/holdouts']['post']['requestBody']
->['content']['application/json'];
-export type HoldoutChange = NonNullable<
-  paths['/v1/holdouts/{id}']['put']['requestBody']
->['content']['application/json'];
+export type HoldoutInput = RequestBody<'/v1/holdouts', 'post'>;
+export type HoldoutChange = RequestBody<'/v1/holdouts/{id}', 'put'>;
 export type Prompt = Body<'/v1/prompts/{name}', 'get'>;
 export type PromptSummary = Body<'/v1/prompts', 'get'>[number];
 export type PromptVersion = Prompt['versions'][number];

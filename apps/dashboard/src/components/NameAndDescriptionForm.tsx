@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { useNavigate } from 'react-router';
-import { ProblemView } from './states.tsx';
+import { MutationForm } from './MutationForm.tsx';
 
 /** A create mutation whose body is a name and, when one is typed, a description. */
 interface CreateNamed<T> {
@@ -30,11 +30,12 @@ export function NameAndDescriptionForm<T>({
   const [description, setDescription] = useState('');
   const navigate = useNavigate();
   return (
-    <form
+    <MutationForm
       className="card row"
-      aria-label={`New ${what}`}
-      onSubmit={(e) => {
-        e.preventDefault();
+      label={`New ${what}`}
+      mutation={create}
+      submit={`Create ${what}`}
+      onSubmit={() => {
         const body = description === '' ? { name } : { name, description };
         create.mutate(body, { onSuccess: (created) => navigate(pathOf(created)) });
       }}
@@ -47,10 +48,6 @@ export function NameAndDescriptionForm<T>({
         Description
         <input value={description} onChange={(e) => setDescription(e.target.value)} />
       </label>
-      <button type="submit" disabled={create.isPending}>
-        {`Create ${what}`}
-      </button>
-      {create.error ? <ProblemView error={create.error} /> : null}
-    </form>
+    </MutationForm>
   );
 }

@@ -1,3 +1,4 @@
+import type { ReactNode } from 'react';
 import { NavLink } from 'react-router';
 
 const TABS = [
@@ -17,5 +18,16 @@ export function AdminTabs() {
         </NavLink>
       ))}
     </nav>
+  );
+}
+
+/** One of the tabbed pages: its title, the tabs, then the page. */
+export function AdminPage({ title, children }: { title: string; children: ReactNode }) {
+  return (
+    <section>
+      <h1>{title}</h1>
+      <AdminTabs />
+      {children}
+    </section>
   );
 }

@@ -1,6 +1,6 @@
 import type { Health } from '../../api/client.ts';
 import { QueryView } from '../../components/states.tsx';
-import { AdminTabs } from './AdminTabs.tsx';
+import { AdminPage } from './AdminTabs.tsx';
 import { useHealth } from './queries.ts';
 
 const when = (iso: string) => new Date(iso).toLocaleString();
@@ -9,9 +9,7 @@ const when = (iso: string) => new Date(iso).toLocaleString();
 export function HealthPage() {
   const health = useHealth();
   return (
-    <section>
-      <h1>Health</h1>
-      <AdminTabs />
+    <AdminPage title="Health">
       <QueryView query={health} what="health">
         {(h) => (
           <dl className="card health">
@@ -38,7 +36,7 @@ export function HealthPage() {
           </dl>
         )}
       </QueryView>
-    </section>
+    </AdminPage>
   );
 }
 

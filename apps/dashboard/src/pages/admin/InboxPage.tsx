@@ -1,7 +1,7 @@
 import { useSearchParams } from 'react-router';
 import type { InboxItem } from '../../api/client.ts';
 import { Empty, QueryView } from '../../components/states.tsx';
-import { AdminTabs } from './AdminTabs.tsx';
+import { AdminPage } from './AdminTabs.tsx';
 import { useInbox } from './queries.ts';
 
 /** Contact messages and every org's feedback, newest first; the page cursor lives in the URL. */
@@ -10,9 +10,7 @@ export function InboxPage() {
   const cursor = params.get('cursor') ?? undefined;
   const inbox = useInbox(cursor);
   return (
-    <section>
-      <h1>Inbox</h1>
-      <AdminTabs />
+    <AdminPage title="Inbox">
       <QueryView query={inbox} what="the inbox">
         {(page) => (
           <>
@@ -43,7 +41,7 @@ export function InboxPage() {
           </>
         )}
       </QueryView>
-    </section>
+    </AdminPage>
   );
 }
 

@@ -3,7 +3,7 @@ import type { AdminOrgSummary } from '../../api/client.ts';
 import { DataTable } from '../../components/DataTable.tsx';
 import { QueryList } from '../../components/states.tsx';
 import { planName } from '../billing/plan-name.ts';
-import { AdminTabs } from './AdminTabs.tsx';
+import { AdminPage } from './AdminTabs.tsx';
 import { useAdminOrgs } from './queries.ts';
 
 export const orgLabel = (o: { name: string | null; external_id: string }) =>
@@ -15,9 +15,7 @@ const used = (m: { used: number; included: number }) =>
 export function OrgsPage() {
   const orgs = useAdminOrgs();
   return (
-    <section>
-      <h1>Orgs</h1>
-      <AdminTabs />
+    <AdminPage title="Orgs">
       <QueryList query={orgs} what="orgs" empty="No orgs yet.">
         {(list) => (
           <DataTable
@@ -38,6 +36,6 @@ export function OrgsPage() {
           </DataTable>
         )}
       </QueryList>
-    </section>
+    </AdminPage>
   );
 }

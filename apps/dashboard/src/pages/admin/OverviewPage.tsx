@@ -1,15 +1,13 @@
 import { QueryView } from '../../components/states.tsx';
 import { planName } from '../billing/plan-name.ts';
-import { AdminTabs } from './AdminTabs.tsx';
+import { AdminPage } from './AdminTabs.tsx';
 import { EventsPerDayChart } from './EventsPerDayChart.tsx';
 import { useOverview } from './queries.ts';
 
 export function OverviewPage() {
   const overview = useOverview();
   return (
-    <section>
-      <h1>Platform overview</h1>
-      <AdminTabs />
+    <AdminPage title="Platform overview">
       <QueryView query={overview} what="the overview">
         {(o) => (
           <>
@@ -40,7 +38,7 @@ export function OverviewPage() {
           </>
         )}
       </QueryView>
-    </section>
+    </AdminPage>
   );
 }
 

@@ -1,5 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import { api, ok } from '../../api/client.ts';
+import { queryHook } from '../../api/query-hook.ts';
 
 export const adminKeys = {
   all: ['admin'] as const,
@@ -24,17 +25,21 @@ export const useInbox = (cursor: string | undefined) =>
       ),
   });
 
-export const useOverview = () =>
-  useQuery({ queryKey: adminKeys.overview, queryFn: () => ok(api.GET('/v1/admin/overview')) });
+export const useOverview = queryHook(
+  () => adminKeys.overview,
+  () => ok(api.GET('/v1/admin/overview')),
+);
 
-export const useAdminOrgs = () =>
-  useQuery({ queryKey: adminKeys.orgs, queryFn: () => ok(api.GET('/v1/admin/orgs')) });
+export const useAdminOrgs = queryHook(
+  () => adminKeys.orgs,
+  () => ok(api.GET('/v1/admin/orgs')),
+);
 
-export const useAdminOrg = (id: string) =>
-  useQuery({
-    queryKey: adminKeys.org(id),
-    queryFn: () => ok(api.GET('/v1/admin/orgs/{id}', { params: { path: { id } } })),
-  });
+export const useAdminOrg = queryHook(adminKeys.org, (id: string) =>
+  ok(api.GET('/v1/admin/orgs/{id}', { params: { path: { id } } })),
+);
 
-export const useHealth = () =>
-  useQuery({ queryKey: adminKeys.health, queryFn: () => ok(api.GET('/v1/admin/health')) });
+export const useHealth = queryHook(
+  () => adminKeys.health,
+  () => ok(api.GET('/v1/admin/health')),
+);

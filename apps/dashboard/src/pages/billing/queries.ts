@@ -1,12 +1,17 @@
-import { useMutation, useQuery } from '@tanstack/react-query';
+import { useMutation } from '@tanstack/react-query';
 import { api, ok } from '../../api/client.ts';
+import { queryHook } from '../../api/query-hook.ts';
 
 /** This month's usage, and whether this server enforces the plan's limits. */
-export const useUsage = () =>
-  useQuery({ queryKey: ['usage'], queryFn: () => ok(api.GET('/v1/usage')) });
+export const useUsage = queryHook(
+  () => ['usage'],
+  () => ok(api.GET('/v1/usage')),
+);
 
-export const useBillingSummary = () =>
-  useQuery({ queryKey: ['billing-summary'], queryFn: () => ok(api.GET('/v1/billing/summary')) });
+export const useBillingSummary = queryHook(
+  () => ['billing-summary'],
+  () => ok(api.GET('/v1/billing/summary')),
+);
 
 /** The hosted pages send the user back here; the server adds `checkout=success|cancelled`. */
 const returnUrl = () => `${window.location.origin}/billing`;

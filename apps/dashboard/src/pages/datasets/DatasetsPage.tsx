@@ -1,25 +1,25 @@
-import { Link } from 'react-router';
 import type { Dataset } from '../../api/client.ts';
 import { DataTable } from '../../components/DataTable.tsx';
+import { ListPage, NameCell } from '../../components/ListPage.tsx';
 import { NameAndDescriptionForm } from '../../components/NameAndDescriptionForm.tsx';
-import { QueryList } from '../../components/states.tsx';
 import { useCreateDataset, useDatasets } from './queries.ts';
 
 /** The org's datasets by name, each at its latest version, and a form to make one. */
 export function DatasetsPage() {
-  const datasets = useDatasets();
   return (
-    <section>
-      <h1>Datasets</h1>
-      <p className="hint">
-        Items an offline run sends through each variant. Every change mints a new version, and a run
-        pins the version it used.
-      </p>
-      <NewDatasetForm />
-      <QueryList query={datasets} what="datasets" empty="No datasets yet.">
-        {(list) => <DatasetsTable datasets={list} />}
-      </QueryList>
-    </section>
+    <ListPage
+      title="Datasets"
+      intro={
+        <>
+          Items an offline run sends through each variant. Every change mints a new version, and a
+          run pins the version it used.
+        </>
+      }
+      form={<NewDatasetForm />}
+      query={useDatasets()}
+    >
+      {(list) => <DatasetsTable datasets={list} />}
+    </ListPage>
   );
 }
 
@@ -28,9 +28,7 @@ function DatasetsTable({ datasets }: { datasets: Dataset[] }) {
     <DataTable label="Datasets" columns={['Name', 'Description', 'Version', 'Items', 'Changed']}>
       {datasets.map((d) => (
         <tr key={d.id} data-testid={`dataset-${d.name}`}>
-          <th scope="row">
-            <Link to={`/datasets/${d.id}`}>{d.name}</Link>
-          </th>
+          <NameCell to={`/datasets/${d.id}`} name={d.name} />
           <td>{d.description ?? ''}</td>
           <td data-testid="version">{d.version}</td>
           <td data-testid="item-count">{d.item_count.toLocaleString('en-US')}</td>

@@ -1,5 +1,6 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { api, ok } from '../../api/client.ts';
+import { queryHook } from '../../api/query-hook.ts';
 import { useRefreshingMutation } from '../../api/refreshing-mutation.ts';
 import type { UploadFormat } from './upload-format.ts';
 
@@ -12,14 +13,14 @@ export const datasetKeys = {
 /** Items per page of a dataset's table. */
 export const DATASET_ITEMS_PER_PAGE = 50;
 
-export const useDatasets = () =>
-  useQuery({ queryKey: datasetKeys.list, queryFn: () => ok(api.GET('/v1/datasets')) });
+export const useDatasets = queryHook(
+  () => datasetKeys.list,
+  () => ok(api.GET('/v1/datasets')),
+);
 
-export const useDataset = (id: string) =>
-  useQuery({
-    queryKey: datasetKeys.one(id),
-    queryFn: () => ok(api.GET('/v1/datasets/{id}', { params: { path: { id } } })),
-  });
+export const useDataset = queryHook(datasetKeys.one, (id: string) =>
+  ok(api.GET('/v1/datasets/{id}', { params: { path: { id } } })),
+);
 
 export const useDatasetItems = (id: string, after: string | undefined) =>
   useQuery({

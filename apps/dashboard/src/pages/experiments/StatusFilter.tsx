@@ -1,3 +1,5 @@
+import { Choice } from '../../components/Choice.tsx';
+
 /** The list's status filter: its value is the list route's `status` (empty: all but archived). */
 const FILTERS = [
   { value: '', label: 'All but archived' },
@@ -19,16 +21,14 @@ export function StatusFilter({
   const options = FILTERS.some((f) => f.value === value)
     ? FILTERS
     : [...FILTERS, { value, label: value }];
+  // "Status " keeps the space between the word and the select.
   return (
-    <label className="filter">
-      Status{' '}
-      <select value={value} onChange={(e) => onChange(e.target.value)}>
-        {options.map((f) => (
-          <option key={f.value} value={f.value}>
-            {f.label}
-          </option>
-        ))}
-      </select>
-    </label>
+    <Choice
+      label="Status "
+      className="filter"
+      value={value}
+      options={options}
+      onChange={onChange}
+    />
   );
 }

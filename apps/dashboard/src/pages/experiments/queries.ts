@@ -1,6 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { api, type Experiment, ok } from '../../api/client.ts';
 import { isProblem } from '../../api/problem.ts';
+import { queryHook } from '../../api/query-hook.ts';
 
 export const experimentKeys = {
   list: ['experiments'] as const,
@@ -23,14 +24,14 @@ export const useExperiments = (status?: string) =>
     queryFn: () => ok(api.GET('/v1/experiments', { params: { query: status ? { status } : {} } })),
   });
 
-export const useResultsSummary = () =>
-  useQuery({ queryKey: experimentKeys.summary, queryFn: () => ok(api.GET('/v1/results/summary')) });
+export const useResultsSummary = queryHook(
+  () => experimentKeys.summary,
+  () => ok(api.GET('/v1/results/summary')),
+);
 
-export const useExperiment = (id: string) =>
-  useQuery({
-    queryKey: experimentKeys.one(id),
-    queryFn: () => ok(api.GET('/v1/experiments/{id}', { params: { path: { id } } })),
-  });
+export const useExperiment = queryHook(experimentKeys.one, (id: string) =>
+  ok(api.GET('/v1/experiments/{id}', { params: { path: { id } } })),
+);
 
 /**
  * Every retained version, newest first. The list pages (at most 100 a page), and the editor
@@ -51,20 +52,15 @@ async function allVersions(id: string): Promise<Experiment[]> {
   }
 }
 
-export const useVersions = (id: string) =>
-  useQuery({ queryKey: experimentKeys.versions(id), queryFn: () => allVersions(id) });
+export const useVersions = queryHook(experimentKeys.versions, allVersions);
 
-export const useLive = (id: string) =>
-  useQuery({
-    queryKey: experimentKeys.live(id),
-    queryFn: () => ok(api.GET('/v1/experiments/{id}/live', { params: { path: { id } } })),
-  });
+export const useLive = queryHook(experimentKeys.live, (id: string) =>
+  ok(api.GET('/v1/experiments/{id}/live', { params: { path: { id } } })),
+);
 
-export const useTraffic = (id: string) =>
-  useQuery({
-    queryKey: experimentKeys.traffic(id),
-    queryFn: () => ok(api.GET('/v1/experiments/{id}/traffic', { params: { path: { id } } })),
-  });
+export const useTraffic = queryHook(experimentKeys.traffic, (id: string) =>
+  ok(api.GET('/v1/experiments/{id}/traffic', { params: { path: { id } } })),
+);
 
 /** One (primary metric, treatment) pair's time-to-decision estimate while the experiment collects. */
 export interface CollectingEstimate {

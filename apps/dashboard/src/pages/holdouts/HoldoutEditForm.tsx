@@ -1,5 +1,6 @@
 import { useId, useState } from 'react';
 import type { Holdout, HoldoutChange } from '../../api/client.ts';
+import { Form } from '../../components/Form.tsx';
 import { ProblemView } from '../../components/states.tsx';
 import { ExperimentsChoice, FieldErrors, type HoldoutScope } from './ExperimentsChoice.tsx';
 import { fieldErrors } from './field-errors.ts';
@@ -25,11 +26,10 @@ export function HoldoutEditForm({ holdout }: { holdout: Holdout }) {
     ...(sameScope(experiments, holdout.experiments) ? {} : { experiments }),
   };
   return (
-    <form
+    <Form
       className="card editor"
-      aria-label="Change holdout"
-      onSubmit={(e) => {
-        e.preventDefault();
+      label="Change holdout"
+      onSubmit={() => {
         update.mutate(change);
       }}
     >
@@ -50,6 +50,6 @@ export function HoldoutEditForm({ holdout }: { holdout: Holdout }) {
       {update.error && percentErrors.length + experimentErrors.length === 0 ? (
         <ProblemView error={update.error} />
       ) : null}
-    </form>
+    </Form>
   );
 }

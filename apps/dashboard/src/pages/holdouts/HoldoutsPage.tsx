@@ -1,9 +1,10 @@
 import { useState } from 'react';
-import { Link, useNavigate } from 'react-router';
+import { useNavigate } from 'react-router';
 import type { Holdout, MetricDefinition } from '../../api/client.ts';
 import { BucketCountField } from '../../components/BucketCountField.tsx';
 import { DataTable } from '../../components/DataTable.tsx';
-import { ProblemView, QueryList } from '../../components/states.tsx';
+import { ListPage, NameCell } from '../../components/ListPage.tsx';
+import { MutationForm } from '../../components/MutationForm.tsx';
 import { MetricsEditor } from '../editor/MetricsEditor.tsx';
 import { ExperimentsChoice, type HoldoutScope } from './ExperimentsChoice.tsx';
 import { fieldErrors } from './field-errors.ts';
@@ -12,19 +13,20 @@ import { useCreateHoldout, useHoldouts } from './queries.ts';
 
 /** The org's holdouts in the order they were made, and a form to make one. */
 export function HoldoutsPage() {
-  const holdouts = useHoldouts();
   return (
-    <section>
-      <h1>Holdouts</h1>
-      <p className="hint">
-        A holdout keeps a share of users out of every experiment it covers, so the nightly run can
-        compare them with everyone else: the total effect of what shipped.
-      </p>
-      <NewHoldoutForm />
-      <QueryList query={holdouts} what="holdouts" empty="No holdouts yet.">
-        {(list) => <HoldoutsTable holdouts={list} />}
-      </QueryList>
-    </section>
+    <ListPage
+      title="Holdouts"
+      intro={
+        <>
+          A holdout keeps a share of users out of every experiment it covers, so the nightly run can
+          compare them with everyone else: the total effect of what shipped.
+        </>
+      }
+      form={<NewHoldoutForm />}
+      query={useHoldouts()}
+    >
+      {(list) => <HoldoutsTable holdouts={list} />}
+    </ListPage>
   );
 }
 
@@ -39,9 +41,7 @@ function HoldoutsTable({ holdouts }: { holdouts: Holdout[] }) {
     <DataTable label="Holdouts" columns={['Name', 'Held out', 'Buckets', 'Experiments', 'Metrics']}>
       {holdouts.map((h) => (
         <tr key={h.id} data-testid={`holdout-${h.name}`}>
-          <th scope="row">
-            <Link to={`/holdouts/${h.id}`}>{h.name}</Link>
-          </th>
+          <NameCell to={`/holdouts/${h.id}`} name={h.name} />
           <td data-testid="percent">{h.percent}%</td>
           <td>{h.bucket_count.toLocaleString('en-US')}</td>
           <td>{scopeText(h.experiments)}</td>
@@ -61,16 +61,23 @@ function NewHoldoutForm() {
   const create = useCreateHoldout();
   const navigate = useNavigate();
   return (
-    <form
+    <MutationForm
       className="card editor"
-      aria-label="New holdout"
-      onSubmit={(e) => {
-        e.preventDefault();
+      label="New holdout"
+      mutation={create}
+      submit="Create holdout"
+      inActions
+      after={
+        <p className="hint">
+          Name, bucket count and salt (made by the server) are frozen; the percent may only grow.
+        </p>
+      }
+      onSubmit={() =>
         create.mutate(
           { name, bucket_count: bucketCount, percent, experiments, metrics },
           { onSuccess: (h) => navigate(`/holdouts/${h.id}`) },
-        );
-      }}
+        )
+      }
     >
       <div className="row">
         <label>
@@ -90,16 +97,7 @@ function NewHoldoutForm() {
         errors={fieldErrors(create.error, '#/experiments')}
       />
       <MetricsEditor metrics={metrics} onChange={setMetrics} />
-      <div className="actions">
-        <button type="submit" disabled={create.isPending}>
-          Create holdout
-        </button>
-      </div>
-      <p className="hint">
-        Name, bucket count and salt (made by the server) are frozen; the percent may only grow.
-      </p>
-      {create.error ? <ProblemView error={create.error} /> : null}
-    </form>
+    </MutationForm>
   );
 }
 

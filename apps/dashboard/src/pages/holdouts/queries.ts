@@ -1,6 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, type HoldoutChange, type HoldoutInput, ok } from '../../api/client.ts';
 import { isProblem } from '../../api/problem.ts';
+import { queryHook } from '../../api/query-hook.ts';
 import { useRefreshingMutation } from '../../api/refreshing-mutation.ts';
 
 export const holdoutKeys = {
@@ -9,14 +10,14 @@ export const holdoutKeys = {
   results: (id: string) => ['holdout', id, 'results'] as const,
 };
 
-export const useHoldouts = () =>
-  useQuery({ queryKey: holdoutKeys.list, queryFn: () => ok(api.GET('/v1/holdouts')) });
+export const useHoldouts = queryHook(
+  () => holdoutKeys.list,
+  () => ok(api.GET('/v1/holdouts')),
+);
 
-export const useHoldout = (id: string) =>
-  useQuery({
-    queryKey: holdoutKeys.one(id),
-    queryFn: () => ok(api.GET('/v1/holdouts/{id}', { params: { path: { id } } })),
-  });
+export const useHoldout = queryHook(holdoutKeys.one, (id: string) =>
+  ok(api.GET('/v1/holdouts/{id}', { params: { path: { id } } })),
+);
 
 /** The latest nightly comparison; the route's 404 while collecting is an answer, not retried. */
 export const useHoldoutResults = (id: string) =>

@@ -1,36 +1,27 @@
-import { useParams } from 'react-router';
+import { detailPage } from '../../components/DetailPage.tsx';
 import { FrozenBucketing } from '../../components/FrozenBucketing.tsx';
-import { QueryView } from '../../components/states.tsx';
 import { LayerBucketMap } from './LayerBucketMap.tsx';
 import { ownedBuckets } from './layer-segments.ts';
 import { useLayer } from './queries.ts';
 
 /** `/layers/:id`, by id or name: the frozen fields as text, then who owns which buckets. */
-export function LayerPage() {
-  const { id = '' } = useParams();
-  const layer = useLayer(id);
-  return (
-    <QueryView query={layer} what="the layer">
-      {(l) => (
-        <section>
-          <div className="page-head">
-            <h1>{l.name}</h1>
-            <span className="hint">
-              version {l.version} · {ownedBuckets(l.bucket_map).toLocaleString('en-US')} owned ·{' '}
-              <span data-testid="free-buckets">{l.free_buckets.toLocaleString('en-US')} free</span>
-            </span>
-          </div>
-          {l.description ? <p>{l.description}</p> : null}
-          <dl className="frozen card">
-            <FrozenBucketing salt={l.salt} bucketCount={l.bucket_count} />
-            <dd className="hint">
-              Frozen when the layer was created: changing either would move its users between
-              experiments.
-            </dd>
-          </dl>
-          <LayerBucketMap layer={l} />
-        </section>
-      )}
-    </QueryView>
-  );
-}
+export const LayerPage = detailPage('id', useLayer, 'the layer', {
+  line: (l) => (
+    <>
+      version {l.version} · {ownedBuckets(l.bucket_map).toLocaleString('en-US')} owned ·{' '}
+      <span data-testid="free-buckets">{l.free_buckets.toLocaleString('en-US')} free</span>
+    </>
+  ),
+  body: (l) => (
+    <>
+      <dl className="frozen card">
+        <FrozenBucketing salt={l.salt} bucketCount={l.bucket_count} />
+        <dd className="hint">
+          Frozen when the layer was created: changing either would move its users between
+          experiments.
+        </dd>
+      </dl>
+      <LayerBucketMap layer={l} />
+    </>
+  ),
+});

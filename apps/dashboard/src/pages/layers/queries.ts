@@ -1,5 +1,5 @@
-import { useQuery } from '@tanstack/react-query';
 import { api, type LayerInput, ok } from '../../api/client.ts';
+import { queryHook } from '../../api/query-hook.ts';
 import { useRefreshingMutation } from '../../api/refreshing-mutation.ts';
 
 export const layerKeys = {
@@ -9,14 +9,14 @@ export const layerKeys = {
   one: (idOrName: string) => ['layers', 'one', idOrName] as const,
 };
 
-export const useLayers = () =>
-  useQuery({ queryKey: layerKeys.list, queryFn: () => ok(api.GET('/v1/layers')) });
+export const useLayers = queryHook(
+  () => layerKeys.list,
+  () => ok(api.GET('/v1/layers')),
+);
 
-export const useLayer = (idOrName: string) =>
-  useQuery({
-    queryKey: layerKeys.one(idOrName),
-    queryFn: () => ok(api.GET('/v1/layers/{id}', { params: { path: { id: idOrName } } })),
-  });
+export const useLayer = queryHook(layerKeys.one, (idOrName: string) =>
+  ok(api.GET('/v1/layers/{id}', { params: { path: { id: idOrName } } })),
+);
 
 export const useCreateLayer = () =>
   useRefreshingMutation((body: LayerInput) => ok(api.POST('/v1/layers', { body })), layerKeys.list);

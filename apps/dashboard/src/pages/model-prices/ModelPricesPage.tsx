@@ -2,6 +2,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useSearchParams } from 'react-router';
 import { api, ok } from '../../api/client.ts';
+import { Form } from '../../components/Form.tsx';
 import { Empty, ProblemView, QueryView } from '../../components/states.tsx';
 
 const today = () => new Date().toISOString().slice(0, 10);
@@ -92,11 +93,10 @@ function PriceForm() {
     </label>
   );
   return (
-    <form
+    <Form
       className="card form"
-      aria-label="Add a price"
-      onSubmit={(e) => {
-        e.preventDefault();
+      label="Add a price"
+      onSubmit={() => {
         save.mutate();
       }}
     >
@@ -111,6 +111,6 @@ function PriceForm() {
       </button>
       {save.isSuccess ? <p role="status">Saved.</p> : null}
       {save.error ? <ProblemView error={save.error} /> : null}
-    </form>
+    </Form>
   );
 }

@@ -1,5 +1,6 @@
 import { useSearchParams } from 'react-router';
 import type { OfflineRun, RunItemsSort } from '../../api/client.ts';
+import { Choice } from '../../components/Choice.tsx';
 import { Pager, useCursorPages } from '../../components/Pager.tsx';
 import { Empty, QueryView } from '../../components/states.tsx';
 import { type ItemsView, useRunItems } from './queries.ts';
@@ -68,33 +69,6 @@ export function ItemViewer({ run }: { run: OfflineRun }) {
         view={{ treatment, scorer, sort }}
       />
     </section>
-  );
-}
-
-/** A labelled select; nothing when there is nothing to choose from. */
-function Choice({
-  label,
-  value,
-  options,
-  onChange,
-}: {
-  label: string;
-  value: string | undefined;
-  options: Array<{ value: string; label: string }>;
-  onChange: (value: string) => void;
-}) {
-  if (options.length === 0) return null;
-  return (
-    <label>
-      {label}
-      <select value={value} onChange={(e) => onChange(e.target.value)}>
-        {options.map((o) => (
-          <option key={o.value} value={o.value}>
-            {o.label}
-          </option>
-        ))}
-      </select>
-    </label>
   );
 }
 

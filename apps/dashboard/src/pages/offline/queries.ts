@@ -1,5 +1,6 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { api, ok, type RunItemsSort } from '../../api/client.ts';
+import { queryHook } from '../../api/query-hook.ts';
 
 export const offlineKeys = {
   runs: (experimentId: string) => ['experiment', experimentId, 'offline-runs'] as const,
@@ -18,19 +19,13 @@ export interface ItemsView {
 /** Items per page of the viewer: each item carries every variant's outputs, so pages stay short. */
 export const RUN_ITEMS_PER_PAGE = 10;
 
-export const useOfflineRuns = (experimentId: string) =>
-  useQuery({
-    queryKey: offlineKeys.runs(experimentId),
-    queryFn: () =>
-      ok(api.GET('/v1/experiments/{id}/offline-runs', { params: { path: { id: experimentId } } })),
-  });
+export const useOfflineRuns = queryHook(offlineKeys.runs, (experimentId: string) =>
+  ok(api.GET('/v1/experiments/{id}/offline-runs', { params: { path: { id: experimentId } } })),
+);
 
-export const useOfflineRun = (runId: string) =>
-  useQuery({
-    queryKey: offlineKeys.run(runId),
-    queryFn: () =>
-      ok(api.GET('/v1/offline-runs/{run_id}', { params: { path: { run_id: runId } } })),
-  });
+export const useOfflineRun = queryHook(offlineKeys.run, (runId: string) =>
+  ok(api.GET('/v1/offline-runs/{run_id}', { params: { path: { run_id: runId } } })),
+);
 
 export const useRunItems = (runId: string, view: ItemsView) =>
   useQuery({

@@ -3,6 +3,7 @@ import { Link } from 'react-router';
 import type { Prompt } from '../../api/client.ts';
 import { useWhoami } from '../../auth/whoami.ts';
 import { DataTable } from '../../components/DataTable.tsx';
+import { Form } from '../../components/Form.tsx';
 import { QueryList } from '../../components/states.tsx';
 import { ActionDialog } from '../lifecycle/ActionDialog.tsx';
 import { type LabelMove, useLabelHistory, useMoveLabel } from './queries.ts';
@@ -59,11 +60,10 @@ function MoveLabelForm({ prompt }: { prompt: Prompt }) {
   if (!me.data) return null;
   if (me.data.role === 'member') return <p className="hint">Admins and owners move labels.</p>;
   return (
-    <form
+    <Form
       className="row"
-      aria-label="Move a label"
-      onSubmit={(e) => {
-        e.preventDefault();
+      label="Move a label"
+      onSubmit={() => {
         setConfirming(true);
       }}
     >
@@ -100,7 +100,7 @@ function MoveLabelForm({ prompt }: { prompt: Prompt }) {
           onClose={() => setConfirming(false)}
         />
       ) : null}
-    </form>
+    </Form>
   );
 }
 

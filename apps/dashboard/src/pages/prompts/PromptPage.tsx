@@ -1,5 +1,4 @@
-import { useParams } from 'react-router';
-import { QueryView } from '../../components/states.tsx';
+import { detailPage } from '../../components/DetailPage.tsx';
 import { LabelBadges } from './LabelBadges.tsx';
 import { LabelsCard } from './LabelsCard.tsx';
 import { PromptExperiments } from './PromptExperiments.tsx';
@@ -11,40 +10,29 @@ import { VersionDiff } from './VersionDiff.tsx';
  * `/prompts/:name`: its labels and their history, the experiments that used its versions, the
  * difference between any two versions (in the URL) and every version, newest first.
  */
-export function PromptPage() {
-  const { name = '' } = useParams();
-  const prompt = usePrompt(name);
-  return (
-    <QueryView query={prompt} what="the prompt">
-      {(p) => (
-        <section>
-          <div className="page-head">
-            <h1>{p.name}</h1>
-            <span className="hint">
-              {p.latest_version === 0 ? 'no version yet' : `${p.latest_version} versions`} ·{' '}
-              <LabelBadges labels={p.labels} />
-            </span>
-          </div>
-          {p.description ? <p>{p.description}</p> : null}
-          {p.versions.length === 0 ? (
-            <p className="hint">
-              No version yet: add one with <code>POST /v1/prompts/{p.name}/versions</code>.
-            </p>
-          ) : (
-            <>
-              <LabelsCard prompt={p} />
-              <PromptExperiments name={p.name} />
-              <VersionDiff versions={p.versions} />
-              <section aria-labelledby="versions-heading">
-                <h2 id="versions-heading">Versions, newest first</h2>
-                {p.versions.map((v) => (
-                  <VersionCard key={v.version} prompt={p} version={v} />
-                ))}
-              </section>
-            </>
-          )}
+export const PromptPage = detailPage('name', usePrompt, 'the prompt', {
+  line: (p) => (
+    <>
+      {p.latest_version === 0 ? 'no version yet' : `${p.latest_version} versions`} ·{' '}
+      <LabelBadges labels={p.labels} />
+    </>
+  ),
+  body: (p) =>
+    p.versions.length === 0 ? (
+      <p className="hint">
+        No version yet: add one with <code>POST /v1/prompts/{p.name}/versions</code>.
+      </p>
+    ) : (
+      <>
+        <LabelsCard prompt={p} />
+        <PromptExperiments name={p.name} />
+        <VersionDiff versions={p.versions} />
+        <section aria-labelledby="versions-heading">
+          <h2 id="versions-heading">Versions, newest first</h2>
+          {p.versions.map((v) => (
+            <VersionCard key={v.version} prompt={p} version={v} />
+          ))}
         </section>
-      )}
-    </QueryView>
-  );
-}
+      </>
+    ),
+});

@@ -1,5 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import { api, ok } from '../../api/client.ts';
+import { queryHook } from '../../api/query-hook.ts';
 import { useRefreshingMutation } from '../../api/refreshing-mutation.ts';
 
 export const promptKeys = {
@@ -10,14 +11,14 @@ export const promptKeys = {
   history: (promptId: string) => ['prompts', 'history', promptId] as const,
 };
 
-export const usePrompts = () =>
-  useQuery({ queryKey: promptKeys.list, queryFn: () => ok(api.GET('/v1/prompts')) });
+export const usePrompts = queryHook(
+  () => promptKeys.list,
+  () => ok(api.GET('/v1/prompts')),
+);
 
-export const usePrompt = (name: string) =>
-  useQuery({
-    queryKey: promptKeys.one(name),
-    queryFn: () => ok(api.GET('/v1/prompts/{name}', { params: { path: { name } } })),
-  });
+export const usePrompt = queryHook(promptKeys.one, (name: string) =>
+  ok(api.GET('/v1/prompts/{name}', { params: { path: { name } } })),
+);
 
 /** One move of a label, from the audit trail: who moved it when, from and to which version. */
 export interface LabelMove {

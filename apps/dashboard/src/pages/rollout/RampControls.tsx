@@ -1,5 +1,6 @@
 import { useState } from 'react';
 import { useWhoami } from '../../auth/whoami.ts';
+import { Form } from '../../components/Form.tsx';
 import { ProblemView } from '../../components/states.tsx';
 import { type RampMove, useRampMove } from './queries.ts';
 import { coverageText, type Ramp } from './ramp.ts';
@@ -38,11 +39,10 @@ export function RampControls({ id, ramp }: { id: string; ramp: Ramp }) {
 function PauseForm({ move, pending }: { move: Move; pending: boolean }) {
   const [reason, setReason] = useState('');
   return (
-    <form
+    <Form
       className="row"
-      aria-label="Pause the ramp"
-      onSubmit={(e) => {
-        e.preventDefault();
+      label="Pause the ramp"
+      onSubmit={() => {
         move({ kind: 'pause', reason: reason.trim() || undefined });
         setReason('');
       }}
@@ -54,7 +54,7 @@ function PauseForm({ move, pending }: { move: Move; pending: boolean }) {
       <button type="submit" className="danger" disabled={pending}>
         Pause ramp
       </button>
-    </form>
+    </Form>
   );
 }
 
@@ -62,11 +62,10 @@ function PauseForm({ move, pending }: { move: Move; pending: boolean }) {
 function JumpForm({ ramp, move, pending }: { ramp: Ramp; move: Move; pending: boolean }) {
   const [target, setTarget] = useState('');
   return (
-    <form
+    <Form
       className="row"
-      aria-label="Jump to a step"
-      onSubmit={(e) => {
-        e.preventDefault();
+      label="Jump to a step"
+      onSubmit={() => {
         move({ kind: 'jump', step: Number(target) }, { onSuccess: () => setTarget('') });
       }}
     >
@@ -85,6 +84,6 @@ function JumpForm({ ramp, move, pending }: { ramp: Ramp; move: Move; pending: bo
       <button type="submit" disabled={target === '' || pending}>
         Jump
       </button>
-    </form>
+    </Form>
   );
 }

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { ProblemView } from '../../components/states.tsx';
+import { MutationForm } from '../../components/MutationForm.tsx';
 import { EventTypesField } from './EventTypesField.tsx';
 import { type EventType, useCreateEndpoint } from './queries.ts';
 import { SecretShown } from './SecretShown.tsx';
@@ -11,11 +11,20 @@ export function CreateEndpointForm() {
   const [types, setTypes] = useState<EventType[]>([]);
   const create = useCreateEndpoint();
   return (
-    <form
+    <MutationForm
       className="card form"
-      aria-label="Add an endpoint"
-      onSubmit={(e) => {
-        e.preventDefault();
+      label="Add an endpoint"
+      mutation={create}
+      submit="Add endpoint"
+      after={
+        create.data ? (
+          <SecretShown
+            secret={create.data.secret}
+            what={`Endpoint added: ${create.data.url}. Its signing secret`}
+          />
+        ) : null
+      }
+      onSubmit={() =>
         create.mutate(
           { url, description, event_types: types },
           {
@@ -25,8 +34,8 @@ export function CreateEndpointForm() {
               setTypes([]);
             },
           },
-        );
-      }}
+        )
+      }
     >
       <h2>Add an endpoint</h2>
       <label>
@@ -44,16 +53,6 @@ export function CreateEndpointForm() {
         <input value={description} onChange={(e) => setDescription(e.target.value)} />
       </label>
       <EventTypesField value={types} onChange={setTypes} />
-      <button type="submit" disabled={create.isPending}>
-        Add endpoint
-      </button>
-      {create.data ? (
-        <SecretShown
-          secret={create.data.secret}
-          what={`Endpoint added: ${create.data.url}. Its signing secret`}
-        />
-      ) : null}
-      {create.error ? <ProblemView error={create.error} /> : null}
-    </form>
+    </MutationForm>
   );
 }

@@ -1,5 +1,6 @@
 import { useState } from 'react';
 import { ConfirmButton } from '../../components/ConfirmButton.tsx';
+import { Form } from '../../components/Form.tsx';
 import { ProblemView } from '../../components/states.tsx';
 import { utcMinute } from '../lifecycle/lifecycle.ts';
 import { DeliveriesTable } from './DeliveriesTable.tsx';
@@ -117,11 +118,10 @@ function EventsEditor({ endpoint: e, onDone }: { endpoint: Endpoint; onDone: () 
   const [types, setTypes] = useState<EventType[]>(e.event_types as EventType[]);
   const update = useUpdateEndpoint(e.id);
   return (
-    <form
+    <Form
       className="form"
-      aria-label="Event types"
-      onSubmit={(ev) => {
-        ev.preventDefault();
+      label="Event types"
+      onSubmit={() => {
         update.mutate({ event_types: types }, { onSuccess: onDone });
       }}
     >
@@ -135,6 +135,6 @@ function EventsEditor({ endpoint: e, onDone }: { endpoint: Endpoint; onDone: () 
         </button>
       </div>
       {update.error ? <ProblemView error={update.error} /> : null}
-    </form>
+    </Form>
   );
 }

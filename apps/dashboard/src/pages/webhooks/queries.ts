@@ -1,15 +1,10 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, type Body, ok } from '../../api/client.ts';
-import type { paths } from '../../api/schema.d.ts';
+import { api, type Body, ok, type RequestBody } from '../../api/client.ts';
 
 export type Endpoint = Body<'/v1/webhook-endpoints/{id}', 'get'>;
 export type Delivery = Body<'/v1/webhook-endpoints/{id}/deliveries', 'get'>[number];
-export type EndpointInput = NonNullable<
-  paths['/v1/webhook-endpoints']['post']['requestBody']
->['content']['application/json'];
-export type EndpointPatch = NonNullable<
-  paths['/v1/webhook-endpoints/{id}']['patch']['requestBody']
->['content']['application/json'];
+export type EndpointInput = RequestBody<'/v1/webhook-endpoints', 'post'>;
+export type EndpointPatch = RequestBody<'/v1/webhook-endpoints/{id}', 'patch'>;
 export type EventType = NonNullable<EndpointInput['event_types']>[number];
 
 export const webhookKeys = {
