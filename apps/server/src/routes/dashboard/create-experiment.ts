@@ -3,8 +3,8 @@ import type { Context } from '../../context.ts';
 import { ExperimentSchema } from '../../domain/experiments/experiment-schema.ts';
 import { createExperiment } from '../../domain/experiments/service.ts';
 import type { App } from '../../http/app-types.ts';
+import { changeOrgConfig, created } from '../../http/org-routes.ts';
 import { problemResponses } from '../../http/responses.ts';
-import { callerOf } from '../../http/session-auth.ts';
 import { ExperimentConfigSchema } from '../../schemas/experiment-config.ts';
 
 /** The config, and the status to start in: running unless the body says draft. */
@@ -35,18 +35,13 @@ export function register(
         response: { 201: ExperimentSchema, ...problemResponses(400, 401, 403, 413, 415) },
       },
     },
-    async (request, reply) => {
-      const caller = callerOf(request);
-      const experiment = await createExperiment(
-        ctx.db,
-        caller,
-        request.body,
-        ctx.clock.now(),
-        ctx.config,
-      );
-      ctx.orgState.invalidate(caller.orgId);
-      reply.status(201).header('location', `/v1/experiments/${experiment.id}`);
-      return experiment;
-    },
+    async (request, reply) =>
+      created(
+        reply,
+        '/v1/experiments',
+        await changeOrgConfig(ctx, request, (caller) =>
+          createExperiment(ctx.db, caller, request.body, ctx.clock.now(), ctx.config),
+        ),
+      ),
   );
 }

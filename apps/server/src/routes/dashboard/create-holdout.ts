@@ -2,8 +2,8 @@ import type { Context } from '../../context.ts';
 import { HoldoutInputSchema, HoldoutSchema } from '../../domain/holdouts/holdout-schema.ts';
 import { createHoldout } from '../../domain/holdouts/service.ts';
 import type { App } from '../../http/app-types.ts';
+import { changeOrgConfig, created } from '../../http/org-routes.ts';
 import { problemResponses } from '../../http/responses.ts';
-import { callerOf } from '../../http/session-auth.ts';
 
 export function register(app: App, ctx: Pick<Context, 'clock' | 'db' | 'orgState'>): void {
   app.post(
@@ -17,12 +17,13 @@ export function register(app: App, ctx: Pick<Context, 'clock' | 'db' | 'orgState
         response: { 201: HoldoutSchema, ...problemResponses(400, 401, 403, 415) },
       },
     },
-    async (request, reply) => {
-      const caller = callerOf(request);
-      const holdout = await createHoldout(ctx.db, caller, request.body, ctx.clock.now());
-      ctx.orgState.invalidate(caller.orgId);
-      reply.status(201).header('location', `/v1/holdouts/${holdout.id}`);
-      return holdout;
-    },
+    async (request, reply) =>
+      created(
+        reply,
+        '/v1/holdouts',
+        await changeOrgConfig(ctx, request, (caller) =>
+          createHoldout(ctx.db, caller, request.body, ctx.clock.now()),
+        ),
+      ),
   );
 }

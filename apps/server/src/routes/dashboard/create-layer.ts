@@ -2,8 +2,8 @@ import type { Context } from '../../context.ts';
 import { LayerInputSchema, LayerSchema } from '../../domain/layers/layer-schema.ts';
 import { createLayer } from '../../domain/layers/service.ts';
 import type { App } from '../../http/app-types.ts';
+import { changeOrgConfig, created } from '../../http/org-routes.ts';
 import { problemResponses } from '../../http/responses.ts';
-import { callerOf } from '../../http/session-auth.ts';
 
 export function register(app: App, ctx: Pick<Context, 'db' | 'orgState'>): void {
   app.post(
@@ -17,12 +17,11 @@ export function register(app: App, ctx: Pick<Context, 'db' | 'orgState'>): void 
         response: { 201: LayerSchema, ...problemResponses(400, 401, 403, 415) },
       },
     },
-    async (request, reply) => {
-      const caller = callerOf(request);
-      const layer = await createLayer(ctx.db, caller, request.body);
-      ctx.orgState.invalidate(caller.orgId);
-      reply.status(201).header('location', `/v1/layers/${layer.id}`);
-      return layer;
-    },
+    async (request, reply) =>
+      created(
+        reply,
+        '/v1/layers',
+        await changeOrgConfig(ctx, request, (caller) => createLayer(ctx.db, caller, request.body)),
+      ),
   );
 }

@@ -5,8 +5,8 @@ import {
 } from '../../domain/saved-groups/saved-group-schema.ts';
 import { createSavedGroup } from '../../domain/saved-groups/service.ts';
 import type { App } from '../../http/app-types.ts';
+import { changeOrgConfig, created } from '../../http/org-routes.ts';
 import { problemResponses } from '../../http/responses.ts';
-import { callerOf } from '../../http/session-auth.ts';
 
 export function register(app: App, ctx: Pick<Context, 'config' | 'db' | 'orgState'>): void {
   app.post(
@@ -19,12 +19,13 @@ export function register(app: App, ctx: Pick<Context, 'config' | 'db' | 'orgStat
         response: { 201: SavedGroupSchema, ...problemResponses(400, 401, 403, 413, 415) },
       },
     },
-    async (request, reply) => {
-      const caller = callerOf(request);
-      const group = await createSavedGroup(ctx.db, caller, request.body, ctx.config);
-      ctx.orgState.invalidate(caller.orgId);
-      reply.status(201).header('location', `/v1/saved-groups/${group.id}`);
-      return group;
-    },
+    async (request, reply) =>
+      created(
+        reply,
+        '/v1/saved-groups',
+        await changeOrgConfig(ctx, request, (caller) =>
+          createSavedGroup(ctx.db, caller, request.body, ctx.config),
+        ),
+      ),
   );
 }
