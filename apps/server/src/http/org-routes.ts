@@ -3,9 +3,13 @@ import { type Static, type TObject, type TSchema, type TString, Type } from 'typ
 import type { Database } from '../db/connect.ts';
 import type { Caller } from '../domain/identity/identity.ts';
 import type { OrgStateCache } from '../domain/org-state-cache.ts';
+import { Text } from '../schemas/text.ts';
 import type { App } from './app-types.ts';
 import { problemResponses } from './responses.ts';
 import { callerOf } from './session-auth.ts';
+
+/** The path of a row addressed by its id or its name (or key). */
+export const IdOrNameParams = Type.Object({ id: Text({ maxLength: 200 }) });
 
 /** What every read of a session plane's org-owned rows declares of itself. */
 interface OrgRead<Item extends TSchema> {
@@ -61,6 +65,44 @@ export function registerOrgGet<Item extends TSchema>(
 }
 
 /**
+ * POST `url`: creates a row of the caller's org that its served config reads, answered 201
+ * with its address under `url`; the org's cached state is dropped.
+ */
+export function registerOrgCreate<Body extends TSchema, Item extends TSchema>(
+  app: App,
+  ctx: { orgState: OrgStateCache },
+  route: OrgRead<Item> & {
+    body: Body;
+    /** The problem statuses the create answers. */
+    problems: number[];
+    create(caller: Caller, body: Static<Body>): Promise<Static<Item> & { id: string }>;
+  },
+): void {
+  // Widened, as in registerOrgGet: `create` is typed by the schemas instead.
+  const body: TSchema = route.body;
+  const item: TSchema = route.item;
+  app.post(
+    route.url,
+    {
+      schema: {
+        tags: route.tags,
+        summary: route.summary,
+        body,
+        response: { 201: item, ...problemResponses(...route.problems) },
+      },
+    },
+    async (request, reply) =>
+      created(
+        reply,
+        route.url,
+        await changeOrgConfig(ctx, request, (caller) =>
+          route.create(caller, request.body as Static<Body>),
+        ),
+      ),
+  );
+}
+
+/**
  * Runs a change the org's served config reads (an experiment, a saved group, a layer, a
  * holdout, a prompt label) as the session's caller, then drops the org's cached state so the
  * next config read sees it.
@@ -77,11 +119,7 @@ export async function changeOrgConfig<T>(
 }
 
 /** Answers 201 with the new row's address (`collection`/id) in `location`. */
-export function created<T extends { id: string }>(
-  reply: FastifyReply,
-  collection: string,
-  row: T,
-): T {
+function created<T extends { id: string }>(reply: FastifyReply, collection: string, row: T): T {
   reply.status(201).header('location', `${collection}/${row.id}`);
   return row;
 }

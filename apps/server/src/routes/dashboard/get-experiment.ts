@@ -1,12 +1,10 @@
-import { Type } from 'typebox';
 import type { Context } from '../../context.ts';
 import { ExperimentSchema } from '../../domain/experiments/experiment-schema.ts';
 import { getExperiment } from '../../domain/experiments/service.ts';
 import type { App } from '../../http/app-types.ts';
-import { registerOrgGet } from '../../http/org-routes.ts';
-import { Text } from '../../schemas/text.ts';
+import { IdOrNameParams, registerOrgGet } from '../../http/org-routes.ts';
 
-export const ExperimentParams = Type.Object({ id: Text({ maxLength: 200 }) });
+export const ExperimentParams = IdOrNameParams;
 
 export function register(app: App, ctx: Pick<Context, 'db'>): void {
   registerOrgGet(app, ctx.db, {

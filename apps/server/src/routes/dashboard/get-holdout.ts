@@ -1,12 +1,10 @@
-import { Type } from 'typebox';
 import type { Context } from '../../context.ts';
 import { HoldoutSchema } from '../../domain/holdouts/holdout-schema.ts';
 import { getHoldout } from '../../domain/holdouts/service.ts';
 import type { App } from '../../http/app-types.ts';
-import { registerOrgGet } from '../../http/org-routes.ts';
-import { Text } from '../../schemas/text.ts';
+import { IdOrNameParams, registerOrgGet } from '../../http/org-routes.ts';
 
-export const HoldoutParams = Type.Object({ id: Text({ maxLength: 200 }) });
+export const HoldoutParams = IdOrNameParams;
 
 export function register(app: App, ctx: Pick<Context, 'db'>): void {
   registerOrgGet(app, ctx.db, {

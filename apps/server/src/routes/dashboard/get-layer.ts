@@ -1,12 +1,10 @@
-import { Type } from 'typebox';
 import type { Context } from '../../context.ts';
 import { LayerSchema } from '../../domain/layers/layer-schema.ts';
 import { getLayer } from '../../domain/layers/service.ts';
 import type { App } from '../../http/app-types.ts';
-import { registerOrgGet } from '../../http/org-routes.ts';
-import { Text } from '../../schemas/text.ts';
+import { IdOrNameParams, registerOrgGet } from '../../http/org-routes.ts';
 
-export const LayerParams = Type.Object({ id: Text({ maxLength: 200 }) });
+export const LayerParams = IdOrNameParams;
 
 export function register(app: App, ctx: Pick<Context, 'db'>): void {
   registerOrgGet(app, ctx.db, {

@@ -1,12 +1,10 @@
-import { Type } from 'typebox';
 import type { Context } from '../../context.ts';
 import { SavedGroupSchema } from '../../domain/saved-groups/saved-group-schema.ts';
 import { getSavedGroup } from '../../domain/saved-groups/service.ts';
 import type { App } from '../../http/app-types.ts';
-import { registerOrgGet } from '../../http/org-routes.ts';
-import { Text } from '../../schemas/text.ts';
+import { IdOrNameParams, registerOrgGet } from '../../http/org-routes.ts';
 
-export const SavedGroupParams = Type.Object({ id: Text({ maxLength: 200 }) });
+export const SavedGroupParams = IdOrNameParams;
 
 export function register(app: App, ctx: Pick<Context, 'db'>): void {
   registerOrgGet(app, ctx.db, {
