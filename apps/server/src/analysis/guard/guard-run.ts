@@ -1,11 +1,11 @@
-import { eq, sql } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import type { Logger } from 'pino';
 import type { Context } from '../../context.ts';
 import type { Database } from '../../db/connect.ts';
 import { experimentRollouts, experiments } from '../../db/schema.ts';
 import { loadCurrentVersion } from '../../domain/experiments/current-version.ts';
 import type { LoadedExperiment } from '../../domain/experiments/service.ts';
-import { lockDueRamps } from '../../domain/rollouts/ramp.ts';
+import { lockDueRamps, updateRamp } from '../../domain/rollouts/ramp.ts';
 import { guardEveryMs } from '../../domain/rollouts/rollout-config.ts';
 import { readRunInputs } from '../reads/read-run-inputs.ts';
 import { actOnVerdict, type Claimed } from './guard-act.ts';
@@ -33,13 +33,9 @@ export async function claimDue(db: Database, now: Date): Promise<Claimed[]> {
       now,
       CLAIM_BATCH,
     )) {
-      await tx
-        .update(experimentRollouts)
-        .set({
-          guardAt: new Date(now.getTime() + guardEveryMs(subject.rollout)),
-          updatedAt: sql`now()`,
-        })
-        .where(eq(experimentRollouts.experimentId, ramp.experimentId));
+      await updateRamp(tx, ramp.experimentId, {
+        guardAt: new Date(now.getTime() + guardEveryMs(subject.rollout)),
+      });
       claimed.push({ ramp, rollout: subject.rollout });
     }
     return claimed;

@@ -82,12 +82,21 @@ export async function startRamp(
   );
 }
 
-/** Ends the ramp of an experiment that stops: nothing advances or evaluates from then on. */
-export async function endRamp(tx: Transaction, experimentId: string): Promise<void> {
+/** Changes the ramp of an experiment, stamping `updated_at`. */
+export async function updateRamp(
+  tx: Transaction,
+  experimentId: string,
+  change: Partial<Omit<RolloutRow, 'experimentId' | 'orgId' | 'updatedAt'>>,
+): Promise<void> {
   await tx
     .update(experimentRollouts)
-    .set({ state: 'ended', advanceAt: null, guardAt: null, updatedAt: sql`now()` })
+    .set({ ...change, updatedAt: sql`now()` })
     .where(eq(experimentRollouts.experimentId, experimentId));
+}
+
+/** Ends the ramp of an experiment that stops: nothing advances or evaluates from then on. */
+export async function endRamp(tx: Transaction, experimentId: string): Promise<void> {
+  await updateRamp(tx, experimentId, { state: 'ended', advanceAt: null, guardAt: null });
 }
 
 /**
@@ -104,15 +113,11 @@ export async function setStep(
 ): Promise<{ coverage: number; version: number | null }> {
   const coverage = rollout.steps[step]?.coverage ?? 1;
   const version = await mintCoverage(tx, ramp.experimentId, coverage, actor);
-  await tx
-    .update(experimentRollouts)
-    .set({
-      step,
-      stepStartedAt: now,
-      advanceAt: ramp.state === 'running' ? advanceAtOf(rollout, step, now) : null,
-      updatedAt: sql`now()`,
-    })
-    .where(eq(experimentRollouts.experimentId, ramp.experimentId));
+  await updateRamp(tx, ramp.experimentId, {
+    step,
+    stepStartedAt: now,
+    advanceAt: ramp.state === 'running' ? advanceAtOf(rollout, step, now) : null,
+  });
   return { coverage, version };
 }
 
