@@ -1,6 +1,7 @@
 import type { BucketMap } from '@arbiter/contract';
 import { sql } from 'drizzle-orm';
 import {
+  type AnyPgColumn,
   bigint,
   bigserial,
   boolean,
@@ -12,6 +13,7 @@ import {
   numeric,
   pgTable,
   primaryKey,
+  type ReferenceConfig,
   text,
   timestamp,
   uniqueIndex,
@@ -40,7 +42,48 @@ export interface LayerRun {
 export type ExperimentStatus = 'draft' | 'running' | 'stopped' | 'archived';
 export type StopConclusion = 'ship' | 'rollback' | 'inconclusive';
 
-const createdAt = () => timestamp('created_at', { withTimezone: true }).notNull().defaultNow();
+/** A timestamp with time zone (nullable until told otherwise). */
+const at = (name: string) => timestamp(name, { withTimezone: true });
+/** A timestamp with time zone that the database sets to the insert's instant. */
+const stampedNow = (name: string) => at(name).notNull().defaultNow();
+const createdAt = () => stampedNow('created_at');
+const updatedAt = () => stampedNow('updated_at');
+
+/** `created_at` and `updated_at`, both set on insert. */
+function timestamps() {
+  return { createdAt: createdAt(), updatedAt: updatedAt() };
+}
+
+/** The user who wrote the row (null: an API key or the server) and when. */
+function authored() {
+  return { createdBy: uuid('created_by').references(() => users.id), createdAt: createdAt() };
+}
+
+/** A required reference to another table's row. */
+const ref = (name: string, target: () => AnyPgColumn, actions?: ReferenceConfig['actions']) =>
+  uuid(name).notNull().references(target, actions);
+
+/** A primary key that is also a reference: the row extends another table's row, one to one. */
+const primaryRef = (name: string, target: () => AnyPgColumn) =>
+  uuid(name).primaryKey().references(target);
+
+/** The owning org's id, checked against `orgs`. */
+const orgRef = () => ref('org_id', () => orgs.id);
+
+/** A random UUID primary key and the org that owns the row. */
+function orgOwned() {
+  return { id: uuid('id').primaryKey().defaultRandom(), orgId: orgRef() };
+}
+
+/** An event's key as stored: its org and the id the sender gave it (no foreign key). */
+function orgEventKey() {
+  return { orgId: uuid('org_id').notNull(), eventId: text('event_id').notNull() };
+}
+
+/** A non-negative tally that the fold or the meter adds to, from 0. */
+const tally = (name: string) => bigint(name, { mode: 'number' }).notNull().default(0);
+/** A UTC calendar day as `YYYY-MM-DD`. */
+const utcDay = (name = 'day') => date(name, { mode: 'string' }).notNull();
 
 /**
  * What the identity provider's webhook last said of a row. `synced_at` is the instant of the
@@ -50,8 +93,8 @@ const createdAt = () => timestamp('created_at', { withTimezone: true }).notNull(
  */
 function providerSync() {
   return {
-    syncedAt: timestamp('synced_at', { withTimezone: true }),
-    deletedAt: timestamp('deleted_at', { withTimezone: true }),
+    syncedAt: at('synced_at'),
+    deletedAt: at('deleted_at'),
   };
 }
 
@@ -61,7 +104,7 @@ export const orgs = pgTable('orgs', {
   externalId: text('external_id').notNull().unique(),
   name: text('name'),
   /** Rises with every experiment change of the org; clients compare it to their cache. */
-  configVersion: bigint('config_version', { mode: 'number' }).notNull().default(0),
+  configVersion: tally('config_version'),
   /** Plan from the billing provider; an org that never checked out is on free. */
   plan: text('plan').notNull().default('free'),
   createdAt: createdAt(),
@@ -73,20 +116,15 @@ export const users = pgTable('users', {
   externalId: text('external_id').notNull().unique(),
   email: text('email'),
   name: text('name'),
-  createdAt: createdAt(),
-  updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  ...timestamps(),
   ...providerSync(),
 });
 
 export const memberships = pgTable(
   'memberships',
   {
-    orgId: uuid('org_id')
-      .notNull()
-      .references(() => orgs.id),
-    userId: uuid('user_id')
-      .notNull()
-      .references(() => users.id),
+    orgId: orgRef(),
+    userId: ref('user_id', () => users.id),
     role: text('role').notNull(),
     createdAt: createdAt(),
     /** The identity provider's membership id, once its webhook has told us of it. */
@@ -100,16 +138,13 @@ export const memberships = pgTable(
 export const identityWebhookDeliveries = pgTable('identity_webhook_deliveries', {
   svixId: text('svix_id').primaryKey(),
   eventType: text('event_type').notNull(),
-  receivedAt: timestamp('received_at', { withTimezone: true }).notNull().defaultNow(),
+  receivedAt: stampedNow('received_at'),
 });
 
 export const experiments = pgTable(
   'experiments',
   {
-    id: uuid('id').primaryKey().defaultRandom(),
-    orgId: uuid('org_id')
-      .notNull()
-      .references(() => orgs.id),
+    ...orgOwned(),
     name: text('name').notNull(),
     salt: text('salt').notNull(),
     bucketCount: integer('bucket_count').notNull(),
@@ -132,10 +167,9 @@ export const experiments = pgTable(
     stopConclusion: text('stop_conclusion').$type<StopConclusion>(),
     servedVariant: text('served_variant'),
     stopReason: text('stop_reason'),
-    stoppedAt: timestamp('stopped_at', { withTimezone: true }),
+    stoppedAt: at('stopped_at'),
     stoppedBy: uuid('stopped_by').references(() => users.id),
-    createdAt: createdAt(),
-    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+    ...timestamps(),
   },
   (t) => [uniqueIndex('experiments_org_name').on(t.orgId, t.name)],
 );
@@ -144,16 +178,13 @@ export const experiments = pgTable(
 export const experimentVersions = pgTable(
   'experiment_versions',
   {
-    experimentId: uuid('experiment_id')
-      .notNull()
-      .references(() => experiments.id),
+    experimentId: ref('experiment_id', () => experiments.id),
     version: integer('version').notNull(),
     config: jsonb('config').$type<ExperimentConfig>().notNull(),
     bucketMap: jsonb('bucket_map').$type<BucketMap>().notNull(),
     /** The layer buckets the version owns (sorted half-open runs); null outside a layer. */
     layerRanges: jsonb('layer_ranges').$type<Array<{ start: number; end: number }>>(),
-    createdBy: uuid('created_by').references(() => users.id),
-    createdAt: createdAt(),
+    ...authored(),
   },
   (t) => [primaryKey({ columns: [t.experimentId, t.version] })],
 );
@@ -161,18 +192,14 @@ export const experimentVersions = pgTable(
 export const apiKeys = pgTable(
   'api_keys',
   {
-    id: uuid('id').primaryKey().defaultRandom(),
-    orgId: uuid('org_id')
-      .notNull()
-      .references(() => orgs.id),
+    ...orgOwned(),
     scope: text('scope').notNull(),
     keyHash: text('key_hash').notNull().unique(),
     /** AES-256-GCM of the raw key; null when no secret key was configured at creation. */
     keyCiphertext: text('key_ciphertext'),
     keyHint: text('key_hint').notNull(),
-    createdBy: uuid('created_by').references(() => users.id),
-    createdAt: createdAt(),
-    revokedAt: timestamp('revoked_at', { withTimezone: true }),
+    ...authored(),
+    revokedAt: at('revoked_at'),
   },
   // One active key per scope, enforced by the database as well as by the rotation.
   (t) => [
@@ -185,14 +212,10 @@ export const apiKeys = pgTable(
 export const webhookSecrets = pgTable(
   'webhook_secrets',
   {
-    id: uuid('id').primaryKey().defaultRandom(),
-    orgId: uuid('org_id')
-      .notNull()
-      .references(() => orgs.id),
+    ...orgOwned(),
     secretCiphertext: text('secret_ciphertext').notNull(),
-    createdBy: uuid('created_by').references(() => users.id),
-    createdAt: createdAt(),
-    revokedAt: timestamp('revoked_at', { withTimezone: true }),
+    ...authored(),
+    revokedAt: at('revoked_at'),
   },
   (t) => [uniqueIndex('webhook_secrets_one_active').on(t.orgId).where(sql`revoked_at is null`)],
 );
@@ -203,9 +226,7 @@ export const auditLog = pgTable(
     /** Orders entries made within the same instant. */
     seq: bigserial('seq', { mode: 'number' }).primaryKey(),
     id: uuid('id').notNull().defaultRandom().unique(),
-    orgId: uuid('org_id')
-      .notNull()
-      .references(() => orgs.id),
+    orgId: orgRef(),
     actorUserId: uuid('actor_user_id').references(() => users.id),
     action: text('action').notNull(),
     targetType: text('target_type').notNull(),
@@ -228,10 +249,7 @@ export const auditLog = pgTable(
 );
 
 export const feedback = pgTable('feedback', {
-  id: uuid('id').primaryKey().defaultRandom(),
-  orgId: uuid('org_id')
-    .notNull()
-    .references(() => orgs.id),
+  ...orgOwned(),
   userId: uuid('user_id').references(() => users.id),
   category: text('category').notNull(),
   message: text('message').notNull(),
@@ -260,7 +278,7 @@ export const ingestPending = pgTable(
   'ingest_pending',
   {
     txid: bigint('txid', { mode: 'number' }).primaryKey(),
-    acceptedAt: timestamp('accepted_at', { withTimezone: true }).notNull().defaultNow(),
+    acceptedAt: stampedNow('accepted_at'),
   },
   (t) => [index('ingest_pending_accepted').on(t.acceptedAt)],
 );
@@ -272,14 +290,13 @@ export const ingestPending = pgTable(
 export const events = pgTable(
   'events',
   {
-    orgId: uuid('org_id').notNull(),
-    eventId: text('event_id').notNull(),
+    ...orgEventKey(),
     type: text('type').notNull(),
     experimentId: uuid('experiment_id').notNull(),
     userId: text('user_id').notNull(),
     variant: text('variant'),
-    occurredAt: timestamp('occurred_at', { withTimezone: true }).notNull(),
-    receivedAt: timestamp('received_at', { withTimezone: true }).notNull(),
+    occurredAt: at('occurred_at').notNull(),
+    receivedAt: at('received_at').notNull(),
     latencyMs: doublePrecision('latency_ms'),
     inputTokens: doublePrecision('input_tokens'),
     outputTokens: doublePrecision('output_tokens'),
@@ -340,17 +357,15 @@ export const events = pgTable(
 export const modelPrices = pgTable(
   'model_prices',
   {
-    orgId: uuid('org_id')
-      .notNull()
-      .references(() => orgs.id, { onDelete: 'cascade' }),
+    orgId: ref('org_id', () => orgs.id, { onDelete: 'cascade' }),
     pattern: text('pattern').notNull(),
-    effectiveFrom: date('effective_from', { mode: 'string' }).notNull(),
+    effectiveFrom: utcDay('effective_from'),
     inputPerMillion: doublePrecision('input_per_million').notNull(),
     outputPerMillion: doublePrecision('output_per_million').notNull(),
     cachedInputPerMillion: doublePrecision('cached_input_per_million'),
     reasoningPerMillion: doublePrecision('reasoning_per_million'),
     source: text('source'),
-    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull(),
+    updatedAt: at('updated_at').notNull(),
   },
   (t) => [primaryKey({ columns: [t.orgId, t.pattern, t.effectiveFrom] })],
 );
@@ -363,12 +378,11 @@ export const modelPrices = pgTable(
 export const ingestQuarantine = pgTable(
   'ingest_quarantine',
   {
-    orgId: uuid('org_id').notNull(),
-    eventId: text('event_id').notNull(),
+    ...orgEventKey(),
     experimentId: uuid('experiment_id'),
     type: text('type'),
     reason: text('reason').notNull(),
-    quarantinedAt: timestamp('quarantined_at', { withTimezone: true }).notNull().defaultNow(),
+    quarantinedAt: stampedNow('quarantined_at'),
   },
   (t) => [
     primaryKey({ columns: [t.orgId, t.eventId] }),
@@ -386,10 +400,9 @@ export const ingestQuarantine = pgTable(
 export const eventClaims = pgTable(
   'event_claims',
   {
-    orgId: uuid('org_id').notNull(),
-    eventId: text('event_id').notNull(),
+    ...orgEventKey(),
     digest: text('digest').notNull(),
-    claimedAt: timestamp('claimed_at', { withTimezone: true }).notNull().defaultNow(),
+    claimedAt: stampedNow('claimed_at'),
   },
   (t) => [
     primaryKey({ columns: [t.orgId, t.eventId] }),
@@ -409,7 +422,7 @@ export const ingestInbox = pgTable(
     topic: text('topic').notNull(),
     partition: integer('partition').notNull(),
     nextOffset: bigint('next_offset', { mode: 'bigint' }).notNull(),
-    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: updatedAt(),
   },
   (t) => [primaryKey({ columns: [t.topic, t.partition] })],
 );
@@ -426,18 +439,18 @@ export const userDayStats = pgTable(
   'user_day_stats',
   {
     experimentId: uuid('experiment_id').notNull(),
-    day: date('day', { mode: 'string' }).notNull(),
+    day: utcDay(),
     variant: text('variant').notNull(),
     userId: text('user_id').notNull(),
-    exposures: bigint('exposures', { mode: 'number' }).notNull().default(0),
-    calls: bigint('calls', { mode: 'number' }).notNull().default(0),
-    errors: bigint('errors', { mode: 'number' }).notNull().default(0),
-    latencyN: bigint('latency_n', { mode: 'number' }).notNull().default(0),
+    exposures: tally('exposures'),
+    calls: tally('calls'),
+    errors: tally('errors'),
+    latencyN: tally('latency_n'),
     latencySum: numeric('latency_sum', { mode: 'number' }).notNull().default(0),
-    tokensN: bigint('tokens_n', { mode: 'number' }).notNull().default(0),
+    tokensN: tally('tokens_n'),
     tokensSum: numeric('tokens_sum', { mode: 'number' }).notNull().default(0),
     costSum: numeric('cost_sum', { mode: 'number' }).notNull().default(0),
-    costN: bigint('cost_n', { mode: 'number' }).notNull().default(0),
+    costN: tally('cost_n'),
   },
   (t) => [primaryKey({ columns: [t.experimentId, t.day, t.variant, t.userId] })],
 );
@@ -455,7 +468,7 @@ export const callValueCounts = pgTable(
   {
     experimentId: uuid('experiment_id').notNull(),
     kind: text('kind').notNull(),
-    day: date('day', { mode: 'string' }).notNull(),
+    day: utcDay(),
     variant: text('variant').notNull(),
     value: doublePrecision('value').notNull(),
     n: bigint('n', { mode: 'number' }).notNull(),
@@ -468,7 +481,7 @@ export const userDayBusiness = pgTable(
   'user_day_business',
   {
     experimentId: uuid('experiment_id').notNull(),
-    day: date('day', { mode: 'string' }).notNull(),
+    day: utcDay(),
     metric: text('metric').notNull(),
     variant: text('variant').notNull(),
     userId: text('user_id').notNull(),
@@ -488,8 +501,8 @@ export const usageCounters = pgTable(
     orgId: uuid('org_id').notNull(),
     month: text('month').notNull(),
     shard: integer('shard').notNull().default(0),
-    events: bigint('events', { mode: 'number' }).notNull().default(0),
-    judgeEvaluations: bigint('judge_evaluations', { mode: 'number' }).notNull().default(0),
+    events: tally('events'),
+    judgeEvaluations: tally('judge_evaluations'),
   },
   (t) => [primaryKey({ columns: [t.orgId, t.month, t.shard] })],
 );
@@ -506,9 +519,9 @@ export const analysisRuns = pgTable(
     experimentId: uuid('experiment_id').notNull(),
     label: text('label').notNull(),
     kind: text('kind').$type<RunKind>().notNull(),
-    windowStart: timestamp('window_start', { withTimezone: true }).notNull(),
-    windowEnd: timestamp('window_end', { withTimezone: true }).notNull(),
-    computedAt: timestamp('computed_at', { withTimezone: true }).notNull().defaultNow(),
+    windowStart: at('window_start').notNull(),
+    windowEnd: at('window_end').notNull(),
+    computedAt: stampedNow('computed_at'),
     /** Whether every arm had enough evaluated events for results (the run has computed rows). */
     hasResults: boolean('has_results').notNull(),
     srm: jsonb('srm').$type<SrmStatus>().notNull(),
@@ -520,7 +533,7 @@ export const analysisRuns = pgTable(
      * The fold position the run saw: every event accepted before this instant was in the
      * aggregates it read. Null for runs stored before it was recorded (migration 0010).
      */
-    foldedThrough: timestamp('folded_through', { withTimezone: true }),
+    foldedThrough: at('folded_through'),
     /**
      * Each computed breakdown dimension's slices (exploratory; migration 0014): every declared
      * dimension on nightly runs, the asked one on manual runs; empty when none was computed.
@@ -548,7 +561,7 @@ export const manualRunLabels = pgTable(
   {
     experimentId: uuid('experiment_id').notNull(),
     label: text('label').notNull(),
-    takenAt: timestamp('taken_at', { withTimezone: true }).notNull(),
+    takenAt: at('taken_at').notNull(),
   },
   (t) => [
     primaryKey({ columns: [t.experimentId, t.label] }),
@@ -564,7 +577,7 @@ export const metricMethodOverrides = pgTable(
     metric: text('metric').notNull(),
     method: text('method').notNull(),
     setBy: uuid('set_by'),
-    setAt: timestamp('set_at', { withTimezone: true }).notNull().defaultNow(),
+    setAt: stampedNow('set_at'),
   },
   (t) => [primaryKey({ columns: [t.experimentId, t.metric] })],
 );
@@ -579,9 +592,9 @@ export const judgeScores = pgTable(
     eventId: text('event_id').notNull(),
     userId: text('user_id').notNull(),
     variant: text('variant').notNull(),
-    day: date('day', { mode: 'string' }).notNull(),
+    day: utcDay(),
     score: doublePrecision('score').notNull(),
-    scoredAt: timestamp('scored_at', { withTimezone: true }).notNull().defaultNow(),
+    scoredAt: stampedNow('scored_at'),
   },
   (t) => [
     primaryKey({ columns: [t.orgId, t.experimentId, t.metric, t.eventId] }),
@@ -592,14 +605,14 @@ export const judgeScores = pgTable(
 /** Raw events before this instant were purged by retention (aggregates stay). */
 export const retentionWatermarks = pgTable('retention_watermarks', {
   orgId: uuid('org_id').primaryKey(),
-  purgedBefore: timestamp('purged_before', { withTimezone: true }).notNull(),
+  purgedBefore: at('purged_before').notNull(),
 });
 
 /** Who runs a singleton job (the nightly pipeline) until when. */
 export const pipelineLeases = pgTable('pipeline_leases', {
   name: text('name').primaryKey(),
   holder: text('holder').notNull(),
-  expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+  expiresAt: at('expires_at').notNull(),
 });
 
 /**
@@ -607,19 +620,15 @@ export const pipelineLeases = pgTable('pipeline_leases', {
  * webhook touches this table. Clearing it deletes the row.
  */
 export const planOverrides = pgTable('plan_overrides', {
-  orgId: uuid('org_id')
-    .primaryKey()
-    .references(() => orgs.id),
+  orgId: primaryRef('org_id', () => orgs.id),
   plan: text('plan').notNull(),
   setByEmail: text('set_by_email'),
-  setAt: timestamp('set_at', { withTimezone: true }).notNull().defaultNow(),
+  setAt: stampedNow('set_at'),
 });
 
 /** The org's customer at the billing provider, created once at its first checkout. */
 export const billingAccounts = pgTable('billing_accounts', {
-  orgId: uuid('org_id')
-    .primaryKey()
-    .references(() => orgs.id),
+  orgId: primaryRef('org_id', () => orgs.id),
   customerId: text('customer_id').notNull().unique(),
   createdAt: createdAt(),
 });
@@ -632,19 +641,17 @@ export const billingSubscriptions = pgTable(
   'billing_subscriptions',
   {
     subscriptionId: text('subscription_id').primaryKey(),
-    orgId: uuid('org_id')
-      .notNull()
-      .references(() => orgs.id),
+    orgId: orgRef(),
     customerId: text('customer_id'),
     /** The plan of the first item's price; null when the price is none of ours. */
     plan: text('plan'),
     priceId: text('price_id'),
     status: text('status').notNull(),
-    currentPeriodEnd: timestamp('current_period_end', { withTimezone: true }),
+    currentPeriodEnd: at('current_period_end'),
     cancelAtPeriodEnd: boolean('cancel_at_period_end').notNull().default(false),
-    lastEventCreated: timestamp('last_event_created', { withTimezone: true }).notNull(),
+    lastEventCreated: at('last_event_created').notNull(),
     lastEventId: text('last_event_id').notNull(),
-    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: updatedAt(),
   },
   (t) => [index('billing_subscriptions_org').on(t.orgId)],
 );
@@ -653,7 +660,7 @@ export const billingSubscriptions = pgTable(
 export const billingWebhookEvents = pgTable('billing_webhook_events', {
   eventId: text('event_id').primaryKey(),
   type: text('type').notNull(),
-  receivedAt: timestamp('received_at', { withTimezone: true }).notNull().defaultNow(),
+  receivedAt: stampedNow('received_at'),
 });
 
 /**
@@ -687,9 +694,9 @@ export const nightlyRuns = pgTable(
   'nightly_runs',
   {
     id: uuid('id').primaryKey().defaultRandom(),
-    day: date('day', { mode: 'string' }).notNull(),
-    startedAt: timestamp('started_at', { withTimezone: true }).notNull(),
-    finishedAt: timestamp('finished_at', { withTimezone: true }).notNull(),
+    day: utcDay(),
+    startedAt: at('started_at').notNull(),
+    finishedAt: at('finished_at').notNull(),
     /** `succeeded` or `failed`. */
     outcome: text('outcome').notNull(),
     experiments: integer('experiments').notNull(),
@@ -705,15 +712,11 @@ export const nightlyRuns = pgTable(
 export const datasets = pgTable(
   'datasets',
   {
-    id: uuid('id').primaryKey().defaultRandom(),
-    orgId: uuid('org_id')
-      .notNull()
-      .references(() => orgs.id),
+    ...orgOwned(),
     name: text('name').notNull(),
     description: text('description'),
     currentVersion: integer('current_version').notNull(),
-    createdAt: createdAt(),
-    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+    ...timestamps(),
   },
   (t) => [uniqueIndex('datasets_org_name').on(t.orgId, t.name)],
 );
@@ -725,17 +728,13 @@ export const datasets = pgTable(
 export const savedGroups = pgTable(
   'saved_groups',
   {
-    id: uuid('id').primaryKey().defaultRandom(),
-    orgId: uuid('org_id')
-      .notNull()
-      .references(() => orgs.id),
+    ...orgOwned(),
     key: text('key').notNull(),
     description: text('description'),
     values: jsonb('values').$type<Array<string | number>>().notNull(),
     /** Rises with every change, as an experiment's versions do. */
     version: integer('version').notNull(),
-    createdAt: createdAt(),
-    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+    ...timestamps(),
   },
   (t) => [uniqueIndex('saved_groups_org_key').on(t.orgId, t.key)],
 );
@@ -748,10 +747,7 @@ export const savedGroups = pgTable(
 export const layers = pgTable(
   'layers',
   {
-    id: uuid('id').primaryKey().defaultRandom(),
-    orgId: uuid('org_id')
-      .notNull()
-      .references(() => orgs.id),
+    ...orgOwned(),
     name: text('name').notNull(),
     description: text('description'),
     salt: text('salt').notNull(),
@@ -759,8 +755,7 @@ export const layers = pgTable(
     runs: jsonb('runs').$type<LayerRun[]>().notNull(),
     /** Rises with every change of the runs. */
     version: integer('version').notNull(),
-    createdAt: createdAt(),
-    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+    ...timestamps(),
   },
   (t) => [uniqueIndex('layers_org_name').on(t.orgId, t.name)],
 );
@@ -772,12 +767,8 @@ export const layers = pgTable(
 export const holdouts = pgTable(
   'holdouts',
   {
-    id: uuid('id')
-      .primaryKey()
-      .references(() => experiments.id),
-    orgId: uuid('org_id')
-      .notNull()
-      .references(() => orgs.id),
+    id: primaryRef('id', () => experiments.id),
+    orgId: orgRef(),
     name: text('name').notNull(),
     /** `"all"` (every experiment created after the holdout) or a list of experiment ids. */
     experiments: jsonb('experiments').$type<'all' | string[]>().notNull(),
@@ -790,15 +781,12 @@ export const holdouts = pgTable(
 export const datasetVersions = pgTable(
   'dataset_versions',
   {
-    datasetId: uuid('dataset_id')
-      .notNull()
-      .references(() => datasets.id),
+    datasetId: ref('dataset_id', () => datasets.id),
     version: integer('version').notNull(),
     itemCount: integer('item_count').notNull(),
     /** `created`, `items_uploaded` or `item_deleted`. */
     change: text('change').notNull(),
-    createdBy: uuid('created_by').references(() => users.id),
-    createdAt: createdAt(),
+    ...authored(),
   },
   (t) => [primaryKey({ columns: [t.datasetId, t.version] })],
 );
@@ -811,9 +799,7 @@ export const datasetVersions = pgTable(
 export const datasetItems = pgTable(
   'dataset_items',
   {
-    datasetId: uuid('dataset_id')
-      .notNull()
-      .references(() => datasets.id),
+    datasetId: ref('dataset_id', () => datasets.id),
     itemId: text('item_id').notNull(),
     validFrom: integer('valid_from').notNull(),
     validTo: integer('valid_to'),
@@ -837,17 +823,10 @@ export const datasetItems = pgTable(
 export const offlineRuns = pgTable(
   'offline_runs',
   {
-    id: uuid('id').primaryKey().defaultRandom(),
-    orgId: uuid('org_id')
-      .notNull()
-      .references(() => orgs.id),
-    experimentId: uuid('experiment_id')
-      .notNull()
-      .references(() => experiments.id),
+    ...orgOwned(),
+    experimentId: ref('experiment_id', () => experiments.id),
     experimentVersion: integer('experiment_version').notNull(),
-    datasetId: uuid('dataset_id')
-      .notNull()
-      .references(() => datasets.id),
+    datasetId: ref('dataset_id', () => datasets.id),
     datasetVersion: integer('dataset_version').notNull(),
     /** The variant keys run, the baseline first. */
     variants: jsonb('variants').$type<string[]>().notNull(),
@@ -860,15 +839,14 @@ export const offlineRuns = pgTable(
     itemCount: integer('item_count').notNull(),
     expectedResults: integer('expected_results').notNull(),
     result: jsonb('result').$type<Record<string, unknown>>(),
-    createdBy: uuid('created_by').references(() => users.id),
-    createdAt: createdAt(),
-    completedAt: timestamp('completed_at', { withTimezone: true }),
+    ...authored(),
+    completedAt: at('completed_at'),
     /**
      * The lease of whoever is scoring the run (a process's mark and a job id) and when it ends:
      * a run left in `scoring` by a holder that died is taken over once the lease has passed.
      */
     scoringHolder: text('scoring_holder'),
-    scoringExpiresAt: timestamp('scoring_expires_at', { withTimezone: true }),
+    scoringExpiresAt: at('scoring_expires_at'),
   },
   (t) => [
     index('offline_runs_experiment').on(t.experimentId, t.createdAt),
@@ -908,9 +886,7 @@ export const offlineResults = pgTable(
 export const offlineScores = pgTable(
   'offline_scores',
   {
-    runId: uuid('run_id')
-      .notNull()
-      .references(() => offlineRuns.id),
+    runId: ref('run_id', () => offlineRuns.id),
     scorer: text('scorer').notNull(),
     variant: text('variant').notNull(),
     itemId: text('item_id').notNull(),
@@ -929,7 +905,7 @@ export const shardSet = pgTable('shard_set', {
   position: integer('position').primaryKey(),
   shardId: uuid('shard_id').notNull(),
   shardCount: integer('shard_count').notNull(),
-  recordedAt: timestamp('recorded_at', { withTimezone: true }).notNull().defaultNow(),
+  recordedAt: stampedNow('recorded_at'),
 });
 
 /** On each shard: who it is (written once, at the first migrate of the shard set) and its position. */
@@ -950,9 +926,9 @@ export const targetingTallies = pgTable(
   {
     orgId: uuid('org_id').notNull(),
     experimentId: uuid('experiment_id').notNull(),
-    day: date('day', { mode: 'string' }).notNull(),
-    matched: bigint('matched', { mode: 'number' }).notNull().default(0),
-    excluded: bigint('excluded', { mode: 'number' }).notNull().default(0),
+    day: utcDay(),
+    matched: tally('matched'),
+    excluded: tally('excluded'),
   },
   (t) => [primaryKey({ columns: [t.orgId, t.experimentId, t.day] })],
 );
@@ -965,10 +941,7 @@ export const targetingTallies = pgTable(
 export const webhookEndpoints = pgTable(
   'webhook_endpoints',
   {
-    id: uuid('id').primaryKey().defaultRandom(),
-    orgId: uuid('org_id')
-      .notNull()
-      .references(() => orgs.id),
+    ...orgOwned(),
     url: text('url').notNull(),
     /** `webhook` (signed JSON) or `slack` (a Block Kit message to an incoming-webhook URL). */
     kind: text('kind').notNull().default('webhook'),
@@ -977,14 +950,13 @@ export const webhookEndpoints = pgTable(
     enabled: boolean('enabled').notNull().default(true),
     secretCiphertext: text('secret_ciphertext').notNull(),
     previousSecretCiphertext: text('previous_secret_ciphertext'),
-    previousSecretExpiresAt: timestamp('previous_secret_expires_at', { withTimezone: true }),
+    previousSecretExpiresAt: at('previous_secret_expires_at'),
     /** The first failed attempt since the last success; null while the endpoint answers. */
-    failingSince: timestamp('failing_since', { withTimezone: true }),
+    failingSince: at('failing_since'),
     /** Why the server disabled the endpoint; null when a person did, or it is enabled. */
     disabledReason: text('disabled_reason'),
-    createdBy: uuid('created_by').references(() => users.id),
-    createdAt: createdAt(),
-    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+    ...authored(),
+    updatedAt: updatedAt(),
   },
   (t) => [index('webhook_endpoints_org').on(t.orgId)],
 );
@@ -999,9 +971,7 @@ export const webhookDeliveries = pgTable(
   {
     id: uuid('id').primaryKey().defaultRandom(),
     orgId: uuid('org_id').notNull(),
-    endpointId: uuid('endpoint_id')
-      .notNull()
-      .references(() => webhookEndpoints.id, { onDelete: 'cascade' }),
+    endpointId: ref('endpoint_id', () => webhookEndpoints.id, { onDelete: 'cascade' }),
     /** The event's stable id, sent as `webhook-id`: the same on every attempt. */
     messageId: text('message_id').notNull(),
     eventType: text('event_type').notNull(),
@@ -1009,11 +979,11 @@ export const webhookDeliveries = pgTable(
     body: text('body').notNull(),
     status: text('status').notNull().default('pending'),
     attempts: integer('attempts').notNull().default(0),
-    nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true }).notNull(),
+    nextAttemptAt: at('next_attempt_at').notNull(),
     lastResponseStatus: integer('last_response_status'),
     lastError: text('last_error'),
     createdAt: createdAt(),
-    finishedAt: timestamp('finished_at', { withTimezone: true }),
+    finishedAt: at('finished_at'),
   },
   (t) => [
     index('webhook_deliveries_due').on(t.nextAttemptAt).where(sql`status = 'pending'`),
@@ -1028,11 +998,9 @@ export const webhookDeliveries = pgTable(
 export const webhookAttempts = pgTable(
   'webhook_attempts',
   {
-    deliveryId: uuid('delivery_id')
-      .notNull()
-      .references(() => webhookDeliveries.id, { onDelete: 'cascade' }),
+    deliveryId: ref('delivery_id', () => webhookDeliveries.id, { onDelete: 'cascade' }),
     attempt: integer('attempt').notNull(),
-    startedAt: timestamp('started_at', { withTimezone: true }).notNull(),
+    startedAt: at('started_at').notNull(),
     durationMs: integer('duration_ms').notNull(),
     responseStatus: integer('response_status'),
     responseBody: text('response_body'),
@@ -1061,20 +1029,16 @@ export const webhookEventKeys = pgTable('webhook_event_keys', {
 export const experimentRollouts = pgTable(
   'experiment_rollouts',
   {
-    experimentId: uuid('experiment_id')
-      .primaryKey()
-      .references(() => experiments.id),
-    orgId: uuid('org_id')
-      .notNull()
-      .references(() => orgs.id),
+    experimentId: primaryRef('experiment_id', () => experiments.id),
+    orgId: orgRef(),
     state: text('state').$type<'running' | 'paused' | 'ended'>().notNull(),
     step: integer('step').notNull(),
-    stepStartedAt: timestamp('step_started_at', { withTimezone: true }).notNull(),
-    advanceAt: timestamp('advance_at', { withTimezone: true }),
-    guardAt: timestamp('guard_at', { withTimezone: true }),
+    stepStartedAt: at('step_started_at').notNull(),
+    advanceAt: at('advance_at'),
+    guardAt: at('guard_at'),
     pausedBy: text('paused_by').$type<'guard' | 'user'>(),
     pausedReason: text('paused_reason'),
-    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: updatedAt(),
   },
   (t) => [
     index('experiment_rollouts_advance_due').on(t.advanceAt).where(sql`state = 'running'`),
@@ -1087,11 +1051,9 @@ export const rolloutEvaluations = pgTable(
   'rollout_evaluations',
   {
     id: uuid('id').primaryKey().defaultRandom(),
-    experimentId: uuid('experiment_id')
-      .notNull()
-      .references(() => experiments.id),
+    experimentId: ref('experiment_id', () => experiments.id),
     orgId: uuid('org_id').notNull(),
-    evaluatedAt: timestamp('evaluated_at', { withTimezone: true }).notNull(),
+    evaluatedAt: at('evaluated_at').notNull(),
     step: integer('step').notNull(),
     coverage: doublePrecision('coverage').notNull(),
     srmP: doublePrecision('srm_p'),
@@ -1109,15 +1071,11 @@ export const rolloutEvaluations = pgTable(
 export const prompts = pgTable(
   'prompts',
   {
-    id: uuid('id').primaryKey().defaultRandom(),
-    orgId: uuid('org_id')
-      .notNull()
-      .references(() => orgs.id),
+    ...orgOwned(),
     name: text('name').notNull(),
     description: text('description').notNull().default(''),
     latestVersion: integer('latest_version').notNull().default(0),
-    createdBy: uuid('created_by').references(() => users.id),
-    createdAt: createdAt(),
+    ...authored(),
   },
   (t) => [uniqueIndex('prompts_org_name').on(t.orgId, t.name)],
 );
@@ -1126,16 +1084,13 @@ export const prompts = pgTable(
 export const promptVersions = pgTable(
   'prompt_versions',
   {
-    promptId: uuid('prompt_id')
-      .notNull()
-      .references(() => prompts.id),
+    promptId: ref('prompt_id', () => prompts.id),
     version: integer('version').notNull(),
     template: jsonb('template').$type<PromptTemplate>().notNull(),
     variables: jsonb('variables').$type<string[]>().notNull().default([]),
     modelSettings: jsonb('model_settings').$type<Record<string, unknown>>(),
     note: text('note').notNull().default(''),
-    createdBy: uuid('created_by').references(() => users.id),
-    createdAt: createdAt(),
+    ...authored(),
   },
   (t) => [primaryKey({ columns: [t.promptId, t.version] })],
 );
@@ -1144,13 +1099,11 @@ export const promptVersions = pgTable(
 export const promptLabels = pgTable(
   'prompt_labels',
   {
-    promptId: uuid('prompt_id')
-      .notNull()
-      .references(() => prompts.id),
+    promptId: ref('prompt_id', () => prompts.id),
     label: text('label').notNull(),
     version: integer('version').notNull(),
     movedBy: uuid('moved_by').references(() => users.id),
-    movedAt: timestamp('moved_at', { withTimezone: true }).notNull().defaultNow(),
+    movedAt: stampedNow('moved_at'),
   },
   (t) => [primaryKey({ columns: [t.promptId, t.label] })],
 );

@@ -27,16 +27,27 @@ const metric = (name: string, kind: string, method: string, category: string) =>
   shared_org_wide: false,
 });
 
+/** An experiment salted with its name, over 10,000 buckets, its variants weighted equally. */
+function demoExperiment(
+  name: string,
+  variants: DemoExperimentConfig['variants'],
+  metrics: DemoExperimentConfig['metrics'],
+): DemoExperimentConfig {
+  const weight = 100 / variants.length;
+  return {
+    name,
+    salt: name,
+    bucket_count: 10_000,
+    allocation: variants.map(({ key }) => ({ variant: key, weight })),
+    variants,
+    metrics,
+  };
+}
+
 /** A real effect: the concise prompt converts better; latency does not move (a null). */
-export const CHECKOUT: DemoExperimentConfig = {
-  name: 'demo-checkout-prompt',
-  salt: 'demo-checkout-prompt',
-  bucket_count: 10_000,
-  allocation: [
-    { variant: 'control', weight: 50 },
-    { variant: 'concise', weight: 50 },
-  ],
-  variants: [
+export const CHECKOUT = demoExperiment(
+  'demo-checkout-prompt',
+  [
     {
       key: 'control',
       prompt: 'You are a helpful shopping assistant.',
@@ -48,31 +59,25 @@ export const CHECKOUT: DemoExperimentConfig = {
       variables: { temperature: 0.3 },
     },
   ],
-  metrics: [
+  [
     metric('checkout', 'conversion', 'two_proportion_z', 'primary'),
     metric('latency', 'latency', 'welch_t', 'guardrail'),
     metric('tokens', 'tokens', 'welch_t', 'secondary'),
   ],
-};
+);
 
 /** Too little traffic so far: it shows the collecting state. No effect either way. */
-export const ONBOARDING: DemoExperimentConfig = {
-  name: 'demo-onboarding-tone',
-  salt: 'demo-onboarding-tone',
-  bucket_count: 10_000,
-  allocation: [
-    { variant: 'control', weight: 50 },
-    { variant: 'friendly', weight: 50 },
-  ],
-  variants: [
+export const ONBOARDING = demoExperiment(
+  'demo-onboarding-tone',
+  [
     { key: 'control', prompt: 'Explain the next onboarding step.' },
     { key: 'friendly', prompt: 'Warmly explain the next onboarding step, with an example.' },
   ],
-  metrics: [
+  [
     metric('activated', 'conversion', 'two_proportion_z', 'primary'),
     metric('latency', 'latency', 'welch_t', 'guardrail'),
   ],
-};
+);
 
 /**
  * A number in [0, 1) from a user id and a purpose: the same every run. The prefix picks one

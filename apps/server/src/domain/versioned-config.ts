@@ -235,3 +235,12 @@ export async function listVersioned<Row extends { id: string }, Out>(
   for (const row of await entity.list(db, orgId)) out.push(await entity.present(db, row));
   return out;
 }
+
+/** An entity's two reads as its service exports them: one by id or name, and the list. */
+export function versionedReads<Row extends { id: string }, Out>(entity: VersionedConfig<Row, Out>) {
+  return {
+    get: (db: Reader, orgId: string, idOrName: string): Promise<Out> =>
+      getVersioned(db, orgId, entity, idOrName),
+    list: (db: Reader, orgId: string): Promise<Out[]> => listVersioned(db, orgId, entity),
+  };
+}

@@ -202,17 +202,36 @@ function sendDatabaseTimeout(request: FastifyRequest, reply: FastifyReply) {
   );
 }
 
-/** The log (Kafka) did not acknowledge a batch: nothing was claimed or metered; retry it. */
-function sendEventLogUnavailable(error: Error, request: FastifyRequest, reply: FastifyReply) {
-  request.log.warn({ err: error.cause }, 'the event log did not acknowledge a batch');
-  reply.header('retry-after', String(EVENT_LOG_RETRY_AFTER_SECONDS));
-  return send(
-    reply,
-    request,
-    'event-log-unavailable',
-    `Request ${request.id}: the event log did not take the batch; nothing was stored, retry it`,
-  );
+/**
+ * A store behind the request did not take its write, so nothing was stored or metered: logged
+ * with its cause, and answered with when to retry the same request.
+ */
+function sendStoreUnavailable(
+  error: Error,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  store: { log: string; retryAfterSeconds: number; slug: ProblemSlug; detail: string },
+) {
+  request.log.warn({ err: error.cause }, store.log);
+  reply.header('retry-after', String(store.retryAfterSeconds));
+  return send(reply, request, store.slug, `Request ${request.id}: ${store.detail}`);
 }
+
+/** The log (Kafka) did not acknowledge a batch: nothing was claimed or metered; retry it. */
+const EVENT_LOG_DOWN = {
+  log: 'the event log did not acknowledge a batch',
+  retryAfterSeconds: EVENT_LOG_RETRY_AFTER_SECONDS,
+  slug: 'event-log-unavailable',
+  detail: 'the event log did not take the batch; nothing was stored, retry it',
+} as const;
+
+/** The object store did not take a batch's text: nothing was appended or metered; retry it. */
+const MODEL_TEXT_DOWN = {
+  log: 'the object store did not take model text',
+  retryAfterSeconds: MODEL_TEXT_RETRY_AFTER_SECONDS,
+  slug: 'model-text-unavailable',
+  detail: 'the object store did not take the model text; nothing was stored, retry it',
+} as const;
 
 /**
  * A shard did not answer: a read sent nothing partial; a batch's other parts are stored. Either
@@ -235,18 +254,6 @@ function sendShardNotAnswering(
     ? "the database holding some of the batch's users did not answer; the other events are stored, retry the batch with the same event ids"
     : "a database holding some of the users' event data did not answer; nothing of the answer was sent, retry it";
   return send(reply, request, 'shard-unavailable', `Request ${request.id}: ${detail}`);
-}
-
-/** The object store did not take a batch's text: nothing was appended or metered; retry it. */
-function sendModelTextUnavailable(error: Error, request: FastifyRequest, reply: FastifyReply) {
-  request.log.warn({ err: error.cause }, 'the object store did not take model text');
-  reply.header('retry-after', String(MODEL_TEXT_RETRY_AFTER_SECONDS));
-  return send(
-    reply,
-    request,
-    'model-text-unavailable',
-    `Request ${request.id}: the object store did not take the model text; nothing was stored, retry it`,
-  );
 }
 
 /**
@@ -272,9 +279,11 @@ export function registerErrorHandling(app: FastifyInstance): void {
     if (answer !== null) return send(reply, request, answer.slug, answer.detail);
     if (isDatabaseTimeout(error)) return sendDatabaseTimeout(request, reply);
     if (isDiskFull(error)) return sendDiskFull(error, request, reply);
-    if (isEventLogUnavailable(error)) return sendEventLogUnavailable(error, request, reply);
+    if (isEventLogUnavailable(error))
+      return sendStoreUnavailable(error, request, reply, EVENT_LOG_DOWN);
     if (isShardNotAnswering(error)) return sendShardNotAnswering(error, request, reply);
-    if (isModelTextUnavailable(error)) return sendModelTextUnavailable(error, request, reply);
+    if (isModelTextUnavailable(error))
+      return sendStoreUnavailable(error, request, reply, MODEL_TEXT_DOWN);
     return sendInternalError(error, 'unhandled error', request, reply);
   });
 

@@ -1,10 +1,10 @@
-import { eq, sql } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import type { Database, Transaction } from '../../db/connect.ts';
 import { experimentRollouts, experiments, rolloutEvaluations } from '../../db/schema.ts';
 import { transitionIn } from '../../domain/experiments/lifecycle/transitions.ts';
 import type { LoadedExperiment } from '../../domain/experiments/service.ts';
 import { SRM_PAUSE_P } from '../../domain/rollouts/guard-level.ts';
-import { announce, type RolloutRow } from '../../domain/rollouts/ramp.ts';
+import { announce, type RolloutRow, updateRamp } from '../../domain/rollouts/ramp.ts';
 import type { GuardrailReading, RolloutConfig } from '../../schemas/rollout.ts';
 import type { GuardVerdict } from './guard-verdict.ts';
 
@@ -47,17 +47,13 @@ function actionOf(verdict: GuardVerdict, claimed: Claimed): Action {
 
 /** Holds the ramp where it is, paused by the guard: the coverage stays and nothing stops. */
 async function pauseByGuard(tx: Transaction, experimentId: string, reason: string) {
-  await tx
-    .update(experimentRollouts)
-    .set({
-      state: 'paused',
-      advanceAt: null,
-      guardAt: null,
-      pausedBy: 'guard',
-      pausedReason: reason,
-      updatedAt: sql`now()`,
-    })
-    .where(eq(experimentRollouts.experimentId, experimentId));
+  await updateRamp(tx, experimentId, {
+    state: 'paused',
+    advanceAt: null,
+    guardAt: null,
+    pausedBy: 'guard',
+    pausedReason: reason,
+  });
 }
 
 /**

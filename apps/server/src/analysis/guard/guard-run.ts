@@ -1,11 +1,11 @@
-import { and, eq, lte, sql } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import type { Logger } from 'pino';
 import type { Context } from '../../context.ts';
 import type { Database } from '../../db/connect.ts';
 import { experimentRollouts, experiments } from '../../db/schema.ts';
 import { loadCurrentVersion } from '../../domain/experiments/current-version.ts';
 import type { LoadedExperiment } from '../../domain/experiments/service.ts';
-import { endRamp, rampSubject } from '../../domain/rollouts/ramp.ts';
+import { lockDueRamps, updateRamp } from '../../domain/rollouts/ramp.ts';
 import { guardEveryMs } from '../../domain/rollouts/rollout-config.ts';
 import { readRunInputs } from '../reads/read-run-inputs.ts';
 import { actOnVerdict, type Claimed } from './guard-act.ts';
@@ -26,27 +26,16 @@ const CLAIM_BATCH = 20;
  */
 export async function claimDue(db: Database, now: Date): Promise<Claimed[]> {
   return db.transaction(async (tx) => {
-    const due = await tx
-      .select()
-      .from(experimentRollouts)
-      .where(and(eq(experimentRollouts.state, 'running'), lte(experimentRollouts.guardAt, now)))
-      .orderBy(experimentRollouts.guardAt)
-      .limit(CLAIM_BATCH)
-      .for('update', { skipLocked: true });
     const claimed: Claimed[] = [];
-    for (const ramp of due) {
-      const subject = await rampSubject(tx, ramp.experimentId);
-      if (subject === null || subject.row.status !== 'running') {
-        await endRamp(tx, ramp.experimentId);
-        continue;
-      }
-      await tx
-        .update(experimentRollouts)
-        .set({
-          guardAt: new Date(now.getTime() + guardEveryMs(subject.rollout)),
-          updatedAt: sql`now()`,
-        })
-        .where(eq(experimentRollouts.experimentId, ramp.experimentId));
+    for (const { ramp, subject } of await lockDueRamps(
+      tx,
+      experimentRollouts.guardAt,
+      now,
+      CLAIM_BATCH,
+    )) {
+      await updateRamp(tx, ramp.experimentId, {
+        guardAt: new Date(now.getTime() + guardEveryMs(subject.rollout)),
+      });
       claimed.push({ ramp, rollout: subject.rollout });
     }
     return claimed;

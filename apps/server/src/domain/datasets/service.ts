@@ -4,6 +4,7 @@ import { datasetItems, datasets, datasetVersions } from '../../db/schema.ts';
 import { UUID } from '../../schemas/uuid.ts';
 import { recordAudit } from '../audit.ts';
 import { DomainError } from '../outcomes.ts';
+import { addressedIn } from '../versioned-config.ts';
 
 /** Who changes a dataset: a dashboard session (a user) or the org's secret key (no user). */
 export interface DatasetActor {
@@ -33,10 +34,7 @@ export function notFound(idOrName: string): DomainError {
 
 /** Paths address a dataset by id or by name; a name is never shaped like a UUID. */
 export function addressed(orgId: string, idOrName: string) {
-  return and(
-    UUID.test(idOrName) ? eq(datasets.id, idOrName) : eq(datasets.name, idOrName),
-    eq(datasets.orgId, orgId),
-  );
+  return addressedIn(datasets, orgId, idOrName);
 }
 
 function present(row: DatasetRow, itemCount: number, updatedAt: Date): Dataset {

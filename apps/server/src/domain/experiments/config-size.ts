@@ -3,6 +3,7 @@ import type { Transaction } from '../../db/connect.ts';
 import { experiments, experimentVersions, orgs } from '../../db/schema.ts';
 import type { ExperimentConfig } from '../../schemas/experiment-config.ts';
 import { DomainError } from '../outcomes.ts';
+import { currentVersionOf } from './current-version.ts';
 
 /** ARBITER_MAX_CONFIG_BYTES and ARBITER_MAX_ORG_CONFIG_BYTES. */
 export interface ConfigSizeLimits {
@@ -45,13 +46,7 @@ export async function checkConfigSize(
         ),
     })
     .from(experiments)
-    .innerJoin(
-      experimentVersions,
-      and(
-        eq(experimentVersions.experimentId, experiments.id),
-        eq(experimentVersions.version, experiments.currentVersion),
-      ),
-    )
+    .innerJoin(experimentVersions, currentVersionOf)
     .where(
       and(
         eq(experiments.orgId, orgId),

@@ -3,7 +3,7 @@ import type { Database } from '../../db/connect.ts';
 import { experiments, experimentVersions } from '../../db/schema.ts';
 
 /** An experiment with its latest version: what every reader but the versions list wants. */
-const currentVersionOf = and(
+export const currentVersionOf = and(
   eq(experimentVersions.experimentId, experiments.id),
   eq(experimentVersions.version, experiments.currentVersion),
 );

@@ -8,7 +8,6 @@ import type {
   ExperimentConfig,
   ExperimentConfigInput,
 } from '../../schemas/experiment-config.ts';
-import { UUID } from '../../schemas/uuid.ts';
 import type { Caller } from '../identity/identity.ts';
 import { claimLayerBuckets } from '../layers/service.ts';
 import { DomainError } from '../outcomes.ts';
@@ -18,7 +17,12 @@ import { PLAN_LIMITS } from '../plans/plans.ts';
 import { checkPromptReferences } from '../prompts/references.ts';
 import { checkRampChange, startRamp } from '../rollouts/ramp.ts';
 import { checkGroupsExist } from '../saved-groups/service.ts';
-import { createVersioned, updateVersioned, type VersionedConfig } from '../versioned-config.ts';
+import {
+  addressedIn,
+  createVersioned,
+  updateVersioned,
+  type VersionedConfig,
+} from '../versioned-config.ts';
 import {
   type ConfigSizeLimits,
   checkConfigSize,
@@ -99,8 +103,7 @@ export function notFound(id: string): DomainError {
  */
 export function addressed(orgId: string, idOrName: string) {
   return and(
-    UUID.test(idOrName) ? eq(experiments.id, idOrName) : eq(experiments.name, idOrName),
-    eq(experiments.orgId, orgId),
+    addressedIn(experiments, orgId, idOrName),
     // A holdout's row is reached through /v1/holdouts, never as an experiment.
     eq(experiments.kind, 'experiment'),
   );

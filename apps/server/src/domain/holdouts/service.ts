@@ -19,11 +19,10 @@ import {
   changedFields,
   createVersioned,
   findVersioned,
-  getVersioned,
-  listVersioned,
   tableRows,
   updateVersioned,
   type VersionedConfig,
+  versionedReads,
 } from '../versioned-config.ts';
 import { backingConfig, bucketMapOf, heldOutBuckets } from './holdout-layout.ts';
 import type { Holdout, HoldoutChange, HoldoutInput } from './holdout-schema.ts';
@@ -288,13 +287,8 @@ async function writeVersion(
   return updated!;
 }
 
-export function getHoldout(db: Database, orgId: string, idOrName: string): Promise<Holdout> {
-  return getVersioned(db, orgId, HOLDOUTS, idOrName);
-}
-
-export function listHoldouts(db: Database, orgId: string): Promise<Holdout[]> {
-  return listVersioned(db, orgId, HOLDOUTS);
-}
+/** The org's holdouts by id or name, and all of them in list order. */
+export const { get: getHoldout, list: listHoldouts } = versionedReads(HOLDOUTS);
 
 /** The holdout's experiment row as the results machinery reads an experiment. */
 export async function holdoutAsExperiment(

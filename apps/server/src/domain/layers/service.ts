@@ -7,10 +7,9 @@ import { DomainError } from '../outcomes.ts';
 import {
   checkNameNotUuid,
   createVersioned,
-  getVersioned,
-  listVersioned,
   tableRows,
   type VersionedConfig,
+  versionedReads,
 } from '../versioned-config.ts';
 import { layerBucketsFor, neverUsed, ownedRanges, resizeOwner } from './layer-map.ts';
 import type { Layer, LayerInput } from './layer-schema.ts';
@@ -90,13 +89,8 @@ export async function createLayer(db: Database, caller: Caller, input: LayerInpu
   });
 }
 
-export function getLayer(db: Database, orgId: string, idOrName: string): Promise<Layer> {
-  return getVersioned(db, orgId, LAYERS, idOrName);
-}
-
-export function listLayers(db: Database, orgId: string): Promise<Layer[]> {
-  return listVersioned(db, orgId, LAYERS);
-}
+/** The org's layers by id or name, and all of them in list order. */
+export const { get: getLayer, list: listLayers } = versionedReads(LAYERS);
 
 /**
  * Gives the experiment ⌊bucket_count × layer_weight ÷ 100⌋ of the layer's buckets, with the

@@ -1,4 +1,4 @@
-import { eq, sql } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import type { Database, Transaction } from '../../db/connect.ts';
 import { experimentRollouts, experiments } from '../../db/schema.ts';
 import { addressed, notFound } from '../experiments/service.ts';
@@ -11,6 +11,7 @@ import {
   rampConflict,
   rampSubject,
   setStep,
+  updateRamp,
 } from './ramp.ts';
 import { guardEveryMs } from './rollout-config.ts';
 
@@ -46,16 +47,12 @@ export async function lockedRamp(tx: Transaction, orgId: string, idOrName: strin
  */
 async function pause(tx: Transaction, ramp: RolloutRow, reason: string | null) {
   if (ramp.state !== 'running') throw rampConflict(ramp.state, 'only a running ramp pauses');
-  await tx
-    .update(experimentRollouts)
-    .set({
-      state: 'paused',
-      advanceAt: null,
-      pausedBy: 'user',
-      pausedReason: reason,
-      updatedAt: sql`now()`,
-    })
-    .where(eq(experimentRollouts.experimentId, ramp.experimentId));
+  await updateRamp(tx, ramp.experimentId, {
+    state: 'paused',
+    advanceAt: null,
+    pausedBy: 'user',
+    pausedReason: reason,
+  });
   return {
     action: 'rollout.paused' as const,
     event: 'rollout.paused' as const,
@@ -71,18 +68,14 @@ async function resume(
   now: Date,
 ) {
   if (ramp.state !== 'paused') throw rampConflict(ramp.state, 'only a paused ramp resumes');
-  await tx
-    .update(experimentRollouts)
-    .set({
-      state: 'running',
-      stepStartedAt: now,
-      advanceAt: advanceAtOf(subject.rollout, ramp.step, now),
-      guardAt: new Date(now.getTime() + guardEveryMs(subject.rollout)),
-      pausedBy: null,
-      pausedReason: null,
-      updatedAt: sql`now()`,
-    })
-    .where(eq(experimentRollouts.experimentId, ramp.experimentId));
+  await updateRamp(tx, ramp.experimentId, {
+    state: 'running',
+    stepStartedAt: now,
+    advanceAt: advanceAtOf(subject.rollout, ramp.step, now),
+    guardAt: new Date(now.getTime() + guardEveryMs(subject.rollout)),
+    pausedBy: null,
+    pausedReason: null,
+  });
   return { action: 'rollout.resumed' as const, details: { step: ramp.step + 1 } };
 }
 

@@ -82,12 +82,21 @@ export async function startRamp(
   );
 }
 
-/** Ends the ramp of an experiment that stops: nothing advances or evaluates from then on. */
-export async function endRamp(tx: Transaction, experimentId: string): Promise<void> {
+/** Changes the ramp of an experiment, stamping `updated_at`. */
+export async function updateRamp(
+  tx: Transaction,
+  experimentId: string,
+  change: Partial<Omit<RolloutRow, 'experimentId' | 'orgId' | 'updatedAt'>>,
+): Promise<void> {
   await tx
     .update(experimentRollouts)
-    .set({ state: 'ended', advanceAt: null, guardAt: null, updatedAt: sql`now()` })
+    .set({ ...change, updatedAt: sql`now()` })
     .where(eq(experimentRollouts.experimentId, experimentId));
+}
+
+/** Ends the ramp of an experiment that stops: nothing advances or evaluates from then on. */
+export async function endRamp(tx: Transaction, experimentId: string): Promise<void> {
+  await updateRamp(tx, experimentId, { state: 'ended', advanceAt: null, guardAt: null });
 }
 
 /**
@@ -104,15 +113,11 @@ export async function setStep(
 ): Promise<{ coverage: number; version: number | null }> {
   const coverage = rollout.steps[step]?.coverage ?? 1;
   const version = await mintCoverage(tx, ramp.experimentId, coverage, actor);
-  await tx
-    .update(experimentRollouts)
-    .set({
-      step,
-      stepStartedAt: now,
-      advanceAt: ramp.state === 'running' ? advanceAtOf(rollout, step, now) : null,
-      updatedAt: sql`now()`,
-    })
-    .where(eq(experimentRollouts.experimentId, ramp.experimentId));
+  await updateRamp(tx, ramp.experimentId, {
+    step,
+    stepStartedAt: now,
+    advanceAt: ramp.state === 'running' ? advanceAtOf(rollout, step, now) : null,
+  });
   return { coverage, version };
 }
 
@@ -124,6 +129,35 @@ export async function rampSubject(tx: Database, experimentId: string) {
   return { row: found.row, rollout };
 }
 
+type Ramp = { ramp: RolloutRow; subject: NonNullable<Awaited<ReturnType<typeof rampSubject>>> };
+
+/**
+ * The running ramps whose `dueAt` has passed (at most `limit`), locked `for update skip
+ * locked` so that with several processes each row goes to one, each with its experiment. A
+ * ramp whose experiment no longer runs is ended and left out.
+ */
+export async function lockDueRamps(
+  tx: Transaction,
+  dueAt: typeof experimentRollouts.advanceAt | typeof experimentRollouts.guardAt,
+  now: Date,
+  limit: number,
+): Promise<Ramp[]> {
+  const due = await tx
+    .select()
+    .from(experimentRollouts)
+    .where(and(eq(experimentRollouts.state, 'running'), lte(dueAt, now)))
+    .orderBy(dueAt)
+    .limit(limit)
+    .for('update', { skipLocked: true });
+  const ramps: Ramp[] = [];
+  for (const ramp of due) {
+    const subject = await rampSubject(tx, ramp.experimentId);
+    if (subject === null || subject.row.status !== 'running') await endRamp(tx, ramp.experimentId);
+    else ramps.push({ ramp, subject });
+  }
+  return ramps;
+}
+
 /**
  * Advances every ramp whose hold has passed, once: the due rows are claimed with `for update
  * skip locked`, so with several processes each row goes to one, and the advance moves
@@ -131,20 +165,8 @@ export async function rampSubject(tx: Database, experimentId: string) {
  */
 export async function advanceDue(db: Database, now: Date): Promise<string[]> {
   return db.transaction(async (tx) => {
-    const due = await tx
-      .select()
-      .from(experimentRollouts)
-      .where(and(eq(experimentRollouts.state, 'running'), lte(experimentRollouts.advanceAt, now)))
-      .orderBy(experimentRollouts.advanceAt)
-      .limit(20)
-      .for('update', { skipLocked: true });
     const orgs: string[] = [];
-    for (const ramp of due) {
-      const subject = await rampSubject(tx, ramp.experimentId);
-      if (subject === null || subject.row.status !== 'running') {
-        await endRamp(tx, ramp.experimentId);
-        continue;
-      }
+    for (const { ramp, subject } of await lockDueRamps(tx, experimentRollouts.advanceAt, now, 20)) {
       const step = ramp.step + 1;
       const { coverage, version } = await setStep(tx, ramp, subject.rollout, step, now, null);
       await announce(

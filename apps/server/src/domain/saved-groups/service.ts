@@ -9,11 +9,10 @@ import {
   changedFields,
   checkNameNotUuid,
   createVersioned,
-  getVersioned,
-  listVersioned,
   tableRows,
   updateVersioned,
   type VersionedConfig,
+  versionedReads,
 } from '../versioned-config.ts';
 import type { SavedGroup, SavedGroupChange, SavedGroupInput } from './saved-group-schema.ts';
 
@@ -141,13 +140,8 @@ export async function updateSavedGroup(
   });
 }
 
-export function getSavedGroup(db: Database, orgId: string, idOrKey: string): Promise<SavedGroup> {
-  return getVersioned(db, orgId, SAVED_GROUPS, idOrKey);
-}
-
-export function listSavedGroups(db: Database, orgId: string): Promise<SavedGroup[]> {
-  return listVersioned(db, orgId, SAVED_GROUPS);
-}
+/** The org's saved groups by id or key, and all of them in list order. */
+export const { get: getSavedGroup, list: listSavedGroups } = versionedReads(SAVED_GROUPS);
 
 /** Saved groups by key, as the config ships them and targeting reads them. */
 export type SavedGroupValues = Record<string, Array<string | number>>;

@@ -2,6 +2,7 @@ import type { NightlyDeps } from '../../analysis/run/nightly.ts';
 import type { Context } from '../../context.ts';
 import type { Plane } from '../../http/app-types.ts';
 import { platformOwnerHook } from '../../http/platform-owner-auth.ts';
+import { registerRoutes } from '../../http/register-routes.ts';
 import * as backup from './backup.ts';
 import * as getOrg from './get-org.ts';
 import * as health from './health.ts';
@@ -29,13 +30,15 @@ export type AdminDeps = NightlyDeps &
 export const adminRoutes: Plane<AdminDeps> = async (app, { ctx }) => {
   app.decorateRequest('platformOwnerEmail', null);
   app.addHook('onRequest', platformOwnerHook(ctx));
-  pipelineRun.register(app, ctx);
-  inbox.register(app, ctx);
-  overview.register(app, ctx);
-  listOrgs.register(app, ctx);
-  getOrg.register(app, ctx);
-  health.register(app, ctx);
-  seatsResync.register(app, ctx);
-  planOverride.register(app, ctx);
-  backup.register(app, ctx);
+  registerRoutes(app, ctx, [
+    pipelineRun,
+    inbox,
+    overview,
+    listOrgs,
+    getOrg,
+    health,
+    seatsResync,
+    planOverride,
+    backup,
+  ]);
 };

@@ -3,8 +3,7 @@ import type { Context } from '../../context.ts';
 import { ExperimentSchema } from '../../domain/experiments/experiment-schema.ts';
 import { createExperiment } from '../../domain/experiments/service.ts';
 import type { App } from '../../http/app-types.ts';
-import { problemResponses } from '../../http/responses.ts';
-import { callerOf } from '../../http/session-auth.ts';
+import { registerOrgCreate } from '../../http/org-routes.ts';
 import { ExperimentConfigSchema } from '../../schemas/experiment-config.ts';
 
 /** The config, and the status to start in: running unless the body says draft. */
@@ -25,28 +24,13 @@ export function register(
   app: App,
   ctx: Pick<Context, 'clock' | 'config' | 'db' | 'orgState'>,
 ): void {
-  app.post(
-    '/v1/experiments',
-    {
-      schema: {
-        tags: ['experiments'],
-        summary: 'Create an experiment (version 1)',
-        body: CreateExperimentBody,
-        response: { 201: ExperimentSchema, ...problemResponses(400, 401, 403, 413, 415) },
-      },
-    },
-    async (request, reply) => {
-      const caller = callerOf(request);
-      const experiment = await createExperiment(
-        ctx.db,
-        caller,
-        request.body,
-        ctx.clock.now(),
-        ctx.config,
-      );
-      ctx.orgState.invalidate(caller.orgId);
-      reply.status(201).header('location', `/v1/experiments/${experiment.id}`);
-      return experiment;
-    },
-  );
+  registerOrgCreate(app, ctx, {
+    url: '/v1/experiments',
+    tags: ['experiments'],
+    summary: 'Create an experiment (version 1)',
+    body: CreateExperimentBody,
+    item: ExperimentSchema,
+    problems: [400, 401, 403, 413, 415],
+    create: (caller, body) => createExperiment(ctx.db, caller, body, ctx.clock.now(), ctx.config),
+  });
 }

@@ -2,27 +2,17 @@ import type { Context } from '../../context.ts';
 import { LayerInputSchema, LayerSchema } from '../../domain/layers/layer-schema.ts';
 import { createLayer } from '../../domain/layers/service.ts';
 import type { App } from '../../http/app-types.ts';
-import { problemResponses } from '../../http/responses.ts';
-import { callerOf } from '../../http/session-auth.ts';
+import { registerOrgCreate } from '../../http/org-routes.ts';
 
 export function register(app: App, ctx: Pick<Context, 'db' | 'orgState'>): void {
-  app.post(
-    '/v1/layers',
-    {
-      schema: {
-        tags: ['layers'],
-        summary:
-          'Create a layer: experiments in it own disjoint shares of its users (name, salt and bucket_count frozen)',
-        body: LayerInputSchema,
-        response: { 201: LayerSchema, ...problemResponses(400, 401, 403, 415) },
-      },
-    },
-    async (request, reply) => {
-      const caller = callerOf(request);
-      const layer = await createLayer(ctx.db, caller, request.body);
-      ctx.orgState.invalidate(caller.orgId);
-      reply.status(201).header('location', `/v1/layers/${layer.id}`);
-      return layer;
-    },
-  );
+  registerOrgCreate(app, ctx, {
+    url: '/v1/layers',
+    tags: ['layers'],
+    summary:
+      'Create a layer: experiments in it own disjoint shares of its users (name, salt and bucket_count frozen)',
+    body: LayerInputSchema,
+    item: LayerSchema,
+    problems: [400, 401, 403, 415],
+    create: (caller, body) => createLayer(ctx.db, caller, body),
+  });
 }

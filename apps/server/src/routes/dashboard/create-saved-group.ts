@@ -5,26 +5,16 @@ import {
 } from '../../domain/saved-groups/saved-group-schema.ts';
 import { createSavedGroup } from '../../domain/saved-groups/service.ts';
 import type { App } from '../../http/app-types.ts';
-import { problemResponses } from '../../http/responses.ts';
-import { callerOf } from '../../http/session-auth.ts';
+import { registerOrgCreate } from '../../http/org-routes.ts';
 
 export function register(app: App, ctx: Pick<Context, 'config' | 'db' | 'orgState'>): void {
-  app.post(
-    '/v1/saved-groups',
-    {
-      schema: {
-        tags: ['saved groups'],
-        summary: 'Create a saved group: a list of values targeting tests with $inGroup by key',
-        body: SavedGroupInputSchema,
-        response: { 201: SavedGroupSchema, ...problemResponses(400, 401, 403, 413, 415) },
-      },
-    },
-    async (request, reply) => {
-      const caller = callerOf(request);
-      const group = await createSavedGroup(ctx.db, caller, request.body, ctx.config);
-      ctx.orgState.invalidate(caller.orgId);
-      reply.status(201).header('location', `/v1/saved-groups/${group.id}`);
-      return group;
-    },
-  );
+  registerOrgCreate(app, ctx, {
+    url: '/v1/saved-groups',
+    tags: ['saved groups'],
+    summary: 'Create a saved group: a list of values targeting tests with $inGroup by key',
+    body: SavedGroupInputSchema,
+    item: SavedGroupSchema,
+    problems: [400, 401, 403, 413, 415],
+    create: (caller, body) => createSavedGroup(ctx.db, caller, body, ctx.config),
+  });
 }

@@ -1,5 +1,6 @@
 import type { Context } from '../../context.ts';
 import type { Plane } from '../../http/app-types.ts';
+import { registerRoutes } from '../../http/register-routes.ts';
 import { type SessionDeps, useSession } from '../../http/session-auth.ts';
 import type { AcceptDeps } from '../../ingest/accept.ts';
 import * as analyze from './analyze.ts';
@@ -53,46 +54,48 @@ export type DashboardDeps = SessionDeps &
 /** The dashboard plane: every route behind a session token, scoped to the caller's org. */
 export const dashboardRoutes: Plane<DashboardDeps> = async (app, { ctx }) => {
   useSession(app, ctx);
-  listExperiments.register(app, ctx);
-  createExperiment.register(app, ctx);
-  getExperiment.register(app, ctx);
-  updateExperiment.register(app, ctx);
-  experimentTransitions.register(app, ctx);
-  stopExperiment.register(app, ctx);
-  listExperimentVersions.register(app, ctx);
-  getExperimentVersion.register(app, ctx);
-  listSavedGroups.register(app, ctx);
-  createSavedGroup.register(app, ctx);
-  getSavedGroup.register(app, ctx);
-  updateSavedGroup.register(app, ctx);
-  listLayers.register(app, ctx);
-  createLayer.register(app, ctx);
-  getLayer.register(app, ctx);
-  listHoldouts.register(app, ctx);
-  createHoldout.register(app, ctx);
-  getHoldout.register(app, ctx);
-  updateHoldout.register(app, ctx);
-  holdoutResults.register(app, ctx);
-  testEvent.register(app, ctx);
-  live.register(app, ctx);
-  traffic.register(app, ctx);
-  usage.register(app, ctx);
-  billingSummary.register(app, ctx);
-  checkoutSession.register(app, ctx);
-  portalSession.register(app, ctx);
-  results.register(app, ctx);
-  resultsExport.register(app, ctx);
-  resultsSummary.register(app, ctx);
-  analyze.register(app, ctx);
-  sampleSize.register(app, ctx);
-  metricMethod.register(app, ctx);
-  whoami.register(app, ctx);
-  listFeedback.register(app, ctx);
-  submitFeedback.register(app, ctx);
-  audit.register(app, ctx);
-  listKeys.register(app, ctx);
-  rotateKey.register(app, ctx);
-  revealKey.register(app, ctx);
-  webhookSecretStatus.register(app, ctx);
-  rotateWebhookSecret.register(app, ctx);
+  registerRoutes(app, ctx, [
+    listExperiments,
+    createExperiment,
+    getExperiment,
+    updateExperiment,
+    experimentTransitions,
+    stopExperiment,
+    listExperimentVersions,
+    getExperimentVersion,
+    listSavedGroups,
+    createSavedGroup,
+    getSavedGroup,
+    updateSavedGroup,
+    listLayers,
+    createLayer,
+    getLayer,
+    listHoldouts,
+    createHoldout,
+    getHoldout,
+    updateHoldout,
+    holdoutResults,
+    testEvent,
+    live,
+    traffic,
+    usage,
+    billingSummary,
+    checkoutSession,
+    portalSession,
+    results,
+    resultsExport,
+    resultsSummary,
+    analyze,
+    sampleSize,
+    metricMethod,
+    whoami,
+    listFeedback,
+    submitFeedback,
+    audit,
+    listKeys,
+    rotateKey,
+    revealKey,
+    webhookSecretStatus,
+    rotateWebhookSecret,
+  ]);
 };

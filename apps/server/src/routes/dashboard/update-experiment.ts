@@ -2,8 +2,8 @@ import type { Context } from '../../context.ts';
 import { ExperimentSchema } from '../../domain/experiments/experiment-schema.ts';
 import { updateExperiment } from '../../domain/experiments/service.ts';
 import type { App } from '../../http/app-types.ts';
+import { changeOrgConfig } from '../../http/org-routes.ts';
 import { problemResponses } from '../../http/responses.ts';
-import { callerOf } from '../../http/session-auth.ts';
 import { ExperimentChangeSchema } from '../../schemas/experiment-config.ts';
 import { ExperimentParams } from './get-experiment.ts';
 
@@ -23,18 +23,16 @@ export function register(
         response: { 200: ExperimentSchema, ...problemResponses(400, 401, 403, 404, 409, 413, 415) },
       },
     },
-    async (request) => {
-      const caller = callerOf(request);
-      const experiment = await updateExperiment(
-        ctx.db,
-        caller,
-        request.params.id,
-        request.body,
-        ctx.clock.now(),
-        ctx.config,
-      );
-      ctx.orgState.invalidate(caller.orgId);
-      return experiment;
-    },
+    async (request) =>
+      changeOrgConfig(ctx, request, (caller) =>
+        updateExperiment(
+          ctx.db,
+          caller,
+          request.params.id,
+          request.body,
+          ctx.clock.now(),
+          ctx.config,
+        ),
+      ),
   );
 }

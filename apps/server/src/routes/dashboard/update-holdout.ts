@@ -2,8 +2,8 @@ import type { Context } from '../../context.ts';
 import { HoldoutChangeSchema, HoldoutSchema } from '../../domain/holdouts/holdout-schema.ts';
 import { updateHoldout } from '../../domain/holdouts/service.ts';
 import type { App } from '../../http/app-types.ts';
+import { changeOrgConfig } from '../../http/org-routes.ts';
 import { problemResponses } from '../../http/responses.ts';
-import { callerOf } from '../../http/session-auth.ts';
 import { HoldoutParams } from './get-holdout.ts';
 
 export function register(app: App, ctx: Pick<Context, 'clock' | 'db' | 'orgState'>): void {
@@ -19,17 +19,9 @@ export function register(app: App, ctx: Pick<Context, 'clock' | 'db' | 'orgState
         response: { 200: HoldoutSchema, ...problemResponses(400, 401, 403, 404, 415) },
       },
     },
-    async (request) => {
-      const caller = callerOf(request);
-      const holdout = await updateHoldout(
-        ctx.db,
-        caller,
-        request.params.id,
-        request.body,
-        ctx.clock.now(),
-      );
-      ctx.orgState.invalidate(caller.orgId);
-      return holdout;
-    },
+    async (request) =>
+      changeOrgConfig(ctx, request, (caller) =>
+        updateHoldout(ctx.db, caller, request.params.id, request.body, ctx.clock.now()),
+      ),
   );
 }

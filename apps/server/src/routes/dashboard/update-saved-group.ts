@@ -5,8 +5,8 @@ import {
 } from '../../domain/saved-groups/saved-group-schema.ts';
 import { updateSavedGroup } from '../../domain/saved-groups/service.ts';
 import type { App } from '../../http/app-types.ts';
+import { changeOrgConfig } from '../../http/org-routes.ts';
 import { problemResponses } from '../../http/responses.ts';
-import { callerOf } from '../../http/session-auth.ts';
 import { SavedGroupParams } from './get-saved-group.ts';
 
 export function register(app: App, ctx: Pick<Context, 'config' | 'db' | 'orgState'>): void {
@@ -21,17 +21,9 @@ export function register(app: App, ctx: Pick<Context, 'config' | 'db' | 'orgStat
         response: { 200: SavedGroupSchema, ...problemResponses(400, 401, 403, 404, 413, 415) },
       },
     },
-    async (request) => {
-      const caller = callerOf(request);
-      const group = await updateSavedGroup(
-        ctx.db,
-        caller,
-        request.params.id,
-        request.body,
-        ctx.config,
-      );
-      ctx.orgState.invalidate(caller.orgId);
-      return group;
-    },
+    async (request) =>
+      changeOrgConfig(ctx, request, (caller) =>
+        updateSavedGroup(ctx.db, caller, request.params.id, request.body, ctx.config),
+      ),
   );
 }

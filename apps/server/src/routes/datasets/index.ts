@@ -1,6 +1,7 @@
 import type { Context } from '../../context.ts';
 import type { ApiKeyDeps } from '../../http/api-key-auth.ts';
 import type { Plane } from '../../http/app-types.ts';
+import { registerRoutes } from '../../http/register-routes.ts';
 import type { SessionDeps } from '../../http/session-auth.ts';
 import { useSessionOrSecretKey } from '../../http/session-or-key-auth.ts';
 import * as createDataset from './create-dataset.ts';
@@ -22,10 +23,6 @@ const uploadScope: Plane<DatasetDeps> = async (app, { ctx }) => uploadItems.regi
  */
 export const datasetRoutes: Plane<DatasetDeps> = async (app, { ctx }) => {
   useSessionOrSecretKey(app, ctx);
-  listDatasets.register(app, ctx);
-  createDataset.register(app, ctx);
-  getDataset.register(app, ctx);
-  listItems.register(app, ctx);
-  deleteItem.register(app, ctx);
+  registerRoutes(app, ctx, [listDatasets, createDataset, getDataset, listItems, deleteItem]);
   await app.register(uploadScope, { ctx });
 };

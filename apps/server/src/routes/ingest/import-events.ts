@@ -3,6 +3,7 @@ import { Type } from 'typebox';
 import { apiKeyHook, keyCallerOf } from '../../http/api-key-auth.ts';
 import type { App } from '../../http/app-types.ts';
 import { ProblemError } from '../../http/problems.ts';
+import { rawBodies } from '../../http/raw-bodies.ts';
 import { problemResponses } from '../../http/responses.ts';
 import type { AcceptDeps } from '../../ingest/accept.ts';
 import {
@@ -103,12 +104,7 @@ const ImportSchema = {
 export async function register(app: App, ctx: AcceptDeps): Promise<void> {
   const gate = new ImportGate(ctx.config.importConcurrencyPerOrg);
   // This route reads its body as text and picks the parser by Content-Type.
-  app.removeContentTypeParser('application/json');
-  app.addContentTypeParser(
-    Object.keys(PARSERS),
-    { parseAs: 'string', bodyLimit: IMPORT_MAX_BYTES },
-    (_req, body, done) => done(null, body),
-  );
+  rawBodies(app, Object.keys(PARSERS), 'string', IMPORT_MAX_BYTES);
   app.post(
     '/v1/events/import',
     {

@@ -3,6 +3,7 @@ import { Type } from 'typebox';
 import { apiKeyHook, keyCallerOf } from '../../http/api-key-auth.ts';
 import type { App } from '../../http/app-types.ts';
 import { ProblemError } from '../../http/problems.ts';
+import { rawBodies } from '../../http/raw-bodies.ts';
 import { problemResponses } from '../../http/responses.ts';
 import type { AcceptDeps } from '../../ingest/accept.ts';
 import { ImportGate } from '../../ingest/import-gate.ts';
@@ -89,12 +90,7 @@ function encodingOf(contentType: string | undefined): OtlpEncoding | undefined {
 export async function register(app: App, ctx: AcceptDeps): Promise<void> {
   const gate = new ImportGate(OTLP_EXPORTS_PER_ORG);
   // Both encodings arrive as bytes: the body may be gzip, and protobuf is not text anyway.
-  app.removeContentTypeParser('application/json');
-  app.addContentTypeParser(
-    Object.keys(ENCODINGS),
-    { parseAs: 'buffer', bodyLimit: OTLP_MAX_BODY_BYTES },
-    (_request, body, done) => done(null, body),
-  );
+  rawBodies(app, Object.keys(ENCODINGS), 'buffer', OTLP_MAX_BODY_BYTES);
   app.post(
     '/v1/otlp/v1/traces',
     {

@@ -1,5 +1,6 @@
 import type { Context } from '../../context.ts';
 import type { Plane } from '../../http/app-types.ts';
+import { registerRoutes } from '../../http/register-routes.ts';
 import { requireRole, type SessionDeps, useSession } from '../../http/session-auth.ts';
 import * as deletePrice from './delete-price.ts';
 import * as listPrices from './list-prices.ts';
@@ -15,7 +16,5 @@ export type ModelPriceDeps = SessionDeps & Pick<Context, 'db' | 'clock' | 'model
 export const modelPriceRoutes: Plane<ModelPriceDeps> = async (app, { ctx }) => {
   useSession(app, ctx);
   app.addHook('preHandler', requireRole('admin'));
-  listPrices.register(app, ctx);
-  putPrice.register(app, ctx);
-  deletePrice.register(app, ctx);
+  registerRoutes(app, ctx, [listPrices, putPrice, deletePrice]);
 };

@@ -1,6 +1,7 @@
 import type { Context } from '../../context.ts';
 import type { ApiKeyDeps } from '../../http/api-key-auth.ts';
 import type { Plane } from '../../http/app-types.ts';
+import { registerRoutes } from '../../http/register-routes.ts';
 import type { SessionDeps } from '../../http/session-auth.ts';
 import { useSessionOrSecretKey } from '../../http/session-or-key-auth.ts';
 import * as completeRun from './complete-run.ts';
@@ -21,10 +22,5 @@ export type OfflineRunDeps = SessionDeps &
  */
 export const offlineRunRoutes: Plane<OfflineRunDeps> = async (app, { ctx }) => {
   useSessionOrSecretKey(app, ctx);
-  createRun.register(app, ctx);
-  listRuns.register(app, ctx);
-  getRun.register(app, ctx);
-  uploadResults.register(app, ctx);
-  completeRun.register(app, ctx);
-  listItems.register(app, ctx);
+  registerRoutes(app, ctx, [createRun, listRuns, getRun, uploadResults, completeRun, listItems]);
 };

@@ -1,5 +1,6 @@
 import type { Context } from '../../context.ts';
 import type { Plane } from '../../http/app-types.ts';
+import { registerRoutes } from '../../http/register-routes.ts';
 import { requireRole, type SessionDeps, useSession } from '../../http/session-auth.ts';
 import * as createEndpoint from './create-endpoint.ts';
 import * as deleteEndpoint from './delete-endpoint.ts';
@@ -22,13 +23,15 @@ export type OutboundWebhookDeps = SessionDeps &
 export const outboundWebhookRoutes: Plane<OutboundWebhookDeps> = async (app, { ctx }) => {
   useSession(app, ctx);
   app.addHook('preHandler', requireRole('admin'));
-  listEndpoints.register(app, ctx);
-  createEndpoint.register(app, ctx);
-  getEndpoint.register(app, ctx);
-  updateEndpoint.register(app, ctx);
-  deleteEndpoint.register(app, ctx);
-  rotateSecret.register(app, ctx);
-  sendTest.register(app, ctx);
-  listDeliveries.register(app, ctx);
-  retryDelivery.register(app, ctx);
+  registerRoutes(app, ctx, [
+    listEndpoints,
+    createEndpoint,
+    getEndpoint,
+    updateEndpoint,
+    deleteEndpoint,
+    rotateSecret,
+    sendTest,
+    listDeliveries,
+    retryDelivery,
+  ]);
 };

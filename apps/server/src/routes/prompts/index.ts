@@ -1,5 +1,6 @@
 import type { Context } from '../../context.ts';
 import type { Plane } from '../../http/app-types.ts';
+import { registerRoutes } from '../../http/register-routes.ts';
 import { type SessionDeps, useSession } from '../../http/session-auth.ts';
 import * as createPrompt from './create-prompt.ts';
 import * as createVersion from './create-version.ts';
@@ -17,9 +18,5 @@ export type PromptDeps = SessionDeps & Pick<Context, 'db' | 'orgState'>;
  */
 export const promptRoutes: Plane<PromptDeps> = async (app, { ctx }) => {
   useSession(app, ctx);
-  listPrompts.register(app, ctx);
-  createPrompt.register(app, ctx);
-  getPrompt.register(app, ctx);
-  createVersion.register(app, ctx);
-  moveLabel.register(app, ctx);
+  registerRoutes(app, ctx, [listPrompts, createPrompt, getPrompt, createVersion, moveLabel]);
 };

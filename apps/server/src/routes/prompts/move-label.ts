@@ -3,8 +3,9 @@ import type { Context } from '../../context.ts';
 import { setLabel } from '../../domain/prompts/labels.ts';
 import { PromptSchema } from '../../domain/prompts/prompt-schema.ts';
 import type { App } from '../../http/app-types.ts';
+import { changeOrgConfig } from '../../http/org-routes.ts';
 import { problemResponses } from '../../http/responses.ts';
-import { callerOf, requireRole } from '../../http/session-auth.ts';
+import { requireRole } from '../../http/session-auth.ts';
 import { LabelParams, TAGS } from './params.ts';
 
 const MoveLabelBody = Type.Object(
@@ -27,11 +28,10 @@ export function register(app: App, ctx: Pick<Context, 'db' | 'orgState'>): void 
       },
     },
     async (request) => {
-      const caller = callerOf(request);
       const { name, label } = request.params;
-      const prompt = await setLabel(ctx.db, caller, name, label, request.body.version);
-      ctx.orgState.invalidate(caller.orgId);
-      return prompt;
+      return changeOrgConfig(ctx, request, (caller) =>
+        setLabel(ctx.db, caller, name, label, request.body.version),
+      );
     },
   );
 }

@@ -1,5 +1,6 @@
 import type { Context } from '../../context.ts';
 import type { Plane } from '../../http/app-types.ts';
+import { registerRoutes } from '../../http/register-routes.ts';
 import * as contact from './contact.ts';
 import * as openApiJson from './openapi-json.ts';
 import * as problemDocs from './problem-docs.ts';
@@ -8,7 +9,5 @@ import * as problemDocs from './problem-docs.ts';
 export const publicRoutes: Plane<
   Pick<Context, 'db' | 'clock' | 'config' | 'contactNotifier'>
 > = async (app, { ctx }) => {
-  openApiJson.register(app);
-  problemDocs.register(app);
-  contact.register(app, ctx);
+  registerRoutes(app, ctx, [openApiJson, problemDocs, contact]);
 };

@@ -1,5 +1,6 @@
 import type { Context } from '../../context.ts';
 import type { Plane } from '../../http/app-types.ts';
+import { registerRoutes } from '../../http/register-routes.ts';
 import { type SessionDeps, useSession } from '../../http/session-auth.ts';
 import * as getRollout from './get-rollout.ts';
 import * as listEvaluations from './list-evaluations.ts';
@@ -14,7 +15,5 @@ export type RolloutDeps = SessionDeps & Pick<Context, 'db' | 'clock' | 'orgState
  */
 export const rolloutRoutes: Plane<RolloutDeps> = async (app, { ctx }) => {
   useSession(app, ctx);
-  getRollout.register(app, ctx);
-  listEvaluations.register(app, ctx);
-  moveRollout.register(app, ctx);
+  registerRoutes(app, ctx, [getRollout, listEvaluations, moveRollout]);
 };

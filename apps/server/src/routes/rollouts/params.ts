@@ -1,11 +1,11 @@
 import { Type } from 'typebox';
+import { IdOrNameParams } from '../../http/org-routes.ts';
 import { RolloutStepSchema } from '../../schemas/rollout.ts';
-import { Text } from '../../schemas/text.ts';
 
 export const TAGS = ['rollouts'];
 
 /** An experiment addressed by id or name, as on the experiment routes. */
-export const RampParams = Type.Object({ id: Text({ maxLength: 200 }) });
+export const RampParams = IdOrNameParams;
 
 const Nullable = <T extends ReturnType<typeof Type.String | typeof Type.Number>>(t: T) =>
   Type.Union([t, Type.Null()]);
