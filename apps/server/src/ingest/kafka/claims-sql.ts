@@ -48,11 +48,32 @@ export interface ClaimOutcome {
 }
 
 /**
- * In one statement (one round trip): reads which of the events' ids the org claimed before,
- * claims the first `room` of the others (in the batch's order; `null` = all), and raises the
- * org's meter on row `meterShard` by the number this statement claimed. An id a concurrent
- * transaction claims meanwhile waits for it and is then neither won nor in `earlier` (the
- * caller reads its digest). The meter and the claims commit or roll back together.
+ * The input's rows the claim inserts. Without an allowance, all: the insert's conflict check
+ * skips an id claimed before (its own index probe), so nothing is read first. With one, the
+ * first `room` not claimed before, in the batch's order: the earlier claims are read first so
+ * that an id claimed before takes no place in the allowance.
+ */
+function claimable(room: number | null) {
+  if (room === null)
+    return {
+      earlier: sql`select null::text as event_id, null::text as digest where false`,
+      rows: sql`select i.event_id, i.digest from input i`,
+    };
+  return {
+    earlier: null,
+    rows: sql`select i.event_id, i.digest from input i
+      where not exists (select 1 from earlier e where e.event_id = i.event_id)
+      order by i.ord limit ${room}::int`,
+  };
+}
+
+/**
+ * In one statement (one round trip): claims the events' ids the org has not claimed before
+ * (with an allowance, the first `room` of them in the batch's order, reading which were
+ * claimed before) and raises the org's meter on row `meterShard` by the number this statement
+ * claimed. An id not won was claimed before or by a concurrent transaction meanwhile (which
+ * it waited for); `earlier` holds the digests read before claiming (with an allowance only),
+ * the caller reads the others'. The meter and the claims commit or roll back together.
  */
 export async function claimAndMeter(
   db: Database,
@@ -62,17 +83,15 @@ export async function claimAndMeter(
 ): Promise<ClaimOutcome> {
   const ids = arrayLiteral(events.map((e) => e.event_id));
   const digests = arrayLiteral(events.map(digestOf));
+  const claim = claimable(room);
   const [result] = await rows<{ earlier: Record<string, string> | null; won: string[] | null }>(
     db,
     sql`with input as (
         select c.event_id, c.digest, c.ord
         from unnest(${ids}::text[], ${digests}::text[]) with ordinality as c(event_id, digest, ord)
-      ), earlier as (${claimsOf(orgId, sql`input`)}), won as (
+      ), earlier as (${claim.earlier ?? claimsOf(orgId, sql`input`)}), won as (
         insert into event_claims (org_id, event_id, digest)
-        select ${orgId}::uuid, i.event_id, i.digest from input i
-        where not exists (select 1 from earlier e where e.event_id = i.event_id)
-        order by i.ord
-        limit ${room}::int
+        select ${orgId}::uuid, r.event_id, r.digest from (${claim.rows}) r
         on conflict (org_id, event_id) do nothing
         returning event_id
       ), metered as (
