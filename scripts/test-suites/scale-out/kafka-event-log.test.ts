@@ -295,6 +295,23 @@ describe('the Kafka event log', () => {
     ).toBe(1);
   });
 
+  it('answers a reused id with other content as a conflict beside a new id, producing only the new', async () => {
+    const before = await endOffsets();
+    const reused = { ...(firstBatch[0] as ReturnType<typeof call>), latency_ms: 999 };
+    const repeated = firstBatch[1] as ReturnType<typeof call>;
+    const fresh = call('beside-0', 'user-0');
+    const res = await send([reused, repeated, fresh]);
+    expect(res.statusCode, res.body).toBe(202);
+    expect(res.json()).toMatchObject({ accepted: 2, duplicates: 1, conflicts: 1 });
+    expect(res.json().rejected).toEqual([
+      expect.objectContaining({ index: 0, detail: expect.stringContaining('different content') }),
+    ]);
+    accepted += 1;
+    expect(await endOffsets()).toBe(before + 1n);
+    expect(await metered()).toBe(accepted);
+    expect(await claimed()).toBe(accepted);
+  });
+
   it('accepts concurrent batches to one process, each on the topic once', async () => {
     // The idempotent producer allows one send in flight: concurrent requests share sends.
     const before = await endOffsets();

@@ -94,7 +94,9 @@ export class KafkaEventLog implements EventLog {
     const fresh = unique.filter((e) => !earlier.has(e.event_id));
     const taken = room === null ? fresh : fresh.slice(0, room);
     const appended = taken.filter((e) => won.has(e.event_id));
-    // Claimed by a concurrent request since the statement's snapshot: a retry racing its first copy.
+    // Not won: claimed before (read here when there is no allowance: the claim did not read
+    // them first), or by a concurrent request since the statement's snapshot (a retry racing
+    // its first copy).
     const raced = taken.filter((e) => !won.has(e.event_id));
     if (raced.length > 0) {
       const ids = raced.map((e) => e.event_id);
