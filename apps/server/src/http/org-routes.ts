@@ -1,10 +1,11 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import { type Static, type TObject, type TSchema, type TString, Type } from 'typebox';
 import type { Database } from '../db/connect.ts';
 import type { Caller } from '../domain/identity/identity.ts';
 import type { OrgStateCache } from '../domain/org-state-cache.ts';
 import { Text } from '../schemas/text.ts';
 import type { App } from './app-types.ts';
+import { created } from './created.ts';
 import { problemResponses } from './responses.ts';
 import { callerOf } from './session-auth.ts';
 
@@ -91,14 +92,12 @@ export function registerOrgCreate<Body extends TSchema, Item extends TSchema>(
         response: { 201: item, ...problemResponses(...route.problems) },
       },
     },
-    async (request, reply) =>
-      created(
-        reply,
-        route.url,
-        await changeOrgConfig(ctx, request, (caller) =>
-          route.create(caller, request.body as Static<Body>),
-        ),
-      ),
+    async (request, reply) => {
+      const row = await changeOrgConfig(ctx, request, (caller) =>
+        route.create(caller, request.body as Static<Body>),
+      );
+      return created(reply, `${route.url}/${row.id}`, row);
+    },
   );
 }
 
@@ -116,10 +115,4 @@ export async function changeOrgConfig<T>(
   const changed = await change(caller);
   ctx.orgState.invalidate(caller.orgId);
   return changed;
-}
-
-/** Answers 201 with the new row's address (`collection`/id) in `location`. */
-function created<T extends { id: string }>(reply: FastifyReply, collection: string, row: T): T {
-  reply.status(201).header('location', `${collection}/${row.id}`);
-  return row;
 }

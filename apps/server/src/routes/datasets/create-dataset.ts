@@ -2,6 +2,7 @@ import type { Context } from '../../context.ts';
 import { DatasetInputSchema, DatasetSchema } from '../../domain/datasets/dataset-schema.ts';
 import { createDataset } from '../../domain/datasets/service.ts';
 import type { App } from '../../http/app-types.ts';
+import { created } from '../../http/created.ts';
 import { problemResponses } from '../../http/responses.ts';
 import { orgCallerOf } from '../../http/session-or-key-auth.ts';
 import { AUTH_NOTE, NOT_RATE_LIMITED, SESSION_OR_SECRET_KEY } from './schemas.ts';
@@ -27,8 +28,7 @@ export function register(app: App, ctx: Pick<Context, 'clock' | 'db'>): void {
         request.body,
         ctx.clock.now(),
       );
-      reply.status(201).header('location', `/v1/datasets/${dataset.id}`);
-      return dataset;
+      return created(reply, `/v1/datasets/${dataset.id}`, dataset);
     },
   );
 }

@@ -2,6 +2,7 @@ import type { Context } from '../../context.ts';
 import { RunInputSchema, RunSchema } from '../../domain/offline-runs/run-schema.ts';
 import { createRun } from '../../domain/offline-runs/service.ts';
 import type { App } from '../../http/app-types.ts';
+import { created } from '../../http/created.ts';
 import { problemResponses } from '../../http/responses.ts';
 import { orgCallerOf } from '../../http/session-or-key-auth.ts';
 import { AUTH_NOTE, ExperimentParams, NOT_RATE_LIMITED, SESSION_OR_SECRET_KEY } from './schemas.ts';
@@ -30,8 +31,7 @@ export function register(app: App, ctx: Pick<Context, 'clock' | 'db' | 'judge'>)
         ctx.clock.now(),
         { judgeConfigured: ctx.judge !== null },
       );
-      reply.status(201).header('location', `/v1/offline-runs/${run.id}`);
-      return run;
+      return created(reply, `/v1/offline-runs/${run.id}`, run);
     },
   );
 }

@@ -5,6 +5,7 @@ import {
 } from '../../domain/outbound-webhooks/endpoint-schema.ts';
 import { createEndpoint } from '../../domain/outbound-webhooks/endpoints.ts';
 import type { App } from '../../http/app-types.ts';
+import { created } from '../../http/created.ts';
 import { problemResponses } from '../../http/responses.ts';
 import { callerOf } from '../../http/session-auth.ts';
 import { TAGS } from './params.ts';
@@ -34,8 +35,7 @@ export function register(
         ctx.clock.now(),
         ctx.config.webhooksAllowPrivate,
       );
-      reply.status(201).header('location', `/v1/webhook-endpoints/${endpoint.id}`);
-      return endpoint;
+      return created(reply, `/v1/webhook-endpoints/${endpoint.id}`, endpoint);
     },
   );
 }

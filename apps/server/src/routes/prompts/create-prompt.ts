@@ -3,6 +3,7 @@ import type { Context } from '../../context.ts';
 import { PromptSchema } from '../../domain/prompts/prompt-schema.ts';
 import { createPrompt } from '../../domain/prompts/service.ts';
 import type { App } from '../../http/app-types.ts';
+import { created } from '../../http/created.ts';
 import { problemResponses } from '../../http/responses.ts';
 import { callerOf } from '../../http/session-auth.ts';
 import { PromptName } from '../../schemas/prompt.ts';
@@ -30,8 +31,7 @@ export function register(app: App, ctx: Pick<Context, 'db'>): void {
     },
     async (request, reply) => {
       const prompt = await createPrompt(ctx.db, callerOf(request), request.body);
-      reply.status(201).header('location', `/v1/prompts/${prompt.name}`);
-      return prompt;
+      return created(reply, `/v1/prompts/${prompt.name}`, prompt);
     },
   );
 }

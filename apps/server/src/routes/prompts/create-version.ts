@@ -2,6 +2,7 @@ import type { Context } from '../../context.ts';
 import { PromptVersionSchema } from '../../domain/prompts/prompt-schema.ts';
 import { addVersion } from '../../domain/prompts/service.ts';
 import type { App } from '../../http/app-types.ts';
+import { created } from '../../http/created.ts';
 import { problemResponses } from '../../http/responses.ts';
 import { callerOf } from '../../http/session-auth.ts';
 import { PromptVersionInputSchema } from '../../schemas/prompt.ts';
@@ -23,8 +24,7 @@ export function register(app: App, ctx: Pick<Context, 'db'>): void {
     async (request, reply) => {
       const { name } = request.params;
       const version = await addVersion(ctx.db, callerOf(request), name, request.body);
-      reply.status(201).header('location', `/v1/prompts/${name}`);
-      return version;
+      return created(reply, `/v1/prompts/${name}`, version);
     },
   );
 }
