@@ -84,8 +84,11 @@ export interface DerivedConfig {
   platformOwnerEmails: string[];
   /** Plan limits (allowances) are applied: ARBITER_ENFORCE_LIMITS, else whether billing is configured. */
   enforceLimits: boolean;
-  /** Kafka as the event log: its brokers and topic; null = the database is the log. */
-  kafka: { brokers: string[]; topic: string } | null;
+  /**
+   * Kafka as the event log: its brokers, topic and where it de-duplicates and meters
+   * (ARBITER_KAFKA_METERING); null = the database is the log.
+   */
+  kafka: { brokers: string[]; topic: string; metering: Settings['ARBITER_KAFKA_METERING'] } | null;
   /** The event data's shards (ARBITER_SHARD_URLS) in their fixed order; empty = the database is the one shard. */
   shardUrls: string[];
   /** Model text in object storage (ARBITER_BLOB_URL); null = the text stays in the row. */
@@ -209,6 +212,13 @@ const RELATIONS: Partial<
       ? 'needs ARBITER_DATABASE_URL: the control database stays a PostgreSQL server of its own'
       : undefined;
   },
+  // The fold meters in its own transaction on the shard it stores on; the meter is the control
+  // database's, so with shards it would be a second transaction, and a crash between the two
+  // would lose what the first stored.
+  ARBITER_KAFKA_METERING: (_env, read) =>
+    read.ARBITER_KAFKA_METERING === 'fold' && read.ARBITER_SHARD_URLS !== undefined
+      ? 'fold needs the database to be the one shard (ARBITER_SHARD_URLS unset): the meter must commit with what the fold stores'
+      : undefined,
   ARBITER_BLOB_ENDPOINT: (_env, read) =>
     read.ARBITER_BLOB_ENDPOINT !== undefined && read.ARBITER_BLOB_URL === undefined
       ? 'needs ARBITER_BLOB_URL: it names the bucket the endpoint serves'
@@ -304,7 +314,11 @@ function blobOf(s: Settings, env: Env): Config['blob'] {
 /** Kafka as the event log when brokers are set. */
 function kafkaOf(s: Settings): Config['kafka'] {
   if (s.ARBITER_KAFKA_BROKERS === undefined) return null;
-  return { brokers: s.ARBITER_KAFKA_BROKERS.split(','), topic: s.ARBITER_KAFKA_TOPIC };
+  return {
+    brokers: s.ARBITER_KAFKA_BROKERS.split(','),
+    topic: s.ARBITER_KAFKA_TOPIC,
+    metering: s.ARBITER_KAFKA_METERING,
+  };
 }
 
 /** The parts a deployment past one machine puts under Arbiter: the Kafka log, the text store. */

@@ -200,6 +200,12 @@ export const SettingsSchema = Type.Object({
         "comma-separated `postgres://` URLs of the PostgreSQL servers that hold event data (events, per-user daily aggregates, judge scores, quarantine), in a fixed order: a user's rows live on the shard its org and user id hash to. Needs `ARBITER_DATABASE_URL` (the control database); the count and order are recorded at the first `arbiter migrate` and may not change. Unset = one shard, the database itself",
     }),
   ),
+  ARBITER_KAFKA_METERING: Type.Union([Type.Literal('acceptance'), Type.Literal('fold')], {
+    default: 'acceptance',
+    errorMessage: 'expected acceptance or fold',
+    description:
+      "where the Kafka path de-duplicates and meters events, with `ARBITER_KAFKA_BROKERS`: `acceptance` claims each event id in PostgreSQL before the 202, which reports retried and conflicting ids as the single node does and cuts an enforced allowance exactly; `fold` produces without a claim and the fold stores each id once and meters what it stored (less than half the Kafka path's extra CPU an event), the 202 reporting only repeats within its request, a reused id with other content dropped at the fold, and an enforced allowance overshot by the events not folded yet. `fold` needs the database to be the one shard",
+  }),
   ARBITER_BLOB_URL: Type.Optional(
     Type.String({
       pattern: '^s3://[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](/[^\\s]*)?$',

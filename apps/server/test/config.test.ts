@@ -164,7 +164,11 @@ describe('loadConfig', () => {
       ARBITER_SHARD_URLS: 'postgres://a.test/events,postgres://b.test/events',
       ARBITER_KAFKA_BROKERS: '127.0.0.1:9092',
     });
-    expect(both.kafka).toEqual({ brokers: ['127.0.0.1:9092'], topic: 'arbiter.events' });
+    expect(both.kafka).toEqual({
+      brokers: ['127.0.0.1:9092'],
+      topic: 'arbiter.events',
+      metering: 'acceptance',
+    });
     expect(both.shardUrls).toEqual(['postgres://a.test/events', 'postgres://b.test/events']);
     // The control database (claims, meter) must still be a server of its own.
     expect(() =>
@@ -173,6 +177,22 @@ describe('loadConfig', () => {
         ARBITER_KAFKA_BROKERS: '127.0.0.1:9092',
       }),
     ).toThrow('ARBITER_SHARD_URLS: needs ARBITER_DATABASE_URL');
+  });
+
+  it('meters at the Kafka fold only where the database is the one shard', () => {
+    const kafka = { ARBITER_KAFKA_BROKERS: '127.0.0.1:9092', ARBITER_KAFKA_METERING: 'fold' };
+    expect(loadConfig(kafka).kafka?.metering).toBe('fold');
+    // The fold meters in the transaction that stores: with shards that is not the meter's database.
+    expect(() =>
+      loadConfig({
+        ...kafka,
+        ARBITER_DATABASE_URL: 'postgres://control.test/arbiter',
+        ARBITER_SHARD_URLS: 'postgres://a.test/events',
+      }),
+    ).toThrow('ARBITER_KAFKA_METERING: fold needs the database to be the one shard');
+    expect(() => loadConfig({ ...kafka, ARBITER_KAFKA_METERING: 'later' })).toThrow(
+      'ARBITER_KAFKA_METERING: expected acceptance or fold',
+    );
   });
 
   it.each([

@@ -28,7 +28,8 @@ import { SendingClient } from './support/sending-client.ts';
  * their retries and offline stores) while a broker is killed at 30 %, an API process is killed
  * at 60 % and started again, and a fold worker is killed between storing its stretch and its
  * commit. Afterwards the org is metered exactly 20,000 and every aggregate equals the one a
- * single-node deployment folds from the same events.
+ * single-node deployment folds from the same events. The whole run twice: with de-duplication
+ * and metering at acceptance (each id claimed before the 202) and at the fold (no claim).
  */
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const TOTAL = 20_000;
@@ -41,15 +42,20 @@ function script(args: string[]) {
   return { code: result.status, stdout: result.stdout.trim(), stderr: result.stderr };
 }
 
+type Metering = 'acceptance' | 'fold';
+
 let dir = '';
 let deployment: Deployment;
 let h: Harness;
 let org: Awaited<ReturnType<Harness['org']>>;
 let experimentId = '';
-const apis: ArbiterProcess[] = [];
+let apis: ArbiterProcess[] = [];
 const workers = new Map<string, ArbiterProcess>();
 
-beforeAll(async () => {
+/** Three brokers of their own (a run kills one), the harness and the four processes. */
+async function startDeployment(metering: Metering): Promise<void> {
+  apis = [];
+  workers.clear();
   if (process.env.ARBITER_TEST_DB !== 'postgres')
     throw new Error('run through scripts/test-suites/scale-out.sh (a PostgreSQL server)');
   dir = mkdtempSync(join(tmpdir(), 'arbiter-kafka-faults-'));
@@ -65,22 +71,24 @@ beforeAll(async () => {
   h = await startHarness({
     ARBITER_KAFKA_BROKERS: brokers,
     ARBITER_KAFKA_TOPIC: topic,
+    ARBITER_KAFKA_METERING: metering,
     ARBITER_INGEST_WORKER: 'false',
   });
-  deployment = { databaseUrl: h.databaseUrl ?? '', brokers, topic };
+  deployment = { databaseUrl: h.databaseUrl ?? '', brokers, topic, metering };
   org = await h.org('kafka-faults');
   experimentId = await h.experiment(org.admin, { name: 'kafka-faults-exp' });
   for (const name of ['api-1', 'api-2'])
     apis.push(await startApi(deployment, `arbiter-${name}`, await freePort()));
   for (const name of ['arbiter-fold-1', 'arbiter-fold-2'])
     workers.set(name, await startFoldWorker(deployment, name));
-});
-afterAll(async () => {
+}
+
+async function stopDeployment(): Promise<void> {
   await Promise.allSettled([...apis, ...workers.values()].map((p) => end(p, 'SIGTERM')));
   await h?.close();
   script(['stop', dir]);
   rmSync(dir, { recursive: true, force: true });
-});
+}
 
 /** Event `i` of a client: model calls of every shape, and a business event in five. */
 function eventOf(prefix: string) {
@@ -178,47 +186,54 @@ async function singleNodeRun(events: Array<Record<string, unknown>>) {
   }
 }
 
-describe('the Kafka log under faults', () => {
-  it('meters 20,000 once and folds them as a single node does, through a broker, an API process and a fold worker killed', async () => {
-    const clients = apis.map((api) => new SendingClient(org.secret, api.url));
-    const progress = () => clients.reduce((n, c) => n + c.stats().sent, 0);
-    const faults: string[] = [];
-    try {
-      await Promise.all([
-        ...clients.map((c, k) => c.deliver(PER_CLIENT, 1_000, eventOf(`c${k}`))),
-        injectFaults(progress, faults),
-      ]);
-      for (const c of clients) {
-        expect(c.stats(), c.lastWords()).toMatchObject({ sent: PER_CLIENT, dropped: 0 });
-        expect(c.sent.size).toBe(PER_CLIENT);
-      }
-    } finally {
-      await Promise.all(clients.map((c) => c.close()));
-    }
-    await foldedToTheEnd();
+describe.each(['acceptance', 'fold'] as const)(
+  'the Kafka log under faults, metered at %s',
+  (metering) => {
+    beforeAll(() => startDeployment(metering));
+    afterAll(stopDeployment);
 
-    const events = clients.flatMap((c) => [...c.sent.values()]) as unknown as Array<
-      Record<string, unknown>
-    >;
-    expect(await ledgerOf(h.ctx.db, org.orgId)).toEqual({ metered: TOTAL, stored: TOTAL });
-    const [claims] = await rows<{ n: string }>(
-      h.ctx.db,
-      sql`select count(*) as n from event_claims where org_id = ${org.orgId}::uuid`,
-    );
-    expect(Number(claims?.n)).toBe(TOTAL);
-    const single = await singleNodeRun(events);
-    expect(single.ledger).toEqual({ metered: TOTAL, stored: TOTAL });
-    const aggregates = await aggregatesOf(h.ctx.db, experimentId);
-    expect(aggregates.stats.length).toBeGreaterThan(0);
-    expect(aggregates).toEqual(single.aggregates);
-    const [inbox] = await rows<{ n: string }>(
-      h.ctx.db,
-      sql`select sum(next_offset) as n from ingest_inbox where topic = ${deployment.topic}`,
-    );
-    // What the faults cost, for the record (docs/scale-out.md): retries, spills, doubled messages.
-    console.info(
-      `faults: ${faults.join('; ')}; clients ${JSON.stringify(clients.map((c) => c.stats()))};` +
-        ` messages on the topic ${inbox?.n} for ${TOTAL} events`,
-    );
-  });
-});
+    it('meters 20,000 once and folds them as a single node does, through a broker, an API process and a fold worker killed', async () => {
+      const clients = apis.map((api) => new SendingClient(org.secret, api.url));
+      const progress = () => clients.reduce((n, c) => n + c.stats().sent, 0);
+      const faults: string[] = [];
+      try {
+        await Promise.all([
+          ...clients.map((c, k) => c.deliver(PER_CLIENT, 1_000, eventOf(`c${k}`))),
+          injectFaults(progress, faults),
+        ]);
+        for (const c of clients) {
+          expect(c.stats(), c.lastWords()).toMatchObject({ sent: PER_CLIENT, dropped: 0 });
+          expect(c.sent.size).toBe(PER_CLIENT);
+        }
+      } finally {
+        await Promise.all(clients.map((c) => c.close()));
+      }
+      await foldedToTheEnd();
+
+      const events = clients.flatMap((c) => [...c.sent.values()]) as unknown as Array<
+        Record<string, unknown>
+      >;
+      expect(await ledgerOf(h.ctx.db, org.orgId)).toEqual({ metered: TOTAL, stored: TOTAL });
+      const [claims] = await rows<{ n: string }>(
+        h.ctx.db,
+        sql`select count(*) as n from event_claims where org_id = ${org.orgId}::uuid`,
+      );
+      // At the fold nothing is claimed: the events' own `(org_id, event_id)` is the idempotency key.
+      expect(Number(claims?.n)).toBe(metering === 'acceptance' ? TOTAL : 0);
+      const single = await singleNodeRun(events);
+      expect(single.ledger).toEqual({ metered: TOTAL, stored: TOTAL });
+      const aggregates = await aggregatesOf(h.ctx.db, experimentId);
+      expect(aggregates.stats.length).toBeGreaterThan(0);
+      expect(aggregates).toEqual(single.aggregates);
+      const [inbox] = await rows<{ n: string }>(
+        h.ctx.db,
+        sql`select sum(next_offset) as n from ingest_inbox where topic = ${deployment.topic}`,
+      );
+      // What the faults cost, for the record (docs/scale-out.md): retries, spills, doubled messages.
+      console.info(
+        `faults: ${faults.join('; ')}; clients ${JSON.stringify(clients.map((c) => c.stats()))};` +
+          ` messages on the topic ${inbox?.n} for ${TOTAL} events`,
+      );
+    });
+  },
+);

@@ -20,7 +20,12 @@ export async function lockedMonthUsage(tx: Database, orgId: string, month: strin
       ),
     )
     .for('update');
-  const [usage] = await tx
+  return monthUsage(tx, orgId, month);
+}
+
+/** The org's usage of the month as committed: the sum of its meter rows. */
+export async function monthUsage(db: Database, orgId: string, month: string): Promise<number> {
+  const [usage] = await db
     .select({ events: sql<number>`coalesce(sum(${usageCounters.events}), 0)` })
     .from(usageCounters)
     .where(and(eq(usageCounters.orgId, orgId), eq(usageCounters.month, month)));

@@ -23,7 +23,7 @@ import {
 import { anyMeterRow, lockedMonthUsage } from './meter-lock.ts';
 import { storedOnShard } from './shards/shard-part-store.ts';
 import { storeAndMeter } from './store-sql.ts';
-import { noteUsageLocked, noteUsageUnlocked } from './usage-notice.ts';
+import { noteUsageAt, noteUsageUnlocked } from './usage-notice.ts';
 
 export function uniqueById(events: readonly AcceptedEvent[]): {
   unique: AcceptedEvent[];
@@ -157,7 +157,7 @@ export class PostgresEventLog implements EventLog {
       const room = Math.max(0, Math.min(fresh.length, allowance - used));
       const appended = fresh.slice(0, room);
       if (appended.length > 0) await store(tx, orgId, month, 0, appended);
-      await noteUsageLocked(tx, orgId, month, used + appended.length, request.usage);
+      await noteUsageAt(tx, orgId, month, used + appended.length, request.usage);
       const stored = unique.filter((e) => seen.has(e.event_id));
       return {
         appended: appended.map((e) => e.event_id),

@@ -1,14 +1,14 @@
-import { and, eq, sql } from 'drizzle-orm';
 import type { Database } from '../db/connect.ts';
-import { usageCounters } from '../db/schema.ts';
 import { enqueueUsageThresholds } from '../domain/outbound-webhooks/usage-events.ts';
 import type { UsageNotice } from './event-log.ts';
+import { monthUsage } from './meter-lock.ts';
 
 /**
- * Under the allowance's lock: the month's usage after this batch is known exactly, and the
- * thresholds it reaches are queued in the batch's own transaction.
+ * Queues the thresholds the month's usage `used` reaches. Under the allowance's lock `used` is
+ * exact and the notice goes in the batch's own transaction; metered at the Kafka fold, it is
+ * the committed meter plus the batch, short by the events not folded yet.
  */
-export async function noteUsageLocked(
+export async function noteUsageAt(
   tx: Database,
   orgId: string,
   month: string,
@@ -34,11 +34,6 @@ export async function noteUsageUnlocked(
 ): Promise<void> {
   if (usage === undefined || appended === 0) return;
   await db.transaction(async (tx) => {
-    const [row] = await tx
-      .select({ events: sql<number>`coalesce(sum(${usageCounters.events}), 0)` })
-      .from(usageCounters)
-      .where(and(eq(usageCounters.orgId, orgId), eq(usageCounters.month, month)));
-    const used = Number(row?.events ?? 0);
-    await noteUsageLocked(tx, orgId, month, used, usage);
+    await noteUsageAt(tx, orgId, month, await monthUsage(tx, orgId, month), usage);
   });
 }

@@ -10,6 +10,8 @@ export interface Deployment {
   topic: string;
   /** The event data's shards (ARBITER_SHARD_URLS), when the deployment has several. */
   shardUrls?: readonly string[];
+  /** Where the Kafka path de-duplicates and meters (ARBITER_KAFKA_METERING); the default when absent. */
+  metering?: 'acceptance' | 'fold';
 }
 
 /** An `arbiter serve` process of a deployment, with the folder it was given and its role. */
@@ -41,6 +43,7 @@ function start(
     ...(deployment.shardUrls === undefined
       ? {}
       : { ARBITER_SHARD_URLS: deployment.shardUrls.map((url) => named(url, name)).join(',') }),
+    ...(deployment.metering === undefined ? {} : { ARBITER_KAFKA_METERING: deployment.metering }),
     ARBITER_SCHEDULER: 'false',
     ARBITER_SESSION_JWKS_URL: '',
     ARBITER_SECRET_KEY: '',

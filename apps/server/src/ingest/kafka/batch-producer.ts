@@ -6,12 +6,16 @@ import { ProduceQueue } from './produce-queue.ts';
 /**
  * What a message on the topic carries: one request's accepted events of one partition, and
  * their org (an envelope). Messages produced before envelopes carry one `event` instead; the
- * fold reads both.
+ * fold reads both. `meter_at_fold` marks events accepted without a claim: the fold meters what
+ * it stores of them. Without it they were claimed and metered at acceptance, so the mark goes
+ * with the message, not with the fold worker's setting, and switching the setting meters
+ * nothing twice.
  */
 export interface LogMessage {
   org_id: string;
   events?: readonly AcceptedEvent[];
   event?: AcceptedEvent;
+  meter_at_fold?: true;
 }
 
 type Message = { topic: string; partition: number; key: string; value: string };
@@ -75,10 +79,13 @@ export class BatchProducer {
     this.producer = newProducer(brokers);
   }
 
-  /** Resolves once every event is acknowledged; otherwise throws EventLogUnavailable. */
-  async send(orgId: string, events: readonly AcceptedEvent[]): Promise<void> {
+  /**
+   * Resolves once every event is acknowledged; otherwise throws EventLogUnavailable. With
+   * `meterAtFold` the envelopes ask the fold to meter what it stores of them.
+   */
+  async send(orgId: string, events: readonly AcceptedEvent[], meterAtFold = false): Promise<void> {
     try {
-      await this.queue.send(await this.messages(orgId, events));
+      await this.queue.send(await this.messages(orgId, events, meterAtFold));
     } catch (error) {
       throw new EventLogUnavailable(error);
     }
@@ -120,7 +127,11 @@ export class BatchProducer {
    * user's events stay in one partition in order), each group one envelope encoded once, or
    * more where it is past `MAX_ENVELOPE_CHARS`. An envelope is keyed by its first event's key.
    */
-  private async messages(orgId: string, events: readonly AcceptedEvent[]): Promise<Message[]> {
+  private async messages(
+    orgId: string,
+    events: readonly AcceptedEvent[],
+    meterAtFold: boolean,
+  ): Promise<Message[]> {
     const metadata = await this.producer.metadata({ topics: [this.topic], autocreateTopics: true });
     const partitions = metadata.topics.get(this.topic)?.partitionsCount ?? 0;
     if (partitions < 1) throw new Error(`topic ${this.topic} has no partitions`);
@@ -135,7 +146,7 @@ export class BatchProducer {
       else group.push(event);
     }
     return [...byPartition].flatMap(([partition, group]) =>
-      envelopes(orgId, group).map(({ first, value }) => ({
+      envelopes(orgId, group, meterAtFold).map(({ first, value }) => ({
         topic: this.topic,
         partition,
         key: `${orgId}:${first.user_id}`,
@@ -158,11 +169,23 @@ function acknowledgedPartitions(error: unknown): number[] {
 export function envelopes(
   orgId: string,
   events: readonly AcceptedEvent[],
+  meterAtFold = false,
 ): Array<{ first: AcceptedEvent; value: string }> {
   const first = events[0] as AcceptedEvent;
-  const envelope: LogMessage = { org_id: orgId, events };
-  const value = JSON.stringify(envelope);
+  const value = JSON.stringify(envelopeOf(orgId, events, meterAtFold));
   if (value.length <= MAX_ENVELOPE_CHARS || events.length === 1) return [{ first, value }];
   const half = Math.ceil(events.length / 2);
-  return [...envelopes(orgId, events.slice(0, half)), ...envelopes(orgId, events.slice(half))];
+  return [
+    ...envelopes(orgId, events.slice(0, half), meterAtFold),
+    ...envelopes(orgId, events.slice(half), meterAtFold),
+  ];
+}
+
+/** An envelope of `events`, marked for the fold's meter when they were not metered at acceptance. */
+export function envelopeOf(
+  orgId: string,
+  events: readonly AcceptedEvent[],
+  meterAtFold: boolean,
+): LogMessage {
+  return meterAtFold ? { org_id: orgId, events, meter_at_fold: true } : { org_id: orgId, events };
 }

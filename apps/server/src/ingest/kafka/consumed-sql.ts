@@ -17,13 +17,32 @@ const COLUMNS = sql.raw(EVENT_COLUMN_LIST);
 /**
  * Stores consumed events that are not stored yet (a message read twice, or produced twice by a
  * retry after a lost commit, is stored once). Their transaction joins the fold's queue through
- * the trigger on `events`, like any acceptance of the single-node log. Metering happened when
- * the events were accepted, so nothing is metered here. `values` are envelopes (each a
+ * the trigger on `events`, like any acceptance of the single-node log. Events claimed at
+ * acceptance were metered there, so nothing is metered here. `values` are envelopes (each a
  * `LogMessage` in JSON, its `events`, or the one `event` of a message from before envelopes),
  * mostly the messages' values as read: PostgreSQL unpacks them, with no record built and
  * written out again per event.
  */
 export function storeConsumed(values: readonly string[]) {
+  return insertConsumed(values);
+}
+
+/**
+ * Stores consumed events accepted without a claim (envelopes marked `meter_at_fold`) and, in
+ * the same statement, meters what it stored: per org and UTC month of `received_at` (the
+ * acceptance's instant, so the month the acceptance checked the allowance in), on meter row
+ * `meterRow`. An event stored before inserts no row and is not metered again; the meter
+ * commits or rolls back with the rows it counts.
+ */
+export function storeAndMeterConsumed(values: readonly string[], meterRow: number) {
+  return sql`with stored as (${insertConsumed(values)} returning org_id, received_at)
+    insert into usage_counters (org_id, month, shard, events)
+    select s.org_id, to_char(s.received_at at time zone 'UTC', 'YYYY-MM'), ${meterRow}::int, count(*)
+    from stored s group by 1, 2
+    on conflict (org_id, month, shard) do update set events = usage_counters.events + excluded.events`;
+}
+
+function insertConsumed(values: readonly string[]) {
   return sql`insert into events (${COLUMNS})
     select (m->>'org_id')::uuid, ${MESSAGE_FIELDS}
     from jsonb_array_elements(${`[${values.join(',')}]`}::jsonb) as m,

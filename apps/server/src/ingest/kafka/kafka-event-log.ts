@@ -11,10 +11,10 @@ import type {
   FoldResult,
 } from '../event-log.ts';
 import { unfoldedCount } from '../fold-sql.ts';
-import { anyMeterRow, lockedMonthUsage } from '../meter-lock.ts';
+import { anyMeterRow, lockedMonthUsage, monthUsage } from '../meter-lock.ts';
 import { uniqueById } from '../postgres-event-log.ts';
 import { mergedFolds } from '../shards/shard-folds.ts';
-import { noteUsageLocked, noteUsageUnlocked } from '../usage-notice.ts';
+import { noteUsageAt, noteUsageUnlocked } from '../usage-notice.ts';
 import { BatchProducer } from './batch-producer.ts';
 import { claimAndMeter, claimedDigests, digestOf } from './claims-sql.ts';
 import { LogConsumer, type LogRecord } from './log-consumer.ts';
@@ -33,9 +33,18 @@ const CHARS_PER_FOLD = 4 * 1024 * 1024;
 /** The shards a fold stores consumed events on, each user's on the shard of its hash. */
 export type KafkaShards = EventShards & Pick<ShardSet, 'positionOf'>;
 
+/**
+ * Where the Kafka path de-duplicates and meters: `acceptance` claims each id in PostgreSQL
+ * before the 202; `fold` leaves both to the fold, which stores an id once and meters what it
+ * stored.
+ */
+export type KafkaMetering = 'acceptance' | 'fold';
+
 export interface KafkaLogSettings {
   brokers: string[];
   topic: string;
+  /** `acceptance` when absent. */
+  metering?: KafkaMetering;
 }
 
 /**
@@ -43,7 +52,8 @@ export interface KafkaLogSettings {
  * meters them in one PostgreSQL transaction, produces them (idempotent, acks=all; one
  * envelope per partition the request's users fall in, not a message per event) and commits
  * only after the brokers acknowledged; a failed produce rolls the claim and the meter back and
- * surfaces as EventLogUnavailable; claims and meter stay in the control database. A fold (in
+ * surfaces as EventLogUnavailable; claims and meter stay in the control database. With
+ * metering at the fold, an append only produces, and the fold meters what it stores. A fold (in
  * `ARBITER_INGEST_WORKER` processes) splits a stretch of consumed envelopes by the shard of
  * each event's user and, on each shard in one transaction, stores its part in `events`, records the
  * offsets past the stretch in that shard's `ingest_inbox` and folds. The consumer resumes from
@@ -63,6 +73,8 @@ export class KafkaEventLog implements EventLog {
     /** Where the consumed events go; by default the control database is the one shard. */
     private readonly shards: KafkaShards = { all: [{ db }], positionOf: () => 0 },
   ) {
+    if (settings.metering === 'fold' && shards.all.length > 1)
+      throw new Error('metering at the fold needs the database to be the one shard');
     this.producer = new BatchProducer(settings.brokers, settings.topic);
     this.consumer = new LogConsumer(settings.brokers, settings.topic);
   }
@@ -77,9 +89,43 @@ export class KafkaEventLog implements EventLog {
   }
 
   async append(request: AppendRequest): Promise<AppendResult> {
-    const result = await this.db.transaction((tx) => this.claimAndProduce(tx, request));
+    const result =
+      this.settings.metering === 'fold'
+        ? await this.produceUnclaimed(request)
+        : await this.db.transaction((tx) => this.claimAndProduce(tx, request));
     if (result.appended.length > 0) for (const wake of this.appendListeners) wake();
     return result;
+  }
+
+  /**
+   * Accepts without a claim: the batch's repeats dropped, an enforced allowance cut against the
+   * month's committed meter (which lags by the events not folded yet, so an org may overshoot
+   * by those), the rest produced marked for the fold's meter. An id sent before is produced
+   * again and stored once by the fold, which meters only what it stored: the answer counts it
+   * as appended, and a reused id with other content is dropped there, the first copy standing.
+   * The usage notice judges the committed meter plus this batch.
+   */
+  private async produceUnclaimed({
+    orgId,
+    events,
+    month,
+    allowance,
+    usage,
+  }: AppendRequest): Promise<AppendResult> {
+    const { unique, repeats } = uniqueById(events);
+    const used =
+      allowance === null && usage === undefined ? 0 : await monthUsage(this.db, orgId, month);
+    const taken = allowance === null ? unique : unique.slice(0, Math.max(0, allowance - used));
+    if (taken.length > 0) {
+      await this.producer.send(orgId, taken, true);
+      await noteUsageAt(this.db, orgId, month, used + taken.length, usage);
+    }
+    return {
+      appended: taken.map((e) => e.event_id),
+      duplicates: repeats,
+      conflicts: [],
+      refused: unique.slice(taken.length).map((e) => e.event_id),
+    };
   }
 
   private async claimAndProduce(
@@ -104,8 +150,7 @@ export class KafkaEventLog implements EventLog {
     }
     if (appended.length > 0) {
       // The claim statement metered `appended`: the usage notice reads the month after it.
-      if (allowance !== null)
-        await noteUsageLocked(tx, orgId, month, used + appended.length, usage);
+      if (allowance !== null) await noteUsageAt(tx, orgId, month, used + appended.length, usage);
       else await noteUsageUnlocked(tx, orgId, month, appended.length, usage);
       await this.producer.send(orgId, appended);
     }

@@ -8,7 +8,8 @@ import {
   lockWatermark,
   lockWatermarkIfFree,
 } from '../fold-sql.ts';
-import { advanceInbox, storeConsumed } from './consumed-sql.ts';
+import { anyMeterRow } from '../meter-lock.ts';
+import { advanceInbox, storeAndMeterConsumed, storeConsumed } from './consumed-sql.ts';
 import { shardInbox } from './shard-inbox.ts';
 import type { ConsumedMessage } from './stretch-parts.ts';
 
@@ -24,7 +25,8 @@ export interface ShardStretch {
  * One shard's part of a stretch, in one transaction on that shard: the fold's lock, the
  * messages its inbox has not passed stored, its inbox moved past the stretch, and the fold of
  * its queue. So exactly-once holds per shard: a part stored is recorded as stored in the same
- * commit, and a part redelivered is skipped by the inbox (or by `(org_id, event_id)`).
+ * commit, and a part redelivered is skipped by the inbox (or by `(org_id, event_id)`). Events
+ * accepted without a claim are metered in that commit too, by the rows their store inserted.
  * A row the fold cannot take makes the part fold again row by row, setting that row aside.
  */
 export async function foldShardStretch(
@@ -54,10 +56,13 @@ async function foldInTransaction(
     if (next.size > 0) {
       // Read under the lock: another worker's fold of the same partition has committed by now.
       const passed = await shardInbox(tx, topic);
-      const fresh = part
-        .filter(({ record }) => record.offset >= (passed.get(record.partition) ?? 0n))
-        .map((m) => m.value);
-      if (fresh.length > 0) await tx.execute(storeConsumed(fresh));
+      const fresh = part.filter(
+        ({ record }) => record.offset >= (passed.get(record.partition) ?? 0n),
+      );
+      const metered = fresh.filter((m) => !m.meterAtFold).map((m) => m.value);
+      const unmetered = fresh.filter((m) => m.meterAtFold).map((m) => m.value);
+      if (metered.length > 0) await tx.execute(storeConsumed(metered));
+      if (unmetered.length > 0) await tx.execute(storeAndMeterConsumed(unmetered, anyMeterRow()));
       await tx.execute(advanceInbox(topic, next));
     }
     if (isolating) return foldIsolating(tx, maxTransactions);

@@ -1,14 +1,16 @@
 import type { AcceptedEvent } from '../event-schema.ts';
-import type { LogMessage } from './batch-producer.ts';
+import { envelopeOf, type LogMessage } from './batch-producer.ts';
 import type { LogRecord } from './log-consumer.ts';
 
 /**
  * A consumed message's events on one shard: `value` is an envelope (a `LogMessage` in JSON) of
- * those events, the record's own value when all its events are on that shard.
+ * those events, the record's own value when all its events are on that shard. `meterAtFold`:
+ * the fold meters what it stores of them (they were not claimed at acceptance).
  */
 export interface ConsumedMessage {
   record: LogRecord;
   value: string;
+  meterAtFold: boolean;
 }
 
 /** The events a message carries: an envelope's, or the one of a message from before envelopes. */
@@ -54,12 +56,13 @@ export function splitStretch(
       if (on === undefined) byShard.set(position, [event]);
       else on.push(event);
     }
+    const meterAtFold = message.meter_at_fold === true;
     for (const [position, on] of byShard) {
       const value =
         on.length === events.length
           ? record.value
-          : JSON.stringify({ org_id: message.org_id, events: on } satisfies LogMessage);
-      parts[position]?.push({ record, value });
+          : JSON.stringify(envelopeOf(message.org_id, on, meterAtFold));
+      parts[position]?.push({ record, value, meterAtFold });
     }
   }
   return { parts, next, last };

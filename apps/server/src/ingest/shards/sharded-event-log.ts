@@ -13,7 +13,7 @@ import type {
 import { anyMeterRow, lockedMonthUsage } from '../meter-lock.ts';
 import { PostgresEventLog, uniqueById } from '../postgres-event-log.ts';
 import { meterStatement } from '../store-sql.ts';
-import { noteUsageLocked, noteUsageUnlocked } from '../usage-notice.ts';
+import { noteUsageAt, noteUsageUnlocked } from '../usage-notice.ts';
 import { mergedFolds } from './shard-folds.ts';
 import {
   conflictsOnShard,
@@ -115,7 +115,7 @@ export class ShardedEventLog implements EventLog {
       );
       const metered = outcomes.reduce((n, o) => n + (o.ok ? o.fresh.size : 0), 0);
       if (metered > 0) await tx.execute(meterStatement(orgId, month, 0, metered));
-      await noteUsageLocked(tx, orgId, month, used + metered, request.usage);
+      await noteUsageAt(tx, orgId, month, used + metered, request.usage);
       return { outcomes, refused: fresh.slice(room).map((e) => e.event_id) };
     });
   }

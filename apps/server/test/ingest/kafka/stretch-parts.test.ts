@@ -61,6 +61,27 @@ describe('a consumed stretch split by shard', () => {
     expect(stretch.parts[0]?.[0]?.record).toBe(mixed);
   });
 
+  it("keeps an envelope's mark for the fold's meter on each shard's part", () => {
+    const marked = {
+      partition: 0,
+      offset: 11n,
+      value: JSON.stringify({
+        org_id: 'org',
+        events: [event('m-0', 's0'), event('m-1', 's1')],
+        meter_at_fold: true,
+      }),
+    } as unknown as LogRecord;
+    const stretch = splitStretch([marked, envelope(0, 12n, 's0')], 2, positionOf);
+    expect(stretch.parts.map((p) => p.map((m) => m.meterAtFold))).toEqual([[true, false], [true]]);
+    for (const m of stretch.parts.flat().filter((m) => m.meterAtFold))
+      expect(JSON.parse(m.value).meter_at_fold).toBe(true);
+    expect(JSON.parse(envelopes('org', [event('a', 's0')], true)[0]?.value ?? '{}')).toEqual({
+      org_id: 'org',
+      events: [{ event_id: 'a', user_id: 's0' }],
+      meter_at_fold: true,
+    });
+  });
+
   it('reads a message of one event, as produced before envelopes, and refuses one with none', () => {
     const old = {
       partition: 0,
