@@ -18,6 +18,8 @@
  *   measuring; BENCH_WRITE=FILE also fits the model on them and writes capacity-constants.ts's
  *   measured region and docs/capacity.md's tables (BENCH_RUN_LOAD: the load average to quote).
  *   BENCH_IDLE_SECONDS (5): the quiet before each stretch in which each component's idle CPU is read.
+ *   BENCH_FOLD_METERING (on): the Kafka path's 1/1/1 metered at the fold (ARBITER_KAFKA_METERING=fold)
+ *   as well, without the object store; the model is the default metering's and does not use it.
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -55,6 +57,7 @@ const OUT = process.env.BENCH_OUT;
 const FIT = process.env.BENCH_FIT ?? '2/1/1,1/3/3';
 /** Kafka shapes the model is checked on, measured in the same rounds and not fitted on. */
 const HELD_OUT = process.env.BENCH_HELD_OUT ?? '2/3/3';
+const FOLD_METERING = (process.env.BENCH_FOLD_METERING ?? 'on') === 'on';
 
 /** `A/P/W`: A API processes, P partitions, W fold workers (the Kafka path). */
 function kafkaShape(spec: string, objectStore: boolean): Shape {
@@ -80,12 +83,13 @@ function shapes(): Shape[] {
   const stores = STORE === 'both' ? [false, true] : [STORE === 'on'];
   const list = (v: string) => v.split(',').filter((x) => x !== '');
   const extra = [...list(FIT), ...list(HELD_OUT)].map((spec) => kafkaShape(spec, false));
+  const atFold = FOLD_METERING ? [{ ...kafkaShape('1/1/1', false), meteredAtFold: true }] : [];
   return [
     ...stores.flatMap((objectStore) => [
       { kafka: false, objectStore, apis: 1, partitions: 1, foldWorkers: 0 },
       kafkaShape('1/1/1', objectStore),
     ]),
-    ...(stores.includes(false) ? extra : []),
+    ...(stores.includes(false) ? [...atFold, ...extra] : []),
   ];
 }
 
@@ -151,9 +155,19 @@ function printRatios(rounds: Rounds) {
     "\nKafka total / single-node total, in this run (median of the rounds' ratios; all CPU, and net of idle):",
   );
   const entries = Object.values(rounds);
-  for (const store of [false, true]) {
+  for (const [store, atFold] of [
+    [false, false],
+    [true, false],
+    [false, true],
+  ]) {
     const single = entries.find((e) => !e.shape.kafka && e.shape.objectStore === store);
-    const kafka = entries.find((e) => e.shape.kafka && e.shape.objectStore === store);
+    const kafka = entries.find(
+      (e) =>
+        e.shape.kafka &&
+        e.shape.objectStore === store &&
+        (e.shape.meteredAtFold === true) === atFold &&
+        specOf(e.shape) === '1/1/1',
+    );
     if (single === undefined || kafka === undefined) continue;
     const ratio = (b: BatchSize, f: 'total' | 'netTotal') =>
       median(
@@ -162,7 +176,8 @@ function printRatios(rounds: Rounds) {
     const line = batchesOf(rounds).map(
       (b) => `batch ${b}: ${ratio(b, 'total').toFixed(2)} (net ${ratio(b, 'netTotal').toFixed(2)})`,
     );
-    console.log(`  ${store ? 'object store' : 'text in the rows'}: ${line.join(', ')}`);
+    const what = `${store ? 'object store' : 'text in the rows'}${atFold ? ', metered at the fold' : ''}`;
+    console.log(`  ${what}: ${line.join(', ')}`);
   }
 }
 
@@ -188,7 +203,9 @@ function runOf(rounds: Rounds): MeasuredRun['run'] {
 /** Each Kafka shape of the run at batch 100: the model's CPU at its measured rate, and what it spent. */
 function checks(rounds: Rounds, measured: MeasuredRun) {
   return Object.entries(rounds).flatMap(([key, { shape }]) => {
-    if (!shape.kafka || medianOf(rounds, key, 100, 'perEvent') === undefined) return [];
+    // The model is the default metering's: the path metered at the fold is measured, not modelled.
+    if (!shape.kafka || shape.meteredAtFold === true) return [];
+    if (medianOf(rounds, key, 100, 'perEvent') === undefined) return [];
     const m = medianOf(rounds, key, 100, 'perEvent');
     if (Number.isNaN(m.total)) return [];
     const predicted = totalOf(modelCpuPerEvent(shape, m.rate, measured));

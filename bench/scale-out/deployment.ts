@@ -15,6 +15,8 @@ export interface Shape {
   apis: number;
   partitions: number;
   foldWorkers: number;
+  /** The Kafka path with de-duplication and metering at the fold (ARBITER_KAFKA_METERING=fold). */
+  meteredAtFold?: boolean;
 }
 
 export interface Deployment {
@@ -56,6 +58,7 @@ async function sharedEnv(shape: Shape, infra: Infrastructure) {
     env.ARBITER_KAFKA_BROKERS = infra.kafkaBrokers;
     env.ARBITER_KAFKA_TOPIC = await createTopic(infra.kafkaBrokers, shape.partitions);
     env.ARBITER_INGEST_WORKER = 'false';
+    if (shape.meteredAtFold === true) env.ARBITER_KAFKA_METERING = 'fold';
   }
   return { env, bucket };
 }

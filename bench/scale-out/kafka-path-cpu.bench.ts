@@ -1,6 +1,7 @@
 /**
  * CPU per accepted-and-folded event, summed over every component, on the single node and on the
- * Kafka path, at batch sizes 1, 10 and 100: a quick measure for making the Kafka path cheaper
+ * Kafka path (`kafka`: de-duplicated and metered at acceptance; `kafka-fold`: at the fold,
+ * `ARBITER_KAFKA_METERING=fold`), at batch sizes 1, 10 and 100: a quick measure for making the Kafka path cheaper
  * (bench/scale-out/kafka-path.md has the results). Each component's CPU is read from the OS
  * (/proc/<pid>/stat utime + stime) over the process tree: the API process, the fold worker,
  * the broker's JVM, and the PostgreSQL backends of the bench's database with the server-wide
@@ -12,7 +13,7 @@
  *
  *   ARBITER_TEST_DATABASE_URL=postgres://… npx tsx bench/scale-out/kafka-path-cpu.bench.ts
  *   knobs: BENCH_EVENTS (20000 at batch size 100; half at 10, a tenth at 1),
- *          BENCH_BATCHES ("1,10,100"), BENCH_PATHS ("single,kafka"), BENCH_SERVER_NODE_ARGS
+ *          BENCH_BATCHES ("1,10,100"), BENCH_PATHS ("single,kafka,kafka-fold"), BENCH_SERVER_NODE_ARGS
  *          (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof", for the API process and the fold worker)
  */
 import { randomBytes } from 'node:crypto';
@@ -33,7 +34,7 @@ import {
 
 const TOTAL = Number(process.env.BENCH_EVENTS ?? 20_000);
 const BATCHES = (process.env.BENCH_BATCHES ?? '1,10,100').split(',').map(Number);
-const PATHS = (process.env.BENCH_PATHS ?? 'single,kafka').split(',');
+const PATHS = (process.env.BENCH_PATHS ?? 'single,kafka,kafka-fold').split(',');
 const NODE_ARGS = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
 
 /** Events sent at a batch size: fewer for small batches, whose requests cost the most. */
@@ -221,13 +222,22 @@ async function singleNode(batch: number, brokers: number[]) {
   }
 }
 
-async function kafkaPath(batch: number, bootstrap: string, brokers: number[]) {
+async function kafkaPath(
+  batch: number,
+  bootstrap: string,
+  brokers: number[],
+  metering: 'acceptance' | 'fold',
+) {
   const db = await freshPostgres();
   const topic = `arbiter.cpu.${randomBytes(3).toString('hex')}`;
   const admin = new Admin({ clientId: 'arbiter-bench', bootstrapBrokers: bootstrap.split(',') });
   await admin.createTopics({ topics: [topic], partitions: 1, replicas: brokers.length });
   await admin.close();
-  const kafka = { ARBITER_KAFKA_BROKERS: bootstrap, ARBITER_KAFKA_TOPIC: topic };
+  const kafka = {
+    ARBITER_KAFKA_BROKERS: bootstrap,
+    ARBITER_KAFKA_TOPIC: topic,
+    ARBITER_KAFKA_METERING: metering,
+  };
   const bench = await startBenchServer(db.url, { ...kafka, ARBITER_INGEST_WORKER: 'false' });
   const dir = mkdtempSync(join(tmpdir(), 'arbiter-bench-fold-'));
   let worker: RunningServer | undefined;
@@ -270,7 +280,7 @@ function line(path: string, batch: number, r: Measured) {
   const n = eventsAt(batch);
   const idle = (sum(r.idle) / (IDLE_MS / 1000)) * r.seconds;
   console.log(
-    `${path.padEnd(6)} batch ${String(batch).padStart(3)}: µs/event api ${us(r.cpu.api, n)}  fold ${us(r.cpu.fold, n)}  brokers ${us(r.cpu.brokers, n)} (JIT ${us(r.cpu.brokersJit, n)})  postgres ${us(r.cpu.postgres, n)}  total ${us(sum(r.cpu), n)}  of which idle ~${us(idle, n)}  (${n} events, ${r.seconds.toFixed(1)} s; idle CPU/s api ${(r.idle.api / (IDLE_MS / 1000)).toFixed(3)} fold ${(r.idle.fold / (IDLE_MS / 1000)).toFixed(3)} brokers ${(r.idle.brokers / (IDLE_MS / 1000)).toFixed(3)} postgres ${(r.idle.postgres / (IDLE_MS / 1000)).toFixed(3)})`,
+    `${path.padEnd(10)} batch ${String(batch).padStart(3)}: µs/event api ${us(r.cpu.api, n)}  fold ${us(r.cpu.fold, n)}  brokers ${us(r.cpu.brokers, n)} (JIT ${us(r.cpu.brokersJit, n)})  postgres ${us(r.cpu.postgres, n)}  total ${us(sum(r.cpu), n)}  of which idle ~${us(idle, n)}  (${n} events, ${r.seconds.toFixed(1)} s; idle CPU/s api ${(r.idle.api / (IDLE_MS / 1000)).toFixed(3)} fold ${(r.idle.fold / (IDLE_MS / 1000)).toFixed(3)} brokers ${(r.idle.brokers / (IDLE_MS / 1000)).toFixed(3)} postgres ${(r.idle.postgres / (IDLE_MS / 1000)).toFixed(3)})`,
   );
   return {
     total: sum(r.cpu) / n,
@@ -296,14 +306,22 @@ async function main() {
         const r =
           path === 'single'
             ? await singleNode(batch, [])
-            : await kafkaPath(batch, bootstrap, brokers);
+            : await kafkaPath(
+                batch,
+                bootstrap,
+                brokers,
+                path === 'kafka-fold' ? 'fold' : 'acceptance',
+              );
         costs.set(path, line(path, batch, r));
       }
-      const [single, kafka] = [costs.get('single'), costs.get('kafka')];
-      if (single && kafka)
-        console.log(
-          `batch ${batch}: Kafka / single node ${(kafka.total / single.total).toFixed(2)} (without the idle share ${(kafka.busy / single.busy).toFixed(2)}; without it and the broker's JIT ${(kafka.warm / single.busy).toFixed(2)})`,
-        );
+      const single = costs.get('single');
+      for (const path of ['kafka', 'kafka-fold']) {
+        const kafka = costs.get(path);
+        if (single && kafka)
+          console.log(
+            `batch ${batch}: ${path} / single node ${(kafka.total / single.total).toFixed(2)} (without the idle share ${(kafka.busy / single.busy).toFixed(2)}; without it and the broker's JIT ${(kafka.warm / single.busy).toFixed(2)})`,
+          );
+      }
     }
     console.log(
       `load average at the end ${loadavg()

@@ -15,7 +15,7 @@ import type { Measured } from './measure.ts';
 export const COMPONENTS = ['api', 'brokers', 'fold', 'postgres', 'objectStore'] as const;
 
 export const label = (s: Shape) =>
-  `${s.kafka ? `Kafka ${s.apis} API/${s.partitions} part/${s.foldWorkers} fold` : 'single node'}${s.objectStore ? ', object store' : ''}`;
+  `${s.kafka ? `Kafka ${s.apis} API/${s.partitions} part/${s.foldWorkers} fold` : 'single node'}${s.objectStore ? ', object store' : ''}${s.meteredAtFold === true ? ', metered at fold' : ''}`;
 /** A Kafka shape as `A/P/W`. */
 export const specOf = (s: Shape) => `${s.apis}/${s.partitions}/${s.foldWorkers}`;
 
@@ -70,8 +70,9 @@ export function medianOf(
 const keyOf = (rounds: Rounds, want: (s: Shape) => boolean) =>
   Object.keys(rounds).find((k) => want((rounds[k] as { shape: Shape }).shape));
 const single = (store: boolean) => (s: Shape) => !s.kafka && s.objectStore === store;
+/** The capacity model's Kafka path: metered at acceptance, the default. */
 const kafka = (spec: string, store: boolean) => (s: Shape) =>
-  s.kafka && s.objectStore === store && specOf(s) === spec;
+  s.kafka && s.objectStore === store && specOf(s) === spec && s.meteredAtFold !== true;
 
 const round1 = (n: number) => Math.round(n * 10) / 10;
 const defined = (r: Record<string, number | undefined>): CpuPerEvent =>

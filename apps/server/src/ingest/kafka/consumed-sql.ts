@@ -24,7 +24,12 @@ const COLUMNS = sql.raw(EVENT_COLUMN_LIST);
  * written out again per event.
  */
 export function storeConsumed(values: readonly string[]) {
-  return insertConsumed(values);
+  return sql`insert into events (${COLUMNS})
+    select (m->>'org_id')::uuid, ${MESSAGE_FIELDS}
+    from jsonb_array_elements(${`[${values.join(',')}]`}::jsonb) as m,
+      jsonb_array_elements(coalesce(m->'events', jsonb_build_array(m->'event'))) as one,
+      jsonb_to_record(one) as e(${MESSAGE_RECORD_TYPE})
+    on conflict (org_id, event_id) do nothing`;
 }
 
 /**
@@ -35,20 +40,11 @@ export function storeConsumed(values: readonly string[]) {
  * commits or rolls back with the rows it counts.
  */
 export function storeAndMeterConsumed(values: readonly string[], meterRow: number) {
-  return sql`with stored as (${insertConsumed(values)} returning org_id, received_at)
+  return sql`with stored as (${storeConsumed(values)} returning org_id, received_at)
     insert into usage_counters (org_id, month, shard, events)
     select s.org_id, to_char(s.received_at at time zone 'UTC', 'YYYY-MM'), ${meterRow}::int, count(*)
     from stored s group by 1, 2
     on conflict (org_id, month, shard) do update set events = usage_counters.events + excluded.events`;
-}
-
-function insertConsumed(values: readonly string[]) {
-  return sql`insert into events (${COLUMNS})
-    select (m->>'org_id')::uuid, ${MESSAGE_FIELDS}
-    from jsonb_array_elements(${`[${values.join(',')}]`}::jsonb) as m,
-      jsonb_array_elements(coalesce(m->'events', jsonb_build_array(m->'event'))) as one,
-      jsonb_to_record(one) as e(${MESSAGE_RECORD_TYPE})
-    on conflict (org_id, event_id) do nothing`;
 }
 
 /** The next offset to read per partition of the topic, as the fold workers recorded it. */
