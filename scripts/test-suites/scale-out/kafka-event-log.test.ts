@@ -9,6 +9,7 @@ import { rows } from '../../../apps/server/src/db/connect.ts';
 import { type Harness, startHarness } from '../../../apps/server/test/support/harness.ts';
 import { Arbiter } from '../../../clients/typescript/src/index.ts';
 import { type ArbiterProcess, end, startFoldWorker } from './support/arbiter-processes.ts';
+import { cappedOrg } from './support/capped-org.ts';
 import { kafkaCluster, startBroker } from './support/kafka-broker.ts';
 import {
   envelopeCount,
@@ -253,21 +254,8 @@ describe('the Kafka event log', () => {
   });
 
   it("cuts a batch at the free plan's allowance: only what fits is produced and metered", async () => {
-    const capped = await h.org('kafka-capped');
-    const exp = await h.experiment(capped.admin, { name: 'kafka-capped-exp' });
-    const month = new Date().toISOString().slice(0, 7);
-    await rows(
-      h.ctx.db,
-      sql`insert into usage_counters (org_id, month, shard, events)
-        values (${capped.orgId}::uuid, ${month}, 0, 49999)`,
-    );
-    const exposure = (id: string) => ({
-      event_id: id,
-      type: 'exposure',
-      experiment_id: exp,
-      user_id: 'u',
-      timestamp: new Date().toISOString(),
-    });
+    const capped = await cappedOrg(h, 'kafka-capped', 49_999);
+    const { exposure } = capped;
     const before = await endOffsets();
     const partial = await h.ingest(capped.secret, {
       method: 'POST',

@@ -6,6 +6,7 @@ import { rows } from '../../../apps/server/src/db/connect.ts';
 import { envelopes } from '../../../apps/server/src/ingest/kafka/batch-producer.ts';
 import { type Harness, startHarness } from '../../../apps/server/test/support/harness.ts';
 import { type ArbiterProcess, end, startFoldWorker } from './support/arbiter-processes.ts';
+import { cappedOrg } from './support/capped-org.ts';
 import { kafkaCluster, startBroker } from './support/kafka-broker.ts';
 import { produceAgain, readTopic, endOffsets as topicEnd } from './support/topic-messages.ts';
 
@@ -143,21 +144,8 @@ describe('the Kafka log metered at the fold', () => {
   });
 
   it("cuts a batch at the allowance against the folds' committed meter", async () => {
-    const capped = await h.org('kafka-fold-capped');
-    const exp = await h.experiment(capped.admin, { name: 'kafka-fold-capped-exp' });
-    const month = new Date().toISOString().slice(0, 7);
-    await rows(
-      h.ctx.db,
-      sql`insert into usage_counters (org_id, month, shard, events)
-        values (${capped.orgId}::uuid, ${month}, 0, 49998)`,
-    );
-    const exposure = (id: string) => ({
-      event_id: id,
-      type: 'exposure',
-      experiment_id: exp,
-      user_id: 'u',
-      timestamp: new Date().toISOString(),
-    });
+    const capped = await cappedOrg(h, 'kafka-fold-capped', 49_998);
+    const { exposure } = capped;
     const partial = await send(capped.secret, [
       exposure('cap-1'),
       exposure('cap-2'),
